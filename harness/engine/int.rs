@@ -1,0 +1,164 @@
+//! Integers that remember whether CuTe would know them at compile time.
+//!
+//! CuTe has two kinds of integer leaves: `Int<N>` (static, printed `_N`) and plain `int`
+//! (dynamic, printed `N`). The kind is part of the value here, because CuTe's results depend on it
+//! (coalesce only merges what static values prove mergeable, and so on).
+//!
+//! Arithmetic follows CuTe's `integral_constant.hpp`:
+//! 1. static op static is static;
+//! 2. anything involving a dynamic operand is dynamic, except the special cases CuTe spells out:
+//!    `_0 * x`, `x * _0`, `_0 / x`, `_0 % x`, `x % _1` (and `x % _-1`) are the static `_0`.
+//!
+//! CuTe's ints are 32-bit `int`s; a result outside that range is an [`Error::Overflow`], never a
+//! wrap or a panic.
+
+use std::fmt;
+
+use super::error::{Error, Result};
+
+/// One integer leaf of an int tuple: its value and whether it is static (`_N`) or dynamic (`N`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Int {
+    pub value: i64,
+    pub is_static: bool,
+}
+
+/// The smallest and largest values CuTe's 32-bit `int` can hold.
+pub const INT_MIN: i64 = i32::MIN as i64;
+pub const INT_MAX: i64 = i32::MAX as i64;
+
+impl Int {
+    /// A static integer `_v`.
+    pub const fn st(value: i64) -> Int {
+        Int { value, is_static: true }
+    }
+    /// A dynamic integer `v`.
+    pub const fn dy(value: i64) -> Int {
+        Int { value, is_static: false }
+    }
+    /// An integer with the given static-ness.
+    pub const fn new(value: i64, is_static: bool) -> Int {
+        Int { value, is_static }
+    }
+    pub fn is_static_value(&self, v: i64) -> bool {
+        self.is_static && self.value == v
+    }
+
+    fn checked(value: Option<i64>, what: &'static str) -> Result<i64> {
+        match value {
+            Some(v) if (INT_MIN..=INT_MAX).contains(&v) => Ok(v),
+            _ => Err(Error::Overflow { what }),
+        }
+    }
+
+    fn both(a: Int, b: Int) -> bool {
+        a.is_static && b.is_static
+    }
+
+    pub fn add(self, o: Int) -> Result<Int> {
+        Ok(Int::new(Self::checked(self.value.checked_add(o.value), "addition")?, Self::both(self, o)))
+    }
+    pub fn sub(self, o: Int) -> Result<Int> {
+        Ok(Int::new(Self::checked(self.value.checked_sub(o.value), "subtraction")?, Self::both(self, o)))
+    }
+    pub fn mul(self, o: Int) -> Result<Int> {
+        if self.is_static_value(0) || o.is_static_value(0) {
+            return Ok(Int::st(0));
+        }
+        Ok(Int::new(Self::checked(self.value.checked_mul(o.value), "multiplication")?, Self::both(self, o)))
+    }
+    /// C++ integer division (truncating). Division by zero is an error (CuTe would trap).
+    pub fn div(self, o: Int) -> Result<Int> {
+        if self.is_static_value(0) {
+            return Ok(Int::st(0));
+        }
+        if o.value == 0 {
+            return Err(Error::DivisionByZero);
+        }
+        Ok(Int::new(Self::checked(self.value.checked_div(o.value), "division")?, Self::both(self, o)))
+    }
+    /// C++ remainder (sign of the dividend).
+    pub fn rem(self, o: Int) -> Result<Int> {
+        if self.is_static_value(0) || (o.is_static && (o.value == 1 || o.value == -1)) {
+            return Ok(Int::st(0));
+        }
+        if o.value == 0 {
+            return Err(Error::DivisionByZero);
+        }
+        Ok(Int::new(Self::checked(self.value.checked_rem(o.value), "remainder")?, Self::both(self, o)))
+    }
+    pub fn min(self, o: Int) -> Int {
+        Int::new(self.value.min(o.value), Self::both(self, o))
+    }
+    pub fn max(self, o: Int) -> Int {
+        Int::new(self.value.max(o.value), Self::both(self, o))
+    }
+    pub fn abs(self) -> Result<Int> {
+        Ok(Int::new(Self::checked(self.value.checked_abs(), "abs")?, self.is_static))
+    }
+    pub fn gcd(self, o: Int) -> Int {
+        let (mut a, mut b) = (self.value.unsigned_abs(), o.value.unsigned_abs());
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        Int::new(a as i64, Self::both(self, o))
+    }
+    pub fn lcm(self, o: Int) -> Result<Int> {
+        if self.value == 0 || o.value == 0 {
+            return Ok(Int::new(0, Self::both(self, o)));
+        }
+        let g = self.gcd(o).value;
+        let v = (self.value / g).checked_mul(o.value).map(i64::abs);
+        Ok(Int::new(Self::checked(v, "lcm")?, Self::both(self, o)))
+    }
+    /// `ceil_div(a, b) = (a + b - 1) / b` for positive operands, as CuTe computes it.
+    pub fn ceil_div(self, o: Int) -> Result<Int> {
+        if o.value == 0 {
+            return Err(Error::DivisionByZero);
+        }
+        let v = self
+            .value
+            .checked_add(o.value)
+            .and_then(|x| x.checked_sub(1))
+            .and_then(|x| x.checked_div(o.value));
+        Ok(Int::new(Self::checked(v, "ceil_div")?, Self::both(self, o)))
+    }
+}
+
+impl fmt::Display for Int {
+    /// CuTe's print: `_N` for a static integer, `N` for a dynamic one (`_-1` for a negative static).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_static {
+            write!(f, "_{}", self.value)
+        } else {
+            write!(f, "{}", self.value)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_cute() {
+        assert_eq!(Int::st(4).to_string(), "_4");
+        assert_eq!(Int::dy(4).to_string(), "4");
+        assert_eq!(Int::st(-1).to_string(), "_-1");
+    }
+
+    #[test]
+    fn static_zero_absorbs_dynamic() {
+        assert_eq!(Int::st(0).mul(Int::dy(7)).unwrap(), Int::st(0));
+        assert_eq!(Int::dy(7).mul(Int::st(0)).unwrap(), Int::st(0));
+        assert_eq!(Int::dy(7).rem(Int::st(1)).unwrap(), Int::st(0));
+        assert_eq!(Int::st(1).mul(Int::dy(7)).unwrap(), Int::dy(7));
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        assert!(matches!(Int::dy(INT_MAX).add(Int::dy(1)), Err(Error::Overflow { .. })));
+        assert!(matches!(Int::st(1 << 20).mul(Int::st(1 << 20)), Err(Error::Overflow { .. })));
+        assert!(matches!(Int::dy(1).div(Int::dy(0)), Err(Error::DivisionByZero)));
+    }
+}

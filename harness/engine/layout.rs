@@ -1,0 +1,233 @@
+//! Layouts: a shape and a stride of the same nesting, read as a function from coordinates to indices.
+//!
+//! Definition (CuTe, layout.hpp): for a layout `S:D` and a natural coordinate `c` (congruent to
+//! `S`), `L(c) = sum_i c_i * d_i` over the leaves. A coordinate may also be an integer (a 1-D
+//! coordinate, split colexicographically: mode 0 fastest) or any partially flattened tuple in
+//! between; an integer landing on a tuple mode is split the same way, and the last mode is not
+//! reduced modulo its extent (so out-of-range coordinates extend along it, as in CuTe).
+//!
+//! Invariants of [`Layout`]: `shape` and `stride` are congruent (checked by [`Layout::new`]).
+
+use std::fmt;
+
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::IntTuple;
+
+/// The most coordinates the engine will enumerate when an operation walks a whole layout.
+pub const MAX_WALK: i64 = 1 << 24;
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Layout {
+    pub shape: IntTuple,
+    pub stride: IntTuple,
+}
+
+impl Layout {
+    /// A layout from a shape and a congruent stride.
+    pub fn new(shape: IntTuple, stride: IntTuple) -> Result<Layout> {
+        if !shape.congruent(&stride) {
+            return Err(Error::Rejected {
+                condition: "Shape and Stride must be congruent",
+                detail: format!("{shape} vs {stride}"),
+            });
+        }
+        Ok(Layout { shape, stride })
+    }
+    /// `make_layout(shape)`: compact column-major strides (LayoutLeft), the first one `_1`.
+    pub fn col_major(shape: IntTuple) -> Result<Layout> {
+        let stride = shape.compact_col_major(Int::st(1))?;
+        Ok(Layout { shape, stride })
+    }
+    /// `make_layout(shape, LayoutRight{})`: compact row-major strides, the last one `_1`.
+    pub fn row_major(shape: IntTuple) -> Result<Layout> {
+        let stride = shape.compact_row_major(Int::st(1))?;
+        Ok(Layout { shape, stride })
+    }
+    /// A rank-1 layout `n:d` from two leaves.
+    pub fn leaf(n: Int, d: Int) -> Layout {
+        Layout { shape: IntTuple::Leaf(n), stride: IntTuple::Leaf(d) }
+    }
+    /// `make_layout(L0, L1, ...)`: the layouts side by side as the modes of a new layout.
+    pub fn concat(layouts: &[Layout]) -> Layout {
+        Layout {
+            shape: IntTuple::Tuple(layouts.iter().map(|l| l.shape.clone()).collect()),
+            stride: IntTuple::Tuple(layouts.iter().map(|l| l.stride.clone()).collect()),
+        }
+    }
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+    pub fn depth(&self) -> usize {
+        self.shape.depth()
+    }
+    /// Mode `i` as a layout of its own (CuTe's `layout<i>`).
+    pub fn mode(&self, i: usize) -> Result<Layout> {
+        Ok(Layout { shape: self.shape.mode(i)?.clone(), stride: self.stride.mode(i)?.clone() })
+    }
+    /// Top-level modes as layouts.
+    pub fn modes(&self) -> Vec<Layout> {
+        self.shape
+            .modes()
+            .iter()
+            .zip(self.stride.modes())
+            .map(|(s, d)| Layout { shape: s.clone(), stride: d.clone() })
+            .collect()
+    }
+    /// `flatten(layout)`: every leaf mode becomes a top-level mode.
+    pub fn flatten(&self) -> Layout {
+        Layout { shape: self.shape.flatten(), stride: self.stride.flatten() }
+    }
+    /// (shape, stride) pairs of the leaves, in colexicographic order.
+    pub fn leaf_pairs(&self) -> Vec<(Int, Int)> {
+        self.shape.leaves().into_iter().zip(self.stride.leaves()).collect()
+    }
+    /// The number of coordinates: the product of the shape.
+    pub fn size(&self) -> Result<Int> {
+        self.shape.product()
+    }
+    /// CuTe's `cosize`: `L(size - 1) + 1`.
+    pub fn cosize(&self) -> Result<Int> {
+        let last = self.size()?.sub(Int::st(1))?;
+        self.call_int(last)?.add(Int::st(1))
+    }
+    /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
+    pub fn call(&self, coord: &IntTuple) -> Result<Int> {
+        crd2idx(coord, &self.shape, &self.stride)
+    }
+    /// Evaluate at a 1-D coordinate.
+    pub fn call_int(&self, i: Int) -> Result<Int> {
+        crd2idx(&IntTuple::Leaf(i), &self.shape, &self.stride)
+    }
+    /// The value at every 1-D coordinate `0..size`, for brute-force checks. Refuses layouts with
+    /// more than [`MAX_WALK`] coordinates.
+    pub fn values(&self) -> Result<Vec<i64>> {
+        let n = self.size()?.value;
+        if !(0..=MAX_WALK).contains(&n) {
+            return Err(Error::TooLarge(format!("{self} has {n} coordinates (limit {MAX_WALK})")));
+        }
+        let pairs = self.leaf_pairs();
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let (mut rest, mut idx) = (i, 0i64);
+            for (k, (s, d)) in pairs.iter().enumerate() {
+                let c = if k + 1 == pairs.len() || s.value == 0 { rest } else { rest % s.value };
+                if k + 1 < pairs.len() && s.value != 0 {
+                    rest /= s.value;
+                }
+                idx += c * d.value;
+            }
+            out.push(idx);
+        }
+        Ok(out)
+    }
+}
+
+/// CuTe's `crd2idx(coord, shape, stride)`.
+pub fn crd2idx(coord: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<Int> {
+    match (coord, shape, stride) {
+        (IntTuple::Tuple(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+            if c.len() != s.len() {
+                return Err(Error::MismatchedRanks {
+                    detail: format!("coordinate {coord} does not match shape {shape}"),
+                });
+            }
+            let mut acc = Int::st(0);
+            for ((ci, si), di) in c.iter().zip(s).zip(d) {
+                acc = acc.add(crd2idx(ci, si, di)?)?;
+            }
+            Ok(acc)
+        }
+        (IntTuple::Leaf(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+            // Split an integer over the modes, mode 0 fastest; the last mode takes the rest.
+            if s.is_empty() {
+                return Ok(Int::st(0));
+            }
+            let mut rest = *c;
+            let mut acc = Int::st(0);
+            for (k, (si, di)) in s.iter().zip(d).enumerate() {
+                if k + 1 == s.len() {
+                    acc = acc.add(crd2idx(&IntTuple::Leaf(rest), si, di)?)?;
+                } else {
+                    let n = si.product()?;
+                    acc = acc.add(crd2idx(&IntTuple::Leaf(rest.rem(n)?), si, di)?)?;
+                    rest = rest.div(n)?;
+                }
+            }
+            Ok(acc)
+        }
+        (IntTuple::Leaf(c), IntTuple::Leaf(_), IntTuple::Leaf(d)) => c.mul(*d),
+        _ => Err(Error::MismatchedRanks { detail: format!("coordinate {coord} does not match shape {shape}") }),
+    }
+}
+
+impl fmt::Display for Layout {
+    /// CuTe's `print(layout)`: `shape:stride`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.shape, self.stride)
+    }
+}
+
+/// CuTe's `print_layout` (util/print_tensor.hpp): the layout on one line, then an ASCII grid of a
+/// rank-2 layout with `+----+` borders, one row per coordinate of mode 0.
+pub fn print_layout(layout: &Layout) -> Result<String> {
+    use std::fmt::Write;
+    if layout.rank() != 2 {
+        return Err(Error::Rejected { condition: "print_layout needs rank(layout) == 2", detail: layout.to_string() });
+    }
+    let (m, n) = (layout.mode(0)?.size()?.value, layout.mode(1)?.size()?.value);
+    if m * n > MAX_WALK {
+        return Err(Error::TooLarge(format!("{layout} is too large to draw")));
+    }
+    let cos = layout.cosize()?.value;
+    let digits = if cos == 0 { 1 } else { cos.unsigned_abs().to_string().len() + usize::from(cos < 0) };
+    let w = digits + 2;
+    let dashes = "+".to_string() + &"-".repeat(w);
+    let mut out = String::new();
+    let _ = writeln!(out, "{layout}");
+    out.push_str("    ");
+    for j in 0..n {
+        let _ = write!(out, "  {:>width$} ", j, width = w - 2);
+    }
+    out.push('\n');
+    let border = format!("    {}+\n", dashes.repeat(n as usize));
+    for i in 0..m {
+        out.push_str(&border);
+        let _ = write!(out, "{i:2}  ");
+        for j in 0..n {
+            let v = layout.call(&IntTuple::tuple([IntTuple::dy(i), IntTuple::dy(j)]))?;
+            let _ = write!(out, "| {:>width$} ", v.value, width = w - 2);
+        }
+        out.push_str("|\n");
+    }
+    out.push_str(&border);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chapter_h() -> Layout {
+        let s = IntTuple::tuple([IntTuple::dy(4), IntTuple::tuple([IntTuple::dy(2), IntTuple::dy(4)])]);
+        let d = IntTuple::tuple([IntTuple::dy(2), IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(8)])]);
+        Layout::new(s, d).unwrap()
+    }
+
+    #[test]
+    fn chapter_coordinates() {
+        // The chapter: h((1,5)) = 19, h((1,(1,2))) = 19, h(5) = 3, 1-D 0..7 -> 0,2,4,6,1,3,5,7.
+        let h = chapter_h();
+        let c = |t: IntTuple| h.call(&t).unwrap().value;
+        assert_eq!(c(IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(5)])), 19);
+        assert_eq!(
+            c(IntTuple::tuple([IntTuple::dy(1), IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(2)])])),
+            19
+        );
+        assert_eq!(c(IntTuple::dy(5)), 3);
+        assert_eq!(&h.values().unwrap()[..8], &[0, 2, 4, 6, 1, 3, 5, 7]);
+        assert_eq!(h.size().unwrap().value, 32);
+        assert_eq!(h.cosize().unwrap().value, 32);
+        assert_eq!(h.mode(1).unwrap().to_string(), "(2,4):(1,8)");
+    }
+}

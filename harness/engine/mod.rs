@@ -1,0 +1,14 @@
+//! The layout engine: CuTe's integers, int tuples, layouts and the algebra on them.
+//!
+//! One module per CuTe operation (named as in CuTe); each module's doc gives the definition and
+//! numbered postconditions, and `tests/properties.rs` checks every postcondition with proptest.
+
+pub mod error;
+pub mod int;
+pub mod int_tuple;
+pub mod layout;
+
+pub use error::{Error, Result};
+pub use int::Int;
+pub use int_tuple::IntTuple;
+pub use layout::{print_layout, Layout};

@@ -1,0 +1,11 @@
+//! The expression language: `parse` turns text into an [`Expr`], `eval` runs it on the engine.
+//! The same [`Expr`] is what the oracle turns into C++, so both sides see one parsed case.
+
+pub mod builtins;
+pub mod eval;
+pub mod parse;
+pub mod value;
+
+pub use eval::{eval, eval_str, EvalError};
+pub use parse::{parse, Expr, Name, ParseError};
+pub use value::Value;

@@ -1,0 +1,393 @@
+//! The expression language: a parser from text to [`Expr`].
+//!
+//! Grammar (whitespace-insensitive):
+//! ```text
+//! expr    := operand (':' operand)? apply*       -- `S:D` is a layout; `L(c)` evaluates L at c
+//! apply   := '(' args? ')'
+//! operand := INT | '_' | NAME ('(' args? ')')? | '(' args? ')'
+//! args    := expr (',' expr)*
+//! INT     := '-'? DIGITS (dynamic) | '_' '-'? DIGITS (static)
+//! NAME    := IDENT ('::' IDENT)* ('<' TARG (',' TARG)* '>')?
+//! TARG    := NAME | '-'? DIGITS
+//! ```
+//! A call's result can be applied to a coordinate: `make_layout((4,8))(1,2)`. A layout literal
+//! applies the same way: `(4,8):(1,4)(5)` is the layout evaluated at 5.
+//! Errors carry the 1-based column of the offending character.
+
+use std::fmt;
+
+/// One parsed expression; `col` is the 1-based column where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// `N` (dynamic) or `_N` (static).
+    Int { value: i64, is_static: bool, col: usize },
+    /// `_`, CuTe's Underscore (a mode left alone in a tiler or a slice).
+    Underscore { col: usize },
+    /// `(a,b,...)`: an int tuple or a tuple of layouts.
+    Tuple { items: Vec<Expr>, col: usize },
+    /// `SHAPE:STRIDE`.
+    Layout { shape: Box<Expr>, stride: Box<Expr>, col: usize },
+    /// `name(args)` or a bare name (`args` empty, `called` false).
+    Call { name: Name, args: Vec<Expr>, called: bool, col: usize },
+    /// `L(coord)`: evaluate a layout at a coordinate; several arguments form one tuple coordinate.
+    Apply { target: Box<Expr>, args: Vec<Expr>, col: usize },
+}
+
+/// A possibly templated name, kept structured so no text is ever pasted into generated code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Name {
+    /// `::`-separated identifier parts, e.g. `["GMMA","Major","K"]`.
+    pub path: Vec<String>,
+    /// Template arguments, if the name had `<...>`.
+    pub targs: Option<Vec<TemplateArg>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TemplateArg {
+    Name(Name),
+    Int(i64),
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.path.join("::"))?;
+        if let Some(t) = &self.targs {
+            f.write_str("<")?;
+            for (k, a) in t.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(",")?;
+                }
+                match a {
+                    TemplateArg::Name(n) => write!(f, "{n}")?,
+                    TemplateArg::Int(i) => write!(f, "{i}")?,
+                }
+            }
+            f.write_str(">")?;
+        }
+        Ok(())
+    }
+}
+
+impl Name {
+    /// The bare identifier of a one-part name without template arguments.
+    pub fn simple(&self) -> Option<&str> {
+        (self.path.len() == 1 && self.targs.is_none()).then(|| self.path[0].as_str())
+    }
+    /// The last path component (the name without namespaces and template arguments).
+    pub fn base(&self) -> &str {
+        self.path.last().map(String::as_str).unwrap_or("")
+    }
+}
+
+impl Expr {
+    pub fn col(&self) -> usize {
+        match self {
+            Expr::Int { col, .. }
+            | Expr::Underscore { col }
+            | Expr::Tuple { col, .. }
+            | Expr::Layout { col, .. }
+            | Expr::Call { col, .. }
+            | Expr::Apply { col, .. } => *col,
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    /// Canonical text of the expression (no spaces); parsing it gives the same expression.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn list(f: &mut fmt::Formatter<'_>, items: &[Expr]) -> fmt::Result {
+            f.write_str("(")?;
+            for (k, x) in items.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(",")?;
+                }
+                write!(f, "{x}")?;
+            }
+            f.write_str(")")
+        }
+        match self {
+            Expr::Int { value, is_static: true, .. } => write!(f, "_{value}"),
+            Expr::Int { value, .. } => write!(f, "{value}"),
+            Expr::Underscore { .. } => f.write_str("_"),
+            Expr::Tuple { items, .. } => list(f, items),
+            Expr::Layout { shape, stride, .. } => write!(f, "{shape}:{stride}"),
+            Expr::Call { name, args, called, .. } => {
+                write!(f, "{name}")?;
+                if *called {
+                    list(f, args)?;
+                }
+                Ok(())
+            }
+            Expr::Apply { target, args, .. } => {
+                write!(f, "{target}")?;
+                list(f, args)
+            }
+        }
+    }
+}
+
+/// A parse error at a 1-based column.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("parse error at column {col}: {msg}")]
+pub struct ParseError {
+    pub col: usize,
+    pub msg: String,
+}
+
+/// Deepest nesting the parser accepts (keeps recursion bounded on hostile input).
+pub const MAX_NESTING: usize = 64;
+/// Longest input the parser accepts, in bytes.
+pub const MAX_LEN: usize = 1 << 16;
+
+pub fn parse(text: &str) -> Result<Expr, ParseError> {
+    if text.len() > MAX_LEN {
+        return Err(ParseError { col: 1, msg: format!("expression longer than {MAX_LEN} bytes") });
+    }
+    let mut p = Parser { chars: text.chars().collect(), pos: 0, depth: 0 };
+    p.skip_ws();
+    if p.at_end() {
+        return Err(p.err("empty expression"));
+    }
+    let e = p.expr()?;
+    p.skip_ws();
+    if !p.at_end() {
+        return Err(p.err(&format!("unexpected '{}' after the expression", p.chars[p.pos])));
+    }
+    Ok(e)
+}
+
+struct Parser {
+    chars: Vec<char>,
+    pos: usize,
+    depth: usize,
+}
+
+impl Parser {
+    fn err(&self, msg: &str) -> ParseError {
+        ParseError { col: self.pos + 1, msg: msg.to_string() }
+    }
+    fn at_end(&self) -> bool {
+        self.pos >= self.chars.len()
+    }
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+    fn peek_at(&self, k: usize) -> Option<char> {
+        self.chars.get(self.pos + k).copied()
+    }
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+    }
+    fn eat(&mut self, c: char) -> bool {
+        self.skip_ws();
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, c: char) -> Result<(), ParseError> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            let found = self.peek().map_or("end of input".to_string(), |x| format!("'{x}'"));
+            Err(self.err(&format!("expected '{c}', found {found}")))
+        }
+    }
+    fn nest(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.err(&format!("nesting deeper than {MAX_NESTING}")));
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self) -> Result<Expr, ParseError> {
+        self.nest()?;
+        self.skip_ws();
+        let col = self.pos + 1;
+        let mut e = self.operand()?;
+        if self.eat(':') {
+            self.skip_ws();
+            let stride = self.operand()?;
+            e = Expr::Layout { shape: Box::new(e), stride: Box::new(stride), col };
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some('(') {
+                break;
+            }
+            let args = self.args()?;
+            e = Expr::Apply { target: Box::new(e), args, col };
+        }
+        self.depth -= 1;
+        Ok(e)
+    }
+
+    /// `( expr, ... )` including the parentheses; `()` gives no items.
+    fn args(&mut self) -> Result<Vec<Expr>, ParseError> {
+        self.expect('(')?;
+        let mut items = Vec::new();
+        if self.eat(')') {
+            return Ok(items);
+        }
+        loop {
+            items.push(self.expr()?);
+            if self.eat(',') {
+                continue;
+            }
+            self.expect(')')?;
+            return Ok(items);
+        }
+    }
+
+    fn number(&mut self) -> Result<i64, ParseError> {
+        let start = self.pos;
+        if self.peek() == Some('-') {
+            self.pos += 1;
+        }
+        let digits = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        if self.pos == digits {
+            return Err(self.err("expected a digit"));
+        }
+        let text: String = self.chars[start..self.pos].iter().collect();
+        text.parse::<i64>()
+            .ok()
+            .filter(|v| (i32::MIN as i64..=i32::MAX as i64).contains(v))
+            .ok_or(ParseError { col: start + 1, msg: format!("integer {text} does not fit CuTe's 32-bit int") })
+    }
+
+    fn operand(&mut self) -> Result<Expr, ParseError> {
+        self.skip_ws();
+        let col = self.pos + 1;
+        match self.peek() {
+            None => Err(self.err("unexpected end of input")),
+            Some('(') => {
+                let items = self.args()?;
+                Ok(Expr::Tuple { items, col })
+            }
+            Some(c) if c.is_ascii_digit() || c == '-' => {
+                let value = self.number()?;
+                Ok(Expr::Int { value, is_static: false, col })
+            }
+            Some('_') if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == '-') => {
+                self.pos += 1;
+                let value = self.number()?;
+                Ok(Expr::Int { value, is_static: true, col })
+            }
+            Some('_') if !self.peek_at(1).is_some_and(is_ident_char) => {
+                self.pos += 1;
+                Ok(Expr::Underscore { col })
+            }
+            Some(c) if is_ident_start(c) => {
+                let name = self.name()?;
+                self.skip_ws();
+                if self.peek() == Some('(') {
+                    let args = self.args()?;
+                    Ok(Expr::Call { name, args, called: true, col })
+                } else {
+                    Ok(Expr::Call { name, args: Vec::new(), called: false, col })
+                }
+            }
+            Some(c) => Err(self.err(&format!("unexpected '{c}'"))),
+        }
+    }
+
+    fn ident(&mut self) -> Result<String, ParseError> {
+        self.skip_ws();
+        let start = self.pos;
+        if !self.peek().is_some_and(is_ident_start) {
+            return Err(self.err("expected a name"));
+        }
+        while self.peek().is_some_and(is_ident_char) {
+            self.pos += 1;
+        }
+        Ok(self.chars[start..self.pos].iter().collect())
+    }
+
+    fn name(&mut self) -> Result<Name, ParseError> {
+        self.nest()?;
+        let mut path = vec![self.ident()?];
+        while self.peek() == Some(':') && self.peek_at(1) == Some(':') {
+            self.pos += 2;
+            path.push(self.ident()?);
+        }
+        let save = self.pos;
+        self.skip_ws();
+        let targs = if self.peek() == Some('<') {
+            self.pos += 1;
+            let mut t = Vec::new();
+            self.skip_ws();
+            if self.peek() != Some('>') {
+                loop {
+                    self.skip_ws();
+                    if self.peek().is_some_and(|c| c.is_ascii_digit() || c == '-') {
+                        t.push(TemplateArg::Int(self.number()?));
+                    } else {
+                        t.push(TemplateArg::Name(self.name()?));
+                    }
+                    if self.eat(',') {
+                        continue;
+                    }
+                    break;
+                }
+            }
+            self.expect('>')?;
+            Some(t)
+        } else {
+            self.pos = save;
+            None
+        };
+        self.depth -= 1;
+        Ok(Name { path, targs })
+    }
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(s: &str) -> String {
+        parse(s).unwrap().to_string()
+    }
+
+    #[test]
+    fn parses_the_forms() {
+        assert_eq!(round_trip(" (4, (2,4)) : (2,(1,8)) "), "(4,(2,4)):(2,(1,8))");
+        assert_eq!(round_trip("logical_divide(_24:_1, _4:_2)"), "logical_divide(_24:_1,_4:_2)");
+        assert_eq!(round_trip("(_4):(_1)"), "(_4):(_1)");
+        assert_eq!(round_trip("_-1"), "_-1");
+        assert_eq!(round_trip("(4,8):(1,4)(1,2)"), "(4,8):(1,4)(1,2)");
+        assert_eq!(round_trip("composition(_4:_1,(_,_2))"), "composition(_4:_1,(_,_2))");
+        assert_eq!(
+            round_trip("mma_layout_a(SM90_64x64x16_F16F16F16_SS<GMMA::Major::K, GMMA::Major::K>)"),
+            "mma_layout_a(SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>)"
+        );
+        assert_eq!(round_trip("Swizzle<2,0,3>"), "Swizzle<2,0,3>");
+    }
+
+    #[test]
+    fn errors_point_at_the_column() {
+        let e = parse("(4,8:(1,4)").unwrap_err();
+        assert_eq!(e.col, 11, "{e}");
+        let e = parse("(4,8)):(1,4)").unwrap_err();
+        assert_eq!(e.col, 6, "{e}");
+        let e = parse("99999999999").unwrap_err();
+        assert_eq!(e.col, 1);
+        assert!(parse("").is_err());
+        assert!(parse(&"(".repeat(10_000)).is_err());
+    }
+}

@@ -1,0 +1,70 @@
+//! proptest strategies for the engine's values, built by construction (prop_compose,
+//! prop_flat_map, prop_recursive), never by rejection.
+
+use proptest::prelude::*;
+
+use crate::engine::{Int, IntTuple, Layout};
+
+/// How leaves are tagged static or dynamic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Staticness {
+    AllStatic,
+    AllDynamic,
+    Mixed,
+}
+
+/// A leaf value with its static-ness; `lo..=hi` bounds the value.
+pub fn int(lo: i64, hi: i64, st: Staticness) -> impl Strategy<Value = Int> {
+    let tag = match st {
+        Staticness::AllStatic => Just(true).boxed(),
+        Staticness::AllDynamic => Just(false).boxed(),
+        Staticness::Mixed => any::<bool>().boxed(),
+    };
+    (lo..=hi, tag).prop_map(|(v, s)| Int::new(v, s))
+}
+
+/// A shape: nested tuples (rank 1-4 per level, depth up to `depth`) of extents in `1..=max_extent`.
+pub fn shape(depth: u32, max_extent: i64, st: Staticness) -> impl Strategy<Value = IntTuple> {
+    let leaf = int(1, max_extent, st).prop_map(IntTuple::Leaf);
+    leaf.prop_recursive(depth, 8, 3, |inner| prop::collection::vec(inner, 1..=4).prop_map(IntTuple::Tuple))
+}
+
+/// A stride congruent to `shape`, each leaf in `0..=max_stride` with the given static-ness.
+pub fn stride_for(shape: &IntTuple, max_stride: i64, st: Staticness) -> BoxedStrategy<IntTuple> {
+    match shape {
+        IntTuple::Leaf(_) => int(0, max_stride, st).prop_map(IntTuple::Leaf).boxed(),
+        IntTuple::Tuple(v) => {
+            let parts: Vec<BoxedStrategy<IntTuple>> = v.iter().map(|s| stride_for(s, max_stride, st)).collect();
+            parts.prop_map(IntTuple::Tuple).boxed()
+        }
+    }
+}
+
+/// An arbitrary layout (strides may be zero, repeat or overlap).
+pub fn layout(depth: u32, max_extent: i64, max_stride: i64, st: Staticness) -> impl Strategy<Value = Layout> {
+    shape(depth, max_extent, st).prop_flat_map(move |s| {
+        let strides = stride_for(&s, max_stride, st);
+        (Just(s), strides).prop_map(|(s, d)| Layout { shape: s, stride: d })
+    })
+}
+
+/// A compact layout: a random shape with strides that are a permutation of its compact
+/// column-major strides (always injective), with the shape's static-ness.
+pub fn compact_layout(depth: u32, max_extent: i64, st: Staticness) -> impl Strategy<Value = Layout> {
+    shape(depth, max_extent, st).prop_flat_map(|s| {
+        let n = s.leaves().len();
+        (Just(s), Just((0..n).collect::<Vec<_>>()).prop_shuffle()).prop_map(|(s, order)| {
+            // Strides: leaf order[k] gets the product of the extents of order[..k].
+            let leaves = s.leaves();
+            let mut strides = vec![Int::st(0); leaves.len()];
+            let mut acc = Int::st(1);
+            for &k in &order {
+                strides[k] = acc;
+                // Saturate instead of panicking; such a layout exercises the overflow errors.
+                acc = acc.mul(leaves[k]).unwrap_or(Int::new(i32::MAX as i64, acc.is_static));
+            }
+            let d = s.unflatten_like(&strides).expect("same structure");
+            Layout { shape: s, stride: d }
+        })
+    })
+}

@@ -1,0 +1,7 @@
+//! The `cutecheck` command line.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cutecheck::cli::main()
+}
