@@ -25,12 +25,44 @@ enum Cmd {
         #[arg(long)]
         table: bool,
     },
+    /// Print an MMA atom's (lane, value) -> (row, col) tables of A (MxK), B (NxK), C (MxN) as JSON.
+    AtomTable {
+        /// The atom as CuTe's C++ names it, e.g. SM80_16x8x16_F32F16F16F32_TN.
+        atom: String,
+    },
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Eval { expr, table } => eval_cmd(&expr, table),
+        Cmd::AtomTable { atom } => atom_table_cmd(&atom),
+    }
+}
+
+fn atom_table_cmd(atom: &str) -> ExitCode {
+    // Parse the name as an expression so spacing and spelling are checked once, in one place.
+    let canonical = match crate::expr::parse(atom) {
+        Ok(crate::expr::Expr::Call { name, called: false, .. }) => name.to_string(),
+        Ok(_) => atom.to_string(),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match crate::engine::atom::atom_table(&canonical).map(|t| serde_json::to_string(&t)) {
+        Ok(Ok(json)) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

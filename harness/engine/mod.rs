@@ -3,10 +3,12 @@
 //! One module per CuTe operation (named as in CuTe); each module's doc gives the definition and
 //! numbered postconditions, and `tests/properties.rs` checks every postcondition with proptest.
 
+pub mod atom;
 pub mod error;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;
+pub mod swizzle;
 
 pub use error::{Error, Result};
 pub use int::Int;
