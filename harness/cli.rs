@@ -24,6 +24,13 @@ enum Cmd {
         /// Also print the print_layout grid for rank-2 layout results.
         #[arg(long)]
         table: bool,
+        /// Also draw the result as SVG into FILE: an MMA atom name as CuTe's print_svg draws it, a
+        /// layout as a grid of its values, or (with --tile) a TV layout over a tile.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
+        /// With --svg: read the layout as (thread,value) -> index over an ROWS x COLS tile.
+        #[arg(long, value_name = "ROWS,COLS")]
+        tile: Option<String>,
     },
     /// Print an MMA atom's (lane, value) -> (row, col) tables of A (MxK), B (NxK), C (MxN) as JSON.
     AtomTable {
@@ -35,8 +42,20 @@ enum Cmd {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Eval { expr, table } => eval_cmd(&expr, table),
+        Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
+        Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom),
+    }
+}
+
+fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
+    let picture = eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, tile).map_err(|e| e.to_string()));
+    match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
