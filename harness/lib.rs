@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod engine;
 pub mod expr;
+pub mod fuzz;
 pub mod gen;
 pub mod known;
 pub mod triage;
