@@ -6,5 +6,8 @@
 pub mod cli;
 pub mod engine;
 pub mod expr;
+pub mod fuzz;
 pub mod gen;
+pub mod known;
 pub mod svg;
+pub mod triage;

@@ -6,6 +6,7 @@ use crate::engine::{Error, Result};
 use super::parse::Name;
 use super::value::Value;
 
+pub mod algebra;
 pub mod atoms;
 pub mod core;
 
@@ -13,7 +14,7 @@ pub mod core;
 type Area = fn(&Name, &[Value], bool) -> Option<Result<Value>>;
 
 // atoms first: it takes `composition` when an argument is a swizzle, and passes otherwise.
-const AREAS: &[Area] = &[atoms::call, core::call];
+const AREAS: &[Area] = &[atoms::call, core::call, algebra::call];
 
 /// Call the builtin `name` with evaluated arguments; `called` is false for a bare name.
 pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
