@@ -63,7 +63,7 @@ fn check_or_write(file: &str, header: &str, cases: &[String]) {
 }
 
 /// The case files the probe records.
-const ATOM_CASE_FILES: [&str; 2] = ["atoms_mma.cases", "atoms_copy.cases"];
+const ATOM_CASE_FILES: [&str; 4] = ["atoms_mma.cases", "atoms_copy.cases", "atoms_tiled.cases", "atoms_swizzle.cases"];
 
 #[test]
 fn cases_files_are_current() {
@@ -104,18 +104,73 @@ fn engine_matches_recorded_cute() {
     assert!(n > 2000, "only {n} recorded lines");
 }
 
+/// A value expression as C++ (layouts, shapes, tilers, names), or None.
+fn cpp_value(e: &Expr) -> Option<String> {
+    let list = |items: &[Expr]| items.iter().map(cpp_value).collect::<Option<Vec<_>>>().map(|v| v.join(","));
+    Some(match e {
+        Expr::Int { value, is_static: true, .. } => format!("Int<{value}>{{}}"),
+        Expr::Int { value, .. } => format!("int({value})"),
+        Expr::Underscore { .. } => "_".to_string(),
+        Expr::Tuple { items, .. } => format!("make_tuple({})", list(items)?),
+        Expr::Layout { shape, stride, .. } => format!("make_layout({},{})", cpp_value(shape)?, cpp_value(stride)?),
+        Expr::Call { name, called: false, .. } => format!("{name}{{}}"),
+        Expr::Call { name, args, called: true, .. } => match name.simple() {
+            Some("make_layout") => format!("make_layout({})", list(args)?),
+            Some("composition") => format!("composition({})", list(args)?),
+            _ if name.base() == "Swizzle" => format!("{name}{{}}({})", list(args)?),
+            _ => return None,
+        },
+        Expr::Apply { target, args, .. } => format!("{}({})", cpp_value(target)?, list(args)?),
+    })
+}
+
+/// A layout-or-shape argument as CuTe's make_tiled_copy/make_tiled_mma take it.
+fn cpp_layout(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Tuple { .. } | Expr::Int { .. } => Some(format!("make_layout({})", cpp_value(e)?)),
+        _ => cpp_value(e),
+    }
+}
+
 /// The C++ statement printing what the engine prints for `expr`, or None for kinds of expression
 /// this probe does not translate.
 fn cpp_of(expr: &str) -> Option<String> {
-    let Ok(Expr::Call { name, args, called: true, .. }) = parse(expr) else { return None };
-    let names: Vec<String> = args
-        .iter()
-        .map(|a| match a {
-            Expr::Call { name, called: false, .. } => Some(name.to_string()),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    let ty = match (name.simple()?, names.as_slice()) {
+    let e = parse(expr).ok()?;
+    let print = |x: String| Some(format!("print({x}); printf(\"\\n\");"));
+    let Expr::Call { name, args, called: true, .. } = &e else {
+        return print(cpp_value(&e)?);
+    };
+    let name_of = |a: &Expr| match a {
+        Expr::Call { name, called: false, .. } => Some(name.to_string()),
+        _ => None,
+    };
+    let f = name.simple().unwrap_or("");
+    if f.starts_with("tiled_copy_") {
+        let [op, t, thr, val] = &args[..] else { return None };
+        let tc = format!("make_tiled_copy(Copy_Atom<{},{}>{{}},{},{})", name_of(op)?, name_of(t)?, cpp_layout(thr)?, cpp_layout(val)?);
+        let member = if f == "tiled_copy_tv" { "TiledLayout_TV" } else { "Tiler_MN" };
+        return print(format!("typename decltype({tc})::{member}{{}}"));
+    }
+    if f.starts_with("tiled_mma_") {
+        let mut call = format!("{}{{}}", name_of(args.first()?)?);
+        if let Some(l) = args.get(1) {
+            call += &format!(",{}", cpp_layout(l)?);
+        }
+        if let Some(Expr::Tuple { items, .. }) = args.get(2) {
+            call += &format!(",make_tile({})", items.iter().map(cpp_value).collect::<Option<Vec<_>>>()?.join(","));
+        }
+        let m = format!("make_tiled_mma({call})");
+        return print(match f {
+            "tiled_mma_tv_a" => format!("{m}.get_layoutA_TV()"),
+            "tiled_mma_tv_b" => format!("{m}.get_layoutB_TV()"),
+            "tiled_mma_tv_c" => format!("{m}.get_layoutC_TV()"),
+            "tiled_mma_tile" => format!("tile_shape({m})"),
+            "tiled_mma_thr_layout" => format!("{m}.get_thr_layout_vmnk()"),
+            _ => return None,
+        });
+    }
+    let names: Vec<String> = args.iter().map(name_of).collect::<Option<_>>().unwrap_or_default();
+    let ty = match (f, names.as_slice()) {
         ("mma_shape", [x]) => format!("typename MMA_Traits<{x}>::Shape_MNK"),
         ("mma_thr_id", [x]) => format!("typename MMA_Traits<{x}>::ThrID"),
         ("mma_layout_a", [x]) => format!("typename MMA_Traits<{x}>::ALayout"),
@@ -128,9 +183,9 @@ fn cpp_of(expr: &str) -> Option<String> {
         ("copy_atom_src", [x, t]) => format!("typename Copy_Atom<{x},{t}>::ValLayoutSrc"),
         ("copy_atom_dst", [x, t]) => format!("typename Copy_Atom<{x},{t}>::ValLayoutDst"),
         ("copy_atom_ref", [x, t]) => format!("typename Copy_Atom<{x},{t}>::ValLayoutRef"),
-        _ => return None,
+        _ => return print(cpp_value(&e)?),
     };
-    Some(format!("print({ty}{{}}); printf(\"\\n\");"))
+    print(format!("{ty}{{}}"))
 }
 
 fn compile_and_run(cute: &Path, dir: &Path, tag: &str, body: &str) -> String {
@@ -213,7 +268,7 @@ fn probe_real_cute() {
     // What the engine accepts: compiled in chunks, every print on one line.
     let (cute_ref, dir_ref) = (&cute, dir.path());
     let jobs: Vec<Box<dyn FnOnce() -> String + Send>> = ok
-        .chunks(400)
+        .chunks(300)
         .enumerate()
         .map(|(k, c)| {
             let body: String = c.iter().map(|e| cpp_of(e).unwrap() + "\n").collect();

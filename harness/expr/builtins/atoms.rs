@@ -10,12 +10,18 @@
 //! - `copy_atom_src(OP, T)`, `copy_atom_dst`, `copy_atom_ref`, `copy_atom_thr_id`: `Copy_Atom<OP,T>`'s
 //!   `ValLayoutSrc`, `ValLayoutDst`, `ValLayoutRef`, `ThrID`; `copy_traits_src(OP)`, `copy_traits_dst`,
 //!   `copy_traits_ref`: `Copy_Traits<OP>`'s layouts in bits.
+//! - `tiled_copy_tv(OP, T, THR, VAL)`, `tiled_copy_tiler(...)`: `make_tiled_copy(Copy_Atom<OP,T>{},
+//!   THR, VAL)`'s `TiledLayout_TV` and `Tiler_MN`.
+//! - `tiled_mma_tv_a(ATOM[, LAYOUT[, PERMS]])`, `tiled_mma_tv_b`, `tiled_mma_tv_c`,
+//!   `tiled_mma_tile`, `tiled_mma_thr_layout`: `make_tiled_mma(ATOM{}, LAYOUT, PERMS)`'s
+//!   `get_layoutA_TV()` etc., `tile_shape`, `get_thr_layout_vmnk()`. LAYOUT is a layout or a shape
+//!   (made a layout as CuTe's `make_layout` does); PERMS a tuple of tilers such as `(_32,_32,_16)`.
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
 use std::fmt;
 
-use crate::engine::atom::{copy, mma};
+use crate::engine::atom::{copy, mma, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Int, IntTuple, Result};
 use crate::expr::parse::{Name, TemplateArg};
@@ -75,6 +81,8 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args),
         "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args),
         "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args),
+        "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(n, args),
+        "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => tiled_mma(n, args),
         "composition" if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_)))) => {
             compose(args)
         }
@@ -139,6 +147,42 @@ fn copy_traits_member(n: &str, args: &[Value]) -> Result<Value> {
         "copy_traits_dst" => d,
         _ => r,
     }))
+}
+
+fn tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 4..=4)?;
+    let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    let (thr, val) = (layout_arg(n, &args[2])?, layout_arg(n, &args[3])?);
+    let tc = tiled_copy::make_tiled_copy(&atom, &thr, &val)?;
+    Ok(if n == "tiled_copy_tv" { Value::Layout(tc.tv) } else { Value::from_int_tuple(&tc.tiler) })
+}
+
+fn tiled_mma(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 1..=3)?;
+    let atom = name_arg(n, &args[0])?;
+    let layout = args.get(1).map(|a| layout_arg(n, a)).transpose()?;
+    let perms = match args.get(2) {
+        None => Vec::new(),
+        Some(Value::Tuple(items)) => items.iter().map(super::algebra::to_tiler).collect::<Result<_>>()?,
+        Some(other) => return Err(Error::Type(format!("{n}: permutations must be a tuple, found {}", other.kind()))),
+    };
+    let m = tiled_mma::make_tiled_mma(&atom, layout.as_ref(), &perms)?;
+    Ok(match n {
+        "tiled_mma_tv_a" => Value::Layout(m.layout_a_tv()?),
+        "tiled_mma_tv_b" => Value::Layout(m.layout_b_tv()?),
+        "tiled_mma_tv_c" => Value::Layout(m.layout_c_tv()?),
+        "tiled_mma_tile" => Value::from_int_tuple(&m.tile_shape()?),
+        _ => Value::Layout(m.thr_layout_vmnk),
+    })
+}
+
+/// A layout argument; a shape stands for `make_layout(shape)` with CuTe 4.2's strides.
+fn layout_arg(n: &str, v: &Value) -> Result<crate::engine::Layout> {
+    match v {
+        Value::Layout(l) => Ok(l.clone()),
+        Value::Int(_) | Value::Tuple(_) => crate::engine::atom::make_layout(&v.to_int_tuple()?),
+        other => Err(Error::Type(format!("{n} expects a layout or a shape, found {}", other.kind()))),
+    }
 }
 
 /// `Swizzle<B,M,S>` (bare) or `Swizzle<B,M,S>(x)`.
