@@ -7,3 +7,5 @@ pub mod cli;
 pub mod engine;
 pub mod expr;
 pub mod gen;
+pub mod oracle;
+pub mod suite;
