@@ -28,7 +28,7 @@ const DRIVER_HPP: &str = include_str!("../../cpp/driver/driver.hpp");
 const DRIVER_CPP: &str = include_str!("../../cpp/driver/driver.cpp");
 const PCH_HPP: &str = include_str!("../../cpp/driver/pch.hpp");
 /// Bumped whenever the generated code's framing changes, to invalidate cached results.
-const FORMAT_VERSION: &str = "cutecheck-oracle-1";
+const FORMAT_VERSION: &str = "cutecheck-oracle-2";
 /// The generated translation unit's file name (diagnostics refer to it).
 const TU: &str = "cases.cpp";
 
@@ -104,13 +104,17 @@ impl Oracle {
             (Some(d), _) => provision::cutlass_dir(d)?,
             (None, v) => prov.cutlass(v.as_deref().unwrap_or(provision::DEFAULT_CUTLASS))?,
         };
+        let nvcc_tree = super::provision::nvcc_tree_if_needed(&prov, opts.cxx.as_deref())?;
+        let compiler = Compiler::find(opts.cxx.as_deref(), nvcc_tree.as_deref())?;
         let cuda = match (&opts.cuda_include, std::env::var_os("CUDA_HOME")) {
             (Some(d), _) => provision::cuda_dir(d)?,
+            // nvcc brings its own CUDA headers.
+            _ if compiler.kind == CompilerKind::Nvcc => {
+                CudaHeaders { include_dirs: Vec::new(), identity: format!("nvcc's own ({})", compiler.version) }
+            }
             (None, Some(home)) => provision::cuda_dir(&PathBuf::from(home).join("include"))?,
             (None, None) => prov.cuda()?,
         };
-        let nvcc_tree = super::provision::nvcc_tree_if_needed(&prov, opts.cxx.as_deref())?;
-        let compiler = Compiler::find(opts.cxx.as_deref(), nvcc_tree.as_deref())?;
         Oracle::with_parts(headers, cuda, compiler, opts)
     }
 
@@ -261,7 +265,7 @@ impl Oracle {
                     let o = if ran.timed_out {
                         Outcome::Error(format!("the compiler took longer than {:?}", self.opts.compile_timeout))
                     } else {
-                        single_rejection(&diag)
+                        single_rejection(&diag, &ranges, self.compiler.kind)
                     };
                     out.push((todo[0].0, o));
                     return out;
@@ -272,7 +276,7 @@ impl Oracle {
                 return out;
             }
             if todo.len() == 1 {
-                out.push((todo[0].0, single_rejection(&diag)));
+                out.push((todo[0].0, single_rejection(&diag, &ranges, self.compiler.kind)));
                 return out;
             }
             let blamed = blame(&diag, &ranges, self.compiler.kind);
@@ -380,11 +384,17 @@ impl Oracle {
             };
         }
         if self.compiler.kind == CompilerKind::Nvcc {
-            c.args(["-x", "cu", TU, "-x", "none"]);
-        } else {
-            c.arg(TU);
+            // nvcc's `-x cu` would apply to the driver object too: compile, then link.
+            c.args(["-x", "cu", "-c", TU, "-o", "cases.o"]);
+            let r = run_limited(c, self.opts.compile_timeout)?;
+            if !r.success {
+                return Ok(r);
+            }
+            let mut l = self.base_command(dir);
+            l.arg("cases.o").arg(self.build_dir.join("driver.o")).arg("-o").arg("cases");
+            return run_limited(l, self.opts.compile_timeout);
         }
-        c.arg(self.build_dir.join("driver.o")).arg("-o").arg("cases");
+        c.arg(TU).arg(self.build_dir.join("driver.o")).arg("-o").arg("cases");
         run_limited(c, self.opts.compile_timeout)
     }
 
@@ -630,14 +640,16 @@ fn blame(diag: &str, ranges: &Ranges, kind: CompilerKind) -> BTreeMap<usize, Str
     errs.into_iter().map(|(id, e)| (id, rejection_from(&e))).collect()
 }
 
-/// The rejection of a case compiled alone.
-fn single_rejection(diag: &str) -> Outcome {
-    let errors: Vec<String> = diag.lines().filter_map(error_text).map(str::to_string).collect();
-    if errors.is_empty() {
-        let tail: Vec<&str> = diag.lines().rev().take(5).collect();
-        return Outcome::Error(format!("the compiler failed without an error line: {}", tail.join(" | ")));
+/// The outcome of a case compiled alone that failed: a rejection when the errors point into the
+/// case's own code (directly or through the instantiation context), else a failure of the oracle
+/// (a broken toolchain, a link error), which is reported but never cached.
+fn single_rejection(diag: &str, ranges: &Ranges, kind: CompilerKind) -> Outcome {
+    if let Some(msg) = blame(diag, ranges, kind).into_values().next() {
+        return Outcome::Rejected(msg);
     }
-    Outcome::Rejected(rejection_from(&errors))
+    let errors: Vec<&str> = diag.lines().filter(|l| error_text(l).is_some()).take(3).collect();
+    let shown = if errors.is_empty() { diag.lines().rev().take(5).collect::<Vec<_>>() } else { errors };
+    Outcome::Error(format!("the compiler failed outside the case's code: {}", shown.join(" | ")))
 }
 
 #[cfg(test)]
