@@ -56,6 +56,9 @@ pub struct OracleOptions {
     pub cache: bool,
     /// Progress lines on stderr.
     pub verbose: bool,
+    /// Where builds and cached results go (default: the state directory); benchmarks use a
+    /// fresh one for cold runs.
+    pub work_dir: Option<PathBuf>,
 }
 
 impl Default for OracleOptions {
@@ -72,6 +75,7 @@ impl Default for OracleOptions {
             case_timeout: Duration::from_secs(20),
             cache: true,
             verbose: false,
+            work_dir: None,
         }
     }
 }
@@ -127,8 +131,9 @@ impl Oracle {
             cuda.identity,
             compiler.identity()
         );
-        let build_dir = state_dir().join("build").join(&sha256_hex(key_base.as_bytes())[..16]);
-        let cache = opts.cache.then(|| ResultCache::new(state_dir().join("results")));
+        let work = opts.work_dir.clone().unwrap_or_else(state_dir);
+        let build_dir = work.join("build").join(&sha256_hex(key_base.as_bytes())[..16]);
+        let cache = opts.cache.then(|| ResultCache::new(work.join("results")));
         Ok(Oracle { headers, cuda, compiler, opts, build_dir, key_base, cache, built: Mutex::new(None) })
     }
 
@@ -263,7 +268,7 @@ impl Oracle {
             if ran.timed_out || (todo.len() > 1 && blame(&diag, &ranges, self.compiler.kind).is_empty()) {
                 if todo.len() == 1 {
                     let o = if ran.timed_out {
-                        Outcome::Error(format!("the compiler took longer than {:?}", self.opts.compile_timeout))
+                        Outcome::Error(format!("the compiler took longer than {:?} and was stopped", self.opts.compile_timeout))
                     } else {
                         single_rejection(&diag, &ranges, self.compiler.kind)
                     };
@@ -335,6 +340,9 @@ impl Oracle {
             let mut c = self.base_command(b);
             c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
             let r = run_limited(c, self.opts.compile_timeout)?;
+            if r.timed_out {
+                bail!("the compiler took longer than {:?} on the oracle driver and was stopped", self.opts.compile_timeout);
+            }
             if !r.success {
                 bail!("compiling the oracle driver failed:\n{}", String::from_utf8_lossy(&r.stderr));
             }
@@ -352,6 +360,10 @@ impl Oracle {
                 let mut c = self.base_command(b);
                 c.args(self.include_flags()).arg("-x").arg("c++-header").arg(&hdr).arg("-o").arg(&tmp);
                 let r = run_limited(c, self.opts.compile_timeout)?;
+                if r.timed_out {
+                    let _ = std::fs::remove_file(&tmp);
+                    bail!("the compiler took longer than {:?} on the precompiled header and was stopped", self.opts.compile_timeout);
+                }
                 if !r.success {
                     let _ = std::fs::remove_file(&tmp);
                     bail!(
@@ -674,6 +686,31 @@ mod tests {
         let e = "static assertion failed with \"Non-injective Layout detected in complement.\"";
         assert_eq!(static_assert_message(e).unwrap(), "Non-injective Layout detected in complement.");
         assert!(static_assert_message("no matching function for call to 'f()'").is_none());
+    }
+
+    /// A "compiler" that answers --version and otherwise hangs: the oracle must stop it and
+    /// report the case, not hang. Needs no CuTe (the compile never gets that far).
+    #[test]
+    fn a_hanging_compiler_is_stopped() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let fake = t.path().join("fake-g++");
+        std::fs::write(&fake, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'g++ (fake) 0'; exit 0; fi\nsleep 60\n").unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let compiler = Compiler::find(Some(fake.to_str().unwrap()), None).unwrap();
+        let headers = Headers { include_dir: t.path().into(), identity: "none".into(), describe: "none".into() };
+        let cuda = CudaHeaders { include_dirs: vec![], identity: "none".into() };
+        let opts = OracleOptions {
+            compile_timeout: Duration::from_secs(1),
+            cache: false,
+            work_dir: Some(t.path().join("work")),
+            ..OracleOptions::default()
+        };
+        let o = Oracle::with_parts(headers, cuda, compiler, opts).unwrap();
+        let start = std::time::Instant::now();
+        let r = o.eval("_1");
+        assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
+        assert!(matches!(&r, Outcome::Error(m) if m.contains("took longer")), "{r:?}");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //!   `snapshots/` (or check that it still prints that).
 //! - `cargo xtask conformance`: fixed suites plus seeded random cases, engine vs CuTe, with a
 //!   summary table and `target/cutecheck/report.{md,json}`.
+//! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 
+mod bench;
 mod conformance;
 mod random;
 
@@ -57,6 +59,15 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
+    Bench {
+        #[command(flatten)]
+        args: OracleArgs,
+        #[arg(long, default_value_t = 40)]
+        cases: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -66,6 +77,7 @@ fn main() -> ExitCode {
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Oracle { check, args } => oracle_cmd(check, &args),
         Cmd::Conformance { args, cases, seed } => conformance::run(&args, cases, seed),
+        Cmd::Bench { args, cases, seed } => bench::run(&args, cases, seed),
     };
     match r {
         Ok(true) => ExitCode::SUCCESS,
