@@ -14,4 +14,5 @@ pub mod gen;
 pub mod known;
 pub mod oracle;
 pub mod suite;
+pub mod svg;
 pub mod triage;
