@@ -24,6 +24,14 @@ enum Cmd {
         /// Also print the print_layout grid for rank-2 layout results.
         #[arg(long)]
         table: bool,
+        /// Print what real CuTe prints instead (compiles the expression against the CuTe headers).
+        #[arg(long, conflicts_with = "both")]
+        cute: bool,
+        /// Print the engine's and real CuTe's results side by side and whether they agree.
+        #[arg(long)]
+        both: bool,
+        #[command(flatten)]
+        oracle: crate::oracle::OracleArgs,
         /// Also draw the result as SVG into FILE: an MMA atom name as CuTe's print_svg draws it, a
         /// layout as a grid of its values, or (with --tile) a TV layout over a tile.
         #[arg(long, value_name = "FILE")]
@@ -42,6 +50,7 @@ enum Cmd {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
+        Cmd::Eval { expr, cute, both, oracle, .. } if cute || both => oracle_cmd(&expr, both, &oracle),
         Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
         Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom),
@@ -126,5 +135,70 @@ fn eval_cmd(expr: &str, table: bool) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The expressions of `eval`'s argument: the one given, or one per non-empty stdin line for `-`.
+fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
+    if expr != "-" {
+        return Ok(vec![expr.to_string()]);
+    }
+    let mut v = Vec::new();
+    for l in std::io::stdin().lock().lines() {
+        let l = l?;
+        if !l.trim().is_empty() {
+            v.push(l.trim().to_string());
+        }
+    }
+    Ok(v)
+}
+
+/// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
+pub fn engine_lines(expr: &str) -> Vec<String> {
+    match eval_str(expr) {
+        Ok(v) => vec![v.to_string()],
+        Err(e) => vec![format!("rejected: {e}")],
+    }
+}
+
+/// `eval --cute` / `eval --both`.
+fn oracle_cmd(expr: &str, both: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
+    let exprs = match expressions(expr) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: reading stdin: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let oracle = match crate::oracle::Oracle::new(args.options()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let results = oracle.run(&exprs);
+    let mut ok = true;
+    for (e, r) in exprs.iter().zip(&results) {
+        let cute = r.lines();
+        if !both {
+            for l in &cute {
+                println!("{l}");
+            }
+            ok &= matches!(r, crate::oracle::Outcome::Printed(_));
+            continue;
+        }
+        let engine = engine_lines(e);
+        let verdict = crate::suite::compare(&cute, &engine);
+        println!("{e}");
+        println!("  cute:   {}", cute.join("\n          "));
+        println!("  engine: {}", engine.join("\n          "));
+        println!("  {}", verdict.describe());
+        ok &= verdict.agrees();
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
