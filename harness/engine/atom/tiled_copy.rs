@@ -31,7 +31,7 @@ pub struct TiledCopy {
 }
 
 impl TiledCopy {
-    /// CuTe's `print(TiledCopy)`.
+    /// CuTe's `print(TiledCopy)`, without the final newline.
     pub fn print(&self) -> String {
         format!("TiledCopy\n  Tiler_MN:       {}\n  TiledLayout_TV: {}\n{}", self.tiler, self.tv, self.atom.print())
     }

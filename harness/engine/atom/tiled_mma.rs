@@ -47,6 +47,16 @@ fn tup(items: Vec<Tiler>) -> Tiler {
 }
 
 impl TiledMma {
+    /// CuTe's `print(TiledMMA)`, without the final newline.
+    pub fn print(&self) -> String {
+        format!(
+            "TiledMMA\n  ThrLayoutVMNK:  {}\n  PermutationMNK: {}\n{}",
+            self.thr_layout_vmnk,
+            Tiler::Tuple(self.permutation_mnk.clone()),
+            self.atom.print()
+        )
+    }
+
     /// `permutation_mnk<I>()` as a tiler.
     fn perm(&self, i: usize) -> Result<Tiler> {
         match &self.permutation_mnk[i] {

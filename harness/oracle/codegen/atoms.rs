@@ -14,6 +14,9 @@
 //!   VAL))::TiledLayout_TV{}` (a shape argument is `make_layout(shape)`);
 //! - `tiled_mma_tv_a(X[,L[,P]])` is `make_tiled_mma(X{}[, L[, P]]).get_layoutA_TV()`, and
 //!   `tiled_mma_tile` is `tile_shape(...)`, `tiled_mma_thr_layout` is `.get_thr_layout_vmnk()`;
+//! - `mma_atom(X)` is `MMA_Atom<X>{}`, `copy_atom(OP,T)` is `Copy_Atom<OP,T>{}`,
+//!   `make_tiled_mma(X, ...)` and `make_tiled_copy(copy_atom(OP,T), THR, VAL)` are CuTe's calls; all
+//!   four print several lines;
 //! - `Swizzle<B,M,S>` is `Swizzle<B,M,S>{}`, `Swizzle<B,M,S>(x)` is `Swizzle<B,M,S>{}(x)`,
 //!   `composition(Swizzle<B,M,S>, L)` is `composition(Swizzle<B,M,S>{}, L)`.
 
@@ -108,6 +111,21 @@ impl Area for Atoms {
             "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args, at),
             "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args, at),
             "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args, at),
+            "mma_atom" => arity(n, args, 1, 1, at)
+                .and_then(|_| Ok(Cpp::new(format!("MMA_Atom<{}>{{}}", name_arg(&args[0], NameKind::Mma)?), Kind::Other))),
+            "copy_atom" => copy_atom_code(n, args, at).map(|c| Cpp::new(c, Kind::Other)),
+            "make_tiled_copy" => (|| {
+                arity(n, args, 3, 3, at)?;
+                let atom = match &args[0] {
+                    Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
+                        copy_atom_code("copy_atom", a, &args[0])?
+                    }
+                    other => return err(other, "make_tiled_copy expects copy_atom(OP,T) first"),
+                };
+                let (thr, val) = (layout_or_shape(g, &args[1])?, layout_or_shape(g, &args[2])?);
+                Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
+            })(),
+            "make_tiled_mma" => tiled_mma(g, n, args, at),
             "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(g, n, args, at),
             "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => {
                 tiled_mma(g, n, args, at)
@@ -151,6 +169,13 @@ fn copy_atom_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenErr
     Ok(Cpp::new(format!("typename Copy_Atom<{op},{t}>::{member}{{}}"), Kind::Layout))
 }
 
+/// `Copy_Atom<OP,T>{}`.
+fn copy_atom_code(n: &str, args: &[Expr], at: &Expr) -> Result<String, CodegenError> {
+    arity(n, args, 2, 2, at)?;
+    let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
+    Ok(format!("Copy_Atom<{op},{t}>{{}}"))
+}
+
 fn copy_traits_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
     arity(n, args, 1, 1, at)?;
     let op = name_arg(&args[0], NameKind::CopyOp)?;
@@ -191,6 +216,7 @@ fn tiled_mma(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, Code
         "tiled_mma_tv_b" => Cpp::new(format!("{m}.get_layoutB_TV()"), Kind::Layout),
         "tiled_mma_tv_c" => Cpp::new(format!("{m}.get_layoutC_TV()"), Kind::Layout),
         "tiled_mma_tile" => Cpp::new(format!("tile_shape({m})"), Kind::IntTuple),
+        "make_tiled_mma" => Cpp::new(m, Kind::Other),
         _ => Cpp::new(format!("{m}.get_thr_layout_vmnk()"), Kind::Layout),
     })
 }
