@@ -4,6 +4,8 @@ use std::process::{Command, ExitCode};
 
 use clap::{Parser, Subcommand};
 
+mod gpu;
+
 #[derive(Parser)]
 #[command(name = "xtask")]
 struct Cli {
@@ -15,12 +17,15 @@ struct Cli {
 enum Cmd {
     /// Run every test of the workspace.
     Test,
+    /// Check the MMA register layouts on a real GPU (exit 3: no GPU here).
+    Gpu(gpu::GpuArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Test => run(Command::new(env!("CARGO")).args(["test", "--workspace"])),
+        Cmd::Gpu(args) => gpu::main(args),
     }
 }
 
