@@ -279,7 +279,7 @@ inline Reference reference(const OpInfo& op, const Problem& p) {
     for (int m = 0; m < p.M; ++m) {
       double acc = p.C[m + p.M * n], mag = std::fabs(acc);
       for (int k = 0; k < p.K; ++k) {
-        double a = p.A[m + p.M * k], b = p.B[n + p.N * k], t;
+        double a = p.A[m + p.M * k], b = p.B[n + p.N * k], t = 0;
         switch (op.combine) {
           case Combine::Mul: t = a * b; break;
           case Combine::AndPopc: t = double(int(a) & int(b)); break;

@@ -12,6 +12,7 @@
 
 #include "common.hpp"
 #include "cute_path.hpp"
+#include "fixed_traits.hpp"
 
 using namespace mmacheck;
 
@@ -164,6 +165,15 @@ int main(int argc, char** argv) {
   rows.push_back(run_cute<cute::OP, TA, TB, TC, 1, 1>(#OP, TAG_##OP, rng, trials)); \
   rows.push_back(run_cute<cute::OP, TA, TB, TC, 2, 2>(#OP, TAG_##OP, rng, trials));
   CUTE_PATH_ATOMS(RUN)
+  // The two faulty atoms with corrected traits (fixed_traits.hpp), through the same CuTe path.
+  rows.push_back(run_cute<SM80_16x8x32_S32S4S4S32_TN_FIXED, cute::int4b_t, cute::int4b_t, int32_t, 1, 1>(
+      "SM80_16x8x32_S32S4S4S32_TN(corrected)", "m16n8k32_s32_s4", rng, trials));
+  rows.push_back(run_cute<SM80_16x8x32_S32S4S4S32_TN_FIXED, cute::int4b_t, cute::int4b_t, int32_t, 2, 2>(
+      "SM80_16x8x32_S32S4S4S32_TN(corrected)", "m16n8k32_s32_s4", rng, trials));
+  rows.push_back(run_cute<SM80_16x8x128_S32U1U1S32_TN_ANDPOPC_FIXED, cute::uint1b_t, cute::uint1b_t, int32_t, 1, 1>(
+      "SM80_16x8x128_S32U1U1S32_TN_ANDPOPC(corrected)", "m16n8k128_b1_and", rng, trials));
+  rows.push_back(run_cute<SM80_16x8x128_S32U1U1S32_TN_ANDPOPC_FIXED, cute::uint1b_t, cute::uint1b_t, int32_t, 2, 2>(
+      "SM80_16x8x128_S32U1U1S32_TN_ANDPOPC(corrected)", "m16n8k128_b1_and", rng, trials));
   if (cc < 90) {
     CUTE_PATH_XOR_ATOMS(RUN)
   } else {

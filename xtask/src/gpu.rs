@@ -288,7 +288,7 @@ pub fn prepare(dir: &Path, src: &Path) -> Result<Vec<AtomTables>> {
     std::fs::write(dir.join("tables.txt"), tables_file(&plain))?;
     std::fs::write(dir.join("tables_xor.txt"), tables_file(&xor))?;
     std::fs::write(dir.join("tables_corrupt.txt"), tables_file(&bad))?;
-    for f in ["common.hpp", "cute_path.hpp", "mma_check.cu", "cute_gemm.cu", "run.sh"] {
+    for f in ["common.hpp", "cute_path.hpp", "fixed_traits.hpp", "mma_check.cu", "cute_gemm.cu", "run.sh"] {
         std::fs::copy(src.join(f), dir.join("src").join(f)).with_context(|| format!("copying {f}"))?;
     }
     Ok(all)
