@@ -201,10 +201,15 @@ fn recorded_h200_run_shows_what_it_must() {
 }
 
 #[test]
-#[ignore = "needs the CuTe 4.2 headers at CUTE_INCLUDE (default /work/cute/...): g++ type-checks check 2's CuTe code"]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE); g++ type-checks check 2's CuTe code"
+)]
 fn cute_path_type_checks_with_gpp() {
-    let inc = std::env::var("CUTE_INCLUDE").unwrap_or_else(|_| "/work/cute/4.2.0.0/cutlass_library/source/include".into());
-    let cuda = Path::new(&inc).join("../../../nvidia");
+    use cutecheck::oracle::provision::{Provisioner, DEFAULT_CUTLASS};
+    let prov = Provisioner::new().unwrap();
+    let inc = prov.cutlass(option_env!("CUTECHECK_CUTE").unwrap_or(DEFAULT_CUTLASS)).unwrap().include_dir;
+    let cuda = prov.cuda().unwrap().include_dirs;
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("tc.cpp");
     std::fs::write(
@@ -214,9 +219,31 @@ fn cute_path_type_checks_with_gpp() {
     .unwrap();
     let mut cmd = Command::new("g++");
     cmd.args(["-std=c++17", "-fsyntax-only", "-I"]).arg(root().join("cpp/gpu")).arg("-I").arg(&inc);
-    for sub in ["cuda_runtime/include", "cuda_cccl/include", "cuda_nvcc/include"] {
-        cmd.arg("-I").arg(cuda.join(sub));
+    for d in &cuda {
+        cmd.arg("-I").arg(d);
     }
     let out = cmd.arg(&src).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The tables the recorded H200 run used are, entry for entry, the ones `cargo xtask gpu` makes
+/// now from the engine's atom table (the run was recorded before the atom table was merged, from
+/// the same layouts evaluated by the expression language).
+#[test]
+fn recorded_run_used_the_engine_atom_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    for f in ["tables.txt", "tables_xor.txt", "tables_corrupt.txt"] {
+        let data = |p: &Path| -> Vec<String> {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .filter(|l| ["atom ", "layout ", "A ", "B ", "C "].iter().any(|k| l.starts_with(k)))
+                .map(str::to_string)
+                .collect()
+        };
+        let now = data(&dir.path().join(f));
+        assert!(now.len() > 10, "{f}");
+        assert_eq!(data(&root().join("fixtures/gpu/h200").join(f)), now, "{f}");
+    }
 }

@@ -1,7 +1,8 @@
 //! `cargo xtask gpu`: proves the MMA register layouts on real hardware.
 //!
-//! The Rust side makes the (lane, value) -> tile index tables for A, B and C of each atom from
-//! the atom's CuTe 4.2 layouts (evaluated by cutecheck's engine) and writes them to text files;
+//! The Rust side takes the (lane, value) -> tile index tables for A, B and C of each atom from
+//! the engine's atom table (`cutecheck atom-table ATOM`), cross-checked against the layouts CuTe
+//! 4.2 prints and their evaluation by the expression language, and writes them to text files;
 //! the GPU side (`cpp/gpu/run.sh`, needing nvcc and a GPU but no Rust) builds the CUDA programs
 //! for the device's own architecture, runs checks 1-3 and writes `results_*.json`; the Rust side
 //! then reads those and prints the summary (atom, check, max error, verdict).
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use anyhow::{anyhow, bail, Context, Result};
+use cutecheck::engine::atom::atom_table;
 use cutecheck::engine::IntTuple;
 use cutecheck::expr::{eval_str, Value};
 
@@ -170,40 +172,76 @@ pub fn tv_table(layout: &str, rows: i64, cols: i64) -> Result<TvTable> {
     Ok(TvTable { idx, not_bijective })
 }
 
-/// The tables of an atom: first with CuTe's own layouts (absent when the engine cannot evaluate
-/// one of them), then, for an atom with corrections, with the corrected layouts. Faults found in
-/// CuTe's layouts are recorded in `note` as FINDINGs.
+/// The engine's atom table (`cutecheck::engine::atom::atom_table`, also `cutecheck atom-table`)
+/// of one atom as (A, B, C) column-major index tables in lane order, after checking that the
+/// engine's layouts are the ones recorded from CuTe and that its maps equal the layouts evaluated
+/// by the expression language.
+pub fn engine_tables(spec: &AtomSpec) -> Result<[Vec<i64>; 3]> {
+    let t = atom_table(spec.name).map_err(|e| anyhow!("engine atom_table({}): {e}", spec.name))?;
+    if t.shape_mnk != [spec.m, spec.n, spec.k] {
+        bail!("engine atom_table({}): shape {:?}, CuTe prints ({},{},{})", spec.name, t.shape_mnk, spec.m, spec.n, spec.k);
+    }
+    if t.lanes != (0..32).collect::<Vec<i64>>() {
+        bail!("engine atom_table({}): ThrID is not the identity on 32 lanes", spec.name);
+    }
+    let mut out: [Vec<i64>; 3] = Default::default();
+    for (slot, (op, tab, want)) in [('A', &t.a, spec.a), ('B', &t.b, spec.b), ('C', &t.c, spec.c)].into_iter().enumerate() {
+        if tab.layout != want {
+            bail!("engine atom_table({}): {op}Layout {} but CuTe prints {want}", spec.name, tab.layout);
+        }
+        let idx: Vec<i64> = tab.map.iter().flatten().map(|[r, c]| r + tab.rows * c).collect();
+        let evaluated = tv_table(want, tab.rows, tab.cols)?;
+        if evaluated.idx != idx {
+            bail!("engine atom_table({}): {op} map differs from {want} evaluated at (lane, value)", spec.name);
+        }
+        out[slot] = idx;
+    }
+    Ok(out)
+}
+
+/// The tables of an atom: first with CuTe's own layouts, from the engine's atom table (absent
+/// when the engine cannot evaluate one of the layouts), then, for an atom with corrections, with
+/// the corrected layouts. Faults found in CuTe's layouts are recorded in `note` as FINDINGs.
 pub fn atom_tables(spec: &AtomSpec) -> Result<Vec<AtomTables>> {
-    let source = "cutecheck engine: CuTe 4.2 MMA_Traits layouts evaluated at (lane, value)".to_string();
+    let source = format!("cutecheck engine atom_table({}), CuTe 4.2 layouts at (lane, value)", spec.name);
     let dims = |op: char| match op {
         'A' => (spec.m, spec.k),
         'B' => (spec.n, spec.k),
         _ => (spec.m, spec.n),
     };
     let mut notes = Vec::new();
-    let mut cute = Vec::new();
-    for (op, lay) in [('A', spec.a), ('B', spec.b), ('C', spec.c)] {
-        let (r, c) = dims(op);
-        match tv_table(lay, r, c) {
-            Ok(t) => {
-                if let Some(why) = &t.not_bijective {
+    let mut cute: Vec<Option<Vec<i64>>> = vec![None, None, None];
+    match engine_tables(spec) {
+        Ok(tabs) => {
+            for (slot, (op, lay)) in [('A', spec.a), ('B', spec.b), ('C', spec.c)].into_iter().enumerate() {
+                let (r, c) = dims(op);
+                if let Some(why) = tv_table(lay, r, c)?.not_bijective {
                     notes.push(format!("FINDING: CuTe 4.2 {op}Layout {lay} is {why}"));
                 }
-                cute.push(Some(t.idx));
+                cute[slot] = Some(tabs[slot].clone());
             }
-            Err(e) if spec.corrected.iter().any(|(o, _)| *o == op) => {
-                notes.push(format!(
-                    "FINDING: CuTe 4.2 {op}Layout {lay} cannot be evaluated ({e:#}); CuTe fails to compile any use of it \
-                     (crd2idx static_assert 'Mismatched Ranks')"
-                ));
-                cute.push(None);
+        }
+        Err(engine_err) => {
+            // Which layout the engine cannot evaluate: only a known, corrected one is accepted.
+            for (slot, (op, lay)) in [('A', spec.a), ('B', spec.b), ('C', spec.c)].into_iter().enumerate() {
+                let (r, c) = dims(op);
+                match tv_table(lay, r, c) {
+                    Ok(t) => cute[slot] = Some(t.idx),
+                    Err(e) if spec.corrected.iter().any(|(o, _)| *o == op) => notes.push(format!(
+                        "FINDING: CuTe 4.2 {op}Layout {lay} cannot be evaluated ({e:#}; {engine_err:#}); CuTe fails to \
+                         compile any use of it (crd2idx static_assert 'Mismatched Ranks')"
+                    )),
+                    Err(e) => return Err(e.context(format!("{} {op}Layout", spec.name))),
+                }
             }
-            Err(e) => return Err(e.context(format!("{} {op}Layout", spec.name))),
+            if cute.iter().all(Option::is_some) {
+                return Err(engine_err);
+            }
         }
     }
     let mut out = Vec::new();
     if cute.iter().all(Option::is_some) {
-        let mut it = cute.iter().cloned().map(Option::unwrap);
+        let mut it = cute.iter().cloned().map(Option::unwrap_or_default);
         let (a, b, c) = (it.next().unwrap_or_default(), it.next().unwrap_or_default(), it.next().unwrap_or_default());
         out.push(AtomTables { spec: spec.clone(), a, b, c, source: source.clone(), note: notes.join("; ") });
     }
@@ -224,7 +262,8 @@ pub fn atom_tables(spec: &AtomSpec) -> Result<Vec<AtomTables>> {
         let mut fixed = spec.clone();
         fixed.name = corrected_name(spec.name);
         let note = format!("{}; this entry uses the corrected {}", notes.join("; "), fixes.join(", "));
-        out.push(AtomTables { spec: fixed, a, b, c, source: format!("{source}, with corrections"), note });
+        let source = format!("{source}; corrected layouts evaluated by the engine's expression language");
+        out.push(AtomTables { spec: fixed, a, b, c, source, note });
     }
     Ok(out)
 }
@@ -452,6 +491,21 @@ pub struct GpuArgs {
     pub report: Option<PathBuf>,
 }
 
+/// CuTe's include directory: `$CUTE_INCLUDE`, else CUTLASS 4.2 as the oracle provisions it.
+pub fn cute_include() -> Result<PathBuf> {
+    let include = match std::env::var_os("CUTE_INCLUDE") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            use cutecheck::oracle::provision::{Provisioner, DEFAULT_CUTLASS};
+            Provisioner::new()?.cutlass(DEFAULT_CUTLASS).context("provisioning CuTe (or set CUTE_INCLUDE)")?.include_dir
+        }
+    };
+    if !include.join("cute/tensor.hpp").is_file() {
+        bail!("CuTe headers not found at {} (set CUTE_INCLUDE)", include.display());
+    }
+    Ok(include)
+}
+
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
 }
@@ -484,12 +538,7 @@ fn run(args: GpuArgs) -> Result<u8> {
         println!("no GPU: {why}; nothing was checked (exit {NO_GPU})");
         return Ok(NO_GPU);
     }
-    let include = std::env::var_os("CUTE_INCLUDE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/cute/4.2.0.0/cutlass_library/source/include"));
-    if !include.join("cute/tensor.hpp").is_file() {
-        bail!("CuTe headers not found at {} (set CUTE_INCLUDE)", include.display());
-    }
+    let include = cute_include()?;
     let work = if args.work.is_absolute() { args.work.clone() } else { root.join(&args.work) };
     for old in ["results_tables.json", "results_xor.json", "results_cute.json", "results_corrupt.json"] {
         let _ = std::fs::remove_file(work.join(old));
