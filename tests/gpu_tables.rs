@@ -168,8 +168,9 @@ fn no_gpu_is_reported_not_passed() {
     assert_eq!(gpu::NO_GPU, 3);
 }
 
-/// The recorded H200 run (fixtures/gpu/h200/, from cpp/gpu/run.sh in mode `all` on the device
-/// machine): every row shows what it must, the device is named, and the corrupted tables failed.
+/// The recorded H200 run (fixtures/gpu/h200/: the xtask binary's `gpu --all` and `gpu --corrupt`
+/// on the device machine): every row shows what it must, the device is named, and the corrupted
+/// tables failed.
 #[test]
 fn recorded_h200_run_shows_what_it_must() {
     let dir = root().join("fixtures/gpu/h200");
@@ -178,6 +179,17 @@ fn recorded_h200_run_shows_what_it_must() {
     assert_eq!(info["device"], "NVIDIA H200");
     assert_eq!(info["compute_capability"], 90);
     assert!(info["run_gpu"].as_str().unwrap().contains("580."), "driver recorded: {info}");
+    // The run was `xtask gpu --all`; it and the separate `--corrupt` run exited 0, and without
+    // nvcc the xtask said so and exited 3.
+    let log = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert!(log("xtask_all.log").contains("xtask gpu --all: exit 0"));
+    assert!(log("xtask_corrupt.log").contains("xtask gpu --corrupt: exit 0"));
+    assert!(log("xtask_nogpu.log").contains("no GPU: nvcc is not on PATH"));
+    assert!(log("xtask_nogpu.log").contains("exit 3"));
+    let (crows, _) = gpu::read_results(&dir.join("corrupt")).unwrap();
+    assert!(gpu::verdict(&crows));
+    assert_eq!(crows.iter().filter(|r| r.check == "table" && r.verdict == "FAIL").count(), 12);
+    assert!(crows.iter().all(|r| r.run == "corrupt"));
     let count = |run: &str, check: &str, verdict: &str| {
         rows.iter().filter(|r| r.run == run && r.check == check && r.verdict == verdict).count()
     };
@@ -227,8 +239,7 @@ fn cute_path_type_checks_with_gpp() {
 }
 
 /// The tables the recorded H200 run used are, entry for entry, the ones `cargo xtask gpu` makes
-/// now from the engine's atom table (the run was recorded before the atom table was merged, from
-/// the same layouts evaluated by the expression language).
+/// now from the engine's atom table.
 #[test]
 fn recorded_run_used_the_engine_atom_tables() {
     let dir = tempfile::tempdir().unwrap();

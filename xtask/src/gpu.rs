@@ -506,7 +506,14 @@ pub fn cute_include() -> Result<PathBuf> {
     Ok(include)
 }
 
+/// The checkout whose `cpp/gpu` is used: the current directory if it has one (so that a copied
+/// xtask binary works in a copied checkout), else the one this xtask was built from.
 fn repo_root() -> PathBuf {
+    if let Ok(cwd) = std::env::current_dir() {
+        if cwd.join("cpp/gpu/run.sh").is_file() {
+            return cwd;
+        }
+    }
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
 }
 
