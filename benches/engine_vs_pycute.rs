@@ -1,7 +1,7 @@
 //! `cargo bench --bench engine_vs_pycute`: the engine against pycute on one fixed mix of operations.
 //!
-//! Each case is written twice: in cutecheck's expression language (evaluated through the parser and
-//! the engine, as `cutecheck eval` would) and as the same call in pycute. Both sides run the same
+//! Each case is written twice: in cutecheck's expression language and as the same call in pycute.
+//! On both sides the operands are built once and the loop times the operation alone. Both sides run the same
 //! number of iterations in this one process run; pycute runs in a python3 child that imports the
 //! pycute shipped in the `nvidia-cutlass` wheel (found under target/cutecheck/cache, or PYCUTE_DIR).
 //! Results are printed as a Markdown table (ns per op and the ratio); BENCHMARKS.md keeps one run.
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use cutecheck::expr::{eval, parse};
+use cutecheck::expr::{builtins, eval, parse, Expr};
 
 /// (label, cutecheck expression, pycute expression)
 const MIX: &[(&str, &str, &str)] = &[
@@ -41,13 +41,15 @@ fn pycute_dir() -> Option<PathBuf> {
 }
 
 fn time_engine(expr: &str, iters: u32) -> f64 {
-    let ast = parse(expr).expect("the mix parses");
-    eval(&ast).unwrap_or_else(|e| panic!("engine fails on {expr}: {e}"));
+    // Operands are built once (as pycute's are); the loop times the operation itself.
+    let Expr::Call { name, args, called, .. } = parse(expr).expect("the mix parses") else {
+        panic!("{expr} is not a call")
+    };
+    let vals: Vec<_> = args.iter().map(|a| eval(a).expect("operands evaluate")).collect();
+    builtins::call(&name, &vals, called).unwrap_or_else(|e| panic!("engine fails on {expr}: {e}"));
     let t = Instant::now();
     for _ in 0..iters {
-        // Parse + evaluate, as `cutecheck eval` does per case.
-        let ast = parse(std::hint::black_box(expr)).unwrap();
-        std::hint::black_box(eval(&ast).unwrap());
+        std::hint::black_box(builtins::call(&name, std::hint::black_box(&vals), called).unwrap());
     }
     t.elapsed().as_nanos() as f64 / iters as f64
 }
@@ -55,7 +57,12 @@ fn time_engine(expr: &str, iters: u32) -> f64 {
 fn time_pycute(dir: &Path, iters: u32) -> Result<Vec<f64>, String> {
     let mut script = String::from("import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom pycute import *\nn = int(sys.argv[2])\n");
     for (_, _, py) in MIX {
-        script += &format!("{py}\nt = time.perf_counter_ns()\nfor _ in range(n):\n    {py}\nprint((time.perf_counter_ns() - t) / n)\n");
+        // `f(args)`: evaluate the operands once, then time the call alone.
+        let (f, args) = py.split_once('(').expect("a call");
+        let args = &args[..args.len() - 1];
+        script += &format!(
+            "a = ({args},)\n{f}(*a)\nt = time.perf_counter_ns()\nfor _ in range(n):\n    {f}(*a)\nprint((time.perf_counter_ns() - t) / n)\n"
+        );
     }
     let out = Command::new("python3")
         .arg("-c")
