@@ -8,6 +8,7 @@ pub mod copy;
 pub mod lit;
 pub mod mma;
 pub mod name;
+pub mod partition;
 pub mod table;
 pub mod tiled_copy;
 pub mod tiled_mma;

@@ -77,7 +77,7 @@ impl TiledMma {
     }
 
     /// `thrfrg_X` for operand `which` (0: C over (M,N), 1: A over (M,K), 2: B over (N,K)).
-    fn thrfrg(&self, l: &Layout, which: usize) -> Result<Layout> {
+    pub(crate) fn thrfrg(&self, l: &Layout, which: usize) -> Result<Layout> {
         // (tile modes, atom layout, thread modes of VMNK)
         let (m0, m1, atom_tv, t0, t1) = match which {
             0 => (0, 1, &self.atom.c, 1, 2),

@@ -19,12 +19,17 @@
 //! - `mma_atom(ATOM)`, `copy_atom(OP, T)`, `make_tiled_mma(ATOM[, LAYOUT[, PERMS]])`,
 //!   `make_tiled_copy(copy_atom(OP,T), THR, VAL)`: the objects, printed as CuTe's `print` prints
 //!   `MMA_Atom<ATOM>{}`, `Copy_Atom<OP,T>{}`, a TiledMMA and a TiledCopy (several lines).
+//! - `mma_partition_c(MMA, L, i)` (and `_a`, `_b`): `MMA.get_slice(i).partition_C(T)` for a tensor T
+//!   over a counting iterator with layout L, printed as CuTe prints it
+//!   (`counting_iter(OFFSET) o LAYOUT`); `partition_shape_c(MMA, SHAPE)` (and `_a`, `_b`);
+//!   `copy_partition_s(COPY, L, i)` / `copy_partition_d`: `COPY.get_slice(i).partition_S(T)`. MMA is
+//!   a `make_tiled_mma(...)`, COPY a `make_tiled_copy(...)`.
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
 use std::fmt;
 
-use crate::engine::atom::{copy, mma, tiled_copy, tiled_mma};
+use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Int, IntTuple, Result};
 use crate::expr::parse::{Name, TemplateArg};
@@ -44,6 +49,8 @@ pub enum AtomValue {
     Copy(Box<copy::CopyAtom>),
     TiledMma(Box<tiled_mma::TiledMma>),
     TiledCopy(Box<tiled_copy::TiledCopy>),
+    /// One thread's part of a tensor over a counting iterator (`counting_iter(N) o L`).
+    Partition(partition::Partition),
 }
 
 impl AtomValue {
@@ -56,6 +63,7 @@ impl AtomValue {
             AtomValue::Copy(_) => "a copy atom",
             AtomValue::TiledMma(_) => "a tiled MMA",
             AtomValue::TiledCopy(_) => "a tiled copy",
+            AtomValue::Partition(_) => "a partitioned tensor",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -81,6 +89,7 @@ impl fmt::Display for AtomValue {
             AtomValue::Copy(a) => f.write_str(&a.print()),
             AtomValue::TiledMma(m) => f.write_str(&m.print()),
             AtomValue::TiledCopy(c) => f.write_str(&c.print()),
+            AtomValue::Partition(p) => write!(f, "{p}"),
         }
     }
 }
@@ -104,6 +113,25 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
             Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
         }),
         "make_tiled_copy" => make_tiled_copy(n, args),
+        "mma_partition_a" | "mma_partition_b" | "mma_partition_c" => (|| {
+            arity(n, args, 3..=3)?;
+            let which = n.chars().last().unwrap_or('c');
+            let p = partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+            Ok(Value::Atom(AtomValue::Partition(p)))
+        })(),
+        "partition_shape_a" | "partition_shape_b" | "partition_shape_c" => (|| {
+            arity(n, args, 2..=2)?;
+            let which = n.chars().last().unwrap_or('c');
+            Ok(Value::from_int_tuple(&partition::mma_partition_shape(tiled_mma_arg(n, &args[0])?, which, &args[1].to_int_tuple()?)?))
+        })(),
+        "copy_partition_s" | "copy_partition_d" => (|| {
+            arity(n, args, 3..=3)?;
+            let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
+                return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
+            };
+            let p = partition::copy_partition(tc, &args[1].to_layout()?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
+            Ok(Value::Atom(AtomValue::Partition(p)))
+        })(),
         "make_tiled_mma" => tiled_mma(n, args),
         "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(n, args),
         "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => tiled_mma(n, args),
@@ -171,6 +199,18 @@ fn copy_traits_member(n: &str, args: &[Value]) -> Result<Value> {
         "copy_traits_dst" => d,
         _ => r,
     }))
+}
+
+fn tiled_mma_arg<'a>(n: &str, v: &'a Value) -> Result<&'a tiled_mma::TiledMma> {
+    match v {
+        Value::Atom(AtomValue::TiledMma(m)) => Ok(m),
+        other => Err(Error::Type(format!("{n} expects make_tiled_mma(...) first, found {}", other.kind()))),
+    }
+}
+
+fn thread_arg(n: &str, v: &Value) -> Result<i64> {
+    let i = v.to_int().map_err(|_| Error::Type(format!("{n} expects a thread index, found {}", v.kind())))?;
+    Ok(i.value)
 }
 
 /// `make_tiled_copy(copy_atom(OP,T), THR, VAL)`.

@@ -17,6 +17,9 @@
 //! - `mma_atom(X)` is `MMA_Atom<X>{}`, `copy_atom(OP,T)` is `Copy_Atom<OP,T>{}`,
 //!   `make_tiled_mma(X, ...)` and `make_tiled_copy(copy_atom(OP,T), THR, VAL)` are CuTe's calls; all
 //!   four print several lines;
+//! - `mma_partition_c(M, L, i)` is `M.get_slice(i).partition_C(make_tensor(counting_iterator<int>(0),
+//!   L))` (likewise A, B, and `copy_partition_s/d` with `partition_S/D`), `partition_shape_c(M, S)` is
+//!   `partition_shape_C(M, S)`;
 //! - `Swizzle<B,M,S>` is `Swizzle<B,M,S>{}`, `Swizzle<B,M,S>(x)` is `Swizzle<B,M,S>{}(x)`,
 //!   `composition(Swizzle<B,M,S>, L)` is `composition(Swizzle<B,M,S>{}, L)`.
 
@@ -126,6 +129,20 @@ impl Area for Atoms {
                 Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
             })(),
             "make_tiled_mma" => tiled_mma(g, n, args, at),
+            "mma_partition_a" | "mma_partition_b" | "mma_partition_c" | "copy_partition_s" | "copy_partition_d" => {
+                partition(g, n, args, at)
+            }
+            "partition_shape_a" | "partition_shape_b" | "partition_shape_c" => (|| {
+                arity(n, args, 2, 2, at)?;
+                let m = made_by(g, &args[0], "make_tiled_mma")?;
+                let shape = g.int_like(&args[1], Role::Shape)?;
+                let f = match n {
+                    "partition_shape_a" => "partition_shape_A",
+                    "partition_shape_b" => "partition_shape_B",
+                    _ => "partition_shape_C",
+                };
+                Ok(Cpp::new(format!("{f}({m}, {})", shape.code), Kind::IntTuple))
+            })(),
             "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(g, n, args, at),
             "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => {
                 tiled_mma(g, n, args, at)
@@ -167,6 +184,36 @@ fn copy_atom_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenErr
         _ => "ThrID",
     };
     Ok(Cpp::new(format!("typename Copy_Atom<{op},{t}>::{member}{{}}"), Kind::Layout))
+}
+
+/// The C++ of `e`, which must be a call of `maker` (`make_tiled_mma` or `make_tiled_copy`).
+fn made_by(g: &mut Gen, e: &Expr, maker: &str) -> Result<String, CodegenError> {
+    match e {
+        Expr::Call { name, called: true, .. } if name.simple() == Some(maker) => Ok(g.emit(e, Role::Shape)?.code),
+        _ => err(e, format!("expected {maker}(...)")),
+    }
+}
+
+/// `X.get_slice(i).partition_Y(make_tensor(counting_iterator<int>(0), L))`.
+fn partition(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    arity(n, args, 3, 3, at)?;
+    let (maker, method) = match n {
+        "mma_partition_a" => ("make_tiled_mma", "partition_A"),
+        "mma_partition_b" => ("make_tiled_mma", "partition_B"),
+        "mma_partition_c" => ("make_tiled_mma", "partition_C"),
+        "copy_partition_s" => ("make_tiled_copy", "partition_S"),
+        _ => ("make_tiled_copy", "partition_D"),
+    };
+    let x = made_by(g, &args[0], maker)?;
+    let l = g.layout(&args[1])?;
+    let i = g.emit(&args[2], Role::Coord)?;
+    if i.kind != Kind::Int {
+        return err(&args[2], "expected a thread index");
+    }
+    Ok(Cpp::new(
+        format!("{x}.get_slice({}).{method}(make_tensor(counting_iterator<int>(0), {}))", i.code, l.code),
+        Kind::Other,
+    ))
 }
 
 /// `Copy_Atom<OP,T>{}`.
