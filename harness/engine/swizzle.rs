@@ -64,22 +64,49 @@ impl fmt::Display for Swizzle {
     }
 }
 
+/// The middle of a composed layout: an integer offset, or CuTe's `smem_ptr_flag_bits<B>` (the
+/// marker of a shared-memory layout whose swizzle acts on addresses of B-bit elements; printed
+/// `smem_ptr[Bb](unset)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offset {
+    Int(Int),
+    SmemPtr(i64),
+}
+
+impl fmt::Display for Offset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Offset::Int(i) => write!(f, "{i}"),
+            Offset::SmemPtr(b) => write!(f, "smem_ptr[{b}b](unset)"),
+        }
+    }
+}
+
 /// `ComposedLayout<Swizzle, Offset, Layout>`: coordinate -> `swizzle(offset + layout(c))`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComposedLayout {
     pub swizzle: Swizzle,
-    pub offset: Int,
+    pub offset: Offset,
     pub layout: Layout,
 }
 
 impl ComposedLayout {
+    fn int_offset(&self) -> Result<Int> {
+        match self.offset {
+            Offset::Int(i) => Ok(i),
+            Offset::SmemPtr(_) => Err(Error::Rejected {
+                condition: "a layout over smem_ptr_flag is applied to a pointer, not evaluated",
+                detail: self.to_string(),
+            }),
+        }
+    }
     pub fn call(&self, coord: &IntTuple) -> Result<Int> {
-        let i = self.offset.add(self.layout.call(coord)?)?;
+        let i = self.int_offset()?.add(self.layout.call(coord)?)?;
         Ok(Int::new(self.swizzle.apply(i.value), i.is_static))
     }
     /// Values at the 1-D coordinates `0..size`, for brute-force checks.
     pub fn values(&self) -> Result<Vec<i64>> {
-        let off = self.offset.value;
+        let off = self.int_offset()?.value;
         Ok(self.layout.values()?.into_iter().map(|i| self.swizzle.apply(off + i)).collect())
     }
 }
@@ -101,7 +128,7 @@ pub fn compose_swizzle(sw: Swizzle, layout: &Layout) -> SwizzledLayout {
     if sw.b == 0 {
         SwizzledLayout::Plain(layout.clone())
     } else {
-        SwizzledLayout::Composed(ComposedLayout { swizzle: sw, offset: Int::st(0), layout: layout.clone() })
+        SwizzledLayout::Composed(ComposedLayout { swizzle: sw, offset: Offset::Int(Int::st(0)), layout: layout.clone() })
     }
 }
 

@@ -9,7 +9,7 @@
 //!    Dst are LDSM's swapped) are warp-wide (`ThrID = _32:_1`) with the layouts of the tables below.
 //! 3. `Copy_Atom<Op,T>`'s `ValLayoutX = recast_layout<uint1_t,T>(X)`, i.e. `upcast<bits(T)>(X)`:
 //!    per leaf, a static stride 0 stays; a static stride `d` needs `d % n == 0 || n % d == 0`
-//!    ("Divisibility condition") and becomes shape `ceil_div(s, ceil_div(n,|d|))`, stride
+//!    (CuTe's "Divisibility condition") and becomes shape `ceil_div(s, ceil_div(n,|d|))`, stride
 //!    `sign(d) * ceil_div(|d|, n)`; a dynamic stride is divided by n.
 //! 4. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
 //!    (CuTe: "CopyOperation is not valid for Src of ValType.", and Dst, Ref likewise).
@@ -86,7 +86,8 @@ pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
         } else if d.is_static {
             let ad = d.abs()?;
             if ad.value == 0 || (ad.value % n != 0 && n % ad.value != 0) {
-                return Err(Error::Divisibility { detail: format!("upcast<{n}> of stride {d} in {layout}") });
+                // CuTe: static_assert(Stride::value % N == 0 or N % Stride::value == 0, "Divisibility condition").
+                return Err(Error::Rejected { condition: "Divisibility condition", detail: format!("upcast<{n}> of stride {d} in {layout}") });
             }
             shapes.push(s.ceil_div(nn.ceil_div(ad)?)?);
             strides.push(Int::st(d.value.signum()).mul(ad.ceil_div(nn)?)?);

@@ -9,6 +9,7 @@ pub mod lit;
 pub mod mma;
 pub mod name;
 pub mod partition;
+pub mod recast;
 pub mod table;
 pub mod tiled_copy;
 pub mod tiled_mma;

@@ -24,11 +24,14 @@
 //!   (`counting_iter(OFFSET) o LAYOUT`); `partition_shape_c(MMA, SHAPE)` (and `_a`, `_b`);
 //!   `copy_partition_s(COPY, L, i)` / `copy_partition_d`: `COPY.get_slice(i).partition_S(T)`. MMA is
 //!   a `make_tiled_mma(...)`, COPY a `make_tiled_copy(...)`.
+//! - `upcast<N>(X)`, `downcast<N>(X)` for a layout, a swizzle or a swizzled layout; the GMMA
+//!   shared-memory atoms `GMMA::Layout_K_SW128_Atom<half_t>` etc. (bare names).
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
 use std::fmt;
 
+use crate::engine::atom::recast::{self, Recastable};
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Int, IntTuple, Result};
@@ -98,6 +101,9 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
     if name.path.len() == 1 && name.path[0] == "Swizzle" {
         return Some(swizzle(name, args, called));
     }
+    if name.path.len() == 1 && (name.path[0] == "upcast" || name.path[0] == "downcast") && name.targs.is_some() {
+        return Some(recast(name, args));
+    }
     if !called {
         return bare_name(name);
     }
@@ -146,6 +152,9 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
 fn bare_name(name: &Name) -> Option<Result<Value>> {
     let text = name.to_string();
+    if let Some(r) = recast::gmma_smem_atom(&text) {
+        return Some(r.map(from_recastable));
+    }
     let known = mma::mma_atom(&text).is_ok() || copy::copy_traits(&text).is_ok() || copy::type_bits(&text).is_ok();
     if known {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
@@ -258,6 +267,32 @@ fn layout_arg(n: &str, v: &Value) -> Result<crate::engine::Layout> {
         Value::Int(_) | Value::Tuple(_) => crate::engine::atom::make_layout(&v.to_int_tuple()?),
         other => Err(Error::Type(format!("{n} expects a layout or a shape, found {}", other.kind()))),
     }
+}
+
+fn from_recastable(r: Recastable) -> Value {
+    match r {
+        Recastable::Layout(l) => Value::Layout(l),
+        Recastable::Swizzle(s) => Value::Atom(AtomValue::Swizzle(s)),
+        Recastable::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+    }
+}
+
+/// `upcast<N>(X)` / `downcast<N>(X)` for a layout, a swizzle or a swizzled layout.
+fn recast(name: &Name, args: &[Value]) -> Result<Value> {
+    let f = name.path[0].as_str();
+    let n = match name.targs.as_deref() {
+        Some([TemplateArg::Int(n)]) => *n,
+        _ => return Err(Error::Type(format!("expected {f}<N>(x), got {name}"))),
+    };
+    arity(f, args, 1..=1)?;
+    let x = match &args[0] {
+        Value::Layout(l) => Recastable::Layout(l.clone()),
+        Value::Atom(AtomValue::Swizzle(s)) => Recastable::Swizzle(*s),
+        Value::Atom(AtomValue::Composed(c)) => Recastable::Composed(c.clone()),
+        other => return Err(Error::Type(format!("{f} expects a layout or a swizzle, found {}", other.kind()))),
+    };
+    let r = if f == "upcast" { recast::upcast_any(&x, n)? } else { recast::downcast_any(&x, n)? };
+    Ok(from_recastable(r))
 }
 
 /// `Swizzle<B,M,S>` (bare) or `Swizzle<B,M,S>(x)`.

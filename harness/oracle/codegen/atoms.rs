@@ -20,6 +20,8 @@
 //! - `mma_partition_c(M, L, i)` is `M.get_slice(i).partition_C(make_tensor(counting_iterator<int>(0),
 //!   L))` (likewise A, B, and `copy_partition_s/d` with `partition_S/D`), `partition_shape_c(M, S)` is
 //!   `partition_shape_C(M, S)`;
+//! - `upcast<N>(X)` / `downcast<N>(X)` are CuTe's; `GMMA::Layout_K_SW128_Atom<T>` (and the other
+//!   GMMA shared-memory atoms) is `GMMA::Layout_K_SW128_Atom<T>{}`;
 //! - `Swizzle<B,M,S>` is `Swizzle<B,M,S>{}`, `Swizzle<B,M,S>(x)` is `Swizzle<B,M,S>{}(x)`,
 //!   `composition(Swizzle<B,M,S>, L)` is `composition(Swizzle<B,M,S>{}, L)`.
 
@@ -106,8 +108,32 @@ impl Area for Atoms {
                 Ok(Cpp::new(format!("{sw}({})", x.code), Kind::Int))
             }));
         }
+        if name.path.len() == 1 && (name.path[0] == "upcast" || name.path[0] == "downcast") && name.targs.is_some() {
+            return Some((|| {
+                let n = match name.targs.as_deref() {
+                    Some([TemplateArg::Int(n)]) if *n > 0 => *n,
+                    _ => return err(at, "expected upcast<N>(x) or downcast<N>(x) with N > 0"),
+                };
+                if !called {
+                    return err(at, "upcast<N> is a function: call it with an argument");
+                }
+                arity(&name.path[0], args, 1, 1, at)?;
+                let x = g.emit(&args[0], Role::Shape)?;
+                let kind = match x.kind {
+                    Kind::Layout => Kind::Layout,
+                    Kind::Other if is_swizzle(&args[0]) => Kind::Other,
+                    _ => return err(&args[0], "expected a layout or a swizzle"),
+                };
+                Ok(Cpp::new(format!("{}<{n}>({})", name.path[0], x.code), kind))
+            })());
+        }
         if !called {
-            return None;
+            // The GMMA shared-memory layout atoms, e.g. GMMA::Layout_K_SW128_Atom<half_t>.
+            let text = name.to_string();
+            return match crate::engine::atom::recast::gmma_smem_atom(&text) {
+                Some(Ok(_)) => Some(Ok(Cpp::new(format!("{text}{{}}"), Kind::Layout))),
+                _ => None,
+            };
         }
         let n = name.simple()?;
         let r = match n {
