@@ -17,7 +17,7 @@
 //!   `get_layoutA_TV()` etc., `tile_shape`, `get_thr_layout_vmnk()`. LAYOUT is a layout or a shape
 //!   (made a layout as CuTe's `make_layout` does); PERMS a tuple of tilers such as `(_32,_32,_16)`.
 //! - `mma_atom(ATOM)`, `copy_atom(OP, T)`, `make_tiled_mma(ATOM[, LAYOUT[, PERMS]])`,
-//!   `make_tiled_copy(copy_atom(OP,T), THR, VAL)`: the objects, printed as CuTe's `print` prints
+//!   `make_tiled_copy(copy_atom(OP,T), THR, VAL)`, `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`: the objects, printed as CuTe's `print` prints
 //!   `MMA_Atom<ATOM>{}`, `Copy_Atom<OP,T>{}`, a TiledMMA and a TiledCopy (several lines).
 //! - `mma_partition_c(MMA, L, i)` (and `_a`, `_b`): `MMA.get_slice(i).partition_C(T)` for a tensor T
 //!   over a counting iterator with layout L, printed as CuTe prints it
@@ -119,6 +119,15 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
             Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
         }),
         "make_tiled_copy" => make_tiled_copy(n, args),
+        "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => (|| {
+            arity(n, args, 2..=2)?;
+            let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
+                return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
+            };
+            let which = n.chars().last().unwrap_or('C');
+            let tc = tiled_copy::make_tiled_copy_for(atom, tiled_mma_arg(n, &args[1])?, which)?;
+            Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+        })(),
         "mma_partition_a" | "mma_partition_b" | "mma_partition_c" => (|| {
             arity(n, args, 3..=3)?;
             let which = n.chars().last().unwrap_or('c');

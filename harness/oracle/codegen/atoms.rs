@@ -155,6 +155,22 @@ impl Area for Atoms {
                 Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
             })(),
             "make_tiled_mma" => tiled_mma(g, n, args, at),
+            "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => (|| {
+                arity(n, args, 2, 2, at)?;
+                let atom = match &args[0] {
+                    Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
+                        copy_atom_code("copy_atom", a, &args[0])?
+                    }
+                    other => return err(other, format!("{n} expects copy_atom(OP,T) first")),
+                };
+                let m = made_by(g, &args[1], "make_tiled_mma")?;
+                let f = match n {
+                    "make_tiled_copy_A" => "make_tiled_copy_A",
+                    "make_tiled_copy_B" => "make_tiled_copy_B",
+                    _ => "make_tiled_copy_C",
+                };
+                Ok(Cpp::new(format!("{f}({atom}, {m})"), Kind::Other))
+            })(),
             "mma_partition_a" | "mma_partition_b" | "mma_partition_c" | "copy_partition_s" | "copy_partition_d" => {
                 partition(g, n, args, at)
             }
@@ -224,6 +240,13 @@ fn made_by(g: &mut Gen, e: &Expr, maker: &str) -> Result<String, CodegenError> {
 fn partition(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
     arity(n, args, 3, 3, at)?;
     let (maker, method) = match n {
+        "copy_partition_s" | "copy_partition_d" if matches!(&args[0], Expr::Call { name, .. } if name.simple().is_some_and(|x| x.starts_with("make_tiled_copy_"))) => {
+            let x = match &args[0] {
+                Expr::Call { name, .. } => name.simple().unwrap_or("make_tiled_copy"),
+                _ => "make_tiled_copy",
+            };
+            (x, if n.ends_with('s') { "partition_S" } else { "partition_D" })
+        }
         "mma_partition_a" => ("make_tiled_mma", "partition_A"),
         "mma_partition_b" => ("make_tiled_mma", "partition_B"),
         "mma_partition_c" => ("make_tiled_mma", "partition_C"),
