@@ -145,6 +145,9 @@ impl IntTuple {
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
         let mut acc = current;
         self.map_leaves(&mut |n| {
+            if n.is_static_value(1) {
+                return Ok(Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
+            }
             let here = acc;
             acc = acc.mul(n)?;
             Ok(here)
@@ -157,6 +160,10 @@ impl IntTuple {
         let mut strides = vec![current; leaves.len()];
         let mut acc = current;
         for (k, n) in leaves.iter().enumerate().rev() {
+            if n.is_static_value(1) {
+                strides[k] = Int::st(0); // CuTe (stride.hpp): a static _1 extent gets stride _0
+                continue;
+            }
             strides[k] = acc;
             acc = acc.mul(*n)?;
         }
