@@ -101,6 +101,7 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
 /// `complement(A, cotarget)`; refuses results that violate the definition.
 pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
     let r = complement_unchecked(a, cotarget)?;
+    super::composition::walkable(&Layout::concat(&[super::filter::filter(a)?, r.clone()]))?;
     check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
     Ok(r)
 }

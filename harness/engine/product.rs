@@ -31,9 +31,9 @@
 //!    coordinates mode by mode equals `A'(i) + P1(j)`.
 
 use super::coalesce::by_mode;
-use super::complement::complement;
-use super::composition::composition;
-use super::divide::{tile_unzip, unpack};
+use super::complement::{complement, complement_unchecked};
+use super::composition::composition_unchecked;
+use super::divide::{tile_unzip, undefined, unpack};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -50,10 +50,18 @@ pub fn cosize(l: &Layout) -> Result<Int> {
 }
 
 /// `logical_product(A, B)` for a layout `B`.
+///
+/// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
+/// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    let n = a.size()?.mul(cosize(b)?)?;
-    let c = complement(a, Some(&IntTuple::Leaf(n)))?;
-    Ok(Layout::concat(&[a.clone(), composition(&c, b)?]))
+    let cot = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
+    let c = complement_unchecked(a, Some(&cot))?;
+    let cb = composition_unchecked(&c, b)?;
+    super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
+    super::composition::walkable(b)?;
+    undefined("complement", super::complement::check_postconditions(a, Some(&cot), &c))?;
+    undefined("composition", super::composition::check_postconditions(&c, b, &cb))?;
+    Ok(Layout::concat(&[a.clone(), cb]))
 }
 
 /// `logical_product(A, tiler)`.
