@@ -229,6 +229,32 @@ proptest! {
         }
     }
 
+    // Dividing a column-major layout by static divisors of its modes' sizes (or `_`) is always
+    // defined, and static in, static out.
+    #[test]
+    fn divide_by_divisors_is_defined(a in small_compact(4, 1, AllStatic), picks in prop::collection::vec(0usize..8, 3)) {
+        let a = Layout::col_major(a.shape).unwrap();
+        let t = Tiler::Tuple(a.modes().iter().zip(&picks).map(|(m, &p)| {
+            let n = m.size().unwrap().value;
+            let divs: Vec<i64> = (1..=n).filter(|d| n % d == 0).collect();
+            if p == 7 { Tiler::Underscore } else { Tiler::Int(Int::st(divs[p % divs.len()])) }
+        }).collect());
+        let r = divide::logical_divide(&a, &t).unwrap();
+        prop_assert_eq!(divide::check_postconditions(&a, &t, &r), Ok(()));
+        prop_assert!(all_static(&r), "logical_divide({}, {}) = {}", a, t, r);
+        prop_assert_eq!(r.size().unwrap().value, a.size().unwrap().value);
+    }
+
+    // complement with a shape as cotarget (CuTe folds ceil_div over its modes).
+    #[test]
+    fn complement_tuple_cotarget(a in small_compact(3, 1, AllStatic), extra in prop::collection::vec(1i64..=3, 1..=2)) {
+        let mut modes = vec![IntTuple::Leaf(a.size().unwrap())];
+        modes.extend(extra.iter().map(|&x| IntTuple::st(x)));
+        let cot = IntTuple::Tuple(modes);
+        let r = complement::complement(&a, Some(&cot)).unwrap();
+        prop_assert_eq!(complement::check_postconditions(&a, Some(&cot), &r), Ok(()));
+    }
+
     // zipped/tiled/flat_divide regroup logical_divide: same size and image; tiled and flat are the
     // zipped layout with modes unpacked, so the same 1-D function.
     #[test]
