@@ -104,9 +104,10 @@ pub struct OracleArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "cutlass_version")]
     pub cutlass_dir: Option<PathBuf>,
     /// Use a system CUDA include directory instead of the pinned CUDA header wheels
-    /// (`$CUDA_HOME/include` is used when CUDA_HOME is set).
+    /// (`$CUDA_HOME/include` is used when CUDA_HOME is set). Repeat it for split layouts
+    /// (runtime, cccl and crt headers in separate directories).
     #[arg(long, value_name = "DIR")]
-    pub cuda_include: Option<PathBuf>,
+    pub cuda_include: Vec<PathBuf>,
     /// C++ compiler: g++ (default), clang++, nvcc, or a path.
     #[arg(long, value_name = "C")]
     pub cxx: Option<String>,

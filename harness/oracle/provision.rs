@@ -321,23 +321,33 @@ pub fn cutlass_dir(dir: &Path) -> Result<Headers> {
     })
 }
 
-/// A system CUDA's include directory (`--cuda-include DIR`, or `$CUDA_HOME/include`).
-pub fn cuda_dir(dir: &Path) -> Result<CudaHeaders> {
-    if !dir.join("cuda_runtime.h").is_file() {
-        bail!("--cuda-include {}: no cuda_runtime.h there", dir.display());
-    }
-    let mut dirs = vec![dir.to_path_buf()];
-    // CUDA 13 keeps CCCL (cuda/std) under include/cccl.
-    if dir.join("cccl").is_dir() {
-        dirs.push(dir.join("cccl"));
-    }
-    let mut id = format!("dir {};", dir.display());
-    for f in ["cuda_runtime_api.h", "cuda.h"] {
-        if let Ok(b) = std::fs::read(dir.join(f)) {
-            id.push_str(&format!("{f}:{};", sha256_hex(&b)));
+/// A system CUDA's include directories (`--cuda-include DIR`, repeatable, or
+/// `$CUDA_HOME/include`). One of them must hold cuda_runtime.h; a CUDA 13 `include/cccl` is
+/// added on its own.
+pub fn cuda_dirs(dirs: &[PathBuf]) -> Result<CudaHeaders> {
+    for d in dirs {
+        if !d.is_dir() {
+            bail!("--cuda-include {}: not a directory", d.display());
         }
     }
-    Ok(CudaHeaders { include_dirs: dirs, identity: id })
+    if !dirs.iter().any(|d| d.join("cuda_runtime.h").is_file()) {
+        bail!("--cuda-include: no cuda_runtime.h in {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
+    let mut out = dirs.to_vec();
+    let mut id = String::new();
+    for d in dirs {
+        // CUDA 13 keeps CCCL (cuda/std) under include/cccl.
+        if d.join("cccl").is_dir() && !out.contains(&d.join("cccl")) {
+            out.push(d.join("cccl"));
+        }
+        id.push_str(&format!("dir {};", d.display()));
+        for f in ["cuda_runtime_api.h", "cuda.h", "cuda/std/version"] {
+            if let Ok(b) = std::fs::read(d.join(f)) {
+                id.push_str(&format!("{f}:{};", sha256_hex(&b)));
+            }
+        }
+    }
+    Ok(CudaHeaders { include_dirs: out, identity: id })
 }
 
 /// The directory under `root` (at most 4 levels down) that holds `cute/tensor.hpp`.

@@ -39,8 +39,8 @@ pub struct OracleOptions {
     pub cutlass_version: Option<String>,
     /// A user's CUTLASS checkout instead of a wheel.
     pub cutlass_dir: Option<PathBuf>,
-    /// A system CUDA include directory instead of the pinned header wheels (also `$CUDA_HOME`).
-    pub cuda_include: Option<PathBuf>,
+    /// System CUDA include directories instead of the pinned header wheels (also `$CUDA_HOME`).
+    pub cuda_include: Vec<PathBuf>,
     /// `g++` (default), `clang++`, `nvcc`, or a path.
     pub cxx: Option<String>,
     /// Parallel compile jobs (default: one per core).
@@ -66,7 +66,7 @@ impl Default for OracleOptions {
         OracleOptions {
             cutlass_version: None,
             cutlass_dir: None,
-            cuda_include: None,
+            cuda_include: Vec::new(),
             cxx: None,
             jobs: None,
             batch: 32,
@@ -110,14 +110,14 @@ impl Oracle {
         };
         let nvcc_tree = super::provision::nvcc_tree_if_needed(&prov, opts.cxx.as_deref())?;
         let compiler = Compiler::find(opts.cxx.as_deref(), nvcc_tree.as_deref())?;
-        let cuda = match (&opts.cuda_include, std::env::var_os("CUDA_HOME")) {
-            (Some(d), _) => provision::cuda_dir(d)?,
+        let cuda = match (opts.cuda_include.as_slice(), std::env::var_os("CUDA_HOME")) {
+            ([_, ..], _) => provision::cuda_dirs(&opts.cuda_include)?,
             // nvcc brings its own CUDA headers.
             _ if compiler.kind == CompilerKind::Nvcc => {
                 CudaHeaders { include_dirs: Vec::new(), identity: format!("nvcc's own ({})", compiler.version) }
             }
-            (None, Some(home)) => provision::cuda_dir(&PathBuf::from(home).join("include"))?,
-            (None, None) => prov.cuda()?,
+            ([], Some(home)) => provision::cuda_dirs(&[PathBuf::from(home).join("include")])?,
+            ([], None) => prov.cuda()?,
         };
         Oracle::with_parts(headers, cuda, compiler, opts)
     }

@@ -95,7 +95,7 @@ fn test() -> Result<bool> {
     prov.cuda()?;
     eprintln!("xtask: CuTe headers at {}", h.include_dir.display());
     let status = Command::new(env!("CARGO"))
-        .args(["test", "--workspace"])
+        .args(["test", "--workspace", "--no-fail-fast"])
         .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS)
         .status()
         .context("running cargo test")?;
