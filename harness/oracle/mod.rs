@@ -95,7 +95,7 @@ pub fn sha256_hex(data: &[u8]) -> String {
 }
 
 /// The command-line options that pick CuTe and the compiler, shared by `cutecheck` and xtask.
-#[derive(Clone, Debug, Default, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct OracleArgs {
     /// CUTLASS version to provision from PyPI (nvidia-cutlass wheel), default 4.2.0.0.
     #[arg(long, value_name = "V")]
@@ -114,6 +114,12 @@ pub struct OracleArgs {
     /// Do not read or write the results cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Time limit of one compile, in seconds (a compiler still running then is killed).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub compile_timeout: u64,
+    /// Parallel compile jobs (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 impl OracleArgs {
@@ -124,6 +130,8 @@ impl OracleArgs {
             cuda_include: self.cuda_include.clone(),
             cxx: self.cxx.clone(),
             cache: !self.no_cache,
+            compile_timeout: std::time::Duration::from_secs(self.compile_timeout.max(1)),
+            jobs: self.jobs,
             ..OracleOptions::default()
         }
     }

@@ -336,7 +336,7 @@ impl Oracle {
         write_if_changed(&b.join("driver.cpp"), DRIVER_CPP)?;
         let obj = b.join("driver.o");
         if !obj.is_file() {
-            let tmp = b.join(format!("driver.o.tmp{}", std::process::id()));
+            let tmp = b.join(format!("driver.o.{}", unique_suffix()));
             let mut c = self.base_command(b);
             c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
             let r = run_limited(c, self.opts.compile_timeout)?;
@@ -356,7 +356,7 @@ impl Oracle {
                 if self.opts.verbose {
                     eprintln!("cutecheck: building the precompiled header for cute/tensor.hpp");
                 }
-                let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+                let tmp = out.with_extension(unique_suffix());
                 let mut c = self.base_command(b);
                 c.args(self.include_flags()).arg("-x").arg("c++-header").arg(&hdr).arg("-o").arg(&tmp);
                 let r = run_limited(c, self.opts.compile_timeout)?;
@@ -460,6 +460,14 @@ impl Oracle {
             o => o,
         }
     }
+}
+
+/// A name suffix no other thread or process uses at the same time (for files renamed into place).
+fn unique_suffix() -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("tmp-{}-{n}-{t}", std::process::id())
 }
 
 fn write_if_changed(p: &Path, text: &str) -> Result<()> {
