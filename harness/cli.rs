@@ -32,6 +32,18 @@ enum Cmd {
         both: bool,
         #[command(flatten)]
         oracle: crate::oracle::OracleArgs,
+        /// Also draw the result as SVG into FILE: an MMA atom name as CuTe's print_svg draws it, a
+        /// layout as a grid of its values, or (with --tile) a TV layout over a tile.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
+        /// With --svg: read the layout as (thread,value) -> index over an ROWS x COLS tile.
+        #[arg(long, value_name = "ROWS,COLS")]
+        tile: Option<String>,
+    },
+    /// Print an MMA atom's (lane, value) -> (row, col) tables of A (MxK), B (NxK), C (MxN) as JSON.
+    AtomTable {
+        /// The atom as CuTe's C++ names it, e.g. SM80_16x8x16_F32F16F16F32_TN.
+        atom: String,
     },
 }
 
@@ -39,7 +51,46 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Eval { expr, cute, both, oracle, .. } if cute || both => oracle_cmd(&expr, both, &oracle),
+        Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
         Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
+        Cmd::AtomTable { atom } => atom_table_cmd(&atom),
+    }
+}
+
+fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
+    let picture = eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, tile).map_err(|e| e.to_string()));
+    match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn atom_table_cmd(atom: &str) -> ExitCode {
+    // Parse the name as an expression so spacing and spelling are checked once, in one place.
+    let canonical = match crate::expr::parse(atom) {
+        Ok(crate::expr::Expr::Call { name, called: false, .. }) => name.to_string(),
+        Ok(_) => atom.to_string(),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match crate::engine::atom::atom_table(&canonical).map(|t| serde_json::to_string(&t)) {
+        Ok(Ok(json)) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -143,12 +143,17 @@ impl IntTuple {
     /// leaves in colexicographic order, starting from `current` (`_1` for default strides), with
     /// the structure of `self`. Static-ness follows the arithmetic: `(1,8)` gives `(_1,1)`.
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
+        // The product after the last leaf is never needed (and may overflow where CuTe's doesn't).
+        let leaves = self.leaves();
+        let mut strides = Vec::with_capacity(leaves.len());
         let mut acc = current;
-        self.map_leaves(&mut |n| {
-            let here = acc;
-            acc = acc.mul(n)?;
-            Ok(here)
-        })
+        for (k, n) in leaves.iter().enumerate() {
+            strides.push(acc);
+            if k + 1 < leaves.len() {
+                acc = acc.mul(*n)?;
+            }
+        }
+        self.unflatten_like(&strides)
     }
     /// CuTe's `compact_row_major(shape, current)` (LayoutRight): the prefix product taken from the
     /// last leaf backwards.
@@ -158,7 +163,9 @@ impl IntTuple {
         let mut acc = current;
         for (k, n) in leaves.iter().enumerate().rev() {
             strides[k] = acc;
-            acc = acc.mul(*n)?;
+            if k > 0 {
+                acc = acc.mul(*n)?;
+            }
         }
         self.unflatten_like(&strides)
     }

@@ -3,12 +3,26 @@
 //! One module per CuTe operation (named as in CuTe); each module's doc gives the definition and
 //! numbered postconditions, and `tests/properties.rs` checks every postcondition with proptest.
 
+pub mod atom;
+pub mod coalesce;
+pub mod complement;
+pub mod composition;
+pub mod divide;
 pub mod error;
+pub mod filter;
+pub mod left_inverse;
+pub mod local;
+pub mod max_common;
+pub mod product;
+pub mod right_inverse;
+pub mod tiler;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;
+pub mod swizzle;
 
 pub use error::{Error, Result};
 pub use int::Int;
 pub use int_tuple::IntTuple;
 pub use layout::{print_layout, Layout};
+pub use tiler::Tiler;

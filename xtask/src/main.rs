@@ -8,9 +8,11 @@
 //! - `cargo xtask conformance`: fixed suites plus seeded random cases, engine vs CuTe, with a
 //!   summary table and `target/cutecheck/report.{md,json}`.
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
+//! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
 
 mod bench;
 mod conformance;
+mod gpu;
 mod random;
 
 use std::process::{Command, ExitCode};
@@ -31,6 +33,8 @@ struct Cli {
 enum Cmd {
     /// Provision CuTe 4.2, then run every test of the workspace (tests against real CuTe included).
     Test,
+    /// Check the MMA register layouts on a real GPU (exit 3: no GPU here).
+    Gpu(gpu::GpuArgs),
     /// Provision a CUTLASS version (headers from the PyPI wheel) and print its include directory.
     Cutlass {
         #[arg(long, default_value = provision::DEFAULT_CUTLASS)]
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Test => test(),
+        Cmd::Gpu(args) => return gpu::main(args),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Oracle { check, args } => oracle_cmd(check, &args),
         Cmd::Conformance { args, cases, seed } => conformance::run(&args, cases, seed),

@@ -1,0 +1,240 @@
+//! `coalesce`: CuTe's simplification of a layout into the fewest flat modes (layout.hpp).
+//!
+//! Definition (CuTe 4.2). Flatten the layout into leaf modes `s_0:d_0 ... s_{R-1}:d_{R-1}` and walk
+//! them from the back, keeping a "front" mode `S:D` (initially the last leaf):
+//! - a leaf with a **static** extent `_1` is skipped;
+//! - if the front is still the single leaf `_1:D` (static 1), it is replaced by the leaf;
+//! - if `S` is static and `s_i * d_i == D` is known at compile time (both sides static; note
+//!   `x * _0` is the static `_0`) and true, the two merge into `(s_i * S):d_i`;
+//! - otherwise the leaf is prepended as a new mode.
+//!
+//! At the end a lone static `_1` front becomes `_1:_0`. So only what static values prove mergeable
+//! is merged; dynamic extents 1 are kept (`coalesce((2,(1,6)):(1,(6,2))) = (2,1,6):(1,6,2)`).
+//!
+//! `coalesce_x` (detail::coalesce_x, used by composition) is the same walk, except that a static
+//! `_1` last leaf starts the front as `_2:d`, which preserves the layout's function beyond its
+//! domain. `coalesce_by(layout, profile)` applies coalesce to the modes selected by a tuple profile
+//! (the remaining modes are kept as they are); a non-tuple profile coalesces the whole layout.
+//!
+//! Postconditions (checked by [`check_postconditions`]):
+//! 1. `size(result) == size(layout)`.
+//! 2. `depth(result) <= 1`.
+//! 3. `result(i) == layout(i)` for every `0 <= i < size(layout)`.
+//! 4. No two adjacent modes of the result are statically mergeable, and no static `_1` mode
+//!    remains, unless the result is `_1:_0` (CuTe's "nothing left" layout).
+
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::Layout;
+
+/// The front of the backward walk: modes front-first; `tuple` is false while it is one leaf.
+struct Front {
+    modes: Vec<(Int, Int)>,
+    tuple: bool,
+}
+
+impl Front {
+    fn into_layout(self) -> Layout {
+        if !self.tuple {
+            let (s, d) = self.modes[0];
+            return Layout::leaf(s, d);
+        }
+        Layout {
+            shape: IntTuple::Tuple(self.modes.iter().map(|m| IntTuple::Leaf(m.0)).collect()),
+            stride: IntTuple::Tuple(self.modes.iter().map(|m| IntTuple::Leaf(m.1)).collect()),
+        }
+    }
+}
+
+fn bw_coalesce(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Layout> {
+    let mut front = Front { modes: vec![init], tuple: false };
+    for &(s, d) in pairs.iter().rev() {
+        if s.is_static_value(1) {
+            continue;
+        }
+        if !front.tuple && front.modes[0].0.is_static_value(1) {
+            front.modes[0] = (s, d);
+            continue;
+        }
+        let (fs, fd) = front.modes[0];
+        let prod = s.mul(d)?;
+        if fs.is_static && prod.is_static && fd.is_static && prod.value == fd.value {
+            front.modes[0] = (s.mul(fs)?, d);
+        } else {
+            front.modes.insert(0, (s, d));
+            front.tuple = true;
+        }
+    }
+    if !front.tuple && front.modes[0].0.is_static_value(1) {
+        return Ok(Layout::leaf(Int::st(1), Int::st(0)));
+    }
+    Ok(front.into_layout())
+}
+
+fn split_last(layout: &Layout) -> Result<(Vec<(Int, Int)>, (Int, Int))> {
+    let mut pairs = layout.leaf_pairs();
+    let last = pairs.pop().ok_or_else(|| Error::Rejected {
+        condition: "coalesce needs a layout of rank >= 1",
+        detail: layout.to_string(),
+    })?;
+    Ok((pairs, last))
+}
+
+/// CuTe's `coalesce(layout)`.
+pub fn coalesce(layout: &Layout) -> Result<Layout> {
+    let (pairs, last) = split_last(layout)?;
+    bw_coalesce(&pairs, last)
+}
+
+/// CuTe's `detail::coalesce_x(layout)`: coalesce that also keeps the function outside the domain.
+pub fn coalesce_x(layout: &Layout) -> Result<Layout> {
+    let (pairs, (s, d)) = split_last(layout)?;
+    let init = if s.is_static_value(1) { (Int::st(2), d) } else { (s, d) };
+    bw_coalesce(&pairs, init)
+}
+
+/// Apply `f` to the first `profile.rank()` modes of `layout` (paired with the profile's modes) and
+/// keep the remaining modes: CuTe's `transform_layout(layout, profile, f)`.
+pub(crate) fn by_mode<P>(
+    layout: &Layout,
+    profile: &[P],
+    what: &'static str,
+    mut f: impl FnMut(&Layout, &P) -> Result<Layout>,
+) -> Result<Layout> {
+    let modes = layout.modes();
+    if profile.len() > modes.len() {
+        return Err(Error::Rejected {
+            condition: "tuple_size<IntTuple>::value <= Layout::rank",
+            detail: format!("{what}: profile of rank {} for {layout}", profile.len()),
+        });
+    }
+    let mut out = Vec::with_capacity(modes.len());
+    for (k, m) in modes.iter().enumerate() {
+        out.push(if k < profile.len() { f(m, &profile[k])? } else { m.clone() });
+    }
+    Ok(Layout::concat(&out))
+}
+
+/// CuTe's `coalesce(layout, trg_profile)`: coalesce each mode selected by a tuple profile.
+pub fn coalesce_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
+    match profile {
+        IntTuple::Leaf(_) => coalesce(layout),
+        IntTuple::Tuple(p) => by_mode(layout, p, "coalesce", coalesce_by),
+    }
+}
+
+/// CuTe's `coalesce(shape)` for an int tuple: flatten, then multiply neighbours that are both
+/// static or both dynamic. A leaf stays a leaf; the result is a leaf when everything merged.
+pub fn coalesce_shape(shape: &IntTuple) -> Result<IntTuple> {
+    let leaves = shape.leaves();
+    let Some((&first, rest)) = leaves.split_first() else {
+        return Ok(shape.clone());
+    };
+    if !shape.is_tuple() {
+        return Ok(shape.clone());
+    }
+    let mut acc = vec![first];
+    for &a in rest {
+        let back = acc.last_mut().expect("non-empty");
+        if back.is_static == a.is_static {
+            *back = back.mul(a)?;
+        } else {
+            acc.push(a);
+        }
+    }
+    Ok(if acc.len() == 1 { IntTuple::Leaf(acc[0]) } else { IntTuple::Tuple(acc.into_iter().map(IntTuple::Leaf).collect()) })
+}
+
+/// Check the numbered postconditions of `coalesce(layout) == result`.
+pub fn check_postconditions(layout: &Layout, result: &Layout) -> Result<(), String> {
+    let (n, m) = (layout.size().map_err(|e| e.to_string())?, result.size().map_err(|e| e.to_string())?);
+    if n.value != m.value {
+        return Err(format!("1: size({result}) = {} but size({layout}) = {}", m.value, n.value));
+    }
+    if result.depth() > 1 {
+        return Err(format!("2: depth({result}) > 1"));
+    }
+    let (a, b) = (layout.values().map_err(|e| e.to_string())?, result.values().map_err(|e| e.to_string())?);
+    if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
+        return Err(format!("3: {result}({i}) = {} but {layout}({i}) = {}", b[i], a[i]));
+    }
+    let trivial = result.shape == IntTuple::st(1) && result.stride == IntTuple::st(0);
+    if !trivial {
+        let pairs = result.leaf_pairs();
+        if let Some((s, _)) = pairs.iter().find(|(s, _)| s.is_static_value(1)) {
+            return Err(format!("4: {result} keeps a static mode {s}"));
+        }
+        for w in pairs.windows(2) {
+            let ((s0, d0), (s1, d1)) = (w[0], w[1]);
+            let prod = s0.mul(d0).map_err(|e| e.to_string())?;
+            if s1.is_static && prod.is_static && d1.is_static && prod.value == d1.value {
+                return Err(format!("4: modes {s0}:{d0} and {s1}:{d1} of {result} are statically mergeable"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::eval_str;
+
+    fn l(text: &str) -> Layout {
+        eval_str(text).unwrap().to_layout().unwrap()
+    }
+
+    #[test]
+    fn chapter_cases() {
+        // The chapter's table (and real CuTe 4.2): static merges, dynamic only flattens.
+        for (input, want) in [("(_2,(_1,_6)):(_1,(_6,_2))", "_12:_1"), ("(2,(1,6)):(1,(6,2))", "(2,1,6):(1,6,2)")] {
+            let a = l(input);
+            let r = coalesce(&a).unwrap();
+            assert_eq!(r.to_string(), want);
+            check_postconditions(&a, &r).unwrap();
+        }
+    }
+
+    #[test]
+    fn real_cute_probes() {
+        // Each expected value printed by real CuTe 4.2 (g++ probe, /tmp/probe/p1.cases).
+        for (input, want) in [
+            ("(_4,_8):(_1,_4)", "_32:_1"),
+            ("(_4,_8):(_8,_1)", "(_4,_8):(_8,_1)"),
+            ("(4,8):(1,4)", "(4,8):(1,4)"),
+            ("(_4,_1):(_1,_0)", "_4:_1"),
+            ("(_1,_1):(_3,_4)", "_1:_0"),
+            ("(1,_1):(_3,_4)", "1:_3"),
+            ("(4,_2):(_0,_0)", "8:_0"),
+            ("(_2,4):(_1,_2)", "(_2,4):(_1,_2)"),
+            ("(_2,4):(_1,2)", "(_2,4):(_1,2)"),
+            ("(2,_4):(_1,_2)", "(2,_4):(_1,_2)"),
+            ("(_2,_1,_4):(_1,_5,_2)", "_8:_1"),
+            ("(_2,1,_4):(_1,_5,_2)", "(_2,1,_4):(_1,_5,_2)"),
+        ] {
+            let a = l(input);
+            let r = coalesce(&a).unwrap();
+            assert_eq!(r.to_string(), want, "coalesce({input})");
+            check_postconditions(&a, &r).unwrap();
+        }
+        let a = l("((_2,_4),(_3,_5)):((_1,_2),(_8,_24))");
+        let p = |t: &str| eval_str(t).unwrap().to_int_tuple().unwrap();
+        assert_eq!(coalesce_by(&a, &p("(_1,_1)")).unwrap().to_string(), "(_8,_15):(_1,_8)");
+        assert_eq!(coalesce_by(&a, &p("(_1)")).unwrap().to_string(), "(_8,(_3,_5)):(_1,(_8,_24))");
+        let a = l("((_2,_4),(_3,_5),_2):((_1,_2),(_8,_24),_7)");
+        assert_eq!(coalesce_by(&a, &p("(_1,_1)")).unwrap().to_string(), "(_8,_15,_2):(_1,_8,_7)");
+    }
+
+    #[test]
+    fn coalesce_x_keeps_the_function_outside_the_domain() {
+        // From CuTe's own comment on detail::coalesce_x: (_4,_1):(_1,_0) coalesces to _4:_1 but
+        // coalesce_x keeps a trailing mode so that the value at 4.. stays the same.
+        let a = l("(_4,_1):(_1,_0)");
+        let x = coalesce_x(&a).unwrap();
+        assert_eq!(x.to_string(), "(_4,_2):(_1,_0)");
+        for i in 0..8 {
+            assert_eq!(x.call_int(Int::dy(i)).unwrap().value, a.call_int(Int::dy(i)).unwrap().value);
+        }
+    }
+}

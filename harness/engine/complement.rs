@@ -1,0 +1,174 @@
+//! `complement(A, cotarget)`: the layout of the positions of `[0, cotarget)` that `A` leaves out,
+//! in increasing order (layout.hpp).
+//!
+//! How CuTe 4.2 computes it (and so the engine, static-ness included):
+//! - `A` is replaced by `filter(A)` (static-zero strides and static `_1` extents removed).
+//! - If the filtered stride is the static `_0` (nothing left), the result is
+//!   `make_layout(coalesce(cotarget))`.
+//! - Otherwise, with `R = rank(filter(A))`: CuTe requires static strides when `R > 1`
+//!   (["Dynamic-stride complement only for rank-1 layouts"](Error::DynamicStrideComplement)).
+//!   Repeatedly take the smallest remaining stride `d` (first one on ties) with its extent `n`:
+//!   emit the mode `d / last : last` where `last` is the previous `d * n` (initially `_1`); a
+//!   static zero extent is ["Non-injective Layout detected in complement."](Error::NonInjectiveComplement).
+//!   The rest is `coalesce(ceil_div(cotarget, d*n))` with compact column-major strides from `d*n`,
+//!   and the whole result is `coalesce`d.
+//! - `cotarget` may be an integer or an int tuple (a shape); without one it is `cosize(filter(A))`.
+//!   With dynamic values CuTe divides without checks (a dynamic zero stride divides by zero at run
+//!   time).
+//!
+//! Postconditions (checked by [`check_postconditions`]; a CuTe result that violates one is refused
+//! with [`Error::Undefined`]):
+//! 1. `R` is ordered: `R(i-1) < R(i)` for `1 <= i < size(R)` (so `R` is injective).
+//! 2. `(filter(A), R)` is injective: `filter(A)(j) + R(i)` are pairwise distinct.
+//! 3. `R` reaches the cotarget: `size(filter(A)) * size(R) >= size(cotarget)`.
+
+use super::coalesce::{coalesce, coalesce_shape};
+use super::error::{Error, Result};
+use super::filter::filter;
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::{Layout, MAX_WALK};
+
+/// CuTe's `ceil_div(cotarget, d)` for an int tuple and an integer: fold `d` over the modes.
+fn ceil_div_tuple(a: &IntTuple, b: Int) -> Result<IntTuple> {
+    match a {
+        IntTuple::Leaf(x) => Ok(IntTuple::Leaf(x.ceil_div(b)?)),
+        IntTuple::Tuple(v) => {
+            let mut rest = IntTuple::Leaf(b);
+            let mut out = Vec::with_capacity(v.len());
+            for ai in v {
+                let r = rest.as_leaf().expect("rest stays an integer");
+                out.push(ceil_div_tuple(ai, r)?);
+                // ceil_div(rest, ai): an integer over a tuple divides by the tuple's product.
+                rest = IntTuple::Leaf(r.ceil_div(ai.product()?)?);
+            }
+            Ok(IntTuple::Tuple(out))
+        }
+    }
+}
+
+/// CuTe's algorithm for `complement(A, cotarget)` without the definition check.
+pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
+    let f = filter(a)?;
+    let cot = match cotarget {
+        Some(c) => c.clone(),
+        None => IntTuple::Leaf(f.cosize()?),
+    };
+    if let IntTuple::Leaf(d) = f.stride {
+        if d.is_static_value(0) {
+            return Layout::col_major(coalesce_shape(&cot)?);
+        }
+    }
+    let mut pairs = f.leaf_pairs();
+    let r = pairs.len();
+    if r > 1 && !f.stride.is_static() {
+        return Err(Error::DynamicStrideComplement);
+    }
+    let mut res_s: Vec<Int> = Vec::with_capacity(r + 1);
+    let mut res_d: Vec<Int> = vec![Int::st(1)];
+    for _ in 0..r - 1 {
+        // cute::min over all remaining strides, then the first index holding it.
+        let min = pairs.iter().map(|p| p.1).reduce(Int::min).expect("non-empty");
+        let idx = pairs.iter().position(|p| p.1.value == min.value).expect("present");
+        let last = *res_d.last().expect("non-empty");
+        let new_shape = min.div(last)?;
+        let new_stride = min.mul(pairs[idx].0)?;
+        if new_shape.is_static_value(0) {
+            return Err(Error::NonInjectiveComplement { detail: format!("stride {min} of {a} after {last}") });
+        }
+        pairs.remove(idx);
+        res_s.push(new_shape);
+        res_d.push(new_stride);
+    }
+    let (n, d) = pairs[0];
+    let last = *res_d.last().expect("non-empty");
+    let new_shape = d.div(last)?;
+    if new_shape.is_static_value(0) {
+        return Err(Error::NonInjectiveComplement { detail: format!("stride {d} of {a} after {last}") });
+    }
+    res_s.push(new_shape);
+    let new_stride = d.mul(n)?;
+    let rest_shape = coalesce_shape(&ceil_div_tuple(&cot, new_stride)?)?;
+    let rest_stride = rest_shape.compact_col_major(new_stride)?;
+    let shape = IntTuple::Tuple(vec![IntTuple::Tuple(res_s.into_iter().map(IntTuple::Leaf).collect()), rest_shape]);
+    let stride = IntTuple::Tuple(vec![IntTuple::Tuple(res_d.into_iter().map(IntTuple::Leaf).collect()), rest_stride]);
+    coalesce(&Layout::new(shape, stride)?)
+}
+
+/// `complement(A, cotarget)`; refuses results that violate the definition.
+pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
+    let r = complement_unchecked(a, cotarget)?;
+    check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
+    Ok(r)
+}
+
+/// Check the numbered postconditions of `complement(A, cotarget) == R`.
+pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Result<(), String> {
+    let e = |x: Error| x.to_string();
+    let f = filter(a).map_err(e)?;
+    let rv = r.values().map_err(e)?;
+    if let Some(i) = (1..rv.len()).find(|&i| rv[i - 1] >= rv[i]) {
+        return Err(format!("1: {r} is not ordered: R({}) = {} >= R({i}) = {}", i - 1, rv[i - 1], rv[i]));
+    }
+    let fv = f.values().map_err(e)?;
+    let total = (fv.len() as i64).saturating_mul(rv.len() as i64);
+    if total > MAX_WALK {
+        return Err(format!("2: ({f},{r}) has {total} coordinates, too many to verify"));
+    }
+    let mut all: Vec<i64> = Vec::with_capacity(total as usize);
+    for &x in &rv {
+        for &y in &fv {
+            all.push(x + y);
+        }
+    }
+    all.sort_unstable();
+    if let Some(w) = all.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("2: ({f},{r}) is not injective: {} is hit twice", w[0]));
+    }
+    let cot = match cotarget {
+        Some(c) => c.product().map_err(e)?.value,
+        None => f.cosize().map_err(e)?.value,
+    };
+    if total < cot {
+        return Err(format!("3: size({f}) * size({r}) = {total} < {cot}"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::eval_str;
+
+    fn l(text: &str) -> Layout {
+        eval_str(text).unwrap().to_layout().unwrap()
+    }
+    fn t(text: &str) -> IntTuple {
+        eval_str(text).unwrap().to_int_tuple().unwrap()
+    }
+
+    #[test]
+    fn chapter_cases() {
+        // The chapter's table / layout_compose.py (same in real CuTe 4.2).
+        assert_eq!(complement(&l("_4:_2"), Some(&t("_24"))).unwrap().to_string(), "(_2,_3):(_1,_8)");
+        assert_eq!(complement(&l("(_2,_2):(_1,_6)"), Some(&t("_24"))).unwrap().to_string(), "(_3,_2):(_2,_12)");
+    }
+
+    #[test]
+    fn real_cute_probes() {
+        // Printed by real CuTe 4.2 (g++ probes, /tmp/probe/p1.cases and all.cases).
+        for (a, cot, want) in [
+            ("4:2", Some("24"), "(2,3):(_1,8)"),
+            ("4:2", Some("_24"), "(2,3):(_1,8)"),
+            ("_4:2", Some("_24"), "(2,3):(_1,8)"),
+            ("(_2,_2):(_1,_6)", Some("24"), "(_3,2):(_2,_12)"),
+            ("(2,_2):(_1,_6)", Some("_24"), "(3,_2):(2,_12)"),
+            ("_4:_2", None, "_2:_1"),
+            ("_4:_2", Some("(_4,_6)"), "(_2,_3):(_1,_8)"),
+            ("_1:_0", Some("(_4,6)"), "(_4,6):(_1,_4)"),
+        ] {
+            let cot = cot.map(t);
+            assert_eq!(complement(&l(a), cot.as_ref()).unwrap().to_string(), want, "complement({a},{cot:?})");
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! `composition(A, B)`: the layout `R = A o B` (layout.hpp).
+//!
+//! Definition: `R(c) = A(B(c))` for every coordinate `c` of `B`, with `R`'s shape compatible with
+//! `B`'s. `A` is read as a function on all integers (its last mode extends past its size, as CuTe's
+//! `crd2idx` does).
+//!
+//! How CuTe 4.2 computes it (and so how the engine does, static-ness included):
+//! - `A` is replaced by `coalesce_x(A)` (see `coalesce`).
+//! - `B` is split mode by mode (right distributivity): a tuple `B` gives the tuple of the
+//!   compositions with its modes; a mode `s:_0` (static zero) is returned as is; if `coalesce_x(A)`
+//!   is a single mode `n:d`, the result is `s:(t*d)`.
+//! - Otherwise a leaf `s:t` walks the flat modes `n_i:d_i` of `A` except the last, keeping a rest
+//!   shape `s` and rest stride `t`: `next_shape = ceil_div(n_i, |t|)`,
+//!   `next_stride = ceil_div(|t|, n_i) * signum(t)`; if `next_shape` or `s` is the static `_1` only
+//!   the stride advances, otherwise the mode `min(next_shape, s) : t*d_i` is emitted and
+//!   `s /= min(...)`. The remaining `s : t*d_last` closes the result (dropped if `s` is a static
+//!   `_1`; a result of one mode is unwrapped).
+//! - CuTe checks, only where both operands are static: "Stride Divisibility Condition"
+//!   `t % n_i == 0 or t < n_i`, and "Shape Divisibility Condition" `s % min(...) == 0`. These are
+//!   the engine's [`Error::StrideDivisibility`] and [`Error::ShapeDivisibility`]. With dynamic
+//!   values CuTe checks nothing.
+//!
+//! A tiler `B` (see [`Tiler`]) composes by mode: a tuple tiler composes mode `i` of `A` with
+//! element `i` and **drops** `A`'s modes beyond the tiler; `_` returns `A`; an integer `n` is the
+//! layout `n:_1`.
+//!
+//! Postconditions (checked by [`check_postconditions`]; a result of CuTe's algorithm that violates
+//! one is refused with [`Error::Undefined`], never returned):
+//! 1. `R(c) == A(B(c))` for every `0 <= c < size(B)` (1-D coordinates of `B`).
+//! 2. `shape(R)` is compatible with `shape(B)`: same size, and where `B` has a tuple mode `R`
+//!    has a tuple mode of the same rank whose modes are compatible in turn.
+
+use super::coalesce::coalesce_x;
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::{Layout, MAX_WALK};
+use super::tiler::Tiler;
+
+fn sign(i: Int) -> Int {
+    Int::new(i.value.signum(), i.is_static)
+}
+
+/// `detail::composition_impl` on a coalesced `A` (a leaf or a flat tuple) and `B`'s shape/stride.
+fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> {
+    let (s, t) = match (rs, rd) {
+        (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
+            let parts = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect::<Result<Vec<_>>>()?;
+            return Ok(Layout::concat(&parts));
+        }
+        (IntTuple::Leaf(s), IntTuple::Leaf(t)) => (*s, *t),
+        _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
+    };
+    if t.is_static_value(0) {
+        return Ok(Layout::leaf(s, t));
+    }
+    let (ls, ld) = match (&a.shape, &a.stride) {
+        (IntTuple::Leaf(n), IntTuple::Leaf(d)) => {
+            let _ = n;
+            return Ok(Layout::leaf(s, t.mul(*d)?));
+        }
+        _ => (a.shape.leaves(), a.stride.leaves()),
+    };
+    let r = ls.len();
+    let (mut res_s, mut res_d) = (Vec::new(), Vec::new());
+    let (mut rest_s, mut rest_d) = (s, t);
+    for i in 0..r - 1 {
+        let (cs, cd) = (ls[i], ld[i]);
+        if cs.is_static && rest_d.is_static {
+            let ok = rest_d.rem(cs)?.value == 0 || rest_d.value < cs.value;
+            if !ok {
+                return Err(Error::StrideDivisibility {
+                    detail: format!("stride {rest_d} against extent {cs} of {a}"),
+                });
+            }
+        }
+        let abs_d = rest_d.abs()?;
+        let next_shape = cs.ceil_div(abs_d)?;
+        let next_stride = abs_d.ceil_div(cs)?.mul(sign(rest_d))?;
+        if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
+            rest_d = next_stride;
+        } else {
+            let new_shape = next_shape.min(rest_s);
+            if new_shape.is_static && rest_s.is_static && rest_s.rem(new_shape)?.value != 0 {
+                return Err(Error::ShapeDivisibility {
+                    detail: format!("extent {rest_s} is not divisible by {new_shape} (composing {a} with {s}:{t})"),
+                });
+            }
+            res_s.push(new_shape);
+            res_d.push(rest_d.mul(cd)?);
+            rest_s = rest_s.div(new_shape)?;
+            rest_d = next_stride;
+        }
+    }
+    let last_d = ld[r - 1];
+    if res_s.is_empty() {
+        return Ok(Layout::leaf(rest_s, rest_d.mul(last_d)?));
+    }
+    if rest_s.is_static_value(1) {
+        if res_s.len() == 1 {
+            return Ok(Layout::leaf(res_s[0], res_d[0]));
+        }
+    } else {
+        res_s.push(rest_s);
+        res_d.push(rest_d.mul(last_d)?);
+    }
+    Ok(Layout {
+        shape: IntTuple::Tuple(res_s.into_iter().map(IntTuple::Leaf).collect()),
+        stride: IntTuple::Tuple(res_d.into_iter().map(IntTuple::Leaf).collect()),
+    })
+}
+
+/// CuTe's algorithm for `composition(A, B)` without the definition check (what CuTe prints, or
+/// CuTe's compile-time refusal).
+pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
+    composition_impl(&coalesce_x(a)?, &b.shape, &b.stride)
+}
+
+/// `composition(A, B)` for two layouts; refuses results that violate the definition.
+pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
+    let r = composition_unchecked(a, b)?;
+    verify(a, b, &r)?;
+    Ok(r)
+}
+
+/// CuTe's algorithm for `composition(A, tiler)` without the definition check.
+pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
+    match t {
+        Tiler::Layout(b) => composition_unchecked(a, b),
+        Tiler::Underscore => Ok(a.clone()),
+        Tiler::Int(n) => composition_impl(&coalesce_x(a)?, &IntTuple::Leaf(*n), &IntTuple::st(1)),
+        Tiler::Tuple(items) => {
+            let modes = a.modes();
+            if items.len() > modes.len() {
+                return Err(Error::Rejected {
+                    condition: "tuple_size<Tiler>::value <= Layout::rank",
+                    detail: format!("composition of {a} with a tiler of rank {}", items.len()),
+                });
+            }
+            let parts = items
+                .iter()
+                .zip(&modes)
+                .map(|(ti, m)| composition_tiler_unchecked(m, ti))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Layout::concat(&parts))
+        }
+    }
+}
+
+/// `composition(A, tiler)`: by-mode composition; each mode's result is checked against the
+/// definition.
+pub fn composition_tiler(a: &Layout, t: &Tiler) -> Result<Layout> {
+    let r = composition_tiler_unchecked(a, t)?;
+    check_tiler(a, t, &r).map_err(|reason| Error::Undefined { op: "composition", reason })?;
+    Ok(r)
+}
+
+fn verify(a: &Layout, b: &Layout, r: &Layout) -> Result<()> {
+    check_postconditions(a, b, r).map_err(|reason| Error::Undefined { op: "composition", reason })
+}
+
+/// Check the postconditions of `composition(A, tiler) == R` mode by mode (the modes of `R` match
+/// the tiler's elements; `_` leaves the mode equal to `A`'s).
+pub fn check_tiler(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
+    match t {
+        Tiler::Underscore => (r == a).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
+        Tiler::Tuple(items) => {
+            if r.rank() != items.len() {
+                return Err(format!("2: rank({r}) != rank of the tiler {t}"));
+            }
+            let (am, rm) = (a.modes(), r.modes());
+            for (k, ti) in items.iter().enumerate() {
+                check_tiler(&am[k], ti, &rm[k])?;
+            }
+            Ok(())
+        }
+        other => check_postconditions(a, &other.as_layout().expect("layout or int"), r),
+    }
+}
+
+/// `compatible(a, b)` of CuTe: `a` a leaf and equal sizes, or both tuples of one rank with
+/// compatible modes.
+pub fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
+    match (a, b) {
+        (IntTuple::Leaf(_), _) => match (a.product(), b.product()) {
+            (Ok(x), Ok(y)) => x.value == y.value,
+            _ => false,
+        },
+        (IntTuple::Tuple(x), IntTuple::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| compatible(p, q)),
+        _ => false,
+    }
+}
+
+/// Check the numbered postconditions of `composition(A, B) == R`.
+pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+    if !compatible(&b.shape, &r.shape) {
+        return Err(format!("2: shape of {r} is not compatible with the shape of {b}"));
+    }
+    let n = b.size().map_err(|e| e.to_string())?.value;
+    if n > MAX_WALK {
+        return Err(format!("1: {b} has {n} coordinates, too many to verify"));
+    }
+    let (bv, rv) = (b.values().map_err(|e| e.to_string())?, r.values().map_err(|e| e.to_string())?);
+    for c in 0..bv.len() {
+        let want = a.call_int(Int::dy(bv[c])).map_err(|e| e.to_string())?.value;
+        if rv[c] != want {
+            return Err(format!("1: {r}({c}) = {} but {a}({b}({c})) = {a}({}) = {want}", rv[c], bv[c]));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::eval_str;
+
+    fn l(text: &str) -> Layout {
+        eval_str(text).unwrap().to_layout().unwrap()
+    }
+
+    #[test]
+    fn chapter_cases() {
+        // The chapter's table and exercise 1 (identical to real CuTe 4.2's prints).
+        for (a, b, want) in [
+            ("(_6,_2):(_8,_2)", "(_4,_3):(_3,_1)", "((_2,_2),_3):((_24,_2),_8)"),
+            ("(_4,_8):(_8,_1)", "(_8,_4):(_4,_1)", "(_8,_4):(_1,_8)"),
+            ("(_4,_8):(_8,_1)", "(_2,_8):(_2,_4)", "(_2,_8):(_16,_1)"),
+            ("(_8,_8):(_8,_1)", "(_8,_4):(_1,_16)", "(_8,_4):(_8,_2)"),
+        ] {
+            assert_eq!(composition(&l(a), &l(b)).unwrap().to_string(), want, "composition({a},{b})");
+        }
+    }
+
+    #[test]
+    fn chapter_refusals() {
+        // CuTe: static_assert "Shape Divisibility Condition" (chapter; real CuTe 4.2 probe).
+        let e = composition(&l("(_6,_2):(_8,_2)"), &l("_4:_2")).unwrap_err();
+        assert!(matches!(e, Error::ShapeDivisibility { .. }), "{e}");
+        // CuTe compiles this one and prints (_2,_2):(_32,_2) (chapter; real CuTe 4.2 probe), but
+        // R(2) = 2 while A(B(2)) = A(8) = 18: the engine refuses it.
+        let (a, b) = (l("(_6,_2):(_8,_2)"), l("_4:_4"));
+        assert_eq!(composition_unchecked(&a, &b).unwrap().to_string(), "(_2,_2):(_32,_2)");
+        let e = composition(&a, &b).unwrap_err();
+        assert!(matches!(e, Error::Undefined { op: "composition", .. }), "{e}");
+    }
+
+    #[test]
+    fn real_cute_probes() {
+        // Printed by real CuTe 4.2 (g++ probes under /tmp/probe).
+        assert_eq!(
+            composition(&l("(4,8):(8,1)"), &l("(8,4):(4,1)")).unwrap().to_string(),
+            "((1,8),(4,1)):((32,1),(8,1))"
+        );
+        let a = l("(_16,_8,_2):(_1,_16,_128)");
+        let t = |s: &str| crate::expr::builtins::algebra::to_tiler(&eval_str(s).unwrap()).unwrap();
+        assert_eq!(composition_tiler(&a, &t("(_2,_2)")).unwrap().to_string(), "(_2,_2):(_1,_16)");
+        let a = l("(_16,_8):(_1,_16)");
+        assert_eq!(composition_tiler(&a, &t("(_4)")).unwrap().to_string(), "(_4):(_1)");
+        assert_eq!(composition_tiler(&a, &t("_4")).unwrap().to_string(), "_4:_1");
+        assert_eq!(composition_tiler(&a, &t("4")).unwrap().to_string(), "4:_1");
+    }
+}

@@ -1,0 +1,237 @@
+//! The divides (layout.hpp): `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide`.
+//!
+//! Definitions (CuTe 4.2):
+//! - `logical_divide(A, B)` for a layout `B`:
+//!   `composition(A, make_layout(B, complement(B, shape(coalesce(A)))))`, a rank-2 layout
+//!   `(tile, rest)`. For a tiler: a tuple divides mode `i` of `A` by element `i` and keeps `A`'s
+//!   further modes (more elements than modes is "logical_divide: Too many modes in tiler."); `_`
+//!   leaves the mode; an integer `n` is the layout `n:_1`.
+//! - `zipped_divide(A, T)`: `logical_divide` followed by CuTe's `zip2_by` along the tiler: for a
+//!   tuple tiler the tile parts of the divided modes are gathered into mode 0 and their rest parts
+//!   (then `A`'s untouched modes) into mode 1: `((t0,t1,..),(r0,r1,..,x,y))`. A mode selected by a
+//!   non-tuple tiler element must itself be rank 2 (so `_` on a leaf mode is refused, as CuTe
+//!   fails to compile it).
+//! - `tiled_divide`: the zipped result with mode 1 unpacked: `((t0,t1,..),r0,r1,..)`.
+//! - `flat_divide`: both modes unpacked: `(t0,t1,..,r0,r1,..)`. A mode of rank 1 is not unpacked
+//!   (CuTe slices it with a single `_`).
+//!
+//! Postconditions of `logical_divide(A, B)` for a layout `B` (checked by [`check_postconditions`];
+//! the compositions and complements inside are checked against their own definitions, and a
+//! violation is [`Error::Undefined`]):
+//! 1. `rank(R) == 2` and mode 0 of `R` is `A o B` as a function: `R(i, 0) == A(B(i))`.
+//! 2. With `C = complement(B, shape(coalesce(A)))`: `R(i, j) == A(B(i) + C(j))` for all `i, j`,
+//!    and `(B, C)` is injective (so `R` visits each element of `A` it reaches once per coordinate).
+//! 3. `size(R) >= size(A)`.
+//! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
+
+use super::coalesce::{by_mode, coalesce};
+use super::complement::{complement, complement_unchecked};
+use super::composition::composition;
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::Layout;
+use super::tiler::Tiler;
+
+/// `logical_divide(A, B)` for a layout `B`.
+pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    let cot = coalesce(a)?.shape;
+    let c = complement(b, Some(&cot))?;
+    composition(a, &Layout::concat(&[b.clone(), c]))
+}
+
+/// `logical_divide(A, tiler)`.
+pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    match t {
+        Tiler::Underscore => Ok(a.clone()),
+        Tiler::Tuple(items) => {
+            if items.len() > a.rank() {
+                return Err(Error::TooManyModes { op: "logical_divide" });
+            }
+            by_mode(a, items, "logical_divide", logical_divide)
+        }
+        other => logical_divide_layout(a, &other.as_layout().expect("layout or int")),
+    }
+}
+
+fn mismatched(t: &IntTuple, what: &str) -> Error {
+    Error::MismatchedRanks { detail: format!("{what}: {t}") }
+}
+
+/// CuTe's `zip2_by(t, guide)` on one int tuple (shape or stride).
+pub(crate) fn zip2_by(t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
+    match (guide, t) {
+        (Tiler::Tuple(g), IntTuple::Tuple(items)) => {
+            if items.len() < g.len() {
+                return Err(mismatched(t, "zip2_by: fewer modes than the tiler"));
+            }
+            let (mut first, mut second) = (Vec::new(), Vec::new());
+            for (ti, gi) in items.iter().zip(g) {
+                match zip2_by(ti, gi)? {
+                    IntTuple::Tuple(pair) if pair.len() == 2 => {
+                        first.push(pair[0].clone());
+                        second.push(pair[1].clone());
+                    }
+                    other => return Err(mismatched(&other, "zip2_by: a divided mode is not rank 2")),
+                }
+            }
+            second.extend(items[g.len()..].iter().cloned());
+            Ok(IntTuple::Tuple(vec![IntTuple::Tuple(first), IntTuple::Tuple(second)]))
+        }
+        (Tiler::Tuple(_), IntTuple::Leaf(_)) => Err(mismatched(t, "zip2_by: a tuple tiler on a leaf mode")),
+        (_, IntTuple::Tuple(items)) if items.len() == 2 => Ok(t.clone()),
+        _ => Err(mismatched(t, "zip2_by: a divided mode is not rank 2")),
+    }
+}
+
+/// CuTe's `tile_unzip(layout, tiler)`.
+pub(crate) fn tile_unzip(l: &Layout, t: &Tiler) -> Result<Layout> {
+    Ok(Layout { shape: zip2_by(&l.shape, t)?, stride: zip2_by(&l.stride, t)? })
+}
+
+/// The modes a slice with `repeat<rank>(_)` keeps of `m`: its own modes when its rank is above 1,
+/// else `m` itself.
+fn lifted(m: &Layout) -> Vec<Layout> {
+    if m.rank() > 1 {
+        m.modes()
+    } else {
+        vec![m.clone()]
+    }
+}
+
+/// `result(_, repeat<R1>(_))` (`first` false) or `result(repeat<R0>(_), repeat<R1>(_))` (`first`
+/// true) on a rank-2 layout.
+pub(crate) fn unpack(l: &Layout, first: bool) -> Result<Layout> {
+    let (m0, m1) = (l.mode(0)?, l.mode(1)?);
+    let mut out = if first { lifted(&m0) } else { vec![m0] };
+    out.extend(lifted(&m1));
+    Ok(Layout::concat(&out))
+}
+
+/// `zipped_divide(A, tiler)`.
+pub fn zipped_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    tile_unzip(&logical_divide(a, t)?, t)
+}
+
+/// `tiled_divide(A, tiler)`.
+pub fn tiled_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    unpack(&zipped_divide(a, t)?, false)
+}
+
+/// `flat_divide(A, tiler)`.
+pub fn flat_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    unpack(&zipped_divide(a, t)?, true)
+}
+
+/// Check the numbered postconditions of `logical_divide(A, tiler) == R`.
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
+    match t {
+        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
+        Tiler::Tuple(items) => {
+            if r.rank() != a.rank() {
+                return Err(format!("rank({r}) != rank({a})"));
+            }
+            let (am, rm) = (a.modes(), r.modes());
+            for k in 0..am.len() {
+                match items.get(k) {
+                    Some(tk) => check_postconditions(&am[k], tk, &rm[k])?,
+                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
+                    None => {}
+                }
+            }
+            Ok(())
+        }
+        other => check_layout(a, &other.as_layout().expect("layout or int"), r),
+    }
+}
+
+fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+    let e = |x: Error| x.to_string();
+    if r.rank() != 2 {
+        return Err(format!("1: rank({r}) != 2"));
+    }
+    let (r0, r1) = (r.mode(0).map_err(e)?, r.mode(1).map_err(e)?);
+    let bv = b.values().map_err(e)?;
+    let r0v = r0.values().map_err(e)?;
+    if r0v.len() != bv.len() {
+        return Err(format!("1: size of mode 0 of {r} != size({b})"));
+    }
+    for (i, &x) in bv.iter().enumerate() {
+        let want = a.call_int(Int::dy(x)).map_err(e)?.value;
+        if r0v[i] != want {
+            return Err(format!("1: {r}({i},0) = {} but {a}({b}({i})) = {want}", r0v[i]));
+        }
+    }
+    let cot = coalesce(a).map_err(e)?.shape;
+    let c = complement_unchecked(b, Some(&cot)).map_err(e)?;
+    super::complement::check_postconditions(b, Some(&cot), &c).map_err(|m| format!("2: complement: {m}"))?;
+    let cv = c.values().map_err(e)?;
+    let r1v = r1.values().map_err(e)?;
+    if r1v.len() != cv.len() {
+        return Err(format!("2: size of mode 1 of {r} != size({c})"));
+    }
+    for (j, &y) in cv.iter().enumerate() {
+        for (i, &x) in bv.iter().enumerate() {
+            let want = a.call_int(Int::dy(x + y)).map_err(e)?.value;
+            let got = r.call(&IntTuple::tuple([IntTuple::dy(i as i64), IntTuple::dy(j as i64)])).map_err(e)?.value;
+            if got != want {
+                return Err(format!("2: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}"));
+            }
+        }
+    }
+    let (n, m) = (r.size().map_err(e)?.value, a.size().map_err(e)?.value);
+    if n < m {
+        return Err(format!("3: size({r}) = {n} < size({a}) = {m}"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::builtins::algebra::to_tiler;
+    use crate::expr::eval_str;
+
+    fn l(text: &str) -> Layout {
+        eval_str(text).unwrap().to_layout().unwrap()
+    }
+    fn t(text: &str) -> Tiler {
+        to_tiler(&eval_str(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn chapter_cases() {
+        // The chapter's table (identical to real CuTe 4.2's prints).
+        let a = l("_24:_1");
+        let r = logical_divide(&a, &t("_4:_2")).unwrap();
+        assert_eq!(r.to_string(), "(_4,(_2,_3)):(_2,(_1,_8))");
+        check_postconditions(&a, &t("_4:_2"), &r).unwrap();
+        let a = l("(_16,_8):(_1,_16)");
+        assert_eq!(zipped_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "((_2,_2),(_8,_4)):((_1,_16),(_2,_32))");
+        assert_eq!(zipped_divide(&a, &t("(_16,_2)")).unwrap().to_string(), "((_16,_2),(_1,_4)):((_1,_16),(_0,_32))");
+        let r = logical_divide(&a, &t("(_16,_2)")).unwrap();
+        check_postconditions(&a, &t("(_16,_2)"), &r).unwrap();
+    }
+
+    #[test]
+    fn real_cute_probes() {
+        // Printed by real CuTe 4.2 (g++ probes under /tmp/probe).
+        let a = l("(_16,_8):(_1,_16)");
+        assert_eq!(zipped_divide(&a, &t("_4:_2")).unwrap().to_string(), "(_4,(_2,_16)):(_2,(_1,_8))");
+        assert_eq!(tiled_divide(&a, &t("_4:_2")).unwrap().to_string(), "(_4,_2,_16):(_2,_1,_8)");
+        assert_eq!(flat_divide(&a, &t("_4:_2")).unwrap().to_string(), "(_4,_2,_16):(_2,_1,_8)");
+        assert_eq!(
+            zipped_divide(&a, &t("(_16:_1,_2:_1)")).unwrap().to_string(),
+            "((_16,_2),(_1,_4)):((_1,_16),(_0,_32))"
+        );
+        assert!(matches!(zipped_divide(&a, &t("(_2,_)")), Err(Error::MismatchedRanks { .. })));
+        let a = l("(_16,_8,_2):(_1,_16,_128)");
+        assert_eq!(
+            zipped_divide(&a, &t("(_2,_2)")).unwrap().to_string(),
+            "((_2,_2),(_8,_4,_2)):((_1,_16),(_2,_32,_128))"
+        );
+        assert_eq!(tiled_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "((_2,_2),_8,_4,_2):((_1,_16),_2,_32,_128)");
+        assert_eq!(flat_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "(_2,_2,_8,_4,_2):(_1,_16,_2,_32,_128)");
+        assert_eq!(logical_divide(&l("24:1"), &t("4:2")).unwrap().to_string(), "(4,(2,3)):(2,(1,8))");
+    }
+}

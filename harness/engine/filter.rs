@@ -1,0 +1,104 @@
+//! `filter_zeros` and `filter` (layout.hpp).
+//!
+//! Definitions (CuTe 4.2):
+//! - `filter_zeros(L)`: every leaf mode whose stride is the **static** `_0` gets extent `_1`; the
+//!   strides and the nesting are unchanged. A dynamic stride 0 is not known to be zero and is kept.
+//! - `filter(L) = coalesce(filter_zeros(L))`: drops static-zero-stride and static-size-1 modes.
+//!   A layout with nothing left becomes `_1:_0`.
+//! - `filter(L, profile)`: `filter` applied to the modes selected by a tuple profile.
+//!
+//! Postconditions of `filter_zeros` (checked by [`check_filter_zeros`]):
+//! 1. the result has the structure and strides of `L`;
+//! 2. each leaf extent is `_1` where `L`'s stride is the static `_0`, else `L`'s extent.
+//!
+//! Postconditions of `filter` (checked by [`check_postconditions`]):
+//! 1. the image is the same set: `{result(i)} == {L(c)}` over both domains;
+//! 2. no leaf of the result has a static `_0` stride, unless the result is `_1:_0`;
+//! 3. `result` is `coalesce`d (the coalesce postconditions hold for `filter_zeros(L)` -> result).
+
+use super::coalesce::{by_mode, coalesce};
+use super::error::Result;
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::Layout;
+
+/// CuTe's `filter_zeros(layout)`.
+pub fn filter_zeros(layout: &Layout) -> Result<Layout> {
+    let pairs = layout.leaf_pairs();
+    let shapes: Vec<Int> = pairs.iter().map(|&(s, d)| if d.is_static_value(0) { Int::st(1) } else { s }).collect();
+    Ok(Layout { shape: layout.shape.unflatten_like(&shapes)?, stride: layout.stride.clone() })
+}
+
+/// CuTe's `filter(layout)`.
+pub fn filter(layout: &Layout) -> Result<Layout> {
+    coalesce(&filter_zeros(layout)?)
+}
+
+/// CuTe's `filter(layout, trg_profile)`.
+pub fn filter_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
+    match profile {
+        IntTuple::Leaf(_) => filter(layout),
+        IntTuple::Tuple(p) => by_mode(layout, p, "filter", filter_by),
+    }
+}
+
+/// Check the postconditions of `filter_zeros(layout) == result`.
+pub fn check_filter_zeros(layout: &Layout, result: &Layout) -> Result<(), String> {
+    if result.stride != layout.stride || !result.shape.congruent(&layout.shape) {
+        return Err(format!("1: {result} does not keep the structure and strides of {layout}"));
+    }
+    for ((s, d), (rs, _)) in layout.leaf_pairs().into_iter().zip(result.leaf_pairs()) {
+        let want = if d.is_static_value(0) { Int::st(1) } else { s };
+        if rs != want {
+            return Err(format!("2: extent {rs} where {want} was expected ({layout} -> {result})"));
+        }
+    }
+    Ok(())
+}
+
+/// Check the postconditions of `filter(layout) == result`.
+pub fn check_postconditions(layout: &Layout, result: &Layout) -> Result<(), String> {
+    let mut a = layout.values().map_err(|e| e.to_string())?;
+    let mut b = result.values().map_err(|e| e.to_string())?;
+    a.sort_unstable();
+    a.dedup();
+    b.sort_unstable();
+    b.dedup();
+    if a != b {
+        return Err(format!("1: image of {result} differs from the image of {layout}"));
+    }
+    let trivial = result.shape == IntTuple::st(1) && result.stride == IntTuple::st(0);
+    if !trivial && result.leaf_pairs().iter().any(|(_, d)| d.is_static_value(0)) {
+        return Err(format!("2: {result} keeps a static _0 stride"));
+    }
+    let fz = filter_zeros(layout).map_err(|e| e.to_string())?;
+    super::coalesce::check_postconditions(&fz, result).map_err(|e| format!("3: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::eval_str;
+
+    fn l(text: &str) -> Layout {
+        eval_str(text).unwrap().to_layout().unwrap()
+    }
+
+    #[test]
+    fn real_cute_probes() {
+        // Expected values printed by real CuTe 4.2 (g++ probe, /tmp/probe/p1.cases).
+        for (input, f, fz) in [
+            ("(_4,_1,_2):(_0,_3,_1)", "_2:_1", "(_1,_1,_2):(_0,_3,_1)"),
+            ("(4,1,2):(0,3,1)", "(4,1,2):(0,3,1)", "(4,1,2):(0,3,1)"),
+            ("(_4,_1):(_0,_3)", "_1:_0", "(_1,_1):(_0,_3)"),
+        ] {
+            let a = l(input);
+            let r = filter(&a).unwrap();
+            assert_eq!(r.to_string(), f, "filter({input})");
+            let z = filter_zeros(&a).unwrap();
+            assert_eq!(z.to_string(), fz, "filter_zeros({input})");
+            check_postconditions(&a, &r).unwrap();
+            check_filter_zeros(&a, &z).unwrap();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! `max_common_layout(A, B)` and `max_common_vector(A, B)` (layout.hpp): the largest run of
+//! contiguous indices on which `A` and `B` agree, found through `right_inverse(B)`.
+//!
+//! How CuTe 4.2 computes them: `inv = right_inverse(B)`, `common = coalesce(composition(A, inv))`.
+//! If mode 0 of `common` has a static extent and the static stride `_1`, `max_common_vector` is
+//! that extent and `max_common_layout` is `composition(inv, layout<0>(common))`; otherwise they
+//! are `_1` and `_1:_0`.
+//!
+//! Postconditions (checked by [`check_layout`] and [`check_vector`]):
+//! 1. `max_common_layout`: `A(R(i)) == i` and `B(R(i)) == i` for every `0 <= i < size(R)`.
+//! 2. `max_common_vector`: `N >= 1` is static, and with `inv = right_inverse(B)`:
+//!    `A(inv(n)) == n` and `B(inv(n)) == n` for every `0 <= n < N`.
+//!
+//! The compositions inside are CuTe's algorithm as is; the result is refused with
+//! [`Error::Undefined`] if it violates the postcondition above.
+
+use super::coalesce::coalesce;
+use super::composition::composition_unchecked;
+use super::error::{Error, Result};
+use super::int::Int;
+use super::layout::Layout;
+use super::right_inverse::right_inverse;
+
+fn common(a: &Layout, b: &Layout) -> Result<(Layout, Option<Layout>)> {
+    let inv = right_inverse(b)?;
+    let common = coalesce(&composition_unchecked(a, &inv)?)?;
+    let m0 = common.mode(0)?;
+    let ok = matches!((m0.shape.as_leaf(), m0.stride.as_leaf()), (Some(s), Some(d)) if s.is_static && d.is_static_value(1));
+    Ok((inv, ok.then_some(m0)))
+}
+
+/// CuTe's `max_common_layout(a, b)`.
+pub fn max_common_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    let r = match common(a, b)? {
+        (inv, Some(m0)) => composition_unchecked(&inv, &m0)?,
+        (_, None) => Layout::leaf(Int::st(1), Int::st(0)),
+    };
+    check_layout(a, b, &r).map_err(|reason| Error::Undefined { op: "max_common_layout", reason })?;
+    Ok(r)
+}
+
+/// CuTe's `max_common_vector(a, b)`.
+pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<Int> {
+    let n = match common(a, b)? {
+        (_, Some(m0)) => m0.shape.as_leaf().expect("leaf mode"),
+        (_, None) => Int::st(1),
+    };
+    check_vector(a, b, n).map_err(|reason| Error::Undefined { op: "max_common_vector", reason })?;
+    Ok(n)
+}
+
+fn agree(a: &Layout, b: &Layout, x: i64, i: i64) -> Result<(), String> {
+    let av = a.call_int(Int::dy(x)).map_err(|e| e.to_string())?.value;
+    let bv = b.call_int(Int::dy(x)).map_err(|e| e.to_string())?.value;
+    if av != i || bv != i {
+        return Err(format!("A({x}) = {av}, B({x}) = {bv}, expected both {i}"));
+    }
+    Ok(())
+}
+
+/// Check postcondition 1 of `max_common_layout(a, b) == r`.
+pub fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+    for (i, x) in r.values().map_err(|e| e.to_string())?.into_iter().enumerate() {
+        agree(a, b, x, i as i64).map_err(|e| format!("1: at {r}({i}): {e}"))?;
+    }
+    Ok(())
+}
+
+/// Check postcondition 2 of `max_common_vector(a, b) == n`.
+pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Result<(), String> {
+    if !n.is_static || n.value < 1 {
+        return Err(format!("2: {n} is not a static positive integer"));
+    }
+    let inv = right_inverse(b).map_err(|e| e.to_string())?;
+    for i in 0..n.value {
+        let x = inv.call_int(Int::dy(i)).map_err(|e| e.to_string())?.value;
+        agree(a, b, x, i).map_err(|e| format!("2: at n = {i}: {e}"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::eval_str;
+
+    fn l(text: &str) -> Layout {
+        eval_str(text).unwrap().to_layout().unwrap()
+    }
+
+    #[test]
+    fn real_cute_probes() {
+        // Printed by real CuTe 4.2 (g++ probe, /tmp/probe/p1.cases).
+        let (cm, rm) = (l("(_4,_8):(_1,_4)"), l("(_4,_8):(_8,_1)"));
+        assert_eq!(max_common_vector(&cm, &cm).unwrap().to_string(), "_32");
+        assert_eq!(max_common_vector(&rm, &cm).unwrap().to_string(), "_1");
+        assert_eq!(max_common_layout(&cm, &cm).unwrap().to_string(), "_32:_1");
+        assert_eq!(max_common_layout(&rm, &cm).unwrap().to_string(), "_1:_0");
+        let d = l("(4,8):(1,4)");
+        assert_eq!(max_common_vector(&d, &d).unwrap().to_string(), "_1");
+    }
+}

@@ -1,0 +1,103 @@
+//! Tilers: what CuTe's by-mode operations (composition, divides, products, local_tile) accept as
+//! their second argument.
+//!
+//! A tiler is a layout, an integer `n` (meaning the layout `n:_1`, with `n`'s static-ness), the
+//! underscore `_` (leave this mode alone), or a tuple of tilers applied mode by mode (a shape such as
+//! `(_2,_2)` is a tuple of integers). Printing follows CuTe's `print` of the corresponding C++
+//! object: `_4:_2`, `_2`, `_`, `(_2,_4:_2,_)`.
+
+use std::fmt;
+
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::Layout;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Tiler {
+    Layout(Layout),
+    /// `n`, standing for the layout `n:_1`.
+    Int(Int),
+    /// `_`: the mode is left as it is.
+    Underscore,
+    /// Mode-by-mode tilers.
+    Tuple(Vec<Tiler>),
+}
+
+impl Tiler {
+    /// A shape used as a tiler: each leaf `n` becomes the tiler `n` (the layout `n:_1`).
+    pub fn from_shape(shape: &IntTuple) -> Tiler {
+        match shape {
+            IntTuple::Leaf(i) => Tiler::Int(*i),
+            IntTuple::Tuple(v) => Tiler::Tuple(v.iter().map(Tiler::from_shape).collect()),
+        }
+    }
+
+    /// A tiler that is not a tuple as the layout it stands for (`n` is `n:_1`); `None` for `_` and
+    /// tuples.
+    pub fn as_layout(&self) -> Option<Layout> {
+        match self {
+            Tiler::Layout(l) => Some(l.clone()),
+            Tiler::Int(n) => Some(Layout::leaf(*n, Int::st(1))),
+            _ => None,
+        }
+    }
+
+    /// CuTe's `make_layout(tiler)` for a tuple of layouts/ints: each mode's layout side by side.
+    /// `_` has no layout form and is refused.
+    pub fn to_layout(&self) -> Result<Layout> {
+        match self {
+            Tiler::Tuple(v) => Ok(Layout::concat(&v.iter().map(Tiler::to_layout).collect::<Result<Vec<_>>>()?)),
+            Tiler::Underscore => Err(Error::Type("_ has no layout form".into())),
+            t => Ok(t.as_layout().expect("layout or int")),
+        }
+    }
+
+    /// CuTe's `shape(tiler)` after `make_layout`: the guide for `zip2_by` in zipped divides.
+    pub fn is_tuple(&self) -> bool {
+        matches!(self, Tiler::Tuple(_))
+    }
+}
+
+impl From<Layout> for Tiler {
+    fn from(l: Layout) -> Self {
+        Tiler::Layout(l)
+    }
+}
+
+impl fmt::Display for Tiler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tiler::Layout(l) => write!(f, "{l}"),
+            Tiler::Int(i) => write!(f, "{i}"),
+            Tiler::Underscore => f.write_str("_"),
+            Tiler::Tuple(v) => {
+                f.write_str("(")?;
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_cute() {
+        // CuTe prints a tuple of a layout, an Int and an Underscore as (_4:_2,_2,_).
+        let t = Tiler::Tuple(vec![
+            Tiler::Layout(Layout::leaf(Int::st(4), Int::st(2))),
+            Tiler::Int(Int::st(2)),
+            Tiler::Underscore,
+        ]);
+        assert_eq!(t.to_string(), "(_4:_2,_2,_)");
+        assert_eq!(Tiler::from_shape(&IntTuple::tuple([IntTuple::st(2), IntTuple::dy(3)])).to_string(), "(_2,3)");
+    }
+}

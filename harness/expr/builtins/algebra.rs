@@ -1,0 +1,133 @@
+//! Builtins of the layout algebra: coalesce, filter, filter_zeros, composition, complement,
+//! right_inverse, left_inverse, max_common_vector, max_common_layout, the divides, the products,
+//! local_tile and local_partition. A tuple value of layouts, integers and `_` is a tiler.
+
+use crate::engine::local::Coord;
+use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, local, max_common, product};
+use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
+use crate::expr::parse::Name;
+use crate::expr::value::Value;
+
+use super::arity;
+
+/// A value as a tiler: a layout, an integer (`n:_1`), `_`, or a tuple of tilers.
+pub fn to_tiler(v: &Value) -> Result<Tiler> {
+    match v {
+        Value::Layout(l) => Ok(Tiler::Layout(l.clone())),
+        Value::Int(i) => Ok(Tiler::Int(*i)),
+        Value::Underscore => Ok(Tiler::Underscore),
+        Value::Tuple(items) => Ok(Tiler::Tuple(items.iter().map(to_tiler).collect::<Result<_>>()?)),
+        Value::Atom(a) => Err(Error::Type(format!("expected a tiler, found {}", a.kind()))),
+    }
+}
+
+fn layout(v: &Value, what: &str) -> Result<Layout> {
+    v.to_layout().map_err(|_| Error::Type(format!("{what} needs a layout, found {}", v.kind())))
+}
+
+type TilerOp = fn(&Layout, &Tiler) -> Result<Layout>;
+
+pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>> {
+    let n = name.simple()?;
+    let tiler_op: Option<TilerOp> = match n {
+        "logical_divide" => Some(divide::logical_divide),
+        "zipped_divide" => Some(divide::zipped_divide),
+        "tiled_divide" => Some(divide::tiled_divide),
+        "flat_divide" => Some(divide::flat_divide),
+        "logical_product" => Some(product::logical_product),
+        "zipped_product" => Some(product::zipped_product),
+        "tiled_product" => Some(product::tiled_product),
+        "flat_product" => Some(product::flat_product),
+        _ => None,
+    };
+    if let Some(op) = tiler_op {
+        return Some(
+            arity(n, args, 2..=2).and_then(|_| Ok(Value::Layout(op(&layout(&args[0], n)?, &to_tiler(&args[1])?)?))),
+        );
+    }
+    let r = match n {
+        "coalesce" => arity(n, args, 1..=2).and_then(|_| {
+            let l = layout(&args[0], n)?;
+            Ok(Value::Layout(match args.get(1) {
+                None => coalesce::coalesce(&l)?,
+                Some(p) => coalesce::coalesce_by(&l, &p.to_int_tuple()?)?,
+            }))
+        }),
+        "filter" => arity(n, args, 1..=2).and_then(|_| {
+            let l = layout(&args[0], n)?;
+            Ok(Value::Layout(match args.get(1) {
+                None => filter::filter(&l)?,
+                Some(p) => filter::filter_by(&l, &p.to_int_tuple()?)?,
+            }))
+        }),
+        "filter_zeros" => {
+            arity(n, args, 1..=1).and_then(|_| Ok(Value::Layout(filter::filter_zeros(&layout(&args[0], n)?)?)))
+        }
+        "composition" => arity(n, args, 2..=2).and_then(|_| {
+            let a = layout(&args[0], n)?;
+            Ok(Value::Layout(match &args[1] {
+                Value::Layout(b) => composition::composition(&a, b)?,
+                other => composition::composition_tiler(&a, &to_tiler(other)?)?,
+            }))
+        }),
+        "complement" => arity(n, args, 1..=2).and_then(|_| {
+            let a = layout(&args[0], n)?;
+            let cot = args.get(1).map(Value::to_int_tuple).transpose()?;
+            Ok(Value::Layout(complement::complement(&a, cot.as_ref())?))
+        }),
+        "right_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
+            Value::Underscore => Ok(Value::Underscore),
+            v => Ok(Value::Layout(right_inverse::right_inverse(&layout(v, n)?)?)),
+        }),
+        "left_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
+            Value::Underscore => Ok(Value::Underscore),
+            v => Ok(Value::Layout(left_inverse::left_inverse(&layout(v, n)?)?)),
+        }),
+        "max_common_vector" => arity(n, args, 2..=2).and_then(|_| {
+            Ok(Value::Int(max_common::max_common_vector(&layout(&args[0], n)?, &layout(&args[1], n)?)?))
+        }),
+        "max_common_layout" => arity(n, args, 2..=2).and_then(|_| {
+            Ok(Value::Layout(max_common::max_common_layout(&layout(&args[0], n)?, &layout(&args[1], n)?)?))
+        }),
+        "blocked_product" => arity(n, args, 2..=2)
+            .and_then(|_| Ok(Value::Layout(product::blocked_product(&layout(&args[0], n)?, &layout(&args[1], n)?)?))),
+        "raked_product" => arity(n, args, 2..=2)
+            .and_then(|_| Ok(Value::Layout(product::raked_product(&layout(&args[0], n)?, &layout(&args[1], n)?)?))),
+        "local_tile" => arity(n, args, 3..=3).and_then(|_| {
+            let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
+            Ok(Value::Layout(local::local_tile(&layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
+        }),
+        "local_partition" => arity(n, args, 3..=3).and_then(|_| {
+            let idx = args[2].to_int()?;
+            Ok(Value::Layout(local::local_partition(&layout(&args[0], n)?, &layout(&args[1], n)?, idx)?))
+        }),
+        _ => return None,
+    };
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::eval_str;
+
+    #[test]
+    fn chapter_table() {
+        // The chapter's table ("Must hold" list of the task; identical to real CuTe 4.2's prints).
+        for (e, want) in [
+            ("coalesce((_2,(_1,_6)):(_1,(_6,_2)))", "_12:_1"),
+            ("coalesce((2,(1,6)):(1,(6,2)))", "(2,1,6):(1,6,2)"),
+            ("composition((_6,_2):(_8,_2),(_4,_3):(_3,_1))", "((_2,_2),_3):((_24,_2),_8)"),
+            ("composition(make_layout_right((_4,_8)),make_layout_right((_8,_4)))", "(_8,_4):(_1,_8)"),
+            ("composition(make_layout_right((_4,_8)),(_2,_8):(_2,_4))", "(_2,_8):(_16,_1)"),
+            ("complement(_4:_2,_24)", "(_2,_3):(_1,_8)"),
+            ("logical_divide(make_layout(_24),_4:_2)", "(_4,(_2,_3)):(_2,(_1,_8))"),
+            ("zipped_divide(make_layout((_16,_8)),(_2,_2))", "((_2,_2),(_8,_4)):((_1,_16),(_2,_32))"),
+            ("zipped_divide(make_layout((_16,_8)),(_16,_2))", "((_16,_2),(_1,_4)):((_1,_16),(_0,_32))"),
+            ("composition((_8,_8):(_8,_1),(_8,_4):(_1,_16))", "(_8,_4):(_8,_2)"),
+        ] {
+            assert_eq!(eval_str(e).unwrap().to_string(), want, "{e}");
+        }
+        let err = eval_str("composition((_6,_2):(_8,_2),_4:_2)").unwrap_err().to_string();
+        assert!(err.contains("Shape Divisibility Condition"), "{err}");
+    }
+}
