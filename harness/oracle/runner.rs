@@ -149,12 +149,21 @@ impl Oracle {
 
     /// What real CuTe prints for each expression, in order.
     pub fn run(&self, exprs: &[String]) -> Vec<Outcome> {
+        self.run_with(exprs, codegen::case_body)
+    }
+
+    /// Like [`Oracle::run`], but rank-2 layouts are drawn with CuTe's `print_layout`.
+    pub fn run_table(&self, exprs: &[String]) -> Vec<Outcome> {
+        self.run_with(exprs, codegen::case_body_table)
+    }
+
+    fn run_with(&self, exprs: &[String], body_of: fn(&parse::Expr) -> Result<String, codegen::CodegenError>) -> Vec<Outcome> {
         let mut out: Vec<Option<Outcome>> = vec![None; exprs.len()];
         let mut pending = Vec::new();
         for (index, text) in exprs.iter().enumerate() {
             let body = match parse(text) {
                 Err(e) => Err(format!("{e}")),
-                Ok(ast) => codegen::case_body(&ast).map_err(|e| format!("{e}")),
+                Ok(ast) => body_of(&ast).map_err(|e| format!("{e}")),
             };
             match body {
                 Err(msg) => out[index] = Some(Outcome::Unsupported(msg)),
