@@ -3,7 +3,8 @@
 //! A wheel is fetched with `python3 -m pip download --no-deps NAME==VERSION -d DIR` (a wheel
 //! already in `$CUTECHECK_WHEELHOUSE` or in the download directory is used as is), its sha256 is
 //! checked against `fixtures/cutlass-pins.toml` (a version without a pin is trusted on first use,
-//! with a warning, and the digest is recorded in the cache entry), and it is unpacked with
+//! with a warning; its digest is recorded in `<state>/cache/trust-on-first-use.toml` and a later
+//! download with another digest is refused), and it is unpacked with
 //! `python3 -m zipfile -e` into a temporary directory that is then renamed to
 //! `<state>/cache/<name>-<version>/` — so an entry is either complete or absent. The entry's
 //! marker file holds the sha256, the trust kind and the number of unpacked files; an entry whose
@@ -114,11 +115,24 @@ impl Provisioner {
                 );
             }
             None => {
-                eprintln!(
-                    "warning: {name}=={version} has no sha256 pin in fixtures/cutlass-pins.toml; \
-                     trusting it on first use (sha256 {sha}, recorded in {}/{MARKER})",
-                    dir.display()
-                );
+                let ledger = self.cache.join(TOFU_LEDGER);
+                match tofu_lookup(&ledger, name, version) {
+                    Some(first) if first != sha => bail!(
+                        "sha256 of {name}=={version} ({}) is {sha}, but it was {first} when first used \
+                         (recorded in {}); refusing a changed wheel",
+                        wheel.display(),
+                        ledger.display()
+                    ),
+                    Some(_) => {}
+                    None => {
+                        eprintln!(
+                            "warning: {name}=={version} has no sha256 pin in fixtures/cutlass-pins.toml; \
+                             trusting it on first use (sha256 {sha}, recorded in {})",
+                            ledger.display()
+                        );
+                        tofu_record(&ledger, name, version, &sha)?;
+                    }
+                }
                 "first-use"
             }
         };
@@ -395,6 +409,30 @@ fn list_files(base: &Path, d: &Path, out: &mut Vec<String>) -> Result<()> {
     Ok(())
 }
 
+/// The trust-on-first-use ledger in the cache: the sha256 first seen for each unpinned wheel
+/// (kept when an entry is re-provisioned, so a wheel that changes later is refused).
+pub const TOFU_LEDGER: &str = "trust-on-first-use.toml";
+
+fn tofu_key(name: &str, version: &str) -> String {
+    format!("{name}=={version}")
+}
+
+fn tofu_lookup(ledger: &Path, name: &str, version: &str) -> Option<String> {
+    let text = std::fs::read_to_string(ledger).ok()?;
+    let t: std::collections::BTreeMap<String, String> = toml::from_str(&text).ok()?;
+    t.get(&tofu_key(name, version)).cloned()
+}
+
+fn tofu_record(ledger: &Path, name: &str, version: &str, sha: &str) -> Result<()> {
+    use std::io::Write;
+    if let Some(d) = ledger.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(ledger)?;
+    writeln!(f, "\"{}\" = \"{sha}\"", tofu_key(name, version))?;
+    Ok(())
+}
+
 struct Marker {
     sha256: String,
     files: usize,
@@ -461,6 +499,17 @@ mod tests {
         assert!(check_token("4.2.0.0").is_ok());
         assert!(check_token("--index-url=x").is_err());
         assert!(check_token("a b").is_err());
+    }
+
+    #[test]
+    fn the_first_use_ledger_remembers() {
+        let t = tempfile::tempdir().unwrap();
+        let l = t.path().join(TOFU_LEDGER);
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.9"), None);
+        tofu_record(&l, "nvidia-cutlass", "9.9.9.9", &"a".repeat(64)).unwrap();
+        tofu_record(&l, "nvidia-cutlass", "9.9.9.8", &"b".repeat(64)).unwrap();
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.9"), Some("a".repeat(64)));
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.8"), Some("b".repeat(64)));
     }
 
     #[test]
