@@ -512,6 +512,58 @@ mod tests {
         assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.8"), Some("b".repeat(64)));
     }
 
+    /// Provision a small local "wheel" (no network: it sits in the download directory), then
+    /// damage the cache entry in several ways; each time it must be detected and redone.
+    #[test]
+    fn entries_are_atomic_checked_and_repaired() {
+        let t = tempfile::tempdir().unwrap();
+        let src = t.path().join("src");
+        std::fs::create_dir_all(src.join("pkg")).unwrap();
+        std::fs::write(src.join("pkg/a.txt"), "alpha").unwrap();
+        std::fs::write(src.join("pkg/b.txt"), "beta").unwrap();
+        let downloads = t.path().join("wheels");
+        std::fs::create_dir_all(&downloads).unwrap();
+        let wheel = downloads.join("fake_pkg-1.0-py3-none-any.whl");
+        let ok = Command::new("python3")
+            .args(["-m", "zipfile", "-c"])
+            .arg(&wheel)
+            .arg(src.join("pkg"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let sha = sha256_hex(&std::fs::read(&wheel).unwrap());
+        let pin = |sha: &str| Pins {
+            cuda: Default::default(),
+            wheels: vec![Pin { name: "fake-pkg".into(), version: "1.0".into(), sha256: sha.into() }],
+        };
+        let prov = Provisioner { cache: t.path().join("cache"), downloads: downloads.clone(), pins: pin(&sha), verbose: false };
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("pkg/a.txt")).unwrap(), "alpha");
+        assert!(read_marker(&dir).is_some());
+        // A missing file: detected by the file count, re-provisioned.
+        std::fs::remove_file(dir.join("pkg/b.txt")).unwrap();
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("pkg/b.txt")).unwrap(), "beta");
+        // A garbled marker (as after a crash while writing it by hand): re-provisioned.
+        std::fs::write(dir.join(MARKER), "garbage").unwrap();
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert!(read_marker(&dir).is_some());
+        // No temporary directories are left behind.
+        let leftovers: Vec<_> = std::fs::read_dir(&prov.cache)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+        // A wheel that does not match its pin is refused and removed.
+        std::fs::remove_dir_all(&dir).unwrap();
+        let bad = Provisioner { pins: pin(&"0".repeat(64)), ..prov };
+        let e = bad.wheel("fake-pkg", "1.0").unwrap_err().to_string();
+        assert!(e.contains("sha256 mismatch"), "{e}");
+        assert!(!wheel.exists());
+        assert!(!dir.exists());
+    }
+
     #[test]
     fn a_corrupt_entry_is_detected() {
         let t = tempfile::tempdir().unwrap();
