@@ -50,7 +50,7 @@ enum Cmd {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Eval { expr, cute, both, oracle, .. } if cute || both => oracle_cmd(&expr, both, &oracle),
+        Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => oracle_cmd(&expr, both, table, &oracle),
         Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
         Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom),
@@ -162,8 +162,8 @@ pub fn engine_lines(expr: &str) -> Vec<String> {
     }
 }
 
-/// `eval --cute` / `eval --both`.
-fn oracle_cmd(expr: &str, both: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
+/// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both sides).
+fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
     let exprs = match expressions(expr) {
         Ok(v) => v,
         Err(e) => {
@@ -178,7 +178,7 @@ fn oracle_cmd(expr: &str, both: bool, args: &crate::oracle::OracleArgs) -> ExitC
             return ExitCode::FAILURE;
         }
     };
-    let results = oracle.run(&exprs);
+    let results = if table { oracle.run_table(&exprs) } else { oracle.run(&exprs) };
     let mut ok = true;
     for (e, r) in exprs.iter().zip(&results) {
         let cute = r.lines();
@@ -189,7 +189,14 @@ fn oracle_cmd(expr: &str, both: bool, args: &crate::oracle::OracleArgs) -> ExitC
             ok &= matches!(r, crate::oracle::Outcome::Printed(_));
             continue;
         }
-        let engine = engine_lines(e);
+        let engine = if table {
+            match eval_line(e, true) {
+                Ok(s) => s.lines().map(str::to_string).collect(),
+                Err(s) => vec![format!("rejected: {}", s.trim_end().trim_start_matches("error: "))],
+            }
+        } else {
+            engine_lines(e)
+        };
         let verdict = crate::suite::compare(&cute, &engine);
         println!("{e}");
         println!("  cute:   {}", cute.join("\n          "));

@@ -7,26 +7,44 @@
 //! static_assert message appears in the engine's error; or CuTe failed to compile without a
 //! static_assert, or crashed at run time), the engine's line is shown as CuTe's, so only real
 //! disagreements show in the diff. Cases the oracle could not express (`unsupported:`) are not
-//! compared. Every disagreeing case is listed as `file:line` before the snapshot assertion.
+//! compared, and neither are disagreements listed for CUTLASS 4.2 in
+//! fixtures/known-discrepancies.toml. Every other disagreeing case is listed as `file:line` before
+//! the snapshot assertion.
 //!
 //! `real_cute_still_prints_the_snapshots` compiles every case against real CuTe 4.2. It runs when
 //! `CUTECHECK_CUTE` is set at build time (`cargo xtask test` provisions CuTe and sets it);
 //! otherwise it is reported as ignored, with the reason.
 
 use cutecheck::cli::engine_lines;
+use cutecheck::known::KnownDiscrepancies;
+use cutecheck::oracle::provision::DEFAULT_CUTLASS;
 use cutecheck::suite::{all_suites, compare, parse_snapshot_body, snapshot_body_of, snapshot_path, Verdict};
 
 #[test]
 fn engine_matches_recorded_cute() {
     let suites = all_suites().expect("fixtures/cases");
     assert!(!suites.is_empty(), "no fixtures/cases/*.cases files");
+    let known_path = cutecheck::oracle::repo_root().join("fixtures/known-discrepancies.toml");
+    let known = if known_path.is_file() {
+        KnownDiscrepancies::load(&known_path).expect("fixtures/known-discrepancies.toml")
+    } else {
+        KnownDiscrepancies::default()
+    };
     let mut problems = Vec::new();
     let mut bodies = Vec::new();
     for s in &suites {
         let path = snapshot_path(&s.name, None);
-        let file = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}; record it with `cargo xtask oracle`", path.display()));
-        let recorded = parse_snapshot_body(snapshot_body_of(&file).expect("an insta snapshot header"));
+        let Some(recorded) = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body))
+        else {
+            problems.push(format!(
+                "{}: no readable snapshot {} (record it with `cargo xtask oracle`)",
+                s.path.display(),
+                path.display()
+            ));
+            continue;
+        };
         let mut shown = Vec::new();
         for (k, c) in s.cases.iter().enumerate() {
             let cute = match recorded.get(k) {
@@ -45,6 +63,8 @@ fn engine_matches_recorded_cute() {
             let engine = engine_lines(&c.expr);
             match compare(&cute, &engine) {
                 Verdict::Same | Verdict::BothRefuse | Verdict::Unchecked(_) => shown.push(cute),
+                // An accepted discrepancy (fixtures/known-discrepancies.toml) for CUTLASS 4.2.
+                Verdict::Differ if known.lookup(&c.expr, DEFAULT_CUTLASS).is_some() => shown.push(cute),
                 Verdict::Differ => {
                     problems.push(format!(
                         "{}: {}\n    CuTe:   {}\n    engine: {}",

@@ -95,7 +95,7 @@ pub fn sha256_hex(data: &[u8]) -> String {
 }
 
 /// The command-line options that pick CuTe and the compiler, shared by `cutecheck` and xtask.
-#[derive(Clone, Debug, Default, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct OracleArgs {
     /// CUTLASS version to provision from PyPI (nvidia-cutlass wheel), default 4.2.0.0.
     #[arg(long, value_name = "V")]
@@ -104,15 +104,22 @@ pub struct OracleArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "cutlass_version")]
     pub cutlass_dir: Option<PathBuf>,
     /// Use a system CUDA include directory instead of the pinned CUDA header wheels
-    /// (`$CUDA_HOME/include` is used when CUDA_HOME is set).
+    /// (`$CUDA_HOME/include` is used when CUDA_HOME is set). Repeat it for split layouts
+    /// (runtime, cccl and crt headers in separate directories).
     #[arg(long, value_name = "DIR")]
-    pub cuda_include: Option<PathBuf>,
+    pub cuda_include: Vec<PathBuf>,
     /// C++ compiler: g++ (default), clang++, nvcc, or a path.
     #[arg(long, value_name = "C")]
     pub cxx: Option<String>,
     /// Do not read or write the results cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Time limit of one compile, in seconds (a compiler still running then is killed).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub compile_timeout: u64,
+    /// Parallel compile jobs (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 impl OracleArgs {
@@ -123,6 +130,8 @@ impl OracleArgs {
             cuda_include: self.cuda_include.clone(),
             cxx: self.cxx.clone(),
             cache: !self.no_cache,
+            compile_timeout: std::time::Duration::from_secs(self.compile_timeout.max(1)),
+            jobs: self.jobs,
             ..OracleOptions::default()
         }
     }

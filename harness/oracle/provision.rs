@@ -3,7 +3,8 @@
 //! A wheel is fetched with `python3 -m pip download --no-deps NAME==VERSION -d DIR` (a wheel
 //! already in `$CUTECHECK_WHEELHOUSE` or in the download directory is used as is), its sha256 is
 //! checked against `fixtures/cutlass-pins.toml` (a version without a pin is trusted on first use,
-//! with a warning, and the digest is recorded in the cache entry), and it is unpacked with
+//! with a warning; its digest is recorded in `<state>/cache/trust-on-first-use.toml` and a later
+//! download with another digest is refused), and it is unpacked with
 //! `python3 -m zipfile -e` into a temporary directory that is then renamed to
 //! `<state>/cache/<name>-<version>/` — so an entry is either complete or absent. The entry's
 //! marker file holds the sha256, the trust kind and the number of unpacked files; an entry whose
@@ -114,11 +115,24 @@ impl Provisioner {
                 );
             }
             None => {
-                eprintln!(
-                    "warning: {name}=={version} has no sha256 pin in fixtures/cutlass-pins.toml; \
-                     trusting it on first use (sha256 {sha}, recorded in {}/{MARKER})",
-                    dir.display()
-                );
+                let ledger = self.cache.join(TOFU_LEDGER);
+                match tofu_lookup(&ledger, name, version) {
+                    Some(first) if first != sha => bail!(
+                        "sha256 of {name}=={version} ({}) is {sha}, but it was {first} when first used \
+                         (recorded in {}); refusing a changed wheel",
+                        wheel.display(),
+                        ledger.display()
+                    ),
+                    Some(_) => {}
+                    None => {
+                        eprintln!(
+                            "warning: {name}=={version} has no sha256 pin in fixtures/cutlass-pins.toml; \
+                             trusting it on first use (sha256 {sha}, recorded in {})",
+                            ledger.display()
+                        );
+                        tofu_record(&ledger, name, version, &sha)?;
+                    }
+                }
                 "first-use"
             }
         };
@@ -321,23 +335,33 @@ pub fn cutlass_dir(dir: &Path) -> Result<Headers> {
     })
 }
 
-/// A system CUDA's include directory (`--cuda-include DIR`, or `$CUDA_HOME/include`).
-pub fn cuda_dir(dir: &Path) -> Result<CudaHeaders> {
-    if !dir.join("cuda_runtime.h").is_file() {
-        bail!("--cuda-include {}: no cuda_runtime.h there", dir.display());
-    }
-    let mut dirs = vec![dir.to_path_buf()];
-    // CUDA 13 keeps CCCL (cuda/std) under include/cccl.
-    if dir.join("cccl").is_dir() {
-        dirs.push(dir.join("cccl"));
-    }
-    let mut id = format!("dir {};", dir.display());
-    for f in ["cuda_runtime_api.h", "cuda.h"] {
-        if let Ok(b) = std::fs::read(dir.join(f)) {
-            id.push_str(&format!("{f}:{};", sha256_hex(&b)));
+/// A system CUDA's include directories (`--cuda-include DIR`, repeatable, or
+/// `$CUDA_HOME/include`). One of them must hold cuda_runtime.h; a CUDA 13 `include/cccl` is
+/// added on its own.
+pub fn cuda_dirs(dirs: &[PathBuf]) -> Result<CudaHeaders> {
+    for d in dirs {
+        if !d.is_dir() {
+            bail!("--cuda-include {}: not a directory", d.display());
         }
     }
-    Ok(CudaHeaders { include_dirs: dirs, identity: id })
+    if !dirs.iter().any(|d| d.join("cuda_runtime.h").is_file()) {
+        bail!("--cuda-include: no cuda_runtime.h in {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
+    let mut out = dirs.to_vec();
+    let mut id = String::new();
+    for d in dirs {
+        // CUDA 13 keeps CCCL (cuda/std) under include/cccl.
+        if d.join("cccl").is_dir() && !out.contains(&d.join("cccl")) {
+            out.push(d.join("cccl"));
+        }
+        id.push_str(&format!("dir {};", d.display()));
+        for f in ["cuda_runtime_api.h", "cuda.h", "cuda/std/version"] {
+            if let Ok(b) = std::fs::read(d.join(f)) {
+                id.push_str(&format!("{f}:{};", sha256_hex(&b)));
+            }
+        }
+    }
+    Ok(CudaHeaders { include_dirs: out, identity: id })
 }
 
 /// The directory under `root` (at most 4 levels down) that holds `cute/tensor.hpp`.
@@ -382,6 +406,30 @@ fn list_files(base: &Path, d: &Path, out: &mut Vec<String>) -> Result<()> {
             out.push(rel.to_string_lossy().to_string());
         }
     }
+    Ok(())
+}
+
+/// The trust-on-first-use ledger in the cache: the sha256 first seen for each unpinned wheel
+/// (kept when an entry is re-provisioned, so a wheel that changes later is refused).
+pub const TOFU_LEDGER: &str = "trust-on-first-use.toml";
+
+fn tofu_key(name: &str, version: &str) -> String {
+    format!("{name}=={version}")
+}
+
+fn tofu_lookup(ledger: &Path, name: &str, version: &str) -> Option<String> {
+    let text = std::fs::read_to_string(ledger).ok()?;
+    let t: std::collections::BTreeMap<String, String> = toml::from_str(&text).ok()?;
+    t.get(&tofu_key(name, version)).cloned()
+}
+
+fn tofu_record(ledger: &Path, name: &str, version: &str, sha: &str) -> Result<()> {
+    use std::io::Write;
+    if let Some(d) = ledger.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(ledger)?;
+    writeln!(f, "\"{}\" = \"{sha}\"", tofu_key(name, version))?;
     Ok(())
 }
 
@@ -451,6 +499,69 @@ mod tests {
         assert!(check_token("4.2.0.0").is_ok());
         assert!(check_token("--index-url=x").is_err());
         assert!(check_token("a b").is_err());
+    }
+
+    #[test]
+    fn the_first_use_ledger_remembers() {
+        let t = tempfile::tempdir().unwrap();
+        let l = t.path().join(TOFU_LEDGER);
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.9"), None);
+        tofu_record(&l, "nvidia-cutlass", "9.9.9.9", &"a".repeat(64)).unwrap();
+        tofu_record(&l, "nvidia-cutlass", "9.9.9.8", &"b".repeat(64)).unwrap();
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.9"), Some("a".repeat(64)));
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.8"), Some("b".repeat(64)));
+    }
+
+    /// Provision a small local "wheel" (no network: it sits in the download directory), then
+    /// damage the cache entry in several ways; each time it must be detected and redone.
+    #[test]
+    fn entries_are_atomic_checked_and_repaired() {
+        let t = tempfile::tempdir().unwrap();
+        let src = t.path().join("src");
+        std::fs::create_dir_all(src.join("pkg")).unwrap();
+        std::fs::write(src.join("pkg/a.txt"), "alpha").unwrap();
+        std::fs::write(src.join("pkg/b.txt"), "beta").unwrap();
+        let downloads = t.path().join("wheels");
+        std::fs::create_dir_all(&downloads).unwrap();
+        let wheel = downloads.join("fake_pkg-1.0-py3-none-any.whl");
+        let ok = Command::new("python3")
+            .args(["-m", "zipfile", "-c"])
+            .arg(&wheel)
+            .arg(src.join("pkg"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let sha = sha256_hex(&std::fs::read(&wheel).unwrap());
+        let pin = |sha: &str| Pins {
+            cuda: Default::default(),
+            wheels: vec![Pin { name: "fake-pkg".into(), version: "1.0".into(), sha256: sha.into() }],
+        };
+        let prov = Provisioner { cache: t.path().join("cache"), downloads: downloads.clone(), pins: pin(&sha), verbose: false };
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("pkg/a.txt")).unwrap(), "alpha");
+        assert!(read_marker(&dir).is_some());
+        // A missing file: detected by the file count, re-provisioned.
+        std::fs::remove_file(dir.join("pkg/b.txt")).unwrap();
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("pkg/b.txt")).unwrap(), "beta");
+        // A garbled marker (as after a crash while writing it by hand): re-provisioned.
+        std::fs::write(dir.join(MARKER), "garbage").unwrap();
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert!(read_marker(&dir).is_some());
+        // No temporary directories are left behind.
+        let leftovers: Vec<_> = std::fs::read_dir(&prov.cache)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+        // A wheel that does not match its pin is refused and removed.
+        std::fs::remove_dir_all(&dir).unwrap();
+        let bad = Provisioner { pins: pin(&"0".repeat(64)), ..prov };
+        let e = bad.wheel("fake-pkg", "1.0").unwrap_err().to_string();
+        assert!(e.contains("sha256 mismatch"), "{e}");
+        assert!(!wheel.exists());
+        assert!(!dir.exists());
     }
 
     #[test]

@@ -39,8 +39,8 @@ pub struct OracleOptions {
     pub cutlass_version: Option<String>,
     /// A user's CUTLASS checkout instead of a wheel.
     pub cutlass_dir: Option<PathBuf>,
-    /// A system CUDA include directory instead of the pinned header wheels (also `$CUDA_HOME`).
-    pub cuda_include: Option<PathBuf>,
+    /// System CUDA include directories instead of the pinned header wheels (also `$CUDA_HOME`).
+    pub cuda_include: Vec<PathBuf>,
     /// `g++` (default), `clang++`, `nvcc`, or a path.
     pub cxx: Option<String>,
     /// Parallel compile jobs (default: one per core).
@@ -66,7 +66,7 @@ impl Default for OracleOptions {
         OracleOptions {
             cutlass_version: None,
             cutlass_dir: None,
-            cuda_include: None,
+            cuda_include: Vec::new(),
             cxx: None,
             jobs: None,
             batch: 32,
@@ -110,14 +110,14 @@ impl Oracle {
         };
         let nvcc_tree = super::provision::nvcc_tree_if_needed(&prov, opts.cxx.as_deref())?;
         let compiler = Compiler::find(opts.cxx.as_deref(), nvcc_tree.as_deref())?;
-        let cuda = match (&opts.cuda_include, std::env::var_os("CUDA_HOME")) {
-            (Some(d), _) => provision::cuda_dir(d)?,
+        let cuda = match (opts.cuda_include.as_slice(), std::env::var_os("CUDA_HOME")) {
+            ([_, ..], _) => provision::cuda_dirs(&opts.cuda_include)?,
             // nvcc brings its own CUDA headers.
             _ if compiler.kind == CompilerKind::Nvcc => {
                 CudaHeaders { include_dirs: Vec::new(), identity: format!("nvcc's own ({})", compiler.version) }
             }
-            (None, Some(home)) => provision::cuda_dir(&PathBuf::from(home).join("include"))?,
-            (None, None) => prov.cuda()?,
+            ([], Some(home)) => provision::cuda_dirs(&[PathBuf::from(home).join("include")])?,
+            ([], None) => prov.cuda()?,
         };
         Oracle::with_parts(headers, cuda, compiler, opts)
     }
@@ -149,12 +149,21 @@ impl Oracle {
 
     /// What real CuTe prints for each expression, in order.
     pub fn run(&self, exprs: &[String]) -> Vec<Outcome> {
+        self.run_with(exprs, codegen::case_body)
+    }
+
+    /// Like [`Oracle::run`], but rank-2 layouts are drawn with CuTe's `print_layout`.
+    pub fn run_table(&self, exprs: &[String]) -> Vec<Outcome> {
+        self.run_with(exprs, codegen::case_body_table)
+    }
+
+    fn run_with(&self, exprs: &[String], body_of: fn(&parse::Expr) -> Result<String, codegen::CodegenError>) -> Vec<Outcome> {
         let mut out: Vec<Option<Outcome>> = vec![None; exprs.len()];
         let mut pending = Vec::new();
         for (index, text) in exprs.iter().enumerate() {
             let body = match parse(text) {
                 Err(e) => Err(format!("{e}")),
-                Ok(ast) => codegen::case_body(&ast).map_err(|e| format!("{e}")),
+                Ok(ast) => body_of(&ast).map_err(|e| format!("{e}")),
             };
             match body {
                 Err(msg) => out[index] = Some(Outcome::Unsupported(msg)),
@@ -336,7 +345,7 @@ impl Oracle {
         write_if_changed(&b.join("driver.cpp"), DRIVER_CPP)?;
         let obj = b.join("driver.o");
         if !obj.is_file() {
-            let tmp = b.join(format!("driver.o.tmp{}", std::process::id()));
+            let tmp = b.join(format!("driver.o.{}", unique_suffix()));
             let mut c = self.base_command(b);
             c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
             let r = run_limited(c, self.opts.compile_timeout)?;
@@ -356,7 +365,7 @@ impl Oracle {
                 if self.opts.verbose {
                     eprintln!("cutecheck: building the precompiled header for cute/tensor.hpp");
                 }
-                let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+                let tmp = out.with_extension(unique_suffix());
                 let mut c = self.base_command(b);
                 c.args(self.include_flags()).arg("-x").arg("c++-header").arg(&hdr).arg("-o").arg(&tmp);
                 let r = run_limited(c, self.opts.compile_timeout)?;
@@ -460,6 +469,14 @@ impl Oracle {
             o => o,
         }
     }
+}
+
+/// A name suffix no other thread or process uses at the same time (for files renamed into place).
+fn unique_suffix() -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("tmp-{}-{n}-{t}", std::process::id())
 }
 
 fn write_if_changed(p: &Path, text: &str) -> Result<()> {

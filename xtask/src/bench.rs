@@ -20,7 +20,7 @@ fn all_static(e: &Expr) -> bool {
     }
 }
 
-pub fn run(args: &OracleArgs, n: usize, seed: u64) -> Result<bool> {
+pub fn run(args: &OracleArgs, n: usize, seed: u64, skip_single: bool) -> Result<bool> {
     let mut cases = Vec::new();
     let mut s = seed;
     while cases.len() < n {
@@ -50,6 +50,9 @@ pub fn run(args: &OracleArgs, n: usize, seed: u64) -> Result<bool> {
     let mut reference: Option<Vec<Outcome>> = None;
     let mut ok = true;
     for (label, batch, pch, dir, cache) in configs {
+        if skip_single && batch == 1 {
+            continue;
+        }
         let mut opts = args.options();
         opts.batch = batch;
         opts.pch = pch;
@@ -59,7 +62,7 @@ pub fn run(args: &OracleArgs, n: usize, seed: u64) -> Result<bool> {
         let t = Instant::now();
         let r = o.run(&cases);
         let secs = t.elapsed().as_secs_f64();
-        println!("| {label} | {secs:.1} s | {:.0} |", n as f64 * 60.0 / secs.max(1e-9));
+        println!("| {label} | {secs:.2} s | {:.0} |", n as f64 * 60.0 / secs.max(1e-9));
         if r.iter().any(Outcome::is_error) {
             ok = false;
             eprintln!("{label}: the oracle failed on some cases");

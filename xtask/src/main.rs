@@ -71,6 +71,9 @@ enum Cmd {
         cases: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Skip the one-TU-per-case configurations (slow for many cases).
+        #[arg(long)]
+        skip_single: bool,
     },
 }
 
@@ -82,7 +85,7 @@ fn main() -> ExitCode {
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Oracle { check, args } => oracle_cmd(check, &args),
         Cmd::Conformance { args, cases, seed } => conformance::run(&args, cases, seed),
-        Cmd::Bench { args, cases, seed } => bench::run(&args, cases, seed),
+        Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {
         Ok(true) => ExitCode::SUCCESS,
@@ -100,7 +103,7 @@ fn test() -> Result<bool> {
     prov.cuda()?;
     eprintln!("xtask: CuTe headers at {}", h.include_dir.display());
     let status = Command::new(env!("CARGO"))
-        .args(["test", "--workspace"])
+        .args(["test", "--workspace", "--no-fail-fast"])
         .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS)
         .status()
         .context("running cargo test")?;

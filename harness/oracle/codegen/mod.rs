@@ -278,6 +278,19 @@ pub fn case_body(e: &Expr) -> Result<String, CodegenError> {
     Ok(format!("  auto&& r = {};\n  print(r);\n", c.code))
 }
 
+/// Like [`case_body`], but a rank-2 layout is drawn with CuTe's `print_layout` (the grid of
+/// `cutecheck eval --table`); other results print as usual.
+pub fn case_body_table(e: &Expr) -> Result<String, CodegenError> {
+    let c = expression(e)?;
+    if c.kind != Kind::Layout {
+        return Ok(format!("  auto&& r = {};\n  print(r);\n", c.code));
+    }
+    Ok(format!(
+        "  auto&& r = {};\n  if constexpr (decltype(rank(r))::value == 2) {{ print_layout(r); }} else {{ print(r); }}\n",
+        c.code
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
