@@ -14,7 +14,7 @@ use cutecheck::engine::atom::lit;
 use cutecheck::engine::atom::partition::mma_partition;
 use cutecheck::engine::atom::tiled_copy::make_tiled_copy;
 use cutecheck::engine::atom::tiled_mma::make_tiled_mma;
-use cutecheck::engine::atom::{copy_atom, make_layout};
+use cutecheck::engine::atom::copy_atom;
 use cutecheck::engine::product::raked_product;
 use cutecheck::engine::swizzle::Swizzle;
 use cutecheck::engine::{IntTuple, Layout};
@@ -29,7 +29,7 @@ fn compact(m: i64, n: i64, row_major: bool) -> Layout {
     if row_major {
         Layout::row_major(shape).unwrap()
     } else {
-        make_layout(&shape).unwrap()
+        Layout::col_major(shape).unwrap()
     }
 }
 

@@ -26,7 +26,6 @@
 
 use std::fmt;
 
-use super::make_layout;
 use super::tiled_copy::TiledCopy;
 use super::tiled_mma::TiledMma;
 use crate::engine::coalesce::coalesce_by;
@@ -108,7 +107,7 @@ pub fn mma_partition(mma: &TiledMma, which: char, l: &Layout, thr: i64) -> Resul
 /// `partition_shape_X(mma, shape)`.
 pub fn mma_partition_shape(mma: &TiledMma, which: char, shape: &IntTuple) -> Result<IntTuple> {
     let (sel, _, _) = operand(which)?;
-    let f = mma.thrfrg(&make_layout(shape)?, sel)?;
+    let f = mma.thrfrg(&Layout::col_major(shape.clone())?, sel)?;
     let coord = Coord::Tuple(vec![Coord::Int(Int::st(0)), Coord::Tuple(vec![Coord::Under, under_tuple(shape.rank())])]);
     Ok(slice(&coord, &f)?.shape)
 }

@@ -18,7 +18,6 @@
 //! (b) `layout_mn(TV(t, v))` is the packed `(t, v)`.
 
 use super::copy::CopyAtom;
-use super::make_layout;
 use crate::engine::composition::composition;
 use crate::engine::product::raked_product;
 use crate::engine::right_inverse::right_inverse;
@@ -51,7 +50,7 @@ pub fn product_each(shape: &IntTuple) -> Result<IntTuple> {
 pub fn make_tiled_copy(atom: &CopyAtom, thr: &Layout, val: &Layout) -> Result<TiledCopy> {
     let layout_mn = raked_product(thr, val)?;
     let shape = IntTuple::tuple([IntTuple::Leaf(thr.size()?), IntTuple::Leaf(val.size()?)]);
-    let tv = composition(&right_inverse(&layout_mn)?, &make_layout(&shape)?)?;
+    let tv = composition(&right_inverse(&layout_mn)?, &Layout::col_major(shape)?)?;
     let tiler = product_each(&layout_mn.shape)?;
     make_tiled_copy_impl(atom, tv, tiler)
 }

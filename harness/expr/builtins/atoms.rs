@@ -273,7 +273,7 @@ fn tiled_mma(n: &str, args: &[Value]) -> Result<Value> {
 fn layout_arg(n: &str, v: &Value) -> Result<crate::engine::Layout> {
     match v {
         Value::Layout(l) => Ok(l.clone()),
-        Value::Int(_) | Value::Tuple(_) => crate::engine::atom::make_layout(&v.to_int_tuple()?),
+        Value::Int(_) | Value::Tuple(_) => crate::engine::Layout::col_major(v.to_int_tuple()?),
         other => Err(Error::Type(format!("{n} expects a layout or a shape, found {}", other.kind()))),
     }
 }
