@@ -7,7 +7,8 @@
 //!   C bottom right (M x N), with row and column numbers. The drawing commands are CuTe's, byte for
 //!   byte; the leading comments name the atom's layouts (CuTe prints its identity tensors there).
 //! - [`tiled_mma_svg`]: the same picture for a TiledMMA (`make_tiled_mma(...)`).
-//! - [`tv_svg`]: one (thread, value) -> column-major index layout over a rows x cols tile.
+//! - [`tv_svg`]: one (thread, value) -> column-major index layout over a rows x cols tile (also
+//!   what a TiledCopy, `make_tiled_copy(...)`, draws: its TiledLayout_TV over Tiler_MN).
 //! - [`layout_svg`]: a rank-2 layout as a grid of its values, shaded by value modulo 8 (CuTe's
 //!   `TSVGColor_BWx8` palette), with row and column numbers.
 
@@ -252,6 +253,13 @@ pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
         (Value::Atom(AtomValue::Name(n)), None) => atom_svg(n),
         (Value::Atom(AtomValue::Mma(a)), None) => atom_svg(&a.name),
         (Value::Atom(AtomValue::TiledMma(m)), None) => tiled_mma_svg(m),
+        (Value::Atom(AtomValue::TiledCopy(c)), None) => {
+            let dims: Vec<i64> = c.tiler.modes().iter().map(|m| m.product().map(|x| x.value)).collect::<Result<_>>()?;
+            match dims[..] {
+                [r, cols] => tv_svg(&c.tv, r, cols),
+                _ => Err(Error::Rejected { condition: "a TiledCopy picture needs a rank-2 tile", detail: c.tiler.to_string() }),
+            }
+        }
         (Value::Layout(l), Some(t)) => {
             let dims: Vec<i64> = t.split(',').map(|x| x.trim().parse::<i64>()).collect::<std::result::Result<_, _>>().map_err(|_| Error::Type(format!("--tile wants ROWS,COLS, got {t}")))?;
             match dims[..] {

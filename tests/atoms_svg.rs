@@ -77,6 +77,16 @@ fn cli_writes_the_picture() {
         assert!(after.lines().nth(1).unwrap().ends_with(">T9</text>"));
         assert!(after.lines().nth(2).unwrap().ends_with(&format!(">V{v}</text>")));
     }
+    // The same picture from the TiledCopy itself.
+    let tc = std::process::Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(["eval", "--svg"])
+        .arg(dir.path().join("tc.svg"))
+        .arg("make_tiled_copy(copy_atom(SM80_CP_ASYNC_CACHEALWAYS<uint128_t>,half_t),(_16,_8):(_8,_1),(_1,_8):(_0,_1))")
+        .output()
+        .unwrap();
+    assert!(tc.status.success(), "{}", String::from_utf8_lossy(&tc.stderr));
+    let from_copy = std::fs::read_to_string(dir.path().join("tc.svg")).unwrap();
+    assert_eq!(from_copy, svg);
     let bad = std::process::Command::new(env!("CARGO_BIN_EXE_cutecheck")).args(["eval", "--svg"]).arg(&file).arg("_4").output().unwrap();
     assert!(!bad.status.success());
 }
