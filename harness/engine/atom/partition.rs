@@ -95,9 +95,10 @@ pub fn mma_partition(mma: &TiledMma, which: char, l: &Layout, thr: i64) -> Resul
     let (sel, t0, t1) = operand(which)?;
     let f = mma.thrfrg(l, sel)?;
     let c = flat_coord(&mma.thr_layout_vmnk, thr)?;
+    let at = |i: usize| c.get(i).copied().ok_or_else(|| Error::MismatchedRanks { detail: format!("ThrLayoutVMNK {}", mma.thr_layout_vmnk) });
     let rest_rank = f.mode(1)?.mode(1)?.rank();
     let coord = Coord::Tuple(vec![
-        Coord::Tuple(vec![Coord::Int(c[0]), Coord::Tuple(vec![Coord::Int(c[t0]), Coord::Int(c[t1])])]),
+        Coord::Tuple(vec![Coord::Int(at(0)?), Coord::Tuple(vec![Coord::Int(at(t0)?), Coord::Int(at(t1)?)])]),
         Coord::Tuple(vec![Coord::Under, under_tuple(rest_rank)]),
     ]);
     let (layout, offset) = slice_and_offset(&coord, &f)?;

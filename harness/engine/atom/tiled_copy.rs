@@ -7,7 +7,8 @@
 //!    with `make_layout((size(T), size(V)))`: (thread, value) -> column-major index of the tile;
 //! 3. `Tiler_MN = product_each(shape(layout_mn))`: the tile's extent in each mode.
 //!
-//! CuTe then requires the tiling to use whole atoms: `size<0>(TV) % size<0>(ValLayoutRef) == 0`
+//! Building the TiledCopy instantiates the copy operation, whose own requirements then apply
+//! (`copy::check_copy_op`). CuTe then requires the tiling to use whole atoms: `size<0>(TV) % size<0>(ValLayoutRef) == 0`
 //! ("TiledCopy uses too few thrs for selected CopyAtom") and likewise for values ("TiledCopy
 //! uses too few vals for selected CopyAtom").
 //!
@@ -69,6 +70,8 @@ pub fn make_tiled_copy_for(atom: &CopyAtom, mma: &super::tiled_mma::TiledMma, wh
 
 /// `make_tiled_copy_impl`: the TiledCopy type, whose definition checks the thread and value counts.
 fn make_tiled_copy_impl(atom: &CopyAtom, tv: Layout, tiler: IntTuple) -> Result<TiledCopy> {
+    // Building the TiledCopy instantiates the copy operation and its static_asserts.
+    super::copy::check_copy_op(&atom.op)?;
     let (tiled_thr, tiled_val) = (tv.mode(0)?.size()?.value, tv.mode(1)?.size()?.value);
     let (atom_thr, atom_val) = (atom.ref_.mode(0)?.size()?.value, atom.ref_.mode(1)?.size()?.value);
     let detail = || format!("TV layout {tv} with Copy_Atom<{},{}>", atom.op, atom.val_type);

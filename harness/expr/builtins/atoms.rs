@@ -77,7 +77,7 @@ impl AtomValue {
                 Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
-            other => Err(Error::Type(format!("{other} cannot be evaluated at a coordinate"))),
+            other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
         }
     }
 }
@@ -112,9 +112,17 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args),
         "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args),
         "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args),
-        "mma_atom" => arity(n, args, 1..=1)
-            .and_then(|_| Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name_arg(n, &args[0])?)?))))),
+        "mma_atom" => arity(n, args, 1..=1).and_then(|_| {
+            let name = name_arg(n, &args[0])?;
+            // An MMA_Atom object instantiates its operation, and with it the op's static_asserts.
+            if mma::rs_with_mn_major_a(&name) {
+                return Err(Error::Rejected { condition: "Register source operand A must have K major layout.", detail: name });
+            }
+            Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name)?))))
+        }),
         "copy_atom" => arity(n, args, 2..=2).and_then(|_| {
+            // A Copy_Atom object instantiates its operation (CuTe checks the op's static_asserts).
+            copy::check_copy_op(&name_arg(n, &args[0])?)?;
             let a = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
             Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
         }),
@@ -167,6 +175,12 @@ fn bare_name(name: &Name) -> Option<Result<Value>> {
     let known = mma::mma_atom(&text).is_ok() || copy::copy_traits(&text).is_ok() || copy::type_bits(&text).is_ok();
     if known {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
+    }
+    // A name the tables know but CuTe's rules refuse (e.g. a GMMA N that needs the extended shapes).
+    for r in [mma::mma_atom(&text).map(|_| ()), copy::copy_traits(&text).map(|_| ())] {
+        if let Err(e @ Error::Rejected { .. }) = r {
+            return Some(Err(e));
+        }
     }
     // Names that look like atoms get the atom tables' own refusal rather than "unknown name".
     let base = name.base();
