@@ -9,6 +9,10 @@
 //! `composition(Sw, L)` is CuTe's `ComposedLayout<Sw, _0, L>`, printed `Sw<B,M,S> o _0 o L`, whose
 //! value at a coordinate c is `Sw(0 + L(c))`; `composition(Swizzle<0,M,S>, L)` is `L` itself.
 //!
+//! `composition(L, Sw)` makes the swizzle whose Y and Z bits are `L(yyy)` and `L(zzz)` (CuTe's
+//! `make_swizzle`: B = popcount, M = the smaller count of trailing zeros, S their difference;
+//! "Number of bits in Y and Z don't match" otherwise) and composes it with `L`.
+//!
 //! Postconditions: `Sw` is an involution (`Sw(Sw(x)) == x`) and only changes Z bits, so it
 //! permutes every aligned block of `2^(M + B + |S|)` integers.
 
@@ -130,6 +134,34 @@ pub fn compose_swizzle(sw: Swizzle, layout: &Layout) -> SwizzledLayout {
     } else {
         SwizzledLayout::Composed(ComposedLayout { swizzle: sw, offset: Offset::Int(Int::st(0)), layout: layout.clone() })
     }
+}
+
+/// CuTe's `make_swizzle<Y, Z>()`: the swizzle whose Y bits are `y` and Z bits `z`.
+pub fn make_swizzle(y: i64, z: i64) -> Result<Swizzle> {
+    if !(0..=u32::MAX as i64).contains(&y) || !(0..=u32::MAX as i64).contains(&z) {
+        return Err(Error::Rejected { condition: "make_swizzle needs 32-bit masks", detail: format!("Y = {y}, Z = {z}") });
+    }
+    let (y, z) = (y as u32, z as u32);
+    if y.count_ones() != z.count_ones() {
+        return Err(Error::Rejected { condition: "Number of bits in Y and Z don't match", detail: format!("Y = {y:#b}, Z = {z:#b}") });
+    }
+    let (ty, tz) = (y.trailing_zeros() as i64, z.trailing_zeros() as i64);
+    let b = y.count_ones() as i64;
+    let m = ty.min(tz) % 32;
+    let s = ty - tz;
+    let sw = Swizzle::new(b, m, s)?;
+    if (y | z) as i64 != sw.yyy_mask() | sw.zzz_mask() {
+        return Err(Error::Rejected { condition: "Something went wrong.", detail: format!("make_swizzle<{y},{z}>") });
+    }
+    Ok(sw)
+}
+
+/// `composition(L, Swizzle<B,M,S>)`: CuTe reads the layout at the swizzle's Y and Z masks,
+/// `make_swizzle<L(yyy), L(zzz)>()`, and composes that swizzle with `L`.
+pub fn compose_layout_swizzle(layout: &Layout, sw: Swizzle) -> Result<SwizzledLayout> {
+    let y = layout.call_int(Int::st(sw.yyy_mask()))?;
+    let z = layout.call_int(Int::st(sw.zzz_mask()))?;
+    Ok(compose_swizzle(make_swizzle(y.value, z.value)?, layout))
 }
 
 #[cfg(test)]

@@ -26,6 +26,8 @@
 //!   a `make_tiled_mma(...)`, COPY a `make_tiled_copy(...)`.
 //! - `upcast<N>(X)`, `downcast<N>(X)` for a layout, a swizzle or a swizzled layout; the GMMA
 //!   shared-memory atoms `GMMA::Layout_K_SW128_Atom<half_t>` etc. (bare names).
+//! - `composition(L, Swizzle<B,M,S>)`: the swizzle of L's images of the Y and Z bits, composed
+//!   with L (CuTe's `make_swizzle<L(yyy), L(zzz)>()`).
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
@@ -161,6 +163,15 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         "composition" if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_) | AtomValue::Composed(_)))) => {
             compose(args)
         }
+        "composition" if args.len() == 2 && matches!(args[1], Value::Atom(AtomValue::Swizzle(_))) => match &args[1] {
+            Value::Atom(AtomValue::Swizzle(sw)) => (|| {
+                Ok(match crate::engine::swizzle::compose_layout_swizzle(&args[0].to_layout()?, *sw)? {
+                    SwizzledLayout::Plain(l) => Value::Layout(l),
+                    SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+                })
+            })(),
+            _ => return None,
+        },
         _ => return None,
     };
     Some(r)

@@ -197,6 +197,12 @@ impl Area for Atoms {
                 // A composed layout evaluates at coordinates like a layout.
                 Ok(Cpp::new(call_code("composition", &[sw, l]), Kind::Layout))
             })(),
+            "composition" if args.len() == 2 && is_swizzle(&args[1]) => (|| {
+                let l = g.layout(&args[0])?;
+                let Expr::Call { name: sw, .. } = &args[1] else { return err(at, "expected a swizzle") };
+                let sw = Cpp::new(swizzle_code(sw, &args[1])?, Kind::Other);
+                Ok(Cpp::new(call_code("composition", &[l, sw]), Kind::Layout))
+            })(),
             _ => return None,
         };
         Some(r)
