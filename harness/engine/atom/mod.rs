@@ -3,6 +3,16 @@
 //!
 //! Atoms are named exactly as CuTe's C++ spells them, so one text serves the engine and the
 //! oracle's generated C++ alike.
+//!
+//! - [`mma`]: `MMA_Traits` of every SM61/70/75/80/89/90 warp-level atom, the SM90 GMMA families
+//!   (base header N, SS and RS, both majors) and `UniversalFMA`.
+//! - [`copy`]: `Copy_Traits` (bits) and `Copy_Atom<Op,T>` (values) for UniversalCopy, cp.async,
+//!   ldmatrix/movmatrix/stmatrix and the auto-vectorizing copies.
+//! - [`table`]: (thread, value) -> (row, col) ownership tables (`cutecheck atom-table`).
+//! - [`tiled_copy`], [`tiled_mma`]: `make_tiled_copy[_A/B/C]`, `make_tiled_mma` and their TV layouts.
+//! - [`partition`]: per-thread partitions (`partition_A/B/C`, `partition_S/D`, `partition_shape_X`).
+//! - [`recast`]: `upcast`/`downcast` of layouts and swizzles, GMMA shared-memory layout atoms.
+//! - [`lit`], [`name`]: layout literals for the tables; atom names split into base and arguments.
 
 pub mod copy;
 pub mod lit;
