@@ -50,6 +50,8 @@ fn nest(items: Vec<(IntTuple, IntTuple)>, cuts: Vec<usize>) -> (IntTuple, IntTup
     }
     // Split the top level into at most 4 groups at the given cut points; groups of one stay leaves.
     let n = items.len();
+    // Depth 3: sometimes the first two leaves of a group of three or more nest one level deeper.
+    let deep = cuts.first().is_some_and(|c| c % 3 == 0);
     let mut bounds: Vec<usize> = cuts.into_iter().map(|c| 1 + c % (n - 1)).collect();
     bounds.sort_unstable();
     bounds.dedup();
@@ -67,6 +69,12 @@ fn nest(items: Vec<(IntTuple, IntTuple)>, cuts: Vec<usize>) -> (IntTuple, IntTup
         .map(|g| {
             if g.len() == 1 {
                 g.into_iter().next().expect("one")
+            } else if deep && g.len() >= 3 {
+                let (s0, d0): (Vec<_>, Vec<_>) = g[..2].iter().cloned().unzip();
+                let (mut s, mut d): (Vec<_>, Vec<_>) = g[2..].iter().cloned().unzip();
+                s.insert(0, IntTuple::Tuple(s0));
+                d.insert(0, IntTuple::Tuple(d0));
+                (IntTuple::Tuple(s), IntTuple::Tuple(d))
             } else {
                 let (s, d): (Vec<_>, Vec<_>) = g.into_iter().unzip();
                 (IntTuple::Tuple(s), IntTuple::Tuple(d))
@@ -134,12 +142,56 @@ fn static_flag(l: &Layout) -> bool {
     l.shape.is_static() && l.stride.is_static()
 }
 
+/// A tiler for `a`, one element per top-level mode: `_`, an integer or a layout `d:s` where `d`
+/// divides the mode's size (admissible) -- built from the divisors, never filtered.
+fn tiler_for(a: &Layout) -> BoxedStrategy<String> {
+    let st = static_flag(a);
+    let parts: Vec<BoxedStrategy<String>> = a
+        .modes()
+        .iter()
+        .map(|m| {
+            let n = m.size().map(|i| i.value).unwrap_or(1).max(1);
+            let divisors: Vec<i64> = (1..=n).filter(|d| n % d == 0).collect();
+            (prop::sample::select(divisors), 0u8..4)
+                .prop_map(move |(d, how)| match how {
+                    0 => "_".to_string(),
+                    1 => Int::new(d, st).to_string(),
+                    // A strided tile d:k with d*k dividing the mode's size, else d:1.
+                    _ => {
+                        let k = if how == 3 && n % (2 * d) == 0 { 2 } else { 1 };
+                        format!("{}:{}", Int::new(d, st), Int::new(k, st))
+                    }
+                })
+                .boxed()
+        })
+        .collect();
+    parts.prop_map(|v| format!("({})", v.join(","))).boxed()
+}
+
+/// Two compact layouts for a product; small sizes keep the results walkable.
+fn product_pair() -> impl Strategy<Value = (Layout, Layout)> {
+    (compact(), compact())
+}
+
 /// The operations the fuzzer generates, each with admissible and ill-defined operand strategies.
+/// The same op coverage the first random generator (xtask/src/random.rs) had, and more.
 pub fn case() -> BoxedStrategy<Case> {
     let c = |op: &'static str, expr: String, admissible: bool| Case { op, expr, admissible };
-    prop_oneof![
+    let unary = prop_oneof![
         any_layout().prop_map(move |l| c("coalesce", format!("coalesce({l})"), true)),
         any_layout().prop_map(move |l| c("filter", format!("filter({l})"), true)),
+        any_layout().prop_map(move |l| c("filter_zeros", format!("filter_zeros({l})"), true)),
+        any_layout().prop_map(move |l| c("flatten", format!("flatten({l})"), true)),
+        (any_layout(), prop::sample::select(vec!["size", "cosize", "rank", "depth"]))
+            .prop_map(move |(l, q)| c("query", format!("{q}({l})"), true)),
+        any_layout()
+            .prop_flat_map(|l| {
+                let n = l.size().map(|i| i.value).unwrap_or(1).max(1);
+                (Just(l), 0..n)
+            })
+            .prop_map(move |(l, i)| c("evaluate", format!("{l}({i})"), true)),
+    ];
+    let compose = prop_oneof![
         compact()
             .prop_flat_map(|a| {
                 let n = a.size().map(|i| i.value).unwrap_or(1);
@@ -147,20 +199,38 @@ pub fn case() -> BoxedStrategy<Case> {
                 (Just(a), admissible_rhs(n, st))
             })
             .prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), true)),
+        compact()
+            .prop_flat_map(|a| {
+                let t = tiler_for(&a);
+                (Just(a), t)
+            })
+            .prop_map(move |(a, t)| c("composition", format!("composition({a},{t})"), true)),
         (any_layout(), any_layout()).prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), false)),
+    ];
+    let complement = prop_oneof![
         compact()
             .prop_flat_map(|a| {
                 let cos = a.cosize().map(|i| i.value).unwrap_or(1).max(1);
-                (Just(a), 1i64..=3)
-                    .prop_map(move |(a, k)| (a, cos * k))
+                (Just(a), 1i64..=3).prop_map(move |(a, k)| (a, cos * k))
             })
             .prop_map(move |(a, m)| {
                 let st = static_flag(&a);
                 c("complement", format!("complement({a},{})", Int::new(m, st)), true)
             }),
+        compact().prop_map(move |a| c("complement", format!("complement({a})"), true)),
         any_layout().prop_map(move |a| c("complement", format!("complement({a})"), false)),
+        (any_layout(), 1i64..=64).prop_map(move |(a, m)| {
+            let st = static_flag(&a);
+            c("complement", format!("complement({a},{})", Int::new(m, st)), false)
+        }),
+    ];
+    let inverse = prop_oneof![
         compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), true)),
         compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), true)),
+        any_layout().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)),
+        any_layout().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), false)),
+    ];
+    let divide = prop_oneof![
         compact()
             .prop_flat_map(|a| {
                 let n = a.size().map(|i| i.value).unwrap_or(1);
@@ -168,10 +238,34 @@ pub fn case() -> BoxedStrategy<Case> {
                 (Just(a), admissible_rhs(n, st))
             })
             .prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), true)),
-        (compact(), compact()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), true)),
-        (compact(), compact()).prop_map(move |(a, b)| c("blocked_product", format!("blocked_product({a},{b})"), true)),
-        (compact(), compact()).prop_map(move |(a, b)| c("raked_product", format!("raked_product({a},{b})"), true)),
+        (compact().prop_flat_map(|a| {
+            let t = tiler_for(&a);
+            (Just(a), t)
+        }), prop::sample::select(vec!["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"]))
+            .prop_map(move |((a, t), f)| c(f, format!("{f}({a},{t})"), true)),
         (compact(), any_layout()).prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), false)),
+    ];
+    let products = prop_oneof![
+        (product_pair(), prop::sample::select(vec!["logical_product", "blocked_product", "raked_product"]))
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
+        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), true)),
+        (any_layout(), any_layout()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
+    ];
+    let common = prop_oneof![
+        (compact(), compact(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
+            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), true)),
+        (any_layout(), any_layout(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
+            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), false)),
+    ];
+    prop_oneof![
+        2 => unary,
+        3 => compose,
+        2 => complement,
+        2 => inverse,
+        3 => divide,
+        2 => products,
+        1 => common,
     ]
     .boxed()
 }
@@ -290,5 +384,36 @@ mod tests {
         let small = shrink(Box::new(tree), |c| c.op == "composition", 500);
         assert_eq!(small.op, "composition");
         assert!(small.expr.len() <= before, "{} vs {before}", small.expr);
+    }
+}
+
+#[cfg(test)]
+mod coverage {
+    use super::*;
+    use crate::expr::{eval_str, parse};
+
+    #[test]
+    fn cases_cover_the_shapes_and_ops_the_brief_names() {
+        let all = cases(5, 600, (0, 1));
+        let mut ops = std::collections::BTreeSet::new();
+        let (mut deep, mut zero, mut dynamic, mut rejected) = (false, false, false, 0);
+        for (_, c) in &all {
+            ops.insert(c.op);
+            let e = parse(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+            deep |= c.expr.contains("(((");
+            zero |= c.expr.contains(",_0") || c.expr.contains(":_0") || c.expr.contains(",0)");
+            dynamic |= c.expr.chars().zip(c.expr.chars().skip(1)).any(|(a, b)| (a == '(' || a == ',') && b.is_ascii_digit());
+            // The engine answers every case (a value or a typed error), never panics.
+            if std::panic::catch_unwind(|| eval_str(&c.expr)).expect("no panic").is_err() {
+                rejected += 1;
+            }
+            let _ = e;
+        }
+        for op in ["coalesce", "composition", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "blocked_product", "raked_product", "max_common_vector", "max_common_layout"] {
+            assert!(ops.contains(op), "{op} missing from {ops:?}");
+        }
+        assert!(deep && zero && dynamic, "deep {deep} zero {zero} dynamic {dynamic}");
+        // A share, not all, of the cases are refused by the engine.
+        assert!(rejected > 0 && rejected < all.len() / 2, "{rejected} of {}", all.len());
     }
 }
