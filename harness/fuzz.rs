@@ -11,7 +11,7 @@
 //! size-1 modes. A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 use proptest::prelude::*;
-use proptest::strategy::ValueTree;
+pub use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::engine::{Int, IntTuple, Layout};
@@ -269,6 +269,9 @@ pub fn case() -> BoxedStrategy<Case> {
     ]
     .boxed()
 }
+
+/// A case's proptest value tree (kept so the case can be shrunk).
+pub type CaseTree = Box<dyn ValueTree<Value = Case>>;
 
 /// The runner for seed `seed`: every case it draws is a pure function of the seed.
 pub fn runner(seed: u64) -> TestRunner {

@@ -13,6 +13,7 @@
 mod bench;
 mod conformance;
 mod gpu;
+mod pycute;
 mod random;
 
 use std::process::{Command, ExitCode};
@@ -56,12 +57,8 @@ enum Cmd {
     Conformance {
         #[command(flatten)]
         args: OracleArgs,
-        /// Number of random cases.
-        #[arg(long, default_value_t = 200)]
-        cases: usize,
-        /// Seed of the random case generator.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        #[command(flatten)]
+        run: conformance::RunArgs,
     },
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
@@ -84,7 +81,7 @@ fn main() -> ExitCode {
         Cmd::Gpu(args) => return gpu::main(args),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Oracle { check, args } => oracle_cmd(check, &args),
-        Cmd::Conformance { args, cases, seed } => conformance::run(&args, cases, seed),
+        Cmd::Conformance { args, run } => conformance::run(&args, &run),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {
