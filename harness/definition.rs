@@ -7,7 +7,7 @@
 //! engine as well as CuTe.
 
 use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, max_common, product};
-use crate::engine::{right_inverse, Layout};
+use crate::engine::{right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
 use crate::expr::parse::Expr;
 use crate::expr::{eval, parse, Value};
@@ -21,7 +21,13 @@ pub const CHECKED_OPS: &[&str] = &[
     "right_inverse",
     "left_inverse",
     "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
     "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
     "blocked_product",
     "raked_product",
     "max_common_vector",
@@ -72,11 +78,55 @@ pub fn check(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
         ("left_inverse", 1) => left_inverse::check_postconditions(&a, &r),
         ("logical_divide", 2) => divide::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
         ("logical_product", 2) => product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
+        (f @ ("zipped_divide" | "tiled_divide" | "flat_divide" | "zipped_product" | "tiled_product" | "flat_product"), 2) => {
+            let t = to_tiler(&vals[1]).ok()?;
+            let Tiler::Tuple(items) = &t else { return None };
+            let l = unzip(&r, a.rank(), items.len(), &f[..f.find('_')?])?;
+            if f.ends_with("divide") {
+                divide::check_postconditions(&a, &t, &l)
+            } else {
+                product::check_postconditions(&a, &t, &l)
+            }
+        }
         ("blocked_product", 2) => product::check_blocked(&a, &lay(1)?, &r, false),
         ("raked_product", 2) => product::check_blocked(&a, &lay(1)?, &r, true),
         ("max_common_layout", 2) => max_common::check_layout(&a, &lay(1)?, &r),
         _ => return None,
     })
+}
+
+/// Undo the regrouping of zipped / tiled / flat divides and products: rebuild the by-mode result
+/// (`(tile_k, rest_k)` for the `t` tiled modes, then the untouched modes) that logical_divide /
+/// logical_product would give, so their postconditions apply. `None` when `r` does not have the
+/// form (the check then knows no definition for it rather than guessing).
+fn unzip(r: &Layout, a_rank: usize, t: usize, how: &str) -> Option<Layout> {
+    if t == 0 || t > a_rank {
+        return None;
+    }
+    let (tiles, rests): (Vec<Layout>, Vec<Layout>) = match how {
+        "zipped" if r.rank() == 2 => (r.mode(0).ok()?.modes(), r.mode(1).ok()?.modes()),
+        "tiled" if r.rank() == 1 + a_rank => (r.mode(0).ok()?.modes(), r.modes()[1..].to_vec()),
+        "flat" if r.rank() == t + a_rank => (r.modes()[..t].to_vec(), r.modes()[t..].to_vec()),
+        _ => return None,
+    };
+    if tiles.len() != t || rests.len() != a_rank {
+        return None;
+    }
+    // A regrouped mode may come wrapped in 1-tuples (`((_6,_6))`); the by-mode form has none.
+    let unwrap = |mut l: Layout| {
+        while l.rank() == 1 && matches!(l.shape, crate::engine::IntTuple::Tuple(_)) {
+            match l.mode(0) {
+                Ok(m) => l = m,
+                Err(_) => break,
+            }
+        }
+        l
+    };
+    let (tiles, rests): (Vec<Layout>, Vec<Layout>) =
+        (tiles.into_iter().map(unwrap).collect(), rests.into_iter().map(unwrap).collect());
+    let mut modes: Vec<Layout> = (0..t).map(|k| Layout::concat(&[tiles[k].clone(), rests[k].clone()])).collect();
+    modes.extend(rests[t..].iter().cloned());
+    Some(Layout::concat(&modes))
 }
 
 /// [`check`] on the text of a case; `None` when it does not parse.
@@ -106,6 +156,10 @@ mod tests {
         assert_eq!(check_str("logical_divide(_24:_1,_4:_2)", &v("(_4,(_2,_3)):(_2,(_1,_8))")), Some(Ok(())));
         assert_eq!(check_str("coalesce((_2,(_1,_6)):(_1,(_6,_2)))", &v("_12:_1")), Some(Ok(())));
         assert!(check_str("coalesce((_2,(_1,_6)):(_1,(_6,_2)))", &v("_12:_2")).unwrap().is_err());
+        // The chapter's zipped_divide (same output as real CuTe 4.2, see builtins::algebra tests).
+        let z = "zipped_divide(make_layout((_16,_8)),(_2,_2))";
+        assert_eq!(check_str(z, &v("((_2,_2),(_8,_4)):((_1,_16),(_2,_32))")), Some(Ok(())));
+        assert!(check_str(z, &v("((_2,_2),(_8,_4)):((_1,_16),(_2,_16))")).unwrap().is_err());
         assert_eq!(check_str("size(_4:_1)", &v("_4")), None);
         assert_eq!(check_str("_4:_1", &v("_4:_1")), None);
     }
