@@ -15,6 +15,7 @@ mod conformance;
 mod gpu;
 mod pycute;
 mod random;
+mod repro;
 
 use std::process::{Command, ExitCode};
 
@@ -60,6 +61,15 @@ enum Cmd {
         #[command(flatten)]
         run: conformance::RunArgs,
     },
+    /// Write a standalone C++ reproducer of a case (CuTe only, brute-force definition check),
+    /// compile and run it once; files under target/cutecheck/repro/<id>/.
+    Repro {
+        #[command(flatten)]
+        args: OracleArgs,
+        /// The case(s), in the expression language.
+        #[arg(required = true)]
+        exprs: Vec<String>,
+    },
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -82,6 +92,7 @@ fn main() -> ExitCode {
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Oracle { check, args } => oracle_cmd(check, &args),
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
+        Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {
