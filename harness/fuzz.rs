@@ -287,7 +287,11 @@ pub fn case() -> BoxedStrategy<Case> {
         (product_pair(), prop::sample::select(vec!["logical_product", "blocked_product", "raked_product"]))
             .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
         (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), true)),
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
+        // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
+        // composes `b` with may not divide; ill-defined in general.
+        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), false)),
         (any_layout(), any_layout()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
     ];
     let common = prop_oneof![

@@ -62,6 +62,8 @@ pub struct CaseReport {
     pub group: String,
     pub location: String,
     pub op: Option<String>,
+    /// Random cases: whether the operands were built to satisfy the operation's preconditions.
+    pub admissible: Option<bool>,
     pub expr: String,
     pub cute: Vec<String>,
     pub engine: Vec<String>,
@@ -171,6 +173,7 @@ pub struct Planned {
     pub op: Option<String>,
     /// Index into the random case trees (for shrinking).
     pub random: Option<usize>,
+    pub admissible: Option<bool>,
 }
 
 /// Fixed suites (unless skipped) and the random cases of `seed` in `shard`.
@@ -180,7 +183,7 @@ pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
         for s in all_suites()? {
             for c in &s.cases {
                 let op = cutecheck::expr::parse(&c.expr).ok().and_then(|e| cutecheck::definition::op_name(&e).map(String::from));
-                cases.push(Planned { group: s.name.clone(), location: s.locate(c), expr: c.expr.clone(), op, random: None });
+                cases.push(Planned { group: s.name.clone(), location: s.locate(c), expr: c.expr.clone(), op, random: None, admissible: None });
             }
         }
     }
@@ -198,6 +201,7 @@ pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
             expr: c.expr,
             op: Some(c.op.to_string()),
             random: Some(i),
+            admissible: Some(c.admissible),
         });
     }
     Ok((cases, trees))
@@ -217,7 +221,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     if shard.0 == 0 {
         for d in known.for_version(&version) {
             let op = cutecheck::expr::parse(&d.expr).ok().and_then(|e| cutecheck::definition::op_name(&e).map(String::from));
-            cases.push(Planned { group: "known".into(), location: "fixtures/known-discrepancies.toml".into(), expr: d.expr.clone(), op, random: None });
+            cases.push(Planned { group: "known".into(), location: "fixtures/known-discrepancies.toml".into(), expr: d.expr.clone(), op, random: None, admissible: None });
         }
     }
     let exprs: Vec<String> = cases.iter().map(|c| c.expr.clone()).collect();
@@ -283,6 +287,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             group: p.group,
             location: p.location,
             op: p.op,
+            admissible: p.admissible,
             expr: p.expr,
             cute,
             engine,
@@ -414,6 +419,14 @@ fn class_table(r: &Report) -> String {
     if per.is_empty() {
         s.push_str("(none)\n");
     }
+    let random: Vec<&CaseReport> = r.cases.iter().filter(|c| c.group == "random").collect();
+    let adm = random.iter().filter(|c| c.admissible == Some(true)).count();
+    let adm_dis = random.iter().filter(|c| c.admissible == Some(true) && c.verdict == "DISAGREE").count();
+    let ill_dis = random.iter().filter(|c| c.admissible == Some(false) && c.verdict == "DISAGREE").count();
+    s.push_str(&format!(
+        "random cases: {adm} admissible ({adm_dis} disagree), {} ill-defined ({ill_dis} disagree)\n",
+        random.len() - adm
+    ));
     for ((class, sig), (n, ex)) in per {
         s.push_str(&format!("{:<58} {:>6} {:>9} {:>6}\n", format!("{class}  [{sig}]"), n, ex, n - ex));
     }

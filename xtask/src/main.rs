@@ -15,6 +15,7 @@ mod conformance;
 mod gpu;
 mod pycute;
 mod random;
+mod release_diff;
 mod repro;
 
 use std::process::{Command, ExitCode};
@@ -70,6 +71,9 @@ enum Cmd {
         #[arg(required = true)]
         exprs: Vec<String>,
     },
+    /// Fixed suites and the same seeded random cases on two CUTLASS versions: every case whose
+    /// CuTe output changed, with the engine's verdict against both.
+    ReleaseDiff(release_diff::DiffArgs),
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
         Cmd::Oracle { check, args } => oracle_cmd(check, &args),
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
         Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
+        Cmd::ReleaseDiff(a) => release_diff::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {
