@@ -22,8 +22,8 @@ pub struct Discrepancy {
     pub class: String,
     /// Why the disagreement is accepted.
     pub explanation: String,
-    /// Optional: the family of random cases this entry stands for -- every case of operation
-    /// `op` whose triage signature (`triage::Verdict::signature`) equals `signature`. `expr` stays
+    /// Optional: the family of random cases this entry stands for -- every case of one of the
+    /// operations `ops` whose triage signature (`triage::Verdict::signature`) equals `signature`. `expr` stays
     /// the family's reproducer and must keep reproducing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<Family>,
@@ -31,7 +31,8 @@ pub struct Discrepancy {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Family {
-    pub op: String,
+    /// The operations (one mechanism, e.g. composition and the divides and products built on it).
+    pub ops: Vec<String>,
     pub signature: String,
 }
 
@@ -79,7 +80,7 @@ impl KnownDiscrepancies {
     /// The entry whose family covers a case of `op` with triage signature `signature`.
     pub fn lookup_family(&self, op: &str, signature: &str, version: &str) -> Option<&Discrepancy> {
         self.entries.iter().find(|d| {
-            d.applies_to(version) && d.family.as_ref().is_some_and(|f| f.op == op && f.signature == signature)
+            d.applies_to(version) && d.family.as_ref().is_some_and(|f| f.ops.iter().any(|o| o == op) && f.signature == signature)
         })
     }
 
@@ -108,7 +109,7 @@ mod tests {
         assert!(k.lookup("composition( (_6,_2):(_8,_2),_4:_4 )", "4.2.0.0").is_some());
         assert!(k.lookup("composition((_6,_2):(_8,_2),_4:_4)", "3.8.0.0").is_none());
         let f = KnownDiscrepancies::parse(
-            "[[discrepancy]]\nexpr = \"coalesce(_2:_1)\"\nversions = [\"*\"]\nclass = \"same-function\"\nexplanation = \"\"\nfamily = { op = \"coalesce\", signature = \"same-function\" }\n",
+            "[[discrepancy]]\nexpr = \"coalesce(_2:_1)\"\nversions = [\"*\"]\nclass = \"same-function\"\nexplanation = \"\"\nfamily = { ops = [\"coalesce\"], signature = \"same-function\" }\n",
         )
         .unwrap();
         assert!(f.lookup_family("coalesce", "same-function", "3.8.0.0").is_some());

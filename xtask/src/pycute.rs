@@ -158,3 +158,17 @@ pub fn python(e: &Expr) -> std::result::Result<String, String> {
         _ => return Err("no pycute form".into()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_is_written_from_the_ast() {
+        let py = |s: &str| python(&parse(s).unwrap());
+        assert_eq!(py("composition((_6,_2):(_8,_2),_4:_4)").unwrap(), "composition(Layout((6,2,),(8,2,)),Layout(4,4))");
+        assert_eq!(py("logical_divide(24:1,(_,4:2))").unwrap(), "logical_divide(Layout(24,1),(None,Layout(4,2),))");
+        assert!(py("blocked_product(_2:_1,_2:_1)").is_err());
+        assert!(py("make_layout_right((_4,_8))").is_err());
+    }
+}
