@@ -140,7 +140,7 @@ pub fn load_known() -> Result<KnownDiscrepancies> {
 
 /// Ask the oracle for many cases in chunks, with a progress bar on long runs.
 pub fn run_oracle(oracle: &Oracle, exprs: &[String], label: &str) -> Vec<Outcome> {
-    let chunk = 32 * oracle.opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())) * 2;
+    let chunk = oracle.opts.batch * oracle.opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())) * 6;
     let bar = if exprs.len() > chunk {
         let b = ProgressBar::new(exprs.len() as u64);
         b.set_style(
