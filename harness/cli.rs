@@ -24,13 +24,73 @@ enum Cmd {
         /// Also print the print_layout grid for rank-2 layout results.
         #[arg(long)]
         table: bool,
+        /// Print what real CuTe prints instead (compiles the expression against the CuTe headers).
+        #[arg(long, conflicts_with = "both")]
+        cute: bool,
+        /// Print the engine's and real CuTe's results side by side and whether they agree.
+        #[arg(long)]
+        both: bool,
+        #[command(flatten)]
+        oracle: crate::oracle::OracleArgs,
+        /// Also draw the result as SVG into FILE: an MMA atom name as CuTe's print_svg draws it, a
+        /// layout as a grid of its values, or (with --tile) a TV layout over a tile.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
+        /// With --svg: read the layout as (thread,value) -> index over an ROWS x COLS tile.
+        #[arg(long, value_name = "ROWS,COLS")]
+        tile: Option<String>,
+    },
+    /// Print an MMA atom's (lane, value) -> (row, col) tables of A (MxK), B (NxK), C (MxN) as JSON.
+    AtomTable {
+        /// The atom as CuTe's C++ names it, e.g. SM80_16x8x16_F32F16F16F32_TN.
+        atom: String,
     },
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Eval { expr, table } => eval_cmd(&expr, table),
+        Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => oracle_cmd(&expr, both, table, &oracle),
+        Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
+        Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
+        Cmd::AtomTable { atom } => atom_table_cmd(&atom),
+    }
+}
+
+fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
+    let picture = eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, tile).map_err(|e| e.to_string()));
+    match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn atom_table_cmd(atom: &str) -> ExitCode {
+    // Parse the name as an expression so spacing and spelling are checked once, in one place.
+    let canonical = match crate::expr::parse(atom) {
+        Ok(crate::expr::Expr::Call { name, called: false, .. }) => name.to_string(),
+        Ok(_) => atom.to_string(),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match crate::engine::atom::atom_table(&canonical).map(|t| serde_json::to_string(&t)) {
+        Ok(Ok(json)) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -75,5 +135,78 @@ fn eval_cmd(expr: &str, table: bool) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The expressions of `eval`'s argument: the one given, or one per non-empty stdin line for `-`.
+fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
+    if expr != "-" {
+        return Ok(vec![expr.to_string()]);
+    }
+    let mut v = Vec::new();
+    for l in std::io::stdin().lock().lines() {
+        let l = l?;
+        if !l.trim().is_empty() {
+            v.push(l.trim().to_string());
+        }
+    }
+    Ok(v)
+}
+
+/// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
+pub fn engine_lines(expr: &str) -> Vec<String> {
+    match eval_str(expr) {
+        // Atoms and tiled MMAs/copies print several lines, as CuTe does.
+        Ok(v) => v.to_string().lines().map(String::from).collect(),
+        Err(e) => vec![format!("rejected: {e}")],
+    }
+}
+
+/// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both sides).
+fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
+    let exprs = match expressions(expr) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: reading stdin: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let oracle = match crate::oracle::Oracle::new(args.options()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let results = if table { oracle.run_table(&exprs) } else { oracle.run(&exprs) };
+    let mut ok = true;
+    for (e, r) in exprs.iter().zip(&results) {
+        let cute = r.lines();
+        if !both {
+            for l in &cute {
+                println!("{l}");
+            }
+            ok &= matches!(r, crate::oracle::Outcome::Printed(_));
+            continue;
+        }
+        let engine = if table {
+            match eval_line(e, true) {
+                Ok(s) => s.lines().map(str::to_string).collect(),
+                Err(s) => vec![format!("rejected: {}", s.trim_end().trim_start_matches("error: "))],
+            }
+        } else {
+            engine_lines(e)
+        };
+        let verdict = crate::suite::compare(&cute, &engine);
+        println!("{e}");
+        println!("  cute:   {}", cute.join("\n          "));
+        println!("  engine: {}", engine.join("\n          "));
+        println!("  {}", verdict.describe());
+        ok &= verdict.agrees();
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

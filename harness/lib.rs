@@ -2,8 +2,17 @@
 //!
 //! - [`engine`]: integers with static-ness, int tuples, layouts and the operations on them.
 //! - [`expr`]: the expression language (`composition(_24:_1,_4:_2)`), its parser and evaluator.
+//! - [`oracle`]: real CuTe: provisioning, C++ codegen from the AST, batched compile and run.
+//! - [`suite`]: fixed suites (fixtures/cases) and their snapshots.
+//! - [`fuzz`], [`triage`], [`known`]: random cases, disagreement classes, accepted discrepancies.
 
 pub mod cli;
 pub mod engine;
 pub mod expr;
+pub mod fuzz;
 pub mod gen;
+pub mod known;
+pub mod oracle;
+pub mod suite;
+pub mod svg;
+pub mod triage;

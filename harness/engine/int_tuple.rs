@@ -143,15 +143,21 @@ impl IntTuple {
     /// leaves in colexicographic order, starting from `current` (`_1` for default strides), with
     /// the structure of `self`. Static-ness follows the arithmetic: `(1,8)` gives `(_1,1)`.
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
+        // The product after the last leaf is never needed (and may overflow where CuTe's doesn't).
+        let leaves = self.leaves();
+        let mut strides = Vec::with_capacity(leaves.len());
         let mut acc = current;
-        self.map_leaves(&mut |n| {
+        for (k, n) in leaves.iter().enumerate() {
             if n.is_static_value(1) {
-                return Ok(Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
+                strides.push(Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
+                continue;
             }
-            let here = acc;
-            acc = acc.mul(n)?;
-            Ok(here)
-        })
+            strides.push(acc);
+            if k + 1 < leaves.len() {
+                acc = acc.mul(*n)?;
+            }
+        }
+        self.unflatten_like(&strides)
     }
     /// CuTe's `compact_row_major(shape, current)` (LayoutRight): the prefix product taken from the
     /// last leaf backwards.
@@ -165,7 +171,9 @@ impl IntTuple {
                 continue;
             }
             strides[k] = acc;
-            acc = acc.mul(*n)?;
+            if k > 0 {
+                acc = acc.mul(*n)?;
+            }
         }
         self.unflatten_like(&strides)
     }

@@ -3,6 +3,7 @@
 //! One module per CuTe operation (named as in CuTe); each module's doc gives the definition and
 //! numbered postconditions, and `tests/properties.rs` checks every postcondition with proptest.
 
+pub mod atom;
 pub mod coalesce;
 pub mod complement;
 pub mod composition;
@@ -18,6 +19,7 @@ pub mod tiler;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;
+pub mod swizzle;
 
 pub use error::{Error, Result};
 pub use int::Int;

@@ -32,9 +32,12 @@ pub fn eval(e: &Expr) -> Result<Value> {
             Ok(Value::Layout(crate::engine::Layout::new(s, d)?))
         }
         Expr::Apply { target, args, .. } => {
-            let l = eval(target)?.to_layout()?;
+            let t = eval(target)?;
             let coord = coord_of(args)?;
-            Ok(Value::Int(l.call(&coord)?))
+            match t {
+                Value::Atom(a) => a.apply(&coord),
+                t => Ok(Value::Int(t.to_layout()?.call(&coord)?)),
+            }
         }
         Expr::Call { name, args, called, .. } => {
             let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_>>()?;

@@ -14,6 +14,8 @@ pub enum Value {
     /// A tuple: an int tuple when every leaf is an Int, otherwise a tuple of layouts (a tiler).
     Tuple(Vec<Value>),
     Layout(Layout),
+    /// Atom names, swizzles and swizzled layouts (see builtins/atoms.rs).
+    Atom(super::builtins::atoms::AtomValue),
 }
 
 impl Value {
@@ -23,6 +25,7 @@ impl Value {
             Value::Underscore => "_",
             Value::Tuple(_) => "a tuple",
             Value::Layout(_) => "a layout",
+            Value::Atom(a) => a.kind(),
         }
     }
     /// This value as an int tuple (an integer or a tuple of only integers).
@@ -71,6 +74,7 @@ impl fmt::Display for Value {
             Value::Int(i) => write!(f, "{i}"),
             Value::Underscore => f.write_str("_"),
             Value::Layout(l) => write!(f, "{l}"),
+            Value::Atom(a) => write!(f, "{a}"),
             Value::Tuple(v) => {
                 f.write_str("(")?;
                 for (k, x) in v.iter().enumerate() {

@@ -17,6 +17,7 @@ pub fn to_tiler(v: &Value) -> Result<Tiler> {
         Value::Int(i) => Ok(Tiler::Int(*i)),
         Value::Underscore => Ok(Tiler::Underscore),
         Value::Tuple(items) => Ok(Tiler::Tuple(items.iter().map(to_tiler).collect::<Result<_>>()?)),
+        Value::Atom(a) => Err(Error::Type(format!("expected a tiler, found {}", a.kind()))),
     }
 }
 

@@ -7,12 +7,14 @@ use super::parse::Name;
 use super::value::Value;
 
 pub mod algebra;
+pub mod atoms;
 pub mod core;
 
 /// Signature of an area's dispatcher: `None` when the name is not one of its own.
 type Area = fn(&Name, &[Value], bool) -> Option<Result<Value>>;
 
-const AREAS: &[Area] = &[core::call, algebra::call];
+// atoms first: it takes `composition` when an argument is a swizzle, and passes otherwise.
+const AREAS: &[Area] = &[atoms::call, core::call, algebra::call];
 
 /// Call the builtin `name` with evaluated arguments; `called` is false for a bare name.
 pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {

@@ -1,0 +1,434 @@
+// common.hpp: host-side pieces shared by the GPU checks (no CUDA needed, so it also builds and is
+// tested with plain g++): the table file reader, element encodings, the random inputs, the float64
+// reference, the error measure and a small JSON writer.
+//
+// Conventions (the same as CuTe's TV layouts): a table entry for (lane, value) is a column-major
+// index into the atom's tile: A is MxK (index m + M*k), B is NxK (index n + N*k), C/D is MxN
+// (index m + M*n). Every element travels as its raw bit pattern in a uint64_t.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mmacheck {
+
+// ---------------------------------------------------------------------------------------------
+// Element kinds
+
+enum class Elem { F16, BF16, TF32, F32, F64, S8, S4, B1, S32 };
+
+inline int elem_bits(Elem e) {
+  switch (e) {
+    case Elem::F16: case Elem::BF16: return 16;
+    case Elem::TF32: case Elem::F32: case Elem::S32: return 32;
+    case Elem::F64: return 64;
+    case Elem::S8: return 8;
+    case Elem::S4: return 4;
+    case Elem::B1: return 1;
+  }
+  return 0;
+}
+
+inline const char* elem_name(Elem e) {
+  switch (e) {
+    case Elem::F16: return "f16"; case Elem::BF16: return "bf16"; case Elem::TF32: return "tf32";
+    case Elem::F32: return "f32"; case Elem::F64: return "f64"; case Elem::S8: return "s8";
+    case Elem::S4: return "s4"; case Elem::B1: return "b1"; case Elem::S32: return "s32";
+  }
+  return "?";
+}
+
+inline bool elem_is_int(Elem e) {
+  return e == Elem::S8 || e == Elem::S4 || e == Elem::B1 || e == Elem::S32;
+}
+
+// How the products are combined: ordinary multiply-add, or the b1 popc forms.
+enum class Combine { Mul, AndPopc, XorPopc };
+
+// One mma.sync instruction, as the tables file names it (its `kind` field).
+struct OpInfo {
+  const char* tag;   // the tables file's kind
+  const char* ptx;   // the instruction
+  int M, N, K;
+  Elem a, b, c;      // c is also d
+  Combine combine;
+};
+
+inline const std::vector<OpInfo>& all_ops() {
+  static const std::vector<OpInfo> ops = {
+    {"m16n8k16_f32_f16",   "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",   16, 8, 16,  Elem::F16,  Elem::F16,  Elem::F32, Combine::Mul},
+    {"m16n8k16_f32_bf16",  "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 8, 16,  Elem::BF16, Elem::BF16, Elem::F32, Combine::Mul},
+    {"m16n8k8_f32_tf32",   "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",  16, 8, 8,   Elem::TF32, Elem::TF32, Elem::F32, Combine::Mul},
+    {"m16n8k32_s32_s8",    "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",     16, 8, 32,  Elem::S8,   Elem::S8,   Elem::S32, Combine::Mul},
+    {"m16n8k8_f16_f16",    "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",    16, 8, 8,   Elem::F16,  Elem::F16,  Elem::F16, Combine::Mul},
+    {"m16n8k32_s32_s4",    "mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32",     16, 8, 32,  Elem::S4,   Elem::S4,   Elem::S32, Combine::Mul},
+    {"m16n8k64_s32_s4",    "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32",     16, 8, 64,  Elem::S4,   Elem::S4,   Elem::S32, Combine::Mul},
+    {"m8n8k4_f64",         "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",     8,  8, 4,   Elem::F64,  Elem::F64,  Elem::F64, Combine::Mul},
+    {"m8n8k128_b1_and",    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc",   8,  8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::AndPopc},
+    {"m16n8k128_b1_and",   "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc",  16, 8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::AndPopc},
+    {"m16n8k256_b1_and",   "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",  16, 8, 256, Elem::B1, Elem::B1, Elem::S32, Combine::AndPopc},
+    {"m8n8k128_b1_xor",    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc",   8,  8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::XorPopc},
+    {"m16n8k128_b1_xor",   "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc",  16, 8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::XorPopc},
+    {"m16n8k256_b1_xor",   "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc",  16, 8, 256, Elem::B1, Elem::B1, Elem::S32, Combine::XorPopc},
+  };
+  return ops;
+}
+
+inline const OpInfo* find_op(const std::string& tag) {
+  for (auto& o : all_ops())
+    if (tag == o.tag) return &o;
+  return nullptr;
+}
+
+// Values per lane of each fragment: the fragment's bits over 32 lanes.
+inline int vals_per_lane(int rows, int cols, Elem e) { (void)e; return rows * cols / 32; }
+
+// 32-bit registers per lane of a fragment with n values of element e.
+inline int regs_for(int n, Elem e) { return (n * elem_bits(e) + 31) / 32; }
+
+// ---------------------------------------------------------------------------------------------
+// Encodings: value (double) <-> raw bits. Encoders accept only exactly representable values.
+
+inline uint64_t f32_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float bits_f32(uint64_t b) { uint32_t u = uint32_t(b); float f; std::memcpy(&f, &u, 4); return f; }
+inline uint64_t f64_bits(double d) { uint64_t u; std::memcpy(&u, &d, 8); return u; }
+inline double bits_f64(uint64_t b) { double d; std::memcpy(&d, &b, 8); return d; }
+
+inline double decode_f16(uint64_t b) {
+  int sign = (b >> 15) & 1, ex = (b >> 10) & 0x1f, man = b & 0x3ff;
+  double v;
+  if (ex == 0) v = std::ldexp(double(man), -24);
+  else if (ex == 31) v = man ? NAN : INFINITY;
+  else v = std::ldexp(double(man | 0x400), ex - 25);
+  return sign ? -v : v;
+}
+
+inline uint64_t encode_f16(double x) {
+  if (x == 0) return std::signbit(x) ? 0x8000 : 0;
+  uint64_t sign = x < 0 ? 0x8000 : 0;
+  double a = std::fabs(x);
+  int e;
+  std::frexp(a, &e);            // a = f * 2^e, f in [0.5, 1)
+  int ex = e - 1 + 15;          // biased exponent for a = 1.m * 2^(e-1)
+  if (ex < 1 || ex > 30) throw std::runtime_error("f16 encode: out of the normal range");
+  double man = std::ldexp(a, 10 - (e - 1)) - 1024.0;
+  if (man != std::floor(man)) throw std::runtime_error("f16 encode: not exactly representable");
+  return sign | (uint64_t(ex) << 10) | uint64_t(man);
+}
+
+inline double decode_bf16(uint64_t b) { return bits_f32((b & 0xffff) << 16); }
+inline uint64_t encode_bf16(double x) {
+  float f = float(x);
+  if (double(f) != x) throw std::runtime_error("bf16 encode: not a float");
+  uint64_t u = f32_bits(f);
+  if (u & 0xffff) throw std::runtime_error("bf16 encode: not exactly representable");
+  return u >> 16;
+}
+
+inline uint64_t encode_tf32(double x) {
+  float f = float(x);
+  uint64_t u = f32_bits(f);
+  if (double(f) != x || (u & 0x1fff)) throw std::runtime_error("tf32 encode: not exactly representable");
+  return u;
+}
+
+inline uint64_t encode(Elem e, double x) {
+  switch (e) {
+    case Elem::F16: return encode_f16(x);
+    case Elem::BF16: return encode_bf16(x);
+    case Elem::TF32: return encode_tf32(x);
+    case Elem::F32: {
+      float f = float(x);
+      if (double(f) != x) throw std::runtime_error("f32 encode: not exactly representable");
+      return f32_bits(f);
+    }
+    case Elem::F64: return f64_bits(x);
+    case Elem::S8: return uint64_t(int64_t(x)) & 0xff;
+    case Elem::S4: return uint64_t(int64_t(x)) & 0xf;
+    case Elem::B1: return uint64_t(int64_t(x)) & 0x1;
+    case Elem::S32: return uint64_t(int64_t(x)) & 0xffffffffu;
+  }
+  return 0;
+}
+
+inline double decode(Elem e, uint64_t b) {
+  switch (e) {
+    case Elem::F16: return decode_f16(b);
+    case Elem::BF16: return decode_bf16(b);
+    case Elem::TF32: case Elem::F32: return bits_f32(b);
+    case Elem::F64: return bits_f64(b);
+    case Elem::S8: return double(int8_t(uint8_t(b)));
+    case Elem::S4: { int v = int(b & 0xf); return double(v >= 8 ? v - 16 : v); }
+    case Elem::B1: return double(b & 1);
+    case Elem::S32: return double(int32_t(uint32_t(b)));
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random numbers: splitmix64, seeded from the command line or the clock (the seed is printed).
+
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed) {}
+  uint64_t next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // uniform integer in [lo, hi]
+  int64_t range(int64_t lo, int64_t hi) { return lo + int64_t(next() % uint64_t(hi - lo + 1)); }
+  double unit() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+};
+
+// A random input value of element e. For the floating kinds the values are small multiples of a
+// power of two, so every product and every partial sum of one atom is exact in the accumulator
+// type (the reference then differs from a correct result only by the hardware's rounding, if any).
+// `f16_out` narrows the range for the f16-accumulating atom (whose sums must fit 11 bits).
+inline double random_value(Rng& r, Elem e, bool f16_out) {
+  switch (e) {
+    case Elem::F16: case Elem::BF16: case Elem::TF32:
+      return f16_out ? std::ldexp(double(r.range(-12, 12)), -3) : std::ldexp(double(r.range(-64, 64)), -6);
+    case Elem::F32: return std::ldexp(double(r.range(-64, 64)), -6);
+    case Elem::F64: return 2.0 * r.unit() - 1.0;
+    case Elem::S8: return double(r.range(-128, 127));
+    case Elem::S4: return double(r.range(-8, 7));
+    case Elem::B1: return double(r.range(0, 1));
+    case Elem::S32: return double(r.range(-(1 << 20), 1 << 20));
+  }
+  return 0;
+}
+
+inline double random_c(Rng& r, Elem c) {
+  if (c == Elem::F16) return std::ldexp(double(r.range(-16, 16)), -3);
+  return random_value(r, c, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A problem: the values of A (MxK), B (NxK), C (MxN), column-major, and the float64 reference.
+
+struct Problem {
+  int M, N, K;
+  std::vector<double> A, B, C;
+};
+
+inline Problem random_problem(const OpInfo& op, int M, int N, int K, Rng& r) {
+  Problem p{M, N, K, {}, {}, {}};
+  bool f16_out = op.c == Elem::F16;
+  for (int i = 0; i < M * K; ++i) p.A.push_back(random_value(r, op.a, f16_out));
+  for (int i = 0; i < N * K; ++i) p.B.push_back(random_value(r, op.b, f16_out));
+  for (int i = 0; i < M * N; ++i) p.C.push_back(random_c(r, op.c));
+  return p;
+}
+
+// The ownership problem (check 3): D[m][n] = m + M*n exactly, with every element within its type's
+// range. Column block 1 of K carries m in chunks against a neutral B; block 2 carries M*n in chunks
+// against a neutral A. "Neutral" is 1 for products and and.popc, and 0 for xor.popc (where the
+// chunks face zeros: popc(x ^ 0) = x for a bit). Returns false if K is too small for the type.
+inline bool ownership_problem(const OpInfo& op, int M, int N, int K, Problem& p) {
+  double lim;
+  switch (op.a) {
+    case Elem::S4: lim = 7; break;
+    case Elem::B1: lim = 1; break;
+    case Elem::S8: lim = 127; break;
+    default: lim = 1024; break;
+  }
+  double one = op.combine == Combine::XorPopc ? 0 : 1;
+  p = Problem{M, N, K, std::vector<double>(M * K, 0.0), std::vector<double>(N * K, 0.0),
+              std::vector<double>(M * N, 0.0)};
+  int k1 = int(std::ceil((M - 1) / lim));
+  int k2 = int(std::ceil(double(M) * (N - 1) / lim));
+  if (k1 + k2 > K) return false;
+  for (int m = 0; m < M; ++m) {
+    double rest = m;
+    for (int k = 0; k < k1; ++k) { double c = std::min(lim, rest); p.A[m + M * k] = c; rest -= c; }
+    for (int k = k1; k < k1 + k2; ++k) p.A[m + M * k] = one;
+  }
+  for (int n = 0; n < N; ++n) {
+    for (int k = 0; k < k1; ++k) p.B[n + N * k] = one;
+    double rest = double(M) * n;
+    for (int k = k1; k < k1 + k2; ++k) { double c = std::min(lim, rest); p.B[n + N * k] = c; rest -= c; }
+  }
+  return true;
+}
+
+// Reference D = A*B^T + C in float64 (popc forms for b1), with a per-element error bound.
+struct Reference {
+  std::vector<double> D, tol;
+};
+
+inline Reference reference(const OpInfo& op, const Problem& p) {
+  Reference ref;
+  double eps;
+  switch (op.c) {
+    case Elem::F32: eps = 0x1.0p-20; break;   // inputs are chosen so that the sums are exact;
+    case Elem::F16: eps = 0x1.0p-11; break;   // the bound only allows for the hardware's rounding
+    case Elem::F64: eps = 0x1.0p-50; break;
+    default: eps = 0; break;                  // integers: exact
+  }
+  for (int n = 0; n < p.N; ++n)
+    for (int m = 0; m < p.M; ++m) {
+      double acc = p.C[m + p.M * n], mag = std::fabs(acc);
+      for (int k = 0; k < p.K; ++k) {
+        double a = p.A[m + p.M * k], b = p.B[n + p.N * k], t = 0;
+        switch (op.combine) {
+          case Combine::Mul: t = a * b; break;
+          case Combine::AndPopc: t = double(int(a) & int(b)); break;
+          case Combine::XorPopc: t = double(int(a) ^ int(b)); break;
+        }
+        acc += t;
+        mag += std::fabs(t);
+      }
+      ref.D.push_back(acc);
+      ref.tol.push_back(eps * mag);
+    }
+  return ref;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tables file written by `cargo xtask gpu`.
+
+struct AtomTable {
+  std::string name;    // CuTe's MMA operation, e.g. SM80_16x8x16_F32F16F16F32_TN
+  std::string kind;    // an OpInfo tag
+  int M = 0, N = 0, K = 0, nA = 0, nB = 0, nC = 0;
+  std::string layoutA, layoutB, layoutC, source, note;
+  std::vector<int> A, B, C;   // [lane * nX + value] -> column-major tile index
+};
+
+inline std::vector<AtomTable> read_tables(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open tables file " + path);
+  std::vector<AtomTable> out;
+  std::string line;
+  int lineno = 0;
+  auto fail = [&](const std::string& why) {
+    throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + why);
+  };
+  if (!std::getline(in, line) || line.rfind("cutecheck-mma-tables 1", 0) != 0) fail("not a cutecheck-mma-tables 1 file");
+  ++lineno;
+  AtomTable* cur = nullptr;
+  auto rest_of = [](const std::string& l, size_t words) {
+    size_t pos = 0;
+    for (size_t i = 0; i < words; ++i) {
+      pos = l.find(' ', pos);
+      if (pos == std::string::npos) return std::string();
+      ++pos;
+    }
+    return l.substr(pos);
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string key;
+    ls >> key;
+    if (key == "atom") {
+      out.emplace_back();
+      cur = &out.back();
+      if (!(ls >> cur->name >> cur->kind >> cur->M >> cur->N >> cur->K >> cur->nA >> cur->nB >> cur->nC)) fail("bad atom line");
+      if (cur->M <= 0 || cur->N <= 0 || cur->K <= 0 || cur->M * cur->K != 32 * cur->nA ||
+          cur->N * cur->K != 32 * cur->nB || cur->M * cur->N != 32 * cur->nC)
+        fail("atom sizes do not give whole fragments over 32 lanes");
+      continue;
+    }
+    if (!cur) fail("data before the first atom line");
+    if (key == "source") cur->source = rest_of(line, 1);
+    else if (key == "note") cur->note = rest_of(line, 1);
+    else if (key == "layout") {
+      std::string which;
+      ls >> which;
+      std::string text = rest_of(line, 2);
+      if (which == "A") cur->layoutA = text; else if (which == "B") cur->layoutB = text;
+      else if (which == "C") cur->layoutC = text; else fail("layout of what?");
+    } else if (key == "A" || key == "B" || key == "C") {
+      auto& v = key == "A" ? cur->A : key == "B" ? cur->B : cur->C;
+      int n = key == "A" ? cur->nA : key == "B" ? cur->nB : cur->nC;
+      int rows = key == "A" ? cur->M : key == "B" ? cur->N : cur->M;
+      int cols = key == "C" ? cur->N : cur->K;
+      int x;
+      while (ls >> x) {
+        if (x < 0 || x >= rows * cols) fail(key + " table entry out of the tile");
+        v.push_back(x);
+      }
+      if (int(v.size()) != 32 * n) fail(key + " table: expected " + std::to_string(32 * n) + " entries");
+    } else if (key == "end") {
+      if (int(cur->A.size()) != 32 * cur->nA || int(cur->B.size()) != 32 * cur->nB || int(cur->C.size()) != 32 * cur->nC)
+        fail("atom " + cur->name + " is missing a table");
+      cur = nullptr;
+    } else {
+      fail("unknown key " + key);
+    }
+  }
+  if (cur) fail("missing end");
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison of one device result with the reference.
+
+struct Compare {
+  double max_err = 0;     // max |D - ref|
+  double max_ratio = 0;   // max |D - ref| / max(tol, tiny): > 1 fails
+  int unwritten = 0;      // elements the kernel never stored (poison left)
+  int bad = 0;            // elements outside the bound
+  int first_bad = -1;     // column-major index of the first bad element
+  double first_got = 0, first_want = 0;
+};
+
+constexpr uint64_t POISON = 0xDEADBEEFDEADBEEFull;
+
+inline Compare compare(Elem c, const std::vector<uint64_t>& got_bits, const Reference& ref) {
+  Compare r;
+  for (size_t i = 0; i < ref.D.size(); ++i) {
+    if (got_bits[i] == POISON) {
+      ++r.unwritten;
+      if (r.first_bad < 0) { r.first_bad = int(i); r.first_got = NAN; r.first_want = ref.D[i]; }
+      continue;
+    }
+    double got = decode(c, got_bits[i]);
+    double err = std::fabs(got - ref.D[i]);
+    if (std::isnan(got)) err = INFINITY;
+    if (err > r.max_err) r.max_err = err;
+    double ratio = err == 0 ? 0 : err / std::max(ref.tol[i], 1e-300);
+    if (ratio > r.max_ratio) r.max_ratio = ratio;
+    if (err > ref.tol[i]) {
+      ++r.bad;
+      if (r.first_bad < 0) { r.first_bad = int(i); r.first_got = got; r.first_want = ref.D[i]; }
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Minimal JSON output.
+
+inline std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') { o += '\\'; o += ch; }
+    else if (ch == '\n') o += "\\n";
+    else if (uint8_t(ch) < 0x20) { char buf[8]; std::snprintf(buf, sizeof buf, "\\u%04x", ch); o += buf; }
+    else o += ch;
+  }
+  return o + "\"";
+}
+
+inline std::string json_num(double x) {
+  if (std::isnan(x)) return "null";
+  if (std::isinf(x)) return x > 0 ? "1e308" : "-1e308";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+}  // namespace mmacheck

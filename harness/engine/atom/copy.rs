@@ -1,0 +1,303 @@
+//! Copy atoms as data: CuTe's `Copy_Traits<Op>` (`ThrID`, and `SrcLayout`, `DstLayout`,
+//! `RefLayout` mapping (thread, value) to a *bit* of the atom's data), and `Copy_Atom<Op, T>`,
+//! which reads those bit layouts in units of the value type `T`.
+//!
+//! Definitions (CuTe 4.2, atom/copy_traits*.hpp and copy_atom.hpp, checked against a probe):
+//! 1. `UniversalCopy<S,D=S>` and the SM80 `cp.async` ops move one value per thread:
+//!    `ThrID = _1:_0`, `Src = (_1,_bits(S)):(_0,_1)`, `Dst = (_1,_bits(D)):(_0,_1)`, `Ref = Src`.
+//! 2. `ldmatrix` (SM75 `LDSM`), `movmatrix` (SM75 `MOVM`) and `stmatrix` (SM90 `STSM`, whose Src and
+//!    Dst are LDSM's swapped) are warp-wide (`ThrID = _32:_1`) with the layouts of the tables below.
+//! 3. `Copy_Atom<Op,T>`'s `ValLayoutX = recast_layout<uint1_t,T>(X)`, i.e. `upcast<bits(T)>(X)`:
+//!    per leaf, a static stride 0 stays; a static stride `d` needs `d % n == 0 || n % d == 0`
+//!    ("Divisibility condition") and becomes shape `ceil_div(s, ceil_div(n,|d|))`, stride
+//!    `sign(d) * ceil_div(|d|, n)`; a dynamic stride is divided by n.
+//! 4. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
+//!    (CuTe: "CopyOperation is not valid for Src of ValType.", and Dst, Ref likewise).
+
+use super::lit;
+use super::name::AtomName;
+use crate::engine::{Error, Int, IntTuple, Layout, Result};
+
+/// A copy atom with its value type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyAtom {
+    /// The operation's C++ name (canonical spelling).
+    pub op: String,
+    /// The value type's name and width in bits.
+    pub val_type: String,
+    pub val_bits: i64,
+    pub thr_id: Layout,
+    /// The traits' layouts, in bits.
+    pub bits_src: Layout,
+    pub bits_dst: Layout,
+    pub bits_ref: Layout,
+    /// The same layouts in units of the value type.
+    pub src: Layout,
+    pub dst: Layout,
+    pub ref_: Layout,
+}
+
+impl CopyAtom {
+    /// CuTe's `print(Copy_Atom)`, without the final newline.
+    pub fn print(&self) -> String {
+        format!(
+            "Copy_Atom\n  ThrID:        {}\n  ValLayoutSrc: {}\n  ValLayoutDst: {}\n  ValLayoutRef: {}\n  ValueType:    {}b",
+            self.thr_id, self.src, self.dst, self.ref_, self.val_bits
+        )
+    }
+}
+
+/// `sizeof_bits` of a value type spelled as in C++ (`half_t`, `cutlass::half_t`, `uint128_t`,
+/// `uint_bit_t<64>`, ...).
+pub fn type_bits(ty: &str) -> Result<i64> {
+    let t: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+    let t = t.strip_prefix("cute::").or_else(|| t.strip_prefix("cutlass::")).unwrap_or(&t);
+    if let Some(n) = t.strip_prefix("uint_bit_t<").or_else(|| t.strip_prefix("int_bit_t<")).and_then(|r| r.strip_suffix('>')) {
+        return match n.parse::<i64>() {
+            Ok(b @ (1 | 2 | 4 | 8 | 16 | 32 | 64 | 128)) => Ok(b),
+            _ => Err(Error::Type(format!("unsupported bit width in '{ty}'"))),
+        };
+    }
+    Ok(match t {
+        "uint1b_t" | "uint1_t" | "bin1_t" => 1,
+        "int2b_t" | "uint2b_t" | "uint2_t" => 2,
+        "int4b_t" | "uint4b_t" | "uint4_t" => 4,
+        "int8_t" | "uint8_t" | "char" | "bool" | "float_e4m3_t" | "float_e5m2_t" => 8,
+        "half_t" | "bfloat16_t" | "int16_t" | "uint16_t" => 16,
+        "float" | "tfloat32_t" | "int32_t" | "uint32_t" | "int" => 32,
+        "double" | "int64_t" | "uint64_t" | "complex<float>" => 64,
+        "uint128_t" | "complex<double>" => 128,
+        _ => return Err(Error::Type(format!("unknown value type '{ty}'"))),
+    })
+}
+
+/// CuTe's `upcast<n>(layout)` (definition 3 above).
+pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
+    if !layout.shape.congruent(&layout.stride) {
+        return Err(Error::MismatchedRanks { detail: format!("upcast of non-congruent {layout}") });
+    }
+    let nn = Int::st(n);
+    let mut shapes = Vec::new();
+    let mut strides = Vec::new();
+    for (s, d) in layout.leaf_pairs() {
+        if d.is_static_value(0) {
+            shapes.push(s);
+            strides.push(d);
+        } else if d.is_static {
+            let ad = d.abs()?;
+            if ad.value == 0 || (ad.value % n != 0 && n % ad.value != 0) {
+                return Err(Error::Divisibility { detail: format!("upcast<{n}> of stride {d} in {layout}") });
+            }
+            shapes.push(s.ceil_div(nn.ceil_div(ad)?)?);
+            strides.push(Int::st(d.value.signum()).mul(ad.ceil_div(nn)?)?);
+        } else {
+            shapes.push(s);
+            strides.push(d.div(nn)?);
+        }
+    }
+    Ok(Layout { shape: layout.shape.unflatten_like(&shapes)?, stride: layout.stride.unflatten_like(&strides)? })
+}
+
+/// The `(_1,_bits):(_0,_1)` layout of one value of `bits` bits held by one thread.
+fn one_value(bits: i64) -> Layout {
+    Layout {
+        shape: IntTuple::tuple([IntTuple::st(1), IntTuple::st(bits)]),
+        stride: IntTuple::tuple([IntTuple::st(0), IntTuple::st(1)]),
+    }
+}
+
+/// The warp-wide ops: name, Src and Dst in bits (Ref = Dst for LDSM and MOVM).
+const LDSM: &[(&str, &str, &str)] = &[
+    ("SM75_U32x1_LDSM_N", "((_8,_4),_128):((_128,_0),_1)", "(_32,_32):(_32,_1)"),
+    ("SM75_U32x2_LDSM_N", "((_16,_2),_128):((_128,_0),_1)", "(_32,(_32,_2)):(_32,(_1,_1024))"),
+    ("SM75_U32x4_LDSM_N", "(_32,_128):(_128,_1)", "(_32,(_32,_4)):(_32,(_1,_1024))"),
+    ("SM75_U16x2_LDSM_T", "((_8,_4),_128):((_128,_0),_1)", "((_4,_8),(_16,_2)):((_256,_16),(_1,_128))"),
+    ("SM75_U16x4_LDSM_T", "((_16,_2),_128):((_128,_0),_1)", "((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))"),
+    ("SM75_U16x8_LDSM_T", "(_32,_128):(_128,_1)", "((_4,_8),(_16,_2,_4)):((_256,_16),(_1,_128,_1024))"),
+    ("SM75_U32x1_MOVM_T", "(_32,_32):(_32,_1)", "(_32,_32):(_32,_1)"),
+];
+
+/// The traits of a copy operation: (ThrID, Src, Dst, Ref), all in bits.
+pub fn copy_traits(op: &str) -> Result<(Layout, Layout, Layout, Layout)> {
+    let n = AtomName::parse(op)?;
+    let unknown = || Error::Type(format!("unknown copy operation '{op}'"));
+    let t1 = lit::layout("_1:_0")?;
+    let t32 = lit::layout("_32:_1")?;
+    let targs = n.targs.clone().unwrap_or_default();
+    let no_targs = || {
+        if n.targs.is_some() {
+            Err(Error::Type(format!("{} is not a template", n.base)))
+        } else {
+            Ok(())
+        }
+    };
+    let src_dst_types = |name: &str| -> Result<(i64, i64)> {
+        match targs.as_slice() {
+            [s] => Ok((type_bits(s)?, type_bits(s)?)),
+            [s, d] => Ok((type_bits(s)?, type_bits(d)?)),
+            _ => Err(Error::Type(format!("{name} takes <S> or <S,D>"))),
+        }
+    };
+    match n.base.as_str() {
+        "UniversalCopy" => {
+            let (s, d) = src_dst_types("UniversalCopy")?;
+            if s < 8 || d < 8 {
+                return Err(Error::Rejected {
+                    condition: "static_assert(sizeof_bits_v<S> >= 8) failed",
+                    detail: n.canonical(),
+                });
+            }
+            Ok((t1, one_value(s), one_value(d), one_value(s)))
+        }
+        "SM80_CP_ASYNC_CACHEALWAYS" | "SM80_CP_ASYNC_CACHEALWAYS_ZFILL" | "SM80_CP_ASYNC_CACHEGLOBAL"
+        | "SM80_CP_ASYNC_CACHEGLOBAL_ZFILL" => {
+            let (s, d) = src_dst_types(&n.base)?;
+            if s != d {
+                return Err(Error::Rejected {
+                    condition: "cp.async requires sizeof(src_value_type) == sizeof(dst_value_type)",
+                    detail: n.canonical(),
+                });
+            }
+            let ok = if n.base.contains("CACHEGLOBAL") { s == 128 } else { [32, 64, 128].contains(&s) };
+            if !ok {
+                return Err(Error::Rejected { condition: "cp.async sizeof(TS) is not supported", detail: n.canonical() });
+            }
+            Ok((t1, one_value(s), one_value(d), one_value(s)))
+        }
+        "AutoVectorizingCopyWithAssumedAlignment" | "AutoVectorizingCopy" | "DefaultCopy" => {
+            let bits = match (n.base.as_str(), targs.as_slice()) {
+                ("AutoVectorizingCopy" | "DefaultCopy", _) => {
+                    no_targs()?;
+                    0
+                }
+                (_, []) if n.targs.is_some() => 128,
+                (_, [b]) => b.parse::<i64>().map_err(|_| unknown())?,
+                _ => return Err(unknown()),
+            };
+            if bits != 0 && ![8, 16, 32, 64, 128].contains(&bits) {
+                return Err(Error::Rejected {
+                    condition: "Expected MaxVecBits to be 8 or 16 or 32 or 64 or 128 for alignment and performance.",
+                    detail: n.canonical(),
+                });
+            }
+            let l = lit::layout("(_1,_1):(_0,_0)")?;
+            Ok((t1, l.clone(), l.clone(), l))
+        }
+        base => {
+            no_targs()?;
+            if let Some((_, s, d)) = LDSM.iter().find(|(name, _, _)| *name == base) {
+                let (s, d) = (lit::layout(s)?, lit::layout(d)?);
+                return Ok((t32, s, d.clone(), d));
+            }
+            // stmatrix: the transpose of the matching ldmatrix; Ref = Src.
+            if let Some(ld) = base.strip_prefix("SM90_").and_then(|r| r.strip_suffix("_STSM_N").map(|x| format!("SM75_{x}_LDSM_N")).or_else(|| r.strip_suffix("_STSM_T").map(|x| format!("SM75_{x}_LDSM_T")))) {
+                if let Some((_, s, d)) = LDSM.iter().find(|(name, _, _)| *name == ld) {
+                    let (s, d) = (lit::layout(s)?, lit::layout(d)?);
+                    return Ok((t32, d.clone(), s, d));
+                }
+            }
+            Err(unknown())
+        }
+    }
+}
+
+/// `Copy_Atom<Op, T>`.
+pub fn copy_atom(op: &str, val_type: &str) -> Result<CopyAtom> {
+    let (thr_id, bits_src, bits_dst, bits_ref) = copy_traits(op)?;
+    let val_bits = type_bits(val_type)?;
+    let recast = |l: &Layout| if val_bits == 1 { Ok(l.clone()) } else { upcast(l, val_bits) };
+    let (src, dst, ref_) = (recast(&bits_src)?, recast(&bits_dst)?, recast(&bits_ref)?);
+    let nthr = thr_id.size()?.value;
+    for (l, what) in [(&src, "Src"), (&dst, "Dst"), (&ref_, "Ref")] {
+        if l.mode(0)?.size()?.value != nthr {
+            return Err(Error::Rejected {
+                condition: match what {
+                    "Src" => "CopyOperation is not valid for Src of ValType.",
+                    "Dst" => "CopyOperation is not valid for Dst of ValType.",
+                    _ => "CopyOperation is not valid for Ref of ValType.",
+                },
+                detail: format!("Copy_Atom<{op},{val_type}>"),
+            });
+        }
+    }
+    let canon = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    Ok(CopyAtom {
+        op: AtomName::parse(op)?.canonical(),
+        val_type: canon(val_type),
+        val_bits,
+        thr_id,
+        bits_src,
+        bits_dst,
+        bits_ref,
+        src,
+        dst,
+        ref_,
+    })
+}
+
+/// Copy operations the engine knows, each with the value types the probe checks it with.
+pub fn copy_atom_cases() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for t in ["uint8_t", "half_t", "float", "double", "uint128_t"] {
+        v.push((format!("UniversalCopy<{t}>"), t.to_string()));
+    }
+    v.push(("UniversalCopy<uint32_t>".into(), "half_t".into()));
+    v.push(("UniversalCopy<uint128_t>".into(), "half_t".into()));
+    v.push(("UniversalCopy<uint64_t>".into(), "bfloat16_t".into()));
+    v.push(("UniversalCopy<uint32_t>".into(), "int8_t".into()));
+    v.push(("UniversalCopy<uint32_t,uint32_t>".into(), "float".into()));
+    for op in ["SM80_CP_ASYNC_CACHEALWAYS", "SM80_CP_ASYNC_CACHEALWAYS_ZFILL"] {
+        for (s, ts) in [("uint32_t", &["half_t", "float", "int8_t"][..]), ("uint64_t", &["half_t", "double"]), ("uint128_t", &["half_t", "bfloat16_t", "float", "int8_t", "tfloat32_t", "double", "uint128_t"])] {
+            for t in ts {
+                v.push((format!("{op}<{s}>"), t.to_string()));
+            }
+        }
+    }
+    for op in ["SM80_CP_ASYNC_CACHEGLOBAL", "SM80_CP_ASYNC_CACHEGLOBAL_ZFILL"] {
+        for t in ["half_t", "float", "int8_t", "uint128_t"] {
+            v.push((format!("{op}<uint128_t>"), t.to_string()));
+        }
+    }
+    for (op, _, _) in LDSM {
+        for t in ["half_t", "bfloat16_t", "uint16_t", "float", "uint32_t"] {
+            v.push((op.to_string(), t.to_string()));
+        }
+    }
+    for op in ["SM90_U32x1_STSM_N", "SM90_U32x2_STSM_N", "SM90_U32x4_STSM_N", "SM90_U16x2_STSM_T", "SM90_U16x4_STSM_T", "SM90_U16x8_STSM_T"] {
+        for t in ["half_t", "float"] {
+            v.push((op.to_string(), t.to_string()));
+        }
+    }
+    for op in ["DefaultCopy", "AutoVectorizingCopy", "AutoVectorizingCopyWithAssumedAlignment<64>"] {
+        v.push((op.to_string(), "half_t".to_string()));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_lines() {
+        // From a real-CuTe 4.2 probe: print(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}).
+        let a = copy_atom("SM75_U32x4_LDSM_N", "half_t").unwrap();
+        assert_eq!(
+            a.print(),
+            "Copy_Atom\n  ThrID:        _32:_1\n  ValLayoutSrc: (_32,_8):(_8,_1)\n  ValLayoutDst: (_32,(_2,_4)):(_2,(_1,_64))\n  ValLayoutRef: (_32,(_2,_4)):(_2,(_1,_64))\n  ValueType:    16b"
+        );
+        // Same probe: Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, half_t>.
+        let a = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();
+        assert_eq!(a.ref_.to_string(), "(_1,_8):(_0,_1)");
+        assert_eq!(a.thr_id.to_string(), "_1:_0");
+    }
+
+    #[test]
+    fn refusals() {
+        assert!(copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint32_t>", "half_t").is_err());
+        assert!(copy_atom("UniversalCopy<int4b_t>", "int4b_t").is_err());
+        assert!(copy_atom("SM75_U32x1_LDSM_N<>", "half_t").is_err());
+        assert!(copy_atom("NoSuchCopy", "half_t").is_err());
+        assert!(copy_atom("SM75_U32x1_LDSM_N", "no_such_t").is_err());
+    }
+}

@@ -1,0 +1,130 @@
+//! CuTe's `Swizzle<B,M,S>` and the composed layout `Swizzle o offset o Layout`.
+//!
+//! Definition (CuTe, swizzle.hpp): with `mask = 2^B - 1`, the Y bits are
+//! `yyy = mask << (M + max(0,S))` and the Z bits `zzz = mask << (M - min(0,S))`;
+//! `Sw(x) = x ^ ((x & yyy) >> S)` (a negative S shifts left). CuTe requires
+//! `M >= 0` ("MBase must be positive."), `B >= 0` ("BBits must be positive.") and
+//! `|S| >= B` ("abs(SShift) must be more than BBits.").
+//!
+//! `composition(Sw, L)` is CuTe's `ComposedLayout<Sw, _0, L>`, printed `Sw<B,M,S> o _0 o L`, whose
+//! value at a coordinate c is `Sw(0 + L(c))`; `composition(Swizzle<0,M,S>, L)` is `L` itself.
+//!
+//! Postconditions: `Sw` is an involution (`Sw(Sw(x)) == x`) and only changes Z bits, so it
+//! permutes every aligned block of `2^(M + B + |S|)` integers.
+
+use std::fmt;
+
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::Layout;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Swizzle {
+    pub b: i32,
+    pub m: i32,
+    pub s: i32,
+}
+
+impl Swizzle {
+    pub fn new(b: i64, m: i64, s: i64) -> Result<Swizzle> {
+        let rej = |condition: &'static str| Err(Error::Rejected { condition, detail: format!("Swizzle<{b},{m},{s}>") });
+        if m < 0 {
+            return rej("MBase must be positive.");
+        }
+        if b < 0 {
+            return rej("BBits must be positive.");
+        }
+        if s.abs() < b {
+            return rej("abs(SShift) must be more than BBits.");
+        }
+        // Keep every mask inside CuTe's 32-bit int.
+        if m + b + s.abs() > 31 {
+            return Err(Error::Overflow { what: "swizzle mask" });
+        }
+        Ok(Swizzle { b: b as i32, m: m as i32, s: s as i32 })
+    }
+    pub fn yyy_mask(&self) -> i64 {
+        ((1i64 << self.b) - 1) << (self.m + self.s.max(0))
+    }
+    pub fn zzz_mask(&self) -> i64 {
+        ((1i64 << self.b) - 1) << (self.m - self.s.min(0))
+    }
+    /// `Sw(x)`.
+    pub fn apply(&self, x: i64) -> i64 {
+        let y = x & self.yyy_mask();
+        let shifted = if self.s >= 0 { y >> self.s } else { y << (-self.s) };
+        x ^ shifted
+    }
+}
+
+impl fmt::Display for Swizzle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Sw<{},{},{}>", self.b, self.m, self.s)
+    }
+}
+
+/// `ComposedLayout<Swizzle, Offset, Layout>`: coordinate -> `swizzle(offset + layout(c))`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComposedLayout {
+    pub swizzle: Swizzle,
+    pub offset: Int,
+    pub layout: Layout,
+}
+
+impl ComposedLayout {
+    pub fn call(&self, coord: &IntTuple) -> Result<Int> {
+        let i = self.offset.add(self.layout.call(coord)?)?;
+        Ok(Int::new(self.swizzle.apply(i.value), i.is_static))
+    }
+    /// Values at the 1-D coordinates `0..size`, for brute-force checks.
+    pub fn values(&self) -> Result<Vec<i64>> {
+        let off = self.offset.value;
+        Ok(self.layout.values()?.into_iter().map(|i| self.swizzle.apply(off + i)).collect())
+    }
+}
+
+impl fmt::Display for ComposedLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} o {} o {}", self.swizzle, self.offset, self.layout)
+    }
+}
+
+/// The result of `composition(swizzle, layout)`: the layout itself for a zero-bit swizzle,
+/// else the composed layout with offset `_0`.
+pub enum SwizzledLayout {
+    Plain(Layout),
+    Composed(ComposedLayout),
+}
+
+pub fn compose_swizzle(sw: Swizzle, layout: &Layout) -> SwizzledLayout {
+    if sw.b == 0 {
+        SwizzledLayout::Plain(layout.clone())
+    } else {
+        SwizzledLayout::Composed(ComposedLayout { swizzle: sw, offset: Int::st(0), layout: layout.clone() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn involution_and_permutation() {
+        for (b, m, s) in [(1, 0, 1), (2, 0, 3), (3, 3, 3), (2, 1, -3), (3, 4, 3)] {
+            let sw = Swizzle::new(b, m, s).unwrap();
+            let n = 1i64 << (m + b + s.abs());
+            let mut seen = vec![false; n as usize];
+            for x in 0..n {
+                let y = sw.apply(x);
+                assert_eq!(sw.apply(y), x);
+                assert!((0..n).contains(&y));
+                seen[y as usize] = true;
+            }
+            assert!(seen.iter().all(|&v| v));
+        }
+        assert!(Swizzle::new(3, 0, 2).is_err());
+        assert!(Swizzle::new(1, -1, 1).is_err());
+        assert!(Swizzle::new(20, 20, 20).is_err());
+    }
+}

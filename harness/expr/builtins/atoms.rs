@@ -1,0 +1,261 @@
+//! Builtins on CuTe's atoms and swizzles.
+//!
+//! Bare names: an MMA atom, a copy operation or a value type written as in C++
+//! (`SM80_16x8x16_F32F16F16F32_TN`, `SM80_CP_ASYNC_CACHEALWAYS<uint128_t>`, `half_t`) evaluates to
+//! itself, to be passed to the functions below; `Swizzle<B,M,S>` evaluates to the swizzle
+//! (printed `Sw<B,M,S>`), and `Swizzle<B,M,S>(x)` to the swizzled integer.
+//!
+//! - `mma_layout_a(ATOM)`, `mma_layout_b`, `mma_layout_c`, `mma_shape`, `mma_thr_id`: the atom's
+//!   `MMA_Traits` members `ALayout`, `BLayout`, `CLayout`, `Shape_MNK`, `ThrID`.
+//! - `copy_atom_src(OP, T)`, `copy_atom_dst`, `copy_atom_ref`, `copy_atom_thr_id`: `Copy_Atom<OP,T>`'s
+//!   `ValLayoutSrc`, `ValLayoutDst`, `ValLayoutRef`, `ThrID`; `copy_traits_src(OP)`, `copy_traits_dst`,
+//!   `copy_traits_ref`: `Copy_Traits<OP>`'s layouts in bits.
+//! - `tiled_copy_tv(OP, T, THR, VAL)`, `tiled_copy_tiler(...)`: `make_tiled_copy(Copy_Atom<OP,T>{},
+//!   THR, VAL)`'s `TiledLayout_TV` and `Tiler_MN`.
+//! - `tiled_mma_tv_a(ATOM[, LAYOUT[, PERMS]])`, `tiled_mma_tv_b`, `tiled_mma_tv_c`,
+//!   `tiled_mma_tile`, `tiled_mma_thr_layout`: `make_tiled_mma(ATOM{}, LAYOUT, PERMS)`'s
+//!   `get_layoutA_TV()` etc., `tile_shape`, `get_thr_layout_vmnk()`. LAYOUT is a layout or a shape
+//!   (made a layout as CuTe's `make_layout` does); PERMS a tuple of tilers such as `(_32,_32,_16)`.
+//! - `mma_atom(ATOM)`, `copy_atom(OP, T)`, `make_tiled_mma(ATOM[, LAYOUT[, PERMS]])`,
+//!   `make_tiled_copy(copy_atom(OP,T), THR, VAL)`: the objects, printed as CuTe's `print` prints
+//!   `MMA_Atom<ATOM>{}`, `Copy_Atom<OP,T>{}`, a TiledMMA and a TiledCopy (several lines).
+//! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
+//!   evaluated at a coordinate like a layout.
+
+use std::fmt;
+
+use crate::engine::atom::{copy, mma, tiled_copy, tiled_mma};
+use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
+use crate::engine::{Error, Int, IntTuple, Result};
+use crate::expr::parse::{Name, TemplateArg};
+use crate::expr::value::Value;
+
+use super::arity;
+
+/// Values of this area.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AtomValue {
+    /// A C++ atom, copy operation or value type name, canonical spelling.
+    Name(String),
+    Swizzle(Swizzle),
+    Composed(ComposedLayout),
+    /// `MMA_Atom<Op>{}`, `Copy_Atom<Op,T>{}`, a TiledMMA, a TiledCopy: printed as CuTe prints them.
+    Mma(Box<mma::MmaAtom>),
+    Copy(Box<copy::CopyAtom>),
+    TiledMma(Box<tiled_mma::TiledMma>),
+    TiledCopy(Box<tiled_copy::TiledCopy>),
+}
+
+impl AtomValue {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AtomValue::Name(_) => "a C++ name",
+            AtomValue::Swizzle(_) => "a swizzle",
+            AtomValue::Composed(_) => "a swizzled layout",
+            AtomValue::Mma(_) => "an MMA atom",
+            AtomValue::Copy(_) => "a copy atom",
+            AtomValue::TiledMma(_) => "a tiled MMA",
+            AtomValue::TiledCopy(_) => "a tiled copy",
+        }
+    }
+    /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
+    pub fn apply(&self, coord: &IntTuple) -> Result<Value> {
+        match self {
+            AtomValue::Swizzle(sw) => {
+                let i = coord.as_leaf().ok_or_else(|| Error::Type(format!("a swizzle takes an integer, got {coord}")))?;
+                Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
+            }
+            AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
+            other => Err(Error::Type(format!("{other} cannot be evaluated at a coordinate"))),
+        }
+    }
+}
+
+impl fmt::Display for AtomValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AtomValue::Name(n) => f.write_str(n),
+            AtomValue::Swizzle(s) => write!(f, "{s}"),
+            AtomValue::Composed(c) => write!(f, "{c}"),
+            AtomValue::Mma(a) => f.write_str(&a.print()),
+            AtomValue::Copy(a) => f.write_str(&a.print()),
+            AtomValue::TiledMma(m) => f.write_str(&m.print()),
+            AtomValue::TiledCopy(c) => f.write_str(&c.print()),
+        }
+    }
+}
+
+pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> {
+    if name.path.len() == 1 && name.path[0] == "Swizzle" {
+        return Some(swizzle(name, args, called));
+    }
+    if !called {
+        return bare_name(name);
+    }
+    let n = name.simple()?;
+    let r = match n {
+        "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args),
+        "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args),
+        "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args),
+        "mma_atom" => arity(n, args, 1..=1)
+            .and_then(|_| Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name_arg(n, &args[0])?)?))))),
+        "copy_atom" => arity(n, args, 2..=2).and_then(|_| {
+            let a = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+            Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
+        }),
+        "make_tiled_copy" => make_tiled_copy(n, args),
+        "make_tiled_mma" => tiled_mma(n, args),
+        "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(n, args),
+        "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => tiled_mma(n, args),
+        "composition" if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_) | AtomValue::Composed(_)))) => {
+            compose(args)
+        }
+        _ => return None,
+    };
+    Some(r)
+}
+
+/// A bare name: an atom, a copy operation or a value type evaluates to itself.
+fn bare_name(name: &Name) -> Option<Result<Value>> {
+    let text = name.to_string();
+    let known = mma::mma_atom(&text).is_ok() || copy::copy_traits(&text).is_ok() || copy::type_bits(&text).is_ok();
+    if known {
+        return Some(Ok(Value::Atom(AtomValue::Name(text))));
+    }
+    // Names that look like atoms get the atom tables' own refusal rather than "unknown name".
+    let base = name.base();
+    let looks_sm = base.len() > 3 && base.starts_with("SM") && base.as_bytes()[2].is_ascii_digit();
+    if looks_sm || base.starts_with("Universal") {
+        let copyish = ["LDSM", "STSM", "MOVM", "CP_ASYNC", "Copy"].iter().any(|k| base.contains(k));
+        let err = if copyish { copy::copy_traits(&text).err() } else { mma::mma_atom(&text).err() };
+        return err.map(Err);
+    }
+    None
+}
+
+fn name_arg(fname: &str, v: &Value) -> Result<String> {
+    match v {
+        Value::Atom(AtomValue::Name(n)) => Ok(n.clone()),
+        other => Err(Error::Type(format!("{fname} expects an atom or type name, found {}", other.kind()))),
+    }
+}
+
+fn mma_member(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 1..=1)?;
+    let atom = mma::mma_atom(&name_arg(n, &args[0])?)?;
+    Ok(match n {
+        "mma_layout_a" => Value::Layout(atom.a),
+        "mma_layout_b" => Value::Layout(atom.b),
+        "mma_layout_c" => Value::Layout(atom.c),
+        "mma_shape" => Value::from_int_tuple(&atom.shape_mnk),
+        _ => Value::Layout(atom.thr_id),
+    })
+}
+
+fn copy_atom_member(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 2..=2)?;
+    let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    Ok(Value::Layout(match n {
+        "copy_atom_src" => atom.src,
+        "copy_atom_dst" => atom.dst,
+        "copy_atom_ref" => atom.ref_,
+        _ => atom.thr_id,
+    }))
+}
+
+fn copy_traits_member(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 1..=1)?;
+    let (_, s, d, r) = copy::copy_traits(&name_arg(n, &args[0])?)?;
+    Ok(Value::Layout(match n {
+        "copy_traits_src" => s,
+        "copy_traits_dst" => d,
+        _ => r,
+    }))
+}
+
+/// `make_tiled_copy(copy_atom(OP,T), THR, VAL)`.
+fn make_tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 3..=3)?;
+    let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
+        return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
+    };
+    let tc = tiled_copy::make_tiled_copy(atom, &layout_arg(n, &args[1])?, &layout_arg(n, &args[2])?)?;
+    Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+}
+
+fn tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 4..=4)?;
+    let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    let (thr, val) = (layout_arg(n, &args[2])?, layout_arg(n, &args[3])?);
+    let tc = tiled_copy::make_tiled_copy(&atom, &thr, &val)?;
+    Ok(if n == "tiled_copy_tv" { Value::Layout(tc.tv) } else { Value::from_int_tuple(&tc.tiler) })
+}
+
+fn tiled_mma(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 1..=3)?;
+    let atom = name_arg(n, &args[0])?;
+    let layout = args.get(1).map(|a| layout_arg(n, a)).transpose()?;
+    let perms = match args.get(2) {
+        None => Vec::new(),
+        Some(Value::Tuple(items)) => items.iter().map(super::algebra::to_tiler).collect::<Result<_>>()?,
+        Some(other) => return Err(Error::Type(format!("{n}: permutations must be a tuple, found {}", other.kind()))),
+    };
+    let m = tiled_mma::make_tiled_mma(&atom, layout.as_ref(), &perms)?;
+    Ok(match n {
+        "make_tiled_mma" => Value::Atom(AtomValue::TiledMma(Box::new(m))),
+        "tiled_mma_tv_a" => Value::Layout(m.layout_a_tv()?),
+        "tiled_mma_tv_b" => Value::Layout(m.layout_b_tv()?),
+        "tiled_mma_tv_c" => Value::Layout(m.layout_c_tv()?),
+        "tiled_mma_tile" => Value::from_int_tuple(&m.tile_shape()?),
+        _ => Value::Layout(m.thr_layout_vmnk),
+    })
+}
+
+/// A layout argument; a shape stands for `make_layout(shape)` with CuTe 4.2's strides.
+fn layout_arg(n: &str, v: &Value) -> Result<crate::engine::Layout> {
+    match v {
+        Value::Layout(l) => Ok(l.clone()),
+        Value::Int(_) | Value::Tuple(_) => crate::engine::atom::make_layout(&v.to_int_tuple()?),
+        other => Err(Error::Type(format!("{n} expects a layout or a shape, found {}", other.kind()))),
+    }
+}
+
+/// `Swizzle<B,M,S>` (bare) or `Swizzle<B,M,S>(x)`.
+fn swizzle(name: &Name, args: &[Value], called: bool) -> Result<Value> {
+    let bad = || Error::Type(format!("expected Swizzle<B,M,S> with three integers, got {name}"));
+    let t = name.targs.as_ref().ok_or_else(bad)?;
+    let ints: Vec<i64> = t
+        .iter()
+        .map(|a| match a {
+            TemplateArg::Int(i) => Ok(*i),
+            TemplateArg::Name(_) => Err(bad()),
+        })
+        .collect::<Result<_>>()?;
+    let [b, m, s] = ints[..] else { return Err(bad()) };
+    let sw = AtomValue::Swizzle(Swizzle::new(b, m, s)?);
+    if !called {
+        return Ok(Value::Atom(sw));
+    }
+    arity("Swizzle", args, 1..=1)?;
+    sw.apply(&args[0].to_int_tuple()?)
+}
+
+/// `composition(Swizzle, Layout)`, or `composition(Sw o _0 o L, B)`, which is `Sw o _0 o (L o B)`
+/// (CuTe composes the inner layout; B may be a layout or a tiler).
+fn compose(args: &[Value]) -> Result<Value> {
+    arity("composition", args, 2..=2)?;
+    match &args[0] {
+        Value::Atom(AtomValue::Swizzle(sw)) => {
+            let l = args[1].to_layout()?;
+            Ok(match compose_swizzle(*sw, &l) {
+                SwizzledLayout::Plain(l) => Value::Layout(l),
+                SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+            })
+        }
+        Value::Atom(AtomValue::Composed(c)) => {
+            let inner = crate::engine::composition::composition_tiler(&c.layout, &super::algebra::to_tiler(&args[1])?)?;
+            Ok(Value::Atom(AtomValue::Composed(ComposedLayout { swizzle: c.swizzle, offset: c.offset, layout: inner })))
+        }
+        other => Err(Error::Type(format!("composition expects a swizzle first, found {}", other.kind()))),
+    }
+}

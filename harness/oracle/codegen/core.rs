@@ -1,0 +1,85 @@
+//! C++ for the core builtins: construction and queries of layouts and int tuples.
+
+use crate::expr::parse::Expr;
+
+use super::{call_code, err, literal_index, CodegenError, Cpp, Entry, Gen, Kind, Role, Table};
+
+pub static CORE: Table = Table(&[
+    Entry { name: "make_layout", min_args: 1, max_args: 8, emit: make_layout },
+    Entry { name: "make_layout_right", min_args: 1, max_args: 1, emit: make_layout_right },
+    Entry { name: "size", min_args: 1, max_args: 1, emit: |g, a, _| query(g, "size", &a[0], Kind::Int) },
+    Entry { name: "cosize", min_args: 1, max_args: 1, emit: |g, a, _| layout_query(g, "cosize", &a[0], Kind::Int) },
+    Entry { name: "rank", min_args: 1, max_args: 1, emit: |g, a, _| query(g, "rank", &a[0], Kind::Int) },
+    Entry { name: "depth", min_args: 1, max_args: 1, emit: |g, a, _| query(g, "depth", &a[0], Kind::Int) },
+    Entry { name: "shape", min_args: 1, max_args: 1, emit: |g, a, _| layout_query(g, "shape", &a[0], Kind::IntTuple) },
+    Entry { name: "stride", min_args: 1, max_args: 1, emit: |g, a, _| layout_query(g, "stride", &a[0], Kind::IntTuple) },
+    Entry { name: "flatten", min_args: 1, max_args: 1, emit: flatten },
+    Entry { name: "get", min_args: 2, max_args: 8, emit: |g, a, _| mode(g, "get", a) },
+    Entry { name: "layout", min_args: 2, max_args: 8, emit: |g, a, _| mode(g, "layout", a) },
+]);
+
+/// `make_layout(shape)`, `make_layout(shape, stride)`, or `make_layout(L0, L1, ...)`.
+fn make_layout(g: &mut Gen, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    let first = g.emit(&args[0], Role::Shape)?;
+    if first.kind == Kind::Layout {
+        let mut parts = vec![first];
+        for a in &args[1..] {
+            parts.push(g.layout(a)?);
+        }
+        return Ok(Cpp::new(call_code("make_layout", &parts), Kind::Layout));
+    }
+    if !first.kind.is_int_like() {
+        return err(&args[0], "make_layout takes a shape or layouts");
+    }
+    match args {
+        [_] => Ok(Cpp::new(call_code("make_layout", &[first]), Kind::Layout)),
+        [_, stride] => {
+            let d = g.int_like(stride, Role::Stride)?;
+            Ok(Cpp::new(call_code("make_layout", &[first, d]), Kind::Layout))
+        }
+        _ => err(at, "make_layout takes (shape), (shape, stride) or layouts"),
+    }
+}
+
+fn make_layout_right(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+    let s = g.int_like(&args[0], Role::Shape)?;
+    Ok(Cpp::new(format!("make_layout({}, LayoutRight{{}})", s.code), Kind::Layout))
+}
+
+/// A query on a layout or an int tuple.
+fn query(g: &mut Gen, f: &'static str, a: &Expr, kind: Kind) -> Result<Cpp, CodegenError> {
+    let c = g.emit(a, Role::Shape)?;
+    if !(c.kind.is_int_like() || c.kind == Kind::Layout) {
+        return err(a, format!("{f} takes a layout or an int tuple"));
+    }
+    Ok(Cpp::new(call_code(f, &[c]), kind))
+}
+
+/// A query on a layout only.
+fn layout_query(g: &mut Gen, f: &'static str, a: &Expr, kind: Kind) -> Result<Cpp, CodegenError> {
+    let c = g.layout(a)?;
+    Ok(Cpp::new(call_code(f, &[c]), kind))
+}
+
+fn flatten(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.emit(&args[0], Role::Shape)?;
+    if !(c.kind.is_int_like() || c.kind == Kind::Layout) {
+        return err(&args[0], "flatten takes a layout or an int tuple");
+    }
+    let kind = c.kind;
+    Ok(Cpp::new(call_code("flatten", &[c]), kind))
+}
+
+/// `get(x, i, j, ...)` is `get<i,j,...>(x)`; `layout(L, i, ...)` is `layout<i,...>(L)`.
+fn mode(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
+    let x = g.emit(&args[0], Role::Shape)?;
+    if !(x.kind.is_int_like() || x.kind == Kind::Layout) {
+        return err(&args[0], format!("{f} takes a layout or an int tuple"));
+    }
+    if f == "layout" && x.kind != Kind::Layout {
+        return err(&args[0], "layout(L, i) takes a layout");
+    }
+    let idx: Vec<String> = args[1..].iter().map(|a| literal_index(a).map(|i| i.to_string())).collect::<Result<_, _>>()?;
+    let kind = if x.kind == Kind::Layout { Kind::Layout } else { Kind::IntTuple };
+    Ok(Cpp::new(format!("{f}<{}>({})", idx.join(","), x.code), kind))
+}

@@ -1,0 +1,321 @@
+//! C++ generation for the oracle: a parsed [`Expr`] becomes one C++ expression over CuTe.
+//!
+//! Nothing the user typed is ever pasted into the generated code. Integers are formatted from the
+//! parsed `i64`, and every name is looked up in the per-area tables below ([`AREAS`]); a name no
+//! area knows is a [`CodegenError`], not C++.
+//!
+//! How each form is written:
+//! - `_N` is `Int<N>{}`, `N` is `int(N)`, `_` is `_`;
+//! - a tuple of integers is `make_shape(...)`, or `make_stride` / `make_coord` where its role is
+//!   known (the stride of `S:D`, the coordinate of `L(c)` or of `local_tile`);
+//! - a tuple holding a layout or `_` is `make_tile(...)`;
+//! - `S:D` is `make_layout(S, D)` and `L(c)` is `L(c)`;
+//! - a call is whatever its area's table says (`make_layout_right(s)` is
+//!   `make_layout(s, LayoutRight{})`, `get(x,1,0)` is `get<1,0>(x)`, ...).
+//!
+//! Areas: [`core`] (construction and queries) and [`algebra`] (coalesce, composition, divides,
+//! products, ...). Another area (e.g. MMA/copy atoms) is one more [`Area`] in [`AREAS`].
+
+use std::fmt;
+
+use crate::expr::parse::{Expr, Name};
+
+pub mod algebra;
+pub mod atoms;
+pub mod core;
+
+/// What a generated C++ expression denotes; used to pick `make_shape` vs `make_tile` for tuples
+/// and to check arguments before the compiler sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An integer (`Int<N>` or `int`).
+    Int,
+    /// A tuple of integers.
+    IntTuple,
+    Layout,
+    /// A tuple that holds a layout or `_` (a tiler).
+    Tile,
+    Underscore,
+    /// Anything else an area produces (an atom, a tiled MMA, ...).
+    Other,
+}
+
+impl Kind {
+    pub fn is_int_like(self) -> bool {
+        matches!(self, Kind::Int | Kind::IntTuple)
+    }
+}
+
+/// The role of an int tuple where it appears, which picks the CuTe maker function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Shape,
+    Stride,
+    Coord,
+}
+
+impl Role {
+    fn maker(self) -> &'static str {
+        match self {
+            Role::Shape => "make_shape",
+            Role::Stride => "make_stride",
+            Role::Coord => "make_coord",
+        }
+    }
+}
+
+/// One generated C++ expression and what it denotes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cpp {
+    pub code: String,
+    pub kind: Kind,
+}
+
+impl Cpp {
+    pub fn new(code: String, kind: Kind) -> Cpp {
+        Cpp { code, kind }
+    }
+}
+
+/// Why an expression cannot be written as C++ (the oracle records the case as unsupported).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("column {col}: {msg}")]
+pub struct CodegenError {
+    pub col: usize,
+    pub msg: String,
+}
+
+pub fn err<T>(e: &Expr, msg: impl fmt::Display) -> Result<T, CodegenError> {
+    Err(CodegenError { col: e.col(), msg: msg.to_string() })
+}
+
+/// One area's part of the name -> C++ table. `emit_call` answers `None` for a name the area does
+/// not own, so areas never need to know about each other.
+pub trait Area: Sync {
+    fn emit_call(&self, g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr)
+        -> Option<Result<Cpp, CodegenError>>;
+}
+
+/// A table-driven area: one [`Entry`] per function name.
+pub struct Table(pub &'static [Entry]);
+
+/// One function of a table: its name, argument count, and how to write it.
+pub struct Entry {
+    pub name: &'static str,
+    pub min_args: usize,
+    pub max_args: usize,
+    pub emit: fn(&mut Gen, &[Expr], &Expr) -> Result<Cpp, CodegenError>,
+}
+
+impl Area for Table {
+    fn emit_call(&self, g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr)
+        -> Option<Result<Cpp, CodegenError>> {
+        let n = name.simple()?;
+        let e = self.0.iter().find(|e| e.name == n)?;
+        if !called {
+            return Some(err(at, format!("'{n}' is a function: call it with arguments")));
+        }
+        if args.len() < e.min_args || args.len() > e.max_args {
+            return Some(err(
+                at,
+                format!("{n} takes {}..={} arguments, got {}", e.min_args, e.max_args, args.len()),
+            ));
+        }
+        Some((e.emit)(g, args, at))
+    }
+}
+
+/// Every area the generator consults, in order.
+// atoms first: it takes `composition` when the first argument is a swizzle, and passes otherwise.
+pub static AREAS: &[&dyn Area] = &[&atoms::ATOMS, &core::CORE, &algebra::ALGEBRA];
+
+/// Largest nesting the generator follows (the parser already bounds it; this keeps codegen safe
+/// on hand-built ASTs too).
+const MAX_DEPTH: usize = 128;
+
+/// The generator's state while writing one expression.
+#[derive(Default)]
+pub struct Gen {
+    depth: usize,
+}
+
+impl Gen {
+    /// Write `e` with the given role for int tuples.
+    pub fn emit(&mut self, e: &Expr, role: Role) -> Result<Cpp, CodegenError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return err(e, "expression nested too deeply");
+        }
+        let r = self.emit_inner(e, role);
+        self.depth -= 1;
+        r
+    }
+
+    fn emit_inner(&mut self, e: &Expr, role: Role) -> Result<Cpp, CodegenError> {
+        match e {
+            Expr::Int { value, is_static, .. } => Ok(Cpp::new(int_code(*value, *is_static), Kind::Int)),
+            Expr::Underscore { .. } => Ok(Cpp::new("_".into(), Kind::Underscore)),
+            Expr::Tuple { items, .. } => {
+                let parts: Vec<Cpp> = items.iter().map(|x| self.emit(x, role)).collect::<Result<_, _>>()?;
+                let tile = parts.iter().any(|p| matches!(p.kind, Kind::Layout | Kind::Tile | Kind::Underscore));
+                if let Some(bad) = parts.iter().position(|p| p.kind == Kind::Other) {
+                    return err(&items[bad], "a tuple may hold only integers, layouts and _");
+                }
+                let (maker, kind) = if tile { ("make_tile", Kind::Tile) } else { (role.maker(), Kind::IntTuple) };
+                Ok(Cpp::new(call_code(maker, &parts), kind))
+            }
+            Expr::Layout { shape, stride, .. } => {
+                let s = self.emit(shape, Role::Shape)?;
+                let d = self.emit(stride, Role::Stride)?;
+                if !s.kind.is_int_like() {
+                    return err(shape, "the shape of S:D must be an integer or a tuple of integers");
+                }
+                if !d.kind.is_int_like() {
+                    return err(stride, "the stride of S:D must be an integer or a tuple of integers");
+                }
+                Ok(Cpp::new(call_code("make_layout", &[s, d]), Kind::Layout))
+            }
+            Expr::Apply { target, args, .. } => {
+                let t = self.emit(target, Role::Shape)?;
+                if t.kind != Kind::Layout {
+                    return err(target, "only a layout can be evaluated at a coordinate");
+                }
+                let c = self.coord(args, e)?;
+                Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Int))
+            }
+            Expr::Call { name, args, called, .. } => {
+                for area in AREAS {
+                    if let Some(r) = area.emit_call(self, name, args, *called, e) {
+                        return r;
+                    }
+                }
+                err(e, format!("the oracle has no C++ for '{name}'"))
+            }
+        }
+    }
+
+    /// The coordinate of `L(args)`: one argument is the coordinate itself, several form a tuple.
+    pub fn coord(&mut self, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+        let parts: Vec<Cpp> = args.iter().map(|a| self.emit(a, Role::Coord)).collect::<Result<_, _>>()?;
+        if let Some(k) = parts.iter().position(|p| !p.kind.is_int_like()) {
+            return err(&args[k], "a coordinate must be an integer or a tuple of integers");
+        }
+        match parts.len() {
+            0 => err(at, "a coordinate needs at least one integer"),
+            1 => Ok(parts.into_iter().next().expect("one part")),
+            _ => Ok(Cpp::new(call_code("make_coord", &parts), Kind::IntTuple)),
+        }
+    }
+
+    /// Write `e`, which must be a layout.
+    pub fn layout(&mut self, e: &Expr) -> Result<Cpp, CodegenError> {
+        let c = self.emit(e, Role::Shape)?;
+        if c.kind != Kind::Layout {
+            return err(e, "expected a layout");
+        }
+        Ok(c)
+    }
+
+    /// Write `e`, which must be an integer or an int tuple (in the given role).
+    pub fn int_like(&mut self, e: &Expr, role: Role) -> Result<Cpp, CodegenError> {
+        let c = self.emit(e, role)?;
+        if !c.kind.is_int_like() {
+            return err(e, "expected an integer or a tuple of integers");
+        }
+        Ok(c)
+    }
+
+    /// Write `e`, which must be a layout, a tiler (tuple of layouts/`_`) or an int tuple.
+    pub fn tiler(&mut self, e: &Expr) -> Result<Cpp, CodegenError> {
+        let c = self.emit(e, Role::Shape)?;
+        if matches!(c.kind, Kind::Other | Kind::Underscore) {
+            return err(e, "expected a layout, a tiler or a shape");
+        }
+        Ok(c)
+    }
+}
+
+/// `Int<N>{}` or `int(N)`, from the parsed value.
+pub fn int_code(value: i64, is_static: bool) -> String {
+    if is_static {
+        format!("Int<{value}>{{}}")
+    } else {
+        format!("int({value})")
+    }
+}
+
+/// `f(a, b, ...)` where `f` is one of the generator's own names.
+pub fn call_code(f: &'static str, args: &[Cpp]) -> String {
+    let mut s = String::from(f);
+    s.push('(');
+    for (k, a) in args.iter().enumerate() {
+        if k > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&a.code);
+    }
+    s.push(')');
+    s
+}
+
+/// A non-negative mode index given as an integer literal (for `get<I>`, `layout<I>`).
+pub fn literal_index(e: &Expr) -> Result<i64, CodegenError> {
+    match e {
+        Expr::Int { value, .. } if (0..64).contains(value) => Ok(*value),
+        _ => err(e, "a mode index must be an integer literal in 0..64"),
+    }
+}
+
+/// The C++ expression for a whole case, or why there is none.
+pub fn expression(e: &Expr) -> Result<Cpp, CodegenError> {
+    Gen::default().emit(e, Role::Shape)
+}
+
+/// The body of one case function: compute the value and print it with CuTe's `print`.
+/// Results that are tensors print their layout (see `algebra::local_tile`).
+pub fn case_body(e: &Expr) -> Result<String, CodegenError> {
+    let c = expression(e)?;
+    Ok(format!("  auto&& r = {};\n  print(r);\n", c.code))
+}
+
+/// Like [`case_body`], but a rank-2 layout is drawn with CuTe's `print_layout` (the grid of
+/// `cutecheck eval --table`); other results print as usual.
+pub fn case_body_table(e: &Expr) -> Result<String, CodegenError> {
+    let c = expression(e)?;
+    if c.kind != Kind::Layout {
+        return Ok(format!("  auto&& r = {};\n  print(r);\n", c.code));
+    }
+    Ok(format!(
+        "  auto&& r = {};\n  if constexpr (decltype(rank(r))::value == 2) {{ print_layout(r); }} else {{ print(r); }}\n",
+        c.code
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::parse;
+
+    fn cpp(s: &str) -> String {
+        expression(&parse(s).unwrap()).unwrap().code
+    }
+
+    #[test]
+    fn writes_the_forms() {
+        assert_eq!(cpp("(_4,8):(_1,4)"), "make_layout(make_shape(Int<4>{}, int(8)), make_stride(Int<1>{}, int(4)))");
+        assert_eq!(cpp("_-1"), "Int<-1>{}");
+        assert_eq!(cpp("(4,8):(1,4)(1,2)"), "(make_layout(make_shape(int(4), int(8)), make_stride(int(1), int(4))))(make_coord(int(1), int(2)))");
+        assert_eq!(cpp("make_layout_right((_4,_8))"), "make_layout(make_shape(Int<4>{}, Int<8>{}), LayoutRight{})");
+        assert_eq!(cpp("get(_4:_1,0)"), "get<0>(make_layout(Int<4>{}, Int<1>{}))");
+        assert_eq!(cpp("composition(_4:_1,(_,_2:_1))"), "composition(make_layout(Int<4>{}, Int<1>{}), make_tile(_, make_layout(Int<2>{}, Int<1>{})))");
+    }
+
+    #[test]
+    fn refuses_unknown_names_and_bad_indices() {
+        let e = expression(&parse("system(_1)").unwrap()).unwrap_err();
+        assert!(e.msg.contains("no C++ for 'system'"), "{e}");
+        assert!(expression(&parse("get(_4:_1,x)").unwrap()).is_err());
+        assert!(expression(&parse("get(_4:_1,-1)").unwrap()).is_err());
+        assert!(expression(&parse("(1,2)(3)").unwrap()).is_err());
+    }
+}

@@ -1,0 +1,138 @@
+//! The real-CuTe oracle: turn parsed expressions into C++ over the CuTe headers, compile and run
+//! them, and record what CuTe prints (or why it refused).
+//!
+//! - [`provision`]: get the CuTe headers (pinned PyPI wheels, a user's checkout, a system CUDA).
+//! - [`compiler`]: find and describe the C++ compiler (g++, clang++, nvcc), run it with a limit.
+//! - [`codegen`]: the name -> C++ tables; C++ comes only from the parsed AST.
+//! - [`runner`]: many cases per translation unit, compiled in parallel, static_asserts mapped back
+//!   to their case, crashes isolated per case (the driver forks per case).
+//! - [`cache`]: results on disk, keyed by headers, compiler and case.
+
+pub mod cache;
+pub mod codegen;
+pub mod compiler;
+pub mod provision;
+pub mod runner;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub use compiler::{Compiler, CompilerKind};
+pub use provision::{CudaHeaders, Headers};
+pub use runner::{Oracle, OracleOptions};
+
+/// What real CuTe did with one case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "text", rename_all = "lowercase")]
+pub enum Outcome {
+    /// The case compiled and ran; this is exactly what CuTe's `print` wrote (NULs stripped).
+    Printed(String),
+    /// The compiler refused the case: CuTe's static_assert message, or `compile error: <first
+    /// error>` when no static_assert fired.
+    Rejected(String),
+    /// The case compiled but died at run time: the signal or exit status, then anything it wrote.
+    Crashed(String),
+    /// The oracle cannot write this expression as C++ (parse error, unknown name, wrong kind).
+    Unsupported(String),
+    /// The oracle itself failed on this case (compiler timed out, could not run); never cached.
+    Error(String),
+}
+
+impl Outcome {
+    /// The lines a snapshot shows for this outcome (each later prefixed `=> `).
+    pub fn lines(&self) -> Vec<String> {
+        let tagged = |tag: &str, s: &str| {
+            let mut v: Vec<String> = s.lines().map(str::to_string).collect();
+            if v.is_empty() {
+                v.push(String::new());
+            }
+            v[0] = format!("{tag}: {}", v[0]);
+            v
+        };
+        match self {
+            Outcome::Printed(s) => {
+                let v: Vec<String> = s.lines().map(str::to_string).collect();
+                if v.is_empty() {
+                    vec![String::new()]
+                } else {
+                    v
+                }
+            }
+            Outcome::Rejected(s) => tagged("rejected", s),
+            Outcome::Crashed(s) => tagged("crashed", s),
+            Outcome::Unsupported(s) => tagged("unsupported", s),
+            Outcome::Error(s) => tagged("error", s),
+        }
+    }
+    pub fn is_error(&self) -> bool {
+        matches!(self, Outcome::Error(_))
+    }
+}
+
+/// The crate's root directory (where Cargo.toml, cpp/ and fixtures/ are).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the oracle keeps its cache, builds and reports: `$CUTECHECK_DIR`, or
+/// `$CARGO_TARGET_DIR/cutecheck`, or `<repo>/target/cutecheck`.
+pub fn state_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("CUTECHECK_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(t).join("cutecheck");
+    }
+    repo_root().join("target").join("cutecheck")
+}
+
+/// Lowercase hex sha256 of some bytes.
+pub fn sha256_hex(data: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(data);
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The command-line options that pick CuTe and the compiler, shared by `cutecheck` and xtask.
+#[derive(Clone, Debug, clap::Args)]
+pub struct OracleArgs {
+    /// CUTLASS version to provision from PyPI (nvidia-cutlass wheel), default 4.2.0.0.
+    #[arg(long, value_name = "V")]
+    pub cutlass_version: Option<String>,
+    /// Use a CUTLASS checkout (DIR/include/cute) instead of a wheel.
+    #[arg(long, value_name = "DIR", conflicts_with = "cutlass_version")]
+    pub cutlass_dir: Option<PathBuf>,
+    /// Use a system CUDA include directory instead of the pinned CUDA header wheels
+    /// (`$CUDA_HOME/include` is used when CUDA_HOME is set). Repeat it for split layouts
+    /// (runtime, cccl and crt headers in separate directories).
+    #[arg(long, value_name = "DIR")]
+    pub cuda_include: Vec<PathBuf>,
+    /// C++ compiler: g++ (default), clang++, nvcc, or a path.
+    #[arg(long, value_name = "C")]
+    pub cxx: Option<String>,
+    /// Do not read or write the results cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Time limit of one compile, in seconds (a compiler still running then is killed).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub compile_timeout: u64,
+    /// Parallel compile jobs (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+impl OracleArgs {
+    pub fn options(&self) -> OracleOptions {
+        OracleOptions {
+            cutlass_version: self.cutlass_version.clone(),
+            cutlass_dir: self.cutlass_dir.clone(),
+            cuda_include: self.cuda_include.clone(),
+            cxx: self.cxx.clone(),
+            cache: !self.no_cache,
+            compile_timeout: std::time::Duration::from_secs(self.compile_timeout.max(1)),
+            jobs: self.jobs,
+            ..OracleOptions::default()
+        }
+    }
+}

@@ -1,0 +1,578 @@
+//! Getting the CuTe headers: pinned PyPI wheels unpacked into a cache, or a user's directories.
+//!
+//! A wheel is fetched with `python3 -m pip download --no-deps NAME==VERSION -d DIR` (a wheel
+//! already in `$CUTECHECK_WHEELHOUSE` or in the download directory is used as is), its sha256 is
+//! checked against `fixtures/cutlass-pins.toml` (a version without a pin is trusted on first use,
+//! with a warning; its digest is recorded in `<state>/cache/trust-on-first-use.toml` and a later
+//! download with another digest is refused), and it is unpacked with
+//! `python3 -m zipfile -e` into a temporary directory that is then renamed to
+//! `<state>/cache/<name>-<version>/` — so an entry is either complete or absent. The entry's
+//! marker file holds the sha256, the trust kind and the number of unpacked files; an entry whose
+//! marker is missing, unreadable or disagrees with the pin or the files is removed and
+//! provisioned again.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::Deserialize;
+
+use super::{sha256_hex, state_dir};
+
+/// The pins file, compiled in so the binary works from any directory.
+pub const PINS_TOML: &str = include_str!("../../fixtures/cutlass-pins.toml");
+/// The CUTLASS version the project follows.
+pub const DEFAULT_CUTLASS: &str = "4.2.0.0";
+/// Name of the marker file inside a complete cache entry.
+pub const MARKER: &str = ".cutecheck-provisioned";
+
+#[derive(Debug, Deserialize)]
+pub struct Pins {
+    pub cuda: std::collections::BTreeMap<String, String>,
+    #[serde(rename = "wheel")]
+    pub wheels: Vec<Pin>,
+}
+
+#[derive(Debug, Deserialize, Clone)]
+pub struct Pin {
+    pub name: String,
+    pub version: String,
+    pub sha256: String,
+}
+
+impl Pins {
+    pub fn load() -> Result<Pins> {
+        toml::from_str(PINS_TOML).context("fixtures/cutlass-pins.toml is not valid")
+    }
+    pub fn sha256(&self, name: &str, version: &str) -> Option<&str> {
+        self.wheels.iter().find(|p| p.name == name && p.version == version).map(|p| p.sha256.as_str())
+    }
+}
+
+/// CuTe's headers: the include directory holding `cute/` and `cutlass/`, and an identity string
+/// that changes whenever the headers do (part of every result's cache key).
+#[derive(Clone, Debug)]
+pub struct Headers {
+    pub include_dir: PathBuf,
+    pub identity: String,
+    pub describe: String,
+}
+
+/// The CUDA headers CuTe includes on the host (cuda_runtime.h, cuda/std/..., crt/...).
+#[derive(Clone, Debug)]
+pub struct CudaHeaders {
+    pub include_dirs: Vec<PathBuf>,
+    pub identity: String,
+}
+
+/// Provisions wheels into the cache under `root` (normally `<state>/cache`).
+pub struct Provisioner {
+    pub cache: PathBuf,
+    pub downloads: PathBuf,
+    pub pins: Pins,
+    /// Print what is being fetched (to stderr).
+    pub verbose: bool,
+}
+
+impl Provisioner {
+    pub fn new() -> Result<Provisioner> {
+        let s = state_dir();
+        Ok(Provisioner { cache: s.join("cache"), downloads: s.join("wheels"), pins: Pins::load()?, verbose: true })
+    }
+
+    /// The unpacked wheel NAME==VERSION, provisioning it if needed.
+    pub fn wheel(&self, name: &str, version: &str) -> Result<PathBuf> {
+        check_token(name)?;
+        check_token(version)?;
+        let dir = self.cache.join(format!("{name}-{version}"));
+        let pinned = self.pins.sha256(name, version).map(str::to_string);
+        if let Some(m) = read_marker(&dir) {
+            let pin_ok = pinned.as_deref().map_or(true, |p| p == m.sha256);
+            if pin_ok && count_files(&dir) == Some(m.files) {
+                return Ok(dir);
+            }
+            if self.verbose {
+                eprintln!("cutecheck: cache entry {} is incomplete or stale; provisioning it again", dir.display());
+            }
+        } else if dir.exists() && self.verbose {
+            eprintln!("cutecheck: cache entry {} has no valid marker; provisioning it again", dir.display());
+        }
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+        }
+        let wheel = self.fetch(name, version)?;
+        let sha = sha256_hex(&std::fs::read(&wheel).with_context(|| format!("reading {}", wheel.display()))?);
+        let trust = match &pinned {
+            Some(p) if *p == sha => "pinned",
+            Some(p) => {
+                // Never keep a file that disagrees with its pin; the next run downloads it anew.
+                if wheel.starts_with(&self.downloads) {
+                    let _ = std::fs::remove_file(&wheel);
+                }
+                bail!(
+                    "sha256 mismatch for {name}=={version} ({}): expected {p} (fixtures/cutlass-pins.toml), got {sha}",
+                    wheel.display()
+                );
+            }
+            None => {
+                let ledger = self.cache.join(TOFU_LEDGER);
+                match tofu_lookup(&ledger, name, version) {
+                    Some(first) if first != sha => bail!(
+                        "sha256 of {name}=={version} ({}) is {sha}, but it was {first} when first used \
+                         (recorded in {}); refusing a changed wheel",
+                        wheel.display(),
+                        ledger.display()
+                    ),
+                    Some(_) => {}
+                    None => {
+                        eprintln!(
+                            "warning: {name}=={version} has no sha256 pin in fixtures/cutlass-pins.toml; \
+                             trusting it on first use (sha256 {sha}, recorded in {})",
+                            ledger.display()
+                        );
+                        tofu_record(&ledger, name, version, &sha)?;
+                    }
+                }
+                "first-use"
+            }
+        };
+        self.unpack(&wheel, &dir, &sha, trust)?;
+        Ok(dir)
+    }
+
+    /// Find the wheel file in the wheelhouse or the download directory, else download it.
+    fn fetch(&self, name: &str, version: &str) -> Result<PathBuf> {
+        let mut dirs: Vec<PathBuf> = std::env::var_os("CUTECHECK_WHEELHOUSE")
+            .map(|v| std::env::split_paths(&v).collect())
+            .unwrap_or_default();
+        dirs.push(self.downloads.clone());
+        for d in &dirs {
+            if let Some(f) = find_wheel(d, name, version) {
+                return Ok(f);
+            }
+        }
+        std::fs::create_dir_all(&self.downloads)?;
+        if self.verbose {
+            eprintln!("cutecheck: downloading {name}=={version} with pip");
+        }
+        let out = Command::new("python3")
+            .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q"])
+            .arg(format!("{name}=={version}"))
+            .arg("-d")
+            .arg(&self.downloads)
+            .output()
+            .map_err(|e| anyhow!("could not run `python3 -m pip download`: {e}; install Python 3 with pip"))?;
+        if !out.status.success() {
+            bail!(
+                "`pip download --no-deps {name}=={version}` failed:\n{}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        find_wheel(&self.downloads, name, version)
+            .ok_or_else(|| anyhow!("pip reported success but no wheel for {name}=={version} is in {}", self.downloads.display()))
+    }
+
+    /// Unpack into a temporary sibling of `dir`, write the marker, then rename into place.
+    fn unpack(&self, wheel: &Path, dir: &Path, sha: &str, trust: &str) -> Result<()> {
+        std::fs::create_dir_all(&self.cache)?;
+        let tmp = tempfile::Builder::new().prefix(".tmp-unpack-").tempdir_in(&self.cache)?;
+        let out = Command::new("python3")
+            .args(["-m", "zipfile", "-e"])
+            .arg(wheel)
+            .arg(tmp.path())
+            .output()
+            .map_err(|e| anyhow!("could not run `python3 -m zipfile`: {e}"))?;
+        if !out.status.success() {
+            bail!("unpacking {} failed: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
+        }
+        let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list {}", tmp.path().display()))?;
+        let marker = format!("sha256 = \"{sha}\"\ntrust = \"{trust}\"\nfiles = {files}\nwheel = \"{}\"\n",
+            wheel.file_name().and_then(|s| s.to_str()).unwrap_or("?"));
+        std::fs::write(tmp.path().join(MARKER), marker)?;
+        let tmp_path = tmp.keep();
+        match std::fs::rename(&tmp_path, dir) {
+            Ok(()) => Ok(()),
+            Err(_) if read_marker(dir).is_some() => {
+                // Another process finished the same entry first; use theirs.
+                let _ = std::fs::remove_dir_all(&tmp_path);
+                Ok(())
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&tmp_path);
+                Err(anyhow!("could not move the unpacked wheel into {}: {e}", dir.display()))
+            }
+        }
+    }
+
+    /// CUTLASS's headers from the `nvidia-cutlass` wheel of this version.
+    pub fn cutlass(&self, version: &str) -> Result<Headers> {
+        let dir = self.wheel("nvidia-cutlass", version)?;
+        let include = find_include(&dir).ok_or_else(|| anyhow!("nvidia-cutlass {version} has no include/cute/tensor.hpp"))?;
+        let m = read_marker(&dir).ok_or_else(|| anyhow!("cache entry {} lost its marker", dir.display()))?;
+        Ok(Headers {
+            include_dir: include,
+            identity: format!("nvidia-cutlass=={version} sha256:{}", m.sha256),
+            describe: format!("CUTLASS {version} (PyPI wheel nvidia-cutlass)"),
+        })
+    }
+
+    /// The pinned CUDA header wheels.
+    pub fn cuda(&self) -> Result<CudaHeaders> {
+        let mut dirs = Vec::new();
+        let mut id = String::new();
+        for (name, version) in &self.pins.cuda {
+            let dir = self.wheel(name, version)?;
+            let inc = cuda_include_of(&dir, name)?;
+            let m = read_marker(&dir).ok_or_else(|| anyhow!("cache entry {} lost its marker", dir.display()))?;
+            id.push_str(&format!("{name}=={version} sha256:{};", m.sha256));
+            dirs.push(inc);
+        }
+        Ok(CudaHeaders { include_dirs: dirs, identity: id })
+    }
+}
+
+fn cuda_include_of(dir: &Path, name: &str) -> Result<PathBuf> {
+    let sub = name.trim_start_matches("nvidia-").trim_end_matches("-cu12").replace('-', "_");
+    let p = dir.join("nvidia").join(&sub).join("include");
+    if p.is_dir() {
+        Ok(p)
+    } else {
+        bail!("{name}: no {} in the unpacked wheel", p.display())
+    }
+}
+
+/// The CUDA 13 wheels whose union is a working host-side nvcc (bin/, include/, lib/, nvvm/ under
+/// nvidia/cu13/), enough for `nvcc -std=c++17 -arch=sm_80` on a machine without a GPU.
+pub const NVCC13_WHEELS: &[(&str, &str)] = &[
+    ("nvidia-cuda-nvcc", "13.0.88"),
+    ("nvidia-cuda-runtime", "13.0.96"),
+    ("nvidia-cuda-cccl", "13.0.85"),
+    ("nvidia-cuda-crt", "13.0.88"),
+    ("nvidia-nvvm", "13.0.88"),
+];
+
+impl Provisioner {
+    /// The nvcc tree (`.../nvidia/cu13`) unpacked from [`NVCC13_WHEELS`] into one cache entry.
+    pub fn nvcc13(&self) -> Result<PathBuf> {
+        let dir = self.cache.join("nvcc-13.0.88-tree");
+        let tree = dir.join("nvidia").join("cu13");
+        let shas: Vec<Option<String>> =
+            NVCC13_WHEELS.iter().map(|(n, v)| self.pins.sha256(n, v).map(str::to_string)).collect();
+        if let Some(m) = read_marker(&dir) {
+            if count_files(&dir) == Some(m.files) && tree.join("bin").join("nvcc").is_file() {
+                return Ok(tree);
+            }
+        }
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&self.cache)?;
+        let tmp = tempfile::Builder::new().prefix(".tmp-unpack-").tempdir_in(&self.cache)?;
+        let mut all = String::new();
+        for ((name, version), pin) in NVCC13_WHEELS.iter().zip(&shas) {
+            let wheel = self.fetch(name, version)?;
+            let sha = sha256_hex(&std::fs::read(&wheel)?);
+            match pin {
+                Some(p) if *p != sha => bail!("sha256 mismatch for {name}=={version}: expected {p}, got {sha}"),
+                Some(_) => {}
+                None => eprintln!("warning: {name}=={version} has no sha256 pin; trusting it on first use (sha256 {sha})"),
+            }
+            all.push_str(&sha);
+            let out = Command::new("python3").args(["-m", "zipfile", "-e"]).arg(&wheel).arg(tmp.path()).output()?;
+            if !out.status.success() {
+                bail!("unpacking {} failed: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
+            }
+        }
+        // zipfile does not keep the executable bits.
+        for sub in ["bin", "nvvm/bin"] {
+            if let Ok(rd) = std::fs::read_dir(tmp.path().join("nvidia/cu13").join(sub)) {
+                for e in rd.flatten() {
+                    use std::os::unix::fs::PermissionsExt;
+                    let _ = std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o755));
+                }
+            }
+        }
+        let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list the nvcc tree"))?;
+        std::fs::write(
+            tmp.path().join(MARKER),
+            format!("sha256 = \"{}\"\ntrust = \"wheels\"\nfiles = {files}\n", sha256_hex(all.as_bytes())),
+        )?;
+        let p = tmp.keep();
+        if std::fs::rename(&p, &dir).is_err() {
+            let _ = std::fs::remove_dir_all(&p);
+            if read_marker(&dir).is_none() {
+                bail!("could not move the nvcc tree into {}", dir.display());
+            }
+        }
+        Ok(tree)
+    }
+}
+
+/// For `--cxx nvcc` with no nvcc on PATH: the provisioned CUDA 13 nvcc tree. `None` otherwise.
+pub fn nvcc_tree_if_needed(prov: &Provisioner, cxx: Option<&str>) -> Result<Option<PathBuf>> {
+    match cxx {
+        Some("nvcc") => {
+            let on_path = Command::new("nvcc").arg("--version").output().is_ok_and(|o| o.status.success());
+            if on_path {
+                Ok(None)
+            } else {
+                prov.nvcc13().map(Some)
+            }
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A user's CUTLASS checkout or install: DIR/include/cute or DIR/cute.
+pub fn cutlass_dir(dir: &Path) -> Result<Headers> {
+    let include = find_include(dir)
+        .ok_or_else(|| anyhow!("--cutlass-dir {}: no cute/tensor.hpp under it (expected DIR/include/cute)", dir.display()))?;
+    let id = hash_tree(&include.join("cute"))?;
+    Ok(Headers {
+        identity: format!("dir {} cute-sha256:{id}", include.display()),
+        describe: format!("CUTLASS from {}", include.display()),
+        include_dir: include,
+    })
+}
+
+/// A system CUDA's include directories (`--cuda-include DIR`, repeatable, or
+/// `$CUDA_HOME/include`). One of them must hold cuda_runtime.h; a CUDA 13 `include/cccl` is
+/// added on its own.
+pub fn cuda_dirs(dirs: &[PathBuf]) -> Result<CudaHeaders> {
+    for d in dirs {
+        if !d.is_dir() {
+            bail!("--cuda-include {}: not a directory", d.display());
+        }
+    }
+    if !dirs.iter().any(|d| d.join("cuda_runtime.h").is_file()) {
+        bail!("--cuda-include: no cuda_runtime.h in {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
+    let mut out = dirs.to_vec();
+    let mut id = String::new();
+    for d in dirs {
+        // CUDA 13 keeps CCCL (cuda/std) under include/cccl.
+        if d.join("cccl").is_dir() && !out.contains(&d.join("cccl")) {
+            out.push(d.join("cccl"));
+        }
+        id.push_str(&format!("dir {};", d.display()));
+        for f in ["cuda_runtime_api.h", "cuda.h", "cuda/std/version"] {
+            if let Ok(b) = std::fs::read(d.join(f)) {
+                id.push_str(&format!("{f}:{};", sha256_hex(&b)));
+            }
+        }
+    }
+    Ok(CudaHeaders { include_dirs: out, identity: id })
+}
+
+/// The directory under `root` (at most 4 levels down) that holds `cute/tensor.hpp`.
+pub fn find_include(root: &Path) -> Option<PathBuf> {
+    fn walk(d: &Path, depth: usize) -> Option<PathBuf> {
+        if d.join("cute").join("tensor.hpp").is_file() {
+            return Some(d.to_path_buf());
+        }
+        if depth == 0 {
+            return None;
+        }
+        let mut subs: Vec<PathBuf> = std::fs::read_dir(d).ok()?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        subs.sort();
+        // Prefer include/ directories: cutlass_library/source/include in the wheels.
+        subs.sort_by_key(|p| !p.ends_with("include") && !p.ends_with("source") && !p.ends_with("cutlass_library"));
+        subs.iter().find_map(|s| walk(s, depth - 1))
+    }
+    walk(root, 4)
+}
+
+/// sha256 over the relative paths and contents of every file under `dir`, in sorted order.
+pub fn hash_tree(dir: &Path) -> Result<String> {
+    let mut files = Vec::new();
+    list_files(dir, dir, &mut files)?;
+    files.sort();
+    let mut all = Vec::new();
+    for rel in files {
+        let b = std::fs::read(dir.join(&rel))?;
+        all.extend_from_slice(rel.as_bytes());
+        all.push(0);
+        all.extend_from_slice(sha256_hex(&b).as_bytes());
+    }
+    Ok(sha256_hex(&all))
+}
+
+fn list_files(base: &Path, d: &Path, out: &mut Vec<String>) -> Result<()> {
+    for e in std::fs::read_dir(d).with_context(|| format!("reading {}", d.display()))? {
+        let p = e?.path();
+        if p.is_dir() {
+            list_files(base, &p, out)?;
+        } else if let Ok(rel) = p.strip_prefix(base) {
+            out.push(rel.to_string_lossy().to_string());
+        }
+    }
+    Ok(())
+}
+
+/// The trust-on-first-use ledger in the cache: the sha256 first seen for each unpinned wheel
+/// (kept when an entry is re-provisioned, so a wheel that changes later is refused).
+pub const TOFU_LEDGER: &str = "trust-on-first-use.toml";
+
+fn tofu_key(name: &str, version: &str) -> String {
+    format!("{name}=={version}")
+}
+
+fn tofu_lookup(ledger: &Path, name: &str, version: &str) -> Option<String> {
+    let text = std::fs::read_to_string(ledger).ok()?;
+    let t: std::collections::BTreeMap<String, String> = toml::from_str(&text).ok()?;
+    t.get(&tofu_key(name, version)).cloned()
+}
+
+fn tofu_record(ledger: &Path, name: &str, version: &str, sha: &str) -> Result<()> {
+    use std::io::Write;
+    if let Some(d) = ledger.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(ledger)?;
+    writeln!(f, "\"{}\" = \"{sha}\"", tofu_key(name, version))?;
+    Ok(())
+}
+
+struct Marker {
+    sha256: String,
+    files: usize,
+}
+
+fn read_marker(dir: &Path) -> Option<Marker> {
+    #[derive(Deserialize)]
+    struct M {
+        sha256: String,
+        files: usize,
+    }
+    let text = std::fs::read_to_string(dir.join(MARKER)).ok()?;
+    let m: M = toml::from_str(&text).ok()?;
+    (m.sha256.len() == 64).then_some(Marker { sha256: m.sha256, files: m.files })
+}
+
+/// Number of files under `dir`, not counting the marker.
+fn count_files(dir: &Path) -> Option<usize> {
+    let mut files = Vec::new();
+    list_files(dir, dir, &mut files).ok()?;
+    Some(files.iter().filter(|f| f.as_str() != MARKER).count())
+}
+
+fn find_wheel(dir: &Path, name: &str, version: &str) -> Option<PathBuf> {
+    let prefix = format!("{}-{version}-", name.replace('-', "_"));
+    let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|s| s.to_str()).is_some_and(|f| f.starts_with(&prefix) && f.ends_with(".whl"))
+        })
+        .collect();
+    hits.sort();
+    hits.into_iter().next()
+}
+
+/// Names and versions go into file names and pip's command line: allow only plain tokens.
+fn check_token(s: &str) -> Result<()> {
+    if !s.is_empty() && s.len() < 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')) && !s.starts_with('-') {
+        Ok(())
+    } else {
+        bail!("'{s}' is not a valid package name or version")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_parse_and_cover_the_required_versions() {
+        let p = Pins::load().unwrap();
+        for v in ["4.2.0.0", "3.8.0.0", "3.5.1.0"] {
+            assert!(p.sha256("nvidia-cutlass", v).is_some_and(|s| s.len() == 64), "{v}");
+        }
+        for (n, v) in &p.cuda {
+            assert!(p.sha256(n, v).is_some(), "{n} {v}");
+        }
+    }
+
+    #[test]
+    fn bad_tokens_are_refused() {
+        assert!(check_token("4.2.0.0").is_ok());
+        assert!(check_token("--index-url=x").is_err());
+        assert!(check_token("a b").is_err());
+    }
+
+    #[test]
+    fn the_first_use_ledger_remembers() {
+        let t = tempfile::tempdir().unwrap();
+        let l = t.path().join(TOFU_LEDGER);
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.9"), None);
+        tofu_record(&l, "nvidia-cutlass", "9.9.9.9", &"a".repeat(64)).unwrap();
+        tofu_record(&l, "nvidia-cutlass", "9.9.9.8", &"b".repeat(64)).unwrap();
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.9"), Some("a".repeat(64)));
+        assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.8"), Some("b".repeat(64)));
+    }
+
+    /// Provision a small local "wheel" (no network: it sits in the download directory), then
+    /// damage the cache entry in several ways; each time it must be detected and redone.
+    #[test]
+    fn entries_are_atomic_checked_and_repaired() {
+        let t = tempfile::tempdir().unwrap();
+        let src = t.path().join("src");
+        std::fs::create_dir_all(src.join("pkg")).unwrap();
+        std::fs::write(src.join("pkg/a.txt"), "alpha").unwrap();
+        std::fs::write(src.join("pkg/b.txt"), "beta").unwrap();
+        let downloads = t.path().join("wheels");
+        std::fs::create_dir_all(&downloads).unwrap();
+        let wheel = downloads.join("fake_pkg-1.0-py3-none-any.whl");
+        let ok = Command::new("python3")
+            .args(["-m", "zipfile", "-c"])
+            .arg(&wheel)
+            .arg(src.join("pkg"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let sha = sha256_hex(&std::fs::read(&wheel).unwrap());
+        let pin = |sha: &str| Pins {
+            cuda: Default::default(),
+            wheels: vec![Pin { name: "fake-pkg".into(), version: "1.0".into(), sha256: sha.into() }],
+        };
+        let prov = Provisioner { cache: t.path().join("cache"), downloads: downloads.clone(), pins: pin(&sha), verbose: false };
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("pkg/a.txt")).unwrap(), "alpha");
+        assert!(read_marker(&dir).is_some());
+        // A missing file: detected by the file count, re-provisioned.
+        std::fs::remove_file(dir.join("pkg/b.txt")).unwrap();
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("pkg/b.txt")).unwrap(), "beta");
+        // A garbled marker (as after a crash while writing it by hand): re-provisioned.
+        std::fs::write(dir.join(MARKER), "garbage").unwrap();
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert!(read_marker(&dir).is_some());
+        // No temporary directories are left behind.
+        let leftovers: Vec<_> = std::fs::read_dir(&prov.cache)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+        // A wheel that does not match its pin is refused and removed.
+        std::fs::remove_dir_all(&dir).unwrap();
+        let bad = Provisioner { pins: pin(&"0".repeat(64)), ..prov };
+        let e = bad.wheel("fake-pkg", "1.0").unwrap_err().to_string();
+        assert!(e.contains("sha256 mismatch"), "{e}");
+        assert!(!wheel.exists());
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_corrupt_entry_is_detected() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("x-1");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("a"), "1").unwrap();
+        assert!(read_marker(&d).is_none());
+        std::fs::write(d.join(MARKER), format!("sha256 = \"{}\"\nfiles = 2\n", "0".repeat(64))).unwrap();
+        let m = read_marker(&d).unwrap();
+        assert_ne!(count_files(&d), Some(m.files), "one file is missing");
+    }
+}

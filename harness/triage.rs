@@ -1,0 +1,248 @@
+//! Triage: what a disagreement between the engine and real CuTe means.
+//!
+//! Given one case, the engine's outcome and CuTe's outcome, [`classify`] sorts the pair into the
+//! classes a CUTLASS maintainer cares about:
+//! 1. [`Verdict::SameFunction`]: the printed texts differ but both results are the same function
+//!    (equal size, equal value at every 1-D coordinate): a representation difference.
+//! 2. [`Verdict::DifferentFunction`]: different functions; each side's result is checked against the
+//!    operation's definition by brute force and the side that violates it is blamed.
+//! 3. [`Verdict::OneRejects`]: one side rejects, the other accepts; says whether the accepted result
+//!    satisfies the definition (an accepted wrong result is a defect of that side).
+//! 4. [`Verdict::CuteCrashed`]: CuTe compiled the case but crashed or asserted at run time.
+//!
+//! CuTe's printed text is read back with the expression parser: CuTe's print of ints, int tuples and
+//! layouts is valid expression syntax.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::engine::Layout;
+use crate::expr::{eval_str, Value};
+
+/// What one side produced for a case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "text", rename_all = "snake_case")]
+pub enum Outcome {
+    /// A printed result (exactly as CuTe's print formats it).
+    Printed(String),
+    /// Refused: CuTe's static_assert / the engine's typed error.
+    Rejected(String),
+    /// Compiled but crashed or failed at run time (CuTe only).
+    Crashed(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Engine,
+    Cute,
+}
+
+/// Who violates the operation's definition when the two results are different functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Blame {
+    /// Only the engine's result violates the definition: an engine bug.
+    Engine,
+    /// Only CuTe's result violates the definition: a CuTe defect (or undefined input CuTe accepts).
+    Cute,
+    /// Both violate it.
+    Both,
+    /// Both satisfy it (the definition does not pin the result down) or no definition is known.
+    Undetermined,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "class", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Identical printed results, or both sides reject.
+    Agree,
+    /// Class 1: same function, different representation.
+    SameFunction,
+    /// Class 2: different functions; `blame` names the side violating the definition.
+    DifferentFunction { blame: Blame, engine_check: Option<String>, cute_check: Option<String> },
+    /// Class 3: `rejecter` refuses, the other side accepts; `accepted_ok` says whether the
+    /// accepted result satisfies the definition (None: no definition known).
+    OneRejects { rejecter: Side, accepted_ok: Option<bool>, detail: Option<String> },
+    /// Class 4: CuTe crashed or asserted at run time.
+    CuteCrashed,
+}
+
+impl Verdict {
+    /// Short class name used in reports and in fixtures/known-discrepancies.toml.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Verdict::Agree => "agree",
+            Verdict::SameFunction => "same-function",
+            Verdict::DifferentFunction { .. } => "different-function",
+            Verdict::OneRejects { .. } => "one-rejects",
+            Verdict::CuteCrashed => "cute-crashed",
+        }
+    }
+    pub fn is_agreement(&self) -> bool {
+        matches!(self, Verdict::Agree)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Agree => f.write_str("agree"),
+            Verdict::SameFunction => f.write_str("same function, different representation"),
+            Verdict::DifferentFunction { blame, engine_check, cute_check } => {
+                write!(f, "different functions; blame: {blame:?}")?;
+                if let Some(e) = engine_check {
+                    write!(f, "; engine violates: {e}")?;
+                }
+                if let Some(c) = cute_check {
+                    write!(f, "; CuTe violates: {c}")?;
+                }
+                Ok(())
+            }
+            Verdict::OneRejects { rejecter, accepted_ok, detail } => {
+                let other = if *rejecter == Side::Engine { "CuTe" } else { "engine" };
+                write!(f, "{rejecter:?} rejects, {other} accepts")?;
+                match accepted_ok {
+                    Some(true) => write!(f, " a result that satisfies the definition"),
+                    Some(false) => write!(f, " a result that violates the definition: {}", detail.as_deref().unwrap_or("")),
+                    None => Ok(()),
+                }
+            }
+            Verdict::CuteCrashed => f.write_str("CuTe crashed at run time"),
+        }
+    }
+}
+
+/// Checks a printed result against the case's operation definition: `None` when no definition is
+/// known for the case, `Some(Err(why))` when the result violates it.
+pub type DefinitionCheck<'a> = &'a dyn Fn(&Value) -> Option<Result<(), String>>;
+
+/// Read a printed result back as a value (layouts, int tuples, tuples of layouts, ints).
+pub fn read_printed(text: &str) -> Option<Value> {
+    eval_str(text.trim()).ok()
+}
+
+/// Same function: equal kind; layouts have equal size and equal values on every 1-D coordinate;
+/// tuples agree element by element; integers have equal values (static-ness aside).
+pub fn same_function(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.value == y.value,
+        (Value::Layout(x), Value::Layout(y)) => same_layout_function(x, y),
+        (Value::Tuple(x), Value::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_function(p, q)),
+        (Value::Underscore, Value::Underscore) => true,
+        _ => false,
+    }
+}
+
+fn same_layout_function(a: &Layout, b: &Layout) -> bool {
+    match (a.values(), b.values()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Classify one case's pair of outcomes.
+pub fn classify(engine: &Outcome, cute: &Outcome, check: DefinitionCheck<'_>) -> Verdict {
+    match (engine, cute) {
+        (_, Outcome::Crashed(_)) => Verdict::CuteCrashed,
+        (Outcome::Rejected(_), Outcome::Rejected(_)) => Verdict::Agree,
+        (Outcome::Printed(e), Outcome::Printed(c)) if e == c => Verdict::Agree,
+        (Outcome::Printed(e), Outcome::Printed(c)) => {
+            let (ev, cv) = (read_printed(e), read_printed(c));
+            if let (Some(ev), Some(cv)) = (&ev, &cv) {
+                if same_function(ev, cv) {
+                    return Verdict::SameFunction;
+                }
+            }
+            let verdict_of = |v: &Option<Value>| v.as_ref().and_then(|v| check(v));
+            let (ek, ck) = (verdict_of(&ev), verdict_of(&cv));
+            let bad = |r: &Option<Result<(), String>>| match r {
+                Some(Err(why)) => Some(why.clone()),
+                _ => None,
+            };
+            let (eb, cb) = (bad(&ek), bad(&ck));
+            let blame = match (&eb, &cb, ek.is_some() && ck.is_some()) {
+                (Some(_), Some(_), _) => Blame::Both,
+                (Some(_), None, true) => Blame::Engine,
+                (None, Some(_), true) => Blame::Cute,
+                _ => Blame::Undetermined,
+            };
+            Verdict::DifferentFunction { blame, engine_check: eb, cute_check: cb }
+        }
+        (Outcome::Rejected(_), Outcome::Printed(c)) => {
+            let r = read_printed(c).and_then(|v| check(&v));
+            Verdict::OneRejects {
+                rejecter: Side::Engine,
+                accepted_ok: r.as_ref().map(Result::is_ok),
+                detail: r.and_then(Result::err),
+            }
+        }
+        (Outcome::Printed(e), Outcome::Rejected(_)) => {
+            let r = read_printed(e).and_then(|v| check(&v));
+            Verdict::OneRejects {
+                rejecter: Side::Cute,
+                accepted_ok: r.as_ref().map(Result::is_ok),
+                detail: r.and_then(Result::err),
+            }
+        }
+        (Outcome::Crashed(_), _) => Verdict::OneRejects { rejecter: Side::Engine, accepted_ok: None, detail: None },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(s: &str) -> Outcome {
+        Outcome::Printed(s.to_string())
+    }
+    fn no_definition(_: &Value) -> Option<Result<(), String>> {
+        None
+    }
+
+    #[test]
+    fn representation_difference_is_class_1() {
+        // coalesce of the chapter's layout: flattened (CuTe, dynamic) vs merged form, same function.
+        let v = classify(&printed("(2,1,6):(1,6,2)"), &printed("12:1"), &no_definition);
+        assert_eq!(v, Verdict::SameFunction);
+        let v = classify(&printed("_12:_1"), &printed("_12:_1"), &no_definition);
+        assert_eq!(v, Verdict::Agree);
+    }
+
+    #[test]
+    fn different_functions_blame_the_violating_side() {
+        // The chapter's example: CuTe prints (_2,_2):(_32,_2) for composition((_6,_2):(_8,_2), _4:_4),
+        // whose R(2) = 2 while A(B(2)) = A(8) = 18. A check that knows the definition blames CuTe.
+        let a = eval_str("(_6,_2):(_8,_2)").unwrap().to_layout().unwrap();
+        let b = eval_str("_4:_4").unwrap().to_layout().unwrap();
+        let check = move |r: &Value| -> Option<Result<(), String>> {
+            let r = r.to_layout().ok()?;
+            let (rv, bv, av) = (r.values().ok()?, b.values().ok()?, a.values().ok()?);
+            for (i, bi) in bv.iter().enumerate() {
+                let want = av.get(*bi as usize).copied();
+                if rv.get(i).copied() != want {
+                    return Some(Err(format!("R({i}) = {:?} but A(B({i})) = {want:?}", rv.get(i))));
+                }
+            }
+            Some(Ok(()))
+        };
+        let v = classify(&printed("(_2,_2):(_32,_2)"), &printed("(_2,_2):(_32,_2)"), &check);
+        assert_eq!(v, Verdict::Agree);
+        let v = classify(&Outcome::Rejected("undefined".into()), &printed("(_2,_2):(_32,_2)"), &check);
+        match v {
+            Verdict::OneRejects { rejecter: Side::Engine, accepted_ok: Some(false), detail: Some(d) } => {
+                assert!(d.contains("R(2)"), "{d}")
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let v = classify(&printed("(_2,_2):(_24,_2)"), &printed("(_2,_2):(_32,_2)"), &check);
+        assert!(matches!(v, Verdict::DifferentFunction { blame: Blame::Both, .. }), "{v:?}");
+    }
+
+    #[test]
+    fn crashes_are_class_4() {
+        let v = classify(&printed("_1"), &Outcome::Crashed("SIGFPE".into()), &no_definition);
+        assert_eq!(v, Verdict::CuteCrashed);
+    }
+}

@@ -1,0 +1,65 @@
+//! The `cutecheck eval` command line: one result line per expression, `error:` lines, exit codes.
+//! Expected texts are CuTe's prints quoted in the chapter or this engine's own core values whose
+//! CuTe print the chapter gives (`(4,(2,4)):(2,(1,8))` at `(1,5)` is 19).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn cutecheck(args: &[&str], stdin: &str) -> (String, i32) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (String::from_utf8(out.stdout).unwrap(), out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn one_expression_prints_one_line() {
+    let (out, code) = cutecheck(&["eval", "(4,(2,4)):(2,(1,8))(1,5)"], "");
+    assert_eq!((out.as_str(), code), ("19\n", 0));
+    let (out, code) = cutecheck(&["eval", " ( 4 , ( 2 , 4 ) ) : ( 2 , ( 1 , 8 ) ) ( 5 ) "], "");
+    assert_eq!((out.as_str(), code), ("3\n", 0));
+}
+
+#[test]
+fn errors_are_one_line_and_fail() {
+    let (out, code) = cutecheck(&["eval", "(4,8:(1,4)"], "");
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("error: parse error at column 11"), "{out}");
+    let (out, code) = cutecheck(&["eval", "no_such_op(_4:_1)"], "");
+    assert_eq!(code, 1);
+    assert!(out.starts_with("error: ") && out.contains("no_such_op"), "{out}");
+}
+
+#[test]
+fn batch_mode_answers_every_line() {
+    let input = "(4,(2,4)):(2,(1,8))(1,(1,2))\n\n(((\nsize((4,(2,4)):(2,(1,8)))\n";
+    let (out, code) = cutecheck(&["eval", "-"], input);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[0], "19");
+    assert!(lines[1].starts_with("error: "), "{out}");
+    assert_eq!(lines[2], "32");
+    assert_eq!(code, 1, "a failed line makes the batch fail");
+    let (_, code) = cutecheck(&["eval", "-"], "(4,8):(1,4)(1)\n");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn table_draws_rank_2_layouts() {
+    let (out, code) = cutecheck(&["eval", "--table", "(4,8):(8,1)"], "");
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "(4,8):(8,1)");
+    // The chapter's row-major table: row 1 holds 8..15.
+    let row1: Vec<i64> = lines[5].split('|').skip(1).filter_map(|c| c.trim().parse().ok()).collect();
+    assert_eq!(row1, (8..16).collect::<Vec<_>>(), "{out}");
+    let (out, _) = cutecheck(&["eval", "--table", "_8:_1"], "");
+    assert_eq!(out, "_8:_1\n", "rank-1 results print without a grid");
+}
