@@ -41,12 +41,32 @@ fn sign(i: Int) -> Int {
     Int::new(i.value.signum(), i.is_static)
 }
 
+/// The result of one arithmetic step: errors of static operands are compile-time errors (returned),
+/// errors involving a dynamic operand are run-time errors (remembered, the walk goes on with a
+/// dynamic placeholder).
+fn rt(r: Result<Int>, a: Int, b: Int, runtime: &mut Option<Error>) -> Result<Int> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) if a.is_static && b.is_static => Err(e),
+        Err(e) => {
+            runtime.get_or_insert(e);
+            Ok(Int::dy(1))
+        }
+    }
+}
+
 /// `detail::composition_impl` on a coalesced `A` (a leaf or a flat tuple) and `B`'s shape/stride.
 fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> {
     let (s, t) = match (rs, rd) {
         (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
-            let parts = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect::<Result<Vec<_>>>()?;
-            return Ok(Layout::concat(&parts));
+            // Every mode is instantiated by the compiler: a compile-time condition failing in any
+            // mode wins over a run-time failure in an earlier one.
+            let parts: Vec<Result<Layout>> = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect();
+            let compile_time = |e: &Error| matches!(e, Error::StrideDivisibility { .. } | Error::ShapeDivisibility { .. });
+            if let Some(Err(e)) = parts.iter().find(|p| matches!(p, Err(e) if compile_time(e))) {
+                return Err(e.clone());
+            }
+            return Ok(Layout::concat(&parts.into_iter().collect::<Result<Vec<_>>>()?));
         }
         (IntTuple::Leaf(s), IntTuple::Leaf(t)) => (*s, *t),
         _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
@@ -64,6 +84,9 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
     let r = ls.len();
     let (mut res_s, mut res_d) = (Vec::new(), Vec::new());
     let (mut rest_s, mut rest_d) = (s, t);
+    // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
+    // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
+    let mut runtime: Option<Error> = None;
     for i in 0..r - 1 {
         let (cs, cd) = (ls[i], ld[i]);
         if cs.is_static && rest_d.is_static {
@@ -75,8 +98,8 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
         }
         let abs_d = rest_d.abs()?;
-        let next_shape = cs.ceil_div(abs_d)?;
-        let next_stride = abs_d.ceil_div(cs)?.mul(sign(rest_d))?;
+        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d, &mut runtime)?;
+        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs, &mut runtime)?.mul(sign(rest_d))?;
         if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
             rest_d = next_stride;
         } else {
@@ -88,9 +111,12 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
             res_s.push(new_shape);
             res_d.push(rest_d.mul(cd)?);
-            rest_s = rest_s.div(new_shape)?;
+            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape, &mut runtime)?;
             rest_d = next_stride;
         }
+    }
+    if let Some(e) = runtime {
+        return Err(e);
     }
     let last_d = ld[r - 1];
     if res_s.is_empty() {
