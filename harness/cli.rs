@@ -156,7 +156,8 @@ fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
 /// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
 pub fn engine_lines(expr: &str) -> Vec<String> {
     match eval_str(expr) {
-        Ok(v) => vec![v.to_string()],
+        // Atoms and tiled MMAs/copies print several lines, as CuTe does.
+        Ok(v) => v.to_string().lines().map(String::from).collect(),
         Err(e) => vec![format!("rejected: {e}")],
     }
 }

@@ -68,3 +68,43 @@ pub fn compact_layout(depth: u32, max_extent: i64, st: Staticness) -> impl Strat
         })
     })
 }
+
+/// A small shape (for brute-force checks): a leaf, or a tuple of 1-3 modes each a leaf or a pair
+/// of leaves; extents in `1..=max_extent`, so at most 6 leaves.
+pub fn small_shape(max_extent: i64, st: Staticness) -> BoxedStrategy<IntTuple> {
+    let leaf = int(1, max_extent, st).prop_map(IntTuple::Leaf).boxed();
+    let inner = prop_oneof![leaf.clone(), prop::collection::vec(leaf.clone(), 1..=2).prop_map(IntTuple::Tuple)];
+    prop_oneof![1 => leaf, 3 => prop::collection::vec(inner, 1..=3).prop_map(IntTuple::Tuple)].boxed()
+}
+
+/// A small arbitrary layout: [`small_shape`] with strides in `0..=max_stride`.
+pub fn small_layout(max_extent: i64, max_stride: i64, st: Staticness) -> BoxedStrategy<Layout> {
+    small_shape(max_extent, st)
+        .prop_flat_map(move |s| {
+            let strides = stride_for(&s, max_stride, st);
+            (Just(s), strides).prop_map(|(s, d)| Layout { shape: s, stride: d })
+        })
+        .boxed()
+}
+
+/// A small compact (injective, no holes) layout: [`small_shape`] with a permutation of its
+/// column-major strides, scaled by `scale` (1 gives a bijection onto `0..size`).
+pub fn small_compact(max_extent: i64, scale: i64, st: Staticness) -> BoxedStrategy<Layout> {
+    small_shape(max_extent, st)
+        .prop_flat_map(|s| {
+            let n = s.leaves().len();
+            (Just(s), Just((0..n).collect::<Vec<_>>()).prop_shuffle())
+        })
+        .prop_map(move |(s, order)| {
+            let leaves = s.leaves();
+            let mut strides = vec![Int::st(0); leaves.len()];
+            let mut acc = Int::st(scale);
+            for &k in &order {
+                strides[k] = Int::new(acc.value, leaves[k].is_static);
+                acc = Int::new(acc.value * leaves[k].value, acc.is_static);
+            }
+            let d = s.unflatten_like(&strides).expect("same structure");
+            Layout { shape: s, stride: d }
+        })
+        .boxed()
+}

@@ -228,11 +228,12 @@ mod tests {
 
     #[test]
     fn coalesce_x_keeps_the_function_outside_the_domain() {
-        // From CuTe's own comment on detail::coalesce_x: (_4,_1):(_1,_0) coalesces to _4:_1 but
-        // coalesce_x keeps a trailing mode so that the value at 4.. stays the same.
+        // Real CuTe 4.2 (g++ probe of detail::coalesce_x): (_4,_1):(_1,_0) -> (_4,_2):(_1,_0) and
+        // _1:_5 -> _2:_5, while coalesce((_4,_1):(_1,_0)) = _4:_1.
         let a = l("(_4,_1):(_1,_0)");
         let x = coalesce_x(&a).unwrap();
         assert_eq!(x.to_string(), "(_4,_2):(_1,_0)");
+        assert_eq!(coalesce_x(&l("_1:_5")).unwrap().to_string(), "_2:_5");
         for i in 0..8 {
             assert_eq!(x.call_int(Int::dy(i)).unwrap().value, a.call_int(Int::dy(i)).unwrap().value);
         }

@@ -28,6 +28,7 @@ use super::filter::filter;
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{Layout, MAX_WALK};
+use super::tiler::compact_col_major;
 
 /// CuTe's `ceil_div(cotarget, d)` for an int tuple and an integer: fold `d` over the modes.
 fn ceil_div_tuple(a: &IntTuple, b: Int) -> Result<IntTuple> {
@@ -56,7 +57,9 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
     };
     if let IntTuple::Leaf(d) = f.stride {
         if d.is_static_value(0) {
-            return Layout::col_major(coalesce_shape(&cot)?);
+            let shape = coalesce_shape(&cot)?;
+            let stride = compact_col_major(&shape, Int::st(1))?;
+            return Layout::new(shape, stride);
         }
     }
     let mut pairs = f.leaf_pairs();
@@ -89,7 +92,7 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
     res_s.push(new_shape);
     let new_stride = d.mul(n)?;
     let rest_shape = coalesce_shape(&ceil_div_tuple(&cot, new_stride)?)?;
-    let rest_stride = rest_shape.compact_col_major(new_stride)?;
+    let rest_stride = compact_col_major(&rest_shape, new_stride)?;
     let shape = IntTuple::Tuple(vec![IntTuple::Tuple(res_s.into_iter().map(IntTuple::Leaf).collect()), rest_shape]);
     let stride = IntTuple::Tuple(vec![IntTuple::Tuple(res_d.into_iter().map(IntTuple::Leaf).collect()), rest_stride]);
     coalesce(&Layout::new(shape, stride)?)
@@ -98,6 +101,7 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
 /// `complement(A, cotarget)`; refuses results that violate the definition.
 pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
     let r = complement_unchecked(a, cotarget)?;
+    super::composition::walkable(&Layout::concat(&[super::filter::filter(a)?, r.clone()]))?;
     check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
     Ok(r)
 }
@@ -166,6 +170,8 @@ mod tests {
             ("_4:_2", None, "_2:_1"),
             ("_4:_2", Some("(_4,_6)"), "(_2,_3):(_1,_8)"),
             ("_1:_0", Some("(_4,6)"), "(_4,6):(_1,_4)"),
+            ("_4:_1", Some("_4"), "_1:_0"),
+            ("_4:_1", Some("(_4,_1,_2)"), "_2:_4"),
         ] {
             let cot = cot.map(t);
             assert_eq!(complement(&l(a), cot.as_ref()).unwrap().to_string(), want, "complement({a},{cot:?})");

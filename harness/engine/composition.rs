@@ -151,11 +151,22 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 /// definition.
 pub fn composition_tiler(a: &Layout, t: &Tiler) -> Result<Layout> {
     let r = composition_tiler_unchecked(a, t)?;
+    walkable(&r)?;
     check_tiler(a, t, &r).map_err(|reason| Error::Undefined { op: "composition", reason })?;
     Ok(r)
 }
 
+/// Refuse to verify (and so to answer) when `l` has more than [`MAX_WALK`] coordinates.
+pub(crate) fn walkable(l: &Layout) -> Result<()> {
+    let n = l.size()?.value;
+    if n > MAX_WALK {
+        return Err(Error::TooLarge(format!("{l} has {n} coordinates; the engine verifies at most {MAX_WALK}")));
+    }
+    Ok(())
+}
+
 fn verify(a: &Layout, b: &Layout, r: &Layout) -> Result<()> {
+    walkable(b)?;
     check_postconditions(a, b, r).map_err(|reason| Error::Undefined { op: "composition", reason })
 }
 

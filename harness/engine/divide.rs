@@ -25,8 +25,8 @@
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
 
 use super::coalesce::{by_mode, coalesce};
-use super::complement::{complement, complement_unchecked};
-use super::composition::composition;
+use super::complement::complement_unchecked;
+use super::composition::composition_unchecked;
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -34,10 +34,22 @@ use super::layout::Layout;
 use super::tiler::Tiler;
 
 /// `logical_divide(A, B)` for a layout `B`.
+///
+/// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
+/// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     let cot = coalesce(a)?.shape;
-    let c = complement(b, Some(&cot))?;
-    composition(a, &Layout::concat(&[b.clone(), c]))
+    let c = complement_unchecked(b, Some(&cot))?;
+    let bc = Layout::concat(&[b.clone(), c.clone()]);
+    let r = composition_unchecked(a, &bc)?;
+    super::composition::walkable(&bc)?;
+    undefined("complement", super::complement::check_postconditions(b, Some(&cot), &c))?;
+    undefined("composition", super::composition::check_postconditions(a, &bc, &r))?;
+    Ok(r)
+}
+
+pub(crate) fn undefined(op: &'static str, r: Result<(), String>) -> Result<()> {
+    r.map_err(|reason| Error::Undefined { op, reason })
 }
 
 /// `logical_divide(A, tiler)`.

@@ -148,6 +148,10 @@ impl IntTuple {
         let mut strides = Vec::with_capacity(leaves.len());
         let mut acc = current;
         for (k, n) in leaves.iter().enumerate() {
+            if n.is_static_value(1) {
+                strides.push(Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
+                continue;
+            }
             strides.push(acc);
             if k + 1 < leaves.len() {
                 acc = acc.mul(*n)?;
@@ -162,6 +166,10 @@ impl IntTuple {
         let mut strides = vec![current; leaves.len()];
         let mut acc = current;
         for (k, n) in leaves.iter().enumerate().rev() {
+            if n.is_static_value(1) {
+                strides[k] = Int::st(0); // CuTe (stride.hpp): a static _1 extent gets stride _0
+                continue;
+            }
             strides[k] = acc;
             if k > 0 {
                 acc = acc.mul(*n)?;

@@ -17,10 +17,12 @@
 //! by the `*_with_offset` functions. The layout does not depend on the values of the coordinate,
 //! only on its form.
 //!
-//! Postconditions (checked by [`check_postconditions`]): for the returned `(R, off)` and the
-//! zipped divide `Z`, every coordinate `c` of `R` satisfies `R(c) + off == Z(full(c))`, where
-//! `full(c)` puts `c`'s values at the kept modes and the given coordinate at the sliced ones;
-//! and `size(R)` is the product of the kept modes' sizes.
+//! Postconditions (checked by [`check_postconditions`], and from the operation's inputs by
+//! [`check_local_tile`] / [`check_local_partition`]), with `Z` the zipped divide, `c` the full
+//! slicing coordinate and `off = Z(c with _ as 0)`:
+//! 1. `size(R)` is the product of the sizes of the modes `c` keeps (those paired with `_`).
+//! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
+//!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
 
 use super::divide::zipped_divide;
 use super::error::{Error, Result};
@@ -173,6 +175,22 @@ pub fn local_partition(a: &Layout, thr: &Layout, index: Int) -> Result<Layout> {
     Ok(local_partition_with_offset(a, thr, index)?.0)
 }
 
+/// Check a `local_tile(a, tiler, coord)` result `r` (for example CuTe's print) against the
+/// definition; the offset is the zipped divide at the coordinate with `_` as 0.
+pub fn check_local_tile(a: &Layout, tiler: &Tiler, coord: &Coord, r: &Layout) -> Result<(), String> {
+    let z = zipped_divide(a, tiler).map_err(|e| e.to_string())?;
+    let c = tile_coord(&z, coord).map_err(|e| e.to_string())?;
+    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride).map_err(|e| e.to_string())?;
+    check_postconditions(&z, &c, r, off)
+}
+
+/// Check a `local_partition(a, thr, index)` result `r` against the definition.
+pub fn check_local_partition(a: &Layout, thr: &Layout, index: Int, r: &Layout) -> Result<(), String> {
+    let (_, z, c) = partition_parts(a, thr, index).map_err(|e| e.to_string())?;
+    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride).map_err(|e| e.to_string())?;
+    check_postconditions(&z, &c, r, off)
+}
+
 /// Fill the `_` positions of `c` with the given values, in order.
 fn fill(c: &Coord, z: &Layout, vals: &mut impl Iterator<Item = IntTuple>) -> Result<IntTuple> {
     Ok(match c {
@@ -249,13 +267,21 @@ mod tests {
             assert_eq!(r.to_string(), "(_1,_4):(_0,_32)");
             let (_, z, c) = partition_parts(&a, &thr, Int::dy(idx)).unwrap();
             check_postconditions(&z, &c, &r, off).unwrap();
+            check_local_partition(&a, &thr, Int::dy(idx), &r).unwrap();
         }
+        // The offsets: real CuTe 4.2 moved the float pointer by 0x44 bytes (17 floats) for
+        // local_partition(..., 17) and by 0x108 bytes (66 floats) for local_tile(..., (1,2))
+        // (g++ probe printing t.data() for a nullptr-based tensor).
+        assert_eq!(local_partition_with_offset(&a, &thr, Int::dy(17)).unwrap().1.value, 17);
+        let c12 = Coord::from_tiler(&t("(1,2)")).unwrap();
+        assert_eq!(local_tile_with_offset(&a, &t("(_2,_2)"), &c12).unwrap().1.value, 66);
         for coord in ["(0,0)", "(1,2)"] {
             let c = Coord::from_tiler(&t(coord)).unwrap();
             let (r, off) = local_tile_with_offset(&a, &t("(_2,_2)"), &c).unwrap();
             assert_eq!(r.to_string(), "(_2,_2):(_1,_16)");
             let z = zipped_divide(&a, &t("(_2,_2)")).unwrap();
             check_postconditions(&z, &tile_coord(&z, &c).unwrap(), &r, off).unwrap();
+            check_local_tile(&a, &t("(_2,_2)"), &c, &r).unwrap();
         }
     }
 }

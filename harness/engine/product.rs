@@ -31,9 +31,9 @@
 //!    coordinates mode by mode equals `A'(i) + P1(j)`.
 
 use super::coalesce::by_mode;
-use super::complement::complement;
-use super::composition::composition;
-use super::divide::{tile_unzip, unpack};
+use super::complement::{complement, complement_unchecked};
+use super::composition::composition_unchecked;
+use super::divide::{tile_unzip, undefined, unpack};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -50,10 +50,18 @@ pub fn cosize(l: &Layout) -> Result<Int> {
 }
 
 /// `logical_product(A, B)` for a layout `B`.
+///
+/// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
+/// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    let n = a.size()?.mul(cosize(b)?)?;
-    let c = complement(a, Some(&IntTuple::Leaf(n)))?;
-    Ok(Layout::concat(&[a.clone(), composition(&c, b)?]))
+    let cot = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
+    let c = complement_unchecked(a, Some(&cot))?;
+    let cb = composition_unchecked(&c, b)?;
+    super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
+    super::composition::walkable(b)?;
+    undefined("complement", super::complement::check_postconditions(a, Some(&cot), &c))?;
+    undefined("composition", super::composition::check_postconditions(&c, b, &cb))?;
+    Ok(Layout::concat(&[a.clone(), cb]))
 }
 
 /// `logical_product(A, tiler)`.
@@ -101,15 +109,17 @@ fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout> {
     let (ap, bp) = (pad(a, r), pad(b, r));
     let p = logical_product_layout(&ap, &bp)?;
     let p1 = p.mode(1)?;
-    if p1.rank() != r {
-        return Err(Error::MismatchedRanks { detail: format!("zip of {ap} with {p1}") });
+    let (first, second) = if raked { (p1, ap) } else { (ap, p1) };
+    // CuTe's zip(first, second): a non-tuple first gives the single mode (first, second);
+    // otherwise both must be tuples of one rank, zipped mode by mode.
+    if !first.shape.is_tuple() {
+        return Ok(Layout::concat(&[Layout::concat(&[first, second])]));
     }
-    let modes: Vec<Layout> = ap
-        .modes()
-        .into_iter()
-        .zip(p1.modes())
-        .map(|(x, y)| if raked { Layout::concat(&[y, x]) } else { Layout::concat(&[x, y]) })
-        .collect();
+    if !second.shape.is_tuple() || second.rank() != first.rank() {
+        return Err(Error::MismatchedRanks { detail: format!("zip of {first} with {second}") });
+    }
+    let modes: Vec<Layout> =
+        first.modes().into_iter().zip(second.modes()).map(|(x, y)| Layout::concat(&[x, y])).collect();
     Ok(Layout::concat(&modes))
 }
 
@@ -184,18 +194,23 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<
     }
     let ap = pad(a, rank);
     let ka = usize::from(raked);
+    let p = logical_product_layout(&ap, &pad(b, rank)).map_err(e)?;
+    let p1 = p.mode(1).map_err(e)?;
+    // The zipped parts: one per result mode (a leaf-shaped first operand of CuTe's zip pairs
+    // with the whole of the other one).
+    let by_mode = if raked { p1.shape.is_tuple() } else { ap.shape.is_tuple() };
+    let parts = |l: &Layout| if by_mode { l.modes() } else { vec![l.clone()] };
+    let (amodes, pmodes) = (parts(&ap), parts(&p1));
     let rm = r.modes();
-    for (k, m) in ap.modes().iter().enumerate() {
+    for (k, m) in amodes.iter().enumerate() {
         if rm[k].mode(ka).map_err(e)? != *m {
             return Err(format!("1: mode {k} of {r} does not hold {m} in position {ka}"));
         }
     }
-    let p = logical_product_layout(&ap, &pad(b, rank)).map_err(e)?;
-    let p1 = p.mode(1).map_err(e)?;
-    // Split a 1-D index of A' (or P1) into one 1-D coordinate per mode.
-    let split = |l: &Layout, mut i: i64| -> Result<Vec<i64>, String> {
+    // Split a 1-D index into one 1-D coordinate per part.
+    let split = |ms: &[Layout], mut i: i64| -> Result<Vec<i64>, String> {
         let mut out = Vec::new();
-        for m in l.modes() {
+        for m in ms {
             let n = m.size().map_err(e)?.value;
             out.push(i % n);
             i /= n;
@@ -205,7 +220,7 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<
     let (av, pv) = (ap.values().map_err(e)?, p1.values().map_err(e)?);
     for (i, &x) in av.iter().enumerate() {
         for (j, &y) in pv.iter().enumerate() {
-            let (ci, cj) = (split(&ap, i as i64)?, split(&p1, j as i64)?);
+            let (ci, cj) = (split(&amodes, i as i64)?, split(&pmodes, j as i64)?);
             let coord = IntTuple::Tuple(
                 (0..rank)
                     .map(|k| {
@@ -249,6 +264,10 @@ mod tests {
         assert_eq!(blocked_product(&l("_2:_1"), &l("_3:_1")).unwrap().to_string(), "((_2,_3)):((_1,_2))");
         assert_eq!(raked_product(&l("_2:_1"), &l("_3:_1")).unwrap().to_string(), "((_3,_2)):((_2,_1))");
         assert_eq!(blocked_product(&a, &l("_3:_1")).unwrap().to_string(), "((_2,_3),(_2,_1)):((_1,_4),(_2,_0))");
+        let (a1, b1) = (l("_2:1"), l("(_1):(_2)"));
+        let r = blocked_product(&a1, &b1).unwrap();
+        assert_eq!(r.to_string(), "((_2,(_1))):((1,(4)))");
+        check_blocked(&a1, &b1, &r, false).unwrap();
         let r = logical_product(&a, &t("(_3,_4)")).unwrap();
         assert_eq!(r.to_string(), "((_2,_3),(_2,(_2,_2))):((_1,_2),(_2,(_1,_4)))");
         check_postconditions(&a, &t("(_3,_4)"), &r).unwrap();

@@ -33,12 +33,12 @@ impl Tiler {
         }
     }
 
-    /// A tiler that is not a tuple as the layout it stands for (`n` is `n:_1`); `None` for `_` and
-    /// tuples.
+    /// A tiler that is not a tuple as the layout it stands for (`n` is `make_layout(n)`: `n:_1`,
+    /// or `_1:_0` for the static `_1`); `None` for `_` and tuples.
     pub fn as_layout(&self) -> Option<Layout> {
         match self {
             Tiler::Layout(l) => Some(l.clone()),
-            Tiler::Int(n) => Some(Layout::leaf(*n, Int::st(1))),
+            Tiler::Int(n) => Some(Layout::leaf(*n, if n.is_static_value(1) { Int::st(0) } else { Int::st(1) })),
             _ => None,
         }
     }
@@ -57,6 +57,12 @@ impl Tiler {
     pub fn is_tuple(&self) -> bool {
         matches!(self, Tiler::Tuple(_))
     }
+}
+
+/// CuTe's `compact_major<LayoutLeft>(shape, current)` (stride.hpp): exclusive prefix products of
+/// the extents starting from `current`, except that a static `_1` extent gets the stride `_0`.
+pub fn compact_col_major(shape: &IntTuple, current: Int) -> Result<IntTuple> {
+    shape.compact_col_major(current)
 }
 
 impl From<Layout> for Tiler {
@@ -88,6 +94,18 @@ impl fmt::Display for Tiler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_col_major_like_cute() {
+        // Real CuTe 4.2 (g++ probe): make_layout((_1,_4)) = (_1,_4):(_0,_1),
+        // make_layout((_4,_1,_2)) = (_4,_1,_2):(_1,_0,_4), make_layout((1,_4)) = (1,_4):(_1,1).
+        let s = |t: &[IntTuple]| IntTuple::tuple(t.iter().cloned());
+        let d = |t: IntTuple| compact_col_major(&t, Int::st(1)).unwrap().to_string();
+        assert_eq!(d(s(&[IntTuple::st(1), IntTuple::st(4)])), "(_0,_1)");
+        assert_eq!(d(s(&[IntTuple::st(4), IntTuple::st(1), IntTuple::st(2)])), "(_1,_0,_4)");
+        assert_eq!(d(s(&[IntTuple::dy(1), IntTuple::st(4)])), "(_1,1)");
+        assert_eq!(Tiler::Int(Int::st(1)).as_layout().unwrap().to_string(), "_1:_0");
+    }
 
     #[test]
     fn prints_like_cute() {

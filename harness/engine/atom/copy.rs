@@ -38,10 +38,10 @@ pub struct CopyAtom {
 }
 
 impl CopyAtom {
-    /// CuTe's `print(Copy_Atom)`.
+    /// CuTe's `print(Copy_Atom)`, without the final newline.
     pub fn print(&self) -> String {
         format!(
-            "Copy_Atom\n  ThrID:        {}\n  ValLayoutSrc: {}\n  ValLayoutDst: {}\n  ValLayoutRef: {}\n  ValueType:    {}b\n",
+            "Copy_Atom\n  ThrID:        {}\n  ValLayoutSrc: {}\n  ValLayoutDst: {}\n  ValLayoutRef: {}\n  ValueType:    {}b",
             self.thr_id, self.src, self.dst, self.ref_, self.val_bits
         )
     }
@@ -284,7 +284,7 @@ mod tests {
         let a = copy_atom("SM75_U32x4_LDSM_N", "half_t").unwrap();
         assert_eq!(
             a.print(),
-            "Copy_Atom\n  ThrID:        _32:_1\n  ValLayoutSrc: (_32,_8):(_8,_1)\n  ValLayoutDst: (_32,(_2,_4)):(_2,(_1,_64))\n  ValLayoutRef: (_32,(_2,_4)):(_2,(_1,_64))\n  ValueType:    16b\n"
+            "Copy_Atom\n  ThrID:        _32:_1\n  ValLayoutSrc: (_32,_8):(_8,_1)\n  ValLayoutDst: (_32,(_2,_4)):(_2,(_1,_64))\n  ValLayoutRef: (_32,(_2,_4)):(_2,(_1,_64))\n  ValueType:    16b"
         );
         // Same probe: Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, half_t>.
         let a = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();

@@ -39,6 +39,13 @@ pub struct MmaAtom {
 }
 
 impl MmaAtom {
+    /// CuTe's `print(MMA_Atom<Op>{})`, without the final newline.
+    pub fn print(&self) -> String {
+        format!(
+            "MMA_Atom\n  ThrID:      {}\n  Shape_MNK:  {}\n  LayoutA_TV: {}\n  LayoutB_TV: {}\n  LayoutC_TV: {}",
+            self.thr_id, self.shape_mnk, self.a, self.b, self.c
+        )
+    }
     /// M, N and K as plain numbers.
     pub fn mnk(&self) -> Result<[i64; 3]> {
         let m = |i| Ok::<i64, Error>(self.shape_mnk.mode(i)?.product()?.value);

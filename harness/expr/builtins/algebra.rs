@@ -72,7 +72,12 @@ pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>>
         }),
         "complement" => arity(n, args, 1..=2).and_then(|_| {
             let a = layout(&args[0], n)?;
-            let cot = args.get(1).map(Value::to_int_tuple).transpose()?;
+            // CuTe takes shape(cotarget): an int tuple, or a layout's shape.
+            let cot = match args.get(1) {
+                None => None,
+                Some(Value::Layout(l)) => Some(l.shape.clone()),
+                Some(v) => Some(v.to_int_tuple()?),
+            };
             Ok(Value::Layout(complement::complement(&a, cot.as_ref())?))
         }),
         "right_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {

@@ -10,12 +10,21 @@
 //! - `copy_atom_src(OP, T)`, `copy_atom_dst`, `copy_atom_ref`, `copy_atom_thr_id`: `Copy_Atom<OP,T>`'s
 //!   `ValLayoutSrc`, `ValLayoutDst`, `ValLayoutRef`, `ThrID`; `copy_traits_src(OP)`, `copy_traits_dst`,
 //!   `copy_traits_ref`: `Copy_Traits<OP>`'s layouts in bits.
+//! - `tiled_copy_tv(OP, T, THR, VAL)`, `tiled_copy_tiler(...)`: `make_tiled_copy(Copy_Atom<OP,T>{},
+//!   THR, VAL)`'s `TiledLayout_TV` and `Tiler_MN`.
+//! - `tiled_mma_tv_a(ATOM[, LAYOUT[, PERMS]])`, `tiled_mma_tv_b`, `tiled_mma_tv_c`,
+//!   `tiled_mma_tile`, `tiled_mma_thr_layout`: `make_tiled_mma(ATOM{}, LAYOUT, PERMS)`'s
+//!   `get_layoutA_TV()` etc., `tile_shape`, `get_thr_layout_vmnk()`. LAYOUT is a layout or a shape
+//!   (made a layout as CuTe's `make_layout` does); PERMS a tuple of tilers such as `(_32,_32,_16)`.
+//! - `mma_atom(ATOM)`, `copy_atom(OP, T)`, `make_tiled_mma(ATOM[, LAYOUT[, PERMS]])`,
+//!   `make_tiled_copy(copy_atom(OP,T), THR, VAL)`: the objects, printed as CuTe's `print` prints
+//!   `MMA_Atom<ATOM>{}`, `Copy_Atom<OP,T>{}`, a TiledMMA and a TiledCopy (several lines).
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
 use std::fmt;
 
-use crate::engine::atom::{copy, mma};
+use crate::engine::atom::{copy, mma, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Int, IntTuple, Result};
 use crate::expr::parse::{Name, TemplateArg};
@@ -30,6 +39,11 @@ pub enum AtomValue {
     Name(String),
     Swizzle(Swizzle),
     Composed(ComposedLayout),
+    /// `MMA_Atom<Op>{}`, `Copy_Atom<Op,T>{}`, a TiledMMA, a TiledCopy: printed as CuTe prints them.
+    Mma(Box<mma::MmaAtom>),
+    Copy(Box<copy::CopyAtom>),
+    TiledMma(Box<tiled_mma::TiledMma>),
+    TiledCopy(Box<tiled_copy::TiledCopy>),
 }
 
 impl AtomValue {
@@ -38,6 +52,10 @@ impl AtomValue {
             AtomValue::Name(_) => "a C++ name",
             AtomValue::Swizzle(_) => "a swizzle",
             AtomValue::Composed(_) => "a swizzled layout",
+            AtomValue::Mma(_) => "an MMA atom",
+            AtomValue::Copy(_) => "a copy atom",
+            AtomValue::TiledMma(_) => "a tiled MMA",
+            AtomValue::TiledCopy(_) => "a tiled copy",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -48,7 +66,7 @@ impl AtomValue {
                 Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
-            AtomValue::Name(n) => Err(Error::Type(format!("{n} cannot be evaluated at a coordinate"))),
+            other => Err(Error::Type(format!("{other} cannot be evaluated at a coordinate"))),
         }
     }
 }
@@ -59,6 +77,10 @@ impl fmt::Display for AtomValue {
             AtomValue::Name(n) => f.write_str(n),
             AtomValue::Swizzle(s) => write!(f, "{s}"),
             AtomValue::Composed(c) => write!(f, "{c}"),
+            AtomValue::Mma(a) => f.write_str(&a.print()),
+            AtomValue::Copy(a) => f.write_str(&a.print()),
+            AtomValue::TiledMma(m) => f.write_str(&m.print()),
+            AtomValue::TiledCopy(c) => f.write_str(&c.print()),
         }
     }
 }
@@ -75,7 +97,17 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args),
         "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args),
         "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args),
-        "composition" if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_)))) => {
+        "mma_atom" => arity(n, args, 1..=1)
+            .and_then(|_| Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name_arg(n, &args[0])?)?))))),
+        "copy_atom" => arity(n, args, 2..=2).and_then(|_| {
+            let a = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+            Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
+        }),
+        "make_tiled_copy" => make_tiled_copy(n, args),
+        "make_tiled_mma" => tiled_mma(n, args),
+        "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(n, args),
+        "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => tiled_mma(n, args),
+        "composition" if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_) | AtomValue::Composed(_)))) => {
             compose(args)
         }
         _ => return None,
@@ -141,6 +173,53 @@ fn copy_traits_member(n: &str, args: &[Value]) -> Result<Value> {
     }))
 }
 
+/// `make_tiled_copy(copy_atom(OP,T), THR, VAL)`.
+fn make_tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 3..=3)?;
+    let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
+        return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
+    };
+    let tc = tiled_copy::make_tiled_copy(atom, &layout_arg(n, &args[1])?, &layout_arg(n, &args[2])?)?;
+    Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+}
+
+fn tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 4..=4)?;
+    let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    let (thr, val) = (layout_arg(n, &args[2])?, layout_arg(n, &args[3])?);
+    let tc = tiled_copy::make_tiled_copy(&atom, &thr, &val)?;
+    Ok(if n == "tiled_copy_tv" { Value::Layout(tc.tv) } else { Value::from_int_tuple(&tc.tiler) })
+}
+
+fn tiled_mma(n: &str, args: &[Value]) -> Result<Value> {
+    arity(n, args, 1..=3)?;
+    let atom = name_arg(n, &args[0])?;
+    let layout = args.get(1).map(|a| layout_arg(n, a)).transpose()?;
+    let perms = match args.get(2) {
+        None => Vec::new(),
+        Some(Value::Tuple(items)) => items.iter().map(super::algebra::to_tiler).collect::<Result<_>>()?,
+        Some(other) => return Err(Error::Type(format!("{n}: permutations must be a tuple, found {}", other.kind()))),
+    };
+    let m = tiled_mma::make_tiled_mma(&atom, layout.as_ref(), &perms)?;
+    Ok(match n {
+        "make_tiled_mma" => Value::Atom(AtomValue::TiledMma(Box::new(m))),
+        "tiled_mma_tv_a" => Value::Layout(m.layout_a_tv()?),
+        "tiled_mma_tv_b" => Value::Layout(m.layout_b_tv()?),
+        "tiled_mma_tv_c" => Value::Layout(m.layout_c_tv()?),
+        "tiled_mma_tile" => Value::from_int_tuple(&m.tile_shape()?),
+        _ => Value::Layout(m.thr_layout_vmnk),
+    })
+}
+
+/// A layout argument; a shape stands for `make_layout(shape)` with CuTe 4.2's strides.
+fn layout_arg(n: &str, v: &Value) -> Result<crate::engine::Layout> {
+    match v {
+        Value::Layout(l) => Ok(l.clone()),
+        Value::Int(_) | Value::Tuple(_) => crate::engine::atom::make_layout(&v.to_int_tuple()?),
+        other => Err(Error::Type(format!("{n} expects a layout or a shape, found {}", other.kind()))),
+    }
+}
+
 /// `Swizzle<B,M,S>` (bare) or `Swizzle<B,M,S>(x)`.
 fn swizzle(name: &Name, args: &[Value], called: bool) -> Result<Value> {
     let bad = || Error::Type(format!("expected Swizzle<B,M,S> with three integers, got {name}"));
@@ -161,15 +240,22 @@ fn swizzle(name: &Name, args: &[Value], called: bool) -> Result<Value> {
     sw.apply(&args[0].to_int_tuple()?)
 }
 
-/// `composition(Swizzle, Layout)`.
+/// `composition(Swizzle, Layout)`, or `composition(Sw o _0 o L, B)`, which is `Sw o _0 o (L o B)`
+/// (CuTe composes the inner layout; B may be a layout or a tiler).
 fn compose(args: &[Value]) -> Result<Value> {
     arity("composition", args, 2..=2)?;
-    let Value::Atom(AtomValue::Swizzle(sw)) = &args[0] else {
-        return Err(Error::Type("composition expects a swizzle first".into()));
-    };
-    let l = args[1].to_layout()?;
-    Ok(match compose_swizzle(*sw, &l) {
-        SwizzledLayout::Plain(l) => Value::Layout(l),
-        SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
-    })
+    match &args[0] {
+        Value::Atom(AtomValue::Swizzle(sw)) => {
+            let l = args[1].to_layout()?;
+            Ok(match compose_swizzle(*sw, &l) {
+                SwizzledLayout::Plain(l) => Value::Layout(l),
+                SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+            })
+        }
+        Value::Atom(AtomValue::Composed(c)) => {
+            let inner = crate::engine::composition::composition_tiler(&c.layout, &super::algebra::to_tiler(&args[1])?)?;
+            Ok(Value::Atom(AtomValue::Composed(ComposedLayout { swizzle: c.swizzle, offset: c.offset, layout: inner })))
+        }
+        other => Err(Error::Type(format!("composition expects a swizzle first, found {}", other.kind()))),
+    }
 }

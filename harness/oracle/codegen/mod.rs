@@ -21,6 +21,7 @@ use std::fmt;
 use crate::expr::parse::{Expr, Name};
 
 pub mod algebra;
+pub mod atoms;
 pub mod core;
 
 /// What a generated C++ expression denotes; used to pick `make_shape` vs `make_tile` for tuples
@@ -125,7 +126,8 @@ impl Area for Table {
 }
 
 /// Every area the generator consults, in order.
-pub static AREAS: &[&dyn Area] = &[&core::CORE, &algebra::ALGEBRA];
+// atoms first: it takes `composition` when the first argument is a swizzle, and passes otherwise.
+pub static AREAS: &[&dyn Area] = &[&atoms::ATOMS, &core::CORE, &algebra::ALGEBRA];
 
 /// Largest nesting the generator follows (the parser already bounds it; this keeps codegen safe
 /// on hand-built ASTs too).

@@ -1,0 +1,87 @@
+//! `make_tiled_copy(copy_atom, thr_layout, val_layout)` (CuTe 4.2, atom/copy_atom.hpp).
+//!
+//! Definition: with `T` the thread layout ((m,n) -> thread index) and `V` the value layout
+//! ((m,n) -> value index),
+//! 1. `layout_mn = raked_product(T, V)`: (M,N) -> (thread, value) packed as one index;
+//! 2. `TiledLayout_TV = right_inverse(layout_mn).with_shape((size(T), size(V)))`, i.e. composed
+//!    with `make_layout((size(T), size(V)))`: (thread, value) -> column-major index of the tile;
+//! 3. `Tiler_MN = product_each(shape(layout_mn))`: the tile's extent in each mode.
+//!
+//! CuTe then requires the tiling to use whole atoms: `size<0>(TV) % size<0>(ValLayoutRef) == 0`
+//! ("TiledCopy uses too few thrs for selected CopyAtom") and likewise for values ("TiledCopy
+//! uses too few vals for selected CopyAtom").
+//!
+//! Postconditions: (a) `TV` is injective onto `0..size(Tiler_MN)` when T and V are compact,
+//! (b) `layout_mn(TV(t, v))` is the packed `(t, v)`.
+
+use super::copy::CopyAtom;
+use super::make_layout;
+use crate::engine::composition::composition;
+use crate::engine::product::raked_product;
+use crate::engine::right_inverse::right_inverse;
+use crate::engine::{Error, IntTuple, Layout, Result};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TiledCopy {
+    pub atom: CopyAtom,
+    /// `Tiler_MN`, a shape such as `(_16,_64)`.
+    pub tiler: IntTuple,
+    /// `TiledLayout_TV`.
+    pub tv: Layout,
+}
+
+impl TiledCopy {
+    /// CuTe's `print(TiledCopy)`, without the final newline.
+    pub fn print(&self) -> String {
+        format!("TiledCopy\n  Tiler_MN:       {}\n  TiledLayout_TV: {}\n{}", self.tiler, self.tv, self.atom.print())
+    }
+}
+
+/// CuTe's `product_each(shape)`: the product of each top-level mode.
+pub fn product_each(shape: &IntTuple) -> Result<IntTuple> {
+    match shape {
+        IntTuple::Leaf(_) => Ok(shape.clone()),
+        IntTuple::Tuple(v) => Ok(IntTuple::Tuple(v.iter().map(|m| m.product().map(IntTuple::Leaf)).collect::<Result<_>>()?)),
+    }
+}
+
+pub fn make_tiled_copy(atom: &CopyAtom, thr: &Layout, val: &Layout) -> Result<TiledCopy> {
+    let layout_mn = raked_product(thr, val)?;
+    let shape = IntTuple::tuple([IntTuple::Leaf(thr.size()?), IntTuple::Leaf(val.size()?)]);
+    let tv = composition(&right_inverse(&layout_mn)?, &make_layout(&shape)?)?;
+    let tiler = product_each(&layout_mn.shape)?;
+    let (tiled_thr, tiled_val) = (tv.mode(0)?.size()?.value, tv.mode(1)?.size()?.value);
+    let (atom_thr, atom_val) = (atom.ref_.mode(0)?.size()?.value, atom.ref_.mode(1)?.size()?.value);
+    let detail = || format!("TV layout {tv} with Copy_Atom<{},{}>", atom.op, atom.val_type);
+    if atom_thr == 0 || tiled_thr % atom_thr != 0 {
+        return Err(Error::Rejected { condition: "TiledCopy uses too few thrs for selected CopyAtom", detail: detail() });
+    }
+    if atom_val == 0 || tiled_val % atom_val != 0 {
+        return Err(Error::Rejected { condition: "TiledCopy uses too few vals for selected CopyAtom", detail: detail() });
+    }
+    Ok(TiledCopy { atom: atom.clone(), tiler, tv })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{copy::copy_atom, lit};
+    use super::*;
+
+    #[test]
+    fn chapter_tiled_copy() {
+        // The chapter (sgemm_sm80's copy of A, printed by real CuTe; also our probe):
+        // Tiler_MN (_16,_64), TiledLayout_TV ((_8,_16),_8):((_128,_1),_16).
+        let atom = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();
+        let tc = make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_8):(_0,_1)").unwrap()).unwrap();
+        assert_eq!(tc.tiler.to_string(), "(_16,_64)");
+        assert_eq!(tc.tv.to_string(), "((_8,_16),_8):((_128,_1),_16)");
+        // The chapter's exercise: thread 9 copies row 1, columns 8-15.
+        for v in 0..8 {
+            let i = tc.tv.call(&IntTuple::tuple([IntTuple::dy(9), IntTuple::dy(v)])).unwrap().value;
+            assert_eq!((i % 16, i / 16), (1, 8 + v));
+        }
+        // Too few values per thread for a 128-bit atom of halfs.
+        let r = make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_4):(_0,_1)").unwrap());
+        assert!(matches!(r, Err(Error::Rejected { condition: "TiledCopy uses too few vals for selected CopyAtom", .. })));
+    }
+}

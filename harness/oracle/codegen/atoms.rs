@@ -1,0 +1,262 @@
+//! C++ for the atom builtins (see `expr/builtins/atoms.rs`): MMA and copy atom traits, tiled
+//! copies and MMAs, swizzles.
+//!
+//! Atom, copy-operation and value-type names are written back from the parsed [`Name`] (only
+//! identifiers, `::` and integers), and only when the engine's atom tables know the name's family:
+//! an atom the tables accept, or one they refuse by a CuTe rule ([`Error::Rejected`], e.g. a GMMA
+//! N that needs CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED), so that CuTe's own verdict is recorded.
+//! An unknown name is a [`CodegenError`].
+//!
+//! - `mma_layout_a(X)` is `typename MMA_Traits<X>::ALayout{}` (likewise B, C, `Shape_MNK`, `ThrID`);
+//! - `copy_atom_src(OP,T)` is `typename Copy_Atom<OP,T>::ValLayoutSrc{}`, `copy_traits_src(OP)` is
+//!   `typename Copy_Traits<OP>::SrcLayout{}`;
+//! - `tiled_copy_tv(OP,T,THR,VAL)` is `typename decltype(make_tiled_copy(Copy_Atom<OP,T>{}, THR,
+//!   VAL))::TiledLayout_TV{}` (a shape argument is `make_layout(shape)`);
+//! - `tiled_mma_tv_a(X[,L[,P]])` is `make_tiled_mma(X{}[, L[, P]]).get_layoutA_TV()`, and
+//!   `tiled_mma_tile` is `tile_shape(...)`, `tiled_mma_thr_layout` is `.get_thr_layout_vmnk()`;
+//! - `mma_atom(X)` is `MMA_Atom<X>{}`, `copy_atom(OP,T)` is `Copy_Atom<OP,T>{}`,
+//!   `make_tiled_mma(X, ...)` and `make_tiled_copy(copy_atom(OP,T), THR, VAL)` are CuTe's calls; all
+//!   four print several lines;
+//! - `Swizzle<B,M,S>` is `Swizzle<B,M,S>{}`, `Swizzle<B,M,S>(x)` is `Swizzle<B,M,S>{}(x)`,
+//!   `composition(Swizzle<B,M,S>, L)` is `composition(Swizzle<B,M,S>{}, L)`.
+
+use crate::engine::atom::{copy, mma};
+use crate::engine::Error;
+use crate::expr::parse::{Expr, Name, TemplateArg};
+
+use super::{call_code, err, Area, CodegenError, Cpp, Gen, Kind, Role};
+
+pub struct Atoms;
+pub static ATOMS: Atoms = Atoms;
+
+/// What kind of name an argument must be.
+#[derive(Clone, Copy)]
+enum NameKind {
+    Mma,
+    CopyOp,
+    ValueType,
+}
+
+/// The C++ spelling of a name argument, checked against the engine's tables.
+fn name_arg(e: &Expr, kind: NameKind) -> Result<String, CodegenError> {
+    let Expr::Call { name, called: false, .. } = e else {
+        return err(e, "expected an atom, copy operation or value type name");
+    };
+    let text = name.to_string();
+    let known = |r: Result<(), Error>| match r {
+        Ok(()) | Err(Error::Rejected { .. }) => true,
+        Err(_) => false,
+    };
+    let ok = match kind {
+        NameKind::Mma => known(mma::mma_atom(&text).map(|_| ())),
+        NameKind::CopyOp => known(copy::copy_traits(&text).map(|_| ())),
+        NameKind::ValueType => copy::type_bits(&text).is_ok(),
+    };
+    if !ok {
+        return err(e, format!("the oracle has no C++ for '{text}'"));
+    }
+    Ok(text)
+}
+
+/// A layout argument; a shape is `make_layout(shape)`.
+fn layout_or_shape(g: &mut Gen, e: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.emit(e, Role::Shape)?;
+    match c.kind {
+        Kind::Layout => Ok(c),
+        Kind::Int | Kind::IntTuple => Ok(Cpp::new(call_code("make_layout", &[c]), Kind::Layout)),
+        _ => err(e, "expected a layout or a shape"),
+    }
+}
+
+/// `Swizzle<B,M,S>{}` from a parsed name with three integer template arguments.
+fn swizzle_code(name: &Name, at: &Expr) -> Result<String, CodegenError> {
+    let ints: Option<Vec<i64>> = name.targs.as_ref().map(|t| {
+        t.iter().filter_map(|a| if let TemplateArg::Int(i) = a { Some(*i) } else { None }).collect()
+    });
+    match ints.as_deref() {
+        Some(&[b, m, s]) if name.targs.as_ref().is_some_and(|t| t.len() == 3) => Ok(format!("Swizzle<{b},{m},{s}>{{}}")),
+        _ => err(at, "expected Swizzle<B,M,S> with three integers"),
+    }
+}
+
+fn is_swizzle(e: &Expr) -> bool {
+    matches!(e, Expr::Call { name, called: false, .. } if name.path.len() == 1 && name.path[0] == "Swizzle")
+}
+
+fn arity(n: &str, args: &[Expr], lo: usize, hi: usize, at: &Expr) -> Result<(), CodegenError> {
+    if args.len() < lo || args.len() > hi {
+        return err(at, format!("{n} takes {lo}..={hi} arguments, got {}", args.len()));
+    }
+    Ok(())
+}
+
+impl Area for Atoms {
+    fn emit_call(&self, g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr)
+        -> Option<Result<Cpp, CodegenError>> {
+        if name.path.len() == 1 && name.path[0] == "Swizzle" {
+            return Some(swizzle_code(name, at).and_then(|sw| {
+                if !called {
+                    return Ok(Cpp::new(sw, Kind::Other));
+                }
+                arity("Swizzle", args, 1, 1, at)?;
+                let x = g.int_like(&args[0], Role::Coord)?;
+                Ok(Cpp::new(format!("{sw}({})", x.code), Kind::Int))
+            }));
+        }
+        if !called {
+            return None;
+        }
+        let n = name.simple()?;
+        let r = match n {
+            "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args, at),
+            "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args, at),
+            "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args, at),
+            "mma_atom" => arity(n, args, 1, 1, at)
+                .and_then(|_| Ok(Cpp::new(format!("MMA_Atom<{}>{{}}", name_arg(&args[0], NameKind::Mma)?), Kind::Other))),
+            "copy_atom" => copy_atom_code(n, args, at).map(|c| Cpp::new(c, Kind::Other)),
+            "make_tiled_copy" => (|| {
+                arity(n, args, 3, 3, at)?;
+                let atom = match &args[0] {
+                    Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
+                        copy_atom_code("copy_atom", a, &args[0])?
+                    }
+                    other => return err(other, "make_tiled_copy expects copy_atom(OP,T) first"),
+                };
+                let (thr, val) = (layout_or_shape(g, &args[1])?, layout_or_shape(g, &args[2])?);
+                Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
+            })(),
+            "make_tiled_mma" => tiled_mma(g, n, args, at),
+            "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(g, n, args, at),
+            "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => {
+                tiled_mma(g, n, args, at)
+            }
+            "composition" if args.first().is_some_and(is_swizzle) => (|| {
+                arity(n, args, 2, 2, at)?;
+                let Expr::Call { name: sw, .. } = &args[0] else { return err(at, "expected a swizzle") };
+                let sw = Cpp::new(swizzle_code(sw, &args[0])?, Kind::Other);
+                let l = g.layout(&args[1])?;
+                // A composed layout evaluates at coordinates like a layout.
+                Ok(Cpp::new(call_code("composition", &[sw, l]), Kind::Layout))
+            })(),
+            _ => return None,
+        };
+        Some(r)
+    }
+}
+
+fn mma_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    arity(n, args, 1, 1, at)?;
+    let x = name_arg(&args[0], NameKind::Mma)?;
+    let (member, kind) = match n {
+        "mma_layout_a" => ("ALayout", Kind::Layout),
+        "mma_layout_b" => ("BLayout", Kind::Layout),
+        "mma_layout_c" => ("CLayout", Kind::Layout),
+        "mma_shape" => ("Shape_MNK", Kind::IntTuple),
+        _ => ("ThrID", Kind::Layout),
+    };
+    Ok(Cpp::new(format!("typename MMA_Traits<{x}>::{member}{{}}"), kind))
+}
+
+fn copy_atom_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    arity(n, args, 2, 2, at)?;
+    let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
+    let member = match n {
+        "copy_atom_src" => "ValLayoutSrc",
+        "copy_atom_dst" => "ValLayoutDst",
+        "copy_atom_ref" => "ValLayoutRef",
+        _ => "ThrID",
+    };
+    Ok(Cpp::new(format!("typename Copy_Atom<{op},{t}>::{member}{{}}"), Kind::Layout))
+}
+
+/// `Copy_Atom<OP,T>{}`.
+fn copy_atom_code(n: &str, args: &[Expr], at: &Expr) -> Result<String, CodegenError> {
+    arity(n, args, 2, 2, at)?;
+    let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
+    Ok(format!("Copy_Atom<{op},{t}>{{}}"))
+}
+
+fn copy_traits_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    arity(n, args, 1, 1, at)?;
+    let op = name_arg(&args[0], NameKind::CopyOp)?;
+    let member = match n {
+        "copy_traits_src" => "SrcLayout",
+        "copy_traits_dst" => "DstLayout",
+        _ => "RefLayout",
+    };
+    Ok(Cpp::new(format!("typename Copy_Traits<{op}>::{member}{{}}"), Kind::Layout))
+}
+
+fn tiled_copy(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    arity(n, args, 4, 4, at)?;
+    let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
+    let (thr, val) = (layout_or_shape(g, &args[2])?, layout_or_shape(g, &args[3])?);
+    let tc = format!("make_tiled_copy(Copy_Atom<{op},{t}>{{}}, {}, {})", thr.code, val.code);
+    Ok(if n == "tiled_copy_tv" {
+        Cpp::new(format!("typename decltype({tc})::TiledLayout_TV{{}}"), Kind::Layout)
+    } else {
+        Cpp::new(format!("typename decltype({tc})::Tiler_MN{{}}"), Kind::IntTuple)
+    })
+}
+
+fn tiled_mma(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    arity(n, args, 1, 3, at)?;
+    let mut call = format!("{}{{}}", name_arg(&args[0], NameKind::Mma)?);
+    if let Some(l) = args.get(1) {
+        call += &format!(", {}", layout_or_shape(g, l)?.code);
+    }
+    if let Some(p) = args.get(2) {
+        let Expr::Tuple { .. } = p else { return err(p, "permutations must be a tuple") };
+        let c = g.emit(p, Role::Shape)?;
+        call += &format!(", {}", c.code);
+    }
+    let m = format!("make_tiled_mma({call})");
+    Ok(match n {
+        "tiled_mma_tv_a" => Cpp::new(format!("{m}.get_layoutA_TV()"), Kind::Layout),
+        "tiled_mma_tv_b" => Cpp::new(format!("{m}.get_layoutB_TV()"), Kind::Layout),
+        "tiled_mma_tv_c" => Cpp::new(format!("{m}.get_layoutC_TV()"), Kind::Layout),
+        "tiled_mma_tile" => Cpp::new(format!("tile_shape({m})"), Kind::IntTuple),
+        "make_tiled_mma" => Cpp::new(m, Kind::Other),
+        _ => Cpp::new(format!("{m}.get_thr_layout_vmnk()"), Kind::Layout),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::expression;
+    use crate::expr::parse;
+
+    fn cpp(s: &str) -> String {
+        expression(&parse(s).unwrap()).unwrap().code
+    }
+
+    #[test]
+    fn writes_atoms() {
+        assert_eq!(cpp("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)"), "typename MMA_Traits<SM80_16x8x16_F32F16F16F32_TN>::ALayout{}");
+        assert_eq!(
+            cpp("mma_shape(SM90_64x64x16_F16F16F16_SS<GMMA::Major::K, GMMA::Major::K>)"),
+            "typename MMA_Traits<SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>>::Shape_MNK{}"
+        );
+        assert_eq!(cpp("copy_atom_src(SM75_U32x4_LDSM_N,half_t)"), "typename Copy_Atom<SM75_U32x4_LDSM_N,half_t>::ValLayoutSrc{}");
+        assert_eq!(
+            cpp("tiled_copy_tiler(UniversalCopy<float>,float,(_32,_8),_1:_0)"),
+            "typename decltype(make_tiled_copy(Copy_Atom<UniversalCopy<float>,float>{}, make_layout(make_shape(Int<32>{}, Int<8>{})), make_layout(Int<1>{}, Int<0>{})))::Tiler_MN{}"
+        );
+        assert_eq!(
+            cpp("tiled_mma_tile(SM80_16x8x8_F16F16F16F16_TN,(_2,_2,_1),(_32,_,_16))"),
+            "tile_shape(make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN{}, make_layout(make_shape(Int<2>{}, Int<2>{}, Int<1>{})), make_tile(Int<32>{}, _, Int<16>{})))"
+        );
+        assert_eq!(cpp("Swizzle<1,2,-3>(_5)"), "Swizzle<1,2,-3>{}(Int<5>{})");
+        assert_eq!(
+            cpp("composition(Swizzle<2,0,3>,(_4,_8):(_1,_4))(1,2)"),
+            "(composition(Swizzle<2,0,3>{}, make_layout(make_shape(Int<4>{}, Int<8>{}), make_stride(Int<1>{}, Int<4>{}))))(make_coord(int(1), int(2)))"
+        );
+    }
+
+    #[test]
+    fn refuses_unknown_names() {
+        for s in ["mma_layout_a(system)", "mma_layout_a(SM80_1x1x1_TN)", "copy_atom_src(SM75_U32x4_LDSM_N,no_type_t)", "Swizzle<1,2>", "tiled_mma_tile(SM80_16x8x8_F16F16F16F16_TN,(_2,_2,_1),_32:_1)"] {
+            assert!(expression(&parse(s).unwrap()).is_err(), "{s}");
+        }
+    }
+}
