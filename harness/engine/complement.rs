@@ -53,7 +53,7 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
     let f = filter(a)?;
     let cot = match cotarget {
         Some(c) => c.clone(),
-        None => IntTuple::Leaf(f.cosize()?),
+        None => IntTuple::Leaf(super::product::cosize(&f)?),
     };
     if let IntTuple::Leaf(d) = f.stride {
         if d.is_static_value(0) {
@@ -131,7 +131,7 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout)
     }
     let cot = match cotarget {
         Some(c) => c.product().map_err(e)?.value,
-        None => f.cosize().map_err(e)?.value,
+        None => super::product::cosize(&f).map_err(e)?.value,
     };
     if total < cot {
         return Err(format!("3: size({f}) * size({r}) = {total} < {cot}"));

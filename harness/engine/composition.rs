@@ -41,12 +41,32 @@ fn sign(i: Int) -> Int {
     Int::new(i.value.signum(), i.is_static)
 }
 
+/// The result of one arithmetic step: errors of static operands are compile-time errors (returned),
+/// errors involving a dynamic operand are run-time errors (remembered, the walk goes on with a
+/// dynamic placeholder).
+fn rt(r: Result<Int>, a: Int, b: Int, runtime: &mut Option<Error>) -> Result<Int> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) if a.is_static && b.is_static => Err(e),
+        Err(e) => {
+            runtime.get_or_insert(e);
+            Ok(Int::dy(1))
+        }
+    }
+}
+
 /// `detail::composition_impl` on a coalesced `A` (a leaf or a flat tuple) and `B`'s shape/stride.
 fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> {
     let (s, t) = match (rs, rd) {
         (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
-            let parts = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect::<Result<Vec<_>>>()?;
-            return Ok(Layout::concat(&parts));
+            // Every mode is instantiated by the compiler: a compile-time condition failing in any
+            // mode wins over a run-time failure in an earlier one.
+            let parts: Vec<Result<Layout>> = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect();
+            let compile_time = |e: &Error| matches!(e, Error::StrideDivisibility { .. } | Error::ShapeDivisibility { .. });
+            if let Some(Err(e)) = parts.iter().find(|p| matches!(p, Err(e) if compile_time(e))) {
+                return Err(e.clone());
+            }
+            return Ok(Layout::concat(&parts.into_iter().collect::<Result<Vec<_>>>()?));
         }
         (IntTuple::Leaf(s), IntTuple::Leaf(t)) => (*s, *t),
         _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
@@ -64,6 +84,9 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
     let r = ls.len();
     let (mut res_s, mut res_d) = (Vec::new(), Vec::new());
     let (mut rest_s, mut rest_d) = (s, t);
+    // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
+    // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
+    let mut runtime: Option<Error> = None;
     for i in 0..r - 1 {
         let (cs, cd) = (ls[i], ld[i]);
         if cs.is_static && rest_d.is_static {
@@ -75,8 +98,8 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
         }
         let abs_d = rest_d.abs()?;
-        let next_shape = cs.ceil_div(abs_d)?;
-        let next_stride = abs_d.ceil_div(cs)?.mul(sign(rest_d))?;
+        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d, &mut runtime)?;
+        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs, &mut runtime)?.mul(sign(rest_d))?;
         if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
             rest_d = next_stride;
         } else {
@@ -88,9 +111,12 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
             res_s.push(new_shape);
             res_d.push(rest_d.mul(cd)?);
-            rest_s = rest_s.div(new_shape)?;
+            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape, &mut runtime)?;
             rest_d = next_stride;
         }
+    }
+    if let Some(e) = runtime {
+        return Err(e);
     }
     let last_d = ld[r - 1];
     if res_s.is_empty() {
@@ -202,6 +228,21 @@ pub fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
     }
 }
 
+/// `A(x)` for a 1-D coordinate from `A`'s flat (extent, stride) pairs: the colexicographic split
+/// of `x` in which the last leaf takes the rest (what `crd2idx` computes for an integer on any
+/// nesting); `None` on overflow. A fast path for the brute-force checks.
+pub fn eval_flat(pairs: &[(i64, i64)], x: i64) -> Option<i64> {
+    let (mut rest, mut acc) = (x, 0i64);
+    for (k, &(s, d)) in pairs.iter().enumerate() {
+        let c = if k + 1 == pairs.len() || s == 0 { rest } else { rest % s };
+        if k + 1 < pairs.len() && s != 0 {
+            rest /= s;
+        }
+        acc = acc.checked_add(c.checked_mul(d)?)?;
+    }
+    Some(acc)
+}
+
 /// Check the numbered postconditions of `composition(A, B) == R`.
 pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
     if !compatible(&b.shape, &r.shape) {
@@ -212,8 +253,9 @@ pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), St
         return Err(format!("1: {b} has {n} coordinates, too many to verify"));
     }
     let (bv, rv) = (b.values().map_err(|e| e.to_string())?, r.values().map_err(|e| e.to_string())?);
+    let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
     for c in 0..bv.len() {
-        let want = a.call_int(Int::dy(bv[c])).map_err(|e| e.to_string())?.value;
+        let want = eval_flat(&pairs, bv[c]).ok_or_else(|| format!("1: {a}({}) overflows", bv[c]))?;
         if rv[c] != want {
             return Err(format!("1: {r}({c}) = {} but {a}({b}({c})) = {a}({}) = {want}", rv[c], bv[c]));
         }
@@ -240,6 +282,17 @@ mod tests {
             ("(_8,_8):(_8,_1)", "(_8,_4):(_1,_16)", "(_8,_4):(_8,_2)"),
         ] {
             assert_eq!(composition(&l(a), &l(b)).unwrap().to_string(), want, "composition({a},{b})");
+        }
+    }
+
+    #[test]
+    fn eval_flat_is_crd2idx() {
+        for a in ["(4,(2,4)):(2,(1,8))", "((_2,_3),_4):((_1,_12),_2)", "(_3,(_2),_5):(_7,(_1),_0)"] {
+            let a = l(a);
+            let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+            for x in 0..3 * a.size().unwrap().value {
+                assert_eq!(eval_flat(&pairs, x), Some(a.call_int(Int::dy(x)).unwrap().value), "{a}({x})");
+            }
         }
     }
 

@@ -24,7 +24,7 @@
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
 
-use super::divide::zipped_divide;
+use super::divide::{logical_divide, zipped_divide, zipped_divide_unchecked};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -125,8 +125,12 @@ fn tile_coord(z: &Layout, coord: &Coord) -> Result<Coord> {
 
 /// `local_tile(A, tiler, coord)` with the offset the tensor's pointer would move by.
 pub fn local_tile_with_offset(a: &Layout, tiler: &Tiler, coord: &Coord) -> Result<(Layout, Int)> {
-    let z = zipped_divide(a, tiler)?;
-    slice_and_offset(&tile_coord(&z, coord)?, &z)
+    // CuTe's whole computation (the slice's rank checks are compile-time) before the definition
+    // checks of the divide.
+    let z = zipped_divide_unchecked(a, tiler)?;
+    let r = slice_and_offset(&tile_coord(&z, coord)?, &z)?;
+    logical_divide(a, tiler)?;
+    Ok(r)
 }
 
 /// `local_tile(A, tiler, coord)`: the layout of CuTe's resulting tensor.
@@ -154,7 +158,7 @@ fn flat_coord(thr: &Layout, index: Int) -> Result<Coord> {
 /// The tiler and full slicing coordinate of `local_partition`, and the zipped divide.
 fn partition_parts(a: &Layout, thr: &Layout, index: Int) -> Result<(Tiler, Layout, Coord)> {
     let tiler = Tiler::Tuple(thr.modes().iter().map(|m| m.size().map(Tiler::Int)).collect::<Result<_>>()?);
-    let z = zipped_divide(a, &tiler)?;
+    let z = zipped_divide_unchecked(a, &tiler)?;
     let coord = flat_coord(thr, index)?;
     let (r0, r1) = (z.mode(0)?.rank(), z.mode(1)?.rank());
     let c0 = match &coord {
@@ -166,8 +170,10 @@ fn partition_parts(a: &Layout, thr: &Layout, index: Int) -> Result<(Tiler, Layou
 
 /// `local_partition(A, thr, index)` with the offset the tensor's pointer would move by.
 pub fn local_partition_with_offset(a: &Layout, thr: &Layout, index: Int) -> Result<(Layout, Int)> {
-    let (_, z, c) = partition_parts(a, thr, index)?;
-    slice_and_offset(&c, &z)
+    let (tiler, z, c) = partition_parts(a, thr, index)?;
+    let r = slice_and_offset(&c, &z)?;
+    logical_divide(a, &tiler)?;
+    Ok(r)
 }
 
 /// `local_partition(A, thr, index)`: the layout of CuTe's resulting tensor.

@@ -442,6 +442,8 @@ fn class_table(r: &Report) -> String {
 
 fn markdown(r: &Report, tables: &str) -> String {
     let mut s = String::from("# cutecheck conformance report\n\n");
+    let cmd: Vec<String> = std::env::args().skip(1).collect();
+    s.push_str(&format!("Command: `cargo xtask {}`  \n", cmd.join(" ")));
     s.push_str(&format!(
         "Oracle: {}  \nRandom cases: {} (seed {}, shard {})  \nRun time: {:.1} s ({:.0} cases/minute through the oracle)\n\n",
         r.oracle, r.random_cases, r.seed, r.shard, r.seconds, r.cases_per_minute
