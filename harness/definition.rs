@@ -80,8 +80,28 @@ pub fn check(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
         ("logical_product", 2) => product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
         (f @ ("zipped_divide" | "tiled_divide" | "flat_divide" | "zipped_product" | "tiled_product" | "flat_product"), 2) => {
             let t = to_tiler(&vals[1]).ok()?;
-            let Tiler::Tuple(items) = &t else { return None };
-            let l = unzip(&r, a.rank(), items.len(), &f[..f.find('_')?])?;
+            let how = &f[..f.find('_')?];
+            let l = match &t {
+                Tiler::Tuple(items) => unzip(&r, a.rank(), items.len(), how)?,
+                // A layout tiler: zipped and tiled forms are the logical form; the flat product
+                // unpacks (A, rest) into A's modes then the rest's.
+                // A layout tiler: the zipped form is the logical one, (tile, rest); the tiled form
+                // unpacks the rest, (tile, rest_0, rest_1, ...); the flat product unpacks both,
+                // A's modes then the rest's.
+                Tiler::Layout(_) | Tiler::Int(_) => {
+                    let group = |m: &[Layout]| if m.len() == 1 { m[0].clone() } else { Layout::concat(m) };
+                    let m = r.modes();
+                    match how {
+                        "zipped" => r.clone(),
+                        "tiled" if m.len() >= 2 => Layout::concat(&[m[0].clone(), group(&m[1..])]),
+                        "flat" if f.ends_with("product") && m.len() > a.rank() => {
+                            Layout::concat(&[group(&m[..a.rank()]), group(&m[a.rank()..])])
+                        }
+                        _ => return None,
+                    }
+                }
+                Tiler::Underscore => return None,
+            };
             if f.ends_with("divide") {
                 divide::check_postconditions(&a, &t, &l)
             } else {
