@@ -348,7 +348,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&report)?)?;
     std::fs::write(dir.join("report.md"), markdown(&report, &tables))?;
     eprintln!(
-        "report: {} and report.json ({} cases in {:.1} s, {:.0} cases/minute through the oracle; seed {seed})",
+        "report: {} and report.json ({} cases in {:.1} s, {:.0} cases/minute through the oracle, cache hits included; seed {seed})",
         dir.join("report.md").display(),
         total.cases,
         elapsed,
@@ -413,18 +413,29 @@ fn table(r: &Report) -> String {
 }
 
 fn class_table(r: &Report) -> String {
-    let mut s = format!("{:<58} {:>6} {:>9} {:>6}\n", "disagreements by triage class / signature", "cases", "explained", "NEW");
-    let mut per: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    let mut s = format!("{:<72} {:>6} {:>9} {:>6}\n", "disagreements by triage class [signature] op", "cases", "explained", "NEW");
+    let mut per: BTreeMap<(String, String, String), (usize, usize)> = BTreeMap::new();
     for c in r.cases.iter().filter(|c| c.verdict == "DISAGREE") {
         let class = c.triage.as_ref().map_or("untriaged".to_string(), class_label);
-        let e = per.entry((class, c.signature.clone().unwrap_or_default())).or_default();
+        let op = c.op.clone().unwrap_or_else(|| "-".into());
+        let e = per.entry((class, c.signature.clone().unwrap_or_default(), op)).or_default();
         e.0 += 1;
-        if c.explained.is_some() && c.group != "known" || (c.group == "known" && c.explained.as_deref().is_some_and(|x| !x.contains("no longer"))) {
+        if c.explained.as_deref().is_some_and(|x| !x.contains("no longer reproduces")) {
             e.1 += 1;
         }
     }
     if per.is_empty() {
         s.push_str("(none)\n");
+    }
+    let mut classes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for ((class, sig, op), (n, ex)) in &per {
+        s.push_str(&format!("{:<72} {:>6} {:>9} {:>6}\n", format!("{class} [{sig}] {op}"), n, ex, n - ex));
+        let c = classes.entry(class.as_str()).or_default();
+        c.0 += n;
+        c.1 += ex;
+    }
+    for (class, (n, ex)) in &classes {
+        s.push_str(&format!("{:<72} {:>6} {:>9} {:>6}\n", format!("total class {class}"), n, ex, n - ex));
     }
     let random: Vec<&CaseReport> = r.cases.iter().filter(|c| c.group == "random").collect();
     let adm = random.iter().filter(|c| c.admissible == Some(true)).count();
@@ -434,9 +445,6 @@ fn class_table(r: &Report) -> String {
         "random cases: {adm} admissible ({adm_dis} disagree), {} ill-defined ({ill_dis} disagree)\n",
         random.len() - adm
     ));
-    for ((class, sig), (n, ex)) in per {
-        s.push_str(&format!("{:<58} {:>6} {:>9} {:>6}\n", format!("{class}  [{sig}]"), n, ex, n - ex));
-    }
     s
 }
 
@@ -445,7 +453,7 @@ fn markdown(r: &Report, tables: &str) -> String {
     let cmd: Vec<String> = std::env::args().skip(1).collect();
     s.push_str(&format!("Command: `cargo xtask {}`  \n", cmd.join(" ")));
     s.push_str(&format!(
-        "Oracle: {}  \nRandom cases: {} (seed {}, shard {})  \nRun time: {:.1} s ({:.0} cases/minute through the oracle)\n\n",
+        "Oracle: {}  \nRandom cases: {} (seed {}, shard {})  \nRun time: {:.1} s ({:.0} cases/minute through the oracle, cache hits included)\n\n",
         r.oracle, r.random_cases, r.seed, r.shard, r.seconds, r.cases_per_minute
     ));
     s.push_str("```text\n");
