@@ -187,8 +187,10 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     let slug = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect::<String>();
     let base = state_dir().join(format!("release-diff-{}-{}", slug(&report.from), slug(&report.to)));
     std::fs::create_dir_all(state_dir())?;
-    std::fs::write(base.with_extension("md"), &md)?;
-    std::fs::write(base.with_extension("json"), serde_json::to_string_pretty(&report)?)?;
+    // Not with_extension: the version's dots would be taken for one.
+    let (md_path, json_path) = (base.with_file_name(format!("{}.md", base.file_name().and_then(|n| n.to_str()).unwrap_or("release-diff"))), base.with_file_name(format!("{}.json", base.file_name().and_then(|n| n.to_str()).unwrap_or("release-diff"))));
+    std::fs::write(&md_path, &md)?;
+    std::fs::write(&json_path, serde_json::to_string_pretty(&report)?)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -197,7 +199,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
             println!("  {k:<32} {n:>5}");
         }
         println!("  engine agrees with {}: {with_from}, with {}: {with_to}", report.from, report.to);
-        println!("report: {}", base.with_extension("md").display());
+        println!("report: {}", md_path.display());
     }
     Ok(true)
 }
