@@ -97,9 +97,14 @@ fn check_code(op: &str, args: &[Expr]) -> Option<(Vec<String>, String)> {
         }
         ("complement", 1 | 2) => {
             let a = lay(0)?;
+            // The cotarget: the given one (its size when a shape), else cosize(A).
+            let m = match ops.get(1) {
+                Some(c) => format!("int(size({}))", c.code),
+                None => "int(cosize(A))".to_string(),
+            };
             (
-                vec![format!("auto A = {a};")],
-                "  for (int i = 1; i < int(size(r)); ++i) {\n    if (int(r(i - 1)) >= int(r(i))) { printf(\"FAIL: R is not ordered at %d\\n\", i); return 1; }\n  }\n  for (int i = 1; i < int(size(r)); ++i) {\n    for (int j = 0; j < int(size(A)); ++j) {\n      if (int(A(j)) == int(r(i))) { printf(\"FAIL: R(%d) = A(%d): images overlap\\n\", i, j); return 1; }\n    }\n  }\n  printf(\"PASS: R is ordered and R(i) (i > 0) is never in the image of A\\n\");\n".to_string(),
+                vec![format!("auto A = {a};"), format!("int M = {m};")],
+                "  for (int i = 1; i < int(size(r)); ++i) {\n    if (int(r(i - 1)) >= int(r(i))) { printf(\"FAIL: R is not ordered at %d\\n\", i); return 1; }\n  }\n  for (int i = 1; i < int(size(r)); ++i) {\n    for (int j = 0; j < int(size(A)); ++j) {\n      if (int(A(j)) == int(r(i))) { printf(\"FAIL: R(%d) = A(%d): images overlap\\n\", i, j); return 1; }\n    }\n  }\n  if (int(size(filter(A))) * int(size(r)) < M) { printf(\"FAIL: size(filter(A)) * size(R) = %d < %d: (A, R) does not cover the cotarget\\n\", int(size(filter(A))) * int(size(r)), M); return 1; }\n  printf(\"PASS: R is ordered, R(i) (i > 0) is never in the image of A, size(filter(A)) * size(R) >= cotarget\\n\");\n".to_string(),
             )
         }
         _ => return None,
@@ -211,4 +216,20 @@ pub fn run(args: &OracleArgs, exprs: &[String]) -> Result<bool> {
         ok &= r.compile == "compiled" || r.compile.starts_with("rejected");
     }
     Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_includes_only_cute_and_checks_the_definition() {
+        let s = cpp_source("composition((_6,_2):(_8,_2),_4:_4)").unwrap();
+        let includes: Vec<&str> = s.lines().filter(|l| l.starts_with("#include")).collect();
+        assert_eq!(includes, ["#include <cstdio>", "#include <cute/tensor.hpp>"]);
+        assert!(s.contains("auto B = make_layout(Int<4>{}, Int<4>{});"), "{s}");
+        assert!(s.contains("int(r(i)) != int(A(B(i)))"), "{s}");
+        assert!(cpp_source("size(_4:_1)").unwrap().contains("NO-CHECK"));
+        assert!(cpp_source("nonsense(_4:_1)").is_err());
+    }
 }
