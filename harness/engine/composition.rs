@@ -35,24 +35,11 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{Layout, MAX_WALK};
+use super::runtime::{deferred, rt};
 use super::tiler::Tiler;
 
 fn sign(i: Int) -> Int {
     Int::new(i.value.signum(), i.is_static)
-}
-
-/// The result of one arithmetic step: errors of static operands are compile-time errors (returned),
-/// errors involving a dynamic operand are run-time errors (remembered, the walk goes on with a
-/// dynamic placeholder).
-fn rt(r: Result<Int>, a: Int, b: Int, runtime: &mut Option<Error>) -> Result<Int> {
-    match r {
-        Ok(v) => Ok(v),
-        Err(e) if a.is_static && b.is_static => Err(e),
-        Err(e) => {
-            runtime.get_or_insert(e);
-            Ok(Int::dy(1))
-        }
-    }
 }
 
 /// `detail::composition_impl` on a coalesced `A` (a leaf or a flat tuple) and `B`'s shape/stride.
@@ -87,6 +74,13 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
     // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
     // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
     let mut runtime: Option<Error> = None;
+    let mut rt = |r: Result<Int>, x: Int, y: Int| match rt(r, x, y) {
+        Err(e) if !(x.is_static && y.is_static) => {
+            runtime.get_or_insert(e);
+            Ok(Int::dy(1))
+        }
+        other => other,
+    };
     for i in 0..r - 1 {
         let (cs, cd) = (ls[i], ld[i]);
         if cs.is_static && rest_d.is_static {
@@ -98,8 +92,8 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
         }
         let abs_d = rest_d.abs()?;
-        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d, &mut runtime)?;
-        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs, &mut runtime)?.mul(sign(rest_d))?;
+        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d)?;
+        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs)?.mul(sign(rest_d))?;
         if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
             rest_d = next_stride;
         } else {
@@ -111,7 +105,7 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
             res_s.push(new_shape);
             res_d.push(rest_d.mul(cd)?);
-            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape, &mut runtime)?;
+            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape)?;
             rest_d = next_stride;
         }
     }
@@ -144,7 +138,7 @@ pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
 
 /// `composition(A, B)` for two layouts; refuses results that violate the definition.
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
-    let r = composition_unchecked(a, b)?;
+    let r = deferred(|| composition_unchecked(a, b))?;
     verify(a, b, &r)?;
     Ok(r)
 }
@@ -176,7 +170,7 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 /// `composition(A, tiler)`: by-mode composition; each mode's result is checked against the
 /// definition.
 pub fn composition_tiler(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let r = composition_tiler_unchecked(a, t)?;
+    let r = deferred(|| composition_tiler_unchecked(a, t))?;
     walkable(&r)?;
     check_tiler(a, t, &r).map_err(|reason| Error::Undefined { op: "composition", reason })?;
     Ok(r)

@@ -31,6 +31,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
+use super::runtime::deferred;
 use super::tiler::Tiler;
 
 /// `logical_divide(A, B)` for a layout `B`.
@@ -38,6 +39,7 @@ use super::tiler::Tiler;
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    deferred(|| divide_layout(a, b, false))?;
     divide_layout(a, b, true)
 }
 
@@ -73,6 +75,7 @@ fn divide_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
 
 /// `logical_divide(A, tiler)`.
 pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    deferred(|| divide_tiler(a, t, false))?;
     divide_tiler(a, t, true)
 }
 
@@ -140,7 +143,7 @@ pub(crate) fn unpack(l: &Layout, first: bool) -> Result<Layout> {
 /// CuTe's whole computation (including `zip2_by`, whose rank errors are compile-time errors) runs
 /// before the definition checks of `logical_divide`.
 pub fn zipped_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let z = zipped_divide_unchecked(a, t)?;
+    let z = deferred(|| zipped_divide_unchecked(a, t))?;
     logical_divide(a, t)?;
     Ok(z)
 }

@@ -15,6 +15,7 @@ pub mod local;
 pub mod max_common;
 pub mod product;
 pub mod right_inverse;
+mod runtime;
 pub mod tiler;
 pub mod int;
 pub mod int_tuple;
