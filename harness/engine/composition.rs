@@ -21,8 +21,9 @@
 //!   values CuTe checks nothing.
 //!
 //! A tiler `B` (see [`Tiler`]) composes by mode: a tuple tiler composes mode `i` of `A` with
-//! element `i` and **drops** `A`'s modes beyond the tiler; `_` returns `A`; an integer `n` is the
-//! layout `n:_1`.
+//! element `i` and **drops** `A`'s modes beyond the tiler; `_` returns `A`; an integer `n` is
+//! composed as the layout `n:_1`, even for `_1` (real CuTe 4.2: `composition(make_layout((4,2)),_1)`
+//! is `_1:4`), whereas the divides and products use `make_layout(n)` (`_1:_0` for `_1`).
 //!
 //! Postconditions (checked by [`check_postconditions`]; a result of CuTe's algorithm that violates
 //! one is refused with [`Error::Undefined`], never returned):
@@ -317,5 +318,7 @@ mod tests {
         assert_eq!(composition_tiler(&a, &t("(_4)")).unwrap().to_string(), "(_4):(_1)");
         assert_eq!(composition_tiler(&a, &t("_4")).unwrap().to_string(), "_4:_1");
         assert_eq!(composition_tiler(&a, &t("4")).unwrap().to_string(), "4:_1");
+        assert_eq!(composition_tiler(&l("(4,2):(_1,4)"), &t("_1")).unwrap().to_string(), "_1:4");
+        assert_eq!(composition_tiler(&l("(_4,_2):(_1,_4)"), &t("(_1,_)")).unwrap().to_string(), "(_1,_2):(_1,_4)");
     }
 }

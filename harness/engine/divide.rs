@@ -22,6 +22,7 @@
 //! 2. With `C = complement(B, shape(coalesce(A)))`: `R(i, j) == A(B(i) + C(j))` for all `i, j`,
 //!    and `(B, C)` is injective (so `R` visits each element of `A` it reaches once per coordinate).
 //! 3. `size(R) >= size(A)`.
+//!
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
 
 use super::coalesce::{by_mode, coalesce};
