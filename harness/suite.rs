@@ -153,8 +153,9 @@ pub fn parse_snapshot_body(body: &str) -> Vec<(String, Vec<String>)> {
 /// static_assert message (trailing `.` dropped, case ignored) appears in the engine's error
 /// text: `Non-injective Layout detected in complement.` agrees with the engine's
 /// `Non-injective Layout detected in complement: (_2,_2):(_1,_1)`. A CuTe rejection that is not a
-/// static_assert (`rejected: compile error: ...`, e.g. no overload takes these arguments) agrees
-/// with any engine refusal, and so does a CuTe run-time crash (`crashed: SIGFPE ...`): CuTe cannot
+/// static_assert (`rejected: compile error: ...`, e.g. no overload takes these arguments), or a
+/// static_assert without a message (`rejected: static assertion failed`), agrees with any engine
+/// refusal, and so does a CuTe run-time crash (`crashed: SIGFPE ...`): CuTe cannot
 /// compute the case, and the engine must refuse it rather than invent a result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -200,7 +201,13 @@ pub fn compare(cute: &[String], engine: &[String]) -> Verdict {
     }
     let engine_refusal = engine.first().and_then(|l| l.strip_prefix("rejected: "));
     match (first, engine_refusal) {
-        (c, Some(_)) if c.starts_with("rejected: compile error: ") || c.starts_with("crashed: ") => Verdict::BothRefuse,
+        (c, Some(_))
+            if c.starts_with("rejected: compile error: ")
+                || c == "rejected: static assertion failed"
+                || c.starts_with("crashed: ") =>
+        {
+            Verdict::BothRefuse
+        }
         (c, Some(e)) if c.starts_with("rejected: ") => {
             let m = normalized(&c["rejected: ".len()..]);
             if !m.is_empty() && normalized(e).contains(&m) {
@@ -238,6 +245,7 @@ mod tests {
         assert_eq!(compare(&cute, &v("_4:_1")), Verdict::Differ);
         assert_eq!(compare(&v("crashed: SIGFPE (signal 8)"), &v("rejected: division by zero")), Verdict::BothRefuse);
         assert_eq!(compare(&v("rejected: compile error: no matching function"), &v("rejected: type error: x")), Verdict::BothRefuse);
+        assert_eq!(compare(&v("rejected: static assertion failed"), &v("rejected: Mismatched Ranks: x")), Verdict::BothRefuse);
         assert!(matches!(compare(&v("unsupported: x"), &v("_1")), Verdict::Unchecked(_)));
         assert_eq!(compare(&v("_4:_1"), &v("_4:_1")), Verdict::Same);
     }

@@ -56,7 +56,7 @@ impl Compiler {
         }
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         let version = match kind {
-            CompilerKind::Nvcc => text.lines().filter(|l| l.contains("release")).last().unwrap_or("nvcc").trim().to_string(),
+            CompilerKind::Nvcc => text.lines().rfind(|l| l.contains("release")).unwrap_or("nvcc").trim().to_string(),
             _ => text.lines().next().unwrap_or("").trim().to_string(),
         };
         // `g++`/`c++` may be clang underneath (macOS); believe the version text.

@@ -87,7 +87,7 @@ impl Provisioner {
         let dir = self.cache.join(format!("{name}-{version}"));
         let pinned = self.pins.sha256(name, version).map(str::to_string);
         if let Some(m) = read_marker(&dir) {
-            let pin_ok = pinned.as_deref().map_or(true, |p| p == m.sha256);
+            let pin_ok = pinned.as_deref().is_none_or(|p| p == m.sha256);
             if pin_ok && count_files(&dir) == Some(m.files) {
                 return Ok(dir);
             }

@@ -171,6 +171,8 @@ fn table(r: &Report) -> String {
 
 fn markdown(r: &Report, table: &str) -> String {
     let mut s = String::from("# cutecheck conformance report\n\n");
+    let cmd: Vec<String> = std::env::args().skip(1).collect();
+    s.push_str(&format!("Command: `cargo xtask {}`  \n", cmd.join(" ")));
     s.push_str(&format!("Oracle: {}  \nRandom cases: {} (seed {})\n\n", r.oracle, r.random_cases, r.seed));
     s.push_str("```text\n");
     s.push_str(table);
