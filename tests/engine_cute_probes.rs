@@ -4,12 +4,12 @@
 //!
 //! - AGREE: the engine prints exactly what CuTe printed.
 //! - UNDEFINED: CuTe compiled the case and printed a layout that violates the operation's
-//!   definition (the engine's module docs); the engine refuses with Error::Undefined. CuTe's print
-//!   is kept for reference.
+//!   definition (the engine's module docs); the engine refuses with Error::Undefined, and with the
+//!   definition checks off its algorithm prints exactly what CuTe printed.
 //! - REFUSED: CuTe rejected the case at compile time (the static_assert text is kept); the engine
 //!   refuses too.
 
-use cutecheck::engine::Error;
+use cutecheck::engine::{without_definition_checks, Error};
 use cutecheck::expr::{eval_str, EvalError};
 
 const AGREE: &[(&str, &str)] = &[
@@ -1450,12 +1450,20 @@ fn engine_prints_what_cute_prints() {
 
 #[test]
 fn engine_refuses_what_cute_gets_wrong() {
+    let mut bad = Vec::new();
     for (e, cute) in UNDEFINED {
         match eval_str(e) {
             Err(EvalError::Engine(Error::Undefined { .. })) => {}
             other => panic!("{e}: expected Undefined (CuTe printed {cute}), engine gave {other:?}"),
         }
+        match without_definition_checks(|| eval_str(e)) {
+            Ok(v) if v.to_string() == *cute => {}
+            other => bad.push(format!("{e}: unchecked engine {other:?}, CuTe {cute}")),
+        }
     }
+    assert!(bad.is_empty(), "{} of {} differ:
+{}", bad.len(), UNDEFINED.len(), bad.join("
+"));
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn divide_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
     let c = complement_unchecked(b, Some(&cot))?;
     let bc = Layout::concat(&[b.clone(), c.clone()]);
     let r = composition_unchecked(a, &bc)?;
-    if checked {
+    if checked && super::runtime::checks_on() {
         super::composition::walkable(&bc)?;
         undefined("complement", super::complement::check_postconditions(b, Some(&cot), &c))?;
         undefined("composition", super::composition::check_postconditions(a, &bc, &r))?;

@@ -26,4 +26,5 @@ pub use error::{Error, Result};
 pub use int::Int;
 pub use int_tuple::IntTuple;
 pub use layout::{print_layout, Layout};
+pub use runtime::without_definition_checks;
 pub use tiler::Tiler;
