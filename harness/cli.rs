@@ -24,6 +24,10 @@ enum Cmd {
         /// Also print the print_layout grid for rank-2 layout results.
         #[arg(long)]
         table: bool,
+        /// Print what CuTe's algorithm computes even where the result violates the operation's
+        /// definition (the engine normally refuses such a result with an `Undefined` error).
+        #[arg(long, conflicts_with_all = ["cute", "both"])]
+        unchecked: bool,
         /// Print what real CuTe prints instead (compiles the expression against the CuTe headers).
         #[arg(long, conflicts_with = "both")]
         cute: bool,
@@ -52,6 +56,7 @@ pub fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => oracle_cmd(&expr, both, table, &oracle),
         Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
+        Cmd::Eval { expr, table, unchecked: true, .. } => crate::engine::without_definition_checks(|| eval_cmd(&expr, table)),
         Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom),
     }
