@@ -11,7 +11,7 @@
 //! size-1 modes. A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 use proptest::prelude::*;
-use proptest::strategy::ValueTree;
+pub use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::engine::{Int, IntTuple, Layout};
@@ -50,6 +50,8 @@ fn nest(items: Vec<(IntTuple, IntTuple)>, cuts: Vec<usize>) -> (IntTuple, IntTup
     }
     // Split the top level into at most 4 groups at the given cut points; groups of one stay leaves.
     let n = items.len();
+    // Depth 3: sometimes the first two leaves of a group of three or more nest one level deeper.
+    let deep = cuts.first().is_some_and(|c| c % 3 == 0);
     let mut bounds: Vec<usize> = cuts.into_iter().map(|c| 1 + c % (n - 1)).collect();
     bounds.sort_unstable();
     bounds.dedup();
@@ -67,6 +69,12 @@ fn nest(items: Vec<(IntTuple, IntTuple)>, cuts: Vec<usize>) -> (IntTuple, IntTup
         .map(|g| {
             if g.len() == 1 {
                 g.into_iter().next().expect("one")
+            } else if deep && g.len() >= 3 {
+                let (s0, d0): (Vec<_>, Vec<_>) = g[..2].iter().cloned().unzip();
+                let (mut s, mut d): (Vec<_>, Vec<_>) = g[2..].iter().cloned().unzip();
+                s.insert(0, IntTuple::Tuple(s0));
+                d.insert(0, IntTuple::Tuple(d0));
+                (IntTuple::Tuple(s), IntTuple::Tuple(d))
             } else {
                 let (s, d): (Vec<_>, Vec<_>) = g.into_iter().unzip();
                 (IntTuple::Tuple(s), IntTuple::Tuple(d))
@@ -109,72 +117,203 @@ prop_compose! {
     }
 }
 
-/// A right operand admissible for composing with (or dividing) a layout of `size` coordinates:
-/// a compact layout over a factorisation of a divisor of `size`, so every mode falls on the
-/// left operand's mode boundaries after refinement. Static like `is_static`.
-fn admissible_rhs(size: i64, is_static: bool) -> impl Strategy<Value = Layout> {
-    let divisors: Vec<i64> = (1..=size.max(1)).filter(|d| size % d == 0).collect();
-    (prop::sample::select(divisors), any::<bool>(), 1i64..=4).prop_map(move |(d, two, step)| {
-        // Either one mode d:1 or, when d splits, two modes (a,b):(1,a) or a strided a:step.
-        let l = |n: i64, s: i64| Layout::leaf(Int::new(n, is_static), Int::new(s, is_static));
-        if two {
-            if let Some(a) = (2..d).find(|a| d % a == 0) {
-                return Layout::concat(&[l(a, 1), l(d / a, a)]);
+/// The coordinate counts at which a right operand may start or end a mode when composing with a
+/// layout of shape `leaves` (in mode order): `P_k * e` for the prefix product `P_k` of the first
+/// `k` extents and `e` a divisor of extent `k`. A mode `n:s` with `s` and `s*n` in this set meets
+/// CuTe's divisibility conditions (the shape and stride divisibility of composition).
+pub fn boundaries(leaves: &[i64]) -> Vec<i64> {
+    let mut out = vec![1i64];
+    let mut p = 1i64;
+    for &x in leaves {
+        for e in 1..=x.max(1) {
+            if x % e == 0 {
+                out.push(p * e);
             }
         }
-        if size % (d * step) == 0 {
-            l(d, step)
-        } else {
-            l(d, 1)
+        p *= x.max(1);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A right operand admissible for composing with (or dividing) `a`: one mode `n:s` with `s` and
+/// `s*n` in [`boundaries`] of `a`'s shape, so composition's divisibility conditions hold; or two
+/// such modes (in either order) whose images sit in separate digits of `a`'s mixed radix
+/// (`s0*n0` divides `s1`), so `A(B0(i)+B1(j)) = A(B0(i)) + A(B1(j))` and the by-mode result is
+/// `A o B`. For a divide (`divide` true) the pair is contiguous, `(x,y):(1,x)`, so the complement
+/// is defined too (and needs static strides). Static like `a`.
+fn admissible_rhs(a: &Layout, divide: bool) -> impl Strategy<Value = Layout> {
+    let leaves: Vec<i64> = a.shape.leaves().iter().map(|i| i.value).collect();
+    let d = boundaries(&leaves);
+    let pairs: Vec<(i64, i64)> =
+        d.iter().flat_map(|&s| d.iter().filter(move |&&t| t % s == 0).map(move |&t| (s, t / s))).collect();
+    let mut chains: Vec<(i64, i64, i64, i64)> = Vec::new();
+    for &(s0, n0) in &pairs {
+        for &(s1, n1) in &pairs {
+            if s1 % (s0 * n0) == 0 && (!divide || (s0 == 1 && s1 == n0 && n1 > 1 && n0 > 1)) {
+                chains.push((s0, n0, s1, n1));
+            }
         }
-    })
+    }
+    if chains.is_empty() {
+        chains.push((1, 1, 1, 1));
+    }
+    let st = static_flag(a);
+    let l = move |n: i64, s: i64| Layout::leaf(Int::new(n, st), Int::new(s, st));
+    (prop::sample::select(pairs), prop::sample::select(chains), 0u8..4).prop_map(
+        move |((s, n), (s0, n0, s1, n1), how)| match how {
+            // CuTe's complement of a rank-2 layout needs static strides.
+            0 if !divide || st => Layout::concat(&[l(n0, s0), l(n1, s1)]),
+            1 if !divide => Layout::concat(&[l(n1, s1), l(n0, s0)]),
+            1 if st => Layout::concat(&[l(n0, s0), l(n1, s1)]),
+            _ => l(n, s),
+        },
+    )
 }
 
 fn static_flag(l: &Layout) -> bool {
     l.shape.is_static() && l.stride.is_static()
 }
 
+/// A tiler for `a`, one element per top-level mode: `_` (where `underscore`; zipped, tiled and
+/// flat divides do not take it: CuTe's zip needs rank-2 divided modes), an integer or a layout
+/// `k:s` on the mode's [`boundaries`] (admissible) -- built from them, never filtered.
+fn tiler_for(a: &Layout, underscore: bool) -> BoxedStrategy<String> {
+    let st = static_flag(a);
+    let parts: Vec<BoxedStrategy<String>> = a
+        .modes()
+        .iter()
+        .map(|m| {
+            let leaves: Vec<i64> = m.shape.leaves().iter().map(|i| i.value).collect();
+            let d = boundaries(&leaves);
+            let pairs: Vec<(i64, i64)> =
+                d.iter().flat_map(|&s| d.iter().filter(move |&&t| t % s == 0).map(move |&t| (s, t / s))).collect();
+            (prop::sample::select(d), prop::sample::select(pairs), 0u8..6)
+                .prop_map(move |(n, (s, k), how)| match how {
+                    0 if underscore => "_".to_string(),
+                    0..=2 => Int::new(n, st).to_string(),
+                    // A tile k:s whose start and end fall on the mode's boundaries.
+                    _ => format!("{}:{}", Int::new(k, st), Int::new(s, st)),
+                })
+                .boxed()
+        })
+        .collect();
+    parts.prop_map(|v| format!("({})", v.join(","))).boxed()
+}
+
+/// Two compact layouts for a product; small sizes keep the results walkable.
+fn product_pair() -> impl Strategy<Value = (Layout, Layout)> {
+    (compact(), compact())
+}
+
 /// The operations the fuzzer generates, each with admissible and ill-defined operand strategies.
+/// The same op coverage the first random generator (xtask/src/random.rs) had, and more.
 pub fn case() -> BoxedStrategy<Case> {
     let c = |op: &'static str, expr: String, admissible: bool| Case { op, expr, admissible };
-    prop_oneof![
+    let unary = prop_oneof![
         any_layout().prop_map(move |l| c("coalesce", format!("coalesce({l})"), true)),
         any_layout().prop_map(move |l| c("filter", format!("filter({l})"), true)),
+        any_layout().prop_map(move |l| c("filter_zeros", format!("filter_zeros({l})"), true)),
+        any_layout().prop_map(move |l| c("flatten", format!("flatten({l})"), true)),
+        (any_layout(), prop::sample::select(vec!["size", "cosize", "rank", "depth"]))
+            .prop_map(move |(l, q)| c("query", format!("{q}({l})"), true)),
+        any_layout()
+            .prop_flat_map(|l| {
+                let n = l.size().map(|i| i.value).unwrap_or(1).max(1);
+                (Just(l), 0..n)
+            })
+            .prop_map(move |(l, i)| c("evaluate", format!("{l}({i})"), true)),
+    ];
+    let compose = prop_oneof![
         compact()
             .prop_flat_map(|a| {
-                let n = a.size().map(|i| i.value).unwrap_or(1);
-                let st = static_flag(&a);
-                (Just(a), admissible_rhs(n, st))
+                let b = admissible_rhs(&a, false);
+                (Just(a), b)
             })
             .prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), true)),
+        compact()
+            .prop_flat_map(|a| {
+                let t = tiler_for(&a, true);
+                (Just(a), t)
+            })
+            .prop_map(move |(a, t)| c("composition", format!("composition({a},{t})"), true)),
         (any_layout(), any_layout()).prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), false)),
+    ];
+    let complement = prop_oneof![
         compact()
             .prop_flat_map(|a| {
                 let cos = a.cosize().map(|i| i.value).unwrap_or(1).max(1);
-                (Just(a), 1i64..=3)
-                    .prop_map(move |(a, k)| (a, cos * k))
+                (Just(a), 1i64..=3).prop_map(move |(a, k)| (a, cos * k))
             })
             .prop_map(move |(a, m)| {
                 let st = static_flag(&a);
                 c("complement", format!("complement({a},{})", Int::new(m, st)), true)
             }),
+        compact().prop_map(move |a| c("complement", format!("complement({a})"), true)),
         any_layout().prop_map(move |a| c("complement", format!("complement({a})"), false)),
+        (any_layout(), 1i64..=64).prop_map(move |(a, m)| {
+            let st = static_flag(&a);
+            c("complement", format!("complement({a},{})", Int::new(m, st)), false)
+        }),
+    ];
+    let inverse = prop_oneof![
         compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), true)),
         compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), true)),
+        any_layout().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)),
+        any_layout().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), false)),
+    ];
+    let divide = prop_oneof![
         compact()
             .prop_flat_map(|a| {
-                let n = a.size().map(|i| i.value).unwrap_or(1);
-                let st = static_flag(&a);
-                (Just(a), admissible_rhs(n, st))
+                let b = admissible_rhs(&a, true);
+                (Just(a), b)
             })
             .prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), true)),
-        (compact(), compact()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), true)),
-        (compact(), compact()).prop_map(move |(a, b)| c("blocked_product", format!("blocked_product({a},{b})"), true)),
-        (compact(), compact()).prop_map(move |(a, b)| c("raked_product", format!("raked_product({a},{b})"), true)),
+        compact()
+            .prop_flat_map(|a| {
+                let t = tiler_for(&a, true);
+                (Just(a), t)
+            })
+            .prop_map(move |(a, t)| c("logical_divide", format!("logical_divide({a},{t})"), true)),
+        (compact().prop_flat_map(|a| {
+            let t = tiler_for(&a, false);
+            (Just(a), t)
+        }), prop::sample::select(vec!["zipped_divide", "tiled_divide", "flat_divide"]))
+            .prop_map(move |((a, t), f)| c(f, format!("{f}({a},{t})"), true)),
         (compact(), any_layout()).prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), false)),
+    ];
+    let products = prop_oneof![
+        (product_pair(), prop::sample::select(vec!["logical_product", "blocked_product", "raked_product"]))
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
+        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
+        // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
+        // composes `b` with may not divide; ill-defined in general.
+        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), false)),
+        (any_layout(), any_layout()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
+    ];
+    let common = prop_oneof![
+        (compact(), compact(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
+            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), true)),
+        (any_layout(), any_layout(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
+            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), false)),
+    ];
+    prop_oneof![
+        2 => unary,
+        3 => compose,
+        2 => complement,
+        2 => inverse,
+        3 => divide,
+        2 => products,
+        1 => common,
     ]
     .boxed()
 }
+
+/// A case's proptest value tree (kept so the case can be shrunk).
+pub type CaseTree = Box<dyn ValueTree<Value = Case>>;
 
 /// The runner for seed `seed`: every case it draws is a pure function of the seed.
 pub fn runner(seed: u64) -> TestRunner {
@@ -286,9 +425,47 @@ mod tests {
                 break t;
             }
         };
-        let before = tree.current().expr.len();
+        // Simpler: the sum of the integers in the case does not grow.
+        let weight = |e: &str| -> i64 { e.split(|c: char| !c.is_ascii_digit()).filter_map(|x| x.parse::<i64>().ok()).sum() };
+        let before = tree.current().expr.clone();
         let small = shrink(Box::new(tree), |c| c.op == "composition", 500);
         assert_eq!(small.op, "composition");
-        assert!(small.expr.len() <= before, "{} vs {before}", small.expr);
+        assert!(weight(&small.expr) <= weight(&before), "{} vs {before}", small.expr);
+    }
+}
+
+#[cfg(test)]
+mod coverage {
+    use super::*;
+    use crate::expr::{eval_str, parse};
+
+    #[test]
+    fn cases_cover_the_shapes_and_ops_the_brief_names() {
+        let all = cases(5, 1500, (0, 1));
+        let mut ops = std::collections::BTreeSet::new();
+        let (mut deep, mut zero, mut dynamic, mut rejected) = (false, false, false, 0);
+        for (_, c) in &all {
+            ops.insert(c.op);
+            let e = parse(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+            deep |= c.expr.contains("(((");
+            zero |= c.expr.contains(",_0") || c.expr.contains(":_0") || c.expr.contains(",0)");
+            dynamic |= c.expr.chars().zip(c.expr.chars().skip(1)).any(|(a, b)| (a == '(' || a == ',') && b.is_ascii_digit());
+            // The engine answers every case (a value or a typed error), never panics.
+            if std::panic::catch_unwind(|| eval_str(&c.expr)).expect("no panic").is_err() {
+                rejected += 1;
+            }
+            let _ = e;
+        }
+        // Admissible compositions and divides are defined: the engine (which refuses undefined
+        // ones with Error::Undefined) accepts them.
+        for (_, c) in all.iter().filter(|(_, c)| c.admissible && matches!(c.op, "composition" | "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide")) {
+            assert!(eval_str(&c.expr).is_ok(), "{}: {:?}", c.expr, eval_str(&c.expr).err().map(|e| e.to_string()));
+        }
+        for op in ["coalesce", "composition", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "blocked_product", "raked_product", "max_common_vector", "max_common_layout"] {
+            assert!(ops.contains(op), "{op} missing from {ops:?}");
+        }
+        assert!(deep && zero && dynamic, "deep {deep} zero {zero} dynamic {dynamic}");
+        // A share, not all, of the cases are refused by the engine.
+        assert!(rejected > 0 && rejected < all.len() / 2, "{rejected} of {}", all.len());
     }
 }

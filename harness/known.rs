@@ -22,6 +22,18 @@ pub struct Discrepancy {
     pub class: String,
     /// Why the disagreement is accepted.
     pub explanation: String,
+    /// Optional: the family of random cases this entry stands for -- every case of one of the
+    /// operations `ops` whose triage signature (`triage::Verdict::signature`) equals `signature`. `expr` stays
+    /// the family's reproducer and must keep reproducing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<Family>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Family {
+    /// The operations (one mechanism, e.g. composition and the divides and products built on it).
+    pub ops: Vec<String>,
+    pub signature: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +77,13 @@ impl KnownDiscrepancies {
         self.entries.iter().find(|d| d.applies_to(version) && canonical(&d.expr) == key)
     }
 
+    /// The entry whose family covers a case of `op` with triage signature `signature`.
+    pub fn lookup_family(&self, op: &str, signature: &str, version: &str) -> Option<&Discrepancy> {
+        self.entries.iter().find(|d| {
+            d.applies_to(version) && d.family.as_ref().is_some_and(|f| f.ops.iter().any(|o| o == op) && f.signature == signature)
+        })
+    }
+
     /// The entries that apply to `version` (all of them are re-run by a conformance run).
     pub fn for_version<'a>(&'a self, version: &'a str) -> impl Iterator<Item = &'a Discrepancy> + 'a {
         self.entries.iter().filter(move |d| d.applies_to(version))
@@ -89,6 +108,12 @@ mod tests {
         .unwrap();
         assert!(k.lookup("composition( (_6,_2):(_8,_2),_4:_4 )", "4.2.0.0").is_some());
         assert!(k.lookup("composition((_6,_2):(_8,_2),_4:_4)", "3.8.0.0").is_none());
+        let f = KnownDiscrepancies::parse(
+            "[[discrepancy]]\nexpr = \"coalesce(_2:_1)\"\nversions = [\"*\"]\nclass = \"same-function\"\nexplanation = \"\"\nfamily = { ops = [\"coalesce\"], signature = \"same-function\" }\n",
+        )
+        .unwrap();
+        assert!(f.lookup_family("coalesce", "same-function", "3.8.0.0").is_some());
+        assert!(f.lookup_family("coalesce", "cute-crashed", "3.8.0.0").is_none());
         assert!(KnownDiscrepancies::parse("[[discrepancy]]\nexpr = \"((\"\nversions=[\"*\"]\nclass=\"x\"\nexplanation=\"\"").is_err());
     }
 }

@@ -7,6 +7,7 @@
 //! - [`fuzz`], [`triage`], [`known`]: random cases, disagreement classes, accepted discrepancies.
 
 pub mod cli;
+pub mod definition;
 pub mod engine;
 pub mod expr;
 pub mod fuzz;

@@ -6,7 +6,9 @@
 //! - [`mma_svg`]: CuTe's MMA picture: A to the left (M x K), B on top (K x N, drawn transposed),
 //!   C bottom right (M x N), with row and column numbers. The drawing commands are CuTe's, byte for
 //!   byte; the leading comments name the atom's layouts (CuTe prints its identity tensors there).
-//! - [`tv_svg`]: one (thread, value) -> column-major index layout over a rows x cols tile.
+//! - [`tiled_mma_svg`]: the same picture for a TiledMMA (`make_tiled_mma(...)`).
+//! - [`tv_svg`]: one (thread, value) -> column-major index layout over a rows x cols tile (also
+//!   what a TiledCopy, `make_tiled_copy(...)`, draws: its TiledLayout_TV over Tiler_MN).
 //! - [`layout_svg`]: a rank-2 layout as a grid of its values, shaded by value modulo 8 (CuTe's
 //!   `TSVGColor_BWx8` palette), with row and column numbers.
 
@@ -164,6 +166,22 @@ pub fn atom_svg(name: &str) -> Result<String> {
     )
 }
 
+/// CuTe's `print_svg(tiled_mma)`: the tiled MMA's A, B, C TV layouts over its tile, threads
+/// labelled by thread index.
+pub fn tiled_mma_svg(m: &crate::engine::atom::tiled_mma::TiledMma) -> Result<String> {
+    let t = m.tile_shape()?;
+    let [tm, tn, tk] = [0, 1, 2].map(|i| t.mode(i).ok().and_then(|x| x.as_leaf()).map_or(0, |x| x.value));
+    let (a, b, c) = (m.layout_a_tv()?, m.layout_b_tv()?, m.layout_c_tv()?);
+    mma_svg(
+        [tm, tn, tk],
+        &operand_table(&c, tm, tn)?,
+        &operand_table(&a, tm, tk)?,
+        &operand_table(&b, tn, tk)?,
+        &[],
+        &[format!("  Tile: {t}"), format!("     A: {a}"), format!("     B: {b}"), format!("     C: {c}")],
+    )
+}
+
 /// A (thread, value) -> index layout over a rows x cols tile (index column-major in the tile).
 pub fn tv_svg(tv: &Layout, rows: i64, cols: i64) -> Result<String> {
     check_cells(rows, cols)?;
@@ -233,6 +251,15 @@ pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
     use crate::expr::Value;
     match (v, tile) {
         (Value::Atom(AtomValue::Name(n)), None) => atom_svg(n),
+        (Value::Atom(AtomValue::Mma(a)), None) => atom_svg(&a.name),
+        (Value::Atom(AtomValue::TiledMma(m)), None) => tiled_mma_svg(m),
+        (Value::Atom(AtomValue::TiledCopy(c)), None) => {
+            let dims: Vec<i64> = c.tiler.modes().iter().map(|m| m.product().map(|x| x.value)).collect::<Result<_>>()?;
+            match dims[..] {
+                [r, cols] => tv_svg(&c.tv, r, cols),
+                _ => Err(Error::Rejected { condition: "a TiledCopy picture needs a rank-2 tile", detail: c.tiler.to_string() }),
+            }
+        }
         (Value::Layout(l), Some(t)) => {
             let dims: Vec<i64> = t.split(',').map(|x| x.trim().parse::<i64>()).collect::<std::result::Result<_, _>>().map_err(|_| Error::Type(format!("--tile wants ROWS,COLS, got {t}")))?;
             match dims[..] {

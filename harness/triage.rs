@@ -80,6 +80,48 @@ impl Verdict {
             Verdict::CuteCrashed => "cute-crashed",
         }
     }
+    /// The class with its salient facts, e.g. `one-rejects:engine-rejects:accepted-wrong` or
+    /// `different-function:blame-engine`; known-discrepancy families match on it.
+    pub fn signature(&self) -> String {
+        match self {
+            Verdict::DifferentFunction { blame, .. } => format!("different-function:blame-{}", match blame {
+                Blame::Engine => "engine",
+                Blame::Cute => "cute",
+                Blame::Both => "both",
+                Blame::Undetermined => "undetermined",
+            }),
+            Verdict::OneRejects { rejecter, accepted_ok, .. } => format!(
+                "one-rejects:{}-rejects:accepted-{}",
+                if *rejecter == Side::Engine { "engine" } else { "cute" },
+                match accepted_ok {
+                    Some(true) => "ok",
+                    Some(false) => "wrong",
+                    None => "unchecked",
+                }
+            ),
+            other => other.class().to_string(),
+        }
+    }
+    /// Class number 1-4 (0 for agreement).
+    pub fn number(&self) -> u8 {
+        match self {
+            Verdict::Agree => 0,
+            Verdict::SameFunction => 1,
+            Verdict::DifferentFunction { .. } => 2,
+            Verdict::OneRejects { .. } => 3,
+            Verdict::CuteCrashed => 4,
+        }
+    }
+    /// Whether the case points at an engine bug: the engine's result violates the definition,
+    /// or the engine refuses a case whose CuTe result satisfies it.
+    pub fn blames_engine(&self) -> bool {
+        match self {
+            Verdict::DifferentFunction { blame, .. } => matches!(blame, Blame::Engine | Blame::Both),
+            Verdict::OneRejects { rejecter: Side::Engine, accepted_ok: Some(true), .. } => true,
+            Verdict::OneRejects { rejecter: Side::Cute, accepted_ok: Some(false), .. } => true,
+            _ => false,
+        }
+    }
     pub fn is_agreement(&self) -> bool {
         matches!(self, Verdict::Agree)
     }
@@ -188,6 +230,35 @@ pub fn classify(engine: &Outcome, cute: &Outcome, check: DefinitionCheck<'_>) ->
         }
         (Outcome::Crashed(_), _) => Verdict::OneRejects { rejecter: Side::Engine, accepted_ok: None, detail: None },
     }
+}
+
+/// The engine's outcome for a case (its printed result or its typed error).
+pub fn engine_outcome(expr: &str) -> Outcome {
+    match std::panic::catch_unwind(|| eval_str(expr)) {
+        Ok(Ok(v)) => Outcome::Printed(v.to_string()),
+        Ok(Err(e)) => Outcome::Rejected(e.to_string()),
+        Err(_) => Outcome::Rejected("engine panicked".into()),
+    }
+}
+
+/// The oracle's outcome as a triage outcome (`None`: the oracle has no CuTe result).
+pub fn cute_outcome(o: &crate::oracle::Outcome) -> Option<Outcome> {
+    use crate::oracle::Outcome as O;
+    match o {
+        O::Printed(s) => Some(Outcome::Printed(s.clone())),
+        O::Rejected(s) => Some(Outcome::Rejected(s.clone())),
+        O::Crashed(s) => Some(Outcome::Crashed(s.clone())),
+        O::Unsupported(_) | O::Error(_) => None,
+    }
+}
+
+/// Classify one case with the real definition check of its operation (`crate::definition`).
+pub fn triage_case(expr: &str, cute: &crate::oracle::Outcome) -> Option<Verdict> {
+    let c = cute_outcome(cute)?;
+    let e = engine_outcome(expr);
+    let parsed = crate::expr::parse(expr).ok();
+    let check = |v: &Value| parsed.as_ref().and_then(|p| crate::definition::check(p, v));
+    Some(classify(&e, &c, &check))
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //!   (and for `atoms_tiled.cases`, `atoms_swizzle.cases`) is in `snapshots/atoms_*.snap`, recorded by
 //!   `cargo xtask oracle` and compared with the engine by tests/fixed_suites.rs.
 //! - The value types of every MMA atom are checked against CuTe by the ignored test
-//!   `value_types_match_cute` (compiles host-only against $CUTE_ROOT, default /work/cute/4.2.0.0).
+//!   `value_types_match_cute` (compiles host-only against the provisioned CuTe; runs under
+//!   `cargo xtask test`, which sets CUTECHECK_CUTE).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -67,11 +68,11 @@ fn cases_files_are_current() {
     check_or_write("atoms_copy.cases", HEADER_COPY, &copy_cases());
 }
 
-fn compile_and_run(cute: &Path, dir: &Path, tag: &str, body: &str) -> String {
+fn compile_and_run(includes: &[PathBuf], dir: &Path, tag: &str, body: &str) -> String {
     let src = dir.join(format!("{tag}.cpp"));
     let exe = dir.join(tag);
     std::fs::write(&src, format!("{PRELUDE}int main() {{\n{body}}}\n")).unwrap();
-    let out = gxx(cute, &src, &exe).output().unwrap();
+    let out = gxx(includes, &src, &exe).output().unwrap();
     assert!(out.status.success(), "{tag}: {}", String::from_utf8_lossy(&out.stderr).chars().take(3000).collect::<String>());
     let run = std::process::Command::new(&exe).output().unwrap();
     assert!(run.status.success());
@@ -85,25 +86,30 @@ fn cpp_type(t: &str) -> String {
 
 const PRELUDE: &str = "#include <cstdio>\n#include <type_traits>\n#include <cute/tensor.hpp>\n#include <cute/atom/mma_atom.hpp>\n#include <cute/atom/copy_atom.hpp>\nusing namespace cute;\n";
 
-fn gxx(cute: &Path, src: &Path, exe: &Path) -> std::process::Command {
-    let inc = |p: &str| format!("-I{}", cute.join(p).display());
+fn gxx(includes: &[PathBuf], src: &Path, exe: &Path) -> std::process::Command {
     let mut c = std::process::Command::new("g++");
-    c.args(["-std=c++17", "-O0", "-w"])
-        .arg(inc("cutlass_library/source/include"))
-        .arg(inc("nvidia/cuda_runtime/include"))
-        .arg(inc("nvidia/cuda_cccl/include"))
-        .arg(inc("nvidia/cuda_nvcc/include"))
-        .arg(src)
-        .arg("-o")
-        .arg(exe);
+    c.args(["-std=c++17", "-O0", "-w"]);
+    for i in includes {
+        c.arg(format!("-I{}", i.display()));
+    }
+    c.arg(src).arg("-o").arg(exe);
     c
 }
 
 #[test]
-#[ignore = "compiles against real CuTe headers (set CUTE_ROOT, default /work/cute/4.2.0.0)"]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
+)]
 fn value_types_match_cute() {
-    // The value types of every MMA atom, compared in C++ with std::is_same.
-    let cute = PathBuf::from(std::env::var("CUTE_ROOT").unwrap_or_else(|_| "/work/cute/4.2.0.0".into()));
+    // The value types of every MMA atom, compared in C++ with std::is_same, against the CuTe
+    // headers the oracle provisions (CUTECHECK_CUTE names the version).
+    let prov = cutecheck::oracle::provision::Provisioner::new().expect("provisioner");
+    let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
+    let headers = prov.cutlass(version).expect("CuTe headers");
+    let cuda = prov.cuda().expect("CUDA headers");
+    let mut includes = vec![headers.include_dir];
+    includes.extend(cuda.include_dirs);
     let dir = tempfile::tempdir().unwrap();
     let mut body = String::new();
     for n in mma_atom_names() {
@@ -115,7 +121,7 @@ fn value_types_match_cute() {
         )
         .unwrap();
     }
-    let out = compile_and_run(&cute, dir.path(), "valtypes", &body);
+    let out = compile_and_run(&includes, dir.path(), "valtypes", &body);
     assert_eq!(out.lines().count(), mma_atom_names().len());
     for (n, l) in mma_atom_names().iter().zip(out.lines()) {
         assert_eq!(l, "1111", "value types of {n}");

@@ -21,8 +21,9 @@
 //!   values CuTe checks nothing.
 //!
 //! A tiler `B` (see [`Tiler`]) composes by mode: a tuple tiler composes mode `i` of `A` with
-//! element `i` and **drops** `A`'s modes beyond the tiler; `_` returns `A`; an integer `n` is the
-//! layout `n:_1`.
+//! element `i` and **drops** `A`'s modes beyond the tiler; `_` returns `A`; an integer `n` is
+//! composed as the layout `n:_1`, even for `_1` (real CuTe 4.2: `composition(make_layout((4,2)),_1)`
+//! is `_1:4`), whereas the divides and products use `make_layout(n)` (`_1:_0` for `_1`).
 //!
 //! Postconditions (checked by [`check_postconditions`]; a result of CuTe's algorithm that violates
 //! one is refused with [`Error::Undefined`], never returned):
@@ -35,6 +36,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{Layout, MAX_WALK};
+use super::runtime::{checks_on, deferred, rt};
 use super::tiler::Tiler;
 
 fn sign(i: Int) -> Int {
@@ -45,8 +47,14 @@ fn sign(i: Int) -> Int {
 fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> {
     let (s, t) = match (rs, rd) {
         (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
-            let parts = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect::<Result<Vec<_>>>()?;
-            return Ok(Layout::concat(&parts));
+            // Every mode is instantiated by the compiler: a compile-time condition failing in any
+            // mode wins over a run-time failure in an earlier one.
+            let parts: Vec<Result<Layout>> = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect();
+            let compile_time = |e: &Error| matches!(e, Error::StrideDivisibility { .. } | Error::ShapeDivisibility { .. });
+            if let Some(Err(e)) = parts.iter().find(|p| matches!(p, Err(e) if compile_time(e))) {
+                return Err(e.clone());
+            }
+            return Ok(Layout::concat(&parts.into_iter().collect::<Result<Vec<_>>>()?));
         }
         (IntTuple::Leaf(s), IntTuple::Leaf(t)) => (*s, *t),
         _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
@@ -64,6 +72,16 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
     let r = ls.len();
     let (mut res_s, mut res_d) = (Vec::new(), Vec::new());
     let (mut rest_s, mut rest_d) = (s, t);
+    // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
+    // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
+    let mut runtime: Option<Error> = None;
+    let mut rt = |r: Result<Int>, x: Int, y: Int| match rt(r, x, y) {
+        Err(e) if !(x.is_static && y.is_static) => {
+            runtime.get_or_insert(e);
+            Ok(Int::dy(1))
+        }
+        other => other,
+    };
     for i in 0..r - 1 {
         let (cs, cd) = (ls[i], ld[i]);
         if cs.is_static && rest_d.is_static {
@@ -75,8 +93,8 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
         }
         let abs_d = rest_d.abs()?;
-        let next_shape = cs.ceil_div(abs_d)?;
-        let next_stride = abs_d.ceil_div(cs)?.mul(sign(rest_d))?;
+        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d)?;
+        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs)?.mul(sign(rest_d))?;
         if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
             rest_d = next_stride;
         } else {
@@ -88,9 +106,12 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             }
             res_s.push(new_shape);
             res_d.push(rest_d.mul(cd)?);
-            rest_s = rest_s.div(new_shape)?;
+            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape)?;
             rest_d = next_stride;
         }
+    }
+    if let Some(e) = runtime {
+        return Err(e);
     }
     let last_d = ld[r - 1];
     if res_s.is_empty() {
@@ -118,7 +139,7 @@ pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
 
 /// `composition(A, B)` for two layouts; refuses results that violate the definition.
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
-    let r = composition_unchecked(a, b)?;
+    let r = deferred(|| composition_unchecked(a, b))?;
     verify(a, b, &r)?;
     Ok(r)
 }
@@ -150,7 +171,10 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 /// `composition(A, tiler)`: by-mode composition; each mode's result is checked against the
 /// definition.
 pub fn composition_tiler(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let r = composition_tiler_unchecked(a, t)?;
+    let r = deferred(|| composition_tiler_unchecked(a, t))?;
+    if !checks_on() {
+        return Ok(r);
+    }
     walkable(&r)?;
     check_tiler(a, t, &r).map_err(|reason| Error::Undefined { op: "composition", reason })?;
     Ok(r)
@@ -166,6 +190,9 @@ pub(crate) fn walkable(l: &Layout) -> Result<()> {
 }
 
 fn verify(a: &Layout, b: &Layout, r: &Layout) -> Result<()> {
+    if !checks_on() {
+        return Ok(());
+    }
     walkable(b)?;
     check_postconditions(a, b, r).map_err(|reason| Error::Undefined { op: "composition", reason })
 }
@@ -202,6 +229,21 @@ pub fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
     }
 }
 
+/// `A(x)` for a 1-D coordinate from `A`'s flat (extent, stride) pairs: the colexicographic split
+/// of `x` in which the last leaf takes the rest (what `crd2idx` computes for an integer on any
+/// nesting); `None` on overflow. A fast path for the brute-force checks.
+pub fn eval_flat(pairs: &[(i64, i64)], x: i64) -> Option<i64> {
+    let (mut rest, mut acc) = (x, 0i64);
+    for (k, &(s, d)) in pairs.iter().enumerate() {
+        let c = if k + 1 == pairs.len() || s == 0 { rest } else { rest % s };
+        if k + 1 < pairs.len() && s != 0 {
+            rest /= s;
+        }
+        acc = acc.checked_add(c.checked_mul(d)?)?;
+    }
+    Some(acc)
+}
+
 /// Check the numbered postconditions of `composition(A, B) == R`.
 pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
     if !compatible(&b.shape, &r.shape) {
@@ -212,8 +254,9 @@ pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), St
         return Err(format!("1: {b} has {n} coordinates, too many to verify"));
     }
     let (bv, rv) = (b.values().map_err(|e| e.to_string())?, r.values().map_err(|e| e.to_string())?);
+    let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
     for c in 0..bv.len() {
-        let want = a.call_int(Int::dy(bv[c])).map_err(|e| e.to_string())?.value;
+        let want = eval_flat(&pairs, bv[c]).ok_or_else(|| format!("1: {a}({}) overflows", bv[c]))?;
         if rv[c] != want {
             return Err(format!("1: {r}({c}) = {} but {a}({b}({c})) = {a}({}) = {want}", rv[c], bv[c]));
         }
@@ -244,6 +287,17 @@ mod tests {
     }
 
     #[test]
+    fn eval_flat_is_crd2idx() {
+        for a in ["(4,(2,4)):(2,(1,8))", "((_2,_3),_4):((_1,_12),_2)", "(_3,(_2),_5):(_7,(_1),_0)"] {
+            let a = l(a);
+            let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+            for x in 0..3 * a.size().unwrap().value {
+                assert_eq!(eval_flat(&pairs, x), Some(a.call_int(Int::dy(x)).unwrap().value), "{a}({x})");
+            }
+        }
+    }
+
+    #[test]
     fn chapter_refusals() {
         // CuTe: static_assert "Shape Divisibility Condition" (chapter; real CuTe 4.2 probe).
         let e = composition(&l("(_6,_2):(_8,_2)"), &l("_4:_2")).unwrap_err();
@@ -270,5 +324,7 @@ mod tests {
         assert_eq!(composition_tiler(&a, &t("(_4)")).unwrap().to_string(), "(_4):(_1)");
         assert_eq!(composition_tiler(&a, &t("_4")).unwrap().to_string(), "_4:_1");
         assert_eq!(composition_tiler(&a, &t("4")).unwrap().to_string(), "4:_1");
+        assert_eq!(composition_tiler(&l("(4,2):(_1,4)"), &t("_1")).unwrap().to_string(), "_1:4");
+        assert_eq!(composition_tiler(&l("(_4,_2):(_1,_4)"), &t("(_1,_)")).unwrap().to_string(), "(_1,_2):(_1,_4)");
     }
 }

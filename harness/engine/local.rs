@@ -24,11 +24,12 @@
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
 
-use super::divide::zipped_divide;
+use super::divide::{logical_divide, zipped_divide, zipped_divide_unchecked};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{crd2idx, Layout};
+use super::runtime::deferred;
 use super::tiler::Tiler;
 
 /// A slicing coordinate: `_`, an integer, or a tuple of them.
@@ -125,8 +126,14 @@ fn tile_coord(z: &Layout, coord: &Coord) -> Result<Coord> {
 
 /// `local_tile(A, tiler, coord)` with the offset the tensor's pointer would move by.
 pub fn local_tile_with_offset(a: &Layout, tiler: &Tiler, coord: &Coord) -> Result<(Layout, Int)> {
-    let z = zipped_divide(a, tiler)?;
-    slice_and_offset(&tile_coord(&z, coord)?, &z)
+    // CuTe's whole computation (the slice's rank checks are compile-time) before the definition
+    // checks of the divide.
+    let r = deferred(|| {
+        let z = zipped_divide_unchecked(a, tiler)?;
+        slice_and_offset(&tile_coord(&z, coord)?, &z)
+    })?;
+    logical_divide(a, tiler)?;
+    Ok(r)
 }
 
 /// `local_tile(A, tiler, coord)`: the layout of CuTe's resulting tensor.
@@ -154,7 +161,7 @@ fn flat_coord(thr: &Layout, index: Int) -> Result<Coord> {
 /// The tiler and full slicing coordinate of `local_partition`, and the zipped divide.
 fn partition_parts(a: &Layout, thr: &Layout, index: Int) -> Result<(Tiler, Layout, Coord)> {
     let tiler = Tiler::Tuple(thr.modes().iter().map(|m| m.size().map(Tiler::Int)).collect::<Result<_>>()?);
-    let z = zipped_divide(a, &tiler)?;
+    let z = zipped_divide_unchecked(a, &tiler)?;
     let coord = flat_coord(thr, index)?;
     let (r0, r1) = (z.mode(0)?.rank(), z.mode(1)?.rank());
     let c0 = match &coord {
@@ -166,8 +173,12 @@ fn partition_parts(a: &Layout, thr: &Layout, index: Int) -> Result<(Tiler, Layou
 
 /// `local_partition(A, thr, index)` with the offset the tensor's pointer would move by.
 pub fn local_partition_with_offset(a: &Layout, thr: &Layout, index: Int) -> Result<(Layout, Int)> {
-    let (_, z, c) = partition_parts(a, thr, index)?;
-    slice_and_offset(&c, &z)
+    let (r, tiler) = deferred(|| {
+        let (tiler, z, c) = partition_parts(a, thr, index)?;
+        Ok((slice_and_offset(&c, &z)?, tiler))
+    })?;
+    logical_divide(a, &tiler)?;
+    Ok(r)
 }
 
 /// `local_partition(A, thr, index)`: the layout of CuTe's resulting tensor.

@@ -38,6 +38,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
+use super::runtime::deferred;
 use super::tiler::Tiler;
 
 /// CuTe's `cosize(layout) = size(coshape(layout))`, static-ness as CuTe computes it.
@@ -54,33 +55,48 @@ pub fn cosize(l: &Layout) -> Result<Int> {
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    deferred(|| product_layout(a, b, false))?;
+    product_layout(a, b, true)
+}
+
+fn product_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
     let cot = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
     let c = complement_unchecked(a, Some(&cot))?;
     let cb = composition_unchecked(&c, b)?;
-    super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
-    super::composition::walkable(b)?;
-    undefined("complement", super::complement::check_postconditions(a, Some(&cot), &c))?;
-    undefined("composition", super::composition::check_postconditions(&c, b, &cb))?;
+    if checked && super::runtime::checks_on() {
+        super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
+        super::composition::walkable(b)?;
+        undefined("complement", super::complement::check_postconditions(a, Some(&cot), &c))?;
+        undefined("composition", super::composition::check_postconditions(&c, b, &cb))?;
+    }
     Ok(Layout::concat(&[a.clone(), cb]))
 }
 
-/// `logical_product(A, tiler)`.
-pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
+fn product_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
     match t {
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Tuple(items) => {
             if items.len() > a.rank() {
                 return Err(Error::TooManyModes { op: "logical_product" });
             }
-            by_mode(a, items, "logical_product", logical_product)
+            by_mode(a, items, "logical_product", |m, ti| product_tiler(m, ti, checked))
         }
-        other => logical_product_layout(a, &other.as_layout().expect("layout or int")),
+        other => product_layout(a, &other.as_layout().expect("layout or int"), checked),
     }
 }
 
-/// `zipped_product(A, tiler)`.
+/// `logical_product(A, tiler)`.
+pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
+    deferred(|| product_tiler(a, t, false))?;
+    product_tiler(a, t, true)
+}
+
+/// `zipped_product(A, tiler)`: CuTe's whole computation (including `zip2_by`) runs before the
+/// definition checks of `logical_product`.
 pub fn zipped_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    tile_unzip(&logical_product(a, t)?, t)
+    let z = deferred(|| tile_unzip(&product_tiler(a, t, false)?, t))?;
+    logical_product(a, t)?;
+    Ok(z)
 }
 
 /// `tiled_product(A, tiler)`.
@@ -107,20 +123,25 @@ fn pad(l: &Layout, r: usize) -> Layout {
 fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout> {
     let r = a.rank().max(b.rank());
     let (ap, bp) = (pad(a, r), pad(b, r));
-    let p = logical_product_layout(&ap, &bp)?;
-    let p1 = p.mode(1)?;
-    let (first, second) = if raked { (p1, ap) } else { (ap, p1) };
-    // CuTe's zip(first, second): a non-tuple first gives the single mode (first, second);
-    // otherwise both must be tuples of one rank, zipped mode by mode.
-    if !first.shape.is_tuple() {
-        return Ok(Layout::concat(&[Layout::concat(&[first, second])]));
-    }
-    if !second.shape.is_tuple() || second.rank() != first.rank() {
-        return Err(Error::MismatchedRanks { detail: format!("zip of {first} with {second}") });
-    }
-    let modes: Vec<Layout> =
-        first.modes().into_iter().zip(second.modes()).map(|(x, y)| Layout::concat(&[x, y])).collect();
-    Ok(Layout::concat(&modes))
+    let out = deferred(|| {
+        let p = product_layout(&ap, &bp, false)?;
+        let p1 = p.mode(1)?;
+        let (first, second) = if raked { (p1, ap.clone()) } else { (ap.clone(), p1) };
+        // CuTe's zip(first, second): a non-tuple first gives the single mode (first, second);
+        // otherwise both must be tuples of one rank, zipped mode by mode.
+        if !first.shape.is_tuple() {
+            return Ok(Layout::concat(&[Layout::concat(&[first, second])]));
+        }
+        if !second.shape.is_tuple() || second.rank() != first.rank() {
+            return Err(Error::MismatchedRanks { detail: format!("zip of {first} with {second}") });
+        }
+        let modes: Vec<Layout> =
+            first.modes().into_iter().zip(second.modes()).map(|(x, y)| Layout::concat(&[x, y])).collect();
+        Ok(Layout::concat(&modes))
+    })?;
+    // The definition checks come after CuTe's whole computation.
+    logical_product_layout(&ap, &bp)?;
+    Ok(out)
 }
 
 /// `blocked_product(A, B)` for layouts.

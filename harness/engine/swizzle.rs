@@ -9,6 +9,10 @@
 //! `composition(Sw, L)` is CuTe's `ComposedLayout<Sw, _0, L>`, printed `Sw<B,M,S> o _0 o L`, whose
 //! value at a coordinate c is `Sw(0 + L(c))`; `composition(Swizzle<0,M,S>, L)` is `L` itself.
 //!
+//! `composition(L, Sw)` makes the swizzle whose Y and Z bits are `L(yyy)` and `L(zzz)` (CuTe's
+//! `make_swizzle`: B = popcount, M = the smaller count of trailing zeros, S their difference;
+//! "Number of bits in Y and Z don't match" otherwise) and composes it with `L`.
+//!
 //! Postconditions: `Sw` is an involution (`Sw(Sw(x)) == x`) and only changes Z bits, so it
 //! permutes every aligned block of `2^(M + B + |S|)` integers.
 
@@ -64,22 +68,49 @@ impl fmt::Display for Swizzle {
     }
 }
 
+/// The middle of a composed layout: an integer offset, or CuTe's `smem_ptr_flag_bits<B>` (the
+/// marker of a shared-memory layout whose swizzle acts on addresses of B-bit elements; printed
+/// `smem_ptr[Bb](unset)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offset {
+    Int(Int),
+    SmemPtr(i64),
+}
+
+impl fmt::Display for Offset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Offset::Int(i) => write!(f, "{i}"),
+            Offset::SmemPtr(b) => write!(f, "smem_ptr[{b}b](unset)"),
+        }
+    }
+}
+
 /// `ComposedLayout<Swizzle, Offset, Layout>`: coordinate -> `swizzle(offset + layout(c))`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComposedLayout {
     pub swizzle: Swizzle,
-    pub offset: Int,
+    pub offset: Offset,
     pub layout: Layout,
 }
 
 impl ComposedLayout {
+    fn int_offset(&self) -> Result<Int> {
+        match self.offset {
+            Offset::Int(i) => Ok(i),
+            Offset::SmemPtr(_) => Err(Error::Rejected {
+                condition: "a layout over smem_ptr_flag is applied to a pointer, not evaluated",
+                detail: self.to_string(),
+            }),
+        }
+    }
     pub fn call(&self, coord: &IntTuple) -> Result<Int> {
-        let i = self.offset.add(self.layout.call(coord)?)?;
+        let i = self.int_offset()?.add(self.layout.call(coord)?)?;
         Ok(Int::new(self.swizzle.apply(i.value), i.is_static))
     }
     /// Values at the 1-D coordinates `0..size`, for brute-force checks.
     pub fn values(&self) -> Result<Vec<i64>> {
-        let off = self.offset.value;
+        let off = self.int_offset()?.value;
         Ok(self.layout.values()?.into_iter().map(|i| self.swizzle.apply(off + i)).collect())
     }
 }
@@ -101,8 +132,36 @@ pub fn compose_swizzle(sw: Swizzle, layout: &Layout) -> SwizzledLayout {
     if sw.b == 0 {
         SwizzledLayout::Plain(layout.clone())
     } else {
-        SwizzledLayout::Composed(ComposedLayout { swizzle: sw, offset: Int::st(0), layout: layout.clone() })
+        SwizzledLayout::Composed(ComposedLayout { swizzle: sw, offset: Offset::Int(Int::st(0)), layout: layout.clone() })
     }
+}
+
+/// CuTe's `make_swizzle<Y, Z>()`: the swizzle whose Y bits are `y` and Z bits `z`.
+pub fn make_swizzle(y: i64, z: i64) -> Result<Swizzle> {
+    if !(0..=u32::MAX as i64).contains(&y) || !(0..=u32::MAX as i64).contains(&z) {
+        return Err(Error::Rejected { condition: "make_swizzle needs 32-bit masks", detail: format!("Y = {y}, Z = {z}") });
+    }
+    let (y, z) = (y as u32, z as u32);
+    if y.count_ones() != z.count_ones() {
+        return Err(Error::Rejected { condition: "Number of bits in Y and Z don't match", detail: format!("Y = {y:#b}, Z = {z:#b}") });
+    }
+    let (ty, tz) = (y.trailing_zeros() as i64, z.trailing_zeros() as i64);
+    let b = y.count_ones() as i64;
+    let m = ty.min(tz) % 32;
+    let s = ty - tz;
+    let sw = Swizzle::new(b, m, s)?;
+    if (y | z) as i64 != sw.yyy_mask() | sw.zzz_mask() {
+        return Err(Error::Rejected { condition: "Something went wrong.", detail: format!("make_swizzle<{y},{z}>") });
+    }
+    Ok(sw)
+}
+
+/// `composition(L, Swizzle<B,M,S>)`: CuTe reads the layout at the swizzle's Y and Z masks,
+/// `make_swizzle<L(yyy), L(zzz)>()`, and composes that swizzle with `L`.
+pub fn compose_layout_swizzle(layout: &Layout, sw: Swizzle) -> Result<SwizzledLayout> {
+    let y = layout.call_int(Int::st(sw.yyy_mask()))?;
+    let z = layout.call_int(Int::st(sw.zzz_mask()))?;
+    Ok(compose_swizzle(make_swizzle(y.value, z.value)?, layout))
 }
 
 #[cfg(test)]

@@ -1,33 +1,90 @@
-//! `cargo xtask conformance`: every fixed suite and N seeded random cases through the engine and
-//! real CuTe; a summary table on stdout, `target/cutecheck/report.md` and `report.json`.
+//! `cargo xtask conformance`: every fixed suite and N seeded random cases (cutecheck::fuzz) through
+//! the engine and real CuTe; a summary table on stdout, `target/cutecheck/report.md` and
+//! `report.json` (`--json`: the report on stdout instead of the tables).
+//!
+//! Every disagreement is triaged (cutecheck::triage) with the operation's definition check
+//! (cutecheck::definition): class 1 same function, 2 different functions (with blame), 3 one side
+//! rejects (is the accepted result correct?), 4 CuTe crashes. Random disagreements are shrunk
+//! (cutecheck::fuzz::shrink, re-asking CuTe, bounded).
 //!
 //! A disagreement is explained when `fixtures/known-discrepancies.toml` lists it for the CUTLASS
-//! version under test (see `cutecheck::known`); every listed case is run too, and a listed entry
-//! that no longer reproduces fails the run (it must be removed or narrowed). Any other
+//! version under test, by expression or by family (operation + triage signature); every listed
+//! case is run too, and a listed entry that no longer reproduces fails the run. Any other
 //! disagreement, and any failure of the oracle itself, makes the command exit 1. Cases the oracle
 //! cannot express are counted as unchecked.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use cutecheck::cli::engine_lines;
+use cutecheck::fuzz::{self, CaseTree, ValueTree};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs, Outcome};
 use cutecheck::suite::{all_suites, compare, Verdict};
+use cutecheck::triage::{self, Verdict as Triage};
 
-#[derive(Serialize)]
-struct CaseReport {
-    group: String,
-    location: String,
-    expr: String,
-    cute: Vec<String>,
-    engine: Vec<String>,
-    verdict: String,
-    /// For disagreements: the triage class (cutecheck::triage), without a definition check.
-    triage: Option<String>,
-    explained: Option<String>,
+/// Options of `cargo xtask conformance` besides the oracle's.
+#[derive(Clone, Debug, clap::Args)]
+pub struct RunArgs {
+    /// Number of random cases (cutecheck::fuzz).
+    #[arg(long, default_value_t = 200)]
+    pub cases: usize,
+    /// Seed of the random cases (default: a fresh one, printed so the run can be reproduced).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run only shard K of N (0-based) of the random cases; the fixed suites and the known
+    /// discrepancies run in shard 0.
+    #[arg(long, value_name = "K/N", value_parser = fuzz::parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// Print the JSON report on stdout (tables go to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// Skip the fixed suites (random cases and known discrepancies only).
+    #[arg(long)]
+    pub no_fixed: bool,
+    /// Most CuTe queries spent shrinking one disagreement (0: no shrinking).
+    #[arg(long, default_value_t = 24)]
+    pub shrink_budget: usize,
+    /// Most seconds spent shrinking in all.
+    #[arg(long, default_value_t = 300)]
+    pub shrink_secs: u64,
+    /// Also ask pycute (from the same wheel) for a third opinion on disagreements.
+    #[arg(long)]
+    pub pycute: bool,
+}
+
+#[derive(Serialize, Clone)]
+pub struct CaseReport {
+    pub group: String,
+    pub location: String,
+    pub op: Option<String>,
+    /// Random cases: whether the operands were built to satisfy the operation's preconditions.
+    pub admissible: Option<bool>,
+    pub expr: String,
+    pub cute: Vec<String>,
+    pub engine: Vec<String>,
+    pub verdict: String,
+    /// For disagreements: the triage verdict with the definition check.
+    pub triage: Option<Triage>,
+    pub signature: Option<String>,
+    pub explained: Option<String>,
+    /// The shrunk case and its CuTe / engine outputs (random disagreements only).
+    pub shrunk: Option<Shrunk>,
+    /// pycute's answer (--pycute) and whether it agrees, as a function, with CuTe / the engine.
+    pub pycute: Option<crate::pycute::Opinion>,
+}
+
+#[derive(Serialize, Clone)]
+pub struct Shrunk {
+    pub expr: String,
+    pub cute: Vec<String>,
+    pub engine: Vec<String>,
+    pub signature: String,
+    pub steps: usize,
 }
 
 #[derive(Serialize, Default, Clone)]
@@ -44,74 +101,205 @@ struct Row {
 #[derive(Serialize)]
 struct Report {
     oracle: String,
+    version: String,
     seed: u64,
+    shard: String,
     random_cases: usize,
+    seconds: f64,
+    cases_per_minute: f64,
     rows: BTreeMap<String, Row>,
     total: Row,
+    /// Disagreements per triage class (explained ones included).
+    classes: BTreeMap<String, usize>,
+    /// Disagreements per triage signature (class plus blame / rejecter / correctness).
+    signatures: BTreeMap<String, usize>,
     cases: Vec<CaseReport>,
 }
 
-pub fn run(args: &OracleArgs, n: usize, seed: u64) -> Result<bool> {
-    let mut opts = args.options();
-    opts.verbose = true;
-    let oracle = Oracle::new(opts)?;
-    eprintln!("xtask: oracle is {}", oracle.describe());
-    let known_path = cutecheck::oracle::repo_root().join("fixtures").join("known-discrepancies.toml");
-    let known = if known_path.is_file() { KnownDiscrepancies::load(&known_path)? } else { KnownDiscrepancies::default() };
-    // The version the known discrepancies are matched against.
-    let version = match (&args.cutlass_dir, &args.cutlass_version) {
+/// A fresh seed when none is given (time and the process's random hasher keys).
+pub fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    h.finish() >> 16
+}
+
+/// The version the known discrepancies are matched against.
+pub fn version_of(args: &OracleArgs) -> String {
+    match (&args.cutlass_dir, &args.cutlass_version) {
         (Some(d), _) => format!("dir:{}", d.display()),
         (None, Some(v)) => v.clone(),
         (None, None) => cutecheck::oracle::provision::DEFAULT_CUTLASS.to_string(),
+    }
+}
+
+pub fn load_known() -> Result<KnownDiscrepancies> {
+    let known_path = cutecheck::oracle::repo_root().join("fixtures").join("known-discrepancies.toml");
+    Ok(if known_path.is_file() { KnownDiscrepancies::load(&known_path)? } else { KnownDiscrepancies::default() })
+}
+
+/// Ask the oracle for many cases in chunks, with a progress bar on long runs.
+pub fn run_oracle(oracle: &Oracle, exprs: &[String], label: &str) -> Vec<Outcome> {
+    let chunk = oracle.opts.batch * oracle.opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())) * 6;
+    let bar = if exprs.len() > chunk {
+        let b = ProgressBar::new(exprs.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b.set_prefix(label.to_string());
+        Some(b)
+    } else {
+        None
     };
-    // (group, location, expr)
-    let mut cases: Vec<(String, String, String)> = Vec::new();
-    for s in all_suites()? {
-        for c in &s.cases {
-            cases.push((s.name.clone(), s.locate(c), c.expr.clone()));
+    let mut out = Vec::with_capacity(exprs.len());
+    for part in exprs.chunks(chunk.max(1)) {
+        out.extend(oracle.run(part));
+        if let Some(b) = &bar {
+            b.inc(part.len() as u64);
         }
     }
-    for (k, e) in crate::random::cases(n, seed).into_iter().enumerate() {
-        cases.push(("random".into(), format!("random #{k} (seed {seed})"), e));
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
-    for d in known.for_version(&version) {
-        cases.push(("known".into(), "fixtures/known-discrepancies.toml".into(), d.expr.clone()));
+    out
+}
+
+/// The group / location / expr / op of every case of a run.
+pub struct Planned {
+    pub group: String,
+    pub location: String,
+    pub expr: String,
+    pub op: Option<String>,
+    /// Index into the random case trees (for shrinking).
+    pub random: Option<usize>,
+    pub admissible: Option<bool>,
+}
+
+/// Fixed suites (unless skipped) and the random cases of `seed` in `shard`.
+pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(Vec<Planned>, Vec<Option<CaseTree>>)> {
+    let mut cases = Vec::new();
+    if fixed {
+        for s in all_suites()? {
+            for c in &s.cases {
+                let op = cutecheck::expr::parse(&c.expr).ok().and_then(|e| cutecheck::definition::op_name(&e).map(String::from));
+                cases.push(Planned { group: s.name.clone(), location: s.locate(c), expr: c.expr.clone(), op, random: None, admissible: None });
+            }
+        }
     }
-    let exprs: Vec<String> = cases.iter().map(|c| c.2.clone()).collect();
-    let start = std::time::Instant::now();
-    let outcomes = oracle.run(&exprs);
-    eprintln!("xtask: oracle answered {} cases in {:.1?}", exprs.len(), start.elapsed());
+    let trees: Vec<Option<CaseTree>> = fuzz::case_trees(seed, n).into_iter().map(Some).collect();
+    let (k, of) = shard;
+    for (i, t) in trees.iter().enumerate() {
+        if of > 1 && i % of != k {
+            continue;
+        }
+        let Some(t) = t else { continue };
+        let c = t.current();
+        cases.push(Planned {
+            group: "random".into(),
+            location: format!("random #{i} (seed {seed})"),
+            expr: c.expr,
+            op: Some(c.op.to_string()),
+            random: Some(i),
+            admissible: Some(c.admissible),
+        });
+    }
+    Ok((cases, trees))
+}
+
+pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
+    let seed = ra.seed.unwrap_or_else(fresh_seed);
+    let shard = ra.shard.unwrap_or((0, 1));
+    eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
+    let mut opts = args.options();
+    opts.verbose = false;
+    let oracle = Oracle::new(opts)?;
+    eprintln!("xtask: oracle is {}", oracle.describe());
+    let known = load_known()?;
+    let version = version_of(args);
+    let (mut cases, mut trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
+    if shard.0 == 0 {
+        for d in known.for_version(&version) {
+            let op = cutecheck::expr::parse(&d.expr).ok().and_then(|e| cutecheck::definition::op_name(&e).map(String::from));
+            cases.push(Planned { group: "known".into(), location: "fixtures/known-discrepancies.toml".into(), expr: d.expr.clone(), op, random: None, admissible: None });
+        }
+    }
+    let exprs: Vec<String> = cases.iter().map(|c| c.expr.clone()).collect();
+    let start = Instant::now();
+    let outcomes = run_oracle(&oracle, &exprs, "conformance");
+    let oracle_time = start.elapsed();
+    eprintln!("xtask: oracle answered {} cases in {:.1?}", exprs.len(), oracle_time);
+    let pycute = if ra.pycute { Some(crate::pycute::Pycute::new(&oracle)?) } else { None };
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    let mut classes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
-    for ((group, location, expr), outcome) in cases.into_iter().zip(outcomes) {
+    let shrink_deadline = Instant::now() + Duration::from_secs(ra.shrink_secs);
+    for (p, outcome) in cases.into_iter().zip(outcomes) {
         let cute = outcome.lines();
-        let engine = std::panic::catch_unwind(|| engine_lines(&expr))
-            .unwrap_or_else(|_| vec!["engine panicked".to_string()]);
+        let engine = std::panic::catch_unwind(|| engine_lines(&p.expr)).unwrap_or_else(|_| vec!["engine panicked".to_string()]);
         let verdict = compare(&cute, &engine);
-        let row = rows.entry(group.clone()).or_default();
+        let row = rows.entry(p.group.clone()).or_default();
         row.cases += 1;
         let mut explained = None;
+        let mut tri = None;
+        let mut shrunk = None;
+        let mut opinion = None;
+        if verdict == Verdict::Differ {
+            tri = triage::triage_case(&p.expr, &outcome);
+        }
+        let sig = tri.as_ref().map(|t| if t.is_agreement() { "both-reject:different-reason".to_string() } else { t.signature() });
         match (&verdict, &outcome) {
             (_, Outcome::Error(_)) => row.oracle_errors += 1,
             // A listed discrepancy that now agrees is stale: the list must be updated.
-            (Verdict::Same | Verdict::BothRefuse, _) if group == "known" => {
+            (Verdict::Same | Verdict::BothRefuse, _) if p.group == "known" => {
                 row.disagree += 1;
                 explained = Some("listed in fixtures/known-discrepancies.toml but no longer reproduces".into());
             }
             (Verdict::Same, _) => row.agree += 1,
             (Verdict::BothRefuse, _) => row.both_refuse += 1,
             (Verdict::Unchecked(_), _) => row.unchecked += 1,
-            (Verdict::Differ, _) => match known.lookup(&expr, &version) {
-                Some(d) => {
-                    row.explained += 1;
-                    explained = Some(format!("{}: {}", d.class, d.explanation));
+            (Verdict::Differ, _) => {
+                let class = tri.as_ref().map_or("untriaged".to_string(), |t| class_label(t));
+                *classes.entry(class).or_default() += 1;
+                *signatures.entry(sig.clone().unwrap_or_default()).or_default() += 1;
+                let by_family = p.op.as_deref().zip(sig.as_deref()).and_then(|(op, s)| known.lookup_family(op, s, &version));
+                match known.lookup(&p.expr, &version).or(by_family) {
+                    Some(d) => {
+                        row.explained += 1;
+                        explained = Some(format!("{}: {}", d.class, d.expr));
+                    }
+                    None => row.disagree += 1,
                 }
-                None => row.disagree += 1,
-            },
+                if let Some(py) = &pycute {
+                    opinion = Some(py.opinion(&p.expr, &outcome));
+                }
+                if let (Some(i), None, Some(t)) = (p.random, &explained, &tri) {
+                    if ra.shrink_budget > 0 && Instant::now() < shrink_deadline {
+                        if let Some(tree) = trees[i].take() {
+                            shrunk = Some(shrink_one(&oracle, tree, t, ra.shrink_budget));
+                        }
+                    }
+                }
+            }
         }
-        let triage = (verdict == Verdict::Differ).then(|| triage_of(&expr, &outcome)).flatten();
-        reports.push(CaseReport { group, location, expr, cute, engine, verdict: verdict.describe(), triage, explained });
+        reports.push(CaseReport {
+            group: p.group,
+            location: p.location,
+            op: p.op,
+            admissible: p.admissible,
+            expr: p.expr,
+            cute,
+            engine,
+            verdict: verdict.describe(),
+            triage: tri,
+            signature: sig,
+            explained,
+            shrunk,
+            pycute: opinion,
+        });
     }
+    let elapsed = start.elapsed().as_secs_f64();
     let mut total = Row::default();
     for r in rows.values() {
         total.cases += r.cases;
@@ -122,33 +310,88 @@ pub fn run(args: &OracleArgs, n: usize, seed: u64) -> Result<bool> {
         total.oracle_errors += r.oracle_errors;
         total.disagree += r.disagree;
     }
-    let report = Report { oracle: oracle.describe(), seed, random_cases: n, rows, total: total.clone(), cases: reports };
-    let table = table(&report);
-    print!("{table}");
+    let report = Report {
+        oracle: oracle.describe(),
+        version,
+        seed,
+        shard: format!("{}/{}", shard.0, shard.1),
+        random_cases: ra.cases,
+        seconds: elapsed,
+        cases_per_minute: total.cases as f64 * 60.0 / oracle_time.as_secs_f64().max(1e-3),
+        rows,
+        total: total.clone(),
+        classes,
+        signatures,
+        cases: reports,
+    };
+    let tables = format!("{}\n{}", table(&report), class_table(&report));
+    if ra.json {
+        eprint!("{tables}");
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{tables}");
+        for c in report.cases.iter().filter(|c| c.verdict == "DISAGREE" && c.explained.is_none()) {
+            println!("NEW DISAGREEMENT {} ({})", c.expr, c.location);
+            println!("  CuTe:   {}", c.cute.join(" | "));
+            println!("  engine: {}", c.engine.join(" | "));
+            if let Some(t) = &c.triage {
+                println!("  triage: {}: {t}", class_label(t));
+            }
+            if let Some(s) = &c.shrunk {
+                println!("  shrunk: {}  (CuTe {} / engine {})", s.expr, s.cute.join(" | "), s.engine.join(" | "));
+            }
+            println!("  reproduce: cargo xtask repro '{}'", c.shrunk.as_ref().map_or(&c.expr, |s| &s.expr));
+        }
+    }
     let dir = state_dir();
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&report)?)?;
-    std::fs::write(dir.join("report.md"), markdown(&report, &table))?;
-    println!("report: {} and report.json", dir.join("report.md").display());
+    std::fs::write(dir.join("report.md"), markdown(&report, &tables))?;
+    eprintln!(
+        "report: {} and report.json ({} cases in {:.1} s, {:.0} cases/minute through the oracle; seed {seed})",
+        dir.join("report.md").display(),
+        total.cases,
+        elapsed,
+        report.cases_per_minute
+    );
     Ok(total.disagree == 0 && total.oracle_errors == 0)
 }
 
-/// The triage class of a disagreement (same function / different function / one rejects /
-/// CuTe crashed), with no definition check.
-fn triage_of(expr: &str, cute: &Outcome) -> Option<String> {
-    use cutecheck::triage::{classify, Outcome as T};
-    let c = match cute {
-        Outcome::Printed(s) => T::Printed(s.clone()),
-        Outcome::Rejected(s) => T::Rejected(s.clone()),
-        Outcome::Crashed(s) => T::Crashed(s.clone()),
-        Outcome::Unsupported(_) | Outcome::Error(_) => return None,
-    };
-    let e = match cutecheck::expr::eval_str(expr) {
-        Ok(v) => T::Printed(v.to_string()),
-        Err(e) => T::Rejected(e.to_string()),
-    };
-    let v = classify(&e, &c, &|_| None);
-    Some(format!("{}: {v}", v.class()))
+/// "1 same-function" style label of a triage verdict.
+pub fn class_label(t: &Triage) -> String {
+    if t.is_agreement() {
+        "3 both-reject (different reasons)".into()
+    } else {
+        format!("{} {}", t.number(), t.class())
+    }
+}
+
+/// Shrink one random disagreement: a simpler case still fails when CuTe and the engine still
+/// disagree with the same triage signature.
+fn shrink_one(oracle: &Oracle, tree: CaseTree, t: &Triage, budget: usize) -> Shrunk {
+    let want = t.signature();
+    let mut steps = 0;
+    let best = fuzz::shrink(
+        tree,
+        |c| {
+            // The engine's side is free to compute: a candidate where it no longer rejects (or no
+            // longer accepts) as in the original cannot keep the signature, so CuTe is not asked.
+            let engine_rejects = cutecheck::expr::eval_str(&c.expr).is_err();
+            if want.contains("engine-rejects") != engine_rejects || steps >= budget {
+                return false;
+            }
+            steps += 1;
+            let o = oracle.eval(&c.expr);
+            let cute = o.lines();
+            let engine = engine_lines(&c.expr);
+            compare(&cute, &engine) == Verdict::Differ && triage::triage_case(&c.expr, &o).is_some_and(|v| v.signature() == want)
+        },
+        // `budget` bounds the CuTe queries; the engine-only rejections are cheap.
+        budget * 8,
+    );
+    let o = oracle.eval(&best.expr);
+    let signature = triage::triage_case(&best.expr, &o).map_or(String::new(), |v| v.signature());
+    Shrunk { engine: engine_lines(&best.expr), cute: o.lines(), expr: best.expr, signature, steps }
 }
 
 fn table(r: &Report) -> String {
@@ -169,23 +412,60 @@ fn table(r: &Report) -> String {
     s
 }
 
-fn markdown(r: &Report, table: &str) -> String {
+fn class_table(r: &Report) -> String {
+    let mut s = format!("{:<58} {:>6} {:>9} {:>6}\n", "disagreements by triage class / signature", "cases", "explained", "NEW");
+    let mut per: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    for c in r.cases.iter().filter(|c| c.verdict == "DISAGREE") {
+        let class = c.triage.as_ref().map_or("untriaged".to_string(), class_label);
+        let e = per.entry((class, c.signature.clone().unwrap_or_default())).or_default();
+        e.0 += 1;
+        if c.explained.is_some() && c.group != "known" || (c.group == "known" && c.explained.as_deref().is_some_and(|x| !x.contains("no longer"))) {
+            e.1 += 1;
+        }
+    }
+    if per.is_empty() {
+        s.push_str("(none)\n");
+    }
+    let random: Vec<&CaseReport> = r.cases.iter().filter(|c| c.group == "random").collect();
+    let adm = random.iter().filter(|c| c.admissible == Some(true)).count();
+    let adm_dis = random.iter().filter(|c| c.admissible == Some(true) && c.verdict == "DISAGREE").count();
+    let ill_dis = random.iter().filter(|c| c.admissible == Some(false) && c.verdict == "DISAGREE").count();
+    s.push_str(&format!(
+        "random cases: {adm} admissible ({adm_dis} disagree), {} ill-defined ({ill_dis} disagree)\n",
+        random.len() - adm
+    ));
+    for ((class, sig), (n, ex)) in per {
+        s.push_str(&format!("{:<58} {:>6} {:>9} {:>6}\n", format!("{class}  [{sig}]"), n, ex, n - ex));
+    }
+    s
+}
+
+fn markdown(r: &Report, tables: &str) -> String {
     let mut s = String::from("# cutecheck conformance report\n\n");
     let cmd: Vec<String> = std::env::args().skip(1).collect();
     s.push_str(&format!("Command: `cargo xtask {}`  \n", cmd.join(" ")));
-    s.push_str(&format!("Oracle: {}  \nRandom cases: {} (seed {})\n\n", r.oracle, r.random_cases, r.seed));
+    s.push_str(&format!(
+        "Oracle: {}  \nRandom cases: {} (seed {}, shard {})  \nRun time: {:.1} s ({:.0} cases/minute through the oracle)\n\n",
+        r.oracle, r.random_cases, r.seed, r.shard, r.seconds, r.cases_per_minute
+    ));
     s.push_str("```text\n");
-    s.push_str(table);
+    s.push_str(tables);
     s.push_str("```\n\n## Disagreements\n\n");
     let mut any = false;
     for c in r.cases.iter().filter(|c| c.verdict == "DISAGREE" || (c.group == "known" && c.explained.is_some())) {
         any = true;
         s.push_str(&format!("- `{}` ({})\n  - CuTe: `{}`\n  - engine: `{}`\n", c.expr, c.location, c.cute.join(" | "), c.engine.join(" | ")));
         if let Some(t) = &c.triage {
-            s.push_str(&format!("  - triage: {t}\n"));
+            s.push_str(&format!("  - triage: {}: {t}\n", class_label(t)));
         }
         if let Some(e) = &c.explained {
             s.push_str(&format!("  - known: {e}\n"));
+        }
+        if let Some(x) = &c.shrunk {
+            s.push_str(&format!("  - shrunk ({} steps): `{}` (CuTe `{}`, engine `{}`)\n", x.steps, x.expr, x.cute.join(" | "), x.engine.join(" | ")));
+        }
+        if let Some(p) = &c.pycute {
+            s.push_str(&format!("  - pycute: {}\n", p.summary()));
         }
     }
     if !any {

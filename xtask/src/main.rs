@@ -13,7 +13,10 @@
 mod bench;
 mod conformance;
 mod gpu;
+mod pycute;
 mod random;
+mod release_diff;
+mod repro;
 
 use std::process::{Command, ExitCode};
 
@@ -59,13 +62,21 @@ enum Cmd {
     Conformance {
         #[command(flatten)]
         args: OracleArgs,
-        /// Number of random cases.
-        #[arg(long, default_value_t = 200)]
-        cases: usize,
-        /// Seed of the random case generator.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        #[command(flatten)]
+        run: conformance::RunArgs,
     },
+    /// Write a standalone C++ reproducer of a case (CuTe only, brute-force definition check),
+    /// compile and run it once; files under target/cutecheck/repro/<id>/.
+    Repro {
+        #[command(flatten)]
+        args: OracleArgs,
+        /// The case(s), in the expression language.
+        #[arg(required = true)]
+        exprs: Vec<String>,
+    },
+    /// Fixed suites and the same seeded random cases on two CUTLASS versions: every case whose
+    /// CuTe output changed, with the engine's verdict against both.
+    ReleaseDiff(release_diff::DiffArgs),
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -87,7 +98,9 @@ fn main() -> ExitCode {
         Cmd::Gpu(args) => return gpu::main(args),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Oracle { check, suite, args } => oracle_cmd(check, &suite, &args),
-        Cmd::Conformance { args, cases, seed } => conformance::run(&args, cases, seed),
+        Cmd::Conformance { args, run } => conformance::run(&args, &run),
+        Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
+        Cmd::ReleaseDiff(a) => release_diff::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {

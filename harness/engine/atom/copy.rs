@@ -9,7 +9,7 @@
 //!    Dst are LDSM's swapped) are warp-wide (`ThrID = _32:_1`) with the layouts of the tables below.
 //! 3. `Copy_Atom<Op,T>`'s `ValLayoutX = recast_layout<uint1_t,T>(X)`, i.e. `upcast<bits(T)>(X)`:
 //!    per leaf, a static stride 0 stays; a static stride `d` needs `d % n == 0 || n % d == 0`
-//!    ("Divisibility condition") and becomes shape `ceil_div(s, ceil_div(n,|d|))`, stride
+//!    (CuTe's "Divisibility condition") and becomes shape `ceil_div(s, ceil_div(n,|d|))`, stride
 //!    `sign(d) * ceil_div(|d|, n)`; a dynamic stride is divided by n.
 //! 4. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
 //!    (CuTe: "CopyOperation is not valid for Src of ValType.", and Dst, Ref likewise).
@@ -86,7 +86,8 @@ pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
         } else if d.is_static {
             let ad = d.abs()?;
             if ad.value == 0 || (ad.value % n != 0 && n % ad.value != 0) {
-                return Err(Error::Divisibility { detail: format!("upcast<{n}> of stride {d} in {layout}") });
+                // CuTe: static_assert(Stride::value % N == 0 or N % Stride::value == 0, "Divisibility condition").
+                return Err(Error::Rejected { condition: "Divisibility condition", detail: format!("upcast<{n}> of stride {d} in {layout}") });
             }
             shapes.push(s.ceil_div(nn.ceil_div(ad)?)?);
             strides.push(Int::st(d.value.signum()).mul(ad.ceil_div(nn)?)?);
@@ -117,8 +118,22 @@ const LDSM: &[(&str, &str, &str)] = &[
     ("SM75_U32x1_MOVM_T", "(_32,_32):(_32,_1)", "(_32,_32):(_32,_1)"),
 ];
 
-/// The traits of a copy operation: (ThrID, Src, Dst, Ref), all in bits.
+/// The traits of a copy operation: (ThrID, Src, Dst, Ref), all in bits. The operation's own
+/// requirements are not checked here: CuTe reads `Copy_Traits<Op>` (and `Copy_Atom<Op,T>`'s
+/// layouts) without instantiating `Op`; see [`check_copy_op`].
 pub fn copy_traits(op: &str) -> Result<(Layout, Layout, Layout, Layout)> {
+    copy_traits_impl(op, false)
+}
+
+/// The `static_assert`s of the copy operation itself, which fire where CuTe instantiates the
+/// operation (building a TiledCopy): `UniversalCopy` needs `sizeof_bits >= 8`, `cp.async` equal
+/// sizes of 4, 8 or 16 bytes (16 for CACHEGLOBAL), `AutoVectorizingCopyWithAssumedAlignment`
+/// 8, 16, 32, 64 or 128 bits.
+pub fn check_copy_op(op: &str) -> Result<()> {
+    copy_traits_impl(op, true).map(|_| ())
+}
+
+fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, Layout)> {
     let n = AtomName::parse(op)?;
     let unknown = || Error::Type(format!("unknown copy operation '{op}'"));
     let t1 = lit::layout("_1:_0")?;
@@ -141,10 +156,11 @@ pub fn copy_traits(op: &str) -> Result<(Layout, Layout, Layout, Layout)> {
     match n.base.as_str() {
         "UniversalCopy" => {
             let (s, d) = src_dst_types("UniversalCopy")?;
-            if s < 8 || d < 8 {
+            if check && (s < 8 || d < 8) {
+                // CuTe: static_assert(sizeof_bits_v<S> >= 8) (no message).
                 return Err(Error::Rejected {
-                    condition: "static_assert(sizeof_bits_v<S> >= 8) failed",
-                    detail: n.canonical(),
+                    condition: "static assertion failed",
+                    detail: format!("sizeof_bits_v<S> >= 8 and sizeof_bits_v<D> >= 8 in {}", n.canonical()),
                 });
             }
             Ok((t1, one_value(s), one_value(d), one_value(s)))
@@ -152,14 +168,14 @@ pub fn copy_traits(op: &str) -> Result<(Layout, Layout, Layout, Layout)> {
         "SM80_CP_ASYNC_CACHEALWAYS" | "SM80_CP_ASYNC_CACHEALWAYS_ZFILL" | "SM80_CP_ASYNC_CACHEGLOBAL"
         | "SM80_CP_ASYNC_CACHEGLOBAL_ZFILL" => {
             let (s, d) = src_dst_types(&n.base)?;
-            if s != d {
+            if check && s != d {
                 return Err(Error::Rejected {
                     condition: "cp.async requires sizeof(src_value_type) == sizeof(dst_value_type)",
                     detail: n.canonical(),
                 });
             }
             let ok = if n.base.contains("CACHEGLOBAL") { s == 128 } else { [32, 64, 128].contains(&s) };
-            if !ok {
+            if check && !ok {
                 return Err(Error::Rejected { condition: "cp.async sizeof(TS) is not supported", detail: n.canonical() });
             }
             Ok((t1, one_value(s), one_value(d), one_value(s)))
@@ -174,7 +190,7 @@ pub fn copy_traits(op: &str) -> Result<(Layout, Layout, Layout, Layout)> {
                 (_, [b]) => b.parse::<i64>().map_err(|_| unknown())?,
                 _ => return Err(unknown()),
             };
-            if bits != 0 && ![8, 16, 32, 64, 128].contains(&bits) {
+            if check && bits != 0 && ![8, 16, 32, 64, 128].contains(&bits) {
                 return Err(Error::Rejected {
                     condition: "Expected MaxVecBits to be 8 or 16 or 32 or 64 or 128 for alignment and performance.",
                     detail: n.canonical(),
@@ -294,8 +310,11 @@ mod tests {
 
     #[test]
     fn refusals() {
-        assert!(copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint32_t>", "half_t").is_err());
-        assert!(copy_atom("UniversalCopy<int4b_t>", "int4b_t").is_err());
+        // CuTe reads these traits without instantiating the operation; building a TiledCopy does.
+        assert!(copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint32_t>", "half_t").is_ok());
+        assert!(check_copy_op("SM80_CP_ASYNC_CACHEGLOBAL<uint32_t>").is_err());
+        assert!(check_copy_op("UniversalCopy<int4b_t>").is_err());
+        assert!(check_copy_op("AutoVectorizingCopyWithAssumedAlignment<7>").is_err());
         assert!(copy_atom("SM75_U32x1_LDSM_N<>", "half_t").is_err());
         assert!(copy_atom("NoSuchCopy", "half_t").is_err());
         assert!(copy_atom("SM75_U32x1_LDSM_N", "no_such_t").is_err());

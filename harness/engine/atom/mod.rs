@@ -3,11 +3,23 @@
 //!
 //! Atoms are named exactly as CuTe's C++ spells them, so one text serves the engine and the
 //! oracle's generated C++ alike.
+//!
+//! - [`mma`]: `MMA_Traits` of every SM61/70/75/80/89/90 warp-level atom, the SM90 GMMA families
+//!   (base header N, SS and RS, both majors) and `UniversalFMA`.
+//! - [`copy`]: `Copy_Traits` (bits) and `Copy_Atom<Op,T>` (values) for UniversalCopy, cp.async,
+//!   ldmatrix/movmatrix/stmatrix and the auto-vectorizing copies.
+//! - [`table`]: (thread, value) -> (row, col) ownership tables (`cutecheck atom-table`).
+//! - [`tiled_copy`], [`tiled_mma`]: `make_tiled_copy[_A/B/C]`, `make_tiled_mma` and their TV layouts.
+//! - [`partition`]: per-thread partitions (`partition_A/B/C`, `partition_S/D`, `partition_shape_X`).
+//! - [`recast`]: `upcast`/`downcast` of layouts and swizzles, GMMA shared-memory layout atoms.
+//! - [`lit`], [`name`]: layout literals for the tables; atom names split into base and arguments.
 
 pub mod copy;
 pub mod lit;
 pub mod mma;
 pub mod name;
+pub mod partition;
+pub mod recast;
 pub mod table;
 pub mod tiled_copy;
 pub mod tiled_mma;
@@ -16,19 +28,3 @@ pub use copy::{copy_atom, CopyAtom};
 pub use mma::{mma_atom, mma_atom_names, MmaAtom};
 pub use table::{atom_table, AtomTable, OperandTable};
 
-use crate::engine::{Int, IntTuple, Layout, Result};
-
-/// CuTe 4.2's `make_layout(shape)`: compact column-major strides, where a static `_1` extent gets
-/// the stride `_0` and does not advance the running product (stride.hpp, `compact`).
-pub fn make_layout(shape: &IntTuple) -> Result<Layout> {
-    let mut acc = Int::st(1);
-    let stride = shape.map_leaves(&mut |n| {
-        if n.is_static_value(1) {
-            return Ok(Int::st(0));
-        }
-        let here = acc;
-        acc = acc.mul(n)?;
-        Ok(here)
-    })?;
-    Ok(Layout { shape: shape.clone(), stride })
-}

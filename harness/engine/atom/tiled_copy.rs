@@ -7,15 +7,18 @@
 //!    with `make_layout((size(T), size(V)))`: (thread, value) -> column-major index of the tile;
 //! 3. `Tiler_MN = product_each(shape(layout_mn))`: the tile's extent in each mode.
 //!
-//! CuTe then requires the tiling to use whole atoms: `size<0>(TV) % size<0>(ValLayoutRef) == 0`
+//! Building the TiledCopy instantiates the copy operation, whose own requirements then apply
+//! (`copy::check_copy_op`). CuTe then requires the tiling to use whole atoms: `size<0>(TV) % size<0>(ValLayoutRef) == 0`
 //! ("TiledCopy uses too few thrs for selected CopyAtom") and likewise for values ("TiledCopy
 //! uses too few vals for selected CopyAtom").
+//!
+//! `make_tiled_copy_A/B/C(copy_atom, tiled_mma)` take the TV layout and tile of the MMA's operand
+//! instead (`get_layoutA_TV()` over (tile_M, tile_K), and so on), with the same checks.
 //!
 //! Postconditions: (a) `TV` is injective onto `0..size(Tiler_MN)` when T and V are compact,
 //! (b) `layout_mn(TV(t, v))` is the packed `(t, v)`.
 
 use super::copy::CopyAtom;
-use super::make_layout;
 use crate::engine::composition::composition;
 use crate::engine::product::raked_product;
 use crate::engine::right_inverse::right_inverse;
@@ -48,8 +51,27 @@ pub fn product_each(shape: &IntTuple) -> Result<IntTuple> {
 pub fn make_tiled_copy(atom: &CopyAtom, thr: &Layout, val: &Layout) -> Result<TiledCopy> {
     let layout_mn = raked_product(thr, val)?;
     let shape = IntTuple::tuple([IntTuple::Leaf(thr.size()?), IntTuple::Leaf(val.size()?)]);
-    let tv = composition(&right_inverse(&layout_mn)?, &make_layout(&shape)?)?;
+    let tv = composition(&right_inverse(&layout_mn)?, &Layout::col_major(shape)?)?;
     let tiler = product_each(&layout_mn.shape)?;
+    make_tiled_copy_impl(atom, tv, tiler)
+}
+
+/// `make_tiled_copy_A/B/C(copy_atom, mma)`: the MMA's TV layout of A (B, C) over its
+/// (tile_M, tile_K) ((tile_N, tile_K), (tile_M, tile_N)) tile. `which` is 'A', 'B' or 'C'.
+pub fn make_tiled_copy_for(atom: &CopyAtom, mma: &super::tiled_mma::TiledMma, which: char) -> Result<TiledCopy> {
+    let (tv, d0, d1) = match which {
+        'A' => (mma.layout_a_tv()?, 0, 2),
+        'B' => (mma.layout_b_tv()?, 1, 2),
+        _ => (mma.layout_c_tv()?, 0, 1),
+    };
+    let tiler = IntTuple::tuple([IntTuple::Leaf(mma.tile_size(d0)?), IntTuple::Leaf(mma.tile_size(d1)?)]);
+    make_tiled_copy_impl(atom, tv, tiler)
+}
+
+/// `make_tiled_copy_impl`: the TiledCopy type, whose definition checks the thread and value counts.
+fn make_tiled_copy_impl(atom: &CopyAtom, tv: Layout, tiler: IntTuple) -> Result<TiledCopy> {
+    // Building the TiledCopy instantiates the copy operation and its static_asserts.
+    super::copy::check_copy_op(&atom.op)?;
     let (tiled_thr, tiled_val) = (tv.mode(0)?.size()?.value, tv.mode(1)?.size()?.value);
     let (atom_thr, atom_val) = (atom.ref_.mode(0)?.size()?.value, atom.ref_.mode(1)?.size()?.value);
     let detail = || format!("TV layout {tv} with Copy_Atom<{},{}>", atom.op, atom.val_type);

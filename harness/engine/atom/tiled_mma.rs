@@ -20,7 +20,6 @@
 //! CuTe requires the permutations to be static and the op to be instantiable: an `RS` GMMA with
 //! MN-major A fails "Register source operand A must have K major layout.".
 
-use super::make_layout;
 use super::mma::{mma_atom, rs_with_mn_major_a, MmaAtom};
 use crate::engine::complement::complement;
 use crate::engine::composition::composition_tiler;
@@ -77,7 +76,7 @@ impl TiledMma {
     }
 
     /// `thrfrg_X` for operand `which` (0: C over (M,N), 1: A over (M,K), 2: B over (N,K)).
-    fn thrfrg(&self, l: &Layout, which: usize) -> Result<Layout> {
+    pub(crate) fn thrfrg(&self, l: &Layout, which: usize) -> Result<Layout> {
         // (tile modes, atom layout, thread modes of VMNK)
         let (m0, m1, atom_tv, t0, t1) = match which {
             0 => (0, 1, &self.atom.c, 1, 2),
@@ -85,11 +84,11 @@ impl TiledMma {
             _ => (1, 2, &self.atom.b, 2, 3),
         };
         let t_tensor = logical_divide(l, &tup(vec![self.perm(m0)?, self.perm(m1)?]))?;
-        let ext = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(make_layout(&IntTuple::Leaf(self.atom.shape_mnk.mode(i)?.product()?))?)) };
+        let ext = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::Leaf(self.atom.shape_mnk.mode(i)?.product()?))?)) };
         let a_tensor = zipped_divide(&t_tensor, &tup(vec![ext(m0)?, ext(m1)?]))?;
         let tv_tensor = composition_tiler(&a_tensor, &tup(vec![Tiler::Layout(atom_tv.clone()), Tiler::Underscore]))?;
         let v = &self.thr_layout_vmnk;
-        let thr = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(make_layout(&IntTuple::Leaf(sz(v, i)?))?)) };
+        let thr = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::Leaf(sz(v, i)?))?)) };
         zipped_divide(&tv_tensor, &tup(vec![Tiler::Underscore, tup(vec![thr(t0)?, thr(t1)?])]))
     }
 
@@ -106,7 +105,7 @@ impl TiledMma {
 
     /// `get_layoutC_TV()`: (thread index, value) -> column-major index of the tile_M x tile_N tile.
     pub fn layout_c_tv(&self) -> Result<Layout> {
-        let refc = make_layout(&IntTuple::tuple([IntTuple::Leaf(self.tile_size(0)?), IntTuple::Leaf(self.tile_size(1)?)]))?;
+        let refc = Layout::col_major(IntTuple::tuple([IntTuple::Leaf(self.tile_size(0)?), IntTuple::Leaf(self.tile_size(1)?)]))?;
         let f = self.thrfrg(&refc, 0)?;
         composition_tiler(&f, &tup(vec![Tiler::Layout(self.thridx_2_thrid()?), Tiler::Underscore]))
     }
@@ -115,7 +114,7 @@ impl TiledMma {
     /// tile_N x tile_K).
     fn layout_ab_tv(&self, a: bool) -> Result<Layout> {
         let (r0, which) = if a { (0, 1) } else { (1, 2) };
-        let refl = make_layout(&IntTuple::tuple([IntTuple::Leaf(self.tile_size(r0)?), IntTuple::Leaf(self.tile_size(2)?)]))?;
+        let refl = Layout::col_major(IntTuple::tuple([IntTuple::Leaf(self.tile_size(r0)?), IntTuple::Leaf(self.tile_size(2)?)]))?;
         let f = self.thrfrg(&refl, which)?;
         let v = &self.thr_layout_vmnk;
         let (d1, d2) = if a { (1, 0) } else { (0, 1) };
@@ -144,7 +143,7 @@ pub fn make_tiled_mma(atom: &str, atom_layout: Option<&Layout>, permutations: &[
     }
     let mut thr = match atom_layout {
         Some(l) => l.clone(),
-        None => make_layout(&IntTuple::tuple([IntTuple::st(1), IntTuple::st(1), IntTuple::st(1)]))?,
+        None => Layout::col_major(IntTuple::tuple([IntTuple::st(1), IntTuple::st(1), IntTuple::st(1)]))?,
     };
     // append<3>(thr_layout, Layout<_1,_0>{})
     if thr.rank() > 3 {

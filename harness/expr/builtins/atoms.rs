@@ -17,14 +17,24 @@
 //!   `get_layoutA_TV()` etc., `tile_shape`, `get_thr_layout_vmnk()`. LAYOUT is a layout or a shape
 //!   (made a layout as CuTe's `make_layout` does); PERMS a tuple of tilers such as `(_32,_32,_16)`.
 //! - `mma_atom(ATOM)`, `copy_atom(OP, T)`, `make_tiled_mma(ATOM[, LAYOUT[, PERMS]])`,
-//!   `make_tiled_copy(copy_atom(OP,T), THR, VAL)`: the objects, printed as CuTe's `print` prints
+//!   `make_tiled_copy(copy_atom(OP,T), THR, VAL)`, `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`: the objects, printed as CuTe's `print` prints
 //!   `MMA_Atom<ATOM>{}`, `Copy_Atom<OP,T>{}`, a TiledMMA and a TiledCopy (several lines).
+//! - `mma_partition_c(MMA, L, i)` (and `_a`, `_b`): `MMA.get_slice(i).partition_C(T)` for a tensor T
+//!   over a counting iterator with layout L, printed as CuTe prints it
+//!   (`counting_iter(OFFSET) o LAYOUT`); `partition_shape_c(MMA, SHAPE)` (and `_a`, `_b`);
+//!   `copy_partition_s(COPY, L, i)` / `copy_partition_d`: `COPY.get_slice(i).partition_S(T)`. MMA is
+//!   a `make_tiled_mma(...)`, COPY a `make_tiled_copy(...)`.
+//! - `upcast<N>(X)`, `downcast<N>(X)` for a layout, a swizzle or a swizzled layout; the GMMA
+//!   shared-memory atoms `GMMA::Layout_K_SW128_Atom<half_t>` etc. (bare names).
+//! - `composition(L, Swizzle<B,M,S>)`: the swizzle of L's images of the Y and Z bits, composed
+//!   with L (CuTe's `make_swizzle<L(yyy), L(zzz)>()`).
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
 use std::fmt;
 
-use crate::engine::atom::{copy, mma, tiled_copy, tiled_mma};
+use crate::engine::atom::recast::{self, Recastable};
+use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Int, IntTuple, Result};
 use crate::expr::parse::{Name, TemplateArg};
@@ -44,6 +54,8 @@ pub enum AtomValue {
     Copy(Box<copy::CopyAtom>),
     TiledMma(Box<tiled_mma::TiledMma>),
     TiledCopy(Box<tiled_copy::TiledCopy>),
+    /// One thread's part of a tensor over a counting iterator (`counting_iter(N) o L`).
+    Partition(partition::Partition),
 }
 
 impl AtomValue {
@@ -56,6 +68,7 @@ impl AtomValue {
             AtomValue::Copy(_) => "a copy atom",
             AtomValue::TiledMma(_) => "a tiled MMA",
             AtomValue::TiledCopy(_) => "a tiled copy",
+            AtomValue::Partition(_) => "a partitioned tensor",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -66,7 +79,7 @@ impl AtomValue {
                 Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
-            other => Err(Error::Type(format!("{other} cannot be evaluated at a coordinate"))),
+            other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
         }
     }
 }
@@ -81,6 +94,7 @@ impl fmt::Display for AtomValue {
             AtomValue::Copy(a) => f.write_str(&a.print()),
             AtomValue::TiledMma(m) => f.write_str(&m.print()),
             AtomValue::TiledCopy(c) => f.write_str(&c.print()),
+            AtomValue::Partition(p) => write!(f, "{p}"),
         }
     }
 }
@@ -88,6 +102,9 @@ impl fmt::Display for AtomValue {
 pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> {
     if name.path.len() == 1 && name.path[0] == "Swizzle" {
         return Some(swizzle(name, args, called));
+    }
+    if name.path.len() == 1 && (name.path[0] == "upcast" || name.path[0] == "downcast") && name.targs.is_some() {
+        return Some(recast(name, args));
     }
     if !called {
         return bare_name(name);
@@ -97,19 +114,64 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args),
         "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args),
         "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args),
-        "mma_atom" => arity(n, args, 1..=1)
-            .and_then(|_| Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name_arg(n, &args[0])?)?))))),
+        "mma_atom" => arity(n, args, 1..=1).and_then(|_| {
+            let name = name_arg(n, &args[0])?;
+            // An MMA_Atom object instantiates its operation, and with it the op's static_asserts.
+            if mma::rs_with_mn_major_a(&name) {
+                return Err(Error::Rejected { condition: "Register source operand A must have K major layout.", detail: name });
+            }
+            Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name)?))))
+        }),
         "copy_atom" => arity(n, args, 2..=2).and_then(|_| {
+            // A Copy_Atom object instantiates its operation (CuTe checks the op's static_asserts).
+            copy::check_copy_op(&name_arg(n, &args[0])?)?;
             let a = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
             Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
         }),
         "make_tiled_copy" => make_tiled_copy(n, args),
+        "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => (|| {
+            arity(n, args, 2..=2)?;
+            let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
+                return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
+            };
+            let which = n.chars().last().unwrap_or('C');
+            let tc = tiled_copy::make_tiled_copy_for(atom, tiled_mma_arg(n, &args[1])?, which)?;
+            Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+        })(),
+        "mma_partition_a" | "mma_partition_b" | "mma_partition_c" => (|| {
+            arity(n, args, 3..=3)?;
+            let which = n.chars().last().unwrap_or('c');
+            let p = partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+            Ok(Value::Atom(AtomValue::Partition(p)))
+        })(),
+        "partition_shape_a" | "partition_shape_b" | "partition_shape_c" => (|| {
+            arity(n, args, 2..=2)?;
+            let which = n.chars().last().unwrap_or('c');
+            Ok(Value::from_int_tuple(&partition::mma_partition_shape(tiled_mma_arg(n, &args[0])?, which, &args[1].to_int_tuple()?)?))
+        })(),
+        "copy_partition_s" | "copy_partition_d" => (|| {
+            arity(n, args, 3..=3)?;
+            let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
+                return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
+            };
+            let p = partition::copy_partition(tc, &args[1].to_layout()?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
+            Ok(Value::Atom(AtomValue::Partition(p)))
+        })(),
         "make_tiled_mma" => tiled_mma(n, args),
         "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(n, args),
         "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => tiled_mma(n, args),
         "composition" if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_) | AtomValue::Composed(_)))) => {
             compose(args)
         }
+        "composition" if args.len() == 2 && matches!(args[1], Value::Atom(AtomValue::Swizzle(_))) => match &args[1] {
+            Value::Atom(AtomValue::Swizzle(sw)) => (|| {
+                Ok(match crate::engine::swizzle::compose_layout_swizzle(&args[0].to_layout()?, *sw)? {
+                    SwizzledLayout::Plain(l) => Value::Layout(l),
+                    SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+                })
+            })(),
+            _ => return None,
+        },
         _ => return None,
     };
     Some(r)
@@ -118,9 +180,18 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
 fn bare_name(name: &Name) -> Option<Result<Value>> {
     let text = name.to_string();
+    if let Some(r) = recast::gmma_smem_atom(&text) {
+        return Some(r.map(from_recastable));
+    }
     let known = mma::mma_atom(&text).is_ok() || copy::copy_traits(&text).is_ok() || copy::type_bits(&text).is_ok();
     if known {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
+    }
+    // A name the tables know but CuTe's rules refuse (e.g. a GMMA N that needs the extended shapes).
+    for r in [mma::mma_atom(&text).map(|_| ()), copy::copy_traits(&text).map(|_| ())] {
+        if let Err(e @ Error::Rejected { .. }) = r {
+            return Some(Err(e));
+        }
     }
     // Names that look like atoms get the atom tables' own refusal rather than "unknown name".
     let base = name.base();
@@ -173,6 +244,18 @@ fn copy_traits_member(n: &str, args: &[Value]) -> Result<Value> {
     }))
 }
 
+fn tiled_mma_arg<'a>(n: &str, v: &'a Value) -> Result<&'a tiled_mma::TiledMma> {
+    match v {
+        Value::Atom(AtomValue::TiledMma(m)) => Ok(m),
+        other => Err(Error::Type(format!("{n} expects make_tiled_mma(...) first, found {}", other.kind()))),
+    }
+}
+
+fn thread_arg(n: &str, v: &Value) -> Result<i64> {
+    let i = v.to_int().map_err(|_| Error::Type(format!("{n} expects a thread index, found {}", v.kind())))?;
+    Ok(i.value)
+}
+
 /// `make_tiled_copy(copy_atom(OP,T), THR, VAL)`.
 fn make_tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
     arity(n, args, 3..=3)?;
@@ -215,9 +298,35 @@ fn tiled_mma(n: &str, args: &[Value]) -> Result<Value> {
 fn layout_arg(n: &str, v: &Value) -> Result<crate::engine::Layout> {
     match v {
         Value::Layout(l) => Ok(l.clone()),
-        Value::Int(_) | Value::Tuple(_) => crate::engine::atom::make_layout(&v.to_int_tuple()?),
+        Value::Int(_) | Value::Tuple(_) => crate::engine::Layout::col_major(v.to_int_tuple()?),
         other => Err(Error::Type(format!("{n} expects a layout or a shape, found {}", other.kind()))),
     }
+}
+
+fn from_recastable(r: Recastable) -> Value {
+    match r {
+        Recastable::Layout(l) => Value::Layout(l),
+        Recastable::Swizzle(s) => Value::Atom(AtomValue::Swizzle(s)),
+        Recastable::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+    }
+}
+
+/// `upcast<N>(X)` / `downcast<N>(X)` for a layout, a swizzle or a swizzled layout.
+fn recast(name: &Name, args: &[Value]) -> Result<Value> {
+    let f = name.path[0].as_str();
+    let n = match name.targs.as_deref() {
+        Some([TemplateArg::Int(n)]) => *n,
+        _ => return Err(Error::Type(format!("expected {f}<N>(x), got {name}"))),
+    };
+    arity(f, args, 1..=1)?;
+    let x = match &args[0] {
+        Value::Layout(l) => Recastable::Layout(l.clone()),
+        Value::Atom(AtomValue::Swizzle(s)) => Recastable::Swizzle(*s),
+        Value::Atom(AtomValue::Composed(c)) => Recastable::Composed(c.clone()),
+        other => return Err(Error::Type(format!("{f} expects a layout or a swizzle, found {}", other.kind()))),
+    };
+    let r = if f == "upcast" { recast::upcast_any(&x, n)? } else { recast::downcast_any(&x, n)? };
+    Ok(from_recastable(r))
 }
 
 /// `Swizzle<B,M,S>` (bare) or `Swizzle<B,M,S>(x)`.

@@ -17,6 +17,11 @@
 //! - `mma_atom(X)` is `MMA_Atom<X>{}`, `copy_atom(OP,T)` is `Copy_Atom<OP,T>{}`,
 //!   `make_tiled_mma(X, ...)` and `make_tiled_copy(copy_atom(OP,T), THR, VAL)` are CuTe's calls; all
 //!   four print several lines;
+//! - `mma_partition_c(M, L, i)` is `M.get_slice(i).partition_C(make_tensor(counting_iterator<int>(0),
+//!   L))` (likewise A, B, and `copy_partition_s/d` with `partition_S/D`), `partition_shape_c(M, S)` is
+//!   `partition_shape_C(M, S)`;
+//! - `upcast<N>(X)` / `downcast<N>(X)` are CuTe's; `GMMA::Layout_K_SW128_Atom<T>` (and the other
+//!   GMMA shared-memory atoms) is `GMMA::Layout_K_SW128_Atom<T>{}`;
 //! - `Swizzle<B,M,S>` is `Swizzle<B,M,S>{}`, `Swizzle<B,M,S>(x)` is `Swizzle<B,M,S>{}(x)`,
 //!   `composition(Swizzle<B,M,S>, L)` is `composition(Swizzle<B,M,S>{}, L)`.
 
@@ -103,8 +108,32 @@ impl Area for Atoms {
                 Ok(Cpp::new(format!("{sw}({})", x.code), Kind::Int))
             }));
         }
+        if name.path.len() == 1 && (name.path[0] == "upcast" || name.path[0] == "downcast") && name.targs.is_some() {
+            return Some((|| {
+                let n = match name.targs.as_deref() {
+                    Some([TemplateArg::Int(n)]) if *n > 0 => *n,
+                    _ => return err(at, "expected upcast<N>(x) or downcast<N>(x) with N > 0"),
+                };
+                if !called {
+                    return err(at, "upcast<N> is a function: call it with an argument");
+                }
+                arity(&name.path[0], args, 1, 1, at)?;
+                let x = g.emit(&args[0], Role::Shape)?;
+                let kind = match x.kind {
+                    Kind::Layout => Kind::Layout,
+                    Kind::Other if is_swizzle(&args[0]) => Kind::Other,
+                    _ => return err(&args[0], "expected a layout or a swizzle"),
+                };
+                Ok(Cpp::new(format!("{}<{n}>({})", name.path[0], x.code), kind))
+            })());
+        }
         if !called {
-            return None;
+            // The GMMA shared-memory layout atoms, e.g. GMMA::Layout_K_SW128_Atom<half_t>.
+            let text = name.to_string();
+            return match crate::engine::atom::recast::gmma_smem_atom(&text) {
+                Some(Ok(_)) => Some(Ok(Cpp::new(format!("{text}{{}}"), Kind::Layout))),
+                _ => None,
+            };
         }
         let n = name.simple()?;
         let r = match n {
@@ -126,6 +155,36 @@ impl Area for Atoms {
                 Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
             })(),
             "make_tiled_mma" => tiled_mma(g, n, args, at),
+            "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => (|| {
+                arity(n, args, 2, 2, at)?;
+                let atom = match &args[0] {
+                    Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
+                        copy_atom_code("copy_atom", a, &args[0])?
+                    }
+                    other => return err(other, format!("{n} expects copy_atom(OP,T) first")),
+                };
+                let m = made_by(g, &args[1], "make_tiled_mma")?;
+                let f = match n {
+                    "make_tiled_copy_A" => "make_tiled_copy_A",
+                    "make_tiled_copy_B" => "make_tiled_copy_B",
+                    _ => "make_tiled_copy_C",
+                };
+                Ok(Cpp::new(format!("{f}({atom}, {m})"), Kind::Other))
+            })(),
+            "mma_partition_a" | "mma_partition_b" | "mma_partition_c" | "copy_partition_s" | "copy_partition_d" => {
+                partition(g, n, args, at)
+            }
+            "partition_shape_a" | "partition_shape_b" | "partition_shape_c" => (|| {
+                arity(n, args, 2, 2, at)?;
+                let m = made_by(g, &args[0], "make_tiled_mma")?;
+                let shape = g.int_like(&args[1], Role::Shape)?;
+                let f = match n {
+                    "partition_shape_a" => "partition_shape_A",
+                    "partition_shape_b" => "partition_shape_B",
+                    _ => "partition_shape_C",
+                };
+                Ok(Cpp::new(format!("{f}({m}, {})", shape.code), Kind::IntTuple))
+            })(),
             "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(g, n, args, at),
             "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => {
                 tiled_mma(g, n, args, at)
@@ -137,6 +196,12 @@ impl Area for Atoms {
                 let l = g.layout(&args[1])?;
                 // A composed layout evaluates at coordinates like a layout.
                 Ok(Cpp::new(call_code("composition", &[sw, l]), Kind::Layout))
+            })(),
+            "composition" if args.len() == 2 && is_swizzle(&args[1]) => (|| {
+                let l = g.layout(&args[0])?;
+                let Expr::Call { name: sw, .. } = &args[1] else { return err(at, "expected a swizzle") };
+                let sw = Cpp::new(swizzle_code(sw, &args[1])?, Kind::Other);
+                Ok(Cpp::new(call_code("composition", &[l, sw]), Kind::Layout))
             })(),
             _ => return None,
         };
@@ -167,6 +232,43 @@ fn copy_atom_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenErr
         _ => "ThrID",
     };
     Ok(Cpp::new(format!("typename Copy_Atom<{op},{t}>::{member}{{}}"), Kind::Layout))
+}
+
+/// The C++ of `e`, which must be a call of `maker` (`make_tiled_mma` or `make_tiled_copy`).
+fn made_by(g: &mut Gen, e: &Expr, maker: &str) -> Result<String, CodegenError> {
+    match e {
+        Expr::Call { name, called: true, .. } if name.simple() == Some(maker) => Ok(g.emit(e, Role::Shape)?.code),
+        _ => err(e, format!("expected {maker}(...)")),
+    }
+}
+
+/// `X.get_slice(i).partition_Y(make_tensor(counting_iterator<int>(0), L))`.
+fn partition(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    arity(n, args, 3, 3, at)?;
+    let (maker, method) = match n {
+        "copy_partition_s" | "copy_partition_d" if matches!(&args[0], Expr::Call { name, .. } if name.simple().is_some_and(|x| x.starts_with("make_tiled_copy_"))) => {
+            let x = match &args[0] {
+                Expr::Call { name, .. } => name.simple().unwrap_or("make_tiled_copy"),
+                _ => "make_tiled_copy",
+            };
+            (x, if n.ends_with('s') { "partition_S" } else { "partition_D" })
+        }
+        "mma_partition_a" => ("make_tiled_mma", "partition_A"),
+        "mma_partition_b" => ("make_tiled_mma", "partition_B"),
+        "mma_partition_c" => ("make_tiled_mma", "partition_C"),
+        "copy_partition_s" => ("make_tiled_copy", "partition_S"),
+        _ => ("make_tiled_copy", "partition_D"),
+    };
+    let x = made_by(g, &args[0], maker)?;
+    let l = g.layout(&args[1])?;
+    let i = g.emit(&args[2], Role::Coord)?;
+    if i.kind != Kind::Int {
+        return err(&args[2], "expected a thread index");
+    }
+    Ok(Cpp::new(
+        format!("{x}.get_slice({}).{method}(make_tensor(counting_iterator<int>(0), {}))", i.code, l.code),
+        Kind::Other,
+    ))
 }
 
 /// `Copy_Atom<OP,T>{}`.

@@ -1,0 +1,203 @@
+//! `cargo xtask release-diff --from A --to B`: the fixed suites and the same seeded random cases on
+//! two CUTLASS versions; every case whose CuTe output changed is reported with the engine's verdict
+//! against both versions (agree / triage class). `--cutlass-dir D` replaces the `--to` wheel by a
+//! checkout (e.g. a release candidate). Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use cutecheck::cli::engine_lines;
+use cutecheck::oracle::{state_dir, Oracle, OracleArgs, Outcome};
+use cutecheck::suite::{compare, Verdict};
+use cutecheck::triage;
+
+use crate::conformance::{fresh_seed, plan, run_oracle};
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct DiffArgs {
+    /// The older CUTLASS version (PyPI wheel).
+    #[arg(long)]
+    pub from: String,
+    /// The newer CUTLASS version (PyPI wheel).
+    #[arg(long, default_value = cutecheck::oracle::provision::DEFAULT_CUTLASS)]
+    pub to: String,
+    /// Use this CUTLASS checkout as the newer side instead of the `--to` wheel.
+    #[arg(long, value_name = "DIR")]
+    pub cutlass_dir: Option<std::path::PathBuf>,
+    #[arg(long, default_value_t = 500)]
+    pub cases: usize,
+    /// Seed of the random cases (default: fresh, printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Skip the fixed suites.
+    #[arg(long)]
+    pub no_fixed: bool,
+    /// C++ compiler (as for conformance).
+    #[arg(long, value_name = "C")]
+    pub cxx: Option<String>,
+    /// Parallel compile jobs.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Print the JSON report on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Change {
+    group: String,
+    location: String,
+    expr: String,
+    kind: String,
+    from: Vec<String>,
+    to: Vec<String>,
+    engine: Vec<String>,
+    /// The engine against the old / new output: `agree`, or the triage class and signature.
+    engine_vs_from: String,
+    engine_vs_to: String,
+}
+
+#[derive(Serialize)]
+struct Report {
+    from: String,
+    to: String,
+    seed: u64,
+    cases: usize,
+    changed: usize,
+    by_kind: BTreeMap<String, usize>,
+    /// How many changes the engine agrees with on each side.
+    engine_agrees_with_from: usize,
+    engine_agrees_with_to: usize,
+    changes: Vec<Change>,
+}
+
+fn kind_of(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Printed(_) => "printed",
+        Outcome::Rejected(s) if s.starts_with("compile error") => "compile-error",
+        Outcome::Rejected(_) => "static_assert",
+        Outcome::Crashed(_) => "crashed",
+        Outcome::Unsupported(_) => "unsupported",
+        Outcome::Error(_) => "oracle-error",
+    }
+}
+
+fn engine_vs(expr: &str, engine: &[String], o: &Outcome) -> String {
+    let v = compare(&o.lines(), engine);
+    match v {
+        Verdict::Same => "agree".into(),
+        Verdict::BothRefuse => "agree (both refuse)".into(),
+        Verdict::Unchecked(w) => format!("unchecked: {w}"),
+        Verdict::Differ => match triage::triage_case(expr, o) {
+            Some(t) if t.is_agreement() => "both refuse, different reasons".into(),
+            Some(t) => format!("class {} ({})", t.number(), t.signature()),
+            None => "differ".into(),
+        },
+    }
+}
+
+pub fn run(a: &DiffArgs) -> Result<bool> {
+    let seed = a.seed.unwrap_or_else(fresh_seed);
+    eprintln!("xtask: seed {seed} (reproduce with --seed {seed})");
+    let side = |version: Option<String>, dir: Option<std::path::PathBuf>| OracleArgs {
+        cutlass_version: version,
+        cutlass_dir: dir,
+        cuda_include: Vec::new(),
+        cxx: a.cxx.clone(),
+        no_cache: false,
+        compile_timeout: 300,
+        jobs: a.jobs,
+    };
+    let from = Oracle::new(side(Some(a.from.clone()), None).options())?;
+    let to = match &a.cutlass_dir {
+        Some(d) => Oracle::new(side(None, Some(d.clone())).options())?,
+        None => Oracle::new(side(Some(a.to.clone()), None).options())?,
+    };
+    let to_name = a.cutlass_dir.as_ref().map_or(a.to.clone(), |d| format!("dir:{}", d.display()));
+    eprintln!("xtask: from {}\nxtask: to   {}", from.describe(), to.describe());
+    let (cases, _) = plan(a.cases, seed, (0, 1), !a.no_fixed)?;
+    let exprs: Vec<String> = cases.iter().map(|c| c.expr.clone()).collect();
+    let old = run_oracle(&from, &exprs, &a.from);
+    let new = run_oracle(&to, &exprs, &to_name);
+    let mut changes = Vec::new();
+    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut with_from, mut with_to) = (0, 0);
+    for ((p, o), n) in cases.iter().zip(&old).zip(&new) {
+        if o.lines() == n.lines() || o.is_error() || n.is_error() {
+            continue;
+        }
+        let kind = format!("{} -> {}", kind_of(o), kind_of(n));
+        *by_kind.entry(kind.clone()).or_default() += 1;
+        let engine = engine_lines(&p.expr);
+        let (vf, vt) = (engine_vs(&p.expr, &engine, o), engine_vs(&p.expr, &engine, n));
+        with_from += usize::from(vf.starts_with("agree"));
+        with_to += usize::from(vt.starts_with("agree"));
+        changes.push(Change {
+            group: p.group.clone(),
+            location: p.location.clone(),
+            expr: p.expr.clone(),
+            kind,
+            from: o.lines(),
+            to: n.lines(),
+            engine,
+            engine_vs_from: vf,
+            engine_vs_to: vt,
+        });
+    }
+    let report = Report {
+        from: a.from.clone(),
+        to: to_name.clone(),
+        seed,
+        cases: exprs.len(),
+        changed: changes.len(),
+        by_kind,
+        engine_agrees_with_from: with_from,
+        engine_agrees_with_to: with_to,
+        changes,
+    };
+    let mut md = format!(
+        "# CuTe release diff {} -> {}\n\n{} cases (fixed suites{} + random, seed {seed}); {} changed output.\nThe engine (CUTLASS 4.2 semantics) agrees with the old output on {with_from} and with the new on {with_to} of them.\n\n| change | cases |\n|---|---|\n",
+        report.from,
+        report.to,
+        report.cases,
+        if a.no_fixed { " skipped" } else { "" },
+        report.changed
+    );
+    for (k, n) in &report.by_kind {
+        md.push_str(&format!("| {k} | {n} |\n"));
+    }
+    md.push_str("\n## Changed cases\n\n");
+    for c in &report.changes {
+        md.push_str(&format!(
+            "- `{}` ({}; {})\n  - {}: `{}`\n  - {}: `{}`\n  - engine: `{}` (vs old: {}; vs new: {})\n",
+            c.expr,
+            c.location,
+            c.kind,
+            report.from,
+            c.from.join(" | "),
+            report.to,
+            c.to.join(" | "),
+            c.engine.join(" | "),
+            c.engine_vs_from,
+            c.engine_vs_to
+        ));
+    }
+    let slug = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect::<String>();
+    let base = state_dir().join(format!("release-diff-{}-{}", slug(&report.from), slug(&report.to)));
+    std::fs::create_dir_all(state_dir())?;
+    std::fs::write(base.with_extension("md"), &md)?;
+    std::fs::write(base.with_extension("json"), serde_json::to_string_pretty(&report)?)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{} -> {}: {} of {} cases changed output (seed {seed})", report.from, report.to, report.changed, report.cases);
+        for (k, n) in &report.by_kind {
+            println!("  {k:<32} {n:>5}");
+        }
+        println!("  engine agrees with {}: {with_from}, with {}: {with_to}", report.from, report.to);
+        println!("report: {}", base.with_extension("md").display());
+    }
+    Ok(true)
+}
