@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::engine::print_layout;
-use crate::expr::{eval_str, Value};
+use crate::expr::{eval, eval_str, Value};
 
 #[derive(Parser)]
 #[command(name = "cutecheck", version, about = "CuTe's layout algebra, checked against real CuTe")]
@@ -24,6 +24,10 @@ enum Cmd {
         /// Also print the print_layout grid for rank-2 layout results.
         #[arg(long)]
         table: bool,
+        /// Print what CuTe's algorithm computes even where the result violates the operation's
+        /// definition (the engine normally refuses such a result with an `Undefined` error).
+        #[arg(long, conflicts_with_all = ["cute", "both"])]
+        unchecked: bool,
         /// Print what real CuTe prints instead (compiles the expression against the CuTe headers).
         #[arg(long, conflicts_with = "both")]
         cute: bool,
@@ -52,6 +56,7 @@ pub fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => oracle_cmd(&expr, both, table, &oracle),
         Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
+        Cmd::Eval { expr, table, unchecked: true, .. } => crate::engine::without_definition_checks(|| eval_cmd(&expr, table)),
         Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom),
     }
@@ -94,9 +99,27 @@ fn atom_table_cmd(atom: &str) -> ExitCode {
     }
 }
 
+/// The argument of a top-level `print_layout(L)` case, if `expr` is one. `print_layout` prints
+/// rather than returns, so it is a form of a whole case, not a value.
+pub fn print_layout_arg(expr: &str) -> Option<crate::expr::Expr> {
+    match crate::expr::parse(expr).ok()? {
+        crate::expr::Expr::Call { name, mut args, called: true, .. } if name.simple() == Some("print_layout") && args.len() == 1 => {
+            args.pop()
+        }
+        _ => None,
+    }
+}
+
 /// The text `cutecheck eval` prints for one expression: the result (and the grid with `table`),
 /// or one line starting `error:`.
 pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
+    if let Some(inner) = print_layout_arg(expr) {
+        // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
+        return match eval(&inner).map_err(|e| format!("error: {e}\n"))? {
+            Value::Layout(l) => print_layout(&l).map_err(|e| format!("error: {e}\n")),
+            v => Err(format!("error: print_layout needs a layout, found {}\n", v.kind())),
+        };
+    }
     match eval_str(expr) {
         Ok(Value::Layout(l)) if table && l.rank() == 2 => print_layout(&l).map_err(|e| format!("error: {e}")),
         Ok(v) => Ok(format!("{v}\n")),
@@ -155,6 +178,12 @@ fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
 
 /// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
 pub fn engine_lines(expr: &str) -> Vec<String> {
+    if print_layout_arg(expr).is_some() {
+        return match eval_line(expr, false) {
+            Ok(text) => text.lines().map(String::from).collect(),
+            Err(e) => vec![format!("rejected: {}", e.trim_start_matches("error: ").trim_end())],
+        };
+    }
     match eval_str(expr) {
         // Atoms and tiled MMAs/copies print several lines, as CuTe does.
         Ok(v) => v.to_string().lines().map(String::from).collect(),

@@ -63,3 +63,15 @@ fn table_draws_rank_2_layouts() {
     let (out, _) = cutecheck(&["eval", "--table", "_8:_1"], "");
     assert_eq!(out, "_8:_1\n", "rank-1 results print without a grid");
 }
+
+#[test]
+fn unchecked_prints_what_cute_computes() {
+    // The chapter: CuTe compiles composition((_6,_2):(_8,_2), _4:_4) and gives (_2,_2):(_32,_2),
+    // which is not A o B; the engine refuses it unless asked for CuTe's algorithm alone.
+    let e = "composition((_6,_2):(_8,_2),_4:_4)";
+    let (out, code) = cutecheck(&["eval", e], "");
+    assert_eq!(code, 1);
+    assert!(out.starts_with("error: composition is not defined here"), "{out}");
+    let (out, code) = cutecheck(&["eval", "--unchecked", e], "");
+    assert_eq!((out.as_str(), code), ("(_2,_2):(_32,_2)\n", 0));
+}

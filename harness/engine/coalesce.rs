@@ -72,7 +72,10 @@ fn bw_coalesce(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Layout> {
     Ok(front.into_layout())
 }
 
-fn split_last(layout: &Layout) -> Result<(Vec<(Int, Int)>, (Int, Int))> {
+/// Flat (extent, stride) leaf modes.
+pub(crate) type Modes = Vec<(Int, Int)>;
+
+fn split_last(layout: &Layout) -> Result<(Modes, (Int, Int))> {
     let mut pairs = layout.leaf_pairs();
     let last = pairs.pop().ok_or_else(|| Error::Rejected {
         condition: "coalesce needs a layout of rank >= 1",

@@ -28,12 +28,13 @@ use super::filter::filter;
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{Layout, MAX_WALK};
+use super::runtime::{checks_on, deferred, rt};
 use super::tiler::compact_col_major;
 
 /// CuTe's `ceil_div(cotarget, d)` for an int tuple and an integer: fold `d` over the modes.
 fn ceil_div_tuple(a: &IntTuple, b: Int) -> Result<IntTuple> {
     match a {
-        IntTuple::Leaf(x) => Ok(IntTuple::Leaf(x.ceil_div(b)?)),
+        IntTuple::Leaf(x) => Ok(IntTuple::Leaf(rt(x.ceil_div(b), *x, b)?)),
         IntTuple::Tuple(v) => {
             let mut rest = IntTuple::Leaf(b);
             let mut out = Vec::with_capacity(v.len());
@@ -41,7 +42,8 @@ fn ceil_div_tuple(a: &IntTuple, b: Int) -> Result<IntTuple> {
                 let r = rest.as_leaf().expect("rest stays an integer");
                 out.push(ceil_div_tuple(ai, r)?);
                 // ceil_div(rest, ai): an integer over a tuple divides by the tuple's product.
-                rest = IntTuple::Leaf(r.ceil_div(ai.product()?)?);
+                let p = ai.product()?;
+                rest = IntTuple::Leaf(rt(r.ceil_div(p), r, p)?);
             }
             Ok(IntTuple::Tuple(out))
         }
@@ -74,7 +76,7 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
         let min = pairs.iter().map(|p| p.1).reduce(Int::min).expect("non-empty");
         let idx = pairs.iter().position(|p| p.1.value == min.value).expect("present");
         let last = *res_d.last().expect("non-empty");
-        let new_shape = min.div(last)?;
+        let new_shape = rt(min.div(last), min, last)?;
         let new_stride = min.mul(pairs[idx].0)?;
         if new_shape.is_static_value(0) {
             return Err(Error::NonInjectiveComplement { detail: format!("stride {min} of {a} after {last}") });
@@ -85,7 +87,7 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
     }
     let (n, d) = pairs[0];
     let last = *res_d.last().expect("non-empty");
-    let new_shape = d.div(last)?;
+    let new_shape = rt(d.div(last), d, last)?;
     if new_shape.is_static_value(0) {
         return Err(Error::NonInjectiveComplement { detail: format!("stride {d} of {a} after {last}") });
     }
@@ -100,7 +102,10 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
 
 /// `complement(A, cotarget)`; refuses results that violate the definition.
 pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
-    let r = complement_unchecked(a, cotarget)?;
+    let r = deferred(|| complement_unchecked(a, cotarget))?;
+    if !checks_on() {
+        return Ok(r);
+    }
     super::composition::walkable(&Layout::concat(&[super::filter::filter(a)?, r.clone()]))?;
     check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
     Ok(r)

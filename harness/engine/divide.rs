@@ -22,6 +22,7 @@
 //! 2. With `C = complement(B, shape(coalesce(A)))`: `R(i, j) == A(B(i) + C(j))` for all `i, j`,
 //!    and `(B, C)` is injective (so `R` visits each element of `A` it reaches once per coordinate).
 //! 3. `size(R) >= size(A)`.
+//!
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
 
 use super::coalesce::{by_mode, coalesce};
@@ -31,6 +32,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
+use super::runtime::deferred;
 use super::tiler::Tiler;
 
 /// `logical_divide(A, B)` for a layout `B`.
@@ -38,6 +40,7 @@ use super::tiler::Tiler;
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    deferred(|| divide_layout(a, b, false))?;
     divide_layout(a, b, true)
 }
 
@@ -46,7 +49,7 @@ fn divide_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
     let c = complement_unchecked(b, Some(&cot))?;
     let bc = Layout::concat(&[b.clone(), c.clone()]);
     let r = composition_unchecked(a, &bc)?;
-    if checked {
+    if checked && super::runtime::checks_on() {
         super::composition::walkable(&bc)?;
         undefined("complement", super::complement::check_postconditions(b, Some(&cot), &c))?;
         undefined("composition", super::composition::check_postconditions(a, &bc, &r))?;
@@ -73,6 +76,7 @@ fn divide_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
 
 /// `logical_divide(A, tiler)`.
 pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    deferred(|| divide_tiler(a, t, false))?;
     divide_tiler(a, t, true)
 }
 
@@ -140,7 +144,7 @@ pub(crate) fn unpack(l: &Layout, first: bool) -> Result<Layout> {
 /// CuTe's whole computation (including `zip2_by`, whose rank errors are compile-time errors) runs
 /// before the definition checks of `logical_divide`.
 pub fn zipped_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let z = zipped_divide_unchecked(a, t)?;
+    let z = deferred(|| zipped_divide_unchecked(a, t))?;
     logical_divide(a, t)?;
     Ok(z)
 }

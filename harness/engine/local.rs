@@ -29,6 +29,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{crd2idx, Layout};
+use super::runtime::deferred;
 use super::tiler::Tiler;
 
 /// A slicing coordinate: `_`, an integer, or a tuple of them.
@@ -127,8 +128,10 @@ fn tile_coord(z: &Layout, coord: &Coord) -> Result<Coord> {
 pub fn local_tile_with_offset(a: &Layout, tiler: &Tiler, coord: &Coord) -> Result<(Layout, Int)> {
     // CuTe's whole computation (the slice's rank checks are compile-time) before the definition
     // checks of the divide.
-    let z = zipped_divide_unchecked(a, tiler)?;
-    let r = slice_and_offset(&tile_coord(&z, coord)?, &z)?;
+    let r = deferred(|| {
+        let z = zipped_divide_unchecked(a, tiler)?;
+        slice_and_offset(&tile_coord(&z, coord)?, &z)
+    })?;
     logical_divide(a, tiler)?;
     Ok(r)
 }
@@ -170,8 +173,10 @@ fn partition_parts(a: &Layout, thr: &Layout, index: Int) -> Result<(Tiler, Layou
 
 /// `local_partition(A, thr, index)` with the offset the tensor's pointer would move by.
 pub fn local_partition_with_offset(a: &Layout, thr: &Layout, index: Int) -> Result<(Layout, Int)> {
-    let (tiler, z, c) = partition_parts(a, thr, index)?;
-    let r = slice_and_offset(&c, &z)?;
+    let (r, tiler) = deferred(|| {
+        let (tiler, z, c) = partition_parts(a, thr, index)?;
+        Ok((slice_and_offset(&c, &z)?, tiler))
+    })?;
     logical_divide(a, &tiler)?;
     Ok(r)
 }

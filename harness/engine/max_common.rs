@@ -20,6 +20,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::layout::Layout;
 use super::right_inverse::right_inverse;
+use super::runtime::deferred;
 
 fn common(a: &Layout, b: &Layout) -> Result<(Layout, Option<Layout>)> {
     let inv = right_inverse(b)?;
@@ -31,21 +32,25 @@ fn common(a: &Layout, b: &Layout) -> Result<(Layout, Option<Layout>)> {
 
 /// CuTe's `max_common_layout(a, b)`.
 pub fn max_common_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    let r = match common(a, b)? {
-        (inv, Some(m0)) => composition_unchecked(&inv, &m0)?,
+    let r = match deferred(|| common(a, b))? {
+        (inv, Some(m0)) => deferred(|| composition_unchecked(&inv, &m0))?,
         (_, None) => Layout::leaf(Int::st(1), Int::st(0)),
     };
-    check_layout(a, b, &r).map_err(|reason| Error::Undefined { op: "max_common_layout", reason })?;
+    if super::runtime::checks_on() {
+        check_layout(a, b, &r).map_err(|reason| Error::Undefined { op: "max_common_layout", reason })?;
+    }
     Ok(r)
 }
 
 /// CuTe's `max_common_vector(a, b)`.
 pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<Int> {
-    let n = match common(a, b)? {
+    let n = match deferred(|| common(a, b))? {
         (_, Some(m0)) => m0.shape.as_leaf().expect("leaf mode"),
         (_, None) => Int::st(1),
     };
-    check_vector(a, b, n).map_err(|reason| Error::Undefined { op: "max_common_vector", reason })?;
+    if super::runtime::checks_on() {
+        check_vector(a, b, n).map_err(|reason| Error::Undefined { op: "max_common_vector", reason })?;
+    }
     Ok(n)
 }
 

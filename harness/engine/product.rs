@@ -38,6 +38,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
+use super::runtime::deferred;
 use super::tiler::Tiler;
 
 /// CuTe's `cosize(layout) = size(coshape(layout))`, static-ness as CuTe computes it.
@@ -54,6 +55,7 @@ pub fn cosize(l: &Layout) -> Result<Int> {
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    deferred(|| product_layout(a, b, false))?;
     product_layout(a, b, true)
 }
 
@@ -61,7 +63,7 @@ fn product_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
     let cot = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
     let c = complement_unchecked(a, Some(&cot))?;
     let cb = composition_unchecked(&c, b)?;
-    if checked {
+    if checked && super::runtime::checks_on() {
         super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
         super::composition::walkable(b)?;
         undefined("complement", super::complement::check_postconditions(a, Some(&cot), &c))?;
@@ -85,13 +87,14 @@ fn product_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
 
 /// `logical_product(A, tiler)`.
 pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
+    deferred(|| product_tiler(a, t, false))?;
     product_tiler(a, t, true)
 }
 
 /// `zipped_product(A, tiler)`: CuTe's whole computation (including `zip2_by`) runs before the
 /// definition checks of `logical_product`.
 pub fn zipped_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let z = tile_unzip(&product_tiler(a, t, false)?, t)?;
+    let z = deferred(|| tile_unzip(&product_tiler(a, t, false)?, t))?;
     logical_product(a, t)?;
     Ok(z)
 }
@@ -120,23 +123,25 @@ fn pad(l: &Layout, r: usize) -> Layout {
 fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout> {
     let r = a.rank().max(b.rank());
     let (ap, bp) = (pad(a, r), pad(b, r));
-    let p = product_layout(&ap, &bp, false)?;
-    let p1 = p.mode(1)?;
-    let (first, second) = if raked { (p1, ap.clone()) } else { (ap.clone(), p1) };
-    // CuTe's zip(first, second): a non-tuple first gives the single mode (first, second);
-    // otherwise both must be tuples of one rank, zipped mode by mode.
-    if !first.shape.is_tuple() {
-        logical_product_layout(&ap, &bp)?;
-        return Ok(Layout::concat(&[Layout::concat(&[first, second])]));
-    }
-    if !second.shape.is_tuple() || second.rank() != first.rank() {
-        return Err(Error::MismatchedRanks { detail: format!("zip of {first} with {second}") });
-    }
-    let modes: Vec<Layout> =
-        first.modes().into_iter().zip(second.modes()).map(|(x, y)| Layout::concat(&[x, y])).collect();
-    // CuTe's zip above is a compile-time step; the definition checks come after it.
+    let out = deferred(|| {
+        let p = product_layout(&ap, &bp, false)?;
+        let p1 = p.mode(1)?;
+        let (first, second) = if raked { (p1, ap.clone()) } else { (ap.clone(), p1) };
+        // CuTe's zip(first, second): a non-tuple first gives the single mode (first, second);
+        // otherwise both must be tuples of one rank, zipped mode by mode.
+        if !first.shape.is_tuple() {
+            return Ok(Layout::concat(&[Layout::concat(&[first, second])]));
+        }
+        if !second.shape.is_tuple() || second.rank() != first.rank() {
+            return Err(Error::MismatchedRanks { detail: format!("zip of {first} with {second}") });
+        }
+        let modes: Vec<Layout> =
+            first.modes().into_iter().zip(second.modes()).map(|(x, y)| Layout::concat(&[x, y])).collect();
+        Ok(Layout::concat(&modes))
+    })?;
+    // The definition checks come after CuTe's whole computation.
     logical_product_layout(&ap, &bp)?;
-    Ok(Layout::concat(&modes))
+    Ok(out)
 }
 
 /// `blocked_product(A, B)` for layouts.

@@ -18,7 +18,7 @@ use super::int_tuple::IntTuple;
 use super::layout::Layout;
 
 /// Flat modes of `coalesce(L)` and the exclusive prefix products of their extents.
-pub(crate) fn coalesced_modes(layout: &Layout) -> Result<(Vec<(Int, Int)>, Vec<Int>)> {
+pub(crate) fn coalesced_modes(layout: &Layout) -> Result<(super::coalesce::Modes, Vec<Int>)> {
     let c = coalesce(layout)?;
     let pairs = c.leaf_pairs();
     let mut pre = vec![Int::st(1)];

@@ -222,27 +222,40 @@ impl Oracle {
             .chunks(per)
             .map(<[_]>::to_vec)
             .collect();
-        let nchunks = chunks.len();
-        let done = std::sync::atomic::AtomicUsize::new(0);
+        let ncases: usize = chunks.iter().map(Vec::len).sum();
+        // A progress bar on stderr (drawn only when stderr is a terminal).
+        let bar = if self.opts.verbose {
+            let b = indicatif::ProgressBar::new(ncases as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "cutecheck: real CuTe {bar:30} {pos}/{len} cases ({elapsed}, about {eta} left)",
+            ) {
+                b.set_style(style);
+            }
+            b
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
         let run = || {
             chunks
                 .into_par_iter()
                 .flat_map_iter(|chunk| {
                     let cases: Vec<(usize, String)> = chunk.iter().map(|(i, _, b)| (*i, b.clone())).collect();
                     let res = self.batch(cases);
-                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    if self.opts.verbose {
-                        eprintln!("cutecheck: oracle batch {n}/{nchunks} done");
-                    }
+                    bar.inc(chunk.len() as u64);
                     let keys: BTreeMap<usize, String> = chunk.into_iter().map(|(i, k, _)| (i, k)).collect();
                     res.into_iter().map(move |(i, o)| (keys[&i].clone(), o)).collect::<Vec<_>>()
                 })
                 .collect::<Vec<_>>()
         };
-        match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        let out = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
             Ok(pool) => pool.install(run),
             Err(_) => run(),
+        };
+        bar.finish_and_clear();
+        if self.opts.verbose {
+            eprintln!("cutecheck: real CuTe answered {ncases} new cases in {:.1?}", bar.elapsed());
         }
+        out
     }
 
     /// One batch: compile; on failure blame cases and retry without them; then run.

@@ -68,7 +68,17 @@ pub fn run(args: &OracleArgs, n: usize, seed: u64, skip_single: bool) -> Result<
             eprintln!("{label}: the oracle failed on some cases");
         }
         match &reference {
-            None => reference = Some(r),
+            None => {
+                let count = |f: fn(&Outcome) -> bool| r.iter().filter(|o| f(o)).count();
+                eprintln!(
+                    "outcomes: {} printed, {} rejected, {} crashed, {} unsupported",
+                    count(|o| matches!(o, Outcome::Printed(_))),
+                    count(|o| matches!(o, Outcome::Rejected(_))),
+                    count(|o| matches!(o, Outcome::Crashed(_))),
+                    count(|o| matches!(o, Outcome::Unsupported(_))),
+                );
+                reference = Some(r)
+            }
             Some(x) if *x != r => {
                 ok = false;
                 eprintln!("{label}: results differ from the first configuration");

@@ -51,6 +51,9 @@ enum Cmd {
         /// Fail if real CuTe now prints something else than the committed snapshots.
         #[arg(long)]
         check: bool,
+        /// Only these suites (file names without .cases); repeatable. Default: every suite.
+        #[arg(long, value_name = "NAME")]
+        suite: Vec<String>,
         #[command(flatten)]
         args: OracleArgs,
     },
@@ -94,7 +97,7 @@ fn main() -> ExitCode {
         Cmd::Test => test(),
         Cmd::Gpu(args) => return gpu::main(args),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
-        Cmd::Oracle { check, args } => oracle_cmd(check, &args),
+        Cmd::Oracle { check, suite, args } => oracle_cmd(check, &suite, &args),
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
         Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
@@ -147,7 +150,7 @@ pub fn record(oracle: &Oracle, suites: &[suite::Suite]) -> Vec<Vec<Vec<String>>>
         .collect()
 }
 
-fn oracle_cmd(check: bool, args: &OracleArgs) -> Result<bool> {
+fn oracle_cmd(check: bool, only: &[String], args: &OracleArgs) -> Result<bool> {
     let mut opts = args.options();
     opts.verbose = true;
     let version = args.cutlass_version.clone().filter(|v| v != provision::DEFAULT_CUTLASS);
@@ -156,7 +159,15 @@ fn oracle_cmd(check: bool, args: &OracleArgs) -> Result<bool> {
     }
     let oracle = Oracle::new(opts)?;
     eprintln!("xtask: oracle is {}", oracle.describe());
-    let suites = suite::all_suites()?;
+    let mut suites = suite::all_suites()?;
+    if !only.is_empty() {
+        for n in only {
+            if !suites.iter().any(|s| &s.name == n) {
+                bail!("no suite fixtures/cases/{n}.cases");
+            }
+        }
+        suites.retain(|s| only.contains(&s.name));
+    }
     let results = record(&oracle, &suites);
     let mut ok = true;
     for (s, r) in suites.iter().zip(&results) {

@@ -274,6 +274,17 @@ pub fn expression(e: &Expr) -> Result<Cpp, CodegenError> {
 /// The body of one case function: compute the value and print it with CuTe's `print`.
 /// Results that are tensors print their layout (see `algebra::local_tile`).
 pub fn case_body(e: &Expr) -> Result<String, CodegenError> {
+    // A whole case `print_layout(L)` prints L's grid with CuTe's print_layout (it returns nothing).
+    if let Expr::Call { name, args, called: true, .. } = e {
+        if name.simple() == Some("print_layout") {
+            let [arg] = args.as_slice() else { return err(e, "print_layout takes one layout") };
+            let c = expression(arg)?;
+            if c.kind != Kind::Layout {
+                return err(e, "print_layout takes a layout");
+            }
+            return Ok(format!("  print_layout({});\n", c.code));
+        }
+    }
     let c = expression(e)?;
     Ok(format!("  auto&& r = {};\n  print(r);\n", c.code))
 }
