@@ -207,6 +207,46 @@ fn product_pair() -> impl Strategy<Value = (Layout, Layout)> {
     (compact(), compact())
 }
 
+/// Random tiled copies and tiled MMAs over a few common atoms (static layouts, as CuTe needs).
+/// Admissible: the value layout holds exactly one copy instruction's worth of values; the MMA atom
+/// layout is a small (M,N,1) grid of warps. Ill-defined: a value layout of the wrong size.
+fn atoms() -> BoxedStrategy<Case> {
+    // (copy op, its bits per instruction)
+    const COPIES: &[(&str, i64)] = &[
+        ("UniversalCopy<uint32_t>", 32),
+        ("UniversalCopy<uint64_t>", 64),
+        ("UniversalCopy<uint128_t>", 128),
+        ("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", 128),
+        ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", 128),
+    ];
+    const TYPES: &[(&str, i64)] = &[("half_t", 16), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)];
+    const MMAS: &[&str] = &[
+        "SM80_16x8x16_F32F16F16F32_TN",
+        "SM80_16x8x8_F16F16F16F16_TN",
+        "SM80_16x8x8_F32TF32TF32F32_TN",
+        "SM80_16x8x32_S32S8S8S32_TN",
+        "SM80_8x8x4_F64F64F64F64_TN",
+        "SM75_16x8x8_F32F16F16F32_TN",
+    ];
+    let pow2 = || prop::sample::select(vec![1i64, 2, 4, 8, 16, 32]);
+    let copy = (prop::sample::select(COPIES.to_vec()), prop::sample::select(TYPES.to_vec()), pow2(), pow2(), any::<bool>(), any::<bool>(), any::<bool>(), 0usize..3)
+        .prop_map(|((op, bits), (ty, tbits), tm, tn, thr_row_major, val_along_m, well_sized, f)| {
+            let per = (bits / tbits).max(1);
+            let n_vals = if well_sized { per } else { per * 3 };
+            let thr = if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
+            let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
+            let fname = ["tiled_copy_tv", "tiled_copy_tiler", "tiled_copy_tv"][f];
+            Case { op: fname, expr: format!("{fname}({op},{ty},{thr},{val})"), admissible: well_sized && per * tbits == bits }
+        });
+    let mma = (prop::sample::select(MMAS.to_vec()), prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2, 4]), any::<bool>(), 0usize..4)
+        .prop_map(|(atom, m, n, n_major, f)| {
+            let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
+            let fname = ["tiled_mma_tv_a", "tiled_mma_tv_b", "tiled_mma_tv_c", "tiled_mma_tile"][f];
+            Case { op: fname, expr: format!("{fname}({atom},{layout})"), admissible: true }
+        });
+    prop_oneof![copy, mma].boxed()
+}
+
 /// The operations the fuzzer generates, each with admissible and ill-defined operand strategies.
 /// The same op coverage the first random generator (xtask/src/random.rs) had, and more.
 pub fn case() -> BoxedStrategy<Case> {
@@ -308,6 +348,7 @@ pub fn case() -> BoxedStrategy<Case> {
         3 => divide,
         2 => products,
         1 => common,
+        1 => atoms(),
     ]
     .boxed()
 }
@@ -388,6 +429,16 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 mod tests {
     use super::*;
     use crate::expr::parse;
+
+    #[test]
+    fn atom_cases_are_drawn_and_admissible_ones_evaluate() {
+        let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| c.op.starts_with("tiled_")).collect();
+        assert!(atoms.len() >= 10, "only {} atom cases", atoms.len());
+        assert!(atoms.iter().any(|c| c.op.starts_with("tiled_mma")) && atoms.iter().any(|c| c.op.starts_with("tiled_copy")));
+        for c in atoms.iter().filter(|c| c.admissible) {
+            crate::expr::eval_str(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+        }
+    }
 
     #[test]
     fn seeds_reproduce_and_cases_parse() {
