@@ -106,9 +106,46 @@ pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
     if !checks_on() {
         return Ok(r);
     }
-    super::composition::walkable(&Layout::concat(&[super::filter::filter(a)?, r.clone()]))?;
+    let f = filter(a)?;
+    walkable_pair(&f, &r)?;
+    let cot = match cotarget {
+        Some(c) => c.product(),
+        None => super::product::cosize(&f),
+    };
+    if matches!(cot, Ok(n) if super::fast::complement_ok(&f, n.value, &r)) {
+        return Ok(r);
+    }
     check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
     Ok(r)
+}
+
+/// `walkable(make_layout(f, r))` without building the pair: the size is folded over the leaves of
+/// `f` then `r` (as `size` of the pair would), and the pair is only built for the error message.
+fn walkable_pair(f: &Layout, r: &Layout) -> Result<()> {
+    let n = r.shape.fold_product(f.shape.fold_product(Ok(Int::st(1))));
+    match n {
+        Ok(n) if n.value <= MAX_WALK => Ok(()),
+        _ => super::composition::walkable(&Layout::concat(&[f.clone(), r.clone()])),
+    }
+}
+
+/// [`check_postconditions`] for `complement(A, cotarget) == R` as a boolean, answered in O(rank)
+/// when the analytic certificate ([`super::fast::complement_ok`]) applies.
+pub fn verified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Result<(), String> {
+    if certified(a, cotarget, r) {
+        return Ok(());
+    }
+    check_postconditions(a, cotarget, r)
+}
+
+/// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`.
+pub(crate) fn certified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
+    let Ok(f) = filter(a) else { return false };
+    let cot = match cotarget {
+        Some(c) => c.product(),
+        None => super::product::cosize(&f),
+    };
+    matches!(cot, Ok(n) if super::fast::complement_ok(&f, n.value, r))
 }
 
 /// Check the numbered postconditions of `complement(A, cotarget) == R`.

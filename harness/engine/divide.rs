@@ -25,6 +25,8 @@
 //!
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
 
+use std::cell::Cell;
+
 use super::coalesce::{by_mode, coalesce};
 use super::complement::complement_unchecked;
 use super::composition::composition_unchecked;
@@ -32,7 +34,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
-use super::runtime::deferred;
+use super::runtime::{checks_on, deferred, Mode};
 use super::tiler::Tiler;
 
 /// `logical_divide(A, B)` for a layout `B`.
@@ -40,19 +42,43 @@ use super::tiler::Tiler;
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    deferred(|| divide_layout(a, b, false))?;
-    divide_layout(a, b, true)
+    let ok = Cell::new(true);
+    let r = deferred(|| divide_layout(a, b, Mode::Certify(&ok)))?;
+    if ok.get() || !checks_on() {
+        return Ok(r);
+    }
+    divide_layout(a, b, Mode::Checked)
 }
 
-fn divide_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
+/// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that the
+/// complement `C = complement(B, shape(coalesce(A)))` and the composition `A o (B, C)` satisfy
+/// their postconditions, and `(B, C)` is small enough to verify, the brute-force checks are
+/// skipped; they would all pass, so the result (and every error) is the same as with
+/// [`Mode::Checked`], which the callers fall back to otherwise.
+fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     let cot = coalesce(a)?.shape;
     let c = complement_unchecked(b, Some(&cot))?;
-    let bc = Layout::concat(&[b.clone(), c.clone()]);
+    let certify = matches!(mode, Mode::Certify(_)) && checks_on();
+    let c_ok = certify && super::complement::certified(b, Some(&cot), &c);
+    let c_kept = matches!(mode, Mode::Checked).then(|| c.clone());
+    let bc = Layout {
+        shape: IntTuple::Tuple(vec![b.shape.clone(), c.shape]),
+        stride: IntTuple::Tuple(vec![b.stride.clone(), c.stride]),
+    };
     let r = composition_unchecked(a, &bc)?;
-    if checked && super::runtime::checks_on() {
-        super::composition::walkable(&bc)?;
-        undefined("complement", super::complement::check_postconditions(b, Some(&cot), &c))?;
-        undefined("composition", super::composition::check_postconditions(a, &bc, &r))?;
+    match mode {
+        Mode::Certify(ok) if certify => {
+            if !(c_ok && super::composition::walkable(&bc).is_ok() && super::fast::composition_ok(a, &bc, &r)) {
+                ok.set(false);
+            }
+        }
+        Mode::Checked if checks_on() => {
+            let c = c_kept.expect("kept in checked mode");
+            super::composition::walkable(&bc)?;
+            undefined("complement", super::complement::verified(b, Some(&cot), &c))?;
+            undefined("composition", super::composition::verified(a, &bc, &r))?;
+        }
+        _ => {}
     }
     Ok(r)
 }
@@ -61,28 +87,34 @@ pub(crate) fn undefined(op: &'static str, r: Result<(), String>) -> Result<()> {
     r.map_err(|reason| Error::Undefined { op, reason })
 }
 
-fn divide_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
+fn divide_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> {
     match t {
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Tuple(items) => {
             if items.len() > a.rank() {
                 return Err(Error::TooManyModes { op: "logical_divide" });
             }
-            by_mode(a, items, "logical_divide", |m, ti| divide_tiler(m, ti, checked))
+            by_mode(a, items, "logical_divide", |m, ti| divide_tiler(m, ti, mode))
         }
-        other => divide_layout(a, &other.as_layout().expect("layout or int"), checked),
+        Tiler::Layout(b) => divide_layout(a, b, mode),
+        other => divide_layout(a, &other.as_layout().expect("layout or int"), mode),
     }
 }
 
-/// `logical_divide(A, tiler)`.
+/// `logical_divide(A, tiler)`: CuTe's computation (with the certificates) first; only when a
+/// certificate does not apply is it redone with the brute-force checks.
 pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    deferred(|| divide_tiler(a, t, false))?;
-    divide_tiler(a, t, true)
+    let ok = Cell::new(true);
+    let r = deferred(|| divide_tiler(a, t, Mode::Certify(&ok)))?;
+    if ok.get() || !checks_on() {
+        return Ok(r);
+    }
+    divide_tiler(a, t, Mode::Checked)
 }
 
 /// CuTe's algorithm for `logical_divide(A, tiler)` without the definition checks.
 pub fn logical_divide_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
-    divide_tiler(a, t, false)
+    divide_tiler(a, t, Mode::Unchecked)
 }
 
 fn mismatched(t: &IntTuple, what: &str) -> Error {
@@ -144,8 +176,11 @@ pub(crate) fn unpack(l: &Layout, first: bool) -> Result<Layout> {
 /// CuTe's whole computation (including `zip2_by`, whose rank errors are compile-time errors) runs
 /// before the definition checks of `logical_divide`.
 pub fn zipped_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let z = deferred(|| zipped_divide_unchecked(a, t))?;
-    logical_divide(a, t)?;
+    let ok = Cell::new(true);
+    let z = deferred(|| tile_unzip(&divide_tiler(a, t, Mode::Certify(&ok))?, t))?;
+    if !ok.get() && checks_on() {
+        logical_divide(a, t)?;
+    }
     Ok(z)
 }
 

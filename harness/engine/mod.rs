@@ -9,6 +9,7 @@ pub mod complement;
 pub mod composition;
 pub mod divide;
 pub mod error;
+pub mod fast;
 pub mod filter;
 pub mod left_inverse;
 pub mod local;

@@ -30,6 +30,8 @@
 //!    `i < size(A')`, `j < size(B')`, `R` at the coordinate made of `A'`'s and `P1`'s
 //!    coordinates mode by mode equals `A'(i) + P1(j)`.
 
+use std::cell::Cell;
+
 use super::coalesce::by_mode;
 use super::complement::{complement, complement_unchecked};
 use super::composition::composition_unchecked;
@@ -38,7 +40,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
-use super::runtime::deferred;
+use super::runtime::{checks_on, deferred, Mode};
 use super::tiler::Tiler;
 
 /// CuTe's `cosize(layout) = size(coshape(layout))`, static-ness as CuTe computes it.
@@ -55,47 +57,74 @@ pub fn cosize(l: &Layout) -> Result<Int> {
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    deferred(|| product_layout(a, b, false))?;
-    product_layout(a, b, true)
+    let ok = Cell::new(true);
+    let r = deferred(|| product_layout(a, b, Mode::Certify(&ok)))?;
+    if ok.get() || !checks_on() {
+        return Ok(r);
+    }
+    product_layout(a, b, Mode::Checked)
 }
 
-fn product_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
+/// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that
+/// `C = complement(A, size(A) * cosize(B))` and `C o B` satisfy their postconditions (and the
+/// operands are small enough to verify), the brute-force checks are skipped; they would pass, so
+/// results and errors are those of [`Mode::Checked`], which the callers fall back to otherwise.
+fn product_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     let cot = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
     let c = complement_unchecked(a, Some(&cot))?;
     let cb = composition_unchecked(&c, b)?;
-    if checked && super::runtime::checks_on() {
-        super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
-        super::composition::walkable(b)?;
-        undefined("complement", super::complement::check_postconditions(a, Some(&cot), &c))?;
-        undefined("composition", super::composition::check_postconditions(&c, b, &cb))?;
+    match mode {
+        Mode::Certify(ok) if checks_on() => {
+            let small = super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()])).is_ok()
+                && super::composition::walkable(b).is_ok();
+            if !(small && super::complement::certified(a, Some(&cot), &c) && super::fast::composition_ok(&c, b, &cb)) {
+                ok.set(false);
+            }
+        }
+        Mode::Checked if checks_on() => {
+            super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
+            super::composition::walkable(b)?;
+            undefined("complement", super::complement::verified(a, Some(&cot), &c))?;
+            undefined("composition", super::composition::verified(&c, b, &cb))?;
+        }
+        _ => {}
     }
     Ok(Layout::concat(&[a.clone(), cb]))
 }
 
-fn product_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
+fn product_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> {
     match t {
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Tuple(items) => {
             if items.len() > a.rank() {
                 return Err(Error::TooManyModes { op: "logical_product" });
             }
-            by_mode(a, items, "logical_product", |m, ti| product_tiler(m, ti, checked))
+            by_mode(a, items, "logical_product", |m, ti| product_tiler(m, ti, mode))
         }
-        other => product_layout(a, &other.as_layout().expect("layout or int"), checked),
+        Tiler::Layout(b) => product_layout(a, b, mode),
+        other => product_layout(a, &other.as_layout().expect("layout or int"), mode),
     }
 }
 
-/// `logical_product(A, tiler)`.
+/// `logical_product(A, tiler)`: CuTe's computation (with the certificates) first; only when a
+/// certificate does not apply is it redone with the brute-force checks.
 pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    deferred(|| product_tiler(a, t, false))?;
-    product_tiler(a, t, true)
+    let ok = Cell::new(true);
+    let r = deferred(|| product_tiler(a, t, Mode::Certify(&ok)))?;
+    if ok.get() || !checks_on() {
+        return Ok(r);
+    }
+    product_tiler(a, t, Mode::Checked)
 }
 
 /// `zipped_product(A, tiler)`: CuTe's whole computation (including `zip2_by`) runs before the
 /// definition checks of `logical_product`.
 pub fn zipped_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let z = deferred(|| tile_unzip(&product_tiler(a, t, false)?, t))?;
-    logical_product(a, t)?;
+    let ok = Cell::new(true);
+    let z = deferred(|| tile_unzip(&product_tiler(a, t, Mode::Certify(&ok))?, t))?;
+    if !ok.get() && checks_on() {
+        logical_product(a, t)?;
+    }
     Ok(z)
 }
 
@@ -124,7 +153,7 @@ fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout> {
     let r = a.rank().max(b.rank());
     let (ap, bp) = (pad(a, r), pad(b, r));
     let out = deferred(|| {
-        let p = product_layout(&ap, &bp, false)?;
+        let p = product_layout(&ap, &bp, Mode::Unchecked)?;
         let p1 = p.mode(1)?;
         let (first, second) = if raked { (p1, ap.clone()) } else { (ap.clone(), p1) };
         // CuTe's zip(first, second): a non-tuple first gives the single mode (first, second);
