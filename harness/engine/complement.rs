@@ -22,7 +22,9 @@
 //! 2. `(filter(A), R)` is injective: `filter(A)(j) + R(i)` are pairwise distinct.
 //! 3. `R` reaches the cotarget: `size(filter(A)) * size(R) >= size(cotarget)`.
 
-use super::coalesce::{coalesce, coalesce_shape};
+use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced};
+use super::filter::filter_modes;
+use super::product::cosize_pairs;
 use super::error::{Error, Result};
 use super::filter::filter;
 use super::int::Int;
@@ -52,21 +54,27 @@ fn ceil_div_tuple(a: &IntTuple, b: Int) -> Result<IntTuple> {
 
 /// CuTe's algorithm for `complement(A, cotarget)` without the definition check.
 pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
-    let f = filter(a)?;
+    complement_impl(a, filter_modes(a)?, cotarget)
+}
+
+/// CuTe's algorithm on `f = filter(A)` (given as flat modes).
+fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&IntTuple>) -> Result<Layout> {
+    let own;
     let cot = match cotarget {
-        Some(c) => c.clone(),
-        None => IntTuple::Leaf(super::product::cosize(&f)?),
-    };
-    if let IntTuple::Leaf(d) = f.stride {
-        if d.is_static_value(0) {
-            let shape = coalesce_shape(&cot)?;
-            let stride = compact_col_major(&shape, Int::st(1))?;
-            return Layout::new(shape, stride);
+        Some(c) => c,
+        None => {
+            own = IntTuple::Leaf(cosize_pairs(&f.modes)?);
+            &own
         }
+    };
+    if !f.tuple && f.modes[0].1.is_static_value(0) {
+        let shape = coalesce_shape(cot)?;
+        let stride = compact_col_major(&shape, Int::st(1))?;
+        return Layout::new(shape, stride);
     }
-    let mut pairs = f.leaf_pairs();
+    let mut pairs = f.modes;
     let r = pairs.len();
-    if r > 1 && !f.stride.is_static() {
+    if r > 1 && !pairs.iter().all(|p| p.1.is_static) {
         return Err(Error::DynamicStrideComplement);
     }
     let mut res_s: Vec<Int> = Vec::with_capacity(r + 1);
@@ -93,26 +101,30 @@ pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<L
     }
     res_s.push(new_shape);
     let new_stride = d.mul(n)?;
-    let rest_shape = coalesce_shape(&ceil_div_tuple(&cot, new_stride)?)?;
+    let rest_shape = coalesce_shape(&ceil_div_tuple(cot, new_stride)?)?;
     let rest_stride = compact_col_major(&rest_shape, new_stride)?;
-    let shape = IntTuple::Tuple(vec![IntTuple::Tuple(res_s.into_iter().map(IntTuple::Leaf).collect()), rest_shape]);
-    let stride = IntTuple::Tuple(vec![IntTuple::Tuple(res_d.into_iter().map(IntTuple::Leaf).collect()), rest_stride]);
-    coalesce(&Layout::new(shape, stride)?)
+    // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
+    let mut leaves: Vec<(Int, Int)> = res_s.into_iter().zip(res_d).collect();
+    match (&rest_shape, &rest_stride) {
+        (IntTuple::Leaf(n), IntTuple::Leaf(d)) => leaves.push((*n, *d)),
+        _ => leaves.extend(rest_shape.leaves().into_iter().zip(rest_stride.leaves())),
+    }
+    Ok(coalesce_pairs(leaves, String::new)?.to_layout())
 }
 
 /// `complement(A, cotarget)`; refuses results that violate the definition.
 pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
-    let r = deferred(|| complement_unchecked(a, cotarget))?;
     if !checks_on() {
-        return Ok(r);
+        return deferred(|| complement_unchecked(a, cotarget));
     }
-    let f = filter(a)?;
+    let f = deferred(|| filter_modes(a))?;
+    let r = deferred(|| complement_impl(a, Coalesced { modes: f.modes.clone(), tuple: f.tuple }, cotarget))?;
     walkable_pair(&f, &r)?;
     let cot = match cotarget {
         Some(c) => c.product(),
-        None => super::product::cosize(&f),
+        None => cosize_pairs(&f.modes),
     };
-    if matches!(cot, Ok(n) if super::fast::complement_ok(&f, n.value, &r)) {
+    if matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, &r)) {
         return Ok(r);
     }
     check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
@@ -121,11 +133,11 @@ pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
 
 /// `walkable(make_layout(f, r))` without building the pair: the size is folded over the leaves of
 /// `f` then `r` (as `size` of the pair would), and the pair is only built for the error message.
-fn walkable_pair(f: &Layout, r: &Layout) -> Result<()> {
-    let n = r.shape.fold_product(f.shape.fold_product(Ok(Int::st(1))));
+fn walkable_pair(f: &Coalesced, r: &Layout) -> Result<()> {
+    let n = r.shape.fold_product(f.modes.iter().try_fold(Int::st(1), |acc, m| acc.mul(m.0)));
     match n {
         Ok(n) if n.value <= MAX_WALK => Ok(()),
-        _ => super::composition::walkable(&Layout::concat(&[f.clone(), r.clone()])),
+        _ => super::composition::walkable(&Layout::concat(&[f.to_layout(), r.clone()])),
     }
 }
 
@@ -140,12 +152,12 @@ pub fn verified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Result<(
 
 /// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`.
 pub(crate) fn certified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
-    let Ok(f) = filter(a) else { return false };
+    let Ok(f) = filter_modes(a) else { return false };
     let cot = match cotarget {
         Some(c) => c.product(),
-        None => super::product::cosize(&f),
+        None => cosize_pairs(&f.modes),
     };
-    matches!(cot, Ok(n) if super::fast::complement_ok(&f, n.value, r))
+    matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, r))
 }
 
 /// Check the numbered postconditions of `complement(A, cotarget) == R`.

@@ -153,6 +153,10 @@ impl IntTuple {
     /// leaves in colexicographic order, starting from `current` (`_1` for default strides), with
     /// the structure of `self`. Static-ness follows the arithmetic: `(1,8)` gives `(_1,1)`.
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
+        if let IntTuple::Leaf(n) = self {
+            // The loop below on one leaf, without the buffers.
+            return Ok(IntTuple::Leaf(if n.is_static_value(1) { Int::st(0) } else { current }));
+        }
         // The product after the last leaf is never needed (and may overflow where CuTe's doesn't).
         let leaves = self.leaves();
         let mut strides = Vec::with_capacity(leaves.len());

@@ -45,8 +45,13 @@ use super::tiler::Tiler;
 
 /// CuTe's `cosize(layout) = size(coshape(layout))`, static-ness as CuTe computes it.
 pub fn cosize(l: &Layout) -> Result<Int> {
+    cosize_pairs(&l.leaf_pairs())
+}
+
+/// [`cosize`] from the flat (extent, stride) leaves.
+pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
     let mut acc = Int::st(0);
-    for (s, d) in l.leaf_pairs() {
+    for &(s, d) in pairs {
         acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
     }
     acc.add(Int::st(1))
