@@ -28,14 +28,25 @@ use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
 
+/// A list of flat (extent, stride) modes. (An inline stack buffer was tried here and measured
+/// slower than the allocator's small-object path on the bench; see BENCHMARKS.md.)
+pub(crate) type Pairs = Vec<(Int, Int)>;
+
 /// The result of the backward walk as flat modes (first mode first); `tuple` is false when the
 /// result is one leaf mode.
 pub(crate) struct Coalesced {
-    pub(crate) modes: Vec<(Int, Int)>,
+    pub(crate) modes: Pairs,
     pub(crate) tuple: bool,
 }
 
 impl Coalesced {
+    /// The shape of [`Coalesced::to_layout`].
+    pub(crate) fn shape(&self) -> IntTuple {
+        if !self.tuple {
+            return IntTuple::Leaf(self.modes[0].0);
+        }
+        IntTuple::Tuple(self.modes.iter().map(|m| IntTuple::Leaf(m.0)).collect())
+    }
     pub(crate) fn to_layout(&self) -> Layout {
         if !self.tuple {
             let (s, d) = self.modes[0];
@@ -87,7 +98,7 @@ fn bw_coalesce(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Layout> {
 /// Flat (extent, stride) leaf modes.
 pub(crate) type Modes = Vec<(Int, Int)>;
 
-fn split_last(layout: &Layout) -> Result<(Modes, (Int, Int))> {
+fn split_last(layout: &Layout) -> Result<(Pairs, (Int, Int))> {
     let mut pairs = layout.leaf_pairs();
     let last = pairs.pop().ok_or_else(|| Error::Rejected {
         condition: "coalesce needs a layout of rank >= 1",
@@ -100,6 +111,12 @@ fn split_last(layout: &Layout) -> Result<(Modes, (Int, Int))> {
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
     let (pairs, last) = split_last(layout)?;
     bw_coalesce(&pairs, last)
+}
+
+/// [`coalesce`] as flat modes.
+pub(crate) fn coalesce_modes(layout: &Layout) -> Result<Coalesced> {
+    let (pairs, last) = split_last(layout)?;
+    bw_coalesce_modes(&pairs, last)
 }
 
 /// CuTe's `detail::coalesce_x(layout)`: coalesce that also keeps the function outside the domain.
@@ -116,7 +133,7 @@ pub(crate) fn coalesce_x_modes(layout: &Layout) -> Result<Coalesced> {
 
 /// [`coalesce`] of the layout whose leaves are `pairs` (`display` builds that layout, only for
 /// the error message of an empty one), as flat modes.
-pub(crate) fn coalesce_pairs(mut pairs: Vec<(Int, Int)>, display: impl FnOnce() -> String) -> Result<Coalesced> {
+pub(crate) fn coalesce_pairs(mut pairs: Pairs, display: impl FnOnce() -> String) -> Result<Coalesced> {
     let last = pairs.pop().ok_or_else(|| Error::Rejected {
         condition: "coalesce needs a layout of rank >= 1",
         detail: display(),

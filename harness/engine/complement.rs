@@ -21,8 +21,18 @@
 //! 1. `R` is ordered: `R(i-1) < R(i)` for `1 <= i < size(R)` (so `R` is injective).
 //! 2. `(filter(A), R)` is injective: `filter(A)(j) + R(i)` are pairwise distinct.
 //! 3. `R` reaches the cotarget: `size(filter(A)) * size(R) >= size(cotarget)`.
+//!
+//! Fast path ([`verified`], used by every checked entry point): the brute-force check is skipped
+//! when the certificate [`super::fast::complement_ok`] holds, otherwise it runs as before. With
+//! all extents of `F = filter(A)` and `R` at least 1 and positive strides on the modes of extent
+//! above 1: (1) `R`'s modes of extent > 1, in order, have `d_j > sum_{i<j} (n_i - 1) d_i` (each
+//! step of the 1-D coordinate then raises `R`), (2) the same holds for the modes of `F` and `R`
+//! together sorted by stride (the highest differing digit then decides, so `F(j) + R(i)` are
+//! distinct), and (3) `size(F) * size(R) >= size(cotarget)` is computed. For the usual admissible
+//! case (sorted strides of `A` each dividing the next one's span) CuTe's result is exactly such
+//! a layout. Full argument: `fast.rs`.
 
-use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced};
+use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced, Pairs};
 use super::filter::filter_modes;
 use super::product::cosize_pairs;
 use super::error::{Error, Result};
@@ -77,37 +87,36 @@ fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&IntTuple>) -> Res
     if r > 1 && !pairs.iter().all(|p| p.1.is_static) {
         return Err(Error::DynamicStrideComplement);
     }
-    let mut res_s: Vec<Int> = Vec::with_capacity(r + 1);
-    let mut res_d: Vec<Int> = vec![Int::st(1)];
+    // The leaves of ((res_s),rest_shape):((res_d),rest_stride), in order: step k emits
+    // (d_k / last, last) with `last` the previous step's d*n (first `_1`).
+    let mut leaves = Pairs::with_capacity(r + 2);
+    let mut last = Int::st(1);
     for _ in 0..r - 1 {
         // cute::min over all remaining strides, then the first index holding it.
         let min = pairs.iter().map(|p| p.1).reduce(Int::min).expect("non-empty");
         let idx = pairs.iter().position(|p| p.1.value == min.value).expect("present");
-        let last = *res_d.last().expect("non-empty");
         let new_shape = rt(min.div(last), min, last)?;
         let new_stride = min.mul(pairs[idx].0)?;
         if new_shape.is_static_value(0) {
             return Err(Error::NonInjectiveComplement { detail: format!("stride {min} of {a} after {last}") });
         }
         pairs.remove(idx);
-        res_s.push(new_shape);
-        res_d.push(new_stride);
+        leaves.push((new_shape, last));
+        last = new_stride;
     }
     let (n, d) = pairs[0];
-    let last = *res_d.last().expect("non-empty");
     let new_shape = rt(d.div(last), d, last)?;
     if new_shape.is_static_value(0) {
         return Err(Error::NonInjectiveComplement { detail: format!("stride {d} of {a} after {last}") });
     }
-    res_s.push(new_shape);
+    leaves.push((new_shape, last));
     let new_stride = d.mul(n)?;
     let rest_shape = coalesce_shape(&ceil_div_tuple(cot, new_stride)?)?;
     let rest_stride = compact_col_major(&rest_shape, new_stride)?;
     // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
-    let mut leaves: Vec<(Int, Int)> = res_s.into_iter().zip(res_d).collect();
     match (&rest_shape, &rest_stride) {
         (IntTuple::Leaf(n), IntTuple::Leaf(d)) => leaves.push((*n, *d)),
-        _ => leaves.extend(rest_shape.leaves().into_iter().zip(rest_stride.leaves())),
+        _ => rest_shape.leaves().into_iter().zip(rest_stride.leaves()).for_each(|p| leaves.push(p)),
     }
     Ok(coalesce_pairs(leaves, String::new)?.to_layout())
 }

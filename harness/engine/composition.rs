@@ -30,6 +30,17 @@
 //! 1. `R(c) == A(B(c))` for every `0 <= c < size(B)` (1-D coordinates of `B`).
 //! 2. `shape(R)` is compatible with `shape(B)`: same size, and where `B` has a tuple mode `R`
 //!    has a tuple mode of the same rank whose modes are compatible in turn.
+//!
+//! Fast path ([`verified`], used by every checked entry point): the brute-force check is skipped
+//! when the certificate [`super::fast::composition_ok`] holds, otherwise it runs as before. The
+//! certificate: postcondition 2 holds (checked exactly); for every leaf `s:t` of `B` (`t >= 0`)
+//! the walk over `A`'s flat leaves only meets steps where the rest stride and the leaf's extent
+//! divide one another and the rest extent is divisible by what is taken, so `A(c*t)` is exactly a
+//! flat layout `L` of the taken pieces; `R`'s part for that leaf equals `L` after dropping
+//! extent-1 modes and merging `n:d, n':n*d` neighbours; and the largest digits that the leaves of
+//! `B` put on each leaf of `A` sum to less than its extent (no carries), so `A` is additive over
+//! `B(c) = sum_k c_k t_k` and `R(c) = sum_k L_k(c_k) = A(B(c))` (postcondition 1). Overflow of the
+//! brute-force evaluation is excluded by a checked bound. Full argument: `fast.rs`.
 
 use super::coalesce::{coalesce_x_modes, Coalesced};
 use super::error::{Error, Result};

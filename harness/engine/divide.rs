@@ -24,10 +24,16 @@
 //! 3. `size(R) >= size(A)`.
 //!
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
+//!
+//! Fast path: a divide reduces to a complement and a composition, each with its analytic
+//! certificate (see `composition`, `complement` and `fast`). CuTe's computation runs once
+//! (`Mode::Certify`); when every complement and composition inside is certified (and small
+//! enough to verify) the result is returned, since every brute-force check would pass; otherwise
+//! the checked computation runs as before, so results and errors are unchanged.
 
 use std::cell::Cell;
 
-use super::coalesce::{by_mode, coalesce};
+use super::coalesce::{by_mode, coalesce, coalesce_modes};
 use super::complement::complement_unchecked;
 use super::composition::composition_unchecked;
 use super::error::{Error, Result};
@@ -56,7 +62,7 @@ pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// skipped; they would all pass, so the result (and every error) is the same as with
 /// [`Mode::Checked`], which the callers fall back to otherwise.
 fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
-    let cot = coalesce(a)?.shape;
+    let cot = coalesce_modes(a)?.shape();
     let c = complement_unchecked(b, Some(&cot))?;
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
     let c_ok = certify && super::complement::certified(b, Some(&cot), &c);
@@ -132,8 +138,9 @@ pub(crate) fn zip2_by(t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
             for (ti, gi) in items.iter().zip(g) {
                 match zip2_by(ti, gi)? {
                     IntTuple::Tuple(pair) if pair.len() == 2 => {
-                        first.push(pair[0].clone());
-                        second.push(pair[1].clone());
+                        let mut pair = pair.into_iter();
+                        first.extend(pair.next());
+                        second.extend(pair.next());
                     }
                     other => return Err(mismatched(&other, "zip2_by: a divided mode is not rank 2")),
                 }

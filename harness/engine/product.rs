@@ -23,6 +23,10 @@
 //! 3. `R` is injective when `A` and `B` are: `(A, C)` is injective and `C o B` reorders `C`'s
 //!    distinct values.
 //!
+//! Fast path: as for the divides, the complement and the composition inside are certified
+//! analytically (see `fast`); CuTe's computation runs once and the brute-force checks run only
+//! when a certificate does not apply (results and errors unchanged).
+//!
 //! Postconditions of `blocked_product` / `raked_product` (checked by [`check_blocked`]):
 //! 1. `rank(R) == max(rank A, rank B)` and each mode is rank 2 with `A`'s mode (padded) in
 //!    position 0 (blocked) or 1 (raked).
