@@ -39,8 +39,6 @@ pub use super::flat_divide::flat_divide;
 pub use super::logical_divide::{check_postconditions, logical_divide, logical_divide_layout, logical_divide_unchecked};
 pub use super::tiled_divide::tiled_divide;
 pub use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
-pub(crate) use super::logical_divide::undefined;
-pub(crate) use super::tile::{tile_unzip, unpack};
 
 #[cfg(test)]
 mod tests {
