@@ -18,6 +18,8 @@ pub mod left_inverse;
 pub mod logical_divide;
 pub mod logical_product;
 pub mod local;
+pub mod local_partition;
+pub mod local_tile;
 pub mod max_common;
 pub mod product;
 pub mod raked_product;
