@@ -28,14 +28,26 @@ use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
 
-/// The front of the backward walk: modes front-first; `tuple` is false while it is one leaf.
-struct Front {
-    modes: Vec<(Int, Int)>,
-    tuple: bool,
+/// A list of flat (extent, stride) modes. (An inline stack buffer was tried here and measured
+/// slower than the allocator's small-object path on the bench; see BENCHMARKS.md.)
+pub(crate) type Pairs = Vec<(Int, Int)>;
+
+/// The result of the backward walk as flat modes (first mode first); `tuple` is false when the
+/// result is one leaf mode.
+pub(crate) struct Coalesced {
+    pub(crate) modes: Pairs,
+    pub(crate) tuple: bool,
 }
 
-impl Front {
-    fn into_layout(self) -> Layout {
+impl Coalesced {
+    /// The shape of [`Coalesced::to_layout`].
+    pub(crate) fn shape(&self) -> IntTuple {
+        if !self.tuple {
+            return IntTuple::Leaf(self.modes[0].0);
+        }
+        IntTuple::Tuple(self.modes.iter().map(|m| IntTuple::Leaf(m.0)).collect())
+    }
+    pub(crate) fn to_layout(&self) -> Layout {
         if !self.tuple {
             let (s, d) = self.modes[0];
             return Layout::leaf(s, d);
@@ -47,35 +59,46 @@ impl Front {
     }
 }
 
-fn bw_coalesce(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Layout> {
-    let mut front = Front { modes: vec![init], tuple: false };
+/// The backward walk of the module doc over `pairs` (all leaves but the last) with the front
+/// starting as `init`. The front is kept at the end of the vector (the modes come out last
+/// first) and the vector is reversed once at the end.
+fn bw_coalesce_modes(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Coalesced> {
+    let mut modes = Vec::with_capacity(pairs.len() + 1);
+    modes.push(init);
+    let mut tuple = false;
     for &(s, d) in pairs.iter().rev() {
         if s.is_static_value(1) {
             continue;
         }
-        if !front.tuple && front.modes[0].0.is_static_value(1) {
-            front.modes[0] = (s, d);
+        let front = modes.last_mut().expect("non-empty");
+        if !tuple && front.0.is_static_value(1) {
+            *front = (s, d);
             continue;
         }
-        let (fs, fd) = front.modes[0];
+        let (fs, fd) = *front;
         let prod = s.mul(d)?;
         if fs.is_static && prod.is_static && fd.is_static && prod.value == fd.value {
-            front.modes[0] = (s.mul(fs)?, d);
+            *front = (s.mul(fs)?, d);
         } else {
-            front.modes.insert(0, (s, d));
-            front.tuple = true;
+            modes.push((s, d));
+            tuple = true;
         }
     }
-    if !front.tuple && front.modes[0].0.is_static_value(1) {
-        return Ok(Layout::leaf(Int::st(1), Int::st(0)));
+    if !tuple && modes[0].0.is_static_value(1) {
+        modes[0] = (Int::st(1), Int::st(0));
     }
-    Ok(front.into_layout())
+    modes.reverse();
+    Ok(Coalesced { modes, tuple })
+}
+
+fn bw_coalesce(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Layout> {
+    Ok(bw_coalesce_modes(pairs, init)?.to_layout())
 }
 
 /// Flat (extent, stride) leaf modes.
 pub(crate) type Modes = Vec<(Int, Int)>;
 
-fn split_last(layout: &Layout) -> Result<(Modes, (Int, Int))> {
+fn split_last(layout: &Layout) -> Result<(Pairs, (Int, Int))> {
     let mut pairs = layout.leaf_pairs();
     let last = pairs.pop().ok_or_else(|| Error::Rejected {
         condition: "coalesce needs a layout of rank >= 1",
@@ -90,11 +113,32 @@ pub fn coalesce(layout: &Layout) -> Result<Layout> {
     bw_coalesce(&pairs, last)
 }
 
+/// [`coalesce`] as flat modes.
+pub(crate) fn coalesce_modes(layout: &Layout) -> Result<Coalesced> {
+    let (pairs, last) = split_last(layout)?;
+    bw_coalesce_modes(&pairs, last)
+}
+
 /// CuTe's `detail::coalesce_x(layout)`: coalesce that also keeps the function outside the domain.
 pub fn coalesce_x(layout: &Layout) -> Result<Layout> {
+    Ok(coalesce_x_modes(layout)?.to_layout())
+}
+
+/// [`coalesce_x`] as flat modes.
+pub(crate) fn coalesce_x_modes(layout: &Layout) -> Result<Coalesced> {
     let (pairs, (s, d)) = split_last(layout)?;
     let init = if s.is_static_value(1) { (Int::st(2), d) } else { (s, d) };
-    bw_coalesce(&pairs, init)
+    bw_coalesce_modes(&pairs, init)
+}
+
+/// [`coalesce`] of the layout whose leaves are `pairs` (`display` builds that layout, only for
+/// the error message of an empty one), as flat modes.
+pub(crate) fn coalesce_pairs(mut pairs: Pairs, display: impl FnOnce() -> String) -> Result<Coalesced> {
+    let last = pairs.pop().ok_or_else(|| Error::Rejected {
+        condition: "coalesce needs a layout of rank >= 1",
+        detail: display(),
+    })?;
+    bw_coalesce_modes(&pairs, last)
 }
 
 /// Apply `f` to the first `profile.rank()` modes of `layout` (paired with the profile's modes) and
@@ -105,18 +149,26 @@ pub(crate) fn by_mode<P>(
     what: &'static str,
     mut f: impl FnMut(&Layout, &P) -> Result<Layout>,
 ) -> Result<Layout> {
-    let modes = layout.modes();
-    if profile.len() > modes.len() {
+    let (sm, dm) = (layout.shape.modes(), layout.stride.modes());
+    if profile.len() > sm.len() {
         return Err(Error::Rejected {
             condition: "tuple_size<IntTuple>::value <= Layout::rank",
             detail: format!("{what}: profile of rank {} for {layout}", profile.len()),
         });
     }
-    let mut out = Vec::with_capacity(modes.len());
-    for (k, m) in modes.iter().enumerate() {
-        out.push(if k < profile.len() { f(m, &profile[k])? } else { m.clone() });
+    // make_layout of the modes, each result moved in (not cloned as Layout::concat would).
+    let (mut shape, mut stride) = (Vec::with_capacity(sm.len()), Vec::with_capacity(sm.len()));
+    for (k, (s, d)) in sm.iter().zip(dm).enumerate() {
+        if k < profile.len() {
+            let r = f(&Layout { shape: s.clone(), stride: d.clone() }, &profile[k])?;
+            shape.push(r.shape);
+            stride.push(r.stride);
+        } else {
+            shape.push(s.clone());
+            stride.push(d.clone());
+        }
     }
-    Ok(Layout::concat(&out))
+    Ok(Layout { shape: IntTuple::Tuple(shape), stride: IntTuple::Tuple(stride) })
 }
 
 /// CuTe's `coalesce(layout, trg_profile)`: coalesce each mode selected by a tuple profile.
@@ -130,6 +182,9 @@ pub fn coalesce_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
 /// CuTe's `coalesce(shape)` for an int tuple: flatten, then multiply neighbours that are both
 /// static or both dynamic. A leaf stays a leaf; the result is a leaf when everything merged.
 pub fn coalesce_shape(shape: &IntTuple) -> Result<IntTuple> {
+    if !shape.is_tuple() {
+        return Ok(shape.clone());
+    }
     let leaves = shape.leaves();
     let Some((&first, rest)) = leaves.split_first() else {
         return Ok(shape.clone());

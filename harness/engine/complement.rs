@@ -21,8 +21,20 @@
 //! 1. `R` is ordered: `R(i-1) < R(i)` for `1 <= i < size(R)` (so `R` is injective).
 //! 2. `(filter(A), R)` is injective: `filter(A)(j) + R(i)` are pairwise distinct.
 //! 3. `R` reaches the cotarget: `size(filter(A)) * size(R) >= size(cotarget)`.
+//!
+//! Fast path ([`verified`], used by every checked entry point): the brute-force check is skipped
+//! when the certificate [`super::fast::complement_ok`] holds, otherwise it runs as before. With
+//! all extents of `F = filter(A)` and `R` at least 1 and positive strides on the modes of extent
+//! above 1: (1) `R`'s modes of extent > 1, in order, have `d_j > sum_{i<j} (n_i - 1) d_i` (each
+//! step of the 1-D coordinate then raises `R`), (2) the same holds for the modes of `F` and `R`
+//! together sorted by stride (the highest differing digit then decides, so `F(j) + R(i)` are
+//! distinct), and (3) `size(F) * size(R) >= size(cotarget)` is computed. For the usual admissible
+//! case (sorted strides of `A` each dividing the next one's span) CuTe's result is exactly such
+//! a layout. Full argument: `fast.rs`.
 
-use super::coalesce::{coalesce, coalesce_shape};
+use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced, Pairs};
+use super::filter::filter_modes;
+use super::product::cosize_pairs;
 use super::error::{Error, Result};
 use super::filter::filter;
 use super::int::Int;
@@ -52,63 +64,109 @@ fn ceil_div_tuple(a: &IntTuple, b: Int) -> Result<IntTuple> {
 
 /// CuTe's algorithm for `complement(A, cotarget)` without the definition check.
 pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
-    let f = filter(a)?;
+    complement_impl(a, filter_modes(a)?, cotarget)
+}
+
+/// CuTe's algorithm on `f = filter(A)` (given as flat modes).
+fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&IntTuple>) -> Result<Layout> {
+    let own;
     let cot = match cotarget {
-        Some(c) => c.clone(),
-        None => IntTuple::Leaf(super::product::cosize(&f)?),
-    };
-    if let IntTuple::Leaf(d) = f.stride {
-        if d.is_static_value(0) {
-            let shape = coalesce_shape(&cot)?;
-            let stride = compact_col_major(&shape, Int::st(1))?;
-            return Layout::new(shape, stride);
+        Some(c) => c,
+        None => {
+            own = IntTuple::Leaf(cosize_pairs(&f.modes)?);
+            &own
         }
+    };
+    if !f.tuple && f.modes[0].1.is_static_value(0) {
+        let shape = coalesce_shape(cot)?;
+        let stride = compact_col_major(&shape, Int::st(1))?;
+        return Layout::new(shape, stride);
     }
-    let mut pairs = f.leaf_pairs();
+    let mut pairs = f.modes;
     let r = pairs.len();
-    if r > 1 && !f.stride.is_static() {
+    if r > 1 && !pairs.iter().all(|p| p.1.is_static) {
         return Err(Error::DynamicStrideComplement);
     }
-    let mut res_s: Vec<Int> = Vec::with_capacity(r + 1);
-    let mut res_d: Vec<Int> = vec![Int::st(1)];
+    // The leaves of ((res_s),rest_shape):((res_d),rest_stride), in order: step k emits
+    // (d_k / last, last) with `last` the previous step's d*n (first `_1`).
+    let mut leaves = Pairs::with_capacity(r + 2);
+    let mut last = Int::st(1);
     for _ in 0..r - 1 {
         // cute::min over all remaining strides, then the first index holding it.
         let min = pairs.iter().map(|p| p.1).reduce(Int::min).expect("non-empty");
         let idx = pairs.iter().position(|p| p.1.value == min.value).expect("present");
-        let last = *res_d.last().expect("non-empty");
         let new_shape = rt(min.div(last), min, last)?;
         let new_stride = min.mul(pairs[idx].0)?;
         if new_shape.is_static_value(0) {
             return Err(Error::NonInjectiveComplement { detail: format!("stride {min} of {a} after {last}") });
         }
         pairs.remove(idx);
-        res_s.push(new_shape);
-        res_d.push(new_stride);
+        leaves.push((new_shape, last));
+        last = new_stride;
     }
     let (n, d) = pairs[0];
-    let last = *res_d.last().expect("non-empty");
     let new_shape = rt(d.div(last), d, last)?;
     if new_shape.is_static_value(0) {
         return Err(Error::NonInjectiveComplement { detail: format!("stride {d} of {a} after {last}") });
     }
-    res_s.push(new_shape);
+    leaves.push((new_shape, last));
     let new_stride = d.mul(n)?;
-    let rest_shape = coalesce_shape(&ceil_div_tuple(&cot, new_stride)?)?;
+    let rest_shape = coalesce_shape(&ceil_div_tuple(cot, new_stride)?)?;
     let rest_stride = compact_col_major(&rest_shape, new_stride)?;
-    let shape = IntTuple::Tuple(vec![IntTuple::Tuple(res_s.into_iter().map(IntTuple::Leaf).collect()), rest_shape]);
-    let stride = IntTuple::Tuple(vec![IntTuple::Tuple(res_d.into_iter().map(IntTuple::Leaf).collect()), rest_stride]);
-    coalesce(&Layout::new(shape, stride)?)
+    // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
+    match (&rest_shape, &rest_stride) {
+        (IntTuple::Leaf(n), IntTuple::Leaf(d)) => leaves.push((*n, *d)),
+        _ => rest_shape.leaves().into_iter().zip(rest_stride.leaves()).for_each(|p| leaves.push(p)),
+    }
+    Ok(coalesce_pairs(leaves, String::new)?.to_layout())
 }
 
 /// `complement(A, cotarget)`; refuses results that violate the definition.
 pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
-    let r = deferred(|| complement_unchecked(a, cotarget))?;
     if !checks_on() {
+        return deferred(|| complement_unchecked(a, cotarget));
+    }
+    let f = deferred(|| filter_modes(a))?;
+    let r = deferred(|| complement_impl(a, Coalesced { modes: f.modes.clone(), tuple: f.tuple }, cotarget))?;
+    walkable_pair(&f, &r)?;
+    let cot = match cotarget {
+        Some(c) => c.product(),
+        None => cosize_pairs(&f.modes),
+    };
+    if matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, &r)) {
         return Ok(r);
     }
-    super::composition::walkable(&Layout::concat(&[super::filter::filter(a)?, r.clone()]))?;
     check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
     Ok(r)
+}
+
+/// `walkable(make_layout(f, r))` without building the pair: the size is folded over the leaves of
+/// `f` then `r` (as `size` of the pair would), and the pair is only built for the error message.
+fn walkable_pair(f: &Coalesced, r: &Layout) -> Result<()> {
+    let n = r.shape.fold_product(f.modes.iter().try_fold(Int::st(1), |acc, m| acc.mul(m.0)));
+    match n {
+        Ok(n) if n.value <= MAX_WALK => Ok(()),
+        _ => super::composition::walkable(&Layout::concat(&[f.to_layout(), r.clone()])),
+    }
+}
+
+/// [`check_postconditions`] for `complement(A, cotarget) == R` as a boolean, answered in O(rank)
+/// when the analytic certificate ([`super::fast::complement_ok`]) applies.
+pub fn verified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Result<(), String> {
+    if certified(a, cotarget, r) {
+        return Ok(());
+    }
+    check_postconditions(a, cotarget, r)
+}
+
+/// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`.
+pub(crate) fn certified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
+    let Ok(f) = filter_modes(a) else { return false };
+    let cot = match cotarget {
+        Some(c) => c.product(),
+        None => cosize_pairs(&f.modes),
+    };
+    matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, r))
 }
 
 /// Check the numbered postconditions of `complement(A, cotarget) == R`.

@@ -30,8 +30,19 @@
 //! 1. `R(c) == A(B(c))` for every `0 <= c < size(B)` (1-D coordinates of `B`).
 //! 2. `shape(R)` is compatible with `shape(B)`: same size, and where `B` has a tuple mode `R`
 //!    has a tuple mode of the same rank whose modes are compatible in turn.
+//!
+//! Fast path ([`verified`], used by every checked entry point): the brute-force check is skipped
+//! when the certificate [`super::fast::composition_ok`] holds, otherwise it runs as before. The
+//! certificate: postcondition 2 holds (checked exactly); for every leaf `s:t` of `B` (`t >= 0`)
+//! the walk over `A`'s flat leaves only meets steps where the rest stride and the leaf's extent
+//! divide one another and the rest extent is divisible by what is taken, so `A(c*t)` is exactly a
+//! flat layout `L` of the taken pieces; `R`'s part for that leaf equals `L` after dropping
+//! extent-1 modes and merging `n:d, n':n*d` neighbours; and the largest digits that the leaves of
+//! `B` put on each leaf of `A` sum to less than its extent (no carries), so `A` is additive over
+//! `B(c) = sum_k c_k t_k` and `R(c) = sum_k L_k(c_k) = A(B(c))` (postcondition 1). Overflow of the
+//! brute-force evaluation is excluded by a checked bound. Full argument: `fast.rs`.
 
-use super::coalesce::coalesce_x;
+use super::coalesce::{coalesce_x_modes, Coalesced};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -43,18 +54,31 @@ fn sign(i: Int) -> Int {
     Int::new(i.value.signum(), i.is_static)
 }
 
-/// `detail::composition_impl` on a coalesced `A` (a leaf or a flat tuple) and `B`'s shape/stride.
-fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> {
+/// `detail::composition_impl` on a coalesced `A` (flat modes) and `B`'s shape/stride.
+fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> {
     let (s, t) = match (rs, rd) {
         (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
             // Every mode is instantiated by the compiler: a compile-time condition failing in any
             // mode wins over a run-time failure in an earlier one.
-            let parts: Vec<Result<Layout>> = ss.iter().zip(dd).map(|(s, d)| composition_impl(a, s, d)).collect();
             let compile_time = |e: &Error| matches!(e, Error::StrideDivisibility { .. } | Error::ShapeDivisibility { .. });
-            if let Some(Err(e)) = parts.iter().find(|p| matches!(p, Err(e) if compile_time(e))) {
-                return Err(e.clone());
+            let (mut shape, mut stride) = (Vec::with_capacity(ss.len()), Vec::with_capacity(ss.len()));
+            let mut first_err = None;
+            for (s, d) in ss.iter().zip(dd) {
+                match composition_impl(a, s, d) {
+                    Ok(l) => {
+                        shape.push(l.shape);
+                        stride.push(l.stride);
+                    }
+                    Err(e) if compile_time(&e) => return Err(e),
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                    }
+                }
             }
-            return Ok(Layout::concat(&parts.into_iter().collect::<Result<Vec<_>>>()?));
+            if let Some(e) = first_err {
+                return Err(e);
+            }
+            return Ok(Layout { shape: IntTuple::Tuple(shape), stride: IntTuple::Tuple(stride) });
         }
         (IntTuple::Leaf(s), IntTuple::Leaf(t)) => (*s, *t),
         _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
@@ -62,15 +86,12 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
     if t.is_static_value(0) {
         return Ok(Layout::leaf(s, t));
     }
-    let (ls, ld) = match (&a.shape, &a.stride) {
-        (IntTuple::Leaf(n), IntTuple::Leaf(d)) => {
-            let _ = n;
-            return Ok(Layout::leaf(s, t.mul(*d)?));
-        }
-        _ => (a.shape.leaves(), a.stride.leaves()),
-    };
-    let r = ls.len();
-    let (mut res_s, mut res_d) = (Vec::new(), Vec::new());
+    if !a.tuple {
+        return Ok(Layout::leaf(s, t.mul(a.modes[0].1)?));
+    }
+    let modes = &a.modes;
+    let r = modes.len();
+    let (mut res_s, mut res_d) = (Vec::with_capacity(r), Vec::with_capacity(r));
     let (mut rest_s, mut rest_d) = (s, t);
     // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
     // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
@@ -82,13 +103,12 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
         }
         other => other,
     };
-    for i in 0..r - 1 {
-        let (cs, cd) = (ls[i], ld[i]);
+    for &(cs, cd) in &modes[..r - 1] {
         if cs.is_static && rest_d.is_static {
             let ok = rest_d.rem(cs)?.value == 0 || rest_d.value < cs.value;
             if !ok {
                 return Err(Error::StrideDivisibility {
-                    detail: format!("stride {rest_d} against extent {cs} of {a}"),
+                    detail: format!("stride {rest_d} against extent {cs} of {}", a.to_layout()),
                 });
             }
         }
@@ -101,11 +121,14 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
             let new_shape = next_shape.min(rest_s);
             if new_shape.is_static && rest_s.is_static && rest_s.rem(new_shape)?.value != 0 {
                 return Err(Error::ShapeDivisibility {
-                    detail: format!("extent {rest_s} is not divisible by {new_shape} (composing {a} with {s}:{t})"),
+                    detail: format!(
+                        "extent {rest_s} is not divisible by {new_shape} (composing {} with {s}:{t})",
+                        a.to_layout()
+                    ),
                 });
             }
-            res_s.push(new_shape);
-            res_d.push(rest_d.mul(cd)?);
+            res_s.push(IntTuple::Leaf(new_shape));
+            res_d.push(IntTuple::Leaf(rest_d.mul(cd)?));
             rest_s = rt(rest_s.div(new_shape), rest_s, new_shape)?;
             rest_d = next_stride;
         }
@@ -113,28 +136,26 @@ fn composition_impl(a: &Layout, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> 
     if let Some(e) = runtime {
         return Err(e);
     }
-    let last_d = ld[r - 1];
+    let last_d = modes[r - 1].1;
     if res_s.is_empty() {
         return Ok(Layout::leaf(rest_s, rest_d.mul(last_d)?));
     }
     if rest_s.is_static_value(1) {
         if res_s.len() == 1 {
-            return Ok(Layout::leaf(res_s[0], res_d[0]));
+            let (IntTuple::Leaf(s0), IntTuple::Leaf(d0)) = (&res_s[0], &res_d[0]) else { unreachable!("leaves") };
+            return Ok(Layout::leaf(*s0, *d0));
         }
     } else {
-        res_s.push(rest_s);
-        res_d.push(rest_d.mul(last_d)?);
+        res_s.push(IntTuple::Leaf(rest_s));
+        res_d.push(IntTuple::Leaf(rest_d.mul(last_d)?));
     }
-    Ok(Layout {
-        shape: IntTuple::Tuple(res_s.into_iter().map(IntTuple::Leaf).collect()),
-        stride: IntTuple::Tuple(res_d.into_iter().map(IntTuple::Leaf).collect()),
-    })
+    Ok(Layout { shape: IntTuple::Tuple(res_s), stride: IntTuple::Tuple(res_d) })
 }
 
 /// CuTe's algorithm for `composition(A, B)` without the definition check (what CuTe prints, or
 /// CuTe's compile-time refusal).
 pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
-    composition_impl(&coalesce_x(a)?, &b.shape, &b.stride)
+    composition_impl(&coalesce_x_modes(a)?, &b.shape, &b.stride)
 }
 
 /// `composition(A, B)` for two layouts; refuses results that violate the definition.
@@ -149,7 +170,7 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
     match t {
         Tiler::Layout(b) => composition_unchecked(a, b),
         Tiler::Underscore => Ok(a.clone()),
-        Tiler::Int(n) => composition_impl(&coalesce_x(a)?, &IntTuple::Leaf(*n), &IntTuple::st(1)),
+        Tiler::Int(n) => composition_impl(&coalesce_x_modes(a)?, &IntTuple::Leaf(*n), &IntTuple::st(1)),
         Tiler::Tuple(items) => {
             let modes = a.modes();
             if items.len() > modes.len() {
@@ -194,7 +215,16 @@ fn verify(a: &Layout, b: &Layout, r: &Layout) -> Result<()> {
         return Ok(());
     }
     walkable(b)?;
-    check_postconditions(a, b, r).map_err(|reason| Error::Undefined { op: "composition", reason })
+    verified(a, b, r).map_err(|reason| Error::Undefined { op: "composition", reason })
+}
+
+/// [`check_postconditions`], answered in O(rank) when the analytic certificate
+/// ([`super::fast::composition_ok`]) applies; the brute-force check otherwise. Same answer either way.
+pub fn verified(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+    if super::fast::composition_ok(a, b, r) {
+        return Ok(());
+    }
+    check_postconditions(a, b, r)
 }
 
 /// Check the postconditions of `composition(A, tiler) == R` mode by mode (the modes of `R` match
@@ -212,7 +242,7 @@ pub fn check_tiler(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
             }
             Ok(())
         }
-        other => check_postconditions(a, &other.as_layout().expect("layout or int"), r),
+        other => verified(a, &other.as_layout().expect("layout or int"), r),
     }
 }
 
@@ -220,6 +250,7 @@ pub fn check_tiler(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
 /// compatible modes.
 pub fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
     match (a, b) {
+        (IntTuple::Leaf(x), IntTuple::Leaf(y)) => x.value == y.value,
         (IntTuple::Leaf(_), _) => match (a.product(), b.product()) {
             (Ok(x), Ok(y)) => x.value == y.value,
             _ => false,

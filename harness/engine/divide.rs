@@ -24,212 +24,26 @@
 //! 3. `size(R) >= size(A)`.
 //!
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
+//!
+//! Fast path: a divide reduces to a complement and a composition, each with its analytic
+//! certificate (see `composition`, `complement` and `fast`). CuTe's computation runs once
+//! (`Mode::Certify`); when every complement and composition inside is certified (and small
+//! enough to verify) the result is returned, since every brute-force check would pass; otherwise
+//! the checked computation runs as before, so results and errors are unchanged.
+//!
+//! This module gathers the four divides for existing callers; each lives in its own module
+//! (`logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide`, helpers in `tile`), with its
+//! definition, numbered postconditions and `check_postconditions`.
 
-use super::coalesce::{by_mode, coalesce};
-use super::complement::complement_unchecked;
-use super::composition::composition_unchecked;
-use super::error::{Error, Result};
-use super::int::Int;
-use super::int_tuple::IntTuple;
-use super::layout::Layout;
-use super::runtime::deferred;
-use super::tiler::Tiler;
-
-/// `logical_divide(A, B)` for a layout `B`.
-///
-/// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
-/// complement and the composition are checked against their definitions ([`Error::Undefined`]).
-pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    deferred(|| divide_layout(a, b, false))?;
-    divide_layout(a, b, true)
-}
-
-fn divide_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
-    let cot = coalesce(a)?.shape;
-    let c = complement_unchecked(b, Some(&cot))?;
-    let bc = Layout::concat(&[b.clone(), c.clone()]);
-    let r = composition_unchecked(a, &bc)?;
-    if checked && super::runtime::checks_on() {
-        super::composition::walkable(&bc)?;
-        undefined("complement", super::complement::check_postconditions(b, Some(&cot), &c))?;
-        undefined("composition", super::composition::check_postconditions(a, &bc, &r))?;
-    }
-    Ok(r)
-}
-
-pub(crate) fn undefined(op: &'static str, r: Result<(), String>) -> Result<()> {
-    r.map_err(|reason| Error::Undefined { op, reason })
-}
-
-fn divide_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
-    match t {
-        Tiler::Underscore => Ok(a.clone()),
-        Tiler::Tuple(items) => {
-            if items.len() > a.rank() {
-                return Err(Error::TooManyModes { op: "logical_divide" });
-            }
-            by_mode(a, items, "logical_divide", |m, ti| divide_tiler(m, ti, checked))
-        }
-        other => divide_layout(a, &other.as_layout().expect("layout or int"), checked),
-    }
-}
-
-/// `logical_divide(A, tiler)`.
-pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    deferred(|| divide_tiler(a, t, false))?;
-    divide_tiler(a, t, true)
-}
-
-/// CuTe's algorithm for `logical_divide(A, tiler)` without the definition checks.
-pub fn logical_divide_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
-    divide_tiler(a, t, false)
-}
-
-fn mismatched(t: &IntTuple, what: &str) -> Error {
-    Error::MismatchedRanks { detail: format!("{what}: {t}") }
-}
-
-/// CuTe's `zip2_by(t, guide)` on one int tuple (shape or stride).
-pub(crate) fn zip2_by(t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
-    match (guide, t) {
-        (Tiler::Tuple(g), IntTuple::Tuple(items)) => {
-            if items.len() < g.len() {
-                return Err(mismatched(t, "zip2_by: fewer modes than the tiler"));
-            }
-            let (mut first, mut second) = (Vec::new(), Vec::new());
-            for (ti, gi) in items.iter().zip(g) {
-                match zip2_by(ti, gi)? {
-                    IntTuple::Tuple(pair) if pair.len() == 2 => {
-                        first.push(pair[0].clone());
-                        second.push(pair[1].clone());
-                    }
-                    other => return Err(mismatched(&other, "zip2_by: a divided mode is not rank 2")),
-                }
-            }
-            second.extend(items[g.len()..].iter().cloned());
-            Ok(IntTuple::Tuple(vec![IntTuple::Tuple(first), IntTuple::Tuple(second)]))
-        }
-        (Tiler::Tuple(_), IntTuple::Leaf(_)) => Err(mismatched(t, "zip2_by: a tuple tiler on a leaf mode")),
-        (_, IntTuple::Tuple(items)) if items.len() == 2 => Ok(t.clone()),
-        _ => Err(mismatched(t, "zip2_by: a divided mode is not rank 2")),
-    }
-}
-
-/// CuTe's `tile_unzip(layout, tiler)`.
-pub(crate) fn tile_unzip(l: &Layout, t: &Tiler) -> Result<Layout> {
-    Ok(Layout { shape: zip2_by(&l.shape, t)?, stride: zip2_by(&l.stride, t)? })
-}
-
-/// The modes a slice with `repeat<rank>(_)` keeps of `m`: its own modes when its rank is above 1,
-/// else `m` itself.
-fn lifted(m: &Layout) -> Vec<Layout> {
-    if m.rank() > 1 {
-        m.modes()
-    } else {
-        vec![m.clone()]
-    }
-}
-
-/// `result(_, repeat<R1>(_))` (`first` false) or `result(repeat<R0>(_), repeat<R1>(_))` (`first`
-/// true) on a rank-2 layout.
-pub(crate) fn unpack(l: &Layout, first: bool) -> Result<Layout> {
-    let (m0, m1) = (l.mode(0)?, l.mode(1)?);
-    let mut out = if first { lifted(&m0) } else { vec![m0] };
-    out.extend(lifted(&m1));
-    Ok(Layout::concat(&out))
-}
-
-/// `zipped_divide(A, tiler)`.
-///
-/// CuTe's whole computation (including `zip2_by`, whose rank errors are compile-time errors) runs
-/// before the definition checks of `logical_divide`.
-pub fn zipped_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let z = deferred(|| zipped_divide_unchecked(a, t))?;
-    logical_divide(a, t)?;
-    Ok(z)
-}
-
-/// CuTe's algorithm for `zipped_divide(A, tiler)` without the definition checks.
-pub fn zipped_divide_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
-    tile_unzip(&logical_divide_unchecked(a, t)?, t)
-}
-
-/// `tiled_divide(A, tiler)`.
-pub fn tiled_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    unpack(&zipped_divide(a, t)?, false)
-}
-
-/// `flat_divide(A, tiler)`.
-pub fn flat_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    unpack(&zipped_divide(a, t)?, true)
-}
-
-/// Check the numbered postconditions of `logical_divide(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    match t {
-        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
-        Tiler::Tuple(items) => {
-            if r.rank() != a.rank() {
-                return Err(format!("rank({r}) != rank({a})"));
-            }
-            let (am, rm) = (a.modes(), r.modes());
-            for k in 0..am.len() {
-                match items.get(k) {
-                    Some(tk) => check_postconditions(&am[k], tk, &rm[k])?,
-                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
-                    None => {}
-                }
-            }
-            Ok(())
-        }
-        other => check_layout(a, &other.as_layout().expect("layout or int"), r),
-    }
-}
-
-fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    if r.rank() != 2 {
-        return Err(format!("1: rank({r}) != 2"));
-    }
-    let (r0, r1) = (r.mode(0).map_err(e)?, r.mode(1).map_err(e)?);
-    let bv = b.values().map_err(e)?;
-    let r0v = r0.values().map_err(e)?;
-    if r0v.len() != bv.len() {
-        return Err(format!("1: size of mode 0 of {r} != size({b})"));
-    }
-    for (i, &x) in bv.iter().enumerate() {
-        let want = a.call_int(Int::dy(x)).map_err(e)?.value;
-        if r0v[i] != want {
-            return Err(format!("1: {r}({i},0) = {} but {a}({b}({i})) = {want}", r0v[i]));
-        }
-    }
-    let cot = coalesce(a).map_err(e)?.shape;
-    let c = complement_unchecked(b, Some(&cot)).map_err(e)?;
-    super::complement::check_postconditions(b, Some(&cot), &c).map_err(|m| format!("2: complement: {m}"))?;
-    let cv = c.values().map_err(e)?;
-    let r1v = r1.values().map_err(e)?;
-    if r1v.len() != cv.len() {
-        return Err(format!("2: size of mode 1 of {r} != size({c})"));
-    }
-    for (j, &y) in cv.iter().enumerate() {
-        for (i, &x) in bv.iter().enumerate() {
-            let want = a.call_int(Int::dy(x + y)).map_err(e)?.value;
-            let got = r.call(&IntTuple::tuple([IntTuple::dy(i as i64), IntTuple::dy(j as i64)])).map_err(e)?.value;
-            if got != want {
-                return Err(format!("2: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}"));
-            }
-        }
-    }
-    let (n, m) = (r.size().map_err(e)?.value, a.size().map_err(e)?.value);
-    if n < m {
-        return Err(format!("3: size({r}) = {n} < size({a}) = {m}"));
-    }
-    Ok(())
-}
+pub use super::flat_divide::flat_divide;
+pub use super::logical_divide::{check_postconditions, logical_divide, logical_divide_layout, logical_divide_unchecked};
+pub use super::tiled_divide::tiled_divide;
+pub use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Error, Layout, Tiler};
     use crate::expr::builtins::algebra::to_tiler;
     use crate::expr::eval_str;
 
@@ -274,5 +88,25 @@ mod tests {
         assert_eq!(tiled_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "((_2,_2),_8,_4,_2):((_1,_16),_2,_32,_128)");
         assert_eq!(flat_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "(_2,_2,_8,_4,_2):(_1,_16,_2,_32,_128)");
         assert_eq!(logical_divide(&l("24:1"), &t("4:2")).unwrap().to_string(), "(4,(2,3)):(2,(1,8))");
+    }
+
+    #[test]
+    fn each_divide_has_its_own_check() {
+        // The results are real CuTe 4.2 prints (see real_cute_probes); each check accepts its own
+        // operation's result and rejects the others' forms.
+        use crate::engine::{flat_divide as fd, tiled_divide as td, zipped_divide as zd};
+        let (a, tt) = (l("(_16,_8,_2):(_1,_16,_128)"), t("(_2,_2)"));
+        let (z, ti, fl) = (zipped_divide(&a, &tt).unwrap(), tiled_divide(&a, &tt).unwrap(), flat_divide(&a, &tt).unwrap());
+        zd::check_postconditions(&a, &tt, &z).unwrap();
+        td::check_postconditions(&a, &tt, &ti).unwrap();
+        fd::check_postconditions(&a, &tt, &fl).unwrap();
+        assert!(zd::check_postconditions(&a, &tt, &ti).is_err());
+        assert!(td::check_postconditions(&a, &tt, &z).is_err());
+        assert!(fd::check_postconditions(&a, &tt, &ti).is_err());
+        let a = l("(_16,_8):(_1,_16)");
+        let tt = t("_4:_2");
+        zd::check_postconditions(&a, &tt, &zipped_divide(&a, &tt).unwrap()).unwrap();
+        td::check_postconditions(&a, &tt, &tiled_divide(&a, &tt).unwrap()).unwrap();
+        fd::check_postconditions(&a, &tt, &flat_divide(&a, &tt).unwrap()).unwrap();
     }
 }

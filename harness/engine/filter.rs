@@ -16,7 +16,7 @@
 //! 2. no leaf of the result has a static `_0` stride, unless the result is `_1:_0`;
 //! 3. `result` is `coalesce`d (the coalesce postconditions hold for `filter_zeros(L)` -> result).
 
-use super::coalesce::{by_mode, coalesce};
+use super::coalesce::{by_mode, coalesce_pairs, Coalesced};
 use super::error::Result;
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -31,7 +31,24 @@ pub fn filter_zeros(layout: &Layout) -> Result<Layout> {
 
 /// CuTe's `filter(layout)`.
 pub fn filter(layout: &Layout) -> Result<Layout> {
-    coalesce(&filter_zeros(layout)?)
+    Ok(filter_modes(layout)?.to_layout())
+}
+
+/// [`filter`] as flat modes: `coalesce` only reads the leaves of `filter_zeros(layout)`, so they
+/// are fed to it directly (`filter_zeros` is built only for a non-congruent layout, where it
+/// reports the mismatch, and for the message of an empty one).
+pub(crate) fn filter_modes(layout: &Layout) -> Result<Coalesced> {
+    if !layout.shape.congruent(&layout.stride) {
+        let fz = filter_zeros(layout)?;
+        return coalesce_pairs(fz.leaf_pairs(), || fz.to_string());
+    }
+    let mut pairs = layout.leaf_pairs();
+    for p in pairs.iter_mut() {
+        if p.1.is_static_value(0) {
+            p.0 = Int::st(1);
+        }
+    }
+    coalesce_pairs(pairs, || filter_zeros(layout).map(|l| l.to_string()).unwrap_or_default())
 }
 
 /// CuTe's `filter(layout, trg_profile)`.

@@ -87,7 +87,14 @@ impl IntTuple {
     }
     /// CuTe's `product`/`size` of an int tuple: the product of all leaves; `_1` for `()`.
     pub fn product(&self) -> Result<Int> {
-        self.leaves().into_iter().try_fold(Int::st(1), Int::mul)
+        self.fold_product(Ok(Int::st(1)))
+    }
+    /// `acc` times every leaf, depth first (the fold of [`IntTuple::product`], without allocating).
+    pub fn fold_product(&self, acc: Result<Int>) -> Result<Int> {
+        match self {
+            IntTuple::Leaf(i) => acc?.mul(*i),
+            IntTuple::Tuple(v) => v.iter().fold(acc, |acc, x| x.fold_product(acc)),
+        }
     }
     /// Same nesting structure (CuTe's `congruent`).
     pub fn congruent(&self, other: &IntTuple) -> bool {
@@ -137,12 +144,19 @@ impl IntTuple {
     }
     /// True when every leaf is static.
     pub fn is_static(&self) -> bool {
-        self.leaves().iter().all(|i| i.is_static)
+        match self {
+            IntTuple::Leaf(i) => i.is_static,
+            IntTuple::Tuple(v) => v.iter().all(IntTuple::is_static),
+        }
     }
     /// CuTe's `compact_col_major(shape, current)` (LayoutLeft): the exclusive prefix product of the
     /// leaves in colexicographic order, starting from `current` (`_1` for default strides), with
     /// the structure of `self`. Static-ness follows the arithmetic: `(1,8)` gives `(_1,1)`.
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
+        if let IntTuple::Leaf(n) = self {
+            // The loop below on one leaf, without the buffers.
+            return Ok(IntTuple::Leaf(if n.is_static_value(1) { Int::st(0) } else { current }));
+        }
         // The product after the last leaf is never needed (and may overflow where CuTe's doesn't).
         let leaves = self.leaves();
         let mut strides = Vec::with_capacity(leaves.len());

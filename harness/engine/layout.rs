@@ -80,6 +80,23 @@ impl Layout {
     }
     /// (shape, stride) pairs of the leaves, in colexicographic order.
     pub fn leaf_pairs(&self) -> Vec<(Int, Int)> {
+        fn walk(s: &IntTuple, d: &IntTuple, out: &mut Vec<(Int, Int)>) -> bool {
+            match (s, d) {
+                (IntTuple::Leaf(s), IntTuple::Leaf(d)) => {
+                    out.push((*s, *d));
+                    true
+                }
+                (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => {
+                    s.iter().zip(d).all(|(s, d)| walk(s, d, out))
+                }
+                _ => false,
+            }
+        }
+        let mut out = Vec::with_capacity(8);
+        if walk(&self.shape, &self.stride, &mut out) {
+            return out;
+        }
+        // Not congruent (a hand-built Layout): pair the leaves as they come.
         self.shape.leaves().into_iter().zip(self.stride.leaves()).collect()
     }
     /// The number of coordinates: the product of the shape.

@@ -23,14 +23,21 @@
 //! 1. `size(R)` is the product of the sizes of the modes `c` keeps (those paired with `_`).
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
+//!
+//! This module holds what the two share (slicing coordinates, `slice`, the slice check) and
+//! re-exports the operations for existing callers; each operation lives in its own module
+//! (`local_tile`, `local_partition`) with its definition, postconditions and `check_postconditions`.
 
-use super::divide::{logical_divide, zipped_divide, zipped_divide_unchecked};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{crd2idx, Layout};
-use super::runtime::deferred;
 use super::tiler::Tiler;
+
+pub use super::local_partition::{
+    check_postconditions as check_local_partition, local_partition, local_partition_with_offset,
+};
+pub use super::local_tile::{check_postconditions as check_local_tile, local_tile, local_tile_with_offset};
 
 /// A slicing coordinate: `_`, an integer, or a tuple of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +58,7 @@ impl Coord {
         }
     }
     /// The int-tuple coordinate with `_` read as 0 (for offsets).
-    fn zeroed(&self) -> IntTuple {
+    pub(crate) fn zeroed(&self) -> IntTuple {
         match self {
             Coord::Under => IntTuple::st(0),
             Coord::Int(i) => IntTuple::Leaf(*i),
@@ -96,7 +103,7 @@ pub fn slice_and_offset(c: &Coord, l: &Layout) -> Result<(Layout, Int)> {
     Ok((slice(c, l)?, crd2idx(&c.zeroed(), &l.shape, &l.stride)?))
 }
 
-fn repeat_under(r: usize) -> Coord {
+pub(crate) fn repeat_under(r: usize) -> Coord {
     if r == 1 {
         Coord::Under
     } else {
@@ -105,101 +112,13 @@ fn repeat_under(r: usize) -> Coord {
 }
 
 /// `append<r>(coord, _)`: pad a tuple coordinate with `_`.
-fn pad(c: &[Coord], r: usize) -> Result<Coord> {
+pub(crate) fn pad(c: &[Coord], r: usize) -> Result<Coord> {
     if c.len() > r {
         return Err(Error::MismatchedRanks { detail: format!("a coordinate of rank {} for a mode of rank {r}", c.len()) });
     }
     let mut v = c.to_vec();
     v.resize(r, Coord::Under);
     Ok(Coord::Tuple(v))
-}
-
-/// The full coordinate that slices `Z` for `local_tile`.
-fn tile_coord(z: &Layout, coord: &Coord) -> Result<Coord> {
-    let (r0, r1) = (z.mode(0)?.rank(), z.mode(1)?.rank());
-    let c1 = match coord {
-        Coord::Tuple(v) => pad(v, r1)?,
-        other => other.clone(),
-    };
-    Ok(Coord::Tuple(vec![repeat_under(r0), c1]))
-}
-
-/// `local_tile(A, tiler, coord)` with the offset the tensor's pointer would move by.
-pub fn local_tile_with_offset(a: &Layout, tiler: &Tiler, coord: &Coord) -> Result<(Layout, Int)> {
-    // CuTe's whole computation (the slice's rank checks are compile-time) before the definition
-    // checks of the divide.
-    let r = deferred(|| {
-        let z = zipped_divide_unchecked(a, tiler)?;
-        slice_and_offset(&tile_coord(&z, coord)?, &z)
-    })?;
-    logical_divide(a, tiler)?;
-    Ok(r)
-}
-
-/// `local_tile(A, tiler, coord)`: the layout of CuTe's resulting tensor.
-pub fn local_tile(a: &Layout, tiler: &Tiler, coord: &Coord) -> Result<Layout> {
-    Ok(local_tile_with_offset(a, tiler, coord)?.0)
-}
-
-/// `thr.get_flat_coord(index)`: `idx2crd(index, shape, stride)` then one 1-D coordinate per top
-/// mode (a plain integer for a rank-1 `thr`).
-fn flat_coord(thr: &Layout, index: Int) -> Result<Coord> {
-    let mut per_mode = Vec::new();
-    for m in thr.modes() {
-        let (mut acc, mut scale) = (Int::st(0), Int::st(1));
-        for (s, d) in m.leaf_pairs() {
-            // CuTe skips a static _1 extent (avoiding a division by a zero stride).
-            let c = if s.is_static_value(1) { Int::st(0) } else { index.div(d)?.rem(s)? };
-            acc = acc.add(c.mul(scale)?)?;
-            scale = scale.mul(s)?;
-        }
-        per_mode.push(Coord::Int(acc));
-    }
-    Ok(if per_mode.len() == 1 { per_mode.pop().expect("one") } else { Coord::Tuple(per_mode) })
-}
-
-/// The tiler and full slicing coordinate of `local_partition`, and the zipped divide.
-fn partition_parts(a: &Layout, thr: &Layout, index: Int) -> Result<(Tiler, Layout, Coord)> {
-    let tiler = Tiler::Tuple(thr.modes().iter().map(|m| m.size().map(Tiler::Int)).collect::<Result<_>>()?);
-    let z = zipped_divide_unchecked(a, &tiler)?;
-    let coord = flat_coord(thr, index)?;
-    let (r0, r1) = (z.mode(0)?.rank(), z.mode(1)?.rank());
-    let c0 = match &coord {
-        Coord::Tuple(v) => pad(v, r0)?,
-        other => other.clone(),
-    };
-    Ok((tiler, z, Coord::Tuple(vec![c0, repeat_under(r1)])))
-}
-
-/// `local_partition(A, thr, index)` with the offset the tensor's pointer would move by.
-pub fn local_partition_with_offset(a: &Layout, thr: &Layout, index: Int) -> Result<(Layout, Int)> {
-    let (r, tiler) = deferred(|| {
-        let (tiler, z, c) = partition_parts(a, thr, index)?;
-        Ok((slice_and_offset(&c, &z)?, tiler))
-    })?;
-    logical_divide(a, &tiler)?;
-    Ok(r)
-}
-
-/// `local_partition(A, thr, index)`: the layout of CuTe's resulting tensor.
-pub fn local_partition(a: &Layout, thr: &Layout, index: Int) -> Result<Layout> {
-    Ok(local_partition_with_offset(a, thr, index)?.0)
-}
-
-/// Check a `local_tile(a, tiler, coord)` result `r` (for example CuTe's print) against the
-/// definition; the offset is the zipped divide at the coordinate with `_` as 0.
-pub fn check_local_tile(a: &Layout, tiler: &Tiler, coord: &Coord, r: &Layout) -> Result<(), String> {
-    let z = zipped_divide(a, tiler).map_err(|e| e.to_string())?;
-    let c = tile_coord(&z, coord).map_err(|e| e.to_string())?;
-    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride).map_err(|e| e.to_string())?;
-    check_postconditions(&z, &c, r, off)
-}
-
-/// Check a `local_partition(a, thr, index)` result `r` against the definition.
-pub fn check_local_partition(a: &Layout, thr: &Layout, index: Int, r: &Layout) -> Result<(), String> {
-    let (_, z, c) = partition_parts(a, thr, index).map_err(|e| e.to_string())?;
-    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride).map_err(|e| e.to_string())?;
-    check_postconditions(&z, &c, r, off)
 }
 
 /// Fill the `_` positions of `c` with the given values, in order.
@@ -257,6 +176,9 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::divide::zipped_divide;
+    use crate::engine::local_partition::partition_parts;
+    use crate::engine::local_tile::tile_coord;
     use crate::expr::builtins::algebra::to_tiler;
     use crate::expr::eval_str;
 

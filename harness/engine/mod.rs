@@ -4,23 +4,37 @@
 //! numbered postconditions, and `tests/properties.rs` checks every postcondition with proptest.
 
 pub mod atom;
+pub mod blocked_product;
 pub mod coalesce;
 pub mod complement;
 pub mod composition;
 pub mod divide;
 pub mod error;
+pub mod fast;
 pub mod filter;
+pub mod flat_divide;
+pub mod flat_product;
 pub mod left_inverse;
+pub mod logical_divide;
+pub mod logical_product;
 pub mod local;
+pub mod local_partition;
+pub mod local_tile;
 pub mod max_common;
 pub mod product;
+pub mod raked_product;
 pub mod right_inverse;
 mod runtime;
+pub mod tile;
+pub mod tiled_divide;
+pub mod tiled_product;
 pub mod tiler;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;
 pub mod swizzle;
+pub mod zipped_divide;
+pub mod zipped_product;
 
 pub use error::{Error, Result};
 pub use int::Int;

@@ -23,245 +23,33 @@
 //! 3. `R` is injective when `A` and `B` are: `(A, C)` is injective and `C o B` reorders `C`'s
 //!    distinct values.
 //!
+//! Fast path: as for the divides, the complement and the composition inside are certified
+//! analytically (see `fast`); CuTe's computation runs once and the brute-force checks run only
+//! when a certificate does not apply (results and errors unchanged).
+//!
 //! Postconditions of `blocked_product` / `raked_product` (checked by [`check_blocked`]):
 //! 1. `rank(R) == max(rank A, rank B)` and each mode is rank 2 with `A`'s mode (padded) in
 //!    position 0 (blocked) or 1 (raked).
 //! 2. As a function `R` equals `logical_product(A', B')` with the mode pairs regrouped: for every
 //!    `i < size(A')`, `j < size(B')`, `R` at the coordinate made of `A'`'s and `P1`'s
 //!    coordinates mode by mode equals `A'(i) + P1(j)`.
+//!
+//! This module gathers the products for existing callers; each lives in its own module
+//! (`logical_product`, `zipped_product`, `tiled_product`, `flat_product`, `blocked_product`,
+//! `raked_product`), with its definition, numbered postconditions and `check_postconditions`.
 
-use super::coalesce::by_mode;
-use super::complement::{complement, complement_unchecked};
-use super::composition::composition_unchecked;
-use super::divide::{tile_unzip, undefined, unpack};
-use super::error::{Error, Result};
-use super::int::Int;
-use super::int_tuple::IntTuple;
-use super::layout::Layout;
-use super::runtime::deferred;
-use super::tiler::Tiler;
-
-/// CuTe's `cosize(layout) = size(coshape(layout))`, static-ness as CuTe computes it.
-pub fn cosize(l: &Layout) -> Result<Int> {
-    let mut acc = Int::st(0);
-    for (s, d) in l.leaf_pairs() {
-        acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
-    }
-    acc.add(Int::st(1))
-}
-
-/// `logical_product(A, B)` for a layout `B`.
-///
-/// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
-/// complement and the composition are checked against their definitions ([`Error::Undefined`]).
-pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    deferred(|| product_layout(a, b, false))?;
-    product_layout(a, b, true)
-}
-
-fn product_layout(a: &Layout, b: &Layout, checked: bool) -> Result<Layout> {
-    let cot = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
-    let c = complement_unchecked(a, Some(&cot))?;
-    let cb = composition_unchecked(&c, b)?;
-    if checked && super::runtime::checks_on() {
-        super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
-        super::composition::walkable(b)?;
-        undefined("complement", super::complement::check_postconditions(a, Some(&cot), &c))?;
-        undefined("composition", super::composition::check_postconditions(&c, b, &cb))?;
-    }
-    Ok(Layout::concat(&[a.clone(), cb]))
-}
-
-fn product_tiler(a: &Layout, t: &Tiler, checked: bool) -> Result<Layout> {
-    match t {
-        Tiler::Underscore => Ok(a.clone()),
-        Tiler::Tuple(items) => {
-            if items.len() > a.rank() {
-                return Err(Error::TooManyModes { op: "logical_product" });
-            }
-            by_mode(a, items, "logical_product", |m, ti| product_tiler(m, ti, checked))
-        }
-        other => product_layout(a, &other.as_layout().expect("layout or int"), checked),
-    }
-}
-
-/// `logical_product(A, tiler)`.
-pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    deferred(|| product_tiler(a, t, false))?;
-    product_tiler(a, t, true)
-}
-
-/// `zipped_product(A, tiler)`: CuTe's whole computation (including `zip2_by`) runs before the
-/// definition checks of `logical_product`.
-pub fn zipped_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let z = deferred(|| tile_unzip(&product_tiler(a, t, false)?, t))?;
-    logical_product(a, t)?;
-    Ok(z)
-}
-
-/// `tiled_product(A, tiler)`.
-pub fn tiled_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    unpack(&zipped_product(a, t)?, false)
-}
-
-/// `flat_product(A, tiler)`.
-pub fn flat_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    unpack(&zipped_product(a, t)?, true)
-}
-
-/// CuTe's `append<R>(layout)`: pad with `_1:_0` modes up to rank `r` (a leaf layout of rank 1 is
-/// left as it is when `r == 1`).
-fn pad(l: &Layout, r: usize) -> Layout {
-    if l.rank() >= r {
-        return l.clone();
-    }
-    let mut m = l.modes();
-    m.resize(r, Layout::leaf(Int::st(1), Int::st(0)));
-    Layout::concat(&m)
-}
-
-fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout> {
-    let r = a.rank().max(b.rank());
-    let (ap, bp) = (pad(a, r), pad(b, r));
-    let out = deferred(|| {
-        let p = product_layout(&ap, &bp, false)?;
-        let p1 = p.mode(1)?;
-        let (first, second) = if raked { (p1, ap.clone()) } else { (ap.clone(), p1) };
-        // CuTe's zip(first, second): a non-tuple first gives the single mode (first, second);
-        // otherwise both must be tuples of one rank, zipped mode by mode.
-        if !first.shape.is_tuple() {
-            return Ok(Layout::concat(&[Layout::concat(&[first, second])]));
-        }
-        if !second.shape.is_tuple() || second.rank() != first.rank() {
-            return Err(Error::MismatchedRanks { detail: format!("zip of {first} with {second}") });
-        }
-        let modes: Vec<Layout> =
-            first.modes().into_iter().zip(second.modes()).map(|(x, y)| Layout::concat(&[x, y])).collect();
-        Ok(Layout::concat(&modes))
-    })?;
-    // The definition checks come after CuTe's whole computation.
-    logical_product_layout(&ap, &bp)?;
-    Ok(out)
-}
-
-/// `blocked_product(A, B)` for layouts.
-pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
-    block_raked(a, b, false)
-}
-
-/// `raked_product(A, B)` for layouts.
-pub fn raked_product(a: &Layout, b: &Layout) -> Result<Layout> {
-    block_raked(a, b, true)
-}
-
-/// Check the numbered postconditions of `logical_product(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    match t {
-        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
-        Tiler::Tuple(items) => {
-            if r.rank() != a.rank() {
-                return Err(format!("rank({r}) != rank({a})"));
-            }
-            let (am, rm) = (a.modes(), r.modes());
-            for k in 0..am.len() {
-                match items.get(k) {
-                    Some(tk) => check_postconditions(&am[k], tk, &rm[k])?,
-                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
-                    None => {}
-                }
-            }
-            Ok(())
-        }
-        other => check_layout(a, &other.as_layout().expect("layout or int"), r),
-    }
-}
-
-fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    if r.rank() != 2 || r.mode(0).map_err(e)? != *a {
-        return Err(format!("1: mode 0 of {r} is not {a}"));
-    }
-    let n = a.size().map_err(e)?.mul(cosize(b).map_err(e)?).map_err(e)?;
-    let c = complement(a, Some(&IntTuple::Leaf(n))).map_err(|x| format!("2: {x}"))?;
-    let (bv, r1v) = (b.values().map_err(e)?, r.mode(1).map_err(e)?.values().map_err(e)?);
-    if bv.len() != r1v.len() {
-        return Err(format!("2: size of mode 1 of {r} != size({b})"));
-    }
-    for (j, &x) in bv.iter().enumerate() {
-        let want = c.call_int(Int::dy(x)).map_err(e)?.value;
-        if r1v[j] != want {
-            return Err(format!("2: {r}(0,{j}) = {} but {c}({b}({j})) = {want}", r1v[j]));
-        }
-    }
-    let distinct = |mut v: Vec<i64>| {
-        let n = v.len();
-        v.sort_unstable();
-        v.dedup();
-        v.len() == n
-    };
-    if distinct(a.values().map_err(e)?) && distinct(bv) && !distinct(r.values().map_err(e)?) {
-        return Err(format!("3: {r} is not injective though {a} and {b} are"));
-    }
-    Ok(())
-}
-
-/// Check the numbered postconditions of `blocked_product(A, B) == R` (`raked` false) or
-/// `raked_product(A, B) == R` (`raked` true).
-pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    let rank = a.rank().max(b.rank());
-    if r.rank() != rank || r.modes().iter().any(|m| m.rank() != 2) {
-        return Err(format!("1: {r} is not {rank} rank-2 modes"));
-    }
-    let ap = pad(a, rank);
-    let ka = usize::from(raked);
-    let p = logical_product_layout(&ap, &pad(b, rank)).map_err(e)?;
-    let p1 = p.mode(1).map_err(e)?;
-    // The zipped parts: one per result mode (a leaf-shaped first operand of CuTe's zip pairs
-    // with the whole of the other one).
-    let by_mode = if raked { p1.shape.is_tuple() } else { ap.shape.is_tuple() };
-    let parts = |l: &Layout| if by_mode { l.modes() } else { vec![l.clone()] };
-    let (amodes, pmodes) = (parts(&ap), parts(&p1));
-    let rm = r.modes();
-    for (k, m) in amodes.iter().enumerate() {
-        if rm[k].mode(ka).map_err(e)? != *m {
-            return Err(format!("1: mode {k} of {r} does not hold {m} in position {ka}"));
-        }
-    }
-    // Split a 1-D index into one 1-D coordinate per part.
-    let split = |ms: &[Layout], mut i: i64| -> Result<Vec<i64>, String> {
-        let mut out = Vec::new();
-        for m in ms {
-            let n = m.size().map_err(e)?.value;
-            out.push(i % n);
-            i /= n;
-        }
-        Ok(out)
-    };
-    let (av, pv) = (ap.values().map_err(e)?, p1.values().map_err(e)?);
-    for (i, &x) in av.iter().enumerate() {
-        for (j, &y) in pv.iter().enumerate() {
-            let (ci, cj) = (split(&amodes, i as i64)?, split(&pmodes, j as i64)?);
-            let coord = IntTuple::Tuple(
-                (0..rank)
-                    .map(|k| {
-                        let (u, v) = (IntTuple::dy(ci[k]), IntTuple::dy(cj[k]));
-                        IntTuple::tuple(if raked { [v, u] } else { [u, v] })
-                    })
-                    .collect(),
-            );
-            let got = r.call(&coord).map_err(e)?.value;
-            if got != x + y {
-                return Err(format!("2: {r}{coord} = {got} but {ap}({i}) + {p1}({j}) = {}", x + y));
-            }
-        }
-    }
-    Ok(())
-}
+pub use super::blocked_product::{blocked_product, check_blocked};
+pub use super::flat_product::flat_product;
+pub(crate) use super::logical_product::cosize_pairs;
+pub use super::logical_product::{check_postconditions, cosize, logical_product, logical_product_layout, logical_product_unchecked};
+pub use super::raked_product::raked_product;
+pub use super::tiled_product::tiled_product;
+pub use super::zipped_product::zipped_product;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Error, Layout, Tiler};
     use crate::expr::builtins::algebra::to_tiler;
     use crate::expr::eval_str;
 
@@ -297,5 +85,27 @@ mod tests {
         assert_eq!(flat_product(&a, &t("(_3,_4)")).unwrap().to_string(), "(_2,_2,_3,(_2,_2)):(_1,_2,_2,(_1,_4))");
         let e = logical_product(&l("_2:_2"), &t("_3:_1")).unwrap_err();
         assert!(matches!(e, Error::ShapeDivisibility { .. }), "{e}");
+    }
+
+    #[test]
+    fn each_product_has_its_own_check() {
+        // The results are real CuTe 4.2 prints (see real_cute_probes); each check accepts its own
+        // operation's result and rejects the others' forms.
+        use crate::engine::{blocked_product as bp, flat_product as fp, raked_product as rp};
+        use crate::engine::{tiled_product as tp, zipped_product as zp};
+        let (a, tt) = (l("(_2,_2):(_1,_2)"), t("(_3,_4)"));
+        let (z, ti, fl) = (zipped_product(&a, &tt).unwrap(), tiled_product(&a, &tt).unwrap(), flat_product(&a, &tt).unwrap());
+        zp::check_postconditions(&a, &tt, &z).unwrap();
+        tp::check_postconditions(&a, &tt, &ti).unwrap();
+        fp::check_postconditions(&a, &tt, &fl).unwrap();
+        assert!(zp::check_postconditions(&a, &tt, &ti).is_err());
+        assert!(tp::check_postconditions(&a, &tt, &fl).is_err());
+        assert!(fp::check_postconditions(&a, &tt, &z).is_err());
+        let b = l("(_3,_4):(_1,_3)");
+        let (bl, ra) = (blocked_product(&a, &b).unwrap(), raked_product(&a, &b).unwrap());
+        bp::check_postconditions(&a, &b, &bl).unwrap();
+        rp::check_postconditions(&a, &b, &ra).unwrap();
+        assert!(bp::check_postconditions(&a, &b, &ra).is_err());
+        assert!(rp::check_postconditions(&a, &b, &bl).is_err());
     }
 }

@@ -65,3 +65,17 @@ pub fn without_definition_checks<T>(f: impl FnOnce() -> T) -> T {
     CHECKS.with(|c| c.set(old));
     r
 }
+
+/// How an operation built from complements and compositions (the divides and products) treats
+/// the definition checks of its parts.
+#[derive(Clone, Copy)]
+pub(crate) enum Mode<'a> {
+    /// CuTe's algorithm alone.
+    Unchecked,
+    /// CuTe's algorithm; the flag is cleared unless every part is shown correct by the analytic
+    /// certificates (`fast`). Nothing is refused in this mode.
+    Certify(&'a std::cell::Cell<bool>),
+    /// CuTe's algorithm, each part then checked (certificate, else brute force); a violation is
+    /// refused.
+    Checked,
+}

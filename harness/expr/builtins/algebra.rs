@@ -21,8 +21,12 @@ pub fn to_tiler(v: &Value) -> Result<Tiler> {
     }
 }
 
-fn layout(v: &Value, what: &str) -> Result<Layout> {
-    v.to_layout().map_err(|_| Error::Type(format!("{what} needs a layout, found {}", v.kind())))
+/// The layout inside `v`, borrowed (the operations never need their operands by value).
+fn layout<'a>(v: &'a Value, what: &str) -> Result<&'a Layout> {
+    match v {
+        Value::Layout(l) => Ok(l),
+        other => Err(Error::Type(format!("{what} needs a layout, found {}", other.kind()))),
+    }
 }
 
 type TilerOp = fn(&Layout, &Tiler) -> Result<Layout>;
@@ -42,32 +46,32 @@ pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>>
     };
     if let Some(op) = tiler_op {
         return Some(
-            arity(n, args, 2..=2).and_then(|_| Ok(Value::Layout(op(&layout(&args[0], n)?, &to_tiler(&args[1])?)?))),
+            arity(n, args, 2..=2).and_then(|_| Ok(Value::Layout(op(layout(&args[0], n)?, &to_tiler(&args[1])?)?))),
         );
     }
     let r = match n {
         "coalesce" => arity(n, args, 1..=2).and_then(|_| {
             let l = layout(&args[0], n)?;
             Ok(Value::Layout(match args.get(1) {
-                None => coalesce::coalesce(&l)?,
-                Some(p) => coalesce::coalesce_by(&l, &p.to_int_tuple()?)?,
+                None => coalesce::coalesce(l)?,
+                Some(p) => coalesce::coalesce_by(l, &p.to_int_tuple()?)?,
             }))
         }),
         "filter" => arity(n, args, 1..=2).and_then(|_| {
             let l = layout(&args[0], n)?;
             Ok(Value::Layout(match args.get(1) {
-                None => filter::filter(&l)?,
-                Some(p) => filter::filter_by(&l, &p.to_int_tuple()?)?,
+                None => filter::filter(l)?,
+                Some(p) => filter::filter_by(l, &p.to_int_tuple()?)?,
             }))
         }),
         "filter_zeros" => {
-            arity(n, args, 1..=1).and_then(|_| Ok(Value::Layout(filter::filter_zeros(&layout(&args[0], n)?)?)))
+            arity(n, args, 1..=1).and_then(|_| Ok(Value::Layout(filter::filter_zeros(layout(&args[0], n)?)?)))
         }
         "composition" => arity(n, args, 2..=2).and_then(|_| {
             let a = layout(&args[0], n)?;
             Ok(Value::Layout(match &args[1] {
-                Value::Layout(b) => composition::composition(&a, b)?,
-                other => composition::composition_tiler(&a, &to_tiler(other)?)?,
+                Value::Layout(b) => composition::composition(a, b)?,
+                other => composition::composition_tiler(a, &to_tiler(other)?)?,
             }))
         }),
         "complement" => arity(n, args, 1..=2).and_then(|_| {
@@ -78,33 +82,33 @@ pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>>
                 Some(Value::Layout(l)) => Some(l.shape.clone()),
                 Some(v) => Some(v.to_int_tuple()?),
             };
-            Ok(Value::Layout(complement::complement(&a, cot.as_ref())?))
+            Ok(Value::Layout(complement::complement(a, cot.as_ref())?))
         }),
         "right_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
             Value::Underscore => Ok(Value::Underscore),
-            v => Ok(Value::Layout(right_inverse::right_inverse(&layout(v, n)?)?)),
+            v => Ok(Value::Layout(right_inverse::right_inverse(layout(v, n)?)?)),
         }),
         "left_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
             Value::Underscore => Ok(Value::Underscore),
-            v => Ok(Value::Layout(left_inverse::left_inverse(&layout(v, n)?)?)),
+            v => Ok(Value::Layout(left_inverse::left_inverse(layout(v, n)?)?)),
         }),
         "max_common_vector" => arity(n, args, 2..=2).and_then(|_| {
-            Ok(Value::Int(max_common::max_common_vector(&layout(&args[0], n)?, &layout(&args[1], n)?)?))
+            Ok(Value::Int(max_common::max_common_vector(layout(&args[0], n)?, layout(&args[1], n)?)?))
         }),
         "max_common_layout" => arity(n, args, 2..=2).and_then(|_| {
-            Ok(Value::Layout(max_common::max_common_layout(&layout(&args[0], n)?, &layout(&args[1], n)?)?))
+            Ok(Value::Layout(max_common::max_common_layout(layout(&args[0], n)?, layout(&args[1], n)?)?))
         }),
         "blocked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(product::blocked_product(&layout(&args[0], n)?, &layout(&args[1], n)?)?))),
+            .and_then(|_| Ok(Value::Layout(product::blocked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
         "raked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(product::raked_product(&layout(&args[0], n)?, &layout(&args[1], n)?)?))),
+            .and_then(|_| Ok(Value::Layout(product::raked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
         "local_tile" => arity(n, args, 3..=3).and_then(|_| {
             let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-            Ok(Value::Layout(local::local_tile(&layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
+            Ok(Value::Layout(local::local_tile(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
         }),
         "local_partition" => arity(n, args, 3..=3).and_then(|_| {
             let idx = args[2].to_int()?;
-            Ok(Value::Layout(local::local_partition(&layout(&args[0], n)?, &layout(&args[1], n)?, idx)?))
+            Ok(Value::Layout(local::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
         }),
         _ => return None,
     };

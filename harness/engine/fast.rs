@@ -1,0 +1,374 @@
+//! Analytic certificates: O(rank) sufficient conditions under which a result of CuTe's algorithm
+//! is known to satisfy an operation's postconditions, so that the brute-force check (a walk over
+//! every coordinate) can be skipped. A certificate never decides a refusal: when it does not
+//! apply, the caller runs the brute-force `check_postconditions` as before, so every result and
+//! every error stays what it was; only the common case gets cheaper.
+//!
+//! The certificates look at the operands and the *result* (not at how the result was computed),
+//! so they do not depend on the engine's algorithm being right. `tests` (below) checks on random
+//! operands, admissible ones included, that a certificate never accepts a result that the
+//! brute-force check rejects.
+//!
+//! Everything here works on small stack buffers ([`Flat`]); operands with more leaves than fit
+//! simply fall back to the brute-force check.
+//!
+//! ## Composition `R = A o B` ([`composition_ok`])
+//!
+//! Let `A`'s flat leaves be `n_0:d_0 .. n_{r-1}:d_{r-1}` (as `crd2idx` reads a 1-D index `x >= 0`:
+//! mixed-radix digits `x_i = (x / (n_0..n_{i-1})) % n_i` for `i < r-1`, the last leaf takes the
+//! quotient, `A(x) = sum x_i d_i`). Conditions:
+//! 1. `shape(R)` is compatible with `shape(B)` (postcondition 2, checked exactly, O(rank)), and
+//!    `size(B) <= MAX_WALK`; every extent of `A` (but the last), `B` and `R` is `>= 1`, every
+//!    stride of `B` is `>= 0`.
+//! 2. For each leaf `s:t` of `B` with `t > 0`, the walk over `A`'s leaves with a rest extent `S = s`
+//!    and rest stride `T = t` only meets divisible steps: at leaf `i < r-1` either `n_i | T`
+//!    (the digit is always 0; `T /= n_i`) or `T | n_i` (then with `m = n_i / T`: if `m >= S`, the
+//!    digit is `c*T` for `c < S` and `S = 1`; else `m | S`, the digit is `c_0*T` for the `c_0 < m`
+//!    part of `c` and `S /= m`, `T = 1`). So `A(c*t)` is exactly the flat layout `L` of the
+//!    segments `m : T*d_i` (plus `S : T*d_{r-1}` at the end), and each digit of `A` stays below a
+//!    known maximum `D_i` for this leaf. A leaf with `t == 0` is the constant 0, `L = s:0`.
+//! 3. `R`'s sub-layout at that leaf of `B` (flattened) equals `L` as a function on `[0, s)`:
+//!    both reduce to the same canonical form (drop extent-1 modes, merge neighbours `n:d, n':d'`
+//!    with `n*d == d'`, each step preserving the function and the size).
+//! 4. No carries between the leaves of `B`: for each `i < r-1`, the sum over `B`'s leaves of `D_i`
+//!    is at most `n_i - 1`. Then for `x = B(c) = sum_k c_k t_k` the digits of `x` are the sums of the
+//!    leaves' digits, so `A(B(c)) = sum_k A(c_k t_k) = sum_k R_k(c_k) = R(c)`, which is
+//!    postcondition 1. The bound `sum_i (sum_k D_i) |d_i|` (the last leaf's quotient included) is
+//!    computed with checked arithmetic, so the brute-force evaluation of `A(B(c))` cannot overflow
+//!    where the certificate accepts.
+//!
+//! ## Complement `R = complement(A, cotarget)` ([`complement_ok`])
+//!
+//! With `F = filter(A)`: every extent of `F` and `R` is `>= 1`, every mode of extent `> 1` has a
+//! stride `> 0`, `size(F) * size(R) <= MAX_WALK` (as the brute-force check requires), and
+//! 1. `R`'s modes of extent `> 1` in order satisfy `d_j > sum_{i<j} (n_i - 1) d_i`: a step of the
+//!    1-D coordinate raises one digit `j` by one and resets the lower ones, changing `R` by
+//!    `d_j - sum_{i<j} (n_i - 1) d_i > 0`, so `R` is strictly increasing (postcondition 1);
+//! 2. the modes of extent `> 1` of `F` and `R` together, sorted by stride, satisfy the same
+//!    inequality: two different coordinates differ at a highest sorted digit `j`, where the
+//!    difference `(a - b) d_j` outweighs everything below, so `F(j) + R(i)` are distinct
+//!    (postcondition 2);
+//! 3. `size(F) * size(R) >= size(cotarget)` is computed directly (postcondition 3).
+
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::{Layout, MAX_WALK};
+
+/// Most flat leaves a certificate handles; larger operands use the brute-force checks.
+const CAP: usize = 24;
+
+/// A small stack buffer of flat `(extent, stride)` modes.
+#[derive(Clone, Copy)]
+pub(crate) struct Flat {
+    items: [(i64, i64); CAP],
+    len: usize,
+}
+
+impl Flat {
+    pub(crate) fn new() -> Flat {
+        Flat { items: [(0, 0); CAP], len: 0 }
+    }
+    pub(crate) fn push(&mut self, m: (i64, i64)) -> Option<()> {
+        *self.items.get_mut(self.len)? = m;
+        self.len += 1;
+        Some(())
+    }
+    pub(crate) fn as_slice(&self) -> &[(i64, i64)] {
+        &self.items[..self.len]
+    }
+    /// The leaves of a shape/stride pair (congruent), depth first.
+    pub(crate) fn of(shape: &IntTuple, stride: &IntTuple) -> Option<Flat> {
+        let mut f = Flat::new();
+        f.extend(shape, stride)?;
+        Some(f)
+    }
+    fn extend(&mut self, shape: &IntTuple, stride: &IntTuple) -> Option<()> {
+        match (shape, stride) {
+            (IntTuple::Leaf(s), IntTuple::Leaf(d)) => self.push((s.value, d.value)),
+            (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => {
+                s.iter().zip(d).try_for_each(|(s, d)| self.extend(s, d))
+            }
+            _ => None,
+        }
+    }
+    /// The canonical form: extent-1 modes dropped, neighbours `n:d, n':n*d` merged.
+    fn canonical(&self) -> Flat {
+        let mut out = Flat::new();
+        for &(n, d) in self.as_slice() {
+            if n == 1 {
+                continue;
+            }
+            if out.len > 0 {
+                let (pn, pd) = out.items[out.len - 1];
+                if pn.checked_mul(pd) == Some(d) {
+                    if let Some(m) = pn.checked_mul(n) {
+                        out.items[out.len - 1] = (m, pd);
+                        continue;
+                    }
+                }
+            }
+            out.items[out.len] = (n, d);
+            out.len += 1;
+        }
+        out
+    }
+    fn product(&self) -> Option<i64> {
+        self.as_slice().iter().try_fold(1i64, |acc, &(n, _)| acc.checked_mul(n))
+    }
+}
+
+/// `true` when the certificate for `composition(A, B) == R` applies (see the module doc); then
+/// `composition::check_postconditions(a, b, r)` holds.
+pub fn composition_ok(a: &Layout, b: &Layout, r: &Layout) -> bool {
+    composition_cert(a, b, r).is_some()
+}
+
+fn composition_cert(a: &Layout, b: &Layout, r: &Layout) -> Option<()> {
+    if !super::composition::compatible(&b.shape, &r.shape) {
+        return None;
+    }
+    let pa = Flat::of(&a.shape, &a.stride)?;
+    let pa = pa.as_slice();
+    let ra = pa.len();
+    if ra == 0 || pa[..ra - 1].iter().any(|&(n, _)| n < 1) {
+        return None;
+    }
+    let mut st = CompState { pa, digits: [0; CAP], quotient: 0, size: 1 };
+    st.walk(&b.shape, &b.stride, &r.shape, &r.stride)?;
+    if st.size > MAX_WALK {
+        return None;
+    }
+    let mut bound = 0i64;
+    for (i, &(n, d)) in pa.iter().enumerate() {
+        let dig = if i + 1 == ra {
+            st.quotient
+        } else {
+            if st.digits[i] > n - 1 {
+                return None;
+            }
+            st.digits[i]
+        };
+        bound = bound.checked_add(dig.checked_mul(d.checked_abs()?)?)?;
+    }
+    Some(())
+}
+
+struct CompState<'a> {
+    pa: &'a [(i64, i64)],
+    /// Per leaf of `A` (but the last): the sum over `B`'s leaves of the largest digit.
+    digits: [i64; CAP],
+    /// The sum over `B`'s leaves of the largest quotient reaching `A`'s last leaf.
+    quotient: i64,
+    /// `size(B)` so far.
+    size: i64,
+}
+
+impl CompState<'_> {
+    fn walk(&mut self, bs: &IntTuple, bd: &IntTuple, rs: &IntTuple, rd: &IntTuple) -> Option<()> {
+        match (bs, bd) {
+            (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
+                let (IntTuple::Tuple(rss), IntTuple::Tuple(rdd)) = (rs, rd) else { return None };
+                if ss.len() != dd.len() || rss.len() != ss.len() || rdd.len() != ss.len() {
+                    return None;
+                }
+                for k in 0..ss.len() {
+                    self.walk(&ss[k], &dd[k], &rss[k], &rdd[k])?;
+                }
+                Some(())
+            }
+            (IntTuple::Leaf(s), IntTuple::Leaf(t)) => self.leaf(*s, *t, Flat::of(rs, rd)?),
+            _ => None,
+        }
+    }
+
+    fn leaf(&mut self, s: Int, t: Int, rk: Flat) -> Option<()> {
+        let (s, t) = (s.value, t.value);
+        if s < 1 || t < 0 || rk.as_slice().iter().any(|&(n, _)| n < 1) {
+            return None;
+        }
+        self.size = self.size.checked_mul(s)?;
+        let mut l = Flat::new();
+        if t == 0 {
+            l.push((s, 0))?;
+        } else {
+            let ra = self.pa.len();
+            let (mut rest_s, mut rest_t) = (s, t);
+            for i in 0..ra - 1 {
+                if rest_s == 1 {
+                    break;
+                }
+                let (n, d) = self.pa[i];
+                if rest_t % n == 0 {
+                    rest_t /= n;
+                } else if n % rest_t == 0 {
+                    let m = n / rest_t;
+                    let take = if m >= rest_s {
+                        rest_s
+                    } else if rest_s % m == 0 {
+                        m
+                    } else {
+                        return None;
+                    };
+                    l.push((take, rest_t.checked_mul(d)?))?;
+                    self.digits[i] = self.digits[i].checked_add((take - 1).checked_mul(rest_t)?)?;
+                    rest_s /= take;
+                    rest_t = 1;
+                } else {
+                    return None;
+                }
+            }
+            if rest_s > 1 {
+                l.push((rest_s, rest_t.checked_mul(self.pa[ra - 1].1)?))?;
+                self.quotient = self.quotient.checked_add((rest_s - 1).checked_mul(rest_t)?)?;
+            }
+        }
+        let (cl, cr) = (l.canonical(), rk.canonical());
+        (cl.as_slice() == cr.as_slice() && rk.product() == Some(s)).then_some(())
+    }
+}
+
+/// `true` when the certificate for `complement(A, cotarget) == R` applies, with `f = filter(A)`
+/// and `cot` the size of the cotarget (see the module doc); then
+/// `complement::check_postconditions(a, cotarget, r)` holds.
+pub fn complement_ok(f: &[(Int, Int)], cot: i64, r: &Layout) -> bool {
+    complement_cert(f, cot, r).is_some()
+}
+
+/// Whether modes (extent > 1, positive strides) in this order have each stride above the span of
+/// the ones before: `d_j > sum_{i<j} (n_i - 1) d_i`.
+fn increasing(modes: &[(i64, i64)]) -> Option<()> {
+    let mut span = 0i64;
+    for &(n, d) in modes {
+        if d <= span {
+            return None;
+        }
+        span = span.checked_add((n - 1).checked_mul(d)?)?;
+    }
+    Some(())
+}
+
+fn complement_cert(f: &[(Int, Int)], cot: i64, r: &Layout) -> Option<()> {
+    let mut pf = Flat::new();
+    for &(n, d) in f {
+        pf.push((n.value, d.value))?;
+    }
+    let pr = Flat::of(&r.shape, &r.stride)?;
+    if pf.as_slice().iter().chain(pr.as_slice()).any(|&(n, d)| n < 1 || (n > 1 && d <= 0)) {
+        return None;
+    }
+    let total = pf.product()?.checked_mul(pr.product()?)?;
+    if total > MAX_WALK || total < cot {
+        return None;
+    }
+    let mut rm = Flat::new();
+    for &m in pr.as_slice().iter().filter(|m| m.0 > 1) {
+        rm.push(m)?;
+    }
+    increasing(rm.as_slice())?;
+    let mut all = rm;
+    for &m in pf.as_slice().iter().filter(|m| m.0 > 1) {
+        all.push(m)?;
+    }
+    let n = all.len;
+    all.items[..n].sort_unstable_by_key(|m| m.1);
+    increasing(all.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{complement, composition, filter, product};
+    use crate::gen::{self, Staticness};
+    use proptest::prelude::*;
+
+    fn st() -> impl Strategy<Value = Staticness> {
+        prop_oneof![Just(Staticness::AllStatic), Just(Staticness::AllDynamic), Just(Staticness::Mixed)]
+    }
+
+    /// The certificate never accepts a result that the brute-force check rejects.
+    fn comp_sound(a: &Layout, b: &Layout) -> Result<bool, TestCaseError> {
+        let Ok(r) = crate::engine::without_definition_checks(|| composition::composition_unchecked(a, b)) else {
+            return Ok(false);
+        };
+        let fast = composition_ok(a, b, &r);
+        if fast {
+            prop_assert_eq!(composition::check_postconditions(a, b, &r), Ok(()), "{} o {} = {}", a, b, r);
+        }
+        Ok(fast)
+    }
+
+    fn comp_sound_cot(a: &Layout, cot: &IntTuple) -> Result<bool, TestCaseError> {
+        let Ok(r) = complement::complement_unchecked(a, Some(cot)) else { return Ok(false) };
+        let (Ok(f), Ok(n)) = (filter::filter(a), cot.product()) else { return Ok(false) };
+        let fast = complement_ok(&f.leaf_pairs(), n.value, &r);
+        if fast {
+            prop_assert_eq!(complement::check_postconditions(a, Some(cot), &r), Ok(()), "complement({}, {}) = {}", a, cot, r);
+        }
+        Ok(fast)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        #[test]
+        fn composition_certificate_is_sound_arbitrary(
+            s in st(),
+            (a, b) in st().prop_flat_map(|s| (gen::small_layout(6, 12, s), gen::small_layout(6, 12, s))),
+        ) {
+            let _ = s;
+            comp_sound(&a, &b)?;
+        }
+
+        #[test]
+        fn composition_certificate_is_sound_admissible(
+            (a, b) in st().prop_flat_map(|s| (gen::small_compact(4, 1, s), gen::small_compact(3, 1, s))),
+            scale in 1i64..4,
+        ) {
+            // Compact operands (and B scaled) are the admissible common case: the certificate
+            // should mostly apply, and must agree with the brute-force check when it does.
+            let bs = Layout { shape: b.shape.clone(), stride: b.stride.map_leaves(&mut |d| d.mul(Int::st(scale))).unwrap() };
+            comp_sound(&a, &b)?;
+            comp_sound(&a, &bs)?;
+        }
+
+        #[test]
+        fn complement_certificate_is_sound(
+            a in st().prop_flat_map(|s| gen::small_layout(5, 16, s)),
+            cot in 1i64..200,
+        ) {
+            comp_sound_cot(&a, &IntTuple::dy(cot))?;
+            comp_sound_cot(&a, &IntTuple::tuple([IntTuple::dy(cot % 7 + 1), IntTuple::st(cot % 5 + 1)]))?;
+        }
+
+        #[test]
+        fn complement_certificate_is_sound_admissible(
+            a in st().prop_flat_map(|s| gen::small_compact(4, 2, s)),
+            k in 1i64..4,
+        ) {
+            let n = product::cosize(&a).unwrap().value * k;
+            comp_sound_cot(&a, &IntTuple::dy(n))?;
+        }
+    }
+
+    #[test]
+    fn certificates_apply_on_the_bench_mix() {
+        use crate::expr::eval_str;
+        let l = |t: &str| eval_str(t).unwrap().to_layout().unwrap();
+        for (a, b) in [
+            ("(_6,_2):(_8,_2)", "(_4,_3):(_3,_1)"),
+            ("(_4,_8):(_8,_1)", "(_8,_4):(_4,_1)"),
+            ("(_16,_8):(_1,_16)", "((_2,_2),(_8,_4)):((_1,_16),(_2,_32))"),
+        ] {
+            let (a, b) = (l(a), l(b));
+            let r = composition::composition_unchecked(&a, &b).unwrap();
+            assert!(composition_ok(&a, &b, &r), "{a} o {b} = {r}");
+        }
+        // The chapter's refused case: CuTe's (_2,_2):(_32,_2) is not _6,_2):(_8,_2) o _4:_4.
+        let (a, b) = (l("(_6,_2):(_8,_2)"), l("_4:_4"));
+        let r = composition::composition_unchecked(&a, &b).unwrap();
+        assert!(!composition_ok(&a, &b, &r));
+        let a = l("(_4,_2,_2):(_2,_16,_64)");
+        let r = complement::complement_unchecked(&a, Some(&IntTuple::st(512))).unwrap();
+        assert!(complement_ok(&filter::filter(&a).unwrap().leaf_pairs(), 512, &r), "{r}");
+    }
+}

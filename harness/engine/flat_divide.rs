@@ -1,0 +1,36 @@
+//! `flat_divide(A, tiler)` (layout.hpp).
+//!
+//! Definition (CuTe 4.2): the zipped result with both modes unpacked: `(t0,t1,..,r0,r1,..)`.
+//!
+//! Postconditions (checked by [`check_postconditions`]), with `Z` CuTe's `zipped_divide(A, T)`:
+//! 1. `Z` satisfies the postconditions of `zipped_divide`.
+//! 2. `R` is `Z` with modes 0 and 1 unpacked: each unpacked mode of rank above 1 is replaced by its
+//!    modes, a mode of rank 1 is kept whole (CuTe slices it with a single `_`).
+//! 3. `R` and `Z` are the same function of the 1-D coordinate: `R(i) == Z(i)` for all `i`.
+
+use super::error::{Error, Result};
+use super::layout::Layout;
+use super::tile::unpack;
+use super::tiler::Tiler;
+use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
+
+/// `flat_divide(A, tiler)`.
+pub fn flat_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    unpack(&zipped_divide(a, t)?, true)
+}
+
+
+/// Check the numbered postconditions of `flat_divide(A, tiler) == R`.
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
+    let e = |x: Error| x.to_string();
+    let z = zipped_divide_unchecked(a, t).map_err(e)?;
+    super::zipped_divide::check_postconditions(a, t, &z).map_err(|m| format!("1: {m}"))?;
+    let want = unpack(&z, true).map_err(e)?;
+    if *r != want {
+        return Err(format!("2: {r} is not {z} with modes 0 and 1 unpacked ({want})"));
+    }
+    if r.values().map_err(e)? != z.values().map_err(e)? {
+        return Err(format!("3: {r} and {z} differ as functions"));
+    }
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! `logical_divide(A, tiler)` (layout.hpp).
+//!
+//! Definition (CuTe 4.2): for a layout `B`,
+//! `logical_divide(A, B) = composition(A, make_layout(B, complement(B, shape(coalesce(A)))))`, a
+//! rank-2 layout `(tile, rest)`. For a tiler: a tuple divides mode `i` of `A` by element `i` and
+//! keeps `A`'s further modes (more elements than modes is "logical_divide: Too many modes in
+//! tiler."); `_` leaves the mode; an integer `n` is the layout `n:_1`.
+//!
+//! Postconditions of `logical_divide(A, B)` for a layout `B` (checked by [`check_postconditions`];
+//! the compositions and complements inside are checked against their own definitions, and a
+//! violation is [`Error::Undefined`]):
+//! 1. `rank(R) == 2` and mode 0 of `R` is `A o B` as a function: `R(i, 0) == A(B(i))`.
+//! 2. With `C = complement(B, shape(coalesce(A)))`: `R(i, j) == A(B(i) + C(j))` for all `i, j`,
+//!    and `(B, C)` is injective (so `R` visits each element of `A` it reaches once per coordinate).
+//! 3. `size(R) >= size(A)`.
+//!
+//! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
+//!
+//! Fast path: a divide reduces to a complement and a composition, each with its analytic
+//! certificate (see `composition`, `complement` and `fast`). CuTe's computation runs once
+//! (`Mode::Certify`); when every complement and composition inside is certified (and small
+//! enough to verify) the result is returned, since every brute-force check would pass; otherwise
+//! the checked computation runs as before, so results and errors are unchanged.
+
+use std::cell::Cell;
+
+use super::coalesce::{by_mode, coalesce, coalesce_modes};
+use super::complement::complement_unchecked;
+use super::composition::composition_unchecked;
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::IntTuple;
+use super::layout::Layout;
+use super::runtime::{checks_on, deferred, Mode};
+use super::tiler::Tiler;
+
+/// `logical_divide(A, B)` for a layout `B`.
+///
+/// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
+/// complement and the composition are checked against their definitions ([`Error::Undefined`]).
+pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    let ok = Cell::new(true);
+    let r = deferred(|| divide_layout(a, b, Mode::Certify(&ok)))?;
+    if ok.get() || !checks_on() {
+        return Ok(r);
+    }
+    divide_layout(a, b, Mode::Checked)
+}
+
+/// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that the
+/// complement `C = complement(B, shape(coalesce(A)))` and the composition `A o (B, C)` satisfy
+/// their postconditions, and `(B, C)` is small enough to verify, the brute-force checks are
+/// skipped; they would all pass, so the result (and every error) is the same as with
+/// [`Mode::Checked`], which the callers fall back to otherwise.
+fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
+    let cot = coalesce_modes(a)?.shape();
+    let c = complement_unchecked(b, Some(&cot))?;
+    let certify = matches!(mode, Mode::Certify(_)) && checks_on();
+    let c_ok = certify && super::complement::certified(b, Some(&cot), &c);
+    let c_kept = matches!(mode, Mode::Checked).then(|| c.clone());
+    let bc = Layout {
+        shape: IntTuple::Tuple(vec![b.shape.clone(), c.shape]),
+        stride: IntTuple::Tuple(vec![b.stride.clone(), c.stride]),
+    };
+    let r = composition_unchecked(a, &bc)?;
+    match mode {
+        Mode::Certify(ok) if certify => {
+            if !(c_ok && super::composition::walkable(&bc).is_ok() && super::fast::composition_ok(a, &bc, &r)) {
+                ok.set(false);
+            }
+        }
+        Mode::Checked if checks_on() => {
+            let c = c_kept.expect("kept in checked mode");
+            super::composition::walkable(&bc)?;
+            undefined("complement", super::complement::verified(b, Some(&cot), &c))?;
+            undefined("composition", super::composition::verified(a, &bc, &r))?;
+        }
+        _ => {}
+    }
+    Ok(r)
+}
+
+pub(crate) fn undefined(op: &'static str, r: Result<(), String>) -> Result<()> {
+    r.map_err(|reason| Error::Undefined { op, reason })
+}
+
+pub(crate) fn divide_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> {
+    match t {
+        Tiler::Underscore => Ok(a.clone()),
+        Tiler::Tuple(items) => {
+            if items.len() > a.rank() {
+                return Err(Error::TooManyModes { op: "logical_divide" });
+            }
+            by_mode(a, items, "logical_divide", |m, ti| divide_tiler(m, ti, mode))
+        }
+        Tiler::Layout(b) => divide_layout(a, b, mode),
+        other => divide_layout(a, &other.as_layout().expect("layout or int"), mode),
+    }
+}
+
+/// `logical_divide(A, tiler)`: CuTe's computation (with the certificates) first; only when a
+/// certificate does not apply is it redone with the brute-force checks.
+pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    let ok = Cell::new(true);
+    let r = deferred(|| divide_tiler(a, t, Mode::Certify(&ok)))?;
+    if ok.get() || !checks_on() {
+        return Ok(r);
+    }
+    divide_tiler(a, t, Mode::Checked)
+}
+
+/// CuTe's algorithm for `logical_divide(A, tiler)` without the definition checks.
+pub fn logical_divide_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
+    divide_tiler(a, t, Mode::Unchecked)
+}
+
+/// Check the numbered postconditions of `logical_divide(A, tiler) == R`.
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
+    match t {
+        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
+        Tiler::Tuple(items) => {
+            if r.rank() != a.rank() {
+                return Err(format!("rank({r}) != rank({a})"));
+            }
+            let (am, rm) = (a.modes(), r.modes());
+            for k in 0..am.len() {
+                match items.get(k) {
+                    Some(tk) => check_postconditions(&am[k], tk, &rm[k])?,
+                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
+                    None => {}
+                }
+            }
+            Ok(())
+        }
+        other => check_layout(a, &other.as_layout().expect("layout or int"), r),
+    }
+}
+
+fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+    let e = |x: Error| x.to_string();
+    if r.rank() != 2 {
+        return Err(format!("1: rank({r}) != 2"));
+    }
+    let (r0, r1) = (r.mode(0).map_err(e)?, r.mode(1).map_err(e)?);
+    let bv = b.values().map_err(e)?;
+    let r0v = r0.values().map_err(e)?;
+    if r0v.len() != bv.len() {
+        return Err(format!("1: size of mode 0 of {r} != size({b})"));
+    }
+    for (i, &x) in bv.iter().enumerate() {
+        let want = a.call_int(Int::dy(x)).map_err(e)?.value;
+        if r0v[i] != want {
+            return Err(format!("1: {r}({i},0) = {} but {a}({b}({i})) = {want}", r0v[i]));
+        }
+    }
+    let cot = coalesce(a).map_err(e)?.shape;
+    let c = complement_unchecked(b, Some(&cot)).map_err(e)?;
+    super::complement::check_postconditions(b, Some(&cot), &c).map_err(|m| format!("2: complement: {m}"))?;
+    let cv = c.values().map_err(e)?;
+    let r1v = r1.values().map_err(e)?;
+    if r1v.len() != cv.len() {
+        return Err(format!("2: size of mode 1 of {r} != size({c})"));
+    }
+    for (j, &y) in cv.iter().enumerate() {
+        for (i, &x) in bv.iter().enumerate() {
+            let want = a.call_int(Int::dy(x + y)).map_err(e)?.value;
+            let got = r.call(&IntTuple::tuple([IntTuple::dy(i as i64), IntTuple::dy(j as i64)])).map_err(e)?.value;
+            if got != want {
+                return Err(format!("2: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}"));
+            }
+        }
+    }
+    let (n, m) = (r.size().map_err(e)?.value, a.size().map_err(e)?.value);
+    if n < m {
+        return Err(format!("3: size({r}) = {n} < size({a}) = {m}"));
+    }
+    Ok(())
+}
+
