@@ -193,20 +193,24 @@ impl IntTuple {
     }
 }
 
+/// CuTe's print of a tuple: `(a,b,c)`, no spaces, 1-tuples keep their parentheses, `()` empty.
+/// Every tuple-like value (int tuples, tilers, expression values) prints through this.
+pub fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: impl IntoIterator<Item = T>) -> fmt::Result {
+    f.write_str("(")?;
+    for (k, x) in items.into_iter().enumerate() {
+        if k > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{x}")?;
+    }
+    f.write_str(")")
+}
+
 impl fmt::Display for IntTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IntTuple::Leaf(i) => write!(f, "{i}"),
-            IntTuple::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{x}")?;
-                }
-                f.write_str(")")
-            }
+            IntTuple::Tuple(v) => write_tuple(f, v),
         }
     }
 }

@@ -77,16 +77,7 @@ impl fmt::Display for Tiler {
             Tiler::Layout(l) => write!(f, "{l}"),
             Tiler::Int(i) => write!(f, "{i}"),
             Tiler::Underscore => f.write_str("_"),
-            Tiler::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{x}")?;
-                }
-                f.write_str(")")
-            }
+            Tiler::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v),
         }
     }
 }

@@ -95,16 +95,7 @@ impl Expr {
 impl fmt::Display for Expr {
     /// Canonical text of the expression (no spaces); parsing it gives the same expression.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn list(f: &mut fmt::Formatter<'_>, items: &[Expr]) -> fmt::Result {
-            f.write_str("(")?;
-            for (k, x) in items.iter().enumerate() {
-                if k > 0 {
-                    f.write_str(",")?;
-                }
-                write!(f, "{x}")?;
-            }
-            f.write_str(")")
-        }
+        use crate::engine::int_tuple::write_tuple as list;
         match self {
             Expr::Int { value, is_static: true, .. } => write!(f, "_{value}"),
             Expr::Int { value, .. } => write!(f, "{value}"),

@@ -75,16 +75,7 @@ impl fmt::Display for Value {
             Value::Underscore => f.write_str("_"),
             Value::Layout(l) => write!(f, "{l}"),
             Value::Atom(a) => write!(f, "{a}"),
-            Value::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{x}")?;
-                }
-                f.write_str(")")
-            }
+            Value::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v),
         }
     }
 }
