@@ -197,7 +197,7 @@ pub fn classify(engine: &Outcome, cute: &Outcome, check: DefinitionCheck<'_>) ->
                     return Verdict::SameFunction;
                 }
             }
-            let verdict_of = |v: &Option<Value>| v.as_ref().and_then(|v| check(v));
+            let verdict_of = |v: &Option<Value>| v.as_ref().and_then(check);
             let (ek, ck) = (verdict_of(&ev), verdict_of(&cv));
             let bad = |r: &Option<Result<(), String>>| match r {
                 Some(Err(why)) => Some(why.clone()),

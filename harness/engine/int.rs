@@ -27,6 +27,8 @@ pub struct Int {
 pub const INT_MIN: i64 = i32::MIN as i64;
 pub const INT_MAX: i64 = i32::MAX as i64;
 
+// `add`, `mul`, ... return Result (CuTe's ints overflow at 32 bits), so they cannot be the std ops traits.
+#[allow(clippy::should_implement_trait)]
 impl Int {
     /// A static integer `_v`.
     pub const fn st(value: i64) -> Int {

@@ -64,11 +64,10 @@ fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     };
     let r = composition_unchecked(a, &bc)?;
     match mode {
-        Mode::Certify(ok) if certify => {
-            if !(c_ok && super::composition::walkable(&bc).is_ok() && super::fast::composition_ok(a, &bc, &r)) {
+        Mode::Certify(ok) if certify
+            && !(c_ok && super::composition::walkable(&bc).is_ok() && super::fast::composition_ok(a, &bc, &r)) => {
                 ok.set(false);
             }
-        }
         Mode::Checked if checks_on() => {
             let c = c_kept.expect("kept in checked mode");
             super::composition::walkable(&bc)?;

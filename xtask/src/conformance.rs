@@ -260,7 +260,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             (Verdict::BothRefuse, _) => row.both_refuse += 1,
             (Verdict::Unchecked(_), _) => row.unchecked += 1,
             (Verdict::Differ, _) => {
-                let class = tri.as_ref().map_or("untriaged".to_string(), |t| class_label(t));
+                let class = tri.as_ref().map_or("untriaged".to_string(), class_label);
                 *classes.entry(class).or_default() += 1;
                 *signatures.entry(sig.clone().unwrap_or_default()).or_default() += 1;
                 let by_family = p.op.as_deref().zip(sig.as_deref()).and_then(|(op, s)| known.lookup_family(op, s, &version));

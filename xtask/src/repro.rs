@@ -190,7 +190,7 @@ pub fn make(oracle: &Oracle, expr: &str) -> Result<Repro> {
     readme.push_str(&format!("Case:     {expr}\n"));
     readme.push_str(&format!("CuTe:     {}\n", oracle.describe()));
     readme.push_str(&format!("Reproduce with cutecheck:  cutecheck eval --both {}\n", shell_quote(expr)));
-    readme.push_str(&format!("Reproduce without it:      sh compile.sh   (the compile command is in it)\n\n"));
+    readme.push_str("Reproduce without it:      sh compile.sh   (the compile command is in it)\n\n");
     readme.push_str(&format!("CuTe prints:   {}\n", cute.lines().join(" | ")));
     readme.push_str(&format!("engine prints: {}\n", engine_lines(expr).join(" | ")));
     match &verdict {
