@@ -22,16 +22,15 @@
 //! enough to verify) the result is returned, since every brute-force check would pass; otherwise
 //! the checked computation runs as before, so results and errors are unchanged.
 
-use std::cell::Cell;
-
-use super::coalesce::{by_mode, coalesce, coalesce_modes};
+use super::coalesce::{coalesce, coalesce_modes};
 use super::complement::complement_unchecked;
 use super::composition::composition_unchecked;
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
-use super::runtime::{checks_on, deferred, Mode};
+use super::runtime::{certified_or_checked, checks_on, Mode};
+use super::tile::{by_tiler, check_by_tiler};
 use super::tiler::Tiler;
 
 /// `logical_divide(A, B)` for a layout `B`.
@@ -39,12 +38,7 @@ use super::tiler::Tiler;
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    let ok = Cell::new(true);
-    let r = deferred(|| divide_layout(a, b, Mode::Certify(&ok)))?;
-    if ok.get() || !checks_on() {
-        return Ok(r);
-    }
-    divide_layout(a, b, Mode::Checked)
+    certified_or_checked(|mode| divide_layout(a, b, mode))
 }
 
 /// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that the
@@ -84,28 +78,13 @@ pub(crate) fn undefined(op: &'static str, r: Result<(), String>) -> Result<()> {
 }
 
 pub(crate) fn divide_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> {
-    match t {
-        Tiler::Underscore => Ok(a.clone()),
-        Tiler::Tuple(items) => {
-            if items.len() > a.rank() {
-                return Err(Error::TooManyModes { op: "logical_divide" });
-            }
-            by_mode(a, items, "logical_divide", |m, ti| divide_tiler(m, ti, mode))
-        }
-        Tiler::Layout(b) => divide_layout(a, b, mode),
-        other => divide_layout(a, &other.as_layout().expect("layout or int"), mode),
-    }
+    by_tiler(a, t, "logical_divide", &|m, b| divide_layout(m, b, mode))
 }
 
 /// `logical_divide(A, tiler)`: CuTe's computation (with the certificates) first; only when a
 /// certificate does not apply is it redone with the brute-force checks.
 pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let ok = Cell::new(true);
-    let r = deferred(|| divide_tiler(a, t, Mode::Certify(&ok)))?;
-    if ok.get() || !checks_on() {
-        return Ok(r);
-    }
-    divide_tiler(a, t, Mode::Checked)
+    certified_or_checked(|mode| divide_tiler(a, t, mode))
 }
 
 /// CuTe's algorithm for `logical_divide(A, tiler)` without the definition checks.
@@ -115,24 +94,7 @@ pub fn logical_divide_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 
 /// Check the numbered postconditions of `logical_divide(A, tiler) == R`.
 pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    match t {
-        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
-        Tiler::Tuple(items) => {
-            if r.rank() != a.rank() {
-                return Err(format!("rank({r}) != rank({a})"));
-            }
-            let (am, rm) = (a.modes(), r.modes());
-            for k in 0..am.len() {
-                match items.get(k) {
-                    Some(tk) => check_postconditions(&am[k], tk, &rm[k])?,
-                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
-                    None => {}
-                }
-            }
-            Ok(())
-        }
-        other => check_layout(a, &other.as_layout().expect("layout or int"), r),
-    }
+    check_by_tiler(a, t, r, check_layout)
 }
 
 fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {

@@ -20,9 +20,6 @@
 //! when a certificate does not apply (results and errors unchanged).
 //!
 
-use std::cell::Cell;
-
-use super::coalesce::by_mode;
 use super::complement::{complement, complement_unchecked};
 use super::composition::composition_unchecked;
 use super::error::{Error, Result};
@@ -30,7 +27,8 @@ use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
 use super::logical_divide::undefined;
-use super::runtime::{checks_on, deferred, Mode};
+use super::runtime::{certified_or_checked, checks_on, Mode};
+use super::tile::{by_tiler, check_by_tiler};
 use super::tiler::Tiler;
 
 /// CuTe's `cosize(layout) = size(coshape(layout))`, static-ness as CuTe computes it.
@@ -52,12 +50,7 @@ pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
 /// complement and the composition are checked against their definitions ([`Error::Undefined`]).
 pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    let ok = Cell::new(true);
-    let r = deferred(|| product_layout(a, b, Mode::Certify(&ok)))?;
-    if ok.get() || !checks_on() {
-        return Ok(r);
-    }
-    product_layout(a, b, Mode::Checked)
+    certified_or_checked(|mode| product_layout(a, b, mode))
 }
 
 /// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that
@@ -88,28 +81,13 @@ pub(crate) fn product_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layou
 }
 
 pub(crate) fn product_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> {
-    match t {
-        Tiler::Underscore => Ok(a.clone()),
-        Tiler::Tuple(items) => {
-            if items.len() > a.rank() {
-                return Err(Error::TooManyModes { op: "logical_product" });
-            }
-            by_mode(a, items, "logical_product", |m, ti| product_tiler(m, ti, mode))
-        }
-        Tiler::Layout(b) => product_layout(a, b, mode),
-        other => product_layout(a, &other.as_layout().expect("layout or int"), mode),
-    }
+    by_tiler(a, t, "logical_product", &|m, b| product_layout(m, b, mode))
 }
 
 /// `logical_product(A, tiler)`: CuTe's computation (with the certificates) first; only when a
 /// certificate does not apply is it redone with the brute-force checks.
 pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
-    let ok = Cell::new(true);
-    let r = deferred(|| product_tiler(a, t, Mode::Certify(&ok)))?;
-    if ok.get() || !checks_on() {
-        return Ok(r);
-    }
-    product_tiler(a, t, Mode::Checked)
+    certified_or_checked(|mode| product_tiler(a, t, mode))
 }
 
 /// CuTe's algorithm for `logical_product(A, tiler)` without the definition checks.
@@ -119,24 +97,7 @@ pub fn logical_product_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 
 /// Check the numbered postconditions of `logical_product(A, tiler) == R`.
 pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    match t {
-        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
-        Tiler::Tuple(items) => {
-            if r.rank() != a.rank() {
-                return Err(format!("rank({r}) != rank({a})"));
-            }
-            let (am, rm) = (a.modes(), r.modes());
-            for k in 0..am.len() {
-                match items.get(k) {
-                    Some(tk) => check_postconditions(&am[k], tk, &rm[k])?,
-                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
-                    None => {}
-                }
-            }
-            Ok(())
-        }
-        other => check_layout(a, &other.as_layout().expect("layout or int"), r),
-    }
+    check_by_tiler(a, t, r, check_layout)
 }
 
 fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {

@@ -79,3 +79,15 @@ pub(crate) enum Mode<'a> {
     /// refused.
     Checked,
 }
+
+/// Run CuTe's computation `f` once in [`Mode::Certify`]; when every certificate held (or the
+/// checks are off) that is the result, otherwise `f` runs again in [`Mode::Checked`], which returns
+/// the same layout or refuses it. Failures of the first run come in CuTe's order ([`deferred`]).
+pub(crate) fn certified_or_checked<T>(f: impl Fn(Mode<'_>) -> Result<T>) -> Result<T> {
+    let ok = std::cell::Cell::new(true);
+    let r = deferred(|| f(Mode::Certify(&ok)))?;
+    if ok.get() || !checks_on() {
+        return Ok(r);
+    }
+    f(Mode::Checked)
+}

@@ -1,6 +1,7 @@
 //! Helpers shared by the zipped, tiled and flat divides and products: CuTe's `zip2_by` /
 //! `tile_unzip` regrouping along a tiler and the unpacking of a rank-2 result's modes.
 
+use super::coalesce::by_mode;
 use super::error::{Error, Result};
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
@@ -61,3 +62,53 @@ pub(crate) fn unpack(l: &Layout, first: bool) -> Result<Layout> {
     Ok(Layout::concat(&out))
 }
 
+/// The tiler forms of `logical_divide` and `logical_product` (`op`): `_` keeps `A`, a tuple
+/// applies its elements to `A`'s modes (more elements than modes is "`op`: Too many modes in
+/// tiler."; further modes of `A` are kept), a layout or an integer `n` (the layout `n:_1`) applies
+/// `on_layout`.
+pub(crate) fn by_tiler(
+    a: &Layout,
+    t: &Tiler,
+    op: &'static str,
+    on_layout: &dyn Fn(&Layout, &Layout) -> Result<Layout>,
+) -> Result<Layout> {
+    match t {
+        Tiler::Underscore => Ok(a.clone()),
+        Tiler::Tuple(items) => {
+            if items.len() > a.rank() {
+                return Err(Error::TooManyModes { op });
+            }
+            by_mode(a, items, op, |m, ti| by_tiler(m, ti, op, on_layout))
+        }
+        Tiler::Layout(b) => on_layout(a, b),
+        other => on_layout(a, &other.as_layout().expect("layout or int")),
+    }
+}
+
+/// The postconditions of a tiler form (see [`by_tiler`]): `_` leaves `A` unchanged, a tuple holds
+/// mode by mode with `A`'s further modes unchanged, a layout `B` is checked by `check_layout(A, B, R)`.
+pub(crate) fn check_by_tiler(
+    a: &Layout,
+    t: &Tiler,
+    r: &Layout,
+    check_layout: fn(&Layout, &Layout, &Layout) -> Result<(), String>,
+) -> Result<(), String> {
+    match t {
+        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
+        Tiler::Tuple(items) => {
+            if r.rank() != a.rank() {
+                return Err(format!("rank({r}) != rank({a})"));
+            }
+            let (am, rm) = (a.modes(), r.modes());
+            for k in 0..am.len() {
+                match items.get(k) {
+                    Some(tk) => check_by_tiler(&am[k], tk, &rm[k], check_layout)?,
+                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
+                    None => {}
+                }
+            }
+            Ok(())
+        }
+        other => check_layout(a, &other.as_layout().expect("layout or int"), r),
+    }
+}
