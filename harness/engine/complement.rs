@@ -204,12 +204,10 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout)
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::test_util::l;
     use super::*;
     use crate::expr::eval_str;
 
-    fn l(text: &str) -> Layout {
-        eval_str(text).unwrap().to_layout().unwrap()
-    }
     fn t(text: &str) -> IntTuple {
         eval_str(text).unwrap().to_int_tuple().unwrap()
     }

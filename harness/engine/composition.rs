@@ -297,12 +297,10 @@ pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), St
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::test_util::l;
     use super::*;
     use crate::expr::eval_str;
 
-    fn l(text: &str) -> Layout {
-        eval_str(text).unwrap().to_layout().unwrap()
-    }
 
     #[test]
     fn chapter_cases() {

@@ -42,17 +42,12 @@ pub use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::test_util::{l, t};
     use super::*;
-    use crate::engine::{Error, Layout, Tiler};
-    use crate::expr::builtins::algebra::to_tiler;
-    use crate::expr::eval_str;
+    use crate::engine::Error;
+    
+    
 
-    fn l(text: &str) -> Layout {
-        eval_str(text).unwrap().to_layout().unwrap()
-    }
-    fn t(text: &str) -> Tiler {
-        to_tiler(&eval_str(text).unwrap()).unwrap()
-    }
 
     #[test]
     fn chapter_cases() {

@@ -94,12 +94,10 @@ pub fn check_postconditions(layout: &Layout, result: &Layout) -> Result<(), Stri
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::test_util::l;
     use super::*;
-    use crate::expr::eval_str;
+    
 
-    fn l(text: &str) -> Layout {
-        eval_str(text).unwrap().to_layout().unwrap()
-    }
 
     #[test]
     fn real_cute_probes() {

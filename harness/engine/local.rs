@@ -175,19 +175,14 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Resu
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::test_util::{l, t};
     use super::*;
     use crate::engine::divide::zipped_divide;
     use crate::engine::local_partition::partition_parts;
     use crate::engine::local_tile::tile_coord;
-    use crate::expr::builtins::algebra::to_tiler;
-    use crate::expr::eval_str;
+    
+    
 
-    fn l(text: &str) -> Layout {
-        eval_str(text).unwrap().to_layout().unwrap()
-    }
-    fn t(text: &str) -> Tiler {
-        to_tiler(&eval_str(text).unwrap()).unwrap()
-    }
 
     #[test]
     fn chapter_partition_cases() {
