@@ -240,7 +240,6 @@ mod tests {
     use super::*;
     use crate::expr::eval_str;
 
-
     #[test]
     fn chapter_cases() {
         // The chapter's table (and real CuTe 4.2): static merges, dynamic only flattens.

@@ -301,7 +301,6 @@ mod tests {
     use super::*;
     use crate::expr::eval_str;
 
-
     #[test]
     fn chapter_cases() {
         // The chapter's table and exercise 1 (identical to real CuTe 4.2's prints).

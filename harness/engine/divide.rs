@@ -45,9 +45,6 @@ mod tests {
     use crate::engine::test_util::{l, t};
     use super::*;
     use crate::engine::Error;
-    
-    
-
 
     #[test]
     fn chapter_cases() {

@@ -96,8 +96,6 @@ pub fn check_postconditions(layout: &Layout, result: &Layout) -> Result<(), Stri
 mod tests {
     use crate::engine::test_util::l;
     use super::*;
-    
-
 
     #[test]
     fn real_cute_probes() {

@@ -180,9 +180,6 @@ mod tests {
     use crate::engine::divide::zipped_divide;
     use crate::engine::local_partition::partition_parts;
     use crate::engine::local_tile::tile_coord;
-    
-    
-
 
     #[test]
     fn chapter_partition_cases() {

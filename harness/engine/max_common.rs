@@ -88,8 +88,6 @@ pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Result<(), String> {
 mod tests {
     use crate::engine::test_util::l;
     use super::*;
-    
-
 
     #[test]
     fn real_cute_probes() {

@@ -51,9 +51,6 @@ mod tests {
     use crate::engine::test_util::{l, t};
     use super::*;
     use crate::engine::Error;
-    
-    
-
 
     #[test]
     fn real_cute_probes() {
