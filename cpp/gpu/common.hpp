@@ -432,3 +432,17 @@ inline std::string json_num(double x) {
 }
 
 }  // namespace mmacheck
+
+#if defined(__CUDACC__)
+// Every CUDA call and launch of the GPU programs goes through CK: a failure prints the call site
+// and exits with 2 (a build or CUDA error for `cargo xtask gpu`).
+#define CK(call)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__,   \
+                   __LINE__, cudaGetErrorString(e_));                                         \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+#endif

@@ -16,16 +16,6 @@
 
 using namespace mmacheck;
 
-#define CK(call)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__,   \
-                   __LINE__, cudaGetErrorString(e_));                                         \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
-
 template <class Op, class TA, class TB, class TC, int WM, int WN>
 __global__ void cute_kernel(void* A, void* B, void* C, void* D) {
   cute_path_body<Op, TA, TB, TC, WM, WN>(int(threadIdx.x), A, B, C, D);

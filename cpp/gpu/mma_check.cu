@@ -21,16 +21,6 @@
 
 using namespace mmacheck;
 
-#define CK(call)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__,   \
-                   __LINE__, cudaGetErrorString(e_));                                         \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
-
 // ---------------------------------------------------------------------------------------------
 // The instructions. Each Op has fma(d, a, b, c) on 32-bit register arrays.
 
