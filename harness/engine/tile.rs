@@ -112,3 +112,19 @@ pub(crate) fn check_by_tiler(
         other => check_layout(a, &other.as_layout().expect("layout or int"), r),
     }
 }
+
+/// Postconditions 2 and 3 of the tiled and flat forms (divides and products alike): `r` is the
+/// zipped result `z` with mode 1 (`first` false) or modes 0 and 1 (`first` true) unpacked, and the
+/// same function as `z`.
+pub(crate) fn check_unpacked(z: &Layout, r: &Layout, first: bool) -> Result<(), String> {
+    let e = |x: Error| x.to_string();
+    let want = unpack(z, first).map_err(e)?;
+    if *r != want {
+        let which = if first { "modes 0 and 1" } else { "mode 1" };
+        return Err(format!("2: {r} is not {z} with {which} unpacked ({want})"));
+    }
+    if r.values().map_err(e)? != z.values().map_err(e)? {
+        return Err(format!("3: {r} and {z} differ as functions"));
+    }
+    Ok(())
+}
