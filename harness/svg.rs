@@ -199,14 +199,19 @@ pub fn tv_svg(tv: &Layout, rows: i64, cols: i64) -> Result<String> {
             }
         }
     }
+    finish_grid(&mut out, rows, cols);
+    Ok(out)
+}
+
+/// Row and column indices around a grid of cells, and the end of the picture.
+fn finish_grid(out: &mut String, rows: i64, cols: i64) {
     for r in 0..rows {
-        label(&mut out, 0, (r + 1) * CELL, 12, r);
+        label(out, 0, (r + 1) * CELL, 12, r);
     }
     for c in 0..cols {
-        label(&mut out, (c + 1) * CELL, 0, 12, c);
+        label(out, (c + 1) * CELL, 0, 12, c);
     }
     out.push_str("</svg>\n");
-    Ok(out)
 }
 
 /// A rank-2 layout as a grid of its values.
@@ -234,13 +239,7 @@ pub fn layout_svg(layout: &Layout) -> Result<String> {
             label(&mut out, x, y, 8, v);
         }
     }
-    for r in 0..rows {
-        label(&mut out, 0, (r + 1) * CELL, 12, r);
-    }
-    for c in 0..cols {
-        label(&mut out, (c + 1) * CELL, 0, 12, c);
-    }
-    out.push_str("</svg>\n");
+    finish_grid(&mut out, rows, cols);
     Ok(out)
 }
 
