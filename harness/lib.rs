@@ -4,8 +4,10 @@
 //! - [`expr`]: the expression language (`composition(_24:_1,_4:_2)`), its parser and evaluator.
 //! - [`oracle`]: real CuTe: provisioning, C++ codegen from the AST, batched compile and run.
 //! - [`suite`]: fixed suites (fixtures/cases) and their snapshots.
+//! - [`case`]: the case pipeline: one parsed case, one typed outcome per side, one judgement.
 //! - [`fuzz`], [`triage`], [`known`]: random cases, disagreement classes, accepted discrepancies.
 
+pub mod case;
 pub mod cli;
 pub mod definition;
 pub mod engine;
