@@ -55,6 +55,10 @@ pub struct RunArgs {
     /// Also ask pycute (from the same wheel) for a third opinion on disagreements.
     #[arg(long)]
     pub pycute: bool,
+    /// Random dynamic cases through the in-process CuTe oracle (xtask/src/dynamic.rs), besides
+    /// `--cases`; sharded like them.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub dynamic_cases: usize,
 }
 
 #[derive(Serialize, Clone)]
@@ -211,6 +215,11 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let seed = ra.seed.unwrap_or_else(fresh_seed);
     let shard = ra.shard.unwrap_or((0, 1));
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
+    if ra.dynamic_cases > 0 {
+        if let Some(ok) = crate::dynamic::ensure_built(args)? {
+            return Ok(ok);
+        }
+    }
     let mut opts = args.options();
     opts.verbose = false;
     let oracle = Oracle::new(opts)?;
@@ -226,9 +235,17 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     }
     let exprs: Vec<String> = cases.iter().map(|c| c.expr.clone()).collect();
     let start = Instant::now();
-    let outcomes = run_oracle(&oracle, &exprs, "conformance");
+    let mut outcomes = run_oracle(&oracle, &exprs, "conformance");
     let oracle_time = start.elapsed();
     eprintln!("xtask: oracle answered {} cases in {:.1?}", exprs.len(), oracle_time);
+    // Dynamic cases: only those that need judging join the loop below; the rest are counted.
+    let dynamic = if ra.dynamic_cases > 0 { Some(crate::dynamic::run(ra.dynamic_cases, seed, shard)?) } else { None };
+    if let Some(d) = &dynamic {
+        for (p, o) in &d.judged {
+            cases.push(Planned { group: p.group.clone(), location: p.location.clone(), expr: p.expr.clone(), op: p.op.clone(), random: None, admissible: p.admissible });
+            outcomes.push(o.clone());
+        }
+    }
     let pycute = if ra.pycute { Some(crate::pycute::Pycute::new(&oracle)?) } else { None };
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
@@ -298,6 +315,12 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             shrunk,
             pycute: opinion,
         });
+    }
+    if let Some(d) = &dynamic {
+        let row = rows.entry("dynamic".into()).or_default();
+        row.cases += d.cases - d.judged.len();
+        row.agree += d.agree;
+        row.both_refuse += d.both_refuse;
     }
     let elapsed = start.elapsed().as_secs_f64();
     let mut total = Row::default();

@@ -12,6 +12,7 @@
 
 mod bench;
 mod conformance;
+mod dynamic;
 mod gpu;
 mod pycute;
 mod random;
@@ -118,8 +119,11 @@ fn test() -> Result<bool> {
     let h = prov.cutlass(provision::DEFAULT_CUTLASS)?;
     prov.cuda()?;
     eprintln!("xtask: CuTe headers at {}", h.include_dir.display());
+    // The in-process oracle (cpp/ffi) is built and tested too.
+    let ffi_env = cutecheck::oracle::inproc::provision::build_env(&prov, provision::DEFAULT_CUTLASS)?;
     let status = Command::new(env!("CARGO"))
         .args(["test", "--workspace", "--no-fail-fast"])
+        .envs(ffi_env)
         .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS)
         .status()
         .context("running cargo test")?;
@@ -130,6 +134,8 @@ fn cutlass(version: &str, nvcc: bool) -> Result<bool> {
     let prov = provision::Provisioner::new()?;
     let h = prov.cutlass(version)?;
     let c = prov.cuda()?;
+    // libclang for bindgen (the in-process oracle's build), provisioned alongside.
+    cutecheck::oracle::inproc::provision::libclang_dir(&prov)?;
     println!("{}", h.include_dir.display());
     for d in &c.include_dirs {
         println!("{}", d.display());

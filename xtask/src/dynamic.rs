@@ -1,0 +1,170 @@
+//! `cargo xtask conformance --dynamic-cases N`: N random dynamic cases (cutecheck's
+//! `oracle::inproc::gen`) through the engine and the in-process CuTe oracle (cpp/ffi in forked
+//! workers), at fuzzing speed.
+//!
+//! Cases are drawn, answered and compared in chunks; a case where CuTe and the engine print the
+//! same, or both refuse, is only counted. Every other case (a disagreement, an oracle failure) is
+//! handed to conformance.rs's judge with its outcome, so it is triaged, matched against the known
+//! discrepancies and reported exactly like the other random cases.
+//!
+//! The in-process library is built by cutecheck's build.rs when CuTe is provisioned. When this
+//! xtask binary was built without it (a fresh machine: the crate was compiled before CuTe was
+//! provisioned) or for another CUTLASS version, [`ensure_built`] provisions CuTe, the CUDA headers
+//! and libclang, and runs the same xtask command again through cargo with the environment that makes
+//! build.rs compile cpp/ffi.
+
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use cutecheck::case::Oracle as _;
+use cutecheck::cli::engine_lines;
+use cutecheck::oracle::inproc::{self, gen, InProcess};
+use cutecheck::oracle::{provision, OracleArgs, Outcome};
+use cutecheck::suite::{compare, Verdict};
+
+use crate::conformance::Planned;
+
+/// Set on the second run so a build that still lacks the library is reported, not retried.
+const REEXEC: &str = "CUTECHECK_FFI_REEXEC";
+
+/// What the dynamic run counted, and the cases the judge must see.
+pub struct DynamicRun {
+    pub cases: usize,
+    pub agree: usize,
+    pub both_refuse: usize,
+    /// Disagreements, unchecked cases and oracle failures, for the judge.
+    pub judged: Vec<(Planned, Outcome)>,
+    pub seconds: f64,
+}
+
+impl DynamicRun {
+    pub fn per_minute(&self) -> f64 {
+        self.cases as f64 * 60.0 / self.seconds.max(1e-3)
+    }
+}
+
+enum Judged {
+    Agree,
+    BothRefuse,
+    Judge(Planned, Outcome),
+}
+
+/// The CUTLASS version the in-process library must be built for ("4.2.0" for wheel 4.2.0.0).
+fn wanted(args: &OracleArgs) -> Result<String> {
+    if args.cutlass_dir.is_some() {
+        bail!("--dynamic-cases needs a CUTLASS wheel version (the in-process library is built against provisioned headers), not --cutlass-dir");
+    }
+    let v = args.cutlass_version.clone().unwrap_or_else(|| provision::DEFAULT_CUTLASS.to_string());
+    Ok(v.split('.').take(3).collect::<Vec<_>>().join("."))
+}
+
+/// `Ok(None)`: this binary has the in-process library for the wanted version, go on.
+/// `Ok(Some(ok))`: the command was run again by a rebuilt xtask, which answered `ok`.
+pub fn ensure_built(args: &OracleArgs) -> Result<Option<bool>> {
+    let want = wanted(args)?;
+    if inproc::available() && inproc::built_for() == Some(want.as_str()) {
+        return Ok(None);
+    }
+    let why = match inproc::built_for() {
+        Some(v) => format!("it was built for CUTLASS {v}"),
+        None => "it is not built".to_string(),
+    };
+    if std::env::var_os(REEXEC).is_some() {
+        bail!("the in-process oracle is still unavailable after rebuilding ({why}); see the cargo warning of cutecheck's build.rs");
+    }
+    let version = args.cutlass_version.clone().unwrap_or_else(|| provision::DEFAULT_CUTLASS.to_string());
+    eprintln!("xtask: the in-process CuTe oracle is needed for --dynamic-cases but {why}; provisioning CUTLASS {version} and libclang, then building it");
+    let prov = provision::Provisioner::new()?;
+    let env = inproc::provision::build_env(&prov, &version)?;
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--package", "xtask", "--"])
+        .args(std::env::args_os().skip(1))
+        .envs(env)
+        .env(REEXEC, "1")
+        .status()
+        .context("running xtask again through cargo")?;
+    Ok(Some(status.success()))
+}
+
+/// Draw, answer and compare the dynamic cases `0..n` of `seed` in `shard`.
+pub fn run(n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
+    let oracle = InProcess::new(None).context(inproc::OFF)?;
+    let describe = oracle.describe();
+    eprintln!("xtask: dynamic cases through {describe}");
+    let start = Instant::now();
+    let mine = (0..n).filter(|i| shard.1 <= 1 || i % shard.1 == shard.0).count();
+    let bar = (mine > 20_000).then(|| {
+        let b = ProgressBar::new(mine as u64);
+        b.set_style(
+            ProgressStyle::with_template("dynamic [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let mut run = DynamicRun { cases: 0, agree: 0, both_refuse: 0, judged: Vec::new(), seconds: 0.0 };
+    const CHUNK: usize = 50_000;
+    let indices: Vec<usize> = (0..n).filter(|i| shard.1 <= 1 || i % shard.1 == shard.0).collect();
+    for part in indices.chunks(CHUNK) {
+        // Draw and parse (in parallel), answer in the workers, then evaluate and compare.
+        let drawn: Vec<(usize, gen::DynCase, cutecheck::expr::Expr)> = part
+            .par_iter()
+            .map(|&i| {
+                let c = gen::case(seed, i as u64);
+                let e = cutecheck::expr::parse(&c.expr).map_err(|e| anyhow::anyhow!("{}: {e}", c.expr))?;
+                Ok((i, c, e))
+            })
+            .collect::<Result<_>>()?;
+        let exprs: Vec<&cutecheck::expr::Expr> = drawn.iter().map(|(_, _, e)| e).collect();
+        let outcomes = oracle.run_exprs(&exprs);
+        let judged: Vec<Judged> = drawn
+            .par_iter()
+            .zip(outcomes)
+            .map(|((i, c, _), o)| {
+                let engine = std::panic::catch_unwind(|| engine_lines(&c.expr)).unwrap_or_else(|_| vec!["engine panicked".to_string()]);
+                match compare(&o.lines(), &engine) {
+                    Verdict::Same if !o.is_error() => Judged::Agree,
+                    Verdict::BothRefuse => Judged::BothRefuse,
+                    _ => Judged::Judge(
+                        Planned {
+                            group: "dynamic".into(),
+                            location: format!("dynamic #{i} (seed {seed})"),
+                            expr: c.expr.clone(),
+                            op: Some(c.op.to_string()),
+                            random: None,
+                            admissible: Some(c.admissible),
+                        },
+                        o,
+                    ),
+                }
+            })
+            .collect();
+        run.cases += part.len();
+        for j in judged {
+            match j {
+                Judged::Agree => run.agree += 1,
+                Judged::BothRefuse => run.both_refuse += 1,
+                Judged::Judge(p, o) => run.judged.push((p, o)),
+            }
+        }
+        if let Some(b) = &bar {
+            b.inc(part.len() as u64);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    run.seconds = start.elapsed().as_secs_f64();
+    eprintln!(
+        "xtask: {} dynamic cases in {:.1} s ({:.0} verified a minute): {} agree, {} both refuse, {} to the judge",
+        run.cases,
+        run.seconds,
+        run.per_minute(),
+        run.agree,
+        run.both_refuse,
+        run.judged.len()
+    );
+    Ok(run)
+}
