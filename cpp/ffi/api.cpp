@@ -1,4 +1,10 @@
 // cutecheck in-process CuTe: the C ABI (cutecheck_ffi.h) over the op tables of the other TUs.
+#include <algorithm>
+#include <csetjmp>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+
 #include <cutlass/version.h>
 
 #include "common.hpp"
@@ -91,6 +97,37 @@ constexpr std::array<int32_t, kProfiles> leaves_of(std::index_sequence<I...>) {
 }
 constexpr std::array<int32_t, kProfiles> kLeaves = leaves_of(std::make_index_sequence<kProfiles>{});
 
+// Signal recovery for cc_ffi_eval_guarded: the handler jumps back into the guarded call.
+sigjmp_buf* g_jump = nullptr;
+volatile sig_atomic_t g_signal = 0;
+constexpr int kSignals[] = {SIGFPE, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGALRM};
+
+void on_signal(int s) {
+  if (g_jump != nullptr) {
+    g_signal = s;
+    siglongjmp(*g_jump, 1);
+  }
+  std::signal(s, SIG_DFL);
+  std::raise(s);
+}
+
+void install_handlers() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  // An alternate stack, so a stack overflow's SIGSEGV can be handled too.
+  static char stack[1 << 16];
+  stack_t ss{};
+  ss.ss_sp = stack;
+  ss.ss_size = sizeof(stack);
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  for (int s : kSignals) sigaction(s, &sa, nullptr);
+}
+
 #define CUTECHECK_STR2(x) #x
 #define CUTECHECK_STR(x) CUTECHECK_STR2(x)
 
@@ -113,6 +150,48 @@ int32_t cc_ffi_eval(const cc_request* req, char* out, uint64_t cap, uint64_t* le
   std::size_t n = 0;
   int32_t status = fn(*req, out, static_cast<std::size_t>(cap), &n);
   *len = n;
+  return status;
+}
+
+int32_t cc_ffi_eval_guarded(const cc_request* req, char* out, uint64_t cap, uint64_t* len, int32_t* signal) {
+  using namespace cutecheck_ffi;
+  install_handlers();
+  uint64_t dummy = 0;
+  if (len == nullptr) len = &dummy;
+  *len = 0;
+  if (signal != nullptr) *signal = 0;
+  if (out == nullptr || cap < 2) return CC_TRUNCATED;
+  // CuTe's assert messages go to stderr: keep them for the crash report.
+  char* err_text = nullptr;
+  size_t err_len = 0;
+  FILE* err = open_memstream(&err_text, &err_len);
+  FILE* saved_out = stdout;
+  FILE* saved_err = stderr;
+  if (err != nullptr) stderr = err;
+  static sigjmp_buf jump;  // one call at a time (see the header)
+  int32_t status;
+  if (sigsetjmp(jump, 1) == 0) {
+    g_jump = &jump;
+    status = cc_ffi_eval(req, out, cap, len);
+    g_jump = nullptr;
+  } else {
+    g_jump = nullptr;
+    stdout = saved_out;
+    if (g_capture != nullptr) {
+      std::fclose(g_capture);
+      g_capture = nullptr;
+    }
+    if (signal != nullptr) *signal = g_signal;
+    status = CC_SIGNAL;
+    if (err != nullptr) std::fflush(err);
+    size_t n = (err_text != nullptr) ? std::min<size_t>(err_len, cap - 1) : 0;
+    if (n > 0) std::memcpy(out, err_text, n);
+    out[n] = '\0';
+    *len = n;
+  }
+  stderr = saved_err;
+  if (err != nullptr) std::fclose(err);
+  std::free(err_text);
   return status;
 }
 

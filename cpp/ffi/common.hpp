@@ -127,20 +127,24 @@ auto build(cc_layout const& l) {
   }
 }
 
+// The stream capture() has open (so a signal handler's recovery can close it).
+inline FILE* g_capture = nullptr;
+
 // Run `f` (which calls CuTe's print) with stdout sent into out[0..cap).
 template <class F>
 int32_t capture(char* out, std::size_t cap, std::size_t* len, F&& f) {
   *len = 0;
   if (cap < 2) return CC_TRUNCATED;
-  std::fflush(stdout);
   FILE* mem = fmemopen(out, cap, "w");
   if (mem == nullptr) return CC_IO_ERROR;
   FILE* saved = stdout;
   stdout = mem;
+  g_capture = mem;
   f();
   std::fflush(mem);
   long n = std::ftell(mem);
   stdout = saved;
+  g_capture = nullptr;
   std::fclose(mem);
   if (n < 0) return CC_IO_ERROR;
   if (static_cast<std::size_t>(n) >= cap - 1) {

@@ -61,7 +61,9 @@ enum cc_status {
   /* Unknown op or profile code. */
   CC_BAD_REQUEST = 3,
   /* The output buffer could not be opened as a stream. */
-  CC_IO_ERROR = 4
+  CC_IO_ERROR = 4,
+  /* (cc_ffi_eval_guarded) CuTe raised a signal: *signal holds it, out what CuTe wrote to stderr. */
+  CC_SIGNAL = 5
 };
 
 /* One operand: profile code and its leaves' values in mode order. */
@@ -82,6 +84,12 @@ typedef struct cc_request {
 /* Evaluate one request; CuTe's print() of the result goes to out[0..*len) (NUL-terminated when
    cap > *len). Returns an enum cc_status. */
 int32_t cc_ffi_eval(const cc_request* req, char* out, uint64_t cap, uint64_t* len);
+
+/* cc_ffi_eval, but a signal CuTe raises (SIGFPE, SIGABRT from a failed assert, SIGSEGV, SIGBUS,
+   SIGILL, or SIGALRM from an alarm() the caller set) is caught: the call returns CC_SIGNAL with the
+   signal in *signal and what CuTe wrote to stderr in out. The process lives on; the Rust side runs
+   it in forked workers anyway, so a corrupted process only ends a worker. */
+int32_t cc_ffi_eval_guarded(const cc_request* req, char* out, uint64_t cap, uint64_t* len, int32_t* signal);
 
 /* The menu of nesting profiles: codes 0 .. cc_ffi_num_profiles()-1. cc_ffi_profile(p) spells
    profile p with `x` for each leaf, as CuTe prints a shape: "x", "(x)", "(x,(x,x))", ... */

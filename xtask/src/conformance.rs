@@ -216,7 +216,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let shard = ra.shard.unwrap_or((0, 1));
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
     if ra.dynamic_cases > 0 {
-        if let Some(ok) = crate::dynamic::ensure_built(args)? {
+        if let Some(ok) = crate::dynamic::ensure_built(args, ra.dynamic_cases)? {
             return Ok(ok);
         }
     }

@@ -108,9 +108,23 @@ fn spell(p: &Profile, shape: &[i64], stride: &[i64]) -> String {
 }
 
 const EXTENTS: &[i64] = &[1, 2, 3, 4, 6, 8, 2, 4];
+/// Largest size of a drawn layout (as the static fuzzer's four leaves of at most 8 allow), so the
+/// engine's definition checks stay cheap; a leaf that would pass it is drawn again from what fits.
+const MAX_SIZE: i64 = 4096;
 
 fn extents(r: &mut Rng, n: usize) -> Vec<i64> {
-    (0..n).map(|_| r.pick(EXTENTS)).collect()
+    let mut size = 1;
+    (0..n)
+        .map(|_| {
+            let mut e = r.pick(EXTENTS);
+            if size * e > MAX_SIZE {
+                let fits: Vec<i64> = EXTENTS.iter().copied().filter(|&x| size * x <= MAX_SIZE).collect();
+                e = if fits.is_empty() { 1 } else { r.pick(&fits) };
+            }
+            size *= e;
+            e
+        })
+        .collect()
 }
 
 /// Arbitrary strides (zeros and repeats allowed).
@@ -138,13 +152,21 @@ fn compact(r: &mut Rng, p: &Profile) -> (String, Vec<i64>, i64) {
     (spell(p, &e, &d), e, acc)
 }
 
-/// A right operand of profile `p` whose leaves each start and end on `a`'s boundaries.
+/// A right operand of profile `p` whose leaves each start and end on `a`'s boundaries, no larger
+/// in all than `a` (so the engine's brute-force definition checks stay small).
 fn on_boundaries(r: &mut Rng, p: &Profile, a_extents: &[i64]) -> String {
     let b = boundaries(a_extents);
     let pairs: Vec<(i64, i64)> =
         b.iter().flat_map(|&s| b.iter().filter(move |&&t| t % s == 0).map(move |&t| (t / s, s))).collect();
-    let n = leaves(p);
-    let (e, d): (Vec<i64>, Vec<i64>) = (0..n).map(|_| r.pick(&pairs)).unzip();
+    let mut budget: i64 = a_extents.iter().product::<i64>().max(1);
+    let (mut e, mut d) = (Vec::new(), Vec::new());
+    for _ in 0..leaves(p) {
+        let fits: Vec<(i64, i64)> = pairs.iter().copied().filter(|&(n, _)| n <= budget).collect();
+        let (n, s) = if fits.is_empty() { (1, 1) } else { r.pick(&fits) };
+        budget /= n.max(1);
+        e.push(n);
+        d.push(s);
+    }
     spell(p, &e, &d)
 }
 

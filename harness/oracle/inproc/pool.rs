@@ -1,13 +1,17 @@
 //! Forked worker processes that call the FFI, so CuTe's run-time asserts, aborts, SIGFPE and
 //! endless loops end a worker, never the harness.
 //!
-//! A worker is a `fork()` of the harness (no exec) that only reads fixed-size requests
-//! (`cc_request`) from a pipe, calls `cc_ffi_eval`, and writes `[status i32][len u32][bytes]` back,
-//! one answer per request, with `alarm()` bounding each call. The parent writes a sub-batch of
-//! requests (small enough to sit in the pipe's buffer), then reads the answers; when a worker dies
-//! the first unanswered request is the one that killed it: it is reported as crashed (the signal
-//! named as the compiled driver names it, with what CuTe wrote to stderr), a fresh worker is forked
-//! and the rest of the sub-batch goes to it. In the child only async-signal-safe system calls and
+//! A signal CuTe raises (SIGFPE, SIGABRT of a failed assert, SIGSEGV, the SIGALRM of the time
+//! limit) is caught inside the worker by `cc_ffi_eval_guarded` (cpp/ffi/api.cpp), which jumps back
+//! and reports it, so the worker usually lives on; the process boundary is the backstop.
+//!
+//! A worker is a `fork()` of the harness (no exec) that only reads a batch of fixed-size requests
+//! (`[count u32]` then `cc_request`s) from a pipe, calls `cc_ffi_eval` on each (`alarm()` bounding
+//! each call), and writes all the answers (`[status i32][len u32][bytes]` each) back at once: two
+//! pipe transfers per batch, not per case. When a worker dies in a batch, a fresh one is forked and
+//! the batch is asked again one request at a time, so the request that kills a worker is found and
+//! reported as crashed (the signal named as the compiled driver names it, with what CuTe wrote to
+//! stderr) while the others are answered. In the child only async-signal-safe system calls and
 //! the C++ library run (glibc's malloc and stdio are fork-safe); every descriptor but the worker's
 //! own three is closed, so one worker's death is seen as end-of-file by the parent at once.
 
@@ -19,8 +23,8 @@ use super::ffi;
 
 /// Largest printed result (a bigger one is reported as an oracle error).
 pub const OUT_CAP: usize = 1 << 16;
-/// Requests written before their answers are read (must fit in a pipe's 64 KiB buffer).
-const SUB_BATCH: usize = 128;
+/// Requests sent to a worker at once (its answers come back in one transfer).
+const BATCH: usize = 512;
 /// Seconds one request may run in a worker (as the compiled driver's case limit).
 pub const CASE_SECONDS: u32 = 20;
 
@@ -38,7 +42,7 @@ pub enum Answer {
 struct Worker {
     pid: libc::pid_t,
     to: std::fs::File,
-    from: std::fs::File,
+    from: std::io::BufReader<std::fs::File>,
     err: std::fs::File,
 }
 
@@ -81,7 +85,7 @@ impl Worker {
             let fl = libc::fcntl(err_r.as_raw_fd(), libc::F_GETFL);
             libc::fcntl(err_r.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
         }
-        Ok(Worker { pid, to: req_w.into(), from: resp_r.into(), err: err_r.into() })
+        Ok(Worker { pid, to: req_w.into(), from: std::io::BufReader::with_capacity(1 << 16, resp_r.into()), err: err_r.into() })
     }
 
     /// Reap a worker that died (or kill and reap one that is still running); the signal text.
@@ -170,31 +174,59 @@ unsafe fn child_main(req: i32, resp: i32, err: i32, out: &mut [u8]) -> ! {
         }
     }
     let size = std::mem::size_of::<ffi::cc_request>();
-    let mut r = ffi::cc_request::default();
+    let mut reqs: Vec<ffi::cc_request> = Vec::with_capacity(BATCH);
+    let mut answers: Vec<u8> = Vec::with_capacity(BATCH * 64);
     loop {
-        let mut got = 0;
-        while got < size {
-            let n = libc::read(0, (&mut r as *mut ffi::cc_request).cast::<u8>().add(got).cast(), size - got);
-            if n < 0 && *libc::__errno_location() == libc::EINTR {
-                continue;
-            }
-            if n <= 0 {
-                libc::_exit(0);
-            }
-            got += n as usize;
+        let mut count = [0u8; 4];
+        if !read_exact(0, count.as_mut_ptr(), 4) {
+            libc::_exit(0);
         }
-        let (head, text) = out.split_at_mut(8);
-        let mut len: u64 = 0;
-        libc::alarm(CASE_SECONDS);
-        let status = ffi::cc_ffi_eval(&r, text.as_mut_ptr().cast(), text.len() as u64, &mut len);
-        libc::alarm(0);
-        let len = len.min(text.len() as u64) as u32;
-        head[..4].copy_from_slice(&status.to_le_bytes());
-        head[4..].copy_from_slice(&len.to_le_bytes());
-        if !write_all(1, &out[..8 + len as usize]) {
+        let n = u32::from_le_bytes(count) as usize;
+        if n > BATCH {
+            libc::_exit(2);
+        }
+        reqs.clear();
+        reqs.resize(n, ffi::cc_request::default());
+        if !read_exact(0, reqs.as_mut_ptr().cast(), n * size) {
+            libc::_exit(0);
+        }
+        answers.clear();
+        for r in &reqs {
+            let (head, text) = out.split_at_mut(8);
+            let mut len: u64 = 0;
+            libc::alarm(CASE_SECONDS);
+            let mut signal = 0;
+            let mut status = ffi::cc_ffi_eval_guarded(r, text.as_mut_ptr().cast(), text.len() as u64, &mut len, &mut signal);
+            libc::alarm(0);
+            if status == ffi::cc_status::CC_SIGNAL as i32 {
+                // A caught signal travels as its negated number, CuTe's stderr as the text.
+                status = -signal;
+            }
+            let len = len.min(text.len() as u64) as u32;
+            head[..4].copy_from_slice(&status.to_le_bytes());
+            head[4..].copy_from_slice(&len.to_le_bytes());
+            answers.extend_from_slice(&out[..8 + len as usize]);
+        }
+        if !write_all(1, &answers) {
             libc::_exit(1);
         }
     }
+}
+
+/// Read exactly `n` bytes from `fd` into `buf` (EINTR retried); false on end-of-file or error.
+unsafe fn read_exact(fd: i32, buf: *mut u8, n: usize) -> bool {
+    let mut got = 0;
+    while got < n {
+        let k = libc::read(fd, buf.add(got).cast(), n - got);
+        if k < 0 && *libc::__errno_location() == libc::EINTR {
+            continue;
+        }
+        if k <= 0 {
+            return false;
+        }
+        got += k as usize;
+    }
+    true
 }
 
 /// The bytes of a request, as the worker reads them.
@@ -205,13 +237,26 @@ fn request_bytes(r: &ffi::cc_request) -> &[u8] {
 }
 
 impl Pool {
-    /// A pool of `n` workers (forked when first used).
+    /// A pool of `n` workers, forked now: a fork copies the parent's page tables, so forking
+    /// while the harness is still small is much cheaper than later (a worker that dies is forked
+    /// again when next needed).
     pub fn new(n: usize) -> Pool {
-        Pool { workers: (0..n.max(1)).map(|_| Mutex::new(None)).collect() }
+        Pool { workers: (0..n.max(1)).map(|_| Mutex::new(Worker::spawn().ok())).collect() }
     }
 
     pub fn size(&self) -> usize {
         self.workers.len()
+    }
+
+    /// Kill every worker (they are found dead, and replaced, when next used).
+    #[cfg(test)]
+    pub fn kill_all_for_test(&self) {
+        for w in &self.workers {
+            if let Some(w) = w.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                // SAFETY: our own child.
+                unsafe { libc::kill(w.pid, libc::SIGKILL) };
+            }
+        }
     }
 
     /// Answer every request, in order, spreading them over the workers.
@@ -219,7 +264,7 @@ impl Pool {
         if reqs.is_empty() {
             return Vec::new();
         }
-        let per = reqs.len().div_ceil(self.workers.len()).max(SUB_BATCH.min(reqs.len()));
+        let per = reqs.len().div_ceil(self.workers.len()).max(BATCH.min(reqs.len()));
         let mut out: Vec<Vec<Answer>> = Vec::new();
         std::thread::scope(|s| {
             let handles: Vec<_> = reqs
@@ -237,47 +282,53 @@ impl Pool {
     fn run_on(slot: &Mutex<Option<Worker>>, reqs: &[ffi::cc_request]) -> Vec<Answer> {
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::with_capacity(reqs.len());
-        let mut next = 0;
-        let mut bytes = Vec::with_capacity(SUB_BATCH * std::mem::size_of::<ffi::cc_request>());
-        while next < reqs.len() {
-            if guard.is_none() {
-                match Worker::spawn() {
-                    Ok(w) => *guard = Some(w),
-                    Err(e) => {
-                        out.extend((next..reqs.len()).map(|_| Answer::Failed(format!("cannot fork a worker: {e}"))));
-                        return out;
-                    }
-                }
-            }
-            let w = guard.as_mut().expect("a worker");
-            let end = (next + SUB_BATCH).min(reqs.len());
-            bytes.clear();
-            for r in &reqs[next..end] {
-                bytes.extend_from_slice(request_bytes(r));
-            }
-            // A dead worker makes this fail (EPIPE; Rust ignores SIGPIPE): the reads below then see
-            // end-of-file at the request that killed it.
-            let _ = std::io::Write::write_all(&mut w.to, &bytes);
-            while next < end {
-                match read_answer(&mut w.from) {
-                    Ok(a) => {
-                        out.push(a);
-                        next += 1;
-                    }
-                    Err(_) => {
-                        let dead = guard.take().expect("a worker");
-                        out.push(Answer::Crashed(dead.end(false)));
-                        next += 1;
-                        break;
+        for batch in reqs.chunks(BATCH) {
+            match Self::batch(&mut guard, batch) {
+                Ok(answers) => out.extend(answers),
+                // A worker died in this batch: ask again one request at a time.
+                Err(_) => {
+                    for r in batch {
+                        out.push(match Self::batch(&mut guard, std::slice::from_ref(r)) {
+                            Ok(mut a) => a.pop().unwrap_or_else(|| Answer::Failed("no answer".into())),
+                            Err(a) => a,
+                        });
                     }
                 }
             }
         }
         out
     }
+
+    /// One batch on the slot's worker (forked if needed); `Err` when the worker died in it (its
+    /// signal as [`Answer::Crashed`]) or none could be forked ([`Answer::Failed`]).
+    fn batch(guard: &mut Option<Worker>, reqs: &[ffi::cc_request]) -> Result<Vec<Answer>, Answer> {
+        if guard.is_none() {
+            *guard = Some(Worker::spawn().map_err(|e| Answer::Failed(format!("cannot fork a worker: {e}")))?);
+        }
+        let w = guard.as_mut().expect("a worker");
+        let mut bytes = Vec::with_capacity(4 + reqs.len() * std::mem::size_of::<ffi::cc_request>());
+        bytes.extend_from_slice(&(reqs.len() as u32).to_le_bytes());
+        for r in reqs {
+            bytes.extend_from_slice(request_bytes(r));
+        }
+        // A dead worker makes this fail (EPIPE; Rust ignores SIGPIPE), and the read below then
+        // sees end-of-file.
+        let _ = std::io::Write::write_all(&mut w.to, &bytes);
+        let mut answers = Vec::with_capacity(reqs.len());
+        for _ in reqs {
+            match read_answer(&mut w.from) {
+                Ok(a) => answers.push(a),
+                Err(_) => {
+                    let dead = guard.take().expect("a worker");
+                    return Err(Answer::Crashed(dead.end(false)));
+                }
+            }
+        }
+        Ok(answers)
+    }
 }
 
-fn read_answer(from: &mut std::fs::File) -> std::io::Result<Answer> {
+fn read_answer(from: &mut std::io::BufReader<std::fs::File>) -> std::io::Result<Answer> {
     let mut head = [0u8; 8];
     from.read_exact(&mut head)?;
     let status = i32::from_le_bytes(head[..4].try_into().expect("4 bytes"));
@@ -287,5 +338,15 @@ fn read_answer(from: &mut std::fs::File) -> std::io::Result<Answer> {
     }
     let mut text = vec![0u8; len];
     from.read_exact(&mut text)?;
-    Ok(Answer::Done { status, text: String::from_utf8_lossy(&text).replace('\0', "") })
+    let text = String::from_utf8_lossy(&text).replace('\0', "");
+    if status < 0 {
+        // CuTe raised a signal the worker caught (cc_ffi_eval_guarded).
+        let mut what = format!("{} (signal {})", signal_name(-status), -status);
+        if !text.trim().is_empty() {
+            what.push('\n');
+            what.push_str(text.trim_end());
+        }
+        return Ok(Answer::Crashed(what));
+    }
+    Ok(Answer::Done { status, text })
 }

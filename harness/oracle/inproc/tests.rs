@@ -79,6 +79,20 @@ fn cute_crashes_end_a_worker_not_the_harness() {
 }
 
 #[test]
+#[cfg_attr(not(cutecheck_ffi), ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)")]
+fn a_worker_that_dies_is_replaced_and_the_killing_case_found() {
+    // Kill the workers from outside while they wait: the next batch finds them dead, asks again one
+    // request at a time with fresh workers, and every case is answered.
+    let o = InProcess::new(Some(1)).expect(NEEDS_FFI);
+    assert_eq!(run(&o, &["size((2,3):(1,2))"]), vec![Outcome::Printed("6".into())]);
+    o.pool.kill_all_for_test();
+    let r = run(&o, &["size((2,3):(1,2))", "(0,2):(1,1)(1)", "cosize(4:2)"]);
+    assert_eq!(r[0], Outcome::Printed("6".into()));
+    assert!(matches!(&r[1], Outcome::Crashed(s) if s.starts_with("SIGFPE (signal 8)")), "{r:?}");
+    assert_eq!(r[2], Outcome::Printed("7".into()));
+}
+
+#[test]
 #[cfg_attr(
     not(all(cutecheck_ffi, cutecheck_cute)),
     ignore = "needs the in-process library and real CuTe: run `cargo xtask test`"
