@@ -59,6 +59,10 @@ pub struct RunArgs {
     /// `--cases`; sharded like them.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub dynamic_cases: usize,
+    /// Benchmark: also run the first K dynamic cases through the compiled driver (no results
+    /// cache) and compare speed and answers with the in-process oracle.
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    pub dynamic_driver_sample: usize,
 }
 
 #[derive(Serialize, Clone)]
@@ -240,6 +244,9 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     eprintln!("xtask: oracle answered {} cases in {:.1?}", exprs.len(), oracle_time);
     // Dynamic cases: only those that need judging join the loop below; the rest are counted.
     let dynamic = if ra.dynamic_cases > 0 { Some(crate::dynamic::run(ra.dynamic_cases, seed, shard)?) } else { None };
+    if ra.dynamic_driver_sample > 0 {
+        crate::dynamic::versus_driver(args, ra.dynamic_driver_sample.min(ra.dynamic_cases), seed, shard)?;
+    }
     if let Some(d) = &dynamic {
         for (p, o) in &d.judged {
             cases.push(Planned { group: p.group.clone(), location: p.location.clone(), expr: p.expr.clone(), op: p.op.clone(), random: None, admissible: p.admissible });

@@ -190,3 +190,45 @@ pub fn run(n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
     eprintln!("xtask: dynamic time: {t_draw:.1} s drawing and parsing, {t_cute:.1} s in-process CuTe, {t_engine:.1} s engine and comparison");
     Ok(run)
 }
+
+/// The first `k` dynamic cases of the shard through the compiled driver (no results cache) and
+/// in-process: cases a minute each way, and whether every answer agrees (BENCHMARKS.md).
+pub fn versus_driver(args: &OracleArgs, k: usize, seed: u64, shard: (usize, usize)) -> Result<()> {
+    let texts: Vec<String> = gen::cases(seed, usize::MAX, shard).take(k).map(|(_, c)| c.expr).collect();
+    let cases: Vec<cutecheck::case::Case> =
+        texts.iter().map(|t| cutecheck::case::Case::parse(t, "dynamic")).collect::<Result<_, _>>().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let refs: Vec<&cutecheck::case::Case> = cases.iter().collect();
+    let mut opts = args.options();
+    opts.cache = false;
+    opts.verbose = false;
+    let driver = cutecheck::oracle::Oracle::new(opts)?;
+    let t = Instant::now();
+    let compiled = cutecheck::case::Oracle::run(&driver, &refs);
+    let t_driver = t.elapsed().as_secs_f64();
+    let inproc = InProcess::new(None).context(inproc::OFF)?;
+    let t = Instant::now();
+    let fast = inproc.run(&refs);
+    let t_inproc = t.elapsed().as_secs_f64();
+    let differ: Vec<String> = cases
+        .iter()
+        .zip(compiled.iter().zip(&fast))
+        .filter(|(_, (a, b))| match (a, b) {
+            (Outcome::Crashed(x), Outcome::Crashed(y)) => x.lines().next() != y.lines().next(),
+            _ => a != b,
+        })
+        .map(|(c, (a, b))| format!("  {}: driver {:?}, in-process {:?}", c.text, a, b))
+        .collect();
+    eprintln!(
+        "xtask: the same {k} dynamic cases: compiled driver {t_driver:.1} s ({:.0} a minute), in-process {t_inproc:.3} s ({:.0} a minute); {} differ",
+        k as f64 * 60.0 / t_driver.max(1e-9),
+        k as f64 * 60.0 / t_inproc.max(1e-9),
+        differ.len()
+    );
+    for d in differ.iter().take(20) {
+        eprintln!("{d}");
+    }
+    if !differ.is_empty() {
+        bail!("the in-process oracle and the compiled driver answer {} of {k} dynamic cases differently", differ.len());
+    }
+    Ok(())
+}

@@ -237,7 +237,19 @@ pub fn case(seed: u64, index: u64) -> DynCase {
         _ => {
             let op = r.pick(PRODUCTS);
             let pa = single_leaf_profile(r);
-            let pb = any_profile(r);
+            let mut pb = any_profile(r);
+            // CuTe's zip in blocked/raked_product needs matching ranks ("Mismatched Ranks", a
+            // compile-time rejection): a rank-1 tuple block with an integer tiler, and for
+            // raked_product an integer with anything of rank 1.
+            let rank = |p: &Profile| p.len().max(1);
+            let bad = |pb: &Profile| match op {
+                "blocked_product" => pa.len() == 1 && pb.is_empty(),
+                "raked_product" => rank(&pa) <= 1 && rank(pb) <= 1 && (pa.is_empty() || pb.is_empty()),
+                _ => false,
+            };
+            while bad(&pb) {
+                pb = any_profile(r);
+            }
             if r.chance(3, 4) {
                 let (a, _, _) = compact(r, &pa);
                 let (b, _, _) = compact(r, &pb);
