@@ -77,6 +77,13 @@ impl InProcess {
         }
     }
 
+    /// Kill every worker process (tests: they are found dead and replaced when next used).
+    #[cfg(test)]
+    fn kill_workers_for_test(&self) {
+        #[cfg(cutecheck_ffi)]
+        self.pool.kill_all_for_test();
+    }
+
     /// Outcomes of expressions (already parsed), in order.
     pub fn run_exprs(&self, exprs: &[&crate::expr::Expr]) -> Vec<Outcome> {
         #[cfg(cutecheck_ffi)]

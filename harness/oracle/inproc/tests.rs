@@ -2,7 +2,6 @@
 //! driver (the same cases both ways).
 
 use super::*;
-use crate::case::Oracle as _;
 
 const NEEDS_FFI: &str = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)";
 
@@ -57,7 +56,7 @@ fn menu_takes_dynamic_cases_of_its_profiles_only() {
 
 #[test]
 #[cfg_attr(not(cutecheck_ffi), ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)")]
-fn cute_crashes_end_a_worker_not_the_harness() {
+fn cute_signals_are_reported_as_crashes_and_never_reach_the_harness() {
     let o = InProcess::new(Some(2)).expect(NEEDS_FFI);
     // A zero extent makes CuTe's idx2crd divide by zero (SIGFPE); the cases around each crash,
     // on the same worker, are still answered, and a fresh worker takes over.
@@ -85,7 +84,7 @@ fn a_worker_that_dies_is_replaced_and_the_killing_case_found() {
     // request at a time with fresh workers, and every case is answered.
     let o = InProcess::new(Some(1)).expect(NEEDS_FFI);
     assert_eq!(run(&o, &["size((2,3):(1,2))"]), vec![Outcome::Printed("6".into())]);
-    o.pool.kill_all_for_test();
+    o.kill_workers_for_test();
     let r = run(&o, &["size((2,3):(1,2))", "(0,2):(1,1)(1)", "cosize(4:2)"]);
     assert_eq!(r[0], Outcome::Printed("6".into()));
     assert!(matches!(&r[1], Outcome::Crashed(s) if s.starts_with("SIGFPE (signal 8)")), "{r:?}");
