@@ -204,7 +204,8 @@ fn only_the_known_cute_faults_are_found() {
     assert_eq!(findings.iter().cloned().collect::<BTreeSet<_>>(), s4.iter().cloned().collect::<BTreeSet<_>>());
     let f = gpu::finding_atoms();
     assert!(f.contains(&"SM80_16x8x32_S32S4S4S32_TN".to_string()), "{f:?}");
-    assert_eq!(f.len(), 8, "{f:?}");
+    assert_eq!(f.len(), 9, "{f:?}");
+    assert!(f.contains(&"Copy_Atom<SM75_U32x1_MOVM_T,uint16_t>".to_string()), "{f:?}");
     // The b1 16x8x128 atoms: CuTe's A cannot be evaluated, so only the corrected table runs.
     let names: Vec<String> = gpu::mma_of(&plan()).iter().map(|c| c.name.clone()).collect();
     assert!(names.contains(&"SM80_16x8x128_S32U1U1S32_TN_ANDPOPC(corrected)".to_string()));

@@ -292,9 +292,15 @@ inline bool ownership_problem(const OpInfo& op, int M, int N, int K, Problem& p)
 // e.g. f16 with N = 256): `which` 0 gives D[m][n] = m, 1 gives D[m][n] = n, each a sum of
 // power-of-two chunks no larger than the input type holds exactly, against a neutral 1.
 inline bool ownership_split(const OpInfo& op, int M, int N, int K, int which, Problem& p) {
-  // Power-of-two chunks both input types hold exactly.
-  double lim = 1;
-  while (lim * 2 <= std::min(exact_chunk(op.a), exact_chunk(op.b))) lim *= 2;
+  // Power-of-two chunks both input types hold exactly (fp8: the largest normal power of two).
+  auto pow2 = [](Elem e) -> double {
+    switch (e) {
+      case Elem::E4M3: return 256;
+      case Elem::E5M2: return 32768;
+      default: { double l = 1; while (l * 2 <= exact_chunk(e)) l *= 2; return l; }
+    }
+  };
+  double lim = std::min(pow2(op.a), pow2(op.b));
   p = Problem{M, N, K, std::vector<double>(M * K, 0.0), std::vector<double>(N * K, 0.0),
               std::vector<double>(M * N, 0.0)};
   int rows = which == 0 ? M : N;

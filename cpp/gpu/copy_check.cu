@@ -176,7 +176,9 @@ int main(int argc, char** argv) {
   std::string json = "{\n  \"program\": \"copy_check\",\n  \"device\": " + json_str(prop.name) + ",\n  \"compute_capability\": " +
                      std::to_string(cc) + ",\n  \"results\": [\n";
   auto row = [&](const CTable& t, const char* check, bool ok, const std::string& detail) {
-    std::string atom = "Copy_Atom<" + t.op + "," + t.type + ">";
+    std::string op = t.op, suffix;
+    if (op.size() > 11 && op.compare(op.size() - 11, 11, "(corrected)") == 0) { op = op.substr(0, op.size() - 11); suffix = "(corrected)"; }
+    std::string atom = "Copy_Atom<" + op + "," + t.type + ">" + suffix;
     std::printf("%-46s %-10s %-5s %s\n", atom.c_str(), check, ok ? "PASS" : "FAIL", detail.c_str());
     if (!ok) all_pass = false;
     json += std::string(first ? "" : ",\n") + "    {\"atom\": " + json_str(atom) + ", \"check\": " + json_str(check) +

@@ -37,7 +37,7 @@ rc=0
 UNITS="mma_check copy_check"
 if [ "$MODE" != corrupt ]; then
   UNITS="$UNITS cute_gemm $(cd "$SRC" && ls cute_part*.cu | sed 's/\.cu$//')"
-  [ "$CAP" = 90 ] && UNITS="$UNITS gmma_check $(cd "$SRC" && ls gmma_part*.cu | sed 's/\.cu$//')"
+  [ "$CAP" = 90 ] && UNITS="$UNITS gmma_check $(cd "$SRC" && ls gmma_part*.cu | sed 's/\.cu$//') cute_gmma $(cd "$SRC" && ls cute_gmma_part*.cu | sed 's/\.cu$//')"
 fi
 echo "== build ($JOBS jobs): $(echo $UNITS | wc -w) units"
 t0=$(date +%s)
@@ -50,7 +50,10 @@ link mma_check obj/mma_check.o || exit 2
 link copy_check obj/copy_check.o || rc=2
 if [ "$MODE" != corrupt ]; then
   link cute_gemm obj/cute_gemm.o obj/cute_part*.o || rc=2
-  if [ "$CAP" = 90 ]; then link gmma_check obj/gmma_check.o obj/gmma_part*.o || rc=2; fi
+  if [ "$CAP" = 90 ]; then
+    link gmma_check obj/gmma_check.o obj/gmma_part*.o || rc=2
+    link cute_gmma obj/cute_gmma.o obj/cute_gmma_part*.o || rc=2
+  fi
 fi
 echo "   built in $(( $(date +%s) - t0 )) s"
 
@@ -69,6 +72,8 @@ if [ "$MODE" = normal ] || [ "$MODE" = all ]; then
   if [ "$CAP" = 90 ]; then
     echo "== GMMA: wgmma through the engine's C / A tables and smem layout atoms"
     runprog run_gmma.log gmma_check gmma_tables.txt results_gmma.json "${SEEDARG[@]}"
+    echo "== GMMA through CuTe: make_tiled_mma + gemm with warpgroup fences, smem in CuTe's GMMA layout atoms"
+    runprog run_cute_gmma.log cute_gmma gmma_tables.txt results_cute_gmma.json "${SEEDARG[@]}"
   fi
   echo "== copy atoms: ldmatrix, stmatrix, movmatrix, cp.async"
   runprog run_copy.log copy_check copy_tables.txt results_copy.json
