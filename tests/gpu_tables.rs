@@ -18,12 +18,14 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn plan() -> Vec<gpu::Plan> {
-    gpu::plan().expect("plan")
+/// The plan, made once per test binary (building every GMMA case's smem tables takes a while).
+fn plan() -> &'static [gpu::Plan] {
+    static PLAN: std::sync::OnceLock<Vec<gpu::Plan>> = std::sync::OnceLock::new();
+    PLAN.get_or_init(|| gpu::plan().expect("plan"))
 }
 
 fn mma_case(name: &str) -> gpu::MmaCase {
-    gpu::mma_of(&plan()).into_iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name} in the plan"))
+    gpu::mma_of(plan()).into_iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name} in the plan"))
 }
 
 fn plan_atom(p: &gpu::Plan) -> String {
@@ -52,7 +54,7 @@ fn every_engine_atom_is_checked_or_skipped_with_a_reason() {
     let mut mma = 0;
     let mut gmma_families = BTreeSet::new();
     let mut gmma = 0;
-    for x in &p {
+    for x in p {
         match x {
             gpu::Plan::Mma(_) => mma += 1,
             gpu::Plan::Gmma(c) => {
@@ -131,7 +133,7 @@ fn instructions_are_spelled_from_the_names() {
     let q = mma_case("SM70_8x8x4_F16F16F16F16_TN");
     assert_eq!((q.threads, q.groups, q.gstride), (8, 4, 4));
     assert_eq!(q.lanes, vec![0, 1, 2, 3, 16, 17, 18, 19]);
-    let g = gpu::gmma_of(&plan());
+    let g = gpu::gmma_of(plan());
     let f = g.iter().find(|c| c.name == "SM90_64x64x16_F32F16F16_SS<GMMA::Major::MN,GMMA::Major::K>").unwrap();
     assert_eq!(f.ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
     assert_eq!(f.imms, ", 1, 1, 1, 0");
@@ -145,7 +147,7 @@ fn gmma_c_table_is_the_ptx_fragment_layout() {
     // PTX ISA, wgmma .m64nNk16 D fragment: warp w of the warpgroup, lane l (g = l/4, t = l%4)
     // holds rows 16w + g and 16w + g + 8, columns 8j + 2t + {0,1}; value order per 8 columns
     // (row g col 2t, 2t+1; row g+8 col 2t, 2t+1).
-    for c in gpu::gmma_of(&plan()).iter().filter(|c| c.name.contains("F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>")) {
+    for c in gpu::gmma_of(plan()).iter().filter(|c| c.name.contains("F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>")) {
         let nc = c.n_c() as usize;
         for thr in 0..128usize {
             let (w, l) = (thr / 32, thr % 32);
@@ -181,13 +183,13 @@ fn gmma_smem_offsets_follow_the_hardware_swizzle() {
         assert_eq!(d & 0x3fff, (32 * j as u64) >> 4);
     }
     // Every smem operand of the plan is a bijection onto its bytes (checked when it is built).
-    assert!(gpu::gmma_of(&plan()).iter().all(|c| c.b.bytes > 0));
+    assert!(gpu::gmma_of(plan()).iter().all(|c| c.b.bytes > 0));
 }
 
 #[test]
 fn only_the_known_cute_faults_are_found() {
     let mut findings = Vec::new();
-    for c in gpu::mma_of(&plan()) {
+    for c in gpu::mma_of(plan()) {
         let (m, n, k) = (c.m, c.n, c.k);
         for (op, v, r, cc) in [('A', &c.a, m, k), ('B', &c.b, n, k), ('C', &c.c, m, n)] {
             let mut seen = vec![false; (r * cc) as usize];
@@ -207,7 +209,7 @@ fn only_the_known_cute_faults_are_found() {
     assert_eq!(f.len(), 9, "{f:?}");
     assert!(f.contains(&"Copy_Atom<SM75_U32x1_MOVM_T,uint16_t>".to_string()), "{f:?}");
     // The b1 16x8x128 atoms: CuTe's A cannot be evaluated, so only the corrected table runs.
-    let names: Vec<String> = gpu::mma_of(&plan()).iter().map(|c| c.name.clone()).collect();
+    let names: Vec<String> = gpu::mma_of(plan()).iter().map(|c| c.name.clone()).collect();
     assert!(names.contains(&"SM80_16x8x128_S32U1U1S32_TN_ANDPOPC(corrected)".to_string()));
     assert!(!names.contains(&"SM80_16x8x128_S32U1U1S32_TN_ANDPOPC".to_string()));
     let err = gpu::tv_table("((_4,_8),(_32,_2)):((_512,_1),((_16,_8)))", 16, 128, 32).unwrap_err();
@@ -275,7 +277,7 @@ fn cute_path_type_checks_with_gpp() {
     gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
     // Every atom check 2 runs, one grid each, through the same body the CUDA program uses.
     let mut src = String::from("#include \"cute_path.hpp\"\n#include \"gen_fixed_traits.hpp\"\n");
-    for c in gpu::mma_of(&plan()) {
+    for c in gpu::mma_of(plan()) {
         if let Ok([ta, tb, tc]) = &c.cute {
             let op = if c.name.ends_with("(corrected)") { format!("{}_FIXED", c.op) } else { format!("cute::{}", c.op) };
             src.push_str(&format!("template void cute_path_body<{op}, {ta}, {tb}, {tc}, 1, 1>(int, void*, void*, void*, void*);\n"));
@@ -290,4 +292,80 @@ fn cute_path_type_checks_with_gpp() {
     }
     let out = cmd.arg(dir.path().join("tc.cpp")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The recorded H200 run (fixtures/gpu/h200/: the xtask binary's `gpu --all`, `gpu --corrupt`
+/// and `gpu` without nvcc on the device machine): every row shows what it must, every atom of the
+/// plan has its rows, the device is named, and the corrupted tables failed.
+#[test]
+fn recorded_h200_run_shows_what_it_must() {
+    let dir = root().join("fixtures/gpu/h200");
+    let (rows, info) = gpu::read_results(&dir).unwrap();
+    assert!(gpu::verdict(&rows), "{}", gpu::summary_table(&rows));
+    assert_eq!(info["device"], "NVIDIA H200");
+    assert_eq!(info["compute_capability"], 90);
+    assert!(info["run_gpu"].as_str().unwrap().contains("580."), "driver recorded: {info}");
+    let log = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert!(log("xtask_all.log").contains("xtask gpu --all: exit 0"));
+    assert!(log("xtask_corrupt.log").contains("xtask gpu --corrupt: exit 0"));
+    assert!(log("xtask_nogpu.log").contains("no GPU: nvcc is not on PATH"));
+    assert!(log("xtask_nogpu.log").contains("exit 3"));
+    // The wgmma kernels really are GMMA instructions in SASS.
+    let sass = log("sass_counts.txt");
+    for i in ["HGMMA", "IGMMA", "QGMMA"] {
+        assert!(sass.lines().next().unwrap().contains(i), "{sass}");
+    }
+    let count = |run: &str, check: &str, verdict: &str| {
+        rows.iter().filter(|r| r.run == run && r.check == check && r.verdict == verdict).count()
+    };
+    let p = plan();
+    let mma = gpu::mma_of(p);
+    let sound = mma.iter().filter(|c| !c.finding).count();
+    assert_eq!(count("tables", "table", "PASS"), sound);
+    assert_eq!(count("tables", "table", "FAIL"), mma.len() - sound);
+    assert_eq!(count("tables", "ownership", "PASS"), sound);
+    let gmma = gpu::gmma_of(p).len();
+    assert!(gmma >= 48);
+    assert_eq!(count("gmma", "table", "PASS"), gmma);
+    assert_eq!(count("gmma", "ownership", "PASS"), gmma);
+    assert_eq!(count("cute_gmma", "cute-gmma", "PASS"), gmma);
+    assert_eq!(count("copy", "registers", "FAIL") + count("copy", "smem", "FAIL") + count("copy", "cp.async", "FAIL"), 1);
+    assert_eq!(count("corrupt", "table", "PASS"), 0);
+    assert_eq!(count("corrupt", "table", "FAIL"), sound);
+    // Every atom of the plan has rows in the summary (checked, or a SKIP with its reason).
+    let atoms: BTreeSet<String> = rows.iter().map(|r| r.atom.replace("(corrected)", "")).collect();
+    for x in p {
+        let name = plan_atom(x).replace("(corrected)", "");
+        assert!(atoms.contains(&name), "{name} has no row in the recorded run");
+    }
+    let (crows, _) = gpu::read_results(&dir.join("corrupt")).unwrap();
+    assert!(gpu::verdict(&crows));
+    assert_eq!(crows.iter().filter(|r| r.check == "table" && r.verdict == "FAIL").count(), sound);
+    // The ownership table the hardware gave equals the engine's prediction.
+    let tables_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results_tables.json")).unwrap()).unwrap();
+    let own = tables_json["ownership"].as_array().unwrap();
+    let f16 = own.iter().find(|o| o["atom"] == "SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    let t = mma_case("SM80_16x8x16_F32F16F16F32_TN");
+    let seen: Vec<i64> = f16["owner_col_major"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
+    assert_eq!(seen, gpu::predicted_owners(&t.c, 16, 8, 32));
+}
+
+/// The tables the recorded H200 run used are, entry for entry, the ones `cargo xtask gpu` makes
+/// now from the engine (the 12 MB GMMA tables by their sha256).
+#[test]
+fn recorded_run_used_the_engine_tables() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    let rec = root().join("fixtures/gpu/h200");
+    for f in ["tables.txt", "tables_corrupt.txt", "copy_tables.txt", "plan.json"] {
+        let now = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        assert!(now.len() > 1000, "{f}");
+        assert!(std::fs::read_to_string(rec.join(f)).unwrap() == now, "{f} differs from what the xtask makes now");
+    }
+    let gmma = std::fs::read(dir.path().join("gmma_tables.txt")).unwrap();
+    let hex: String = Sha256::digest(&gmma).iter().map(|b| format!("{b:02x}")).collect();
+    let recorded = std::fs::read_to_string(rec.join("gmma_tables.sha256")).unwrap();
+    assert_eq!(recorded.split_whitespace().next().unwrap(), hex, "gmma_tables.txt differs from the recorded run's");
 }
