@@ -748,8 +748,9 @@ impl GmmaCase {
     }
 }
 
-/// The N values of the GMMA atoms run on the device (every family, both sources, every major).
-pub const GMMA_RUN_N: [i64; 3] = [8, 64, 256];
+/// The N values of the GMMA atoms run on the device (every family, both sources, every major):
+/// all of the base header's.
+pub const GMMA_RUN_N: [i64; 8] = GMMA_N;
 
 fn desc(start: i64, lbo: i64, sbo: i64, kind: usize) -> u64 {
     let mode: u64 = match kind {
@@ -1148,7 +1149,6 @@ pub fn plan() -> Result<Vec<Plan>> {
     for c in copy_cases()? {
         out.push(Plan::Copy(c));
     }
-    let _ = GMMA_N;
     Ok(out)
 }
 
@@ -1164,8 +1164,8 @@ pub fn gmma_of(plan: &[Plan]) -> Vec<GmmaCase> {
 
 /// Number of translation units CuTe's path and the GMMA kernels are split into (parallel builds).
 pub const CUTE_PARTS: usize = 12;
-pub const GMMA_PARTS: usize = 4;
-pub const CUTE_GMMA_PARTS: usize = 16;
+pub const GMMA_PARTS: usize = 8;
+pub const CUTE_GMMA_PARTS: usize = 32;
 
 /// CuTe's own path for the GMMA atoms: `cute_gmma_part*.cu` (one call of `run_cute_gmma` per
 /// atom, with the smem layout atoms the engine's tables used) and `gen_cute_gmma_parts.hpp`.
