@@ -68,6 +68,43 @@ impl Suite {
         format!("{}:{}", p.display(), case.line)
     }
 
+    /// Real CuTe's recorded lines for each case (from `snapshots/<name>.snap`, or the version's
+    /// directory), or every problem, named `file:line`: no snapshot, a case without its recorded
+    /// result, recorded results without their case. Only reads; `cargo xtask bless` writes.
+    pub fn recorded(&self, version: Option<&str>) -> Result<Vec<Vec<String>>, Vec<String>> {
+        let path = snapshot_path(&self.name, version);
+        let shown = path.strip_prefix(repo_root()).unwrap_or(&path).display().to_string();
+        let Some(recorded) = std::fs::read_to_string(&path).ok().and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body)) else {
+            return Err(vec![format!("{}: no readable snapshot {shown} (record it with `cargo xtask bless`)", self.locate_file())]);
+        };
+        let mut problems = Vec::new();
+        if recorded.len() > self.cases.len() {
+            problems.push(format!(
+                "{shown}: {} recorded results for the {} cases of {} (run `cargo xtask bless`)",
+                recorded.len(),
+                self.cases.len(),
+                self.locate_file()
+            ));
+        }
+        let mut out = Vec::new();
+        for (k, c) in self.cases.iter().enumerate() {
+            match recorded.get(k) {
+                Some((e, lines)) if *e == c.expr => out.push(lines.clone()),
+                _ => problems.push(format!("{}: {} has no recorded result in {shown} (run `cargo xtask bless`)", self.locate(c), c.expr)),
+            }
+        }
+        if problems.is_empty() {
+            Ok(out)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The case file, relative to the repository when possible.
+    pub fn locate_file(&self) -> String {
+        self.path.strip_prefix(repo_root()).unwrap_or(&self.path).display().to_string()
+    }
+
     /// The snapshot body for results given per case (each a list of lines).
     pub fn snapshot_body(&self, results: &[Vec<String>]) -> String {
         let mut out = String::new();
@@ -110,6 +147,20 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
     }
 }
 
+/// The older CUTLASS versions with recorded files (`snapshots/versions/<V>/`), sorted.
+pub fn recorded_versions() -> Vec<String> {
+    let dir = repo_root().join("snapshots").join("versions");
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    v.sort();
+    v
+}
+
 /// The whole insta file for a suite body: insta's header (`source`, `expression`) then the body.
 pub fn snapshot_file(name: &str, body: &str) -> String {
     format!("---\nsource: tests/fixed_suites.rs\nexpression: \"suite(\\\"{name}\\\")\"\n---\n{body}")
@@ -146,6 +197,29 @@ pub fn parse_snapshot_body(body: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// The oracle outcome a case's recorded lines stand for (the inverse of
+/// [`crate::oracle::Outcome::lines`]).
+pub fn outcome_of_lines(lines: &[String]) -> crate::oracle::Outcome {
+    use crate::oracle::Outcome;
+    let first = lines.first().map(String::as_str).unwrap_or("");
+    let rest = |tag: &str| {
+        let mut v: Vec<String> = lines.to_vec();
+        v[0] = first[tag.len()..].to_string();
+        v.join("\n")
+    };
+    for (tag, make) in [
+        ("rejected: ", Outcome::Rejected as fn(String) -> Outcome),
+        ("crashed: ", Outcome::Crashed),
+        ("unsupported: ", Outcome::Unsupported),
+        ("error: ", Outcome::Error),
+    ] {
+        if first.starts_with(tag) {
+            return make(rest(tag));
+        }
+    }
+    Outcome::Printed(lines.join("\n"))
+}
+
 /// How the engine's result for a case compares with real CuTe's.
 ///
 /// The rule for refusals: CuTe refuses at compile time with a static_assert message; the engine
@@ -159,7 +233,7 @@ pub fn parse_snapshot_body(body: &str) -> Vec<(String, Vec<String>)> {
 /// compute the case, and the engine must refuse it rather than invent a result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Byte-identical output.
+    /// Byte-identical output (a `print_svg` picture: the same picture, see [`compare`]).
     Same,
     /// Both refuse the case, by the rule above.
     BothRefuse,
@@ -188,10 +262,26 @@ fn normalized(s: &str) -> String {
     s.trim().trim_end_matches('.').trim().to_lowercase()
 }
 
-/// Compare real CuTe's result lines with the engine's (both as snapshot lines).
+/// A `print_svg` picture without the comment lines after its first: CuTe's `print_svg` comments
+/// the tile (`<!--  Tile: (_16,_8,_16)  -->`, compared) and then prints its A, B and C identity
+/// tensors, where the engine prints the TV layouts they are made from; the rest is the picture.
+fn picture(lines: &[String]) -> Option<Vec<&String>> {
+    if !lines.first()?.starts_with("<!--  Tile: ") {
+        return None;
+    }
+    Some(lines.iter().enumerate().filter(|(k, l)| *k == 0 || !l.starts_with("<!--")).map(|(_, l)| l).collect())
+}
+
+/// Compare real CuTe's result lines with the engine's (both as snapshot lines). They are the
+/// same when the text is; for a `print_svg` picture, when the pictures are (see `picture`).
 pub fn compare(cute: &[String], engine: &[String]) -> Verdict {
     if cute == engine {
         return Verdict::Same;
+    }
+    if let (Some(c), Some(e)) = (picture(cute), picture(engine)) {
+        if c == e {
+            return Verdict::Same;
+        }
     }
     let first = cute.first().map(String::as_str).unwrap_or("");
     for tag in ["unsupported: ", "error: "] {
@@ -234,6 +324,15 @@ mod tests {
         assert_eq!(snapshot_body_of(&file), Some(body.as_str()));
         let parsed = parse_snapshot_body(&body);
         assert_eq!(parsed[1], ("size(_4:_1)".to_string(), vec!["_4".to_string()]));
+        use crate::oracle::Outcome;
+        for o in [
+            Outcome::Printed("a\nb".into()),
+            Outcome::Rejected("Non-injective Layout detected in complement.".into()),
+            Outcome::Crashed("SIGFPE (signal 8)\nmore".into()),
+            Outcome::Unsupported("x".into()),
+        ] {
+            assert_eq!(outcome_of_lines(&o.lines()), o);
+        }
     }
 
     #[test]
@@ -248,5 +347,11 @@ mod tests {
         assert_eq!(compare(&v("rejected: static assertion failed"), &v("rejected: Mismatched Ranks: x")), Verdict::BothRefuse);
         assert!(matches!(compare(&v("unsupported: x"), &v("_1")), Verdict::Unchecked(_)));
         assert_eq!(compare(&v("_4:_1"), &v("_4:_1")), Verdict::Same);
+        let svg = |a: &str, body: &str| ["<!--  Tile: (_8,_8,_4)  -->", a, "<svg>", body, "</svg>"].map(String::from).to_vec();
+        assert_eq!(compare(&svg("<!--     A: ArithTuple(_0,_0) o x  -->", "<rect/>"), &svg("<!--     A: x  -->", "<rect/>")), Verdict::Same);
+        assert_eq!(compare(&svg("<!--     A: x  -->", "<rect/>"), &svg("<!--     A: x  -->", "<rect />")), Verdict::Differ);
+        let mut other_tile = svg("<!--     A: x  -->", "<rect/>");
+        other_tile[0] = "<!--  Tile: (_8,_8,_8)  -->".into();
+        assert_eq!(compare(&svg("<!--     A: x  -->", "<rect/>"), &other_tile), Verdict::Differ);
     }
 }
