@@ -102,10 +102,18 @@ fn atom_table_cmd(atom: &str) -> ExitCode {
 /// The argument of a top-level `print_layout(L)` case, if `expr` is one. `print_layout` prints
 /// rather than returns, so it is a form of a whole case, not a value.
 pub fn print_layout_arg(expr: &str) -> Option<crate::expr::Expr> {
+    whole_case_arg(expr, "print_layout")
+}
+
+/// The argument of a top-level `print_svg(X)` case (CuTe's picture of an MMA atom or tiled MMA),
+/// if `expr` is one; like `print_layout`, a form of a whole case.
+pub fn print_svg_arg(expr: &str) -> Option<crate::expr::Expr> {
+    whole_case_arg(expr, "print_svg")
+}
+
+fn whole_case_arg(expr: &str, form: &str) -> Option<crate::expr::Expr> {
     match crate::expr::parse(expr).ok()? {
-        crate::expr::Expr::Call { name, mut args, called: true, .. } if name.simple() == Some("print_layout") && args.len() == 1 => {
-            args.pop()
-        }
+        crate::expr::Expr::Call { name, mut args, called: true, .. } if name.simple() == Some(form) && args.len() == 1 => args.pop(),
         _ => None,
     }
 }
@@ -119,6 +127,10 @@ pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
             Value::Layout(l) => print_layout(&l).map_err(|e| format!("error: {e}\n")),
             v => Err(format!("error: print_layout needs a layout, found {}\n", v.kind())),
         };
+    }
+    if let Some(inner) = print_svg_arg(expr) {
+        let v = eval(&inner).map_err(|e| format!("error: {e}\n"))?;
+        return crate::svg::svg_of(&v, None).map_err(|e| format!("error: {e}\n"));
     }
     match eval_str(expr) {
         Ok(Value::Layout(l)) if table && l.rank() == 2 => print_layout(&l).map_err(|e| format!("error: {e}")),
@@ -178,7 +190,7 @@ fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
 
 /// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
 pub fn engine_lines(expr: &str) -> Vec<String> {
-    if print_layout_arg(expr).is_some() {
+    if print_layout_arg(expr).is_some() || print_svg_arg(expr).is_some() {
         return match eval_line(expr, false) {
             Ok(text) => text.lines().map(String::from).collect(),
             Err(e) => vec![format!("rejected: {}", e.trim_start_matches("error: ").trim_end())],
