@@ -147,6 +147,32 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
     }
 }
 
+/// Real CuTe's result lines for every case of every suite, as `cargo xtask bless` records them.
+///
+/// The cases go to `oracle` in one run (batched into translation units). g++ reports a failing
+/// template instantiation once per translation unit, so a case batched with another that fails in
+/// the same instantiation can be refused with a secondary compile error instead of CuTe's
+/// static_assert (seen with CUTLASS 4.2: `tiled_product((4,5):(1,5),(3,5):(5,2))` is `compile
+/// error: no matching function for call to 'repeat<R1>(const cute::Underscore&)'` in a batch and
+/// `Dynamic-stride complement only for rank-1 layouts` alone). So every case refused with a
+/// compile error that is not a static_assert is asked again alone, through `alone` (an oracle
+/// without the results cache), and that answer is the recorded one: a recorded result does not
+/// depend on which cases were batched with it.
+pub fn record(oracle: &crate::oracle::Oracle, alone: &crate::oracle::Oracle, suites: &[Suite]) -> Vec<Vec<Vec<String>>> {
+    use rayon::prelude::*;
+    let exprs: Vec<String> = suites.iter().flat_map(|s| s.cases.iter().map(|c| c.expr.clone())).collect();
+    let mut outcomes = oracle.run(&exprs);
+    let again: Vec<usize> = (0..outcomes.len())
+        .filter(|&k| matches!(&outcomes[k], crate::oracle::Outcome::Rejected(m) if m.starts_with("compile error: ")))
+        .collect();
+    let answers: Vec<(usize, crate::oracle::Outcome)> = again.par_iter().map(|&k| (k, alone.eval(&exprs[k]))).collect();
+    for (k, o) in answers {
+        outcomes[k] = o;
+    }
+    let mut it = outcomes.into_iter();
+    suites.iter().map(|s| s.cases.iter().map(|_| it.next().map(|o| o.lines()).unwrap_or_default()).collect()).collect()
+}
+
 /// The older CUTLASS versions with recorded files (`snapshots/versions/<V>/`), sorted.
 pub fn recorded_versions() -> Vec<String> {
     let dir = repo_root().join("snapshots").join("versions");

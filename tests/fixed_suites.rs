@@ -20,7 +20,7 @@
 use cutecheck::cli::engine_lines;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::provision::DEFAULT_CUTLASS;
-use cutecheck::suite::{all_suites, compare, outcome_of_lines, parse_snapshot_body, snapshot_body_of, snapshot_path, Verdict};
+use cutecheck::suite::{all_suites, compare, outcome_of_lines, Verdict};
 
 #[test]
 fn engine_matches_recorded_cute() {
@@ -74,16 +74,16 @@ fn real_cute_still_prints_the_snapshots() {
     use cutecheck::oracle::{Oracle, OracleOptions};
     let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
     let opts = OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() };
+    let alone = Oracle::new(OracleOptions { cache: false, ..opts.clone() }).expect("real CuTe");
     let oracle = Oracle::new(opts).unwrap_or_else(|e| panic!("CUTECHECK_CUTE is set but real CuTe is not usable: {e:#}"));
+    let suites = all_suites().expect("fixtures/cases");
+    let results = cutecheck::suite::record(&oracle, &alone, &suites);
     let mut changed = Vec::new();
-    for s in all_suites().expect("fixtures/cases") {
-        let exprs: Vec<String> = s.cases.iter().map(|c| c.expr.clone()).collect();
-        let results: Vec<Vec<String>> = oracle.run(&exprs).iter().map(|o| o.lines()).collect();
-        let file = std::fs::read_to_string(snapshot_path(&s.name, None)).expect("snapshot");
-        let recorded = parse_snapshot_body(snapshot_body_of(&file).expect("header"));
-        for (k, c) in s.cases.iter().enumerate() {
-            if recorded.get(k).map(|(e, l)| (e, l)) != Some((&c.expr, &results[k])) {
-                changed.push(format!("{}: {} => {}", s.locate(c), c.expr, results[k].join(" | ")));
+    for (s, results) in suites.iter().zip(&results) {
+        let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
+        for ((c, was), now) in s.cases.iter().zip(&recorded).zip(results) {
+            if was != now {
+                changed.push(format!("{}: {}\n    recorded: {}\n    CuTe now: {}", s.locate(c), c.expr, was.join(" | "), now.join(" | ")));
             }
         }
     }

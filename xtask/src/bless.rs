@@ -6,7 +6,8 @@
 //! command is the only writer of those files, and it writes only what real CuTe printed: it
 //! compiles every case against the CUTLASS wheel of that version through the oracle and records
 //! the outcome (printed text, `rejected: <static_assert>`, `crashed: <signal>`, `unsupported:
-//! <why>`). A case the oracle itself failed on (`error: ...`) is never written.
+//! <why>`), each independent of the cases batched with it (`cutecheck::suite::record`). A case
+//! the oracle itself failed on (`error: ...`) is never written.
 //!
 //! - `cargo xtask bless`: record the default version's snapshots.
 //! - `cargo xtask bless --cutlass-version V`: record `snapshots/versions/V/`.
@@ -20,7 +21,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use cutecheck::oracle::{provision, repo_root, Oracle, OracleArgs};
+use cutecheck::oracle::{provision, repo_root, Oracle, OracleArgs, OracleOptions};
 use cutecheck::suite::{self, Suite};
 
 #[derive(Debug, clap::Args)]
@@ -84,27 +85,18 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
         if a.args.cutlass_dir.is_none() {
             opts.cutlass_version = Some(label(&v).to_string());
         }
+        let alone = Oracle::new(OracleOptions { cache: false, verbose: false, ..opts.clone() })?;
         let oracle = Oracle::new(opts)?;
         eprintln!("xtask: oracle is {}", oracle.describe());
         let started = std::time::Instant::now();
-        ok &= bless_version(&oracle, &suites, v.as_deref(), a.check, a.suite.is_empty())?;
+        ok &= bless_version(&oracle, &alone, &suites, v.as_deref(), a.check, a.suite.is_empty())?;
         eprintln!("xtask: CUTLASS {} done in {:.1?}", label(&v), started.elapsed());
     }
     Ok(ok)
 }
 
-/// Real CuTe's result lines for every case of every suite (one oracle run for all of them).
-pub fn record(oracle: &Oracle, suites: &[Suite]) -> Vec<Vec<Vec<String>>> {
-    let exprs: Vec<String> = suites.iter().flat_map(|s| s.cases.iter().map(|c| c.expr.clone())).collect();
-    let mut outcomes = oracle.run(&exprs).into_iter();
-    suites
-        .iter()
-        .map(|s| s.cases.iter().map(|_| outcomes.next().map(|o| o.lines()).unwrap_or_default()).collect())
-        .collect()
-}
-
-fn bless_version(oracle: &Oracle, suites: &[Suite], version: Option<&str>, check: bool, every_suite: bool) -> Result<bool> {
-    let results = record(oracle, suites);
+fn bless_version(oracle: &Oracle, alone: &Oracle, suites: &[Suite], version: Option<&str>, check: bool, every_suite: bool) -> Result<bool> {
+    let results = suite::record(oracle, alone, suites);
     let mut ok = true;
     for (s, r) in suites.iter().zip(&results) {
         if let Some((k, _)) = r.iter().enumerate().find(|(_, l)| l.first().is_some_and(|x| x.starts_with("error: "))) {
