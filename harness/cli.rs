@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::case::{Case, Judge, Origin, Outcome};
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
 
@@ -176,21 +177,6 @@ fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
     Ok(v)
 }
 
-/// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
-pub fn engine_lines(expr: &str) -> Vec<String> {
-    if print_layout_arg(expr).is_some() {
-        return match eval_line(expr, false) {
-            Ok(text) => text.lines().map(String::from).collect(),
-            Err(e) => vec![format!("rejected: {}", e.trim_start_matches("error: ").trim_end())],
-        };
-    }
-    match eval_str(expr) {
-        // Atoms and tiled MMAs/copies print several lines, as CuTe does.
-        Ok(v) => v.to_string().lines().map(String::from).collect(),
-        Err(e) => vec![format!("rejected: {e}")],
-    }
-}
-
 /// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both sides).
 fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
     let exprs = match expressions(expr) {
@@ -207,35 +193,52 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
             return ExitCode::FAILURE;
         }
     };
-    let results = if table { oracle.run_table(&exprs) } else { oracle.run(&exprs) };
+    let mut cases = Vec::with_capacity(exprs.len());
+    for (k, e) in exprs.iter().enumerate() {
+        match Case::parse(e, format!("line {}", k + 1)) {
+            Ok(c) => cases.push(c),
+            Err(err) => {
+                eprintln!("error: {e}: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let parsed: Vec<&crate::expr::Expr> = cases.iter().map(|c| &c.expr).collect();
+    let results = oracle.run_parsed(&parsed, table);
+    let known = if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
+    let judge = Judge::new(&known, version_of(args));
     let mut ok = true;
-    for (e, r) in exprs.iter().zip(&results) {
-        let cute = r.lines();
+    for (case, cute) in cases.iter().zip(&results) {
         if !both {
-            for l in &cute {
+            for l in cute.lines() {
                 println!("{l}");
             }
-            ok &= matches!(r, crate::oracle::Outcome::Printed(_));
+            ok &= matches!(cute, Outcome::Printed(_));
             continue;
         }
-        let engine = if table {
-            match eval_line(e, true) {
-                Ok(s) => s.lines().map(str::to_string).collect(),
-                Err(s) => vec![format!("rejected: {}", s.trim_end().trim_start_matches("error: "))],
-            }
-        } else {
-            engine_lines(e)
-        };
-        let verdict = crate::suite::compare(&cute, &engine);
-        println!("{e}");
-        println!("  cute:   {}", cute.join("\n          "));
-        println!("  engine: {}", engine.join("\n          "));
-        println!("  {}", verdict.describe());
-        ok &= verdict.agrees();
+        let engine = crate::case::engine(case, table);
+        let j = judge.judge(case, Origin::Adhoc, &engine, cute);
+        println!("{}", case.text);
+        println!("  cute:   {}", cute.lines().join("\n          "));
+        println!("  engine: {}", engine.outcome.lines().join("\n          "));
+        if let Some(t) = &j.triage {
+            println!("  triage: {t}");
+        }
+        println!("{}", j.summary());
+        ok &= j.agreement.agrees();
     }
     if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// The CUTLASS version the oracle options name (the known discrepancies are matched against it).
+pub fn version_of(args: &crate::oracle::OracleArgs) -> String {
+    match (&args.cutlass_dir, &args.cutlass_version) {
+        (Some(d), _) => format!("dir:{}", d.display()),
+        (None, Some(v)) => v.clone(),
+        (None, None) => crate::oracle::provision::DEFAULT_CUTLASS.to_string(),
     }
 }
