@@ -53,7 +53,8 @@ pub struct RunArgs {
     /// Most seconds spent shrinking in all.
     #[arg(long, default_value_t = 300)]
     pub shrink_secs: u64,
-    /// Also ask pycute (from the same wheel) for a third opinion on disagreements.
+    /// Also ask pycute (from the same wheel) as a third oracle on every case it can express; its
+    /// own defects are listed separately, blamed by the operation's definition.
     #[arg(long)]
     pub pycute: bool,
 }
@@ -117,6 +118,8 @@ struct Report {
     classes: BTreeMap<String, usize>,
     /// Disagreements per triage signature (class plus blame / rejecter / correctness).
     signatures: BTreeMap<String, usize>,
+    /// pycute as a third oracle (`--pycute`).
+    pycute: Option<crate::pycute::Summary>,
     cases: Vec<CaseReport>,
 }
 
@@ -237,25 +240,25 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         refs.len(),
         oracle_time
     );
-    let pycute = if ra.pycute {
-        Some(crate::pycute::Pycute::new(&oracle)?)
-    } else {
-        None
+    let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| case::engine(c, false)).collect();
+    // pycute, the third oracle: asked on every case it can express, not only on disagreements.
+    let mut opinions: Vec<Option<crate::pycute::Opinion>> = match ra.pycute {
+        true => crate::pycute::Pycute::new(&oracle)?.opinions(&refs, &outcomes, &engines).into_iter().map(Some).collect(),
+        false => vec![None; refs.len()],
     };
+    drop(refs);
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
     let shrink_deadline = Instant::now() + Duration::from_secs(ra.shrink_secs);
-    for (p, outcome) in cases.into_iter().zip(outcomes) {
-        let engine = case::engine(&p.case, false);
+    for ((p, outcome), (engine, opinion)) in cases.into_iter().zip(outcomes).zip(engines.into_iter().zip(opinions.drain(..))) {
         let j = judge.judge(&p.case, p.origin, &engine, &outcome);
         let row = rows.entry(p.group.clone()).or_default();
         row.cases += 1;
         let sig = j.triage.as_ref().map(signature_of);
         let mut explained = None;
         let mut shrunk = None;
-        let mut opinion = None;
         match &j.status {
             Status::OracleError(_) => row.oracle_errors += 1,
             Status::Stale(why) => {
@@ -282,9 +285,6 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
                     explained = Some(format!("{class}: {by}"));
                 } else {
                     row.disagree += 1;
-                }
-                if let Some(py) = &pycute {
-                    opinion = Some(py.opinion(&p.case.text, &outcome));
                 }
                 if let (Some(i), Status::New, Some(t)) = (p.random, &j.status, &j.triage) {
                     if ra.shrink_budget > 0 && Instant::now() < shrink_deadline {
@@ -336,9 +336,13 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         total: total.clone(),
         classes,
         signatures,
+        pycute: ra.pycute.then(|| crate::pycute::Summary::of(reports.iter().filter_map(|c| Some((c.expr.as_str(), c.pycute.as_ref()?))))),
         cases: reports,
     };
-    let tables = format!("{}\n{}", table(&report), class_table(&report));
+    let mut tables = format!("{}\n{}", table(&report), class_table(&report));
+    if let Some(p) = &report.pycute {
+        tables.push_str(&p.table());
+    }
     if ra.json {
         eprint!("{tables}");
         println!("{}", serde_json::to_string_pretty(&report)?);
