@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::case::{Case, Judge, Origin, Outcome};
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
 
@@ -102,18 +103,10 @@ fn atom_table_cmd(atom: &str) -> ExitCode {
 /// The argument of a top-level `print_layout(L)` case, if `expr` is one. `print_layout` prints
 /// rather than returns, so it is a form of a whole case, not a value.
 pub fn print_layout_arg(expr: &str) -> Option<crate::expr::Expr> {
-    whole_case_arg(expr, "print_layout")
-}
-
-/// The argument of a top-level `print_svg(X)` case (CuTe's picture of an MMA atom or tiled MMA),
-/// if `expr` is one; like `print_layout`, a form of a whole case.
-pub fn print_svg_arg(expr: &str) -> Option<crate::expr::Expr> {
-    whole_case_arg(expr, "print_svg")
-}
-
-fn whole_case_arg(expr: &str, form: &str) -> Option<crate::expr::Expr> {
     match crate::expr::parse(expr).ok()? {
-        crate::expr::Expr::Call { name, mut args, called: true, .. } if name.simple() == Some(form) && args.len() == 1 => args.pop(),
+        crate::expr::Expr::Call { name, mut args, called: true, .. } if name.simple() == Some("print_layout") && args.len() == 1 => {
+            args.pop()
+        }
         _ => None,
     }
 }
@@ -121,16 +114,21 @@ fn whole_case_arg(expr: &str, form: &str) -> Option<crate::expr::Expr> {
 /// The text `cutecheck eval` prints for one expression: the result (and the grid with `table`),
 /// or one line starting `error:`.
 pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
+    if let Ok(case) = crate::case::Case::parse(expr, "eval") {
+        if case.print_svg_arg().is_some() {
+            // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
+            return match crate::case::engine(&case, false).outcome {
+                crate::case::Outcome::Printed(svg) => Ok(svg),
+                o => Err(format!("error: {}\n", o.lines().join(" ").trim_start_matches("rejected: "))),
+            };
+        }
+    }
     if let Some(inner) = print_layout_arg(expr) {
         // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
         return match eval(&inner).map_err(|e| format!("error: {e}\n"))? {
             Value::Layout(l) => print_layout(&l).map_err(|e| format!("error: {e}\n")),
             v => Err(format!("error: print_layout needs a layout, found {}\n", v.kind())),
         };
-    }
-    if let Some(inner) = print_svg_arg(expr) {
-        let v = eval(&inner).map_err(|e| format!("error: {e}\n"))?;
-        return crate::svg::svg_of(&v, None).map_err(|e| format!("error: {e}\n"));
     }
     match eval_str(expr) {
         Ok(Value::Layout(l)) if table && l.rank() == 2 => print_layout(&l).map_err(|e| format!("error: {e}")),
@@ -188,21 +186,6 @@ fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
     Ok(v)
 }
 
-/// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
-pub fn engine_lines(expr: &str) -> Vec<String> {
-    if print_layout_arg(expr).is_some() || print_svg_arg(expr).is_some() {
-        return match eval_line(expr, false) {
-            Ok(text) => text.lines().map(String::from).collect(),
-            Err(e) => vec![format!("rejected: {}", e.trim_start_matches("error: ").trim_end())],
-        };
-    }
-    match eval_str(expr) {
-        // Atoms and tiled MMAs/copies print several lines, as CuTe does.
-        Ok(v) => v.to_string().lines().map(String::from).collect(),
-        Err(e) => vec![format!("rejected: {e}")],
-    }
-}
-
 /// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both sides).
 fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
     let exprs = match expressions(expr) {
@@ -219,35 +202,52 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
             return ExitCode::FAILURE;
         }
     };
-    let results = if table { oracle.run_table(&exprs) } else { oracle.run(&exprs) };
+    let mut cases = Vec::with_capacity(exprs.len());
+    for (k, e) in exprs.iter().enumerate() {
+        match Case::parse(e, format!("line {}", k + 1)) {
+            Ok(c) => cases.push(c),
+            Err(err) => {
+                eprintln!("error: {e}: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let parsed: Vec<&crate::expr::Expr> = cases.iter().map(|c| &c.expr).collect();
+    let results = oracle.run_parsed(&parsed, table);
+    let known = if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
+    let judge = Judge::new(&known, version_of(args));
     let mut ok = true;
-    for (e, r) in exprs.iter().zip(&results) {
-        let cute = r.lines();
+    for (case, cute) in cases.iter().zip(&results) {
         if !both {
-            for l in &cute {
+            for l in cute.lines() {
                 println!("{l}");
             }
-            ok &= matches!(r, crate::oracle::Outcome::Printed(_));
+            ok &= matches!(cute, Outcome::Printed(_));
             continue;
         }
-        let engine = if table {
-            match eval_line(e, true) {
-                Ok(s) => s.lines().map(str::to_string).collect(),
-                Err(s) => vec![format!("rejected: {}", s.trim_end().trim_start_matches("error: "))],
-            }
-        } else {
-            engine_lines(e)
-        };
-        let verdict = crate::suite::compare(&cute, &engine);
-        println!("{e}");
-        println!("  cute:   {}", cute.join("\n          "));
-        println!("  engine: {}", engine.join("\n          "));
-        println!("  {}", verdict.describe());
-        ok &= verdict.agrees();
+        let engine = crate::case::engine(case, table);
+        let j = judge.judge(case, Origin::Adhoc, &engine, cute);
+        println!("{}", case.text);
+        println!("  cute:   {}", cute.lines().join("\n          "));
+        println!("  engine: {}", engine.outcome.lines().join("\n          "));
+        if let Some(t) = &j.triage {
+            println!("  triage: {t}");
+        }
+        println!("{}", j.summary());
+        ok &= j.agreement.agrees();
     }
     if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// The CUTLASS version the oracle options name (the known discrepancies are matched against it).
+pub fn version_of(args: &crate::oracle::OracleArgs) -> String {
+    match (&args.cutlass_dir, &args.cutlass_version) {
+        (Some(d), _) => format!("dir:{}", d.display()),
+        (None, Some(v)) => v.clone(),
+        (None, None) => crate::oracle::provision::DEFAULT_CUTLASS.to_string(),
     }
 }

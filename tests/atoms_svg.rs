@@ -6,22 +6,24 @@
 //! for line, except the three comment lines after the first (CuTe prints its identity tensors
 //! there, the engine the TV layouts they are made from): `cutecheck::suite::compare`'s picture rule.
 
-use cutecheck::suite::{all_suites, compare, Verdict};
+use cutecheck::case::{self, compare, Agreement, Case, Outcome};
+use cutecheck::suite::all_suites;
 
 #[test]
 fn pictures_match_cutes_print_svg() {
     let s = all_suites().expect("fixtures/cases").into_iter().find(|s| s.name == "atoms_svg").expect("fixtures/cases/atoms_svg.cases");
     let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
     assert!(!s.cases.is_empty());
-    for (c, cute) in s.cases.iter().zip(&recorded) {
+    for (c, lines) in s.cases.iter().zip(&recorded) {
         // CuTe drew it: a tile comment, an <svg> element and its close.
-        assert!(cute[0].starts_with("<!--  Tile: ") && cute.iter().any(|l| l.starts_with("<svg ")) && cute.last().map(String::as_str) == Some("</svg>"), "{}: CuTe did not draw it: {}", s.locate(c), cute[0]);
-        let engine = cutecheck::cli::engine_lines(&c.expr);
-        assert_eq!(compare(cute, &engine), Verdict::Same, "{}: {}: the engine's picture differs from CuTe's", s.locate(c), c.expr);
+        let drawn = lines[0].starts_with("<!--  Tile: ") && lines.iter().any(|l| l.starts_with("<svg ")) && lines.last().map(String::as_str) == Some("</svg>");
+        assert!(drawn, "{}: CuTe did not draw it: {}", s.locate(c), lines[0]);
+        let case = Case::parse(&c.expr, s.locate(c)).expect("parses");
+        let engine = case::engine(&case, false).outcome;
+        assert_eq!(compare(&engine, &Outcome::from_lines(lines)), Agreement::Same, "{}: {}: the engine's picture differs from CuTe's", s.locate(c), c.expr);
         // The same picture as `cutecheck eval --svg` draws from the value.
-        let inner = cutecheck::cli::print_svg_arg(&c.expr).expect("a print_svg case");
-        let v = cutecheck::expr::eval(&inner).unwrap();
-        assert_eq!(cutecheck::svg::svg_of(&v, None).unwrap().lines().collect::<Vec<_>>(), engine, "{}", s.locate(c));
+        let v = cutecheck::expr::eval(case.print_svg_arg().expect("a print_svg case")).unwrap();
+        assert_eq!(Outcome::Printed(cutecheck::svg::svg_of(&v, None).unwrap()), engine, "{}", s.locate(c));
     }
 }
 
