@@ -111,7 +111,10 @@ fn test() -> Result<bool> {
     let h = prov.cutlass(provision::DEFAULT_CUTLASS)?;
     prov.cuda()?;
     eprintln!("xtask: CuTe headers at {}", h.include_dir.display());
-    let status = Command::new(env!("CARGO"))
+    // The cargo that runs this xtask (a copied binary: the one on PATH), on the checkout it works on.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(cutecheck::oracle::repo_root())
         .args(["test", "--workspace", "--no-fail-fast"])
         .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS)
         .status()
