@@ -125,6 +125,24 @@ impl Switch {
     }
 }
 
+/// The copy operations' size checks added in 3.6: `UniversalCopy` requires `sizeof_bits >= 8` of
+/// its types, and cp.async's CACHEGLOBAL variants 16-byte values only.
+pub const COPY_OP_SIZE_ASSERTS: Switch = Switch {
+    name: "copy operations check their value sizes",
+    since: Release::new(3, 6, 0, 0),
+    what: "before 3.6 UniversalCopy accepted sub-byte types and SM80_CP_ASYNC_CACHEGLOBAL 4- and 8-byte values; from 3.6 both are static_assert failures",
+    fixture: "tiled_copy_tv(SM80_CP_ASYNC_CACHEGLOBAL<uint32_t>,float,(_32,_1),(_1,_1))",
+};
+
+/// The 64 x 8 GMMA accumulator layout: from 3.6 it has a third value mode `_1:_512` like every
+/// other 64 x N one; before, `CLayout_64x8` had two value modes.
+pub const GMMA_C_64X8_THIRD_MODE: Switch = Switch {
+    name: "GMMA 64x8 accumulator with a third value mode",
+    since: Release::new(3, 6, 0, 0),
+    what: "before 3.6 GMMA::CLayout_64x8 was ((_4,_8,_4),(_2,_2)):((_128,_1,_16),(_64,_8)); from 3.6 it is the general 64xN form with a (_1):(_512) third value mode",
+    fixture: "mma_layout_c(SM90_64x8x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>)",
+};
+
 /// blocked_product / raked_product return the zipped modes as they are; before 3.8 the result
 /// was coalesced mode by mode (`coalesce(zip(...), tuple_repeat<R>(_1))`).
 pub const PRODUCTS_KEEP_MODES: Switch = Switch {
@@ -154,11 +172,40 @@ pub const INVERSES_SORTED: Switch = Switch {
     name: "inverses by sorted strides",
     since: Release::new(4, 2, 0, 0),
     what: "before 4.2 right_inverse followed the chain of static strides from _1 (inverse_seq) and left_inverse(L) was right_inverse(make_layout(L, complement(L))); from 4.2 both sort the static-stride modes, and left_inverse requires static strides",
-    fixture: "left_inverse((_4,2):(_1,_4))",
+    fixture: "left_inverse((_2,_4):(_1,_4))",
+};
+
+/// TiledMMA's thread index -> (ThrV, ThrM, ThrN, ThrK) map in get_layoutA/B/C_TV: from 4.2
+/// `composition((size(VMNK),_1):(_1,_0), right_inverse(make_layout(VMNK, complement(VMNK))))`,
+/// which keeps every thread of an atom whose ThrID is not compact (SM70's quad-pairs); before,
+/// `right_inverse(VMNK)` alone.
+pub const TILED_MMA_THREADS_WITH_COMPLEMENT: Switch = Switch {
+    name: "tiled MMA thread map through the complement",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 TiledMMA's TV layouts mapped thread indices with right_inverse(ThrLayoutVMNK); from 4.2 with right_inverse of (ThrLayoutVMNK, its complement) cut to size(ThrLayoutVMNK)",
+    fixture: "tiled_mma_tv_a(SM70_8x8x4_F32F16F16F32_NT)",
+};
+
+/// upcast<N> of a static stride that neither divides nor is divided by N: from 4.2 upcast
+/// `static_assert`s "Divisibility condition" itself; before, the same case failed inside
+/// shape_div ("Static shape_div failure").
+pub const UPCAST_DIVISIBILITY_CONDITION: Switch = Switch {
+    name: "upcast names its divisibility condition",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 an upcast<N> of a stride N does not divide (nor divides N) failed in shape_div with \"Static shape_div failure\"; from 4.2 upcast checks \"Divisibility condition\" itself",
+    fixture: "upcast<4>((_4,_8):(_3,_8))",
 };
 
 /// Every switch, oldest first.
-pub const SWITCHES: &[&Switch] = &[&PRODUCTS_KEEP_MODES, &COMPOSITION_WEAK_DIVISIBILITY, &INVERSES_SORTED];
+pub const SWITCHES: &[&Switch] = &[
+    &COPY_OP_SIZE_ASSERTS,
+    &GMMA_C_64X8_THIRD_MODE,
+    &PRODUCTS_KEEP_MODES,
+    &COMPOSITION_WEAK_DIVISIBILITY,
+    &INVERSES_SORTED,
+    &TILED_MMA_THREADS_WITH_COMPLEMENT,
+    &UPCAST_DIVISIBILITY_CONDITION,
+];
 
 #[cfg(test)]
 mod tests {
