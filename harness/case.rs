@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::print_layout;
 use crate::expr::{eval, parse, Expr, ParseError, Value};
+use crate::engine::release::{self, Release};
 use crate::known::{Discrepancy, KnownDiscrepancies};
 use crate::triage::{self, Blame, Verdict};
 
@@ -362,6 +363,12 @@ pub enum Status {
     New,
     /// A listed discrepancy that no longer reproduces as listed: a failure of the run.
     Stale(String),
+    /// On a release the engine does not model: a disagreement listed for the nearest older
+    /// modelled release, still present (`known since 4.2.0.0, still present`).
+    KnownEarlier(String),
+    /// On a release the engine does not model: a discrepancy listed for the nearest older modelled
+    /// release that no longer reproduces (`fixed in this release?`). News, not a failure.
+    FixedHere(String),
 }
 
 /// One case judged: how the outputs compare, the triage of a disagreement, and the final status.
@@ -391,13 +398,16 @@ impl Judgement {
             Status::Unchecked(why) => format!("unchecked: {why}"),
             Status::OracleError(why) => format!("ORACLE ERROR: {why}"),
             Status::Stale(why) => format!("STALE known discrepancy: {why}"),
-            Status::Explained(_) | Status::New => {
+            Status::FixedHere(since) => format!("fixed in this release? (known since {since}, no longer reproduces)"),
+            Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
                 let mut s = match &self.triage {
                     Some(t) => format!("DISAGREE {}", disagreement_line(t)),
                     None => "DISAGREE (untriaged)".into(),
                 };
-                if let Status::Explained(e) = &self.status {
-                    s.push_str(&format!(" (known: {e})"));
+                match &self.status {
+                    Status::Explained(e) => s.push_str(&format!(" (known: {e})")),
+                    Status::KnownEarlier(since) => s.push_str(&format!(" (known since {since}, still present)")),
+                    _ => {}
                 }
                 s
             }
@@ -435,20 +445,44 @@ fn blame_word(b: &Blame) -> &'static str {
 /// CUTLASS version. The only place these steps are put together.
 pub struct Judge<'k> {
     pub known: &'k KnownDiscrepancies,
-    /// The CUTLASS version the known discrepancies are matched against.
+    /// The CUTLASS version the known discrepancies are matched against (`4.2.0.0`, or `dir:PATH`
+    /// for a checkout).
     pub version: String,
+    /// The release the engine models for this run (`engine::release`).
+    pub release: Release,
+    /// When the version is not modelled exactly: the modelled release whose known discrepancies
+    /// carry over (reported as known earlier / fixed here, never as stale).
+    pub carried: Option<String>,
 }
 
 impl<'k> Judge<'k> {
+    /// A judge for a CUTLASS version: a modelled wheel version is modelled exactly; any other
+    /// version is modelled by the nearest older modelled release, whose known discrepancies carry
+    /// over; a version that does not parse (a checkout without version.h) by the default release.
     pub fn new(known: &'k KnownDiscrepancies, version: impl Into<String>) -> Judge<'k> {
-        Judge {
-            known,
-            version: version.into(),
-        }
+        let version = version.into();
+        let release = version.parse::<Release>().ok();
+        Judge::for_release(known, version, release)
     }
 
-    /// Judge one case from both sides' answers.
-    pub fn judge(
+    /// A judge for `version` whose CuTe is `release` (read from a checkout's version.h).
+    pub fn for_release(known: &'k KnownDiscrepancies, version: impl Into<String>, release: Option<Release>) -> Judge<'k> {
+        let model = release.and_then(Release::model).unwrap_or(release::DEFAULT);
+        let exact = release.is_some_and(Release::is_modelled);
+        Judge { known, version: version.into(), release: model, carried: (!exact).then(|| model.to_string()) }
+    }
+
+    /// The engine's answer to a case under this judge's release.
+    pub fn engine(&self, case: &Case, table: bool) -> EngineAnswer {
+        release::with_release(self.release, || engine(case, table))
+    }
+
+    /// Judge one case from both sides' answers (under this judge's release).
+    pub fn judge(&self, case: &Case, origin: Origin, engine: &EngineAnswer, cute: &Outcome) -> Judgement {
+        release::with_release(self.release, || self.judge_here(case, origin, engine, cute))
+    }
+
+    fn judge_here(
         &self,
         case: &Case,
         origin: Origin,
@@ -459,17 +493,21 @@ impl<'k> Judge<'k> {
         let triage = (agreement == Agreement::Differ).then(|| triage::classify(case, engine, cute));
         let status = match (&agreement, cute) {
             (_, Outcome::Error(why)) => Status::OracleError(why.clone()),
-            (Agreement::Same | Agreement::BothRefuse, _) if origin == Origin::Known => {
-                Status::Stale(
-                    "listed in fixtures/known-discrepancies.toml but no longer reproduces".into(),
-                )
-            }
+            (Agreement::Same | Agreement::BothRefuse, _) if origin == Origin::Known => match &self.carried {
+                Some(since) if self.known.lookup(&case.expr, &self.version).is_none() => {
+                    Status::FixedHere(since.clone())
+                }
+                _ => Status::Stale("listed in fixtures/known-discrepancies.toml but no longer reproduces".into()),
+            },
             (Agreement::Same, _) => Status::Agree,
             (Agreement::BothRefuse, _) => Status::BothRefuse,
             (Agreement::Unchecked(why), _) => Status::Unchecked(why.clone()),
             (Agreement::Differ, _) => {
                 let t = triage.as_ref().expect("a disagreement is triaged");
                 match self.explain(case, origin, t) {
+                    Ok(d) if !d.applies_to(&self.version) => {
+                        Status::KnownEarlier(self.carried.clone().unwrap_or_default())
+                    }
                     Ok(d) => Status::Explained(d.expr.clone()),
                     Err(Some(why)) => Status::Stale(why),
                     Err(None) => Status::New,
@@ -492,7 +530,9 @@ impl<'k> Judge<'k> {
         origin: Origin,
         t: &Verdict,
     ) -> Result<&'k Discrepancy, Option<String>> {
-        if let Some(d) = self.known.lookup(&case.expr, &self.version) {
+        let exact = self.known.lookup(&case.expr, &self.version);
+        let carried = || self.known.lookup(&case.expr, self.carried.as_deref()?);
+        if let Some(d) = exact.or_else(carried) {
             return if d.class == t.class() {
                 Ok(d)
             } else {
@@ -505,8 +545,10 @@ impl<'k> Judge<'k> {
         if matches!(origin, Origin::Random { admissible: true }) {
             return Err(None);
         }
+        let sig = t.signature();
         self.known
-            .lookup_family(case, &t.signature(), &self.version)
+            .lookup_family(case, &sig, &self.version)
+            .or_else(|| self.known.lookup_family(case, &sig, self.carried.as_deref()?))
             .ok_or(None)
     }
 }

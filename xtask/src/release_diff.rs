@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::{self, Case, EngineAnswer, Judge, Outcome};
+use cutecheck::case::{Case, EngineAnswer, Judge, Outcome};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
@@ -139,11 +139,13 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         }
         let kind = format!("{} -> {}", kind_of(o), kind_of(n));
         *by_kind.entry(kind.clone()).or_default() += 1;
-        let engine = case::engine(&p.case, false);
+        // The engine modelling each side's release (the nearest older model for a checkout).
+        let (ef, et) = (judge_from.engine(&p.case, false), judge_to.engine(&p.case, false));
         let (vf, vt) = (
-            engine_vs(&judge_from, p, &engine, o),
-            engine_vs(&judge_to, p, &engine, n),
+            engine_vs(&judge_from, p, &ef, o),
+            engine_vs(&judge_to, p, &et, n),
         );
+        let engine = et;
         with_from += usize::from(vf.starts_with("agree"));
         with_to += usize::from(vt.starts_with("agree"));
         changes.push(Change {
