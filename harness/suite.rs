@@ -42,6 +42,10 @@ pub struct Suite {
     pub name: String,
     pub path: PathBuf,
     pub cases: Vec<Case>,
+    /// The CUTLASS versions whose output is recorded for this suite, from a `# recorded-for: V ...`
+    /// line of the case file; `None` (no such line): every version with a snapshots/versions/
+    /// directory, and the default.
+    pub recorded_for: Option<Vec<String>>,
 }
 
 impl Suite {
@@ -54,7 +58,17 @@ impl Suite {
                 (!t.is_empty() && !t.starts_with('#')).then(|| Case { expr: t.to_string(), line: k + 1 })
             })
             .collect();
-        Suite { name: name.to_string(), path: path.to_path_buf(), cases }
+        let recorded_for = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("# recorded-for:"))
+            .map(|v| v.split_whitespace().map(String::from).collect());
+        Suite { name: name.to_string(), path: path.to_path_buf(), cases, recorded_for }
+    }
+
+    /// Whether CuTe's output of this suite is recorded for `version` (`None`: the default).
+    pub fn is_recorded_for(&self, version: Option<&str>) -> bool {
+        let v = version.unwrap_or(crate::oracle::provision::DEFAULT_CUTLASS);
+        self.recorded_for.as_ref().is_none_or(|vs| vs.iter().any(|x| x == v))
     }
 
     pub fn load(path: &Path) -> Result<Suite> {
@@ -238,5 +252,8 @@ mod tests {
         assert_eq!(snapshot_body_of(&file), Some(body.as_str()));
         let parsed = parse_snapshot_body(&body);
         assert_eq!(parsed[1], ("size(_4:_1)".to_string(), vec!["_4".to_string()]));
+        assert!(s.is_recorded_for(None) && s.is_recorded_for(Some("3.8.0.0")));
+        let only = Suite::parse("t", Path::new("t.cases"), "# recorded-for: 4.2.0.0\n_4:_1\n");
+        assert!(only.is_recorded_for(None) && only.is_recorded_for(Some("4.2.0.0")) && !only.is_recorded_for(Some("3.8.0.0")));
     }
 }

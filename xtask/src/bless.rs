@@ -17,6 +17,9 @@
 //!   case file.
 //! - `--list`: the recorded files and whether each covers its case file (no CuTe needed).
 //! - `--suite NAME` (repeatable): only these case files.
+//!
+//! A case file with a `# recorded-for: V ...` line is recorded for those versions only (the probe
+//! suites: CUTLASS 4.2, the release the engine models by default).
 
 use std::path::{Path, PathBuf};
 
@@ -96,6 +99,9 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
 }
 
 fn bless_version(oracle: &Oracle, alone: &Oracle, suites: &[Suite], version: Option<&str>, check: bool, every_suite: bool) -> Result<bool> {
+    // A suite whose case file says `# recorded-for: ...` without this version is not recorded here.
+    let suites: Vec<Suite> = suites.iter().filter(|s| s.is_recorded_for(version)).cloned().collect();
+    let suites = &suites[..];
     let results = suite::record(oracle, alone, suites);
     let mut ok = true;
     for (s, r) in suites.iter().zip(&results) {
@@ -154,7 +160,7 @@ fn orphans(suites: &[Suite], version: Option<&str>) -> Vec<PathBuf> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "snap"))
-        .filter(|p| !suites.iter().any(|s| p.file_stem().is_some_and(|n| n == s.name.as_str())))
+        .filter(|p| !suites.iter().any(|s| s.is_recorded_for(version) && p.file_stem().is_some_and(|n| n == s.name.as_str())))
         .collect();
     v.sort();
     v
@@ -177,7 +183,7 @@ fn report_changes(s: &Suite, old_body: &str, new: &[Vec<String>]) {
 fn list(suites: &[Suite], versions: &[Option<String>], every_suite: bool) -> bool {
     let mut ok = true;
     for v in versions {
-        for s in suites {
+        for s in suites.iter().filter(|s| s.is_recorded_for(v.as_deref())) {
             let path = suite::snapshot_path(&s.name, v.as_deref());
             let recorded = std::fs::read_to_string(&path).ok();
             let state = match recorded.as_deref().and_then(suite::snapshot_body_of).map(suite::parse_snapshot_body) {
