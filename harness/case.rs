@@ -702,4 +702,33 @@ mod tests {
             .judge(&c, Origin::Fixed, &e, &Outcome::Unsupported("x".into()))
             .fails());
     }
+
+    #[test]
+    fn an_unmodelled_release_carries_the_known_discrepancies_over() {
+        let known = KnownDiscrepancies::parse(
+            "[[discrepancy]]\nexpr = \"composition((_6,_2):(_8,_2),_4:_4)\"\nversions = [\"4.2.0.0\"]\nclass = \"one-rejects\"\nexplanation = \"x\"\n",
+        )
+        .unwrap();
+        let exact = Judge::new(&known, "4.2.0.0");
+        assert_eq!((exact.release, exact.carried.clone()), (release::DEFAULT, None));
+        // A checkout of 4.3 is modelled by 4.2, whose entries carry over.
+        let newer = Judge::for_release(&known, "dir:/x", Some("4.3.0".parse().unwrap()));
+        assert_eq!((newer.release, newer.carried.as_deref()), (release::DEFAULT, Some("4.2.0.0")));
+        let c = case("composition((_6,_2):(_8,_2),_4:_4)");
+        let e = newer.engine(&c, false);
+        let wrong = Outcome::Printed("(_2,_2):(_32,_2)".into());
+        let j = newer.judge(&c, Origin::Known, &e, &wrong);
+        assert_eq!(j.status, Status::KnownEarlier("4.2.0.0".into()));
+        assert!(!j.fails());
+        assert!(j.summary().ends_with("(known since 4.2.0.0, still present)"), "{}", j.summary());
+        // The same entry no longer reproducing: news on the new release, a failure on 4.2.
+        let j = newer.judge(&c, Origin::Known, &e, &e.outcome);
+        assert_eq!(j.status, Status::FixedHere("4.2.0.0".into()));
+        assert!(!j.fails());
+        assert!(matches!(exact.judge(&c, Origin::Known, &e, &e.outcome).status, Status::Stale(_)));
+        // Older than every model: the oldest model, entries of 3.5.1 carry over.
+        let old = Judge::new(&known, "3.3.0.0");
+        assert_eq!(old.release.to_string(), "3.5.1.0");
+        assert_eq!(old.carried.as_deref(), Some("3.5.1.0"));
+    }
 }

@@ -87,11 +87,13 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
     if t.is_static_value(0) {
         return Ok(Layout::leaf(s, t));
     }
+    if !COMPOSITION_WEAK_DIVISIBILITY.on() {
+        // Before 4.2 the integral-lhs shortcut never fired (it tested `is_integral` of a reference
+        // type), so a one-mode A goes through the general walk too: `_1:d` comes out as `_1:_0`.
+        return composition_leaf_shape_div(a, s, t);
+    }
     if !a.tuple {
         return Ok(Layout::leaf(s, t.mul(a.modes[0].1)?));
-    }
-    if !COMPOSITION_WEAK_DIVISIBILITY.on() {
-        return composition_leaf_shape_div(a, s, t);
     }
     let modes = &a.modes;
     let r = modes.len();
