@@ -499,6 +499,7 @@ pub fn tables_file(cases: &[MmaCase]) -> String {
 }
 
 /// The owner of each C element (column-major), as thread*100 + value, predicted by a C table.
+#[allow(dead_code)] // used by tests/gpu_tables.rs
 pub fn predicted_owners(c: &[i64], m: i64, n: i64, threads: i64) -> Vec<i64> {
     let nc = c.len() / threads as usize;
     let mut own = vec![-1; (m * n) as usize];
@@ -692,6 +693,7 @@ fn cpp_str(s: &str) -> String {
 /// Shared-memory layout kind of a GMMA operand: the engine's `GMMA::Layout_{K,MN}_{kind}_Atom`.
 pub const SMEM_KINDS: [&str; 4] = ["INTER", "SW32", "SW64", "SW128"];
 
+#[allow(dead_code)] // k_major, kind and bytes: read by tests/gpu_tables.rs and plan.json readers
 /// One operand in shared memory: the engine's layout atom, tiled over MN x Ktot (atoms along MN
 /// first, CuTe's `tile_to_shape` order), as byte offsets, and the descriptors of its k-blocks.
 #[derive(Clone, Debug)]
@@ -739,9 +741,6 @@ pub struct GmmaCase {
 impl GmmaCase {
     pub fn n_c(&self) -> i64 {
         self.n / 2
-    }
-    pub fn n_a(&self) -> i64 {
-        self.k / 2
     }
     pub fn dregs(&self) -> i64 {
         self.n_c() * elem_bits(&self.ec) / 32
