@@ -362,10 +362,18 @@ fn recorded_run_used_the_engine_tables() {
     for f in ["tables.txt", "tables_corrupt.txt", "copy_tables.txt", "plan.json"] {
         let now = std::fs::read_to_string(dir.path().join(f)).unwrap();
         assert!(now.len() > 1000, "{f}");
-        assert!(std::fs::read_to_string(rec.join(f)).unwrap() == now, "{f} differs from what the xtask makes now");
+        assert!(
+            std::fs::read_to_string(rec.join(f)).unwrap() == now,
+            "fixtures/gpu/h200/{f} differs from what `cargo xtask gpu --prepare` makes now: the engine's atoms changed, so \
+             the recorded run no longer proves them; re-record it on a GPU (fixtures/gpu/README.md, 'Running it')"
+        );
     }
     let gmma = std::fs::read(dir.path().join("gmma_tables.txt")).unwrap();
     let hex: String = Sha256::digest(&gmma).iter().map(|b| format!("{b:02x}")).collect();
     let recorded = std::fs::read_to_string(rec.join("gmma_tables.sha256")).unwrap();
-    assert_eq!(recorded.split_whitespace().next().unwrap(), hex, "gmma_tables.txt differs from the recorded run's");
+    assert_eq!(
+        recorded.split_whitespace().next().unwrap(),
+        hex,
+        "gmma_tables.txt differs from the recorded run's: re-record it on a GPU (fixtures/gpu/README.md, 'Running it')"
+    );
 }
