@@ -367,9 +367,41 @@ impl Oracle {
         if let Some(r) = &*g {
             return r.clone();
         }
-        let r = self.build().map_err(|e| format!("{e:#}"));
+        let r = self.build().map_err(|e| format!("{e:#}")).and_then(|()| self.sanity());
         *g = Some(r.clone());
         r
+    }
+
+    /// Build what the oracle needs and run its sanity cases; `Err` says why this oracle must
+    /// not be trusted (every case of the session then gets that error, never a verdict).
+    pub fn check(&self) -> Result<(), String> {
+        self.ensure_built()
+    }
+
+    /// The sanity cases: cases with an answer real CuTe printed (every recorded CUTLASS version
+    /// agrees, see the test), compiled and run before any other case in each session that
+    /// compiles. A toolchain or a CuTe that gets them wrong (an empty `cute/tensor.hpp` in a
+    /// `--cutlass-dir` turns every case into a rejection) stops the session with a clear error.
+    fn sanity(&self) -> Result<(), String> {
+        let mut cases = Vec::new();
+        for (k, (expr, _)) in sanity_cases().iter().enumerate() {
+            let ast = parse(expr).map_err(|e| format!("sanity case {expr}: {e}"))?;
+            let body = codegen::case_body(&ast).map_err(|e| format!("sanity case {expr}: {e}"))?;
+            cases.push((k, body));
+        }
+        let got: BTreeMap<usize, Outcome> = self.batch(cases).into_iter().collect();
+        for (k, (expr, want)) in sanity_cases().iter().enumerate() {
+            let g = got.get(&k).cloned().unwrap_or_else(|| Outcome::Error("no result".into()));
+            if g != Outcome::Printed(want.clone()) {
+                return Err(format!(
+                    "the oracle's sanity case `{expr}` gave `{}` where real CuTe prints `{want}`: {} does not \
+                     work as CuTe (a broken --cutlass-dir, headers or compiler?); stopping instead of judging",
+                    g.lines().join(" | "),
+                    self.describe()
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn build(&self) -> Result<()> {
@@ -571,6 +603,23 @@ fn translation_unit(cases: &[(usize, String)]) -> (String, Ranges) {
     (src, ranges)
 }
 
+/// The snapshot the sanity cases' answers come from (recorded from real CuTe by the bless command).
+const SANITY_SNAPSHOT: &str = include_str!("../../snapshots/layout_basics.snap");
+/// The sanity cases (expressions of [`SANITY_SNAPSHOT`]).
+const SANITY: &[&str] = &["make_layout((4,8))", "coalesce((_2,(_1,_6)):(_1,(_6,_2)))"];
+
+/// The sanity cases with the answers real CuTe printed for them.
+pub fn sanity_cases() -> Vec<(String, String)> {
+    let recorded = crate::suite::parse_snapshot_body(crate::suite::snapshot_body_of(SANITY_SNAPSHOT).unwrap_or(""));
+    SANITY
+        .iter()
+        .map(|e| {
+            let want = recorded.iter().find(|(x, _)| x == e).map(|(_, r)| r.join("\n")).unwrap_or_default();
+            (e.to_string(), want)
+        })
+        .collect()
+}
+
 /// The line the driver prints before each case's output.
 const BEGIN: &str = "@@cutecheck-begin ";
 
@@ -750,6 +799,22 @@ fn single_rejection(diag: &str, ranges: &Ranges, kind: CompilerKind) -> Outcome 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sanity_answers_are_recorded_by_real_cute_in_every_version() {
+        let cases = sanity_cases();
+        assert_eq!(cases.len(), SANITY.len());
+        for (e, want) in &cases {
+            assert!(!want.is_empty() && !want.contains("rejected"), "{e}: {want:?}");
+            let dir = crate::oracle::repo_root().join("snapshots/versions");
+            for v in std::fs::read_dir(&dir).unwrap().flatten() {
+                let f = std::fs::read_to_string(v.path().join("layout_basics.snap")).unwrap();
+                let recorded = crate::suite::parse_snapshot_body(crate::suite::snapshot_body_of(&f).unwrap());
+                let r = recorded.iter().find(|(x, _)| x == e).map(|(_, r)| r.join("\n"));
+                assert_eq!(r.as_ref(), Some(want), "{e} in {}", v.path().display());
+            }
+        }
+    }
 
     #[test]
     fn records_are_parsed() {
