@@ -12,6 +12,7 @@
 //! Scale: `PROPTEST_CASES` batches (default 24, so CI stays fast). Long form (BENCHMARKS.md):
 //! `PROPTEST_CASES=2000 cargo test --release --test hostile_cli`, and the million-line run
 //! `CUTECHECK_HOSTILE_LINES=1000000 cargo test --release --test hostile_cli -- --ignored --nocapture`.
+//! `CUTECHECK_HOSTILE_DUMP=FILE` also writes the million lines to FILE (to time the binary alone).
 //! `CUTECHECK_HOSTILE_LINE_SECS` overrides the per-line bound (default 60 s: a hang detector,
 //! not a speed target).
 
@@ -301,8 +302,16 @@ fn a_million_hostile_lines() {
     let start = Instant::now();
     let mut all = Figures::default();
     let per = 100_000;
+    // CUTECHECK_HOSTILE_DUMP=FILE also writes the input there, to time the binary alone.
+    let mut dump = std::env::var_os("CUTECHECK_HOSTILE_DUMP").map(|p| std::io::BufWriter::new(std::fs::File::create(p).unwrap()));
     for (k, from) in (0..total).step_by(per).enumerate() {
         let lines = lines_of(seed + k as u64, per.min(total - from), &s);
+        if let Some(d) = dump.as_mut() {
+            for l in &lines {
+                d.write_all(l).unwrap();
+                d.write_all(b"\n").unwrap();
+            }
+        }
         let t = Instant::now();
         let f = check_batch(&lines, &format!("batch {k} (seed {})", seed + k as u64));
         println!("batch {k}: {} lines, {} answers, {} errors, slowest {:?}, {:.1?}", f.lines, f.answers, f.errors, f.slowest, t.elapsed());
