@@ -17,6 +17,7 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per run
 enum Cmd {
     /// Evaluate an expression and print the result exactly as CuTe's print() does.
     Eval {

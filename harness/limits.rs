@@ -58,7 +58,7 @@ pub fn default_memory_budget_mb() -> u64 {
 /// Parallel compile jobs: what was asked (default: one per core), but no more than the memory
 /// budget allows at `per_compile_mb` each, and at least one.
 pub fn compile_jobs(asked: Option<usize>, cores: usize, budget_mb: u64, per_compile_mb: u64) -> usize {
-    let by_memory = if per_compile_mb == 0 { usize::MAX } else { (budget_mb / per_compile_mb).max(1) as usize };
+    let by_memory = budget_mb.checked_div(per_compile_mb).map_or(usize::MAX, |n| n.max(1) as usize);
     asked.unwrap_or(cores).min(by_memory).max(1)
 }
 
