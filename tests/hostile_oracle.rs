@@ -38,16 +38,14 @@ fn cutecheck(state: &Path, args: &[&str]) -> Command {
     c
 }
 
-/// Whether process `pid` has ended (waiting up to 10 s; a zombie counts as ended).
+/// Whether process `pid` has ended (waiting up to 10 s).
 fn gone(pid: i32) -> bool {
-    for _ in 0..200 {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        if stat.is_empty() || stat.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')) {
-            return true;
+    (0..200).any(|_| {
+        gone_now(pid) || {
+            std::thread::sleep(Duration::from_millis(50));
+            false
         }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
+    })
 }
 
 fn has_gxx() -> bool {
@@ -84,6 +82,7 @@ fn killing_cutecheck_leaves_no_compiler_running() {
     assert!(gone(pid), "the compiler's child {pid} outlived cutecheck");
 }
 
+/// Whether process `pid` has ended now (a zombie counts as ended).
 fn gone_now(pid: i32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     stat.is_empty() || stat.split(") ").nth(1).is_some_and(|r| r.starts_with('Z'))

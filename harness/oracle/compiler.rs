@@ -420,15 +420,18 @@ mod tests {
         assert!(gone(pid), "the grandchild {pid} outlived the timeout");
     }
 
-    /// Whether process `pid` has ended (waiting up to 5 s; a zombie counts as ended).
+    /// Whether process `pid` has ended, waiting up to 5 s (a zombie counts as ended: where
+    /// PID 1 does not reap orphans, an ended orphan stays one).
     pub(crate) fn gone(pid: i32) -> bool {
-        for _ in 0..100 {
+        let ended = || {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            if stat.is_empty() || stat.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')) {
-                return true;
+            stat.is_empty() || stat.split(") ").nth(1).is_some_and(|r| r.starts_with('Z'))
+        };
+        (0..100).any(|_| {
+            ended() || {
+                std::thread::sleep(Duration::from_millis(50));
+                false
             }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        false
+        })
     }
 }
