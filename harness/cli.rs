@@ -285,30 +285,36 @@ pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) ->
     ok
 }
 
-/// The expressions of `eval`'s argument: the one given, or one per non-empty stdin line for `-`.
-fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
+/// The expressions of `eval`'s argument: the one given, or one per non-blank stdin line for `-`,
+/// each the line's text or (a line too long or not UTF-8) the error that answers it. A failing
+/// input ends the list with an error.
+fn expressions(expr: &str) -> Vec<Result<String, String>> {
     if expr != "-" {
-        return Ok(vec![expr.to_string()]);
+        return vec![Ok(expr.to_string())];
     }
-    let mut v = Vec::new();
-    for l in std::io::stdin().lock().lines() {
-        let l = l?;
-        if !l.trim().is_empty() {
-            v.push(l.trim().to_string());
+    let (max, mut v, mut n) = (crate::limits::INPUT_LEN, Vec::new(), 0usize);
+    let mut input = std::io::stdin().lock();
+    loop {
+        n += 1;
+        match read_line(&mut input, max) {
+            Ok(None) => return v,
+            Ok(Some(Line::Text(l))) if l.trim().is_empty() => {}
+            Ok(Some(Line::Text(l))) => v.push(Ok(l.trim().to_string())),
+            Ok(Some(Line::TooLong(len))) => v.push(Err(format!("line {n} is {len} bytes long; expressions are limited to {max} bytes"))),
+            Ok(Some(Line::NotUtf8)) => v.push(Err(format!("line {n} is not valid UTF-8"))),
+            Err(e) => {
+                v.push(Err(format!("reading stdin after line {}: {e}", n - 1)));
+                return v;
+            }
         }
     }
-    Ok(v)
 }
 
-/// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both sides).
+/// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both
+/// sides): one answer per expression, in order; a line that cannot be a case is answered with an
+/// `error:` line and the others still run.
 fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
-    let exprs = match expressions(expr) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: reading stdin: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let exprs = expressions(expr);
     let oracle = match crate::oracle::Oracle::new(args.options()) {
         Ok(o) => o,
         Err(e) => {
@@ -316,22 +322,26 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
             return ExitCode::FAILURE;
         }
     };
-    let mut cases = Vec::with_capacity(exprs.len());
-    for (k, e) in exprs.iter().enumerate() {
-        match Case::parse(e, format!("line {}", k + 1)) {
-            Ok(c) => cases.push(c),
-            Err(err) => {
-                eprintln!("error: {e}: {err}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    let parsed: Vec<&crate::expr::Expr> = cases.iter().map(|c| &c.expr).collect();
-    let results = oracle.run_parsed(&parsed, table);
+    let cases: Vec<Result<Case, String>> = exprs
+        .into_iter()
+        .enumerate()
+        .map(|(k, e)| e.and_then(|e| Case::parse(&e, format!("line {}", k + 1)).map_err(|err| format!("{e}: {err}"))))
+        .collect();
+    let parsed: Vec<&crate::expr::Expr> = cases.iter().filter_map(|c| c.as_ref().ok()).map(|c| &c.expr).collect();
+    let mut results = oracle.run_parsed(&parsed, table).into_iter();
     let known = if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
     let mut ok = true;
-    for (case, cute) in cases.iter().zip(&results) {
+    for case in &cases {
+        let case = match case {
+            Ok(c) => c,
+            Err(why) => {
+                println!("error: {why}");
+                ok = false;
+                continue;
+            }
+        };
+        let cute = results.next().unwrap_or_else(|| Outcome::Error("no result".into()));
         if !both {
             for l in cute.lines() {
                 println!("{l}");
@@ -340,7 +350,7 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
             continue;
         }
         let engine = judge.engine(case, table);
-        let j = judge.judge(case, Origin::Adhoc, &engine, cute);
+        let j = judge.judge(case, Origin::Adhoc, &engine, &cute);
         println!("{}", case.text);
         println!("  cute:   {}", cute.lines().join("\n          "));
         println!("  engine: {}", engine.outcome.lines().join("\n          "));
