@@ -19,11 +19,9 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use cutecheck::case::Oracle as _;
-use cutecheck::cli::engine_lines;
+use cutecheck::case::{Case, EngineAnswer, Judge, Oracle as _, Origin, Outcome, Status};
 use cutecheck::oracle::inproc::{self, gen, InProcess};
-use cutecheck::oracle::{provision, OracleArgs, Outcome};
-use cutecheck::suite::{compare, Verdict};
+use cutecheck::oracle::{provision, OracleArgs};
 
 use crate::conformance::Planned;
 
@@ -35,8 +33,8 @@ pub struct DynamicRun {
     pub cases: usize,
     pub agree: usize,
     pub both_refuse: usize,
-    /// Disagreements, unchecked cases and oracle failures, for the judge.
-    pub judged: Vec<(Planned, Outcome)>,
+    /// Disagreements, unchecked cases and oracle failures, with both answers, for the judge loop.
+    pub judged: Vec<(Planned, Outcome, EngineAnswer)>,
     pub seconds: f64,
 }
 
@@ -49,7 +47,7 @@ impl DynamicRun {
 enum Judged {
     Agree,
     BothRefuse,
-    Judge(Planned, Outcome),
+    Judge(Planned, Outcome, EngineAnswer),
 }
 
 /// The CUTLASS version the in-process library must be built for ("4.2.0" for wheel 4.2.0.0).
@@ -104,7 +102,7 @@ pub fn ensure_built(args: &OracleArgs, n: usize) -> Result<Option<bool>> {
 }
 
 /// Draw, answer and compare the dynamic cases `0..n` of `seed` in `shard`.
-pub fn run(n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
+pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
     let oracle = InProcess::new(None).context(inproc::OFF)?;
     let describe = oracle.describe();
     eprintln!("xtask: dynamic cases through {describe}");
@@ -125,37 +123,32 @@ pub fn run(n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
     for part in indices.chunks(CHUNK) {
         // Draw and parse (in parallel), answer in the workers, then evaluate and compare.
         let t0 = Instant::now();
-        let drawn: Vec<(usize, gen::DynCase, cutecheck::expr::Expr)> = part
+        let drawn: Vec<(usize, bool, Case)> = part
             .par_iter()
             .map(|&i| {
                 let c = gen::case(seed, i as u64);
-                let e = cutecheck::expr::parse(&c.expr).map_err(|e| anyhow::anyhow!("{}: {e}", c.expr))?;
-                Ok((i, c, e))
+                let case = Case::parse(&c.expr, format!("dynamic #{i} (seed {seed})")).map_err(|e| anyhow::anyhow!("{}: {e}", c.expr))?;
+                Ok((i, c.admissible, case))
             })
             .collect::<Result<_>>()?;
-        let exprs: Vec<&cutecheck::expr::Expr> = drawn.iter().map(|(_, _, e)| e).collect();
+        let exprs: Vec<&cutecheck::expr::Expr> = drawn.iter().map(|(_, _, c)| &c.expr).collect();
         let t1 = Instant::now();
         let outcomes = oracle.run_exprs(&exprs);
         let t2 = Instant::now();
         let judged: Vec<Judged> = drawn
-            .par_iter()
+            .into_par_iter()
             .zip(outcomes)
-            .map(|((i, c, _), o)| {
-                let engine = std::panic::catch_unwind(|| engine_lines(&c.expr)).unwrap_or_else(|_| vec!["engine panicked".to_string()]);
-                match compare(&o.lines(), &engine) {
-                    Verdict::Same if !o.is_error() => Judged::Agree,
-                    Verdict::BothRefuse => Judged::BothRefuse,
-                    _ => Judged::Judge(
-                        Planned {
-                            group: "dynamic".into(),
-                            location: format!("dynamic #{i} (seed {seed})"),
-                            expr: c.expr.clone(),
-                            op: Some(c.op.to_string()),
-                            random: None,
-                            admissible: Some(c.admissible),
-                        },
-                        o,
-                    ),
+            .map(|((_, admissible, case), o)| {
+                let engine = judge.engine(&case, false);
+                // The common case costs one comparison; anything else gets the judge's word.
+                if engine.outcome == o && !o.is_error() {
+                    return Judged::Agree;
+                }
+                let origin = Origin::Random { admissible };
+                match judge.judge(&case, origin, &engine, &o).status {
+                    Status::Agree => Judged::Agree,
+                    Status::BothRefuse => Judged::BothRefuse,
+                    _ => Judged::Judge(Planned { group: "dynamic".into(), case, origin, random: None }, o, engine),
                 }
             })
             .collect();
@@ -167,7 +160,7 @@ pub fn run(n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
             match j {
                 Judged::Agree => run.agree += 1,
                 Judged::BothRefuse => run.both_refuse += 1,
-                Judged::Judge(p, o) => run.judged.push((p, o)),
+                Judged::Judge(p, o, e) => run.judged.push((p, o, e)),
             }
         }
         if let Some(b) = &bar {
