@@ -47,7 +47,7 @@ impl DynamicRun {
 enum Judged {
     Agree,
     BothRefuse,
-    Judge(Planned, Outcome, EngineAnswer),
+    Judge(Box<(Planned, Outcome, EngineAnswer)>),
 }
 
 /// The CUTLASS version the in-process library must be built for ("4.2.0" for wheel 4.2.0.0).
@@ -148,7 +148,7 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
                 match judge.judge(&case, origin, &engine, &o).status {
                     Status::Agree => Judged::Agree,
                     Status::BothRefuse => Judged::BothRefuse,
-                    _ => Judged::Judge(Planned { group: "dynamic".into(), case, origin, random: None }, o, engine),
+                    _ => Judged::Judge(Box::new((Planned { group: "dynamic".into(), case, origin, random: None }, o, engine))),
                 }
             })
             .collect();
@@ -160,7 +160,7 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
             match j {
                 Judged::Agree => run.agree += 1,
                 Judged::BothRefuse => run.both_refuse += 1,
-                Judged::Judge(p, o, e) => run.judged.push((p, o, e)),
+                Judged::Judge(j) => run.judged.push(*j),
             }
         }
         if let Some(b) = &bar {

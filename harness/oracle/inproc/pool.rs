@@ -306,7 +306,7 @@ impl Pool {
             *guard = Some(Worker::spawn().map_err(|e| Answer::Failed(format!("cannot fork a worker: {e}")))?);
         }
         let w = guard.as_mut().expect("a worker");
-        let mut bytes = Vec::with_capacity(4 + reqs.len() * std::mem::size_of::<ffi::cc_request>());
+        let mut bytes = Vec::with_capacity(4 + std::mem::size_of_val(reqs));
         bytes.extend_from_slice(&(reqs.len() as u32).to_le_bytes());
         for r in reqs {
             bytes.extend_from_slice(request_bytes(r));
