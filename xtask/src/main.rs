@@ -12,6 +12,7 @@
 
 mod bench;
 mod conformance;
+mod extract;
 mod gpu;
 mod pycute;
 mod random;
@@ -77,6 +78,8 @@ enum Cmd {
     /// Fixed suites and the same seeded random cases on two CUTLASS versions: every case whose
     /// CuTe output changed, with the engine's verdict against both.
     ReleaseDiff(release_diff::DiffArgs),
+    /// CUTLASS's unit tests of the layout algebra (a local copy) into fixtures/cases/cutlass_tests.cases.
+    ExtractCutlassTests(extract::ExtractArgs),
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
         Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
+        Cmd::ExtractCutlassTests(a) => extract::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {
