@@ -7,6 +7,7 @@
 //! engine as well as CuTe.
 
 use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, max_common, product};
+use crate::engine::postcondition::Checked;
 use crate::engine::{right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
 use crate::expr::parse::Expr;
@@ -45,7 +46,7 @@ pub fn op_name(e: &Expr) -> Option<&str> {
 /// Check `result` against the definition of the case `expr`: `None` when no definition is known
 /// (unknown operation, operands the engine cannot evaluate, a result of the wrong kind),
 /// `Some(Err(why))` naming the violated postcondition.
-pub fn check(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
+pub fn check(expr: &Expr, result: &Value) -> Option<Checked> {
     let Expr::Call { name, args, called: true, .. } = expr else { return None };
     let op = name.simple()?;
     if !CHECKED_OPS.contains(&op) {
@@ -150,8 +151,18 @@ fn unzip(r: &Layout, a_rank: usize, t: usize, how: &str) -> Option<Layout> {
 }
 
 /// [`check`] on the text of a case; `None` when it does not parse.
-pub fn check_str(expr: &str, result: &Value) -> Option<Result<(), String>> {
+pub fn check_str(expr: &str, result: &Value) -> Option<Checked> {
     check(&parse(expr).ok()?, result)
+}
+
+/// [`check`] as blame reads it: `Err` only for a violation of CuTe's own definition (or a result
+/// that cannot be verified), with the violation's text; a result failing only a condition of ours
+/// ("stricter than CuTe") is `Ok`.
+pub fn check_cute(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
+    Some(match check(expr, result)? {
+        Err(v) if v.refuses() => Err(v.to_string()),
+        _ => Ok(()),
+    })
 }
 
 #[cfg(test)]

@@ -257,7 +257,7 @@ pub fn triage_case(expr: &str, cute: &crate::oracle::Outcome) -> Option<Verdict>
     let c = cute_outcome(cute)?;
     let e = engine_outcome(expr);
     let parsed = crate::expr::parse(expr).ok();
-    let check = |v: &Value| parsed.as_ref().and_then(|p| crate::definition::check(p, v));
+    let check = |v: &Value| parsed.as_ref().and_then(|p| crate::definition::check_cute(p, v));
     Some(classify(&e, &c, &check))
 }
 

@@ -24,6 +24,7 @@ pub mod max_common;
 pub mod product;
 pub mod raked_product;
 pub mod right_inverse;
+pub mod postcondition;
 mod runtime;
 pub mod tile;
 pub mod tiled_divide;
