@@ -25,7 +25,7 @@ pub mod product;
 pub mod raked_product;
 pub mod right_inverse;
 pub mod postcondition;
-mod runtime;
+pub(crate) mod runtime;
 pub mod tile;
 pub mod tiled_divide;
 pub mod tiled_product;
