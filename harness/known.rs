@@ -72,11 +72,6 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         "complement(A[, M]): CuTe's algorithm (the engine's unchecked model of it) gives a result that violates one of CuTe's own conditions of complement (test/unit/cute/core/complement.cpp, e.g. its cosize upper bound (2)); conditions of ours alone never count",
         complement_breaks_cute_definition,
     ),
-    (
-        "mma-operand-breaks-definition",
-        "mma_layout_a/b/c(ATOM), tiled_mma_tv_a/b/c(ATOM, ...): the atom's MMA_Traits operand layout is not one-to-one onto its tile (engine::atom::definition), e.g. CuTe 4.2's SM80_16x8x32 int4 BLayout",
-        mma_operand_breaks_definition,
-    ),
 ];
 
 /// The predicate named `name`.
@@ -246,20 +241,6 @@ fn complement_breaks_cute_definition(case: &Case) -> bool {
         return false;
     };
     crate::engine::complement::check_postconditions(a, cot.as_ref(), &r).is_err_and(|e| e.is_cute())
-}
-
-fn mma_operand_breaks_definition(case: &Case) -> bool {
-    let Some(op) = case.op() else {
-        return false;
-    };
-    let Some(w) = op.strip_prefix("mma_layout_").or_else(|| op.strip_prefix("tiled_mma_tv_")) else {
-        return false;
-    };
-    let Some(Value::Atom(crate::expr::builtins::atoms::AtomValue::Name(n))) = operands(case).and_then(|v| v.into_iter().next()) else {
-        return false;
-    };
-    let which = w.chars().next().unwrap_or('c').to_ascii_uppercase();
-    crate::engine::atom::mma_atom(&n).is_ok_and(|a| crate::engine::atom::definition::check_mma_operand(&a, which).is_err())
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

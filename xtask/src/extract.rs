@@ -86,7 +86,8 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
         "# CUTLASS's own unit tests of the layout algebra (NVIDIA/cutlass test/unit/cute/core/*.cpp) as cases:\n\
          # each case is the operation and operands of one test_OP(...) call of those files (facts, no code).\n\
          # Written by `cargo xtask extract-cutlass-tests` (xtask/src/extract.rs); do not edit by hand.\n\
-         # Expected output: snapshots/cutlass_tests.snap, recorded from real CuTe by `cargo xtask oracle`.\n",
+         # Expected output: snapshots/cutlass_tests.snap, recorded from real CuTe by `cargo xtask oracle`.\n\
+         # recorded-for: 4.2.0.0\n",
     );
     let _ = writeln!(body, "# {} cases; {} calls not expressible in the expression language:", cases.len(), skipped.len());
     for s in &skipped {
