@@ -14,6 +14,9 @@
 //! 2. As a function `R` equals `logical_product(A', B')` with the mode pairs regrouped: for every
 //!    `i < size(A')`, `j < size(B')`, `R` at the coordinate made of `A'`'s and `P1`'s
 //!    coordinates mode by mode equals `A'(i) + P1(j)`.
+//!
+//! Sources: CuTe's [layout.hpp: blocked_product `@post rank(@a result) == cute::max(rank(@a block),
+//! rank(@a tiler))`, and its defining code: zip of the block with logical_product(block, tiler)'s mode 1].
 
 use super::postcondition::{Checked, Violation};
 use super::error::{Error, Result};

@@ -24,6 +24,8 @@
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
 //!
+//! Sources: CuTe's [tensor_impl.hpp: inner_partition / outer_partition, zipped_divide then slice].
+//!
 //! This module holds what the two share (slicing coordinates, `slice`, the slice check) and
 //! re-exports the operations for existing callers; each operation lives in its own module
 //! (`local_tile`, `local_partition`) with its definition, postconditions and `check_postconditions`.

@@ -12,8 +12,11 @@
 //! 1. `size(R)` is the product of the sizes of the modes `c` keeps (those paired with `_`).
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
+//!
+//! Sources: CuTe's [tensor_impl.hpp: `local_partition := outer_partition`, i.e. zipped_divide by
+//! the thread layout's shape then a slice of mode 0; no unit test in test/unit/cute/core].
 
-use super::postcondition::{Checked};
+use super::postcondition::Checked;
 use super::divide::{logical_divide, zipped_divide_unchecked};
 use super::error::Result;
 use super::int::Int;

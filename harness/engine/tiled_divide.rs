@@ -7,8 +7,11 @@
 //! 2. `R` is `Z` with mode 1 unpacked: each unpacked mode of rank above 1 is replaced by its
 //!    modes, a mode of rank 1 is kept whole (CuTe slices it with a single `_`).
 //! 3. `R` and `Z` are the same function of the 1-D coordinate: `R(i) == Z(i)` for all `i`.
+//!
+//! Sources: 1 inherits `zipped_divide`'s; 2 and 3 are CuTe's [layout.hpp: "Same as zipped_divide,
+//! but unpacks the second mode"].
 
-use super::postcondition::{Checked};
+use super::postcondition::Checked;
 use super::error::Result;
 use super::layout::Layout;
 use super::tile::{check_unpacked, unpack};

@@ -13,6 +13,9 @@
 //!    rest parts then untouched modes in mode 1.
 //! 3. `size(R) == size(L)`.
 //!
+//! Sources: 1 inherits `logical_divide`'s (CuTe's and ours, as cited there); 2 and 3 are CuTe's
+//! [layout.hpp: `zipped_divide := tile_unzip(logical_divide(layout, tiler), tiler)`].
+//!
 //! Fast path: as for `logical_divide` (the certificates of `fast`), run once inside the zipped
 //! computation; the checked `logical_divide` runs only when a certificate does not apply.
 

@@ -9,6 +9,9 @@
 //! 2. `R` is `P` regrouped by `zip2_by` along `T`.
 //! 3. `size(R) == size(P)`.
 //!
+//! Sources: 1 inherits `logical_product`'s (CuTe's and ours, as cited there); 2 and 3 are CuTe's
+//! [layout.hpp: `zipped_product := tile_unzip(logical_product(block, tiler), tiler)`].
+//!
 //! Fast path: the certificates of `logical_product` run inside the zipped computation; the
 //! checked `logical_product` runs only when one does not apply.
 
