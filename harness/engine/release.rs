@@ -196,6 +196,16 @@ pub const UPCAST_DIVISIBILITY_CONDITION: Switch = Switch {
     fixture: "upcast<4>((_4,_8):(_3,_8))",
 };
 
+/// logical_divide(A, B) for a layout B: from 4.2 `composition(A, (B, complement(B,
+/// shape(coalesce(A)))))`; before, the complement's cotarget was `shape(A)` as it is, so a nested
+/// shape made a different (smaller) rest mode.
+pub const DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE: Switch = Switch {
+    name: "logical_divide complements in the coalesced shape",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 logical_divide took complement(B, shape(A)); from 4.2 complement(B, shape(coalesce(A)))",
+    fixture: "logical_divide(((_3,_3)):((_1,_3)),_4:_2)",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &COPY_OP_SIZE_ASSERTS,
@@ -205,6 +215,7 @@ pub const SWITCHES: &[&Switch] = &[
     &INVERSES_SORTED,
     &TILED_MMA_THREADS_WITH_COMPLEMENT,
     &UPCAST_DIVISIBILITY_CONDITION,
+    &DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE,
 ];
 
 #[cfg(test)]
