@@ -7,11 +7,13 @@
 //!   `snapshots/` (or check that it still prints that).
 //! - `cargo xtask conformance`: fixed suites plus seeded random cases, engine vs CuTe, with a
 //!   summary table and `target/cutecheck/report.{md,json}`.
+//! - `cargo xtask coverage`: line coverage of CuTe's headers, random run vs CUTLASS's tests.
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 //! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
 
 mod bench;
 mod conformance;
+mod coverage;
 mod gpu;
 mod pycute;
 mod random;
@@ -77,6 +79,9 @@ enum Cmd {
     /// Fixed suites and the same seeded random cases on two CUTLASS versions: every case whose
     /// CuTe output changed, with the engine's verdict against both.
     ReleaseDiff(release_diff::DiffArgs),
+    /// Line coverage of CuTe's algebra headers: a seeded random run vs CUTLASS's own unit-test
+    /// cases, compiled with g++ --coverage; target/cutecheck/coverage.json.
+    Coverage(coverage::CoverageArgs),
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -101,6 +106,7 @@ fn main() -> ExitCode {
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
         Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
+        Cmd::Coverage(a) => coverage::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {
