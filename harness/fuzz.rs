@@ -181,12 +181,12 @@ fn extent() -> impl Strategy<Value = i64> {
 /// The most coordinates of a generated layout.
 const MAX_SIZE: i64 = 1 << 20;
 
-/// Clamp extents so their product stays at or below [`MAX_SIZE`] (a large extent becomes 2).
-fn cap_size(exts: &mut [i64]) {
+/// Clamp extents so their product stays at or below `max` (a large extent becomes 2).
+fn cap_size(exts: &mut [i64], max: i64) {
     let mut acc = 1i64;
     for e in exts.iter_mut() {
-        if acc * *e > MAX_SIZE {
-            *e = if acc * 2 <= MAX_SIZE { 2 } else { 1 };
+        if acc * *e > max {
+            *e = if acc * 2 <= max { 2 } else { 1 };
         }
         acc *= *e;
     }
@@ -267,7 +267,7 @@ fn layout_of(max_leaves: usize) -> impl Strategy<Value = Layout> {
             Just(st),
         )
             .prop_map(|(mut exts, mut strides, tags, cuts, st)| {
-                cap_size(&mut exts);
+                cap_size(&mut exts, MAX_SIZE);
                 // Keep every index of the layout inside CuTe's 32-bit int.
                 let reach: i64 = exts.iter().zip(&strides).map(|(e, d)| (e - 1) * d.abs()).sum();
                 if reach >= 1 << 30 {
@@ -292,6 +292,11 @@ fn any_layout() -> impl Strategy<Value = Layout> {
 /// that are a permutation of the column-major prefix products; with `signed`, some strides are
 /// negated (a reversed view: still injective).
 fn compact_of(max_leaves: usize, signed: bool) -> impl Strategy<Value = Layout> {
+    compact_sized(max_leaves, signed, MAX_SIZE)
+}
+
+/// [`compact_of`] with at most `max_size` coordinates.
+fn compact_sized(max_leaves: usize, signed: bool, max_size: i64) -> impl Strategy<Value = Layout> {
     (staticness(), leaf_count(max_leaves)).prop_flat_map(move |(st, n)| {
         (
             prop::collection::vec(extent(), n),
@@ -301,8 +306,8 @@ fn compact_of(max_leaves: usize, signed: bool) -> impl Strategy<Value = Layout> 
             prop::collection::vec(prop::bool::weighted(if signed { 0.3 } else { 0.0 }), n),
             Just(st),
         )
-            .prop_map(|(mut exts, order, tags, cuts, neg, st)| {
-                cap_size(&mut exts);
+            .prop_map(move |(mut exts, order, tags, cuts, neg, st)| {
+                cap_size(&mut exts, max_size);
                 let n = exts.len();
                 let tag = tagger(st, tags);
                 let mut strides = vec![0i64; n];
@@ -323,9 +328,17 @@ fn compact() -> impl Strategy<Value = Layout> {
     compact_of(8, false)
 }
 
-/// A compact layout, some strides negated (the left operand of compositions, divides, tiles).
+/// A compact layout, some strides negated (the left operand of compositions, divides, tiles), of
+/// at most 2^15 coordinates: composing it with a right operand on its boundaries then stays inside
+/// CuTe's 32-bit ints (strides up to size times size).
 fn signed_compact() -> impl Strategy<Value = Layout> {
-    compact_of(8, true)
+    compact_sized(8, true, 1 << 15)
+}
+
+/// Whether CuTe's complement takes `a` (complement.hpp: "Dynamic-stride complement only for rank-1
+/// layouts"): static strides, or a single leaf.
+fn complement_takes(a: &Layout) -> bool {
+    static_flag(a) || a.shape.leaves().len() == 1
 }
 /// The coordinate counts at which a right operand may start or end a mode when composing with a
 /// layout of shape `leaves` (in mode order): `P_k * e` for the prefix product `P_k` of the first
@@ -507,7 +520,7 @@ fn swizzled() -> BoxedStrategy<Case> {
                 2 | 3 => {
                     let f = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"][f];
                     let rhs = if f.ends_with("divide") { render_tiler(&tiler, st) } else { b.to_string() };
-                    Case::new(f, format!("{f}({c},{rhs})"), f.ends_with("divide") || matches!(f, "logical_product" | "blocked_product" | "raked_product"))
+                    Case::new(f, format!("{f}({c},{rhs})"), f.ends_with("divide") || (complement_takes(&l) && matches!(f, "logical_product" | "blocked_product" | "raked_product")))
                 }
                 _ => unreachable!(),
             })
@@ -719,9 +732,9 @@ pub fn case() -> BoxedStrategy<Case> {
             })
             .prop_map(move |(a, m)| {
                 let st = static_flag(&a);
-                c("complement", format!("complement({a},{})", Int::new(m, st)), true)
+                c("complement", format!("complement({a},{})", Int::new(m, st)), complement_takes(&a))
             }),
-        compact().prop_map(move |a| c("complement", format!("complement({a})"), true)).boxed(),
+        compact().prop_map(move |a| c("complement", format!("complement({a})"), complement_takes(&a))).boxed(),
         any_layout().prop_map(move |a| c("complement", format!("complement({a})"), false)).boxed(),
         (any_layout(), 1i64..=64).prop_map(move |(a, m)| {
             let st = static_flag(&a);
@@ -730,7 +743,8 @@ pub fn case() -> BoxedStrategy<Case> {
     ];
     let inverse = prop_oneof![
         compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), true)).boxed(),
-        compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), true)).boxed(),
+        // CuTe: "Left inverse requires static strides."
+        compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), static_flag(&a))).boxed(),
         signed_compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)).boxed(),
         any_layout().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)).boxed(),
         any_layout().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), false)).boxed(),
@@ -757,9 +771,9 @@ pub fn case() -> BoxedStrategy<Case> {
     ];
     let products = prop_oneof![
         (product_pair(), prop::sample::select(vec!["logical_product", "blocked_product", "raked_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)).boxed(),
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), complement_takes(&a))).boxed(),
         (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)).boxed(),
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), complement_takes(&a))).boxed(),
         // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
         // composes `b` with may not divide; ill-defined in general.
         (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
