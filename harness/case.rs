@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::print_layout;
 use crate::expr::{eval, parse, Expr, ParseError, Value};
+use crate::engine::release::{self, Release};
 use crate::known::{Discrepancy, KnownDiscrepancies};
 use crate::triage::{self, Blame, Verdict};
 
@@ -66,6 +67,15 @@ impl Case {
                 called: true,
                 ..
             } if name.simple() == Some("print_layout") && args.len() == 1 => args.first(),
+            _ => None,
+        }
+    }
+
+    /// The argument of a top-level `print_svg(X)` case: CuTe's picture of an MMA atom or tiled
+    /// MMA (cute/util/print_svg.hpp); like `print_layout`, a form of a whole case.
+    pub fn print_svg_arg(&self) -> Option<&Expr> {
+        match &self.expr {
+            Expr::Call { name, args, called: true, .. } if name.simple() == Some("print_svg") && args.len() == 1 => args.first(),
             _ => None,
         }
     }
@@ -224,6 +234,18 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
                 value: None,
             },
         };
+        if let Some(inner) = case.print_svg_arg() {
+            // print_svg is first declared in CUTLASS 3.6 (3.5.1.0 answers "'print_svg' was not
+            // declared in this scope": snapshots/versions/3.5.1.0/atoms_svg.snap).
+            if crate::engine::release::current() < crate::engine::release::Release::new(3, 6, 0, 0) {
+                let why = format!("print_svg is not declared in CUTLASS {} (it is new in 3.6)", crate::engine::release::current());
+                return EngineAnswer { outcome: Outcome::Rejected(why), value: None };
+            }
+            return match eval(inner).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, None).map_err(|e| e.to_string())) {
+                Ok(svg) => EngineAnswer { outcome: Outcome::Printed(svg), value: None },
+                Err(e) => EngineAnswer { outcome: Outcome::Rejected(e), value: None },
+            };
+        }
         let target = case.print_layout_arg().unwrap_or(&case.expr);
         match eval(target) {
             Err(e) => EngineAnswer {
@@ -287,7 +309,31 @@ fn normalized(s: &str) -> String {
     s.trim().trim_end_matches('.').trim().to_lowercase()
 }
 
-/// Compare the engine's outcome with CuTe's.
+/// Whether the engine's `print_svg` picture draws what CuTe's does. CUTLASS 4.2 comments the tile
+/// first (`<!--  Tile: (_16,_8,_16)  -->`, compared) and then its A, B and C identity tensors
+/// (skipped: the engine prints the TV layouts they are made from), and the rest must be the same
+/// lines in the same order. CUTLASS 3.6 to 3.8 print no comments and draw the same cells in another
+/// order (cells do not overlap): there the `<svg>` header and the close must match and the drawn
+/// elements must be the same multiset.
+fn same_picture(engine: &str, cute: &str) -> bool {
+    const TILE: &str = "<!--  Tile: ";
+    fn body(t: &str) -> Vec<&str> {
+        t.lines().filter(|l| !l.starts_with("<!--")).collect()
+    }
+    let (e, c) = (body(engine), body(cute));
+    if !engine.starts_with(TILE) || !c.first().is_some_and(|l| l.starts_with("<svg ")) {
+        return false;
+    }
+    if cute.starts_with(TILE) {
+        return engine.lines().next() == cute.lines().next() && e == c;
+    }
+    let (mut es, mut cs) = (e.clone(), c.clone());
+    es.sort_unstable();
+    cs.sort_unstable();
+    e.first() == c.first() && e.last() == c.last() && es == cs
+}
+
+/// Compare the engine's outcome with CuTe's (two `print_svg` pictures: by [`same_picture`]).
 pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
     match (engine, cute) {
         (_, Outcome::Unsupported(why)) => Agreement::Unchecked(format!("the oracle: {why}")),
@@ -297,6 +343,7 @@ pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
         {
             Agreement::Same
         }
+        (Outcome::Printed(e), Outcome::Printed(c)) if same_picture(e, c) => Agreement::Same,
         (Outcome::Rejected(_), Outcome::Crashed(_)) => Agreement::BothRefuse,
         (Outcome::Rejected(e), Outcome::Rejected(c)) => {
             let m = normalized(c);
@@ -346,6 +393,12 @@ pub enum Status {
     New,
     /// A listed discrepancy that no longer reproduces as listed: a failure of the run.
     Stale(String),
+    /// On a release the engine does not model: a disagreement listed for the nearest older
+    /// modelled release, still present (`known since 4.2.0.0, still present`).
+    KnownEarlier(String),
+    /// On a release the engine does not model: a discrepancy listed for the nearest older modelled
+    /// release that no longer reproduces (`fixed in this release?`). News, not a failure.
+    FixedHere(String),
 }
 
 /// One case judged: how the outputs compare, the triage of a disagreement, and the final status.
@@ -375,13 +428,16 @@ impl Judgement {
             Status::Unchecked(why) => format!("unchecked: {why}"),
             Status::OracleError(why) => format!("ORACLE ERROR: {why}"),
             Status::Stale(why) => format!("STALE known discrepancy: {why}"),
-            Status::Explained(_) | Status::New => {
+            Status::FixedHere(since) => format!("fixed in this release? (known since {since}, no longer reproduces)"),
+            Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
                 let mut s = match &self.triage {
                     Some(t) => format!("DISAGREE {}", disagreement_line(t)),
                     None => "DISAGREE (untriaged)".into(),
                 };
-                if let Status::Explained(e) = &self.status {
-                    s.push_str(&format!(" (known: {e})"));
+                match &self.status {
+                    Status::Explained(e) => s.push_str(&format!(" (known: {e})")),
+                    Status::KnownEarlier(since) => s.push_str(&format!(" (known since {since}, still present)")),
+                    _ => {}
                 }
                 s
             }
@@ -419,20 +475,44 @@ fn blame_word(b: &Blame) -> &'static str {
 /// CUTLASS version. The only place these steps are put together.
 pub struct Judge<'k> {
     pub known: &'k KnownDiscrepancies,
-    /// The CUTLASS version the known discrepancies are matched against.
+    /// The CUTLASS version the known discrepancies are matched against (`4.2.0.0`, or `dir:PATH`
+    /// for a checkout).
     pub version: String,
+    /// The release the engine models for this run (`engine::release`).
+    pub release: Release,
+    /// When the version is not modelled exactly: the modelled release whose known discrepancies
+    /// carry over (reported as known earlier / fixed here, never as stale).
+    pub carried: Option<String>,
 }
 
 impl<'k> Judge<'k> {
+    /// A judge for a CUTLASS version: a modelled wheel version is modelled exactly; any other
+    /// version is modelled by the nearest older modelled release, whose known discrepancies carry
+    /// over; a version that does not parse (a checkout without version.h) by the default release.
     pub fn new(known: &'k KnownDiscrepancies, version: impl Into<String>) -> Judge<'k> {
-        Judge {
-            known,
-            version: version.into(),
-        }
+        let version = version.into();
+        let release = version.parse::<Release>().ok();
+        Judge::for_release(known, version, release)
     }
 
-    /// Judge one case from both sides' answers.
-    pub fn judge(
+    /// A judge for `version` whose CuTe is `release` (read from a checkout's version.h).
+    pub fn for_release(known: &'k KnownDiscrepancies, version: impl Into<String>, release: Option<Release>) -> Judge<'k> {
+        let model = release.and_then(Release::model).unwrap_or(release::DEFAULT);
+        let exact = release.is_some_and(Release::is_modelled);
+        Judge { known, version: version.into(), release: model, carried: (!exact).then(|| model.to_string()) }
+    }
+
+    /// The engine's answer to a case under this judge's release.
+    pub fn engine(&self, case: &Case, table: bool) -> EngineAnswer {
+        release::with_release(self.release, || engine(case, table))
+    }
+
+    /// Judge one case from both sides' answers (under this judge's release).
+    pub fn judge(&self, case: &Case, origin: Origin, engine: &EngineAnswer, cute: &Outcome) -> Judgement {
+        release::with_release(self.release, || self.judge_here(case, origin, engine, cute))
+    }
+
+    fn judge_here(
         &self,
         case: &Case,
         origin: Origin,
@@ -443,17 +523,21 @@ impl<'k> Judge<'k> {
         let triage = (agreement == Agreement::Differ).then(|| triage::classify(case, engine, cute));
         let status = match (&agreement, cute) {
             (_, Outcome::Error(why)) => Status::OracleError(why.clone()),
-            (Agreement::Same | Agreement::BothRefuse, _) if origin == Origin::Known => {
-                Status::Stale(
-                    "listed in fixtures/known-discrepancies.toml but no longer reproduces".into(),
-                )
-            }
+            (Agreement::Same | Agreement::BothRefuse, _) if origin == Origin::Known => match &self.carried {
+                Some(since) if self.known.lookup(&case.expr, &self.version).is_none() => {
+                    Status::FixedHere(since.clone())
+                }
+                _ => Status::Stale("listed in fixtures/known-discrepancies.toml but no longer reproduces".into()),
+            },
             (Agreement::Same, _) => Status::Agree,
             (Agreement::BothRefuse, _) => Status::BothRefuse,
             (Agreement::Unchecked(why), _) => Status::Unchecked(why.clone()),
             (Agreement::Differ, _) => {
                 let t = triage.as_ref().expect("a disagreement is triaged");
                 match self.explain(case, origin, t) {
+                    Ok(d) if !d.applies_to(&self.version) => {
+                        Status::KnownEarlier(self.carried.clone().unwrap_or_default())
+                    }
                     Ok(d) => Status::Explained(d.expr.clone()),
                     Err(Some(why)) => Status::Stale(why),
                     Err(None) => Status::New,
@@ -476,7 +560,9 @@ impl<'k> Judge<'k> {
         origin: Origin,
         t: &Verdict,
     ) -> Result<&'k Discrepancy, Option<String>> {
-        if let Some(d) = self.known.lookup(&case.expr, &self.version) {
+        let exact = self.known.lookup(&case.expr, &self.version);
+        let carried = || self.known.lookup(&case.expr, self.carried.as_deref()?);
+        if let Some(d) = exact.or_else(carried) {
             return if d.class == t.class() {
                 Ok(d)
             } else {
@@ -489,8 +575,10 @@ impl<'k> Judge<'k> {
         if matches!(origin, Origin::Random { admissible: true }) {
             return Err(None);
         }
+        let sig = t.signature();
         self.known
-            .lookup_family(case, &t.signature(), &self.version)
+            .lookup_family(case, &sig, &self.version)
+            .or_else(|| self.known.lookup_family(case, &sig, self.carried.as_deref()?))
             .ok_or(None)
     }
 }
@@ -564,6 +652,16 @@ mod tests {
         ));
         assert_eq!(compare(&p("_4:_1"), &p("_4:_1")), Agreement::Same);
         assert_eq!(compare(&p("_4:_1\n"), &p("_4:_1")), Agreement::Same);
+        let svg = |a: &str, body: &str, tile: &str| p(&format!("<!--  Tile: {tile}  -->\n{a}\n<svg a>\n{body}\n</svg>\n"));
+        let (ours, cutes) = ("<!--     A: x  -->", "<!--     A: ArithTuple(_0,_0) o x  -->");
+        assert_eq!(compare(&svg(ours, "<rect/>", "(_8,_8,_4)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")), Agreement::Same);
+        assert_eq!(compare(&svg(ours, "<rect />", "(_8,_8,_4)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")), Agreement::Differ);
+        assert_eq!(compare(&svg(ours, "<rect/>", "(_8,_8,_8)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")), Agreement::Differ);
+        // CUTLASS 3.x: no comments, the same cells in another order.
+        let ours = p("<!--  Tile: (_8,_8,_4)  -->\n<!--     A: x  -->\n<svg a>\n<rect 1/>\n<rect 2/>\n</svg>\n");
+        assert_eq!(compare(&ours, &p("<svg a>\n<rect 2/>\n<rect 1/>\n</svg>\n")), Agreement::Same);
+        assert_eq!(compare(&ours, &p("<svg a>\n<rect 2/>\n<rect 2/>\n</svg>\n")), Agreement::Differ);
+        assert_eq!(compare(&ours, &p("<svg b>\n<rect 2/>\n<rect 1/>\n</svg>\n")), Agreement::Differ);
     }
 
     #[test]
@@ -611,5 +709,34 @@ mod tests {
         assert!(!judge
             .judge(&c, Origin::Fixed, &e, &Outcome::Unsupported("x".into()))
             .fails());
+    }
+
+    #[test]
+    fn an_unmodelled_release_carries_the_known_discrepancies_over() {
+        let known = KnownDiscrepancies::parse(
+            "[[discrepancy]]\nexpr = \"composition((_6,_2):(_8,_2),_4:_4)\"\nversions = [\"4.2.0.0\"]\nclass = \"one-rejects\"\nexplanation = \"x\"\n",
+        )
+        .unwrap();
+        let exact = Judge::new(&known, "4.2.0.0");
+        assert_eq!((exact.release, exact.carried.clone()), (release::DEFAULT, None));
+        // A checkout of 4.3 is modelled by 4.2, whose entries carry over.
+        let newer = Judge::for_release(&known, "dir:/x", Some("4.3.0".parse().unwrap()));
+        assert_eq!((newer.release, newer.carried.as_deref()), (release::DEFAULT, Some("4.2.0.0")));
+        let c = case("composition((_6,_2):(_8,_2),_4:_4)");
+        let e = newer.engine(&c, false);
+        let wrong = Outcome::Printed("(_2,_2):(_32,_2)".into());
+        let j = newer.judge(&c, Origin::Known, &e, &wrong);
+        assert_eq!(j.status, Status::KnownEarlier("4.2.0.0".into()));
+        assert!(!j.fails());
+        assert!(j.summary().ends_with("(known since 4.2.0.0, still present)"), "{}", j.summary());
+        // The same entry no longer reproducing: news on the new release, a failure on 4.2.
+        let j = newer.judge(&c, Origin::Known, &e, &e.outcome);
+        assert_eq!(j.status, Status::FixedHere("4.2.0.0".into()));
+        assert!(!j.fails());
+        assert!(matches!(exact.judge(&c, Origin::Known, &e, &e.outcome).status, Status::Stale(_)));
+        // Older than every model: the oldest model, entries of 3.5.1 carry over.
+        let old = Judge::new(&known, "3.3.0.0");
+        assert_eq!(old.release.to_string(), "3.5.1.0");
+        assert_eq!(old.carried.as_deref(), Some("3.5.1.0"));
     }
 }

@@ -133,7 +133,7 @@ pub fn fresh_seed() -> u64 {
     h.finish() >> 16
 }
 
-pub use cutecheck::cli::version_of;
+pub use cutecheck::cli::{release_of, version_of};
 
 pub fn load_known() -> Result<KnownDiscrepancies> {
     KnownDiscrepancies::load_default()
@@ -221,18 +221,25 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let known = load_known()?;
     let version = version_of(args);
     let (mut cases, mut trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
+    let judge = Judge::for_release(&known, version.clone(), release_of(args));
+    match &judge.carried {
+        None => eprintln!("xtask: the engine models CUTLASS {}", judge.release),
+        Some(m) => eprintln!(
+            "xtask: CUTLASS {version} is not modelled: the engine models the nearest older release, {m}; its known discrepancies carry over"
+        ),
+    }
     if shard.0 == 0 {
-        for d in known.for_version(&version) {
+        let mut listed: Vec<&str> = Vec::new();
+        let versions = std::iter::once(version.as_str()).chain(judge.carried.as_deref());
+        for d in versions.flat_map(|v| known.for_version(v)) {
+            if listed.contains(&d.expr.as_str()) {
+                continue;
+            }
+            listed.push(&d.expr);
             let case = Case::parse(&d.expr, "fixtures/known-discrepancies.toml")?;
-            cases.push(Planned {
-                group: "known".into(),
-                case,
-                origin: Origin::Known,
-                random: None,
-            });
+            cases.push(Planned { group: "known".into(), case, origin: Origin::Known, random: None });
         }
     }
-    let judge = Judge::new(&known, version.clone());
     let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
     let start = Instant::now();
     let outcomes = run_oracle(&oracle, &refs, "conformance");
@@ -242,7 +249,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         refs.len(),
         oracle_time
     );
-    let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| case::engine(c, false)).collect();
+    let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| judge.engine(c, false)).collect();
     // pycute, the third oracle: asked on every case it can express, not only on disagreements.
     let mut opinions: Vec<Option<crate::pycute::Opinion>> = match ra.pycute {
         true => crate::pycute::Pycute::new(&oracle)?.opinions(&refs, &outcomes, &engines).into_iter().map(Some).collect(),
@@ -267,10 +274,12 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
                 row.disagree += 1;
                 explained = Some(why.clone());
             }
-            Status::Agree => row.agree += 1,
+            // A discrepancy of the nearest older model that no longer reproduces: both sides
+            // agree now; listed in the release news.
+            Status::Agree | Status::FixedHere(_) => row.agree += 1,
             Status::BothRefuse => row.both_refuse += 1,
             Status::Unchecked(_) => row.unchecked += 1,
-            Status::Explained(_) | Status::New => {
+            Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
                 let class = j
                     .triage
                     .as_ref()
@@ -279,14 +288,17 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
                 *signatures
                     .entry(sig.clone().unwrap_or_default())
                     .or_default() += 1;
-                if let Status::Explained(by) = &j.status {
-                    row.explained += 1;
-                    let class = known
-                        .lookup(&p.case.expr, &version)
-                        .map_or("family", |d| d.class.as_str());
-                    explained = Some(format!("{class}: {by}"));
-                } else {
-                    row.disagree += 1;
+                match &j.status {
+                    Status::Explained(by) => {
+                        row.explained += 1;
+                        let class = known.lookup(&p.case.expr, &version).map_or("family", |d| d.class.as_str());
+                        explained = Some(format!("{class}: {by}"));
+                    }
+                    Status::KnownEarlier(since) => {
+                        row.explained += 1;
+                        explained = Some(format!("known since {since}, still present"));
+                    }
+                    _ => row.disagree += 1,
                 }
                 if let (Some(i), Status::New, Some(t)) = (p.random, &j.status, &j.triage) {
                     if ra.shrink_budget > 0 && Instant::now() < shrink_deadline {
@@ -346,6 +358,9 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let mut tables = format!("{}\n{}\n{}", table(&report), class_table(&report), feature_table(&report.cases));
     if let Some(p) = &report.pycute {
         tables.push_str(&p.table());
+    }
+    if judge.carried.is_some() {
+        tables = format!("{}\n{tables}", release_news(&report, &judge));
     }
     if ra.json {
         eprint!("{tables}");
@@ -410,7 +425,7 @@ fn shrink_one(
     let mut steps = 0;
     let ask = |expr: &str| -> Option<(Case, case::EngineAnswer, Outcome, Judgement)> {
         let c = Case::parse(expr, "shrunk").ok()?;
-        let e = case::engine(&c, false);
+        let e = judge.engine(&c, false);
         let o = case::Oracle::run(oracle, &[&c]).pop()?;
         let j = judge.judge(&c, Origin::Random { admissible: false }, &e, &o);
         Some((c, e, o, j))
@@ -423,7 +438,7 @@ fn shrink_one(
             let Ok(parsed) = Case::parse(&c.expr, "shrunk") else {
                 return false;
             };
-            let engine_rejects = case::engine(&parsed, false).outcome.printed().is_none();
+            let engine_rejects = judge.engine(&parsed, false).outcome.printed().is_none();
             if want.contains("engine-rejects") != engine_rejects || steps >= budget {
                 return false;
             }
@@ -456,7 +471,49 @@ fn shrink_one(
 
 /// Whether a reported case is a disagreement (explained or not).
 pub fn is_disagreement(c: &CaseReport) -> bool {
-    matches!(c.status, Status::New | Status::Explained(_))
+    matches!(c.status, Status::New | Status::Explained(_) | Status::KnownEarlier(_))
+}
+
+/// The group of a case in the release news: its operation, and for atom cases the atom's
+/// architecture family (`mma_layout_a SM80`).
+fn news_group(c: &CaseReport) -> String {
+    let op = c.op.clone().unwrap_or_else(|| "(literal)".into());
+    let inner = c.expr.split_once('(').map_or("", |(_, rest)| rest);
+    match inner.split(|ch: char| !ch.is_ascii_alphanumeric()).next() {
+        Some(a) if a.starts_with("SM") && a.len() > 2 => format!("{op} {a}"),
+        _ => op,
+    }
+}
+
+/// On a release the engine does not model: what changed in CuTe's behaviour against the nearest
+/// older model, grouped by operation and atom family.
+fn release_news(r: &Report, judge: &Judge<'_>) -> String {
+    let model = judge.carried.clone().unwrap_or_default();
+    let mut groups: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    for c in &r.cases {
+        let g = groups.entry(news_group(c)).or_default();
+        match c.status {
+            Status::New => g.0 += 1,
+            Status::KnownEarlier(_) => g.1 += 1,
+            Status::FixedHere(_) => g.2 += 1,
+            _ => {}
+        }
+    }
+    groups.retain(|_, v| *v != (0, 0, 0));
+    let mut s = format!(
+        "CUTLASS {} is not modelled; against the engine's nearest older model ({model}):\n{:<48} {:>6} {:>14} {:>10}\n",
+        r.version, "what changed (operation [atom family])", "NEW", "still present", "fixed?"
+    );
+    if groups.is_empty() {
+        s.push_str("(nothing: CuTe behaves as the model on every case)\n");
+    }
+    for (g, (n, k, f)) in &groups {
+        s.push_str(&format!("{g:<48} {n:>6} {k:>14} {f:>10}\n"));
+    }
+    for c in r.cases.iter().filter(|c| matches!(c.status, Status::FixedHere(_))) {
+        s.push_str(&format!("fixed in this release? {} (known since {model})\n", c.expr));
+    }
+    s
 }
 
 fn table(r: &Report) -> String {

@@ -1,14 +1,16 @@
 //! `cargo xtask release-diff --from A --to B`: the fixed suites and the same seeded random cases on
 //! two CUTLASS versions; every case whose CuTe output changed is reported with the engine's verdict
-//! against both versions (agree / triage class). `--cutlass-dir D` replaces the `--to` wheel by a
-//! checkout (e.g. a release candidate). Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
+//! against both versions (agree / triage class), each side judged with the engine modelling its release.
+//! `--cutlass-dir D` replaces the `--to` wheel by a checkout and `--from-dir D` the `--from` one (PyPI
+//! has no wheel for 3.9, 4.0, 4.1 or anything after 4.2; their git checkouts work here).
+//! Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::{self, Case, EngineAnswer, Judge, Outcome};
+use cutecheck::case::{Case, EngineAnswer, Judge, Outcome};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
@@ -17,8 +19,12 @@ use crate::conformance::{fresh_seed, plan, run_oracle};
 #[derive(clap::Args, Clone, Debug)]
 pub struct DiffArgs {
     /// The older CUTLASS version (PyPI wheel).
-    #[arg(long)]
-    pub from: String,
+    #[arg(long, required_unless_present = "from_dir")]
+    pub from: Option<String>,
+    /// Use this CUTLASS checkout as the older side instead of a wheel (e.g. a git checkout of a
+    /// release PyPI has no wheel for: 3.9, 4.0, 4.1).
+    #[arg(long, value_name = "DIR", conflicts_with = "from")]
+    pub from_dir: Option<std::path::PathBuf>,
     /// The newer CUTLASS version (PyPI wheel).
     #[arg(long, default_value = cutecheck::oracle::provision::DEFAULT_CUTLASS)]
     pub to: String,
@@ -107,15 +113,16 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         compile_timeout: 300,
         jobs: a.jobs,
     };
-    let from = Oracle::new(side(Some(a.from.clone()), None).options())?;
-    let to = match &a.cutlass_dir {
-        Some(d) => Oracle::new(side(None, Some(d.clone())).options())?,
-        None => Oracle::new(side(Some(a.to.clone()), None).options())?,
+    // Either side is a wheel version or a checkout (whose include/cutlass/version.h picks the
+    // engine's model).
+    let from_args = side(a.from.clone(), a.from_dir.clone());
+    let to_args = match &a.cutlass_dir {
+        Some(d) => side(None, Some(d.clone())),
+        None => side(Some(a.to.clone()), None),
     };
-    let to_name = a
-        .cutlass_dir
-        .as_ref()
-        .map_or(a.to.clone(), |d| format!("dir:{}", d.display()));
+    let from = Oracle::new(from_args.options())?;
+    let to = Oracle::new(to_args.options())?;
+    let (from_name, to_name) = (cutecheck::cli::version_of(&from_args), cutecheck::cli::version_of(&to_args));
     eprintln!(
         "xtask: from {}\nxtask: to   {}",
         from.describe(),
@@ -123,12 +130,12 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     );
     let (cases, _) = plan(a.cases, seed, (0, 1), !a.no_fixed)?;
     let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
-    let old = run_oracle(&from, &refs, &a.from);
+    let old = run_oracle(&from, &refs, &from_name);
     let new = run_oracle(&to, &refs, &to_name);
     let none = KnownDiscrepancies::default();
     let (judge_from, judge_to) = (
-        Judge::new(&none, a.from.clone()),
-        Judge::new(&none, to_name.clone()),
+        Judge::for_release(&none, from_name.clone(), cutecheck::cli::release_of(&from_args)),
+        Judge::for_release(&none, to_name.clone(), cutecheck::cli::release_of(&to_args)),
     );
     let mut changes = Vec::new();
     let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
@@ -139,11 +146,13 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         }
         let kind = format!("{} -> {}", kind_of(o), kind_of(n));
         *by_kind.entry(kind.clone()).or_default() += 1;
-        let engine = case::engine(&p.case, false);
+        // The engine modelling each side's release (the nearest older model for a checkout).
+        let (ef, et) = (judge_from.engine(&p.case, false), judge_to.engine(&p.case, false));
         let (vf, vt) = (
-            engine_vs(&judge_from, p, &engine, o),
-            engine_vs(&judge_to, p, &engine, n),
+            engine_vs(&judge_from, p, &ef, o),
+            engine_vs(&judge_to, p, &et, n),
         );
+        let engine = et;
         with_from += usize::from(vf.starts_with("agree"));
         with_to += usize::from(vt.starts_with("agree"));
         changes.push(Change {
@@ -159,7 +168,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         });
     }
     let report = Report {
-        from: a.from.clone(),
+        from: from_name.clone(),
         to: to_name.clone(),
         seed,
         cases: refs.len(),

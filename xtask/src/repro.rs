@@ -230,7 +230,7 @@ pub fn make(oracle: &Oracle, judge: &Judge<'_>, case: &Case) -> Result<Repro> {
     let cute = cutecheck::case::Oracle::run(oracle, &[case])
         .pop()
         .unwrap_or_else(|| Outcome::Error("no result".into()));
-    let engine = cutecheck::case::engine(case, false);
+    let engine = judge.engine(case, false);
     let verdict = judge.judge(case, Origin::Adhoc, &engine, &cute);
     let mut readme = String::new();
     readme.push_str(&format!("Case:     {expr}\n"));
@@ -266,7 +266,7 @@ pub fn make(oracle: &Oracle, judge: &Judge<'_>, case: &Case) -> Result<Repro> {
 pub fn run(args: &OracleArgs, exprs: &[String]) -> Result<bool> {
     let oracle = Oracle::new(args.options())?;
     let known = KnownDiscrepancies::load_default()?;
-    let judge = Judge::new(&known, cutecheck::cli::version_of(args));
+    let judge = Judge::for_release(&known, cutecheck::cli::version_of(args), cutecheck::cli::release_of(args));
     let mut ok = true;
     for e in exprs {
         let case = Case::parse(e, "command line").map_err(|err| anyhow::anyhow!("{e}: {err}"))?;
