@@ -11,7 +11,8 @@
 //! A header's denominator is the union of the lines either side instantiated, so the two
 //! percentages are comparable; a header neither side instantiates has no figure. The driver runs
 //! each case in a forked child that leaves with `_exit`, which skips gcov's exit hook, so a small
-//! object linked into every case binary replaces `_exit` with one that dumps the counters first.
+//! preloaded library replaces `_exit` with one that dumps the counters first (the case binaries
+//! are linked with `-rdynamic` so it finds `__gcov_dump`).
 //!
 //! Writes `target/cutecheck/coverage.json` (`{"cute/layout.hpp": {"random": pct,
 //! "cutlass_tests": pct}, ...}`), prints a table of the headers the issue lists (every CuTe
@@ -54,13 +55,15 @@ fn listed(h: &str) -> bool {
         || (name.starts_with("atom/") && (file.starts_with("mma_traits") || file.starts_with("copy_traits")))
 }
 
-/// Replaces libc's `_exit` in the case binaries: dump the coverage counters, then leave.
+/// Replaces libc's `_exit` in the case binaries (preloaded; the binaries export `__gcov_dump`
+/// with `-rdynamic`): dump the coverage counters, then leave. Elsewhere (the compiler, gcov)
+/// `__gcov_dump` is absent and it only leaves.
 const EXIT_SHIM: &str = r#"
 #include <sys/syscall.h>
-extern "C" void __gcov_dump(void);
+extern "C" void __gcov_dump(void) __attribute__((weak));
 extern "C" long syscall(long number, ...);
 extern "C" [[noreturn]] void _exit(int status) {
-  __gcov_dump();
+  if (__gcov_dump) __gcov_dump();
   for (;;) syscall(SYS_exit_group, status);
 }
 "#;
@@ -83,6 +86,8 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     }
     std::fs::create_dir_all(&root)?;
     let shim = build_shim(&base, &root)?;
+    // Every process this one starts loads the shim (the case binaries are started by the oracle).
+    std::env::set_var("LD_PRELOAD", &shim);
     let include = base.headers.include_dir.clone();
 
     let random: Vec<String> = cutecheck::fuzz::cases(a.seed, a.cases, (0, 1)).into_iter().map(|(_, c)| c.expr).collect();
@@ -99,7 +104,7 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     for (side, cases) in [("random", &random), ("cutlass_tests", &fixed)] {
         eprintln!("xtask: coverage of the {side} side: {} cases", cases.len());
         let mut compiler = base.compiler.clone();
-        compiler.flags.extend(["--coverage".to_string(), shim.display().to_string()]);
+        compiler.flags.extend(["--coverage".to_string(), "-rdynamic".to_string()]);
         let work = root.join(side);
         let opts = OracleOptions { cache: false, keep_builds: true, verbose: true, work_dir: Some(work.clone()), ..a.oracle.options() };
         let oracle = Oracle::with_parts(base.headers.clone(), base.cuda.clone(), compiler, opts)?;
@@ -107,6 +112,9 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
         let printed = outcomes.iter().filter(|o| o.printed().is_some()).count();
         let errors = outcomes.iter().filter(|o| o.is_error()).count();
         eprintln!("xtask: {side}: {printed} printed, {} refused or unsupported, {errors} oracle errors", cases.len() - printed - errors);
+        if let Some(e) = outcomes.iter().find(|o| o.is_error()) {
+            eprintln!("xtask: first oracle error: {}", e.lines().join("\n"));
+        }
         sides.push((side, collect(&work, &include)?));
     }
     let (random_lines, fixed_lines) = (&sides[0].1, &sides[1].1);
@@ -154,13 +162,13 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     Ok(true)
 }
 
-/// Compile [`EXIT_SHIM`] once (without coverage).
+/// Compile [`EXIT_SHIM`] once into a shared library (without coverage).
 fn build_shim(base: &Oracle, root: &Path) -> Result<PathBuf> {
     let src = root.join("gcov_exit.cpp");
-    let obj = root.join("gcov_exit.o");
+    let obj = root.join("libcutecheck_gcov_exit.so");
     std::fs::write(&src, EXIT_SHIM)?;
     let out = Command::new(&base.compiler.program)
-        .args(["-std=c++17", "-O1", "-c"])
+        .args(["-std=c++17", "-O1", "-shared", "-fPIC"])
         .arg(&src)
         .arg("-o")
         .arg(&obj)
