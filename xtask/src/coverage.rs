@@ -11,8 +11,8 @@
 //! A header's denominator is the union of the lines either side instantiated, so the two
 //! percentages are comparable; a header neither side instantiates has no figure. The driver runs
 //! each case in a forked child that leaves with `_exit`, which skips gcov's exit hook, so a small
-//! preloaded library replaces `_exit` with one that dumps the counters first (the case binaries
-//! are linked with `-rdynamic` so it finds `__gcov_dump`).
+//! preloaded library turns the case binaries' `_exit` into `exit`, whose hooks write the counters
+//! (the binaries are linked with `-rdynamic` so it can tell them from other processes).
 //!
 //! Writes `target/cutecheck/coverage.json` (`{"cute/layout.hpp": {"random": pct,
 //! "cutlass_tests": pct}, ...}`), prints a table of the headers the issue lists (every CuTe
@@ -55,15 +55,18 @@ fn listed(h: &str) -> bool {
         || (name.starts_with("atom/") && (file.starts_with("mma_traits") || file.starts_with("copy_traits")))
 }
 
-/// Replaces libc's `_exit` in the case binaries (preloaded; the binaries export `__gcov_dump`
-/// with `-rdynamic`): dump the coverage counters, then leave. Elsewhere (the compiler, gcov)
-/// `__gcov_dump` is absent and it only leaves.
+/// Replaces libc's `_exit` in the case binaries (preloaded): where the process carries gcov's
+/// counters (`__gcov_master`, exported by the `-rdynamic` case binaries) the first `_exit` becomes
+/// `exit`, whose exit hooks write the counters; elsewhere (the compiler, gcov) and on a second
+/// call it only leaves.
 const EXIT_SHIM: &str = r#"
 #include <sys/syscall.h>
-extern "C" void __gcov_dump(void) __attribute__((weak));
+#include <cstdlib>
+extern "C" char __gcov_master __attribute__((weak));
 extern "C" long syscall(long number, ...);
+static int leaving = 0;
 extern "C" [[noreturn]] void _exit(int status) {
-  if (__gcov_dump) __gcov_dump();
+  if (&__gcov_master != nullptr && leaving++ == 0) std::exit(status);
   for (;;) syscall(SYS_exit_group, status);
 }
 "#;
