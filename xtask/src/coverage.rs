@@ -7,15 +7,19 @@
 //! CUTLASS's own unit-test cases (`fixtures/cases/cutlass_tests.cases`, `--suite`; every fixed
 //! suite when that file is absent, said so in the table).
 //!
-//! Header code is template code: gcov counts the lines of the templates that were instantiated.
-//! A header's denominator is the union of the lines either side instantiated, so the two
-//! percentages are comparable; a header neither side instantiates has no figure. The driver runs
+//! Header code is template code: gcov lists the lines of the functions a translation unit
+//! instantiated, and counts how often each ran. Two figures per side: *instantiated* (the line is
+//! in some instantiated function: the `random` / `cutlass_tests` keys of the JSON) and *executed*
+//! (it also ran: `*_executed`; CuTe's static algebra is mostly folded by the compiler, so static
+//! cases instantiate much and execute little). A header's denominator is the union of the lines
+//! either side instantiated, so the percentages are comparable; a header neither side
+//! instantiates has no figure. "Neither" lists the instantiated lines no side executed. The driver runs
 //! each case in a forked child that leaves with `_exit`, which skips gcov's exit hook, so a small
 //! preloaded library turns the case binaries' `_exit` into `exit`, whose hooks write the counters
 //! (the binaries are linked with `-rdynamic` so it can tell them from other processes).
 //!
 //! Writes `target/cutecheck/coverage.json` (`{"cute/layout.hpp": {"random": pct,
-//! "cutlass_tests": pct}, ...}`), prints a table of the headers the issue lists (every CuTe
+//! "cutlass_tests": pct, "random_executed": pct, "cutlass_tests_executed": pct, "lines": n}, ...}`), prints a table of the headers the issue lists (every CuTe
 //! header with instantiated lines is in the JSON), and writes the lines neither side reaches to
 //! `target/cutecheck/coverage-unreached.txt` (`header:line: source`) so the generator can be aimed
 //! at them.
@@ -41,6 +45,9 @@ pub struct CoverageArgs {
     /// The fixed suite on the other side (a file name under fixtures/cases, without .cases).
     #[arg(long, default_value = "cutlass_tests")]
     pub suite: String,
+    /// Compile and run nothing: read the counters the last run left under target/cutecheck/coverage.
+    #[arg(long)]
+    pub reread: bool,
 }
 
 /// The headers the table shows (the algebra and the atoms); the JSON has every CuTe header.
@@ -84,7 +91,7 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
         bail!("gcov --version failed");
     }
     let root = state_dir().join("coverage");
-    if root.exists() {
+    if root.exists() && !a.reread {
         std::fs::remove_dir_all(&root).with_context(|| format!("removing {}", root.display()))?;
     }
     std::fs::create_dir_all(&root)?;
@@ -105,10 +112,14 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     };
     let mut sides: Vec<(&str, Lines)> = Vec::new();
     for (side, cases) in [("random", &random), ("cutlass_tests", &fixed)] {
+        let work = root.join(side);
+        if a.reread {
+            sides.push((side, collect(&work, &include)?));
+            continue;
+        }
         eprintln!("xtask: coverage of the {side} side: {} cases", cases.len());
         let mut compiler = base.compiler.clone();
         compiler.flags.extend(["--coverage".to_string(), "-rdynamic".to_string()]);
-        let work = root.join(side);
         let opts = OracleOptions { cache: false, keep_builds: true, verbose: true, work_dir: Some(work.clone()), ..a.oracle.options() };
         let oracle = Oracle::with_parts(base.headers.clone(), base.cuda.clone(), compiler, opts)?;
         let outcomes = oracle.run(cases);
@@ -123,21 +134,31 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     let (random_lines, fixed_lines) = (&sides[0].1, &sides[1].1);
     let headers: BTreeSet<&String> = random_lines.keys().chain(fixed_lines.keys()).collect();
     let mut json = serde_json::Map::new();
-    let mut table = format!("{:<44} {:>6} {:>8} {:>14} {:>9}\n", "header", "lines", "random", "cutlass_tests", "neither");
+    let mut table = format!(
+        "{:<40} {:>6} {:>22} {:>22} {:>8}\n",
+        "header", "lines", "instantiated rnd/cut", "executed rnd/cut", "neither"
+    );
     let mut unreached = String::new();
     let mut behind = Vec::new();
     for h in headers {
         let empty = BTreeMap::new();
         let (r, f) = (random_lines.get(h).unwrap_or(&empty), fixed_lines.get(h).unwrap_or(&empty));
         let all: BTreeSet<u64> = r.keys().chain(f.keys()).copied().collect();
-        let hit = |m: &BTreeMap<u64, bool>| all.iter().filter(|l| m.get(l).copied().unwrap_or(false)).count();
-        let (hr, hf) = (hit(r), hit(f));
+        let inst = |m: &BTreeMap<u64, bool>| all.iter().filter(|l| m.contains_key(l)).count();
+        let exec = |m: &BTreeMap<u64, bool>| all.iter().filter(|l| m.get(l).copied().unwrap_or(false)).count();
         let pct = |n: usize| (1000.0 * n as f64 / all.len().max(1) as f64).round() / 10.0;
-        json.insert(h.clone(), serde_json::json!({ "random": pct(hr), "cutlass_tests": pct(hf) }));
+        let (ir, ic, er, ec) = (pct(inst(r)), pct(inst(f)), pct(exec(r)), pct(exec(f)));
+        json.insert(
+            h.clone(),
+            serde_json::json!({ "random": ir, "cutlass_tests": ic, "random_executed": er, "cutlass_tests_executed": ec, "lines": all.len() }),
+        );
         let neither: Vec<u64> = all.iter().copied().filter(|l| !r.get(l).copied().unwrap_or(false) && !f.get(l).copied().unwrap_or(false)).collect();
         if listed(h) {
-            table.push_str(&format!("{:<44} {:>6} {:>7.1}% {:>13.1}% {:>9}\n", h, all.len(), pct(hr), pct(hf), neither.len()));
-            if hr < hf {
+            table.push_str(&format!(
+                "{:<40} {:>6} {:>10.1}% {:>9.1}% {:>10.1}% {:>9.1}% {:>8}\n",
+                h, all.len(), ir, ic, er, ec, neither.len()
+            ));
+            if ir < ic || er < ec {
                 behind.push(h.clone());
             }
         }
