@@ -218,6 +218,14 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
                     value: None,
                 },
             },
+            // A swizzled (composed) layout prints its grid too (util/print_tensor.hpp).
+            Value::Atom(crate::expr::builtins::atoms::AtomValue::Composed(c)) => {
+                let outcome = match crate::engine::atom::recast::print_layout_composed(c) {
+                    Ok(text) => Outcome::Printed(text),
+                    Err(e) => Outcome::Rejected(e.to_string()),
+                };
+                EngineAnswer { outcome, value: None }
+            }
             other => EngineAnswer {
                 outcome: Outcome::Rejected(format!(
                     "print_layout needs a layout, found {}",

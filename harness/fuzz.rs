@@ -7,14 +7,29 @@
 //! - and a share of deliberately ill-defined ones (arbitrary right operands), so rejections and
 //!   CuTe's acceptance of undefined inputs are exercised too.
 //!
-//! Leaves are static, dynamic or mixed; layouts have ranks 1-4, depth up to 3, zero strides and
-//! size-1 modes. A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
+//! The input space drawn (each case lists what it exercises in [`Case::features`], counted per
+//! feature by `cargo xtask conformance`):
+//! - layouts of ranks 1-6 and depth up to 4, 1-8 leaves; static, dynamic or mixed leaves; extents
+//!   with the primes 2, 3, 5 and 7 and large powers of two, sizes up to 2^20; zero strides, size-1
+//!   modes, negative strides (static `_-2` and dynamic `-2`): arbitrary layouts take any sign, and
+//!   the left operands of compositions, divides and tiles are compact layouts with some strides
+//!   negated (still injective, so still admissible);
+//! - tilers of `_`, integers and layouts; `L(coord)` at 1-D, top-level and hierarchical
+//!   coordinates;
+//! - `Swizzle<B,M,S>` (applied, composed with layouts, evaluated, drawn with `print_layout`,
+//!   divided, multiplied), `composition(L, Swizzle)`, the GMMA shared-memory layout atoms (printed,
+//!   drawn, recast, divided, multiplied, queried);
+//! - every MMA atom and copy operation the engine knows, in tiled MMAs and tiled copies;
+//! - local_tile / local_partition, each with its offset (`local_tile_offset`).
+//! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 use proptest::prelude::*;
 pub use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
+use crate::engine::atom::{copy, mma};
 use crate::engine::{Int, IntTuple, Layout};
+use crate::expr::{parse, Expr};
 use crate::gen::Staticness;
 
 /// One generated case: the operation's name and the expression text.
@@ -24,6 +39,125 @@ pub struct Case {
     pub expr: String,
     /// True when the operands were built to satisfy the operation's preconditions.
     pub admissible: bool,
+    /// What part of CuTe's input space the case exercises ([`features`]).
+    pub features: Vec<String>,
+}
+
+impl Case {
+    pub fn new(op: &'static str, expr: String, admissible: bool) -> Case {
+        let features = features(&expr);
+        Case { op, expr, admissible, features }
+    }
+}
+
+/// The features of a case text, from its AST: `neg-stride-static`, `neg-stride-dynamic`,
+/// `zero-stride`, `prime-3`/`5`/`7`, `size>=2^10`, `size>=2^16`, `rank>=5`, `depth>=3`, `depth=4`,
+/// `dynamic`, `tiler-underscore`, `tiler-int`, `hier-coord`, `swizzle`, `composed`, `gmma-smem-atom`,
+/// `print_layout`, `offset`, `mma-atom`, `copy-atom`, and `atom:NAME` for each atom or copy operation.
+pub fn features(text: &str) -> Vec<String> {
+    let mut out = std::collections::BTreeSet::new();
+    if let Ok(e) = parse(text) {
+        walk(&e, &mut out);
+    }
+    out.into_iter().collect()
+}
+
+fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
+    let mut add = |s: &str| {
+        out.insert(s.to_string());
+    };
+    match e {
+        Expr::Layout { .. } => {
+            if let Ok(l) = crate::expr::eval(e).and_then(|v| v.to_layout()) {
+                for (s, d) in l.leaf_pairs() {
+                    if d.value < 0 {
+                        add(if d.is_static { "neg-stride-static" } else { "neg-stride-dynamic" });
+                    }
+                    if d.value == 0 {
+                        add("zero-stride");
+                    }
+                    if !s.is_static || !d.is_static {
+                        add("dynamic");
+                    }
+                    for p in [3, 5, 7] {
+                        if s.value != 0 && s.value % p == 0 {
+                            add(&format!("prime-{p}"));
+                        }
+                    }
+                }
+                let n = l.size().map(|i| i.value).unwrap_or(0);
+                if n >= 1 << 10 {
+                    add("size>=2^10");
+                }
+                if n >= 1 << 16 {
+                    add("size>=2^16");
+                }
+                if l.rank() >= 5 {
+                    add("rank>=5");
+                }
+                if l.depth() >= 3 {
+                    add("depth>=3");
+                }
+                if l.depth() >= 4 {
+                    add("depth=4");
+                }
+            }
+        }
+        Expr::Apply { target, args, .. } => {
+            if args.iter().any(|a| matches!(a, Expr::Tuple { items, .. } if items.iter().any(|x| matches!(x, Expr::Tuple { .. })))) {
+                add("hier-coord");
+            }
+            walk(target, out);
+            for a in args {
+                walk(a, out);
+            }
+        }
+        Expr::Tuple { items, .. } => {
+            for a in items {
+                walk(a, out);
+            }
+        }
+        Expr::Call { name, args, .. } => {
+            let n = name.to_string();
+            let simple = name.simple().unwrap_or("");
+            if n.starts_with("Swizzle<") {
+                add("swizzle");
+            }
+            if n.starts_with("GMMA::Layout_") {
+                add("gmma-smem-atom");
+            }
+            if simple == "composition" && args.iter().any(|a| matches!(a, Expr::Call { name, .. } if name.path == ["Swizzle"])) {
+                add("composed");
+            }
+            if simple == "print_layout" {
+                add("print_layout");
+            }
+            if simple.ends_with("_offset") {
+                add("offset");
+            }
+            if matches!(simple, "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "composition" | "local_tile" | "local_tile_offset") {
+                if let Some(Expr::Tuple { items, .. }) = args.get(1) {
+                    if items.iter().any(|x| matches!(x, Expr::Underscore { .. })) {
+                        add("tiler-underscore");
+                    }
+                    if items.iter().any(|x| matches!(x, Expr::Int { .. })) {
+                        add("tiler-int");
+                    }
+                }
+            }
+            if args.is_empty() && mma::mma_atom(&n).is_ok() {
+                add("mma-atom");
+                add(&format!("atom:{n}"));
+            } else if args.is_empty() && copy::copy_traits(&n).is_ok() {
+                add("copy-atom");
+                add(&format!("atom:{n}"));
+            }
+            for a in args {
+                walk(a, out);
+            }
+        }
+        Expr::Int { .. } | Expr::Underscore { .. } => {}
+    }
 }
 
 fn staticness() -> impl Strategy<Value = Staticness> {
@@ -34,89 +168,178 @@ fn staticness() -> impl Strategy<Value = Staticness> {
     ]
 }
 
-/// Small extents with few prime factors, so that divisibility happens often.
+/// Extents: mostly small ones made of 2 and 3 (so divisibility happens often), then ones with 5
+/// and 7, and a few large powers of two.
 fn extent() -> impl Strategy<Value = i64> {
-    prop_oneof![Just(1i64), Just(2), Just(3), Just(4), Just(6), Just(8), Just(2), Just(4)]
+    prop_oneof![
+        8 => prop::sample::select(vec![1i64, 2, 3, 4, 6, 8, 2, 4]),
+        3 => prop::sample::select(vec![5i64, 7, 9, 10, 12, 14, 15, 16, 21, 35]),
+        1 => prop::sample::select(vec![32i64, 64, 128, 256, 1024, 4096]),
+    ]
+}
+
+/// The most coordinates of a generated layout.
+const MAX_SIZE: i64 = 1 << 20;
+
+/// Clamp extents so their product stays at or below `max` (a large extent becomes 2).
+fn cap_size(exts: &mut [i64], max: i64) {
+    let mut acc = 1i64;
+    for e in exts.iter_mut() {
+        if acc * *e > max {
+            *e = if acc * 2 <= max { 2 } else { 1 };
+        }
+        acc *= *e;
+    }
+}
+
+/// How many leaves a layout has: mostly 1-4, sometimes 5-8 (ranks 5 and 6, depth 4).
+fn leaf_count(max: usize) -> BoxedStrategy<usize> {
+    if max <= 4 {
+        return (1usize..=max).boxed();
+    }
+    prop_oneof![6 => 1usize..=4, 3 => 5usize..=6.min(max), 1 => 7usize..=max].boxed()
 }
 
 fn leaf(v: i64, s: bool) -> IntTuple {
     IntTuple::Leaf(Int::new(v, s))
 }
 
-/// Group a flat list of leaves into a random nesting of depth <= 3 (ranks 1-4 per level).
+/// Group a flat list of leaves into a random nesting: at most 6 modes per level, depth up to 4
+/// (each group of several leaves nests one level deeper). `cuts` are the random choices.
 fn nest(items: Vec<(IntTuple, IntTuple)>, cuts: Vec<usize>) -> (IntTuple, IntTuple) {
     if items.len() == 1 {
         return items.into_iter().next().expect("one item");
     }
-    // Split the top level into at most 4 groups at the given cut points; groups of one stay leaves.
+    let mut k = 0usize;
+    let mut next = move || {
+        k += 1;
+        cuts.get(k % cuts.len().max(1)).copied().unwrap_or(k * 7919)
+    };
+    group(items, &mut next, 4)
+}
+
+fn group(items: Vec<(IntTuple, IntTuple)>, next: &mut dyn FnMut() -> usize, depth: usize) -> (IntTuple, IntTuple) {
     let n = items.len();
-    // Depth 3: sometimes the first two leaves of a group of three or more nest one level deeper.
-    let deep = cuts.first().is_some_and(|c| c % 3 == 0);
-    let mut bounds: Vec<usize> = cuts.into_iter().map(|c| 1 + c % (n - 1)).collect();
+    if n == 1 && depth < 4 {
+        return items.into_iter().next().expect("one item");
+    }
+    // How many modes: every leaf its own mode at the last level, else 2..=min(n,6) groups (the
+    // first choice may keep all leaves flat).
+    let modes = if depth <= 1 || n <= 2 { n } else { 2 + next() % (n.min(6) - 1) };
+    let mut bounds: Vec<usize> = (0..modes.saturating_sub(1)).map(|_| 1 + next() % (n - 1)).collect();
     bounds.sort_unstable();
     bounds.dedup();
-    bounds.truncate(3);
-    let mut groups = Vec::new();
+    let mut parts = Vec::new();
     let mut start = 0;
     for b in bounds.into_iter().chain(std::iter::once(n)) {
         if b > start {
-            groups.push(items[start..b].to_vec());
+            let g = items[start..b].to_vec();
+            parts.push(if g.len() == 1 { g.into_iter().next().expect("one") } else { group(g, next, depth - 1) });
             start = b;
         }
     }
-    let parts: Vec<(IntTuple, IntTuple)> = groups
-        .into_iter()
-        .map(|g| {
-            if g.len() == 1 {
-                g.into_iter().next().expect("one")
-            } else if deep && g.len() >= 3 {
-                let (s0, d0): (Vec<_>, Vec<_>) = g[..2].iter().cloned().unzip();
-                let (mut s, mut d): (Vec<_>, Vec<_>) = g[2..].iter().cloned().unzip();
-                s.insert(0, IntTuple::Tuple(s0));
-                d.insert(0, IntTuple::Tuple(d0));
-                (IntTuple::Tuple(s), IntTuple::Tuple(d))
-            } else {
-                let (s, d): (Vec<_>, Vec<_>) = g.into_iter().unzip();
-                (IntTuple::Tuple(s), IntTuple::Tuple(d))
-            }
-        })
-        .collect();
     let (s, d): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
     (IntTuple::Tuple(s), IntTuple::Tuple(d))
 }
 
-prop_compose! {
-    /// A layout with 1-4 leaves grouped into a nesting, arbitrary strides (zeros and repeats allowed).
-    fn any_layout()(st in staticness(), n in 1usize..=4)
-        (exts in prop::collection::vec(extent(), n), strides in prop::collection::vec(0i64..=16, n),
-         tags in prop::collection::vec(any::<bool>(), n), cuts in prop::collection::vec(any::<usize>(), 0..3),
-         st in Just(st)) -> Layout {
-        let n = exts.len();
-        let tag = |k: usize| match st { Staticness::AllStatic => true, Staticness::AllDynamic => false, Staticness::Mixed => tags[k] };
-        let items = (0..n).map(|k| (leaf(exts[k], tag(k)), leaf(strides[k], tag(k)))).collect();
-        let (shape, stride) = nest(items, cuts);
-        Layout { shape, stride }
+fn tagger(st: Staticness, tags: Vec<bool>) -> impl Fn(usize) -> bool {
+    move |k| match st {
+        Staticness::AllStatic => true,
+        Staticness::AllDynamic => false,
+        Staticness::Mixed => tags[k % tags.len().max(1)],
     }
 }
 
-prop_compose! {
-    /// A compact (injective, contiguous) layout: extents with strides that are a permutation of the
-    /// column-major prefix products.
-    fn compact()(st in staticness(), n in 1usize..=4)
-        (exts in prop::collection::vec(extent(), n), order in Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
-         tags in prop::collection::vec(any::<bool>(), n), cuts in prop::collection::vec(any::<usize>(), 0..3),
-         st in Just(st)) -> Layout {
-        let n = exts.len();
-        let tag = |k: usize| match st { Staticness::AllStatic => true, Staticness::AllDynamic => false, Staticness::Mixed => tags[k] };
-        let mut strides = vec![0i64; n];
-        let mut acc = 1i64;
-        for &k in &order { strides[k] = acc; acc *= exts[k]; }
-        let items = (0..n).map(|k| (leaf(exts[k], tag(k)), leaf(strides[k], tag(k)))).collect();
-        let (shape, stride) = nest(items, cuts);
-        Layout { shape, stride }
-    }
+/// A stride: mostly small and non-negative, a share negative, a few large ones.
+fn stride() -> impl Strategy<Value = i64> {
+    prop_oneof![6 => 0i64..=16, 2 => -16i64..=-1, 1 => 17i64..=512]
 }
 
+/// A layout with up to `max_leaves` leaves grouped into a nesting, arbitrary strides (zeros,
+/// repeats and negative ones allowed); indices stay within 32 bits.
+fn layout_of(max_leaves: usize) -> impl Strategy<Value = Layout> {
+    (staticness(), leaf_count(max_leaves)).prop_flat_map(|(st, n)| {
+        (
+            prop::collection::vec(extent(), n),
+            prop::collection::vec(stride(), n),
+            prop::collection::vec(any::<bool>(), n),
+            prop::collection::vec(any::<usize>(), 8),
+            Just(st),
+        )
+            .prop_map(|(mut exts, mut strides, tags, cuts, st)| {
+                cap_size(&mut exts, MAX_SIZE);
+                // Keep every index of the layout inside CuTe's 32-bit int.
+                let reach: i64 = exts.iter().zip(&strides).map(|(e, d)| (e - 1) * d.abs()).sum();
+                if reach >= 1 << 30 {
+                    for d in strides.iter_mut() {
+                        *d %= 5;
+                    }
+                }
+                let tag = tagger(st, tags);
+                let items = (0..exts.len()).map(|k| (leaf(exts[k], tag(k)), leaf(strides[k], tag(k)))).collect();
+                let (shape, stride) = nest(items, cuts);
+                Layout { shape, stride }
+            })
+    })
+}
+
+/// An arbitrary layout of the full breadth (ranks up to 6, depth up to 4).
+fn any_layout() -> impl Strategy<Value = Layout> {
+    layout_of(8)
+}
+
+/// A compact (injective, contiguous) layout with up to `max_leaves` leaves: extents with strides
+/// that are a permutation of the column-major prefix products; with `signed`, some strides are
+/// negated (a reversed view: still injective).
+fn compact_of(max_leaves: usize, signed: bool) -> impl Strategy<Value = Layout> {
+    compact_sized(max_leaves, signed, MAX_SIZE)
+}
+
+/// [`compact_of`] with at most `max_size` coordinates.
+fn compact_sized(max_leaves: usize, signed: bool, max_size: i64) -> impl Strategy<Value = Layout> {
+    (staticness(), leaf_count(max_leaves)).prop_flat_map(move |(st, n)| {
+        (
+            prop::collection::vec(extent(), n),
+            Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
+            prop::collection::vec(any::<bool>(), n),
+            prop::collection::vec(any::<usize>(), 8),
+            prop::collection::vec(prop::bool::weighted(if signed { 0.3 } else { 0.0 }), n),
+            Just(st),
+        )
+            .prop_map(move |(mut exts, order, tags, cuts, neg, st)| {
+                cap_size(&mut exts, max_size);
+                let n = exts.len();
+                let tag = tagger(st, tags);
+                let mut strides = vec![0i64; n];
+                let mut acc = 1i64;
+                for &k in &order {
+                    strides[k] = if neg[k] { -acc } else { acc };
+                    acc *= exts[k];
+                }
+                let items = (0..n).map(|k| (leaf(exts[k], tag(k)), leaf(strides[k], tag(k)))).collect();
+                let (shape, stride) = nest(items, cuts);
+                Layout { shape, stride }
+            })
+    })
+}
+
+/// A compact layout of the full breadth (non-negative strides).
+fn compact() -> impl Strategy<Value = Layout> {
+    compact_of(8, false)
+}
+
+/// A compact layout, some strides negated (the left operand of compositions, divides, tiles), of
+/// at most 2^15 coordinates: composing it with a right operand on its boundaries then stays inside
+/// CuTe's 32-bit ints (strides up to size times size).
+fn signed_compact() -> impl Strategy<Value = Layout> {
+    compact_sized(8, true, 1 << 15)
+}
+
+/// Whether CuTe's complement takes `a` (complement.hpp: "Dynamic-stride complement only for rank-1
+/// layouts"): static strides, or a single leaf.
+fn complement_takes(a: &Layout) -> bool {
+    static_flag(a) || a.shape.leaves().len() == 1
+}
 /// The coordinate counts at which a right operand may start or end a mode when composing with a
 /// layout of shape `leaves` (in mode order): `P_k * e` for the prefix product `P_k` of the first
 /// `k` extents and `e` a divisor of extent `k`. A mode `n:s` with `s` and `s*n` in this set meets
@@ -176,12 +399,20 @@ fn static_flag(l: &Layout) -> bool {
     l.shape.is_static() && l.stride.is_static()
 }
 
-/// A tiler for `a`, one element per top-level mode: `_` (where `underscore`; zipped, tiled and
-/// flat divides do not take it: CuTe's zip needs rank-2 divided modes), an integer or a layout
+/// One element of a tiler: `_`, an integer `n`, or a layout `k:s`; with the number of elements
+/// it takes from its mode (the mode's size for `_`).
+#[derive(Clone, Debug)]
+enum TilePart {
+    Under,
+    Int(i64),
+    Layout(i64, i64),
+}
+
+/// A tiler for `a`'s modes, one element per top-level mode: `_` (where `underscore`; zipped, tiled
+/// and flat divides do not take it: CuTe's zip needs rank-2 divided modes), an integer or a layout
 /// `k:s` on the mode's [`boundaries`] (admissible) -- built from them, never filtered.
-fn tiler_for(a: &Layout, underscore: bool) -> BoxedStrategy<String> {
-    let st = static_flag(a);
-    let parts: Vec<BoxedStrategy<String>> = a
+fn tiler_parts(a: &Layout, underscore: bool) -> BoxedStrategy<Vec<TilePart>> {
+    let parts: Vec<BoxedStrategy<TilePart>> = a
         .modes()
         .iter()
         .map(|m| {
@@ -191,94 +422,311 @@ fn tiler_for(a: &Layout, underscore: bool) -> BoxedStrategy<String> {
                 d.iter().flat_map(|&s| d.iter().filter(move |&&t| t % s == 0).map(move |&t| (s, t / s))).collect();
             (prop::sample::select(d), prop::sample::select(pairs), 0u8..6)
                 .prop_map(move |(n, (s, k), how)| match how {
-                    0 if underscore => "_".to_string(),
-                    0..=2 => Int::new(n, st).to_string(),
+                    0 if underscore => TilePart::Under,
+                    0..=2 => TilePart::Int(n),
                     // A tile k:s whose start and end fall on the mode's boundaries.
-                    _ => format!("{}:{}", Int::new(k, st), Int::new(s, st)),
+                    _ => TilePart::Layout(k, s),
                 })
                 .boxed()
         })
         .collect();
-    parts.prop_map(|v| format!("({})", v.join(","))).boxed()
+    parts.boxed()
+}
+
+fn render_tiler(parts: &[TilePart], st: bool) -> String {
+    let v: Vec<String> = parts
+        .iter()
+        .map(|p| match p {
+            TilePart::Under => "_".to_string(),
+            TilePart::Int(n) => Int::new(*n, st).to_string(),
+            TilePart::Layout(k, s) => format!("{}:{}", Int::new(*k, st), Int::new(*s, st)),
+        })
+        .collect();
+    format!("({})", v.join(","))
+}
+
+fn tiler_for(a: &Layout, underscore: bool) -> BoxedStrategy<String> {
+    let st = static_flag(a);
+    tiler_parts(a, underscore).prop_map(move |p| render_tiler(&p, st)).boxed()
 }
 
 /// Two compact layouts for a product; small sizes keep the results walkable.
 fn product_pair() -> impl Strategy<Value = (Layout, Layout)> {
-    (compact(), compact())
+    (compact_of(4, false), compact_of(3, false))
 }
 
-/// Random tiled copies and tiled MMAs over a few common atoms (static layouts, as CuTe needs).
-/// Admissible: the value layout holds exactly one copy instruction's worth of values; the MMA atom
-/// layout is a small (M,N,1) grid of warps. Ill-defined: a value layout of the wrong size.
+/// A coordinate for a layout of shape `shape`, in range: per mode a 1-D integer or (for a tuple
+/// mode) a coordinate of its own, so 1-D, top-level and hierarchical coordinates all occur.
+fn coord_for(shape: &IntTuple, picks: &[u32], k: &mut usize) -> String {
+    let mut pick = || {
+        *k += 1;
+        picks[*k % picks.len()] as i64
+    };
+    match shape {
+        IntTuple::Leaf(n) => (pick() % n.value.max(1)).to_string(),
+        IntTuple::Tuple(items) => {
+            if pick() % 3 == 0 {
+                let n = shape.product().map(|i| i.value).unwrap_or(1).max(1);
+                return (pick() % n).to_string();
+            }
+            let parts: Vec<String> = items.iter().map(|m| coord_for(m, picks, k)).collect();
+            format!("({})", parts.join(","))
+        }
+    }
+}
+
+/// An evaluation `L(c)` of `l` (whose text is `text`) at a random in-range coordinate.
+fn evaluation(text: String, shape: IntTuple) -> impl Strategy<Value = String> {
+    prop::collection::vec(any::<u32>(), 16).prop_map(move |picks| {
+        let c = coord_for(&shape, &picks, &mut 0);
+        format!("{text}({c})")
+    })
+}
+
+/// `Swizzle<B,M,S>`: B in 0..=3, M in 0..=4, |S| >= B (CuTe's condition), either sign of S;
+/// with `valid` false, |S| < B (refused by CuTe's static_assert).
+fn swizzle(valid: bool) -> impl Strategy<Value = (i64, i64, i64)> {
+    (0i64..=3, 0i64..=4, 0i64..=3, any::<bool>()).prop_map(move |(b, m, extra, neg)| {
+        let s = if valid { b + extra } else { (b + 1 + extra).min(3) };
+        let b = if valid { b } else { s + 1 };
+        let s = if neg && s > 0 { -s } else { s };
+        (b, m, s)
+    })
+}
+
+fn swizzle_text((b, m, s): (i64, i64, i64)) -> String {
+    format!("Swizzle<{b},{m},{s}>")
+}
+
+/// Swizzles and composed layouts: `Swizzle<B,M,S>(x)`, `composition(Sw, L)` printed, evaluated,
+/// drawn, divided and multiplied, `composition(L, Sw)`; the GMMA shared-memory layout atoms
+/// printed, drawn, recast, divided, multiplied and queried.
+fn swizzled() -> BoxedStrategy<Case> {
+    let apply = (swizzle(true), any::<u32>()).prop_map(|(sw, x)| {
+        let n = 1i64 << (sw.0 + sw.1 + sw.2.abs() + 1);
+        Case::new("swizzle", format!("{}({})", swizzle_text(sw), x as i64 % n), true)
+    });
+    let bad = swizzle(false).prop_map(|sw| Case::new("swizzle", format!("{}(5)", swizzle_text(sw)), false));
+    let composed = (swizzle(true), compact_of(4, false), 0u8..4).prop_flat_map(|(sw, l, how)| {
+        let c = format!("composition({},{l})", swizzle_text(sw));
+        let shape = l.shape.clone();
+        let st = static_flag(&l);
+        let t = tiler_parts_or_unit(&l);
+        (Just((c, how, l)), evaluation(String::new(), shape), t, compact_of(3, false), 0usize..10)
+            .prop_map(move |((c, how, l), at, tiler, b, f)| match how {
+                0 => Case::new("composition", c, true),
+                1 => Case::new("evaluate", format!("{c}{at}"), true),
+                2 if l.rank() == 2 && l.size().is_ok_and(|n| n.value <= 1024) => Case::new("print_layout", format!("print_layout({c})"), true),
+                2 | 3 => {
+                    let f = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"][f];
+                    let rhs = if f.ends_with("divide") { render_tiler(&tiler, st) } else { b.to_string() };
+                    Case::new(f, format!("{f}({c},{rhs})"), f.ends_with("divide") || (complement_takes(&l) && matches!(f, "logical_product" | "blocked_product" | "raked_product")))
+                }
+                _ => unreachable!(),
+            })
+    });
+    // composition(L, Sw): CuTe reads L at the swizzle's masks (make_swizzle); defined when the bit
+    // counts match, which random operands need not meet.
+    let layout_swizzle = (compact_of(4, false), swizzle(true))
+        .prop_map(|(l, sw)| Case::new("composition", format!("composition({l},{})", swizzle_text(sw)), false));
+    const TYPES: &[&str] = &["half_t", "bfloat16_t", "float", "tfloat32_t", "int8_t", "uint8_t", "double"];
+    let gmma = (
+        prop::sample::select(vec!["MN", "K"]),
+        prop::sample::select(vec!["INTER", "SW32", "SW64", "SW128"]),
+        prop::sample::select(TYPES.to_vec()),
+        0usize..12,
+        prop::sample::select(vec![1i64, 2, 4]),
+        compact_of(2, false),
+    )
+        .prop_map(|(major, sw, ty, how, n, b)| {
+            let atom = format!("GMMA::Layout_{major}_{sw}_Atom<{ty}>");
+            let bits = format!("GMMA::Layout_{major}_{sw}_Atom_Bits");
+            let static_b = b.shape.is_static() && b.stride.is_static();
+            match how {
+                0 => Case::new("gmma-smem-atom", atom, true),
+                1 => Case::new("gmma-smem-atom", bits, true),
+                2 => Case::new("print_layout", format!("print_layout({atom})"), true),
+                3 => Case::new("upcast", format!("upcast<{n}>({atom})"), true),
+                4 => Case::new("downcast", format!("downcast<{n}>({atom})"), true),
+                5 => Case::new("query", format!("{}({atom})", ["size", "cosize", "rank", "depth"][n as usize % 4]), true),
+                6 => Case::new("tiled_divide", format!("tiled_divide({atom},(_8,_8))"), true),
+                7 => Case::new("logical_divide", format!("logical_divide({atom},(_4,_))"), true),
+                8 => Case::new("blocked_product", format!("blocked_product({atom},{b})"), static_b),
+                9 => Case::new("raked_product", format!("raked_product({atom},{b})"), static_b),
+                10 => Case::new("coalesce", format!("coalesce({atom})"), true),
+                _ => Case::new("get", format!("get({atom},{})", n % 2), true),
+            }
+        });
+    prop_oneof![2 => apply, 1 => bad, 6 => composed, 1 => layout_swizzle, 4 => gmma].boxed()
+}
+
+/// [`tiler_parts`] without `_` (the divides of composed layouts include zipped ones).
+fn tiler_parts_or_unit(l: &Layout) -> BoxedStrategy<Vec<TilePart>> {
+    tiler_parts(l, false)
+}
+
+/// Tiled copies and tiled MMAs over every atom and copy operation the engine knows (static
+/// layouts, as CuTe needs), and the atoms' own members.
+/// Admissible: the value layout holds a whole number of copy instructions' worth of values and
+/// the thread layout a whole number of the atom's threads; the MMA atom layout is a small (M,N,1)
+/// grid, with permutations that are multiples of the atom's tile. Ill-defined: a value layout of
+/// the wrong size.
 fn atoms() -> BoxedStrategy<Case> {
-    // (copy op, its bits per instruction)
-    const COPIES: &[(&str, i64)] = &[
-        ("UniversalCopy<uint32_t>", 32),
-        ("UniversalCopy<uint64_t>", 64),
-        ("UniversalCopy<uint128_t>", 128),
-        ("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", 128),
-        ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", 128),
-    ];
-    const TYPES: &[(&str, i64)] = &[("half_t", 16), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)];
-    const MMAS: &[&str] = &[
-        "SM80_16x8x16_F32F16F16F32_TN",
-        "SM80_16x8x8_F16F16F16F16_TN",
-        "SM80_16x8x8_F32TF32TF32F32_TN",
-        "SM80_16x8x32_S32S8S8S32_TN",
-        "SM80_8x8x4_F64F64F64F64_TN",
-        "SM75_16x8x8_F32F16F16F32_TN",
-    ];
+    let copies: Vec<(String, String, i64, i64)> = copy::copy_atom_cases()
+        .into_iter()
+        .filter_map(|(op, t)| {
+            let a = copy::copy_atom(&op, &t).ok()?;
+            let thr = a.thr_id.size().ok()?.value;
+            let vals = a.ref_.mode(1).ok()?.size().ok()?.value;
+            Some((op, t, thr, vals))
+        })
+        .collect();
     let pow2 = || prop::sample::select(vec![1i64, 2, 4, 8, 16, 32]);
-    let copy = (prop::sample::select(COPIES.to_vec()), prop::sample::select(TYPES.to_vec()), pow2(), pow2(), any::<bool>(), any::<bool>(), any::<bool>(), 0usize..3)
-        .prop_map(|((op, bits), (ty, tbits), tm, tn, thr_row_major, val_along_m, well_sized, f)| {
-            let per = (bits / tbits).max(1);
-            let n_vals = if well_sized { per } else { per * 3 };
+    let copy = (prop::sample::select(copies), pow2(), pow2(), any::<bool>(), any::<bool>(), 0u8..8, 0usize..9)
+        .prop_map(|((op, ty, thr_n, per), tm, tn, thr_row_major, val_along_m, k, f)| {
+            // Threads: a multiple of the atom's thread count.
+            let tn = if tm * tn < thr_n { thr_n / tm.min(thr_n) } else { tn };
+            let well_sized = k < 6;
+            let n_vals = if well_sized { per * [1, 1, 1, 2, 2, 4][k as usize] } else { per * 3 / 2 + 1 };
             let thr = if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
             let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
-            let fname = ["tiled_copy_tv", "tiled_copy_tiler", "tiled_copy_tv"][f];
-            Case { op: fname, expr: format!("{fname}({op},{ty},{thr},{val})"), admissible: well_sized && per * tbits == bits }
+            let ok = well_sized && (tm * tn) % thr_n == 0;
+            match f {
+                0..=2 => Case::new("tiled_copy_tv", format!("tiled_copy_tv({op},{ty},{thr},{val})"), ok),
+                3 | 4 => Case::new("tiled_copy_tiler", format!("tiled_copy_tiler({op},{ty},{thr},{val})"), ok),
+                5 => Case::new("copy_atom", format!("{}({op},{ty})", ["copy_atom_src", "copy_atom_dst", "copy_atom_ref"][k as usize % 3]), true),
+                6 => Case::new("copy_atom", format!("copy_atom({op},{ty})"), true),
+                7 => Case::new("make_tiled_copy", format!("make_tiled_copy(copy_atom({op},{ty}),{thr},{val})"), ok),
+                _ => Case::new("copy_atom", format!("copy_atom_thr_id({op},{ty})"), true),
+            }
         });
-    let mma = (prop::sample::select(MMAS.to_vec()), prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2, 4]), any::<bool>(), 0usize..4)
-        .prop_map(|(atom, m, n, n_major, f)| {
+    let names = mma::mma_atom_names();
+    let warp: Vec<String> = names.iter().filter(|n| !n.starts_with("SM90_64x")).cloned().collect();
+    let gmma: Vec<String> = names.iter().filter(|n| n.starts_with("SM90_64x")).cloned().collect();
+    let atom = prop_oneof![prop::sample::select(warp), prop::sample::select(gmma)];
+    let mma = (atom, prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2]), any::<bool>(), 0usize..10, 1i64..=2, 1i64..=2)
+        .prop_map(|(atom, m, n, n_major, f, pm, pk)| {
+            // A warpgroup atom alone already has up to 2^20 (thread, value) pairs: the engine's
+            // walk limit (limits::WALK); no larger tilings of it.
+            let gmma = atom.starts_with("SM90_64x");
+            let (m, n, pm, pk) = if gmma { (1, 1, 1, 1) } else { (m, n, pm, pk) };
             let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
-            let fname = ["tiled_mma_tv_a", "tiled_mma_tv_b", "tiled_mma_tv_c", "tiled_mma_tile"][f];
-            Case { op: fname, expr: format!("{fname}({atom},{layout})"), admissible: true }
+            // Permutations: multiples of the tiled atom's M and K, `_` for N.
+            let perms = mma::mma_atom(&atom)
+                .ok()
+                .and_then(|a| a.mnk().ok())
+                .map(|[am, _, ak]| format!(",(_{},_,_{})", am * m * pm, ak * pk))
+                .unwrap_or_default();
+            let perms = if f >= 5 { perms } else { String::new() };
+            match f % 5 {
+                _ if f == 9 => Case::new("mma_atom", format!("{}({atom})", ["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id", "mma_atom"][(m + n) as usize % 6]), true),
+                0 => Case::new("tiled_mma_tv_a", format!("tiled_mma_tv_a({atom},{layout}{perms})"), true),
+                1 => Case::new("tiled_mma_tv_b", format!("tiled_mma_tv_b({atom},{layout}{perms})"), true),
+                2 => Case::new("tiled_mma_tv_c", format!("tiled_mma_tv_c({atom},{layout}{perms})"), true),
+                3 => Case::new("tiled_mma_tile", format!("tiled_mma_tile({atom},{layout}{perms})"), true),
+                _ => Case::new("tiled_mma_thr_layout", format!("tiled_mma_thr_layout({atom},{layout}{perms})"), true),
+            }
         });
     prop_oneof![copy, mma].boxed()
 }
 
+/// local_tile and local_partition of a compact layout (some strides negated), each with its
+/// offset: tilers on the modes' boundaries with in-range tile coordinates (`_` keeps a mode),
+/// thread layouts whose modes are such tile sizes, in-range thread indices.
+fn local() -> BoxedStrategy<Case> {
+    let tile = signed_compact()
+        .prop_flat_map(|a| {
+            let t = tiler_parts(&a, false);
+            (Just(a), t, prop::collection::vec(any::<u32>(), 8), any::<bool>())
+        })
+        .prop_map(|(a, parts, picks, off)| {
+            let st = static_flag(&a);
+            let coord: Vec<String> = parts
+                .iter()
+                .zip(a.modes())
+                .enumerate()
+                .map(|(k, (p, m))| {
+                    let size = m.size().map(|i| i.value).unwrap_or(1);
+                    let t = match p {
+                        TilePart::Under => size,
+                        TilePart::Int(n) | TilePart::Layout(n, _) => *n,
+                    };
+                    let tiles = (size / t.max(1)).max(1);
+                    if picks[k % 8] % 5 == 0 {
+                        "_".to_string()
+                    } else {
+                        (picks[(k + 3) % 8] as i64 % tiles).to_string()
+                    }
+                })
+                .collect();
+            let f = if off { "local_tile_offset" } else { "local_tile" };
+            Case::new(f, format!("{f}({a},{},({}))", render_tiler(&parts, st), coord.join(",")), true)
+        });
+    let partition = signed_compact()
+        .prop_flat_map(|a| {
+            let sizes: Vec<BoxedStrategy<i64>> = a
+                .modes()
+                .iter()
+                .map(|m| {
+                    let leaves: Vec<i64> = m.shape.leaves().iter().map(|i| i.value).collect();
+                    let size = m.size().map(|i| i.value).unwrap_or(1);
+                    let d: Vec<i64> = boundaries(&leaves).into_iter().filter(|b| size % b == 0).collect();
+                    prop::sample::select(d).boxed()
+                })
+                .collect();
+            (Just(a), sizes, any::<bool>(), any::<u32>(), any::<bool>())
+        })
+        .prop_map(|(a, sizes, right, i, off)| {
+            let st = static_flag(&a);
+            let shape: Vec<String> = sizes.iter().map(|&n| Int::new(n, st).to_string()).collect();
+            let shape = format!("({})", shape.join(","));
+            let thr = if right { format!("make_layout_right({shape})") } else { format!("make_layout({shape})") };
+            let n: i64 = sizes.iter().product();
+            let f = if off { "local_partition_offset" } else { "local_partition" };
+            Case::new(f, format!("{f}({a},{thr},{})", i as i64 % n.max(1)), true)
+        });
+    prop_oneof![tile, partition].boxed()
+}
+
 /// The operations the fuzzer generates, each with admissible and ill-defined operand strategies.
-/// The same op coverage the first random generator (xtask/src/random.rs) had, and more.
 pub fn case() -> BoxedStrategy<Case> {
-    let c = |op: &'static str, expr: String, admissible: bool| Case { op, expr, admissible };
+    let c = Case::new;
     let unary = prop_oneof![
-        any_layout().prop_map(move |l| c("coalesce", format!("coalesce({l})"), true)),
-        any_layout().prop_map(move |l| c("filter", format!("filter({l})"), true)),
-        any_layout().prop_map(move |l| c("filter_zeros", format!("filter_zeros({l})"), true)),
-        any_layout().prop_map(move |l| c("flatten", format!("flatten({l})"), true)),
+        any_layout().prop_map(move |l| c("coalesce", format!("coalesce({l})"), true)).boxed(),
+        any_layout().prop_map(move |l| c("filter", format!("filter({l})"), true)).boxed(),
+        any_layout().prop_map(move |l| c("filter_zeros", format!("filter_zeros({l})"), true)).boxed(),
+        any_layout().prop_map(move |l| c("flatten", format!("flatten({l})"), true)).boxed(),
         (any_layout(), prop::sample::select(vec!["size", "cosize", "rank", "depth"]))
-            .prop_map(move |(l, q)| c("query", format!("{q}({l})"), true)),
+            .prop_map(move |(l, q)| c("query", format!("{q}({l})"), true)).boxed(),
         any_layout()
             .prop_flat_map(|l| {
-                let n = l.size().map(|i| i.value).unwrap_or(1).max(1);
-                (Just(l), 0..n)
+                let text = l.to_string();
+                evaluation(text, l.shape.clone())
             })
-            .prop_map(move |(l, i)| c("evaluate", format!("{l}({i})"), true)),
+            .prop_map(move |e| c("evaluate", e, true)).boxed(),
+        // print_layout of a rank-2 layout (any strides, small enough to draw).
+        (layout_of(4), layout_of(3))
+            .prop_map(move |(a, b)| {
+                let l = Layout::concat(&[a, b]);
+                let small = l.size().is_ok_and(|n| n.value <= 4096);
+                let l = if small { l } else { Layout::concat(&[l.mode(0).unwrap_or_else(|_| l.clone())]) };
+                c("print_layout", format!("print_layout({l})"), small)
+            }).boxed(),
     ];
     let compose = prop_oneof![
-        compact()
+        signed_compact()
             .prop_flat_map(|a| {
                 let b = admissible_rhs(&a, false);
                 (Just(a), b)
             })
-            .prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), true)),
-        compact()
+            .prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), true)).boxed(),
+        signed_compact()
             .prop_flat_map(|a| {
                 let t = tiler_for(&a, true);
                 (Just(a), t)
             })
-            .prop_map(move |(a, t)| c("composition", format!("composition({a},{t})"), true)),
-        (any_layout(), any_layout()).prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), false)),
+            .prop_map(move |(a, t)| c("composition", format!("composition({a},{t})"), true)).boxed(),
+        (any_layout(), layout_of(4)).prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), false)).boxed(),
     ];
     let complement = prop_oneof![
         compact()
@@ -288,67 +736,74 @@ pub fn case() -> BoxedStrategy<Case> {
             })
             .prop_map(move |(a, m)| {
                 let st = static_flag(&a);
-                c("complement", format!("complement({a},{})", Int::new(m, st)), true)
+                c("complement", format!("complement({a},{})", Int::new(m, st)), complement_takes(&a))
             }),
-        compact().prop_map(move |a| c("complement", format!("complement({a})"), true)),
-        any_layout().prop_map(move |a| c("complement", format!("complement({a})"), false)),
+        compact().prop_map(move |a| c("complement", format!("complement({a})"), complement_takes(&a))).boxed(),
+        any_layout().prop_map(move |a| c("complement", format!("complement({a})"), false)).boxed(),
         (any_layout(), 1i64..=64).prop_map(move |(a, m)| {
             let st = static_flag(&a);
             c("complement", format!("complement({a},{})", Int::new(m, st)), false)
-        }),
+        }).boxed(),
     ];
     let inverse = prop_oneof![
-        compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), true)),
-        compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), true)),
-        any_layout().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)),
-        any_layout().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), false)),
+        compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), true)).boxed(),
+        // CuTe: "Left inverse requires static strides."
+        compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), static_flag(&a))).boxed(),
+        signed_compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)).boxed(),
+        any_layout().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)).boxed(),
+        any_layout().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), false)).boxed(),
     ];
     let divide = prop_oneof![
-        compact()
+        signed_compact()
             .prop_flat_map(|a| {
                 let b = admissible_rhs(&a, true);
                 (Just(a), b)
             })
-            .prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), true)),
-        compact()
+            .prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), true)).boxed(),
+        signed_compact()
             .prop_flat_map(|a| {
                 let t = tiler_for(&a, true);
                 (Just(a), t)
             })
-            .prop_map(move |(a, t)| c("logical_divide", format!("logical_divide({a},{t})"), true)),
-        (compact().prop_flat_map(|a| {
+            .prop_map(move |(a, t)| c("logical_divide", format!("logical_divide({a},{t})"), true)).boxed(),
+        (signed_compact().prop_flat_map(|a| {
             let t = tiler_for(&a, false);
             (Just(a), t)
         }), prop::sample::select(vec!["zipped_divide", "tiled_divide", "flat_divide"]))
-            .prop_map(move |((a, t), f)| c(f, format!("{f}({a},{t})"), true)),
-        (compact(), any_layout()).prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), false)),
+            .prop_map(move |((a, t), f)| c(f, format!("{f}({a},{t})"), true)).boxed(),
+        (compact(), layout_of(4)).prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), false)).boxed(),
     ];
     let products = prop_oneof![
         (product_pair(), prop::sample::select(vec!["logical_product", "blocked_product", "raked_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), complement_takes(&a))).boxed(),
         (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), complement_takes(&a))).boxed(),
         // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
         // composes `b` with may not divide; ill-defined in general.
         (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), false)),
-        (any_layout(), any_layout()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
+            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), false)).boxed(),
+        // A reversed view times a layout: the complement of a layout with negative strides.
+        (compact_of(3, true), compact_of(2, false))
+            .prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)).boxed(),
+        (layout_of(4), layout_of(3)).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)).boxed(),
     ];
     let common = prop_oneof![
         (compact(), compact(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
-            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), true)),
+            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), true)).boxed(),
         (any_layout(), any_layout(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
-            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), false)),
+            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), false)).boxed(),
     ];
     prop_oneof![
-        2 => unary,
+        3 => unary,
         3 => compose,
         2 => complement,
         2 => inverse,
         3 => divide,
         2 => products,
         1 => common,
-        1 => atoms(),
+        2 => local(),
+        2 => swizzled(),
+        3 => atoms(),
     ]
     .boxed()
 }
@@ -432,7 +887,7 @@ mod tests {
 
     #[test]
     fn atom_cases_are_drawn_and_admissible_ones_evaluate() {
-        let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| c.op.starts_with("tiled_")).collect();
+        let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| c.op.starts_with("tiled_copy") || c.op.starts_with("tiled_mma")).collect();
         assert!(atoms.len() >= 10, "only {} atom cases", atoms.len());
         assert!(atoms.iter().any(|c| c.op.starts_with("tiled_mma")) && atoms.iter().any(|c| c.op.starts_with("tiled_copy")));
         for c in atoms.iter().filter(|c| c.admissible) {
@@ -518,5 +973,35 @@ mod coverage {
         assert!(deep && zero && dynamic, "deep {deep} zero {zero} dynamic {dynamic}");
         // A share, not all, of the cases are refused by the engine.
         assert!(rejected > 0 && rejected < all.len() / 2, "{rejected} of {}", all.len());
+    }
+}
+
+#[cfg(test)]
+mod breadth {
+    use super::*;
+
+    /// The input space the issue names is drawn by construction in a run of a few thousand cases.
+    #[test]
+    fn every_feature_is_drawn() {
+        let all = cases(12, 3000, (0, 1));
+        let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for (_, c) in &all {
+            for f in &c.features {
+                *counts.entry(if f.starts_with("atom:") { "atom:*" } else { f.as_str() }).or_default() += 1;
+            }
+        }
+        for f in [
+            "neg-stride-static", "neg-stride-dynamic", "zero-stride", "prime-3", "prime-5", "prime-7", "size>=2^10",
+            "size>=2^16", "rank>=5", "depth>=3", "depth=4", "dynamic", "tiler-underscore", "tiler-int", "hier-coord",
+            "swizzle", "composed", "gmma-smem-atom", "print_layout", "offset", "mma-atom", "copy-atom",
+        ] {
+            assert!(counts.get(f).is_some_and(|&n| n >= 5), "{f}: {:?} in {counts:?}", counts.get(f));
+        }
+        let atoms: std::collections::BTreeSet<&str> =
+            all.iter().flat_map(|(_, c)| c.features.iter().filter(|f| f.starts_with("atom:")).map(String::as_str)).collect();
+        assert!(atoms.len() >= 100, "{} distinct atoms", atoms.len());
+        // The admissible share stays high.
+        let adm = all.iter().filter(|(_, c)| c.admissible).count();
+        assert!(adm * 10 >= all.len() * 7, "{adm} of {} admissible", all.len());
     }
 }

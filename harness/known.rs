@@ -73,6 +73,11 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         complement_strides_do_not_nest,
     ),
     (
+        "complement-of-negative-stride",
+        "complement(A[, M]) and the products (A's complement) of a layout A with a negative stride on a mode of extent above 1, or a divide whose tiler (B's complement) has one: CuTe's complement walks the strides as if they were positive",
+        complement_of_negative_stride,
+    ),
+    (
         "complement-breaks-cute-definition",
         "complement(A[, M]): CuTe's algorithm (the engine's unchecked model of it) gives a result that violates one of CuTe's own conditions of complement (test/unit/cute/core/complement.cpp, e.g. its cosize upper bound (2)); conditions of ours alone never count",
         complement_breaks_cute_definition,
@@ -240,6 +245,27 @@ fn complement_strides_do_not_nest(case: &Case) -> bool {
         n0.checked_mul(d0)
             .is_some_and(|span| span != 0 && d1 % span != 0)
     })
+}
+
+/// The layout whose complement the operation takes has a negative stride on a mode of extent
+/// above 1: A for complement and the products, the tiler (or a layout in a tuple tiler) for the
+/// divides.
+fn complement_of_negative_stride(case: &Case) -> bool {
+    let Some(v) = operands(case) else {
+        return false;
+    };
+    let negative = |x: &Value| match x {
+        Value::Layout(l) => l.leaf_pairs().iter().any(|(n, d)| d.value < 0 && n.value != 1),
+        _ => false,
+    };
+    match case.op().unwrap_or("") {
+        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" => match v.get(1) {
+            Some(Value::Tuple(items)) => items.iter().any(negative),
+            Some(b) => negative(b),
+            None => false,
+        },
+        _ => v.first().is_some_and(negative),
+    }
 }
 
 fn complement_breaks_cute_definition(case: &Case) -> bool {

@@ -189,6 +189,12 @@ impl fmt::Display for Layout {
 /// CuTe's `print_layout` (util/print_tensor.hpp): the layout on one line, then an ASCII grid of a
 /// rank-2 layout with `+----+` borders, one row per coordinate of mode 0.
 pub fn print_layout(layout: &Layout) -> Result<String> {
+    print_grid(&layout.to_string(), layout, &|c| layout.call(c))
+}
+
+/// The grid of [`print_layout`] for anything with `layout`'s shape and cosize whose value at a
+/// coordinate is `at(c)` (a composed layout prints its own first line, `head`).
+pub fn print_grid(head: &str, layout: &Layout, at: &dyn Fn(&IntTuple) -> Result<Int>) -> Result<String> {
     use std::fmt::Write;
     if layout.rank() != 2 {
         return Err(Error::Rejected { condition: "print_layout needs rank(layout) == 2", detail: layout.to_string() });
@@ -200,11 +206,12 @@ pub fn print_layout(layout: &Layout) -> Result<String> {
         return Err(Error::TooLarge(format!("{layout} is too large to draw")));
     }
     let cos = layout.cosize()?.value;
-    let digits = if cos == 0 { 1 } else { cos.unsigned_abs().to_string().len() + usize::from(cos < 0) };
+    // CuTe's num_digits (util/print.hpp): 1 below 10 (negative numbers included), up to 10.
+    let digits = (1..10).find(|&k| cos < 10i64.pow(k)).unwrap_or(10) as usize;
     let w = digits + 2;
     let dashes = "+".to_string() + &"-".repeat(w);
     let mut out = String::new();
-    let _ = writeln!(out, "{layout}");
+    let _ = writeln!(out, "{head}");
     out.push_str("    ");
     for j in 0..n {
         let _ = write!(out, "  {:>width$} ", j, width = w - 2);
@@ -215,7 +222,7 @@ pub fn print_layout(layout: &Layout) -> Result<String> {
         out.push_str(&border);
         let _ = write!(out, "{i:2}  ");
         for j in 0..n {
-            let v = layout.call(&IntTuple::tuple([IntTuple::dy(i), IntTuple::dy(j)]))?;
+            let v = at(&IntTuple::tuple([IntTuple::dy(i), IntTuple::dy(j)]))?;
             let _ = write!(out, "| {:>width$} ", v.value, width = w - 2);
         }
         out.push_str("|\n");

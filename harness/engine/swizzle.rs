@@ -11,7 +11,8 @@
 //!
 //! `composition(L, Sw)` makes the swizzle whose Y and Z bits are `L(yyy)` and `L(zzz)` (CuTe's
 //! `make_swizzle`: B = popcount, M = the smaller count of trailing zeros, S their difference;
-//! "Number of bits in Y and Z don't match" otherwise) and composes it with `L`.
+//! "Number of bits in Y and Z don't match" otherwise) and composes it with `L`; both images must be
+//! static (they are `make_swizzle`'s template arguments, swizzle_layout.hpp).
 //!
 //! Postconditions: `Sw` is an involution (`Sw(Sw(x)) == x`) and only changes Z bits, so it
 //! permutes every aligned block of `2^(M + B + |S|)` integers.
@@ -161,6 +162,14 @@ pub fn make_swizzle(y: i64, z: i64) -> Result<Swizzle> {
 pub fn compose_layout_swizzle(layout: &Layout, sw: Swizzle) -> Result<SwizzledLayout> {
     let y = layout.call_int(Int::st(sw.yyy_mask()))?;
     let z = layout.call_int(Int::st(sw.zzz_mask()))?;
+    // `make_swizzle<active_Y, active_Z>()` takes the images as template arguments: a layout that
+    // maps the masks to dynamic integers has no such call (CuTe does not compile it).
+    if !y.is_static || !z.is_static {
+        return Err(Error::Rejected {
+            condition: "composition(Layout, Swizzle) needs L(yyy) and L(zzz) static (make_swizzle's template arguments)",
+            detail: format!("{layout} at {} and {}", sw.yyy_mask(), sw.zzz_mask()),
+        });
+    }
     Ok(compose_swizzle(make_swizzle(y.value, z.value)?, layout))
 }
 

@@ -69,6 +69,9 @@ pub struct OracleOptions {
     /// Where builds and cached results go (default: the state directory); benchmarks use a
     /// fresh one for cold runs.
     pub work_dir: Option<PathBuf>,
+    /// Keep each built translation unit's directory (`cargo xtask coverage` reads the coverage
+    /// notes and counts the compiler and the cases leave there).
+    pub keep_builds: bool,
 }
 
 impl Default for OracleOptions {
@@ -90,6 +93,7 @@ impl Default for OracleOptions {
             cache: true,
             verbose: false,
             work_dir: None,
+            keep_builds: false,
         }
     }
 }
@@ -320,6 +324,9 @@ impl Oracle {
             };
             if ran.success {
                 out.extend(self.execute(&dir.path().join("cases"), &todo));
+                if self.opts.keep_builds {
+                    let _ = dir.keep();
+                }
                 return out;
             }
             let diag = self.clean(&String::from_utf8_lossy(&ran.stderr));

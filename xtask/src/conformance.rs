@@ -89,6 +89,8 @@ pub struct CaseReport {
     pub shrunk: Option<Shrunk>,
     /// pycute's answer (--pycute) and whether it agrees, as a function, with CuTe / the engine.
     pub pycute: Option<crate::pycute::Opinion>,
+    /// Random cases: what part of CuTe's input space the case exercises (cutecheck::fuzz::features).
+    pub features: Vec<String>,
 }
 
 #[derive(Serialize, Clone)]
@@ -339,7 +341,9 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             }
         }
         let admissible = p.admissible();
+        let features = if p.random.is_some() { fuzz::features(&p.case.text) } else { Vec::new() };
         reports.push(CaseReport {
+            features,
             group: p.group,
             location: p.case.location.clone(),
             op: p.case.op().map(String::from),
@@ -388,7 +392,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         pycute: ra.pycute.then(|| crate::pycute::Summary::of(reports.iter().filter_map(|c| Some((c.expr.as_str(), c.pycute.as_ref()?))))),
         cases: reports,
     };
-    let mut tables = format!("{}\n{}", table(&report), class_table(&report));
+    let mut tables = format!("{}\n{}\n{}", table(&report), class_table(&report), feature_table(&report.cases));
     if let Some(p) = &report.pycute {
         tables.push_str(&p.table());
     }
@@ -600,6 +604,32 @@ fn class_table(r: &Report) -> String {
         "random cases: {adm} admissible ({adm_dis} disagree), {} ill-defined ({ill_dis} disagree)\n",
         random.len() - adm
     ));
+    s
+}
+
+/// Random cases per feature (cutecheck::fuzz::features): drawn, admissible, agreeing (or both
+/// refusing), disagreeing; the `atom:NAME` features are summed into one line of distinct atoms.
+fn feature_table(cases: &[CaseReport]) -> String {
+    let mut per: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
+    let mut atoms = std::collections::BTreeSet::new();
+    for c in cases.iter().filter(|c| c.group == "random") {
+        for f in &c.features {
+            if let Some(a) = f.strip_prefix("atom:") {
+                atoms.insert(a);
+                continue;
+            }
+            let e = per.entry(f).or_default();
+            e[0] += 1;
+            e[1] += usize::from(c.admissible == Some(true));
+            e[2] += usize::from(matches!(c.status, Status::Agree | Status::BothRefuse));
+            e[3] += usize::from(is_disagreement(c));
+        }
+    }
+    let mut s = format!("{:<24} {:>6} {:>10} {:>6} {:>8}\n", "feature (random cases)", "cases", "admissible", "agree", "DISAGREE");
+    for (f, [n, a, g, d]) in &per {
+        s.push_str(&format!("{f:<24} {n:>6} {a:>10} {g:>6} {d:>8}\n"));
+    }
+    s.push_str(&format!("distinct MMA atoms and copy operations drawn: {}\n", atoms.len()));
     s
 }
 

@@ -7,6 +7,7 @@
 //!   file into `snapshots/` (the only writer of recorded CuTe output), or re-verify it (bless.rs).
 //! - `cargo xtask conformance`: fixed suites plus seeded random cases, engine vs CuTe, with a
 //!   summary table and `target/cutecheck/report.{md,json}`.
+//! - `cargo xtask coverage`: line coverage of CuTe's headers, random run vs CUTLASS's tests.
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 //! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
 
@@ -14,6 +15,7 @@ mod atom_releases;
 mod bench;
 mod bless;
 mod conformance;
+mod coverage;
 mod dynamic;
 mod extract;
 mod gpu;
@@ -81,6 +83,9 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
+    /// Line coverage of CuTe's algebra headers: a seeded random run vs CUTLASS's own unit-test
+    /// cases, compiled with g++ --coverage; target/cutecheck/coverage.json.
+    Coverage(coverage::CoverageArgs),
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -107,6 +112,7 @@ fn main() -> ExitCode {
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
         Cmd::ExtractCutlassTests(a) => extract::run(&a),
         Cmd::AtomReleases { check } => atom_releases::run(check),
+        Cmd::Coverage(a) => coverage::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {

@@ -126,6 +126,25 @@ pub fn downcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
     }
 }
 
+/// CuTe's `print_layout` of a composed layout (util/print_tensor.hpp): the generic grid, whose
+/// cells are `Sw(off + L(m,n))` and whose width comes from `cosize(L)`; a layout over the
+/// shared-memory marker `smem_ptr[Bb]` is first made position independent
+/// (pointer_flagged.hpp `as_position_independent_swizzle_layout`: the swizzle recast from
+/// `uint8_t` to B-bit elements, offset `Int<0>`, which for a zero-bit swizzle is the layout itself).
+pub fn print_layout_composed(c: &ComposedLayout) -> Result<String> {
+    let c = match c.offset {
+        Offset::SmemPtr(b) => {
+            let sw = if b >= 8 { upcast_swizzle(c.swizzle, b / 8)? } else { downcast_swizzle(c.swizzle, 8 / b.max(1))? };
+            if sw.b == 0 {
+                return crate::engine::print_layout(&c.layout);
+            }
+            ComposedLayout { swizzle: sw, offset: Offset::Int(Int::st(0)), layout: c.layout.clone() }
+        }
+        Offset::Int(_) => c.clone(),
+    };
+    crate::engine::layout::print_grid(&c.to_string(), &c.layout, &|x| c.call(x))
+}
+
 /// The GMMA shared-memory layout atoms: `GMMA::Layout_K_SW128_Atom<half_t>`, `..._Atom_Bits`.
 /// `None` when `name` is not one of them.
 pub fn gmma_smem_atom(name: &str) -> Option<Result<Recastable>> {

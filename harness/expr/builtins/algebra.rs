@@ -1,10 +1,11 @@
 //! Builtins of the layout algebra: coalesce, filter, filter_zeros, composition, complement,
 //! right_inverse, left_inverse, max_common_vector, max_common_layout, the divides, the products,
-//! local_tile and local_partition. A tuple value of layouts, integers and `_` is a tiler.
+//! local_tile and local_partition (and their offsets, `local_tile_offset` / `local_partition_offset`).
+//! A tuple value of layouts, integers and `_` is a tiler.
 
 use crate::engine::local::Coord;
 use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, local, max_common, product};
-use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
+use crate::engine::{right_inverse, Error, Int, Layout, Result, Tiler};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;
 
@@ -105,6 +106,18 @@ pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>>
         "local_tile" => arity(n, args, 3..=3).and_then(|_| {
             let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
             Ok(Value::Layout(local::local_tile(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
+        }),
+        // The offset of local_tile's / local_partition's tensor into the original one (where its
+        // pointer moves): CuTe's `*local_tile(counting tensor, ...).data()`, a plain `int`.
+        "local_tile_offset" => arity(n, args, 3..=3).and_then(|_| {
+            let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
+            let (_, off) = local::local_tile_with_offset(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?;
+            Ok(Value::Int(Int::dy(off.value)))
+        }),
+        "local_partition_offset" => arity(n, args, 3..=3).and_then(|_| {
+            let idx = args[2].to_int()?;
+            let (_, off) = local::local_partition_with_offset(layout(&args[0], n)?, layout(&args[1], n)?, idx)?;
+            Ok(Value::Int(Int::dy(off.value)))
         }),
         "local_partition" => arity(n, args, 3..=3).and_then(|_| {
             let idx = args[2].to_int()?;

@@ -110,6 +110,11 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         return bare_name(name);
     }
     let n = name.simple()?;
+    if let Some(Value::Atom(AtomValue::Composed(c))) = args.first() {
+        if let Some(r) = on_composed(n, name, c, args) {
+            return Some(r);
+        }
+    }
     let r = match n {
         "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args),
         "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args),
@@ -175,6 +180,27 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         _ => return None,
     };
     Some(r)
+}
+
+/// CuTe's operations on `ComposedLayout<Sw,O,L>` (layout_composed.hpp): the divides, products,
+/// coalesce, flatten and mode access act on L and keep Sw and O (`composition(Sw, O, op(L, ...))`);
+/// size, rank, depth, shape, cosize and complement are L's. `None` for any other name.
+fn on_composed(n: &str, name: &Name, c: &ComposedLayout, args: &[Value]) -> Option<Result<Value>> {
+    const WRAPPED: &[&str] = &[
+        "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
+        "tiled_product", "flat_product", "blocked_product", "raked_product", "coalesce", "flatten", "get", "layout",
+    ];
+    const OF_INNER: &[&str] = &["size", "rank", "depth", "shape", "cosize", "complement"];
+    let wrap = WRAPPED.contains(&n);
+    if !wrap && !OF_INNER.contains(&n) {
+        return None;
+    }
+    let mut inner = args.to_vec();
+    inner[0] = Value::Layout(c.layout.clone());
+    Some(match super::call(name, &inner, true) {
+        Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
+        other => other,
+    })
 }
 
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.

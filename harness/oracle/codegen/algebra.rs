@@ -3,7 +3,8 @@
 //!
 //! local_tile and local_partition work on tensors in CuTe; the oracle builds a tensor over a
 //! counting iterator with the given layout and prints the result's layout (`.layout()`), which is
-//! what the engine's builtins of the same names return.
+//! what the engine's builtins of the same names return; `local_tile_offset` and
+//! `local_partition_offset` print the tensor's offset, `*T.data()`.
 
 use crate::expr::parse::Expr;
 
@@ -31,6 +32,8 @@ pub static ALGEBRA: Table = Table(&[
     Entry { name: "max_common_layout", min_args: 2, max_args: 2, emit: max_common_layout },
     Entry { name: "local_tile", min_args: 3, max_args: 3, emit: local_tile },
     Entry { name: "local_partition", min_args: 3, max_args: 3, emit: local_partition },
+    Entry { name: "local_tile_offset", min_args: 3, max_args: 3, emit: |g, a, at| offset(local_tile(g, a, at)?) },
+    Entry { name: "local_partition_offset", min_args: 3, max_args: 3, emit: |g, a, at| offset(local_partition(g, a, at)?) },
 ]);
 
 /// `f(L)` or `f(L, x)` where `x` is an int tuple (coalesce's profile, complement's cotarget).
@@ -83,4 +86,11 @@ fn local_partition(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, Codege
     let t = g.layout(&args[1])?;
     let i = g.int_like(&args[2], Role::Coord)?;
     Ok(Cpp::new(format!("local_partition({}, {}, {}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
+}
+
+/// `local_tile_offset(...)` / `local_partition_offset(...)`: where the partition's pointer moved,
+/// `*T.data()` of the counting tensor T (a plain `int`).
+fn offset(layout_of_tensor: Cpp) -> Result<Cpp, CodegenError> {
+    let tensor = layout_of_tensor.code.strip_suffix(".layout()").unwrap_or(&layout_of_tensor.code);
+    Ok(Cpp::new(format!("*({tensor}.data())"), Kind::Int))
 }
