@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod codegen;
 pub mod compiler;
+pub mod dsl;
 pub mod provision;
 pub mod runner;
 

@@ -1,0 +1,261 @@
+# The CuTe DSL worker of cutecheck (harness/oracle/dsl/mod.rs starts one per core).
+#
+# argv[1]: the private site directory the DSL wheels were installed into (never a global install).
+# Protocol: one JSON request per stdin line, {"cases": [AST, ...]}; for each case, in order, one
+# JSON line on the protocol channel, then {"end": N}. A request's cases are evaluated inside one
+# @cute.jit function (one trace per request, CUTE_DSL_DRYRUN: IR only, nothing is compiled for a
+# GPU). Everything else that writes to stdout (the DSL, MLIR) is sent to stderr, so the protocol
+# channel carries only these lines.
+#
+# An AST node is a JSON array written by the Rust side from the parsed expression:
+#   ["i", value, is_static]   an integer: a Python int (static) or cutlass.Int32 (dynamic)
+#   ["u"]                     CuTe's Underscore, the DSL's None
+#   ["t", [node, ...]]        a tuple
+#   ["l", shape, stride]      a layout
+#   ["c", name, [node, ...]]  a call of an allow-listed operation (OPS below); nothing else is called
+#   ["a", target, [node...]]  a layout evaluated at a coordinate
+# Answers: {"value": V, "text": str} where V is an int (static), {"d": div|null, "v": value|null}
+# (dynamic), {"u": 1}, a list (tuple) or {"shape": V, "stride": V} (layout);
+# {"rejected": "Type: message"} when the DSL raised; {"unsupported": why} when the case has no DSL form.
+import json
+import os
+import re
+import site
+import sys
+
+os.environ.setdefault("CUTE_DSL_DRYRUN", "1")
+os.environ.setdefault("CUTE_DSL_NO_CACHE", "1")
+os.environ.setdefault("CUTE_DSL_DISABLE_FILE_CACHING", "1")
+
+# The protocol channel is a private copy of fd 1; fd 1 itself then points at stderr.
+PROTO = os.fdopen(os.dup(1), "w", buffering=1)
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+site.addsitedir(sys.argv[1])
+import cutlass  # noqa: E402
+import cutlass.cute as cute  # noqa: E402
+
+
+class Unsupported(Exception):
+    pass
+
+
+def leaf_order(shape, counter):
+    """The order of make_layout_right: leaves numbered from the last (compact row-major)."""
+    if isinstance(shape, tuple):
+        return tuple(leaf_order(s, counter) for s in shape)
+    counter[0] -= 1
+    return counter[0]
+
+
+def count_leaves(shape):
+    return sum(count_leaves(s) for s in shape) if isinstance(shape, tuple) else 1
+
+
+def is_layout(v):
+    return isinstance(v, cute.Layout)
+
+
+def need_layout(name, v):
+    if not is_layout(v):
+        raise Unsupported(f"{name} of {type(v).__name__} (the DSL takes a layout)")
+    return v
+
+
+def op_make_layout(args):
+    if args and all(is_layout(a) for a in args):
+        return cute.make_layout(tuple(args))
+    if len(args) == 1:
+        return cute.make_layout(args[0])
+    if len(args) == 2:
+        return cute.make_layout(args[0], stride=args[1])
+    raise Unsupported("make_layout takes (shape), (shape, stride) or layouts")
+
+
+def op_make_layout_right(args):
+    (shape,) = args
+    n = count_leaves(shape)
+    return cute.make_ordered_layout(shape, order=leaf_order(shape, [n]))
+
+
+def op_coalesce(args):
+    if len(args) == 1:
+        return cute.coalesce(args[0])
+    return cute.coalesce(args[0], target_profile=args[1])
+
+
+def op_complement(args):
+    layout = need_layout("complement", args[0])
+    # CuTe C++: complement(layout) is complement(layout, cosize(layout)).
+    cotarget = args[1] if len(args) == 2 else cute.cosize(layout)
+    return cute.complement(layout, cotarget)
+
+
+def op_filter(args):
+    if len(args) != 1:
+        raise Unsupported("filter with a profile")
+    return cute.filter(args[0])
+
+
+def one(f):
+    def g(args):
+        if len(args) != 1:
+            raise Unsupported(f"{f.__name__} takes one argument")
+        return f(args[0])
+    return g
+
+
+def two(f):
+    def g(args):
+        if len(args) != 2:
+            raise Unsupported(f"{f.__name__} takes two arguments")
+        return f(args[0], args[1])
+    return g
+
+
+def op_shape(args):
+    return need_layout("shape", args[0]).shape
+
+
+def op_stride(args):
+    return need_layout("stride", args[0]).stride
+
+
+def op_cosize(args):
+    return cute.cosize(need_layout("cosize", args[0]))
+
+
+# The operations a case may call: our name -> the DSL call. Nothing outside this table is reached.
+OPS = {
+    "make_layout": op_make_layout,
+    "make_layout_right": op_make_layout_right,
+    "size": one(cute.size),
+    "cosize": op_cosize,
+    "rank": one(cute.rank),
+    "depth": one(cute.depth),
+    "shape": op_shape,
+    "stride": op_stride,
+    "flatten": one(cute.flatten),
+    "coalesce": op_coalesce,
+    "filter": op_filter,
+    "filter_zeros": one(cute.filter_zeros),
+    "composition": two(cute.composition),
+    "complement": op_complement,
+    "right_inverse": one(cute.right_inverse),
+    "left_inverse": one(cute.left_inverse),
+    "logical_divide": two(cute.logical_divide),
+    "zipped_divide": two(cute.zipped_divide),
+    "tiled_divide": two(cute.tiled_divide),
+    "flat_divide": two(cute.flat_divide),
+    "logical_product": two(cute.logical_product),
+    "zipped_product": two(cute.zipped_product),
+    "tiled_product": two(cute.tiled_product),
+    "flat_product": two(cute.flat_product),
+    "blocked_product": two(cute.blocked_product),
+    "raked_product": two(cute.raked_product),
+    "max_common_vector": two(cute.max_common_vector),
+    "max_common_layout": two(cute.max_common_layout),
+}
+
+
+def build(n):
+    tag = n[0]
+    if tag == "i":
+        return n[1] if n[2] else cutlass.Int32(n[1])
+    if tag == "u":
+        return None
+    if tag == "t":
+        return tuple(build(x) for x in n[1])
+    if tag == "l":
+        return cute.make_layout(build(n[1]), stride=build(n[2]))
+    if tag == "c":
+        name, args = n[1], n[2]
+        if name == "get":
+            # get(x, i, j, ...): the mode indices are literal integers (template arguments in C++).
+            if len(args) < 2 or any(a[0] != "i" for a in args[1:]):
+                raise Unsupported("get takes an object and literal mode indices")
+            return cute.get(build(args[0]), mode=[a[1] for a in args[1:]])
+        f = OPS.get(name)
+        if f is None:
+            raise Unsupported(f"the DSL oracle has no {name}")
+        return f([build(a) for a in args])
+    if tag == "a":
+        target = need_layout("evaluation", build(n[1]))
+        coords = [build(a) for a in n[2]]
+        return target(coords[0] if len(coords) == 1 else tuple(coords))
+    raise Unsupported(f"unknown node {tag!r}")
+
+
+DYN = re.compile(r"^\?(\{div=(\d+)\})?$")
+
+
+def encode(v):
+    if isinstance(v, bool):
+        raise Unsupported("a boolean result")
+    if isinstance(v, int):
+        return v
+    if v is None:
+        return {"u": 1}
+    if isinstance(v, tuple):
+        return [encode(x) for x in v]
+    if is_layout(v):
+        return {"shape": encode(v.shape), "stride": encode(v.stride)}
+    if isinstance(v, cutlass.Numeric):
+        s = str(v)
+        m = DYN.match(s)
+        if m:
+            return {"d": int(m.group(2)) if m.group(2) else None, "v": None}
+        if re.match(r"^-?\d+$", s):
+            return {"d": None, "v": int(s)}
+    raise Unsupported(f"a result of type {type(v).__name__} ({v})")
+
+
+def message(e):
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    # MLIR errors: "Operation creation failed:" then "error: unknown: <the reason>".
+    lines = [ln for ln in lines if ln != "Operation creation failed:"] or [""]
+    return f"{type(e).__name__}: {' | '.join(lines)[:400]}"
+
+
+def answer(case):
+    try:
+        r = build(case)
+        return {"value": encode(r), "text": str(r)}
+    except Unsupported as e:
+        return {"unsupported": str(e)}
+    except RecursionError:
+        return {"unsupported": "too deeply nested for the DSL worker"}
+    except Exception as e:  # the DSL refused the case: its message is the answer
+        return {"rejected": message(e)}
+
+
+CURRENT = []
+
+
+def run_cases():
+    for case in CURRENT:
+        PROTO.write(json.dumps(answer(case)) + "\n")
+
+
+@cute.jit
+def batch():
+    run_cases()
+
+
+def main():
+    PROTO.write(json.dumps({"ready": cutlass.__version__ if hasattr(cutlass, "__version__") else "?"}) + "\n")
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        req = json.loads(line)
+        CURRENT[:] = req["cases"]
+        try:
+            batch()
+        except Exception as e:  # the trace itself failed after the answers were written
+            PROTO.write(json.dumps({"fatal": message(e)}) + "\n")
+        PROTO.write(json.dumps({"end": len(CURRENT)}) + "\n")
+
+
+main()
