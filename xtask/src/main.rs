@@ -12,6 +12,7 @@
 
 mod bench;
 mod conformance;
+mod dsl;
 mod gpu;
 mod pycute;
 mod random;
@@ -36,6 +37,11 @@ struct Cli {
 enum Cmd {
     /// Provision CuTe 4.2, then run every test of the workspace (tests against real CuTe included).
     Test,
+    /// The CuTe DSL oracle: provision it, or benchmark it (xtask/src/dsl.rs).
+    Dsl {
+        #[command(subcommand)]
+        cmd: dsl::DslCmd,
+    },
     /// Check the MMA register layouts on a real GPU (exit 3: no GPU here).
     Gpu(gpu::GpuArgs),
     /// Provision a CUTLASS version (headers from the PyPI wheel) and print its include directory.
@@ -96,6 +102,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Test => test(),
         Cmd::Gpu(args) => return gpu::main(args),
+        Cmd::Dsl { cmd } => dsl::main(cmd),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Oracle { check, suite, args } => oracle_cmd(check, &suite, &args),
         Cmd::Conformance { args, run } => conformance::run(&args, &run),

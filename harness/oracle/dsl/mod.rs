@@ -18,9 +18,12 @@
 //! - Comparison ([`compare`], [`judge`]): structure, known values and static-ness are compared;
 //!   a `?` leaf matches any value its divisor divides. A difference between two fully known results
 //!   is triaged by the operation's definition (cutecheck::definition) with blame.
-//! - Isolation: a worker that dies on a case makes that case [`Outcome::Crashed`] (with the tail of
-//!   its stderr); one that takes longer than the time limit on a case is killed and the case is
-//!   [`Outcome::Error`]; either way a fresh worker takes the rest of the cases.
+//! - Isolation: the worker imports the DSL once and forks a child per request; a child that dies
+//!   on a case (the DSL's C++ aborts on some inputs) makes that case [`Outcome::Crashed`] (signal
+//!   and the tail of its stderr), one that takes longer than `case_timeout` on a case is killed and
+//!   the case is [`Outcome::Error`]; a fresh child takes the cases after it, for a few
+//!   milliseconds. A worker that itself dies or stops answering is killed and replaced the same
+//!   way from this side (a fresh worker: about a second).
 
 pub mod provision;
 
@@ -176,6 +179,10 @@ impl DslAnswer {
         let s = |k: &str| j.get(k).and_then(Json::as_str).map(str::to_string);
         if let Some(m) = s("rejected") {
             DslAnswer::of(Outcome::Rejected(m))
+        } else if let Some(m) = s("crashed") {
+            DslAnswer::of(Outcome::Crashed(m))
+        } else if let Some(m) = s("error") {
+            DslAnswer::of(Outcome::Error(m))
         } else if let Some(m) = s("unsupported") {
             DslAnswer::of(Outcome::Unsupported(m))
         } else {
@@ -403,13 +410,16 @@ impl Worker {
     /// Send one request; the answers received, and why the rest are missing (if they are).
     fn request(&mut self, cases: &[&Json], timeout: Duration) -> (Vec<DslAnswer>, Option<Failure>) {
         let mut answers = Vec::with_capacity(cases.len());
-        let line = json!({ "cases": cases }).to_string();
+        let line = json!({ "cases": cases, "timeout": timeout.as_secs_f64() }).to_string();
+        // The worker enforces `timeout` per case (it kills its child); this wait is the backstop
+        // for a worker that hangs itself.
+        let backstop = timeout * 2 + Duration::from_secs(5);
         if writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).is_err() {
             return (answers, Some(Failure::Died(self.death())));
         }
         let mut fatal = None;
         loop {
-            match self.lines.recv_timeout(timeout) {
+            match self.lines.recv_timeout(backstop) {
                 Ok(Some(l)) => {
                     let Ok(j) = serde_json::from_str::<Json>(&l) else {
                         return (answers, Some(Failure::Died(format!("unreadable line from the worker: {l:?}"))));
@@ -426,7 +436,7 @@ impl Worker {
                     }
                 }
                 Ok(None) | Err(RecvTimeoutError::Disconnected) => return (answers, Some(Failure::Died(self.death()))),
-                Err(RecvTimeoutError::Timeout) => return (answers, Some(Failure::TimedOut(timeout))),
+                Err(RecvTimeoutError::Timeout) => return (answers, Some(Failure::TimedOut(backstop))),
             }
         }
         let failure = if answers.len() < cases.len() {

@@ -109,7 +109,8 @@ fn judge_classifies_with_blame_by_the_definition() {
 }
 
 /// A stand-in worker (no DSL needed) speaking the protocol: `_666` kills it, `_777` hangs it,
-/// `_888` ends the request early with a fatal trace error, any other case echoes its integer.
+/// `_888` ends the request early with a fatal trace error, `_999` is answered as a crash of the
+/// worker's child, any other case echoes its integer.
 const FAKE: &str = r#"
 import json, os, sys, time
 print(json.dumps({"ready": "fake"}), flush=True)
@@ -120,6 +121,9 @@ for line in sys.stdin:
             sys.stderr.write("boom on 666\n"); sys.stderr.flush(); os._exit(3)
         if c[0] == "i" and c[1] == 777:
             time.sleep(60)
+        if c[0] == "i" and c[1] == 999:
+            print(json.dumps({"crashed": "child died"}), flush=True)
+            continue
         if c[0] == "i" and c[1] == 888:
             print(json.dumps({"fatal": "trace broke"}), flush=True)
             break
@@ -132,9 +136,9 @@ fn crashes_and_hangs_are_isolated_and_the_worker_restarted() {
     let t = tempfile::tempdir().unwrap();
     let script = t.path().join("fake.py");
     std::fs::write(&script, FAKE).unwrap();
-    let opts = DslOptions { jobs: Some(2), batch: 4, case_timeout: Duration::from_secs(2), start_timeout: Duration::from_secs(30) };
+    let opts = DslOptions { jobs: Some(2), batch: 4, case_timeout: Duration::from_millis(500), start_timeout: Duration::from_secs(30) };
     let o = DslOracle::with_command(vec!["python3".into(), script.into_os_string()], "fake".into(), opts);
-    let texts = ["_1", "_2", "_666", "_3", "_4", "_777", "_5", "_6", "_888", "_7", "_8", "system(_1)"];
+    let texts = ["_1", "_2", "_666", "_3", "_4", "_777", "_5", "_6", "_999", "_9", "_888", "_7", "_8", "system(_1)"];
     let cases: Vec<Case> = texts.iter().map(|s| Case::parse(s, "t").unwrap()).collect();
     let refs: Vec<&Case> = cases.iter().collect();
     let got = o.answers(&refs);
@@ -143,7 +147,8 @@ fn crashes_and_hangs_are_isolated_and_the_worker_restarted() {
         match *s {
             "_666" => assert!(matches!(&a.outcome, Outcome::Crashed(m) if m.contains("boom on 666")), "{a:?}"),
             "_777" => assert!(matches!(&a.outcome, Outcome::Error(m) if m.contains("longer than")), "{a:?}"),
-            "_888" | "_7" | "_8" => assert!(matches!(&a.outcome, Outcome::Error(m) if m.contains("trace broke")), "{s} {a:?}"),
+            "_999" => assert!(matches!(&a.outcome, Outcome::Crashed(m) if m.contains("child died")), "{a:?}"),
+            "_888" | "_7" => assert!(matches!(&a.outcome, Outcome::Error(m) if m.contains("trace broke")), "{s} {a:?}"),
             "system(_1)" => assert!(matches!(&a.outcome, Outcome::Unsupported(_)), "{a:?}"),
             _ => assert_eq!(a.outcome, Outcome::Printed(s.to_string()), "{s}"),
         }

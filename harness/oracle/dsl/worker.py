@@ -2,9 +2,12 @@
 #
 # argv[1]: the private site directory the DSL wheels were installed into (never a global install).
 # Protocol: one JSON request per stdin line, {"cases": [AST, ...]}; for each case, in order, one
-# JSON line on the protocol channel, then {"end": N}. A request's cases are evaluated inside one
-# @cute.jit function (one trace per request, CUTE_DSL_DRYRUN: IR only, nothing is compiled for a
-# GPU). Everything else that writes to stdout (the DSL, MLIR) is sent to stderr, so the protocol
+# JSON line on the protocol channel, then {"end": N}. The worker imports the DSL once, then forks a
+# child per request, which evaluates the cases inside one @cute.jit function (one trace,
+# CUTE_DSL_DRYRUN: IR only, nothing is compiled for a GPU). A child that dies (an abort in the
+# DSL's C++) or takes longer than the request's "timeout" on a case costs only that case: it is
+# answered {"crashed": ...} or {"error": ...} and a fresh child takes the cases after it.
+# Everything else that writes to stdout (the DSL, MLIR) is sent to stderr, so the protocol
 # channel carries only these lines.
 #
 # An AST node is a JSON array written by the Rust side from the parsed expression:
@@ -16,12 +19,16 @@
 #   ["a", target, [node...]]  a layout evaluated at a coordinate
 # Answers: {"value": V, "text": str} where V is an int (static), {"d": div|null, "v": value|null}
 # (dynamic), {"u": 1}, a list (tuple) or {"shape": V, "stride": V} (layout);
-# {"rejected": "Type: message"} when the DSL raised; {"unsupported": why} when the case has no DSL form.
+# {"rejected": "Type: message"} when the DSL raised; {"unsupported": why} when the case has no DSL
+# form; {"crashed": why} / {"error": why} as above; {"fatal": why} when the trace itself failed.
 import json
 import os
 import re
+import select
+import signal
 import site
 import sys
+import tempfile
 
 os.environ.setdefault("CUTE_DSL_DRYRUN", "1")
 os.environ.setdefault("CUTE_DSL_NO_CACHE", "1")
@@ -114,6 +121,17 @@ def two(f):
     return g
 
 
+def layout_tiler(f):
+    """The DSL's zipped/tiled/flat/blocked/raked products take a layout as the tiler, no tuple."""
+    def g(args):
+        if len(args) != 2:
+            raise Unsupported(f"{f.__name__} takes two arguments")
+        if not is_layout(args[1]):
+            raise Unsupported(f"the DSL's {f.__name__} takes a layout as its tiler, not {type(args[1]).__name__}")
+        return f(args[0], args[1])
+    return g
+
+
 def op_shape(args):
     return need_layout("shape", args[0]).shape
 
@@ -149,11 +167,11 @@ OPS = {
     "tiled_divide": two(cute.tiled_divide),
     "flat_divide": two(cute.flat_divide),
     "logical_product": two(cute.logical_product),
-    "zipped_product": two(cute.zipped_product),
-    "tiled_product": two(cute.tiled_product),
-    "flat_product": two(cute.flat_product),
-    "blocked_product": two(cute.blocked_product),
-    "raked_product": two(cute.raked_product),
+    "zipped_product": layout_tiler(cute.zipped_product),
+    "tiled_product": layout_tiler(cute.tiled_product),
+    "flat_product": layout_tiler(cute.flat_product),
+    "blocked_product": layout_tiler(cute.blocked_product),
+    "raked_product": layout_tiler(cute.raked_product),
     "max_common_vector": two(cute.max_common_vector),
     "max_common_layout": two(cute.max_common_layout),
 }
@@ -233,29 +251,107 @@ def answer(case):
 CURRENT = []
 
 
-def run_cases():
+def run_cases(out):
     for case in CURRENT:
-        PROTO.write(json.dumps(answer(case)) + "\n")
+        out.write(json.dumps(answer(case)) + "\n")
 
 
 @cute.jit
 def batch():
-    run_cases()
+    run_cases(OUT[0])
+
+
+OUT = [None]
+
+
+def child(cases, w, errf):
+    """In the forked child: evaluate `cases` in one jit function, one answer line each on `w`."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the worker
+    except Exception:
+        pass
+    os.dup2(errf.fileno(), 2)
+    os.dup2(2, 1)
+    out = os.fdopen(w, "w", buffering=1)
+    OUT[0] = out
+    CURRENT[:] = cases
+    try:
+        batch()
+    except BaseException as e:  # the trace itself failed after the answers were written
+        out.write(json.dumps({"fatal": message(e)}) + "\n")
+    out.flush()
+    os._exit(0)
+
+
+def tail(errf, n=4):
+    try:
+        errf.seek(0)
+        lines = [ln.strip() for ln in errf.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+        return " | ".join(lines[-n:])
+    except Exception:
+        return ""
+
+
+def run_request(cases, timeout):
+    """Fork a child per run of cases; a child that dies or hangs costs only its case."""
+    i = 0
+    while i < len(cases):
+        r, w = os.pipe()
+        errf = tempfile.TemporaryFile()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            child(cases[i:], w, errf)
+        os.close(w)
+        got, buf, fatal, failed = 0, b"", False, None
+        while True:
+            ready, _, _ = select.select([r], [], [], timeout)
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                failed = {"error": f"the DSL took longer than {timeout} s on this case; its process was killed"}
+                break
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for ln in lines:
+                PROTO.write(ln.decode("utf-8", "replace") + "\n")
+                if ln.startswith(b'{"fatal"'):
+                    fatal = True
+                else:
+                    got += 1
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        if failed is None and not fatal and i + got < len(cases):
+            if os.WIFSIGNALED(status):
+                sig = os.WTERMSIG(status)
+                how = f"signal {sig} ({signal.Signals(sig).name})"
+            else:
+                how = f"exit status {os.WEXITSTATUS(status)}"
+            err = tail(errf)
+            failed = {"crashed": f"the DSL died on this case: {how}" + (f"; stderr: {err}" if err else "")}
+        errf.close()
+        if fatal:
+            return
+        if failed is not None:
+            PROTO.write(json.dumps(failed) + "\n")
+            got += 1
+        i += got
 
 
 def main():
-    PROTO.write(json.dumps({"ready": cutlass.__version__ if hasattr(cutlass, "__version__") else "?"}) + "\n")
+    version = getattr(cutlass, "__version__", "?")
+    PROTO.write(json.dumps({"ready": version}) + "\n")
     for line in sys.stdin:
         line = line.strip()
         if not line:
             continue
         req = json.loads(line)
-        CURRENT[:] = req["cases"]
-        try:
-            batch()
-        except Exception as e:  # the trace itself failed after the answers were written
-            PROTO.write(json.dumps({"fatal": message(e)}) + "\n")
-        PROTO.write(json.dumps({"end": len(CURRENT)}) + "\n")
+        run_request(req["cases"], float(req.get("timeout", 30)))
+        PROTO.write(json.dumps({"end": len(req["cases"])}) + "\n")
 
 
 main()

@@ -1,0 +1,440 @@
+//! The CuTe DSL as an oracle in xtask (cutecheck::oracle::dsl):
+//!
+//! - `cargo xtask conformance --oracle dsl`: the fixed suites and the random cases, engine vs the
+//!   DSL; `--oracle cpp,dsl`: engine, CuTe C++ and the DSL, three-way. Every pair is judged
+//!   (engine~C++ by cutecheck::triage and the known discrepancies, engine~DSL and C++~DSL by
+//!   `cutecheck::oracle::dsl::judge`, blame by the operation's definition); tables by pair, class
+//!   and operation on stdout, every difference in `target/cutecheck/report-dsl.{md,json}`.
+//! - `cargo xtask dsl provision`: provision the pinned DSL and print where it is.
+//! - `cargo xtask dsl bench`: static random cases judged per minute through the DSL oracle.
+//!
+//! Exit status: 1 when the engine is shown wrong (an unexplained engine~C++ disagreement, or an
+//! engine~DSL difference where the definition blames the engine) or when an oracle fails.
+//! C++~DSL differences are findings about CuTe's two implementations and are reported, not failed.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use cutecheck::case::Case;
+use cutecheck::cli::engine_lines;
+use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle, DslVerdict};
+use cutecheck::oracle::{state_dir, Oracle, OracleArgs, Outcome};
+use cutecheck::suite::{compare, Verdict};
+use cutecheck::triage;
+
+use crate::conformance::{class_label, fresh_seed, load_known, plan, run_oracle, version_of, RunArgs};
+
+/// Which oracles `conformance` asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Oracles {
+    pub cpp: bool,
+    pub dsl: bool,
+}
+
+/// `--oracle cpp`, `dsl`, `cpp,dsl`.
+pub fn parse_oracles(s: &str) -> Result<Oracles, String> {
+    let mut o = Oracles { cpp: false, dsl: false };
+    for part in s.split(',').map(str::trim) {
+        match part {
+            "cpp" => o.cpp = true,
+            "dsl" => o.dsl = true,
+            other => return Err(format!("unknown oracle '{other}' (cpp, dsl or cpp,dsl)")),
+        }
+    }
+    Ok(o)
+}
+
+#[derive(Serialize, Default, Clone)]
+struct PairRow {
+    cases: usize,
+    agree: usize,
+    staticness: usize,
+    unchecked: usize,
+    differ: usize,
+    explained: usize,
+}
+
+#[derive(Serialize)]
+struct CaseRow {
+    location: String,
+    op: Option<String>,
+    expr: String,
+    engine: Vec<String>,
+    cpp: Option<Vec<String>>,
+    dsl: Vec<String>,
+    dsl_text: Option<String>,
+    engine_cpp: Option<String>,
+    engine_cpp_explained: Option<String>,
+    engine_dsl: DslVerdict,
+    cpp_dsl: Option<DslVerdict>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    oracles: Vec<String>,
+    seed: u64,
+    shard: String,
+    random_cases: usize,
+    dsl_seconds: f64,
+    cpp_seconds: Option<f64>,
+    dsl_cases_per_minute: f64,
+    pairs: BTreeMap<String, PairRow>,
+    /// (pair, signature, op) -> count
+    classes: Vec<(String, String, String, usize)>,
+    cases: Vec<CaseRow>,
+}
+
+pub fn options(args: &OracleArgs) -> DslOptions {
+    DslOptions { jobs: args.jobs, ..DslOptions::default() }
+}
+
+/// Three-way (or engine~DSL) conformance.
+pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bool> {
+    let seed = ra.seed.unwrap_or_else(fresh_seed);
+    let shard = ra.shard.unwrap_or((0, 1));
+    eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
+    let dsl_oracle = DslOracle::new(options(args))?;
+    eprintln!("xtask: DSL oracle is {}", cutecheck::case::Oracle::describe(&dsl_oracle));
+    let cpp_oracle = if which.cpp {
+        let mut opts = args.options();
+        opts.verbose = false;
+        let o = Oracle::new(opts)?;
+        eprintln!("xtask: C++ oracle is {}", o.describe());
+        Some(o)
+    } else {
+        None
+    };
+    let known = load_known()?;
+    let version = version_of(args);
+    let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
+    // Cases that do not parse cannot reach any oracle: they are counted in no pair.
+    let mut cases = Vec::with_capacity(planned.len());
+    for p in &planned {
+        match Case::parse(&p.expr, p.location.clone()) {
+            Ok(c) => cases.push(c),
+            Err(e) => eprintln!("xtask: {}: `{}` does not parse: {e}", p.location, p.expr),
+        }
+    }
+    let refs: Vec<&Case> = cases.iter().collect();
+    let t = Instant::now();
+    let answers = dsl_oracle.answers(&refs);
+    let dsl_time = t.elapsed().as_secs_f64();
+    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s", cases.len());
+    let (cpp_outcomes, cpp_time) = match &cpp_oracle {
+        Some(o) => {
+            let t = Instant::now();
+            let exprs: Vec<String> = cases.iter().map(|c| c.expr.to_string()).collect();
+            let r = run_oracle(o, &exprs, "C++");
+            let s = t.elapsed().as_secs_f64();
+            eprintln!("xtask: CuTe C++ answered {} cases in {s:.1} s", cases.len());
+            (Some(r), Some(s))
+        }
+        None => (None, None),
+    };
+
+    let mut pairs: BTreeMap<String, PairRow> = BTreeMap::new();
+    let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut rows = Vec::with_capacity(cases.len());
+    let mut ok = true;
+    for (k, (case, ans)) in cases.iter().zip(&answers).enumerate() {
+        let expr = case.expr.to_string();
+        let op = case.op().map(str::to_string).unwrap_or_else(|| "-".into());
+        let engine = triage::engine_outcome(&expr);
+        let engine_l = std::panic::catch_unwind(|| engine_lines(&expr)).unwrap_or_else(|_| vec!["engine panicked".into()]);
+        if matches!(ans.outcome, Outcome::Error(_)) {
+            ok = false;
+        }
+        // engine ~ DSL
+        let ed = dsl::judge_case(case, &engine, ans);
+        if ed.blames_reference() {
+            ok = false;
+        }
+        tally(&mut pairs, &mut classes, "engine~dsl", &op, &ed);
+        // engine ~ C++ and C++ ~ DSL
+        let (mut cpp_l, mut ec, mut ec_explained, mut cd) = (None, None, None, None);
+        if let Some(outs) = &cpp_outcomes {
+            let o = &outs[k];
+            let lines = o.lines();
+            let row = pairs.entry("engine~cpp".into()).or_default();
+            row.cases += 1;
+            match compare(&lines, &engine_l) {
+                Verdict::Same | Verdict::BothRefuse => row.agree += 1,
+                Verdict::Unchecked(_) => {
+                    row.unchecked += 1;
+                    if o.is_error() {
+                        ok = false;
+                    }
+                }
+                Verdict::Differ => {
+                    row.differ += 1;
+                    let tri = triage::triage_case(&expr, o);
+                    let sig = tri.as_ref().map_or("untriaged".to_string(), |t| {
+                        if t.is_agreement() { "both-reject:different-reason".into() } else { t.signature() }
+                    });
+                    let by_family = known.lookup_family(&op, &sig, &version);
+                    match known.lookup(&expr, &version).or(by_family) {
+                        Some(d) => {
+                            row.explained += 1;
+                            ec_explained = Some(format!("{}: {}", d.class, d.expr));
+                        }
+                        None => ok = false,
+                    }
+                    *classes.entry(("engine~cpp".into(), sig, op.clone())).or_default() += 1;
+                    ec = Some(tri.as_ref().map_or("untriaged".into(), |t| format!("{}: {t}", class_label(t))));
+                }
+            }
+            if let Some(c) = triage::cute_outcome(o) {
+                let v = dsl::judge_case(case, &c, ans);
+                tally(&mut pairs, &mut classes, "cpp~dsl", &op, &v);
+                cd = Some(v);
+            } else {
+                let row = pairs.entry("cpp~dsl".into()).or_default();
+                row.cases += 1;
+                row.unchecked += 1;
+            }
+            cpp_l = Some(lines);
+        }
+        rows.push(CaseRow {
+            location: case.location.clone(),
+            op: case.op().map(str::to_string),
+            expr,
+            engine: engine_l,
+            cpp: cpp_l,
+            dsl: ans.outcome.lines(),
+            dsl_text: ans.dsl_text.clone(),
+            engine_cpp: ec,
+            engine_cpp_explained: ec_explained,
+            engine_dsl: ed,
+            cpp_dsl: cd,
+        });
+    }
+    let mut names = Vec::new();
+    if which.cpp {
+        names.push("cpp".to_string());
+    }
+    names.push("dsl".to_string());
+    let report = Report {
+        oracles: names,
+        seed,
+        shard: format!("{}/{}", shard.0, shard.1),
+        random_cases: ra.cases,
+        dsl_seconds: dsl_time,
+        cpp_seconds: cpp_time,
+        dsl_cases_per_minute: cases.len() as f64 * 60.0 / dsl_time.max(1e-3),
+        pairs,
+        classes: classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
+        cases: rows,
+    };
+    let tables = tables(&report);
+    let listing = listing(&report);
+    if ra.json {
+        eprint!("{tables}");
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{tables}");
+        print!("{}", listing.lines().take(120).collect::<Vec<_>>().join("\n"));
+        println!();
+    }
+    let dir = state_dir();
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("report-dsl.json"), serde_json::to_string_pretty(&report)?)?;
+    let cmd: Vec<String> = std::env::args().skip(1).collect();
+    let md = format!(
+        "# cutecheck three-way report (engine, CuTe C++, CuTe DSL)\n\nCommand: `cargo xtask {}`  \nDSL: {}  \n\n```text\n{tables}```\n\n## Differences\n\n{listing}",
+        cmd.join(" "),
+        cutecheck::case::Oracle::describe(&dsl_oracle)
+    );
+    std::fs::write(dir.join("report-dsl.md"), md)?;
+    eprintln!(
+        "report: {} and report-dsl.json ({} cases; the DSL at {:.0} cases/minute)",
+        dir.join("report-dsl.md").display(),
+        report.cases.len(),
+        report.dsl_cases_per_minute
+    );
+    Ok(ok)
+}
+
+fn tally(
+    pairs: &mut BTreeMap<String, PairRow>,
+    classes: &mut BTreeMap<(String, String, String), usize>,
+    pair: &str,
+    op: &str,
+    v: &DslVerdict,
+) {
+    let row = pairs.entry(pair.into()).or_default();
+    row.cases += 1;
+    match v {
+        v if v.agrees() => row.agree += 1,
+        DslVerdict::Staticness { .. } => row.staticness += 1,
+        v if v.unchecked() => row.unchecked += 1,
+        _ => row.differ += 1,
+    }
+    if !v.agrees() {
+        let sig = match v {
+            DslVerdict::Unchecked { why } => format!("unchecked:{}", why.split(':').next().unwrap_or("")),
+            other => other.signature(),
+        };
+        *classes.entry((pair.into(), sig, op.into())).or_default() += 1;
+    }
+}
+
+fn tables(r: &Report) -> String {
+    let mut s = format!("{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n", "pair", "cases", "agree", "staticness", "unchecked", "differ", "explained");
+    for (k, v) in &r.pairs {
+        s.push_str(&format!(
+            "{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n",
+            k, v.cases, v.agree, v.staticness, v.unchecked, v.differ, v.explained
+        ));
+    }
+    s.push_str(&format!("\n{:<12} {:<48} {:<20} {:>6}\n", "pair", "class [signature]", "op", "cases"));
+    if r.classes.is_empty() {
+        s.push_str("(none)\n");
+    }
+    for (pair, sig, op, n) in &r.classes {
+        s.push_str(&format!("{pair:<12} {sig:<48} {op:<20} {n:>6}\n"));
+    }
+    s
+}
+
+/// Every C++~DSL difference (with blame), then engine~DSL differences where there is no C++.
+fn listing(r: &Report) -> String {
+    let mut s = String::new();
+    for c in &r.cases {
+        let (label, v) = match (&c.cpp_dsl, &c.cpp) {
+            (Some(v), _) => ("C++~DSL", v),
+            (None, None) => ("engine~DSL", &c.engine_dsl),
+            (None, Some(_)) => continue,
+        };
+        if v.agrees() || v.unchecked() {
+            continue;
+        }
+        s.push_str(&format!("- {label} {} `{}` ({})\n", v.signature(), c.expr, c.location));
+        if let Some(cpp) = &c.cpp {
+            s.push_str(&format!("  - C++:    `{}`\n", cpp.join(" | ")));
+        }
+        s.push_str(&format!("  - DSL:    `{}`{}\n", c.dsl.join(" | "), c.dsl_text.as_ref().map_or(String::new(), |t| format!(" (prints `{t}`)"))));
+        s.push_str(&format!("  - engine: `{}`\n", c.engine.join(" | ")));
+        s.push_str(&format!("  - verdict: {}\n", detail(v)));
+        if c.cpp_dsl.is_some() && !c.engine_dsl.agrees() {
+            s.push_str(&format!("  - engine~DSL: {}\n", c.engine_dsl.signature()));
+        }
+        if let Some(e) = &c.engine_cpp {
+            s.push_str(&format!("  - engine~C++: {e}{}\n", c.engine_cpp_explained.as_ref().map_or(String::new(), |x| format!(" (known: {x})"))));
+        }
+    }
+    if s.is_empty() {
+        s.push_str("None.\n");
+    }
+    s
+}
+
+fn detail(v: &DslVerdict) -> String {
+    match v {
+        DslVerdict::DifferentFunction { blame, reference_check, dsl_check } => {
+            let mut s = format!("different functions; blame {blame:?}");
+            if let Some(x) = reference_check {
+                s.push_str(&format!("; the reference violates: {x}"));
+            }
+            if let Some(x) = dsl_check {
+                s.push_str(&format!("; the DSL violates: {x}"));
+            }
+            s
+        }
+        DslVerdict::DslRejects { message, accepted_ok, detail } => format!(
+            "the DSL refuses ({message}); the reference's result {}",
+            match accepted_ok {
+                Some(true) => "satisfies the definition".to_string(),
+                Some(false) => format!("violates the definition: {}", detail.as_deref().unwrap_or("")),
+                None => "is not checked (no definition)".to_string(),
+            }
+        ),
+        DslVerdict::ReferenceRejects { accepted_ok, detail } => format!(
+            "the reference refuses; the DSL's result {}",
+            match accepted_ok {
+                Some(true) => "satisfies the definition".to_string(),
+                Some(false) => format!("violates the definition: {}", detail.as_deref().unwrap_or("")),
+                None => "is not checked (unknown values or no definition)".to_string(),
+            }
+        ),
+        DslVerdict::Staticness { leaves, at } => format!("same values; static-ness differs at {leaves} leaves (first {at})"),
+        DslVerdict::DifferentUnknown { at } => format!("different ({at}); the DSL's dynamic values are unknown, no definition checked"),
+        other => other.signature(),
+    }
+}
+
+/// `cargo xtask dsl ...`
+#[derive(clap::Subcommand)]
+pub enum DslCmd {
+    /// Provision the pinned CuTe DSL (PyPI nvidia-cutlass-dsl) and print its site directory.
+    Provision,
+    /// Static random cases judged per minute through the DSL oracle (engine ~ DSL).
+    Bench {
+        #[arg(long, default_value_t = 20000)]
+        cases: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Workers (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Cases per request (one jit function).
+        #[arg(long, default_value_t = 500)]
+        batch: usize,
+    },
+}
+
+pub fn main(cmd: DslCmd) -> Result<bool> {
+    match cmd {
+        DslCmd::Provision => {
+            let t = Instant::now();
+            let i = dsl::provision::provision(true)?;
+            println!("{}", i.site.display());
+            eprintln!("xtask: {} ready in {:.1} s", i.describe, t.elapsed().as_secs_f64());
+            Ok(true)
+        }
+        DslCmd::Bench { cases, seed, jobs, batch } => bench(cases, seed, jobs, batch),
+    }
+}
+
+fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool> {
+    let mut cases: Vec<Case> = Vec::with_capacity(n);
+    let mut s = seed;
+    while cases.len() < n {
+        for e in crate::random::cases(2 * n, s) {
+            if cases.len() < n {
+                if let Ok(c) = Case::parse(&e, "bench") {
+                    if crate::bench::all_static(&c.expr) && dsl::ast(&c.expr).is_ok() {
+                        cases.push(c);
+                    }
+                }
+            }
+        }
+        s += 1;
+    }
+    let o = DslOracle::new(DslOptions { jobs, batch, ..DslOptions::default() })?;
+    let refs: Vec<&Case> = cases.iter().collect();
+    // Start the workers (import the DSL) outside the timing, as a long-lived pool does once.
+    let warm: Vec<&Case> = refs.iter().take(o.opts.jobs.unwrap_or(2) * 2).copied().collect();
+    o.answers(&warm);
+    let t = Instant::now();
+    let answers: Vec<DslAnswer> = o.answers(&refs);
+    let ask = t.elapsed().as_secs_f64();
+    let t2 = Instant::now();
+    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    for (c, a) in cases.iter().zip(&answers) {
+        let engine = triage::engine_outcome(&c.expr.to_string());
+        *tally.entry(dsl::judge_case(c, &engine, a).signature()).or_default() += 1;
+    }
+    let judge = t2.elapsed().as_secs_f64();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{}; {n} static random cases (seed {seed}), {} workers on {cores} cores, {batch} cases per jit function", cutecheck::case::Oracle::describe(&o), jobs.unwrap_or(cores));
+    println!("| step | wall time | static cases per minute |");
+    println!("|---|---:|---:|");
+    println!("| DSL oracle (answers) | {ask:.2} s | {:.0} |", n as f64 * 60.0 / ask.max(1e-6));
+    println!("| engine + judge | {judge:.2} s | {:.0} |", n as f64 * 60.0 / judge.max(1e-6));
+    println!("| judged (both) | {:.2} s | {:.0} |", ask + judge, n as f64 * 60.0 / (ask + judge).max(1e-6));
+    println!("verdicts: {}", tally.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
+    Ok(true)
+}
