@@ -365,6 +365,16 @@ fn detail(v: &DslVerdict) -> String {
     }
 }
 
+/// User+system CPU seconds of this process's reaped children (Linux /proc/self/stat).
+fn children_cpu_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 16 and 17 of stat (cutime, cstime) are 13 and 14 after the state field.
+    let ticks: f64 = f.get(13)?.parse::<f64>().ok()? + f.get(14)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 /// `cargo xtask dsl ...`
 #[derive(clap::Subcommand)]
 pub enum DslCmd {
@@ -414,6 +424,7 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
         s += 1;
     }
     let o = DslOracle::new(DslOptions { jobs, batch, ..DslOptions::default() })?;
+    let describe = cutecheck::case::Oracle::describe(&o);
     let refs: Vec<&Case> = cases.iter().collect();
     // Start the workers (import the DSL) outside the timing, as a long-lived pool does once.
     let warm: Vec<&Case> = refs.iter().take(o.opts.jobs.unwrap_or(2) * 2).copied().collect();
@@ -428,13 +439,27 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
         *tally.entry(dsl::judge_case(c, &engine, a).signature()).or_default() += 1;
     }
     let judge = t2.elapsed().as_secs_f64();
+    // The workers' CPU time: end them (they and their children are reaped) and read this
+    // process's children's user+system time.
+    let cpu0 = children_cpu_secs();
+    drop(o);
+    let cpu = children_cpu_secs().zip(cpu0).map(|(a, b)| a - b);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("{}; {n} static random cases (seed {seed}), {} workers on {cores} cores, {batch} cases per jit function", cutecheck::case::Oracle::describe(&o), jobs.unwrap_or(cores));
+    println!("{describe}; {n} static random cases (seed {seed}), {} workers on {cores} cores, {batch} cases per jit function", jobs.unwrap_or(cores));
     println!("| step | wall time | static cases per minute |");
     println!("|---|---:|---:|");
     println!("| DSL oracle (answers) | {ask:.2} s | {:.0} |", n as f64 * 60.0 / ask.max(1e-6));
     println!("| engine + judge | {judge:.2} s | {:.0} |", n as f64 * 60.0 / judge.max(1e-6));
     println!("| judged (both) | {:.2} s | {:.0} |", ask + judge, n as f64 * 60.0 / (ask + judge).max(1e-6));
+    if let Some(cpu) = cpu {
+        println!(
+            "| DSL workers' CPU time (user+sys, warm-up included) | {cpu:.2} s | {:.0} per CPU-minute, {:.0} on {cores} idle cores |",
+            n as f64 * 60.0 / cpu.max(1e-6),
+            n as f64 * 60.0 * cores as f64 / cpu.max(1e-6)
+        );
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average at the end: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     println!("verdicts: {}", tally.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
     Ok(true)
 }

@@ -346,7 +346,7 @@ enum Failure {
 /// One Python worker: its stdin, its protocol lines (read by a thread) and the tail of its stderr.
 struct Worker {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<Option<String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
@@ -389,7 +389,7 @@ impl Worker {
                 }
             }
         });
-        let mut w = Worker { child, stdin, lines: rx, stderr: tail };
+        let mut w = Worker { child, stdin: Some(stdin), lines: rx, stderr: tail };
         match w.lines.recv_timeout(timeout) {
             Ok(Some(l)) if l.contains("\"ready\"") => Ok(w),
             Ok(Some(l)) => {
@@ -414,7 +414,10 @@ impl Worker {
         // The worker enforces `timeout` per case (it kills its child); this wait is the backstop
         // for a worker that hangs itself.
         let backstop = timeout * 2 + Duration::from_secs(5);
-        if writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).is_err() {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return (answers, Some(Failure::Died("the worker's stdin is closed".into())));
+        };
+        if writeln!(stdin, "{line}").and_then(|_| stdin.flush()).is_err() {
             return (answers, Some(Failure::Died(self.death())));
         }
         let mut fatal = None;
@@ -478,7 +481,16 @@ impl Worker {
 }
 
 impl Drop for Worker {
+    /// Close the worker's stdin so it ends its child and exits (both reaped, so their CPU time is
+    /// accounted to this process's children); kill it if it has not within a second.
     fn drop(&mut self) {
+        drop(self.stdin.take());
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

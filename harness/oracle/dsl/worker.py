@@ -2,11 +2,12 @@
 #
 # argv[1]: the private site directory the DSL wheels were installed into (never a global install).
 # Protocol: one JSON request per stdin line, {"cases": [AST, ...]}; for each case, in order, one
-# JSON line on the protocol channel, then {"end": N}. The worker imports the DSL once, then forks a
-# child per request, which evaluates the cases inside one @cute.jit function (one trace,
-# CUTE_DSL_DRYRUN: IR only, nothing is compiled for a GPU). A child that dies (an abort in the
-# DSL's C++) or takes longer than the request's "timeout" on a case costs only that case: it is
-# answered {"crashed": ...} or {"error": ...} and a fresh child takes the cases after it.
+# JSON line on the protocol channel, then {"end": N}. The worker imports the DSL once, traces one
+# case to warm it, then forks a long-lived child that serves the requests: each request's cases
+# are evaluated inside one @cute.jit function (one trace, CUTE_DSL_DRYRUN: IR only, nothing is
+# compiled for a GPU). A child that dies (an abort in the DSL's C++) or takes longer than the
+# request's "timeout" on a case costs only that case: it is answered {"crashed": ...} or
+# {"error": ...} and a freshly forked child takes the cases after it.
 # Everything else that writes to stdout (the DSL, MLIR) is sent to stderr, so the protocol
 # channel carries only these lines.
 #
@@ -262,87 +263,162 @@ def batch():
 
 
 OUT = [None]
+PR_SET_PDEATHSIG = 1
 
 
-def child(cases, w, errf):
-    """In the forked child: evaluate `cases` in one jit function, one answer line each on `w`."""
+def child_loop(req_r, ans_w, err_fd):
+    """In the forked child: serve requests (one JSON list of cases per line on `req_r`) until
+    the pipe closes; each request is one jit function, one answer line per case, then "done"."""
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the worker
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the worker
     except Exception:
         pass
-    os.dup2(errf.fileno(), 2)
+    os.dup2(err_fd, 2)
     os.dup2(2, 1)
-    out = os.fdopen(w, "w", buffering=1)
+    out = os.fdopen(ans_w, "w", buffering=1)
     OUT[0] = out
-    CURRENT[:] = cases
-    try:
-        batch()
-    except BaseException as e:  # the trace itself failed after the answers were written
-        out.write(json.dumps({"fatal": message(e)}) + "\n")
-    out.flush()
+    for line in os.fdopen(req_r, "r"):
+        os.ftruncate(2, 0)  # stderr (O_APPEND) keeps only this request's messages
+        CURRENT[:] = json.loads(line)
+        try:
+            batch()
+        except BaseException as e:  # the trace itself failed after the answers were written
+            out.write(json.dumps({"fatal": message(e)}) + "\n")
+        out.write('{"done": 1}\n')
     os._exit(0)
 
 
-def tail(errf, n=4):
+class Child:
+    """A forked child that evaluates cases; the worker keeps it until it dies or hangs."""
+
+    def __init__(self):
+        fd, path = tempfile.mkstemp(prefix="cutecheck-dsl-err-")
+        os.close(fd)
+        self.err = os.open(path, os.O_RDWR | os.O_APPEND)
+        os.unlink(path)
+        req_r, self.req_w = os.pipe()
+        self.ans_r, ans_w = os.pipe()
+        sys.stderr.flush()
+        PROTO.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(self.req_w)
+            os.close(self.ans_r)
+            child_loop(req_r, ans_w, self.err)
+        os.close(req_r)
+        os.close(ans_w)
+        self.buf = b""
+
+    def send(self, cases):
+        data = (json.dumps(cases) + "\n").encode()
+        while data:
+            data = data[os.write(self.req_w, data):]
+
+    def lines(self, timeout):
+        """Answer lines as they come; None at a timeout, b"" when the child is gone."""
+        while True:
+            if b"\n" in self.buf:
+                ln, self.buf = self.buf.split(b"\n", 1)
+                yield ln
+                continue
+            ready, _, _ = select.select([self.ans_r], [], [], timeout)
+            if not ready:
+                yield None
+                return
+            chunk = os.read(self.ans_r, 1 << 16)
+            if not chunk:
+                yield b""
+                return
+            self.buf += chunk
+
+    def end(self, kill):
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for fd in (self.req_w, self.ans_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        _, status = os.waitpid(self.pid, 0)
+        err = tail(self.err)
+        os.close(self.err)
+        return status, err
+
+
+def tail(fd, n=4):
     try:
-        errf.seek(0)
-        lines = [ln.strip() for ln in errf.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, min(size, 8192), max(0, size - 8192))
+        lines = [ln.strip() for ln in data.decode("utf-8", "replace").splitlines() if ln.strip()]
         return " | ".join(lines[-n:])
-    except Exception:
+    except OSError:
         return ""
 
 
+CHILD = [None]
+
+
 def run_request(cases, timeout):
-    """Fork a child per run of cases; a child that dies or hangs costs only its case."""
+    """Send the cases to the child; one that dies or hangs costs only its case, and a fresh child
+    takes the cases after it."""
     i = 0
     while i < len(cases):
-        r, w = os.pipe()
-        errf = tempfile.TemporaryFile()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            child(cases[i:], w, errf)
-        os.close(w)
-        got, buf, fatal, failed = 0, b"", False, None
-        while True:
-            ready, _, _ = select.select([r], [], [], timeout)
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
+        if CHILD[0] is None:
+            CHILD[0] = Child()
+        c = CHILD[0]
+        try:
+            c.send(cases[i:])
+        except OSError:  # the child is gone already: a fresh one takes the cases
+            c.end(kill=True)
+            CHILD[0] = None
+            continue
+        got, fatal, failed = 0, False, None
+        for ln in c.lines(timeout):
+            if ln is None:
+                c.end(kill=True)
+                CHILD[0] = None
                 failed = {"error": f"the DSL took longer than {timeout} s on this case; its process was killed"}
                 break
-            chunk = os.read(r, 1 << 16)
-            if not chunk:
-                break
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for ln in lines:
-                PROTO.write(ln.decode("utf-8", "replace") + "\n")
-                if ln.startswith(b'{"fatal"'):
-                    fatal = True
+            if ln == b"":
+                status, err = c.end(kill=False)
+                CHILD[0] = None
+                if os.WIFSIGNALED(status):
+                    sig = os.WTERMSIG(status)
+                    how = f"signal {sig} ({signal.Signals(sig).name})"
                 else:
-                    got += 1
-        os.close(r)
-        _, status = os.waitpid(pid, 0)
-        if failed is None and not fatal and i + got < len(cases):
-            if os.WIFSIGNALED(status):
-                sig = os.WTERMSIG(status)
-                how = f"signal {sig} ({signal.Signals(sig).name})"
+                    how = f"exit status {os.WEXITSTATUS(status)}"
+                failed = {"crashed": f"the DSL died on this case: {how}" + (f"; stderr: {err}" if err else "")}
+                break
+            if ln.startswith(b'{"done"'):
+                break
+            PROTO.write(ln.decode("utf-8", "replace") + "\n")
+            if ln.startswith(b'{"fatal"'):
+                fatal = True
             else:
-                how = f"exit status {os.WEXITSTATUS(status)}"
-            err = tail(errf)
-            failed = {"crashed": f"the DSL died on this case: {how}" + (f"; stderr: {err}" if err else "")}
-        errf.close()
+                got += 1
         if fatal:
             return
         if failed is not None:
             PROTO.write(json.dumps(failed) + "\n")
             got += 1
+        elif i + got < len(cases):
+            return  # the child said done early: the Rust side reports the missing answers
         i += got
 
 
 def main():
+    # One trace before any fork, so every child starts with the DSL's jit machinery warm.
+    try:
+        OUT[0] = open(os.devnull, "w")
+        CURRENT[:] = [["c", "size", [["i", 1, True]]]]
+        batch()
+    except Exception:
+        pass
     version = getattr(cutlass, "__version__", "?")
     PROTO.write(json.dumps({"ready": version}) + "\n")
     for line in sys.stdin:
@@ -352,6 +428,8 @@ def main():
         req = json.loads(line)
         run_request(req["cases"], float(req.get("timeout", 30)))
         PROTO.write(json.dumps({"end": len(req["cases"])}) + "\n")
+    if CHILD[0] is not None:  # stdin closed: end the child (EOF on its pipe) and reap it
+        CHILD[0].end(kill=False)
 
 
 main()
