@@ -8,10 +8,8 @@
 
 use std::time::Duration;
 
-use cutecheck::case::{Case, Oracle as _};
+use cutecheck::case::{engine, Case, Oracle as _, Outcome};
 use cutecheck::oracle::dsl::{self, provision, DslOptions, DslOracle, DslVerdict};
-use cutecheck::oracle::Outcome;
-use cutecheck::triage::engine_outcome;
 
 fn oracle(opts: DslOptions) -> DslOracle {
     DslOracle::new(opts).unwrap_or_else(|e| panic!("CUTECHECK_DSL is set but the DSL is not usable: {e:#}"))
@@ -67,7 +65,7 @@ fn dsl_cases_agree_with_the_engine() {
     let answers = o.answers(&refs);
     let mut bad = Vec::new();
     for (c, a) in cs.iter().zip(&answers) {
-        let engine = engine_outcome(&c.expr.to_string());
+        let engine = engine(c, false).outcome;
         let v = dsl::judge_case(c, &engine, a);
         if !matches!(v, DslVerdict::Agree { .. }) {
             bad.push(format!("{}: engine {engine:?}, DSL {:?} ({:?}): {v:?}", c.text, a.outcome, a.dsl_text));

@@ -44,7 +44,6 @@ pub use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
 mod tests {
     use crate::engine::test_util::{l, t};
     use super::*;
-    use crate::engine::Error;
 
     #[test]
     fn chapter_cases() {
@@ -61,30 +60,8 @@ mod tests {
     }
 
     #[test]
-    fn real_cute_probes() {
-        // Printed by real CuTe 4.2 (g++ probes under /tmp/probe).
-        let a = l("(_16,_8):(_1,_16)");
-        assert_eq!(zipped_divide(&a, &t("_4:_2")).unwrap().to_string(), "(_4,(_2,_16)):(_2,(_1,_8))");
-        assert_eq!(tiled_divide(&a, &t("_4:_2")).unwrap().to_string(), "(_4,_2,_16):(_2,_1,_8)");
-        assert_eq!(flat_divide(&a, &t("_4:_2")).unwrap().to_string(), "(_4,_2,_16):(_2,_1,_8)");
-        assert_eq!(
-            zipped_divide(&a, &t("(_16:_1,_2:_1)")).unwrap().to_string(),
-            "((_16,_2),(_1,_4)):((_1,_16),(_0,_32))"
-        );
-        assert!(matches!(zipped_divide(&a, &t("(_2,_)")), Err(Error::MismatchedRanks { .. })));
-        let a = l("(_16,_8,_2):(_1,_16,_128)");
-        assert_eq!(
-            zipped_divide(&a, &t("(_2,_2)")).unwrap().to_string(),
-            "((_2,_2),(_8,_4,_2)):((_1,_16),(_2,_32,_128))"
-        );
-        assert_eq!(tiled_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "((_2,_2),_8,_4,_2):((_1,_16),_2,_32,_128)");
-        assert_eq!(flat_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "(_2,_2,_8,_4,_2):(_1,_16,_2,_32,_128)");
-        assert_eq!(logical_divide(&l("24:1"), &t("4:2")).unwrap().to_string(), "(4,(2,3)):(2,(1,8))");
-    }
-
-    #[test]
     fn each_divide_has_its_own_check() {
-        // The results are real CuTe 4.2 prints (see real_cute_probes); each check accepts its own
+        // The results are real CuTe 4.2 prints (fixtures/cases/probes_modules.cases); each check accepts its own
         // operation's result and rejects the others' forms.
         use crate::engine::{flat_divide as fd, tiled_divide as td, zipped_divide as zd};
         let (a, tt) = (l("(_16,_8,_2):(_1,_16,_128)"), t("(_2,_2)"));

@@ -23,6 +23,7 @@ pub mod local_tile;
 pub mod max_common;
 pub mod product;
 pub mod raked_product;
+pub mod release;
 pub mod right_inverse;
 mod runtime;
 pub mod tile;

@@ -26,7 +26,7 @@ pub(crate) fn zip2_by(t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
                         first.extend(pair.next());
                         second.extend(pair.next());
                     }
-                    other => return Err(mismatched(&other, "zip2_by: a divided mode is not rank 2")),
+                    other => return Err(mismatched(&other, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
                 }
             }
             second.extend(items[g.len()..].iter().cloned());
@@ -34,7 +34,7 @@ pub(crate) fn zip2_by(t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
         }
         (Tiler::Tuple(_), IntTuple::Leaf(_)) => Err(mismatched(t, "zip2_by: a tuple tiler on a leaf mode")),
         (_, IntTuple::Tuple(items)) if items.len() == 2 => Ok(t.clone()),
-        _ => Err(mismatched(t, "zip2_by: a divided mode is not rank 2")),
+        _ => Err(mismatched(t, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! - `cargo xtask conformance --oracle dsl`: the fixed suites and the random cases, engine vs the
 //!   DSL; `--oracle cpp,dsl`: engine, CuTe C++ and the DSL, three-way. Every pair is judged
-//!   (engine~C++ by cutecheck::triage and the known discrepancies, engine~DSL and C++~DSL by
+//!   (engine~C++ by the project's judge, cutecheck::case::Judge, with the known discrepancies; engine~DSL and C++~DSL by
 //!   `cutecheck::oracle::dsl::judge`, blame by the operation's definition); tables by pair, class
 //!   and operation on stdout, every difference in `target/cutecheck/report-dsl.{md,json}`.
 //! - `cargo xtask dsl provision`: provision the pinned DSL and print where it is.
@@ -18,14 +18,11 @@ use std::time::Instant;
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::Case;
-use cutecheck::cli::engine_lines;
+use cutecheck::case::{Case, Judge, Oracle as _, Outcome, Status};
 use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle, DslVerdict};
-use cutecheck::oracle::{state_dir, Oracle, OracleArgs, Outcome};
-use cutecheck::suite::{compare, Verdict};
-use cutecheck::triage;
+use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
-use crate::conformance::{class_label, fresh_seed, load_known, plan, run_oracle, version_of, RunArgs};
+use crate::conformance::{fresh_seed, load_known, plan, release_of, run_oracle, version_of, RunArgs};
 
 /// Which oracles `conformance` asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +63,8 @@ struct CaseRow {
     cpp: Option<Vec<String>>,
     dsl: Vec<String>,
     dsl_text: Option<String>,
+    /// The project's judgement of engine ~ C++ when they do not agree (class, blame, known).
     engine_cpp: Option<String>,
-    engine_cpp_explained: Option<String>,
     engine_dsl: DslVerdict,
     cpp_dsl: Option<DslVerdict>,
 }
@@ -97,39 +94,30 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     let shard = ra.shard.unwrap_or((0, 1));
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
     let dsl_oracle = DslOracle::new(options(args))?;
-    eprintln!("xtask: DSL oracle is {}", cutecheck::case::Oracle::describe(&dsl_oracle));
+    eprintln!("xtask: DSL oracle is {}", dsl_oracle.describe());
     let cpp_oracle = if which.cpp {
         let mut opts = args.options();
         opts.verbose = false;
         let o = Oracle::new(opts)?;
-        eprintln!("xtask: C++ oracle is {}", o.describe());
+        eprintln!("xtask: C++ oracle is {}", cutecheck::case::Oracle::describe(&o));
         Some(o)
     } else {
         None
     };
     let known = load_known()?;
-    let version = version_of(args);
+    let judge = Judge::for_release(&known, version_of(args), release_of(args));
     let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
-    // Cases that do not parse cannot reach any oracle: they are counted in no pair.
-    let mut cases = Vec::with_capacity(planned.len());
-    for p in &planned {
-        match Case::parse(&p.expr, p.location.clone()) {
-            Ok(c) => cases.push(c),
-            Err(e) => eprintln!("xtask: {}: `{}` does not parse: {e}", p.location, p.expr),
-        }
-    }
-    let refs: Vec<&Case> = cases.iter().collect();
+    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
     let t = Instant::now();
     let answers = dsl_oracle.answers(&refs);
     let dsl_time = t.elapsed().as_secs_f64();
-    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s", cases.len());
+    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s", refs.len());
     let (cpp_outcomes, cpp_time) = match &cpp_oracle {
         Some(o) => {
             let t = Instant::now();
-            let exprs: Vec<String> = cases.iter().map(|c| c.expr.to_string()).collect();
-            let r = run_oracle(o, &exprs, "C++");
+            let r = run_oracle(o, &refs, "C++");
             let s = t.elapsed().as_secs_f64();
-            eprintln!("xtask: CuTe C++ answered {} cases in {s:.1} s", cases.len());
+            eprintln!("xtask: CuTe C++ answered {} cases in {s:.1} s", refs.len());
             (Some(r), Some(s))
         }
         None => (None, None),
@@ -137,76 +125,61 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
 
     let mut pairs: BTreeMap<String, PairRow> = BTreeMap::new();
     let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
-    let mut rows = Vec::with_capacity(cases.len());
+    let mut rows = Vec::with_capacity(refs.len());
     let mut ok = true;
-    for (k, (case, ans)) in cases.iter().zip(&answers).enumerate() {
-        let expr = case.expr.to_string();
+    for (k, (p, ans)) in planned.iter().zip(&answers).enumerate() {
+        let case = &p.case;
         let op = case.op().map(str::to_string).unwrap_or_else(|| "-".into());
-        let engine = triage::engine_outcome(&expr);
-        let engine_l = std::panic::catch_unwind(|| engine_lines(&expr)).unwrap_or_else(|_| vec!["engine panicked".into()]);
-        if matches!(ans.outcome, Outcome::Error(_)) {
+        let engine = judge.engine(case, false);
+        if ans.outcome.is_error() {
             ok = false;
         }
         // engine ~ DSL
-        let ed = dsl::judge_case(case, &engine, ans);
+        let ed = dsl::judge_case(case, &engine.outcome, ans);
         if ed.blames_reference() {
             ok = false;
         }
         tally(&mut pairs, &mut classes, "engine~dsl", &op, &ed);
-        // engine ~ C++ and C++ ~ DSL
-        let (mut cpp_l, mut ec, mut ec_explained, mut cd) = (None, None, None, None);
+        // engine ~ C++ (the project's judge, known discrepancies included) and C++ ~ DSL
+        let (mut cpp_l, mut ec, mut cd) = (None, None, None);
         if let Some(outs) = &cpp_outcomes {
             let o = &outs[k];
-            let lines = o.lines();
+            let j = judge.judge(case, p.origin, &engine, o);
+            if j.fails() {
+                ok = false;
+            }
             let row = pairs.entry("engine~cpp".into()).or_default();
             row.cases += 1;
-            match compare(&lines, &engine_l) {
-                Verdict::Same | Verdict::BothRefuse => row.agree += 1,
-                Verdict::Unchecked(_) => {
-                    row.unchecked += 1;
-                    if o.is_error() {
-                        ok = false;
-                    }
-                }
-                Verdict::Differ => {
+            match &j.status {
+                Status::Agree | Status::BothRefuse => row.agree += 1,
+                Status::Unchecked(_) | Status::OracleError(_) => row.unchecked += 1,
+                Status::Explained(_) | Status::KnownEarlier(_) => {
                     row.differ += 1;
-                    let tri = triage::triage_case(&expr, o);
-                    let sig = tri.as_ref().map_or("untriaged".to_string(), |t| {
-                        if t.is_agreement() { "both-reject:different-reason".into() } else { t.signature() }
-                    });
-                    let by_family = known.lookup_family(&op, &sig, &version);
-                    match known.lookup(&expr, &version).or(by_family) {
-                        Some(d) => {
-                            row.explained += 1;
-                            ec_explained = Some(format!("{}: {}", d.class, d.expr));
-                        }
-                        None => ok = false,
-                    }
-                    *classes.entry(("engine~cpp".into(), sig, op.clone())).or_default() += 1;
-                    ec = Some(tri.as_ref().map_or("untriaged".into(), |t| format!("{}: {t}", class_label(t))));
+                    row.explained += 1;
                 }
+                _ => row.differ += 1,
             }
-            if let Some(c) = triage::cute_outcome(o) {
-                let v = dsl::judge_case(case, &c, ans);
-                tally(&mut pairs, &mut classes, "cpp~dsl", &op, &v);
-                cd = Some(v);
-            } else {
-                let row = pairs.entry("cpp~dsl".into()).or_default();
-                row.cases += 1;
-                row.unchecked += 1;
+            if let Some(t) = &j.triage {
+                let sig = if t.is_agreement() { "both-reject:different-reason".to_string() } else { t.signature() };
+                *classes.entry(("engine~cpp".into(), sig, op.clone())).or_default() += 1;
             }
-            cpp_l = Some(lines);
+            if !j.agreement.agrees() {
+                ec = Some(j.summary());
+            }
+            let v = dsl::judge_case(case, o, ans);
+            tally(&mut pairs, &mut classes, "cpp~dsl", &op, &v);
+            cd = Some(v);
+            cpp_l = Some(o.lines());
         }
         rows.push(CaseRow {
             location: case.location.clone(),
             op: case.op().map(str::to_string),
-            expr,
-            engine: engine_l,
+            expr: case.text.clone(),
+            engine: engine.outcome.lines(),
             cpp: cpp_l,
             dsl: ans.outcome.lines(),
             dsl_text: ans.dsl_text.clone(),
             engine_cpp: ec,
-            engine_cpp_explained: ec_explained,
             engine_dsl: ed,
             cpp_dsl: cd,
         });
@@ -223,7 +196,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         random_cases: ra.cases,
         dsl_seconds: dsl_time,
         cpp_seconds: cpp_time,
-        dsl_cases_per_minute: cases.len() as f64 * 60.0 / dsl_time.max(1e-3),
+        dsl_cases_per_minute: refs.len() as f64 * 60.0 / dsl_time.max(1e-3),
         pairs,
         classes: classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
         cases: rows,
@@ -245,7 +218,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     let md = format!(
         "# cutecheck three-way report (engine, CuTe C++, CuTe DSL)\n\nCommand: `cargo xtask {}`  \nDSL: {}  \n\n```text\n{tables}```\n\n## Differences\n\n{listing}",
         cmd.join(" "),
-        cutecheck::case::Oracle::describe(&dsl_oracle)
+        dsl_oracle.describe()
     );
     std::fs::write(dir.join("report-dsl.md"), md)?;
     eprintln!(
@@ -322,7 +295,7 @@ fn listing(r: &Report) -> String {
             s.push_str(&format!("  - engine~DSL: {}\n", c.engine_dsl.signature()));
         }
         if let Some(e) = &c.engine_cpp {
-            s.push_str(&format!("  - engine~C++: {e}{}\n", c.engine_cpp_explained.as_ref().map_or(String::new(), |x| format!(" (known: {x})"))));
+            s.push_str(&format!("  - engine~C++: {e}\n"));
         }
     }
     if s.is_empty() {
@@ -424,7 +397,7 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
         s += 1;
     }
     let o = DslOracle::new(DslOptions { jobs, batch, ..DslOptions::default() })?;
-    let describe = cutecheck::case::Oracle::describe(&o);
+    let describe = o.describe();
     let refs: Vec<&Case> = cases.iter().collect();
     // Start the workers (import the DSL) outside the timing, as a long-lived pool does once.
     let warm: Vec<&Case> = refs.iter().take(o.opts.jobs.unwrap_or(2) * 2).copied().collect();
@@ -435,7 +408,7 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let t2 = Instant::now();
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
     for (c, a) in cases.iter().zip(&answers) {
-        let engine = triage::engine_outcome(&c.expr.to_string());
+        let engine = cutecheck::case::engine(c, false).outcome;
         *tally.entry(dsl::judge_case(c, &engine, a).signature()).or_default() += 1;
     }
     let judge = t2.elapsed().as_secs_f64();

@@ -42,10 +42,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use serde_json::{json, Value as Json};
 
-use crate::case::Case;
+use crate::case::{Case, Outcome};
 use crate::engine::{Int, IntTuple};
 use crate::expr::{Expr, Value};
-use crate::oracle::{sha256_hex, state_dir, Outcome};
+use crate::oracle::{sha256_hex, state_dir};
 use crate::triage::{self, read_printed};
 
 /// The worker script, compiled in (written to the state directory under its digest at start).
@@ -609,7 +609,7 @@ pub enum DslVerdict {
     DslRejects { message: String, accepted_ok: Option<bool>, detail: Option<String> },
     /// The reference refuses what the DSL accepts; is the DSL's result right?
     ReferenceRejects { accepted_ok: Option<bool>, detail: Option<String> },
-    /// The reference (CuTe C++) crashed at run time.
+    /// The reference crashed (CuTe C++ at run time, or the engine panicked).
     ReferenceCrashed,
     /// The DSL worker died on the case.
     DslCrashed { message: String },
@@ -668,8 +668,8 @@ impl DslVerdict {
 
 /// Judge the DSL's answer against a reference outcome (the engine's, or CuTe C++'s), with the
 /// definition check of the case's operation (`check(value)`: None when none is known).
-pub fn judge(reference: &triage::Outcome, dsl: &DslAnswer, check: triage::DefinitionCheck<'_>) -> DslVerdict {
-    use triage::Outcome as R;
+pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionCheck<'_>) -> DslVerdict {
+    use Outcome as R;
     let verdict_of = |v: &Option<Value>| v.as_ref().and_then(check);
     let bad = |r: &Option<Result<(), String>>| match r {
         Some(Err(why)) => Some(why.clone()),
@@ -679,6 +679,7 @@ pub fn judge(reference: &triage::Outcome, dsl: &DslAnswer, check: triage::Defini
         (_, Outcome::Unsupported(w)) => DslVerdict::Unchecked { why: format!("unsupported: {w}") },
         (_, Outcome::Error(w)) => DslVerdict::Unchecked { why: format!("error: {w}") },
         (_, Outcome::Crashed(m)) => DslVerdict::DslCrashed { message: m.clone() },
+        (R::Unsupported(w) | R::Error(w), _) => DslVerdict::Unchecked { why: format!("the reference has no result: {w}") },
         (R::Crashed(_), _) => DslVerdict::ReferenceCrashed,
         (R::Rejected(_), Outcome::Rejected(_)) => DslVerdict::BothReject,
         (R::Printed(r), Outcome::Rejected(m)) => {
@@ -716,7 +717,7 @@ pub fn judge(reference: &triage::Outcome, dsl: &DslAnswer, check: triage::Defini
 }
 
 /// Judge with the real definition check of the case's operation (cutecheck::definition).
-pub fn judge_case(case: &Case, reference: &triage::Outcome, dsl: &DslAnswer) -> DslVerdict {
+pub fn judge_case(case: &Case, reference: &Outcome, dsl: &DslAnswer) -> DslVerdict {
     let check = |v: &Value| crate::definition::check(&case.expr, v);
     judge(reference, dsl, &check)
 }

@@ -78,12 +78,12 @@ fn answer(j: Json) -> DslAnswer {
 #[test]
 fn judge_classifies_with_blame_by_the_definition() {
     let case = Case::parse("composition((_6,_2):(_8,_2),_4:_4)", "t").unwrap();
-    let p = |s: &str| triage::Outcome::Printed(s.into());
+    let p = |s: &str| Outcome::Printed(s.into());
     // CuTe C++ and the DSL both print (_2,_2):(_32,_2), which violates the definition: agreement.
     let a = answer(json!({"value": {"shape": [2, 2], "stride": [32, 2]}, "text": "(2,2):(32,2)"}));
     assert_eq!(judge_case(&case, &p("(_2,_2):(_32,_2)"), &a), DslVerdict::Agree { unknown: 0 });
     // The engine refuses; the DSL's accepted result violates the definition.
-    let v = judge_case(&case, &triage::Outcome::Rejected("undefined".into()), &a);
+    let v = judge_case(&case, &Outcome::Rejected("undefined".into()), &a);
     assert!(matches!(&v, DslVerdict::ReferenceRejects { accepted_ok: Some(false), .. }), "{v:?}");
     assert!(!v.blames_reference());
     // A different function that satisfies the definition against one that does not: blame the DSL.
@@ -103,7 +103,7 @@ fn judge_classifies_with_blame_by_the_definition() {
     let rej = answer(json!({"rejected": "MLIRError: unable to compute"}));
     let v = judge_case(&case, &p("_6:_1"), &rej);
     assert!(matches!(&v, DslVerdict::DslRejects { accepted_ok: Some(true), message, .. } if message.contains("unable")), "{v:?}");
-    assert_eq!(judge_case(&case, &triage::Outcome::Rejected("x".into()), &rej), DslVerdict::BothReject);
+    assert_eq!(judge_case(&case, &Outcome::Rejected("x".into()), &rej), DslVerdict::BothReject);
     let uns = answer(json!({"unsupported": "no such op"}));
     assert!(judge_case(&case, &p("_6:_1"), &uns).unchecked());
 }
