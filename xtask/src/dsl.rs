@@ -18,7 +18,7 @@ use std::time::Instant;
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::{Case, Judge, Oracle as _, Outcome, Status};
+use cutecheck::case::{Case, Judge, Oracle as _, Status};
 use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle, DslVerdict};
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
