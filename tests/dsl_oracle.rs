@@ -59,6 +59,12 @@ fn dsl_cases_agree_with_the_engine() {
         "get((_4,(_2,_3)):(_1,(_4,_8)),_1,_0)",
         "flatten((_4,(_2,_3)):(_1,(_4,_8)))",
         "(_4,(_2,_3)):(_1,(_4,_8))((_1,(_1,_2)))",
+        // warp MMA atoms (cute.nvgpu.warp.MmaF16BF16Op): TV layouts, shape and thread layout
+        "mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)",
+        "mma_layout_b(SM80_16x8x16_F32BF16BF16F32_TN)",
+        "mma_layout_c(SM80_16x8x8_F16F16F16F16_TN)",
+        "mma_shape(SM80_16x8x8_F32BF16BF16F32_TN)",
+        "mma_thr_id(SM80_16x8x16_F16F16F16F16_TN)",
     ];
     let cs = cases(&texts);
     let refs: Vec<&Case> = cs.iter().collect();
@@ -86,7 +92,7 @@ fn refusals_crashes_and_timeouts_cost_one_case() {
     let o = oracle(DslOptions { jobs: Some(1), ..DslOptions::default() });
     let cs = cases(&[
         "composition((_6,_2):(_8,_2),_3:_3)",
-        "mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)",
+        "mma_layout_a(SM80_8x8x4_F64F64F64F64_TN)",
         "complement(((3,8,4,2)):((11,15,1,13)),53)",
         "size(_6:_1)",
     ]);

@@ -18,14 +18,33 @@ fn the_ast_is_sent_as_structure_with_allow_listed_names_only() {
     assert_eq!(a("logical_divide(_8:_1,(_,_2:_1))").unwrap()[2][1][1][0], json!(["u"]));
     assert_eq!(a("(_4,_2):(_1,_4)(_1)").unwrap()[0], json!("a"));
     assert!(a("system(_1)").unwrap_err().contains("no system"));
-    assert!(a("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)").is_err());
+    assert!(a("mma_layout_a(SM80_8x8x4_F64F64F64F64_TN)").is_err());
     assert!(a("local_tile(_8:_1,_2,_0)").is_err());
+}
+
+#[test]
+fn warp_mma_names_map_to_the_dsl_op_or_to_nothing() {
+    let name = |s: &str| match parse(s).unwrap() {
+        Expr::Call { name, .. } => name,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        warp_mma(&name("SM80_16x8x16_F32BF16BF16F32_TN")),
+        Some(json!({"op": "MmaF16BF16Op", "ab": "BFloat16", "acc": "Float32", "mnk": [16, 8, 16]}))
+    );
+    assert_eq!(warp_mma(&name("SM80_16x8x8_F16F16F16F16_TN")).unwrap()["acc"], json!("Float16"));
+    for no in ["SM80_16x8x8_F32TF32TF32F32_TN", "SM80_16x8x16_F16BF16BF16F16_TN", "SM80_8x8x4_F64F64F64F64_TN", "SM90_64x8x16_F32F16F16_SS", "SM80_16x8x16_F32F16BF16F32_TN"] {
+        assert_eq!(warp_mma(&name(no)), None, "{no}");
+    }
+    let a = ast(&parse("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)").unwrap()).unwrap();
+    assert_eq!(a[0], json!("m"));
+    assert!(ast(&parse("mma_layout_a(SM89_16x8x32_F32E4M3E4M3F32_TN)").unwrap()).is_err());
 }
 
 /// The Rust allow-list and the worker's table name the same operations.
 #[test]
 fn the_allow_list_matches_the_worker_table() {
-    let start = WORKER_PY.find("OPS = {").expect("OPS table in worker.py");
+    let start = WORKER_PY.find("\nOPS = {").expect("OPS table in worker.py");
     let end = start + WORKER_PY[start..].find('}').unwrap();
     let mut py: Vec<&str> =
         WORKER_PY[start..end].lines().filter_map(|l| l.trim().strip_prefix('"')?.split('"').next()).collect();

@@ -18,6 +18,8 @@
 #   ["l", shape, stride]      a layout
 #   ["c", name, [node, ...]]  a call of an allow-listed operation (OPS below); nothing else is called
 #   ["a", target, [node...]]  a layout evaluated at a coordinate
+#   ["m", member, atom]       a member of a warp MMA atom (MMA_OPS, DTYPES and MMA_MEMBERS below),
+#                             atom = {"op": "MmaF16BF16Op", "ab": dtype, "acc": dtype, "mnk": [m,n,k]}
 # Answers: {"value": V, "text": str} where V is an int (static), {"d": div|null, "v": value|null}
 # (dynamic), {"u": 1}, a list (tuple) or {"shape": V, "stride": V} (layout);
 # {"rejected": "Type: message"} when the DSL raised; {"unsupported": why} when the case has no DSL
@@ -43,6 +45,7 @@ sys.stdout = sys.stderr
 site.addsitedir(sys.argv[1])
 import cutlass  # noqa: E402
 import cutlass.cute as cute  # noqa: E402
+from cutlass.cute.nvgpu import warp  # noqa: E402
 
 
 class Unsupported(Exception):
@@ -178,6 +181,27 @@ OPS = {
 }
 
 
+# The MMA atoms a case may name (cute.nvgpu.warp), their element types, and the atom members.
+MMA_OPS = {"MmaF16BF16Op": lambda: warp.MmaF16BF16Op}
+DTYPES = {"Float16": lambda: cutlass.Float16, "BFloat16": lambda: cutlass.BFloat16, "Float32": lambda: cutlass.Float32}
+MMA_MEMBERS = {
+    "mma_layout_a": "tv_layout_A",
+    "mma_layout_b": "tv_layout_B",
+    "mma_layout_c": "tv_layout_C",
+    "mma_shape": "shape_mnk",
+    "mma_thr_id": "thr_id",
+}
+
+
+def mma_member(member, atom):
+    if member not in MMA_MEMBERS or atom.get("op") not in MMA_OPS:
+        raise Unsupported(f"no DSL form for {member} of {atom.get('op')}")
+    if atom.get("ab") not in DTYPES or atom.get("acc") not in DTYPES:
+        raise Unsupported("an element type the DSL oracle does not name")
+    op = MMA_OPS[atom["op"]]()(DTYPES[atom["ab"]](), DTYPES[atom["acc"]](), tuple(int(x) for x in atom["mnk"]))
+    return getattr(cute.make_mma_atom(op), MMA_MEMBERS[member])
+
+
 def build(n):
     tag = n[0]
     if tag == "i":
@@ -199,6 +223,8 @@ def build(n):
         if f is None:
             raise Unsupported(f"the DSL oracle has no {name}")
         return f([build(a) for a in args])
+    if tag == "m":
+        return mma_member(n[1], n[2])
     if tag == "a":
         target = need_layout("evaluation", build(n[1]))
         coords = [build(a) for a in n[2]]
