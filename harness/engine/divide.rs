@@ -15,15 +15,9 @@
 //! - `flat_divide`: both modes unpacked: `(t0,t1,..,r0,r1,..)`. A mode of rank 1 is not unpacked
 //!   (CuTe slices it with a single `_`).
 //!
-//! Postconditions of `logical_divide(A, B)` for a layout `B` (checked by [`check_postconditions`];
-//! the compositions and complements inside are checked against their own definitions, and a
-//! violation is [`Error::Undefined`]):
-//! 1. `rank(R) == 2` and mode 0 of `R` is `A o B` as a function: `R(i, 0) == A(B(i))`.
-//! 2. With `C = complement(B, shape(coalesce(A)))`: `R(i, j) == A(B(i) + C(j))` for all `i, j`,
-//!    and `(B, C)` is injective (so `R` visits each element of `A` it reaches once per coordinate).
-//! 3. `size(R) >= size(A)`.
-//!
-//! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
+//! Postconditions: see the `logical_divide` module; each cites its source (CUTLASS's
+//! test/unit/cute/core/logical_divide.cpp and layout.hpp's definition are CuTe's; the complement inside
+//! and injectivity are ours, "stricter than CuTe", never refused).
 //!
 //! Fast path: a divide reduces to a complement and a composition, each with its analytic
 //! certificate (see `composition`, `complement` and `fast`). CuTe's computation runs once

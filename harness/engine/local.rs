@@ -24,10 +24,13 @@
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
 //!
+//! Sources: CuTe's [tensor_impl.hpp: inner_partition / outer_partition, zipped_divide then slice].
+//!
 //! This module holds what the two share (slicing coordinates, `slice`, the slice check) and
 //! re-exports the operations for existing callers; each operation lives in its own module
 //! (`local_tile`, `local_partition`) with its definition, postconditions and `check_postconditions`.
 
+use super::postcondition::{cite, Checked, Violation};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -134,43 +137,42 @@ fn fill(c: &Coord, z: &Layout, vals: &mut impl Iterator<Item = IntTuple>) -> Res
 }
 
 /// Check the postcondition of a slice `(r, off)` of `z` by `c`.
-pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
+pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Checked {
     let kept = match c {
         Coord::Under => vec![z.clone()],
         Coord::Int(_) => vec![],
         Coord::Tuple(_) => {
             let mut out = Vec::new();
-            lift(c, z, &mut out).map_err(e)?;
+            lift(c, z, &mut out)?;
             out
         }
     };
-    let want_size = kept.iter().try_fold(1i64, |a, m| m.size().map(|s| a * s.value)).map_err(e)?;
-    let n = r.size().map_err(e)?.value;
+    let want_size = kept.iter().try_fold(1i64, |a, m| m.size().map(|s| a * s.value))?;
+    let n = r.size()?.value;
     if n != want_size {
-        return Err(format!("size({r}) = {n} != {want_size}"));
+        return Err(Violation::cute(cite::LOCAL, format!("size({r}) = {n} != {want_size}")));
     }
     if n > super::layout::MAX_WALK {
-        return Err(format!("too large: {r} has {n} coordinates (limit {})", super::layout::MAX_WALK));
+        return Err(Violation::unverifiable(format!("too large: {r} has {n} coordinates (limit {})", super::layout::MAX_WALK)));
     }
     for i in 0..n {
         // Split i over the kept modes (mode 0 fastest).
         let mut rest = i;
         let mut vals = Vec::new();
         for m in &kept {
-            let s = m.size().map_err(e)?.value;
+            let s = m.size()?.value;
             vals.push(IntTuple::dy(rest % s));
             rest /= s;
         }
         let full = match c {
             Coord::Under => vals[0].clone(),
             Coord::Int(x) => IntTuple::Leaf(*x),
-            _ => fill(c, z, &mut vals.into_iter()).map_err(e)?,
+            _ => fill(c, z, &mut vals.into_iter())?,
         };
-        let want = z.call(&full).map_err(e)?.value;
-        let got = r.call_int(Int::dy(i)).map_err(e)?.value + off.value;
+        let want = z.call(&full)?.value;
+        let got = r.call_int(Int::dy(i))?.value + off.value;
         if got != want {
-            return Err(format!("{r}({i}) + {off} = {got} but {z}{full} = {want}"));
+            return Err(Violation::cute(cite::LOCAL, format!("{r}({i}) + {off} = {got} but {z}{full} = {want}")));
         }
     }
     Ok(())

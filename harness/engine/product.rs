@@ -15,13 +15,9 @@
 //!   and the result's mode `i` is `(A'_i, P1_i)` (blocked) or `(P1_i, A'_i)` (raked), where `P1`
 //!   is mode 1 of `P`.
 //!
-//! Postconditions of `logical_product(A, B)` for a layout `B` (checked by
-//! [`check_postconditions`]; the complement and composition inside are checked against their own
-//! definitions and a violation is [`Error::Undefined`]):
-//! 1. `rank(R) == 2`, mode 0 of `R` is `A` itself.
-//! 2. Mode 1 of `R` is `C o B` with `C = complement(A, size(A) * cosize(B))`: `R(0, j) == C(B(j))`.
-//! 3. `R` is injective when `A` and `B` are: `(A, C)` is injective and `C o B` reorders `C`'s
-//!    distinct values.
+//! Postconditions: see the `logical_product` module; each cites its source (CUTLASS's
+//! test/unit/cute/core/logical_product.cpp and layout.hpp's definition are CuTe's; the complement inside
+//! and injectivity are ours, "stricter than CuTe", never refused).
 //!
 //! Fast path: as for the divides, the complement and the composition inside are certified
 //! analytically (see `fast`); CuTe's computation runs once and the brute-force checks run only
