@@ -756,9 +756,10 @@ pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionChec
     }
 }
 
-/// Judge with the real definition check of the case's operation (cutecheck::definition).
+/// Judge with the real definition check of the case's operation, as blame reads it
+/// (`cutecheck::definition::check_cute`: only CuTe's own conditions blame a side).
 pub fn judge_case(case: &Case, reference: &Outcome, dsl: &DslAnswer) -> DslVerdict {
-    let check = |v: &Value| crate::definition::check(&case.expr, v);
+    let check = |v: &Value| crate::definition::check_cute(&case.expr, v);
     judge(reference, dsl, &check)
 }
 
