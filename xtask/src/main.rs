@@ -17,6 +17,7 @@ mod bench;
 mod bless;
 mod conformance;
 mod dsl;
+mod dynamic;
 mod extract;
 mod gpu;
 mod pycute;
@@ -146,9 +147,12 @@ fn test() -> Result<bool> {
     };
     // The cargo that runs this xtask (a copied binary: the one on PATH), on the checkout it works on.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // The in-process oracle (cpp/ffi) is built and tested too.
+    let ffi_env = cutecheck::oracle::inproc::provision::build_env(&prov, provision::DEFAULT_CUTLASS)?;
     let mut cmd = Command::new(cargo);
     cmd.current_dir(cutecheck::oracle::repo_root())
         .args(["test", "--workspace", "--no-fail-fast"])
+        .envs(ffi_env)
         .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS);
     if dsl {
         cmd.env("CUTECHECK_DSL", "1");
@@ -161,6 +165,8 @@ fn cutlass(version: &str, nvcc: bool) -> Result<bool> {
     let prov = provision::Provisioner::new()?;
     let h = prov.cutlass(version)?;
     let c = prov.cuda()?;
+    // libclang for bindgen (the in-process oracle's build), provisioned alongside.
+    cutecheck::oracle::inproc::provision::libclang_dir(&prov)?;
     println!("{}", h.include_dir.display());
     for d in &c.include_dirs {
         println!("{}", d.display());
