@@ -32,6 +32,12 @@ fn main() {
     if std::env::var_os("CUTECHECK_CUTE").is_some() {
         println!("cargo:rustc-cfg=cutecheck_cute");
     }
+    // Likewise CUTECHECK_DSL once the CuTe DSL is provisioned (tests/dsl_oracle.rs).
+    println!("cargo::rustc-check-cfg=cfg(cutecheck_dsl)");
+    println!("cargo:rerun-if-env-changed=CUTECHECK_DSL");
+    if std::env::var_os("CUTECHECK_DSL").is_some() {
+        println!("cargo:rustc-cfg=cutecheck_dsl");
+    }
     match ffi() {
         Ok(version) => {
             println!("cargo:rustc-cfg=cutecheck_ffi");

@@ -13,6 +13,7 @@ pub mod cache;
 pub mod inproc;
 pub mod codegen;
 pub mod compiler;
+pub mod dsl;
 pub mod provision;
 pub mod runner;
 

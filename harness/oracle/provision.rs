@@ -483,13 +483,13 @@ fn tofu_key(name: &str, version: &str) -> String {
     format!("{name}=={version}")
 }
 
-fn tofu_lookup(ledger: &Path, name: &str, version: &str) -> Option<String> {
+pub(crate) fn tofu_lookup(ledger: &Path, name: &str, version: &str) -> Option<String> {
     let text = std::fs::read_to_string(ledger).ok()?;
     let t: std::collections::BTreeMap<String, String> = toml::from_str(&text).ok()?;
     t.get(&tofu_key(name, version)).cloned()
 }
 
-fn tofu_record(ledger: &Path, name: &str, version: &str, sha: &str) -> Result<()> {
+pub(crate) fn tofu_record(ledger: &Path, name: &str, version: &str, sha: &str) -> Result<()> {
     use std::io::Write;
     if let Some(d) = ledger.parent() {
         std::fs::create_dir_all(d)?;
@@ -516,7 +516,7 @@ fn read_marker(dir: &Path) -> Option<Marker> {
 }
 
 /// Number of files under `dir`, not counting the marker.
-fn count_files(dir: &Path) -> Option<usize> {
+pub(crate) fn count_files(dir: &Path) -> Option<usize> {
     let mut files = Vec::new();
     list_files(dir, dir, &mut files).ok()?;
     Some(files.iter().filter(|f| f.as_str() != MARKER).count())

@@ -9,7 +9,7 @@ use anyhow::Result;
 use cutecheck::expr::{parse, Expr};
 use cutecheck::oracle::{Oracle, OracleArgs, Outcome};
 
-fn all_static(e: &Expr) -> bool {
+pub fn all_static(e: &Expr) -> bool {
     match e {
         Expr::Int { is_static, .. } => *is_static,
         Expr::Underscore { .. } => true,

@@ -65,6 +65,10 @@ pub struct RunArgs {
     /// cache) and compare speed and answers with the in-process oracle.
     #[arg(long, default_value_t = 0, value_name = "K")]
     pub dynamic_driver_sample: usize,
+    /// The oracles: `cpp` (CuTe C++, the default), `dsl` (the CuTe DSL, engine~DSL) or `cpp,dsl`
+    /// (three-way); see xtask/src/dsl.rs.
+    #[arg(long, value_name = "cpp|dsl|cpp,dsl", value_parser = crate::dsl::parse_oracles)]
+    pub oracle: Option<crate::dsl::Oracles>,
 }
 
 #[derive(Serialize, Clone)]
@@ -219,6 +223,9 @@ pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
 }
 
 pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
+    if let Some(o) = ra.oracle.filter(|o| o.dsl) {
+        return crate::dsl::conformance(args, ra, o);
+    }
     let seed = ra.seed.unwrap_or_else(fresh_seed);
     let shard = ra.shard.unwrap_or((0, 1));
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);

@@ -1,7 +1,9 @@
 //! `cargo xtask`: the project's tasks (tests, bless, conformance), written in Rust.
 //!
-//! - `cargo xtask test`: provision CuTe 4.2, then `cargo test --workspace` with `CUTECHECK_CUTE`
-//!   set, so the tests against real CuTe run (without it they are reported as ignored).
+//! - `cargo xtask test`: provision CuTe 4.2 and the CuTe DSL, then `cargo test --workspace` with
+//!   `CUTECHECK_CUTE` and `CUTECHECK_DSL` set, so the tests against real CuTe and the DSL run
+//!   (without them they are reported as ignored).
+//! - `cargo xtask dsl provision|bench`: the CuTe DSL oracle (dsl.rs).
 //! - `cargo xtask cutlass --version V`: provision a CUTLASS version and print where it is.
 //! - `cargo xtask bless [--check] [--all-versions]`: record real CuTe's output for every case
 //!   file into `snapshots/` (the only writer of recorded CuTe output), or re-verify it (bless.rs).
@@ -16,6 +18,7 @@ mod bench;
 mod bless;
 mod conformance;
 mod coverage;
+mod dsl;
 mod dynamic;
 mod extract;
 mod gpu;
@@ -41,6 +44,11 @@ struct Cli {
 enum Cmd {
     /// Provision CuTe 4.2, then run every test of the workspace (tests against real CuTe included).
     Test,
+    /// The CuTe DSL oracle: provision it, or benchmark it (xtask/src/dsl.rs).
+    Dsl {
+        #[command(subcommand)]
+        cmd: dsl::DslCmd,
+    },
     /// Check the MMA register layouts on a real GPU (exit 3: no GPU here).
     Gpu(gpu::GpuArgs),
     /// Provision a CUTLASS version (headers from the PyPI wheel) and print its include directory.
@@ -105,6 +113,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Test => test(),
         Cmd::Gpu(args) => return gpu::main(args),
+        Cmd::Dsl { cmd } => dsl::main(cmd),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Bless(a) => bless::run(&a),
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
@@ -130,17 +139,31 @@ fn test() -> Result<bool> {
     let h = prov.cutlass(provision::DEFAULT_CUTLASS)?;
     prov.cuda()?;
     eprintln!("xtask: CuTe headers at {}", h.include_dir.display());
+    // The CuTe DSL (about 105 MB of wheels, 20 s cold, 0.4 s cached): its tests run when it is
+    // provisioned and are reported as ignored, with the reason, when it cannot be.
+    let dsl = match cutecheck::oracle::dsl::provision::provision(true) {
+        Ok(i) => {
+            eprintln!("xtask: {} at {}", i.describe, i.site.display());
+            true
+        }
+        Err(e) => {
+            eprintln!("warning: the CuTe DSL could not be provisioned ({e:#}); its tests will be ignored");
+            false
+        }
+    };
     // The cargo that runs this xtask (a copied binary: the one on PATH), on the checkout it works on.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // The in-process oracle (cpp/ffi) is built and tested too.
     let ffi_env = cutecheck::oracle::inproc::provision::build_env(&prov, provision::DEFAULT_CUTLASS)?;
-    let status = Command::new(cargo)
-        .current_dir(cutecheck::oracle::repo_root())
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(cutecheck::oracle::repo_root())
         .args(["test", "--workspace", "--no-fail-fast"])
         .envs(ffi_env)
-        .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS)
-        .status()
-        .context("running cargo test")?;
+        .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS);
+    if dsl {
+        cmd.env("CUTECHECK_DSL", "1");
+    }
+    let status = cmd.status().context("running cargo test")?;
     Ok(status.success())
 }
 

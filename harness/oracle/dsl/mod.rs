@@ -1,0 +1,780 @@
+//! The CuTe DSL (`nvidia-cutlass-dsl`, CUTLASS 4.8's Python DSL) as a second real oracle.
+//!
+//! The DSL evaluates CuTe's layout algebra while it traces a `@cute.jit` function, on a machine
+//! without a GPU. [`DslOracle`] keeps one long-lived Python worker per core
+//! (`harness/oracle/dsl/worker.py`, run with the machine's `python3` and the private install of
+//! [`provision`]); each request carries many cases, evaluated inside one jit function, and every
+//! case comes back as one JSON line: its value as structure (ints, dynamic leaves, tuples,
+//! shape/stride), the DSL's printed text, or the DSL's error message.
+//!
+//! - Translation: the case's parsed AST is sent as a small JSON tree ([`ast`]); the only calls are
+//!   the allow-listed operations of [`OPS`] (the worker holds the same table, names to DSL
+//!   functions). A name without a DSL counterpart is [`Outcome::Unsupported`] before any Python runs.
+//! - Static-ness: in the DSL a static integer is a Python `int` and a dynamic one is a traced
+//!   value (`cutlass.Int32`), whose value is unknown at trace time: the DSL prints it as `?`
+//!   (`?{div=N}` when it knows a divisor). Dynamic operands are passed as `cutlass.Int32(v)`.
+//!   [`DslValue`] keeps that: a leaf is `Static(v)` or `Dynamic { value, div }`. Rendered in CuTe
+//!   C++'s print format ([`DslValue`]'s `Display`): `_4` static, `?` dynamic with unknown value.
+//! - Comparison ([`compare`], [`judge`]): structure, known values and static-ness are compared;
+//!   a `?` leaf matches any value its divisor divides. A difference between two fully known results
+//!   is triaged by the operation's definition (cutecheck::definition) with blame.
+//! - Isolation: the worker imports the DSL once and forks a child per request; a child that dies
+//!   on a case (the DSL's C++ aborts on some inputs) makes that case [`Outcome::Crashed`] (signal
+//!   and the tail of its stderr), one that takes longer than `case_timeout` on a case is killed and
+//!   the case is [`Outcome::Error`]; a fresh child takes the cases after it, for a few
+//!   milliseconds. A worker that itself dies or stops answering is killed and replaced the same
+//!   way from this side (a fresh worker: about a second).
+
+pub mod provision;
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::Serialize;
+use serde_json::{json, Value as Json};
+
+use crate::case::{Case, Outcome};
+use crate::engine::{Int, IntTuple};
+use crate::expr::{Expr, Value};
+use crate::oracle::{sha256_hex, state_dir};
+use crate::triage::{self, read_printed};
+
+/// The worker script, compiled in (written to the state directory under its digest at start).
+pub const WORKER_PY: &str = include_str!("worker.py");
+
+/// The operations the DSL oracle translates (the worker's `OPS` table, plus `get`).
+pub const OPS: &[&str] = &[
+    "make_layout", "make_layout_right", "size", "cosize", "rank", "depth", "shape", "stride", "get", "flatten",
+    "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
+    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
+    "tiled_product", "flat_product", "blocked_product", "raked_product", "max_common_vector", "max_common_layout",
+];
+
+/// The JSON tree the worker evaluates, written from the parsed AST, or why the DSL has no form.
+pub fn ast(e: &Expr) -> Result<Json, String> {
+    Ok(match e {
+        Expr::Int { value, is_static, .. } => json!(["i", value, is_static]),
+        Expr::Underscore { .. } => json!(["u"]),
+        Expr::Tuple { items, .. } => json!(["t", items.iter().map(ast).collect::<Result<Vec<_>, _>>()?]),
+        Expr::Layout { shape, stride, .. } => json!(["l", ast(shape)?, ast(stride)?]),
+        Expr::Call { name, args, called: true, .. } if name.simple().is_some_and(|n| MMA_MEMBERS.contains(&n)) => {
+            let atom = match args.as_slice() {
+                [Expr::Call { name: atom, called: false, .. }] => warp_mma(atom)
+                    .ok_or_else(|| format!("the DSL oracle has no MMA atom {atom} (it knows the SM80 16x8x8/16x8x16 F16/BF16 warp MMAs)"))?,
+                _ => return Err(format!("{name} takes one MMA atom name")),
+            };
+            json!(["m", name.simple(), atom])
+        }
+        Expr::Call { name, args, called: true, .. } => {
+            let n = name.simple().filter(|n| OPS.contains(n)).ok_or_else(|| format!("the DSL oracle has no {name}"))?;
+            json!(["c", n, args.iter().map(ast).collect::<Result<Vec<_>, _>>()?])
+        }
+        Expr::Call { name, .. } => return Err(format!("the DSL oracle has no bare name {name}")),
+        Expr::Apply { target, args, .. } => {
+            json!(["a", ast(target)?, args.iter().map(ast).collect::<Result<Vec<_>, _>>()?])
+        }
+    })
+}
+
+/// The members of an MMA atom the DSL oracle asks for (`cute.make_mma_atom(op)`'s `tv_layout_A`,
+/// `tv_layout_B`, `tv_layout_C`, `shape_mnk`, `thr_id`).
+pub const MMA_MEMBERS: &[&str] = &["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id"];
+
+/// The DSL's form of a CuTe C++ warp MMA atom name, for the atoms the DSL exposes as
+/// `cute.nvgpu.warp.MmaF16BF16Op(ab_dtype, acc_dtype, shape_mnk)`: `SM80_16x8x{8,16}_DABC_TN`
+/// with A = B in {F16, BF16} and C = D in {F32, F16} (F16 accumulators with F16 inputs only).
+pub fn warp_mma(name: &crate::expr::Name) -> Option<Json> {
+    let n = name.simple()?;
+    let rest = n.strip_prefix("SM80_")?.strip_suffix("_TN")?;
+    let (shape, types) = rest.split_once('_')?;
+    let mnk: Vec<i64> = shape.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
+    if mnk.len() != 3 || mnk[0] != 16 || mnk[1] != 8 || !matches!(mnk[2], 8 | 16) {
+        return None;
+    }
+    let mut ts = Vec::new();
+    let mut t = types;
+    while !t.is_empty() {
+        let tok = ["BF16", "F32", "F16"].into_iter().find(|p| t.starts_with(p))?;
+        ts.push(tok);
+        t = &t[tok.len()..];
+    }
+    let [d, a, b, c] = ts.as_slice() else { return None };
+    let dsl = |t: &str| match t {
+        "F16" => "Float16",
+        "BF16" => "BFloat16",
+        _ => "Float32",
+    };
+    let ok = a == b && c == d && *a != "F32" && (*c == "F32" || *a == "F16");
+    ok.then(|| json!({"op": "MmaF16BF16Op", "ab": dsl(a), "acc": dsl(c), "mnk": mnk}))
+}
+
+/// A value as the DSL returned it: static leaves are known, dynamic leaves usually are not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DslValue {
+    /// A Python `int`: CuTe's static `_v`.
+    Static(i64),
+    /// A traced integer: its value if the DSL shows it, and a divisor if it knows one.
+    Dynamic { value: Option<i64>, div: Option<i64> },
+    Underscore,
+    Tuple(Vec<DslValue>),
+    Layout { shape: Box<DslValue>, stride: Box<DslValue> },
+}
+
+impl DslValue {
+    /// Read the worker's JSON encoding.
+    pub fn from_json(j: &Json) -> Result<DslValue, String> {
+        Ok(match j {
+            Json::Number(n) => DslValue::Static(n.as_i64().ok_or_else(|| format!("integer out of range: {n}"))?),
+            Json::Array(items) => DslValue::Tuple(items.iter().map(DslValue::from_json).collect::<Result<_, _>>()?),
+            Json::Object(m) if m.contains_key("shape") => DslValue::Layout {
+                shape: Box::new(DslValue::from_json(&m["shape"])?),
+                stride: Box::new(DslValue::from_json(m.get("stride").ok_or("a layout without stride")?)?),
+            },
+            Json::Object(m) if m.contains_key("u") => DslValue::Underscore,
+            Json::Object(m) if m.contains_key("d") => DslValue::Dynamic {
+                value: m.get("v").and_then(Json::as_i64),
+                div: m.get("d").and_then(Json::as_i64),
+            },
+            other => return Err(format!("not a DSL value: {other}")),
+        })
+    }
+
+    /// Whether every leaf's value is known.
+    pub fn is_known(&self) -> bool {
+        match self {
+            DslValue::Static(_) | DslValue::Underscore => true,
+            DslValue::Dynamic { value, .. } => value.is_some(),
+            DslValue::Tuple(v) => v.iter().all(DslValue::is_known),
+            DslValue::Layout { shape, stride } => shape.is_known() && stride.is_known(),
+        }
+    }
+
+    /// The value as the engine's [`Value`] (static-ness kept), when every leaf is known.
+    pub fn to_value(&self) -> Option<Value> {
+        if !self.is_known() {
+            return None;
+        }
+        read_printed(&self.to_string())
+    }
+
+    fn leaves(&self) -> usize {
+        match self {
+            DslValue::Tuple(v) => v.iter().map(DslValue::leaves).sum(),
+            DslValue::Layout { shape, stride } => shape.leaves() + stride.leaves(),
+            _ => 1,
+        }
+    }
+}
+
+impl fmt::Display for DslValue {
+    /// CuTe C++'s print format (`_4` static, `4` dynamic), with `?` for an unknown dynamic value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DslValue::Static(v) => write!(f, "_{v}"),
+            DslValue::Dynamic { value: Some(v), .. } => write!(f, "{v}"),
+            DslValue::Dynamic { value: None, div: Some(d) } => write!(f, "?{{div={d}}}"),
+            DslValue::Dynamic { value: None, div: None } => f.write_str("?"),
+            DslValue::Underscore => f.write_str("_"),
+            DslValue::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v.iter()),
+            DslValue::Layout { shape, stride } => write!(f, "{shape}:{stride}"),
+        }
+    }
+}
+
+/// The DSL's answer to one case: the outcome (a printed result in CuTe's format, see
+/// [`DslValue`]), the structured value and the DSL's own printed text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DslAnswer {
+    pub outcome: Outcome,
+    pub value: Option<DslValue>,
+    /// What the DSL's `print` shows (static-ness not shown, `?` for dynamic values).
+    pub dsl_text: Option<String>,
+}
+
+impl DslAnswer {
+    fn of(outcome: Outcome) -> DslAnswer {
+        DslAnswer { outcome, value: None, dsl_text: None }
+    }
+    fn from_json(j: &Json) -> DslAnswer {
+        if let Some(v) = j.get("value") {
+            return match DslValue::from_json(v) {
+                Ok(v) => DslAnswer {
+                    outcome: Outcome::Printed(v.to_string()),
+                    dsl_text: j.get("text").and_then(Json::as_str).map(str::to_string),
+                    value: Some(v),
+                },
+                Err(e) => DslAnswer::of(Outcome::Error(format!("unreadable DSL answer: {e}"))),
+            };
+        }
+        let s = |k: &str| j.get(k).and_then(Json::as_str).map(str::to_string);
+        if let Some(m) = s("rejected") {
+            DslAnswer::of(Outcome::Rejected(m))
+        } else if let Some(m) = s("crashed") {
+            DslAnswer::of(Outcome::Crashed(m))
+        } else if let Some(m) = s("error") {
+            DslAnswer::of(Outcome::Error(m))
+        } else if let Some(m) = s("unsupported") {
+            DslAnswer::of(Outcome::Unsupported(m))
+        } else {
+            DslAnswer::of(Outcome::Error(format!("unreadable DSL answer: {j}")))
+        }
+    }
+}
+
+/// Options of the DSL oracle.
+#[derive(Clone, Debug)]
+pub struct DslOptions {
+    /// Workers (default: one per core).
+    pub jobs: Option<usize>,
+    /// Cases per request (one jit function each).
+    pub batch: usize,
+    /// Longest wait for one case's answer; a worker still busy then is killed.
+    pub case_timeout: Duration,
+    /// Longest wait for a worker to start (import the DSL).
+    pub start_timeout: Duration,
+}
+
+impl Default for DslOptions {
+    fn default() -> Self {
+        DslOptions { jobs: None, batch: 500, case_timeout: Duration::from_secs(30), start_timeout: Duration::from_secs(120) }
+    }
+}
+
+/// The CuTe DSL oracle: a pool of long-lived Python workers.
+pub struct DslOracle {
+    command: Vec<OsString>,
+    describe: String,
+    pub opts: DslOptions,
+    workers: Vec<Mutex<Option<Worker>>>,
+}
+
+impl DslOracle {
+    /// Provision the pinned DSL and start (lazily) one worker per core.
+    pub fn new(opts: DslOptions) -> Result<DslOracle> {
+        let install = provision::provision(true)?;
+        let script = write_worker_script()?;
+        let command = vec!["python3".into(), "-u".into(), script.into_os_string(), install.site.into_os_string()];
+        Ok(DslOracle::with_command(command, install.describe, opts))
+    }
+
+    /// An oracle whose workers run `command` (the worker protocol on stdin/stdout). Tests use it
+    /// with stand-in workers that crash or hang.
+    pub fn with_command(command: Vec<OsString>, describe: String, opts: DslOptions) -> DslOracle {
+        let n = opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+        DslOracle { command, describe, opts, workers: (0..n).map(|_| Mutex::new(None)).collect() }
+    }
+
+    /// The DSL's answer to each case, in order.
+    pub fn answers(&self, cases: &[&Case]) -> Vec<DslAnswer> {
+        let mut out: Vec<Option<DslAnswer>> = vec![None; cases.len()];
+        let mut todo: Vec<(usize, Json)> = Vec::new();
+        for (i, c) in cases.iter().enumerate() {
+            match ast(&c.expr) {
+                Ok(j) => todo.push((i, j)),
+                Err(why) => out[i] = Some(DslAnswer::of(Outcome::Unsupported(why))),
+            }
+        }
+        let chunks: Vec<&[(usize, Json)]> = todo.chunks(self.opts.batch.max(1)).collect();
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<(usize, DslAnswer)>> = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for slot in self.workers.iter().take(chunks.len().max(1)) {
+                s.spawn(|| {
+                    let mut w = slot.lock().unwrap_or_else(|p| p.into_inner());
+                    loop {
+                        let k = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(chunk) = chunks.get(k) else { break };
+                        let got = self.run_chunk(&mut w, chunk);
+                        results.lock().unwrap_or_else(|p| p.into_inner()).extend(got);
+                    }
+                });
+            }
+        });
+        for (i, a) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            out[i] = Some(a);
+        }
+        out.into_iter().map(|a| a.unwrap_or_else(|| DslAnswer::of(Outcome::Error("no answer from the DSL worker".into())))).collect()
+    }
+
+    /// One chunk through one worker slot; a worker that dies or hangs is replaced and the chunk
+    /// goes on after the case it failed on.
+    fn run_chunk(&self, slot: &mut Option<Worker>, chunk: &[(usize, Json)]) -> Vec<(usize, DslAnswer)> {
+        let mut out = Vec::with_capacity(chunk.len());
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            if slot.is_none() {
+                match Worker::start(&self.command, self.opts.start_timeout) {
+                    Ok(w) => *slot = Some(w),
+                    Err(e) => {
+                        let msg = format!("could not start the DSL worker: {e:#}");
+                        out.extend(rest.iter().map(|(i, _)| (*i, DslAnswer::of(Outcome::Error(msg.clone())))));
+                        return out;
+                    }
+                }
+            }
+            let Some(w) = slot.as_mut() else { break };
+            let cases: Vec<&Json> = rest.iter().map(|(_, j)| j).collect();
+            let (answers, failure) = w.request(&cases, self.opts.case_timeout);
+            let n = answers.len();
+            out.extend(rest.iter().zip(answers).map(|((i, _), a)| (*i, a)));
+            rest = &rest[n..];
+            match failure {
+                None => {}
+                Some(Failure::Fatal(msg)) => {
+                    out.extend(rest.iter().map(|(i, _)| (*i, DslAnswer::of(Outcome::Error(format!("DSL trace failed: {msg}"))))));
+                    rest = &[];
+                }
+                Some(f) => {
+                    if let Some(w) = slot.take() {
+                        w.kill();
+                    }
+                    if let Some((i, _)) = rest.first() {
+                        let o = match f {
+                            Failure::Died(why) => Outcome::Crashed(format!("the DSL worker died on this case: {why}")),
+                            Failure::TimedOut(d) => Outcome::Error(format!("the DSL took longer than {d:?} on this case; worker killed")),
+                            Failure::Fatal(_) => unreachable!("handled above"),
+                        };
+                        out.push((*i, DslAnswer::of(o)));
+                        rest = &rest[1..];
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl crate::case::Oracle for DslOracle {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+    fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+        self.answers(cases).into_iter().map(|a| a.outcome).collect()
+    }
+}
+
+/// The worker script written under `<state>/dsl/worker-<digest>.py` (the DSL's jit needs the
+/// function's source in a file).
+pub fn write_worker_script() -> Result<PathBuf> {
+    let dir = state_dir().join("dsl");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("worker-{}.py", &sha256_hex(WORKER_PY.as_bytes())[..16]));
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(WORKER_PY) {
+        let tmp = tempfile::NamedTempFile::new_in(&dir)?;
+        std::fs::write(tmp.path(), WORKER_PY)?;
+        tmp.persist(&path).map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
+    }
+    Ok(path)
+}
+
+enum Failure {
+    Died(String),
+    TimedOut(Duration),
+    Fatal(String),
+}
+
+/// One Python worker: its stdin, its protocol lines (read by a thread) and the tail of its stderr.
+struct Worker {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Option<String>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Worker {
+    fn start(command: &[OsString], timeout: Duration) -> Result<Worker> {
+        let (prog, args) = command.split_first().context("empty worker command")?;
+        let mut child = Command::new(prog)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("running {}", Path::new(prog).display()))?;
+        let stdin = child.stdin.take().context("worker stdin")?;
+        let stdout = child.stdout.take().context("worker stdout")?;
+        let stderr = child.stderr.take().context("worker stderr")?;
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(Some(l)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+            let _ = tx.send(None);
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let t2 = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut t = t2.lock().unwrap_or_else(|p| p.into_inner());
+                t.push_back(line);
+                if t.len() > 20 {
+                    t.pop_front();
+                }
+            }
+        });
+        let mut w = Worker { child, stdin: Some(stdin), lines: rx, stderr: tail };
+        match w.lines.recv_timeout(timeout) {
+            Ok(Some(l)) if l.contains("\"ready\"") => Ok(w),
+            Ok(Some(l)) => {
+                w.kill_ref();
+                bail!("the DSL worker said {l:?} instead of ready")
+            }
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                let why = w.death();
+                bail!("the DSL worker exited while starting: {why}")
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                w.kill_ref();
+                bail!("the DSL worker did not start within {timeout:?}")
+            }
+        }
+    }
+
+    /// Send one request; the answers received, and why the rest are missing (if they are).
+    fn request(&mut self, cases: &[&Json], timeout: Duration) -> (Vec<DslAnswer>, Option<Failure>) {
+        let mut answers = Vec::with_capacity(cases.len());
+        let line = json!({ "cases": cases, "timeout": timeout.as_secs_f64() }).to_string();
+        // The worker enforces `timeout` per case (it kills its child); this wait is the backstop
+        // for a worker that hangs itself.
+        let backstop = timeout * 2 + Duration::from_secs(5);
+        let Some(stdin) = self.stdin.as_mut() else {
+            return (answers, Some(Failure::Died("the worker's stdin is closed".into())));
+        };
+        if writeln!(stdin, "{line}").and_then(|_| stdin.flush()).is_err() {
+            return (answers, Some(Failure::Died(self.death())));
+        }
+        let mut fatal = None;
+        loop {
+            match self.lines.recv_timeout(backstop) {
+                Ok(Some(l)) => {
+                    let Ok(j) = serde_json::from_str::<Json>(&l) else {
+                        return (answers, Some(Failure::Died(format!("unreadable line from the worker: {l:?}"))));
+                    };
+                    if j.get("end").is_some() {
+                        break;
+                    }
+                    if let Some(m) = j.get("fatal").and_then(Json::as_str) {
+                        fatal = Some(m.to_string());
+                        continue;
+                    }
+                    if answers.len() < cases.len() {
+                        answers.push(DslAnswer::from_json(&j));
+                    }
+                }
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => return (answers, Some(Failure::Died(self.death()))),
+                Err(RecvTimeoutError::Timeout) => return (answers, Some(Failure::TimedOut(backstop))),
+            }
+        }
+        let failure = if answers.len() < cases.len() {
+            Some(Failure::Fatal(fatal.unwrap_or_else(|| "the worker ended the request early".into())))
+        } else {
+            None
+        };
+        (answers, failure)
+    }
+
+    /// How the worker ended, with the tail of its stderr.
+    fn death(&mut self) -> String {
+        let status = (0..50)
+            .find_map(|_| match self.child.try_wait() {
+                Ok(Some(s)) => Some(s.to_string()),
+                _ => {
+                    std::thread::sleep(Duration::from_millis(20));
+                    None
+                }
+            })
+            .unwrap_or_else(|| "still running".into());
+        std::thread::sleep(Duration::from_millis(20));
+        let tail: Vec<String> = self.stderr.lock().map(|t| t.iter().rev().take(4).rev().cloned().collect()).unwrap_or_default();
+        if tail.is_empty() {
+            status
+        } else {
+            format!("{status}; stderr: {}", tail.join(" | "))
+        }
+    }
+
+    fn kill_ref(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn kill(mut self) {
+        self.kill_ref();
+    }
+}
+
+impl Drop for Worker {
+    /// Close the worker's stdin so it ends its child and exits (both reaped, so their CPU time is
+    /// accounted to this process's children); kill it if it has not within a second.
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How a DSL value compares with a reference (the engine's or CuTe C++'s result, read back).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "match", rename_all = "snake_case")]
+pub enum Match {
+    /// Same structure; every known leaf has the reference's value and static-ness; `unknown`
+    /// dynamic leaves (`?`) whose value the DSL does not show (their divisors hold).
+    Identical { unknown: usize },
+    /// Same structure and values, but `leaves` leaves differ in static-ness (the first at `at`).
+    Staticness { leaves: usize, at: String },
+    /// Different structure or a different known value (or a divisor that does not divide).
+    Different { at: String },
+}
+
+/// Compare a DSL value with a reference value: structure, known values, static-ness.
+pub fn compare(reference: &Value, dsl: &DslValue) -> Match {
+    let mut st = Walk { unknown: 0, staticness: 0, first_static: None };
+    match st.value(reference, dsl, "") {
+        Err(at) => Match::Different { at },
+        Ok(()) if st.staticness > 0 => Match::Staticness { leaves: st.staticness, at: st.first_static.unwrap_or_default() },
+        Ok(()) => Match::Identical { unknown: st.unknown },
+    }
+}
+
+struct Walk {
+    unknown: usize,
+    staticness: usize,
+    first_static: Option<String>,
+}
+
+impl Walk {
+    fn value(&mut self, r: &Value, d: &DslValue, at: &str) -> Result<(), String> {
+        match (r, d) {
+            (Value::Int(i), _) => self.leaf(*i, d, at),
+            (Value::Underscore, DslValue::Underscore) => Ok(()),
+            (Value::Tuple(rs), DslValue::Tuple(ds)) if rs.len() == ds.len() => {
+                rs.iter().zip(ds).enumerate().try_for_each(|(k, (r, d))| self.value(r, d, &format!("{at}[{k}]")))
+            }
+            (Value::Layout(l), DslValue::Layout { shape, stride }) => {
+                self.tuple(&l.shape, shape, &format!("{at}shape"))?;
+                self.tuple(&l.stride, stride, &format!("{at}stride"))
+            }
+            _ => Err(format!("{} {}: {} vs {d}", if at.is_empty() { "result" } else { at }, "kind or rank", r.kind())),
+        }
+    }
+
+    fn tuple(&mut self, r: &IntTuple, d: &DslValue, at: &str) -> Result<(), String> {
+        match (r, d) {
+            (IntTuple::Leaf(i), _) => self.leaf(*i, d, at),
+            (IntTuple::Tuple(rs), DslValue::Tuple(ds)) if rs.len() == ds.len() => {
+                rs.iter().zip(ds).enumerate().try_for_each(|(k, (r, d))| self.tuple(r, d, &format!("{at}[{k}]")))
+            }
+            _ => Err(format!("{at}: {r} vs {d}")),
+        }
+    }
+
+    fn leaf(&mut self, r: Int, d: &DslValue, at: &str) -> Result<(), String> {
+        let static_differs = match d {
+            DslValue::Static(v) if *v == r.value => !r.is_static,
+            DslValue::Dynamic { value: Some(v), .. } if *v == r.value => r.is_static,
+            DslValue::Dynamic { value: None, div } => {
+                if let Some(k) = div.filter(|k| *k != 0) {
+                    if r.value % k != 0 {
+                        return Err(format!("{at}: {r} is not a multiple of {k} (DSL {d})"));
+                    }
+                }
+                if !r.is_static {
+                    self.unknown += 1;
+                }
+                r.is_static
+            }
+            _ => return Err(format!("{at}: {r} vs {d}")),
+        };
+        if static_differs {
+            self.staticness += 1;
+            self.first_static.get_or_insert_with(|| format!("{at}: {r} vs {d}"));
+        }
+        Ok(())
+    }
+}
+
+/// Which side violates the operation's definition when the reference and the DSL differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DslBlame {
+    /// Only the DSL's result violates the definition.
+    Dsl,
+    /// Only the reference's result (engine or CuTe C++) violates it.
+    Reference,
+    Both,
+    /// Both satisfy it, or no definition is known.
+    Undetermined,
+}
+
+/// The judgement of one case, reference (engine or CuTe C++) against the DSL.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "class", rename_all = "snake_case")]
+pub enum DslVerdict {
+    /// Same structure, values and static-ness (`unknown`: dynamic leaves the DSL does not show).
+    Agree { unknown: usize },
+    /// Both refuse the case.
+    BothReject,
+    /// Same structure and values; static-ness differs.
+    Staticness { leaves: usize, at: String },
+    /// Printed differently but the same function (both fully known).
+    SameFunction,
+    /// Different functions, blamed by the definition (both fully known).
+    DifferentFunction { blame: DslBlame, reference_check: Option<String>, dsl_check: Option<String> },
+    /// Different, but the DSL's dynamic values are unknown, so no definition can be checked.
+    DifferentUnknown { at: String },
+    /// The DSL refuses (its message) what the reference accepts; is the accepted result right?
+    DslRejects { message: String, accepted_ok: Option<bool>, detail: Option<String> },
+    /// The reference refuses what the DSL accepts; is the DSL's result right?
+    ReferenceRejects { accepted_ok: Option<bool>, detail: Option<String> },
+    /// The reference crashed (CuTe C++ at run time, or the engine panicked).
+    ReferenceCrashed,
+    /// The DSL worker died on the case.
+    DslCrashed { message: String },
+    /// The DSL has no form for the case, or the oracle failed.
+    Unchecked { why: String },
+}
+
+impl DslVerdict {
+    /// A short signature for grouping: `different-function:blame-dsl`, `dsl-rejects:accepted-ok`, ...
+    pub fn signature(&self) -> String {
+        let ok = |a: &Option<bool>| match a {
+            Some(true) => "ok",
+            Some(false) => "wrong",
+            None => "unchecked",
+        };
+        match self {
+            DslVerdict::Agree { .. } => "agree".into(),
+            DslVerdict::BothReject => "both-reject".into(),
+            DslVerdict::Staticness { .. } => "staticness".into(),
+            DslVerdict::SameFunction => "same-function".into(),
+            DslVerdict::DifferentFunction { blame, .. } => format!(
+                "different-function:blame-{}",
+                match blame {
+                    DslBlame::Dsl => "dsl",
+                    DslBlame::Reference => "reference",
+                    DslBlame::Both => "both",
+                    DslBlame::Undetermined => "undetermined",
+                }
+            ),
+            DslVerdict::DifferentUnknown { .. } => "different:dsl-values-unknown".into(),
+            DslVerdict::DslRejects { accepted_ok, .. } => format!("dsl-rejects:accepted-{}", ok(accepted_ok)),
+            DslVerdict::ReferenceRejects { accepted_ok, .. } => format!("reference-rejects:accepted-{}", ok(accepted_ok)),
+            DslVerdict::ReferenceCrashed => "reference-crashed".into(),
+            DslVerdict::DslCrashed { .. } => "dsl-crashed".into(),
+            DslVerdict::Unchecked { .. } => "unchecked".into(),
+        }
+    }
+    /// Agreement (static-ness differences included: the values agree).
+    pub fn agrees(&self) -> bool {
+        matches!(self, DslVerdict::Agree { .. } | DslVerdict::BothReject)
+    }
+    /// The DSL could not be asked (unsupported, oracle failure).
+    pub fn unchecked(&self) -> bool {
+        matches!(self, DslVerdict::Unchecked { .. })
+    }
+    /// Whether the reference side is shown wrong by the definition.
+    pub fn blames_reference(&self) -> bool {
+        match self {
+            DslVerdict::DifferentFunction { blame, .. } => matches!(blame, DslBlame::Reference | DslBlame::Both),
+            DslVerdict::DslRejects { accepted_ok: Some(false), .. } => true,
+            DslVerdict::ReferenceRejects { accepted_ok: Some(true), .. } => true,
+            _ => false,
+        }
+    }
+}
+
+/// Judge the DSL's answer against a reference outcome (the engine's, or CuTe C++'s), with the
+/// definition check of the case's operation (`check(value)`: None when none is known).
+pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionCheck<'_>) -> DslVerdict {
+    use Outcome as R;
+    let verdict_of = |v: &Option<Value>| v.as_ref().and_then(check);
+    let bad = |r: &Option<Result<(), String>>| match r {
+        Some(Err(why)) => Some(why.clone()),
+        _ => None,
+    };
+    match (reference, &dsl.outcome) {
+        (_, Outcome::Unsupported(w)) => DslVerdict::Unchecked { why: format!("unsupported: {w}") },
+        (_, Outcome::Error(w)) => DslVerdict::Unchecked { why: format!("error: {w}") },
+        (_, Outcome::Crashed(m)) => DslVerdict::DslCrashed { message: m.clone() },
+        (R::Unsupported(w) | R::Error(w), _) => DslVerdict::Unchecked { why: format!("the reference has no result: {w}") },
+        (R::Crashed(_), _) => DslVerdict::ReferenceCrashed,
+        (R::Rejected(_), Outcome::Rejected(_)) => DslVerdict::BothReject,
+        (R::Printed(r), Outcome::Rejected(m)) => {
+            let c = read_printed(r).and_then(|v| check(&v));
+            DslVerdict::DslRejects { message: m.clone(), accepted_ok: c.as_ref().map(Result::is_ok), detail: c.and_then(Result::err) }
+        }
+        (R::Rejected(_), Outcome::Printed(_)) => {
+            let c = dsl.value.as_ref().and_then(DslValue::to_value).and_then(|v| check(&v));
+            DslVerdict::ReferenceRejects { accepted_ok: c.as_ref().map(Result::is_ok), detail: c.and_then(Result::err) }
+        }
+        (R::Printed(r), Outcome::Printed(_)) => {
+            let (Some(rv), Some(dv)) = (read_printed(r), dsl.value.as_ref()) else {
+                return DslVerdict::Unchecked { why: format!("the reference's result {r:?} cannot be read back") };
+            };
+            let at = match compare(&rv, dv) {
+                Match::Identical { unknown } => return DslVerdict::Agree { unknown },
+                Match::Staticness { leaves, at } => return DslVerdict::Staticness { leaves, at },
+                Match::Different { at } => at,
+            };
+            let Some(dval) = dv.to_value() else { return DslVerdict::DifferentUnknown { at } };
+            if triage::same_function(&rv, &dval) {
+                return DslVerdict::SameFunction;
+            }
+            let (rk, dk) = (verdict_of(&Some(rv)), verdict_of(&Some(dval)));
+            let (rb, db) = (bad(&rk), bad(&dk));
+            let blame = match (&rb, &db, rk.is_some() && dk.is_some()) {
+                (Some(_), Some(_), _) => DslBlame::Both,
+                (Some(_), None, true) => DslBlame::Reference,
+                (None, Some(_), true) => DslBlame::Dsl,
+                _ => DslBlame::Undetermined,
+            };
+            DslVerdict::DifferentFunction { blame, reference_check: rb, dsl_check: db }
+        }
+    }
+}
+
+/// Judge with the real definition check of the case's operation, as blame reads it
+/// (`cutecheck::definition::check_cute`: only CuTe's own conditions blame a side).
+pub fn judge_case(case: &Case, reference: &Outcome, dsl: &DslAnswer) -> DslVerdict {
+    let check = |v: &Value| crate::definition::check_cute(&case.expr, v);
+    judge(reference, dsl, &check)
+}
+
+/// Count of leaves, for reports (how much of a result the DSL showed).
+pub fn known_leaves(v: &DslValue) -> (usize, usize) {
+    fn known(v: &DslValue) -> usize {
+        match v {
+            DslValue::Tuple(x) => x.iter().map(known).sum(),
+            DslValue::Layout { shape, stride } => known(shape) + known(stride),
+            DslValue::Dynamic { value: None, .. } => 0,
+            _ => 1,
+        }
+    }
+    (known(v), v.leaves())
+}
+
+#[cfg(test)]
+mod tests;

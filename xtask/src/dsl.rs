@@ -1,0 +1,438 @@
+//! The CuTe DSL as an oracle in xtask (cutecheck::oracle::dsl):
+//!
+//! - `cargo xtask conformance --oracle dsl`: the fixed suites and the random cases, engine vs the
+//!   DSL; `--oracle cpp,dsl`: engine, CuTe C++ and the DSL, three-way. Every pair is judged
+//!   (engine~C++ by the project's judge, cutecheck::case::Judge, with the known discrepancies; engine~DSL and C++~DSL by
+//!   `cutecheck::oracle::dsl::judge`, blame by the operation's definition); tables by pair, class
+//!   and operation on stdout, every difference in `target/cutecheck/report-dsl.{md,json}`.
+//! - `cargo xtask dsl provision`: provision the pinned DSL and print where it is.
+//! - `cargo xtask dsl bench`: static random cases judged per minute through the DSL oracle.
+//!
+//! Exit status: 1 when the engine is shown wrong (an unexplained engine~C++ disagreement, or an
+//! engine~DSL difference where the definition blames the engine) or when an oracle fails.
+//! C++~DSL differences are findings about CuTe's two implementations and are reported, not failed.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use cutecheck::case::{Case, Judge, Oracle as _, Status};
+use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle, DslVerdict};
+use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
+
+use crate::conformance::{fresh_seed, load_known, plan, release_of, run_oracle, version_of, RunArgs};
+
+/// Which oracles `conformance` asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Oracles {
+    pub cpp: bool,
+    pub dsl: bool,
+}
+
+/// `--oracle cpp`, `dsl`, `cpp,dsl`.
+pub fn parse_oracles(s: &str) -> Result<Oracles, String> {
+    let mut o = Oracles { cpp: false, dsl: false };
+    for part in s.split(',').map(str::trim) {
+        match part {
+            "cpp" => o.cpp = true,
+            "dsl" => o.dsl = true,
+            other => return Err(format!("unknown oracle '{other}' (cpp, dsl or cpp,dsl)")),
+        }
+    }
+    Ok(o)
+}
+
+#[derive(Serialize, Default, Clone)]
+struct PairRow {
+    cases: usize,
+    agree: usize,
+    staticness: usize,
+    unchecked: usize,
+    differ: usize,
+    explained: usize,
+}
+
+#[derive(Serialize)]
+struct CaseRow {
+    location: String,
+    op: Option<String>,
+    expr: String,
+    engine: Vec<String>,
+    cpp: Option<Vec<String>>,
+    dsl: Vec<String>,
+    dsl_text: Option<String>,
+    /// The project's judgement of engine ~ C++ when they do not agree (class, blame, known).
+    engine_cpp: Option<String>,
+    engine_dsl: DslVerdict,
+    cpp_dsl: Option<DslVerdict>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    oracles: Vec<String>,
+    seed: u64,
+    shard: String,
+    random_cases: usize,
+    dsl_seconds: f64,
+    cpp_seconds: Option<f64>,
+    dsl_cases_per_minute: f64,
+    pairs: BTreeMap<String, PairRow>,
+    /// (pair, signature, op) -> count
+    classes: Vec<(String, String, String, usize)>,
+    cases: Vec<CaseRow>,
+}
+
+pub fn options(args: &OracleArgs) -> DslOptions {
+    DslOptions { jobs: args.jobs, ..DslOptions::default() }
+}
+
+/// Three-way (or engine~DSL) conformance.
+pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bool> {
+    let seed = ra.seed.unwrap_or_else(fresh_seed);
+    let shard = ra.shard.unwrap_or((0, 1));
+    eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
+    let dsl_oracle = DslOracle::new(options(args))?;
+    eprintln!("xtask: DSL oracle is {}", dsl_oracle.describe());
+    let cpp_oracle = if which.cpp {
+        let mut opts = args.options();
+        opts.verbose = false;
+        let o = Oracle::new(opts)?;
+        eprintln!("xtask: C++ oracle is {}", cutecheck::case::Oracle::describe(&o));
+        Some(o)
+    } else {
+        None
+    };
+    let known = load_known()?;
+    let judge = Judge::for_release(&known, version_of(args), release_of(args));
+    let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
+    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
+    let t = Instant::now();
+    let answers = dsl_oracle.answers(&refs);
+    let dsl_time = t.elapsed().as_secs_f64();
+    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s", refs.len());
+    let (cpp_outcomes, cpp_time) = match &cpp_oracle {
+        Some(o) => {
+            let t = Instant::now();
+            let r = run_oracle(o, &refs, "C++");
+            let s = t.elapsed().as_secs_f64();
+            eprintln!("xtask: CuTe C++ answered {} cases in {s:.1} s", refs.len());
+            (Some(r), Some(s))
+        }
+        None => (None, None),
+    };
+
+    let mut pairs: BTreeMap<String, PairRow> = BTreeMap::new();
+    let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut rows = Vec::with_capacity(refs.len());
+    let mut ok = true;
+    for (k, (p, ans)) in planned.iter().zip(&answers).enumerate() {
+        let case = &p.case;
+        let op = case.op().map(str::to_string).unwrap_or_else(|| "-".into());
+        let engine = judge.engine(case, false);
+        if ans.outcome.is_error() {
+            ok = false;
+        }
+        // engine ~ DSL
+        let ed = dsl::judge_case(case, &engine.outcome, ans);
+        if ed.blames_reference() {
+            ok = false;
+        }
+        tally(&mut pairs, &mut classes, "engine~dsl", &op, &ed);
+        // engine ~ C++ (the project's judge, known discrepancies included) and C++ ~ DSL
+        let (mut cpp_l, mut ec, mut cd) = (None, None, None);
+        if let Some(outs) = &cpp_outcomes {
+            let o = &outs[k];
+            let j = judge.judge(case, p.origin, &engine, o);
+            if j.fails() {
+                ok = false;
+            }
+            let row = pairs.entry("engine~cpp".into()).or_default();
+            row.cases += 1;
+            match &j.status {
+                Status::Agree | Status::BothRefuse => row.agree += 1,
+                Status::Unchecked(_) | Status::OracleError(_) => row.unchecked += 1,
+                Status::Explained(_) | Status::KnownEarlier(_) => {
+                    row.differ += 1;
+                    row.explained += 1;
+                }
+                _ => row.differ += 1,
+            }
+            if let Some(t) = &j.triage {
+                let sig = if t.is_agreement() { "both-reject:different-reason".to_string() } else { t.signature() };
+                *classes.entry(("engine~cpp".into(), sig, op.clone())).or_default() += 1;
+            }
+            if !j.agreement.agrees() {
+                ec = Some(j.summary());
+            }
+            let v = dsl::judge_case(case, o, ans);
+            tally(&mut pairs, &mut classes, "cpp~dsl", &op, &v);
+            cd = Some(v);
+            cpp_l = Some(o.lines());
+        }
+        rows.push(CaseRow {
+            location: case.location.clone(),
+            op: case.op().map(str::to_string),
+            expr: case.text.clone(),
+            engine: engine.outcome.lines(),
+            cpp: cpp_l,
+            dsl: ans.outcome.lines(),
+            dsl_text: ans.dsl_text.clone(),
+            engine_cpp: ec,
+            engine_dsl: ed,
+            cpp_dsl: cd,
+        });
+    }
+    let mut names = Vec::new();
+    if which.cpp {
+        names.push("cpp".to_string());
+    }
+    names.push("dsl".to_string());
+    let report = Report {
+        oracles: names,
+        seed,
+        shard: format!("{}/{}", shard.0, shard.1),
+        random_cases: ra.cases,
+        dsl_seconds: dsl_time,
+        cpp_seconds: cpp_time,
+        dsl_cases_per_minute: refs.len() as f64 * 60.0 / dsl_time.max(1e-3),
+        pairs,
+        classes: classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
+        cases: rows,
+    };
+    let tables = tables(&report);
+    let listing = listing(&report);
+    if ra.json {
+        eprint!("{tables}");
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{tables}");
+        print!("{}", listing.lines().take(120).collect::<Vec<_>>().join("\n"));
+        println!();
+    }
+    let dir = state_dir();
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("report-dsl.json"), serde_json::to_string_pretty(&report)?)?;
+    let cmd: Vec<String> = std::env::args().skip(1).collect();
+    let md = format!(
+        "# cutecheck three-way report (engine, CuTe C++, CuTe DSL)\n\nCommand: `cargo xtask {}`  \nDSL: {}  \n\n```text\n{tables}```\n\n## Differences\n\n{listing}",
+        cmd.join(" "),
+        dsl_oracle.describe()
+    );
+    std::fs::write(dir.join("report-dsl.md"), md)?;
+    eprintln!(
+        "report: {} and report-dsl.json ({} cases; the DSL at {:.0} cases/minute)",
+        dir.join("report-dsl.md").display(),
+        report.cases.len(),
+        report.dsl_cases_per_minute
+    );
+    Ok(ok)
+}
+
+fn tally(
+    pairs: &mut BTreeMap<String, PairRow>,
+    classes: &mut BTreeMap<(String, String, String), usize>,
+    pair: &str,
+    op: &str,
+    v: &DslVerdict,
+) {
+    let row = pairs.entry(pair.into()).or_default();
+    row.cases += 1;
+    match v {
+        v if v.agrees() => row.agree += 1,
+        DslVerdict::Staticness { .. } => row.staticness += 1,
+        v if v.unchecked() => row.unchecked += 1,
+        _ => row.differ += 1,
+    }
+    if !v.agrees() {
+        let sig = match v {
+            DslVerdict::Unchecked { why } => format!("unchecked:{}", why.split(':').next().unwrap_or("")),
+            other => other.signature(),
+        };
+        *classes.entry((pair.into(), sig, op.into())).or_default() += 1;
+    }
+}
+
+fn tables(r: &Report) -> String {
+    let mut s = format!("{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n", "pair", "cases", "agree", "staticness", "unchecked", "differ", "explained");
+    for (k, v) in &r.pairs {
+        s.push_str(&format!(
+            "{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n",
+            k, v.cases, v.agree, v.staticness, v.unchecked, v.differ, v.explained
+        ));
+    }
+    s.push_str(&format!("\n{:<12} {:<48} {:<20} {:>6}\n", "pair", "class [signature]", "op", "cases"));
+    if r.classes.is_empty() {
+        s.push_str("(none)\n");
+    }
+    for (pair, sig, op, n) in &r.classes {
+        s.push_str(&format!("{pair:<12} {sig:<48} {op:<20} {n:>6}\n"));
+    }
+    s
+}
+
+/// Every C++~DSL difference (with blame), then engine~DSL differences where there is no C++.
+fn listing(r: &Report) -> String {
+    let mut s = String::new();
+    for c in &r.cases {
+        let (label, v) = match (&c.cpp_dsl, &c.cpp) {
+            (Some(v), _) => ("C++~DSL", v),
+            (None, None) => ("engine~DSL", &c.engine_dsl),
+            (None, Some(_)) => continue,
+        };
+        if v.agrees() || v.unchecked() {
+            continue;
+        }
+        s.push_str(&format!("- {label} {} `{}` ({})\n", v.signature(), c.expr, c.location));
+        if let Some(cpp) = &c.cpp {
+            s.push_str(&format!("  - C++:    `{}`\n", cpp.join(" | ")));
+        }
+        s.push_str(&format!("  - DSL:    `{}`{}\n", c.dsl.join(" | "), c.dsl_text.as_ref().map_or(String::new(), |t| format!(" (prints `{t}`)"))));
+        s.push_str(&format!("  - engine: `{}`\n", c.engine.join(" | ")));
+        s.push_str(&format!("  - verdict: {}\n", detail(v)));
+        if c.cpp_dsl.is_some() && !c.engine_dsl.agrees() {
+            s.push_str(&format!("  - engine~DSL: {}\n", c.engine_dsl.signature()));
+        }
+        if let Some(e) = &c.engine_cpp {
+            s.push_str(&format!("  - engine~C++: {e}\n"));
+        }
+    }
+    if s.is_empty() {
+        s.push_str("None.\n");
+    }
+    s
+}
+
+fn detail(v: &DslVerdict) -> String {
+    match v {
+        DslVerdict::DifferentFunction { blame, reference_check, dsl_check } => {
+            let mut s = format!("different functions; blame {blame:?}");
+            if let Some(x) = reference_check {
+                s.push_str(&format!("; the reference violates: {x}"));
+            }
+            if let Some(x) = dsl_check {
+                s.push_str(&format!("; the DSL violates: {x}"));
+            }
+            s
+        }
+        DslVerdict::DslRejects { message, accepted_ok, detail } => format!(
+            "the DSL refuses ({message}); the reference's result {}",
+            match accepted_ok {
+                Some(true) => "satisfies the definition".to_string(),
+                Some(false) => format!("violates the definition: {}", detail.as_deref().unwrap_or("")),
+                None => "is not checked (no definition)".to_string(),
+            }
+        ),
+        DslVerdict::ReferenceRejects { accepted_ok, detail } => format!(
+            "the reference refuses; the DSL's result {}",
+            match accepted_ok {
+                Some(true) => "satisfies the definition".to_string(),
+                Some(false) => format!("violates the definition: {}", detail.as_deref().unwrap_or("")),
+                None => "is not checked (unknown values or no definition)".to_string(),
+            }
+        ),
+        DslVerdict::Staticness { leaves, at } => format!("same values; static-ness differs at {leaves} leaves (first {at})"),
+        DslVerdict::DifferentUnknown { at } => format!("different ({at}); the DSL's dynamic values are unknown, no definition checked"),
+        other => other.signature(),
+    }
+}
+
+/// User+system CPU seconds of this process's reaped children (Linux /proc/self/stat).
+fn children_cpu_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 16 and 17 of stat (cutime, cstime) are 13 and 14 after the state field.
+    let ticks: f64 = f.get(13)?.parse::<f64>().ok()? + f.get(14)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// `cargo xtask dsl ...`
+#[derive(clap::Subcommand)]
+pub enum DslCmd {
+    /// Provision the pinned CuTe DSL (PyPI nvidia-cutlass-dsl) and print its site directory.
+    Provision,
+    /// Static random cases judged per minute through the DSL oracle (engine ~ DSL).
+    Bench {
+        #[arg(long, default_value_t = 20000)]
+        cases: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Workers (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Cases per request (one jit function).
+        #[arg(long, default_value_t = 500)]
+        batch: usize,
+    },
+}
+
+pub fn main(cmd: DslCmd) -> Result<bool> {
+    match cmd {
+        DslCmd::Provision => {
+            let t = Instant::now();
+            let i = dsl::provision::provision(true)?;
+            println!("{}", i.site.display());
+            eprintln!("xtask: {} ready in {:.1} s", i.describe, t.elapsed().as_secs_f64());
+            Ok(true)
+        }
+        DslCmd::Bench { cases, seed, jobs, batch } => bench(cases, seed, jobs, batch),
+    }
+}
+
+fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool> {
+    let mut cases: Vec<Case> = Vec::with_capacity(n);
+    let mut s = seed;
+    while cases.len() < n {
+        for e in crate::random::cases(2 * n, s) {
+            if cases.len() < n {
+                if let Ok(c) = Case::parse(&e, "bench") {
+                    if crate::bench::all_static(&c.expr) && dsl::ast(&c.expr).is_ok() {
+                        cases.push(c);
+                    }
+                }
+            }
+        }
+        s += 1;
+    }
+    let o = DslOracle::new(DslOptions { jobs, batch, ..DslOptions::default() })?;
+    let describe = o.describe();
+    let refs: Vec<&Case> = cases.iter().collect();
+    // Start the workers (import the DSL) outside the timing, as a long-lived pool does once.
+    let warm: Vec<&Case> = refs.iter().take(o.opts.jobs.unwrap_or(2) * 2).copied().collect();
+    o.answers(&warm);
+    let t = Instant::now();
+    let answers: Vec<DslAnswer> = o.answers(&refs);
+    let ask = t.elapsed().as_secs_f64();
+    let t2 = Instant::now();
+    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    for (c, a) in cases.iter().zip(&answers) {
+        let engine = cutecheck::case::engine(c, false).outcome;
+        *tally.entry(dsl::judge_case(c, &engine, a).signature()).or_default() += 1;
+    }
+    let judge = t2.elapsed().as_secs_f64();
+    // The workers' CPU time: end them (they and their children are reaped) and read this
+    // process's children's user+system time.
+    let cpu0 = children_cpu_secs();
+    drop(o);
+    let cpu = children_cpu_secs().zip(cpu0).map(|(a, b)| a - b);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{describe}; {n} static random cases (seed {seed}), {} workers on {cores} cores, {batch} cases per jit function", jobs.unwrap_or(cores));
+    println!("| step | wall time | static cases per minute |");
+    println!("|---|---:|---:|");
+    println!("| DSL oracle (answers) | {ask:.2} s | {:.0} |", n as f64 * 60.0 / ask.max(1e-6));
+    println!("| engine + judge | {judge:.2} s | {:.0} |", n as f64 * 60.0 / judge.max(1e-6));
+    println!("| judged (both) | {:.2} s | {:.0} |", ask + judge, n as f64 * 60.0 / (ask + judge).max(1e-6));
+    if let Some(cpu) = cpu {
+        println!(
+            "| DSL workers' CPU time (user+sys, warm-up included) | {cpu:.2} s | {:.0} per CPU-minute, {:.0} on {cores} idle cores |",
+            n as f64 * 60.0 / cpu.max(1e-6),
+            n as f64 * 60.0 * cores as f64 / cpu.max(1e-6)
+        );
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average at the end: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
+    println!("verdicts: {}", tally.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
+    Ok(true)
+}
