@@ -6,8 +6,8 @@
 //! the operation itself, only the numbered postconditions of its definition, so it can blame the
 //! engine as well as CuTe.
 
-use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, max_common, product};
-use crate::engine::{right_inverse, Layout, Tiler};
+use crate::engine::{blocked_product, coalesce, complement, composition, filter, left_inverse, logical_divide};
+use crate::engine::{logical_product, max_common, right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
 use crate::expr::parse::Expr;
 use crate::expr::{eval, parse, Value};
@@ -76,8 +76,8 @@ pub fn check(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
         }
         ("right_inverse", 1) => right_inverse::check_postconditions(&a, &r),
         ("left_inverse", 1) => left_inverse::check_postconditions(&a, &r),
-        ("logical_divide", 2) => divide::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
-        ("logical_product", 2) => product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
+        ("logical_divide", 2) => logical_divide::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
+        ("logical_product", 2) => logical_product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
         (f @ ("zipped_divide" | "tiled_divide" | "flat_divide" | "zipped_product" | "tiled_product" | "flat_product"), 2) => {
             let t = to_tiler(&vals[1]).ok()?;
             let how = &f[..f.find('_')?];
@@ -103,13 +103,13 @@ pub fn check(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
                 Tiler::Underscore => return None,
             };
             if f.ends_with("divide") {
-                divide::check_postconditions(&a, &t, &l)
+                logical_divide::check_postconditions(&a, &t, &l)
             } else {
-                product::check_postconditions(&a, &t, &l)
+                logical_product::check_postconditions(&a, &t, &l)
             }
         }
-        ("blocked_product", 2) => product::check_blocked(&a, &lay(1)?, &r, false),
-        ("raked_product", 2) => product::check_blocked(&a, &lay(1)?, &r, true),
+        ("blocked_product", 2) => blocked_product::check_blocked(&a, &lay(1)?, &r, false),
+        ("raked_product", 2) => blocked_product::check_blocked(&a, &lay(1)?, &r, true),
         ("max_common_layout", 2) => max_common::check_layout(&a, &lay(1)?, &r),
         _ => return None,
     })

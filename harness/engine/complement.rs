@@ -34,7 +34,7 @@
 
 use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced, Pairs};
 use super::filter::filter_modes;
-use super::product::cosize_pairs;
+use super::layout::cosize_pairs;
 use super::error::{Error, Result};
 use super::filter::filter;
 use super::int::Int;
@@ -194,7 +194,7 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout)
     }
     let cot = match cotarget {
         Some(c) => c.product().map_err(e)?.value,
-        None => super::product::cosize(&f).map_err(e)?.value,
+        None => f.cosize().map_err(e)?.value,
     };
     if total < cot {
         return Err(format!("3: size({f}) * size({r}) = {total} < {cot}"));

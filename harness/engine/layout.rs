@@ -103,10 +103,11 @@ impl Layout {
     pub fn size(&self) -> Result<Int> {
         self.shape.product()
     }
-    /// CuTe's `cosize`: `L(size - 1) + 1`.
+    /// CuTe's `cosize(layout) = size(coshape(layout))`: `sum (s_i - _1) * |d_i| + _1` over the
+    /// leaves, static when every term is (layout.hpp `coshape` evaluates the layout with absolute
+    /// strides at its last coordinate; a term with a size-1 extent or a zero stride is a static 0).
     pub fn cosize(&self) -> Result<Int> {
-        let last = self.size()?.sub(Int::st(1))?;
-        self.call_int(last)?.add(Int::st(1))
+        cosize_pairs(&self.leaf_pairs())
     }
     /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
     pub fn call(&self, coord: &IntTuple) -> Result<Int> {
@@ -185,6 +186,15 @@ impl fmt::Display for Layout {
     }
 }
 
+/// [`Layout::cosize`] from the flat (extent, stride) leaves (the one cosize formula of the engine).
+pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
+    let mut acc = Int::st(0);
+    for &(s, d) in pairs {
+        acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
+    }
+    acc.add(Int::st(1))
+}
+
 /// CuTe's `print_layout` (util/print_tensor.hpp): the layout on one line, then an ASCII grid of a
 /// rank-2 layout with `+----+` borders, one row per coordinate of mode 0.
 pub fn print_layout(layout: &Layout) -> Result<String> {
@@ -246,5 +256,29 @@ mod tests {
         assert_eq!(h.size().unwrap().value, 32);
         assert_eq!(h.cosize().unwrap().value, 32);
         assert_eq!(h.mode(1).unwrap().to_string(), "(2,4):(1,8)");
+    }
+
+    #[test]
+    fn one_cosize_formula() {
+        // Layout::cosize is the engine's only cosize (complement and logical_product use it too).
+        // Its value is the largest index of the layout with absolute strides, plus one; it is
+        // static exactly when every (s - 1) * |d| term is (a size-1 extent or a zero stride gives
+        // a static 0). Real CuTe's prints of these cases: fixtures/cases/cosize.cases.
+        let lay = |s: &[(i64, bool)], d: &[(i64, bool)]| {
+            let t = |v: &[(i64, bool)]| IntTuple::Tuple(v.iter().map(|&(x, st)| IntTuple::Leaf(Int::new(x, st))).collect());
+            Layout::new(t(s), t(d)).unwrap()
+        };
+        for (l, want) in [
+            (lay(&[(4, false), (2, true)], &[(0, true), (1, true)]), (2, true)),
+            (lay(&[(4, true), (2, true)], &[(-1, true), (4, true)]), (8, true)),
+            (lay(&[(1, true), (4, false)], &[(3, true), (0, true)]), (1, true)),
+            (lay(&[(4, false), (2, true)], &[(1, true), (4, true)]), (8, false)),
+        ] {
+            let c = l.cosize().unwrap();
+            assert_eq!((c.value, c.is_static), want, "cosize({l})");
+            let abs = Layout::new(l.shape.clone(), IntTuple::Tuple(l.leaf_pairs().iter().map(|(_, d)| IntTuple::Leaf(d.abs().unwrap())).collect())).unwrap();
+            assert_eq!(c.value, abs.values().unwrap().into_iter().max().unwrap() + 1, "cosize({l})");
+            assert_eq!(cosize_pairs(&l.leaf_pairs()).unwrap(), c);
+        }
     }
 }

@@ -13,11 +13,12 @@
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
 
-use super::divide::{logical_divide, zipped_divide_unchecked};
+use super::logical_divide::logical_divide;
+use super::zipped_divide::zipped_divide_unchecked;
 use super::error::Result;
 use super::int::Int;
 use super::layout::{crd2idx, Layout};
-use super::local::{pad, repeat_under, slice_and_offset, Coord};
+use super::slice::{pad, repeat_under, slice_and_offset, Coord};
 use super::runtime::deferred;
 use super::tiler::Tiler;
 
@@ -70,6 +71,6 @@ pub fn local_partition(a: &Layout, thr: &Layout, index: Int) -> Result<Layout> {
 pub fn check_postconditions(a: &Layout, thr: &Layout, index: Int, r: &Layout) -> Result<(), String> {
     let (_, z, c) = partition_parts(a, thr, index).map_err(|e| e.to_string())?;
     let off = crd2idx(&c.zeroed(), &z.shape, &z.stride).map_err(|e| e.to_string())?;
-    super::local::check_postconditions(&z, &c, r, off)
+    super::slice::check_postconditions(&z, &c, r, off)
 }
 

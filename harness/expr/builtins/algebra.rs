@@ -2,9 +2,10 @@
 //! right_inverse, left_inverse, max_common_vector, max_common_layout, the divides, the products,
 //! local_tile and local_partition. A tuple value of layouts, integers and `_` is a tiler.
 
-use crate::engine::local::Coord;
-use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, local, max_common, product};
-use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
+use crate::engine::slice::Coord;
+use crate::engine::{blocked_product, flat_divide, flat_product, local_partition, local_tile, logical_divide, logical_product};
+use crate::engine::{coalesce, complement, composition, filter, left_inverse, max_common, raked_product, right_inverse};
+use crate::engine::{tiled_divide, tiled_product, zipped_divide, zipped_product, Error, Layout, Result, Tiler};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;
 
@@ -34,14 +35,14 @@ type TilerOp = fn(&Layout, &Tiler) -> Result<Layout>;
 pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>> {
     let n = name.simple()?;
     let tiler_op: Option<TilerOp> = match n {
-        "logical_divide" => Some(divide::logical_divide),
-        "zipped_divide" => Some(divide::zipped_divide),
-        "tiled_divide" => Some(divide::tiled_divide),
-        "flat_divide" => Some(divide::flat_divide),
-        "logical_product" => Some(product::logical_product),
-        "zipped_product" => Some(product::zipped_product),
-        "tiled_product" => Some(product::tiled_product),
-        "flat_product" => Some(product::flat_product),
+        "logical_divide" => Some(logical_divide::logical_divide),
+        "zipped_divide" => Some(zipped_divide::zipped_divide),
+        "tiled_divide" => Some(tiled_divide::tiled_divide),
+        "flat_divide" => Some(flat_divide::flat_divide),
+        "logical_product" => Some(logical_product::logical_product),
+        "zipped_product" => Some(zipped_product::zipped_product),
+        "tiled_product" => Some(tiled_product::tiled_product),
+        "flat_product" => Some(flat_product::flat_product),
         _ => None,
     };
     if let Some(op) = tiler_op {
@@ -99,16 +100,16 @@ pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>>
             Ok(Value::Layout(max_common::max_common_layout(layout(&args[0], n)?, layout(&args[1], n)?)?))
         }),
         "blocked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(product::blocked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
+            .and_then(|_| Ok(Value::Layout(blocked_product::blocked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
         "raked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(product::raked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
+            .and_then(|_| Ok(Value::Layout(raked_product::raked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
         "local_tile" => arity(n, args, 3..=3).and_then(|_| {
             let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-            Ok(Value::Layout(local::local_tile(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
+            Ok(Value::Layout(local_tile::local_tile(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
         }),
         "local_partition" => arity(n, args, 3..=3).and_then(|_| {
             let idx = args[2].to_int()?;
-            Ok(Value::Layout(local::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
+            Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
         }),
         _ => return None,
     };

@@ -31,73 +31,14 @@
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
-use std::fmt;
-
 use crate::engine::atom::recast::{self, Recastable};
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
-use crate::engine::{Error, Int, IntTuple, Result};
+use crate::engine::{Error, Result};
 use crate::expr::parse::{Name, TemplateArg};
-use crate::expr::value::Value;
+use crate::expr::value::{AtomValue, Value};
 
 use super::arity;
-
-/// Values of this area.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AtomValue {
-    /// A C++ atom, copy operation or value type name, canonical spelling.
-    Name(String),
-    Swizzle(Swizzle),
-    Composed(ComposedLayout),
-    /// `MMA_Atom<Op>{}`, `Copy_Atom<Op,T>{}`, a TiledMMA, a TiledCopy: printed as CuTe prints them.
-    Mma(Box<mma::MmaAtom>),
-    Copy(Box<copy::CopyAtom>),
-    TiledMma(Box<tiled_mma::TiledMma>),
-    TiledCopy(Box<tiled_copy::TiledCopy>),
-    /// One thread's part of a tensor over a counting iterator (`counting_iter(N) o L`).
-    Partition(partition::Partition),
-}
-
-impl AtomValue {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AtomValue::Name(_) => "a C++ name",
-            AtomValue::Swizzle(_) => "a swizzle",
-            AtomValue::Composed(_) => "a swizzled layout",
-            AtomValue::Mma(_) => "an MMA atom",
-            AtomValue::Copy(_) => "a copy atom",
-            AtomValue::TiledMma(_) => "a tiled MMA",
-            AtomValue::TiledCopy(_) => "a tiled copy",
-            AtomValue::Partition(_) => "a partitioned tensor",
-        }
-    }
-    /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
-    pub fn apply(&self, coord: &IntTuple) -> Result<Value> {
-        match self {
-            AtomValue::Swizzle(sw) => {
-                let i = coord.as_leaf().ok_or_else(|| Error::Type(format!("a swizzle takes an integer, got {coord}")))?;
-                Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
-            }
-            AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
-            other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
-        }
-    }
-}
-
-impl fmt::Display for AtomValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AtomValue::Name(n) => f.write_str(n),
-            AtomValue::Swizzle(s) => write!(f, "{s}"),
-            AtomValue::Composed(c) => write!(f, "{c}"),
-            AtomValue::Mma(a) => f.write_str(&a.print()),
-            AtomValue::Copy(a) => f.write_str(&a.print()),
-            AtomValue::TiledMma(m) => f.write_str(&m.print()),
-            AtomValue::TiledCopy(c) => f.write_str(&c.print()),
-            AtomValue::Partition(p) => write!(f, "{p}"),
-        }
-    }
-}
 
 pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> {
     if name.path.len() == 1 && name.path[0] == "Swizzle" {

@@ -1,32 +1,17 @@
-//! `local_tile` and `local_partition` on layouts (CuTe does them on tensors in tensor_impl.hpp;
-//! this is the layout part).
-//!
-//! Definitions (CuTe 4.2):
-//! - `local_tile(A, tiler, coord)` (= `inner_partition`): `Z = zipped_divide(A, tiler)`; a tuple
-//!   `coord` is padded with `_` to `rank<1>(Z)` elements and slices mode 1 while mode 0 is kept
-//!   (unpacked when its rank is above 1): `Z(repeat<R0>(_), append<R1>(coord, _))`. An integer
-//!   `coord` slices the whole of mode 1 away.
-//! - `local_partition(A, thr, index)` (= `outer_partition`): the tiler is `product_each(shape(thr))`
-//!   (one integer per top mode of `thr`), the coordinate is `thr.get_flat_coord(index)` (one 1-D
-//!   coordinate per top mode, or a plain integer when `thr` is rank 1); the coordinate slices
-//!   mode 0 of `Z` (padded with `_` to `rank<0>(Z)`) and mode 1 is kept, unpacked.
+//! Slicing layouts by coordinates, shared by `local_tile` and `local_partition` (CuTe does them
+//! on tensors in tensor_impl.hpp; this is the layout part): the slicing coordinate [`Coord`],
+//! CuTe's `slice` / `slice_and_offset`, and the check of a slice's postconditions.
 //!
 //! Slicing keeps the modes paired with `_` and drops those paired with an integer. On a tensor the
 //! dropped part becomes an offset of the data pointer; the tensor's layout (what CuTe prints for
-//! `t.layout()`) is the returned layout. The offset `Z(coord with _ as 0)` is returned separately
-//! by the `*_with_offset` functions. The layout does not depend on the values of the coordinate,
-//! only on its form.
+//! `t.layout()`) is the returned layout. The offset `Z(coord with _ as 0)` is returned separately.
+//! The layout does not depend on the values of the coordinate, only on its form.
 //!
-//! Postconditions (checked by [`check_postconditions`], and from the operation's inputs by
-//! [`check_local_tile`] / [`check_local_partition`]), with `Z` the zipped divide, `c` the full
-//! slicing coordinate and `off = Z(c with _ as 0)`:
+//! Postconditions of a slice `(R, off)` of `Z` by the full coordinate `c` (checked by
+//! [`check_postconditions`]; `local_tile` and `local_partition` state theirs in these terms):
 //! 1. `size(R)` is the product of the sizes of the modes `c` keeps (those paired with `_`).
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
-//!
-//! This module holds what the two share (slicing coordinates, `slice`, the slice check) and
-//! re-exports the operations for existing callers; each operation lives in its own module
-//! (`local_tile`, `local_partition`) with its definition, postconditions and `check_postconditions`.
 
 use super::error::{Error, Result};
 use super::int::Int;
@@ -34,10 +19,6 @@ use super::int_tuple::IntTuple;
 use super::layout::{crd2idx, Layout};
 use super::tiler::Tiler;
 
-pub use super::local_partition::{
-    check_postconditions as check_local_partition, local_partition, local_partition_with_offset,
-};
-pub use super::local_tile::{check_postconditions as check_local_tile, local_tile, local_tile_with_offset};
 
 /// A slicing coordinate: `_`, an integer, or a tuple of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,9 +158,9 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Resu
 mod tests {
     use crate::engine::test_util::{l, t};
     use super::*;
-    use crate::engine::divide::zipped_divide;
-    use crate::engine::local_partition::partition_parts;
-    use crate::engine::local_tile::tile_coord;
+    use crate::engine::local_partition::{check_postconditions as check_local_partition, local_partition_with_offset, partition_parts};
+    use crate::engine::local_tile::{check_postconditions as check_local_tile, local_tile_with_offset, tile_coord};
+    use crate::engine::zipped_divide::zipped_divide;
 
     #[test]
     fn chapter_partition_cases() {
