@@ -207,65 +207,54 @@ fn product_pair() -> impl Strategy<Value = (Layout, Layout)> {
     (compact(), compact())
 }
 
-/// Random tiled copies and tiled MMAs over a few common atoms (static layouts, as CuTe needs).
-/// Admissible: the value layout holds exactly one copy instruction's worth of values; the MMA atom
-/// layout is a small (M,N,1) grid of warps. Ill-defined: a value layout of the wrong size.
-fn atoms() -> BoxedStrategy<Case> {
-    // (copy op, its bits per instruction)
-    const COPIES: &[(&str, i64)] = &[
-        ("UniversalCopy<uint32_t>", 32),
-        ("UniversalCopy<uint64_t>", 64),
-        ("UniversalCopy<uint128_t>", 128),
-        ("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", 128),
-        ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", 128),
-    ];
-    const TYPES: &[(&str, i64)] = &[("half_t", 16), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)];
-    const MMAS: &[&str] = &[
-        "SM80_16x8x16_F32F16F16F32_TN",
-        "SM80_16x8x8_F16F16F16F16_TN",
-        "SM80_16x8x8_F32TF32TF32F32_TN",
-        "SM80_16x8x32_S32S8S8S32_TN",
-        "SM80_8x8x4_F64F64F64F64_TN",
-        "SM75_16x8x8_F32F16F16F32_TN",
-    ];
-    let pow2 = || prop::sample::select(vec![1i64, 2, 4, 8, 16, 32]);
-    let copy = (prop::sample::select(COPIES.to_vec()), prop::sample::select(TYPES.to_vec()), pow2(), pow2(), any::<bool>(), any::<bool>(), any::<bool>(), 0usize..3)
-        .prop_map(|((op, bits), (ty, tbits), tm, tn, thr_row_major, val_along_m, well_sized, f)| {
-            let per = (bits / tbits).max(1);
-            let n_vals = if well_sized { per } else { per * 3 };
-            let thr = if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
-            let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
-            let fname = ["tiled_copy_tv", "tiled_copy_tiler", "tiled_copy_tv"][f];
-            Case { op: fname, expr: format!("{fname}({op},{ty},{thr},{val})"), admissible: well_sized && per * tbits == bits }
-        });
-    let mma = (prop::sample::select(MMAS.to_vec()), prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2, 4]), any::<bool>(), 0usize..4)
-        .prop_map(|(atom, m, n, n_major, f)| {
-            let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
-            let fname = ["tiled_mma_tv_a", "tiled_mma_tv_b", "tiled_mma_tv_c", "tiled_mma_tile"][f];
-            Case { op: fname, expr: format!("{fname}({atom},{layout})"), admissible: true }
-        });
-    prop_oneof![copy, mma].boxed()
+// Operand tables of the atom generators.
+// (copy op, its bits per instruction)
+const COPIES: &[(&str, i64)] = &[
+    ("UniversalCopy<uint32_t>", 32),
+    ("UniversalCopy<uint64_t>", 64),
+    ("UniversalCopy<uint128_t>", 128),
+    ("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", 128),
+    ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", 128),
+];
+const TYPES: &[(&str, i64)] = &[("half_t", 16), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)];
+const MMAS: &[&str] = &[
+    "SM80_16x8x16_F32F16F16F32_TN",
+    "SM80_16x8x8_F16F16F16F16_TN",
+    "SM80_16x8x8_F32TF32TF32F32_TN",
+    "SM80_16x8x32_S32S8S8S32_TN",
+    "SM80_8x8x4_F64F64F64F64_TN",
+    "SM75_16x8x8_F32F16F16F32_TN",
+];
+
+fn case_of(op: &'static str, expr: String, admissible: bool) -> Case {
+    Case { op, expr, admissible }
 }
 
-/// The operations the fuzzer generates, each with admissible and ill-defined operand strategies.
-/// The same op coverage the first random generator (xtask/src/random.rs) had, and more.
-pub fn case() -> BoxedStrategy<Case> {
-    let c = |op: &'static str, expr: String, admissible: bool| Case { op, expr, admissible };
-    let unary = prop_oneof![
-        any_layout().prop_map(move |l| c("coalesce", format!("coalesce({l})"), true)),
-        any_layout().prop_map(move |l| c("filter", format!("filter({l})"), true)),
-        any_layout().prop_map(move |l| c("filter_zeros", format!("filter_zeros({l})"), true)),
-        any_layout().prop_map(move |l| c("flatten", format!("flatten({l})"), true)),
-        (any_layout(), prop::sample::select(vec!["size", "cosize", "rank", "depth"]))
-            .prop_map(move |(l, q)| c("query", format!("{q}({l})"), true)),
-        any_layout()
-            .prop_flat_map(|l| {
-                let n = l.size().map(|i| i.value).unwrap_or(1).max(1);
-                (Just(l), 0..n)
-            })
-            .prop_map(move |(l, i)| c("evaluate", format!("{l}({i})"), true)),
-    ];
-    let compose = prop_oneof![
+// The generators of the operations: each entry of the table of operations (`harness/ops.rs`)
+// names one of these (or says why it has none). Each gives admissible operands and, where the
+// operation has preconditions, a share of ill-defined ones.
+
+/// `op(L)` for an arbitrary layout: coalesce, filter, filter_zeros, flatten, and the queries
+/// size, cosize, rank, depth.
+pub fn unary(op: &'static str) -> BoxedStrategy<Case> {
+    any_layout().prop_map(move |l| case_of(op, format!("{op}({l})"), true)).boxed()
+}
+
+/// `L(i)` for a coordinate `i < size(L)`: a form of the expression language, not an operation.
+pub fn evaluate() -> BoxedStrategy<Case> {
+    any_layout()
+        .prop_flat_map(|l| {
+            let n = l.size().map(|i| i.value).unwrap_or(1).max(1);
+            (Just(l), 0..n)
+        })
+        .prop_map(move |(l, i)| case_of("evaluate", format!("{l}({i})"), true))
+        .boxed()
+}
+
+/// composition with an admissible right operand, an admissible tiler, or an arbitrary layout.
+pub fn composition() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
         compact()
             .prop_flat_map(|a| {
                 let b = admissible_rhs(&a, false);
@@ -279,8 +268,15 @@ pub fn case() -> BoxedStrategy<Case> {
             })
             .prop_map(move |(a, t)| c("composition", format!("composition({a},{t})"), true)),
         (any_layout(), any_layout()).prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), false)),
-    ];
-    let complement = prop_oneof![
+    ]
+    .boxed()
+}
+
+/// complement of compact layouts (cotarget a multiple of the cosize, or none), and of arbitrary
+/// layouts with arbitrary cotargets.
+pub fn complement() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
         compact()
             .prop_flat_map(|a| {
                 let cos = a.cosize().map(|i| i.value).unwrap_or(1).max(1);
@@ -296,14 +292,23 @@ pub fn case() -> BoxedStrategy<Case> {
             let st = static_flag(&a);
             c("complement", format!("complement({a},{})", Int::new(m, st)), false)
         }),
-    ];
-    let inverse = prop_oneof![
-        compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), true)),
-        compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), true)),
-        any_layout().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)),
-        any_layout().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), false)),
-    ];
-    let divide = prop_oneof![
+    ]
+    .boxed()
+}
+
+/// right_inverse / left_inverse of compact layouts, and of arbitrary ones.
+pub fn inverse(op: &'static str) -> BoxedStrategy<Case> {
+    prop_oneof![
+        compact().prop_map(move |a| case_of(op, format!("{op}({a})"), true)),
+        any_layout().prop_map(move |a| case_of(op, format!("{op}({a})"), false)),
+    ]
+    .boxed()
+}
+
+/// logical_divide by an admissible layout, an admissible tiler, or an arbitrary layout.
+pub fn logical_divide() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
         compact()
             .prop_flat_map(|a| {
                 let b = admissible_rhs(&a, true);
@@ -316,41 +321,102 @@ pub fn case() -> BoxedStrategy<Case> {
                 (Just(a), t)
             })
             .prop_map(move |(a, t)| c("logical_divide", format!("logical_divide({a},{t})"), true)),
-        (compact().prop_flat_map(|a| {
-            let t = tiler_for(&a, false);
-            (Just(a), t)
-        }), prop::sample::select(vec!["zipped_divide", "tiled_divide", "flat_divide"]))
-            .prop_map(move |((a, t), f)| c(f, format!("{f}({a},{t})"), true)),
         (compact(), any_layout()).prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), false)),
-    ];
-    let products = prop_oneof![
-        (product_pair(), prop::sample::select(vec!["logical_product", "blocked_product", "raked_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
-        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), true)),
-        // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
-        // composes `b` with may not divide; ill-defined in general.
-        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), false)),
-        (any_layout(), any_layout()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
-    ];
-    let common = prop_oneof![
-        (compact(), compact(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
-            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), true)),
-        (any_layout(), any_layout(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
-            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), false)),
-    ];
-    prop_oneof![
-        2 => unary,
-        3 => compose,
-        2 => complement,
-        2 => inverse,
-        3 => divide,
-        2 => products,
-        1 => common,
-        1 => atoms(),
     ]
     .boxed()
+}
+
+/// zipped / tiled / flat divide by an admissible tiler without `_`.
+pub fn regrouped_divide(op: &'static str) -> BoxedStrategy<Case> {
+    compact()
+        .prop_flat_map(|a| {
+            let t = tiler_for(&a, false);
+            (Just(a), t)
+        })
+        .prop_map(move |(a, t)| case_of(op, format!("{op}({a},{t})"), true))
+        .boxed()
+}
+
+/// logical_product of two compact layouts, or of arbitrary ones.
+pub fn logical_product() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
+        product_pair().prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), true)),
+        (any_layout(), any_layout()).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
+    ]
+    .boxed()
+}
+
+/// blocked_product / raked_product of two compact layouts.
+pub fn blocked(op: &'static str) -> BoxedStrategy<Case> {
+    product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), true)).boxed()
+}
+
+/// zipped / tiled / flat product by a compact layout, or by mode (`(B)`).
+pub fn regrouped_product(op: &'static str) -> BoxedStrategy<Case> {
+    prop_oneof![
+        product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), true)),
+        // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
+        // composes `b` with may not divide; ill-defined in general.
+        product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},({b}))"), false)),
+    ]
+    .boxed()
+}
+
+/// max_common_vector / max_common_layout of two compact layouts, or of arbitrary ones.
+pub fn max_common(op: &'static str) -> BoxedStrategy<Case> {
+    prop_oneof![
+        (compact(), compact()).prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), true)),
+        (any_layout(), any_layout()).prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), false)),
+    ]
+    .boxed()
+}
+
+fn pow2() -> impl Strategy<Value = i64> {
+    prop::sample::select(vec![1i64, 2, 4, 8, 16, 32])
+}
+
+/// tiled_copy_tv / tiled_copy_tiler over a few common copy atoms (static layouts, as CuTe needs).
+/// Admissible: the value layout holds exactly one copy instruction's worth of values;
+/// ill-defined: a value layout of the wrong size.
+pub fn tiled_copy(op: &'static str) -> BoxedStrategy<Case> {
+    (prop::sample::select(COPIES.to_vec()), prop::sample::select(TYPES.to_vec()), pow2(), pow2(), any::<bool>(), any::<bool>(), any::<bool>())
+        .prop_map(move |((cop, bits), (ty, tbits), tm, tn, thr_row_major, val_along_m, well_sized)| {
+            let per = (bits / tbits).max(1);
+            let n_vals = if well_sized { per } else { per * 3 };
+            let thr = if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
+            let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
+            case_of(op, format!("{op}({cop},{ty},{thr},{val})"), well_sized && per * tbits == bits)
+        })
+        .boxed()
+}
+
+/// tiled_mma_tv_a/b/c / tiled_mma_tile over a few common MMA atoms, with an atom layout that is a
+/// small (M,N,1) grid of warps.
+pub fn tiled_mma(op: &'static str) -> BoxedStrategy<Case> {
+    (prop::sample::select(MMAS.to_vec()), prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2, 4]), any::<bool>())
+        .prop_map(move |(atom, m, n, n_major)| {
+            let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
+            case_of(op, format!("{op}({atom},{layout})"), true)
+        })
+        .boxed()
+}
+
+/// The forms the fuzzer generates besides operations, with their weights: `L(i)`.
+fn forms() -> Vec<(u32, BoxedStrategy<Case>)> {
+    vec![(4, evaluate())]
+}
+
+/// Random cases: every operation whose entry in the table of operations (`harness/ops.rs`) has
+/// a generator, drawn with the entry's weight, plus the forms of [`forms`].
+pub fn case() -> BoxedStrategy<Case> {
+    let mut arms = forms();
+    for op in crate::ops::OPS {
+        if let crate::ops::Part::Has((weight, generate)) = op.generate {
+            arms.push((weight, generate()));
+        }
+    }
+    proptest::strategy::Union::new_weighted(arms).boxed()
 }
 
 /// A case's proptest value tree (kept so the case can be shrunk).
@@ -432,7 +498,8 @@ mod tests {
 
     #[test]
     fn atom_cases_are_drawn_and_admissible_ones_evaluate() {
-        let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| c.op.starts_with("tiled_")).collect();
+        let atom_area = |op: &str| crate::ops::by_name(op).is_some_and(|o| o.area == crate::ops::Area::Atoms);
+        let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| atom_area(c.op)).collect();
         assert!(atoms.len() >= 10, "only {} atom cases", atoms.len());
         assert!(atoms.iter().any(|c| c.op.starts_with("tiled_mma")) && atoms.iter().any(|c| c.op.starts_with("tiled_copy")));
         for c in atoms.iter().filter(|c| c.admissible) {

@@ -5,6 +5,8 @@
 //! - [`oracle`]: real CuTe: provisioning, C++ codegen from the AST, batched compile and run.
 //! - [`suite`]: fixed suites (fixtures/cases) and their snapshots.
 //! - [`case`]: the case pipeline: one parsed case, one typed outcome per side, one judgement.
+//! - [`ops`]: the one table of operations (engine entry, C++ emitter, definition check, generator,
+//!   pycute spelling of each).
 //! - [`fuzz`], [`triage`], [`known`]: random cases, disagreement classes, accepted discrepancies.
 
 pub mod case;
@@ -16,6 +18,7 @@ pub mod fuzz;
 pub mod gen;
 pub mod known;
 pub mod oracle;
+pub mod ops;
 pub mod suite;
 pub mod svg;
 pub mod triage;

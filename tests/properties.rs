@@ -27,6 +27,18 @@ fn cfg(cases: u32) -> ProptestConfig {
     }
 }
 
+/// The operations of the algebra, from the table of operations.
+fn algebra_ops() -> Vec<&'static str> {
+    cutecheck::ops::OPS.iter().filter(|o| o.area == cutecheck::ops::Area::Algebra).map(|o| o.name).collect()
+}
+
+#[test]
+fn the_algebra_ops_come_from_the_table() {
+    // The never-panic property covers every algebra operation the table declares.
+    let ops = algebra_ops();
+    assert!(ops.len() >= 21 && ops.contains(&"composition") && ops.contains(&"local_partition"), "{ops:?}");
+}
+
 fn all_static(l: &Layout) -> bool {
     l.shape.is_static() && l.stride.is_static()
 }
@@ -380,10 +392,8 @@ proptest! {
     // ... nor on algebra calls with arbitrary small arguments.
     #[test]
     fn algebra_calls_never_panic(
-        op in prop::sample::select(vec!["coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
-            "left_inverse", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product",
-            "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product", "local_tile",
-            "local_partition", "max_common_vector", "max_common_layout"]),
+        // Every operation of the algebra in the table of operations (harness/ops.rs).
+        op in prop::sample::select(algebra_ops()),
         args in prop::collection::vec(prop_oneof![
             small_layout(5, 40, Mixed).prop_map(|l| l.to_string()),
             "-?[0-9]{1,3}".prop_map(|s| s.to_string()),

@@ -3,13 +3,10 @@
 //! local_tile and local_partition. A tuple value of layouts, integers and `_` is a tiler.
 
 use crate::engine::slice::Coord;
-use crate::engine::{blocked_product, flat_divide, flat_product, local_partition, local_tile, logical_divide, logical_product};
-use crate::engine::{coalesce, complement, composition, filter, left_inverse, max_common, raked_product, right_inverse};
-use crate::engine::{tiled_divide, tiled_product, zipped_divide, zipped_product, Error, Layout, Result, Tiler};
+use crate::engine::{coalesce, complement, composition, filter, left_inverse, local_partition, local_tile, max_common};
+use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;
-
-use super::arity;
 
 /// A value as a tiler: a layout, an integer (`n:_1`), `_`, or a tuple of tilers.
 pub fn to_tiler(v: &Value) -> Result<Tiler> {
@@ -30,90 +27,92 @@ fn layout<'a>(v: &'a Value, what: &str) -> Result<&'a Layout> {
     }
 }
 
-type TilerOp = fn(&Layout, &Tiler) -> Result<Layout>;
+// The engine entries of the algebra (see the table in `harness/ops.rs`, which checks the argument
+// counts before calling them).
 
-pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>> {
-    let n = name.simple()?;
-    let tiler_op: Option<TilerOp> = match n {
-        "logical_divide" => Some(logical_divide::logical_divide),
-        "zipped_divide" => Some(zipped_divide::zipped_divide),
-        "tiled_divide" => Some(tiled_divide::tiled_divide),
-        "flat_divide" => Some(flat_divide::flat_divide),
-        "logical_product" => Some(logical_product::logical_product),
-        "zipped_product" => Some(zipped_product::zipped_product),
-        "tiled_product" => Some(tiled_product::tiled_product),
-        "flat_product" => Some(flat_product::flat_product),
-        _ => None,
-    };
-    if let Some(op) = tiler_op {
-        return Some(
-            arity(n, args, 2..=2).and_then(|_| Ok(Value::Layout(op(layout(&args[0], n)?, &to_tiler(&args[1])?)?))),
-        );
+/// An operation `f(A, tiler)`: the divides and the by-tiler products.
+pub fn by_tiler(name: &Name, args: &[Value], op: fn(&Layout, &Tiler) -> Result<Layout>) -> Result<Value> {
+    Ok(Value::Layout(op(layout(&args[0], name.base())?, &to_tiler(&args[1])?)?))
+}
+
+/// An operation `f(A, B)` of two layouts: blocked_product, raked_product, max_common_layout.
+pub fn of_layouts(name: &Name, args: &[Value], op: fn(&Layout, &Layout) -> Result<Layout>) -> Result<Value> {
+    let n = name.base();
+    Ok(Value::Layout(op(layout(&args[0], n)?, layout(&args[1], n)?)?))
+}
+
+pub fn coalesce(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[0], name.base())?;
+    Ok(Value::Layout(match args.get(1) {
+        None => coalesce::coalesce(l)?,
+        Some(p) => coalesce::coalesce_by(l, &p.to_int_tuple()?)?,
+    }))
+}
+
+pub fn filter(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[0], name.base())?;
+    Ok(Value::Layout(match args.get(1) {
+        None => filter::filter(l)?,
+        Some(p) => filter::filter_by(l, &p.to_int_tuple()?)?,
+    }))
+}
+
+pub fn filter_zeros(name: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Layout(filter::filter_zeros(layout(&args[0], name.base())?)?))
+}
+
+/// `composition(A, B)` for a layout or tiler `B`; a swizzle operand is the atom area's
+/// (`builtins::atoms::composition`).
+pub fn composition(name: &Name, args: &[Value]) -> Result<Value> {
+    if let Some(r) = super::atoms::composition(args) {
+        return r;
     }
-    let r = match n {
-        "coalesce" => arity(n, args, 1..=2).and_then(|_| {
-            let l = layout(&args[0], n)?;
-            Ok(Value::Layout(match args.get(1) {
-                None => coalesce::coalesce(l)?,
-                Some(p) => coalesce::coalesce_by(l, &p.to_int_tuple()?)?,
-            }))
-        }),
-        "filter" => arity(n, args, 1..=2).and_then(|_| {
-            let l = layout(&args[0], n)?;
-            Ok(Value::Layout(match args.get(1) {
-                None => filter::filter(l)?,
-                Some(p) => filter::filter_by(l, &p.to_int_tuple()?)?,
-            }))
-        }),
-        "filter_zeros" => {
-            arity(n, args, 1..=1).and_then(|_| Ok(Value::Layout(filter::filter_zeros(layout(&args[0], n)?)?)))
-        }
-        "composition" => arity(n, args, 2..=2).and_then(|_| {
-            let a = layout(&args[0], n)?;
-            Ok(Value::Layout(match &args[1] {
-                Value::Layout(b) => composition::composition(a, b)?,
-                other => composition::composition_tiler(a, &to_tiler(other)?)?,
-            }))
-        }),
-        "complement" => arity(n, args, 1..=2).and_then(|_| {
-            let a = layout(&args[0], n)?;
-            // CuTe takes shape(cotarget): an int tuple, or a layout's shape.
-            let cot = match args.get(1) {
-                None => None,
-                Some(Value::Layout(l)) => Some(l.shape.clone()),
-                Some(v) => Some(v.to_int_tuple()?),
-            };
-            Ok(Value::Layout(complement::complement(a, cot.as_ref())?))
-        }),
-        "right_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
-            Value::Underscore => Ok(Value::Underscore),
-            v => Ok(Value::Layout(right_inverse::right_inverse(layout(v, n)?)?)),
-        }),
-        "left_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
-            Value::Underscore => Ok(Value::Underscore),
-            v => Ok(Value::Layout(left_inverse::left_inverse(layout(v, n)?)?)),
-        }),
-        "max_common_vector" => arity(n, args, 2..=2).and_then(|_| {
-            Ok(Value::Int(max_common::max_common_vector(layout(&args[0], n)?, layout(&args[1], n)?)?))
-        }),
-        "max_common_layout" => arity(n, args, 2..=2).and_then(|_| {
-            Ok(Value::Layout(max_common::max_common_layout(layout(&args[0], n)?, layout(&args[1], n)?)?))
-        }),
-        "blocked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(blocked_product::blocked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
-        "raked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(raked_product::raked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
-        "local_tile" => arity(n, args, 3..=3).and_then(|_| {
-            let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-            Ok(Value::Layout(local_tile::local_tile(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
-        }),
-        "local_partition" => arity(n, args, 3..=3).and_then(|_| {
-            let idx = args[2].to_int()?;
-            Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
-        }),
-        _ => return None,
+    let a = layout(&args[0], name.base())?;
+    Ok(Value::Layout(match &args[1] {
+        Value::Layout(b) => composition::composition(a, b)?,
+        other => composition::composition_tiler(a, &to_tiler(other)?)?,
+    }))
+}
+
+pub fn complement(name: &Name, args: &[Value]) -> Result<Value> {
+    let a = layout(&args[0], name.base())?;
+    // CuTe takes shape(cotarget): an int tuple, or a layout's shape.
+    let cot = match args.get(1) {
+        None => None,
+        Some(Value::Layout(l)) => Some(l.shape.clone()),
+        Some(v) => Some(v.to_int_tuple()?),
     };
-    Some(r)
+    Ok(Value::Layout(complement::complement(a, cot.as_ref())?))
+}
+
+pub fn right_inverse(name: &Name, args: &[Value]) -> Result<Value> {
+    match &args[0] {
+        Value::Underscore => Ok(Value::Underscore),
+        v => Ok(Value::Layout(right_inverse::right_inverse(layout(v, name.base())?)?)),
+    }
+}
+
+pub fn left_inverse(name: &Name, args: &[Value]) -> Result<Value> {
+    match &args[0] {
+        Value::Underscore => Ok(Value::Underscore),
+        v => Ok(Value::Layout(left_inverse::left_inverse(layout(v, name.base())?)?)),
+    }
+}
+
+pub fn max_common_vector(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    Ok(Value::Int(max_common::max_common_vector(layout(&args[0], n)?, layout(&args[1], n)?)?))
+}
+
+pub fn local_tile(name: &Name, args: &[Value]) -> Result<Value> {
+    let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
+    Ok(Value::Layout(local_tile::local_tile(layout(&args[0], name.base())?, &to_tiler(&args[1])?, &coord)?))
+}
+
+pub fn local_partition(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let idx = args[2].to_int()?;
+    Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
 }
 
 #[cfg(test)]
