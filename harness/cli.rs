@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::case::{Case, Judge, Origin, Outcome};
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
 
@@ -56,8 +57,12 @@ pub fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => oracle_cmd(&expr, both, table, &oracle),
         Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
-        Cmd::Eval { expr, table, unchecked: true, .. } => crate::engine::without_definition_checks(|| eval_cmd(&expr, table)),
-        Cmd::Eval { expr, table, .. } => eval_cmd(&expr, table),
+        // The engine alone models the release `--cutlass-version` / `--cutlass-dir` names (the
+        // nearest older modelled release for one it does not model).
+        Cmd::Eval { expr, table, unchecked: true, oracle, .. } => with_model(&oracle, || {
+            crate::engine::without_definition_checks(|| eval_cmd(&expr, table))
+        }),
+        Cmd::Eval { expr, table, oracle, .. } => with_model(&oracle, || eval_cmd(&expr, table)),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom),
     }
 }
@@ -176,21 +181,6 @@ fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
     Ok(v)
 }
 
-/// The engine's result as snapshot lines: the print text, or `rejected: <engine error>`.
-pub fn engine_lines(expr: &str) -> Vec<String> {
-    if print_layout_arg(expr).is_some() {
-        return match eval_line(expr, false) {
-            Ok(text) => text.lines().map(String::from).collect(),
-            Err(e) => vec![format!("rejected: {}", e.trim_start_matches("error: ").trim_end())],
-        };
-    }
-    match eval_str(expr) {
-        // Atoms and tiled MMAs/copies print several lines, as CuTe does.
-        Ok(v) => v.to_string().lines().map(String::from).collect(),
-        Err(e) => vec![format!("rejected: {e}")],
-    }
-}
-
 /// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both sides).
 fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
     let exprs = match expressions(expr) {
@@ -207,35 +197,73 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
             return ExitCode::FAILURE;
         }
     };
-    let results = if table { oracle.run_table(&exprs) } else { oracle.run(&exprs) };
+    let mut cases = Vec::with_capacity(exprs.len());
+    for (k, e) in exprs.iter().enumerate() {
+        match Case::parse(e, format!("line {}", k + 1)) {
+            Ok(c) => cases.push(c),
+            Err(err) => {
+                eprintln!("error: {e}: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let parsed: Vec<&crate::expr::Expr> = cases.iter().map(|c| &c.expr).collect();
+    let results = oracle.run_parsed(&parsed, table);
+    let known = if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
+    let judge = Judge::for_release(&known, version_of(args), release_of(args));
     let mut ok = true;
-    for (e, r) in exprs.iter().zip(&results) {
-        let cute = r.lines();
+    for (case, cute) in cases.iter().zip(&results) {
         if !both {
-            for l in &cute {
+            for l in cute.lines() {
                 println!("{l}");
             }
-            ok &= matches!(r, crate::oracle::Outcome::Printed(_));
+            ok &= matches!(cute, Outcome::Printed(_));
             continue;
         }
-        let engine = if table {
-            match eval_line(e, true) {
-                Ok(s) => s.lines().map(str::to_string).collect(),
-                Err(s) => vec![format!("rejected: {}", s.trim_end().trim_start_matches("error: "))],
-            }
-        } else {
-            engine_lines(e)
-        };
-        let verdict = crate::suite::compare(&cute, &engine);
-        println!("{e}");
-        println!("  cute:   {}", cute.join("\n          "));
-        println!("  engine: {}", engine.join("\n          "));
-        println!("  {}", verdict.describe());
-        ok &= verdict.agrees();
+        let engine = judge.engine(case, table);
+        let j = judge.judge(case, Origin::Adhoc, &engine, cute);
+        println!("{}", case.text);
+        println!("  cute:   {}", cute.lines().join("\n          "));
+        println!("  engine: {}", engine.outcome.lines().join("\n          "));
+        if let Some(t) = &j.triage {
+            println!("  triage: {t}");
+        }
+        println!("{}", j.summary());
+        ok &= j.agreement.agrees();
     }
     if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Run `f` with the engine modelling the release the options name.
+fn with_model<T>(args: &crate::oracle::OracleArgs, f: impl FnOnce() -> T) -> T {
+    use crate::engine::release;
+    let model = release_of(args).and_then(release::Release::model).unwrap_or(release::DEFAULT);
+    release::with_release(model, f)
+}
+
+/// The CUTLASS release the oracle options name: the wheel version, or what a checkout's
+/// `include/cutlass/version.h` says (`None` when it cannot be read). The engine models it, or the
+/// nearest older modelled release.
+pub fn release_of(args: &crate::oracle::OracleArgs) -> Option<crate::engine::release::Release> {
+    match (&args.cutlass_dir, &args.cutlass_version) {
+        (Some(d), _) => {
+            let text = std::fs::read_to_string(d.join("include").join("cutlass").join("version.h")).ok()?;
+            crate::engine::release::Release::from_version_h(&text)
+        }
+        (None, Some(v)) => v.parse().ok(),
+        (None, None) => Some(crate::engine::release::DEFAULT),
+    }
+}
+
+/// The CUTLASS version the oracle options name (the known discrepancies are matched against it).
+pub fn version_of(args: &crate::oracle::OracleArgs) -> String {
+    match (&args.cutlass_dir, &args.cutlass_version) {
+        (Some(d), _) => format!("dir:{}", d.display()),
+        (None, Some(v)) => v.clone(),
+        (None, None) => crate::oracle::provision::DEFAULT_CUTLASS.to_string(),
     }
 }

@@ -10,7 +10,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::expr::parse;
+use crate::case::Case;
+use crate::engine::{coalesce, complement, Layout};
+use crate::expr::{eval, parse, Expr, Value};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Discrepancy {
@@ -22,9 +24,11 @@ pub struct Discrepancy {
     pub class: String,
     /// Why the disagreement is accepted.
     pub explanation: String,
-    /// Optional: the family of random cases this entry stands for -- every case of one of the
-    /// operations `ops` whose triage signature (`triage::Verdict::signature`) equals `signature`. `expr` stays
-    /// the family's reproducer and must keep reproducing.
+    /// Optional: the family of cases this entry stands for -- every case of one of the operations
+    /// `ops` whose triage signature (`triage::Verdict::signature`) equals `signature` and whose
+    /// operands satisfy the family's `predicate` (a condition code checks, [`PREDICATES`]). A random
+    /// case built to be admissible is never covered by a family. `expr` stays the family's
+    /// reproducer and must keep reproducing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<Family>,
 }
@@ -34,17 +38,192 @@ pub struct Family {
     /// The operations (one mechanism, e.g. composition and the divides and products built on it).
     pub ops: Vec<String>,
     pub signature: String,
+    /// The name of the condition on the operands that defines the family ([`PREDICATES`]).
+    pub predicate: String,
+}
+
+/// A family's condition on a case's operands: `true` when the case belongs to the family.
+pub type Predicate = fn(&Case) -> bool;
+
+/// The named conditions a family may state, each checked on the case's evaluated operands.
+pub const PREDICATES: &[(&str, &str, Predicate)] = &[
+    (
+        "composition-divisibility-fails",
+        "composition(A, B): walking B's leaves through coalesce(A)'s modes meets a step where neither the rest stride nor the mode's extent divides the other (the strong Stride Divisibility Condition), or the rest shape is not divisible by what is taken (Shape Divisibility Condition)",
+        composition_divisibility_fails,
+    ),
+    (
+        "divide-divisibility-fails",
+        "logical_divide(A, B) and the divides built on it: the composition of A (mode by mode for a tuple tiler) with (B, complement(B, size(A))) fails a divisibility condition as above",
+        divide_divisibility_fails,
+    ),
+    (
+        "product-divisibility-fails",
+        "logical_product(A, B) and the products built on it: the composition of complement(A, size(A)*cosize(B)) with B fails a divisibility condition as above",
+        product_divisibility_fails,
+    ),
+    (
+        "complement-strides-do-not-nest",
+        "complement(A[, M]): among filter(A)'s modes sorted by stride, a stride is not a multiple of the previous mode's extent times stride",
+        complement_strides_do_not_nest,
+    ),
+];
+
+/// The predicate named `name`.
+pub fn predicate(name: &str) -> Option<Predicate> {
+    PREDICATES
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, _, p)| *p)
+}
+
+/// The case's operands, evaluated by the engine (they are literals in generated cases).
+fn operands(case: &Case) -> Option<Vec<Value>> {
+    let Expr::Call {
+        args, called: true, ..
+    } = &case.expr
+    else {
+        return None;
+    };
+    args.iter().map(|a| eval(a).ok()).collect()
+}
+
+/// The (tiler element, mode of A) pairs a by-mode operation works on: a tuple tiler pairs element
+/// `i` with mode `i` of A; anything else pairs the whole tiler with the whole A.
+fn by_mode(a: &Layout, b: &Value) -> Vec<(Layout, Layout)> {
+    let as_layout = |v: &Value| match v {
+        Value::Layout(l) => Some(l.clone()),
+        Value::Int(i) => Some(Layout::leaf(*i, crate::engine::Int::st(1))),
+        _ => None,
+    };
+    match b {
+        Value::Tuple(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((a.mode(i).ok()?, as_layout(t)?)))
+            .collect(),
+        v => as_layout(v)
+            .map(|l| vec![(a.clone(), l)])
+            .unwrap_or_default(),
+    }
+}
+
+/// Whether composing `a` with `b` meets a failing divisibility step (the walk of CuTe's
+/// composition, on values; see the composition module's doc).
+pub fn divisibility_fails(a: &Layout, b: &Layout) -> bool {
+    let Ok(ca) = coalesce::coalesce_x(a) else {
+        return false;
+    };
+    let modes: Vec<(i64, i64)> = ca
+        .leaf_pairs()
+        .iter()
+        .map(|(n, d)| (n.value, d.value))
+        .collect();
+    let Some((_, init)) = modes.split_last() else {
+        return false;
+    };
+    b.leaf_pairs().iter().any(|(s, t)| {
+        let (mut s, mut t) = (s.value, t.value.abs());
+        if t == 0 || s <= 1 {
+            return false;
+        }
+        for &(n, _) in init {
+            if s <= 1 || n <= 0 {
+                break;
+            }
+            if t % n == 0 {
+                t /= n;
+                continue;
+            }
+            if n % t != 0 {
+                return true;
+            }
+            let take = (n / t).min(s);
+            if s % take != 0 {
+                return true;
+            }
+            s /= take;
+            t = 1;
+        }
+        false
+    })
+}
+
+fn composition_divisibility_fails(case: &Case) -> bool {
+    let Some(v) = operands(case) else {
+        return false;
+    };
+    match v.as_slice() {
+        [Value::Layout(a), b] => by_mode(a, b).iter().any(|(a, b)| divisibility_fails(a, b)),
+        _ => false,
+    }
+}
+
+fn divide_divisibility_fails(case: &Case) -> bool {
+    let Some(v) = operands(case) else {
+        return false;
+    };
+    let [Value::Layout(a), b] = v.as_slice() else {
+        return false;
+    };
+    by_mode(a, b).iter().any(|(a, b)| {
+        let Ok(size) = a.size() else { return false };
+        let Ok(c) = complement::complement_unchecked(b, Some(&crate::engine::IntTuple::Leaf(size)))
+        else {
+            return false;
+        };
+        divisibility_fails(a, &Layout::concat(&[b.clone(), c]))
+    })
+}
+
+fn product_divisibility_fails(case: &Case) -> bool {
+    let Some(v) = operands(case) else {
+        return false;
+    };
+    let [Value::Layout(a), b] = v.as_slice() else {
+        return false;
+    };
+    by_mode(a, b).iter().any(|(a, b)| {
+        let (Ok(sa), Ok(cb)) = (a.size(), b.cosize()) else {
+            return false;
+        };
+        let Ok(m) = sa.mul(cb) else { return false };
+        let Ok(c) = complement::complement_unchecked(a, Some(&crate::engine::IntTuple::Leaf(m)))
+        else {
+            return false;
+        };
+        divisibility_fails(&c, b)
+    })
+}
+
+fn complement_strides_do_not_nest(case: &Case) -> bool {
+    let Some(v) = operands(case) else {
+        return false;
+    };
+    let Some(Value::Layout(a)) = v.first() else {
+        return false;
+    };
+    let mut modes: Vec<(i64, i64)> = a
+        .leaf_pairs()
+        .iter()
+        .map(|(n, d)| (n.value, d.value))
+        .filter(|&(n, d)| n > 1 && d != 0)
+        .collect();
+    modes.sort_by_key(|&(n, d)| (d, n));
+    modes.windows(2).any(|w| {
+        let ((n0, d0), (_, d1)) = (w[0], w[1]);
+        n0.checked_mul(d0)
+            .is_some_and(|span| span != 0 && d1 % span != 0)
+    })
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnownDiscrepancies {
     #[serde(default, rename = "discrepancy")]
     pub entries: Vec<Discrepancy>,
-}
-
-/// Canonical text of an expression (whitespace removed the parser's way), used as the lookup key.
-pub fn canonical(expr: &str) -> String {
-    parse(expr).map(|e| e.to_string()).unwrap_or_else(|_| expr.split_whitespace().collect())
+    /// Each entry's expression, parsed once at load, in canonical form (the lookup key).
+    #[serde(skip)]
+    canonical: Vec<String>,
 }
 
 impl Discrepancy {
@@ -60,32 +239,75 @@ impl KnownDiscrepancies {
         Self::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
     }
 
+    /// The project's list, fixtures/known-discrepancies.toml (empty when the file is absent).
+    pub fn load_default() -> anyhow::Result<Self> {
+        let path = crate::oracle::repo_root()
+            .join("fixtures")
+            .join("known-discrepancies.toml");
+        if path.is_file() {
+            Self::load(&path)
+        } else {
+            Ok(Self::default())
+        }
+    }
+
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let k: KnownDiscrepancies = toml::from_str(text)?;
+        let mut k: KnownDiscrepancies = toml::from_str(text)?;
         for d in &k.entries {
-            parse(&d.expr).map_err(|e| anyhow::anyhow!("entry `{}`: {e}", d.expr))?;
+            let e = parse(&d.expr).map_err(|e| anyhow::anyhow!("entry `{}`: {e}", d.expr))?;
             if d.versions.is_empty() {
                 anyhow::bail!("entry `{}` lists no versions", d.expr);
             }
+            if let Some(f) = &d.family {
+                if predicate(&f.predicate).is_none() {
+                    let names: Vec<&str> = PREDICATES.iter().map(|p| p.0).collect();
+                    anyhow::bail!(
+                        "entry `{}`: unknown family predicate `{}` (known: {})",
+                        d.expr,
+                        f.predicate,
+                        names.join(", ")
+                    );
+                }
+            }
+            k.canonical.push(e.to_string());
         }
         Ok(k)
     }
 
-    /// The entry for `expr` on `version`, if listed.
-    pub fn lookup(&self, expr: &str, version: &str) -> Option<&Discrepancy> {
-        let key = canonical(expr);
-        self.entries.iter().find(|d| d.applies_to(version) && canonical(&d.expr) == key)
+    /// The entry for the parsed expression `expr` on `version`, if listed.
+    pub fn lookup(&self, expr: &Expr, version: &str) -> Option<&Discrepancy> {
+        let key = expr.to_string();
+        self.entries
+            .iter()
+            .zip(&self.canonical)
+            .find(|(d, e)| d.applies_to(version) && **e == key)
+            .map(|(d, _)| d)
     }
 
-    /// The entry whose family covers a case of `op` with triage signature `signature`.
-    pub fn lookup_family(&self, op: &str, signature: &str, version: &str) -> Option<&Discrepancy> {
+    /// The entry whose family covers `case`: its operation is one of the family's, its triage
+    /// signature is the family's, and the family's predicate holds on its operands.
+    pub fn lookup_family(
+        &self,
+        case: &Case,
+        signature: &str,
+        version: &str,
+    ) -> Option<&Discrepancy> {
+        let op = case.op()?;
         self.entries.iter().find(|d| {
-            d.applies_to(version) && d.family.as_ref().is_some_and(|f| f.ops.iter().any(|o| o == op) && f.signature == signature)
+            d.applies_to(version)
+                && d.family.as_ref().is_some_and(|f| {
+                    f.ops.iter().any(|o| o == op)
+                        && f.signature == signature
+                        && predicate(&f.predicate).is_some_and(|p| p(case))
+                })
         })
     }
 
     /// The entries that apply to `version` (all of them are re-run by a conformance run).
-    pub fn for_version<'a>(&'a self, version: &'a str) -> impl Iterator<Item = &'a Discrepancy> + 'a {
+    pub fn for_version<'a>(
+        &'a self,
+        version: &'a str,
+    ) -> impl Iterator<Item = &'a Discrepancy> + 'a {
         self.entries.iter().filter(move |d| d.applies_to(version))
     }
 }
@@ -93,6 +315,10 @@ impl KnownDiscrepancies {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn case(s: &str) -> Case {
+        Case::parse(s, "test").unwrap()
+    }
 
     #[test]
     fn lookup_is_whitespace_insensitive_and_versioned() {
@@ -106,14 +332,94 @@ mod tests {
             "#,
         )
         .unwrap();
-        assert!(k.lookup("composition( (_6,_2):(_8,_2),_4:_4 )", "4.2.0.0").is_some());
-        assert!(k.lookup("composition((_6,_2):(_8,_2),_4:_4)", "3.8.0.0").is_none());
-        let f = KnownDiscrepancies::parse(
-            "[[discrepancy]]\nexpr = \"coalesce(_2:_1)\"\nversions = [\"*\"]\nclass = \"same-function\"\nexplanation = \"\"\nfamily = { ops = [\"coalesce\"], signature = \"same-function\" }\n",
+        assert!(k
+            .lookup(
+                &case("composition( (_6,_2):(_8,_2),_4:_4 )").expr,
+                "4.2.0.0"
+            )
+            .is_some());
+        assert!(k
+            .lookup(&case("composition((_6,_2):(_8,_2),_4:_4)").expr, "3.8.0.0")
+            .is_none());
+        assert!(KnownDiscrepancies::parse(
+            "[[discrepancy]]\nexpr = \"((\"\nversions=[\"*\"]\nclass=\"x\"\nexplanation=\"\""
         )
-        .unwrap();
-        assert!(f.lookup_family("coalesce", "same-function", "3.8.0.0").is_some());
-        assert!(f.lookup_family("coalesce", "cute-crashed", "3.8.0.0").is_none());
-        assert!(KnownDiscrepancies::parse("[[discrepancy]]\nexpr = \"((\"\nversions=[\"*\"]\nclass=\"x\"\nexplanation=\"\"").is_err());
+        .is_err());
+    }
+
+    #[test]
+    fn families_need_a_known_predicate_that_holds() {
+        let entry = |pred: &str| {
+            format!(
+                "[[discrepancy]]\nexpr = \"composition((_6,_2):(_8,_2),_4:_4)\"\nversions = [\"*\"]\nclass = \"one-rejects\"\nexplanation = \"x\"\nfamily = {{ ops = [\"composition\"], signature = \"one-rejects:engine-rejects:accepted-wrong\", predicate = \"{pred}\" }}\n"
+            )
+        };
+        assert!(KnownDiscrepancies::parse(&entry("no-such-predicate")).is_err());
+        let f = KnownDiscrepancies::parse(&entry("composition-divisibility-fails")).unwrap();
+        let sig = "one-rejects:engine-rejects:accepted-wrong";
+        // The weak stride condition holds (4 < 6), the strong one fails (4 does not divide 6).
+        assert!(f
+            .lookup_family(&case("composition((_6,_2):(_8,_2),_4:_4)"), sig, "3.8.0.0")
+            .is_some());
+        // A composition whose walk divides evenly is not in the family, whatever its signature.
+        assert!(f
+            .lookup_family(&case("composition((_6,_2):(_8,_2),_3:_2)"), sig, "3.8.0.0")
+            .is_none());
+        assert!(f
+            .lookup_family(
+                &case("composition((_6,_2):(_8,_2),_4:_4)"),
+                "cute-crashed",
+                "3.8.0.0"
+            )
+            .is_none());
+    }
+
+    #[test]
+    fn the_predicates_on_examples() {
+        let holds = |name: &str, e: &str| predicate(name).unwrap()(&case(e));
+        assert!(holds(
+            "composition-divisibility-fails",
+            "composition((_6,_2):(_8,_2),_4:_4)"
+        ));
+        assert!(holds(
+            "composition-divisibility-fails",
+            "composition((4,8):(1,4),(_3,_2):(_1,_3))"
+        ));
+        assert!(!holds(
+            "composition-divisibility-fails",
+            "composition((_4,_8):(_1,_4),(_2,_4):(_2,_8))"
+        ));
+        assert!(holds(
+            "divide-divisibility-fails",
+            "logical_divide((4,8):(1,4),_2:_13)"
+        ));
+        assert!(!holds(
+            "divide-divisibility-fails",
+            "logical_divide(_24:_1,_4:_2)"
+        ));
+        assert!(holds(
+            "product-divisibility-fails",
+            "logical_product(1:3,((_1,_4)):((_4,_4)))"
+        ));
+        assert!(!holds(
+            "product-divisibility-fails",
+            "logical_product((_2,_2):(_1,_2),_3:_1)"
+        ));
+        assert!(holds(
+            "complement-strides-do-not-nest",
+            "complement(((_1,_2,_2)):((_0,_1,_3)))"
+        ));
+        assert!(holds(
+            "complement-strides-do-not-nest",
+            "complement((_4,_6):(_1,_6))"
+        ));
+        assert!(!holds(
+            "complement-strides-do-not-nest",
+            "complement((_4,_6):(_1,_4))"
+        ));
+        assert!(!holds(
+            "complement-strides-do-not-nest",
+            "complement(_4:_2,_24)"
+        ));
     }
 }

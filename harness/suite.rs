@@ -14,10 +14,11 @@
 //! => rejected: Non-injective Layout detected in complement.
 //! ```
 //!
-//! Results are real CuTe's print text, `rejected: <static_assert message>` (or
-//! `rejected: compile error: ...`), `crashed: <signal>` or `unsupported: <why>` (the oracle has no
-//! C++ for the expression). `cargo xtask oracle` writes these files from real CuTe; the tests in
-//! tests/fixed_suites.rs compare the engine against them.
+//! Results are the lines of a `cutecheck::case::Outcome` (`Outcome::lines` / `Outcome::from_lines`):
+//! real CuTe's print text, `rejected: <static_assert message>` (or `rejected: compile error: ...`),
+//! `crashed: <signal>` or `unsupported: <why>` (the oracle has no C++ for the expression). `cargo
+//! xtask oracle` writes these files from real CuTe; tests/fixed_suites.rs judges the engine against
+//! them with the same judge as `cargo xtask conformance`.
 
 use std::path::{Path, PathBuf};
 
@@ -146,80 +147,6 @@ pub fn parse_snapshot_body(body: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// How the engine's result for a case compares with real CuTe's.
-///
-/// The rule for refusals: CuTe refuses at compile time with a static_assert message; the engine
-/// refuses with a typed error whose text names the same condition. They agree when the
-/// static_assert message (trailing `.` dropped, case ignored) appears in the engine's error
-/// text: `Non-injective Layout detected in complement.` agrees with the engine's
-/// `Non-injective Layout detected in complement: (_2,_2):(_1,_1)`. A CuTe rejection that is not a
-/// static_assert (`rejected: compile error: ...`, e.g. no overload takes these arguments), or a
-/// static_assert without a message (`rejected: static assertion failed`), agrees with any engine
-/// refusal, and so does a CuTe run-time crash (`crashed: SIGFPE ...`): CuTe cannot
-/// compute the case, and the engine must refuse it rather than invent a result.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Byte-identical output.
-    Same,
-    /// Both refuse the case, by the rule above.
-    BothRefuse,
-    /// CuTe's side has no result to compare with (`unsupported:` or `error:`).
-    Unchecked(String),
-    /// They disagree.
-    Differ,
-}
-
-impl Verdict {
-    /// Counts as agreement (unchecked cases are neither agreement nor failure: callers decide).
-    pub fn agrees(&self) -> bool {
-        matches!(self, Verdict::Same | Verdict::BothRefuse)
-    }
-    pub fn describe(&self) -> String {
-        match self {
-            Verdict::Same => "agree".into(),
-            Verdict::BothRefuse => "agree (both refuse)".into(),
-            Verdict::Unchecked(why) => format!("not checked: {why}"),
-            Verdict::Differ => "DISAGREE".into(),
-        }
-    }
-}
-
-fn normalized(s: &str) -> String {
-    s.trim().trim_end_matches('.').trim().to_lowercase()
-}
-
-/// Compare real CuTe's result lines with the engine's (both as snapshot lines).
-pub fn compare(cute: &[String], engine: &[String]) -> Verdict {
-    if cute == engine {
-        return Verdict::Same;
-    }
-    let first = cute.first().map(String::as_str).unwrap_or("");
-    for tag in ["unsupported: ", "error: "] {
-        if let Some(why) = first.strip_prefix(tag) {
-            return Verdict::Unchecked(format!("the oracle: {why}"));
-        }
-    }
-    let engine_refusal = engine.first().and_then(|l| l.strip_prefix("rejected: "));
-    match (first, engine_refusal) {
-        (c, Some(_))
-            if c.starts_with("rejected: compile error: ")
-                || c == "rejected: static assertion failed"
-                || c.starts_with("crashed: ") =>
-        {
-            Verdict::BothRefuse
-        }
-        (c, Some(e)) if c.starts_with("rejected: ") => {
-            let m = normalized(&c["rejected: ".len()..]);
-            if !m.is_empty() && normalized(e).contains(&m) {
-                Verdict::BothRefuse
-            } else {
-                Verdict::Differ
-            }
-        }
-        _ => Verdict::Differ,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,19 +161,5 @@ mod tests {
         assert_eq!(snapshot_body_of(&file), Some(body.as_str()));
         let parsed = parse_snapshot_body(&body);
         assert_eq!(parsed[1], ("size(_4:_1)".to_string(), vec!["_4".to_string()]));
-    }
-
-    #[test]
-    fn the_refusal_rule() {
-        let v = |s: &str| vec![s.to_string()];
-        let cute = v("rejected: Non-injective Layout detected in complement.");
-        assert_eq!(compare(&cute, &v("rejected: Non-injective Layout detected in complement: (_2,_2):(_1,_1)")), Verdict::BothRefuse);
-        assert_eq!(compare(&cute, &v("rejected: Divisibility Condition: x")), Verdict::Differ);
-        assert_eq!(compare(&cute, &v("_4:_1")), Verdict::Differ);
-        assert_eq!(compare(&v("crashed: SIGFPE (signal 8)"), &v("rejected: division by zero")), Verdict::BothRefuse);
-        assert_eq!(compare(&v("rejected: compile error: no matching function"), &v("rejected: type error: x")), Verdict::BothRefuse);
-        assert_eq!(compare(&v("rejected: static assertion failed"), &v("rejected: Mismatched Ranks: x")), Verdict::BothRefuse);
-        assert!(matches!(compare(&v("unsupported: x"), &v("_1")), Verdict::Unchecked(_)));
-        assert_eq!(compare(&v("_4:_1"), &v("_4:_1")), Verdict::Same);
     }
 }

@@ -17,20 +17,9 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::case::{Case, EngineAnswer, Outcome};
 use crate::engine::Layout;
 use crate::expr::{eval_str, Value};
-
-/// What one side produced for a case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "text", rename_all = "snake_case")]
-pub enum Outcome {
-    /// A printed result (exactly as CuTe's print formats it).
-    Printed(String),
-    /// Refused: CuTe's static_assert / the engine's typed error.
-    Rejected(String),
-    /// Compiled but crashed or failed at run time (CuTe only).
-    Crashed(String),
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,6 +40,9 @@ pub enum Blame {
     Both,
     /// Both satisfy it (the definition does not pin the result down) or no definition is known.
     Undetermined,
+    /// The engine refuses a result that fails only a condition of our own, not one CuTe states:
+    /// the engine is stricter than CuTe, and CuTe is not blamed.
+    StricterThanCute,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -89,6 +81,7 @@ impl Verdict {
                 Blame::Cute => "cute",
                 Blame::Both => "both",
                 Blame::Undetermined => "undetermined",
+                Blame::StricterThanCute => "stricter-than-cute",
             }),
             Verdict::OneRejects { rejecter, accepted_ok, .. } => format!(
                 "one-rejects:{}-rejects:accepted-{}",
@@ -184,14 +177,41 @@ fn same_layout_function(a: &Layout, b: &Layout) -> bool {
     }
 }
 
-/// Classify one case's pair of outcomes.
-pub fn classify(engine: &Outcome, cute: &Outcome, check: DefinitionCheck<'_>) -> Verdict {
+/// Which side a verdict blames: the side whose result violates the definition, or the side that
+/// refuses a case whose accepted result satisfies it.
+pub fn blame_of(v: &Verdict) -> Blame {
+    match v {
+        Verdict::DifferentFunction { blame, .. } => *blame,
+        Verdict::OneRejects {
+            rejecter,
+            accepted_ok: Some(ok),
+            ..
+        } => match (rejecter, ok) {
+            (Side::Engine, true) | (Side::Cute, false) => Blame::Engine,
+            (Side::Engine, false) | (Side::Cute, true) => Blame::Cute,
+        },
+        _ => Blame::Undetermined,
+    }
+}
+
+/// Classify one case's pair of outcomes. `engine_value` is the engine's result itself (when it
+/// printed one); CuTe's printed text is read back with the expression parser.
+pub fn classify_with(
+    engine: &Outcome,
+    engine_value: Option<&Value>,
+    cute: &Outcome,
+    check: DefinitionCheck<'_>,
+) -> Verdict {
+    let engine_value = || {
+        engine_value
+            .cloned()
+            .or_else(|| engine.printed().and_then(read_printed))
+    };
     match (engine, cute) {
         (_, Outcome::Crashed(_)) => Verdict::CuteCrashed,
-        (Outcome::Rejected(_), Outcome::Rejected(_)) => Verdict::Agree,
         (Outcome::Printed(e), Outcome::Printed(c)) if e == c => Verdict::Agree,
-        (Outcome::Printed(e), Outcome::Printed(c)) => {
-            let (ev, cv) = (read_printed(e), read_printed(c));
+        (Outcome::Printed(_), Outcome::Printed(c)) => {
+            let (ev, cv) = (engine_value(), read_printed(c));
             if let (Some(ev), Some(cv)) = (&ev, &cv) {
                 if same_function(ev, cv) {
                     return Verdict::SameFunction;
@@ -210,9 +230,21 @@ pub fn classify(engine: &Outcome, cute: &Outcome, check: DefinitionCheck<'_>) ->
                 (None, Some(_), true) => Blame::Cute,
                 _ => Blame::Undetermined,
             };
-            Verdict::DifferentFunction { blame, engine_check: eb, cute_check: cb }
+            Verdict::DifferentFunction {
+                blame,
+                engine_check: eb,
+                cute_check: cb,
+            }
         }
-        (Outcome::Rejected(_), Outcome::Printed(c)) => {
+        (Outcome::Printed(_), _) => {
+            let r = engine_value().and_then(|v| check(&v));
+            Verdict::OneRejects {
+                rejecter: Side::Cute,
+                accepted_ok: r.as_ref().map(Result::is_ok),
+                detail: r.and_then(Result::err),
+            }
+        }
+        (_, Outcome::Printed(c)) => {
             let r = read_printed(c).and_then(|v| check(&v));
             Verdict::OneRejects {
                 rejecter: Side::Engine,
@@ -220,45 +252,15 @@ pub fn classify(engine: &Outcome, cute: &Outcome, check: DefinitionCheck<'_>) ->
                 detail: r.and_then(Result::err),
             }
         }
-        (Outcome::Printed(e), Outcome::Rejected(_)) => {
-            let r = read_printed(e).and_then(|v| check(&v));
-            Verdict::OneRejects {
-                rejecter: Side::Cute,
-                accepted_ok: r.as_ref().map(Result::is_ok),
-                detail: r.and_then(Result::err),
-            }
-        }
-        (Outcome::Crashed(_), _) => Verdict::OneRejects { rejecter: Side::Engine, accepted_ok: None, detail: None },
+        // Both refuse (for different reasons), or a side has no answer.
+        _ => Verdict::Agree,
     }
 }
 
-/// The engine's outcome for a case (its printed result or its typed error).
-pub fn engine_outcome(expr: &str) -> Outcome {
-    match std::panic::catch_unwind(|| eval_str(expr)) {
-        Ok(Ok(v)) => Outcome::Printed(v.to_string()),
-        Ok(Err(e)) => Outcome::Rejected(e.to_string()),
-        Err(_) => Outcome::Rejected("engine panicked".into()),
-    }
-}
-
-/// The oracle's outcome as a triage outcome (`None`: the oracle has no CuTe result).
-pub fn cute_outcome(o: &crate::oracle::Outcome) -> Option<Outcome> {
-    use crate::oracle::Outcome as O;
-    match o {
-        O::Printed(s) => Some(Outcome::Printed(s.clone())),
-        O::Rejected(s) => Some(Outcome::Rejected(s.clone())),
-        O::Crashed(s) => Some(Outcome::Crashed(s.clone())),
-        O::Unsupported(_) | O::Error(_) => None,
-    }
-}
-
-/// Classify one case with the real definition check of its operation (`crate::definition`).
-pub fn triage_case(expr: &str, cute: &crate::oracle::Outcome) -> Option<Verdict> {
-    let c = cute_outcome(cute)?;
-    let e = engine_outcome(expr);
-    let parsed = crate::expr::parse(expr).ok();
-    let check = |v: &Value| parsed.as_ref().and_then(|p| crate::definition::check(p, v));
-    Some(classify(&e, &c, &check))
+/// Classify one case with the definition check of its operation (`crate::definition`).
+pub fn classify(case: &Case, engine: &EngineAnswer, cute: &Outcome) -> Verdict {
+    let check = |v: &Value| crate::definition::check(&case.expr, v);
+    classify_with(&engine.outcome, engine.value.as_ref(), cute, &check)
 }
 
 #[cfg(test)]
@@ -275,9 +277,14 @@ mod tests {
     #[test]
     fn representation_difference_is_class_1() {
         // coalesce of the chapter's layout: flattened (CuTe, dynamic) vs merged form, same function.
-        let v = classify(&printed("(2,1,6):(1,6,2)"), &printed("12:1"), &no_definition);
+        let v = classify_with(
+            &printed("(2,1,6):(1,6,2)"),
+            None,
+            &printed("12:1"),
+            &no_definition,
+        );
         assert_eq!(v, Verdict::SameFunction);
-        let v = classify(&printed("_12:_1"), &printed("_12:_1"), &no_definition);
+        let v = classify_with(&printed("_12:_1"), None, &printed("_12:_1"), &no_definition);
         assert_eq!(v, Verdict::Agree);
     }
 
@@ -293,27 +300,63 @@ mod tests {
             for (i, bi) in bv.iter().enumerate() {
                 let want = av.get(*bi as usize).copied();
                 if rv.get(i).copied() != want {
-                    return Some(Err(format!("R({i}) = {:?} but A(B({i})) = {want:?}", rv.get(i))));
+                    return Some(Err(format!(
+                        "R({i}) = {:?} but A(B({i})) = {want:?}",
+                        rv.get(i)
+                    )));
                 }
             }
             Some(Ok(()))
         };
-        let v = classify(&printed("(_2,_2):(_32,_2)"), &printed("(_2,_2):(_32,_2)"), &check);
+        let v = classify_with(
+            &printed("(_2,_2):(_32,_2)"),
+            None,
+            &printed("(_2,_2):(_32,_2)"),
+            &check,
+        );
         assert_eq!(v, Verdict::Agree);
-        let v = classify(&Outcome::Rejected("undefined".into()), &printed("(_2,_2):(_32,_2)"), &check);
+        let v = classify_with(
+            &Outcome::Rejected("undefined".into()),
+            None,
+            &printed("(_2,_2):(_32,_2)"),
+            &check,
+        );
         match v {
-            Verdict::OneRejects { rejecter: Side::Engine, accepted_ok: Some(false), detail: Some(d) } => {
+            Verdict::OneRejects {
+                rejecter: Side::Engine,
+                accepted_ok: Some(false),
+                detail: Some(d),
+            } => {
                 assert!(d.contains("R(2)"), "{d}")
             }
             other => panic!("unexpected {other:?}"),
         }
-        let v = classify(&printed("(_2,_2):(_24,_2)"), &printed("(_2,_2):(_32,_2)"), &check);
-        assert!(matches!(v, Verdict::DifferentFunction { blame: Blame::Both, .. }), "{v:?}");
+        let v = classify_with(
+            &printed("(_2,_2):(_24,_2)"),
+            None,
+            &printed("(_2,_2):(_32,_2)"),
+            &check,
+        );
+        assert!(
+            matches!(
+                v,
+                Verdict::DifferentFunction {
+                    blame: Blame::Both,
+                    ..
+                }
+            ),
+            "{v:?}"
+        );
     }
 
     #[test]
     fn crashes_are_class_4() {
-        let v = classify(&printed("_1"), &Outcome::Crashed("SIGFPE".into()), &no_definition);
+        let v = classify_with(
+            &printed("_1"),
+            None,
+            &Outcome::Crashed("SIGFPE".into()),
+            &no_definition,
+        );
         assert_eq!(v, Verdict::CuteCrashed);
     }
 }

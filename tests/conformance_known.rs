@@ -3,28 +3,62 @@
 //! every entry for CUTLASS 4.2 still reproduces with its class and signature, and the
 //! disagreements of a small seeded fuzz run are all triaged and covered by the list.
 
-use cutecheck::known::KnownDiscrepancies;
-use cutecheck::triage::triage_case;
+use cutecheck::case::{self, Case, Judge, Origin, Status};
+use cutecheck::known::{predicate, KnownDiscrepancies};
 
 fn known() -> KnownDiscrepancies {
-    KnownDiscrepancies::load(&cutecheck::oracle::repo_root().join("fixtures/known-discrepancies.toml")).expect("known discrepancies")
+    KnownDiscrepancies::load_default().expect("known discrepancies")
 }
 
-const CLASSES: &[&str] = &["same-function", "different-function", "one-rejects", "cute-crashed"];
+const CLASSES: &[&str] = &[
+    "same-function",
+    "different-function",
+    "one-rejects",
+    "cute-crashed",
+];
 
 #[test]
 fn entries_are_well_formed() {
     let k = known();
     assert!(!k.entries.is_empty());
-    let fuzz_ops: std::collections::BTreeSet<&str> =
-        cutecheck::fuzz::cases(1, 2000, (0, 1)).into_iter().map(|(_, c)| c.op).collect();
+    let fuzz_ops: std::collections::BTreeSet<&str> = cutecheck::fuzz::cases(1, 2000, (0, 1))
+        .into_iter()
+        .map(|(_, c)| c.op)
+        .collect();
     for d in &k.entries {
-        assert!(CLASSES.contains(&d.class.as_str()), "{}: class {}", d.expr, d.class);
-        assert!(!d.explanation.trim().is_empty(), "{}: no explanation", d.expr);
+        assert!(
+            CLASSES.contains(&d.class.as_str()),
+            "{}: class {}",
+            d.expr,
+            d.class
+        );
+        assert!(
+            !d.explanation.trim().is_empty(),
+            "{}: no explanation",
+            d.expr
+        );
         if let Some(f) = &d.family {
-            assert!(f.signature.starts_with(&d.class), "{}: signature {} is not of class {}", d.expr, f.signature, d.class);
+            assert!(
+                f.signature.starts_with(&d.class),
+                "{}: signature {} is not of class {}",
+                d.expr,
+                f.signature,
+                d.class
+            );
+            let p = predicate(&f.predicate)
+                .unwrap_or_else(|| panic!("{}: unknown predicate {}", d.expr, f.predicate));
+            assert!(
+                p(&Case::parse(&d.expr, "known").unwrap()),
+                "{}: its own family predicate {} does not hold",
+                d.expr,
+                f.predicate
+            );
             for op in &f.ops {
-                assert!(fuzz_ops.contains(op.as_str()), "{}: family op {op} is never generated", d.expr);
+                assert!(
+                    fuzz_ops.contains(op.as_str()),
+                    "{}: family op {op} is never generated",
+                    d.expr
+                );
             }
         }
     }
@@ -38,30 +72,58 @@ fn entries_are_well_formed() {
 fn entries_reproduce_and_a_seeded_run_is_covered() {
     use cutecheck::oracle::{Oracle, OracleOptions};
     let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
-    let oracle = Oracle::new(OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() })
-        .expect("real CuTe");
+    let oracle = Oracle::new(OracleOptions {
+        cutlass_version: Some(version.to_string()),
+        ..OracleOptions::default()
+    })
+    .expect("real CuTe");
     let k = known();
-    let entries: Vec<_> = k.for_version(version).collect();
-    let exprs: Vec<String> = entries.iter().map(|d| d.expr.clone()).collect();
-    for (d, o) in entries.iter().zip(oracle.run(&exprs)) {
-        let v = triage_case(&d.expr, &o).unwrap_or_else(|| panic!("{}: no CuTe result: {o:?}", d.expr));
-        assert_eq!(v.class(), d.class, "{}: {v}", d.expr);
-        if let Some(f) = &d.family {
-            assert_eq!(v.signature(), f.signature, "{}", d.expr);
+    let judge = Judge::new(&k, version);
+    let entries: Vec<Case> = k
+        .for_version(version)
+        .map(|d| Case::parse(&d.expr, "fixtures/known-discrepancies.toml").unwrap())
+        .collect();
+    let refs: Vec<&Case> = entries.iter().collect();
+    for (c, o) in entries.iter().zip(case::Oracle::run(&oracle, &refs)) {
+        let j = judge.judge(c, Origin::Known, &case::engine(c, false), &o);
+        assert!(
+            matches!(j.status, Status::Explained(_)),
+            "{}: {} ({o:?})",
+            c.text,
+            j.summary()
+        );
+        let d = k.lookup(&c.expr, version).unwrap();
+        if let (Some(f), Some(t)) = (&d.family, &j.triage) {
+            assert_eq!(t.signature(), f.signature, "{}", c.text);
         }
     }
-    let cases = cutecheck::fuzz::cases(9, 60, (0, 1));
-    let exprs: Vec<String> = cases.iter().map(|(_, c)| c.expr.clone()).collect();
+    let cases: Vec<(Case, bool)> = cutecheck::fuzz::cases(9, 60, (0, 1))
+        .into_iter()
+        .map(|(i, c)| {
+            (
+                Case::parse(&c.expr, format!("random #{i} (seed 9)")).unwrap(),
+                c.admissible,
+            )
+        })
+        .collect();
+    let refs: Vec<&Case> = cases.iter().map(|(c, _)| c).collect();
     let mut uncovered = Vec::new();
-    for ((_, c), o) in cases.iter().zip(oracle.run(&exprs)) {
-        let engine = cutecheck::cli::engine_lines(&c.expr);
-        if cutecheck::suite::compare(&o.lines(), &engine) != cutecheck::suite::Verdict::Differ {
-            continue;
-        }
-        let v = triage_case(&c.expr, &o).unwrap_or_else(|| panic!("{}: untriaged", c.expr));
-        if k.lookup(&c.expr, version).or(k.lookup_family(c.op, &v.signature(), version)).is_none() {
-            uncovered.push(format!("{} ({}): {v}", c.expr, v.signature()));
+    for ((c, admissible), o) in cases.iter().zip(case::Oracle::run(&oracle, &refs)) {
+        let j = judge.judge(
+            c,
+            Origin::Random {
+                admissible: *admissible,
+            },
+            &case::engine(c, false),
+            &o,
+        );
+        if j.fails() {
+            uncovered.push(format!("{} ({}): {}", c.text, c.location, j.summary()));
         }
     }
-    assert!(uncovered.is_empty(), "disagreements not in fixtures/known-discrepancies.toml:\n{}", uncovered.join("\n"));
+    assert!(
+        uncovered.is_empty(),
+        "disagreements not in fixtures/known-discrepancies.toml:\n{}",
+        uncovered.join("\n")
+    );
 }

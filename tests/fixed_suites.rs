@@ -1,37 +1,30 @@
 //! The engine against real CuTe's recorded output for every fixed suite (fixtures/cases/*.cases,
 //! snapshots/<suite>.snap, recorded by `cargo xtask oracle` with CUTLASS 4.2).
 //!
-//! `engine_matches_recorded_cute` needs no compiler: it formats the engine's result for each case
-//! like the snapshot (print text, or `rejected: <engine error>`) and compares with insta. Where
-//! the engine and CuTe both refuse a case by the rule of `cutecheck::suite::compare` (CuTe's
-//! static_assert message appears in the engine's error; or CuTe failed to compile without a
-//! static_assert, or crashed at run time), the engine's line is shown as CuTe's, so only real
-//! disagreements show in the diff. Cases the oracle could not express (`unsupported:`) are not
-//! compared, and neither are disagreements listed for CUTLASS 4.2 in
-//! fixtures/known-discrepancies.toml. Every other disagreeing case is listed as `file:line` before
-//! the snapshot assertion.
+//! `engine_matches_recorded_cute` needs no compiler: each case is parsed once, the engine answers
+//! it, and the judge (`cutecheck::case::Judge`, the same one `cargo xtask conformance` uses)
+//! compares the answer with the recorded CuTe outcome, triages a disagreement and looks it up in
+//! fixtures/known-discrepancies.toml (exact entries and families) for CUTLASS 4.2. Every case the
+//! judge fails is listed as `file:line` with both outputs and the verdict. The snapshots are only
+//! read here, never written: they hold what real CuTe printed.
 //!
 //! `real_cute_still_prints_the_snapshots` compiles every case against real CuTe 4.2. It runs when
 //! `CUTECHECK_CUTE` is set at build time (`cargo xtask test` provisions CuTe and sets it);
 //! otherwise it is reported as ignored, with the reason.
 
-use cutecheck::cli::engine_lines;
+use cutecheck::case::{self, Case, Judge, Origin, Outcome};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::provision::DEFAULT_CUTLASS;
-use cutecheck::suite::{all_suites, compare, parse_snapshot_body, snapshot_body_of, snapshot_path, Verdict};
+use cutecheck::suite::{all_suites, parse_snapshot_body, snapshot_body_of, snapshot_path};
 
 #[test]
 fn engine_matches_recorded_cute() {
     let suites = all_suites().expect("fixtures/cases");
     assert!(!suites.is_empty(), "no fixtures/cases/*.cases files");
-    let known_path = cutecheck::oracle::repo_root().join("fixtures/known-discrepancies.toml");
-    let known = if known_path.is_file() {
-        KnownDiscrepancies::load(&known_path).expect("fixtures/known-discrepancies.toml")
-    } else {
-        KnownDiscrepancies::default()
-    };
+    let known = KnownDiscrepancies::load_default().expect("fixtures/known-discrepancies.toml");
+    let judge = Judge::new(&known, DEFAULT_CUTLASS);
     let mut problems = Vec::new();
-    let mut bodies = Vec::new();
+    let mut judged = 0;
     for s in &suites {
         let path = snapshot_path(&s.name, None);
         let Some(recorded) = std::fs::read_to_string(&path)
@@ -45,10 +38,9 @@ fn engine_matches_recorded_cute() {
             ));
             continue;
         };
-        let mut shown = Vec::new();
         for (k, c) in s.cases.iter().enumerate() {
             let cute = match recorded.get(k) {
-                Some((e, lines)) if *e == c.expr => lines.clone(),
+                Some((e, lines)) if *e == c.expr => Outcome::from_lines(lines),
                 _ => {
                     problems.push(format!(
                         "{}: {} has no recorded result in {} (case files changed? run `cargo xtask oracle`)",
@@ -56,48 +48,36 @@ fn engine_matches_recorded_cute() {
                         c.expr,
                         path.display()
                     ));
-                    shown.push(engine_lines(&c.expr));
                     continue;
                 }
             };
-            let engine = engine_lines(&c.expr);
-            match compare(&cute, &engine) {
-                Verdict::Same | Verdict::BothRefuse | Verdict::Unchecked(_) => shown.push(cute),
-                // An accepted discrepancy (fixtures/known-discrepancies.toml) for CUTLASS 4.2.
-                Verdict::Differ if known.lookup(&c.expr, DEFAULT_CUTLASS).is_some() => shown.push(cute),
-                Verdict::Differ => {
-                    problems.push(format!(
-                        "{}: {}\n    CuTe:   {}\n    engine: {}",
-                        s.locate(c),
-                        c.expr,
-                        cute.join(" | "),
-                        engine.join(" | ")
-                    ));
-                    shown.push(engine);
+            let case = match Case::parse(&c.expr, s.locate(c)) {
+                Ok(case) => case,
+                Err(e) => {
+                    problems.push(format!("{}: {} does not parse: {e}", s.locate(c), c.expr));
+                    continue;
                 }
+            };
+            let engine = case::engine(&case, false);
+            let j = judge.judge(&case, Origin::Fixed, &engine, &cute);
+            judged += 1;
+            if j.fails() {
+                problems.push(format!(
+                    "{}: {}\n    CuTe:   {}\n    engine: {}\n    {}",
+                    case.location,
+                    case.text,
+                    cute.lines().join(" | "),
+                    engine.outcome.lines().join(" | "),
+                    j.summary()
+                ));
             }
         }
-        bodies.push((s.name.clone(), s.snapshot_body(&shown)));
     }
-    if !problems.is_empty() {
-        eprintln!("{} case(s) where the engine disagrees with real CuTe:\n{}", problems.len(), problems.join("\n"));
-    }
-    let mut failed = Vec::new();
-    for (name, body) in bodies {
-        let r = std::panic::catch_unwind(|| {
-            let mut settings = insta::Settings::clone_current();
-            settings.set_snapshot_path("../snapshots");
-            settings.set_prepend_module_to_snapshot(false);
-            settings.set_omit_expression(false);
-            settings.bind(|| insta::assert_snapshot!(name.clone(), body, &format!("suite(\"{name}\")")));
-        });
-        if r.is_err() {
-            failed.push(name);
-        }
-    }
+    assert!(judged > 1000, "only {judged} fixed-suite cases were judged");
     assert!(
-        failed.is_empty() && problems.is_empty(),
-        "the engine disagrees with real CuTe in suites {failed:?}; cases:\n{}",
+        problems.is_empty(),
+        "{} case(s) where the engine disagrees with real CuTe:\n{}",
+        problems.len(),
         problems.join("\n")
     );
 }

@@ -5,6 +5,9 @@
 //! modes, `P = logical_product(A', B')` (as whole layouts), and the result's mode `i` is
 //! `(A'_i, P1_i)`, where `P1` is mode 1 of `P` (CuTe's `zip(A', P1)`).
 //!
+//! Before CUTLASS 3.8 ([`PRODUCTS_KEEP_MODES`]) each mode of the result was coalesced (the same
+//! function, fewer modes); postcondition 1's "rank-2 modes" is then not checked.
+//!
 //! Postconditions of `blocked_product` / `raked_product` (checked by [`check_blocked`]; this module's [`check_postconditions`] is the blocked case):
 //! 1. `rank(R) == max(rank A, rank B)` and each mode is rank 2 with `A`'s mode (padded) in
 //!    position 0 (blocked) or 1 (raked).
@@ -17,6 +20,8 @@ use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
 use super::logical_product::{logical_product_layout, product_layout};
+use super::coalesce::coalesce_by;
+use super::release::PRODUCTS_KEEP_MODES;
 use super::runtime::{deferred, Mode};
 
 /// CuTe's `append<R>(layout)`: pad with `_1:_0` modes up to rank `r` (a leaf layout of rank 1 is
@@ -51,7 +56,11 @@ pub(crate) fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout>
     })?;
     // The definition checks come after CuTe's whole computation.
     logical_product_layout(&ap, &bp)?;
-    Ok(out)
+    if PRODUCTS_KEEP_MODES.on() {
+        return Ok(out);
+    }
+    // Before 3.8: coalesce(zip(...), tuple_repeat<R>(_1)), each mode coalesced on its own.
+    coalesce_by(&out, &IntTuple::Tuple(vec![IntTuple::st(1); r]))
 }
 
 /// `blocked_product(A, B)` for layouts.
@@ -64,7 +73,8 @@ pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<(), String> {
     let e = |x: Error| x.to_string();
     let rank = a.rank().max(b.rank());
-    if r.rank() != rank || r.modes().iter().any(|m| m.rank() != 2) {
+    let keeps_modes = PRODUCTS_KEEP_MODES.on();
+    if r.rank() != rank || (keeps_modes && r.modes().iter().any(|m| m.rank() != 2)) {
         return Err(format!("1: {r} is not {rank} rank-2 modes"));
     }
     let ap = pad(a, rank);
@@ -77,7 +87,7 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<
     let parts = |l: &Layout| if by_mode { l.modes() } else { vec![l.clone()] };
     let (amodes, pmodes) = (parts(&ap), parts(&p1));
     let rm = r.modes();
-    for (k, m) in amodes.iter().enumerate() {
+    for (k, m) in amodes.iter().enumerate().filter(|_| keeps_modes) {
         if rm[k].mode(ka).map_err(e)? != *m {
             return Err(format!("1: mode {k} of {r} does not hold {m} in position {ka}"));
         }
@@ -96,14 +106,13 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<
     for (i, &x) in av.iter().enumerate() {
         for (j, &y) in pv.iter().enumerate() {
             let (ci, cj) = (split(&amodes, i as i64)?, split(&pmodes, j as i64)?);
-            let coord = IntTuple::Tuple(
-                (0..rank)
-                    .map(|k| {
-                        let (u, v) = (IntTuple::dy(ci[k]), IntTuple::dy(cj[k]));
-                        IntTuple::tuple(if raked { [v, u] } else { [u, v] })
-                    })
-                    .collect(),
-            );
+            // One 1-D coordinate per mode (valid for the pair modes and for coalesced ones).
+            let mut coord = Vec::with_capacity(rank);
+            for k in 0..rank {
+                let (na, np) = (amodes[k].size().map_err(e)?.value, pmodes[k].size().map_err(e)?.value);
+                coord.push(IntTuple::dy(if raked { cj[k] + np * ci[k] } else { ci[k] + na * cj[k] }));
+            }
+            let coord = if rank == 1 { coord.pop().expect("one mode") } else { IntTuple::Tuple(coord) };
             let got = r.call(&coord).map_err(e)?.value;
             if got != x + y {
                 return Err(format!("2: {r}{coord} = {got} but {ap}({i}) + {p1}({j}) = {}", x + y));

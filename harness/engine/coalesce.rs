@@ -62,7 +62,7 @@ impl Coalesced {
 /// The backward walk of the module doc over `pairs` (all leaves but the last) with the front
 /// starting as `init`. The front is kept at the end of the vector (the modes come out last
 /// first) and the vector is reversed once at the end.
-fn bw_coalesce_modes(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Coalesced> {
+pub(crate) fn bw_coalesce_modes(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Coalesced> {
     let mut modes = Vec::with_capacity(pairs.len() + 1);
     modes.push(init);
     let mut tuple = false;

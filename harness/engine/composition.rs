@@ -42,7 +42,8 @@
 //! `B(c) = sum_k c_k t_k` and `R(c) = sum_k L_k(c_k) = A(B(c))` (postcondition 1). Overflow of the
 //! brute-force evaluation is excluded by a checked bound. Full argument: `fast.rs`.
 
-use super::coalesce::{coalesce_x_modes, Coalesced};
+use super::coalesce::{bw_coalesce_modes, coalesce_x_modes, Coalesced};
+use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::{compatible, IntTuple};
@@ -85,6 +86,11 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
     };
     if t.is_static_value(0) {
         return Ok(Layout::leaf(s, t));
+    }
+    if !COMPOSITION_WEAK_DIVISIBILITY.on() {
+        // Before 4.2 the integral-lhs shortcut never fired (it tested `is_integral` of a reference
+        // type), so a one-mode A goes through the general walk too: `_1:d` comes out as `_1:_0`.
+        return composition_leaf_shape_div(a, s, t);
     }
     if !a.tuple {
         return Ok(Layout::leaf(s, t.mul(a.modes[0].1)?));
@@ -150,6 +156,79 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
         res_d.push(IntTuple::Leaf(rest_d.mul(last_d)?));
     }
     Ok(Layout { shape: IntTuple::Tuple(res_s), stride: IntTuple::Tuple(res_d) })
+}
+
+/// CuTe before 4.2 (3.5.1 to 3.8): `shape_div(a, b)` on integers. Both static: `static_assert(a % b
+/// == 0 || b % a == 0, "Static shape_div failure")`; then `a / b`, rounded away from zero to
+/// `signum(a) * signum(b)` when the quotient is 0.
+fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(Result<Int>, Int, Int) -> Result<Int>) -> Result<Int> {
+    if a.is_static && b.is_static {
+        if b.value == 0 {
+            return Err(Error::DivisionByZero);
+        }
+        // a % b == 0 covers a == 0, so b % a is only taken for a != 0.
+        if a.value % b.value != 0 && b.value % a.value != 0 {
+            return Err(Error::Rejected { condition: "Static shape_div failure", detail: format!("shape_div({a}, {b})") });
+        }
+    }
+    let q = rt(a.div(b), a, b)?;
+    if q.value != 0 || (q.is_static_value(0) && a.is_static_value(0)) {
+        return Ok(q);
+    }
+    Ok(Int::new(a.value.signum() * b.value.signum(), q.is_static))
+}
+
+/// CuTe before 4.2: `shape_min(a, b)`: a static `_1` on either side wins, else the minimum.
+fn shape_min(a: Int, b: Int) -> Int {
+    if a.is_static_value(1) || b.is_static_value(1) {
+        Int::st(1)
+    } else {
+        a.min(b)
+    }
+}
+
+/// composition_impl's leaf case before 4.2 ([`COMPOSITION_WEAK_DIVISIBILITY`] off), on the flat
+/// modes of `coalesce_x(A)` (a tuple) and the leaf `s:t` of B (`t` not a static zero).
+fn composition_leaf_shape_div(a: &Coalesced, s: Int, t: Int) -> Result<Layout> {
+    let modes = &a.modes;
+    let r = modes.len();
+    let (init, last) = (&modes[..r - 1], modes[r - 1]);
+    // A failure of dynamic arithmetic (CuTe: a crash at run time) waits for the compile-time checks.
+    let mut runtime: Option<Error> = None;
+    let mut rt = |r: Result<Int>, x: Int, y: Int| match rt(r, x, y) {
+        Err(e) if !(x.is_static && y.is_static) => {
+            runtime.get_or_insert(e);
+            Ok(Int::dy(1))
+        }
+        other => other,
+    };
+    // Divide out B's stride from A's extents (skipped when it is a static _1), scaling A's strides.
+    let (shapes, strides, rest_d) = if t.is_static_value(1) {
+        (init.iter().map(|m| m.0).collect::<Vec<_>>(), init.iter().map(|m| m.1).collect::<Vec<_>>(), t)
+    } else {
+        let mut rest_d = t;
+        let (mut shapes, mut strides) = (Vec::with_capacity(r), Vec::with_capacity(r));
+        for &(c, d) in init {
+            let c1 = shape_div_int(c, rest_d, &mut rt)?;
+            rest_d = shape_div_int(rest_d, c, &mut rt)?;
+            strides.push(d.mul(shape_div_int(c, c1, &mut rt)?)?);
+            shapes.push(c1);
+        }
+        (shapes, strides, rest_d)
+    };
+    // Mod out B's extent.
+    let mut rest_s = s;
+    let mut pairs = Vec::with_capacity(r);
+    for (c, d) in shapes.into_iter().zip(strides) {
+        let c = c.abs()?;
+        pairs.push((shape_min(c, rest_s), d));
+        rest_s = shape_div_int(rest_s, c, &mut rt)?;
+    }
+    if let Some(e) = runtime {
+        return Err(e);
+    }
+    let front = (rest_s, rest_d.mul(last.1)?);
+    Ok(bw_coalesce_modes(&pairs, front)?.to_layout())
 }
 
 /// CuTe's algorithm for `composition(A, B)` without the definition check (what CuTe prints, or

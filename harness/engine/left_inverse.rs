@@ -16,11 +16,17 @@
 use super::error::{Error, Result};
 use super::int::Int;
 use super::layout::Layout;
+use super::release::INVERSES_SORTED;
 use super::right_inverse::{coalesced_modes, flat_layout, sort_by_stride};
 use super::coalesce::coalesce;
 
 /// CuTe's `left_inverse(layout)`.
 pub fn left_inverse(layout: &Layout) -> Result<Layout> {
+    if !INVERSES_SORTED.on() {
+        // Before 4.2: right_inverse(make_layout(L, complement(L))).
+        let c = super::complement::complement_unchecked(layout, None)?;
+        return super::right_inverse::right_inverse(&Layout::concat(&[layout.clone(), c]));
+    }
     let (pairs, pre) = coalesced_modes(layout)?;
     if pairs.iter().any(|p| !p.1.is_static) {
         return Err(Error::LeftInverseDynamicStride);

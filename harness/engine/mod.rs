@@ -20,6 +20,7 @@ pub mod local_partition;
 pub mod local_tile;
 pub mod max_common;
 pub mod raked_product;
+pub mod release;
 pub mod right_inverse;
 mod runtime;
 pub mod slice;

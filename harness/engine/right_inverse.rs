@@ -16,6 +16,7 @@ use super::error::Result;
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
+use super::release::INVERSES_SORTED;
 
 /// Flat modes of `coalesce(L)` and the exclusive prefix products of their extents.
 pub(crate) fn coalesced_modes(layout: &Layout) -> Result<(super::coalesce::Modes, Vec<Int>)> {
@@ -51,6 +52,9 @@ pub(crate) fn flat_layout(shape: Vec<Int>, stride: Vec<Int>) -> Layout {
 
 /// CuTe's `right_inverse(layout)`.
 pub fn right_inverse(layout: &Layout) -> Result<Layout> {
+    if !INVERSES_SORTED.on() {
+        return right_inverse_chain(layout);
+    }
     let (pairs, pre) = coalesced_modes(layout)?;
     let statics: Vec<usize> = (0..pairs.len()).filter(|&i| pairs[i].1.is_static).collect();
     let (mut rs, mut rd, mut curr) = (vec![Int::st(1)], vec![Int::st(0)], Int::st(1));
@@ -63,6 +67,36 @@ pub fn right_inverse(layout: &Layout) -> Result<Layout> {
         }
     }
     coalesce(&flat_layout(rs, rd))
+}
+
+/// `right_inverse` before 4.2 ([`INVERSES_SORTED`] off): on `coalesce(L)`, follow the chain of
+/// static absolute strides `_1, n_i*|d_i|, ...` (`detail::inverse_seq<1>`: the first mode whose
+/// absolute stride is that static value; the chain stops at a dynamic or repeated next stride);
+/// the result has the chain's extents and strides `signum(d_i) * (prefix product of the extents
+/// before mode i)`, unwrapped; `_1:_0` when no mode has stride `_1`.
+fn right_inverse_chain(layout: &Layout) -> Result<Layout> {
+    let (pairs, pre) = coalesced_modes(layout)?;
+    let abs: Vec<Int> = pairs.iter().map(|p| p.1.abs()).collect::<Result<_>>()?;
+    let mut chain: Vec<usize> = Vec::new();
+    let mut next = 1i64;
+    while let Some(i) = abs.iter().position(|d| d.is_static && d.value == next) {
+        chain.push(i);
+        let span = pairs[i].0.mul(abs[i])?;
+        if !span.is_static || span.value == next {
+            break;
+        }
+        next = span.value;
+    }
+    if chain.is_empty() {
+        return Ok(Layout::leaf(Int::st(1), Int::st(0)));
+    }
+    let shape: Vec<Int> = chain.iter().map(|&i| pairs[i].0).collect();
+    let stride: Vec<Int> =
+        chain.iter().map(|&i| Int::new(pairs[i].1.value.signum(), pairs[i].1.is_static).mul(pre[i])).collect::<Result<_>>()?;
+    if chain.len() == 1 {
+        return Ok(Layout::leaf(shape[0], stride[0]));
+    }
+    Ok(flat_layout(shape, stride))
 }
 
 /// Check the numbered postconditions of `right_inverse(layout) == r`.

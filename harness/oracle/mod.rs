@@ -16,59 +16,11 @@ pub mod runner;
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
 pub use compiler::{Compiler, CompilerKind};
 pub use provision::{CudaHeaders, Headers};
 pub use runner::{Oracle, OracleOptions};
-
-/// What real CuTe did with one case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "text", rename_all = "lowercase")]
-pub enum Outcome {
-    /// The case compiled and ran; this is exactly what CuTe's `print` wrote (NULs stripped).
-    Printed(String),
-    /// The compiler refused the case: CuTe's static_assert message, or `compile error: <first
-    /// error>` when no static_assert fired.
-    Rejected(String),
-    /// The case compiled but died at run time: the signal or exit status, then anything it wrote.
-    Crashed(String),
-    /// The oracle cannot write this expression as C++ (parse error, unknown name, wrong kind).
-    Unsupported(String),
-    /// The oracle itself failed on this case (compiler timed out, could not run); never cached.
-    Error(String),
-}
-
-impl Outcome {
-    /// The lines a snapshot shows for this outcome (each later prefixed `=> `).
-    pub fn lines(&self) -> Vec<String> {
-        let tagged = |tag: &str, s: &str| {
-            let mut v: Vec<String> = s.lines().map(str::to_string).collect();
-            if v.is_empty() {
-                v.push(String::new());
-            }
-            v[0] = format!("{tag}: {}", v[0]);
-            v
-        };
-        match self {
-            Outcome::Printed(s) => {
-                let v: Vec<String> = s.lines().map(str::to_string).collect();
-                if v.is_empty() {
-                    vec![String::new()]
-                } else {
-                    v
-                }
-            }
-            Outcome::Rejected(s) => tagged("rejected", s),
-            Outcome::Crashed(s) => tagged("crashed", s),
-            Outcome::Unsupported(s) => tagged("unsupported", s),
-            Outcome::Error(s) => tagged("error", s),
-        }
-    }
-    pub fn is_error(&self) -> bool {
-        matches!(self, Outcome::Error(_))
-    }
-}
+/// One side's typed answer to a case (defined with the case pipeline).
+pub use crate::case::Outcome;
 
 /// The crate's root directory (where Cargo.toml, cpp/ and fixtures/ are).
 pub fn repo_root() -> PathBuf {

@@ -157,14 +157,29 @@ impl Oracle {
         self.run_with(exprs, codegen::case_body_table)
     }
 
+    /// What real CuTe prints for each parsed case, in order (`table`: rank-2 layouts drawn with
+    /// CuTe's `print_layout`). The C++ is generated from the AST; the text is never reparsed.
+    pub fn run_parsed(&self, exprs: &[&parse::Expr], table: bool) -> Vec<Outcome> {
+        let body_of = if table { codegen::case_body_table } else { codegen::case_body };
+        self.run_bodies(exprs.iter().map(|e| body_of(e).map_err(|e| format!("{e}"))).collect())
+    }
+
     fn run_with(&self, exprs: &[String], body_of: fn(&parse::Expr) -> Result<String, codegen::CodegenError>) -> Vec<Outcome> {
-        let mut out: Vec<Option<Outcome>> = vec![None; exprs.len()];
+        self.run_bodies(
+            exprs
+                .iter()
+                .map(|text| match parse(text) {
+                    Err(e) => Err(format!("{e}")),
+                    Ok(ast) => body_of(&ast).map_err(|e| format!("{e}")),
+                })
+                .collect(),
+        )
+    }
+
+    fn run_bodies(&self, bodies: Vec<Result<String, String>>) -> Vec<Outcome> {
+        let mut out: Vec<Option<Outcome>> = vec![None; bodies.len()];
         let mut pending = Vec::new();
-        for (index, text) in exprs.iter().enumerate() {
-            let body = match parse(text) {
-                Err(e) => Err(format!("{e}")),
-                Ok(ast) => body_of(&ast).map_err(|e| format!("{e}")),
-            };
+        for (index, body) in bodies.into_iter().enumerate() {
             match body {
                 Err(msg) => out[index] = Some(Outcome::Unsupported(msg)),
                 Ok(body) => {

@@ -20,12 +20,13 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use cutecheck::cli::engine_lines;
+use anyhow::Context;
+use cutecheck::case::{self, Case, Judge, Judgement, Origin, Outcome, Status};
 use cutecheck::fuzz::{self, CaseTree, ValueTree};
 use cutecheck::known::KnownDiscrepancies;
-use cutecheck::oracle::{state_dir, Oracle, OracleArgs, Outcome};
-use cutecheck::suite::{all_suites, compare, Verdict};
-use cutecheck::triage::{self, Verdict as Triage};
+use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
+use cutecheck::suite::all_suites;
+use cutecheck::triage::Verdict as Triage;
 
 /// Options of `cargo xtask conformance` besides the oracle's.
 #[derive(Clone, Debug, clap::Args)]
@@ -52,7 +53,8 @@ pub struct RunArgs {
     /// Most seconds spent shrinking in all.
     #[arg(long, default_value_t = 300)]
     pub shrink_secs: u64,
-    /// Also ask pycute (from the same wheel) for a third opinion on disagreements.
+    /// Also ask pycute (from the same wheel) as a third oracle on every case it can express; its
+    /// own defects are listed separately, blamed by the operation's definition.
     #[arg(long)]
     pub pycute: bool,
 }
@@ -67,7 +69,10 @@ pub struct CaseReport {
     pub expr: String,
     pub cute: Vec<String>,
     pub engine: Vec<String>,
+    /// One line: `agree`, or `DISAGREE class N (...) blame: ...`.
     pub verdict: String,
+    /// The judge's final word (agree, both_refuse, unchecked, oracle_error, explained, new, stale).
+    pub status: Status,
     /// For disagreements: the triage verdict with the definition check.
     pub triage: Option<Triage>,
     pub signature: Option<String>,
@@ -113,6 +118,8 @@ struct Report {
     classes: BTreeMap<String, usize>,
     /// Disagreements per triage signature (class plus blame / rejecter / correctness).
     signatures: BTreeMap<String, usize>,
+    /// pycute as a third oracle (`--pycute`).
+    pycute: Option<crate::pycute::Summary>,
     cases: Vec<CaseReport>,
 }
 
@@ -124,23 +131,15 @@ pub fn fresh_seed() -> u64 {
     h.finish() >> 16
 }
 
-/// The version the known discrepancies are matched against.
-pub fn version_of(args: &OracleArgs) -> String {
-    match (&args.cutlass_dir, &args.cutlass_version) {
-        (Some(d), _) => format!("dir:{}", d.display()),
-        (None, Some(v)) => v.clone(),
-        (None, None) => cutecheck::oracle::provision::DEFAULT_CUTLASS.to_string(),
-    }
-}
+pub use cutecheck::cli::{release_of, version_of};
 
 pub fn load_known() -> Result<KnownDiscrepancies> {
-    let known_path = cutecheck::oracle::repo_root().join("fixtures").join("known-discrepancies.toml");
-    Ok(if known_path.is_file() { KnownDiscrepancies::load(&known_path)? } else { KnownDiscrepancies::default() })
+    KnownDiscrepancies::load_default()
 }
 
 /// Ask the oracle for many cases in chunks, with a progress bar on long runs.
-pub fn run_oracle(oracle: &Oracle, exprs: &[String], label: &str) -> Vec<Outcome> {
-    let chunk = oracle.opts.batch * oracle.opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())) * 6;
+pub fn run_oracle(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str) -> Vec<Outcome> {
+    let chunk = 32 * std::thread::available_parallelism().map_or(1, |n| n.get()) * 6;
     let bar = if exprs.len() > chunk {
         let b = ProgressBar::new(exprs.len() as u64);
         b.set_style(
@@ -165,15 +164,22 @@ pub fn run_oracle(oracle: &Oracle, exprs: &[String], label: &str) -> Vec<Outcome
     out
 }
 
-/// The group / location / expr / op of every case of a run.
+/// A case of a run, parsed once, with its group and origin.
 pub struct Planned {
     pub group: String,
-    pub location: String,
-    pub expr: String,
-    pub op: Option<String>,
+    pub case: Case,
+    pub origin: Origin,
     /// Index into the random case trees (for shrinking).
     pub random: Option<usize>,
-    pub admissible: Option<bool>,
+}
+
+impl Planned {
+    pub fn admissible(&self) -> Option<bool> {
+        match self.origin {
+            Origin::Random { admissible } => Some(admissible),
+            _ => None,
+        }
+    }
 }
 
 /// Fixed suites (unless skipped) and the random cases of `seed` in `shard`.
@@ -182,8 +188,8 @@ pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
     if fixed {
         for s in all_suites()? {
             for c in &s.cases {
-                let op = cutecheck::expr::parse(&c.expr).ok().and_then(|e| cutecheck::definition::op_name(&e).map(String::from));
-                cases.push(Planned { group: s.name.clone(), location: s.locate(c), expr: c.expr.clone(), op, random: None, admissible: None });
+                let case = Case::parse(&c.expr, s.locate(c)).with_context(|| format!("{}: cannot parse the case", s.locate(c)))?;
+                cases.push(Planned { group: s.name.clone(), case, origin: Origin::Fixed, random: None });
             }
         }
     }
@@ -195,14 +201,9 @@ pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
         }
         let Some(t) = t else { continue };
         let c = t.current();
-        cases.push(Planned {
-            group: "random".into(),
-            location: format!("random #{i} (seed {seed})"),
-            expr: c.expr,
-            op: Some(c.op.to_string()),
-            random: Some(i),
-            admissible: Some(c.admissible),
-        });
+        let location = format!("random #{i} (seed {seed})");
+        let case = Case::parse(&c.expr, &location).with_context(|| format!("{location}: the generator wrote `{}`", c.expr))?;
+        cases.push(Planned { group: "random".into(), case, origin: Origin::Random { admissible: c.admissible }, random: Some(i) });
     }
     Ok((cases, trees))
 }
@@ -218,81 +219,106 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let known = load_known()?;
     let version = version_of(args);
     let (mut cases, mut trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
+    let judge = Judge::for_release(&known, version.clone(), release_of(args));
+    match &judge.carried {
+        None => eprintln!("xtask: the engine models CUTLASS {}", judge.release),
+        Some(m) => eprintln!(
+            "xtask: CUTLASS {version} is not modelled: the engine models the nearest older release, {m}; its known discrepancies carry over"
+        ),
+    }
     if shard.0 == 0 {
-        for d in known.for_version(&version) {
-            let op = cutecheck::expr::parse(&d.expr).ok().and_then(|e| cutecheck::definition::op_name(&e).map(String::from));
-            cases.push(Planned { group: "known".into(), location: "fixtures/known-discrepancies.toml".into(), expr: d.expr.clone(), op, random: None, admissible: None });
+        let mut listed: Vec<&str> = Vec::new();
+        let versions = std::iter::once(version.as_str()).chain(judge.carried.as_deref());
+        for d in versions.flat_map(|v| known.for_version(v)) {
+            if listed.contains(&d.expr.as_str()) {
+                continue;
+            }
+            listed.push(&d.expr);
+            let case = Case::parse(&d.expr, "fixtures/known-discrepancies.toml")?;
+            cases.push(Planned { group: "known".into(), case, origin: Origin::Known, random: None });
         }
     }
-    let exprs: Vec<String> = cases.iter().map(|c| c.expr.clone()).collect();
+    let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
     let start = Instant::now();
-    let outcomes = run_oracle(&oracle, &exprs, "conformance");
+    let outcomes = run_oracle(&oracle, &refs, "conformance");
     let oracle_time = start.elapsed();
-    eprintln!("xtask: oracle answered {} cases in {:.1?}", exprs.len(), oracle_time);
-    let pycute = if ra.pycute { Some(crate::pycute::Pycute::new(&oracle)?) } else { None };
+    eprintln!(
+        "xtask: oracle answered {} cases in {:.1?}",
+        refs.len(),
+        oracle_time
+    );
+    let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| judge.engine(c, false)).collect();
+    // pycute, the third oracle: asked on every case it can express, not only on disagreements.
+    let mut opinions: Vec<Option<crate::pycute::Opinion>> = match ra.pycute {
+        true => crate::pycute::Pycute::new(&oracle)?.opinions(&refs, &outcomes, &engines).into_iter().map(Some).collect(),
+        false => vec![None; refs.len()],
+    };
+    drop(refs);
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
     let shrink_deadline = Instant::now() + Duration::from_secs(ra.shrink_secs);
-    for (p, outcome) in cases.into_iter().zip(outcomes) {
-        let cute = outcome.lines();
-        let engine = std::panic::catch_unwind(|| engine_lines(&p.expr)).unwrap_or_else(|_| vec!["engine panicked".to_string()]);
-        let verdict = compare(&cute, &engine);
+    for ((p, outcome), (engine, opinion)) in cases.into_iter().zip(outcomes).zip(engines.into_iter().zip(opinions.drain(..))) {
+        let j = judge.judge(&p.case, p.origin, &engine, &outcome);
         let row = rows.entry(p.group.clone()).or_default();
         row.cases += 1;
+        let sig = j.triage.as_ref().map(signature_of);
         let mut explained = None;
-        let mut tri = None;
         let mut shrunk = None;
-        let mut opinion = None;
-        if verdict == Verdict::Differ {
-            tri = triage::triage_case(&p.expr, &outcome);
-        }
-        let sig = tri.as_ref().map(|t| if t.is_agreement() { "both-reject:different-reason".to_string() } else { t.signature() });
-        match (&verdict, &outcome) {
-            (_, Outcome::Error(_)) => row.oracle_errors += 1,
-            // A listed discrepancy that now agrees is stale: the list must be updated.
-            (Verdict::Same | Verdict::BothRefuse, _) if p.group == "known" => {
+        match &j.status {
+            Status::OracleError(_) => row.oracle_errors += 1,
+            Status::Stale(why) => {
                 row.disagree += 1;
-                explained = Some("listed in fixtures/known-discrepancies.toml but no longer reproduces".into());
+                explained = Some(why.clone());
             }
-            (Verdict::Same, _) => row.agree += 1,
-            (Verdict::BothRefuse, _) => row.both_refuse += 1,
-            (Verdict::Unchecked(_), _) => row.unchecked += 1,
-            (Verdict::Differ, _) => {
-                let class = tri.as_ref().map_or("untriaged".to_string(), class_label);
+            // A discrepancy of the nearest older model that no longer reproduces: both sides
+            // agree now; listed in the release news.
+            Status::Agree | Status::FixedHere(_) => row.agree += 1,
+            Status::BothRefuse => row.both_refuse += 1,
+            Status::Unchecked(_) => row.unchecked += 1,
+            Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
+                let class = j
+                    .triage
+                    .as_ref()
+                    .map_or("untriaged".to_string(), class_label);
                 *classes.entry(class).or_default() += 1;
-                *signatures.entry(sig.clone().unwrap_or_default()).or_default() += 1;
-                let by_family = p.op.as_deref().zip(sig.as_deref()).and_then(|(op, s)| known.lookup_family(op, s, &version));
-                match known.lookup(&p.expr, &version).or(by_family) {
-                    Some(d) => {
+                *signatures
+                    .entry(sig.clone().unwrap_or_default())
+                    .or_default() += 1;
+                match &j.status {
+                    Status::Explained(by) => {
                         row.explained += 1;
-                        explained = Some(format!("{}: {}", d.class, d.expr));
+                        let class = known.lookup(&p.case.expr, &version).map_or("family", |d| d.class.as_str());
+                        explained = Some(format!("{class}: {by}"));
                     }
-                    None => row.disagree += 1,
+                    Status::KnownEarlier(since) => {
+                        row.explained += 1;
+                        explained = Some(format!("known since {since}, still present"));
+                    }
+                    _ => row.disagree += 1,
                 }
-                if let Some(py) = &pycute {
-                    opinion = Some(py.opinion(&p.expr, &outcome));
-                }
-                if let (Some(i), None, Some(t)) = (p.random, &explained, &tri) {
+                if let (Some(i), Status::New, Some(t)) = (p.random, &j.status, &j.triage) {
                     if ra.shrink_budget > 0 && Instant::now() < shrink_deadline {
                         if let Some(tree) = trees[i].take() {
-                            shrunk = Some(shrink_one(&oracle, tree, t, ra.shrink_budget));
+                            shrunk = Some(shrink_one(&oracle, &judge, tree, t, ra.shrink_budget));
                         }
                     }
                 }
             }
         }
+        let admissible = p.admissible();
         reports.push(CaseReport {
             group: p.group,
-            location: p.location,
-            op: p.op,
-            admissible: p.admissible,
-            expr: p.expr,
-            cute,
-            engine,
-            verdict: verdict.describe(),
-            triage: tri,
+            location: p.case.location.clone(),
+            op: p.case.op().map(String::from),
+            admissible,
+            cute: outcome.lines(),
+            engine: engine.outcome.lines(),
+            expr: p.case.text,
+            verdict: j.summary(),
+            status: j.status.clone(),
+            triage: j.triage,
             signature: sig,
             explained,
             shrunk,
@@ -322,15 +348,22 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         total: total.clone(),
         classes,
         signatures,
+        pycute: ra.pycute.then(|| crate::pycute::Summary::of(reports.iter().filter_map(|c| Some((c.expr.as_str(), c.pycute.as_ref()?))))),
         cases: reports,
     };
-    let tables = format!("{}\n{}", table(&report), class_table(&report));
+    let mut tables = format!("{}\n{}", table(&report), class_table(&report));
+    if let Some(p) = &report.pycute {
+        tables.push_str(&p.table());
+    }
+    if judge.carried.is_some() {
+        tables = format!("{}\n{tables}", release_news(&report, &judge));
+    }
     if ra.json {
         eprint!("{tables}");
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{tables}");
-        for c in report.cases.iter().filter(|c| c.verdict == "DISAGREE" && c.explained.is_none()) {
+        for c in report.cases.iter().filter(|c| matches!(c.status, Status::New | Status::Stale(_))) {
             println!("NEW DISAGREEMENT {} ({})", c.expr, c.location);
             println!("  CuTe:   {}", c.cute.join(" | "));
             println!("  engine: {}", c.engine.join(" | "));
@@ -366,32 +399,117 @@ pub fn class_label(t: &Triage) -> String {
     }
 }
 
-/// Shrink one random disagreement: a simpler case still fails when CuTe and the engine still
-/// disagree with the same triage signature.
-fn shrink_one(oracle: &Oracle, tree: CaseTree, t: &Triage, budget: usize) -> Shrunk {
-    let want = t.signature();
+/// The triage signature (`both-reject:different-reason` for refusals with different conditions).
+pub fn signature_of(t: &Triage) -> String {
+    if t.is_agreement() {
+        "both-reject:different-reason".to_string()
+    } else {
+        t.signature()
+    }
+}
+
+/// Shrink one random disagreement: a simpler case still fails when the judge still finds a new
+/// disagreement with the same triage signature.
+fn shrink_one(
+    oracle: &Oracle,
+    judge: &Judge<'_>,
+    tree: CaseTree,
+    t: &Triage,
+    budget: usize,
+) -> Shrunk {
+    let want = signature_of(t);
     let mut steps = 0;
+    let ask = |expr: &str| -> Option<(Case, case::EngineAnswer, Outcome, Judgement)> {
+        let c = Case::parse(expr, "shrunk").ok()?;
+        let e = judge.engine(&c, false);
+        let o = case::Oracle::run(oracle, &[&c]).pop()?;
+        let j = judge.judge(&c, Origin::Random { admissible: false }, &e, &o);
+        Some((c, e, o, j))
+    };
     let best = fuzz::shrink(
         tree,
         |c| {
             // The engine's side is free to compute: a candidate where it no longer rejects (or no
             // longer accepts) as in the original cannot keep the signature, so CuTe is not asked.
-            let engine_rejects = cutecheck::expr::eval_str(&c.expr).is_err();
+            let Ok(parsed) = Case::parse(&c.expr, "shrunk") else {
+                return false;
+            };
+            let engine_rejects = judge.engine(&parsed, false).outcome.printed().is_none();
             if want.contains("engine-rejects") != engine_rejects || steps >= budget {
                 return false;
             }
             steps += 1;
-            let o = oracle.eval(&c.expr);
-            let cute = o.lines();
-            let engine = engine_lines(&c.expr);
-            compare(&cute, &engine) == Verdict::Differ && triage::triage_case(&c.expr, &o).is_some_and(|v| v.signature() == want)
+            ask(&c.expr).is_some_and(|(_, _, _, j)| {
+                j.status == Status::New
+                    && j.triage.as_ref().map(signature_of).as_deref() == Some(&want)
+            })
         },
         // `budget` bounds the CuTe queries; the engine-only rejections are cheap.
         budget * 8,
     );
-    let o = oracle.eval(&best.expr);
-    let signature = triage::triage_case(&best.expr, &o).map_or(String::new(), |v| v.signature());
-    Shrunk { engine: engine_lines(&best.expr), cute: o.lines(), expr: best.expr, signature, steps }
+    match ask(&best.expr) {
+        Some((_, e, o, j)) => Shrunk {
+            engine: e.outcome.lines(),
+            cute: o.lines(),
+            signature: j.triage.as_ref().map(signature_of).unwrap_or_default(),
+            expr: best.expr,
+            steps,
+        },
+        None => Shrunk {
+            engine: Vec::new(),
+            cute: Vec::new(),
+            signature: String::new(),
+            expr: best.expr,
+            steps,
+        },
+    }
+}
+
+/// Whether a reported case is a disagreement (explained or not).
+pub fn is_disagreement(c: &CaseReport) -> bool {
+    matches!(c.status, Status::New | Status::Explained(_) | Status::KnownEarlier(_))
+}
+
+/// The group of a case in the release news: its operation, and for atom cases the atom's
+/// architecture family (`mma_layout_a SM80`).
+fn news_group(c: &CaseReport) -> String {
+    let op = c.op.clone().unwrap_or_else(|| "(literal)".into());
+    let inner = c.expr.split_once('(').map_or("", |(_, rest)| rest);
+    match inner.split(|ch: char| !ch.is_ascii_alphanumeric()).next() {
+        Some(a) if a.starts_with("SM") && a.len() > 2 => format!("{op} {a}"),
+        _ => op,
+    }
+}
+
+/// On a release the engine does not model: what changed in CuTe's behaviour against the nearest
+/// older model, grouped by operation and atom family.
+fn release_news(r: &Report, judge: &Judge<'_>) -> String {
+    let model = judge.carried.clone().unwrap_or_default();
+    let mut groups: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    for c in &r.cases {
+        let g = groups.entry(news_group(c)).or_default();
+        match c.status {
+            Status::New => g.0 += 1,
+            Status::KnownEarlier(_) => g.1 += 1,
+            Status::FixedHere(_) => g.2 += 1,
+            _ => {}
+        }
+    }
+    groups.retain(|_, v| *v != (0, 0, 0));
+    let mut s = format!(
+        "CUTLASS {} is not modelled; against the engine's nearest older model ({model}):\n{:<48} {:>6} {:>14} {:>10}\n",
+        r.version, "what changed (operation [atom family])", "NEW", "still present", "fixed?"
+    );
+    if groups.is_empty() {
+        s.push_str("(nothing: CuTe behaves as the model on every case)\n");
+    }
+    for (g, (n, k, f)) in &groups {
+        s.push_str(&format!("{g:<48} {n:>6} {k:>14} {f:>10}\n"));
+    }
+    for c in r.cases.iter().filter(|c| matches!(c.status, Status::FixedHere(_))) {
+        s.push_str(&format!("fixed in this release? {} (known since {model})\n", c.expr));
+    }
+    s
 }
 
 fn table(r: &Report) -> String {
@@ -415,12 +533,12 @@ fn table(r: &Report) -> String {
 fn class_table(r: &Report) -> String {
     let mut s = format!("{:<72} {:>6} {:>9} {:>6}\n", "disagreements by triage class [signature] op", "cases", "explained", "NEW");
     let mut per: BTreeMap<(String, String, String), (usize, usize)> = BTreeMap::new();
-    for c in r.cases.iter().filter(|c| c.verdict == "DISAGREE") {
+    for c in r.cases.iter().filter(|c| is_disagreement(c)) {
         let class = c.triage.as_ref().map_or("untriaged".to_string(), class_label);
         let op = c.op.clone().unwrap_or_else(|| "-".into());
         let e = per.entry((class, c.signature.clone().unwrap_or_default(), op)).or_default();
         e.0 += 1;
-        if c.explained.as_deref().is_some_and(|x| !x.contains("no longer reproduces")) {
+        if matches!(c.status, Status::Explained(_)) {
             e.1 += 1;
         }
     }
@@ -439,8 +557,8 @@ fn class_table(r: &Report) -> String {
     }
     let random: Vec<&CaseReport> = r.cases.iter().filter(|c| c.group == "random").collect();
     let adm = random.iter().filter(|c| c.admissible == Some(true)).count();
-    let adm_dis = random.iter().filter(|c| c.admissible == Some(true) && c.verdict == "DISAGREE").count();
-    let ill_dis = random.iter().filter(|c| c.admissible == Some(false) && c.verdict == "DISAGREE").count();
+    let adm_dis = random.iter().filter(|c| c.admissible == Some(true) && is_disagreement(c)).count();
+    let ill_dis = random.iter().filter(|c| c.admissible == Some(false) && is_disagreement(c)).count();
     s.push_str(&format!(
         "random cases: {adm} admissible ({adm_dis} disagree), {} ill-defined ({ill_dis} disagree)\n",
         random.len() - adm
@@ -460,7 +578,7 @@ fn markdown(r: &Report, tables: &str) -> String {
     s.push_str(tables);
     s.push_str("```\n\n## Disagreements\n\n");
     let mut any = false;
-    for c in r.cases.iter().filter(|c| c.verdict == "DISAGREE" || (c.group == "known" && c.explained.is_some())) {
+    for c in r.cases.iter().filter(|c| is_disagreement(c) || matches!(c.status, Status::Stale(_))) {
         any = true;
         s.push_str(&format!("- `{}` ({})\n  - CuTe: `{}`\n  - engine: `{}`\n", c.expr, c.location, c.cute.join(" | "), c.engine.join(" | ")));
         if let Some(t) = &c.triage {

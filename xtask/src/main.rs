@@ -10,6 +10,7 @@
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 //! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
 
+mod atom_releases;
 mod bench;
 mod conformance;
 mod gpu;
@@ -77,6 +78,12 @@ enum Cmd {
     /// Fixed suites and the same seeded random cases on two CUTLASS versions: every case whose
     /// CuTe output changed, with the engine's verdict against both.
     ReleaseDiff(release_diff::DiffArgs),
+    /// Which modelled CUTLASS release first declares each atom (harness/engine/atom/since.rs, read
+    /// from every release's headers); --check fails when the file is stale.
+    AtomReleases {
+        #[arg(long)]
+        check: bool,
+    },
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -101,6 +108,7 @@ fn main() -> ExitCode {
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
         Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
+        Cmd::AtomReleases { check } => atom_releases::run(check),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };
     match r {

@@ -1,25 +1,30 @@
 //! `cargo xtask release-diff --from A --to B`: the fixed suites and the same seeded random cases on
 //! two CUTLASS versions; every case whose CuTe output changed is reported with the engine's verdict
-//! against both versions (agree / triage class). `--cutlass-dir D` replaces the `--to` wheel by a
-//! checkout (e.g. a release candidate). Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
+//! against both versions (agree / triage class), each side judged with the engine modelling its release.
+//! `--cutlass-dir D` replaces the `--to` wheel by a checkout and `--from-dir D` the `--from` one (PyPI
+//! has no wheel for 3.9, 4.0, 4.1 or anything after 4.2; their git checkouts work here).
+//! Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::cli::engine_lines;
-use cutecheck::oracle::{state_dir, Oracle, OracleArgs, Outcome};
-use cutecheck::suite::{compare, Verdict};
-use cutecheck::triage;
+use cutecheck::case::{Case, EngineAnswer, Judge, Outcome};
+use cutecheck::known::KnownDiscrepancies;
+use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
 use crate::conformance::{fresh_seed, plan, run_oracle};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct DiffArgs {
     /// The older CUTLASS version (PyPI wheel).
-    #[arg(long)]
-    pub from: String,
+    #[arg(long, required_unless_present = "from_dir")]
+    pub from: Option<String>,
+    /// Use this CUTLASS checkout as the older side instead of a wheel (e.g. a git checkout of a
+    /// release PyPI has no wheel for: 3.9, 4.0, 4.1).
+    #[arg(long, value_name = "DIR", conflicts_with = "from")]
+    pub from_dir: Option<std::path::PathBuf>,
     /// The newer CUTLASS version (PyPI wheel).
     #[arg(long, default_value = cutecheck::oracle::provision::DEFAULT_CUTLASS)]
     pub to: String,
@@ -74,6 +79,7 @@ struct Report {
 }
 
 fn kind_of(o: &Outcome) -> &'static str {
+    // A refusal is split by how CuTe refused: a static_assert or another compile error.
     match o {
         Outcome::Printed(_) => "printed",
         Outcome::Rejected(s) if s.starts_with("compile error") => "compile-error",
@@ -84,18 +90,15 @@ fn kind_of(o: &Outcome) -> &'static str {
     }
 }
 
-fn engine_vs(expr: &str, engine: &[String], o: &Outcome) -> String {
-    let v = compare(&o.lines(), engine);
-    match v {
-        Verdict::Same => "agree".into(),
-        Verdict::BothRefuse => "agree (both refuse)".into(),
-        Verdict::Unchecked(w) => format!("unchecked: {w}"),
-        Verdict::Differ => match triage::triage_case(expr, o) {
-            Some(t) if t.is_agreement() => "both refuse, different reasons".into(),
-            Some(t) => format!("class {} ({})", t.number(), t.signature()),
-            None => "differ".into(),
-        },
-    }
+/// The engine against one side's output, judged as a conformance run would (no known
+/// discrepancies: a release diff shows every difference).
+fn engine_vs(
+    judge: &Judge<'_>,
+    p: &crate::conformance::Planned,
+    engine: &EngineAnswer,
+    o: &Outcome,
+) -> String {
+    judge.judge(&p.case, p.origin, engine, o).summary()
 }
 
 pub fn run(a: &DiffArgs) -> Result<bool> {
@@ -110,17 +113,30 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         compile_timeout: 300,
         jobs: a.jobs,
     };
-    let from = Oracle::new(side(Some(a.from.clone()), None).options())?;
-    let to = match &a.cutlass_dir {
-        Some(d) => Oracle::new(side(None, Some(d.clone())).options())?,
-        None => Oracle::new(side(Some(a.to.clone()), None).options())?,
+    // Either side is a wheel version or a checkout (whose include/cutlass/version.h picks the
+    // engine's model).
+    let from_args = side(a.from.clone(), a.from_dir.clone());
+    let to_args = match &a.cutlass_dir {
+        Some(d) => side(None, Some(d.clone())),
+        None => side(Some(a.to.clone()), None),
     };
-    let to_name = a.cutlass_dir.as_ref().map_or(a.to.clone(), |d| format!("dir:{}", d.display()));
-    eprintln!("xtask: from {}\nxtask: to   {}", from.describe(), to.describe());
+    let from = Oracle::new(from_args.options())?;
+    let to = Oracle::new(to_args.options())?;
+    let (from_name, to_name) = (cutecheck::cli::version_of(&from_args), cutecheck::cli::version_of(&to_args));
+    eprintln!(
+        "xtask: from {}\nxtask: to   {}",
+        from.describe(),
+        to.describe()
+    );
     let (cases, _) = plan(a.cases, seed, (0, 1), !a.no_fixed)?;
-    let exprs: Vec<String> = cases.iter().map(|c| c.expr.clone()).collect();
-    let old = run_oracle(&from, &exprs, &a.from);
-    let new = run_oracle(&to, &exprs, &to_name);
+    let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
+    let old = run_oracle(&from, &refs, &from_name);
+    let new = run_oracle(&to, &refs, &to_name);
+    let none = KnownDiscrepancies::default();
+    let (judge_from, judge_to) = (
+        Judge::for_release(&none, from_name.clone(), cutecheck::cli::release_of(&from_args)),
+        Judge::for_release(&none, to_name.clone(), cutecheck::cli::release_of(&to_args)),
+    );
     let mut changes = Vec::new();
     let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let (mut with_from, mut with_to) = (0, 0);
@@ -130,27 +146,32 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         }
         let kind = format!("{} -> {}", kind_of(o), kind_of(n));
         *by_kind.entry(kind.clone()).or_default() += 1;
-        let engine = engine_lines(&p.expr);
-        let (vf, vt) = (engine_vs(&p.expr, &engine, o), engine_vs(&p.expr, &engine, n));
+        // The engine modelling each side's release (the nearest older model for a checkout).
+        let (ef, et) = (judge_from.engine(&p.case, false), judge_to.engine(&p.case, false));
+        let (vf, vt) = (
+            engine_vs(&judge_from, p, &ef, o),
+            engine_vs(&judge_to, p, &et, n),
+        );
+        let engine = et;
         with_from += usize::from(vf.starts_with("agree"));
         with_to += usize::from(vt.starts_with("agree"));
         changes.push(Change {
             group: p.group.clone(),
-            location: p.location.clone(),
-            expr: p.expr.clone(),
+            location: p.case.location.clone(),
+            expr: p.case.text.clone(),
             kind,
             from: o.lines(),
             to: n.lines(),
-            engine,
+            engine: engine.outcome.lines(),
             engine_vs_from: vf,
             engine_vs_to: vt,
         });
     }
     let report = Report {
-        from: a.from.clone(),
+        from: from_name.clone(),
         to: to_name.clone(),
         seed,
-        cases: exprs.len(),
+        cases: refs.len(),
         changed: changes.len(),
         by_kind,
         engine_agrees_with_from: with_from,
@@ -184,21 +205,54 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
             c.engine_vs_to
         ));
     }
-    let slug = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect::<String>();
-    let base = state_dir().join(format!("release-diff-{}-{}", slug(&report.from), slug(&report.to)));
+    let slug = |s: &str| {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect::<String>()
+    };
+    let base = state_dir().join(format!(
+        "release-diff-{}-{}",
+        slug(&report.from),
+        slug(&report.to)
+    ));
     std::fs::create_dir_all(state_dir())?;
     // Not with_extension: the version's dots would be taken for one.
-    let (md_path, json_path) = (base.with_file_name(format!("{}.md", base.file_name().and_then(|n| n.to_str()).unwrap_or("release-diff"))), base.with_file_name(format!("{}.json", base.file_name().and_then(|n| n.to_str()).unwrap_or("release-diff"))));
+    let (md_path, json_path) = (
+        base.with_file_name(format!(
+            "{}.md",
+            base.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("release-diff")
+        )),
+        base.with_file_name(format!(
+            "{}.json",
+            base.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("release-diff")
+        )),
+    );
     std::fs::write(&md_path, &md)?;
     std::fs::write(&json_path, serde_json::to_string_pretty(&report)?)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{} -> {}: {} of {} cases changed output (seed {seed})", report.from, report.to, report.changed, report.cases);
+        println!(
+            "{} -> {}: {} of {} cases changed output (seed {seed})",
+            report.from, report.to, report.changed, report.cases
+        );
         for (k, n) in &report.by_kind {
             println!("  {k:<32} {n:>5}");
         }
-        println!("  engine agrees with {}: {with_from}, with {}: {with_to}", report.from, report.to);
+        println!(
+            "  engine agrees with {}: {with_from}, with {}: {with_to}",
+            report.from, report.to
+        );
         println!("report: {}", md_path.display());
     }
     Ok(true)

@@ -14,6 +14,7 @@
 //! 4. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
 //!    (CuTe: "CopyOperation is not valid for Src of ValType.", and Dst, Ref likewise).
 
+use crate::engine::release::{COPY_OP_SIZE_ASSERTS, UPCAST_DIVISIBILITY_CONDITION};
 use super::lit;
 use super::name::AtomName;
 use crate::engine::{Error, Int, IntTuple, Layout, Result};
@@ -86,8 +87,10 @@ pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
         } else if d.is_static {
             let ad = d.abs()?;
             if ad.value == 0 || (ad.value % n != 0 && n % ad.value != 0) {
-                // CuTe: static_assert(Stride::value % N == 0 or N % Stride::value == 0, "Divisibility condition").
-                return Err(Error::Rejected { condition: "Divisibility condition", detail: format!("upcast<{n}> of stride {d} in {layout}") });
+                // CuTe: static_assert(Stride::value % N == 0 or N % Stride::value == 0, "Divisibility condition");
+                // before 4.2 the same case failed inside shape_div ("Static shape_div failure").
+                let condition = if UPCAST_DIVISIBILITY_CONDITION.on() { "Divisibility condition" } else { "Static shape_div failure" };
+                return Err(Error::Rejected { condition, detail: format!("upcast<{n}> of stride {d} in {layout}") });
             }
             shapes.push(s.ceil_div(nn.ceil_div(ad)?)?);
             strides.push(Int::st(d.value.signum()).mul(ad.ceil_div(nn)?)?);
@@ -135,6 +138,7 @@ pub fn check_copy_op(op: &str) -> Result<()> {
 
 fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, Layout)> {
     let n = AtomName::parse(op)?;
+    super::check_declared(&n.base, "not declared in this release")?;
     let unknown = || Error::Type(format!("unknown copy operation '{op}'"));
     let t1 = lit::layout("_1:_0")?;
     let t32 = lit::layout("_32:_1")?;
@@ -156,7 +160,7 @@ fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, La
     match n.base.as_str() {
         "UniversalCopy" => {
             let (s, d) = src_dst_types("UniversalCopy")?;
-            if check && (s < 8 || d < 8) {
+            if check && COPY_OP_SIZE_ASSERTS.on() && (s < 8 || d < 8) {
                 // CuTe: static_assert(sizeof_bits_v<S> >= 8) (no message).
                 return Err(Error::Rejected {
                     condition: "static assertion failed",
@@ -174,7 +178,7 @@ fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, La
                     detail: n.canonical(),
                 });
             }
-            let ok = if n.base.contains("CACHEGLOBAL") { s == 128 } else { [32, 64, 128].contains(&s) };
+            let ok = if n.base.contains("CACHEGLOBAL") && COPY_OP_SIZE_ASSERTS.on() { s == 128 } else { [32, 64, 128].contains(&s) };
             if check && !ok {
                 return Err(Error::Rejected { condition: "cp.async sizeof(TS) is not supported", detail: n.canonical() });
             }

@@ -17,6 +17,7 @@
 //!   fixed strides. Only the N of the base header (8,16,32,64,96,128,192,256) exist unless CuTe
 //!   is built with `CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED`, so the others are refused.
 
+use crate::engine::release::{current, Release, GMMA_C_64X8_THIRD_MODE};
 use std::sync::OnceLock;
 
 use super::lit;
@@ -324,8 +325,15 @@ fn gmma_smem_operand(m: i64, k: i64) -> Layout {
     Layout { shape: tup([st(128), tup([st(m), st(k)])]), stride: tup([st(0), tup([st(1), st(m)])]) }
 }
 
-/// The accumulator layout of a 64 x N GMMA.
+/// The accumulator layout of a 64 x N GMMA (before 3.6 the 64 x 8 one had no third value mode,
+/// [`GMMA_C_64X8_THIRD_MODE`]).
 fn gmma_c(n: i64) -> Layout {
+    if n == 8 && !GMMA_C_64X8_THIRD_MODE.on() {
+        return Layout {
+            shape: tup([tup([st(4), st(8), st(4)]), tup([st(2), st(2)])]),
+            stride: tup([tup([st(128), st(1), st(16)]), tup([st(64), st(8)])]),
+        };
+    }
     Layout {
         shape: tup([tup([st(4), st(8), st(4)]), tup([st(2), st(2), st(n / 8)])]),
         stride: tup([tup([st(128), st(1), st(16)]), tup([st(64), st(8), st(512)])]),
@@ -341,11 +349,19 @@ fn gmma_a_regs(k: i64) -> Result<Layout> {
     })
 }
 
+/// Traits that changed between modelled releases: (atom, operand, the release that changed it, the
+/// layout before that release), as the older release's MMA_Traits declare it.
+const TRAITS_BEFORE: &[(&str, char, Release, &str)] = &[
+    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", 'A', Release::new(3, 6, 0, 0), "(_32,(_8,_4,_2,_2)):(_64,(_64,_16,_8,_2048))"),
+    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", 'B', Release::new(3, 6, 0, 0), "(_32,(_32,_2)):(_32,(_1,_1024))"),
+];
+
 /// Look up an MMA atom by its C++ name, e.g. `SM80_16x8x16_F32F16F16F32_TN`,
 /// `SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>`, `SM90_64x64x8_F32TF32TF32_SS_TN<>`,
 /// `UniversalFMA<float>`.
 pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     let n = AtomName::parse(name)?;
+    super::check_declared(&n.base, "MMA_Traits not implemented for this MMA_Operation")?;
     if n.base == "UniversalFMA" {
         return universal_fma(&n);
     }
@@ -353,13 +369,14 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
         if n.targs.is_some() {
             return Err(Error::Type(format!("{} is not a template: {name}", n.base)));
         }
+        let older = |which: char| TRAITS_BEFORE.iter().find(|t| t.0 == n.base && t.1 == which && current() < t.2).map(|t| t.3);
         return Ok(MmaAtom {
             name: n.canonical(),
             shape_mnk: lit::int_tuple(f.mnk)?,
             thr_id: lit::layout(f.thr)?,
-            a: lit::layout(f.a)?,
-            b: lit::layout(f.b)?,
-            c: lit::layout(f.c)?,
+            a: lit::layout(older('A').unwrap_or(f.a))?,
+            b: lit::layout(older('B').unwrap_or(f.b))?,
+            c: lit::layout(older('C').unwrap_or(f.c))?,
             val_types: f.types.map(String::from),
         });
     }

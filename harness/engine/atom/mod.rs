@@ -20,11 +20,27 @@ pub mod mma;
 pub mod name;
 pub mod partition;
 pub mod recast;
+pub mod since;
 pub mod table;
 pub mod tiled_copy;
 pub mod tiled_mma;
 
 pub use copy::{copy_atom, CopyAtom};
+
+/// Refuse an atom the modelled release does not have yet; the releases come from
+/// [`since::SINCE`]. CuTe refuses with "'NAME' was not declared in this scope" when the operation
+/// itself is missing and, for an MMA operation declared without traits, with the static_assert
+/// `condition` names ("MMA_Traits not implemented for this MMA_Operation.").
+pub fn check_declared(base: &str, condition: &'static str) -> crate::engine::Result<()> {
+    let r = crate::engine::release::current();
+    match since::SINCE.iter().find(|(n, _)| *n == base) {
+        Some((_, first)) if r < *first => Err(crate::engine::Error::Rejected {
+            condition,
+            detail: format!("{base} first appears in CUTLASS {first} (modelled: {r})"),
+        }),
+        _ => Ok(()),
+    }
+}
 pub use mma::{mma_atom, mma_atom_names, MmaAtom};
 pub use table::{atom_table, AtomTable, OperandTable};
 

@@ -24,8 +24,9 @@ use super::mma::{mma_atom, rs_with_mn_major_a, MmaAtom};
 use crate::engine::complement::complement;
 use crate::engine::composition::composition_tiler;
 use crate::engine::logical_divide::logical_divide;
-use crate::engine::zipped_divide::zipped_divide;
+use crate::engine::release::TILED_MMA_THREADS_WITH_COMPLEMENT;
 use crate::engine::tiled_product::tiled_product;
+use crate::engine::zipped_divide::zipped_divide;
 use crate::engine::right_inverse::right_inverse;
 use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler};
 
@@ -96,6 +97,10 @@ impl TiledMma {
     /// `thridx_2_thrid`: thread index -> (ThrV, ThrM, ThrN, ThrK) position.
     fn thridx_2_thrid(&self) -> Result<Layout> {
         let v = &self.thr_layout_vmnk;
+        if !TILED_MMA_THREADS_WITH_COMPLEMENT.on() {
+            // Before 4.2: right_inverse(ThrLayoutVMNK) alone.
+            return right_inverse(v);
+        }
         let full = Layout::concat(&[v.clone(), complement(v, None)?]);
         let pick = Layout {
             shape: IntTuple::tuple([IntTuple::Leaf(v.size()?), IntTuple::st(1)]),

@@ -1,0 +1,99 @@
+//! `cargo xtask atom-releases [--check]`: which modelled CUTLASS release first declares each atom
+//! the engine knows. For every modelled release it provisions the wheel, reads the identifiers
+//! declared as `struct NAME` in `cute/arch/*.hpp` that `cute/atom/*.hpp` (the traits) also name,
+//! and writes harness/engine/atom/since.rs: the
+//! atoms that are not in the oldest modelled release, each with the first release that has it
+//! (facts read from the headers; no CuTe code is copied). `--check` fails when the file is stale.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{bail, Context, Result};
+use cutecheck::engine::atom::{copy::copy_atom_cases, mma::mma_atom_names, name::AtomName};
+use cutecheck::engine::release::{Release, MODELLED};
+use cutecheck::oracle::provision::Provisioner;
+
+const OUT: &str = "harness/engine/atom/since.rs";
+
+/// The words of every .hpp file in `dir`, and the identifiers declared there as `struct NAME`.
+fn words_of(dir: &std::path::Path) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    let (mut words, mut structs) = (BTreeSet::new(), BTreeSet::new());
+    for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let p = e?.path();
+        if p.extension().is_some_and(|x| x == "hpp") {
+            let text = std::fs::read_to_string(&p)?;
+            let mut it = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+            while let Some(w) = it.next() {
+                if w == "struct" {
+                    if let Some(n) = it.next() {
+                        structs.insert(n.to_string());
+                        words.insert(n.to_string());
+                    }
+                } else {
+                    words.insert(w.to_string());
+                }
+            }
+        }
+    }
+    Ok((words, structs))
+}
+
+/// The atoms a release can use: declared as `struct NAME` in cute/arch/ and named in cute/atom/
+/// (where its MMA_Traits / Copy_Traits are; an operation without traits is refused by CuTe too:
+/// "MMA_Traits not implemented for this MMA_Operation").
+fn declared(include: &std::path::Path) -> Result<BTreeSet<String>> {
+    let (_, arch) = words_of(&include.join("cute").join("arch"))?;
+    let (atom, _) = words_of(&include.join("cute").join("atom"))?;
+    Ok(arch.intersection(&atom).cloned().collect())
+}
+
+/// The base names (no template arguments) of every MMA and copy atom the engine knows.
+fn engine_atoms() -> BTreeSet<String> {
+    let base = |n: &str| AtomName::parse(n).map(|a| a.base).unwrap_or_else(|_| n.to_string());
+    mma_atom_names().iter().map(|n| base(n)).chain(copy_atom_cases().iter().map(|(op, _)| base(op))).collect()
+}
+
+fn render(since: &BTreeMap<String, Release>) -> String {
+    let mut s = String::from(
+        "//! The first modelled CUTLASS release that declares each atom newer than the oldest modelled\n//! release (read from each release's cute/arch headers by `cargo xtask atom-releases`; do not\n//! edit by hand). An atom not listed is in every modelled release.\n\nuse crate::engine::release::Release;\n\n/// (atom base name, first release that declares it), sorted by name.\npub const SINCE: &[(&str, Release)] = &[\n",
+    );
+    for (n, r) in since {
+        let [a, b, c, d] = r.0;
+        s.push_str(&format!("    (\"{n}\", Release::new({a}, {b}, {c}, {d})),\n"));
+    }
+    s.push_str("];\n");
+    s
+}
+
+pub fn run(check: bool) -> Result<bool> {
+    let prov = Provisioner::new()?;
+    let atoms = engine_atoms();
+    let mut first: BTreeMap<String, Release> = BTreeMap::new();
+    let mut missing: BTreeSet<String> = atoms.clone();
+    for &r in MODELLED {
+        let h = prov.cutlass(&r.to_string())?;
+        let names = declared(&h.include_dir)?;
+        for a in &atoms {
+            if names.contains(a) && missing.remove(a) && r != MODELLED[0] {
+                first.insert(a.clone(), r);
+            }
+        }
+    }
+    // Atoms no header declares as a struct (UniversalCopy's aliases, templates declared otherwise)
+    // are taken as present in every release.
+    for a in &missing {
+        eprintln!("xtask: {a}: not declared as a struct in any modelled release's cute/arch (taken as always present)");
+    }
+    let text = render(&first);
+    let path = cutecheck::oracle::repo_root().join(OUT);
+    if check {
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        if old != text {
+            bail!("{OUT} is stale: run `cargo xtask atom-releases`");
+        }
+        println!("ok       {OUT} ({} atoms newer than {})", first.len(), MODELLED[0]);
+    } else {
+        std::fs::write(&path, text)?;
+        println!("wrote    {OUT} ({} atoms newer than {})", first.len(), MODELLED[0]);
+    }
+    Ok(true)
+}
