@@ -118,6 +118,15 @@ pub fn print_layout_arg(expr: &str) -> Option<crate::expr::Expr> {
 /// The text `cutecheck eval` prints for one expression: the result (and the grid with `table`),
 /// or one line starting `error:`.
 pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
+    if let Ok(case) = crate::case::Case::parse(expr, "eval") {
+        if case.print_svg_arg().is_some() {
+            // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
+            return match crate::case::engine(&case, false).outcome {
+                crate::case::Outcome::Printed(svg) => Ok(svg),
+                o => Err(format!("error: {}\n", o.lines().join(" ").trim_start_matches("rejected: "))),
+            };
+        }
+    }
     if let Some(inner) = print_layout_arg(expr) {
         // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
         return match eval(&inner).map_err(|e| format!("error: {e}\n"))? {

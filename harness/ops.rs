@@ -20,8 +20,9 @@
 //! on an absent part without a reason and on an operation name in the builtins or the code
 //! generator that is not in the table. Adding an operation is one entry here plus its engine
 //! module (and the functions the entry names). Forms that are not operations (a bare atom or type
-//! name, `Swizzle<B,M,S>`, a GMMA shared-memory layout atom, the whole-case `print_layout(L)`, an
-//! evaluation `L(c)`) are handled by the areas' `form` functions and listed in [`FORMS`].
+//! name, `Swizzle<B,M,S>`, a GMMA shared-memory layout atom, the whole cases `print_layout(L)` and
+//! `print_svg(X)`, an evaluation `L(c)`) are handled by the areas' `form` functions, the case
+//! printer and the evaluator; the names among them are listed in [`FORMS`].
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -105,6 +106,7 @@ pub struct Op {
 pub const FORMS: &[(&str, &str)] = &[
     ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
     ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::print_layout_arg, codegen::case_body)"),
+    ("print_svg", "a whole case, print_svg(X): CuTe's picture of an MMA atom or tiled MMA (codegen::case_body, svg.rs)"),
 ];
 
 /// The operation `name` calls, if any (template arguments must match the entry's `targs`).

@@ -17,7 +17,7 @@
 //! Results are the lines of a `cutecheck::case::Outcome` (`Outcome::lines` / `Outcome::from_lines`):
 //! real CuTe's print text, `rejected: <static_assert message>` (or `rejected: compile error: ...`),
 //! `crashed: <signal>` or `unsupported: <why>` (the oracle has no C++ for the expression). `cargo
-//! xtask oracle` writes these files from real CuTe; tests/fixed_suites.rs judges the engine against
+//! xtask bless` (only it) writes these files from real CuTe; tests/fixed_suites.rs judges the engine against
 //! them with the same judge as `cargo xtask conformance`.
 
 use std::path::{Path, PathBuf};
@@ -42,6 +42,10 @@ pub struct Suite {
     pub name: String,
     pub path: PathBuf,
     pub cases: Vec<Case>,
+    /// The CUTLASS versions whose output is recorded for this suite, from a `# recorded-for: V ...`
+    /// line of the case file; `None` (no such line): every version with a snapshots/versions/
+    /// directory, and the default.
+    pub recorded_for: Option<Vec<String>>,
 }
 
 impl Suite {
@@ -54,7 +58,17 @@ impl Suite {
                 (!t.is_empty() && !t.starts_with('#')).then(|| Case { expr: t.to_string(), line: k + 1 })
             })
             .collect();
-        Suite { name: name.to_string(), path: path.to_path_buf(), cases }
+        let recorded_for = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("# recorded-for:"))
+            .map(|v| v.split_whitespace().map(String::from).collect());
+        Suite { name: name.to_string(), path: path.to_path_buf(), cases, recorded_for }
+    }
+
+    /// Whether CuTe's output of this suite is recorded for `version` (`None`: the default).
+    pub fn is_recorded_for(&self, version: Option<&str>) -> bool {
+        let v = version.unwrap_or(crate::oracle::provision::DEFAULT_CUTLASS);
+        self.recorded_for.as_ref().is_none_or(|vs| vs.iter().any(|x| x == v))
     }
 
     pub fn load(path: &Path) -> Result<Suite> {
@@ -67,6 +81,43 @@ impl Suite {
     pub fn locate(&self, case: &Case) -> String {
         let p = self.path.strip_prefix(repo_root()).unwrap_or(&self.path);
         format!("{}:{}", p.display(), case.line)
+    }
+
+    /// Real CuTe's recorded lines for each case (from `snapshots/<name>.snap`, or the version's
+    /// directory), or every problem, named `file:line`: no snapshot, a case without its recorded
+    /// result, recorded results without their case. Only reads; `cargo xtask bless` writes.
+    pub fn recorded(&self, version: Option<&str>) -> Result<Vec<Vec<String>>, Vec<String>> {
+        let path = snapshot_path(&self.name, version);
+        let shown = path.strip_prefix(repo_root()).unwrap_or(&path).display().to_string();
+        let Some(recorded) = std::fs::read_to_string(&path).ok().and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body)) else {
+            return Err(vec![format!("{}: no readable snapshot {shown} (record it with `cargo xtask bless`)", self.locate_file())]);
+        };
+        let mut problems = Vec::new();
+        if recorded.len() > self.cases.len() {
+            problems.push(format!(
+                "{shown}: {} recorded results for the {} cases of {} (run `cargo xtask bless`)",
+                recorded.len(),
+                self.cases.len(),
+                self.locate_file()
+            ));
+        }
+        let mut out = Vec::new();
+        for (k, c) in self.cases.iter().enumerate() {
+            match recorded.get(k) {
+                Some((e, lines)) if *e == c.expr => out.push(lines.clone()),
+                _ => problems.push(format!("{}: {} has no recorded result in {shown} (run `cargo xtask bless`)", self.locate(c), c.expr)),
+            }
+        }
+        if problems.is_empty() {
+            Ok(out)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The case file, relative to the repository when possible.
+    pub fn locate_file(&self) -> String {
+        self.path.strip_prefix(repo_root()).unwrap_or(&self.path).display().to_string()
     }
 
     /// The snapshot body for results given per case (each a list of lines).
@@ -109,6 +160,46 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
         None => base.join(format!("{name}.snap")),
         Some(v) => base.join("versions").join(v).join(format!("{name}.snap")),
     }
+}
+
+/// Real CuTe's result lines for every case of every suite, as `cargo xtask bless` records them.
+///
+/// The cases go to `oracle` in one run (batched into translation units). g++ reports a failing
+/// template instantiation once per translation unit, so a case batched with another that fails in
+/// the same instantiation can be refused with a secondary compile error instead of CuTe's
+/// static_assert (seen with CUTLASS 4.2: `tiled_product((4,5):(1,5),(3,5):(5,2))` is `compile
+/// error: no matching function for call to 'repeat<R1>(const cute::Underscore&)'` in a batch and
+/// `Dynamic-stride complement only for rank-1 layouts` alone). So every case refused with a
+/// compile error that is not a static_assert is asked again alone, through `alone` (an oracle
+/// without the results cache), and that answer is the recorded one: a recorded result does not
+/// depend on which cases were batched with it.
+pub fn record(oracle: &crate::oracle::Oracle, alone: &crate::oracle::Oracle, suites: &[Suite]) -> Vec<Vec<Vec<String>>> {
+    use rayon::prelude::*;
+    let exprs: Vec<String> = suites.iter().flat_map(|s| s.cases.iter().map(|c| c.expr.clone())).collect();
+    let mut outcomes = oracle.run(&exprs);
+    let again: Vec<usize> = (0..outcomes.len())
+        .filter(|&k| matches!(&outcomes[k], crate::oracle::Outcome::Rejected(m) if m.starts_with("compile error: ")))
+        .collect();
+    let answers: Vec<(usize, crate::oracle::Outcome)> = again.par_iter().map(|&k| (k, alone.eval(&exprs[k]))).collect();
+    for (k, o) in answers {
+        outcomes[k] = o;
+    }
+    let mut it = outcomes.into_iter();
+    suites.iter().map(|s| s.cases.iter().map(|_| it.next().map(|o| o.lines()).unwrap_or_default()).collect()).collect()
+}
+
+/// The older CUTLASS versions with recorded files (`snapshots/versions/<V>/`), sorted.
+pub fn recorded_versions() -> Vec<String> {
+    let dir = repo_root().join("snapshots").join("versions");
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    v.sort();
+    v
 }
 
 /// The whole insta file for a suite body: insta's header (`source`, `expression`) then the body.
@@ -161,5 +252,8 @@ mod tests {
         assert_eq!(snapshot_body_of(&file), Some(body.as_str()));
         let parsed = parse_snapshot_body(&body);
         assert_eq!(parsed[1], ("size(_4:_1)".to_string(), vec!["_4".to_string()]));
+        assert!(s.is_recorded_for(None) && s.is_recorded_for(Some("3.8.0.0")));
+        let only = Suite::parse("t", Path::new("t.cases"), "# recorded-for: 4.2.0.0\n_4:_1\n");
+        assert!(only.is_recorded_for(None) && only.is_recorded_for(Some("4.2.0.0")) && !only.is_recorded_for(Some("3.8.0.0")));
     }
 }

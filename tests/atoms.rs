@@ -4,7 +4,7 @@
 //!   every atom the engine knows; `cases_files_are_current` keeps them in step with the tables
 //!   (`UPDATE_ATOM_CASES=1 cargo test --test atoms` rewrites them). Real CuTe's output for them
 //!   (and for `atoms_tiled.cases`, `atoms_swizzle.cases`) is in `snapshots/atoms_*.snap`, recorded by
-//!   `cargo xtask oracle` and compared with the engine by tests/fixed_suites.rs.
+//!   `cargo xtask bless` and compared with the engine by tests/fixed_suites.rs.
 //! - The value types of every MMA atom are checked against CuTe by the ignored test
 //!   `value_types_match_cute` (compiles host-only against the provisioned CuTe; runs under
 //!   `cargo xtask test`, which sets CUTECHECK_CUTE).

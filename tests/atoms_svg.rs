@@ -1,58 +1,29 @@
-//! `cutecheck eval --svg` pictures of MMA atoms against CuTe 4.2's `print_svg(MMA_Atom<X>{})`.
+//! `cutecheck eval --svg` pictures of MMA atoms and tiled MMAs against CuTe 4.2's own `print_svg`.
 //!
-//! The hashes are sha256 of CuTe's output without its comment lines (CuTe's comments print its
-//! identity tensors, ours the atom layouts), recorded from real CuTe 4.2 runs (host-only probe:
-//! `#include <cute/util/print_svg.hpp>` then `print_svg(MMA_Atom<X>{})`). The first comment line
-//! (the tile) is CuTe's verbatim.
+//! The cases are fixtures/cases/atoms_svg.cases (`print_svg(mma_atom(X))`,
+//! `print_svg(make_tiled_mma(...))`); what real CuTe's `print_svg` printed for them is recorded by
+//! `cargo xtask bless` in snapshots/atoms_svg.snap. The engine's picture must be CuTe's text, line
+//! for line, except the three comment lines after the first (CuTe prints its identity tensors
+//! there, the engine the TV layouts they are made from): `cutecheck::suite::compare`'s picture rule.
 
-use sha2::{Digest, Sha256};
-
-const CUTE: &[(&str, &str, &str)] = &[
-    ("SM80_16x8x16_F32F16F16F32_TN", "1c4e38ec580f367ae1a8a9e4e18e1f254b2dc531a88aa9eac10b674e4c97ef13", "<!--  Tile: (_16,_8,_16)  -->"),
-    ("SM70_8x8x4_F32F16F16F32_NT", "31ccbe064bc4779f940f4c860e713b261738437159384f7a65911fa98d519f69", "<!--  Tile: (_8,_8,_4)  -->"),
-    (
-        "SM90_64x8x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::K>",
-        "4dd11d4bccfc479c491ebc54784115001668c3e20772a689f4bea2c7c0b4a396",
-        "<!--  Tile: (_64,_8,_16)  -->",
-    ),
-    ("SM80_16x8x8_F32TF32TF32F32_TN", "401f245370b6f904560639c1d14dc98765457a70ff6bd7c3c04c902abb7976df", "<!--  Tile: (_16,_8,_8)  -->"),
-];
+use cutecheck::case::{self, compare, Agreement, Case, Outcome};
+use cutecheck::suite::all_suites;
 
 #[test]
-fn atom_pictures_match_cute() {
-    for (atom, hash, tile) in CUTE {
-        let svg = cutecheck::svg::atom_svg(atom).unwrap();
-        assert_eq!(svg.lines().next().unwrap(), *tile, "{atom}");
-        let body: String = svg.lines().filter(|l| !l.starts_with("<!--")).map(|l| format!("{l}\n")).collect();
-        let got = format!("{:x}", Sha256::digest(body.as_bytes()));
-        assert_eq!(got, *hash, "{atom}");
-    }
-}
-
-/// CuTe 4.2's `print_svg(make_tiled_mma(...))`, hashed the same way (recorded from real CuTe runs:
-/// `print_svg(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2,_2,_1>>{}))` etc.).
-const CUTE_TILED: &[(&str, &str, &str)] = &[
-    (
-        "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))",
-        "c07526b56a9e29ffa3e4599190aec08cc48a9255d70e58f34e2adebf066ba681",
-        "<!--  Tile: (_32,_16,_16)  -->",
-    ),
-    (
-        "make_tiled_mma(SM70_8x8x4_F32F16F16F32_NT,(_2,_2,_1))",
-        "ed40e4817ae1b7c67344b9ef5fcb21e7490b71767dca034e89970df2a6e644d3",
-        "<!--  Tile: (_16,_16,_4)  -->",
-    ),
-    ("make_tiled_mma(UniversalFMA<float>,(_8,_4,_1))", "41b8bfa2bb3589821dfe3d9cf8909d18a351c5a4094b305926047d28c793204b", "<!--  Tile: (_8,_4,_1)  -->"),
-];
-
-#[test]
-fn tiled_mma_pictures_match_cute() {
-    for (expr, hash, tile) in CUTE_TILED {
-        let v = cutecheck::expr::eval_str(expr).unwrap();
-        let svg = cutecheck::svg::svg_of(&v, None).unwrap();
-        assert_eq!(svg.lines().next().unwrap(), *tile, "{expr}");
-        let body: String = svg.lines().filter(|l| !l.starts_with("<!--")).map(|l| format!("{l}\n")).collect();
-        assert_eq!(format!("{:x}", Sha256::digest(body.as_bytes())), *hash, "{expr}");
+fn pictures_match_cutes_print_svg() {
+    let s = all_suites().expect("fixtures/cases").into_iter().find(|s| s.name == "atoms_svg").expect("fixtures/cases/atoms_svg.cases");
+    let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
+    assert!(!s.cases.is_empty());
+    for (c, lines) in s.cases.iter().zip(&recorded) {
+        // CuTe drew it: a tile comment, an <svg> element and its close.
+        let drawn = lines[0].starts_with("<!--  Tile: ") && lines.iter().any(|l| l.starts_with("<svg ")) && lines.last().map(String::as_str) == Some("</svg>");
+        assert!(drawn, "{}: CuTe did not draw it: {}", s.locate(c), lines[0]);
+        let case = Case::parse(&c.expr, s.locate(c)).expect("parses");
+        let engine = case::engine(&case, false).outcome;
+        assert_eq!(compare(&engine, &Outcome::from_lines(lines)), Agreement::Same, "{}: {}: the engine's picture differs from CuTe's", s.locate(c), c.expr);
+        // The same picture as `cutecheck eval --svg` draws from the value.
+        let v = cutecheck::expr::eval(case.print_svg_arg().expect("a print_svg case")).unwrap();
+        assert_eq!(Outcome::Printed(cutecheck::svg::svg_of(&v, None).unwrap()), engine, "{}", s.locate(c));
     }
 }
 

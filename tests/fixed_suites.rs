@@ -1,12 +1,14 @@
 //! The engine against real CuTe's recorded output for every fixed suite (fixtures/cases/*.cases,
-//! snapshots/<suite>.snap, recorded by `cargo xtask oracle` with CUTLASS 4.2).
+//! snapshots/<suite>.snap, written only by `cargo xtask bless` from what CUTLASS 4.2 printed).
 //!
 //! `engine_matches_recorded_cute` needs no compiler: each case is parsed once, the engine answers
 //! it, and the judge (`cutecheck::case::Judge`, the same one `cargo xtask conformance` uses)
 //! compares the answer with the recorded CuTe outcome, triages a disagreement and looks it up in
 //! fixtures/known-discrepancies.toml (exact entries and families) for CUTLASS 4.2. Every case the
 //! judge fails is listed as `file:line` with both outputs and the verdict. The snapshots are only
-//! read here, never written: they hold what real CuTe printed.
+//! read here, never written (no insta, no pending `.snap.new` of the engine's lines): they hold what
+//! real CuTe printed. A missing snapshot, a case without its recorded result and recorded results
+//! without their case fail too, named `file:line`.
 //!
 //! `real_cute_still_prints_the_snapshots` compiles every case against real CuTe 4.2. It runs when
 //! `CUTECHECK_CUTE` is set at build time (`cargo xtask test` provisions CuTe and sets it);
@@ -15,7 +17,7 @@
 use cutecheck::case::{self, Case, Judge, Origin, Outcome};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::provision::DEFAULT_CUTLASS;
-use cutecheck::suite::{all_suites, parse_snapshot_body, snapshot_body_of, snapshot_path};
+use cutecheck::suite::all_suites;
 
 #[test]
 fn engine_matches_recorded_cute() {
@@ -26,31 +28,15 @@ fn engine_matches_recorded_cute() {
     let mut problems = Vec::new();
     let mut judged = 0;
     for s in &suites {
-        let path = snapshot_path(&s.name, None);
-        let Some(recorded) = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body))
-        else {
-            problems.push(format!(
-                "{}: no readable snapshot {} (record it with `cargo xtask oracle`)",
-                s.path.display(),
-                path.display()
-            ));
-            continue;
+        let recorded = match s.recorded(None) {
+            Ok(r) => r,
+            Err(p) => {
+                problems.extend(p);
+                continue;
+            }
         };
-        for (k, c) in s.cases.iter().enumerate() {
-            let cute = match recorded.get(k) {
-                Some((e, lines)) if *e == c.expr => Outcome::from_lines(lines),
-                _ => {
-                    problems.push(format!(
-                        "{}: {} has no recorded result in {} (case files changed? run `cargo xtask oracle`)",
-                        s.locate(c),
-                        c.expr,
-                        path.display()
-                    ));
-                    continue;
-                }
-            };
+        for (c, lines) in s.cases.iter().zip(&recorded) {
+            let cute = Outcome::from_lines(lines);
             let case = match Case::parse(&c.expr, s.locate(c)) {
                 Ok(case) => case,
                 Err(e) => {
@@ -91,20 +77,21 @@ fn real_cute_still_prints_the_snapshots() {
     use cutecheck::oracle::{Oracle, OracleOptions};
     let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
     let opts = OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() };
+    let alone = Oracle::new(OracleOptions { cache: false, ..opts.clone() }).expect("real CuTe");
     let oracle = Oracle::new(opts).unwrap_or_else(|e| panic!("CUTECHECK_CUTE is set but real CuTe is not usable: {e:#}"));
+    let suites = all_suites().expect("fixtures/cases");
+    // Recorded exactly as `cargo xtask bless` records (a batch's compile errors asked again alone).
+    let results = cutecheck::suite::record(&oracle, &alone, &suites);
     let mut changed = Vec::new();
-    for s in all_suites().expect("fixtures/cases") {
-        let exprs: Vec<String> = s.cases.iter().map(|c| c.expr.clone()).collect();
-        let results: Vec<Vec<String>> = oracle.run(&exprs).iter().map(|o| o.lines()).collect();
-        let file = std::fs::read_to_string(snapshot_path(&s.name, None)).expect("snapshot");
-        let recorded = parse_snapshot_body(snapshot_body_of(&file).expect("header"));
-        for (k, c) in s.cases.iter().enumerate() {
-            if recorded.get(k).map(|(e, l)| (e, l)) != Some((&c.expr, &results[k])) {
-                changed.push(format!("{}: {} => {}", s.locate(c), c.expr, results[k].join(" | ")));
+    for (s, results) in suites.iter().zip(&results) {
+        let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
+        for ((c, was), now) in s.cases.iter().zip(&recorded).zip(results) {
+            if was != now {
+                changed.push(format!("{}: {}\n    recorded: {}\n    CuTe now: {}", s.locate(c), c.expr, was.join(" | "), now.join(" | ")));
             }
         }
     }
-    assert!(changed.is_empty(), "real CuTe now prints something else:\n{}", changed.join("\n"));
+    assert!(changed.is_empty(), "real CuTe now prints something else (`cargo xtask bless --check`):\n{}", changed.join("\n"));
 }
 
 #[test]
@@ -113,23 +100,16 @@ fn real_cute_still_prints_the_snapshots() {
     ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
 )]
 fn one_batch_survives_static_asserts_and_crashes() {
-    use cutecheck::oracle::{Oracle, OracleOptions, Outcome};
-    // Expected texts come from real-CuTe 4.2 runs of these cases (g++ 12, host only).
-    let opts = OracleOptions { cache: false, ..OracleOptions::default() };
-    let oracle = Oracle::new(opts).expect("real CuTe");
-    let cases: Vec<String> = [
-        "complement((_2,_2):(_1,_1),_24)",
-        "size(_4:_1)",
-        "composition((6,2):(0,2),(4,3):(3,0))",
-        "left_inverse(4:2)",
-        "coalesce((_2,(_1,_6)):(_1,(_6,_2)))",
-    ]
-    .map(String::from)
-    .to_vec();
-    let r = oracle.run(&cases);
-    assert_eq!(r[0], Outcome::Rejected("Non-injective Layout detected in complement.".into()));
-    assert_eq!(r[1], Outcome::Printed("_4".into()));
-    assert!(matches!(&r[2], Outcome::Crashed(s) if s.starts_with("SIGFPE")), "{:?}", r[2]);
-    assert_eq!(r[3], Outcome::Rejected("Left inverse requires static strides.".into()));
-    assert_eq!(r[4], Outcome::Printed("_12:_1".into()));
+    use cutecheck::oracle::{Oracle, OracleOptions};
+    // fixtures/cases/oracle_batch.cases mixes prints, static_asserts and a run-time crash; compiled
+    // as one batch (no results cache), each case still gets its own recorded outcome.
+    let s = all_suites().expect("fixtures/cases").into_iter().find(|s| s.name == "oracle_batch").expect("fixtures/cases/oracle_batch.cases");
+    let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
+    let kinds: std::collections::BTreeSet<&str> = recorded.iter().map(|l| Outcome::from_lines(l).kind()).collect();
+    assert!(kinds.len() >= 3, "the batch should mix prints, refusals and crashes: {kinds:?}");
+    let oracle = Oracle::new(OracleOptions { cache: false, ..OracleOptions::default() }).expect("real CuTe");
+    let exprs: Vec<String> = s.cases.iter().map(|c| c.expr.clone()).collect();
+    for ((c, was), now) in s.cases.iter().zip(&recorded).zip(oracle.run(&exprs)) {
+        assert_eq!(&now.lines(), was, "{}: {}", s.locate(c), c.expr);
+    }
 }

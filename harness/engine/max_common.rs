@@ -83,21 +83,3 @@ pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Result<(), String> {
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::engine::test_util::l;
-    use super::*;
-
-    #[test]
-    fn real_cute_probes() {
-        // Printed by real CuTe 4.2 (g++ probe, /tmp/probe/p1.cases).
-        let (cm, rm) = (l("(_4,_8):(_1,_4)"), l("(_4,_8):(_8,_1)"));
-        assert_eq!(max_common_vector(&cm, &cm).unwrap().to_string(), "_32");
-        assert_eq!(max_common_vector(&rm, &cm).unwrap().to_string(), "_1");
-        assert_eq!(max_common_layout(&cm, &cm).unwrap().to_string(), "_32:_1");
-        assert_eq!(max_common_layout(&rm, &cm).unwrap().to_string(), "_1:_0");
-        let d = l("(4,8):(1,4)");
-        assert_eq!(max_common_vector(&d, &d).unwrap().to_string(), "_1");
-    }
-}

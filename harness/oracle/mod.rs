@@ -23,8 +23,46 @@ pub use runner::{Oracle, OracleOptions};
 pub use crate::case::Outcome;
 
 /// The crate's root directory (where Cargo.toml, cpp/ and fixtures/ are).
+///
+/// Found at run time, so that a built `cutecheck` or `xtask` binary copied elsewhere works on the
+/// checkout it is run in, not on the one it was built from:
+/// 1. `$CUTECHECK_ROOT`, when set (it must hold this package's Cargo.toml);
+/// 2. else the nearest directory at or above the current directory whose `Cargo.toml` is this
+///    package's (`[package] name = "cutecheck"`);
+/// 3. else the checkout the binary was built from (compiled in), as a last resort.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        find_repo_root(
+            std::env::var_os("CUTECHECK_ROOT").map(PathBuf::from),
+            std::env::current_dir().ok(),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+        )
+    })
+    .clone()
+}
+
+/// [`repo_root`]'s rule with its inputs given: the `CUTECHECK_ROOT` value, the current directory,
+/// the compiled-in checkout. A `CUTECHECK_ROOT` that is not a cutecheck checkout is ignored with a
+/// warning (the walk from the current directory decides instead).
+pub fn find_repo_root(env_root: Option<PathBuf>, cwd: Option<PathBuf>, compiled: &std::path::Path) -> PathBuf {
+    if let Some(r) = env_root {
+        if is_checkout(&r) {
+            return r;
+        }
+        eprintln!("cutecheck: CUTECHECK_ROOT={} holds no cutecheck Cargo.toml; ignoring it", r.display());
+    }
+    if let Some(found) = cwd.as_deref().and_then(|d| d.ancestors().find(|a| is_checkout(a))) {
+        return found.to_path_buf();
+    }
+    compiled.to_path_buf()
+}
+
+/// Whether `dir/Cargo.toml` is this package's manifest (`[package] name = "cutecheck"`).
+pub fn is_checkout(dir: &std::path::Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else { return false };
+    let Ok(v) = text.parse::<toml::Table>() else { return false };
+    v.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()) == Some("cutecheck")
 }
 
 /// Where the oracle keeps its cache, builds and reports: `$CUTECHECK_DIR`, or
@@ -86,5 +124,31 @@ impl OracleArgs {
             jobs: self.jobs,
             ..OracleOptions::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checkout_is_found_at_run_time() {
+        let d = tempfile::tempdir().unwrap();
+        let clone = d.path().join("clone");
+        let other = d.path().join("other");
+        std::fs::create_dir_all(clone.join("xtask/src")).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(clone.join("Cargo.toml"), "[package]\nname = \"cutecheck\"\n").unwrap();
+        std::fs::write(clone.join("xtask/Cargo.toml"), "[package]\nname = \"xtask\"\n").unwrap();
+        std::fs::write(other.join("Cargo.toml"), "[package]\nname = \"something-else\"\n").unwrap();
+        let built = std::path::Path::new("/built/here");
+        // From a subdirectory: the walk skips xtask's own manifest and finds the package's.
+        assert_eq!(find_repo_root(None, Some(clone.join("xtask/src")), built), clone);
+        // $CUTECHECK_ROOT wins over the current directory.
+        assert_eq!(find_repo_root(Some(clone.clone()), Some(other.clone()), built), clone);
+        // A CUTECHECK_ROOT that is not a checkout is ignored; nothing found: the compiled-in path.
+        assert_eq!(find_repo_root(Some(other.clone()), Some(other.clone()), built), built);
+        assert_eq!(find_repo_root(None, None, built), built);
+        assert!(is_checkout(&clone) && !is_checkout(&other) && !is_checkout(&clone.join("xtask")));
     }
 }

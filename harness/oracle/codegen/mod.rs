@@ -263,6 +263,12 @@ pub fn case_body(e: &Expr) -> Result<String, CodegenError> {
             }
             return Ok(format!("  print_layout({});\n", c.code));
         }
+        // A whole case `print_svg(X)` draws an MMA atom or tiled MMA with CuTe's print_svg
+        // (cute/util/print_svg.hpp, included by every translation unit that has it).
+        if name.simple() == Some("print_svg") {
+            let [arg] = args.as_slice() else { return err(e, "print_svg takes one MMA atom or tiled MMA") };
+            return Ok(format!("  print_svg({});\n", expression(arg)?.code));
+        }
     }
     let c = expression(e)?;
     Ok(format!("  auto&& r = {};\n  print(r);\n", c.code))

@@ -1,0 +1,209 @@
+//! `cargo xtask bless`: the one command that writes recorded CuTe output.
+//!
+//! Every expectation about CuTe in this repository is a snapshot of a case file: the cases are in
+//! `fixtures/cases/<suite>.cases`, what real CuTe printed for them in `snapshots/<suite>.snap`
+//! (the default CUTLASS, 4.2) and `snapshots/versions/<V>/<suite>.snap` (older releases). This
+//! command is the only writer of those files, and it writes only what real CuTe printed: it
+//! compiles every case against the CUTLASS wheel of that version through the oracle and records
+//! the outcome (printed text, `rejected: <static_assert>`, `crashed: <signal>`, `unsupported:
+//! <why>`), each independent of the cases batched with it (`cutecheck::suite::record`). A case
+//! the oracle itself failed on (`error: ...`) is never written.
+//!
+//! - `cargo xtask bless`: record the default version's snapshots.
+//! - `cargo xtask bless --cutlass-version V`: record `snapshots/versions/V/`.
+//! - `cargo xtask bless --all-versions`: the default version and every `snapshots/versions/<V>/`.
+//! - `--check` (with any of the above): write nothing; re-run real CuTe and fail on any recorded
+//!   result it no longer prints, naming each case `file:line`, and on snapshot files without a
+//!   case file.
+//! - `--list`: the recorded files and whether each covers its case file (no CuTe needed).
+//! - `--suite NAME` (repeatable): only these case files.
+//!
+//! A case file with a `# recorded-for: V ...` line is recorded for those versions only (the probe
+//! suites: CUTLASS 4.2, the release the engine models by default).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use cutecheck::oracle::{provision, repo_root, Oracle, OracleArgs, OracleOptions};
+use cutecheck::suite::{self, Suite};
+
+#[derive(Debug, clap::Args)]
+pub struct BlessArgs {
+    /// Write nothing: fail if real CuTe now prints something else than a recorded file holds.
+    #[arg(long)]
+    pub check: bool,
+    /// Every recorded CUTLASS version: the default (snapshots/) and each snapshots/versions/<V>/.
+    #[arg(long, conflicts_with_all = ["cutlass_version", "cutlass_dir"])]
+    pub all_versions: bool,
+    /// List the recorded files and whether each covers its case file (no CuTe needed), then exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Only these suites (case file names without .cases); repeatable. Default: every suite.
+    #[arg(long, value_name = "NAME")]
+    pub suite: Vec<String>,
+    #[command(flatten)]
+    pub args: OracleArgs,
+}
+
+/// Which recorded files one run covers: `None` is the default version (snapshots/), `Some(V)`
+/// snapshots/versions/V/.
+fn versions(a: &BlessArgs) -> Vec<Option<String>> {
+    if a.all_versions {
+        std::iter::once(None).chain(suite::recorded_versions().into_iter().map(Some)).collect()
+    } else {
+        vec![a.args.cutlass_version.clone().filter(|v| v != provision::DEFAULT_CUTLASS)]
+    }
+}
+
+fn label(v: &Option<String>) -> &str {
+    v.as_deref().unwrap_or(provision::DEFAULT_CUTLASS)
+}
+
+/// Relative to the checkout, for messages.
+fn rel(p: &Path) -> String {
+    p.strip_prefix(repo_root()).unwrap_or(p).display().to_string()
+}
+
+pub fn run(a: &BlessArgs) -> Result<bool> {
+    if a.args.cutlass_dir.is_some() && !a.check {
+        bail!("recorded files hold a CUTLASS wheel version's output; use --cutlass-dir only with --check (or with conformance)");
+    }
+    let mut suites = suite::all_suites()?;
+    if !a.suite.is_empty() {
+        for n in &a.suite {
+            if !suites.iter().any(|s| &s.name == n) {
+                bail!("no suite fixtures/cases/{n}.cases");
+            }
+        }
+        suites.retain(|s| a.suite.contains(&s.name));
+    }
+    eprintln!("xtask: checkout {}", repo_root().display());
+    if a.list {
+        return Ok(list(&suites, &versions(a), a.suite.is_empty()));
+    }
+    let mut ok = true;
+    for v in versions(a) {
+        let mut opts = a.args.options();
+        opts.verbose = true;
+        if a.args.cutlass_dir.is_none() {
+            opts.cutlass_version = Some(label(&v).to_string());
+        }
+        let alone = Oracle::new(OracleOptions { cache: false, verbose: false, ..opts.clone() })?;
+        let oracle = Oracle::new(opts)?;
+        eprintln!("xtask: oracle is {}", oracle.describe());
+        let started = std::time::Instant::now();
+        ok &= bless_version(&oracle, &alone, &suites, v.as_deref(), a.check, a.suite.is_empty())?;
+        eprintln!("xtask: CUTLASS {} done in {:.1?}", label(&v), started.elapsed());
+    }
+    Ok(ok)
+}
+
+fn bless_version(oracle: &Oracle, alone: &Oracle, suites: &[Suite], version: Option<&str>, check: bool, every_suite: bool) -> Result<bool> {
+    // A suite whose case file says `# recorded-for: ...` without this version is not recorded here.
+    let suites: Vec<Suite> = suites.iter().filter(|s| s.is_recorded_for(version)).cloned().collect();
+    let suites = &suites[..];
+    let results = suite::record(oracle, alone, suites);
+    let mut ok = true;
+    for (s, r) in suites.iter().zip(&results) {
+        if let Some((k, _)) = r.iter().enumerate().find(|(_, l)| l.first().is_some_and(|x| x.starts_with("error: "))) {
+            eprintln!("{}: the oracle failed (nothing written for this suite): {}", s.locate(&s.cases[k]), r[k].join(" "));
+            ok = false;
+            continue;
+        }
+        let body = s.snapshot_body(r);
+        let path = suite::snapshot_path(&s.name, version);
+        let old = std::fs::read_to_string(&path).ok();
+        if check {
+            match old.as_deref().and_then(suite::snapshot_body_of) {
+                Some(b) if b == body => println!("ok       {}", rel(&path)),
+                Some(b) => {
+                    ok = false;
+                    println!("CHANGED  {}", rel(&path));
+                    report_changes(s, b, r);
+                }
+                None => {
+                    ok = false;
+                    println!("MISSING  {} (run `cargo xtask bless{}`)", rel(&path), version.map_or(String::new(), |v| format!(" --cutlass-version {v}")));
+                }
+            }
+        } else {
+            let text = suite::snapshot_file(&s.name, &body);
+            if old.as_deref() == Some(text.as_str()) {
+                println!("same     {}", rel(&path));
+            } else {
+                std::fs::create_dir_all(path.parent().context("snapshot dir")?)?;
+                std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+                println!("wrote    {}", rel(&path));
+            }
+        }
+    }
+    if every_suite {
+        for orphan in orphans(suites, version) {
+            if check {
+                ok = false;
+                println!("ORPHAN   {} (no fixtures/cases file; `cargo xtask bless` removes it)", rel(&orphan));
+            } else {
+                std::fs::remove_file(&orphan).with_context(|| format!("removing {}", orphan.display()))?;
+                println!("removed  {} (its case file is gone)", rel(&orphan));
+            }
+        }
+    }
+    Ok(ok)
+}
+
+/// Snapshot files of one version whose case file no longer exists.
+fn orphans(suites: &[Suite], version: Option<&str>) -> Vec<PathBuf> {
+    let dir = suite::snapshot_path("x", version).parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "snap"))
+        .filter(|p| !suites.iter().any(|s| s.is_recorded_for(version) && p.file_stem().is_some_and(|n| n == s.name.as_str())))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Each recorded case that CuTe now prints differently, as `file:line`.
+fn report_changes(s: &Suite, old_body: &str, new: &[Vec<String>]) {
+    let old = suite::parse_snapshot_body(old_body);
+    for (k, c) in s.cases.iter().enumerate() {
+        let was = old.get(k).filter(|(e, _)| *e == c.expr).map(|(_, l)| l.clone());
+        if was.as_ref() != Some(&new[k]) {
+            println!("  {}: {}", s.locate(c), c.expr);
+            println!("    recorded: {}", was.map_or("(no entry)".to_string(), |l| l.join(" | ")));
+            println!("    CuTe now: {}", new[k].join(" | "));
+        }
+    }
+}
+
+/// `--list`: per version and suite, whether the recorded file covers the case file.
+fn list(suites: &[Suite], versions: &[Option<String>], every_suite: bool) -> bool {
+    let mut ok = true;
+    for v in versions {
+        for s in suites.iter().filter(|s| s.is_recorded_for(v.as_deref())) {
+            let path = suite::snapshot_path(&s.name, v.as_deref());
+            let recorded = std::fs::read_to_string(&path).ok();
+            let state = match recorded.as_deref().and_then(suite::snapshot_body_of).map(suite::parse_snapshot_body) {
+                None => "missing".to_string(),
+                Some(r) => {
+                    let covered = s.cases.iter().enumerate().filter(|(k, c)| r.get(*k).is_some_and(|(e, _)| *e == c.expr)).count();
+                    if covered == s.cases.len() && r.len() == s.cases.len() {
+                        "complete".to_string()
+                    } else {
+                        format!("stale ({covered} of {} cases recorded)", s.cases.len())
+                    }
+                }
+            };
+            ok &= state == "complete";
+            println!("{:<9} {:<44} {:>5} cases  {state}", label(v), rel(&path), s.cases.len());
+        }
+        for o in orphans(suites, v.as_deref()).into_iter().filter(|_| every_suite) {
+            ok = false;
+            println!("{:<9} {:<44}        orphan (no case file)", label(v), rel(&o));
+        }
+    }
+    ok
+}
