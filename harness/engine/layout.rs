@@ -103,11 +103,19 @@ impl Layout {
     pub fn size(&self) -> Result<Int> {
         self.shape.product()
     }
-    /// CuTe's `cosize(layout) = size(coshape(layout))`: `sum (s_i - _1) * |d_i| + _1` over the
-    /// leaves, static when every term is (layout.hpp `coshape` evaluates the layout with absolute
-    /// strides at its last coordinate; a term with a size-1 extent or a zero stride is a static 0).
+    /// CuTe's `cosize(layout) = size(coshape(layout))` (layout.hpp), the engine's only cosize.
+    /// From 4.2 `coshape` is the inner product of the extents minus `_1` with the absolute
+    /// strides, plus `_1`: `sum (s_i - _1) * |d_i| + _1`, static when every term is (a size-1
+    /// extent or a zero stride gives a static 0). Before 4.2 it was the layout with absolute
+    /// strides evaluated at its last coordinate, plus `_1` (the same value; dynamic wherever the
+    /// size is, except where every dynamic coordinate meets a zero stride): the release switch
+    /// `COSHAPE_INNER_PRODUCT`.
     pub fn cosize(&self) -> Result<Int> {
-        cosize_pairs(&self.leaf_pairs())
+        if super::release::COSHAPE_INNER_PRODUCT.on() {
+            return cosize_pairs(&self.leaf_pairs());
+        }
+        let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| d.abs())? };
+        abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))
     }
     /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
     pub fn call(&self, coord: &IntTuple) -> Result<Int> {
@@ -186,7 +194,7 @@ impl fmt::Display for Layout {
     }
 }
 
-/// [`Layout::cosize`] from the flat (extent, stride) leaves (the one cosize formula of the engine).
+/// [`Layout::cosize`]'s formula from 4.2 on, from the flat (extent, stride) leaves.
 pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
     let mut acc = Int::st(0);
     for &(s, d) in pairs {
@@ -279,6 +287,13 @@ mod tests {
             let abs = Layout::new(l.shape.clone(), IntTuple::Tuple(l.leaf_pairs().iter().map(|(_, d)| IntTuple::Leaf(d.abs().unwrap())).collect())).unwrap();
             assert_eq!(c.value, abs.values().unwrap().into_iter().max().unwrap() + 1, "cosize({l})");
             assert_eq!(cosize_pairs(&l.leaf_pairs()).unwrap(), c);
+            // Before 4.2 (COSHAPE_INNER_PRODUCT off) the value is the same, and dynamic wherever
+            // a dynamic coordinate meets a non-zero stride.
+            let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
+            assert_eq!(old.value, c.value, "cosize({l}) before 4.2");
         }
+        let l = lay(&[(4, false), (2, true)], &[(0, true), (1, true)]);
+        let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
+        assert!(!old.is_static && l.cosize().unwrap().is_static, "{old:?}");
     }
 }

@@ -196,6 +196,17 @@ pub const UPCAST_DIVISIBILITY_CONDITION: Switch = Switch {
     fixture: "upcast<4>((_4,_8):(_3,_8))",
 };
 
+/// cosize / coshape: from 4.2 `coshape(L)` is `inner_product(shape - _1, abs(stride)) + _1`, static
+/// when every term is; before, it was `L'(size(L') - _1) + _1` for `L'` the layout with absolute
+/// strides (layout.hpp `coshape`), dynamic wherever the size is (unless a zero stride meets every
+/// dynamic coordinate). The value is the same.
+pub const COSHAPE_INNER_PRODUCT: Switch = Switch {
+    name: "cosize by the inner product of extents and strides",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 coshape evaluated the layout with absolute strides at its last coordinate (dynamic where the size is dynamic); from 4.2 it is the inner product of (extents - _1) with the absolute strides, static where every term is",
+    fixture: "cosize((4,_2):(_0,_1))",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &COPY_OP_SIZE_ASSERTS,
@@ -205,6 +216,7 @@ pub const SWITCHES: &[&Switch] = &[
     &INVERSES_SORTED,
     &TILED_MMA_THREADS_WITH_COMPLEMENT,
     &UPCAST_DIVISIBILITY_CONDITION,
+    &COSHAPE_INNER_PRODUCT,
 ];
 
 #[cfg(test)]
