@@ -22,7 +22,8 @@
 //! enough to verify) the result is returned, since every brute-force check would pass; otherwise
 //! the checked computation runs as before, so results and errors are unchanged.
 
-use super::coalesce::{coalesce, coalesce_modes};
+use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
+use super::coalesce::coalesce_modes;
 use super::complement::complement_unchecked;
 use super::composition::composition_unchecked;
 use super::error::{Error, Result};
@@ -41,13 +42,23 @@ pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     certified_or_checked(|mode| divide_layout(a, b, mode))
 }
 
+/// The cotarget of the complement: `shape(coalesce(A))`, or before 4.2 `shape(A)` as it is
+/// ([`DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE`]; a nested shape folds `ceil_div` through its modes).
+fn cotarget(a: &Layout) -> Result<IntTuple> {
+    if DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
+        Ok(coalesce_modes(a)?.shape())
+    } else {
+        Ok(a.shape.clone())
+    }
+}
+
 /// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that the
 /// complement `C = complement(B, shape(coalesce(A)))` and the composition `A o (B, C)` satisfy
 /// their postconditions, and `(B, C)` is small enough to verify, the brute-force checks are
 /// skipped; they would all pass, so the result (and every error) is the same as with
 /// [`Mode::Checked`], which the callers fall back to otherwise.
 fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
-    let cot = coalesce_modes(a)?.shape();
+    let cot = cotarget(a)?;
     let c = complement_unchecked(b, Some(&cot))?;
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
     let c_ok = certify && super::complement::certified(b, Some(&cot), &c);
@@ -114,7 +125,7 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
             return Err(format!("1: {r}({i},0) = {} but {a}({b}({i})) = {want}", r0v[i]));
         }
     }
-    let cot = coalesce(a).map_err(e)?.shape;
+    let cot = cotarget(a).map_err(e)?;
     let c = complement_unchecked(b, Some(&cot)).map_err(e)?;
     super::complement::check_postconditions(b, Some(&cot), &c).map_err(|m| format!("2: complement: {m}"))?;
     let cv = c.values().map_err(e)?;

@@ -196,6 +196,16 @@ pub const UPCAST_DIVISIBILITY_CONDITION: Switch = Switch {
     fixture: "upcast<4>((_4,_8):(_3,_8))",
 };
 
+/// logical_divide(A, B) for a layout B: from 4.2 `composition(A, (B, complement(B,
+/// shape(coalesce(A)))))`; before, the complement's cotarget was `shape(A)` as it is, so a nested
+/// shape made a different (smaller) rest mode.
+pub const DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE: Switch = Switch {
+    name: "logical_divide complements in the coalesced shape",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 logical_divide took complement(B, shape(A)); from 4.2 complement(B, shape(coalesce(A)))",
+    fixture: "logical_divide(((_3,_3)):((_1,_3)),_4:_2)",
+};
+
 /// cosize / coshape: from 4.2 `coshape(L)` is `inner_product(shape - _1, abs(stride)) + _1`, static
 /// when every term is; before, it was `L'(size(L') - _1) + _1` for `L'` the layout with absolute
 /// strides (layout.hpp `coshape`), dynamic wherever the size is (unless a zero stride meets every
@@ -216,6 +226,7 @@ pub const SWITCHES: &[&Switch] = &[
     &INVERSES_SORTED,
     &TILED_MMA_THREADS_WITH_COMPLEMENT,
     &UPCAST_DIVISIBILITY_CONDITION,
+    &DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE,
     &COSHAPE_INNER_PRODUCT,
 ];
 
