@@ -17,6 +17,7 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per run
 enum Cmd {
     /// Evaluate an expression and print the result exactly as CuTe's print() does.
     Eval {
@@ -143,62 +144,177 @@ pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
 
 fn eval_cmd(expr: &str, table: bool) -> ExitCode {
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let mut failed = false;
-    let mut one = |line: &str, out: &mut dyn Write| match eval_line(line, table) {
-        Ok(s) => {
-            let _ = out.write_all(s.as_bytes());
-        }
-        Err(s) => {
-            failed = true;
-            let _ = out.write_all(s.as_bytes());
-        }
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let ok = if expr == "-" {
+        eval_lines(std::io::stdin().lock(), &mut out, table)
+    } else {
+        let (text, ok) = answer(expr, table);
+        let _ = out.write_all(text.as_bytes());
+        ok
     };
-    if expr == "-" {
-        for line in std::io::stdin().lock().lines() {
-            match line {
-                Ok(l) if l.trim().is_empty() => continue,
-                Ok(l) => one(&l, &mut out),
-                Err(e) => {
-                    let _ = writeln!(out, "error: reading stdin: {e}");
-                    return ExitCode::FAILURE;
-                }
+    let _ = out.flush();
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The answer to one expression: its text (ending in a newline) and whether it succeeded. A panic
+/// in the engine (a bug) is answered as an `error: internal error` line instead of ending the
+/// batch; the panic message still goes to stderr.
+pub fn answer(line: &str, table: bool) -> (String, bool) {
+    match std::panic::catch_unwind(|| eval_line(line, table)) {
+        Ok(Ok(mut s)) => {
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+            (s, true)
+        }
+        Ok(Err(mut s)) => {
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+            (s, false)
+        }
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            (format!("error: internal error (a bug in cutecheck; please report it): {}\n", msg.replace('\n', " ")), false)
+        }
+    }
+}
+
+/// One stdin line as read by [`eval_lines`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A line of text (without its newline).
+    Text(String),
+    /// A line longer than [`crate::limits::INPUT_LEN`] bytes (only its length is kept).
+    TooLong(usize),
+    /// A line that is not UTF-8.
+    NotUtf8,
+}
+
+/// Read one line of at most `max` bytes (its newline excluded) from `r`, consuming the rest of a
+/// longer line without keeping it. `None` at the end of the input; read errors other than
+/// interruptions end the input.
+pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut len = 0usize;
+    let mut any = false;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(p) => (&chunk[..p], Some(p + 1)),
+            None => (chunk, None),
+        };
+        len += part.len();
+        if buf.len() <= max {
+            let room = (max + 1 - buf.len()).min(part.len());
+            buf.extend_from_slice(&part[..room]);
+        }
+        let used = done.unwrap_or(chunk.len());
+        r.consume(used);
+        if done.is_some() {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if len > max {
+        return Ok(Some(Line::TooLong(len)));
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(match String::from_utf8(buf) {
+        Ok(s) => Line::Text(s),
+        Err(_) => Line::NotUtf8,
+    }))
+}
+
+/// `eval -`: one answer per non-blank input line, in order, whatever the line holds (a line that
+/// is too long or not UTF-8 gets an `error:` line naming its number); never stops early. Returns
+/// whether every line succeeded.
+pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) -> bool {
+    let max = crate::limits::INPUT_LEN;
+    let mut ok = true;
+    let mut n = 0usize;
+    loop {
+        n += 1;
+        let text = match read_line(&mut input, max) {
+            Ok(None) => break,
+            Ok(Some(Line::Text(l))) if l.trim().is_empty() => continue,
+            Ok(Some(Line::Text(l))) => {
+                let (text, good) = answer(&l, table);
+                ok &= good;
+                text
+            }
+            Ok(Some(Line::TooLong(len))) => {
+                ok = false;
+                format!("error: line {n} is {len} bytes long; expressions are limited to {max} bytes\n")
+            }
+            Ok(Some(Line::NotUtf8)) => {
+                ok = false;
+                format!("error: line {n} is not valid UTF-8\n")
+            }
+            Err(e) => {
+                // The input itself failed (not a line's content): say so; nothing more can be read.
+                let _ = writeln!(out, "error: reading stdin after line {}: {e}", n - 1);
+                return false;
+            }
+        };
+        if out.write_all(text.as_bytes()).is_err() {
+            // stdout is gone (a closed pipe): nobody is left to answer.
+            return false;
+        }
+    }
+    ok
+}
+
+/// The expressions of `eval`'s argument: the one given, or one per non-blank stdin line for `-`,
+/// each the line's text or (a line too long or not UTF-8) the error that answers it. A failing
+/// input ends the list with an error.
+fn expressions(expr: &str) -> Vec<Result<String, String>> {
+    if expr != "-" {
+        return vec![Ok(expr.to_string())];
+    }
+    let (max, mut v, mut n) = (crate::limits::INPUT_LEN, Vec::new(), 0usize);
+    let mut input = std::io::stdin().lock();
+    loop {
+        n += 1;
+        match read_line(&mut input, max) {
+            Ok(None) => return v,
+            Ok(Some(Line::Text(l))) if l.trim().is_empty() => {}
+            Ok(Some(Line::Text(l))) => v.push(Ok(l.trim().to_string())),
+            Ok(Some(Line::TooLong(len))) => v.push(Err(format!("line {n} is {len} bytes long; expressions are limited to {max} bytes"))),
+            Ok(Some(Line::NotUtf8)) => v.push(Err(format!("line {n} is not valid UTF-8"))),
+            Err(e) => {
+                v.push(Err(format!("reading stdin after line {}: {e}", n - 1)));
+                return v;
             }
         }
-    } else {
-        one(expr, &mut out);
-    }
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
     }
 }
 
-/// The expressions of `eval`'s argument: the one given, or one per non-empty stdin line for `-`.
-fn expressions(expr: &str) -> std::io::Result<Vec<String>> {
-    if expr != "-" {
-        return Ok(vec![expr.to_string()]);
-    }
-    let mut v = Vec::new();
-    for l in std::io::stdin().lock().lines() {
-        let l = l?;
-        if !l.trim().is_empty() {
-            v.push(l.trim().to_string());
-        }
-    }
-    Ok(v)
-}
-
-/// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both sides).
+/// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both
+/// sides): one answer per expression, in order; a line that cannot be a case is answered with an
+/// `error:` line and the others still run.
 fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
-    let exprs = match expressions(expr) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: reading stdin: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let exprs = expressions(expr);
     let oracle = match crate::oracle::Oracle::new(args.options()) {
         Ok(o) => o,
         Err(e) => {
@@ -206,22 +322,26 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
             return ExitCode::FAILURE;
         }
     };
-    let mut cases = Vec::with_capacity(exprs.len());
-    for (k, e) in exprs.iter().enumerate() {
-        match Case::parse(e, format!("line {}", k + 1)) {
-            Ok(c) => cases.push(c),
-            Err(err) => {
-                eprintln!("error: {e}: {err}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    let parsed: Vec<&crate::expr::Expr> = cases.iter().map(|c| &c.expr).collect();
-    let results = oracle.run_parsed(&parsed, table);
+    let cases: Vec<Result<Case, String>> = exprs
+        .into_iter()
+        .enumerate()
+        .map(|(k, e)| e.and_then(|e| Case::parse(&e, format!("line {}", k + 1)).map_err(|err| format!("{e}: {err}"))))
+        .collect();
+    let parsed: Vec<&crate::expr::Expr> = cases.iter().filter_map(|c| c.as_ref().ok()).map(|c| &c.expr).collect();
+    let mut results = oracle.run_parsed(&parsed, table).into_iter();
     let known = if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
     let mut ok = true;
-    for (case, cute) in cases.iter().zip(&results) {
+    for case in &cases {
+        let case = match case {
+            Ok(c) => c,
+            Err(why) => {
+                println!("error: {why}");
+                ok = false;
+                continue;
+            }
+        };
+        let cute = results.next().unwrap_or_else(|| Outcome::Error("no result".into()));
         if !both {
             for l in cute.lines() {
                 println!("{l}");
@@ -230,7 +350,7 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
             continue;
         }
         let engine = judge.engine(case, table);
-        let j = judge.judge(case, Origin::Adhoc, &engine, cute);
+        let j = judge.judge(case, Origin::Adhoc, &engine, &cute);
         println!("{}", case.text);
         println!("  cute:   {}", cute.lines().join("\n          "));
         println!("  engine: {}", engine.outcome.lines().join("\n          "));

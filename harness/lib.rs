@@ -7,6 +7,8 @@
 //! - [`case`]: the case pipeline: one parsed case, one typed outcome per side, one judgement.
 //! - [`ops`]: the one table of operations (engine entry, C++ emitter, definition check, generator,
 //!   pycute spelling of each).
+//! - [`limits`]: every resource limit (input size, nesting, walks, CuTe output, compile time
+//!   and memory), with its default.
 //! - [`fuzz`], [`triage`], [`known`]: random cases, disagreement classes, accepted discrepancies.
 
 pub mod case;
@@ -17,6 +19,7 @@ pub mod expr;
 pub mod fuzz;
 pub mod gen;
 pub mod known;
+pub mod limits;
 pub mod oracle;
 pub mod ops;
 pub mod suite;

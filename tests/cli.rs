@@ -75,3 +75,30 @@ fn unchecked_prints_what_cute_computes() {
     let (out, code) = cutecheck(&["eval", "--unchecked", e], "");
     assert_eq!((out.as_str(), code), ("(_2,_2):(_32,_2)\n", 0));
 }
+
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
+)]
+fn both_answers_every_line_and_ends_with_the_verdict() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(["eval", "--both", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cutecheck runs");
+    // A good line, a line that is not UTF-8, a line that does not parse, the chapter's undefined
+    // composition: four answers, in order, the last ending with its class and blame.
+    let input: &[u8] = b"coalesce((_2,(_1,_6)):(_1,(_6,_2)))\n\xff\xfe\ncomposition(((\ncomposition((_6,_2):(_8,_2),_4:_4)\n";
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let verdicts: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(verdicts.len(), 6, "{text}");
+    assert_eq!(verdicts[1], "agree", "{text}");
+    assert_eq!(verdicts[2], "error: line 2 is not valid UTF-8", "{text}");
+    assert!(verdicts[3].starts_with("error: composition(((: parse error"), "{text}");
+    assert!(verdicts[5].starts_with("DISAGREE class 3 (one rejects) blame: cute"), "{text}");
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -1,24 +1,40 @@
-//! The GPU check's Rust side, without a GPU: the (lane, value) tables made from CuTe's layouts,
-//! their agreement with the chapter and with the recorded CuTe probe, the corrupted tables, the
-//! host-side C++ (built with g++), and the recorded hardware runs in fixtures/gpu/.
+//! The GPU check's Rust side, without a GPU: the plan covers every atom the engine knows (checked,
+//! or skipped with a reason), the (thread, value) tables made from the engine agree with the
+//! chapter and the PTX ISA's fragment layouts, the GMMA shared-memory offsets follow the hardware's
+//! swizzle, the corrupted tables differ where they must, the host-side C++ (built with g++) reads
+//! every table, and the recorded hardware run in fixtures/gpu/h200/ shows what it must.
 
 #[allow(dead_code)]
 #[path = "../xtask/src/gpu.rs"]
 mod gpu;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
+
+use cutecheck::engine::atom::mma::mma_atom_names;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn spec(name: &str) -> &'static gpu::AtomSpec {
-    gpu::ATOMS.iter().find(|a| a.name == name).expect("atom in the list")
+/// The plan, made once per test binary (building every GMMA case's smem tables takes a while).
+fn plan() -> &'static [gpu::Plan] {
+    static PLAN: std::sync::OnceLock<Vec<gpu::Plan>> = std::sync::OnceLock::new();
+    PLAN.get_or_init(|| gpu::plan().expect("plan"))
 }
 
-fn tables(name: &str) -> Vec<gpu::AtomTables> {
-    gpu::atom_tables(spec(name)).expect("tables")
+fn mma_case(name: &str) -> gpu::MmaCase {
+    gpu::mma_of(plan()).into_iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name} in the plan"))
+}
+
+fn plan_atom(p: &gpu::Plan) -> String {
+    match p {
+        gpu::Plan::Mma(c) => c[0].op.clone(),
+        gpu::Plan::Gmma(c) => c.name.clone(),
+        gpu::Plan::Copy(c) => format!("Copy_Atom<{},{}>", c.op, c.val_type),
+        gpu::Plan::Skip { atom, .. } => atom.clone(),
+    }
 }
 
 /// Column-major index -> (row, col) in a tile with `rows` rows.
@@ -27,9 +43,57 @@ fn rc(idx: i64, rows: i64) -> (i64, i64) {
 }
 
 #[test]
+fn every_engine_atom_is_checked_or_skipped_with_a_reason() {
+    let p = plan();
+    let names: Vec<String> = p.iter().map(plan_atom).collect();
+    let unique: BTreeSet<&String> = names.iter().collect();
+    assert_eq!(unique.len(), names.len(), "an atom appears twice in the plan");
+    for n in mma_atom_names() {
+        assert!(unique.contains(&n), "{n} is neither checked nor skipped");
+    }
+    let mut mma = 0;
+    let mut gmma_families = BTreeSet::new();
+    let mut gmma = 0;
+    for x in p {
+        match x {
+            gpu::Plan::Mma(_) => mma += 1,
+            gpu::Plan::Gmma(c) => {
+                gmma += 1;
+                gmma_families.insert(c.name.replace(&format!("64x{}x", c.n), "64xNx"));
+            }
+            gpu::Plan::Skip { atom, reason } => {
+                assert!(reason.len() > 20, "{atom}: skip reason '{reason}'");
+                // Only these warp-level atoms are skipped: the rest must run.
+                if !atom.starts_with("SM90_64x") {
+                    assert!(
+                        atom.starts_with("UniversalFMA") || atom.contains("C64") || atom == "SM61_DP2A",
+                        "{atom} skipped: {reason}"
+                    );
+                }
+            }
+            gpu::Plan::Copy(_) => {}
+        }
+    }
+    assert!(mma >= 85, "{mma} mma.sync atoms checked");
+    assert!(gmma >= 48, "{gmma} GMMA atoms checked");
+    // Every GMMA family (types x SS/RS x majors) runs at several N.
+    assert_eq!(gmma_families.len() * gpu::GMMA_RUN_N.len(), gmma);
+    assert!(gmma_families.len() >= 50, "{} families", gmma_families.len());
+    // ldmatrix x1/x2/x4 (and .trans), stmatrix, movmatrix and cp.async.
+    for op in [
+        "SM75_U32x1_LDSM_N", "SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N", "SM75_U16x2_LDSM_T", "SM75_U16x4_LDSM_T",
+        "SM75_U16x8_LDSM_T", "SM90_U32x1_STSM_N", "SM90_U32x4_STSM_N", "SM90_U16x8_STSM_T", "SM75_U32x1_MOVM_T",
+    ] {
+        assert!(unique.contains(&format!("Copy_Atom<{op},uint16_t>")), "{op}");
+    }
+    assert!(unique.iter().filter(|n| n.contains("CP_ASYNC")).count() >= 8);
+}
+
+#[test]
 fn f16_tables_match_the_chapter() {
-    let t = &tables("SM80_16x8x16_F32F16F16F32_TN")[0];
+    let t = mma_case("SM80_16x8x16_F32F16F16F32_TN");
     assert!(t.note.is_empty());
+    assert_eq!(t.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
     // The chapter's printed output (layout_mma.py): A's 8 values of lanes 0, 1 and 4 as (row, col).
     let want: [(usize, [(i64, i64); 8]); 3] = [
         (0, [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)]),
@@ -52,82 +116,110 @@ fn f16_tables_match_the_chapter() {
             assert_eq!(rc(t.c[(lane * 4 + i) as usize], 16), (g + 8 * (i / 2), 2 * tt + i % 2), "C lane {lane} value {i}");
         }
     }
-    // The chapter's owner table, rows 0-3.
-    let own = gpu::predicted_owners(&t.c, 16, 8);
+    let own = gpu::predicted_owners(&t.c, 16, 8, 32);
     let rows: Vec<Vec<i64>> = (0..4).map(|r| (0..8).map(|c| own[(r + 16 * c) as usize] / 100).collect()).collect();
-    assert_eq!(
-        rows,
-        vec![
-            vec![0, 0, 1, 1, 2, 2, 3, 3],
-            vec![4, 4, 5, 5, 6, 6, 7, 7],
-            vec![8, 8, 9, 9, 10, 10, 11, 11],
-            vec![12, 12, 13, 13, 14, 14, 15, 15]
-        ]
-    );
+    assert_eq!(rows[0], vec![0, 0, 1, 1, 2, 2, 3, 3]);
+    assert_eq!(rows[3], vec![12, 12, 13, 13, 14, 14, 15, 15]);
 }
 
 #[test]
-fn atom_layouts_are_the_ones_cute_prints() {
-    // fixtures/gpu/cute_traits_probe.txt is the output of cpp/gpu/probe_traits.cpp compiled
-    // against the real CuTe 4.2 headers.
-    let probe = std::fs::read_to_string(root().join("fixtures/gpu/cute_traits_probe.txt")).unwrap();
-    let mut blocks = std::collections::HashMap::new();
-    let mut cur = String::new();
-    for line in probe.lines() {
-        if let Some(rest) = line.strip_prefix("  ") {
-            let (k, v) = rest.split_once(' ').unwrap();
-            blocks.insert((cur.clone(), k.to_string()), v.to_string());
-        } else {
-            cur = line.to_string();
-        }
-    }
-    for a in gpu::ATOMS {
-        let get = |k: &str| blocks.get(&(a.name.to_string(), k.to_string())).unwrap_or_else(|| panic!("{} {k} in probe", a.name));
-        assert_eq!(get("A"), a.a, "{} A", a.name);
-        assert_eq!(get("B"), a.b, "{} B", a.name);
-        assert_eq!(get("C"), a.c, "{} C", a.name);
-        assert_eq!(get("MNK"), &format!("(_{},_{},_{})", a.m, a.n, a.k), "{} MNK", a.name);
-    }
+fn instructions_are_spelled_from_the_names() {
+    let p = |n: &str| mma_case(n).ptx;
+    assert_eq!(p("SM70_8x8x4_F32F16F16F32_NT"), "mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32");
+    assert_eq!(p("SM80_16x8x32_S32U8S8S32_TN_SATURATE"), "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32");
+    assert_eq!(p("SM89_16x8x32_F16E4M3E5M2F16_TN"), "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16");
+    assert_eq!(p("SM80_8x8x128_S32U1U1S32_TN_XORPOPC"), "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc");
+    assert_eq!(p("SM61_DP4A"), "dp4a.s32.s32");
+    let q = mma_case("SM70_8x8x4_F16F16F16F16_TN");
+    assert_eq!((q.threads, q.groups, q.gstride), (8, 4, 4));
+    assert_eq!(q.lanes, vec![0, 1, 2, 3, 16, 17, 18, 19]);
+    let g = gpu::gmma_of(plan());
+    let f = g.iter().find(|c| c.name == "SM90_64x64x16_F32F16F16_SS<GMMA::Major::MN,GMMA::Major::K>").unwrap();
+    assert_eq!(f.ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
+    assert_eq!(f.imms, ", 1, 1, 1, 0");
+    let i = g.iter().find(|c| c.name == "SM90_64x8x32_S32U8S8_RS_TN_SATURATE").unwrap();
+    assert_eq!(i.ptx, "wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.s8.satfinite");
+    assert_eq!(i.imms, "");
 }
 
 #[test]
-fn only_the_two_known_cute_faults_are_found() {
-    let mut findings = Vec::new();
-    for a in gpu::ATOMS {
-        let ts = gpu::atom_tables(a).unwrap();
-        for t in &ts {
-            // Every table that is used is a bijection onto its tile, except CuTe's own faulty one.
-            for (op, v, r, c) in [('A', &t.a, a.m, a.k), ('B', &t.b, a.n, a.k), ('C', &t.c, a.m, a.n)] {
-                let mut seen = vec![false; (r * c) as usize];
-                v.iter().for_each(|&i| seen[i as usize] = true);
-                let bij = v.len() as i64 == r * c && seen.iter().all(|&s| s);
-                if !bij {
-                    findings.push(format!("{} {op}", t.spec.name));
-                }
+fn gmma_c_table_is_the_ptx_fragment_layout() {
+    // PTX ISA, wgmma .m64nNk16 D fragment: warp w of the warpgroup, lane l (g = l/4, t = l%4)
+    // holds rows 16w + g and 16w + g + 8, columns 8j + 2t + {0,1}; value order per 8 columns
+    // (row g col 2t, 2t+1; row g+8 col 2t, 2t+1).
+    for c in gpu::gmma_of(plan()).iter().filter(|c| c.name.contains("F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>")) {
+        let nc = c.n_c() as usize;
+        for thr in 0..128usize {
+            let (w, l) = (thr / 32, thr % 32);
+            let (g, t) = ((l / 4) as i64, (l % 4) as i64);
+            for v in 0..nc {
+                let j = (v / 4) as i64;
+                let want = (16 * w as i64 + g + 8 * ((v / 2) % 2) as i64, 8 * j + 2 * t + (v % 2) as i64);
+                assert_eq!(rc(c.c[thr * nc + v], 64), want, "{} thread {thr} value {v}", c.name);
             }
         }
-        if ts.iter().all(|t| t.spec.name.ends_with("(corrected)")) {
-            findings.push(format!("{} unevaluable", a.name));
+    }
+}
+
+#[test]
+fn gmma_smem_offsets_follow_the_hardware_swizzle() {
+    // PTX ISA: the 128B swizzle XORs the 16-byte chunk index (address bits 4-6) with the row
+    // within the 1024-byte block (bits 7-9). K-major SW128 f16: row r, k = 8c holds chunk c ^ (r % 8).
+    let op = gpu::smem_operand(64, 64, 16, "half_t", 16, true, 3).unwrap();
+    assert_eq!(op.atom_value, "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)");
+    for r in 0..64i64 {
+        for c in 0..8i64 {
+            let off = op.offsets[(r + 64 * (8 * c)) as usize];
+            assert_eq!(off / 1024, r / 8, "row {r}: 8-row block");
+            assert_eq!((off % 1024) / 128, r % 8, "row {r}: 128-byte row");
+            assert_eq!((off % 128) / 16, c ^ (r % 8), "row {r} chunk {c}");
         }
     }
-    assert_eq!(
-        findings,
-        vec![
-            "SM80_16x8x32_S32S4S4S32_TN B",
-            "SM80_16x8x128_S32U1U1S32_TN_ANDPOPC unevaluable",
-            "SM80_16x8x128_S32U1U1S32_TN_XORPOPC unevaluable",
-        ]
-    );
-    assert_eq!(gpu::finding_atoms(), vec!["SM80_16x8x32_S32S4S4S32_TN"]);
-    // The engine rejects the b1 A layout exactly as CuTe's crd2idx does (non-congruent stride).
-    let err = gpu::tv_table(spec("SM80_16x8x128_S32U1U1S32_TN_ANDPOPC").a, 16, 128).unwrap_err();
+    // The descriptor: 128B swizzle (mode 1 in bits 62-63), SBO = 1024 bytes (8 rows), start of
+    // K-block j = 32 j bytes.
+    for (j, d) in op.desc.iter().enumerate() {
+        assert_eq!(d >> 62, 1);
+        assert_eq!((d >> 32) & 0x3fff, 1024 >> 4);
+        assert_eq!(d & 0x3fff, (32 * j as u64) >> 4);
+    }
+    // Every smem operand of the plan is a bijection onto its bytes (checked when it is built).
+    assert!(gpu::gmma_of(plan()).iter().all(|c| c.b.bytes > 0));
+}
+
+#[test]
+fn only_the_known_cute_faults_are_found() {
+    let mut findings = Vec::new();
+    for c in gpu::mma_of(plan()) {
+        let (m, n, k) = (c.m, c.n, c.k);
+        for (op, v, r, cc) in [('A', &c.a, m, k), ('B', &c.b, n, k), ('C', &c.c, m, n)] {
+            let mut seen = vec![false; (r * cc) as usize];
+            v.iter().for_each(|&i| seen[i as usize] = true);
+            if !(v.len() as i64 == r * cc && seen.iter().all(|&s| s)) {
+                findings.push(format!("{} {op}", c.name));
+            }
+        }
+    }
+    let s4: Vec<String> = ["S4S4", "S4U4", "U4S4", "U4U4"]
+        .iter()
+        .flat_map(|t| ["", "_SATURATE"].map(|s| format!("SM80_16x8x32_S32{t}S32_TN{s} B")))
+        .collect();
+    assert_eq!(findings.iter().cloned().collect::<BTreeSet<_>>(), s4.iter().cloned().collect::<BTreeSet<_>>());
+    let f = gpu::finding_atoms();
+    assert!(f.contains(&"SM80_16x8x32_S32S4S4S32_TN".to_string()), "{f:?}");
+    assert_eq!(f.len(), 9, "{f:?}");
+    assert!(f.contains(&"Copy_Atom<SM75_U32x1_MOVM_T,uint16_t>".to_string()), "{f:?}");
+    // The b1 16x8x128 atoms: CuTe's A cannot be evaluated, so only the corrected table runs.
+    let names: Vec<String> = gpu::mma_of(plan()).iter().map(|c| c.name.clone()).collect();
+    assert!(names.contains(&"SM80_16x8x128_S32U1U1S32_TN_ANDPOPC(corrected)".to_string()));
+    assert!(!names.contains(&"SM80_16x8x128_S32U1U1S32_TN_ANDPOPC".to_string()));
+    let err = gpu::tv_table("((_4,_8),(_32,_2)):((_512,_1),((_16,_8)))", 16, 128, 32).unwrap_err();
     assert!(format!("{err:#}").contains("congruent"), "{err:#}");
 }
 
 #[test]
 fn corrupt_swaps_exactly_two_a_entries() {
-    for name in ["SM80_16x8x16_F32F16F16F32_TN", "SM80_8x8x4_F64F64F64F64_TN"] {
-        let good = tables(name).remove(0);
+    for name in ["SM80_16x8x16_F32F16F16F32_TN", "SM80_8x8x4_F64F64F64F64_TN", "SM70_8x8x4_F32F16F16F32_TN", "SM61_DP4A"] {
+        let good = mma_case(name);
         let mut bad = good.clone();
         gpu::corrupt(&mut bad);
         let diff: Vec<usize> = (0..good.a.len()).filter(|&i| good.a[i] != bad.a[i]).collect();
@@ -152,11 +244,14 @@ fn host_side_cpp_reads_the_tables_and_its_inputs_are_exact() {
         .output()
         .expect("g++ must be installed to build cpp/gpu/host_test.cpp");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for f in ["tables.txt", "tables_xor.txt", "tables_corrupt.txt"] {
+    for f in ["tables.txt", "tables_corrupt.txt"] {
         let run = Command::new(&exe).arg(dir.path().join(f)).output().unwrap();
         let text = String::from_utf8_lossy(&run.stdout);
         assert!(run.status.success(), "{f}: {text}");
         assert!(text.contains("host_test: 0 failures"), "{text}");
+    }
+    for f in ["gmma_tables.txt", "copy_tables.txt", "plan.json", "src/gen_mma_ops.cuh", "src/gmma_part0.cu", "src/cute_part0.cu"] {
+        assert!(dir.path().join(f).is_file(), "{f}");
     }
 }
 
@@ -166,50 +261,6 @@ fn no_gpu_is_reported_not_passed() {
     let why = gpu::gpu_missing(Some(empty.path().as_os_str())).expect("no nvcc in an empty PATH");
     assert!(why.contains("nvcc"), "{why}");
     assert_eq!(gpu::NO_GPU, 3);
-}
-
-/// The recorded H200 run (fixtures/gpu/h200/: the xtask binary's `gpu --all` and `gpu --corrupt`
-/// on the device machine): every row shows what it must, the device is named, and the corrupted
-/// tables failed.
-#[test]
-fn recorded_h200_run_shows_what_it_must() {
-    let dir = root().join("fixtures/gpu/h200");
-    let (rows, info) = gpu::read_results(&dir).unwrap();
-    assert!(gpu::verdict(&rows), "{}", gpu::summary_table(&rows));
-    assert_eq!(info["device"], "NVIDIA H200");
-    assert_eq!(info["compute_capability"], 90);
-    assert!(info["run_gpu"].as_str().unwrap().contains("580."), "driver recorded: {info}");
-    // The run was `xtask gpu --all`; it and the separate `--corrupt` run exited 0, and without
-    // nvcc the xtask said so and exited 3.
-    let log = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
-    assert!(log("xtask_all.log").contains("xtask gpu --all: exit 0"));
-    assert!(log("xtask_corrupt.log").contains("xtask gpu --corrupt: exit 0"));
-    assert!(log("xtask_nogpu.log").contains("no GPU: nvcc is not on PATH"));
-    assert!(log("xtask_nogpu.log").contains("exit 3"));
-    let (crows, _) = gpu::read_results(&dir.join("corrupt")).unwrap();
-    assert!(gpu::verdict(&crows));
-    assert_eq!(crows.iter().filter(|r| r.check == "table" && r.verdict == "FAIL").count(), 12);
-    assert!(crows.iter().all(|r| r.run == "corrupt"));
-    let count = |run: &str, check: &str, verdict: &str| {
-        rows.iter().filter(|r| r.run == run && r.check == check && r.verdict == verdict).count()
-    };
-    // Check 1 passes for every atom whose CuTe tables are sound (and for the corrected ones).
-    assert_eq!(count("tables", "table", "PASS"), 11);
-    assert_eq!(count("tables", "table", "FAIL"), 1);
-    assert_eq!(count("xor", "table", "PASS"), 3);
-    assert_eq!(count("cute", "cute-1warp", "PASS") + count("cute", "cute-2x2", "PASS"), 22);
-    assert_eq!(count("cute", "cute-1warp", "FAIL") + count("cute", "cute-2x2", "FAIL"), 2);
-    assert_eq!(count("corrupt", "table", "PASS"), 0);
-    assert_eq!(count("corrupt", "table", "FAIL"), 12);
-    // The ownership tables the hardware gave equal the engine's prediction.
-    let tables_json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("results_tables.json")).unwrap()).unwrap();
-    let own = tables_json["ownership"].as_array().unwrap();
-    let f16 = own.iter().find(|o| o["atom"] == "SM80_16x8x16_F32F16F16F32_TN").unwrap();
-    let t = &tables("SM80_16x8x16_F32F16F16F32_TN")[0];
-    let predicted = gpu::predicted_owners(&t.c, 16, 8);
-    let seen: Vec<i64> = f16["owner_col_major"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
-    assert_eq!(seen, predicted);
 }
 
 #[test]
@@ -223,38 +274,106 @@ fn cute_path_type_checks_with_gpp() {
     let inc = prov.cutlass(option_env!("CUTECHECK_CUTE").unwrap_or(DEFAULT_CUTLASS)).unwrap().include_dir;
     let cuda = prov.cuda().unwrap().include_dirs;
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("tc.cpp");
-    std::fs::write(
-        &src,
-        "#include \"cute_path.hpp\"\n#include \"fixed_traits.hpp\"\nnamespace cute { using ::SM80_16x8x32_S32S4S4S32_TN_FIXED; using ::SM80_16x8x128_S32U1U1S32_TN_ANDPOPC_FIXED; }\n#define INST(OP, TA, TB, TC) \\\n  template void cute_path_body<cute::OP, TA, TB, TC, 1, 1>(int, void*, void*, void*, void*); \\\n  template void cute_path_body<cute::OP, TA, TB, TC, 2, 2>(int, void*, void*, void*, void*);\nCUTE_PATH_ATOMS(INST)\nCUTE_PATH_XOR_ATOMS(INST)\nINST(SM80_16x8x32_S32S4S4S32_TN_FIXED, cute::int4b_t, cute::int4b_t, int32_t)\nINST(SM80_16x8x128_S32U1U1S32_TN_ANDPOPC_FIXED, cute::uint1b_t, cute::uint1b_t, int32_t)\nint main() {}\n",
-    )
-    .unwrap();
+    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    // Every atom check 2 runs, one grid each, through the same body the CUDA program uses.
+    let mut src = String::from("#include \"cute_path.hpp\"\n#include \"gen_fixed_traits.hpp\"\n");
+    for c in gpu::mma_of(plan()) {
+        if let Ok([ta, tb, tc]) = &c.cute {
+            let op = if c.name.ends_with("(corrected)") { format!("{}_FIXED", c.op) } else { format!("cute::{}", c.op) };
+            src.push_str(&format!("template void cute_path_body<{op}, {ta}, {tb}, {tc}, 1, 1>(int, void*, void*, void*, void*);\n"));
+        }
+    }
+    src.push_str("int main() {}\n");
+    std::fs::write(dir.path().join("tc.cpp"), src).unwrap();
     let mut cmd = Command::new("g++");
-    cmd.args(["-std=c++17", "-fsyntax-only", "-I"]).arg(root().join("cpp/gpu")).arg("-I").arg(&inc);
+    cmd.args(["-std=c++17", "-fsyntax-only", "-I"]).arg(dir.path().join("src")).arg("-I").arg(&inc);
     for d in &cuda {
         cmd.arg("-I").arg(d);
     }
-    let out = cmd.arg(&src).output().unwrap();
+    let out = cmd.arg(dir.path().join("tc.cpp")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// The tables the recorded H200 run used are, entry for entry, the ones `cargo xtask gpu` makes
-/// now from the engine's atom table.
+/// The recorded H200 run (fixtures/gpu/h200/: the xtask binary's `gpu --all`, `gpu --corrupt`
+/// and `gpu` without nvcc on the device machine): every row shows what it must, every atom of the
+/// plan has its rows, the device is named, and the corrupted tables failed.
 #[test]
-fn recorded_run_used_the_engine_atom_tables() {
+fn recorded_h200_run_shows_what_it_must() {
+    let dir = root().join("fixtures/gpu/h200");
+    let (rows, info) = gpu::read_results(&dir).unwrap();
+    assert!(gpu::verdict(&rows), "{}", gpu::summary_table(&rows));
+    assert_eq!(info["device"], "NVIDIA H200");
+    assert_eq!(info["compute_capability"], 90);
+    assert!(info["run_gpu"].as_str().unwrap().contains("580."), "driver recorded: {info}");
+    let log = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    assert!(log("xtask_all.log").contains("xtask gpu --all: exit 0"));
+    assert!(log("xtask_corrupt.log").contains("xtask gpu --corrupt: exit 0"));
+    assert!(log("xtask_nogpu.log").contains("no GPU: nvcc is not on PATH"));
+    assert!(log("xtask_nogpu.log").contains("exit 3"));
+    // The wgmma kernels really are GMMA instructions in SASS.
+    let sass = log("sass_counts.txt");
+    for i in ["HGMMA", "IGMMA", "QGMMA"] {
+        assert!(sass.lines().next().unwrap().contains(i), "{sass}");
+    }
+    let count = |run: &str, check: &str, verdict: &str| {
+        rows.iter().filter(|r| r.run == run && r.check == check && r.verdict == verdict).count()
+    };
+    let p = plan();
+    let mma = gpu::mma_of(p);
+    let sound = mma.iter().filter(|c| !c.finding).count();
+    assert_eq!(count("tables", "table", "PASS"), sound);
+    assert_eq!(count("tables", "table", "FAIL"), mma.len() - sound);
+    assert_eq!(count("tables", "ownership", "PASS"), sound);
+    let gmma = gpu::gmma_of(p).len();
+    assert!(gmma >= 48);
+    assert_eq!(count("gmma", "table", "PASS"), gmma);
+    assert_eq!(count("gmma", "ownership", "PASS"), gmma);
+    assert_eq!(count("cute_gmma", "cute-gmma", "PASS"), gmma);
+    assert_eq!(count("copy", "registers", "FAIL") + count("copy", "smem", "FAIL") + count("copy", "cp.async", "FAIL"), 1);
+    assert_eq!(count("corrupt", "table", "PASS"), 0);
+    assert_eq!(count("corrupt", "table", "FAIL"), sound);
+    // Every atom of the plan has rows in the summary (checked, or a SKIP with its reason).
+    let atoms: BTreeSet<String> = rows.iter().map(|r| r.atom.replace("(corrected)", "")).collect();
+    for x in p {
+        let name = plan_atom(x).replace("(corrected)", "");
+        assert!(atoms.contains(&name), "{name} has no row in the recorded run");
+    }
+    let (crows, _) = gpu::read_results(&dir.join("corrupt")).unwrap();
+    assert!(gpu::verdict(&crows));
+    assert_eq!(crows.iter().filter(|r| r.check == "table" && r.verdict == "FAIL").count(), sound);
+    // The ownership table the hardware gave equals the engine's prediction.
+    let tables_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results_tables.json")).unwrap()).unwrap();
+    let own = tables_json["ownership"].as_array().unwrap();
+    let f16 = own.iter().find(|o| o["atom"] == "SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    let t = mma_case("SM80_16x8x16_F32F16F16F32_TN");
+    let seen: Vec<i64> = f16["owner_col_major"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
+    assert_eq!(seen, gpu::predicted_owners(&t.c, 16, 8, 32));
+}
+
+/// The tables the recorded H200 run used are, entry for entry, the ones `cargo xtask gpu` makes
+/// now from the engine (the 12 MB GMMA tables by their sha256).
+#[test]
+fn recorded_run_used_the_engine_tables() {
+    use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
     gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
-    for f in ["tables.txt", "tables_xor.txt", "tables_corrupt.txt"] {
-        let data = |p: &Path| -> Vec<String> {
-            std::fs::read_to_string(p)
-                .unwrap()
-                .lines()
-                .filter(|l| ["atom ", "layout ", "A ", "B ", "C "].iter().any(|k| l.starts_with(k)))
-                .map(str::to_string)
-                .collect()
-        };
-        let now = data(&dir.path().join(f));
-        assert!(now.len() > 10, "{f}");
-        assert_eq!(data(&root().join("fixtures/gpu/h200").join(f)), now, "{f}");
+    let rec = root().join("fixtures/gpu/h200");
+    for f in ["tables.txt", "tables_corrupt.txt", "copy_tables.txt", "plan.json"] {
+        let now = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        assert!(now.len() > 1000, "{f}");
+        assert!(
+            std::fs::read_to_string(rec.join(f)).unwrap() == now,
+            "fixtures/gpu/h200/{f} differs from what `cargo xtask gpu --prepare` makes now: the engine's atoms changed, so \
+             the recorded run no longer proves them; re-record it on a GPU (fixtures/gpu/README.md, 'Running it')"
+        );
     }
+    let gmma = std::fs::read(dir.path().join("gmma_tables.txt")).unwrap();
+    let hex: String = Sha256::digest(&gmma).iter().map(|b| format!("{b:02x}")).collect();
+    let recorded = std::fs::read_to_string(rec.join("gmma_tables.sha256")).unwrap();
+    assert_eq!(
+        recorded.split_whitespace().next().unwrap(),
+        hex,
+        "gmma_tables.txt differs from the recorded run's: re-record it on a GPU (fixtures/gpu/README.md, 'Running it')"
+    );
 }

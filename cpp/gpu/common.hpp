@@ -23,15 +23,15 @@ namespace mmacheck {
 // ---------------------------------------------------------------------------------------------
 // Element kinds
 
-enum class Elem { F16, BF16, TF32, F32, F64, S8, S4, B1, S32 };
+enum class Elem { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, S32, S16, E4M3, E5M2 };
 
 inline int elem_bits(Elem e) {
   switch (e) {
-    case Elem::F16: case Elem::BF16: return 16;
+    case Elem::F16: case Elem::BF16: case Elem::S16: return 16;
     case Elem::TF32: case Elem::F32: case Elem::S32: return 32;
     case Elem::F64: return 64;
-    case Elem::S8: return 8;
-    case Elem::S4: return 4;
+    case Elem::S8: case Elem::U8: case Elem::E4M3: case Elem::E5M2: return 8;
+    case Elem::S4: case Elem::U4: return 4;
     case Elem::B1: return 1;
   }
   return 0;
@@ -41,54 +41,46 @@ inline const char* elem_name(Elem e) {
   switch (e) {
     case Elem::F16: return "f16"; case Elem::BF16: return "bf16"; case Elem::TF32: return "tf32";
     case Elem::F32: return "f32"; case Elem::F64: return "f64"; case Elem::S8: return "s8";
-    case Elem::S4: return "s4"; case Elem::B1: return "b1"; case Elem::S32: return "s32";
+    case Elem::U8: return "u8"; case Elem::S4: return "s4"; case Elem::U4: return "u4";
+    case Elem::B1: return "b1"; case Elem::S32: return "s32"; case Elem::S16: return "s16";
+    case Elem::E4M3: return "e4m3"; case Elem::E5M2: return "e5m2";
   }
   return "?";
 }
 
+// The element of a code the tables files use (`cargo xtask gpu`, elem_of); throws if unknown.
+inline Elem elem_from(const std::string& code) {
+  for (Elem e : {Elem::F16, Elem::BF16, Elem::TF32, Elem::F32, Elem::F64, Elem::S8, Elem::U8, Elem::S4, Elem::U4,
+                 Elem::B1, Elem::S32, Elem::S16, Elem::E4M3, Elem::E5M2})
+    if (code == elem_name(e)) return e;
+  throw std::runtime_error("unknown element code " + code);
+}
+
 inline bool elem_is_int(Elem e) {
-  return e == Elem::S8 || e == Elem::S4 || e == Elem::B1 || e == Elem::S32;
+  return e == Elem::S8 || e == Elem::U8 || e == Elem::S4 || e == Elem::U4 || e == Elem::B1 || e == Elem::S32 ||
+         e == Elem::S16;
 }
 
 // How the products are combined: ordinary multiply-add, or the b1 popc forms.
 enum class Combine { Mul, AndPopc, XorPopc };
 
-// One mma.sync instruction, as the tables file names it (its `kind` field).
+inline Combine combine_from(const std::string& c) {
+  if (c == "mul") return Combine::Mul;
+  if (c == "and") return Combine::AndPopc;
+  if (c == "xor") return Combine::XorPopc;
+  throw std::runtime_error("unknown combine " + c);
+}
+
+// One instruction as the tables file describes it (its `atom` and `instr` lines).
 struct OpInfo {
-  const char* tag;   // the tables file's kind
-  const char* ptx;   // the instruction
+  std::string tag;   // the generated code's kind
+  std::string ptx;   // the instruction
   int M, N, K;
   Elem a, b, c;      // c is also d
   Combine combine;
 };
 
-inline const std::vector<OpInfo>& all_ops() {
-  static const std::vector<OpInfo> ops = {
-    {"m16n8k16_f32_f16",   "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",   16, 8, 16,  Elem::F16,  Elem::F16,  Elem::F32, Combine::Mul},
-    {"m16n8k16_f32_bf16",  "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 8, 16,  Elem::BF16, Elem::BF16, Elem::F32, Combine::Mul},
-    {"m16n8k8_f32_tf32",   "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",  16, 8, 8,   Elem::TF32, Elem::TF32, Elem::F32, Combine::Mul},
-    {"m16n8k32_s32_s8",    "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",     16, 8, 32,  Elem::S8,   Elem::S8,   Elem::S32, Combine::Mul},
-    {"m16n8k8_f16_f16",    "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",    16, 8, 8,   Elem::F16,  Elem::F16,  Elem::F16, Combine::Mul},
-    {"m16n8k32_s32_s4",    "mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32",     16, 8, 32,  Elem::S4,   Elem::S4,   Elem::S32, Combine::Mul},
-    {"m16n8k64_s32_s4",    "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32",     16, 8, 64,  Elem::S4,   Elem::S4,   Elem::S32, Combine::Mul},
-    {"m8n8k4_f64",         "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",     8,  8, 4,   Elem::F64,  Elem::F64,  Elem::F64, Combine::Mul},
-    {"m8n8k128_b1_and",    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc",   8,  8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::AndPopc},
-    {"m16n8k128_b1_and",   "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc",  16, 8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::AndPopc},
-    {"m16n8k256_b1_and",   "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",  16, 8, 256, Elem::B1, Elem::B1, Elem::S32, Combine::AndPopc},
-    {"m8n8k128_b1_xor",    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc",   8,  8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::XorPopc},
-    {"m16n8k128_b1_xor",   "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc",  16, 8, 128, Elem::B1, Elem::B1, Elem::S32, Combine::XorPopc},
-    {"m16n8k256_b1_xor",   "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc",  16, 8, 256, Elem::B1, Elem::B1, Elem::S32, Combine::XorPopc},
-  };
-  return ops;
-}
-
-inline const OpInfo* find_op(const std::string& tag) {
-  for (auto& o : all_ops())
-    if (tag == o.tag) return &o;
-  return nullptr;
-}
-
-// Values per lane of each fragment: the fragment's bits over 32 lanes.
+// Values per lane of each fragment: the fragment's elements over 32 lanes.
 inline int vals_per_lane(int rows, int cols, Elem e) { (void)e; return rows * cols / 32; }
 
 // 32-bit registers per lane of a fragment with n values of element e.
@@ -140,6 +132,21 @@ inline uint64_t encode_tf32(double x) {
   return u;
 }
 
+// An fp8 value (E4M3: 4 exponent bits, bias 7, no infinities; E5M2: 5, bias 15): exact values only.
+inline double decode_fp8(uint64_t b, int ebits, int mbits, int bias) {
+  int sign = (b >> 7) & 1, ex = int((b >> mbits) & ((1u << ebits) - 1)), man = int(b & ((1u << mbits) - 1));
+  double v = ex == 0 ? std::ldexp(double(man), 1 - bias - mbits) : std::ldexp(double(man | (1 << mbits)), ex - bias - mbits);
+  return sign ? -v : v;
+}
+inline uint64_t encode_fp8(double x, int ebits, int mbits, int bias) {
+  for (uint64_t b = 0; b < 256; ++b) {
+    if (ebits == 4 && (b & 0x7f) == 0x7f) continue;           // E4M3 NaN
+    if (ebits == 5 && ((b >> 2) & 0x1f) == 0x1f) continue;    // E5M2 inf/NaN
+    if (decode_fp8(b, ebits, mbits, bias) == x && std::signbit(decode_fp8(b, ebits, mbits, bias)) == std::signbit(x)) return b;
+  }
+  throw std::runtime_error("fp8 encode: not exactly representable");
+}
+
 inline uint64_t encode(Elem e, double x) {
   switch (e) {
     case Elem::F16: return encode_f16(x);
@@ -151,8 +158,11 @@ inline uint64_t encode(Elem e, double x) {
       return f32_bits(f);
     }
     case Elem::F64: return f64_bits(x);
-    case Elem::S8: return uint64_t(int64_t(x)) & 0xff;
-    case Elem::S4: return uint64_t(int64_t(x)) & 0xf;
+    case Elem::S8: case Elem::U8: return uint64_t(int64_t(x)) & 0xff;
+    case Elem::S4: case Elem::U4: return uint64_t(int64_t(x)) & 0xf;
+    case Elem::S16: return uint64_t(int64_t(x)) & 0xffff;
+    case Elem::E4M3: return encode_fp8(x, 4, 3, 7);
+    case Elem::E5M2: return encode_fp8(x, 5, 2, 15);
     case Elem::B1: return uint64_t(int64_t(x)) & 0x1;
     case Elem::S32: return uint64_t(int64_t(x)) & 0xffffffffu;
   }
@@ -166,7 +176,12 @@ inline double decode(Elem e, uint64_t b) {
     case Elem::TF32: case Elem::F32: return bits_f32(b);
     case Elem::F64: return bits_f64(b);
     case Elem::S8: return double(int8_t(uint8_t(b)));
+    case Elem::U8: return double(uint8_t(b));
     case Elem::S4: { int v = int(b & 0xf); return double(v >= 8 ? v - 16 : v); }
+    case Elem::U4: return double(b & 0xf);
+    case Elem::S16: return double(int16_t(uint16_t(b)));
+    case Elem::E4M3: return decode_fp8(b & 0xff, 4, 3, 7);
+    case Elem::E5M2: return decode_fp8(b & 0xff, 5, 2, 15);
     case Elem::B1: return double(b & 1);
     case Elem::S32: return double(int32_t(uint32_t(b)));
   }
@@ -197,11 +212,16 @@ struct Rng {
 inline double random_value(Rng& r, Elem e, bool f16_out) {
   switch (e) {
     case Elem::F16: case Elem::BF16: case Elem::TF32:
-      return f16_out ? std::ldexp(double(r.range(-12, 12)), -3) : std::ldexp(double(r.range(-64, 64)), -6);
+      return f16_out ? double(r.range(-2, 2)) : std::ldexp(double(r.range(-64, 64)), -6);
+    case Elem::E4M3: case Elem::E5M2:
+      return f16_out ? double(r.range(-2, 2)) : std::ldexp(double(r.range(-8, 8)), -2);
     case Elem::F32: return std::ldexp(double(r.range(-64, 64)), -6);
     case Elem::F64: return 2.0 * r.unit() - 1.0;
     case Elem::S8: return double(r.range(-128, 127));
+    case Elem::U8: return double(r.range(0, 255));
     case Elem::S4: return double(r.range(-8, 7));
+    case Elem::U4: return double(r.range(0, 15));
+    case Elem::S16: return double(r.range(-32768, 32767));
     case Elem::B1: return double(r.range(0, 1));
     case Elem::S32: return double(r.range(-(1 << 20), 1 << 20));
   }
@@ -234,14 +254,21 @@ inline Problem random_problem(const OpInfo& op, int M, int N, int K, Rng& r) {
 // range. Column block 1 of K carries m in chunks against a neutral B; block 2 carries M*n in chunks
 // against a neutral A. "Neutral" is 1 for products and and.popc, and 0 for xor.popc (where the
 // chunks face zeros: popc(x ^ 0) = x for a bit). Returns false if K is too small for the type.
-inline bool ownership_problem(const OpInfo& op, int M, int N, int K, Problem& p) {
-  double lim;
-  switch (op.a) {
-    case Elem::S4: lim = 7; break;
-    case Elem::B1: lim = 1; break;
-    case Elem::S8: lim = 127; break;
-    default: lim = 1024; break;
+// The largest integer chunk both input types hold exactly.
+inline double exact_chunk(Elem e) {
+  switch (e) {
+    case Elem::S4: return 7;
+    case Elem::U4: return 15;
+    case Elem::B1: return 1;
+    case Elem::S8: return 127;
+    case Elem::U8: return 255;
+    case Elem::E4M3: case Elem::E5M2: return 8;   // 1..8: exact in both fp8 formats
+    default: return 1024;
   }
+}
+
+inline bool ownership_problem(const OpInfo& op, int M, int N, int K, Problem& p) {
+  double lim = std::min(exact_chunk(op.a), exact_chunk(op.b));
   double one = op.combine == Combine::XorPopc ? 0 : 1;
   p = Problem{M, N, K, std::vector<double>(M * K, 0.0), std::vector<double>(N * K, 0.0),
               std::vector<double>(M * N, 0.0)};
@@ -258,6 +285,47 @@ inline bool ownership_problem(const OpInfo& op, int M, int N, int K, Problem& p)
     double rest = double(M) * n;
     for (int k = k1; k < k1 + k2; ++k) { double c = std::min(lim, rest); p.B[n + N * k] = c; rest -= c; }
   }
+  return true;
+}
+
+// The two-run ownership problem of the GMMA check (accumulators that cannot hold m + M*n exactly,
+// e.g. f16 with N = 256): `which` 0 gives D[m][n] = m, 1 gives D[m][n] = n, each a sum of
+// power-of-two chunks no larger than the input type holds exactly, against a neutral 1.
+inline bool ownership_split(const OpInfo& op, int M, int N, int K, int which, Problem& p) {
+  // Power-of-two chunks both input types hold exactly (fp8: the largest normal power of two).
+  auto pow2 = [](Elem e) -> double {
+    switch (e) {
+      case Elem::E4M3: return 256;
+      case Elem::E5M2: return 32768;
+      default: { double l = 1; while (l * 2 <= exact_chunk(e)) l *= 2; return l; }
+    }
+  };
+  double lim = std::min(pow2(op.a), pow2(op.b));
+  p = Problem{M, N, K, std::vector<double>(M * K, 0.0), std::vector<double>(N * K, 0.0),
+              std::vector<double>(M * N, 0.0)};
+  int rows = which == 0 ? M : N;
+  auto chunks = [&](int x) {
+    std::vector<double> c;
+    for (double bit = 1; bit <= x; bit *= 2)
+      if (int(x) & int(bit))
+        for (double left = bit; left > 0; left -= std::min(lim, left)) c.push_back(std::min(lim, left));
+    return c;
+  };
+  size_t slots = 0;
+  for (int r = 0; r < rows; ++r) slots = std::max(slots, chunks(r).size());
+  if (int(slots) > K) return false;
+  for (int r = 0; r < rows; ++r) {
+    auto c = chunks(r);
+    for (size_t k = 0; k < slots; ++k) {
+      double v = k < c.size() ? c[k] : 0;
+      if (which == 0) p.A[r + M * k] = v; else p.B[r + N * k] = v;
+    }
+  }
+  int other = which == 0 ? N : M;
+  for (int r = 0; r < other; ++r)
+    for (size_t k = 0; k < slots; ++k) {
+      if (which == 0) p.B[r + N * k] = 1; else p.A[r + M * k] = 1;
+    }
   return true;
 }
 
@@ -299,10 +367,13 @@ inline Reference reference(const OpInfo& op, const Problem& p) {
 
 struct AtomTable {
   std::string name;    // CuTe's MMA operation, e.g. SM80_16x8x16_F32F16F16F32_TN
-  std::string kind;    // an OpInfo tag
-  int M = 0, N = 0, K = 0, nA = 0, nB = 0, nC = 0;
+  std::string kind;    // the generated instruction's name
+  int M = 0, N = 0, K = 0, T = 32, nA = 0, nB = 0, nC = 0;
+  int groups = 1, gstride = 0;  // copies of the atom in one warp, lane offset between them
+  OpInfo op;
+  std::vector<int> lanes;       // ThrID: logical thread -> lane
   std::string layoutA, layoutB, layoutC, source, note;
-  std::vector<int> A, B, C;   // [lane * nX + value] -> column-major tile index
+  std::vector<int> A, B, C;   // [thread * nX + value] -> column-major tile index
 };
 
 inline std::vector<AtomTable> read_tables(const std::string& path) {
@@ -314,7 +385,7 @@ inline std::vector<AtomTable> read_tables(const std::string& path) {
   auto fail = [&](const std::string& why) {
     throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + why);
   };
-  if (!std::getline(in, line) || line.rfind("cutecheck-mma-tables 1", 0) != 0) fail("not a cutecheck-mma-tables 1 file");
+  if (!std::getline(in, line) || line.rfind("cutecheck-mma-tables 2", 0) != 0) fail("not a cutecheck-mma-tables 2 file");
   ++lineno;
   AtomTable* cur = nullptr;
   auto rest_of = [](const std::string& l, size_t words) {
@@ -335,13 +406,32 @@ inline std::vector<AtomTable> read_tables(const std::string& path) {
     if (key == "atom") {
       out.emplace_back();
       cur = &out.back();
-      if (!(ls >> cur->name >> cur->kind >> cur->M >> cur->N >> cur->K >> cur->nA >> cur->nB >> cur->nC)) fail("bad atom line");
-      if (cur->M <= 0 || cur->N <= 0 || cur->K <= 0 || cur->M * cur->K != 32 * cur->nA ||
-          cur->N * cur->K != 32 * cur->nB || cur->M * cur->N != 32 * cur->nC)
-        fail("atom sizes do not give whole fragments over 32 lanes");
+      if (!(ls >> cur->name >> cur->kind >> cur->M >> cur->N >> cur->K >> cur->T >> cur->nA >> cur->nB >> cur->nC)) fail("bad atom line");
+      if (cur->M <= 0 || cur->N <= 0 || cur->K <= 0 || cur->T <= 0 || cur->T > 32 || cur->M * cur->K != cur->T * cur->nA ||
+          cur->N * cur->K != cur->T * cur->nB || cur->M * cur->N != cur->T * cur->nC)
+        fail("atom sizes do not give whole fragments over its threads");
       continue;
     }
     if (!cur) fail("data before the first atom line");
+    if (key == "instr") {
+      std::string ea, eb, ec, comb;
+      if (!(ls >> cur->op.ptx >> ea >> eb >> ec >> comb >> cur->groups >> cur->gstride)) fail("bad instr line");
+      try {
+        cur->op.a = elem_from(ea); cur->op.b = elem_from(eb); cur->op.c = elem_from(ec); cur->op.combine = combine_from(comb);
+      } catch (std::exception& e) { fail(e.what()); }
+      cur->op.tag = cur->kind; cur->op.M = cur->M; cur->op.N = cur->N; cur->op.K = cur->K;
+      if (cur->groups < 1 || cur->groups * cur->T > 32) fail("groups x threads exceed a warp");
+      continue;
+    }
+    if (key == "lanes") {
+      int x;
+      while (ls >> x) {
+        if (x < 0 || x >= 32) fail("lane out of the warp");
+        cur->lanes.push_back(x);
+      }
+      if (int(cur->lanes.size()) != cur->T) fail("lanes: expected one per thread");
+      continue;
+    }
     if (key == "source") cur->source = rest_of(line, 1);
     else if (key == "note") cur->note = rest_of(line, 1);
     else if (key == "layout") {
@@ -360,10 +450,11 @@ inline std::vector<AtomTable> read_tables(const std::string& path) {
         if (x < 0 || x >= rows * cols) fail(key + " table entry out of the tile");
         v.push_back(x);
       }
-      if (int(v.size()) != 32 * n) fail(key + " table: expected " + std::to_string(32 * n) + " entries");
+      if (int(v.size()) != cur->T * n) fail(key + " table: expected " + std::to_string(cur->T * n) + " entries");
     } else if (key == "end") {
-      if (int(cur->A.size()) != 32 * cur->nA || int(cur->B.size()) != 32 * cur->nB || int(cur->C.size()) != 32 * cur->nC)
-        fail("atom " + cur->name + " is missing a table");
+      if (int(cur->A.size()) != cur->T * cur->nA || int(cur->B.size()) != cur->T * cur->nB || int(cur->C.size()) != cur->T * cur->nC ||
+          int(cur->lanes.size()) != cur->T || cur->op.ptx.empty())
+        fail("atom " + cur->name + " is missing a table, its lanes or its instr line");
       cur = nullptr;
     } else {
       fail("unknown key " + key);

@@ -1,5 +1,5 @@
 // cute_path.hpp: check 2's device code, CuTe's own route to the product: make_tiled_mma over a
-// WM x WN grid of warps, partition_A/B/C of global tensors, register fragments, cute::gemm, and
+// WM x WN grid of atoms, partition_A/B/C of global tensors, register fragments, cute::gemm, and
 // the copy back. Written as a CUTE_HOST_DEVICE function so that plain g++ can type-check every
 // instantiation without nvcc (tests/gpu_tables.rs does).
 //
@@ -8,7 +8,12 @@
 
 #include <cute/tensor.hpp>
 #include <cute/atom/mma_atom.hpp>
+#include <cute/atom/mma_traits_sm61.hpp>
+#include <cute/atom/mma_traits_sm70.hpp>
+#include <cute/atom/mma_traits_sm75.hpp>
 #include <cute/atom/mma_traits_sm80.hpp>
+#include <cute/atom/mma_traits_sm89.hpp>
+#include <cute/atom/mma_traits_sm90.hpp>
 
 template <class Op, class TA, class TB, class TC, int WM, int WN>
 CUTE_HOST_DEVICE void cute_path_body(int tid, void* pA, void* pB, void* pC, void* pD) {
@@ -37,23 +42,3 @@ CUTE_HOST_DEVICE void cute_path_body(int tid, void* pA, void* pB, void* pC, void
   copy(tCrC, tCgD);
 }
 
-// The atoms check 2 runs: (CuTe operation, gmem types). The 16x8x128 b1 atoms are absent on
-// purpose: their ALayout in CuTe 4.2 has a stride that is not congruent with its shape, and any
-// use of it fails to compile (crd2idx: "Mismatched Ranks"); see fixtures/gpu/README.md.
-#define CUTE_PATH_ATOMS(X)                                                                          \
-  X(SM80_16x8x16_F32F16F16F32_TN, cute::half_t, cute::half_t, float)                                \
-  X(SM80_16x8x16_F32BF16BF16F32_TN, cute::bfloat16_t, cute::bfloat16_t, float)                      \
-  X(SM80_16x8x8_F32TF32TF32F32_TN, cute::tfloat32_t, cute::tfloat32_t, float)                       \
-  X(SM80_16x8x32_S32S8S8S32_TN, int8_t, int8_t, int32_t)                                            \
-  X(SM80_16x8x8_F16F16F16F16_TN, cute::half_t, cute::half_t, cute::half_t)                          \
-  X(SM80_16x8x32_S32S4S4S32_TN, cute::int4b_t, cute::int4b_t, int32_t)                              \
-  X(SM80_16x8x64_S32S4S4S32_TN, cute::int4b_t, cute::int4b_t, int32_t)                              \
-  X(SM80_8x8x4_F64F64F64F64_TN, double, double, double)                                             \
-  X(SM80_8x8x128_S32U1U1S32_TN_ANDPOPC, cute::uint1b_t, cute::uint1b_t, int32_t)                    \
-  X(SM80_16x8x256_S32U1U1S32_TN_ANDPOPC, cute::uint1b_t, cute::uint1b_t, int32_t)
-
-// XOR forms: CuTe 4.2 compiles their mma.sync only for __CUDA_ARCH__ <= 890 (elsewhere the
-// atom hits CUTE_INVALID_CONTROL_PATH), so check 2 runs them only on such devices.
-#define CUTE_PATH_XOR_ATOMS(X)                                                                      \
-  X(SM80_8x8x128_S32U1U1S32_TN_XORPOPC, cute::uint1b_t, cute::uint1b_t, int32_t)                    \
-  X(SM80_16x8x256_S32U1U1S32_TN_XORPOPC, cute::uint1b_t, cute::uint1b_t, int32_t)

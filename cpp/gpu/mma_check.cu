@@ -22,91 +22,6 @@
 using namespace mmacheck;
 
 // ---------------------------------------------------------------------------------------------
-// The instructions. Each Op has fma(d, a, b, c) on 32-bit register arrays.
-
-#define MMA_OP(NAME, TAG, AR, BR, CR)                                                            \
-  struct NAME {                                                                              \
-    static constexpr const char* tag = TAG;                                                  \
-    static constexpr int AREGS = AR, BREGS = BR, CREGS = CR;                                 \
-    __device__ static void fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c);  \
-  };
-
-MMA_OP(Op16816F16, "m16n8k16_f32_f16", 4, 2, 4)
-MMA_OP(Op16816BF16, "m16n8k16_f32_bf16", 4, 2, 4)
-MMA_OP(Op1688TF32, "m16n8k8_f32_tf32", 4, 2, 4)
-MMA_OP(Op16832S8, "m16n8k32_s32_s8", 4, 2, 4)
-MMA_OP(Op1688F16F16, "m16n8k8_f16_f16", 2, 1, 2)
-MMA_OP(Op16832S4, "m16n8k32_s32_s4", 2, 1, 4)
-MMA_OP(Op16864S4, "m16n8k64_s32_s4", 4, 2, 4)
-MMA_OP(Op884F64, "m8n8k4_f64", 2, 2, 4)
-MMA_OP(Op88128And, "m8n8k128_b1_and", 1, 1, 2)
-MMA_OP(Op168128And, "m16n8k128_b1_and", 2, 1, 4)
-MMA_OP(Op168256And, "m16n8k256_b1_and", 4, 2, 4)
-#ifdef WITH_XOR
-MMA_OP(Op88128Xor, "m8n8k128_b1_xor", 1, 1, 2)
-MMA_OP(Op168128Xor, "m16n8k128_b1_xor", 2, 1, 4)
-MMA_OP(Op168256Xor, "m16n8k256_b1_xor", 4, 2, 4)
-#endif
-
-// 4 A regs, 2 B regs, 4 C/D regs (f32 or s32 accumulators)
-#define MMA_4_2_4(NAME, INSTR)                                                               \
-  __device__ void NAME::fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c) { \
-    asm volatile(INSTR " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"                 \
-                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                  \
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),              \
-                   "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));                                    \
-  }
-// 2 A regs, 1 B reg, 4 C/D regs
-#define MMA_2_1_4(NAME, INSTR)                                                                    \
-  __device__ void NAME::fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c) { \
-    asm volatile(INSTR " {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};\n"                            \
-                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                  \
-                 : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));   \
-  }
-// 1 A reg, 1 B reg, 2 C/D regs
-#define MMA_1_1_2(NAME, INSTR)                                                                    \
-  __device__ void NAME::fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c) { \
-    asm volatile(INSTR " {%0,%1}, {%2}, {%3}, {%4,%5};\n"                                            \
-                 : "=r"(d[0]), "=r"(d[1])                                                          \
-                 : "r"(a[0]), "r"(b[0]), "r"(c[0]), "r"(c[1]));                                    \
-  }
-
-MMA_4_2_4(Op16816F16, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
-MMA_4_2_4(Op16816BF16, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")
-MMA_4_2_4(Op1688TF32, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")
-MMA_4_2_4(Op16832S8, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")
-MMA_4_2_4(Op16864S4, "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32")
-MMA_4_2_4(Op168256And, "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc")
-MMA_2_1_4(Op16832S4, "mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32")
-MMA_2_1_4(Op168128And, "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc")
-MMA_1_1_2(Op88128And, "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc")
-#ifdef WITH_XOR
-MMA_4_2_4(Op168256Xor, "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc")
-MMA_2_1_4(Op168128Xor, "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc")
-MMA_1_1_2(Op88128Xor, "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc")
-#endif
-
-__device__ void Op1688F16F16::fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c) {
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};\n"
-               : "=r"(d[0]), "=r"(d[1])
-               : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(c[0]), "r"(c[1]));
-}
-
-// f64: one double of A and of B, two of C/D; each double travels as two 32-bit words (lo, hi).
-__device__ void Op884F64::fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c) {
-  double a0 = __hiloint2double(int(a[1]), int(a[0]));
-  double b0 = __hiloint2double(int(b[1]), int(b[0]));
-  double c0 = __hiloint2double(int(c[1]), int(c[0]));
-  double c1 = __hiloint2double(int(c[3]), int(c[2]));
-  double d0, d1;
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};\n"
-               : "=d"(d0), "=d"(d1)
-               : "d"(a0), "d"(b0), "d"(c0), "d"(c1));
-  d[0] = uint32_t(__double2loint(d0)); d[1] = uint32_t(__double2hiint(d0));
-  d[2] = uint32_t(__double2loint(d1)); d[3] = uint32_t(__double2hiint(d1));
-}
-
-// ---------------------------------------------------------------------------------------------
 // The kernel: one warp per trial (blockIdx.x). Value v of a fragment with element width W bits
 // sits at bits [v*W, v*W+W) of the fragment's registers (64-bit elements: two registers, lo first),
 // which is how CuTe's register fragments are laid out.
@@ -123,26 +38,35 @@ __device__ __forceinline__ uint64_t unpack(const uint32_t* r, int v, int w) {
   return (r[(v * w) / 32] >> ((v * w) % 32)) & mask;
 }
 
-struct Dims { int M, N, K, nA, nB, nC, wA, wB, wC; };
+// A warp holds `G` copies of the atom (SM70 quad-pairs: 4; SM61 one-thread atoms: 32; else 1);
+// copy g's logical thread t runs on lane lanes[t] + g * GS and works on problem blockIdx.x * G + g.
+struct Dims { int M, N, K, nA, nB, nC, wA, wB, wC, T, G, GS; int lanes[32]; };
 
 template <class Op>
 __global__ void mma_kernel(Dims s, const uint64_t* A, const uint64_t* B, const uint64_t* C,
                            const int* tA, const int* tB, const int* tC, uint64_t* Dtile, uint64_t* Draw) {
-  int lane = threadIdx.x, t = blockIdx.x;
-  A += size_t(t) * s.M * s.K; B += size_t(t) * s.N * s.K; C += size_t(t) * s.M * s.N;
-  Dtile += size_t(t) * s.M * s.N; Draw += size_t(t) * 32 * s.nC;
+  int lane = threadIdx.x, t = -1, g = 0;
+  for (int gg = 0; gg < s.G && t < 0; ++gg)
+    for (int tt = 0; tt < s.T; ++tt)
+      if (s.lanes[tt] + gg * s.GS == lane) { t = tt; g = gg; break; }
   uint32_t a[Op::AREGS], b[Op::BREGS], c[Op::CREGS], d[Op::CREGS];
   for (int i = 0; i < Op::AREGS; ++i) a[i] = 0;
   for (int i = 0; i < Op::BREGS; ++i) b[i] = 0;
   for (int i = 0; i < Op::CREGS; ++i) { c[i] = 0; d[i] = 0; }
-  for (int v = 0; v < s.nA; ++v) pack(a, v, s.wA, A[tA[lane * s.nA + v]]);
-  for (int v = 0; v < s.nB; ++v) pack(b, v, s.wB, B[tB[lane * s.nB + v]]);
-  for (int v = 0; v < s.nC; ++v) pack(c, v, s.wC, C[tC[lane * s.nC + v]]);
+  size_t p = size_t(blockIdx.x) * s.G + g;
+  A += p * s.M * s.K; B += p * s.N * s.K; C += p * s.M * s.N;
+  Dtile += p * s.M * s.N; Draw += p * s.T * s.nC;
+  if (t >= 0) {
+    for (int v = 0; v < s.nA; ++v) pack(a, v, s.wA, A[tA[t * s.nA + v]]);
+    for (int v = 0; v < s.nB; ++v) pack(b, v, s.wB, B[tB[t * s.nB + v]]);
+    for (int v = 0; v < s.nC; ++v) pack(c, v, s.wC, C[tC[t * s.nC + v]]);
+  }
   Op::fma(d, a, b, c);
+  if (t < 0) return;
   for (int v = 0; v < s.nC; ++v) {
     uint64_t x = unpack(d, v, s.wC);
-    Dtile[tC[lane * s.nC + v]] = x;
-    Draw[lane * s.nC + v] = x;
+    Dtile[tC[t * s.nC + v]] = x;
+    Draw[t * s.nC + v] = x;
   }
 }
 
@@ -150,31 +74,13 @@ using Launcher = void (*)(int, Dims, const uint64_t*, const uint64_t*, const uin
                           const int*, const int*, uint64_t*, uint64_t*);
 
 template <class Op>
-void launch(int trials, Dims s, const uint64_t* A, const uint64_t* B, const uint64_t* C, const int* tA,
+void launch(int blocks, Dims s, const uint64_t* A, const uint64_t* B, const uint64_t* C, const int* tA,
             const int* tB, const int* tC, uint64_t* Dt, uint64_t* Dr) {
-  mma_kernel<Op><<<trials, 32>>>(s, A, B, C, tA, tB, tC, Dt, Dr);
+  mma_kernel<Op><<<blocks, 32>>>(s, A, B, C, tA, tB, tC, Dt, Dr);
 }
 
-static std::map<std::string, Launcher> launchers() {
-  std::map<std::string, Launcher> m;
-  m[Op16816F16::tag] = launch<Op16816F16>;
-  m[Op16816BF16::tag] = launch<Op16816BF16>;
-  m[Op1688TF32::tag] = launch<Op1688TF32>;
-  m[Op16832S8::tag] = launch<Op16832S8>;
-  m[Op1688F16F16::tag] = launch<Op1688F16F16>;
-  m[Op16832S4::tag] = launch<Op16832S4>;
-  m[Op16864S4::tag] = launch<Op16864S4>;
-  m[Op884F64::tag] = launch<Op884F64>;
-  m[Op88128And::tag] = launch<Op88128And>;
-  m[Op168128And::tag] = launch<Op168128And>;
-  m[Op168256And::tag] = launch<Op168256And>;
-#ifdef WITH_XOR
-  m[Op88128Xor::tag] = launch<Op88128Xor>;
-  m[Op168128Xor::tag] = launch<Op168128Xor>;
-  m[Op168256Xor::tag] = launch<Op168256Xor>;
-#endif
-  return m;
-}
+// The instructions, generated by `cargo xtask gpu` from the engine's atom list.
+#include "gen_mma_ops.cuh"
 
 // ---------------------------------------------------------------------------------------------
 // Host side.
@@ -199,21 +105,22 @@ struct RunOut {
 
 // Runs `problems.size()` trials of one atom in one launch, outputs poisoned first.
 static RunOut run_atom(Launcher L, const OpInfo& op, const AtomTable& t, const std::vector<Problem>& problems) {
-  int T = int(problems.size());
+  int P = int(problems.size()), blocks = P / t.groups;
   std::vector<uint64_t> A, B, C;
   for (auto& p : problems) {
     for (double x : p.A) A.push_back(encode(op.a, x));
     for (double x : p.B) B.push_back(encode(op.b, x));
     for (double x : p.C) C.push_back(encode(op.c, x));
   }
-  DevBuf<uint64_t> dA(A.size()), dB(B.size()), dC(C.size()), dT(size_t(T) * t.M * t.N), dR(size_t(T) * 32 * t.nC);
+  DevBuf<uint64_t> dA(A.size()), dB(B.size()), dC(C.size()), dT(size_t(P) * t.M * t.N), dR(size_t(P) * t.T * t.nC);
   DevBuf<int> tA(t.A.size()), tB(t.B.size()), tC(t.C.size());
   dA.put(A); dB.put(B); dC.put(C);
   tA.put(t.A); tB.put(t.B); tC.put(t.C);
   dT.put(std::vector<uint64_t>(dT.n, POISON));
   dR.put(std::vector<uint64_t>(dR.n, POISON));
-  Dims s{t.M, t.N, t.K, t.nA, t.nB, t.nC, elem_bits(op.a), elem_bits(op.b), elem_bits(op.c)};
-  L(T, s, dA.p, dB.p, dC.p, tA.p, tB.p, tC.p, dT.p, dR.p);
+  Dims s{t.M, t.N, t.K, t.nA, t.nB, t.nC, elem_bits(op.a), elem_bits(op.b), elem_bits(op.c), t.T, t.groups, t.gstride, {}};
+  for (int i = 0; i < t.T; ++i) s.lanes[i] = t.lanes[i];
+  L(blocks, s, dA.p, dB.p, dC.p, tA.p, tB.p, tC.p, dT.p, dR.p);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   return RunOut{dT.get(), dR.get()};
@@ -290,12 +197,7 @@ int main(int argc, char** argv) {
   Rng rng(seed);
   std::vector<std::string> owner_json;
   for (const AtomTable& t : tables) {
-    const OpInfo* op = find_op(t.kind);
-    if (!op) { add_row(t, "tables", "FAIL", NAN, NAN, "unknown kind " + t.kind); continue; }
-    if (op->M != t.M || op->N != t.N || op->K != t.K) {
-      add_row(t, "tables", "FAIL", NAN, NAN, "tile size differs from the instruction's");
-      continue;
-    }
+    const OpInfo* op = &t.op;
     auto it = L.find(t.kind);
     if (it == L.end()) {
       add_row(t, "table", "SKIP", NAN, NAN, "instruction not built into this binary (see build log)");
@@ -304,11 +206,11 @@ int main(int argc, char** argv) {
     }
     // Check 1: random trials.
     std::vector<Problem> probs;
-    for (int i = 0; i < trials; ++i) probs.push_back(random_problem(*op, t.M, t.N, t.K, rng));
+    for (int i = 0; i < trials * t.groups; ++i) probs.push_back(random_problem(*op, t.M, t.N, t.K, rng));
     RunOut out = run_atom(it->second, *op, t, probs);
     Compare worst;
     int failing_trials = 0, first_fail_trial = -1;
-    for (int i = 0; i < trials; ++i) {
+    for (int i = 0; i < trials * t.groups; ++i) {
       Reference ref = reference(*op, probs[i]);
       std::vector<uint64_t> got(out.tile.begin() + size_t(i) * t.M * t.N, out.tile.begin() + size_t(i + 1) * t.M * t.N);
       Compare c = compare(op->c, got, ref);
@@ -327,9 +229,9 @@ int main(int argc, char** argv) {
       if (failing_trials) {
         int m = worst.first_bad % t.M, n = worst.first_bad / t.M;
         std::snprintf(buf, sizeof buf, "%d/%d trials wrong, %d elements off, %d unwritten; first: trial %d D(%d,%d) = %.9g, want %.9g",
-                      failing_trials, trials, worst.bad, worst.unwritten, first_fail_trial, m, n, worst.first_got, worst.first_want);
+                      failing_trials, trials * t.groups, worst.bad, worst.unwritten, first_fail_trial, m, n, worst.first_got, worst.first_want);
       } else {
-        std::snprintf(buf, sizeof buf, "%d trials, all %d elements within bound", trials, trials * t.M * t.N);
+        std::snprintf(buf, sizeof buf, "%d trials, all %d elements within bound", trials * t.groups, trials * t.groups * t.M * t.N);
       }
       detail = buf;
       add_row(t, "table", failing_trials ? "FAIL" : "PASS", worst.max_err, worst.max_ratio, detail);
@@ -340,10 +242,10 @@ int main(int argc, char** argv) {
       add_row(t, "ownership", "SKIP", NAN, NAN, "no exact m + M*n encoding for this instruction");
       continue;
     }
-    RunOut o = run_atom(it->second, *op, t, {own});
+    RunOut o = run_atom(it->second, *op, t, std::vector<Problem>(t.groups, own));
     std::vector<int> seen(t.M * t.N, -1), predicted(t.M * t.N, -1);
     int mism = 0, clash = 0, undecodable = 0;
-    for (int lane = 0; lane < 32; ++lane)
+    for (int lane = 0; lane < t.T; ++lane)
       for (int v = 0; v < t.nC; ++v) {
         predicted[t.C[lane * t.nC + v]] = lane * 100 + v;
         uint64_t bits = o.raw[lane * t.nC + v];

@@ -3,11 +3,13 @@
 #
 #   run.sh SRC_DIR WORK_DIR CUTE_INCLUDE MODE [SEED]
 #
-# SRC_DIR holds this folder's sources; WORK_DIR holds the tables files that `cargo xtask gpu`
-# wrote (tables.txt, tables_xor.txt, tables_corrupt.txt) and receives the binaries, logs and
-# results_*.json. MODE: normal (checks 1-3), corrupt (check 1 on the corrupted tables), all (both).
-# The architecture is the device's own (nvidia-smi's compute_cap). Exit: 0 all pass, 1 some
-# check failed (or, in corrupt mode, some corruption went unnoticed), 2 build/run error, 3 no GPU.
+# SRC_DIR holds this folder's sources and the code `cargo xtask gpu` generated (gen_*.cuh/hpp,
+# cute_part*.cu, gmma_part*.cu); WORK_DIR holds the tables files it wrote (tables.txt,
+# tables_corrupt.txt, gmma_tables.txt, copy_tables.txt) and receives the binaries, logs and
+# results_*.json. MODE: normal (all checks), corrupt (check 1 on the corrupted tables), all (both).
+# The architecture is the device's own (nvidia-smi's compute_cap; sm_90 builds as sm_90a, which
+# wgmma needs). Exit: 0 all pass, 1 some check failed (or, in corrupt mode, some corruption went
+# unnoticed), 2 build/run error, 3 no GPU.
 set -u
 SRC=$1 WORK=$2 INC=$3 MODE=$4 SEED=${5:-}
 cd "$WORK" || exit 2
@@ -15,60 +17,66 @@ command -v nvcc >/dev/null || { echo "run.sh: no nvcc on PATH"; exit 3; }
 command -v nvidia-smi >/dev/null || { echo "run.sh: no nvidia-smi on PATH"; exit 3; }
 CAP=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
 [ -n "$CAP" ] || { echo "run.sh: nvidia-smi lists no GPU"; exit 3; }
-ARCH=sm_$CAP
+if [ "$CAP" = 90 ]; then GENCODE=-gencode=arch=compute_90a,code=sm_90a; else GENCODE=-arch=sm_$CAP; fi
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | head -1)"
   echo "nvcc: $(nvcc --version | tail -2 | tr '\n' ' ')"
-  echo "arch: $ARCH"
+  echo "arch: $GENCODE"
   echo "host: $(uname -srm)"
 } | tee device.txt
 
 SEEDARG=()
 [ -n "$SEED" ] && SEEDARG=(--seed "$SEED")
-NVCC=(nvcc -std=c++17 -O2 -arch="$ARCH" -I"$SRC" -I"$INC" --expt-relaxed-constexpr)
+export NVCC_FLAGS="-std=c++17 -O2 $GENCODE -I$SRC -I$INC --expt-relaxed-constexpr"
+JOBS=$(nproc 2>/dev/null || echo 4)
+mkdir -p obj
 rc=0
 
-build() {  # build NAME SOURCE EXTRA...
-  local name=$1 src=$2; shift 2
-  echo "== build $name ($ARCH)"
-  if "${NVCC[@]}" "$@" "$SRC/$src" -o "$name" >"build_$name.log" 2>&1; then
-    echo "   ok"; return 0
-  else
-    echo "   FAILED (build_$name.log):"; head -30 "build_$name.log"; return 1
-  fi
-}
-
-# The three builds run side by side; the xor build is separate so that a toolchain that
-# rejects xor.popc for this architecture only loses those atoms.
-if [ "$MODE" = normal ] || [ "$MODE" = all ]; then
-  build mma_check_xor mma_check.cu -DWITH_XOR > build_xor.out 2>&1 & PX=$!
-  build cute_gemm cute_gemm.cu > build_cute.out 2>&1 & PC=$!
+# Every translation unit in parallel; each log under obj/.
+UNITS="mma_check copy_check"
+if [ "$MODE" != corrupt ]; then
+  UNITS="$UNITS cute_gemm $(cd "$SRC" && ls cute_part*.cu | sed 's/\.cu$//')"
+  [ "$CAP" = 90 ] && UNITS="$UNITS gmma_check $(cd "$SRC" && ls gmma_part*.cu | sed 's/\.cu$//') cute_gmma $(cd "$SRC" && ls cute_gmma_part*.cu | sed 's/\.cu$//')"
 fi
-build mma_check mma_check.cu || exit 2
+echo "== build ($JOBS jobs): $(echo $UNITS | wc -w) units"
+t0=$(date +%s)
+echo $UNITS | tr ' ' '\n' | xargs -P "$JOBS" -I{} sh -c 'nvcc $NVCC_FLAGS -c "'"$SRC"'/{}.cu" -o obj/{}.o > obj/{}.log 2>&1 || echo "   FAILED {} (obj/{}.log)"' | tee build.log
+link() {  # link NAME OBJECTS...
+  local name=$1; shift
+  nvcc $NVCC_FLAGS "$@" -o "$name" > "build_$name.log" 2>&1 || { echo "   link FAILED $name"; head -30 obj/*.log "build_$name.log"; return 1; }
+}
+link mma_check obj/mma_check.o || exit 2
+link copy_check obj/copy_check.o || rc=2
+if [ "$MODE" != corrupt ]; then
+  link cute_gemm obj/cute_gemm.o obj/cute_part*.o || rc=2
+  if [ "$CAP" = 90 ]; then
+    link gmma_check obj/gmma_check.o obj/gmma_part*.o || rc=2
+    link cute_gmma obj/cute_gmma.o obj/cute_gmma_part*.o || rc=2
+  fi
+fi
+echo "   built in $(( $(date +%s) - t0 )) s"
+
+runprog() {  # runprog LOGNAME PROG ARGS...: keep the highest exit code (1 fail, 2 error)
+  local log=$1; shift
+  if [ ! -x "./$1" ]; then echo "$1 not built"; rc=2; return; fi
+  "./$@" 2>&1 | tee "$log"
+  local r=${PIPESTATUS[0]}
+  [ $r -gt $rc ] && rc=$r
+}
 if [ "$MODE" = normal ] || [ "$MODE" = all ]; then
-  HAVE_XOR=0; wait $PX && HAVE_XOR=1; cat build_xor.out
-  HAVE_CUTE=0; wait $PC && HAVE_CUTE=1; cat build_cute.out
-  echo "== check 1 + 3: engine tables on silicon, ownership"
-  ./mma_check tables.txt results_tables.json "${SEEDARG[@]}" 2>&1 | tee run_tables.log
-  r=${PIPESTATUS[0]}; [ $r -gt $rc ] && rc=$r
-  if [ -s tables_xor.txt ]; then
-    echo "== check 1 + 3, b1 xor.popc atoms (own process: an illegal instruction must not stop the rest)"
-    if [ $HAVE_XOR = 1 ]; then
-      ./mma_check_xor tables_xor.txt results_xor.json "${SEEDARG[@]}" 2>&1 | tee run_xor.log
-      r=${PIPESTATUS[0]}; [ $r = 2 ] && echo "xor.popc run failed with a CUDA error (rc 2): see run_xor.log"
-      [ $r = 1 ] && rc=$(( rc > 1 ? rc : 1 ))
-    else
-      echo "xor.popc atoms not built: see build_mma_check_xor.log"
-    fi
-  fi
+  echo "== check 1 + 3: engine tables on silicon, ownership (mma.sync)"
+  runprog run_tables.log mma_check tables.txt results_tables.json "${SEEDARG[@]}"
   echo "== check 2: CuTe make_tiled_mma + gemm"
-  if [ $HAVE_CUTE = 1 ]; then
-    ./cute_gemm results_cute.json "${SEEDARG[@]}" 2>&1 | tee run_cute.log
-    r=${PIPESTATUS[0]}; [ $r -gt $rc ] && rc=$r
-  else
-    rc=2
+  runprog run_cute.log cute_gemm tables.txt results_cute.json "${SEEDARG[@]}"
+  if [ "$CAP" = 90 ]; then
+    echo "== GMMA: wgmma through the engine's C / A tables and smem layout atoms"
+    runprog run_gmma.log gmma_check gmma_tables.txt results_gmma.json "${SEEDARG[@]}"
+    echo "== GMMA through CuTe: make_tiled_mma + gemm with warpgroup fences, smem in CuTe's GMMA layout atoms"
+    runprog run_cute_gmma.log cute_gmma gmma_tables.txt results_cute_gmma.json "${SEEDARG[@]}"
   fi
+  echo "== copy atoms: ldmatrix, stmatrix, movmatrix, cp.async"
+  runprog run_copy.log copy_check copy_tables.txt results_copy.json
 fi
 if [ "$MODE" = corrupt ] || [ "$MODE" = all ]; then
   echo "== check 1 on deliberately corrupted A tables (every atom must FAIL)"

@@ -14,8 +14,9 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 
-/// The most coordinates the engine will enumerate when an operation walks a whole layout.
-pub const MAX_WALK: i64 = 1 << 24;
+/// The most coordinates the engine will enumerate when an operation walks a whole layout
+/// ([`crate::limits::WALK`]).
+pub const MAX_WALK: i64 = crate::limits::WALK;
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Layout {
@@ -210,7 +211,9 @@ pub fn print_layout(layout: &Layout) -> Result<String> {
     if layout.rank() != 2 {
         return Err(Error::Rejected { condition: "print_layout needs rank(layout) == 2", detail: layout.to_string() });
     }
-    let (m, n) = (layout.mode(0)?.size()?.value, layout.mode(1)?.size()?.value);
+    // CuTe's loops `for (int m = 0; m < size<0>(layout); ++m)` run no times for a negative
+    // extent: no rows, no columns.
+    let (m, n) = (layout.mode(0)?.size()?.value.max(0), layout.mode(1)?.size()?.value.max(0));
     if m * n > MAX_WALK {
         return Err(Error::TooLarge(format!("{layout} is too large to draw")));
     }
@@ -247,6 +250,26 @@ mod tests {
         let s = IntTuple::tuple([IntTuple::dy(4), IntTuple::tuple([IntTuple::dy(2), IntTuple::dy(4)])]);
         let d = IntTuple::tuple([IntTuple::dy(2), IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(8)])]);
         Layout::new(s, d).unwrap()
+    }
+
+    #[test]
+    fn print_layout_of_a_negative_extent_draws_no_cells() {
+        // Used to panic ("capacity overflow") on `"-".repeat(-1 as usize)`.
+        let l = Layout::new(
+            IntTuple::tuple([IntTuple::dy(4), IntTuple::dy(-1)]),
+            IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(4)]),
+        )
+        .unwrap();
+        let p = print_layout(&l).unwrap();
+        assert!(p.starts_with("(4,-1):(1,4)\n"), "{p}");
+        // Four rows with no cells, as CuTe's loops draw them.
+        assert_eq!(p.lines().filter(|r| r.trim() == "+").count(), 5, "{p}");
+        let l = Layout::new(
+            IntTuple::tuple([IntTuple::dy(-3), IntTuple::dy(-1)]),
+            IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(4)]),
+        )
+        .unwrap();
+        assert_eq!(print_layout(&l).unwrap().lines().count(), 3);
     }
 
     #[test]

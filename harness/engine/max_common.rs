@@ -18,7 +18,7 @@ use super::coalesce::coalesce;
 use super::composition::composition_unchecked;
 use super::error::{Error, Result};
 use super::int::Int;
-use super::layout::Layout;
+use super::layout::{Layout, MAX_WALK};
 use super::right_inverse::right_inverse;
 use super::runtime::deferred;
 
@@ -76,6 +76,9 @@ pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Result<(), String> {
     if !n.is_static || n.value < 1 {
         return Err(format!("2: {n} is not a static positive integer"));
     }
+    if n.value > MAX_WALK {
+        return Err(format!("2: too large: checking N = {n} would walk more than {MAX_WALK} coordinates"));
+    }
     let inv = right_inverse(b).map_err(|e| e.to_string())?;
     for i in 0..n.value {
         let x = inv.call_int(Int::dy(i)).map_err(|e| e.to_string())?.value;
@@ -83,3 +86,23 @@ pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::test_util::l;
+    use super::*;
+
+    #[test]
+    fn the_vector_check_walks_at_most_max_walk() {
+        // Used to walk 2^31 coordinates (30 s); now refused at once as too large to verify.
+        let big = l("_2147483647:_1");
+        let start = std::time::Instant::now();
+        let e = max_common_vector(&big, &big).unwrap_err().to_string();
+        assert!(e.contains("too large"), "{e}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
+        // Unchecked, CuTe's answer is still given.
+        let n = crate::engine::without_definition_checks(|| max_common_vector(&big, &big)).unwrap();
+        assert_eq!(n.to_string(), "_2147483647");
+    }
+}
+

@@ -131,6 +131,9 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Resu
     if n != want_size {
         return Err(format!("size({r}) = {n} != {want_size}"));
     }
+    if n > super::layout::MAX_WALK {
+        return Err(format!("too large: {r} has {n} coordinates (limit {})", super::layout::MAX_WALK));
+    }
     for i in 0..n {
         // Split i over the kept modes (mode 0 fastest).
         let mut rest = i;

@@ -125,10 +125,11 @@ pub struct ParseError {
     pub msg: String,
 }
 
-/// Deepest nesting the parser accepts (keeps recursion bounded on hostile input).
-pub const MAX_NESTING: usize = 64;
-/// Longest input the parser accepts, in bytes.
-pub const MAX_LEN: usize = 1 << 16;
+/// Deepest nesting the parser accepts, evaluation chains `L(c)(d)...` included (keeps every
+/// recursion over an [`Expr`] bounded on hostile input; [`crate::limits::NESTING`]).
+pub const MAX_NESTING: usize = crate::limits::NESTING;
+/// Longest input the parser accepts, in bytes ([`crate::limits::INPUT_LEN`]).
+pub const MAX_LEN: usize = crate::limits::INPUT_LEN;
 
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
     if text.len() > MAX_LEN {
@@ -206,15 +207,19 @@ impl Parser {
             let stride = self.operand()?;
             e = Expr::Layout { shape: Box::new(e), stride: Box::new(stride), col };
         }
+        // Each application wraps the expression once more: it counts as one level of nesting.
+        let mut chain = 0;
         loop {
             self.skip_ws();
             if self.peek() != Some('(') {
                 break;
             }
+            self.nest()?;
+            chain += 1;
             let args = self.args()?;
             e = Expr::Apply { target: Box::new(e), args, col };
         }
-        self.depth -= 1;
+        self.depth -= 1 + chain;
         Ok(e)
     }
 
@@ -380,5 +385,20 @@ mod tests {
         assert_eq!(e.col, 1);
         assert!(parse("").is_err());
         assert!(parse(&"(".repeat(10_000)).is_err());
+    }
+
+    #[test]
+    fn evaluation_chains_count_as_nesting() {
+        // 48 KB of `(0)` under the 64 KiB input limit: refused by depth, not by a stack overflow.
+        let long = format!("_1{}", "(0)".repeat(16_000));
+        let e = parse(&long).unwrap_err();
+        assert!(e.msg.contains("nesting deeper than"), "{e}");
+        let ok = format!("(_4,_4):(_1,_4){}", "(0)".repeat(MAX_NESTING / 2));
+        assert!(parse(&ok).is_ok());
+        let too_deep = format!("(_4,_4):(_1,_4){}", "(0)".repeat(MAX_NESTING));
+        assert!(parse(&too_deep).is_err());
+        // Chains inside nested tuples add up with the tuples' depth.
+        let mixed = format!("{}_1{}{}", "(".repeat(40), "(0)".repeat(30), ")".repeat(40));
+        assert!(parse(&mixed).is_err());
     }
 }

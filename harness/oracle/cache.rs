@@ -1,7 +1,9 @@
 //! Results on disk: one JSON file per case under `<state>/results/`, keyed by the sha256 of
 //! (headers identity, compiler identity, driver sources, generated case code). Each file carries
 //! a checksum of its payload; a file that does not parse or whose checksum disagrees is treated
-//! as absent (and overwritten when the case is computed again).
+//! as absent (and overwritten when the case is computed again). An entry is opened without
+//! following a symbolic link and read only if it is a regular file of at most [`MAX_ENTRY`]
+//! bytes, so a planted link (to /dev/zero, to a FIFO) or a huge file costs nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -36,7 +38,7 @@ impl ResultCache {
 
     /// The cached outcome for `key`, if present and intact.
     pub fn get(&self, key: &str) -> Option<Outcome> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        let text = read_entry(&self.path(key))?;
         let e: Entry = serde_json::from_str(&text).ok()?;
         (e.key == key && e.checksum == checksum(key, &e.outcome)).then_some(e.outcome)
     }
@@ -56,6 +58,25 @@ impl ResultCache {
         tmp.persist(&p).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// Largest entry read: a case's output cap, escaped as JSON (at most 6 bytes a byte), plus room.
+pub const MAX_ENTRY: u64 = 6 * crate::limits::CASE_OUTPUT as u64 + (1 << 16);
+
+/// The text of the entry at `p`: opened with O_NOFOLLOW and O_NONBLOCK (a link or a FIFO is not
+/// followed or waited on), read only if it is a regular file no larger than [`MAX_ENTRY`], and
+/// never more than that many bytes.
+fn read_entry(p: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(p).ok()?;
+    let m = f.metadata().ok()?;
+    if !m.is_file() || m.len() > MAX_ENTRY {
+        return None;
+    }
+    let mut text = String::new();
+    f.take(MAX_ENTRY).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 #[cfg(test)]
@@ -79,5 +100,32 @@ mod tests {
         assert!(c.get(&key).is_none());
         c.put(&key, &Outcome::Error("x".into())).unwrap();
         assert!(c.get(&key).is_none(), "oracle errors are not cached");
+    }
+
+    #[test]
+    fn hostile_entries_are_not_read() {
+        let t = tempfile::tempdir().unwrap();
+        let c = ResultCache::new(t.path());
+        let key = sha256_hex(b"hostile");
+        let p = c.path(&key);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        // A link to an endless device: refused at open, at once.
+        std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+        let start = std::time::Instant::now();
+        assert!(c.get(&key).is_none());
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+        std::fs::remove_file(&p).unwrap();
+        // A FIFO nobody writes to: not waited on.
+        let cp = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(cp.as_ptr(), 0o600) }, 0);
+        assert!(c.get(&key).is_none());
+        std::fs::remove_file(&p).unwrap();
+        // An oversized file (sparse, so the test is cheap): not read.
+        let f = std::fs::File::create(&p).unwrap();
+        f.set_len(MAX_ENTRY + 1).unwrap();
+        assert!(c.get(&key).is_none());
+        // A good entry written over it is read again.
+        c.put(&key, &Outcome::Printed("_4:_1".into())).unwrap();
+        assert_eq!(c.get(&key), Some(Outcome::Printed("_4:_1".into())));
     }
 }

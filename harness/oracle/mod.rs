@@ -105,9 +105,19 @@ pub struct OracleArgs {
     #[arg(long)]
     pub no_cache: bool,
     /// Time limit of one compile, in seconds (a compiler still running then is killed).
-    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    #[arg(long, value_name = "SECS", default_value_t = crate::limits::COMPILE_SECS)]
     pub compile_timeout: u64,
-    /// Parallel compile jobs (default: one per core).
+    /// Address-space limit of one compile, in MiB (0: none).
+    #[arg(long, value_name = "MIB", default_value_t = crate::limits::COMPILE_MEMORY_MB)]
+    pub compile_memory: u64,
+    /// Memory all parallel compiles may use together, in MiB (default: half the machine's); the
+    /// compile jobs are capped at this over --compile-memory.
+    #[arg(long, value_name = "MIB")]
+    pub memory_budget: Option<u64>,
+    /// Most bytes CuTe may print for one case before the case is stopped (an oracle error).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::limits::CASE_OUTPUT)]
+    pub case_output: usize,
+    /// Parallel compile jobs (default: one per core, within the memory budget).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
 }
@@ -121,6 +131,9 @@ impl OracleArgs {
             cxx: self.cxx.clone(),
             cache: !self.no_cache,
             compile_timeout: std::time::Duration::from_secs(self.compile_timeout.max(1)),
+            compile_memory_mb: (self.compile_memory > 0).then_some(self.compile_memory),
+            memory_budget_mb: self.memory_budget,
+            case_output: self.case_output.max(1),
             jobs: self.jobs,
             ..OracleOptions::default()
         }

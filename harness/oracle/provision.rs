@@ -7,9 +7,16 @@
 //! download with another digest is refused), and it is unpacked with
 //! `python3 -m zipfile -e` into a temporary directory that is then renamed to
 //! `<state>/cache/<name>-<version>/` — so an entry is either complete or absent. The entry's
-//! marker file holds the sha256, the trust kind and the number of unpacked files; an entry whose
-//! marker is missing, unreadable or disagrees with the pin or the files is removed and
-//! provisioned again.
+//! marker file holds the wheel's sha256, the trust kind and the number of unpacked files; an entry
+//! whose marker is missing, unreadable or disagrees with the pin is removed and provisioned again.
+//!
+//! Integrity by content: at unpack a manifest ([`MANIFEST`]) records every file's path, size,
+//! modification time and sha256 (`<entry>.manifest` beside the entry). At each use the entry is checked against it cheaply (a stat per
+//! file); a file whose size or time differs is hashed again, and an entry with a changed, missing
+//! or extra file is provisioned again. The manifest's hash (over paths and contents) is part of
+//! the headers' identity, so the results cache and the precompiled header are keyed by the exact
+//! contents used. An entry unpacked before manifests existed is compared with a fresh unpack of
+//! its (pinned) wheel and adopted only if identical.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,6 +32,15 @@ pub const PINS_TOML: &str = include_str!("../../fixtures/cutlass-pins.toml");
 pub const DEFAULT_CUTLASS: &str = "4.2.0.0";
 /// Name of the marker file inside a complete cache entry.
 pub const MARKER: &str = ".cutecheck-provisioned";
+/// Suffix of the content manifest of a cache entry `<entry>`: `<entry>.manifest`, beside the
+/// entry (not inside it, so the entry's files are exactly the wheel's).
+pub const MANIFEST: &str = "manifest";
+
+/// Where the manifest of the cache entry `dir` is.
+pub fn manifest_path(dir: &Path) -> PathBuf {
+    let name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    dir.with_file_name(format!("{name}.{MANIFEST}"))
+}
 
 #[derive(Debug, Deserialize)]
 pub struct Pins {
@@ -82,17 +98,30 @@ impl Provisioner {
 
     /// The unpacked wheel NAME==VERSION, provisioning it if needed.
     pub fn wheel(&self, name: &str, version: &str) -> Result<PathBuf> {
+        self.wheel_verified(name, version).map(|(d, _)| d)
+    }
+
+    /// The unpacked wheel NAME==VERSION, verified against its manifest (provisioned again if it
+    /// changed), and the manifest's hash.
+    pub fn wheel_verified(&self, name: &str, version: &str) -> Result<(PathBuf, String)> {
         check_token(name)?;
         check_token(version)?;
         let dir = self.cache.join(format!("{name}-{version}"));
         let pinned = self.pins.sha256(name, version).map(str::to_string);
         if let Some(m) = read_marker(&dir) {
             let pin_ok = pinned.as_deref().is_none_or(|p| p == m.sha256);
-            if pin_ok && count_files(&dir) == Some(m.files) {
-                return Ok(dir);
-            }
+            let why = match (pin_ok, verify_manifest(&dir)) {
+                (false, _) => "its wheel's sha256 is not the pinned one".to_string(),
+                (true, Ok(Verified::Intact(h))) => return Ok((dir, h)),
+                (true, Ok(Verified::Changed(why))) => why,
+                (true, Ok(Verified::Missing)) => match self.adopt(&dir, name, version)? {
+                    Some(h) => return Ok((dir, h)),
+                    None => "its files differ from its wheel's".to_string(),
+                },
+                (true, Err(e)) => format!("{e:#}"),
+            };
             if self.verbose {
-                eprintln!("cutecheck: cache entry {} is incomplete or stale; provisioning it again", dir.display());
+                eprintln!("cutecheck: cache entry {}: {why}; provisioning it again", dir.display());
             }
         } else if dir.exists() && self.verbose {
             eprintln!("cutecheck: cache entry {} has no valid marker; provisioning it again", dir.display());
@@ -137,7 +166,34 @@ impl Provisioner {
             }
         };
         self.unpack(&wheel, &dir, &sha, trust)?;
-        Ok(dir)
+        match verify_manifest(&dir)? {
+            Verified::Intact(h) => Ok((dir, h)),
+            Verified::Changed(why) => bail!("cache entry {} changed while it was provisioned: {why}", dir.display()),
+            Verified::Missing => bail!("cache entry {} has no manifest after unpacking", dir.display()),
+        }
+    }
+
+    /// An entry unpacked before manifests existed: unpack its wheel afresh and, if every file is
+    /// the same, write the manifest into the entry (returning its hash); `None` if they differ.
+    fn adopt(&self, dir: &Path, name: &str, version: &str) -> Result<Option<String>> {
+        let wheel = self.fetch(name, version)?;
+        if let Some(p) = self.pins.sha256(name, version) {
+            let sha = sha256_hex(&std::fs::read(&wheel).with_context(|| format!("reading {}", wheel.display()))?);
+            if sha != p {
+                return Ok(None);
+            }
+        }
+        std::fs::create_dir_all(&self.cache)?;
+        let tmp = tempfile::Builder::new().prefix(".tmp-adopt-").tempdir_in(&self.cache)?;
+        unzip(&wheel, tmp.path())?;
+        let fresh = manifest_of(tmp.path())?;
+        let here = manifest_of(dir)?;
+        let same = fresh.len() == here.len() && fresh.iter().zip(&here).all(|(a, b)| a.path == b.path && a.sha256 == b.sha256);
+        if !same {
+            return Ok(None);
+        }
+        write_manifest_file(dir, &here)?;
+        Ok(Some(manifest_hash(&here)))
     }
 
     /// Find the wheel file in the wheelhouse or the download directory, else download it.
@@ -176,22 +232,16 @@ impl Provisioner {
     fn unpack(&self, wheel: &Path, dir: &Path, sha: &str, trust: &str) -> Result<()> {
         std::fs::create_dir_all(&self.cache)?;
         let tmp = tempfile::Builder::new().prefix(".tmp-unpack-").tempdir_in(&self.cache)?;
-        let out = Command::new("python3")
-            .args(["-m", "zipfile", "-e"])
-            .arg(wheel)
-            .arg(tmp.path())
-            .output()
-            .map_err(|e| anyhow!("could not run `python3 -m zipfile`: {e}"))?;
-        if !out.status.success() {
-            bail!("unpacking {} failed: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
-        }
+        unzip(wheel, tmp.path())?;
         let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list {}", tmp.path().display()))?;
+        let manifest = manifest_of(tmp.path())?;
         let marker = format!("sha256 = \"{sha}\"\ntrust = \"{trust}\"\nfiles = {files}\nwheel = \"{}\"\n",
             wheel.file_name().and_then(|s| s.to_str()).unwrap_or("?"));
         std::fs::write(tmp.path().join(MARKER), marker)?;
         let tmp_path = tmp.keep();
         match std::fs::rename(&tmp_path, dir) {
-            Ok(()) => Ok(()),
+            // Renaming keeps the files' times: the manifest made in the temporary place holds.
+            Ok(()) => write_manifest_file(dir, &manifest),
             Err(_) if read_marker(dir).is_some() => {
                 // Another process finished the same entry first; use theirs.
                 let _ = std::fs::remove_dir_all(&tmp_path);
@@ -206,12 +256,12 @@ impl Provisioner {
 
     /// CUTLASS's headers from the `nvidia-cutlass` wheel of this version.
     pub fn cutlass(&self, version: &str) -> Result<Headers> {
-        let dir = self.wheel("nvidia-cutlass", version)?;
+        let (dir, content) = self.wheel_verified("nvidia-cutlass", version)?;
         let include = find_include(&dir).ok_or_else(|| anyhow!("nvidia-cutlass {version} has no include/cute/tensor.hpp"))?;
         let m = read_marker(&dir).ok_or_else(|| anyhow!("cache entry {} lost its marker", dir.display()))?;
         Ok(Headers {
             include_dir: include,
-            identity: format!("nvidia-cutlass=={version} sha256:{}", m.sha256),
+            identity: format!("nvidia-cutlass=={version} sha256:{} content:{content}", m.sha256),
             describe: format!("CUTLASS {version} (PyPI wheel nvidia-cutlass)"),
         })
     }
@@ -221,10 +271,10 @@ impl Provisioner {
         let mut dirs = Vec::new();
         let mut id = String::new();
         for (name, version) in &self.pins.cuda {
-            let dir = self.wheel(name, version)?;
+            let (dir, content) = self.wheel_verified(name, version)?;
             let inc = cuda_include_of(&dir, name)?;
             let m = read_marker(&dir).ok_or_else(|| anyhow!("cache entry {} lost its marker", dir.display()))?;
-            id.push_str(&format!("{name}=={version} sha256:{};", m.sha256));
+            id.push_str(&format!("{name}=={version} sha256:{} content:{content};", m.sha256));
             dirs.push(inc);
         }
         Ok(CudaHeaders { include_dirs: dirs, identity: id })
@@ -259,8 +309,18 @@ impl Provisioner {
         let shas: Vec<Option<String>> =
             NVCC13_WHEELS.iter().map(|(n, v)| self.pins.sha256(n, v).map(str::to_string)).collect();
         if let Some(m) = read_marker(&dir) {
-            if count_files(&dir) == Some(m.files) && tree.join("bin").join("nvcc").is_file() {
-                return Ok(tree);
+            match verify_manifest(&dir) {
+                Ok(Verified::Intact(_)) if tree.join("bin").join("nvcc").is_file() => return Ok(tree),
+                // A tree unpacked before manifests: adopted as it is when its file count holds
+                // (the check it had before), from then on checked by content.
+                Ok(Verified::Missing) if count_files(&dir) == Some(m.files) && tree.join("bin").join("nvcc").is_file() => {
+                    write_manifest_file(&dir, &manifest_of(&dir)?)?;
+                    return Ok(tree);
+                }
+                Ok(Verified::Changed(why)) if self.verbose => {
+                    eprintln!("cutecheck: cache entry {}: {why}; provisioning it again", dir.display())
+                }
+                _ => {}
             }
         }
         if dir.exists() {
@@ -293,6 +353,7 @@ impl Provisioner {
             }
         }
         let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list the nvcc tree"))?;
+        let manifest = manifest_of(tmp.path())?;
         std::fs::write(
             tmp.path().join(MARKER),
             format!("sha256 = \"{}\"\ntrust = \"wheels\"\nfiles = {files}\n", sha256_hex(all.as_bytes())),
@@ -303,6 +364,8 @@ impl Provisioner {
             if read_marker(&dir).is_none() {
                 bail!("could not move the nvcc tree into {}", dir.display());
             }
+        } else {
+            write_manifest_file(&dir, &manifest)?;
         }
         Ok(tree)
     }
@@ -327,9 +390,12 @@ pub fn nvcc_tree_if_needed(prov: &Provisioner, cxx: Option<&str>) -> Result<Opti
 pub fn cutlass_dir(dir: &Path) -> Result<Headers> {
     let include = find_include(dir)
         .ok_or_else(|| anyhow!("--cutlass-dir {}: no cute/tensor.hpp under it (expected DIR/include/cute)", dir.display()))?;
+    // Hashed in full at each use (a user's tree has no manifest): cute/ and the cutlass/ headers
+    // CuTe includes.
     let id = hash_tree(&include.join("cute"))?;
+    let cutlass = if include.join("cutlass").is_dir() { hash_tree(&include.join("cutlass"))? } else { String::new() };
     Ok(Headers {
-        identity: format!("dir {} cute-sha256:{id}", include.display()),
+        identity: format!("dir {} cute-sha256:{id} cutlass-sha256:{cutlass}", include.display()),
         describe: format!("CUTLASS from {}", include.display()),
         include_dir: include,
     })
@@ -456,6 +522,126 @@ fn count_files(dir: &Path) -> Option<usize> {
     Some(files.iter().filter(|f| f.as_str() != MARKER).count())
 }
 
+fn unzip(wheel: &Path, into: &Path) -> Result<()> {
+    let out = Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(wheel)
+        .arg(into)
+        .output()
+        .map_err(|e| anyhow!("could not run `python3 -m zipfile`: {e}"))?;
+    if !out.status.success() {
+        bail!("unpacking {} failed: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(())
+}
+
+/// One file of a manifest.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, Deserialize)]
+pub struct ManifestEntry {
+    pub path: String,
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub sha256: String,
+}
+
+/// What checking an entry against its manifest found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verified {
+    /// Every file is as recorded: the manifest's hash.
+    Intact(String),
+    /// A file changed, vanished or appeared (what, in words).
+    Changed(String),
+    /// The entry has no readable manifest.
+    Missing,
+}
+
+fn stat_of(p: &Path) -> Result<(u64, i128)> {
+    let m = std::fs::metadata(p).with_context(|| format!("reading {}", p.display()))?;
+    let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i128);
+    Ok((m.len(), t))
+}
+
+/// Every file under `dir` (the marker and the manifest excepted) with its size, time and sha256,
+/// sorted by path.
+pub fn manifest_of(dir: &Path) -> Result<Vec<ManifestEntry>> {
+    let mut files = Vec::new();
+    list_files(dir, dir, &mut files)?;
+    files.retain(|f| f != MARKER);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let p = dir.join(&path);
+            let (size, mtime_ns) = stat_of(&p)?;
+            let sha256 = sha256_hex(&std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?);
+            Ok(ManifestEntry { path, size, mtime_ns, sha256 })
+        })
+        .collect()
+}
+
+/// The manifest's hash: over each file's path and content hash (not its time), in order.
+pub fn manifest_hash(m: &[ManifestEntry]) -> String {
+    let mut all = String::new();
+    for e in m {
+        all.push_str(&e.path);
+        all.push('\0');
+        all.push_str(&e.sha256);
+        all.push('\n');
+    }
+    sha256_hex(all.as_bytes())
+}
+
+fn write_manifest_file(dir: &Path, m: &[ManifestEntry]) -> Result<()> {
+    let path = manifest_path(dir);
+    let mut tmp = tempfile::NamedTempFile::new_in(path.parent().unwrap_or(Path::new(".")))?;
+    std::io::Write::write_all(&mut tmp, serde_json::to_string(m)?.as_bytes())?;
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    tmp.persist(&path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Check `dir` against its manifest: a stat per file, a hash only where size or time differ.
+/// Files that were only touched (same content) get their new times recorded.
+pub fn verify_manifest(dir: &Path) -> Result<Verified> {
+    let Ok(text) = std::fs::read_to_string(manifest_path(dir)) else { return Ok(Verified::Missing) };
+    let Ok(mut m) = serde_json::from_str::<Vec<ManifestEntry>>(&text) else { return Ok(Verified::Missing) };
+    let mut on_disk = Vec::new();
+    list_files(dir, dir, &mut on_disk)?;
+    on_disk.retain(|f| f != MARKER);
+    on_disk.sort();
+    let recorded: Vec<&str> = m.iter().map(|e| e.path.as_str()).collect();
+    if on_disk != recorded {
+        let extra = on_disk.iter().find(|f| !recorded.contains(&f.as_str()));
+        let missing = recorded.iter().find(|f| !on_disk.iter().any(|g| g == *f));
+        return Ok(Verified::Changed(match (extra, missing) {
+            (Some(f), _) => format!("{f} is not one of its files"),
+            (_, Some(f)) => format!("{f} is missing"),
+            _ => "its files are not the recorded ones".to_string(),
+        }));
+    }
+    let mut touched = false;
+    for e in m.iter_mut() {
+        let p = dir.join(&e.path);
+        let (size, mtime_ns) = stat_of(&p)?;
+        if size == e.size && mtime_ns == e.mtime_ns {
+            continue;
+        }
+        let sha = sha256_hex(&std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?);
+        if sha != e.sha256 {
+            return Ok(Verified::Changed(format!("{} changed (sha256 {sha}, recorded {})", e.path, e.sha256)));
+        }
+        e.size = size;
+        e.mtime_ns = mtime_ns;
+        touched = true;
+    }
+    if touched {
+        // Only a cheaper next check is at stake: a read-only cache still verifies.
+        let _ = write_manifest_file(dir, &m);
+    }
+    Ok(Verified::Intact(manifest_hash(&m)))
+}
+
 fn find_wheel(dir: &Path, name: &str, version: &str) -> Option<PathBuf> {
     let prefix = format!("{}-{version}-", name.replace('-', "_"));
     let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -544,6 +730,31 @@ mod tests {
         std::fs::remove_file(dir.join("pkg/b.txt")).unwrap();
         let dir = prov.wheel("fake-pkg", "1.0").unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("pkg/b.txt")).unwrap(), "beta");
+        // A header edited in place (same size): found by its content, provisioned again.
+        let (_, h0) = prov.wheel_verified("fake-pkg", "1.0").unwrap();
+        std::fs::write(dir.join("pkg/a.txt"), "alphA").unwrap();
+        assert!(matches!(verify_manifest(&dir).unwrap(), Verified::Changed(w) if w.contains("pkg/a.txt")));
+        let (dir, h1) = prov.wheel_verified("fake-pkg", "1.0").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("pkg/a.txt")).unwrap(), "alpha");
+        assert_eq!(h0, h1, "the same contents give the same identity");
+        // Only touched (same content, new time): still intact, same hash, no re-provisioning.
+        let f = std::fs::File::options().write(true).open(dir.join("pkg/b.txt")).unwrap();
+        f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
+        assert_eq!(verify_manifest(&dir).unwrap(), Verified::Intact(h0.clone()));
+        // An extra file: not one of the wheel's.
+        std::fs::write(dir.join("pkg/c.txt"), "extra").unwrap();
+        assert!(matches!(verify_manifest(&dir).unwrap(), Verified::Changed(w) if w.contains("c.txt")));
+        let dir = prov.wheel("fake-pkg", "1.0").unwrap();
+        assert!(!dir.join("pkg/c.txt").exists());
+        // An entry from before manifests: adopted when it matches its wheel ...
+        std::fs::remove_file(manifest_path(&dir)).unwrap();
+        assert_eq!(prov.wheel_verified("fake-pkg", "1.0").unwrap().1, h0);
+        assert!(manifest_path(&dir).is_file());
+        // ... and provisioned again when it does not.
+        std::fs::remove_file(manifest_path(&dir)).unwrap();
+        std::fs::write(dir.join("pkg/a.txt"), "tampered").unwrap();
+        let (dir, h2) = prov.wheel_verified("fake-pkg", "1.0").unwrap();
+        assert_eq!((std::fs::read_to_string(dir.join("pkg/a.txt")).unwrap().as_str(), h2), ("alpha", h0));
         // A garbled marker (as after a crash while writing it by hand): re-provisioned.
         std::fs::write(dir.join(MARKER), "garbage").unwrap();
         let dir = prov.wheel("fake-pkg", "1.0").unwrap();

@@ -19,10 +19,11 @@ use rayon::prelude::*;
 
 use super::cache::ResultCache;
 use super::codegen;
-use super::compiler::{run_limited, Compiler, CompilerKind};
+use super::compiler::{run_with, Compiler, CompilerKind, RunLimits};
 use super::provision::{self, CudaHeaders, Headers, Provisioner};
 use super::{sha256_hex, state_dir, Outcome};
 use crate::expr::parse;
+use crate::limits;
 
 const DRIVER_HPP: &str = include_str!("../../cpp/driver/driver.hpp");
 const DRIVER_CPP: &str = include_str!("../../cpp/driver/driver.cpp");
@@ -50,8 +51,17 @@ pub struct OracleOptions {
     /// Build and use a precompiled header for cute/tensor.hpp (g++ and clang++).
     pub pch: bool,
     pub compile_timeout: Duration,
+    /// Address-space limit of one compile, in MiB (`None`: no limit).
+    pub compile_memory_mb: Option<u64>,
+    /// Memory all parallel compiles may use together, in MiB (default: half the machine's);
+    /// the compile jobs are capped at `budget / compile_memory_mb`.
+    pub memory_budget_mb: Option<u64>,
     /// Time limit of one case at run time.
     pub case_timeout: Duration,
+    /// Address-space limit of one run of a compiled batch, in MiB.
+    pub run_memory_mb: Option<u64>,
+    /// Most bytes CuTe may print for one case; more stops the case with an oracle error.
+    pub case_output: usize,
     /// Use and fill the results cache.
     pub cache: bool,
     /// Progress lines on stderr.
@@ -71,8 +81,12 @@ impl Default for OracleOptions {
             jobs: None,
             batch: 32,
             pch: true,
-            compile_timeout: Duration::from_secs(300),
-            case_timeout: Duration::from_secs(20),
+            compile_timeout: Duration::from_secs(limits::COMPILE_SECS),
+            compile_memory_mb: Some(limits::COMPILE_MEMORY_MB),
+            memory_budget_mb: None,
+            case_timeout: Duration::from_secs(limits::CASE_SECS),
+            run_memory_mb: Some(limits::RUN_MEMORY_MB),
+            case_output: limits::CASE_OUTPUT,
             cache: true,
             verbose: false,
             work_dir: None,
@@ -221,8 +235,15 @@ impl Oracle {
         out.into_iter().map(|o| o.unwrap_or_else(|| Outcome::Error("case was lost".into()))).collect()
     }
 
-    fn jobs(&self) -> usize {
-        self.opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+    /// Parallel compile jobs: `--jobs` (default one per core), capped by the memory budget.
+    pub fn jobs(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let budget = self.opts.memory_budget_mb.unwrap_or_else(limits::default_memory_budget_mb);
+        limits::compile_jobs(self.opts.jobs, cores, budget, self.opts.compile_memory_mb.unwrap_or(0))
+    }
+
+    fn compile_limits(&self) -> RunLimits {
+        RunLimits::compile(self.opts.compile_timeout, self.opts.compile_memory_mb)
     }
 
     /// Compile and run the cases (key, body), batched, one compile job per core.
@@ -361,9 +382,41 @@ impl Oracle {
         if let Some(r) = &*g {
             return r.clone();
         }
-        let r = self.build().map_err(|e| format!("{e:#}"));
+        let r = self.build().map_err(|e| format!("{e:#}")).and_then(|()| self.sanity());
         *g = Some(r.clone());
         r
+    }
+
+    /// Build what the oracle needs and run its sanity cases; `Err` says why this oracle must
+    /// not be trusted (every case of the session then gets that error, never a verdict).
+    pub fn check(&self) -> Result<(), String> {
+        self.ensure_built()
+    }
+
+    /// The sanity cases: cases with an answer real CuTe printed (every recorded CUTLASS version
+    /// agrees, see the test), compiled and run before any other case in each session that
+    /// compiles. A toolchain or a CuTe that gets them wrong (an empty `cute/tensor.hpp` in a
+    /// `--cutlass-dir` turns every case into a rejection) stops the session with a clear error.
+    fn sanity(&self) -> Result<(), String> {
+        let mut cases = Vec::new();
+        for (k, (expr, _)) in sanity_cases().iter().enumerate() {
+            let ast = parse(expr).map_err(|e| format!("sanity case {expr}: {e}"))?;
+            let body = codegen::case_body(&ast).map_err(|e| format!("sanity case {expr}: {e}"))?;
+            cases.push((k, body));
+        }
+        let got: BTreeMap<usize, Outcome> = self.batch(cases).into_iter().collect();
+        for (k, (expr, want)) in sanity_cases().iter().enumerate() {
+            let g = got.get(&k).cloned().unwrap_or_else(|| Outcome::Error("no result".into()));
+            if g != Outcome::Printed(want.clone()) {
+                return Err(format!(
+                    "the oracle's sanity case `{expr}` gave `{}` where real CuTe prints `{want}`: {} does not \
+                     work as CuTe (a broken --cutlass-dir, headers or compiler?); stopping instead of judging",
+                    g.lines().join(" | "),
+                    self.describe()
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn build(&self) -> Result<()> {
@@ -376,7 +429,7 @@ impl Oracle {
             let tmp = b.join(format!("driver.o.{}", unique_suffix()));
             let mut c = self.base_command(b);
             c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
-            let r = run_limited(c, self.opts.compile_timeout)?;
+            let r = run_with(c, &self.compile_limits())?;
             if r.timed_out {
                 bail!("the compiler took longer than {:?} on the oracle driver and was stopped", self.opts.compile_timeout);
             }
@@ -396,7 +449,7 @@ impl Oracle {
                 let tmp = out.with_extension(unique_suffix());
                 let mut c = self.base_command(b);
                 c.args(self.include_flags()).arg("-x").arg("c++-header").arg(&hdr).arg("-o").arg(&tmp);
-                let r = run_limited(c, self.opts.compile_timeout)?;
+                let r = run_with(c, &self.compile_limits())?;
                 if r.timed_out {
                     let _ = std::fs::remove_file(&tmp);
                     bail!("the compiler took longer than {:?} on the precompiled header and was stopped", self.opts.compile_timeout);
@@ -435,33 +488,41 @@ impl Oracle {
         if self.compiler.kind == CompilerKind::Nvcc {
             // nvcc's `-x cu` would apply to the driver object too: compile, then link.
             c.args(["-x", "cu", "-c", TU, "-o", "cases.o"]);
-            let r = run_limited(c, self.opts.compile_timeout)?;
+            let r = run_with(c, &self.compile_limits())?;
             if !r.success {
                 return Ok(r);
             }
             let mut l = self.base_command(dir);
             l.arg("cases.o").arg(self.build_dir.join("driver.o")).arg("-o").arg("cases");
-            return run_limited(l, self.opts.compile_timeout);
+            return run_with(l, &self.compile_limits());
         }
         c.arg(TU).arg(self.build_dir.join("driver.o")).arg("-o").arg("cases");
-        run_limited(c, self.opts.compile_timeout)
+        run_with(c, &self.compile_limits())
     }
 
-    /// Run a built batch; cases whose record is missing (the binary itself died) run again alone.
+    /// Run a built batch; cases whose record is missing (the binary itself died, or a case
+    /// printed more than `case_output` bytes and was stopped) run again without the cases
+    /// already answered.
     fn execute(&self, bin: &Path, cases: &[(usize, String)]) -> Vec<(usize, Outcome)> {
         let mut out = Vec::new();
         let mut todo: Vec<usize> = cases.iter().map(|(i, _)| *i).collect();
-        for attempt in 0..2 {
-            if todo.is_empty() {
-                break;
-            }
+        // Every attempt answers at least one case or ends the loop (a second attempt that
+        // answers nothing new is the last).
+        let mut fruitless = 0;
+        while !todo.is_empty() && fruitless < 2 {
             let mut c = Command::new(bin);
             c.env("CUTECHECK_CASE_TIMEOUT", self.opts.case_timeout.as_secs().max(1).to_string());
-            if attempt > 0 || todo.len() < cases.len() {
+            if todo.len() < cases.len() {
                 c.args(todo.iter().map(|i| i.to_string()));
             }
-            let limit = self.opts.case_timeout * (todo.len() as u32 + 1) + Duration::from_secs(10);
-            let ran = match run_limited(c, limit) {
+            let limits = RunLimits {
+                time: self.opts.case_timeout * (todo.len() as u32 + 1) + Duration::from_secs(10),
+                memory_mb: self.opts.run_memory_mb,
+                stdout_max: self.opts.case_output,
+                stdout_section: Some(BEGIN),
+                stderr_max: limits::DIAGNOSTICS,
+            };
+            let ran = match run_with(c, &limits) {
                 Ok(r) => r,
                 Err(e) => {
                     out.extend(todo.iter().map(|i| (*i, Outcome::Error(format!("{e:#}")))));
@@ -469,7 +530,19 @@ impl Oracle {
                 }
             };
             let text = String::from_utf8_lossy(&ran.stdout).replace('\0', "");
-            let records = parse_records(&text);
+            let mut records = parse_records(&text);
+            if ran.output_capped {
+                if let Some(id) = last_begun(&text).filter(|id| !records.contains_key(id)) {
+                    records.insert(
+                        id,
+                        Outcome::Error(format!(
+                            "CuTe printed more than {} bytes for this case; it was stopped (limit: --case-output)",
+                            self.opts.case_output
+                        )),
+                    );
+                }
+            }
+            let before = todo.len();
             todo.retain(|i| match records.get(i) {
                 Some(o) => {
                     out.push((*i, self.clean_outcome(o.clone())));
@@ -477,6 +550,9 @@ impl Oracle {
                 }
                 None => true,
             });
+            if todo.len() == before {
+                fruitless += 1;
+            }
         }
         out.extend(todo.into_iter().map(|i| (i, Outcome::Error("the case's program ended without a result".into()))));
         out
@@ -543,6 +619,32 @@ fn translation_unit(cases: &[(usize, String)]) -> (String, Ranges) {
     }
     src.push_str(&format!("}};\nconst int cutecheck_num_cases = {};\n", cases.len()));
     (src, ranges)
+}
+
+/// The snapshot the sanity cases' answers come from (recorded from real CuTe by the bless command).
+const SANITY_SNAPSHOT: &str = include_str!("../../snapshots/layout_basics.snap");
+/// The sanity cases (expressions of [`SANITY_SNAPSHOT`]).
+const SANITY: &[&str] = &["make_layout((4,8))", "coalesce((_2,(_1,_6)):(_1,(_6,_2)))"];
+
+/// The sanity cases with the answers real CuTe printed for them.
+pub fn sanity_cases() -> Vec<(String, String)> {
+    let recorded = crate::suite::parse_snapshot_body(crate::suite::snapshot_body_of(SANITY_SNAPSHOT).unwrap_or(""));
+    SANITY
+        .iter()
+        .map(|e| {
+            let want = recorded.iter().find(|(x, _)| x == e).map(|(_, r)| r.join("\n")).unwrap_or_default();
+            (e.to_string(), want)
+        })
+        .collect()
+}
+
+/// The line the driver prints before each case's output.
+const BEGIN: &str = "@@cutecheck-begin ";
+
+/// The id of the last case whose output began in `text`.
+fn last_begun(text: &str) -> Option<usize> {
+    let p = text.rfind(BEGIN)?;
+    text[p + BEGIN.len()..].lines().next()?.trim().parse().ok()
 }
 
 /// The records the driver printed: id -> outcome.
@@ -715,6 +817,22 @@ fn single_rejection(diag: &str, ranges: &Ranges, kind: CompilerKind) -> Outcome 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sanity_answers_are_recorded_by_real_cute_in_every_version() {
+        let cases = sanity_cases();
+        assert_eq!(cases.len(), SANITY.len());
+        for (e, want) in &cases {
+            assert!(!want.is_empty() && !want.contains("rejected"), "{e}: {want:?}");
+            let dir = crate::oracle::repo_root().join("snapshots/versions");
+            for v in std::fs::read_dir(&dir).unwrap().flatten() {
+                let f = std::fs::read_to_string(v.path().join("layout_basics.snap")).unwrap();
+                let recorded = crate::suite::parse_snapshot_body(crate::suite::snapshot_body_of(&f).unwrap());
+                let r = recorded.iter().find(|(x, _)| x == e).map(|(_, r)| r.join("\n"));
+                assert_eq!(r.as_ref(), Some(want), "{e} in {}", v.path().display());
+            }
+        }
+    }
 
     #[test]
     fn records_are_parsed() {

@@ -110,7 +110,10 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         cuda_include: Vec::new(),
         cxx: a.cxx.clone(),
         no_cache: false,
-        compile_timeout: 300,
+        compile_timeout: cutecheck::limits::COMPILE_SECS,
+        compile_memory: cutecheck::limits::COMPILE_MEMORY_MB,
+        memory_budget: None,
+        case_output: cutecheck::limits::CASE_OUTPUT,
         jobs: a.jobs,
     };
     // Either side is a wheel version or a checkout (whose include/cutlass/version.h picks the

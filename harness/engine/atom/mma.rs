@@ -441,13 +441,16 @@ fn gmma(n: &AtomName, rest: &str) -> Result<MmaAtom> {
     if !(8..=256).contains(&nn) || nn % 8 != 0 {
         return Err(unknown());
     }
+    // The template arguments are checked first: a name refused by a CuTe rule below still goes
+    // to the oracle's C++ (so CuTe's own verdict is recorded), so its arguments must already be
+    // on the allow-list.
+    check_gmma_targs(n, fam.targs)?;
     if !GMMA_N.contains(&nn) {
         return Err(Error::Rejected {
             condition: "declared only when CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED is defined",
             detail: n.canonical(),
         });
     }
-    check_gmma_targs(n, fam.targs)?;
     let a = if src == "SS" { gmma_smem_operand(64, kk) } else { gmma_a_regs(kk)? };
     Ok(MmaAtom {
         name: n.canonical(),
@@ -462,9 +465,11 @@ fn gmma(n: &AtomName, rest: &str) -> Result<MmaAtom> {
 
 fn check_gmma_targs(n: &AtomName, kind: Targs) -> Result<()> {
     let bad = |why: &str| Error::Type(format!("{}: {why}", n.canonical()));
+    // Exactly `GMMA::<ty>::<val>` or `cute::GMMA::<ty>::<val>`: the allow-list.
     let is_enum = |arg: &str, ty: &str, vals: &[&str]| {
         let parts: Vec<&str> = arg.split("::").collect();
-        parts.len() >= 2 && parts[parts.len() - 2] == ty && vals.contains(&parts[parts.len() - 1])
+        let parts = parts.strip_prefix(&["cute"]).unwrap_or(&parts);
+        matches!(parts, ["GMMA", t, v] if *t == ty && vals.contains(v))
     };
     let scales_ok = |s: &[String]| s.iter().all(|a| is_enum(a, "ScaleIn", &["One", "Neg"]));
     match (kind, &n.targs) {
@@ -566,5 +571,17 @@ mod tests {
             Err(Error::Rejected { .. })
         ));
         assert!(mma_atom("SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::ScaleIn::One>").is_err());
+        // Template arguments off the allow-list are refused as such, even where the shape alone
+        // would be a CuTe-rule refusal (which the oracle writes as C++ to record CuTe's verdict).
+        for bad in [
+            "SM90_64x72x16_F16F16F16_SS<x,y>",
+            "SM90_64x72x16_F16F16F16_SS<system,exit>",
+            "SM90_64x64x16_F16F16F16_SS<evil::Major::K,GMMA::Major::K>",
+            "SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,std::Major::MN>",
+            "SM90_64x64x8_F32TF32TF32_SS_TN<GMMA::ScaleIn::One,x::ScaleIn::Neg>",
+        ] {
+            assert!(matches!(mma_atom(bad), Err(Error::Type(_))), "{bad}: {:?}", mma_atom(bad).map(|a| a.name));
+        }
+        assert!(mma_atom("SM90_64x64x16_F16F16F16_SS<cute::GMMA::Major::K,GMMA::Major::MN>").is_ok());
     }
 }

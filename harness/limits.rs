@@ -1,0 +1,82 @@
+//! Every resource limit of cutecheck, in one place, with its default.
+//!
+//! Bad or hostile input must get a clear error, never a panic, abort, hang or lost answer (project
+//! brief); these bounds are what makes that true. The engine and the parser read the constants;
+//! the oracle's limits are the defaults of [`crate::oracle::OracleOptions`] and can be changed on
+//! the command line (`--compile-timeout`, `--compile-memory`, `--memory-budget`,
+//! `--case-output`).
+
+/// Longest expression (one line of `eval -`, one case), in bytes. A longer line is answered with
+/// an `error:` line without being kept in memory whole.
+pub const INPUT_LEN: usize = 1 << 16;
+
+/// Deepest nesting of an expression: tuples, calls, template arguments and evaluation chains
+/// (`L(c)(d)...`) together. Keeps every recursive walk of an [`crate::expr::Expr`] (evaluation,
+/// printing, code generation, dropping) far from the end of the stack.
+pub const NESTING: usize = 64;
+
+/// Most coordinates any brute-force walk visits: the definition checks of every operation, the
+/// `print_layout` grid, atom tables, pictures. A larger layout is refused as "too large" (a
+/// typed error), never walked.
+pub const WALK: i64 = 1 << 20;
+
+/// Most bytes real CuTe may print for one case before the case is stopped and reported as an
+/// oracle error (never a verdict). `print_layout` of a 512x512 layout prints about 2.5 MB.
+pub const CASE_OUTPUT: usize = 16 << 20;
+
+/// Most bytes of compiler diagnostics kept per compile (the rest is read and dropped).
+pub const DIAGNOSTICS: usize = 4 << 20;
+
+/// Time limit of one compile, in seconds (a compiler still running then is killed with its whole
+/// process group).
+pub const COMPILE_SECS: u64 = 300;
+
+/// Time limit of one case at run time, in seconds (the driver's per-case alarm).
+pub const CASE_SECS: u64 = 20;
+
+/// Address-space limit (RLIMIT_AS) of one compiler process, in MiB. g++ 12 over cute/tensor.hpp
+/// with the precompiled header peaks near 1.5 GB of address space; the limit stops a runaway
+/// template instantiation long before it takes the machine's memory.
+pub const COMPILE_MEMORY_MB: u64 = 6 << 10;
+
+/// Address-space limit of one run of a compiled case batch, in MiB.
+pub const RUN_MEMORY_MB: u64 = 4 << 10;
+
+/// Memory all parallel compiles may use together, in MiB, when not given: half of the machine's
+/// memory (at least one compile). Parallel compile jobs are capped at
+/// `budget / COMPILE_MEMORY_MB`.
+pub fn default_memory_budget_mb() -> u64 {
+    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse::<u64>().ok()
+    });
+    match total_kb {
+        Some(kb) => (kb / 1024 / 2).max(COMPILE_MEMORY_MB),
+        None => 2 * COMPILE_MEMORY_MB,
+    }
+}
+
+/// Parallel compile jobs: what was asked (default: one per core), but no more than the memory
+/// budget allows at `per_compile_mb` each, and at least one.
+pub fn compile_jobs(asked: Option<usize>, cores: usize, budget_mb: u64, per_compile_mb: u64) -> usize {
+    let by_memory = budget_mb.checked_div(per_compile_mb).map_or(usize::MAX, |n| n.max(1) as usize);
+    asked.unwrap_or(cores).min(by_memory).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_respect_the_memory_budget() {
+        // 2 cores, 24 GB budget, 6 GB per compile: 2 jobs; 64 cores: 4 jobs.
+        assert_eq!(compile_jobs(None, 2, 24 << 10, 6 << 10), 2);
+        assert_eq!(compile_jobs(None, 64, 24 << 10, 6 << 10), 4);
+        // An explicit --jobs is still capped by memory, and never below one.
+        assert_eq!(compile_jobs(Some(16), 64, 12 << 10, 6 << 10), 2);
+        assert_eq!(compile_jobs(Some(16), 64, 1 << 10, 6 << 10), 1);
+        assert_eq!(compile_jobs(Some(0), 64, 1 << 10, 6 << 10), 1);
+        // No per-compile limit: the budget does not bound the jobs.
+        assert_eq!(compile_jobs(Some(8), 2, 1, 0), 8);
+        assert!(default_memory_budget_mb() >= COMPILE_MEMORY_MB);
+    }
+}
