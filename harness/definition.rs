@@ -6,11 +6,12 @@
 //! the operation itself, only the numbered postconditions of its definition, so it can blame the
 //! engine as well as CuTe.
 
+use crate::engine::postcondition::Checked;
 use crate::engine::{blocked_product, coalesce, complement, composition, filter, left_inverse, logical_divide};
 use crate::engine::{logical_product, max_common, right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
 use crate::expr::parse::Expr;
-use crate::expr::{eval, parse, Value};
+use crate::expr::{eval, parse, AtomValue, Value};
 use crate::ops::{self, Part};
 
 /// The top-level operation name of a case (`None` for a literal or an evaluation `L(c)`).
@@ -25,7 +26,7 @@ pub fn op_name(e: &Expr) -> Option<&str> {
 /// (an operation whose entry in `harness/ops.rs` has no definition check, operands the engine
 /// cannot evaluate, a result of the wrong kind), `Some(Err(why))` naming the violated
 /// postcondition.
-pub fn check(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
+pub fn check(expr: &Expr, result: &Value) -> Option<Checked> {
     let Expr::Call { name, args, called: true, .. } = expr else { return None };
     let Part::Has(check) = ops::lookup(name)?.check else { return None };
     let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_, _>>().ok()?;
@@ -39,23 +40,23 @@ fn lay(vals: &[Value], k: usize) -> Option<Layout> {
     vals.get(k)?.to_layout().ok()
 }
 
-/// `(A, R)` for a check of a unary operation called with exactly `n` operands.
+/// `(A, R)` for a check of an operation called with exactly `n` operands.
 fn unary(vals: &[Value], r: &Value, n: usize) -> Option<(Layout, Layout)> {
     (vals.len() == n).then_some(())?;
     Some((lay(vals, 0)?, r.to_layout().ok()?))
 }
 
-pub fn coalesce(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn coalesce(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 1)?;
     Some(coalesce::check_postconditions(&a, &r))
 }
 
-pub fn filter(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn filter(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 1)?;
     Some(filter::check_postconditions(&a, &r))
 }
 
-pub fn composition(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn composition(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
     Some(match &vals[1] {
         Value::Layout(b) => composition::check_postconditions(&a, b, &r),
@@ -63,7 +64,7 @@ pub fn composition(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
     })
 }
 
-pub fn complement(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn complement(vals: &[Value], r: &Value) -> Option<Checked> {
     let a = lay(vals, 0)?;
     let r = r.to_layout().ok()?;
     Some(match vals.len() {
@@ -79,29 +80,29 @@ pub fn complement(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
     })
 }
 
-pub fn right_inverse(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn right_inverse(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 1)?;
     Some(right_inverse::check_postconditions(&a, &r))
 }
 
-pub fn left_inverse(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn left_inverse(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 1)?;
     Some(left_inverse::check_postconditions(&a, &r))
 }
 
-pub fn logical_divide(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn logical_divide(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
     Some(logical_divide::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r))
 }
 
-pub fn logical_product(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn logical_product(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
     Some(logical_product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r))
 }
 
 /// zipped / tiled / flat divides and products (`f` is the operation's name): the result is
 /// regrouped back into the logical form and checked against logical_divide / logical_product.
-pub fn regrouped(f: &str, vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn regrouped(f: &str, vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
     let t = to_tiler(&vals[1]).ok()?;
     let how = &f[..f.find('_')?];
@@ -132,19 +133,64 @@ pub fn regrouped(f: &str, vals: &[Value], r: &Value) -> Option<Result<(), String
 }
 
 /// blocked_product (`raked` false) and raked_product.
-pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Result<(), String>> {
+pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
     Some(blocked_product::check_blocked(&a, &lay(vals, 1)?, &r, raked))
 }
 
-pub fn max_common_vector(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn max_common_vector(vals: &[Value], r: &Value) -> Option<Checked> {
     let n = r.to_int().ok()?;
     Some(max_common::check_vector(&lay(vals, 0)?, &lay(vals, 1)?, n))
 }
 
-pub fn max_common_layout(vals: &[Value], r: &Value) -> Option<Result<(), String>> {
+pub fn max_common_layout(vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
     Some(max_common::check_layout(&a, &lay(vals, 1)?, &r))
+}
+
+/// The definitions of the atom operations (`op`: mma_layout_a/b/c, tiled_mma_tv_a/b/c,
+/// tiled_copy_tv) on a printed TV layout `result`: the MMA atom's operand (the printed layout in
+/// place of the engine's) and, for tilings, inside-and-covering the tile.
+pub fn atom(op: &str, vals: &[Value], result: &Value) -> Option<Checked> {
+    use crate::engine::atom::{copy, definition as atom_def, mma, tiled_copy, tiled_mma};
+    let r = result.to_layout().ok()?;
+    let name = |k: usize| match vals.get(k) {
+        Some(Value::Atom(AtomValue::Name(n))) => Some(n.clone()),
+        _ => None,
+    };
+    let which = op.chars().last()?.to_ascii_uppercase();
+    if let Some(w) = op.strip_prefix("mma_layout_") {
+        let atom = mma::mma_atom(&name(0)?).ok()?;
+        let w = w.chars().next()?.to_ascii_uppercase();
+        return Some(atom_def::check_mma_operand(&atom_def::with_operand(&atom, w, r), w));
+    }
+    // A shape argument stands for make_layout(shape), as in the builtins.
+    let lay = |k: usize| -> Option<Layout> {
+        let v = vals.get(k)?;
+        v.to_layout().ok().or_else(|| Layout::col_major(v.to_int_tuple().ok()?).ok())
+    };
+    if op == "tiled_copy_tv" {
+        let atom = copy::copy_atom(&name(0)?, &name(1)?).ok()?;
+        let tc = tiled_copy::make_tiled_copy(&atom, &lay(2)?, &lay(3)?).ok()?;
+        return Some(atom_def::check_tv_covers(&r, tc.tiler.product().ok()?.value));
+    }
+    let layout = match vals.get(1) {
+        Some(_) => Some(lay(1)?),
+        None => None,
+    };
+    let perms = match vals.get(2) {
+        None => Vec::new(),
+        Some(Value::Tuple(items)) => items.iter().map(to_tiler).collect::<Result<_, _>>().ok()?,
+        Some(_) => return None,
+    };
+    let m = tiled_mma::make_tiled_mma(&name(0)?, layout.as_ref(), &perms).ok()?;
+    let [a, b] = match which {
+        'A' => [0, 2],
+        'B' => [1, 2],
+        _ => [0, 1],
+    };
+    let tile = m.tile_size(a).ok()?.value * m.tile_size(b).ok()?.value;
+    Some(atom_def::check_mma_operand(&m.atom, which).and_then(|()| atom_def::check_tv_covers(&r, tile)))
 }
 
 /// Undo the regrouping of zipped / tiled / flat divides and products: rebuild the by-mode result
@@ -182,8 +228,18 @@ fn unzip(r: &Layout, a_rank: usize, t: usize, how: &str) -> Option<Layout> {
 }
 
 /// [`check`] on the text of a case; `None` when it does not parse.
-pub fn check_str(expr: &str, result: &Value) -> Option<Result<(), String>> {
+pub fn check_str(expr: &str, result: &Value) -> Option<Checked> {
     check(&parse(expr).ok()?, result)
+}
+
+/// [`check`] as blame reads it: `Err` only for a violation of CuTe's own definition (or a result
+/// that cannot be verified), with the violation's text; a result failing only a condition of ours
+/// ("stricter than CuTe") is `Ok`.
+pub fn check_cute(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
+    Some(match check(expr, result)? {
+        Err(v) if v.refuses() => Err(v.to_string()),
+        _ => Ok(()),
+    })
 }
 
 #[cfg(test)]
@@ -213,6 +269,30 @@ mod tests {
         assert_eq!(check_str(z, &v("((_2,_2),(_8,_4)):((_1,_16),(_2,_32))")), Some(Ok(())));
         assert!(check_str(z, &v("((_2,_2),(_8,_4)):((_1,_16),(_2,_16))")).unwrap().is_err());
         assert_eq!(check_str("size(_4:_1)", &v("_4")), None);
+    }
+
+    #[test]
+    fn conditions_of_ours_do_not_blame() {
+        // complement.cpp's own case: CuTe prints _1:_0; it fails only our size-product condition.
+        let e = "complement((_4,_6):(_1,_6),cosize((_4,_6):(_1,_6)))";
+        let r = check_str(e, &v("_1:_0")).unwrap().unwrap_err();
+        assert!(r.is_ours(), "{r}");
+        assert_eq!(check_cute(&parse(e).unwrap(), &v("_1:_0")), Some(Ok(())));
+        // ... while a result out of order violates CuTe's own Ordered (3).
+        let r = check_str("complement(_4:_2,_24)", &v("(_3,_2):(_8,_1)")).unwrap().unwrap_err();
+        assert!(r.is_cute(), "{r}");
+    }
+
+    #[test]
+    fn atom_definitions() {
+        // CuTe 4.2's BLayout of the int4 m16n8k32 atom (our GPU run proved it wrong).
+        let e = "mma_layout_b(SM80_16x8x32_S32S4S4S32_TN)";
+        let r = check_str(e, &v("((_4,_8),(_8)):((_32,_1),(_8))")).unwrap().unwrap_err();
+        assert!(r.is_cute() && r.condition.contains("not one-to-one"), "{r}");
+        assert_eq!(check_str("mma_layout_b(SM80_16x8x16_F32F16F16F32_TN)", &v("((_4,_8),(_2,_2)):((_16,_1),(_8,_64))")), Some(Ok(())));
+        let t = "tiled_copy_tv(UniversalCopy<uint32_t>,float,(_4,_8),(_1,_4))";
+        assert_eq!(check_str(t, &v("((_4,_8),_4):((_1,_16),_4)")), Some(Ok(())));
+        assert!(check_str(t, &v("((_4,_8),_4):((_1,_16),_0)")).unwrap().is_err());
         assert_eq!(check_str("_4:_1", &v("_4:_1")), None);
     }
 }

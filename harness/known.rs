@@ -67,6 +67,11 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         "complement(A[, M]): among filter(A)'s modes sorted by stride, a stride is not a multiple of the previous mode's extent times stride",
         complement_strides_do_not_nest,
     ),
+    (
+        "complement-breaks-cute-definition",
+        "complement(A[, M]): CuTe's algorithm (the engine's unchecked model of it) gives a result that violates one of CuTe's own conditions of complement (test/unit/cute/core/complement.cpp, e.g. its cosize upper bound (2)); conditions of ours alone never count",
+        complement_breaks_cute_definition,
+    ),
 ];
 
 /// The predicate named `name`.
@@ -215,6 +220,27 @@ fn complement_strides_do_not_nest(case: &Case) -> bool {
         n0.checked_mul(d0)
             .is_some_and(|span| span != 0 && d1 % span != 0)
     })
+}
+
+fn complement_breaks_cute_definition(case: &Case) -> bool {
+    let Some(v) = operands(case) else {
+        return false;
+    };
+    let Some(Value::Layout(a)) = v.first() else {
+        return false;
+    };
+    let cot = match v.get(1) {
+        None => None,
+        Some(Value::Layout(l)) => Some(l.shape.clone()),
+        Some(x) => match x.to_int_tuple() {
+            Ok(t) => Some(t),
+            Err(_) => return false,
+        },
+    };
+    let Ok(r) = crate::engine::complement::complement_unchecked(a, cot.as_ref()) else {
+        return false;
+    };
+    crate::engine::complement::check_postconditions(a, cot.as_ref(), &r).is_err_and(|e| e.is_cute())
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

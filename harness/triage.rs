@@ -259,7 +259,7 @@ pub fn classify_with(
 
 /// Classify one case with the definition check of its operation (`crate::definition`).
 pub fn classify(case: &Case, engine: &EngineAnswer, cute: &Outcome) -> Verdict {
-    let check = |v: &Value| crate::definition::check(&case.expr, v);
+    let check = |v: &Value| crate::definition::check_cute(&case.expr, v);
     classify_with(&engine.outcome, engine.value.as_ref(), cute, &check)
 }
 

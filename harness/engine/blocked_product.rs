@@ -14,7 +14,11 @@
 //! 2. As a function `R` equals `logical_product(A', B')` with the mode pairs regrouped: for every
 //!    `i < size(A')`, `j < size(B')`, `R` at the coordinate made of `A'`'s and `P1`'s
 //!    coordinates mode by mode equals `A'(i) + P1(j)`.
+//!
+//! Sources: CuTe's [layout.hpp: blocked_product `@post rank(@a result) == cute::max(rank(@a block),
+//! rank(@a tiler))`, and its defining code: zip of the block with logical_product(block, tiler)'s mode 1].
 
+use super::postcondition::{Checked, Violation};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -23,6 +27,7 @@ use super::logical_product::{logical_product_layout, product_layout};
 use super::coalesce::coalesce_by;
 use super::release::PRODUCTS_KEEP_MODES;
 use super::runtime::{deferred, Mode};
+const CITE_BLOCKED: &str = "layout.hpp blocked_product/raked_product: @post rank(result) == max(rank(block), rank(tiler)); defined as zip of the block and logical_product(block, tiler)'s mode 1 (raked: the other order)";
 
 /// CuTe's `append<R>(layout)`: pad with `_1:_0` modes up to rank `r` (a leaf layout of rank 1 is
 /// left as it is when `r == 1`).
@@ -70,17 +75,16 @@ pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 
 /// Check the numbered postconditions of `blocked_product(A, B) == R` (`raked` false) or
 /// `raked_product(A, B) == R` (`raked` true).
-pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
+pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Checked {
     let rank = a.rank().max(b.rank());
     let keeps_modes = PRODUCTS_KEEP_MODES.on();
     if r.rank() != rank || (keeps_modes && r.modes().iter().any(|m| m.rank() != 2)) {
-        return Err(format!("1: {r} is not {rank} rank-2 modes"));
+        return Err(Violation::cute(CITE_BLOCKED, format!("1: {r} is not {rank} rank-2 modes")));
     }
     let ap = pad(a, rank);
     let ka = usize::from(raked);
-    let p = logical_product_layout(&ap, &pad(b, rank)).map_err(e)?;
-    let p1 = p.mode(1).map_err(e)?;
+    let p = logical_product_layout(&ap, &pad(b, rank))?;
+    let p1 = p.mode(1)?;
     // The zipped parts: one per result mode (a leaf-shaped first operand of CuTe's zip pairs
     // with the whole of the other one).
     let by_mode = if raked { p1.shape.is_tuple() } else { ap.shape.is_tuple() };
@@ -88,34 +92,34 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<
     let (amodes, pmodes) = (parts(&ap), parts(&p1));
     let rm = r.modes();
     for (k, m) in amodes.iter().enumerate().filter(|_| keeps_modes) {
-        if rm[k].mode(ka).map_err(e)? != *m {
-            return Err(format!("1: mode {k} of {r} does not hold {m} in position {ka}"));
+        if rm[k].mode(ka)? != *m {
+            return Err(Violation::cute(CITE_BLOCKED, format!("1: mode {k} of {r} does not hold {m} in position {ka}")));
         }
     }
     // Split a 1-D index into one 1-D coordinate per part.
-    let split = |ms: &[Layout], mut i: i64| -> Result<Vec<i64>, String> {
+    let split = |ms: &[Layout], mut i: i64| -> Result<Vec<i64>> {
         let mut out = Vec::new();
         for m in ms {
-            let n = m.size().map_err(e)?.value;
+            let n = m.size()?.value;
             out.push(i % n);
             i /= n;
         }
         Ok(out)
     };
-    let (av, pv) = (ap.values().map_err(e)?, p1.values().map_err(e)?);
+    let (av, pv) = (ap.values()?, p1.values()?);
     for (i, &x) in av.iter().enumerate() {
         for (j, &y) in pv.iter().enumerate() {
             let (ci, cj) = (split(&amodes, i as i64)?, split(&pmodes, j as i64)?);
             // One 1-D coordinate per mode (valid for the pair modes and for coalesced ones).
             let mut coord = Vec::with_capacity(rank);
             for k in 0..rank {
-                let (na, np) = (amodes[k].size().map_err(e)?.value, pmodes[k].size().map_err(e)?.value);
+                let (na, np) = (amodes[k].size()?.value, pmodes[k].size()?.value);
                 coord.push(IntTuple::dy(if raked { cj[k] + np * ci[k] } else { ci[k] + na * cj[k] }));
             }
             let coord = if rank == 1 { coord.pop().expect("one mode") } else { IntTuple::Tuple(coord) };
-            let got = r.call(&coord).map_err(e)?.value;
+            let got = r.call(&coord)?.value;
             if got != x + y {
-                return Err(format!("2: {r}{coord} = {got} but {ap}({i}) + {p1}({j}) = {}", x + y));
+                return Err(Violation::cute(CITE_BLOCKED, format!("2: {r}{coord} = {got} but {ap}({i}) + {p1}({j}) = {}", x + y)));
             }
         }
     }
@@ -124,6 +128,6 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Result<
 
 
 /// Check the numbered postconditions of `blocked_product(A, B) == R`.
-pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     check_blocked(a, b, r, false)
 }

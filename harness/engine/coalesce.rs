@@ -16,14 +16,20 @@
 //! domain. `coalesce_by(layout, profile)` applies coalesce to the modes selected by a tuple profile
 //! (the remaining modes are kept as they are); a non-tuple profile coalesces the whole layout.
 //!
-//! Postconditions (checked by [`check_postconditions`]):
-//! 1. `size(result) == size(layout)`.
-//! 2. `depth(result) <= 1`.
-//! 3. `result(i) == layout(i)` for every `0 <= i < size(layout)`.
+//! Postconditions (checked by [`check_postconditions`]; sources in brackets, see
+//! [`super::postcondition`]):
+//! 1. `size(result) == size(layout)` [CuTe: coalesce.cpp `ASSERT_EQ(size(coalesce_layout),
+//!    size(layout))`; layout.hpp `@post size(@a result) == size(@a layout)`].
+//! 2. `depth(result) <= 1` [CuTe: coalesce.cpp `CUTE_STATIC_ASSERT_V(depth(coalesce_layout) <=
+//!    Int<1>{})`; layout.hpp `@post depth(@a result) <= 1`].
+//! 3. `result(i) == layout(i)` for every `0 <= i < size(layout)` [CuTe: coalesce.cpp
+//!    `EXPECT_EQ(coalesce_layout(i), layout(i))`; layout.hpp `@post ... @a layout(i) == @a result(i)`].
 //! 4. No two adjacent modes of the result are statically mergeable, and no static `_1` mode
-//!    remains, unless the result is `_1:_0` (CuTe's "nothing left" layout).
+//!    remains, unless the result is `_1:_0` (CuTe's "nothing left" layout) [ours: CuTe's tests do
+//!    not ask for a fully coalesced result; a violation is "stricter than CuTe", never refused].
 
 use super::error::{Error, Result};
+use super::postcondition::{Checked, Violation};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
@@ -204,35 +210,41 @@ pub fn coalesce_shape(shape: &IntTuple) -> Result<IntTuple> {
     Ok(if acc.len() == 1 { IntTuple::Leaf(acc[0]) } else { IntTuple::Tuple(acc.into_iter().map(IntTuple::Leaf).collect()) })
 }
 
-/// Check the numbered postconditions of `coalesce(layout) == result`.
-pub fn check_postconditions(layout: &Layout, result: &Layout) -> Result<(), String> {
-    let (n, m) = (layout.size().map_err(|e| e.to_string())?, result.size().map_err(|e| e.to_string())?);
+/// Check the numbered postconditions of `coalesce(layout) == result` (CuTe's first, see the
+/// module doc for the sources).
+pub fn check_postconditions(layout: &Layout, result: &Layout) -> Checked {
+    let (n, m) = (layout.size()?, result.size()?);
     if n.value != m.value {
-        return Err(format!("1: size({result}) = {} but size({layout}) = {}", m.value, n.value));
+        return Err(Violation::cute(CITE_SIZE, format!("1: size({result}) = {} but size({layout}) = {}", m.value, n.value)));
     }
     if result.depth() > 1 {
-        return Err(format!("2: depth({result}) > 1"));
+        return Err(Violation::cute(CITE_DEPTH, format!("2: depth({result}) > 1")));
     }
-    let (a, b) = (layout.values().map_err(|e| e.to_string())?, result.values().map_err(|e| e.to_string())?);
+    let (a, b) = (layout.values()?, result.values()?);
     if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
-        return Err(format!("3: {result}({i}) = {} but {layout}({i}) = {}", b[i], a[i]));
+        return Err(Violation::cute(CITE_VALUES, format!("3: {result}({i}) = {} but {layout}({i}) = {}", b[i], a[i])));
     }
     let trivial = result.shape == IntTuple::st(1) && result.stride == IntTuple::st(0);
     if !trivial {
         let pairs = result.leaf_pairs();
         if let Some((s, _)) = pairs.iter().find(|(s, _)| s.is_static_value(1)) {
-            return Err(format!("4: {result} keeps a static mode {s}"));
+            return Err(Violation::ours(OURS_MINIMAL, format!("4: {result} keeps a static mode {s}")));
         }
         for w in pairs.windows(2) {
             let ((s0, d0), (s1, d1)) = (w[0], w[1]);
-            let prod = s0.mul(d0).map_err(|e| e.to_string())?;
+            let prod = s0.mul(d0)?;
             if s1.is_static && prod.is_static && d1.is_static && prod.value == d1.value {
-                return Err(format!("4: modes {s0}:{d0} and {s1}:{d1} of {result} are statically mergeable"));
+                return Err(Violation::ours(OURS_MINIMAL, format!("4: modes {s0}:{d0} and {s1}:{d1} of {result} are statically mergeable")));
             }
         }
     }
     Ok(())
 }
+
+const CITE_SIZE: &str = "test/unit/cute/core/coalesce.cpp (ASSERT_EQ(size(coalesce_layout), size(layout))); layout.hpp @post size(result) == size(layout)";
+const CITE_DEPTH: &str = "test/unit/cute/core/coalesce.cpp (CUTE_STATIC_ASSERT_V(depth(coalesce_layout) <= Int<1>{})); layout.hpp @post depth(result) <= 1";
+const CITE_VALUES: &str = "test/unit/cute/core/coalesce.cpp (EXPECT_EQ(coalesce_layout(i), layout(i)) for i < size(layout)); layout.hpp @post layout(i) == result(i)";
+const OURS_MINIMAL: &str = "CuTe's tests do not require the result to be fully coalesced; the engine's model of CuTe's walk does";
 
 #[cfg(test)]
 mod tests {

@@ -16,11 +16,25 @@
 //!   With dynamic values CuTe divides without checks (a dynamic zero stride divides by zero at run
 //!   time).
 //!
-//! Postconditions (checked by [`check_postconditions`]; a CuTe result that violates one is refused
-//! with [`Error::Undefined`]):
-//! 1. `R` is ordered: `R(i-1) < R(i)` for `1 <= i < size(R)` (so `R` is injective).
-//! 2. `(filter(A), R)` is injective: `filter(A)(j) + R(i)` are pairwise distinct.
-//! 3. `R` reaches the cotarget: `size(filter(A)) * size(R) >= size(cotarget)`.
+//! Postconditions (checked by [`check_postconditions`], CuTe's before ours; a CuTe result that
+//! violates one of CuTe's is refused with [`Error::Undefined`], one that fails only ours is
+//! returned, "stricter than CuTe"). With `F = filter(A)` and `N = size(cotarget)`:
+//! 1. `R` is ordered: `R(i-1) < R(i)` for `1 <= i < size(R)` [CuTe: complement.cpp "Ordered (3)"
+//!    `EXPECT_LT(result(i-1), result(i))`; layout.hpp `@post` of complement].
+//! 2. `R` is disjoint from `A`: `R(i) != A(j)` for `1 <= i < size(R)`, `0 <= j < size(A)` [CuTe:
+//!    complement.cpp "Disjoint (4)" `EXPECT_NE(result(i), layout(j))`; layout.hpp `@post`].
+//! 3. `cosize(make_layout(A, R)) >= N` [CuTe: complement.cpp "Lower-bound on the codomain size of
+//!    the layout ++ complement (1)"].
+//! 4. `cosize(R) <= round_up(N, cosize(A))` [CuTe: complement.cpp "Upper-bound on the codomain size
+//!    of the complement (2)"].
+//! 5. `size(R) >= N / size(F)` and `cosize(R) >= N / size(F)` (integer division) [CuTe: layout.hpp
+//!    `@post size(@a result) >= @a cosize_hi / size(filter(@a layout))`; complement.cpp "Other
+//!    observations"]. (complement.cpp's `size(R) <= cosize(R)` follows from 1, and its
+//!    `cosize(completed) <= cosize(R) + cosize(A)` holds for every layout; its
+//!    `size(complement(completed)) == 1` tests the algorithm again, not a result.)
+//! 6. `(F, R)` is injective: `F(j) + R(i)` are pairwise distinct [ours: CuTe only asks 2].
+//! 7. `size(F) * size(R) >= N` [ours: with 6, `(F, R)` covers `N` positions; CuTe asks only 3, so
+//!    `complement((_4,_6):(_1,_6))` of complement.cpp (`_1:_0`) satisfies CuTe's definition].
 //!
 //! Fast path ([`verified`], used by every checked entry point): the brute-force check is skipped
 //! when the certificate [`super::fast::complement_ok`] holds, otherwise it runs as before. With
@@ -28,7 +42,10 @@
 //! above 1: (1) `R`'s modes of extent > 1, in order, have `d_j > sum_{i<j} (n_i - 1) d_i` (each
 //! step of the 1-D coordinate then raises `R`), (2) the same holds for the modes of `F` and `R`
 //! together sorted by stride (the highest differing digit then decides, so `F(j) + R(i)` are
-//! distinct), and (3) `size(F) * size(R) >= size(cotarget)` is computed. For the usual admissible
+//! distinct), and (3) `size(F) * size(R) >= size(cotarget)` is computed. These give
+//! postconditions 1, 6 and 7, and with them 2 (`R(i) = F(0) + R(i)` and `A(j) = F(j') + R(0)`
+//! differ for `i >= 1`), 3 (`size(F) * size(R)` distinct non-negative sums reach
+//! `size(cotarget) - 1`) and 5; postcondition 4 is computed directly. For the usual admissible
 //! case (sorted strides of `A` each dividing the next one's span) CuTe's result is exactly such
 //! a layout. Full argument: `fast.rs`.
 
@@ -36,6 +53,7 @@ use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced, Pairs};
 use super::filter::filter_modes;
 use super::layout::cosize_pairs;
 use super::error::{Error, Result};
+use super::postcondition::{enforce, Checked, Violation};
 use super::filter::filter;
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -133,10 +151,10 @@ pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
         Some(c) => c.product(),
         None => cosize_pairs(&f.modes),
     };
-    if matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, &r)) {
+    if matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, &r)) && upper_bound_holds(a, cotarget, &r) {
         return Ok(r);
     }
-    check_postconditions(a, cotarget, &r).map_err(|reason| Error::Undefined { op: "complement", reason })?;
+    enforce("complement", check_postconditions(a, cotarget, &r))?;
     Ok(r)
 }
 
@@ -150,37 +168,93 @@ fn walkable_pair(f: &Coalesced, r: &Layout) -> Result<()> {
     }
 }
 
-/// [`check_postconditions`] for `complement(A, cotarget) == R` as a boolean, answered in O(rank)
-/// when the analytic certificate ([`super::fast::complement_ok`]) applies.
-pub fn verified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Result<(), String> {
+/// [`check_postconditions`] for `complement(A, cotarget) == R`, answered in O(rank) when the
+/// analytic certificate ([`super::fast::complement_ok`]) and postcondition 4 hold.
+pub fn verified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked {
     if certified(a, cotarget, r) {
         return Ok(());
     }
     check_postconditions(a, cotarget, r)
 }
 
-/// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`.
+/// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`
+/// (it shows 1-3 and 5-7, postcondition 4 is computed directly).
 pub(crate) fn certified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
     let Ok(f) = filter_modes(a) else { return false };
     let cot = match cotarget {
         Some(c) => c.product(),
         None => cosize_pairs(&f.modes),
     };
-    matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, r))
+    matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, r)) && upper_bound_holds(a, cotarget, r)
 }
 
-/// Check the numbered postconditions of `complement(A, cotarget) == R`.
-pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    let f = filter(a).map_err(e)?;
-    let rv = r.values().map_err(e)?;
-    if let Some(i) = (1..rv.len()).find(|&i| rv[i - 1] >= rv[i]) {
-        return Err(format!("1: {r} is not ordered: R({}) = {} >= R({i}) = {}", i - 1, rv[i - 1], rv[i]));
+/// The size of the cotarget: `size(cotarget)`, or `cosize(filter(A))` without one.
+fn cotarget_size(a: &Layout, cotarget: Option<&IntTuple>) -> Result<i64> {
+    Ok(match cotarget {
+        Some(c) => c.product()?.value,
+        None => cosize_pairs(&filter(a)?.leaf_pairs())?.value,
+    })
+}
+
+/// Postcondition 4: `cosize(R) <= round_up(size(cotarget), cosize(A))`.
+fn upper_bound_holds(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
+    let (Ok(n), Ok(ca), Ok(cr)) = (cotarget_size(a, cotarget), cosize_pairs(&a.leaf_pairs()), cosize_pairs(&r.leaf_pairs())) else {
+        return false;
+    };
+    round_up(n, ca.value).is_some_and(|u| cr.value <= u)
+}
+
+fn round_up(n: i64, m: i64) -> Option<i64> {
+    if m <= 0 {
+        return None;
     }
-    let fv = f.values().map_err(e)?;
+    n.checked_add(m - 1).map(|x| x / m * m)
+}
+
+const CITE_ORDERED: &str =
+    "test/unit/cute/core/complement.cpp, Ordered (3): EXPECT_LT(result(i-1), result(i)); layout.hpp @post of complement";
+const CITE_DISJOINT: &str =
+    "test/unit/cute/core/complement.cpp, Disjoint (4): EXPECT_NE(result(i), layout(j)) for i >= 1; layout.hpp @post of complement";
+const CITE_LOWER: &str = "test/unit/cute/core/complement.cpp (1): EXPECT_GE(cosize(make_layout(layout, result)), size(cotarget))";
+const CITE_UPPER: &str =
+    "test/unit/cute/core/complement.cpp (2): EXPECT_LE(cosize(result), round_up(size(cotarget), cosize(layout)))";
+const CITE_SIZE: &str = "layout.hpp @post size(result) >= cosize_hi / size(filter(layout)); complement.cpp other observations (size and cosize of result)";
+const OURS_INJECTIVE: &str = "(filter(A), R) injective; CuTe asks only that R avoid A's image";
+const OURS_COVERS: &str = "size(filter(A)) * size(R) >= size(cotarget); CuTe asks only cosize(A, R) >= size(cotarget)";
+
+/// Check the numbered postconditions of `complement(A, cotarget) == R` (CuTe's 1-5 first, then
+/// ours 6-7).
+pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked {
+    let f = filter(a)?;
+    let rv = r.values()?;
+    if let Some(i) = (1..rv.len()).find(|&i| rv[i - 1] >= rv[i]) {
+        return Err(Violation::cute(CITE_ORDERED, format!("1: {r} is not ordered: R({}) = {} >= R({i}) = {}", i - 1, rv[i - 1], rv[i])));
+    }
+    let mut av = a.values()?;
+    av.sort_unstable();
+    if let Some(i) = (1..rv.len()).find(|&i| av.binary_search(&rv[i]).is_ok()) {
+        return Err(Violation::cute(CITE_DISJOINT, format!("2: {r}({i}) = {} is also a value of {a}", rv[i])));
+    }
+    let cot = cotarget_size(a, cotarget)?;
+    let completed = Layout::concat(&[a.clone(), r.clone()]);
+    let cc = cosize_pairs(&completed.leaf_pairs())?.value;
+    if cc < cot {
+        return Err(Violation::cute(CITE_LOWER, format!("3: cosize({completed}) = {cc} < size of the cotarget {cot}")));
+    }
+    let (ca, cr) = (cosize_pairs(&a.leaf_pairs())?.value, cosize_pairs(&r.leaf_pairs())?.value);
+    match round_up(cot, ca) {
+        Some(u) if cr <= u => {}
+        _ => return Err(Violation::cute(CITE_UPPER, format!("4: cosize({r}) = {cr} > round_up({cot}, cosize({a}) = {ca})"))),
+    }
+    let fs = f.size()?.value.max(1);
+    let rs = r.size()?.value;
+    if rs < cot / fs || cr < cot / fs {
+        return Err(Violation::cute(CITE_SIZE, format!("5: size({r}) = {rs} or cosize = {cr} < {cot} / size({f}) = {}", cot / fs)));
+    }
+    let fv = f.values()?;
     let total = (fv.len() as i64).saturating_mul(rv.len() as i64);
     if total > MAX_WALK {
-        return Err(format!("2: ({f},{r}) has {total} coordinates, too many to verify"));
+        return Err(Violation::unverifiable(format!("6: ({f},{r}) has {total} coordinates, too many to verify")));
     }
     let mut all: Vec<i64> = Vec::with_capacity(total as usize);
     for &x in &rv {
@@ -190,14 +264,10 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout)
     }
     all.sort_unstable();
     if let Some(w) = all.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!("2: ({f},{r}) is not injective: {} is hit twice", w[0]));
+        return Err(Violation::ours(OURS_INJECTIVE, format!("6: ({f},{r}) is not injective: {} is hit twice", w[0])));
     }
-    let cot = match cotarget {
-        Some(c) => c.product().map_err(e)?.value,
-        None => f.cosize().map_err(e)?.value,
-    };
     if total < cot {
-        return Err(format!("3: size({f}) * size({r}) = {total} < {cot}"));
+        return Err(Violation::ours(OURS_COVERS, format!("7: size({f}) * size({r}) = {total} < {cot}")));
     }
     Ok(())
 }

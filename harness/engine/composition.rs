@@ -25,11 +25,17 @@
 //! composed as the layout `n:_1`, even for `_1` (real CuTe 4.2: `composition(make_layout((4,2)),_1)`
 //! is `_1:4`), whereas the divides and products use `make_layout(n)` (`_1:_0` for `_1`).
 //!
-//! Postconditions (checked by [`check_postconditions`]; a result of CuTe's algorithm that violates
-//! one is refused with [`Error::Undefined`], never returned):
-//! 1. `R(c) == A(B(c))` for every `0 <= c < size(B)` (1-D coordinates of `B`).
+//! Postconditions (checked by [`check_postconditions`]; both are CuTe's own, so a result of CuTe's
+//! algorithm that violates one is refused with [`Error::Undefined`], never returned):
+//! 1. `R(c) == A(B(c))` for every `0 <= c < size(B)` (1-D coordinates of `B`) [CuTe:
+//!    composition.cpp `EXPECT_EQ(layoutR(c), layoutA(layoutB(c)))`; layout.hpp
+//!    `@post result(c) = lhs(rhs(c))`].
 //! 2. `shape(R)` is compatible with `shape(B)`: same size, and where `B` has a tuple mode `R`
-//!    has a tuple mode of the same rank whose modes are compatible in turn.
+//!    has a tuple mode of the same rank whose modes are compatible in turn [CuTe: composition.cpp
+//!    `EXPECT_TRUE(compatible(layoutB, layoutR))`; layout.hpp `@post compatible(rhs, result)`].
+//!
+//! For a tiler ([`check_tiler`]): the same mode by mode, `_` keeps the mode [CuTe: layout.hpp's
+//! `composition(layout, tiler)`, `transform_layout` by mode].
 //!
 //! Fast path ([`verified`], used by every checked entry point): the brute-force check is skipped
 //! when the certificate [`super::fast::composition_ok`] holds, otherwise it runs as before. The
@@ -45,6 +51,7 @@
 use super::coalesce::{bw_coalesce_modes, coalesce_x_modes, Coalesced};
 use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
+use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
 use super::int_tuple::{compatible, IntTuple};
 use super::layout::{Layout, MAX_WALK};
@@ -276,7 +283,7 @@ pub fn composition_tiler(a: &Layout, t: &Tiler) -> Result<Layout> {
         return Ok(r);
     }
     walkable(&r)?;
-    check_tiler(a, t, &r).map_err(|reason| Error::Undefined { op: "composition", reason })?;
+    enforce("composition", check_tiler(a, t, &r))?;
     Ok(r)
 }
 
@@ -294,12 +301,12 @@ fn verify(a: &Layout, b: &Layout, r: &Layout) -> Result<()> {
         return Ok(());
     }
     walkable(b)?;
-    verified(a, b, r).map_err(|reason| Error::Undefined { op: "composition", reason })
+    enforce("composition", verified(a, b, r))
 }
 
 /// [`check_postconditions`], answered in O(rank) when the analytic certificate
 /// ([`super::fast::composition_ok`]) applies; the brute-force check otherwise. Same answer either way.
-pub fn verified(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+pub fn verified(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if super::fast::composition_ok(a, b, r) {
         return Ok(());
     }
@@ -308,12 +315,12 @@ pub fn verified(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
 
 /// Check the postconditions of `composition(A, tiler) == R` mode by mode (the modes of `R` match
 /// the tiler's elements; `_` leaves the mode equal to `A`'s).
-pub fn check_tiler(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
+pub fn check_tiler(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
     match t {
-        Tiler::Underscore => (r == a).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
+        Tiler::Underscore => (r == a).then_some(()).ok_or_else(|| Violation::cute(cite::COMPOSITION_TILER, format!("_ changed {a} into {r}"))),
         Tiler::Tuple(items) => {
             if r.rank() != items.len() {
-                return Err(format!("2: rank({r}) != rank of the tiler {t}"));
+                return Err(Violation::cute(cite::COMPOSITION_TILER, format!("2: rank({r}) != rank of the tiler {t}")));
             }
             let (am, rm) = (a.modes(), r.modes());
             for (k, ti) in items.iter().enumerate() {
@@ -341,20 +348,23 @@ pub fn eval_flat(pairs: &[(i64, i64)], x: i64) -> Option<i64> {
 }
 
 /// Check the numbered postconditions of `composition(A, B) == R`.
-pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if !compatible(&b.shape, &r.shape) {
-        return Err(format!("2: shape of {r} is not compatible with the shape of {b}"));
+        return Err(Violation::cute(cite::COMPOSITION_COMPATIBLE, format!("2: shape of {r} is not compatible with the shape of {b}")));
     }
-    let n = b.size().map_err(|e| e.to_string())?.value;
+    let n = b.size()?.value;
     if n > MAX_WALK {
-        return Err(format!("1: {b} has {n} coordinates, too many to verify"));
+        return Err(Violation::unverifiable(format!("1: {b} has {n} coordinates, too many to verify")));
     }
-    let (bv, rv) = (b.values().map_err(|e| e.to_string())?, r.values().map_err(|e| e.to_string())?);
+    let (bv, rv) = (b.values()?, r.values()?);
     let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
     for c in 0..bv.len() {
-        let want = eval_flat(&pairs, bv[c]).ok_or_else(|| format!("1: {a}({}) overflows", bv[c]))?;
+        let want = eval_flat(&pairs, bv[c]).ok_or_else(|| Violation::unverifiable(format!("1: {a}({}) overflows", bv[c])))?;
         if rv[c] != want {
-            return Err(format!("1: {r}({c}) = {} but {a}({b}({c})) = {a}({}) = {want}", rv[c], bv[c]));
+            return Err(Violation::cute(
+                cite::COMPOSITION_VALUES,
+                format!("1: {r}({c}) = {} but {a}({b}({c})) = {a}({}) = {want}", rv[c], bv[c]),
+            ));
         }
     }
     Ok(())

@@ -7,17 +7,27 @@
 //!   A layout with nothing left becomes `_1:_0`.
 //! - `filter(L, profile)`: `filter` applied to the modes selected by a tuple profile.
 //!
-//! Postconditions of `filter_zeros` (checked by [`check_filter_zeros`]):
+//! CUTLASS has no unit test of `filter`; its definition is the defining code of layout.hpp
+//! (`filter_zeros(layout) = make_layout(filter_zeros(layout.stride(), layout.shape()),
+//! layout.stride())`, `filter(layout) = coalesce(filter_zeros(layout))`), with coalesce's @post.
+//!
+//! Postconditions of `filter_zeros` (checked by [`check_filter_zeros`]; all CuTe's, layout.hpp's
+//! defining code):
 //! 1. the result has the structure and strides of `L`;
 //! 2. each leaf extent is `_1` where `L`'s stride is the static `_0`, else `L`'s extent.
 //!
-//! Postconditions of `filter` (checked by [`check_postconditions`]):
-//! 1. the image is the same set: `{result(i)} == {L(c)}` over both domains;
-//! 2. no leaf of the result has a static `_0` stride, unless the result is `_1:_0`;
-//! 3. `result` is `coalesce`d (the coalesce postconditions hold for `filter_zeros(L)` -> result).
+//! Postconditions of `filter` (checked by [`check_postconditions`]; sources in brackets):
+//! 1. `result` is `coalesce(filter_zeros(L))` as coalesce's definition has it: the coalesce
+//!    postconditions 1-3 hold for `filter_zeros(L)` -> result [CuTe: layout.hpp
+//!    `filter := coalesce(filter_zeros(layout))` with coalesce's `@post`s and coalesce.cpp];
+//! 2. the image is the same set: `{result(i)} == {L(c)}` over both domains [CuTe: follows from 1,
+//!    filter_zeros only shrinks stride-0 modes];
+//! 3. no leaf of the result has a static `_0` stride, unless the result is `_1:_0`, and coalesce's
+//!    postcondition 4 holds [ours: a fully filtered result, stricter than CuTe].
 
 use super::coalesce::{by_mode, coalesce_pairs, Coalesced};
 use super::error::Result;
+use super::postcondition::{Checked, Violation};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
@@ -59,35 +69,44 @@ pub fn filter_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
     }
 }
 
+const CITE_FZ: &str = "layout.hpp filter_zeros(layout) := make_layout(filter_zeros(layout.stride(), layout.shape()), layout.stride())";
+const CITE_FILTER: &str = "layout.hpp filter(layout) := coalesce(filter_zeros(layout)), with coalesce's @post and test/unit/cute/core/coalesce.cpp";
+const OURS_FILTERED: &str = "a fully filtered and coalesced result; CuTe's definition only asks for coalesce's @post";
+
 /// Check the postconditions of `filter_zeros(layout) == result`.
-pub fn check_filter_zeros(layout: &Layout, result: &Layout) -> Result<(), String> {
+pub fn check_filter_zeros(layout: &Layout, result: &Layout) -> Checked {
     if result.stride != layout.stride || !result.shape.congruent(&layout.shape) {
-        return Err(format!("1: {result} does not keep the structure and strides of {layout}"));
+        return Err(Violation::cute(CITE_FZ, format!("1: {result} does not keep the structure and strides of {layout}")));
     }
     for ((s, d), (rs, _)) in layout.leaf_pairs().into_iter().zip(result.leaf_pairs()) {
         let want = if d.is_static_value(0) { Int::st(1) } else { s };
         if rs != want {
-            return Err(format!("2: extent {rs} where {want} was expected ({layout} -> {result})"));
+            return Err(Violation::cute(CITE_FZ, format!("2: extent {rs} where {want} was expected ({layout} -> {result})")));
         }
     }
     Ok(())
 }
 
-/// Check the postconditions of `filter(layout) == result`.
-pub fn check_postconditions(layout: &Layout, result: &Layout) -> Result<(), String> {
-    let mut a = layout.values().map_err(|e| e.to_string())?;
-    let mut b = result.values().map_err(|e| e.to_string())?;
+/// Check the postconditions of `filter(layout) == result` (CuTe's first).
+pub fn check_postconditions(layout: &Layout, result: &Layout) -> Checked {
+    let fz = filter_zeros(layout)?;
+    match super::coalesce::check_postconditions(&fz, result) {
+        Err(v) if v.is_ours() => return Err(v.context("3: ")),
+        Err(v) => return Err(Violation::cute(CITE_FILTER, format!("1: {}", v.condition))),
+        Ok(()) => {}
+    }
+    let mut a = layout.values()?;
+    let mut b = result.values()?;
     a.sort_unstable();
     a.dedup();
     b.sort_unstable();
     b.dedup();
     if a != b {
-        return Err(format!("1: image of {result} differs from the image of {layout}"));
+        return Err(Violation::cute(CITE_FILTER, format!("2: image of {result} differs from the image of {layout}")));
     }
     let trivial = result.shape == IntTuple::st(1) && result.stride == IntTuple::st(0);
     if !trivial && result.leaf_pairs().iter().any(|(_, d)| d.is_static_value(0)) {
-        return Err(format!("2: {result} keeps a static _0 stride"));
+        return Err(Violation::ours(OURS_FILTERED, format!("3: {result} keeps a static _0 stride")));
     }
-    let fz = filter_zeros(layout).map_err(|e| e.to_string())?;
-    super::coalesce::check_postconditions(&fz, result).map_err(|e| format!("3: {e}"))
+    Ok(())
 }

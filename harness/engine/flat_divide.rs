@@ -7,8 +7,12 @@
 //! 2. `R` is `Z` with modes 0 and 1 unpacked: each unpacked mode of rank above 1 is replaced by its
 //!    modes, a mode of rank 1 is kept whole (CuTe slices it with a single `_`).
 //! 3. `R` and `Z` are the same function of the 1-D coordinate: `R(i) == Z(i)` for all `i`.
+//!
+//! Sources: 1 inherits `zipped_divide`'s; 2 and 3 are CuTe's [layout.hpp: "Same as zipped_divide,
+//! but unpacks both modes"].
 
-use super::error::{Error, Result};
+use super::postcondition::Checked;
+use super::error::Result;
 use super::layout::Layout;
 use super::tile::{check_unpacked, unpack};
 use super::tiler::Tiler;
@@ -20,9 +24,8 @@ pub fn flat_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `flat_divide(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    let z = zipped_divide_unchecked(a, t).map_err(e)?;
-    super::zipped_divide::check_postconditions(a, t, &z).map_err(|m| format!("1: {m}"))?;
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
+    let z = zipped_divide_unchecked(a, t)?;
+    super::zipped_divide::check_postconditions(a, t, &z).map_err(|v| v.context("1: "))?;
     check_unpacked(&z, r, true)
 }

@@ -9,23 +9,42 @@
 //! divides) with the stride `(product of the extents before it in L)`, the strides starting with
 //! `_0`; finally the extent of the last sorted mode is appended. The result is coalesced.
 //!
-//! Postconditions (checked by [`check_postconditions`]):
-//! 1. `L(R(L(i))) == L(i)` for every `0 <= i < size(L)`.
-//! 2. If `L` is injective: `R(L(i)) == i` for every `i`.
+//! Postconditions (checked by [`check_postconditions`]; both CuTe's, a violation is refused with
+//! [`Error::Undefined`] -- CuTe's algorithm breaks 1 on some layouts that are not injective, e.g.
+//! `(_2,_3):(_2,_1)`, which the engine used to copy without a word):
+//! 1. `L(R(L(i))) == L(i)` for every `0 <= i < size(L)` [CuTe: layout.hpp "Build the
+//!    quasi-inverse of a layout (left-inverse when layout is injective)", `@result layout(result(
+//!    layout(i))) == layout(i) for all i < size(layout)`].
+//! 2. If `L` is injective: `R(L(i)) == i` for every `i` [CuTe: inverse_left.cpp
+//!    `EXPECT_EQ(inv_layout(layout(i)), i)` (its layouts are all injective)].
 
+use super::postcondition::{enforce, Checked, Violation};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::layout::Layout;
 use super::release::INVERSES_SORTED;
 use super::right_inverse::{coalesced_modes, flat_layout, sort_by_stride};
 use super::coalesce::coalesce;
+const CITE_LEFT_QUASI: &str = "layout.hpp @result layout(result(layout(i))) == layout(i) for all i < size(layout) (a quasi-inverse)";
+const CITE_LEFT: &str = "test/unit/cute/core/inverse_left.cpp (EXPECT_EQ(inv_layout(layout(i)), i)); layout.hpp: a left-inverse when the layout is injective";
 
-/// CuTe's `left_inverse(layout)`.
+/// CuTe's `left_inverse(layout)`; refuses ([`Error::Undefined`]) a result that violates CuTe's
+/// definition.
 pub fn left_inverse(layout: &Layout) -> Result<Layout> {
+    let r = left_inverse_unchecked(layout)?;
+    if super::runtime::checks_on() {
+        super::composition::walkable(layout)?;
+        enforce("left_inverse", check_postconditions(layout, &r))?;
+    }
+    Ok(r)
+}
+
+/// CuTe's algorithm for `left_inverse(layout)` without the definition check.
+pub fn left_inverse_unchecked(layout: &Layout) -> Result<Layout> {
     if !INVERSES_SORTED.on() {
         // Before 4.2: right_inverse(make_layout(L, complement(L))).
         let c = super::complement::complement_unchecked(layout, None)?;
-        return super::right_inverse::right_inverse(&Layout::concat(&[layout.clone(), c]));
+        return super::right_inverse::right_inverse_unchecked(&Layout::concat(&[layout.clone(), c]));
     }
     let (pairs, pre) = coalesced_modes(layout)?;
     if pairs.iter().any(|p| !p.1.is_static) {
@@ -54,20 +73,20 @@ pub fn left_inverse(layout: &Layout) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `left_inverse(layout) == r`.
-pub fn check_postconditions(layout: &Layout, r: &Layout) -> Result<(), String> {
-    let lv = layout.values().map_err(|e| e.to_string())?;
+pub fn check_postconditions(layout: &Layout, r: &Layout) -> Checked {
+    let lv = layout.values()?;
     let mut seen = lv.clone();
     seen.sort_unstable();
     seen.dedup();
     let injective = seen.len() == lv.len();
     for (i, &x) in lv.iter().enumerate() {
-        let back = r.call_int(Int::dy(x)).map_err(|e| e.to_string())?.value;
-        let again = layout.call_int(Int::dy(back)).map_err(|e| e.to_string())?.value;
+        let back = r.call_int(Int::dy(x))?.value;
+        let again = layout.call_int(Int::dy(back))?.value;
         if again != x {
-            return Err(format!("1: {layout}({r}({layout}({i}))) = {again} != {x}"));
+            return Err(Violation::cute(CITE_LEFT_QUASI, format!("1: {layout}({r}({layout}({i}))) = {again} != {x}")));
         }
         if injective && back != i as i64 {
-            return Err(format!("2: {r}({layout}({i})) = {back} != {i}"));
+            return Err(Violation::cute(CITE_LEFT, format!("2: {r}({layout}({i})) = {back} != {i}")));
         }
     }
     Ok(())

@@ -12,7 +12,11 @@
 //! 1. `size(R)` is the product of the sizes of the modes `c` keeps (those paired with `_`).
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
+//!
+//! Sources: CuTe's [tensor_impl.hpp: `local_partition := outer_partition`, i.e. zipped_divide by
+//! the thread layout's shape then a slice of mode 0; no unit test in test/unit/cute/core].
 
+use super::postcondition::Checked;
 use super::logical_divide::logical_divide;
 use super::zipped_divide::zipped_divide_unchecked;
 use super::error::Result;
@@ -68,9 +72,9 @@ pub fn local_partition(a: &Layout, thr: &Layout, index: Int) -> Result<Layout> {
 }
 
 /// Check a `local_partition(a, thr, index)` result `r` against the definition.
-pub fn check_postconditions(a: &Layout, thr: &Layout, index: Int, r: &Layout) -> Result<(), String> {
-    let (_, z, c) = partition_parts(a, thr, index).map_err(|e| e.to_string())?;
-    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride).map_err(|e| e.to_string())?;
+pub fn check_postconditions(a: &Layout, thr: &Layout, index: Int, r: &Layout) -> Checked {
+    let (_, z, c) = partition_parts(a, thr, index)?;
+    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride)?;
     super::slice::check_postconditions(&z, &c, r, off)
 }
 

@@ -12,7 +12,11 @@
 //! 1. `size(R)` is the product of the sizes of the modes `c` keeps (those paired with `_`).
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
+//!
+//! Sources: CuTe's [tensor_impl.hpp: `local_tile := inner_partition`, i.e. zipped_divide then a
+//! slice of mode 1 by the coordinate; CUTLASS has no unit test of it in test/unit/cute/core].
 
+use super::postcondition::Checked;
 use super::logical_divide::logical_divide;
 use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
 use super::error::Result;
@@ -51,10 +55,10 @@ pub fn local_tile(a: &Layout, tiler: &Tiler, coord: &Coord) -> Result<Layout> {
 
 /// Check a `local_tile(a, tiler, coord)` result `r` (for example CuTe's print) against the
 /// definition; the offset is the zipped divide at the coordinate with `_` as 0.
-pub fn check_postconditions(a: &Layout, tiler: &Tiler, coord: &Coord, r: &Layout) -> Result<(), String> {
-    let z = zipped_divide(a, tiler).map_err(|e| e.to_string())?;
-    let c = tile_coord(&z, coord).map_err(|e| e.to_string())?;
-    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride).map_err(|e| e.to_string())?;
+pub fn check_postconditions(a: &Layout, tiler: &Tiler, coord: &Coord, r: &Layout) -> Checked {
+    let z = zipped_divide(a, tiler)?;
+    let c = tile_coord(&z, coord)?;
+    let off = crd2idx(&c.zeroed(), &z.shape, &z.stride)?;
     super::slice::check_postconditions(&z, &c, r, off)
 }
 

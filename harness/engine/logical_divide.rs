@@ -6,13 +6,18 @@
 //! keeps `A`'s further modes (more elements than modes is "logical_divide: Too many modes in
 //! tiler."); `_` leaves the mode; an integer `n` is the layout `n:_1`.
 //!
-//! Postconditions of `logical_divide(A, B)` for a layout `B` (checked by [`check_postconditions`];
-//! the compositions and complements inside are checked against their own definitions, and a
-//! violation is [`Error::Undefined`]):
-//! 1. `rank(R) == 2` and mode 0 of `R` is `A o B` as a function: `R(i, 0) == A(B(i))`.
-//! 2. With `C = complement(B, shape(coalesce(A)))`: `R(i, j) == A(B(i) + C(j))` for all `i, j`,
-//!    and `(B, C)` is injective (so `R` visits each element of `A` it reaches once per coordinate).
-//! 3. `size(R) >= size(A)`.
+//! Postconditions of `logical_divide(A, B)` for a layout `B` (checked by [`check_postconditions`],
+//! CuTe's before ours; the engine refuses a result violating one of CuTe's with
+//! [`Error::Undefined`]). With `C = complement(B, shape(coalesce(A)))` as CuTe computes it:
+//! 1. `rank(R) == 2` [CuTe: logical_divide.cpp `ASSERT_EQ(rank(layoutR), 2)`].
+//! 2. `shape(B)` is compatible with mode 0 of `R` [CuTe: logical_divide.cpp
+//!    `ASSERT_TRUE(compatible(layoutB, layout<0>(layoutR)))`].
+//! 3. `R(i, j) == A(B(i) + C(j))` for all `i, j` (so `R(i, 0) == A(B(i))`) [CuTe: layout.hpp
+//!    `logical_divide := composition(layout, make_layout(tiler, complement(...)))` with
+//!    composition's `@post result(c) = lhs(rhs(c))`].
+//! 4. `C` satisfies complement's definition (so `(B, C)` is injective) [ours: CuTe's divide tests
+//!    do not check the complement inside].
+//! 5. `size(R) >= size(A)` [ours].
 //!
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
 //!
@@ -26,7 +31,8 @@ use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
 use super::coalesce::coalesce_modes;
 use super::complement::complement_unchecked;
 use super::composition::composition_unchecked;
-use super::error::{Error, Result};
+use super::error::Result;
+use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
@@ -62,7 +68,6 @@ fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     let c = complement_unchecked(b, Some(&cot))?;
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
     let c_ok = certify && super::complement::certified(b, Some(&cot), &c);
-    let c_kept = matches!(mode, Mode::Checked).then(|| c.clone());
     let bc = Layout {
         shape: IntTuple::Tuple(vec![b.shape.clone(), c.shape]),
         stride: IntTuple::Tuple(vec![b.stride.clone(), c.stride]),
@@ -74,18 +79,14 @@ fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
                 ok.set(false);
             }
         Mode::Checked if checks_on() => {
-            let c = c_kept.expect("kept in checked mode");
+            // Only the composition is part of CuTe's definition of the divide (postcondition 3);
+            // the complement's own conditions are ours here (postcondition 4), never refused.
             super::composition::walkable(&bc)?;
-            undefined("complement", super::complement::verified(b, Some(&cot), &c))?;
-            undefined("composition", super::composition::verified(a, &bc, &r))?;
+            enforce("composition", super::composition::verified(a, &bc, &r))?;
         }
         _ => {}
     }
     Ok(r)
-}
-
-pub(crate) fn undefined(op: &'static str, r: Result<(), String>) -> Result<()> {
-    r.map_err(|reason| Error::Undefined { op, reason })
 }
 
 pub(crate) fn divide_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> {
@@ -104,48 +105,46 @@ pub fn logical_divide_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `logical_divide(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
     check_by_tiler(a, t, r, check_layout)
 }
 
-fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
+fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if r.rank() != 2 {
-        return Err(format!("1: rank({r}) != 2"));
+        return Err(Violation::cute(cite::DIVIDE_RANK, format!("1: rank({r}) != 2")));
     }
-    let (r0, r1) = (r.mode(0).map_err(e)?, r.mode(1).map_err(e)?);
-    let bv = b.values().map_err(e)?;
-    let r0v = r0.values().map_err(e)?;
-    if r0v.len() != bv.len() {
-        return Err(format!("1: size of mode 0 of {r} != size({b})"));
+    let (r0, r1) = (r.mode(0)?, r.mode(1)?);
+    if !super::int_tuple::compatible(&b.shape, &r0.shape) {
+        return Err(Violation::cute(cite::DIVIDE_COMPATIBLE, format!("2: mode 0 of {r} is not compatible with {b}")));
     }
+    let bv = b.values()?;
+    let r0v = r0.values()?;
     for (i, &x) in bv.iter().enumerate() {
-        let want = a.call_int(Int::dy(x)).map_err(e)?.value;
-        if r0v[i] != want {
-            return Err(format!("1: {r}({i},0) = {} but {a}({b}({i})) = {want}", r0v[i]));
+        let want = a.call_int(Int::dy(x))?.value;
+        if r0v.get(i) != Some(&want) {
+            return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},0) = {:?} but {a}({b}({i})) = {want}", r0v.get(i))));
         }
     }
-    let cot = cotarget(a).map_err(e)?;
-    let c = complement_unchecked(b, Some(&cot)).map_err(e)?;
-    super::complement::check_postconditions(b, Some(&cot), &c).map_err(|m| format!("2: complement: {m}"))?;
-    let cv = c.values().map_err(e)?;
-    let r1v = r1.values().map_err(e)?;
+    let cot = cotarget(a)?;
+    let c = complement_unchecked(b, Some(&cot))?;
+    let cv = c.values()?;
+    let r1v = r1.values()?;
     if r1v.len() != cv.len() {
-        return Err(format!("2: size of mode 1 of {r} != size({c})"));
+        return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: size of mode 1 of {r} != size({c})")));
     }
     for (j, &y) in cv.iter().enumerate() {
         for (i, &x) in bv.iter().enumerate() {
-            let want = a.call_int(Int::dy(x + y)).map_err(e)?.value;
-            let got = r.call(&IntTuple::tuple([IntTuple::dy(i as i64), IntTuple::dy(j as i64)])).map_err(e)?.value;
+            let want = a.call_int(Int::dy(x + y))?.value;
+            let got = r.call(&IntTuple::tuple([IntTuple::dy(i as i64), IntTuple::dy(j as i64)]))?.value;
             if got != want {
-                return Err(format!("2: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}"));
+                return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}")));
             }
         }
     }
-    let (n, m) = (r.size().map_err(e)?.value, a.size().map_err(e)?.value);
+    super::complement::check_postconditions(b, Some(&cot), &c).map_err(|v| v.as_ours(cite::INNER_COMPLEMENT).context("4: complement: "))?;
+    let (n, m) = (r.size()?.value, a.size()?.value);
     if n < m {
-        return Err(format!("3: size({r}) = {n} < size({a}) = {m}"));
+        return Err(Violation::ours("the divide covers A", format!("5: size({r}) = {n} < size({a}) = {m}")));
     }
     Ok(())
 }
-

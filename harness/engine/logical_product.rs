@@ -8,25 +8,33 @@
 //! modes in tiler."); `_` leaves the mode; an integer `n` is the layout `n:_1`.
 //!
 //! Postconditions of `logical_product(A, B)` for a layout `B` (checked by
-//! [`check_postconditions`]; the complement and composition inside are checked against their own
-//! definitions and a violation is [`Error::Undefined`]):
-//! 1. `rank(R) == 2`, mode 0 of `R` is `A` itself.
-//! 2. Mode 1 of `R` is `C o B` with `C = complement(A, size(A) * cosize(B))`: `R(0, j) == C(B(j))`.
-//! 3. `R` is injective when `A` and `B` are: `(A, C)` is injective and `C o B` reorders `C`'s
-//!    distinct values.
+//! [`check_postconditions`], CuTe's before ours; the engine refuses a result violating one of
+//! CuTe's with [`Error::Undefined`]). With `C = complement(A, size(A) * cosize(B))` as CuTe
+//! computes it:
+//! 1. `rank(R) == 2` and mode 0 of `R` is `A` itself [CuTe: logical_product.cpp
+//!    `ASSERT_EQ(rank(layoutR), 2)`, `ASSERT_TRUE(layoutA == layout<0>(layoutR))`].
+//! 2. `shape(B)` is compatible with mode 1 of `R` [CuTe: logical_product.cpp
+//!    `ASSERT_TRUE(compatible(layoutB, layout<1>(layoutR)))`].
+//! 3. Mode 1 of `R` is `C o B`: `R(0, j) == C(B(j))` [CuTe: layout.hpp `logical_product :=
+//!    make_layout(block, composition(complement(block, size(block)*cosize(tiler)), tiler))` with
+//!    composition's `@post result(c) = lhs(rhs(c))`].
+//! 4. `C` satisfies complement's definition [ours: CuTe's product tests do not check the
+//!    complement inside; logical_product.cpp's `((_4,_6)):((_1,_6))` times `_3:_1` has
+//!    `C = _2:_36` with `cosize(A, C) = 70 < 72`, and CuTe's test accepts it].
+//! 5. `R` is injective when `A` and `B` are [ours].
 //!
 //! Fast path: as for the divides, the complement and the composition inside are certified
 //! analytically (see `fast`); CuTe's computation runs once and the brute-force checks run only
 //! when a certificate does not apply (results and errors unchanged).
 //!
 
-use super::complement::{complement, complement_unchecked};
+use super::complement::complement_unchecked;
 use super::composition::composition_unchecked;
-use super::error::{Error, Result};
+use super::error::Result;
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
-use super::logical_divide::undefined;
+use super::postcondition::{cite, enforce, Checked, Violation};
 use super::runtime::{certified_or_checked, checks_on, Mode};
 use super::tile::{by_tiler, check_by_tiler};
 use super::tiler::Tiler;
@@ -58,8 +66,9 @@ pub(crate) fn product_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layou
         Mode::Checked if checks_on() => {
             super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()]))?;
             super::composition::walkable(b)?;
-            undefined("complement", super::complement::verified(a, Some(&cot), &c))?;
-            undefined("composition", super::composition::verified(&c, b, &cb))?;
+            // Only the composition is part of CuTe's definition of the product (postcondition
+            // 3); the complement's own conditions are ours here (postcondition 4), never refused.
+            enforce("composition", super::composition::verified(&c, b, &cb))?;
         }
         _ => {}
     }
@@ -82,36 +91,39 @@ pub fn logical_product_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `logical_product(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
     check_by_tiler(a, t, r, check_layout)
 }
 
-fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    if r.rank() != 2 || r.mode(0).map_err(e)? != *a {
-        return Err(format!("1: mode 0 of {r} is not {a}"));
+fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
+    if r.rank() != 2 {
+        return Err(Violation::cute(cite::PRODUCT_RANK, format!("1: rank({r}) != 2")));
     }
-    let n = a.size().map_err(e)?.mul(b.cosize().map_err(e)?).map_err(e)?;
-    let c = complement(a, Some(&IntTuple::Leaf(n))).map_err(|x| format!("2: {x}"))?;
-    let (bv, r1v) = (b.values().map_err(e)?, r.mode(1).map_err(e)?.values().map_err(e)?);
-    if bv.len() != r1v.len() {
-        return Err(format!("2: size of mode 1 of {r} != size({b})"));
+    if r.mode(0)? != *a {
+        return Err(Violation::cute(cite::PRODUCT_MODE0, format!("1: mode 0 of {r} is not {a}")));
     }
+    let r1 = r.mode(1)?;
+    if !super::int_tuple::compatible(&b.shape, &r1.shape) {
+        return Err(Violation::cute(cite::PRODUCT_COMPATIBLE, format!("2: mode 1 of {r} is not compatible with {b}")));
+    }
+    let n = IntTuple::Leaf(a.size()?.mul(b.cosize()?)?);
+    let c = complement_unchecked(a, Some(&n))?;
+    let (bv, r1v) = (b.values()?, r1.values()?);
     for (j, &x) in bv.iter().enumerate() {
-        let want = c.call_int(Int::dy(x)).map_err(e)?.value;
-        if r1v[j] != want {
-            return Err(format!("2: {r}(0,{j}) = {} but {c}({b}({j})) = {want}", r1v[j]));
+        let want = c.call_int(Int::dy(x))?.value;
+        if r1v.get(j) != Some(&want) {
+            return Err(Violation::cute(cite::PRODUCT_DEFINITION, format!("3: {r}(0,{j}) = {:?} but {c}({b}({j})) = {want}", r1v.get(j))));
         }
     }
+    super::complement::check_postconditions(a, Some(&n), &c).map_err(|v| v.as_ours(cite::INNER_COMPLEMENT).context("4: complement: "))?;
     let distinct = |mut v: Vec<i64>| {
         let n = v.len();
         v.sort_unstable();
         v.dedup();
         v.len() == n
     };
-    if distinct(a.values().map_err(e)?) && distinct(bv) && !distinct(r.values().map_err(e)?) {
-        return Err(format!("3: {r} is not injective though {a} and {b} are"));
+    if distinct(a.values()?) && distinct(bv) && !distinct(r.values()?) {
+        return Err(Violation::ours("an injective product of injective layouts", format!("5: {r} is not injective though {a} and {b} are")));
     }
     Ok(())
 }
-

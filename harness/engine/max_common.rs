@@ -6,21 +6,27 @@
 //! that extent and `max_common_layout` is `composition(inv, layout<0>(common))`; otherwise they
 //! are `_1` and `_1:_0`.
 //!
-//! Postconditions (checked by [`check_layout`] and [`check_vector`]):
-//! 1. `max_common_layout`: `A(R(i)) == i` and `B(R(i)) == i` for every `0 <= i < size(R)`.
+//! Postconditions (checked by [`check_layout`] and [`check_vector`]; both CuTe's):
+//! 1. `max_common_layout`: `A(R(i)) == i` and `B(R(i)) == i` for every `0 <= i < size(R)`
+//!    [CuTe: layout.hpp `@post For all 0 <= i < size(R), a(R(i)) == i and b(R(i)) == i`].
 //! 2. `max_common_vector`: `N >= 1` is static, and with `inv = right_inverse(B)`:
-//!    `A(inv(n)) == n` and `B(inv(n)) == n` for every `0 <= n < N`.
+//!    `A(inv(n)) == n` and `B(inv(n)) == n` for every `0 <= n < N` [CuTe: layout.hpp `@returns
+//!    Int<N> with N >= 1`, `@post For all 0 <= n < N, a(b.get_1d_coord(n)) == n`;
+//!    `b.get_1d_coord(n)` is `inv(n)`, and `B(inv(n)) == n` is right_inverse's definition].
 //!
 //! The compositions inside are CuTe's algorithm as is; the result is refused with
 //! [`Error::Undefined`] if it violates the postcondition above.
 
+use super::postcondition::{enforce, Checked, Violation};
 use super::coalesce::coalesce;
 use super::composition::composition_unchecked;
-use super::error::{Error, Result};
+use super::error::Result;
 use super::int::Int;
 use super::layout::{Layout, MAX_WALK};
 use super::right_inverse::right_inverse;
 use super::runtime::deferred;
+const CITE_MCL: &str = "layout.hpp max_common_layout @post For all 0 <= i < size(R), a(R(i)) == i and b(R(i)) == i";
+const CITE_MCV: &str = "layout.hpp max_common_vector @returns Int<N> with N >= 1, @post For all 0 <= n < N, a(b.get_1d_coord(n)) == n";
 
 fn common(a: &Layout, b: &Layout) -> Result<(Layout, Option<Layout>)> {
     let inv = right_inverse(b)?;
@@ -37,7 +43,7 @@ pub fn max_common_layout(a: &Layout, b: &Layout) -> Result<Layout> {
         (_, None) => Layout::leaf(Int::st(1), Int::st(0)),
     };
     if super::runtime::checks_on() {
-        check_layout(a, b, &r).map_err(|reason| Error::Undefined { op: "max_common_layout", reason })?;
+        enforce("max_common_layout", check_layout(a, b, &r))?;
     }
     Ok(r)
 }
@@ -49,40 +55,40 @@ pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<Int> {
         (_, None) => Int::st(1),
     };
     if super::runtime::checks_on() {
-        check_vector(a, b, n).map_err(|reason| Error::Undefined { op: "max_common_vector", reason })?;
+        enforce("max_common_vector", check_vector(a, b, n))?;
     }
     Ok(n)
 }
 
-fn agree(a: &Layout, b: &Layout, x: i64, i: i64) -> Result<(), String> {
-    let av = a.call_int(Int::dy(x)).map_err(|e| e.to_string())?.value;
-    let bv = b.call_int(Int::dy(x)).map_err(|e| e.to_string())?.value;
+fn agree(a: &Layout, b: &Layout, x: i64, i: i64, cite: &'static str) -> Checked {
+    let av = a.call_int(Int::dy(x))?.value;
+    let bv = b.call_int(Int::dy(x))?.value;
     if av != i || bv != i {
-        return Err(format!("A({x}) = {av}, B({x}) = {bv}, expected both {i}"));
+        return Err(Violation::cute(cite, format!("A({x}) = {av}, B({x}) = {bv}, expected both {i}")));
     }
     Ok(())
 }
 
 /// Check postcondition 1 of `max_common_layout(a, b) == r`.
-pub fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
-    for (i, x) in r.values().map_err(|e| e.to_string())?.into_iter().enumerate() {
-        agree(a, b, x, i as i64).map_err(|e| format!("1: at {r}({i}): {e}"))?;
+pub fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
+    for (i, x) in r.values()?.into_iter().enumerate() {
+        agree(a, b, x, i as i64, CITE_MCL).map_err(|v| v.context(format!("1: at {r}({i}): ")))?;
     }
     Ok(())
 }
 
 /// Check postcondition 2 of `max_common_vector(a, b) == n`.
-pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Result<(), String> {
+pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Checked {
     if !n.is_static || n.value < 1 {
-        return Err(format!("2: {n} is not a static positive integer"));
+        return Err(Violation::cute(CITE_MCV, format!("2: {n} is not a static positive integer")));
     }
     if n.value > MAX_WALK {
-        return Err(format!("2: too large: checking N = {n} would walk more than {MAX_WALK} coordinates"));
+        return Err(Violation::unverifiable(format!("2: too large: checking N = {n} would walk more than {MAX_WALK} coordinates")));
     }
-    let inv = right_inverse(b).map_err(|e| e.to_string())?;
+    let inv = right_inverse(b)?;
     for i in 0..n.value {
-        let x = inv.call_int(Int::dy(i)).map_err(|e| e.to_string())?.value;
-        agree(a, b, x, i).map_err(|e| format!("2: at n = {i}: {e}"))?;
+        let x = inv.call_int(Int::dy(i))?.value;
+        agree(a, b, x, i, CITE_MCV).map_err(|v| v.context(format!("2: at n = {i}: ")))?;
     }
     Ok(())
 }

@@ -11,7 +11,11 @@
 //! 2. As a function `R` equals `logical_product(A', B')` with the mode pairs regrouped: for every
 //!    `i < size(A')`, `j < size(B')`, `R` at the coordinate made of `P1`'s and `A'`'s coordinates
 //!    mode by mode equals `A'(i) + P1(j)`.
+//!
+//! Sources: CuTe's [layout.hpp: raked_product `@post rank(@a result) == cute::max(rank(@a block),
+//! rank(@a tiler))`, and its defining code: zip of logical_product(block, tiler)'s mode 1 with the block].
 
+use super::postcondition::Checked;
 use super::blocked_product::{block_raked, check_blocked};
 use super::error::Result;
 use super::layout::Layout;
@@ -22,6 +26,6 @@ pub fn raked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `raked_product(A, B) == R`.
-pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Result<(), String> {
+pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     check_blocked(a, b, r, true)
 }

@@ -7,16 +7,22 @@
 //! the static value `curr`: the result gains the mode `n : (product of the extents before it)`,
 //! and `curr = n * d` (dynamic if `n` is). The result is `coalesce((_1,n..):(_0,p..))`.
 //!
-//! Postconditions (checked by [`check_postconditions`]):
-//! 1. `L(R(i)) == i` for every `0 <= i < size(R)`.
-//! 2. `R` is coalesced: `depth(R) <= 1`.
+//! Postconditions (checked by [`check_postconditions`]; both CuTe's, a violation is refused with
+//! [`super::Error::Undefined`]):
+//! 1. `L(R(i)) == i` for every `0 <= i < size(R)` [CuTe: inverse_right.cpp `test_postconditions`,
+//!    `EXPECT_EQ(layout(inv_layout(i)), i)`; layout.hpp `@result layout(result(i)) == i`].
+//! 2. `R` is coalesced: `depth(R) <= 1` [CuTe: layout.hpp's defining code returns
+//!    `coalesce(make_layout(result_shape, result_stride))`, with coalesce's `@post depth <= 1`].
 
+use super::postcondition::{enforce, Checked, Violation};
 use super::coalesce::coalesce;
 use super::error::Result;
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
 use super::release::INVERSES_SORTED;
+const CITE_RIGHT: &str = "test/unit/cute/core/inverse_right.cpp (EXPECT_EQ(layout(inv_layout(i)), i) for i < size(inv_layout)); layout.hpp @result layout(result(i)) == i";
+const CITE_RIGHT_DEPTH: &str = "layout.hpp right_inverse := coalesce(make_layout(result_shape, result_stride)), with coalesce's @post depth(result) <= 1";
 
 /// Flat modes of `coalesce(L)` and the exclusive prefix products of their extents.
 pub(crate) fn coalesced_modes(layout: &Layout) -> Result<(super::coalesce::Modes, Vec<Int>)> {
@@ -50,8 +56,19 @@ pub(crate) fn flat_layout(shape: Vec<Int>, stride: Vec<Int>) -> Layout {
     }
 }
 
-/// CuTe's `right_inverse(layout)`.
+/// CuTe's `right_inverse(layout)`; refuses ([`super::Error::Undefined`]) a result that violates
+/// CuTe's definition.
 pub fn right_inverse(layout: &Layout) -> Result<Layout> {
+    let r = right_inverse_unchecked(layout)?;
+    if super::runtime::checks_on() {
+        super::composition::walkable(&r)?;
+        enforce("right_inverse", check_postconditions(layout, &r))?;
+    }
+    Ok(r)
+}
+
+/// CuTe's algorithm for `right_inverse(layout)` without the definition check.
+pub fn right_inverse_unchecked(layout: &Layout) -> Result<Layout> {
     if !INVERSES_SORTED.on() {
         return right_inverse_chain(layout);
     }
@@ -100,16 +117,16 @@ fn right_inverse_chain(layout: &Layout) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `right_inverse(layout) == r`.
-pub fn check_postconditions(layout: &Layout, r: &Layout) -> Result<(), String> {
-    let rv = r.values().map_err(|e| e.to_string())?;
+pub fn check_postconditions(layout: &Layout, r: &Layout) -> Checked {
+    let rv = r.values()?;
     for (i, &x) in rv.iter().enumerate() {
-        let y = layout.call_int(Int::dy(x)).map_err(|e| e.to_string())?.value;
+        let y = layout.call_int(Int::dy(x))?.value;
         if y != i as i64 {
-            return Err(format!("1: {layout}({r}({i})) = {layout}({x}) = {y} != {i}"));
+            return Err(Violation::cute(CITE_RIGHT, format!("1: {layout}({r}({i})) = {layout}({x}) = {y} != {i}")));
         }
     }
     if r.depth() > 1 {
-        return Err(format!("2: depth({r}) > 1"));
+        return Err(Violation::cute(CITE_RIGHT_DEPTH, format!("2: depth({r}) > 1")));
     }
     Ok(())
 }

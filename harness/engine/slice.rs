@@ -1,18 +1,36 @@
-//! Slicing layouts by coordinates, shared by `local_tile` and `local_partition` (CuTe does them
-//! on tensors in tensor_impl.hpp; this is the layout part): the slicing coordinate [`Coord`],
-//! CuTe's `slice` / `slice_and_offset`, and the check of a slice's postconditions.
+//! `local_tile` and `local_partition` on layouts (CuTe does them on tensors in tensor_impl.hpp;
+//! this is the layout part).
+//!
+//! Definitions (CuTe 4.2):
+//! - `local_tile(A, tiler, coord)` (= `inner_partition`): `Z = zipped_divide(A, tiler)`; a tuple
+//!   `coord` is padded with `_` to `rank<1>(Z)` elements and slices mode 1 while mode 0 is kept
+//!   (unpacked when its rank is above 1): `Z(repeat<R0>(_), append<R1>(coord, _))`. An integer
+//!   `coord` slices the whole of mode 1 away.
+//! - `local_partition(A, thr, index)` (= `outer_partition`): the tiler is `product_each(shape(thr))`
+//!   (one integer per top mode of `thr`), the coordinate is `thr.get_flat_coord(index)` (one 1-D
+//!   coordinate per top mode, or a plain integer when `thr` is rank 1); the coordinate slices
+//!   mode 0 of `Z` (padded with `_` to `rank<0>(Z)`) and mode 1 is kept, unpacked.
 //!
 //! Slicing keeps the modes paired with `_` and drops those paired with an integer. On a tensor the
 //! dropped part becomes an offset of the data pointer; the tensor's layout (what CuTe prints for
-//! `t.layout()`) is the returned layout. The offset `Z(coord with _ as 0)` is returned separately.
-//! The layout does not depend on the values of the coordinate, only on its form.
+//! `t.layout()`) is the returned layout. The offset `Z(coord with _ as 0)` is returned separately
+//! by the `*_with_offset` functions. The layout does not depend on the values of the coordinate,
+//! only on its form.
 //!
-//! Postconditions of a slice `(R, off)` of `Z` by the full coordinate `c` (checked by
-//! [`check_postconditions`]; `local_tile` and `local_partition` state theirs in these terms):
+//! Postconditions (checked by [`check_postconditions`], and from the operation's inputs by
+//! [`check_local_tile`] / [`check_local_partition`]), with `Z` the zipped divide, `c` the full
+//! slicing coordinate and `off = Z(c with _ as 0)`:
 //! 1. `size(R)` is the product of the sizes of the modes `c` keeps (those paired with `_`).
 //! 2. `R(i) + off == Z(full(i))` for every `i < size(R)`, where `full(i)` puts `i`'s coordinates
 //!    (split over the kept modes, first fastest) at the kept modes and `c`'s integers elsewhere.
+//!
+//! Sources: CuTe's [tensor_impl.hpp: inner_partition / outer_partition, zipped_divide then slice].
+//!
+//! This module holds what the two share (slicing coordinates, `slice`, the slice check); each
+//! operation lives in its own module (`local_tile`, `local_partition`) with its definition,
+//! postconditions and `check_postconditions`; callers import those modules directly.
 
+use super::postcondition::{cite, Checked, Violation};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -115,43 +133,42 @@ fn fill(c: &Coord, z: &Layout, vals: &mut impl Iterator<Item = IntTuple>) -> Res
 }
 
 /// Check the postcondition of a slice `(r, off)` of `z` by `c`.
-pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
+pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Checked {
     let kept = match c {
         Coord::Under => vec![z.clone()],
         Coord::Int(_) => vec![],
         Coord::Tuple(_) => {
             let mut out = Vec::new();
-            lift(c, z, &mut out).map_err(e)?;
+            lift(c, z, &mut out)?;
             out
         }
     };
-    let want_size = kept.iter().try_fold(1i64, |a, m| m.size().map(|s| a * s.value)).map_err(e)?;
-    let n = r.size().map_err(e)?.value;
+    let want_size = kept.iter().try_fold(1i64, |a, m| m.size().map(|s| a * s.value))?;
+    let n = r.size()?.value;
     if n != want_size {
-        return Err(format!("size({r}) = {n} != {want_size}"));
+        return Err(Violation::cute(cite::LOCAL, format!("size({r}) = {n} != {want_size}")));
     }
     if n > super::layout::MAX_WALK {
-        return Err(format!("too large: {r} has {n} coordinates (limit {})", super::layout::MAX_WALK));
+        return Err(Violation::unverifiable(format!("too large: {r} has {n} coordinates (limit {})", super::layout::MAX_WALK)));
     }
     for i in 0..n {
         // Split i over the kept modes (mode 0 fastest).
         let mut rest = i;
         let mut vals = Vec::new();
         for m in &kept {
-            let s = m.size().map_err(e)?.value;
+            let s = m.size()?.value;
             vals.push(IntTuple::dy(rest % s));
             rest /= s;
         }
         let full = match c {
             Coord::Under => vals[0].clone(),
             Coord::Int(x) => IntTuple::Leaf(*x),
-            _ => fill(c, z, &mut vals.into_iter()).map_err(e)?,
+            _ => fill(c, z, &mut vals.into_iter())?,
         };
-        let want = z.call(&full).map_err(e)?.value;
-        let got = r.call_int(Int::dy(i)).map_err(e)?.value + off.value;
+        let want = z.call(&full)?.value;
+        let got = r.call_int(Int::dy(i))?.value + off.value;
         if got != want {
-            return Err(format!("{r}({i}) + {off} = {got} but {z}{full} = {want}"));
+            return Err(Violation::cute(cite::LOCAL, format!("{r}({i}) + {off} = {got} but {z}{full} = {want}")));
         }
     }
     Ok(())

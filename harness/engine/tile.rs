@@ -1,6 +1,7 @@
 //! Helpers shared by the zipped, tiled and flat divides and products: CuTe's `zip2_by` /
 //! `tile_unzip` regrouping along a tiler and the unpacking of a rank-2 result's modes.
 
+use super::postcondition::{cite, Checked, Violation};
 use super::coalesce::by_mode;
 use super::error::{Error, Result};
 use super::int_tuple::IntTuple;
@@ -91,19 +92,19 @@ pub(crate) fn check_by_tiler(
     a: &Layout,
     t: &Tiler,
     r: &Layout,
-    check_layout: fn(&Layout, &Layout, &Layout) -> Result<(), String>,
-) -> Result<(), String> {
+    check_layout: fn(&Layout, &Layout, &Layout) -> Checked,
+) -> Checked {
     match t {
-        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| format!("_ changed {a} into {r}")),
+        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| Violation::cute(cite::TILER_FORMS, format!("_ changed {a} into {r}"))),
         Tiler::Tuple(items) => {
             if r.rank() != a.rank() {
-                return Err(format!("rank({r}) != rank({a})"));
+                return Err(Violation::cute(cite::TILER_FORMS, format!("rank({r}) != rank({a})")));
             }
             let (am, rm) = (a.modes(), r.modes());
             for k in 0..am.len() {
                 match items.get(k) {
                     Some(tk) => check_by_tiler(&am[k], tk, &rm[k], check_layout)?,
-                    None if am[k] != rm[k] => return Err(format!("untouched mode {} became {}", am[k], rm[k])),
+                    None if am[k] != rm[k] => return Err(Violation::cute(cite::TILER_FORMS, format!("untouched mode {} became {}", am[k], rm[k]))),
                     None => {}
                 }
             }
@@ -116,15 +117,14 @@ pub(crate) fn check_by_tiler(
 /// Postconditions 2 and 3 of the tiled and flat forms (divides and products alike): `r` is the
 /// zipped result `z` with mode 1 (`first` false) or modes 0 and 1 (`first` true) unpacked, and the
 /// same function as `z`.
-pub(crate) fn check_unpacked(z: &Layout, r: &Layout, first: bool) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    let want = unpack(z, first).map_err(e)?;
+pub(crate) fn check_unpacked(z: &Layout, r: &Layout, first: bool) -> Checked {
+    let want = unpack(z, first)?;
     if *r != want {
         let which = if first { "modes 0 and 1" } else { "mode 1" };
-        return Err(format!("2: {r} is not {z} with {which} unpacked ({want})"));
+        return Err(Violation::cute(cite::ZIP, format!("2: {r} is not {z} with {which} unpacked ({want})")));
     }
-    if r.values().map_err(e)? != z.values().map_err(e)? {
-        return Err(format!("3: {r} and {z} differ as functions"));
+    if r.values()? != z.values()? {
+        return Err(Violation::cute(cite::ZIP, format!("3: {r} and {z} differ as functions")));
     }
     Ok(())
 }

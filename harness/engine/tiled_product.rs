@@ -7,8 +7,12 @@
 //! 2. `R` is `Z` with mode 1 unpacked: each unpacked mode of rank above 1 is replaced by its
 //!    modes, a mode of rank 1 is kept whole (CuTe slices it with a single `_`).
 //! 3. `R` and `Z` are the same function of the 1-D coordinate: `R(i) == Z(i)` for all `i`.
+//!
+//! Sources: 1 inherits `zipped_product`'s; 2 and 3 are CuTe's [layout.hpp: "Same as
+//! zipped_product, but unpacks the second mode"].
 
-use super::error::{Error, Result};
+use super::postcondition::Checked;
+use super::error::Result;
 use super::layout::Layout;
 use super::logical_product::logical_product_unchecked;
 use super::tile::{check_unpacked, tile_unzip, unpack};
@@ -21,9 +25,8 @@ pub fn tiled_product(a: &Layout, t: &Tiler) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `tiled_product(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    let z = tile_unzip(&logical_product_unchecked(a, t).map_err(e)?, t).map_err(e)?;
-    super::zipped_product::check_postconditions(a, t, &z).map_err(|m| format!("1: {m}"))?;
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
+    let z = tile_unzip(&logical_product_unchecked(a, t)?, t)?;
+    super::zipped_product::check_postconditions(a, t, &z).map_err(|v| v.context("1: "))?;
     check_unpacked(&z, r, false)
 }

@@ -13,12 +13,16 @@
 //!    rest parts then untouched modes in mode 1.
 //! 3. `size(R) == size(L)`.
 //!
+//! Sources: 1 inherits `logical_divide`'s (CuTe's and ours, as cited there); 2 and 3 are CuTe's
+//! [layout.hpp: `zipped_divide := tile_unzip(logical_divide(layout, tiler), tiler)`].
+//!
 //! Fast path: as for `logical_divide` (the certificates of `fast`), run once inside the zipped
 //! computation; the checked `logical_divide` runs only when a certificate does not apply.
 
 use std::cell::Cell;
 
-use super::error::{Error, Result};
+use super::postcondition::{cite, Checked, Violation};
+use super::error::Result;
 use super::layout::Layout;
 use super::logical_divide::{divide_tiler, logical_divide, logical_divide_unchecked};
 use super::runtime::{checks_on, deferred, Mode};
@@ -44,17 +48,16 @@ pub fn zipped_divide_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `zipped_divide(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    let l = logical_divide_unchecked(a, t).map_err(e)?;
-    super::logical_divide::check_postconditions(a, t, &l).map_err(|m| format!("1: {m}"))?;
-    let want = tile_unzip(&l, t).map_err(e)?;
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
+    let l = logical_divide_unchecked(a, t)?;
+    super::logical_divide::check_postconditions(a, t, &l).map_err(|v| v.context("1: "))?;
+    let want = tile_unzip(&l, t)?;
     if *r != want {
-        return Err(format!("2: {r} is not {l} regrouped along {t} ({want})"));
+        return Err(Violation::cute(cite::ZIP, format!("2: {r} is not {l} regrouped along {t} ({want})")));
     }
-    let (n, m) = (r.size().map_err(e)?.value, l.size().map_err(e)?.value);
+    let (n, m) = (r.size()?.value, l.size()?.value);
     if n != m {
-        return Err(format!("3: size({r}) = {n} != size({l}) = {m}"));
+        return Err(Violation::cute(cite::ZIP, format!("3: size({r}) = {n} != size({l}) = {m}")));
     }
     Ok(())
 }

@@ -9,12 +9,16 @@
 //! 2. `R` is `P` regrouped by `zip2_by` along `T`.
 //! 3. `size(R) == size(P)`.
 //!
+//! Sources: 1 inherits `logical_product`'s (CuTe's and ours, as cited there); 2 and 3 are CuTe's
+//! [layout.hpp: `zipped_product := tile_unzip(logical_product(block, tiler), tiler)`].
+//!
 //! Fast path: the certificates of `logical_product` run inside the zipped computation; the
 //! checked `logical_product` runs only when one does not apply.
 
 use std::cell::Cell;
 
-use super::error::{Error, Result};
+use super::postcondition::{cite, Checked, Violation};
+use super::error::Result;
 use super::layout::Layout;
 use super::logical_product::{logical_product, logical_product_unchecked, product_tiler};
 use super::runtime::{checks_on, deferred, Mode};
@@ -33,17 +37,16 @@ pub fn zipped_product(a: &Layout, t: &Tiler) -> Result<Layout> {
 }
 
 /// Check the numbered postconditions of `zipped_product(A, tiler) == R`.
-pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Result<(), String> {
-    let e = |x: Error| x.to_string();
-    let p = logical_product_unchecked(a, t).map_err(e)?;
-    super::logical_product::check_postconditions(a, t, &p).map_err(|m| format!("1: {m}"))?;
-    let want = tile_unzip(&p, t).map_err(e)?;
+pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
+    let p = logical_product_unchecked(a, t)?;
+    super::logical_product::check_postconditions(a, t, &p).map_err(|v| v.context("1: "))?;
+    let want = tile_unzip(&p, t)?;
     if *r != want {
-        return Err(format!("2: {r} is not {p} regrouped along {t} ({want})"));
+        return Err(Violation::cute(cite::ZIP, format!("2: {r} is not {p} regrouped along {t} ({want})")));
     }
-    let (n, m) = (r.size().map_err(e)?.value, p.size().map_err(e)?.value);
+    let (n, m) = (r.size()?.value, p.size()?.value);
     if n != m {
-        return Err(format!("3: size({r}) = {n} != size({p}) = {m}"));
+        return Err(Violation::cute(cite::ZIP, format!("3: size({r}) = {n} != size({p}) = {m}")));
     }
     Ok(())
 }

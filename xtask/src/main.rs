@@ -14,6 +14,7 @@ mod atom_releases;
 mod bench;
 mod bless;
 mod conformance;
+mod extract;
 mod gpu;
 mod pycute;
 mod random;
@@ -71,6 +72,8 @@ enum Cmd {
     /// Fixed suites and the same seeded random cases on two CUTLASS versions: every case whose
     /// CuTe output changed, with the engine's verdict against both.
     ReleaseDiff(release_diff::DiffArgs),
+    /// CUTLASS's unit tests of the layout algebra (a local copy) into fixtures/cases/cutlass_tests.cases.
+    ExtractCutlassTests(extract::ExtractArgs),
     /// Which modelled CUTLASS release first declares each atom (harness/engine/atom/since.rs, read
     /// from every release's headers); --check fails when the file is stale.
     AtomReleases {
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Cmd::Conformance { args, run } => conformance::run(&args, &run),
         Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
+        Cmd::ExtractCutlassTests(a) => extract::run(&a),
         Cmd::AtomReleases { check } => atom_releases::run(check),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };

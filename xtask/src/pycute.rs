@@ -251,7 +251,7 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
         // satisfies the definition.
         let cute_rejects = cute.printed().is_none();
         let blame = (!cute_rejects).then(|| {
-            match cute_v.as_ref().and_then(|v| cutecheck::definition::check(&case.expr, v)) {
+            match cute_v.as_ref().and_then(|v| cutecheck::definition::check_cute(&case.expr, v)) {
                 Some(Ok(())) => "pycute",
                 Some(Err(_)) => "cute",
                 None => "undetermined",
@@ -278,7 +278,7 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
     let (mut blame, mut why) = (None, None);
     if cute_same == Some(false) {
         let py_v = a.text.as_deref().and_then(read_printed);
-        let check = |v: Option<&Value>| v.and_then(|v| cutecheck::definition::check(&case.expr, v));
+        let check = |v: Option<&Value>| v.and_then(|v| cutecheck::definition::check_cute(&case.expr, v));
         let (pk, ck) = (check(py_v.as_ref()), check(cute_v.as_ref()));
         blame = Some(
             match (&pk, &ck) {

@@ -12,9 +12,11 @@
 //! - [`tiled_copy`], [`tiled_mma`]: `make_tiled_copy[_A/B/C]`, `make_tiled_mma` and their TV layouts.
 //! - [`partition`]: per-thread partitions (`partition_A/B/C`, `partition_S/D`, `partition_shape_X`).
 //! - [`recast`]: `upcast`/`downcast` of layouts and swizzles, GMMA shared-memory layout atoms.
+//! - [`definition`]: what an MMA atom, a copy atom and a tiled TV layout must satisfy (refused otherwise).
 //! - [`lit`], [`name`]: layout literals for the tables; atom names split into base and arguments.
 
 pub mod copy;
+pub mod definition;
 pub mod lit;
 pub mod mma;
 pub mod name;

@@ -165,6 +165,9 @@ fn name_arg(fname: &str, v: &Value) -> Result<String> {
 pub fn mma_member(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let atom = mma::mma_atom(&name_arg(n, &args[0])?)?;
+    if let Some(w) = n.strip_prefix("mma_layout_").and_then(|w| w.chars().next()) {
+        crate::engine::atom::definition::enforce_mma_operand(&atom, w.to_ascii_uppercase())?;
+    }
     Ok(match n {
         "mma_layout_a" => Value::Layout(atom.a),
         "mma_layout_b" => Value::Layout(atom.b),
@@ -225,6 +228,8 @@ pub fn tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
     let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
     let (thr, val) = (layout_arg(n, &args[2])?, layout_arg(n, &args[3])?);
     let tc = tiled_copy::make_tiled_copy(&atom, &thr, &val)?;
+    let tile = tc.tiler.product()?.value;
+    crate::engine::atom::definition::enforce_tv("tiled_copy", &tc.tv, tile, None)?;
     Ok(if n == "tiled_copy_tv" { Value::Layout(tc.tv) } else { Value::from_int_tuple(&tc.tiler) })
 }
 
@@ -240,6 +245,13 @@ pub fn tiled_mma(name: &Name, args: &[Value]) -> Result<Value> {
         Some(other) => return Err(Error::Type(format!("{n}: permutations must be a tuple, found {}", other.kind()))),
     };
     let m = tiled_mma::make_tiled_mma(&atom, layout.as_ref(), &perms)?;
+    if let Some(w) = n.strip_prefix("tiled_mma_tv_").and_then(|w| w.chars().next()) {
+        let w = w.to_ascii_uppercase();
+        let [a, b] = match w { 'A' => [0, 2], 'B' => [1, 2], _ => [0, 1] };
+        let tv = match w { 'A' => m.layout_a_tv()?, 'B' => m.layout_b_tv()?, _ => m.layout_c_tv()? };
+        let tile = m.tile_size(a)?.value * m.tile_size(b)?.value;
+        crate::engine::atom::definition::enforce_tv("tiled_mma", &tv, tile, Some((&m.atom, w)))?;
+    }
     Ok(match n {
         "make_tiled_mma" => Value::Atom(AtomValue::TiledMma(Box::new(m))),
         "tiled_mma_tv_a" => Value::Layout(m.layout_a_tv()?),

@@ -1,0 +1,224 @@
+//! Definitions of the atoms and their tilings, so that a trait that violates its own definition is
+//! refused (like a wrong layout of the algebra) and triage can blame it.
+//!
+//! MMA atom `Op` with `Shape_MNK = (M,N,K)` ([`check_mma_operand`], [`check_mma`]):
+//! 1. `ThrID` maps the atom's logical threads to thread indices, and every TV layout is
+//!    `(thread, value)` with `size<0>` equal to `size(ThrID)` [CuTe: mma_traits.hpp, "ThrID:
+//!    Logical thread id (tid) -> tidx", "ALayout: (Logical thread id (tid), Logical value id
+//!    (vid)) -> Flat MK-coord"].
+//! 2. Every `(thread, value)` lands inside the tile: A in `[0, M*K)`, B in `[0, N*K)`, C in
+//!    `[0, M*N)` [CuTe: mma_traits.hpp, "-> Flat MK-coord" (NK, MN)].
+//! 3. One-to-one onto the tile: after dropping the modes of stride `_0` (a value replicated over
+//!    threads, as the SM90 GMMA `SS` operands are: all 128 threads name the whole shared-memory
+//!    tile), each element of the tile is one `(thread, value)` [CuTe: mma_traits.hpp's flat
+//!    (tid, vid) -> coord map of the instruction's fragments; an element held twice means two
+//!    registers load the same element, which the PTX fragment layouts never do (our GPU run,
+//!    fixtures/gpu, found CuTe 4.2's `SM80_16x8x32_S32S4S4S32_TN` BLayout doing it: lane 0 value
+//!    4 and lane 1 value 0 load the same element)]. Instructions that replicate the atom over the
+//!    warp (SM70's quad-pairs, `ThrID = (_4,_2):(_1,_16)`) are covered by 1: the TV layouts are
+//!    over the 8 *logical* threads of one quad-pair, `ThrID` maps them to the lanes.
+//!
+//! Copy atom `Copy_Atom<Op,T>` ([`check_copy`]):
+//! 1. `size<0>` of the source, destination and reference value layouts is `size(ThrID)` [CuTe:
+//!    copy_atom.hpp, `CUTE_STATIC_ASSERT_V(size<0>(ValLayoutSrc{}) == size(ThrID{}), "CopyOperation
+//!    is not valid for Src of ValType.")`, Dst and Ref likewise].
+//! 2. The source and destination layouts agree in size: a copy writes as many values as it reads
+//!    [CuTe: copy_traits.hpp, SrcLayout and DstLayout map (thr, val) to the bits of the same
+//!    copied data].
+//!
+//! TiledMMA / TiledCopy TV layouts ([`check_tv_covers`]): `(thread, value)` lands inside the tile
+//! (`tile_M x tile_K` for A, ..., `Tiler_MN` for a copy) and every element of the tile is reached
+//! [CuTe: mma_atom.hpp `get_layoutA_TV` "(thr_idx,val) -> (M,K)", copy_atom.hpp
+//! `TiledLayout_TV` "(tid,vid) -> coord"; partitioning a tile with them hands out every element].
+
+use super::copy::CopyAtom;
+use super::mma::MmaAtom;
+use crate::engine::filter::filter;
+use crate::engine::postcondition::{enforce, Checked, Violation};
+use crate::engine::{Layout, Result};
+
+const CITE_MMA_THR: &str = "mma_traits.hpp: ThrID: Logical thread id (tid) -> tidx; ALayout/BLayout/CLayout: (Logical thread id (tid), Logical value id (vid)) -> coord";
+const CITE_MMA_TILE: &str = "mma_traits.hpp: ALayout -> Flat MK-coord, BLayout -> Flat NK-coord, CLayout -> Flat MN-coord";
+const CITE_MMA_ONE: &str =
+    "mma_traits.hpp: (tid, vid) -> flat coord of the instruction's fragment, one register per element of the tile (stride-0 modes replicate)";
+const CITE_COPY_THR: &str = "copy_atom.hpp: CUTE_STATIC_ASSERT_V(size<0>(ValLayoutSrc{}) == size(ThrID{}), \"CopyOperation is not valid for Src of ValType.\") (Dst, Ref likewise)";
+const CITE_COPY_SIZE: &str = "copy_traits.hpp: SrcLayout and DstLayout map (thr,val) to the bits of the same copied data";
+const CITE_TV: &str = "mma_atom.hpp get_layoutA/B/C_TV: (thr_idx,val) -> (M,K) etc.; copy_atom.hpp TiledLayout_TV: (tid,vid) -> coord";
+
+/// The operand layout of an MMA atom (`'A'`, `'B'` or `'C'`) and its tile's rows and columns.
+fn operand(atom: &MmaAtom, which: char) -> std::result::Result<(&Layout, i64, i64), Violation> {
+    let [m, n, k] = atom.mnk()?;
+    Ok(match which {
+        'A' => (&atom.a, m, k),
+        'B' => (&atom.b, n, k),
+        _ => (&atom.c, m, n),
+    })
+}
+
+/// Check one operand's TV layout of an MMA atom against the definition (module doc).
+pub fn check_mma_operand(atom: &MmaAtom, which: char) -> Checked {
+    let (l, rows, cols) = operand(atom, which)?;
+    let name = &atom.name;
+    let thr = atom.thr_id.size()?.value;
+    if l.rank() != 2 || l.mode(0)?.size()?.value != thr {
+        return Err(Violation::cute(
+            CITE_MMA_THR,
+            format!("1: {which}Layout {l} of {name} is not (thread, value) over the {thr} threads of ThrID {}", atom.thr_id),
+        ));
+    }
+    let tile = rows * cols;
+    inside(l, tile).map_err(|v| v.context(format!("2: {which}Layout of {name}: ")))?;
+    let f = filter(l)?;
+    let mut vals = f.values()?;
+    let n = vals.len();
+    vals.sort_unstable();
+    if let Some(w) = vals.windows(2).find(|w| w[0] == w[1]) {
+        let (t, v) = first_two(l, w[0])?;
+        return Err(Violation::cute(
+            CITE_MMA_ONE,
+            format!("3: {which}Layout {l} of {name} is not one-to-one: {t} and {v} hold the same element {} of the {rows}x{cols} tile", w[0]),
+        ));
+    }
+    if n as i64 != tile {
+        return Err(Violation::cute(CITE_MMA_ONE, format!("3: {which}Layout {l} of {name} reaches {n} of the {tile} elements of its tile")));
+    }
+    Ok(())
+}
+
+/// The first two (thread, value) coordinates of `l` holding the value `x`, as text.
+fn first_two(l: &Layout, x: i64) -> std::result::Result<(String, String), Violation> {
+    let nt = l.mode(0)?.size()?.value.max(1);
+    let vals = l.values()?;
+    let mut hits = vals.iter().enumerate().filter(|(_, &y)| y == x).map(|(i, _)| format!("(thread {}, value {})", i as i64 % nt, i as i64 / nt));
+    Ok((hits.next().unwrap_or_default(), hits.next().unwrap_or_default()))
+}
+
+/// Every value of `l` is in `[0, tile)`.
+fn inside(l: &Layout, tile: i64) -> Checked {
+    if let Some((i, x)) = l.values()?.into_iter().enumerate().find(|&(_, x)| x < 0 || x >= tile) {
+        return Err(Violation::cute(CITE_MMA_TILE, format!("{l}({i}) = {x} lies outside the tile of {tile} elements")));
+    }
+    Ok(())
+}
+
+/// All three operands of an MMA atom.
+pub fn check_mma(atom: &MmaAtom) -> Checked {
+    for w in ['A', 'B', 'C'] {
+        check_mma_operand(atom, w)?;
+    }
+    Ok(())
+}
+
+/// A copy atom against its definition (module doc).
+pub fn check_copy(atom: &CopyAtom) -> Checked {
+    let thr = atom.thr_id.size()?.value;
+    for (what, l) in [("Src", &atom.src), ("Dst", &atom.dst), ("Ref", &atom.ref_)] {
+        let n0 = if l.rank() >= 2 { l.mode(0)?.size()?.value } else { l.size()?.value };
+        if n0 != thr {
+            return Err(Violation::cute(CITE_COPY_THR, format!("1: ValLayout{what} {l} of {} has {n0} threads, ThrID {thr}", atom.op)));
+        }
+    }
+    let (s, d) = (atom.bits_src.size()?.value, atom.bits_dst.size()?.value);
+    if s != d {
+        return Err(Violation::cute(CITE_COPY_SIZE, format!("2: {} reads {s} bits (SrcLayout {}) but writes {d} (DstLayout {})", atom.op, atom.bits_src, atom.bits_dst)));
+    }
+    Ok(())
+}
+
+/// A tiled TV layout stays inside its tile of `tile` elements and reaches each of them.
+pub fn check_tv_covers(tv: &Layout, tile: i64) -> Checked {
+    let vals = tv.values()?;
+    if let Some((i, x)) = vals.iter().enumerate().find(|&(_, &x)| x < 0 || x >= tile) {
+        return Err(Violation::cute(CITE_TV, format!("1: {tv}({i}) = {x} lies outside the tile of {tile} elements")));
+    }
+    let mut seen = vec![false; usize::try_from(tile).map_err(|_| Violation::unverifiable("tile size"))?];
+    for &x in &vals {
+        seen[x as usize] = true;
+    }
+    if let Some(x) = seen.iter().position(|s| !s) {
+        return Err(Violation::cute(CITE_TV, format!("2: no (thread, value) of {tv} reaches element {x} of its tile of {tile}")));
+    }
+    Ok(())
+}
+
+/// The atom with operand `which` replaced by `l` (to check a layout printed for that operand).
+pub fn with_operand(atom: &MmaAtom, which: char, l: Layout) -> MmaAtom {
+    let mut a = atom.clone();
+    match which {
+        'A' => a.a = l,
+        'B' => a.b = l,
+        _ => a.c = l,
+    }
+    a
+}
+
+/// The engine's refusal of an MMA operand that violates the definition (nothing when the
+/// definition checks are off, `--unchecked`).
+pub fn enforce_mma_operand(atom: &MmaAtom, which: char) -> Result<()> {
+    if !crate::engine::runtime::checks_on() {
+        return Ok(());
+    }
+    enforce("mma_atom", check_mma_operand(atom, which))
+}
+
+/// The engine's refusal of a tiled TV layout that leaves its tile or misses part of it, and of a
+/// tiled MMA whose atom's operand violates its definition.
+pub fn enforce_tv(op: &'static str, tv: &Layout, tile: i64, atom: Option<(&MmaAtom, char)>) -> Result<()> {
+    if !crate::engine::runtime::checks_on() {
+        return Ok(());
+    }
+    if let Some((a, w)) = atom {
+        enforce(op, check_mma_operand(a, w))?;
+    }
+    enforce(op, check_tv_covers(tv, tile))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::atom::{copy_atom, mma_atom, mma_atom_names};
+
+    #[test]
+    fn the_int4_m16n8k32_b_layout_is_refused_by_its_definition() {
+        // Our GPU run (fixtures/gpu) proved CuTe 4.2's BLayout of this atom wrong: lane 0 value 4
+        // and lane 1 value 0 load the same element of B.
+        let a = mma_atom("SM80_16x8x32_S32S4S4S32_TN").unwrap();
+        assert_eq!(check_mma_operand(&a, 'A'), Ok(()));
+        assert_eq!(check_mma_operand(&a, 'C'), Ok(()));
+        let v = check_mma_operand(&a, 'B').unwrap_err();
+        assert!(v.is_cute(), "{v}");
+        assert!(v.condition.contains("(thread 1, value 0) and (thread 0, value 4)"), "{v}");
+    }
+
+    #[test]
+    fn replicating_atoms_satisfy_it() {
+        // SM70 quad-pairs (ThrID with strides), GMMA SS operands (stride-0 thread mode), UniversalFMA.
+        for n in ["SM70_8x8x4_F32F16F16F32_NT", "SM80_16x8x16_F32F16F16F32_TN", "UniversalFMA<float>"] {
+            check_mma(&mma_atom(n).unwrap()).unwrap_or_else(|v| panic!("{n}: {v}"));
+        }
+        let g = mma_atom_names().into_iter().find(|n| n.starts_with("SM90_64x") && n.contains("_SS")).unwrap();
+        check_mma(&mma_atom(&g).unwrap()).unwrap_or_else(|v| panic!("{g}: {v}"));
+    }
+
+    #[test]
+    fn which_atoms_violate_their_definition() {
+        // The warp-level table (the GMMA families are generated from one structure, checked above).
+        let bad: Vec<String> = mma_atom_names()
+            .into_iter()
+            .filter(|n| !n.starts_with("SM90_64x"))
+            .filter(|n| mma_atom(n).ok().is_some_and(|a| check_mma(&a).is_err()))
+            .collect();
+        // Exactly the int4 m16n8k32 family (all signedness and saturation variants).
+        assert!(!bad.is_empty());
+        assert!(bad.iter().all(|n| n.starts_with("SM80_16x8x32_S32") && n.contains('4')), "{bad:?}");
+    }
+
+    #[test]
+    fn copy_atoms_and_tiles() {
+        let c = copy_atom("UniversalCopy<uint32_t>", "float").unwrap();
+        assert_eq!(check_copy(&c), Ok(()));
+        assert_eq!(check_tv_covers(&crate::engine::test_util::l("(_4,_2):(_2,_1)"), 8), Ok(()));
+        assert!(check_tv_covers(&crate::engine::test_util::l("(_4,_2):(_2,_0)"), 8).unwrap_err().is_cute());
+        assert!(check_tv_covers(&crate::engine::test_util::l("(_4,_2):(_2,_8)"), 8).is_err());
+    }
+}
