@@ -53,6 +53,11 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         composition_divisibility_fails,
     ),
     (
+        "composition-carries",
+        "composition(A, B): the walk divides evenly, but two of B's leaves put digits on one mode of coalesce(A) (all but its last) whose largest values add up past its extent, so A is not additive over B(c) and no layout of B's shape equals A o B (e.g. B not injective, or overlapping A's modes)",
+        composition_carries,
+    ),
+    (
         "divide-divisibility-fails",
         "logical_divide(A, B) and the divides built on it: the composition of A (mode by mode for a tuple tiler) with (B, complement(B, size(A))) fails a divisibility condition as above",
         divide_divisibility_fails,
@@ -116,23 +121,29 @@ fn by_mode(a: &Layout, b: &Value) -> Vec<(Layout, Layout)> {
 /// Whether composing `a` with `b` meets a failing divisibility step (the walk of CuTe's
 /// composition, on values; see the composition module's doc).
 pub fn divisibility_fails(a: &Layout, b: &Layout) -> bool {
+    walk_fails(a, b, false)
+}
+
+/// Whether composing `a` with `b` leaves CuTe's walk undefined: a failing divisibility step (as
+/// [`divisibility_fails`]), or, with `carries`, two of B's leaves putting digits on one mode of
+/// coalesce(A) (all but its last) whose largest values add up past that mode's extent, so that A
+/// is not additive over `B(c) = sum c_k t_k` and no layout of B's shape equals A o B.
+pub fn walk_fails(a: &Layout, b: &Layout, carries: bool) -> bool {
     let Ok(ca) = coalesce::coalesce_x(a) else {
         return false;
     };
-    let modes: Vec<(i64, i64)> = ca
-        .leaf_pairs()
-        .iter()
-        .map(|(n, d)| (n.value, d.value))
-        .collect();
+    let modes: Vec<(i64, i64)> = ca.leaf_pairs().iter().map(|(n, d)| (n.value, d.value)).collect();
     let Some((_, init)) = modes.split_last() else {
         return false;
     };
-    b.leaf_pairs().iter().any(|(s, t)| {
+    // The largest digit all of B's leaves together put on each mode of A (but the last).
+    let mut used = vec![0i64; init.len()];
+    for (s, t) in b.leaf_pairs() {
         let (mut s, mut t) = (s.value, t.value.abs());
         if t == 0 || s <= 1 {
-            return false;
+            continue;
         }
-        for &(n, _) in init {
+        for (i, &(n, _)) in init.iter().enumerate() {
             if s <= 1 || n <= 0 {
                 break;
             }
@@ -147,11 +158,20 @@ pub fn divisibility_fails(a: &Layout, b: &Layout) -> bool {
             if s % take != 0 {
                 return true;
             }
+            used[i] = used[i].saturating_add((take - 1).saturating_mul(t));
             s /= take;
             t = 1;
         }
-        false
-    })
+    }
+    carries && init.iter().zip(&used).any(|(&(n, _), &u)| u >= n)
+}
+
+fn composition_carries(case: &Case) -> bool {
+    let Some(v) = operands(case) else { return false };
+    match v.as_slice() {
+        [Value::Layout(a), b] => by_mode(a, b).iter().any(|(a, b)| !divisibility_fails(a, b) && walk_fails(a, b, true)),
+        _ => false,
+    }
 }
 
 fn composition_divisibility_fails(case: &Case) -> bool {

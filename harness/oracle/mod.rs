@@ -7,8 +7,10 @@
 //! - [`runner`]: many cases per translation unit, compiled in parallel, static_asserts mapped back
 //!   to their case, crashes isolated per case (the driver forks per case).
 //! - [`cache`]: results on disk, keyed by headers, compiler and case.
+//! - [`inproc`]: the in-process oracle (cpp/ffi through cc + bindgen) for dynamic layouts.
 
 pub mod cache;
+pub mod inproc;
 pub mod codegen;
 pub mod compiler;
 pub mod provision;

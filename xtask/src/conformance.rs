@@ -57,6 +57,14 @@ pub struct RunArgs {
     /// own defects are listed separately, blamed by the operation's definition.
     #[arg(long)]
     pub pycute: bool,
+    /// Random dynamic cases through the in-process CuTe oracle (xtask/src/dynamic.rs), besides
+    /// `--cases`; sharded like them.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub dynamic_cases: usize,
+    /// Benchmark: also run the first K dynamic cases through the compiled driver (no results
+    /// cache) and compare speed and answers with the in-process oracle.
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    pub dynamic_driver_sample: usize,
 }
 
 #[derive(Serialize, Clone)]
@@ -212,6 +220,11 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let seed = ra.seed.unwrap_or_else(fresh_seed);
     let shard = ra.shard.unwrap_or((0, 1));
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
+    if ra.dynamic_cases > 0 {
+        if let Some(ok) = crate::dynamic::ensure_built(args, ra.dynamic_cases)? {
+            return Ok(ok);
+        }
+    }
     let mut opts = args.options();
     opts.verbose = false;
     let oracle = Oracle::new(opts)?;
@@ -240,7 +253,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     }
     let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
     let start = Instant::now();
-    let outcomes = run_oracle(&oracle, &refs, "conformance");
+    let mut outcomes = run_oracle(&oracle, &refs, "conformance");
     let oracle_time = start.elapsed();
     eprintln!(
         "xtask: oracle answered {} cases in {:.1?}",
@@ -254,6 +267,24 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         false => vec![None; refs.len()],
     };
     drop(refs);
+    let mut engines = engines;
+    // Dynamic cases: only those the judge must see join the loop below; the rest are counted.
+    let dynamic = match ra.dynamic_cases {
+        0 => None,
+        n => Some(crate::dynamic::run(&judge, n, seed, shard)?),
+    };
+    if ra.dynamic_driver_sample > 0 {
+        crate::dynamic::versus_driver(args, ra.dynamic_driver_sample.min(ra.dynamic_cases), seed, shard)?;
+    }
+    let dynamic = dynamic.map(|mut d| {
+        for (p, o, e) in d.judged.drain(..) {
+            cases.push(p);
+            outcomes.push(o);
+            engines.push(e);
+            opinions.push(None);
+        }
+        d
+    });
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
@@ -324,6 +355,12 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             shrunk,
             pycute: opinion,
         });
+    }
+    if let Some(d) = &dynamic {
+        let row = rows.entry("dynamic".into()).or_default();
+        row.cases += d.agree + d.both_refuse;
+        row.agree += d.agree;
+        row.both_refuse += d.both_refuse;
     }
     let elapsed = start.elapsed().as_secs_f64();
     let mut total = Row::default();

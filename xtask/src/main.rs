@@ -14,6 +14,7 @@ mod atom_releases;
 mod bench;
 mod bless;
 mod conformance;
+mod dynamic;
 mod extract;
 mod gpu;
 mod pycute;
@@ -125,9 +126,12 @@ fn test() -> Result<bool> {
     eprintln!("xtask: CuTe headers at {}", h.include_dir.display());
     // The cargo that runs this xtask (a copied binary: the one on PATH), on the checkout it works on.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // The in-process oracle (cpp/ffi) is built and tested too.
+    let ffi_env = cutecheck::oracle::inproc::provision::build_env(&prov, provision::DEFAULT_CUTLASS)?;
     let status = Command::new(cargo)
         .current_dir(cutecheck::oracle::repo_root())
         .args(["test", "--workspace", "--no-fail-fast"])
+        .envs(ffi_env)
         .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS)
         .status()
         .context("running cargo test")?;
@@ -138,6 +142,8 @@ fn cutlass(version: &str, nvcc: bool) -> Result<bool> {
     let prov = provision::Provisioner::new()?;
     let h = prov.cutlass(version)?;
     let c = prov.cuda()?;
+    // libclang for bindgen (the in-process oracle's build), provisioned alongside.
+    cutecheck::oracle::inproc::provision::libclang_dir(&prov)?;
     println!("{}", h.include_dir.display());
     for d in &c.include_dirs {
         println!("{}", d.display());

@@ -1,0 +1,298 @@
+//! Random dynamic cases for the in-process oracle (`cargo xtask conformance --dynamic-cases N`).
+//!
+//! Every case is an operation the in-process library instantiates on all-dynamic layouts of its
+//! menu of nesting profiles (a leaf; rank 1-3 with int, pair or triple modes; rank 4 of ints).
+//! Like harness/fuzz.rs, operands are built by construction: compact layouts, composition and
+//! divide right operands whose modes start and end on the left operand's mixed-radix boundaries
+//! (`fuzz::boundaries`), complements of compact layouts to multiples of their cosize
+//! ("admissible"), and a share of arbitrary operands ("ill-defined"). Cases where CuTe
+//! static_asserts on every dynamic operand (complement of several dynamic strides, and so the
+//! divides by and products of such layouts; left_inverse) are not drawn: they are not dynamic
+//! cases for CuTe and the compiled driver's random cases cover them.
+//!
+//! Case `i` of seed `s` is a pure function of `(s, i)` (its own small RNG), so `--shard K/N` picks
+//! cases `i % N == K` without drawing the others, and a run is reproduced by its seed.
+
+use crate::fuzz::boundaries;
+
+/// One generated case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DynCase {
+    pub op: &'static str,
+    pub expr: String,
+    pub admissible: bool,
+}
+
+/// splitmix64: a tiny, good-enough generator for case values.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64, index: u64) -> Rng {
+        let mut r = Rng(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ 0xD1B5_4A32_D192_ED03);
+        r.next();
+        r
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+    fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.next() % den < num
+    }
+}
+
+/// A nesting profile: mode widths (1 int, 2 pair, 3 triple); empty for a bare leaf.
+type Profile = Vec<usize>;
+
+fn any_profile(r: &mut Rng) -> Profile {
+    match r.below(10) {
+        0 => vec![],
+        1 => vec![1, 1, 1, 1],
+        k => {
+            let rank = 1 + (k - 2) % 3;
+            (0..rank).map(|_| r.pick(&[1, 1, 2, 2, 3])).collect()
+        }
+    }
+}
+
+fn single_leaf_profile(r: &mut Rng) -> Profile {
+    if r.chance(1, 2) {
+        vec![]
+    } else {
+        vec![1]
+    }
+}
+
+fn leaves(p: &Profile) -> usize {
+    if p.is_empty() {
+        1
+    } else {
+        p.iter().sum()
+    }
+}
+
+/// `shape:stride` of profile `p` with these leaf values (all dynamic).
+fn spell(p: &Profile, shape: &[i64], stride: &[i64]) -> String {
+    let tuple = |v: &[i64]| -> String {
+        if p.is_empty() {
+            return v[0].to_string();
+        }
+        let mut s = String::from("(");
+        let mut k = 0;
+        for (m, &w) in p.iter().enumerate() {
+            if m > 0 {
+                s.push(',');
+            }
+            if w == 1 {
+                s.push_str(&v[k].to_string());
+            } else {
+                s.push('(');
+                s.push_str(&v[k..k + w].iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+                s.push(')');
+            }
+            k += w;
+        }
+        s.push(')');
+        s
+    };
+    format!("{}:{}", tuple(shape), tuple(stride))
+}
+
+const EXTENTS: &[i64] = &[1, 2, 3, 4, 6, 8, 2, 4];
+/// Largest size of a drawn layout (as the static fuzzer's four leaves of at most 8 allow), so the
+/// engine's definition checks stay cheap; a leaf that would pass it is drawn again from what fits.
+const MAX_SIZE: i64 = 4096;
+
+fn extents(r: &mut Rng, n: usize) -> Vec<i64> {
+    let mut size = 1;
+    (0..n)
+        .map(|_| {
+            let mut e = r.pick(EXTENTS);
+            if size * e > MAX_SIZE {
+                let fits: Vec<i64> = EXTENTS.iter().copied().filter(|&x| size * x <= MAX_SIZE).collect();
+                e = if fits.is_empty() { 1 } else { r.pick(&fits) };
+            }
+            size *= e;
+            e
+        })
+        .collect()
+}
+
+/// Arbitrary strides (zeros and repeats allowed).
+fn any_layout(r: &mut Rng, p: &Profile) -> (String, Vec<i64>) {
+    let n = leaves(p);
+    let e = extents(r, n);
+    let d: Vec<i64> = (0..n).map(|_| r.below(17) as i64).collect();
+    (spell(p, &e, &d), e)
+}
+
+/// A compact layout: strides a permutation of the column-major prefix products.
+fn compact(r: &mut Rng, p: &Profile) -> (String, Vec<i64>, i64) {
+    let n = leaves(p);
+    let e = extents(r, n);
+    let mut order: Vec<usize> = (0..n).collect();
+    for k in (1..n).rev() {
+        order.swap(k, r.below(k + 1));
+    }
+    let mut d = vec![0i64; n];
+    let mut acc = 1;
+    for &k in &order {
+        d[k] = acc;
+        acc *= e[k];
+    }
+    (spell(p, &e, &d), e, acc)
+}
+
+/// A right operand of profile `p` whose leaves each start and end on `a`'s boundaries, no larger
+/// in all than `a` (so the engine's brute-force definition checks stay small).
+fn on_boundaries(r: &mut Rng, p: &Profile, a_extents: &[i64]) -> String {
+    let b = boundaries(a_extents);
+    let pairs: Vec<(i64, i64)> =
+        b.iter().flat_map(|&s| b.iter().filter(move |&&t| t % s == 0).map(move |&t| (t / s, s))).collect();
+    let mut budget: i64 = a_extents.iter().product::<i64>().max(1);
+    let (mut e, mut d) = (Vec::new(), Vec::new());
+    for _ in 0..leaves(p) {
+        let fits: Vec<(i64, i64)> = pairs.iter().copied().filter(|&(n, _)| n <= budget).collect();
+        let (n, s) = if fits.is_empty() { (1, 1) } else { r.pick(&fits) };
+        budget /= n.max(1);
+        e.push(n);
+        d.push(s);
+    }
+    spell(p, &e, &d)
+}
+
+const UNARY: &[&str] = &["coalesce", "filter", "filter_zeros", "flatten", "size", "cosize", "rank", "depth", "right_inverse"];
+const DIVIDES: &[&str] = &["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"];
+const PRODUCTS: &[&str] = &["logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"];
+
+/// Case `index` of `seed`.
+pub fn case(seed: u64, index: u64) -> DynCase {
+    let r = &mut Rng::new(seed, index);
+    let c = |op: &'static str, expr: String, admissible: bool| DynCase { op, expr, admissible };
+    match r.below(16) {
+        0..=2 => {
+            let op = r.pick(UNARY);
+            let p = any_profile(r);
+            let l = if r.chance(1, 2) { compact(r, &p).0 } else { any_layout(r, &p).0 };
+            c(op, format!("{op}({l})"), true)
+        }
+        3 => {
+            let p = any_profile(r);
+            let (l, e) = any_layout(r, &p);
+            let size: i64 = e.iter().product();
+            let i = r.below(size.max(1) as usize);
+            c("evaluate", format!("{l}({i})"), true)
+        }
+        4 | 5 => {
+            let p = single_leaf_profile(r);
+            if r.chance(2, 3) {
+                let (l, _, cos) = compact(r, &p);
+                let k = 1 + r.below(3) as i64;
+                if r.chance(1, 2) {
+                    c("complement", format!("complement({l},{})", cos * k), true)
+                } else {
+                    c("complement", format!("complement({l})"), true)
+                }
+            } else {
+                let (l, _) = any_layout(r, &p);
+                c("complement", format!("complement({l},{})", 1 + r.below(64)), false)
+            }
+        }
+        6..=9 => {
+            let pa = any_profile(r);
+            let pb = any_profile(r);
+            if r.chance(3, 4) {
+                let (a, e, _) = compact(r, &pa);
+                let b = on_boundaries(r, &pb, &e);
+                c("composition", format!("composition({a},{b})"), leaves(&pb) == 1)
+            } else {
+                let (a, _) = any_layout(r, &pa);
+                let (b, _) = any_layout(r, &pb);
+                c("composition", format!("composition({a},{b})"), false)
+            }
+        }
+        10..=12 => {
+            let op = r.pick(DIVIDES);
+            let pa = any_profile(r);
+            let pb = single_leaf_profile(r);
+            if r.chance(3, 4) {
+                let (a, e, _) = compact(r, &pa);
+                let b = on_boundaries(r, &pb, &e);
+                c(op, format!("{op}({a},{b})"), true)
+            } else {
+                let (a, _, _) = compact(r, &pa);
+                let (b, _) = any_layout(r, &pb);
+                c(op, format!("{op}({a},{b})"), false)
+            }
+        }
+        _ => {
+            let op = r.pick(PRODUCTS);
+            let pa = single_leaf_profile(r);
+            let mut pb = any_profile(r);
+            // CuTe's zip in blocked/raked_product needs matching ranks ("Mismatched Ranks", a
+            // compile-time rejection): a rank-1 tuple block with an integer tiler, and for
+            // raked_product an integer with anything of rank 1.
+            let rank = |p: &Profile| p.len().max(1);
+            let bad = |pb: &Profile| match op {
+                "blocked_product" => pa.len() == 1 && pb.is_empty(),
+                "raked_product" => rank(&pa) <= 1 && rank(pb) <= 1 && (pa.is_empty() || pb.is_empty()),
+                _ => false,
+            };
+            while bad(&pb) {
+                pb = any_profile(r);
+            }
+            if r.chance(3, 4) {
+                let (a, _, _) = compact(r, &pa);
+                let (b, _, _) = compact(r, &pb);
+                c(op, format!("{op}({a},{b})"), true)
+            } else {
+                let (a, _) = any_layout(r, &pa);
+                let (b, _) = any_layout(r, &pb);
+                c(op, format!("{op}({a},{b})"), false)
+            }
+        }
+    }
+}
+
+/// Cases `0..n` of `seed` in shard `k` of `of` (case `i` goes to shard `i % of`).
+pub fn cases(seed: u64, n: usize, shard: (usize, usize)) -> impl Iterator<Item = (usize, DynCase)> {
+    let (k, of) = (shard.0, shard.1.max(1));
+    (0..n).filter(move |i| i % of == k).map(move |i| (i, case(seed, i as u64)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_reproduce_parse_and_cover_the_operations() {
+        let a: Vec<_> = cases(3, 3000, (0, 1)).collect();
+        assert_eq!(a, cases(3, 3000, (0, 1)).collect::<Vec<_>>());
+        assert_ne!(a[..50], cases(4, 50, (0, 1)).collect::<Vec<_>>()[..]);
+        let mut ops = std::collections::BTreeSet::new();
+        for (_, c) in &a {
+            let e = crate::expr::parse(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+            // All dynamic: no `_N` anywhere.
+            assert!(!c.expr.contains('_') || c.expr.contains("_divide") || c.expr.contains("_product") || c.expr.contains("_inverse") || c.expr.contains("filter_zeros"), "{}", c.expr);
+            let _ = e;
+            ops.insert(c.op);
+        }
+        for op in ["coalesce", "composition", "complement", "evaluate", "logical_divide", "flat_divide", "logical_product", "raked_product", "right_inverse", "cosize"] {
+            assert!(ops.contains(op), "{op} missing from {ops:?}");
+        }
+        assert!(a.iter().any(|(_, c)| !c.admissible) && a.iter().any(|(_, c)| c.admissible));
+        // Shards partition the run.
+        let mut joined: Vec<_> = (0..3).flat_map(|k| cases(3, 3000, (k, 3))).collect();
+        joined.sort_by_key(|(i, _)| *i);
+        assert_eq!(a, joined);
+    }
+}

@@ -1,0 +1,227 @@
+//! `cargo xtask conformance --dynamic-cases N`: N random dynamic cases (cutecheck's
+//! `oracle::inproc::gen`) through the engine and the in-process CuTe oracle (cpp/ffi in forked
+//! workers), at fuzzing speed.
+//!
+//! Cases are drawn, answered and compared in chunks; a case where CuTe and the engine print the
+//! same, or both refuse, is only counted. Every other case (a disagreement, an oracle failure) is
+//! handed to conformance.rs's judge with its outcome, so it is triaged, matched against the known
+//! discrepancies and reported exactly like the other random cases.
+//!
+//! The in-process library is built by cutecheck's build.rs when CuTe is provisioned. When this
+//! xtask binary was built without it (a fresh machine: the crate was compiled before CuTe was
+//! provisioned) or for another CUTLASS version, [`ensure_built`] provisions CuTe, the CUDA headers
+//! and libclang, and runs the same xtask command again through cargo with the environment that makes
+//! build.rs compile cpp/ffi.
+
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use cutecheck::case::{Case, EngineAnswer, Judge, Oracle as _, Origin, Outcome, Status};
+use cutecheck::oracle::inproc::{self, gen, InProcess};
+use cutecheck::oracle::{provision, OracleArgs};
+
+use crate::conformance::Planned;
+
+/// Set on the second run so a build that still lacks the library is reported, not retried.
+const REEXEC: &str = "CUTECHECK_FFI_REEXEC";
+
+/// What the dynamic run counted, and the cases the judge must see.
+pub struct DynamicRun {
+    pub cases: usize,
+    pub agree: usize,
+    pub both_refuse: usize,
+    /// Disagreements, unchecked cases and oracle failures, with both answers, for the judge loop.
+    pub judged: Vec<(Planned, Outcome, EngineAnswer)>,
+    pub seconds: f64,
+}
+
+impl DynamicRun {
+    pub fn per_minute(&self) -> f64 {
+        self.cases as f64 * 60.0 / self.seconds.max(1e-3)
+    }
+}
+
+enum Judged {
+    Agree,
+    BothRefuse,
+    Judge(Box<(Planned, Outcome, EngineAnswer)>),
+}
+
+/// The CUTLASS version the in-process library must be built for ("4.2.0" for wheel 4.2.0.0).
+fn wanted(args: &OracleArgs) -> Result<String> {
+    if args.cutlass_dir.is_some() {
+        bail!("--dynamic-cases needs a CUTLASS wheel version (the in-process library is built against provisioned headers), not --cutlass-dir");
+    }
+    let v = args.cutlass_version.clone().unwrap_or_else(|| provision::DEFAULT_CUTLASS.to_string());
+    Ok(v.split('.').take(3).collect::<Vec<_>>().join("."))
+}
+
+/// Runs of at least this many dynamic cases use an optimised build (the engine and the judge are
+/// ten times faster; `cargo xtask` itself is a debug build).
+pub const RELEASE_FROM: usize = 20_000;
+
+/// `Ok(None)`: this binary has the in-process library for the wanted version, go on.
+/// `Ok(Some(ok))`: the command was run again by a rebuilt xtask, which answered `ok`.
+pub fn ensure_built(args: &OracleArgs, n: usize) -> Result<Option<bool>> {
+    let want = wanted(args)?;
+    let release = cfg!(debug_assertions) && n >= RELEASE_FROM;
+    if inproc::available() && inproc::built_for() == Some(want.as_str()) && !release {
+        return Ok(None);
+    }
+    let why = match inproc::built_for() {
+        Some(v) if v == want && release => format!("{n} cases want an optimised build"),
+        Some(v) => format!("it was built for CUTLASS {v}"),
+        None => "it is not built".to_string(),
+    };
+    if std::env::var_os(REEXEC).is_some() {
+        if inproc::available() && inproc::built_for() == Some(want.as_str()) {
+            return Ok(None);
+        }
+        bail!("the in-process oracle is still unavailable after rebuilding ({why}); see the cargo warning of cutecheck's build.rs");
+    }
+    let version = args.cutlass_version.clone().unwrap_or_else(|| provision::DEFAULT_CUTLASS.to_string());
+    eprintln!("xtask: --dynamic-cases: {why}; provisioning CUTLASS {version} and libclang, then building xtask with the in-process CuTe oracle{}", if release { " (release)" } else { "" });
+    let prov = provision::Provisioner::new()?;
+    let env = inproc::provision::build_env(&prov, &version)?;
+    let mut cargo = std::process::Command::new(env!("CARGO"));
+    cargo.args(["run", "--quiet"]);
+    if release {
+        cargo.arg("--release");
+    }
+    let status = cargo
+        .args(["--package", "xtask", "--"])
+        .args(std::env::args_os().skip(1))
+        .envs(env)
+        .env(REEXEC, "1")
+        .status()
+        .context("running xtask again through cargo")?;
+    Ok(Some(status.success()))
+}
+
+/// Draw, answer and compare the dynamic cases `0..n` of `seed` in `shard`.
+pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
+    let oracle = InProcess::new(None).context(inproc::OFF)?;
+    let describe = oracle.describe();
+    eprintln!("xtask: dynamic cases through {describe}");
+    let start = Instant::now();
+    let mine = (0..n).filter(|i| shard.1 <= 1 || i % shard.1 == shard.0).count();
+    let bar = (mine > 20_000).then(|| {
+        let b = ProgressBar::new(mine as u64);
+        b.set_style(
+            ProgressStyle::with_template("dynamic [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let mut run = DynamicRun { cases: 0, agree: 0, both_refuse: 0, judged: Vec::new(), seconds: 0.0 };
+    const CHUNK: usize = 50_000;
+    let (mut t_draw, mut t_cute, mut t_engine) = (0.0, 0.0, 0.0);
+    let indices: Vec<usize> = (0..n).filter(|i| shard.1 <= 1 || i % shard.1 == shard.0).collect();
+    for part in indices.chunks(CHUNK) {
+        // Draw and parse (in parallel), answer in the workers, then evaluate and compare.
+        let t0 = Instant::now();
+        let drawn: Vec<(usize, bool, Case)> = part
+            .par_iter()
+            .map(|&i| {
+                let c = gen::case(seed, i as u64);
+                let case = Case::parse(&c.expr, format!("dynamic #{i} (seed {seed})")).map_err(|e| anyhow::anyhow!("{}: {e}", c.expr))?;
+                Ok((i, c.admissible, case))
+            })
+            .collect::<Result<_>>()?;
+        let exprs: Vec<&cutecheck::expr::Expr> = drawn.iter().map(|(_, _, c)| &c.expr).collect();
+        let t1 = Instant::now();
+        let outcomes = oracle.run_exprs(&exprs);
+        let t2 = Instant::now();
+        let judged: Vec<Judged> = drawn
+            .into_par_iter()
+            .zip(outcomes)
+            .map(|((_, admissible, case), o)| {
+                let engine = judge.engine(&case, false);
+                // The common case costs one comparison; anything else gets the judge's word.
+                if engine.outcome == o && !o.is_error() {
+                    return Judged::Agree;
+                }
+                let origin = Origin::Random { admissible };
+                match judge.judge(&case, origin, &engine, &o).status {
+                    Status::Agree => Judged::Agree,
+                    Status::BothRefuse => Judged::BothRefuse,
+                    _ => Judged::Judge(Box::new((Planned { group: "dynamic".into(), case, origin, random: None }, o, engine))),
+                }
+            })
+            .collect();
+        t_draw += (t1 - t0).as_secs_f64();
+        t_cute += (t2 - t1).as_secs_f64();
+        t_engine += t2.elapsed().as_secs_f64();
+        run.cases += part.len();
+        for j in judged {
+            match j {
+                Judged::Agree => run.agree += 1,
+                Judged::BothRefuse => run.both_refuse += 1,
+                Judged::Judge(j) => run.judged.push(*j),
+            }
+        }
+        if let Some(b) = &bar {
+            b.inc(part.len() as u64);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    run.seconds = start.elapsed().as_secs_f64();
+    eprintln!(
+        "xtask: {} dynamic cases in {:.1} s ({:.0} verified a minute): {} agree, {} both refuse, {} to the judge",
+        run.cases,
+        run.seconds,
+        run.per_minute(),
+        run.agree,
+        run.both_refuse,
+        run.judged.len()
+    );
+    eprintln!("xtask: dynamic time: {t_draw:.1} s drawing and parsing, {t_cute:.1} s in-process CuTe, {t_engine:.1} s engine and comparison");
+    Ok(run)
+}
+
+/// The first `k` dynamic cases of the shard through the compiled driver (no results cache) and
+/// in-process: cases a minute each way, and whether every answer agrees (BENCHMARKS.md).
+pub fn versus_driver(args: &OracleArgs, k: usize, seed: u64, shard: (usize, usize)) -> Result<()> {
+    let texts: Vec<String> = gen::cases(seed, usize::MAX, shard).take(k).map(|(_, c)| c.expr).collect();
+    let cases: Vec<cutecheck::case::Case> =
+        texts.iter().map(|t| cutecheck::case::Case::parse(t, "dynamic")).collect::<Result<_, _>>().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let refs: Vec<&cutecheck::case::Case> = cases.iter().collect();
+    let mut opts = args.options();
+    opts.cache = false;
+    opts.verbose = false;
+    let driver = cutecheck::oracle::Oracle::new(opts)?;
+    let t = Instant::now();
+    let compiled = cutecheck::case::Oracle::run(&driver, &refs);
+    let t_driver = t.elapsed().as_secs_f64();
+    let inproc = InProcess::new(None).context(inproc::OFF)?;
+    let t = Instant::now();
+    let fast = inproc.run(&refs);
+    let t_inproc = t.elapsed().as_secs_f64();
+    let differ: Vec<String> = cases
+        .iter()
+        .zip(compiled.iter().zip(&fast))
+        .filter(|(_, (a, b))| match (a, b) {
+            (Outcome::Crashed(x), Outcome::Crashed(y)) => x.lines().next() != y.lines().next(),
+            _ => a != b,
+        })
+        .map(|(c, (a, b))| format!("  {}: driver {:?}, in-process {:?}", c.text, a, b))
+        .collect();
+    eprintln!(
+        "xtask: the same {k} dynamic cases: compiled driver {t_driver:.1} s ({:.0} a minute), in-process {t_inproc:.3} s ({:.0} a minute); {} differ",
+        k as f64 * 60.0 / t_driver.max(1e-9),
+        k as f64 * 60.0 / t_inproc.max(1e-9),
+        differ.len()
+    );
+    for d in differ.iter().take(20) {
+        eprintln!("{d}");
+    }
+    if !differ.is_empty() {
+        bail!("the in-process oracle and the compiled driver answer {} of {k} dynamic cases differently", differ.len());
+    }
+    Ok(())
+}
