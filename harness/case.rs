@@ -219,7 +219,7 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
                 },
             },
             // A swizzled (composed) layout prints its grid too (util/print_tensor.hpp).
-            Value::Atom(crate::expr::builtins::atoms::AtomValue::Composed(c)) => {
+            Value::Atom(crate::expr::value::AtomValue::Composed(c)) => {
                 let outcome = match crate::engine::atom::recast::print_layout_composed(c) {
                     Ok(text) => Outcome::Printed(text),
                     Err(e) => Outcome::Rejected(e.to_string()),

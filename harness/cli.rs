@@ -132,7 +132,7 @@ pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
         // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
         return match eval(&inner).map_err(|e| format!("error: {e}\n"))? {
             Value::Layout(l) => print_layout(&l).map_err(|e| format!("error: {e}\n")),
-            Value::Atom(crate::expr::builtins::atoms::AtomValue::Composed(c)) => {
+            Value::Atom(crate::expr::value::AtomValue::Composed(c)) => {
                 crate::engine::atom::recast::print_layout_composed(&c).map_err(|e| format!("error: {e}\n"))
             }
             v => Err(format!("error: print_layout needs a layout, found {}\n", v.kind())),

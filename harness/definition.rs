@@ -6,39 +6,13 @@
 //! the operation itself, only the numbered postconditions of its definition, so it can blame the
 //! engine as well as CuTe.
 
-use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, max_common, product};
 use crate::engine::postcondition::Checked;
-use crate::engine::{right_inverse, Layout, Tiler};
+use crate::engine::{blocked_product, coalesce, complement, composition, filter, left_inverse, logical_divide};
+use crate::engine::{logical_product, max_common, right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
 use crate::expr::parse::Expr;
-use crate::expr::{eval, parse, Value};
-
-/// The operations [`check`] knows a definition for.
-pub const CHECKED_OPS: &[&str] = &[
-    "coalesce",
-    "filter",
-    "composition",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "max_common_vector",
-    "max_common_layout",
-];
-
-/// The atom operations [`check`] knows a definition for (engine::atom::definition): an MMA
-/// atom's operand TV layouts, a tiled MMA's and a tiled copy's TV layouts.
-pub const CHECKED_ATOM_OPS: &[&str] =
-    &["mma_layout_a", "mma_layout_b", "mma_layout_c", "tiled_mma_tv_a", "tiled_mma_tv_b", "tiled_mma_tv_c", "tiled_copy_tv"];
+use crate::expr::{eval, parse, AtomValue, Value};
+use crate::ops::{self, Part};
 
 /// The top-level operation name of a case (`None` for a literal or an evaluation `L(c)`).
 pub fn op_name(e: &Expr) -> Option<&str> {
@@ -49,88 +23,139 @@ pub fn op_name(e: &Expr) -> Option<&str> {
 }
 
 /// Check `result` against the definition of the case `expr`: `None` when no definition is known
-/// (unknown operation, operands the engine cannot evaluate, a result of the wrong kind),
-/// `Some(Err(why))` naming the violated postcondition.
+/// (an operation whose entry in `harness/ops.rs` has no definition check, operands the engine
+/// cannot evaluate, a result of the wrong kind), `Some(Err(why))` naming the violated
+/// postcondition.
 pub fn check(expr: &Expr, result: &Value) -> Option<Checked> {
     let Expr::Call { name, args, called: true, .. } = expr else { return None };
-    let op = name.simple()?;
-    if CHECKED_ATOM_OPS.contains(&op) {
-        return check_atom(op, args, result);
-    }
-    if !CHECKED_OPS.contains(&op) {
-        return None;
-    }
+    let Part::Has(check) = ops::lookup(name)?.check else { return None };
     let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_, _>>().ok()?;
-    let lay = |k: usize| -> Option<Layout> { vals.get(k)?.to_layout().ok() };
-    if op == "max_common_vector" {
-        let n = result.to_int().ok()?;
-        return Some(max_common::check_vector(&lay(0)?, &lay(1)?, n));
-    }
-    let r = result.to_layout().ok()?;
-    let a = lay(0)?;
-    Some(match (op, vals.len()) {
-        ("coalesce", 1) => coalesce::check_postconditions(&a, &r),
-        ("filter", 1) => filter::check_postconditions(&a, &r),
-        ("composition", 2) => match &vals[1] {
-            Value::Layout(b) => composition::check_postconditions(&a, b, &r),
-            t => composition::check_tiler(&a, &to_tiler(t).ok()?, &r),
-        },
-        ("complement", 1) => complement::check_postconditions(&a, None, &r),
-        ("complement", 2) => {
+    check(&vals, result)
+}
+
+// The definition checks of the operations (named by their entries in `harness/ops.rs`): operands
+// as the engine evaluates them, the result one side printed, read back as a value.
+
+fn lay(vals: &[Value], k: usize) -> Option<Layout> {
+    vals.get(k)?.to_layout().ok()
+}
+
+/// `(A, R)` for a check of an operation called with exactly `n` operands.
+fn unary(vals: &[Value], r: &Value, n: usize) -> Option<(Layout, Layout)> {
+    (vals.len() == n).then_some(())?;
+    Some((lay(vals, 0)?, r.to_layout().ok()?))
+}
+
+pub fn coalesce(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 1)?;
+    Some(coalesce::check_postconditions(&a, &r))
+}
+
+pub fn filter(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 1)?;
+    Some(filter::check_postconditions(&a, &r))
+}
+
+pub fn composition(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 2)?;
+    Some(match &vals[1] {
+        Value::Layout(b) => composition::check_postconditions(&a, b, &r),
+        t => composition::check_tiler(&a, &to_tiler(t).ok()?, &r),
+    })
+}
+
+pub fn complement(vals: &[Value], r: &Value) -> Option<Checked> {
+    let a = lay(vals, 0)?;
+    let r = r.to_layout().ok()?;
+    Some(match vals.len() {
+        1 => complement::check_postconditions(&a, None, &r),
+        2 => {
             let cot = match &vals[1] {
                 Value::Layout(l) => l.shape.clone(),
                 v => v.to_int_tuple().ok()?,
             };
             complement::check_postconditions(&a, Some(&cot), &r)
         }
-        ("right_inverse", 1) => right_inverse::check_postconditions(&a, &r),
-        ("left_inverse", 1) => left_inverse::check_postconditions(&a, &r),
-        ("logical_divide", 2) => divide::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
-        ("logical_product", 2) => product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r),
-        (f @ ("zipped_divide" | "tiled_divide" | "flat_divide" | "zipped_product" | "tiled_product" | "flat_product"), 2) => {
-            let t = to_tiler(&vals[1]).ok()?;
-            let how = &f[..f.find('_')?];
-            let l = match &t {
-                Tiler::Tuple(items) => unzip(&r, a.rank(), items.len(), how)?,
-                // A layout tiler: zipped and tiled forms are the logical form; the flat product
-                // unpacks (A, rest) into A's modes then the rest's.
-                // A layout tiler: the zipped form is the logical one, (tile, rest); the tiled form
-                // unpacks the rest, (tile, rest_0, rest_1, ...); the flat product unpacks both,
-                // A's modes then the rest's.
-                Tiler::Layout(_) | Tiler::Int(_) => {
-                    let group = |m: &[Layout]| if m.len() == 1 { m[0].clone() } else { Layout::concat(m) };
-                    let m = r.modes();
-                    match how {
-                        "zipped" => r.clone(),
-                        "tiled" if m.len() >= 2 => Layout::concat(&[m[0].clone(), group(&m[1..])]),
-                        "flat" if f.ends_with("product") && m.len() > a.rank() => {
-                            Layout::concat(&[group(&m[..a.rank()]), group(&m[a.rank()..])])
-                        }
-                        _ => return None,
-                    }
-                }
-                Tiler::Underscore => return None,
-            };
-            if f.ends_with("divide") {
-                divide::check_postconditions(&a, &t, &l)
-            } else {
-                product::check_postconditions(&a, &t, &l)
-            }
-        }
-        ("blocked_product", 2) => product::check_blocked(&a, &lay(1)?, &r, false),
-        ("raked_product", 2) => product::check_blocked(&a, &lay(1)?, &r, true),
-        ("max_common_layout", 2) => max_common::check_layout(&a, &lay(1)?, &r),
         _ => return None,
     })
 }
 
-/// The definitions of the atom operations on a printed TV layout `result`: the MMA atom's operand
-/// (the printed layout in place of the engine's) and, for tilings, inside-and-covering the tile.
-fn check_atom(op: &str, args: &[Expr], result: &Value) -> Option<Checked> {
+pub fn right_inverse(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 1)?;
+    Some(right_inverse::check_postconditions(&a, &r))
+}
+
+pub fn left_inverse(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 1)?;
+    Some(left_inverse::check_postconditions(&a, &r))
+}
+
+pub fn logical_divide(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 2)?;
+    Some(logical_divide::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r))
+}
+
+pub fn logical_product(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 2)?;
+    Some(logical_product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r))
+}
+
+/// zipped / tiled / flat divides and products (`f` is the operation's name): the result is
+/// regrouped back into the logical form and checked against logical_divide / logical_product.
+pub fn regrouped(f: &str, vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 2)?;
+    let t = to_tiler(&vals[1]).ok()?;
+    let how = &f[..f.find('_')?];
+    let l = match &t {
+        Tiler::Tuple(items) => unzip(&r, a.rank(), items.len(), how)?,
+        // A layout tiler: the zipped form is the logical one, (tile, rest); the tiled form
+        // unpacks the rest, (tile, rest_0, rest_1, ...); the flat product unpacks both,
+        // A's modes then the rest's.
+        Tiler::Layout(_) | Tiler::Int(_) => {
+            let group = |m: &[Layout]| if m.len() == 1 { m[0].clone() } else { Layout::concat(m) };
+            let m = r.modes();
+            match how {
+                "zipped" => r.clone(),
+                "tiled" if m.len() >= 2 => Layout::concat(&[m[0].clone(), group(&m[1..])]),
+                "flat" if f.ends_with("product") && m.len() > a.rank() => {
+                    Layout::concat(&[group(&m[..a.rank()]), group(&m[a.rank()..])])
+                }
+                _ => return None,
+            }
+        }
+        Tiler::Underscore => return None,
+    };
+    Some(if f.ends_with("divide") {
+        logical_divide::check_postconditions(&a, &t, &l)
+    } else {
+        logical_product::check_postconditions(&a, &t, &l)
+    })
+}
+
+/// blocked_product (`raked` false) and raked_product.
+pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 2)?;
+    Some(blocked_product::check_blocked(&a, &lay(vals, 1)?, &r, raked))
+}
+
+pub fn max_common_vector(vals: &[Value], r: &Value) -> Option<Checked> {
+    let n = r.to_int().ok()?;
+    Some(max_common::check_vector(&lay(vals, 0)?, &lay(vals, 1)?, n))
+}
+
+pub fn max_common_layout(vals: &[Value], r: &Value) -> Option<Checked> {
+    let (a, r) = unary(vals, r, 2)?;
+    Some(max_common::check_layout(&a, &lay(vals, 1)?, &r))
+}
+
+/// The definitions of the atom operations (`op`: mma_layout_a/b/c, tiled_mma_tv_a/b/c,
+/// tiled_copy_tv) on a printed TV layout `result`: the MMA atom's operand (the printed layout in
+/// place of the engine's) and, for tilings, inside-and-covering the tile.
+pub fn atom(op: &str, vals: &[Value], result: &Value) -> Option<Checked> {
     use crate::engine::atom::{copy, definition as atom_def, mma, tiled_copy, tiled_mma};
     let r = result.to_layout().ok()?;
-    let name = |k: usize| match args.get(k).map(eval) {
-        Some(Ok(Value::Atom(crate::expr::builtins::atoms::AtomValue::Name(n)))) => Some(n),
+    let name = |k: usize| match vals.get(k) {
+        Some(Value::Atom(AtomValue::Name(n))) => Some(n.clone()),
         _ => None,
     };
     let which = op.chars().last()?.to_ascii_uppercase();
@@ -139,7 +164,6 @@ fn check_atom(op: &str, args: &[Expr], result: &Value) -> Option<Checked> {
         let w = w.chars().next()?.to_ascii_uppercase();
         return Some(atom_def::check_mma_operand(&atom_def::with_operand(&atom, w, r), w));
     }
-    let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_, _>>().ok()?;
     // A shape argument stands for make_layout(shape), as in the builtins.
     let lay = |k: usize| -> Option<Layout> {
         let v = vals.get(k)?;

@@ -688,48 +688,90 @@ fn local() -> BoxedStrategy<Case> {
     prop_oneof![tile, partition].boxed()
 }
 
-/// The operations the fuzzer generates, each with admissible and ill-defined operand strategies.
-pub fn case() -> BoxedStrategy<Case> {
-    let c = Case::new;
-    let unary = prop_oneof![
-        any_layout().prop_map(move |l| c("coalesce", format!("coalesce({l})"), true)).boxed(),
-        any_layout().prop_map(move |l| c("filter", format!("filter({l})"), true)).boxed(),
-        any_layout().prop_map(move |l| c("filter_zeros", format!("filter_zeros({l})"), true)).boxed(),
-        any_layout().prop_map(move |l| c("flatten", format!("flatten({l})"), true)).boxed(),
-        (any_layout(), prop::sample::select(vec!["size", "cosize", "rank", "depth"]))
-            .prop_map(move |(l, q)| c("query", format!("{q}({l})"), true)).boxed(),
-        any_layout()
-            .prop_flat_map(|l| {
-                let text = l.to_string();
-                evaluation(text, l.shape.clone())
-            })
-            .prop_map(move |e| c("evaluate", e, true)).boxed(),
-        // print_layout of a rank-2 layout (any strides, small enough to draw).
-        (layout_of(4), layout_of(3))
-            .prop_map(move |(a, b)| {
-                let l = Layout::concat(&[a, b]);
-                let small = l.size().is_ok_and(|n| n.value <= 4096);
-                let l = if small { l } else { Layout::concat(&[l.mode(0).unwrap_or_else(|_| l.clone())]) };
-                c("print_layout", format!("print_layout({l})"), small)
-            }).boxed(),
-    ];
-    let compose = prop_oneof![
-        signed_compact()
+// Operand tables of the atom generators.
+// (copy op, its bits per instruction)
+const COPIES: &[(&str, i64)] = &[
+    ("UniversalCopy<uint32_t>", 32),
+    ("UniversalCopy<uint64_t>", 64),
+    ("UniversalCopy<uint128_t>", 128),
+    ("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", 128),
+    ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", 128),
+];
+const TYPES: &[(&str, i64)] = &[("half_t", 16), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)];
+const MMAS: &[&str] = &[
+    "SM80_16x8x16_F32F16F16F32_TN",
+    "SM80_16x8x8_F16F16F16F16_TN",
+    "SM80_16x8x8_F32TF32TF32F32_TN",
+    "SM80_16x8x32_S32S8S8S32_TN",
+    "SM80_8x8x4_F64F64F64F64_TN",
+    "SM75_16x8x8_F32F16F16F32_TN",
+];
+
+fn case_of(op: &'static str, expr: String, admissible: bool) -> Case {
+    Case::new(op, expr, admissible)
+}
+
+// The generators of the operations: each entry of the table of operations (`harness/ops.rs`)
+// names one of these (or says why it has none). Each gives admissible operands and, where the
+// operation has preconditions, a share of ill-defined ones.
+
+/// `op(L)` for an arbitrary layout: coalesce, filter, filter_zeros, flatten, and the queries
+/// size, cosize, rank, depth.
+pub fn unary(op: &'static str) -> BoxedStrategy<Case> {
+    any_layout().prop_map(move |l| case_of(op, format!("{op}({l})"), true)).boxed()
+}
+
+/// `L(c)` at a 1-D, top-level or hierarchical coordinate `c` inside the domain: a form of the
+/// expression language, not an operation.
+pub fn evaluate() -> BoxedStrategy<Case> {
+    any_layout()
+        .prop_flat_map(|l| {
+            let text = l.to_string();
+            evaluation(text, l.shape.clone())
+        })
+        .prop_map(move |e| case_of("evaluate", e, true))
+        .boxed()
+}
+
+/// `print_layout(L)` of a rank-2 layout (any strides; small enough to draw is admissible).
+pub fn print_layout() -> BoxedStrategy<Case> {
+    (layout_of(4), layout_of(3))
+        .prop_map(move |(a, b)| {
+            let l = Layout::concat(&[a, b]);
+            let small = l.size().is_ok_and(|n| n.value <= 4096);
+            let l = if small { l } else { Layout::concat(&[l.mode(0).unwrap_or_else(|_| l.clone())]) };
+            case_of("print_layout", format!("print_layout({l})"), small)
+        })
+        .boxed()
+}
+
+/// composition with an admissible right operand, an admissible tiler, or an arbitrary layout.
+pub fn composition() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
+        4 => signed_compact()
             .prop_flat_map(|a| {
                 let b = admissible_rhs(&a, false);
                 (Just(a), b)
             })
-            .prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), true)).boxed(),
-        signed_compact()
+            .prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), true)),
+        4 => signed_compact()
             .prop_flat_map(|a| {
                 let t = tiler_for(&a, true);
                 (Just(a), t)
             })
-            .prop_map(move |(a, t)| c("composition", format!("composition({a},{t})"), true)).boxed(),
-        (any_layout(), layout_of(4)).prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), false)).boxed(),
-    ];
-    let complement = prop_oneof![
-        compact()
+            .prop_map(move |(a, t)| c("composition", format!("composition({a},{t})"), true)),
+        1 => (any_layout(), layout_of(4)).prop_map(move |(a, b)| c("composition", format!("composition({a},{b})"), false)),
+    ]
+    .boxed()
+}
+
+/// complement of compact layouts (cotarget a multiple of the cosize, or none), and of arbitrary
+/// layouts with arbitrary cotargets.
+pub fn complement() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
+        4 => compact()
             .prop_flat_map(|a| {
                 let cos = a.cosize().map(|i| i.value).unwrap_or(1).max(1);
                 (Just(a), 1i64..=3).prop_map(move |(a, k)| (a, cos * k))
@@ -738,74 +780,144 @@ pub fn case() -> BoxedStrategy<Case> {
                 let st = static_flag(&a);
                 c("complement", format!("complement({a},{})", Int::new(m, st)), complement_takes(&a))
             }),
-        compact().prop_map(move |a| c("complement", format!("complement({a})"), complement_takes(&a))).boxed(),
-        any_layout().prop_map(move |a| c("complement", format!("complement({a})"), false)).boxed(),
-        (any_layout(), 1i64..=64).prop_map(move |(a, m)| {
+        4 => compact().prop_map(move |a| c("complement", format!("complement({a})"), complement_takes(&a))),
+        1 => any_layout().prop_map(move |a| c("complement", format!("complement({a})"), false)),
+        1 => (any_layout(), 1i64..=64).prop_map(move |(a, m)| {
             let st = static_flag(&a);
             c("complement", format!("complement({a},{})", Int::new(m, st)), false)
-        }).boxed(),
-    ];
-    let inverse = prop_oneof![
-        compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), true)).boxed(),
+        }),
+    ]
+    .boxed()
+}
+
+/// right_inverse / left_inverse of compact layouts, and of arbitrary ones.
+pub fn inverse(op: &'static str) -> BoxedStrategy<Case> {
+    prop_oneof![
         // CuTe: "Left inverse requires static strides."
-        compact().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), static_flag(&a))).boxed(),
-        signed_compact().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)).boxed(),
-        any_layout().prop_map(move |a| c("right_inverse", format!("right_inverse({a})"), false)).boxed(),
-        any_layout().prop_map(move |a| c("left_inverse", format!("left_inverse({a})"), false)).boxed(),
-    ];
-    let divide = prop_oneof![
-        signed_compact()
+        6 => compact().prop_map(move |a| case_of(op, format!("{op}({a})"), op == "right_inverse" || static_flag(&a))),
+        1 => signed_compact().prop_map(move |a| case_of(op, format!("{op}({a})"), false)),
+        1 => any_layout().prop_map(move |a| case_of(op, format!("{op}({a})"), false)),
+    ]
+    .boxed()
+}
+
+/// logical_divide by an admissible layout, an admissible tiler, or an arbitrary layout.
+pub fn logical_divide() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
+        4 => signed_compact()
             .prop_flat_map(|a| {
                 let b = admissible_rhs(&a, true);
                 (Just(a), b)
             })
-            .prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), true)).boxed(),
-        signed_compact()
+            .prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), true)),
+        4 => signed_compact()
             .prop_flat_map(|a| {
                 let t = tiler_for(&a, true);
                 (Just(a), t)
             })
-            .prop_map(move |(a, t)| c("logical_divide", format!("logical_divide({a},{t})"), true)).boxed(),
-        (signed_compact().prop_flat_map(|a| {
-            let t = tiler_for(&a, false);
-            (Just(a), t)
-        }), prop::sample::select(vec!["zipped_divide", "tiled_divide", "flat_divide"]))
-            .prop_map(move |((a, t), f)| c(f, format!("{f}({a},{t})"), true)).boxed(),
-        (compact(), layout_of(4)).prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), false)).boxed(),
-    ];
-    let products = prop_oneof![
-        (product_pair(), prop::sample::select(vec!["logical_product", "blocked_product", "raked_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), complement_takes(&a))).boxed(),
-        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},{b})"), complement_takes(&a))).boxed(),
-        // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
-        // composes `b` with may not divide; ill-defined in general.
-        (product_pair(), prop::sample::select(vec!["zipped_product", "tiled_product", "flat_product"]))
-            .prop_map(move |((a, b), f)| c(f, format!("{f}({a},({b}))"), false)).boxed(),
-        // A reversed view times a layout: the complement of a layout with negative strides.
-        (compact_of(3, true), compact_of(2, false))
-            .prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)).boxed(),
-        (layout_of(4), layout_of(3)).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)).boxed(),
-    ];
-    let common = prop_oneof![
-        (compact(), compact(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
-            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), true)).boxed(),
-        (any_layout(), any_layout(), prop::sample::select(vec!["max_common_vector", "max_common_layout"]))
-            .prop_map(move |(a, b, f)| c(f, format!("{f}({a},{b})"), false)).boxed(),
-    ];
-    prop_oneof![
-        3 => unary,
-        3 => compose,
-        2 => complement,
-        2 => inverse,
-        3 => divide,
-        2 => products,
-        1 => common,
-        2 => local(),
-        2 => swizzled(),
-        3 => atoms(),
+            .prop_map(move |(a, t)| c("logical_divide", format!("logical_divide({a},{t})"), true)),
+        1 => (compact(), layout_of(4)).prop_map(move |(a, b)| c("logical_divide", format!("logical_divide({a},{b})"), false)),
     ]
     .boxed()
+}
+
+/// zipped / tiled / flat divide by an admissible tiler without `_`.
+pub fn regrouped_divide(op: &'static str) -> BoxedStrategy<Case> {
+    signed_compact()
+        .prop_flat_map(|a| {
+            let t = tiler_for(&a, false);
+            (Just(a), t)
+        })
+        .prop_map(move |(a, t)| case_of(op, format!("{op}({a},{t})"), true))
+        .boxed()
+}
+
+/// logical_product of two compact layouts, or of arbitrary ones.
+pub fn logical_product() -> BoxedStrategy<Case> {
+    let c = case_of;
+    prop_oneof![
+        6 => product_pair().prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), complement_takes(&a))),
+        // A reversed view times a layout: the complement of a layout with negative strides.
+        1 => (compact_of(3, true), compact_of(2, false))
+            .prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
+        1 => (layout_of(4), layout_of(3)).prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
+    ]
+    .boxed()
+}
+
+/// blocked_product / raked_product of two compact layouts.
+pub fn blocked(op: &'static str) -> BoxedStrategy<Case> {
+    product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), complement_takes(&a))).boxed()
+}
+
+/// zipped / tiled / flat product by a compact layout, or by mode (`(B)`).
+pub fn regrouped_product(op: &'static str) -> BoxedStrategy<Case> {
+    prop_oneof![
+        4 => product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), complement_takes(&a))),
+        // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
+        // composes `b` with may not divide; ill-defined in general.
+        1 => product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},({b}))"), false)),
+    ]
+    .boxed()
+}
+
+/// max_common_vector / max_common_layout of two compact layouts, or of arbitrary ones.
+pub fn max_common(op: &'static str) -> BoxedStrategy<Case> {
+    prop_oneof![
+        (compact(), compact()).prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), true)),
+        (any_layout(), any_layout()).prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), false)),
+    ]
+    .boxed()
+}
+
+fn pow2() -> impl Strategy<Value = i64> {
+    prop::sample::select(vec![1i64, 2, 4, 8, 16, 32])
+}
+
+/// tiled_copy_tv / tiled_copy_tiler over a few common copy atoms (static layouts, as CuTe needs).
+/// Admissible: the value layout holds exactly one copy instruction's worth of values;
+/// ill-defined: a value layout of the wrong size.
+pub fn tiled_copy(op: &'static str) -> BoxedStrategy<Case> {
+    (prop::sample::select(COPIES.to_vec()), prop::sample::select(TYPES.to_vec()), pow2(), pow2(), any::<bool>(), any::<bool>(), any::<bool>())
+        .prop_map(move |((cop, bits), (ty, tbits), tm, tn, thr_row_major, val_along_m, well_sized)| {
+            let per = (bits / tbits).max(1);
+            let n_vals = if well_sized { per } else { per * 3 };
+            let thr = if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
+            let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
+            case_of(op, format!("{op}({cop},{ty},{thr},{val})"), well_sized && per * tbits == bits)
+        })
+        .boxed()
+}
+
+/// tiled_mma_tv_a/b/c / tiled_mma_tile over a few common MMA atoms, with an atom layout that is a
+/// small (M,N,1) grid of warps.
+pub fn tiled_mma(op: &'static str) -> BoxedStrategy<Case> {
+    (prop::sample::select(MMAS.to_vec()), prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2, 4]), any::<bool>())
+        .prop_map(move |(atom, m, n, n_major)| {
+            let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
+            case_of(op, format!("{op}({atom},{layout})"), true)
+        })
+        .boxed()
+}
+
+/// The forms the fuzzer generates besides the table's operation generators, with their weights:
+/// `L(c)`, `print_layout`, local_tile / local_partition with their offsets, swizzles and composed
+/// layouts, and every MMA and copy atom the engine knows in tiled MMAs / copies.
+fn forms() -> Vec<(u32, BoxedStrategy<Case>)> {
+    vec![(4, evaluate()), (2, print_layout()), (6, local()), (6, swizzled()), (16, atoms())]
+}
+
+/// Random cases: every operation whose entry in the table of operations (`harness/ops.rs`) has
+/// a generator, drawn with the entry's weight, plus the forms of [`forms`].
+pub fn case() -> BoxedStrategy<Case> {
+    let mut arms = forms();
+    for op in crate::ops::OPS {
+        if let crate::ops::Part::Has((weight, generate)) = op.generate {
+            arms.push((weight, generate()));
+        }
+    }
+    proptest::strategy::Union::new_weighted(arms).boxed()
 }
 
 /// A case's proptest value tree (kept so the case can be shrunk).
@@ -887,7 +999,8 @@ mod tests {
 
     #[test]
     fn atom_cases_are_drawn_and_admissible_ones_evaluate() {
-        let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| c.op.starts_with("tiled_copy") || c.op.starts_with("tiled_mma")).collect();
+        let atom_area = |op: &str| crate::ops::by_name(op).is_some_and(|o| o.area == crate::ops::Area::Atoms);
+        let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| atom_area(c.op)).collect();
         assert!(atoms.len() >= 10, "only {} atom cases", atoms.len());
         assert!(atoms.iter().any(|c| c.op.starts_with("tiled_mma")) && atoms.iter().any(|c| c.op.starts_with("tiled_copy")));
         for c in atoms.iter().filter(|c| c.admissible) {

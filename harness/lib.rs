@@ -5,6 +5,8 @@
 //! - [`oracle`]: real CuTe: provisioning, C++ codegen from the AST, batched compile and run.
 //! - [`suite`]: fixed suites (fixtures/cases) and their snapshots.
 //! - [`case`]: the case pipeline: one parsed case, one typed outcome per side, one judgement.
+//! - [`ops`]: the one table of operations (engine entry, C++ emitter, definition check, generator,
+//!   pycute spelling of each).
 //! - [`limits`]: every resource limit (input size, nesting, walks, CuTe output, compile time
 //!   and memory), with its default.
 //! - [`fuzz`], [`triage`], [`known`]: random cases, disagreement classes, accepted discrepancies.
@@ -19,6 +21,7 @@ pub mod gen;
 pub mod known;
 pub mod limits;
 pub mod oracle;
+pub mod ops;
 pub mod suite;
 pub mod svg;
 pub mod triage;

@@ -246,7 +246,7 @@ pub fn layout_svg(layout: &Layout) -> Result<String> {
 /// The picture of an evaluated expression: an MMA atom name, a layout, or (with `tile` =
 /// `"ROWS,COLS"`) a TV layout.
 pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
-    use crate::expr::builtins::atoms::AtomValue;
+    use crate::expr::value::AtomValue;
     use crate::expr::Value;
     match (v, tile) {
         (Value::Atom(AtomValue::Name(n)), None) => atom_svg(n),

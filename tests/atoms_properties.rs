@@ -15,7 +15,7 @@ use cutecheck::engine::atom::partition::mma_partition;
 use cutecheck::engine::atom::tiled_copy::make_tiled_copy;
 use cutecheck::engine::atom::tiled_mma::make_tiled_mma;
 use cutecheck::engine::atom::copy_atom;
-use cutecheck::engine::product::raked_product;
+use cutecheck::engine::raked_product::raked_product;
 use cutecheck::engine::swizzle::Swizzle;
 use cutecheck::engine::{IntTuple, Layout};
 

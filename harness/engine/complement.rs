@@ -51,7 +51,7 @@
 
 use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced, Pairs};
 use super::filter::filter_modes;
-use super::product::cosize_pairs;
+use super::layout::cosize_pairs;
 use super::error::{Error, Result};
 use super::postcondition::{enforce, Checked, Violation};
 use super::filter::filter;
@@ -192,13 +192,13 @@ pub(crate) fn certified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> 
 fn cotarget_size(a: &Layout, cotarget: Option<&IntTuple>) -> Result<i64> {
     Ok(match cotarget {
         Some(c) => c.product()?.value,
-        None => super::product::cosize(&filter(a)?)?.value,
+        None => cosize_pairs(&filter(a)?.leaf_pairs())?.value,
     })
 }
 
 /// Postcondition 4: `cosize(R) <= round_up(size(cotarget), cosize(A))`.
 fn upper_bound_holds(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
-    let (Ok(n), Ok(ca), Ok(cr)) = (cotarget_size(a, cotarget), super::product::cosize(a), super::product::cosize(r)) else {
+    let (Ok(n), Ok(ca), Ok(cr)) = (cotarget_size(a, cotarget), cosize_pairs(&a.leaf_pairs()), cosize_pairs(&r.leaf_pairs())) else {
         return false;
     };
     round_up(n, ca.value).is_some_and(|u| cr.value <= u)
@@ -237,11 +237,11 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout)
     }
     let cot = cotarget_size(a, cotarget)?;
     let completed = Layout::concat(&[a.clone(), r.clone()]);
-    let cc = super::product::cosize(&completed)?.value;
+    let cc = cosize_pairs(&completed.leaf_pairs())?.value;
     if cc < cot {
         return Err(Violation::cute(CITE_LOWER, format!("3: cosize({completed}) = {cc} < size of the cotarget {cot}")));
     }
-    let (ca, cr) = (super::product::cosize(a)?.value, super::product::cosize(r)?.value);
+    let (ca, cr) = (cosize_pairs(&a.leaf_pairs())?.value, cosize_pairs(&r.leaf_pairs())?.value);
     match round_up(cot, ca) {
         Some(u) if cr <= u => {}
         _ => return Err(Violation::cute(CITE_UPPER, format!("4: cosize({r}) = {cr} > round_up({cot}, cosize({a}) = {ca})"))),

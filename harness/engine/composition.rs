@@ -53,7 +53,7 @@ use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{compatible, IntTuple};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::Tiler;
@@ -329,20 +329,6 @@ pub fn check_tiler(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
             Ok(())
         }
         other => verified(a, &other.as_layout().expect("layout or int"), r),
-    }
-}
-
-/// `compatible(a, b)` of CuTe: `a` a leaf and equal sizes, or both tuples of one rank with
-/// compatible modes.
-pub fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
-    match (a, b) {
-        (IntTuple::Leaf(x), IntTuple::Leaf(y)) => x.value == y.value,
-        (IntTuple::Leaf(_), _) => match (a.product(), b.product()) {
-            (Ok(x), Ok(y)) => x.value == y.value,
-            _ => false,
-        },
-        (IntTuple::Tuple(x), IntTuple::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| compatible(p, q)),
-        _ => false,
     }
 }
 

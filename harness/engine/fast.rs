@@ -128,7 +128,7 @@ pub fn composition_ok(a: &Layout, b: &Layout, r: &Layout) -> bool {
 }
 
 fn composition_cert(a: &Layout, b: &Layout, r: &Layout) -> Option<()> {
-    if !super::composition::compatible(&b.shape, &r.shape) {
+    if !super::int_tuple::compatible(&b.shape, &r.shape) {
         return None;
     }
     let pa = Flat::of(&a.shape, &a.stride)?;
@@ -281,7 +281,7 @@ fn complement_cert(f: &[(Int, Int)], cot: i64, r: &Layout) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{complement, composition, filter, product};
+    use crate::engine::{complement, composition, filter};
     use crate::gen::{self, Staticness};
     use proptest::prelude::*;
 
@@ -349,7 +349,7 @@ mod tests {
             a in st().prop_flat_map(|s| gen::small_compact(4, 2, s)),
             k in 1i64..4,
         ) {
-            let n = product::cosize(&a).unwrap().value * k;
+            let n = a.cosize().unwrap().value * k;
             comp_sound_cot(&a, &IntTuple::dy(n))?;
         }
     }

@@ -215,6 +215,20 @@ impl fmt::Display for IntTuple {
     }
 }
 
+/// CuTe's `compatible(a, b)` (int_tuple.hpp): `a` a leaf and equal sizes, or both tuples of one rank with
+/// compatible modes.
+pub fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
+    match (a, b) {
+        (IntTuple::Leaf(x), IntTuple::Leaf(y)) => x.value == y.value,
+        (IntTuple::Leaf(_), _) => match (a.product(), b.product()) {
+            (Ok(x), Ok(y)) => x.value == y.value,
+            _ => false,
+        },
+        (IntTuple::Tuple(x), IntTuple::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| compatible(p, q)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -104,10 +104,19 @@ impl Layout {
     pub fn size(&self) -> Result<Int> {
         self.shape.product()
     }
-    /// CuTe's `cosize`: `L(size - 1) + 1`.
+    /// CuTe's `cosize(layout) = size(coshape(layout))` (layout.hpp), the engine's only cosize.
+    /// From 4.2 `coshape` is the inner product of the extents minus `_1` with the absolute
+    /// strides, plus `_1`: `sum (s_i - _1) * |d_i| + _1`, static when every term is (a size-1
+    /// extent or a zero stride gives a static 0). Before 4.2 it was the layout with absolute
+    /// strides evaluated at its last coordinate, plus `_1` (the same value; dynamic wherever the
+    /// size is, except where every dynamic coordinate meets a zero stride): the release switch
+    /// `COSHAPE_INNER_PRODUCT`.
     pub fn cosize(&self) -> Result<Int> {
-        let last = self.size()?.sub(Int::st(1))?;
-        self.call_int(last)?.add(Int::st(1))
+        if super::release::COSHAPE_INNER_PRODUCT.on() {
+            return cosize_pairs(&self.leaf_pairs());
+        }
+        let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| d.abs())? };
+        abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))
     }
     /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
     pub fn call(&self, coord: &IntTuple) -> Result<Int> {
@@ -184,6 +193,15 @@ impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.shape, self.stride)
     }
+}
+
+/// [`Layout::cosize`]'s formula from 4.2 on, from the flat (extent, stride) leaves.
+pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
+    let mut acc = Int::st(0);
+    for &(s, d) in pairs {
+        acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
+    }
+    acc.add(Int::st(1))
 }
 
 /// CuTe's `print_layout` (util/print_tensor.hpp): the layout on one line, then an ASCII grid of a
@@ -276,5 +294,36 @@ mod tests {
         assert_eq!(h.size().unwrap().value, 32);
         assert_eq!(h.cosize().unwrap().value, 32);
         assert_eq!(h.mode(1).unwrap().to_string(), "(2,4):(1,8)");
+    }
+
+    #[test]
+    fn one_cosize_formula() {
+        // Layout::cosize is the engine's only cosize (complement and logical_product use it too).
+        // Its value is the largest index of the layout with absolute strides, plus one; it is
+        // static exactly when every (s - 1) * |d| term is (a size-1 extent or a zero stride gives
+        // a static 0). Real CuTe's prints of these cases: fixtures/cases/cosize.cases.
+        let lay = |s: &[(i64, bool)], d: &[(i64, bool)]| {
+            let t = |v: &[(i64, bool)]| IntTuple::Tuple(v.iter().map(|&(x, st)| IntTuple::Leaf(Int::new(x, st))).collect());
+            Layout::new(t(s), t(d)).unwrap()
+        };
+        for (l, want) in [
+            (lay(&[(4, false), (2, true)], &[(0, true), (1, true)]), (2, true)),
+            (lay(&[(4, true), (2, true)], &[(-1, true), (4, true)]), (8, true)),
+            (lay(&[(1, true), (4, false)], &[(3, true), (0, true)]), (1, true)),
+            (lay(&[(4, false), (2, true)], &[(1, true), (4, true)]), (8, false)),
+        ] {
+            let c = l.cosize().unwrap();
+            assert_eq!((c.value, c.is_static), want, "cosize({l})");
+            let abs = Layout::new(l.shape.clone(), IntTuple::Tuple(l.leaf_pairs().iter().map(|(_, d)| IntTuple::Leaf(d.abs().unwrap())).collect())).unwrap();
+            assert_eq!(c.value, abs.values().unwrap().into_iter().max().unwrap() + 1, "cosize({l})");
+            assert_eq!(cosize_pairs(&l.leaf_pairs()).unwrap(), c);
+            // Before 4.2 (COSHAPE_INNER_PRODUCT off) the value is the same, and dynamic wherever
+            // a dynamic coordinate meets a non-zero stride.
+            let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
+            assert_eq!(old.value, c.value, "cosize({l}) before 4.2");
+        }
+        let l = lay(&[(4, false), (2, true)], &[(0, true), (1, true)]);
+        let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
+        assert!(!old.is_static && l.cosize().unwrap().is_static, "{old:?}");
     }
 }

@@ -17,11 +17,12 @@
 //! the thread layout's shape then a slice of mode 0; no unit test in test/unit/cute/core].
 
 use super::postcondition::Checked;
-use super::divide::{logical_divide, zipped_divide_unchecked};
+use super::logical_divide::logical_divide;
+use super::zipped_divide::zipped_divide_unchecked;
 use super::error::Result;
 use super::int::Int;
 use super::layout::{crd2idx, Layout};
-use super::local::{pad, repeat_under, slice_and_offset, Coord};
+use super::slice::{pad, repeat_under, slice_and_offset, Coord};
 use super::runtime::deferred;
 use super::tiler::Tiler;
 
@@ -74,6 +75,6 @@ pub fn local_partition(a: &Layout, thr: &Layout, index: Int) -> Result<Layout> {
 pub fn check_postconditions(a: &Layout, thr: &Layout, index: Int, r: &Layout) -> Checked {
     let (_, z, c) = partition_parts(a, thr, index)?;
     let off = crd2idx(&c.zeroed(), &z.shape, &z.stride)?;
-    super::local::check_postconditions(&z, &c, r, off)
+    super::slice::check_postconditions(&z, &c, r, off)
 }
 

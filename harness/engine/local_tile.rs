@@ -17,11 +17,12 @@
 //! slice of mode 1 by the coordinate; CUTLASS has no unit test of it in test/unit/cute/core].
 
 use super::postcondition::Checked;
-use super::divide::{logical_divide, zipped_divide, zipped_divide_unchecked};
+use super::logical_divide::logical_divide;
+use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
 use super::error::Result;
 use super::int::Int;
 use super::layout::{crd2idx, Layout};
-use super::local::{pad, repeat_under, slice_and_offset, Coord};
+use super::slice::{pad, repeat_under, slice_and_offset, Coord};
 use super::runtime::deferred;
 use super::tiler::Tiler;
 
@@ -58,6 +59,6 @@ pub fn check_postconditions(a: &Layout, tiler: &Tiler, coord: &Coord, r: &Layout
     let z = zipped_divide(a, tiler)?;
     let c = tile_coord(&z, coord)?;
     let off = crd2idx(&c.zeroed(), &z.shape, &z.stride)?;
-    super::local::check_postconditions(&z, &c, r, off)
+    super::slice::check_postconditions(&z, &c, r, off)
 }
 

@@ -114,7 +114,7 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         return Err(Violation::cute(cite::DIVIDE_RANK, format!("1: rank({r}) != 2")));
     }
     let (r0, r1) = (r.mode(0)?, r.mode(1)?);
-    if !super::composition::compatible(&b.shape, &r0.shape) {
+    if !super::int_tuple::compatible(&b.shape, &r0.shape) {
         return Err(Violation::cute(cite::DIVIDE_COMPATIBLE, format!("2: mode 0 of {r} is not compatible with {b}")));
     }
     let bv = b.values()?;

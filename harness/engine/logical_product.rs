@@ -2,8 +2,8 @@
 //!
 //! Definition (CuTe 4.2): for a layout `B`,
 //! `logical_product(A, B) = make_layout(A, composition(complement(A, size(A) * cosize(B)), B))`:
-//! `B`'s layout of copies of `A`. `cosize` is CuTe's `size(coshape)`:
-//! `sum (s_i - _1) * |d_i| + _1` (static when every term is). For a tiler: a tuple multiplies mode
+//! `B`'s layout of copies of `A`. `cosize` is CuTe's `size(coshape)`
+//! ([`Layout::cosize`]). For a tiler: a tuple multiplies mode
 //! by mode and keeps `A`'s further modes (more elements than modes is "logical_product: Too many
 //! modes in tiler."); `_` leaves the mode; an integer `n` is the layout `n:_1`.
 //!
@@ -39,20 +39,6 @@ use super::runtime::{certified_or_checked, checks_on, Mode};
 use super::tile::{by_tiler, check_by_tiler};
 use super::tiler::Tiler;
 
-/// CuTe's `cosize(layout) = size(coshape(layout))`, static-ness as CuTe computes it.
-pub fn cosize(l: &Layout) -> Result<Int> {
-    cosize_pairs(&l.leaf_pairs())
-}
-
-/// [`cosize`] from the flat (extent, stride) leaves.
-pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
-    let mut acc = Int::st(0);
-    for &(s, d) in pairs {
-        acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
-    }
-    acc.add(Int::st(1))
-}
-
 /// `logical_product(A, B)` for a layout `B`.
 ///
 /// CuTe's steps run first (so a static_assert inside is reported as CuTe reports it); then the
@@ -66,7 +52,7 @@ pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// operands are small enough to verify), the brute-force checks are skipped; they would pass, so
 /// results and errors are those of [`Mode::Checked`], which the callers fall back to otherwise.
 pub(crate) fn product_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
-    let cot = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
+    let cot = IntTuple::Leaf(a.size()?.mul(b.cosize()?)?);
     let c = complement_unchecked(a, Some(&cot))?;
     let cb = composition_unchecked(&c, b)?;
     match mode {
@@ -117,10 +103,10 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         return Err(Violation::cute(cite::PRODUCT_MODE0, format!("1: mode 0 of {r} is not {a}")));
     }
     let r1 = r.mode(1)?;
-    if !super::composition::compatible(&b.shape, &r1.shape) {
+    if !super::int_tuple::compatible(&b.shape, &r1.shape) {
         return Err(Violation::cute(cite::PRODUCT_COMPATIBLE, format!("2: mode 1 of {r} is not compatible with {b}")));
     }
-    let n = IntTuple::Leaf(a.size()?.mul(cosize(b)?)?);
+    let n = IntTuple::Leaf(a.size()?.mul(b.cosize()?)?);
     let c = complement_unchecked(a, Some(&n))?;
     let (bv, r1v) = (b.values()?, r1.values()?);
     for (j, &x) in bv.iter().enumerate() {

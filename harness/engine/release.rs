@@ -206,6 +206,17 @@ pub const DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE: Switch = Switch {
     fixture: "logical_divide(((_3,_3)):((_1,_3)),_4:_2)",
 };
 
+/// cosize / coshape: from 4.2 `coshape(L)` is `inner_product(shape - _1, abs(stride)) + _1`, static
+/// when every term is; before, it was `L'(size(L') - _1) + _1` for `L'` the layout with absolute
+/// strides (layout.hpp `coshape`), dynamic wherever the size is (unless a zero stride meets every
+/// dynamic coordinate). The value is the same.
+pub const COSHAPE_INNER_PRODUCT: Switch = Switch {
+    name: "cosize by the inner product of extents and strides",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 coshape evaluated the layout with absolute strides at its last coordinate (dynamic where the size is dynamic); from 4.2 it is the inner product of (extents - _1) with the absolute strides, static where every term is",
+    fixture: "cosize((4,_2):(_0,_1))",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &COPY_OP_SIZE_ASSERTS,
@@ -216,6 +227,7 @@ pub const SWITCHES: &[&Switch] = &[
     &TILED_MMA_THREADS_WITH_COMPLEMENT,
     &UPCAST_DIVISIBILITY_CONDITION,
     &DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE,
+    &COSHAPE_INNER_PRODUCT,
 ];
 
 #[cfg(test)]

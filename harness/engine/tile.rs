@@ -128,3 +128,80 @@ pub(crate) fn check_unpacked(z: &Layout, r: &Layout, first: bool) -> Checked {
     }
     Ok(())
 }
+
+/// The four divides side by side (moved here from the former `divide` facade).
+#[cfg(test)]
+mod divide_tests {
+    use crate::engine::flat_divide::flat_divide;
+    use crate::engine::logical_divide::{check_postconditions, logical_divide};
+    use crate::engine::test_util::{l, t};
+    use crate::engine::tiled_divide::tiled_divide;
+    use crate::engine::zipped_divide::zipped_divide;
+
+    #[test]
+    fn chapter_cases() {
+        // The chapter's table (identical to real CuTe 4.2's prints).
+        let a = l("_24:_1");
+        let r = logical_divide(&a, &t("_4:_2")).unwrap();
+        assert_eq!(r.to_string(), "(_4,(_2,_3)):(_2,(_1,_8))");
+        check_postconditions(&a, &t("_4:_2"), &r).unwrap();
+        let a = l("(_16,_8):(_1,_16)");
+        assert_eq!(zipped_divide(&a, &t("(_2,_2)")).unwrap().to_string(), "((_2,_2),(_8,_4)):((_1,_16),(_2,_32))");
+        assert_eq!(zipped_divide(&a, &t("(_16,_2)")).unwrap().to_string(), "((_16,_2),(_1,_4)):((_1,_16),(_0,_32))");
+        let r = logical_divide(&a, &t("(_16,_2)")).unwrap();
+        check_postconditions(&a, &t("(_16,_2)"), &r).unwrap();
+    }
+
+    #[test]
+    fn each_divide_has_its_own_check() {
+        // The results are real CuTe 4.2 prints (fixtures/cases/probes_modules.cases); each check accepts its own
+        // operation's result and rejects the others' forms.
+        use crate::engine::{flat_divide as fd, tiled_divide as td, zipped_divide as zd};
+        let (a, tt) = (l("(_16,_8,_2):(_1,_16,_128)"), t("(_2,_2)"));
+        let (z, ti, fl) = (zipped_divide(&a, &tt).unwrap(), tiled_divide(&a, &tt).unwrap(), flat_divide(&a, &tt).unwrap());
+        zd::check_postconditions(&a, &tt, &z).unwrap();
+        td::check_postconditions(&a, &tt, &ti).unwrap();
+        fd::check_postconditions(&a, &tt, &fl).unwrap();
+        assert!(zd::check_postconditions(&a, &tt, &ti).is_err());
+        assert!(td::check_postconditions(&a, &tt, &z).is_err());
+        assert!(fd::check_postconditions(&a, &tt, &ti).is_err());
+        let a = l("(_16,_8):(_1,_16)");
+        let tt = t("_4:_2");
+        zd::check_postconditions(&a, &tt, &zipped_divide(&a, &tt).unwrap()).unwrap();
+        td::check_postconditions(&a, &tt, &tiled_divide(&a, &tt).unwrap()).unwrap();
+        fd::check_postconditions(&a, &tt, &flat_divide(&a, &tt).unwrap()).unwrap();
+    }
+}
+
+/// The six products side by side (moved here from the former `product` facade).
+#[cfg(test)]
+mod product_tests {
+    use crate::engine::blocked_product::blocked_product;
+    use crate::engine::flat_product::flat_product;
+    use crate::engine::raked_product::raked_product;
+    use crate::engine::test_util::{l, t};
+    use crate::engine::tiled_product::tiled_product;
+    use crate::engine::zipped_product::zipped_product;
+
+    #[test]
+    fn each_product_has_its_own_check() {
+        // The results are real CuTe 4.2 prints (fixtures/cases/probes_modules.cases); each check accepts its own
+        // operation's result and rejects the others' forms.
+        use crate::engine::{blocked_product as bp, flat_product as fp, raked_product as rp};
+        use crate::engine::{tiled_product as tp, zipped_product as zp};
+        let (a, tt) = (l("(_2,_2):(_1,_2)"), t("(_3,_4)"));
+        let (z, ti, fl) = (zipped_product(&a, &tt).unwrap(), tiled_product(&a, &tt).unwrap(), flat_product(&a, &tt).unwrap());
+        zp::check_postconditions(&a, &tt, &z).unwrap();
+        tp::check_postconditions(&a, &tt, &ti).unwrap();
+        fp::check_postconditions(&a, &tt, &fl).unwrap();
+        assert!(zp::check_postconditions(&a, &tt, &ti).is_err());
+        assert!(tp::check_postconditions(&a, &tt, &fl).is_err());
+        assert!(fp::check_postconditions(&a, &tt, &z).is_err());
+        let b = l("(_3,_4):(_1,_3)");
+        let (bl, ra) = (blocked_product(&a, &b).unwrap(), raked_product(&a, &b).unwrap());
+        bp::check_postconditions(&a, &b, &bl).unwrap();
+        rp::check_postconditions(&a, &b, &ra).unwrap();
+        assert!(bp::check_postconditions(&a, &b, &ra).is_err());
+        assert!(rp::check_postconditions(&a, &b, &bl).is_err());
+    }
+}

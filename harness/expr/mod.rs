@@ -8,4 +8,4 @@ pub mod value;
 
 pub use eval::{eval, eval_str, EvalError};
 pub use parse::{parse, Expr, Name, ParseError};
-pub use value::Value;
+pub use value::{AtomValue, Value};

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
+use crate::engine::swizzle::{ComposedLayout, Swizzle};
 use crate::engine::{Error, Int, IntTuple, Layout, Result};
 
 /// What an expression evaluates to.
@@ -15,7 +17,7 @@ pub enum Value {
     Tuple(Vec<Value>),
     Layout(Layout),
     /// Atom names, swizzles and swizzled layouts (see builtins/atoms.rs).
-    Atom(super::builtins::atoms::AtomValue),
+    Atom(AtomValue),
 }
 
 impl Value {
@@ -76,6 +78,64 @@ impl fmt::Display for Value {
             Value::Layout(l) => write!(f, "{l}"),
             Value::Atom(a) => write!(f, "{a}"),
             Value::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v),
+        }
+    }
+}
+
+/// The atom area's values: atom and type names, swizzles, swizzled layouts, atoms, tiled MMAs and
+/// copies, partitions (see `builtins/atoms.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AtomValue {
+    /// A C++ atom, copy operation or value type name, canonical spelling.
+    Name(String),
+    Swizzle(Swizzle),
+    Composed(ComposedLayout),
+    /// `MMA_Atom<Op>{}`, `Copy_Atom<Op,T>{}`, a TiledMMA, a TiledCopy: printed as CuTe prints them.
+    Mma(Box<mma::MmaAtom>),
+    Copy(Box<copy::CopyAtom>),
+    TiledMma(Box<tiled_mma::TiledMma>),
+    TiledCopy(Box<tiled_copy::TiledCopy>),
+    /// One thread's part of a tensor over a counting iterator (`counting_iter(N) o L`).
+    Partition(partition::Partition),
+}
+
+impl AtomValue {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AtomValue::Name(_) => "a C++ name",
+            AtomValue::Swizzle(_) => "a swizzle",
+            AtomValue::Composed(_) => "a swizzled layout",
+            AtomValue::Mma(_) => "an MMA atom",
+            AtomValue::Copy(_) => "a copy atom",
+            AtomValue::TiledMma(_) => "a tiled MMA",
+            AtomValue::TiledCopy(_) => "a tiled copy",
+            AtomValue::Partition(_) => "a partitioned tensor",
+        }
+    }
+    /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
+    pub fn apply(&self, coord: &IntTuple) -> Result<Value> {
+        match self {
+            AtomValue::Swizzle(sw) => {
+                let i = coord.as_leaf().ok_or_else(|| Error::Type(format!("a swizzle takes an integer, got {coord}")))?;
+                Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
+            }
+            AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
+            other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
+        }
+    }
+}
+
+impl fmt::Display for AtomValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AtomValue::Name(n) => f.write_str(n),
+            AtomValue::Swizzle(s) => write!(f, "{s}"),
+            AtomValue::Composed(c) => write!(f, "{c}"),
+            AtomValue::Mma(a) => f.write_str(&a.print()),
+            AtomValue::Copy(a) => f.write_str(&a.print()),
+            AtomValue::TiledMma(m) => f.write_str(&m.print()),
+            AtomValue::TiledCopy(c) => f.write_str(&c.print()),
+            AtomValue::Partition(p) => write!(f, "{p}"),
         }
     }
 }

@@ -6,7 +6,8 @@
 //! defects are reported separately from the engine's and CuTe's.
 //!
 //! The Python text is written from the parsed AST (never from the case's text): integers,
-//! `_` (pycute's `None`), tuples, `Layout(shape, stride)` and calls of the pycute functions below.
+//! `_` (pycute's `None`), tuples, `Layout(shape, stride)` and calls of the pycute functions named by
+//! the table of operations (the `pycute` part of each entry in harness/ops.rs).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -22,12 +23,6 @@ use cutecheck::case::{Case, EngineAnswer, Outcome};
 use cutecheck::expr::{Expr, Value};
 use cutecheck::oracle::Oracle;
 use cutecheck::triage::read_printed;
-
-/// The pycute functions a case may call.
-const FUNCTIONS: &[&str] = &[
-    "coalesce", "filter", "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
-    "zipped_divide", "tiled_divide", "logical_product", "zipped_product", "tiled_product", "size", "cosize",
-];
 
 const SCRIPT: &str = r#"
 import sys, json
@@ -320,7 +315,10 @@ pub fn python(e: &Expr) -> std::result::Result<String, String> {
         }
         Expr::Layout { shape, stride, .. } => format!("Layout({},{})", python(shape)?, python(stride)?),
         Expr::Call { name, args, called: true, .. } => {
-            let n = name.simple().filter(|n| FUNCTIONS.contains(n)).ok_or_else(|| format!("pycute has no {}", name.base()))?;
+            // The spelling comes from the operation's entry in the table of operations.
+            let n = cutecheck::ops::lookup(name)
+                .and_then(|op| op.pycute.get())
+                .ok_or_else(|| format!("pycute has no {}", name.base()))?;
             let v: Vec<String> = args.iter().map(python).collect::<std::result::Result<_, _>>()?;
             format!("{n}({})", v.join(","))
         }

@@ -30,8 +30,8 @@ use super::tiled_copy::TiledCopy;
 use super::tiled_mma::TiledMma;
 use crate::engine::coalesce::coalesce_by;
 use crate::engine::composition::{composition, composition_tiler};
-use crate::engine::divide::zipped_divide;
-use crate::engine::local::{slice, slice_and_offset, Coord};
+use crate::engine::zipped_divide::zipped_divide;
+use crate::engine::slice::{slice, slice_and_offset, Coord};
 use crate::engine::right_inverse::right_inverse;
 use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler};
 

@@ -20,7 +20,7 @@
 
 use super::copy::CopyAtom;
 use crate::engine::composition::composition;
-use crate::engine::product::raked_product;
+use crate::engine::raked_product::raked_product;
 use crate::engine::right_inverse::right_inverse;
 use crate::engine::{Error, IntTuple, Layout, Result};
 

@@ -23,9 +23,10 @@
 use super::mma::{mma_atom, rs_with_mn_major_a, MmaAtom};
 use crate::engine::complement::complement;
 use crate::engine::composition::composition_tiler;
-use crate::engine::divide::{logical_divide, zipped_divide};
-use crate::engine::product::tiled_product;
+use crate::engine::logical_divide::logical_divide;
 use crate::engine::release::TILED_MMA_THREADS_WITH_COMPLEMENT;
+use crate::engine::tiled_product::tiled_product;
+use crate::engine::zipped_divide::zipped_divide;
 use crate::engine::right_inverse::right_inverse;
 use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler};
 

@@ -1,15 +1,12 @@
 //! Builtins of the layout algebra: coalesce, filter, filter_zeros, composition, complement,
 //! right_inverse, left_inverse, max_common_vector, max_common_layout, the divides, the products,
-//! local_tile and local_partition (and their offsets, `local_tile_offset` / `local_partition_offset`).
-//! A tuple value of layouts, integers and `_` is a tiler.
+//! local_tile and local_partition. A tuple value of layouts, integers and `_` is a tiler.
 
-use crate::engine::local::Coord;
-use crate::engine::{coalesce, complement, composition, divide, filter, left_inverse, local, max_common, product};
-use crate::engine::{right_inverse, Error, Int, Layout, Result, Tiler};
+use crate::engine::slice::Coord;
+use crate::engine::{coalesce, complement, composition, filter, left_inverse, local_partition, local_tile, max_common};
+use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;
-
-use super::arity;
 
 /// A value as a tiler: a layout, an integer (`n:_1`), `_`, or a tuple of tilers.
 pub fn to_tiler(v: &Value) -> Result<Tiler> {
@@ -30,102 +27,108 @@ fn layout<'a>(v: &'a Value, what: &str) -> Result<&'a Layout> {
     }
 }
 
-type TilerOp = fn(&Layout, &Tiler) -> Result<Layout>;
+// The engine entries of the algebra (see the table in `harness/ops.rs`, which checks the argument
+// counts before calling them).
 
-pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>> {
-    let n = name.simple()?;
-    let tiler_op: Option<TilerOp> = match n {
-        "logical_divide" => Some(divide::logical_divide),
-        "zipped_divide" => Some(divide::zipped_divide),
-        "tiled_divide" => Some(divide::tiled_divide),
-        "flat_divide" => Some(divide::flat_divide),
-        "logical_product" => Some(product::logical_product),
-        "zipped_product" => Some(product::zipped_product),
-        "tiled_product" => Some(product::tiled_product),
-        "flat_product" => Some(product::flat_product),
-        _ => None,
-    };
-    if let Some(op) = tiler_op {
-        return Some(
-            arity(n, args, 2..=2).and_then(|_| Ok(Value::Layout(op(layout(&args[0], n)?, &to_tiler(&args[1])?)?))),
-        );
+/// An operation `f(A, tiler)`: the divides and the by-tiler products.
+pub fn by_tiler(name: &Name, args: &[Value], op: fn(&Layout, &Tiler) -> Result<Layout>) -> Result<Value> {
+    Ok(Value::Layout(op(layout(&args[0], name.base())?, &to_tiler(&args[1])?)?))
+}
+
+/// An operation `f(A, B)` of two layouts: blocked_product, raked_product, max_common_layout.
+pub fn of_layouts(name: &Name, args: &[Value], op: fn(&Layout, &Layout) -> Result<Layout>) -> Result<Value> {
+    let n = name.base();
+    Ok(Value::Layout(op(layout(&args[0], n)?, layout(&args[1], n)?)?))
+}
+
+pub fn coalesce(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[0], name.base())?;
+    Ok(Value::Layout(match args.get(1) {
+        None => coalesce::coalesce(l)?,
+        Some(p) => coalesce::coalesce_by(l, &p.to_int_tuple()?)?,
+    }))
+}
+
+pub fn filter(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[0], name.base())?;
+    Ok(Value::Layout(match args.get(1) {
+        None => filter::filter(l)?,
+        Some(p) => filter::filter_by(l, &p.to_int_tuple()?)?,
+    }))
+}
+
+pub fn filter_zeros(name: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Layout(filter::filter_zeros(layout(&args[0], name.base())?)?))
+}
+
+/// `composition(A, B)` for a layout or tiler `B`; a swizzle operand is the atom area's
+/// (`builtins::atoms::composition`).
+pub fn composition(name: &Name, args: &[Value]) -> Result<Value> {
+    if let Some(r) = super::atoms::composition(args) {
+        return r;
     }
-    let r = match n {
-        "coalesce" => arity(n, args, 1..=2).and_then(|_| {
-            let l = layout(&args[0], n)?;
-            Ok(Value::Layout(match args.get(1) {
-                None => coalesce::coalesce(l)?,
-                Some(p) => coalesce::coalesce_by(l, &p.to_int_tuple()?)?,
-            }))
-        }),
-        "filter" => arity(n, args, 1..=2).and_then(|_| {
-            let l = layout(&args[0], n)?;
-            Ok(Value::Layout(match args.get(1) {
-                None => filter::filter(l)?,
-                Some(p) => filter::filter_by(l, &p.to_int_tuple()?)?,
-            }))
-        }),
-        "filter_zeros" => {
-            arity(n, args, 1..=1).and_then(|_| Ok(Value::Layout(filter::filter_zeros(layout(&args[0], n)?)?)))
-        }
-        "composition" => arity(n, args, 2..=2).and_then(|_| {
-            let a = layout(&args[0], n)?;
-            Ok(Value::Layout(match &args[1] {
-                Value::Layout(b) => composition::composition(a, b)?,
-                other => composition::composition_tiler(a, &to_tiler(other)?)?,
-            }))
-        }),
-        "complement" => arity(n, args, 1..=2).and_then(|_| {
-            let a = layout(&args[0], n)?;
-            // CuTe takes shape(cotarget): an int tuple, or a layout's shape.
-            let cot = match args.get(1) {
-                None => None,
-                Some(Value::Layout(l)) => Some(l.shape.clone()),
-                Some(v) => Some(v.to_int_tuple()?),
-            };
-            Ok(Value::Layout(complement::complement(a, cot.as_ref())?))
-        }),
-        "right_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
-            Value::Underscore => Ok(Value::Underscore),
-            v => Ok(Value::Layout(right_inverse::right_inverse(layout(v, n)?)?)),
-        }),
-        "left_inverse" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
-            Value::Underscore => Ok(Value::Underscore),
-            v => Ok(Value::Layout(left_inverse::left_inverse(layout(v, n)?)?)),
-        }),
-        "max_common_vector" => arity(n, args, 2..=2).and_then(|_| {
-            Ok(Value::Int(max_common::max_common_vector(layout(&args[0], n)?, layout(&args[1], n)?)?))
-        }),
-        "max_common_layout" => arity(n, args, 2..=2).and_then(|_| {
-            Ok(Value::Layout(max_common::max_common_layout(layout(&args[0], n)?, layout(&args[1], n)?)?))
-        }),
-        "blocked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(product::blocked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
-        "raked_product" => arity(n, args, 2..=2)
-            .and_then(|_| Ok(Value::Layout(product::raked_product(layout(&args[0], n)?, layout(&args[1], n)?)?))),
-        "local_tile" => arity(n, args, 3..=3).and_then(|_| {
-            let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-            Ok(Value::Layout(local::local_tile(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?))
-        }),
-        // The offset of local_tile's / local_partition's tensor into the original one (where its
-        // pointer moves): CuTe's `*local_tile(counting tensor, ...).data()`, a plain `int`.
-        "local_tile_offset" => arity(n, args, 3..=3).and_then(|_| {
-            let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-            let (_, off) = local::local_tile_with_offset(layout(&args[0], n)?, &to_tiler(&args[1])?, &coord)?;
-            Ok(Value::Int(Int::dy(off.value)))
-        }),
-        "local_partition_offset" => arity(n, args, 3..=3).and_then(|_| {
-            let idx = args[2].to_int()?;
-            let (_, off) = local::local_partition_with_offset(layout(&args[0], n)?, layout(&args[1], n)?, idx)?;
-            Ok(Value::Int(Int::dy(off.value)))
-        }),
-        "local_partition" => arity(n, args, 3..=3).and_then(|_| {
-            let idx = args[2].to_int()?;
-            Ok(Value::Layout(local::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
-        }),
-        _ => return None,
+    let a = layout(&args[0], name.base())?;
+    Ok(Value::Layout(match &args[1] {
+        Value::Layout(b) => composition::composition(a, b)?,
+        other => composition::composition_tiler(a, &to_tiler(other)?)?,
+    }))
+}
+
+pub fn complement(name: &Name, args: &[Value]) -> Result<Value> {
+    let a = layout(&args[0], name.base())?;
+    // CuTe takes shape(cotarget): an int tuple, or a layout's shape.
+    let cot = match args.get(1) {
+        None => None,
+        Some(Value::Layout(l)) => Some(l.shape.clone()),
+        Some(v) => Some(v.to_int_tuple()?),
     };
-    Some(r)
+    Ok(Value::Layout(complement::complement(a, cot.as_ref())?))
+}
+
+pub fn right_inverse(name: &Name, args: &[Value]) -> Result<Value> {
+    match &args[0] {
+        Value::Underscore => Ok(Value::Underscore),
+        v => Ok(Value::Layout(right_inverse::right_inverse(layout(v, name.base())?)?)),
+    }
+}
+
+pub fn left_inverse(name: &Name, args: &[Value]) -> Result<Value> {
+    match &args[0] {
+        Value::Underscore => Ok(Value::Underscore),
+        v => Ok(Value::Layout(left_inverse::left_inverse(layout(v, name.base())?)?)),
+    }
+}
+
+pub fn max_common_vector(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    Ok(Value::Int(max_common::max_common_vector(layout(&args[0], n)?, layout(&args[1], n)?)?))
+}
+
+pub fn local_tile(name: &Name, args: &[Value]) -> Result<Value> {
+    let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
+    Ok(Value::Layout(local_tile::local_tile(layout(&args[0], name.base())?, &to_tiler(&args[1])?, &coord)?))
+}
+
+/// The offset of local_tile's tensor into the original one (where its pointer moves): CuTe's
+/// `*local_tile(counting tensor, ...).data()`, a plain `int`.
+pub fn local_tile_offset(name: &Name, args: &[Value]) -> Result<Value> {
+    let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
+    let (_, off) = local_tile::local_tile_with_offset(layout(&args[0], name.base())?, &to_tiler(&args[1])?, &coord)?;
+    Ok(Value::Int(crate::engine::Int::dy(off.value)))
+}
+
+/// The offset of local_partition's tensor into the original one, as [`local_tile_offset`].
+pub fn local_partition_offset(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let idx = args[2].to_int()?;
+    let (_, off) = local_partition::local_partition_with_offset(layout(&args[0], n)?, layout(&args[1], n)?, idx)?;
+    Ok(Value::Int(crate::engine::Int::dy(off.value)))
+}
+
+pub fn local_partition(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let idx = args[2].to_int()?;
+    Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
 }
 
 #[cfg(test)]

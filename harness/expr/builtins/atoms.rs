@@ -31,176 +31,100 @@
 //! - `composition(Swizzle<B,M,S>, L)`: CuTe's `ComposedLayout` (`Sw<B,M,S> o _0 o L`), which can be
 //!   evaluated at a coordinate like a layout.
 
-use std::fmt;
-
 use crate::engine::atom::recast::{self, Recastable};
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
-use crate::engine::{Error, Int, IntTuple, Result};
+use crate::engine::{Error, Result};
 use crate::expr::parse::{Name, TemplateArg};
-use crate::expr::value::Value;
+use crate::expr::value::{AtomValue, Value};
 
 use super::arity;
 
-/// Values of this area.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AtomValue {
-    /// A C++ atom, copy operation or value type name, canonical spelling.
-    Name(String),
-    Swizzle(Swizzle),
-    Composed(ComposedLayout),
-    /// `MMA_Atom<Op>{}`, `Copy_Atom<Op,T>{}`, a TiledMMA, a TiledCopy: printed as CuTe prints them.
-    Mma(Box<mma::MmaAtom>),
-    Copy(Box<copy::CopyAtom>),
-    TiledMma(Box<tiled_mma::TiledMma>),
-    TiledCopy(Box<tiled_copy::TiledCopy>),
-    /// One thread's part of a tensor over a counting iterator (`counting_iter(N) o L`).
-    Partition(partition::Partition),
-}
-
-impl AtomValue {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AtomValue::Name(_) => "a C++ name",
-            AtomValue::Swizzle(_) => "a swizzle",
-            AtomValue::Composed(_) => "a swizzled layout",
-            AtomValue::Mma(_) => "an MMA atom",
-            AtomValue::Copy(_) => "a copy atom",
-            AtomValue::TiledMma(_) => "a tiled MMA",
-            AtomValue::TiledCopy(_) => "a tiled copy",
-            AtomValue::Partition(_) => "a partitioned tensor",
-        }
-    }
-    /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
-    pub fn apply(&self, coord: &IntTuple) -> Result<Value> {
-        match self {
-            AtomValue::Swizzle(sw) => {
-                let i = coord.as_leaf().ok_or_else(|| Error::Type(format!("a swizzle takes an integer, got {coord}")))?;
-                Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
-            }
-            AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
-            other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
-        }
-    }
-}
-
-impl fmt::Display for AtomValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AtomValue::Name(n) => f.write_str(n),
-            AtomValue::Swizzle(s) => write!(f, "{s}"),
-            AtomValue::Composed(c) => write!(f, "{c}"),
-            AtomValue::Mma(a) => f.write_str(&a.print()),
-            AtomValue::Copy(a) => f.write_str(&a.print()),
-            AtomValue::TiledMma(m) => f.write_str(&m.print()),
-            AtomValue::TiledCopy(c) => f.write_str(&c.print()),
-            AtomValue::Partition(p) => write!(f, "{p}"),
-        }
-    }
-}
-
-pub fn call(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> {
+/// The forms of this area that are not operations of the table (`harness/ops.rs`): a bare atom,
+/// copy-operation or value-type name (itself), `Swizzle<B,M,S>` and `Swizzle<B,M,S>(x)`. `None`
+/// when `name` is none of them.
+pub fn form(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> {
     if name.path.len() == 1 && name.path[0] == "Swizzle" {
         return Some(swizzle(name, args, called));
-    }
-    if name.path.len() == 1 && (name.path[0] == "upcast" || name.path[0] == "downcast") && name.targs.is_some() {
-        return Some(recast(name, args));
     }
     if !called {
         return bare_name(name);
     }
-    let n = name.simple()?;
-    if let Some(Value::Atom(AtomValue::Composed(c))) = args.first() {
-        if let Some(r) = on_composed(n, name, c, args) {
-            return Some(r);
-        }
-    }
-    let r = match n {
-        "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args),
-        "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args),
-        "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args),
-        "mma_atom" => arity(n, args, 1..=1).and_then(|_| {
-            let name = name_arg(n, &args[0])?;
-            // An MMA_Atom object instantiates its operation, and with it the op's static_asserts.
-            if mma::rs_with_mn_major_a(&name) {
-                return Err(Error::Rejected { condition: "Register source operand A must have K major layout.", detail: name });
-            }
-            Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name)?))))
-        }),
-        "copy_atom" => arity(n, args, 2..=2).and_then(|_| {
-            // A Copy_Atom object instantiates its operation (CuTe checks the op's static_asserts).
-            copy::check_copy_op(&name_arg(n, &args[0])?)?;
-            let a = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
-            Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
-        }),
-        "make_tiled_copy" => make_tiled_copy(n, args),
-        "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => (|| {
-            arity(n, args, 2..=2)?;
-            let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
-                return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
-            };
-            let which = n.chars().last().unwrap_or('C');
-            let tc = tiled_copy::make_tiled_copy_for(atom, tiled_mma_arg(n, &args[1])?, which)?;
-            Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
-        })(),
-        "mma_partition_a" | "mma_partition_b" | "mma_partition_c" => (|| {
-            arity(n, args, 3..=3)?;
-            let which = n.chars().last().unwrap_or('c');
-            let p = partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
-            Ok(Value::Atom(AtomValue::Partition(p)))
-        })(),
-        "partition_shape_a" | "partition_shape_b" | "partition_shape_c" => (|| {
-            arity(n, args, 2..=2)?;
-            let which = n.chars().last().unwrap_or('c');
-            Ok(Value::from_int_tuple(&partition::mma_partition_shape(tiled_mma_arg(n, &args[0])?, which, &args[1].to_int_tuple()?)?))
-        })(),
-        "copy_partition_s" | "copy_partition_d" => (|| {
-            arity(n, args, 3..=3)?;
-            let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
-                return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
-            };
-            let p = partition::copy_partition(tc, &args[1].to_layout()?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
-            Ok(Value::Atom(AtomValue::Partition(p)))
-        })(),
-        "make_tiled_mma" => tiled_mma(n, args),
-        "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(n, args),
-        "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => tiled_mma(n, args),
-        "composition" if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_) | AtomValue::Composed(_)))) => {
-            compose(args)
-        }
-        "composition" if args.len() == 2 && matches!(args[1], Value::Atom(AtomValue::Swizzle(_))) => match &args[1] {
-            Value::Atom(AtomValue::Swizzle(sw)) => (|| {
-                Ok(match crate::engine::swizzle::compose_layout_swizzle(&args[0].to_layout()?, *sw)? {
-                    SwizzledLayout::Plain(l) => Value::Layout(l),
-                    SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
-                })
-            })(),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    Some(r)
+    None
 }
 
-/// CuTe's operations on `ComposedLayout<Sw,O,L>` (layout_composed.hpp): the divides, products,
-/// coalesce, flatten and mode access act on L and keep Sw and O (`composition(Sw, O, op(L, ...))`);
-/// size, rank, depth, shape, cosize and complement are L's. `None` for any other name.
-fn on_composed(n: &str, name: &Name, c: &ComposedLayout, args: &[Value]) -> Option<Result<Value>> {
-    const WRAPPED: &[&str] = &[
-        "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-        "tiled_product", "flat_product", "blocked_product", "raked_product", "coalesce", "flatten", "get", "layout",
-    ];
-    const OF_INNER: &[&str] = &["size", "rank", "depth", "shape", "cosize", "complement"];
-    let wrap = WRAPPED.contains(&n);
-    if !wrap && !OF_INNER.contains(&n) {
-        return None;
+/// `mma_atom(ATOM)`: `MMA_Atom<ATOM>{}`.
+pub fn mma_atom(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let name = name_arg(n, &args[0])?;
+    // An MMA_Atom object instantiates its operation, and with it the op's static_asserts.
+    if mma::rs_with_mn_major_a(&name) {
+        return Err(Error::Rejected { condition: "Register source operand A must have K major layout.", detail: name });
     }
-    let mut inner = args.to_vec();
-    inner[0] = Value::Layout(c.layout.clone());
-    Some(match super::call(name, &inner, true) {
-        Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
-        other => other,
-    })
+    Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name)?))))
+}
+
+/// `copy_atom(OP, T)`: `Copy_Atom<OP,T>{}`.
+pub fn copy_atom(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    // A Copy_Atom object instantiates its operation (CuTe checks the op's static_asserts).
+    copy::check_copy_op(&name_arg(n, &args[0])?)?;
+    let a = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    Ok(Value::Atom(AtomValue::Copy(Box::new(a))))
+}
+
+/// `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`.
+pub fn make_tiled_copy_for(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
+        return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
+    };
+    let which = n.chars().last().unwrap_or('C');
+    let tc = tiled_copy::make_tiled_copy_for(atom, tiled_mma_arg(n, &args[1])?, which)?;
+    Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+}
+
+/// `mma_partition_a/b/c(MMA, L, i)`.
+pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let which = n.chars().last().unwrap_or('c');
+    let p = partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+    Ok(Value::Atom(AtomValue::Partition(p)))
+}
+
+/// `partition_shape_a/b/c(MMA, SHAPE)`.
+pub fn partition_shape(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let which = n.chars().last().unwrap_or('c');
+    Ok(Value::from_int_tuple(&partition::mma_partition_shape(tiled_mma_arg(n, &args[0])?, which, &args[1].to_int_tuple()?)?))
+}
+
+/// `copy_partition_s/d(COPY, L, i)`.
+pub fn copy_partition(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
+        return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
+    };
+    let p = partition::copy_partition(tc, &args[1].to_layout()?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
+    Ok(Value::Atom(AtomValue::Partition(p)))
+}
+
+/// `composition` where an operand is a swizzle: `composition(Swizzle, L)`, `composition(Sw o _0 o
+/// L, B)` or `composition(L, Swizzle)`; `None` when neither operand is one (the algebra's
+/// composition then applies).
+pub fn composition(args: &[Value]) -> Option<Result<Value>> {
+    if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_) | AtomValue::Composed(_)))) {
+        return Some(compose(args));
+    }
+    match args {
+        [l, Value::Atom(AtomValue::Swizzle(sw))] => Some((|| {
+            Ok(match crate::engine::swizzle::compose_layout_swizzle(&l.to_layout()?, *sw)? {
+                SwizzledLayout::Plain(l) => Value::Layout(l),
+                SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+            })
+        })()),
+        _ => None,
+    }
 }
 
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
@@ -237,8 +161,9 @@ fn name_arg(fname: &str, v: &Value) -> Result<String> {
     }
 }
 
-fn mma_member(n: &str, args: &[Value]) -> Result<Value> {
-    arity(n, args, 1..=1)?;
+/// `mma_layout_a/b/c(ATOM)`, `mma_shape`, `mma_thr_id`: members of `MMA_Traits<ATOM>`.
+pub fn mma_member(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
     let atom = mma::mma_atom(&name_arg(n, &args[0])?)?;
     if let Some(w) = n.strip_prefix("mma_layout_").and_then(|w| w.chars().next()) {
         crate::engine::atom::definition::enforce_mma_operand(&atom, w.to_ascii_uppercase())?;
@@ -252,8 +177,9 @@ fn mma_member(n: &str, args: &[Value]) -> Result<Value> {
     })
 }
 
-fn copy_atom_member(n: &str, args: &[Value]) -> Result<Value> {
-    arity(n, args, 2..=2)?;
+/// `copy_atom_src/dst/ref/thr_id(OP, T)`: members of `Copy_Atom<OP,T>`.
+pub fn copy_atom_member(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
     let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
     Ok(Value::Layout(match n {
         "copy_atom_src" => atom.src,
@@ -263,8 +189,9 @@ fn copy_atom_member(n: &str, args: &[Value]) -> Result<Value> {
     }))
 }
 
-fn copy_traits_member(n: &str, args: &[Value]) -> Result<Value> {
-    arity(n, args, 1..=1)?;
+/// `copy_traits_src/dst/ref(OP)`: members of `Copy_Traits<OP>`, in bits.
+pub fn copy_traits_member(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
     let (_, s, d, r) = copy::copy_traits(&name_arg(n, &args[0])?)?;
     Ok(Value::Layout(match n {
         "copy_traits_src" => s,
@@ -286,8 +213,8 @@ fn thread_arg(n: &str, v: &Value) -> Result<i64> {
 }
 
 /// `make_tiled_copy(copy_atom(OP,T), THR, VAL)`.
-fn make_tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
-    arity(n, args, 3..=3)?;
+pub fn make_tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
     let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
         return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
     };
@@ -295,8 +222,9 @@ fn make_tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
     Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
 }
 
-fn tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
-    arity(n, args, 4..=4)?;
+/// `tiled_copy_tv(OP, T, THR, VAL)` / `tiled_copy_tiler`: `TiledLayout_TV` / `Tiler_MN` of the tiled copy.
+pub fn tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
     let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
     let (thr, val) = (layout_arg(n, &args[2])?, layout_arg(n, &args[3])?);
     let tc = tiled_copy::make_tiled_copy(&atom, &thr, &val)?;
@@ -305,8 +233,10 @@ fn tiled_copy(n: &str, args: &[Value]) -> Result<Value> {
     Ok(if n == "tiled_copy_tv" { Value::Layout(tc.tv) } else { Value::from_int_tuple(&tc.tiler) })
 }
 
-fn tiled_mma(n: &str, args: &[Value]) -> Result<Value> {
-    arity(n, args, 1..=3)?;
+/// `make_tiled_mma(ATOM[, LAYOUT[, PERMS]])` and its members `tiled_mma_tv_a/b/c`, `tiled_mma_tile`,
+/// `tiled_mma_thr_layout`.
+pub fn tiled_mma(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
     let atom = name_arg(n, &args[0])?;
     let layout = args.get(1).map(|a| layout_arg(n, a)).transpose()?;
     let perms = match args.get(2) {
@@ -350,13 +280,12 @@ fn from_recastable(r: Recastable) -> Value {
 }
 
 /// `upcast<N>(X)` / `downcast<N>(X)` for a layout, a swizzle or a swizzled layout.
-fn recast(name: &Name, args: &[Value]) -> Result<Value> {
+pub fn recast(name: &Name, args: &[Value]) -> Result<Value> {
     let f = name.path[0].as_str();
     let n = match name.targs.as_deref() {
         Some([TemplateArg::Int(n)]) => *n,
         _ => return Err(Error::Type(format!("expected {f}<N>(x), got {name}"))),
     };
-    arity(f, args, 1..=1)?;
     let x = match &args[0] {
         Value::Layout(l) => Recastable::Layout(l.clone()),
         Value::Atom(AtomValue::Swizzle(s)) => Recastable::Swizzle(*s),
@@ -390,7 +319,6 @@ fn swizzle(name: &Name, args: &[Value], called: bool) -> Result<Value> {
 /// `composition(Swizzle, Layout)`, or `composition(Sw o _0 o L, B)`, which is `Sw o _0 o (L o B)`
 /// (CuTe composes the inner layout; B may be a layout or a tiler).
 fn compose(args: &[Value]) -> Result<Value> {
-    arity("composition", args, 2..=2)?;
     match &args[0] {
         Value::Atom(AtomValue::Swizzle(sw)) => {
             let l = args[1].to_layout()?;
@@ -405,4 +333,28 @@ fn compose(args: &[Value]) -> Result<Value> {
         }
         other => Err(Error::Type(format!("composition expects a swizzle first, found {}", other.kind()))),
     }
+}
+
+/// CuTe's operations on `ComposedLayout<Sw,O,L>` (layout_composed.hpp): the divides, products,
+/// coalesce, flatten and mode access act on L and keep Sw and O (`composition(Sw, O, op(L, ...))`);
+/// size, rank, depth, shape, cosize and complement are L's. `None` when the first argument is not
+/// a composed layout or the operation is not one of these.
+pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
+    let Some(Value::Atom(AtomValue::Composed(c))) = args.first() else { return None };
+    const WRAPPED: &[&str] = &[
+        "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
+        "tiled_product", "flat_product", "blocked_product", "raked_product", "coalesce", "flatten", "get", "layout",
+    ];
+    const OF_INNER: &[&str] = &["size", "rank", "depth", "shape", "cosize", "complement"];
+    let n = name.simple()?;
+    let wrap = WRAPPED.contains(&n);
+    if !wrap && !OF_INNER.contains(&n) {
+        return None;
+    }
+    let mut inner = args.to_vec();
+    inner[0] = Value::Layout(c.layout.clone());
+    Some(match super::call(name, &inner, true) {
+        Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
+        other => other,
+    })
 }

@@ -5,35 +5,39 @@ use crate::engine::{Error, Int, Layout, Result};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;
 
-use super::arity;
+// The engine entries of the core operations (see the table in `harness/ops.rs`, which checks the
+// argument counts before calling them).
 
-pub fn call(name: &Name, args: &[Value], _called: bool) -> Option<Result<Value>> {
-    let n = name.simple()?;
-    let r = match n {
-        "make_layout" => make_layout(args),
-        "make_layout_right" => arity(n, args, 1..=1)
-            .and_then(|_| Ok(Value::Layout(Layout::row_major(args[0].to_int_tuple()?)?))),
-        "size" => arity(n, args, 1..=1).and_then(|_| Ok(Value::Int(size_of(&args[0])?))),
-        "cosize" => arity(n, args, 1..=1).and_then(|_| Ok(Value::Int(args[0].to_layout()?.cosize()?))),
-        "rank" => arity(n, args, 1..=1).map(|_| Value::Int(Int::st(rank_of(&args[0]) as i64))),
-        "depth" => arity(n, args, 1..=1).map(|_| Value::Int(Int::st(depth_of(&args[0]) as i64))),
-        "shape" => arity(n, args, 1..=1).and_then(|_| Ok(Value::from_int_tuple(&args[0].to_layout()?.shape))),
-        "stride" => arity(n, args, 1..=1).and_then(|_| Ok(Value::from_int_tuple(&args[0].to_layout()?.stride))),
-        "get" | "layout" => get(n, args),
-        "flatten" => arity(n, args, 1..=1).and_then(|_| match &args[0] {
-            Value::Layout(l) => Ok(Value::Layout(l.flatten())),
-            v => Ok(Value::from_int_tuple(&v.to_int_tuple()?.flatten())),
-        }),
-        _ => return None,
-    };
-    Some(r)
+pub fn make_layout_right(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Layout(Layout::row_major(args[0].to_int_tuple()?)?))
+}
+pub fn size(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Int(size_of(&args[0])?))
+}
+pub fn cosize(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Int(args[0].to_layout()?.cosize()?))
+}
+pub fn rank(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Int(Int::st(rank_of(&args[0]) as i64)))
+}
+pub fn depth(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Int(Int::st(depth_of(&args[0]) as i64)))
+}
+pub fn shape(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::from_int_tuple(&args[0].to_layout()?.shape))
+}
+pub fn stride(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::from_int_tuple(&args[0].to_layout()?.stride))
+}
+pub fn flatten(_: &Name, args: &[Value]) -> Result<Value> {
+    match &args[0] {
+        Value::Layout(l) => Ok(Value::Layout(l.flatten())),
+        v => Ok(Value::from_int_tuple(&v.to_int_tuple()?.flatten())),
+    }
 }
 
 /// `make_layout(shape)`, `make_layout(shape, stride)` or `make_layout(L0, L1, ...)`.
-fn make_layout(args: &[Value]) -> Result<Value> {
-    if args.is_empty() {
-        return Err(Error::Type("make_layout needs at least one argument".into()));
-    }
+pub fn make_layout(_: &Name, args: &[Value]) -> Result<Value> {
     if args.iter().all(|a| matches!(a, Value::Layout(_))) {
         let ls: Vec<Layout> = args.iter().map(Value::to_layout).collect::<Result<_>>()?;
         return Ok(Value::Layout(Layout::concat(&ls)));
@@ -66,9 +70,8 @@ fn depth_of(v: &Value) -> usize {
     }
 }
 
-/// `get(x, i, j, ...)`: mode i of a layout or tuple, then mode j of that, and so on.
-fn get(n: &str, args: &[Value]) -> Result<Value> {
-    arity(n, args, 2..=8)?;
+/// `get(x, i, j, ...)` (and `layout(L, i, ...)`): mode i of a layout or tuple, then mode j of that, and so on.
+pub fn get(_: &Name, args: &[Value]) -> Result<Value> {
     let mut cur = args[0].clone();
     for idx in &args[1..] {
         let i = idx.to_int()?.value;

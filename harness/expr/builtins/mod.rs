@@ -1,7 +1,11 @@
-//! Named functions of the expression language, grouped by area. Each area's `call` answers
-//! `None` for names it does not know, so areas can be added without touching the others.
+//! Named functions of the expression language. Every operation is an entry of the one table of
+//! operations (`harness/ops.rs`), which gives its argument count and its engine entry (a function
+//! of one of the area files here: `core`, `algebra`, `atoms`). Besides operations, the atom area
+//! has forms that are values rather than calls: bare atom / copy-operation / value-type names and
+//! `Swizzle<B,M,S>` (see [`atoms::form`]).
 
 use crate::engine::{Error, Result};
+use crate::ops::{self, Part};
 
 use super::parse::Name;
 use super::value::Value;
@@ -10,20 +14,22 @@ pub mod algebra;
 pub mod atoms;
 pub mod core;
 
-/// Signature of an area's dispatcher: `None` when the name is not one of its own.
-type Area = fn(&Name, &[Value], bool) -> Option<Result<Value>>;
-
-// atoms first: it takes `composition` when an argument is a swizzle, and passes otherwise.
-const AREAS: &[Area] = &[atoms::call, core::call, algebra::call];
-
 /// Call the builtin `name` with evaluated arguments; `called` is false for a bare name.
 pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
-    for area in AREAS {
-        if let Some(r) = area(name, args, called) {
-            return r;
-        }
+    if let Some(r) = atoms::form(name, args, called) {
+        return r;
     }
-    Err(Error::Type(format!("unknown function or name '{name}'")))
+    if let Some(r) = atoms::on_composed(name, args) {
+        return r;
+    }
+    let Some(op) = ops::lookup(name) else {
+        return Err(Error::Type(format!("unknown function or name '{name}'")));
+    };
+    arity(op.name, args, op.arity.0..=op.arity.1)?;
+    match op.eval {
+        Part::Has(f) => f(name, args),
+        Part::Absent(why) => Err(Error::Type(format!("the engine has no {}: {why}", op.name))),
+    }
 }
 
 /// Check the argument count of a builtin.

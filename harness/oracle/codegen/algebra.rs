@@ -3,41 +3,17 @@
 //!
 //! local_tile and local_partition work on tensors in CuTe; the oracle builds a tensor over a
 //! counting iterator with the given layout and prints the result's layout (`.layout()`), which is
-//! what the engine's builtins of the same names return; `local_tile_offset` and
-//! `local_partition_offset` print the tensor's offset, `*T.data()`.
+//! what the engine's builtins of the same names return.
 
-use crate::expr::parse::Expr;
+use crate::expr::parse::{Expr, Name};
 
-use super::{call_code, CodegenError, Cpp, Entry, Gen, Kind, Role, Table};
+use super::{call_code, CodegenError, Cpp, Gen, Kind, Role};
 
-pub static ALGEBRA: Table = Table(&[
-    Entry { name: "coalesce", min_args: 1, max_args: 2, emit: |g, a, _| with_profile(g, "coalesce", a) },
-    Entry { name: "filter", min_args: 1, max_args: 2, emit: |g, a, _| with_profile(g, "filter", a) },
-    Entry { name: "filter_zeros", min_args: 1, max_args: 2, emit: |g, a, _| with_profile(g, "filter_zeros", a) },
-    Entry { name: "composition", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "composition", a) },
-    Entry { name: "complement", min_args: 1, max_args: 2, emit: |g, a, _| with_profile(g, "complement", a) },
-    Entry { name: "right_inverse", min_args: 1, max_args: 1, emit: |g, a, _| unary(g, "right_inverse", a) },
-    Entry { name: "left_inverse", min_args: 1, max_args: 1, emit: |g, a, _| unary(g, "left_inverse", a) },
-    Entry { name: "logical_divide", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "logical_divide", a) },
-    Entry { name: "zipped_divide", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "zipped_divide", a) },
-    Entry { name: "tiled_divide", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "tiled_divide", a) },
-    Entry { name: "flat_divide", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "flat_divide", a) },
-    Entry { name: "logical_product", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "logical_product", a) },
-    Entry { name: "zipped_product", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "zipped_product", a) },
-    Entry { name: "tiled_product", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "tiled_product", a) },
-    Entry { name: "flat_product", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "flat_product", a) },
-    Entry { name: "blocked_product", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "blocked_product", a) },
-    Entry { name: "raked_product", min_args: 2, max_args: 2, emit: |g, a, _| binary(g, "raked_product", a) },
-    Entry { name: "max_common_vector", min_args: 2, max_args: 2, emit: max_common_vector },
-    Entry { name: "max_common_layout", min_args: 2, max_args: 2, emit: max_common_layout },
-    Entry { name: "local_tile", min_args: 3, max_args: 3, emit: local_tile },
-    Entry { name: "local_partition", min_args: 3, max_args: 3, emit: local_partition },
-    Entry { name: "local_tile_offset", min_args: 3, max_args: 3, emit: |g, a, at| offset(local_tile(g, a, at)?) },
-    Entry { name: "local_partition_offset", min_args: 3, max_args: 3, emit: |g, a, at| offset(local_partition(g, a, at)?) },
-]);
+// The C++ emitters of the algebra (named by their entries in `harness/ops.rs`). Most are CuTe's
+// function of the same name applied to the arguments: [`with_profile`], [`unary`], [`binary`].
 
 /// `f(L)` or `f(L, x)` where `x` is an int tuple (coalesce's profile, complement's cotarget).
-fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
+pub fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let mut parts = vec![g.layout(&args[0])?];
     if let Some(p) = args.get(1) {
         parts.push(g.int_like(p, Role::Shape)?);
@@ -45,24 +21,32 @@ fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, Code
     Ok(Cpp::new(call_code(f, &parts), Kind::Layout))
 }
 
-fn unary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
+pub fn unary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let l = g.layout(&args[0])?;
     Ok(Cpp::new(call_code(f, &[l]), Kind::Layout))
 }
 
 /// `f(L, tiler)`: the second argument is a layout, a tiler or a shape.
-fn binary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
+/// `composition(A, B)`; a swizzle operand is the atom area's (`atoms::composition`).
+pub fn composition(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    if let Some(r) = super::atoms::composition(g, args, at) {
+        return r;
+    }
+    binary(g, "composition", args)
+}
+
+pub fn binary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let a = g.layout(&args[0])?;
     let b = g.tiler(&args[1])?;
     Ok(Cpp::new(call_code(f, &[a, b]), Kind::Layout))
 }
 
-fn max_common_vector(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+pub fn max_common_vector(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
     let (a, b) = (g.layout(&args[0])?, g.layout(&args[1])?);
     Ok(Cpp::new(call_code("max_common_vector", &[a, b]), Kind::Int))
 }
 
-fn max_common_layout(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+pub fn max_common_layout(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
     let (a, b) = (g.layout(&args[0])?, g.layout(&args[1])?);
     Ok(Cpp::new(call_code("max_common_layout", &[a, b]), Kind::Layout))
 }
@@ -73,19 +57,11 @@ fn counting_tensor(l: &Cpp) -> String {
 }
 
 /// `local_tile(L, tiler, coord)`: the layout of the tile of a tensor with layout L.
-fn local_tile(g: &mut Gen, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+pub fn local_tile(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
     let l = g.layout(&args[0])?;
     let t = g.tiler(&args[1])?;
     let c = g.coord(std::slice::from_ref(&args[2]), at)?;
     Ok(Cpp::new(format!("local_tile({}, {}, {}).layout()", counting_tensor(&l), t.code, c.code), Kind::Layout))
-}
-
-/// `local_partition(L, thr_layout, idx)`: the layout of thread idx's part of a tensor with layout L.
-fn local_partition(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
-    let l = g.layout(&args[0])?;
-    let t = g.layout(&args[1])?;
-    let i = g.int_like(&args[2], Role::Coord)?;
-    Ok(Cpp::new(format!("local_partition({}, {}, {}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
 }
 
 /// `local_tile_offset(...)` / `local_partition_offset(...)`: where the partition's pointer moved,
@@ -93,4 +69,20 @@ fn local_partition(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, Codege
 fn offset(layout_of_tensor: Cpp) -> Result<Cpp, CodegenError> {
     let tensor = layout_of_tensor.code.strip_suffix(".layout()").unwrap_or(&layout_of_tensor.code);
     Ok(Cpp::new(format!("*({tensor}.data())"), Kind::Int))
+}
+
+pub fn local_tile_offset(g: &mut Gen, n: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    offset(local_tile(g, n, args, at)?)
+}
+
+pub fn local_partition_offset(g: &mut Gen, n: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    offset(local_partition(g, n, args, at)?)
+}
+
+/// `local_partition(L, thr_layout, idx)`: the layout of thread idx's part of a tensor with layout L.
+pub fn local_partition(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+    let l = g.layout(&args[0])?;
+    let t = g.layout(&args[1])?;
+    let i = g.int_like(&args[2], Role::Coord)?;
+    Ok(Cpp::new(format!("local_partition({}, {}, {}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
 }

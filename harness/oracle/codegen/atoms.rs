@@ -29,10 +29,7 @@ use crate::engine::atom::{copy, mma};
 use crate::engine::Error;
 use crate::expr::parse::{Expr, Name, TemplateArg};
 
-use super::{call_code, err, Area, CodegenError, Cpp, Gen, Kind, Role};
-
-pub struct Atoms;
-pub static ATOMS: Atoms = Atoms;
+use super::{call_code, err, CodegenError, Cpp, Gen, Kind, Role};
 
 /// What kind of name an argument must be.
 #[derive(Clone, Copy)]
@@ -95,122 +92,123 @@ fn arity(n: &str, args: &[Expr], lo: usize, hi: usize, at: &Expr) -> Result<(), 
     Ok(())
 }
 
-impl Area for Atoms {
-    fn emit_call(&self, g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr)
-        -> Option<Result<Cpp, CodegenError>> {
-        if name.path.len() == 1 && name.path[0] == "Swizzle" {
-            return Some(swizzle_code(name, at).and_then(|sw| {
-                if !called {
-                    return Ok(Cpp::new(sw, Kind::Other));
-                }
-                arity("Swizzle", args, 1, 1, at)?;
-                let x = g.int_like(&args[0], Role::Coord)?;
-                Ok(Cpp::new(format!("{sw}({})", x.code), Kind::Int))
-            }));
-        }
-        if name.path.len() == 1 && (name.path[0] == "upcast" || name.path[0] == "downcast") && name.targs.is_some() {
-            return Some((|| {
-                let n = match name.targs.as_deref() {
-                    Some([TemplateArg::Int(n)]) if *n > 0 => *n,
-                    _ => return err(at, "expected upcast<N>(x) or downcast<N>(x) with N > 0"),
-                };
-                if !called {
-                    return err(at, "upcast<N> is a function: call it with an argument");
-                }
-                arity(&name.path[0], args, 1, 1, at)?;
-                let x = g.emit(&args[0], Role::Shape)?;
-                let kind = match x.kind {
-                    Kind::Layout => Kind::Layout,
-                    Kind::Other if is_swizzle(&args[0]) => Kind::Other,
-                    _ => return err(&args[0], "expected a layout or a swizzle"),
-                };
-                Ok(Cpp::new(format!("{}<{n}>({})", name.path[0], x.code), kind))
-            })());
-        }
-        if !called {
-            // The GMMA shared-memory layout atoms, e.g. GMMA::Layout_K_SW128_Atom<half_t>.
-            let text = name.to_string();
-            return match crate::engine::atom::recast::gmma_smem_atom(&text) {
-                Some(Ok(_)) => Some(Ok(Cpp::new(format!("{text}{{}}"), Kind::Layout))),
-                _ => None,
-            };
-        }
-        let n = name.simple()?;
-        let r = match n {
-            "mma_layout_a" | "mma_layout_b" | "mma_layout_c" | "mma_shape" | "mma_thr_id" => mma_member(n, args, at),
-            "copy_atom_src" | "copy_atom_dst" | "copy_atom_ref" | "copy_atom_thr_id" => copy_atom_member(n, args, at),
-            "copy_traits_src" | "copy_traits_dst" | "copy_traits_ref" => copy_traits_member(n, args, at),
-            "mma_atom" => arity(n, args, 1, 1, at)
-                .and_then(|_| Ok(Cpp::new(format!("MMA_Atom<{}>{{}}", name_arg(&args[0], NameKind::Mma)?), Kind::Other))),
-            "copy_atom" => copy_atom_code(n, args, at).map(|c| Cpp::new(c, Kind::Other)),
-            "make_tiled_copy" => (|| {
-                arity(n, args, 3, 3, at)?;
-                let atom = match &args[0] {
-                    Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
-                        copy_atom_code("copy_atom", a, &args[0])?
-                    }
-                    other => return err(other, "make_tiled_copy expects copy_atom(OP,T) first"),
-                };
-                let (thr, val) = (layout_or_shape(g, &args[1])?, layout_or_shape(g, &args[2])?);
-                Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
-            })(),
-            "make_tiled_mma" => tiled_mma(g, n, args, at),
-            "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => (|| {
-                arity(n, args, 2, 2, at)?;
-                let atom = match &args[0] {
-                    Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
-                        copy_atom_code("copy_atom", a, &args[0])?
-                    }
-                    other => return err(other, format!("{n} expects copy_atom(OP,T) first")),
-                };
-                let m = made_by(g, &args[1], "make_tiled_mma")?;
-                let f = match n {
-                    "make_tiled_copy_A" => "make_tiled_copy_A",
-                    "make_tiled_copy_B" => "make_tiled_copy_B",
-                    _ => "make_tiled_copy_C",
-                };
-                Ok(Cpp::new(format!("{f}({atom}, {m})"), Kind::Other))
-            })(),
-            "mma_partition_a" | "mma_partition_b" | "mma_partition_c" | "copy_partition_s" | "copy_partition_d" => {
-                partition(g, n, args, at)
+/// The forms of this area that are not operations of the table (`harness/ops.rs`):
+/// `Swizzle<B,M,S>`, `Swizzle<B,M,S>(x)` and the GMMA shared-memory layout atoms (bare names, e.g.
+/// `GMMA::Layout_K_SW128_Atom<half_t>`). `None` when `name` is none of them.
+pub fn form(g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr) -> Option<Result<Cpp, CodegenError>> {
+    if name.path.len() == 1 && name.path[0] == "Swizzle" {
+        return Some(swizzle_code(name, at).and_then(|sw| {
+            if !called {
+                return Ok(Cpp::new(sw, Kind::Other));
             }
-            "partition_shape_a" | "partition_shape_b" | "partition_shape_c" => (|| {
-                arity(n, args, 2, 2, at)?;
-                let m = made_by(g, &args[0], "make_tiled_mma")?;
-                let shape = g.int_like(&args[1], Role::Shape)?;
-                let f = match n {
-                    "partition_shape_a" => "partition_shape_A",
-                    "partition_shape_b" => "partition_shape_B",
-                    _ => "partition_shape_C",
-                };
-                Ok(Cpp::new(format!("{f}({m}, {})", shape.code), Kind::IntTuple))
-            })(),
-            "tiled_copy_tv" | "tiled_copy_tiler" => tiled_copy(g, n, args, at),
-            "tiled_mma_tv_a" | "tiled_mma_tv_b" | "tiled_mma_tv_c" | "tiled_mma_tile" | "tiled_mma_thr_layout" => {
-                tiled_mma(g, n, args, at)
-            }
-            "composition" if args.first().is_some_and(is_swizzle) => (|| {
-                arity(n, args, 2, 2, at)?;
-                let Expr::Call { name: sw, .. } = &args[0] else { return err(at, "expected a swizzle") };
-                let sw = Cpp::new(swizzle_code(sw, &args[0])?, Kind::Other);
-                let l = g.layout(&args[1])?;
-                // A composed layout evaluates at coordinates like a layout.
-                Ok(Cpp::new(call_code("composition", &[sw, l]), Kind::Layout))
-            })(),
-            "composition" if args.len() == 2 && is_swizzle(&args[1]) => (|| {
-                let l = g.layout(&args[0])?;
-                let Expr::Call { name: sw, .. } = &args[1] else { return err(at, "expected a swizzle") };
-                let sw = Cpp::new(swizzle_code(sw, &args[1])?, Kind::Other);
-                Ok(Cpp::new(call_code("composition", &[l, sw]), Kind::Layout))
-            })(),
-            _ => return None,
-        };
-        Some(r)
+            arity("Swizzle", args, 1, 1, at)?;
+            let x = g.int_like(&args[0], Role::Coord)?;
+            Ok(Cpp::new(format!("{sw}({})", x.code), Kind::Int))
+        }));
     }
+    if !called {
+        let text = name.to_string();
+        if let Some(Ok(_)) = crate::engine::atom::recast::gmma_smem_atom(&text) {
+            return Some(Ok(Cpp::new(format!("{text}{{}}"), Kind::Layout)));
+        }
+    }
+    None
 }
 
-fn mma_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
-    arity(n, args, 1, 1, at)?;
+/// `upcast<N>(X)` / `downcast<N>(X)`.
+pub fn recast(g: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    let n = match name.targs.as_deref() {
+        Some([TemplateArg::Int(n)]) if *n > 0 => *n,
+        _ => return err(at, "expected upcast<N>(x) or downcast<N>(x) with N > 0"),
+    };
+    let x = g.emit(&args[0], Role::Shape)?;
+    let kind = match x.kind {
+        Kind::Layout => Kind::Layout,
+        Kind::Other if is_swizzle(&args[0]) => Kind::Other,
+        _ => return err(&args[0], "expected a layout or a swizzle"),
+    };
+    let f = if name.path[0] == "upcast" { "upcast" } else { "downcast" };
+    Ok(Cpp::new(format!("{f}<{n}>({})", x.code), kind))
+}
+
+/// `mma_atom(X)`: `MMA_Atom<X>{}`.
+pub fn mma_atom(_: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    Ok(Cpp::new(format!("MMA_Atom<{}>{{}}", name_arg(&args[0], NameKind::Mma)?), Kind::Other))
+}
+
+/// `copy_atom(OP, T)`: `Copy_Atom<OP,T>{}`.
+pub fn copy_atom(_: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    copy_atom_code(name.base(), args, at).map(|c| Cpp::new(c, Kind::Other))
+}
+
+/// `make_tiled_copy(copy_atom(OP,T), THR, VAL)`.
+pub fn make_tiled_copy(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let atom = match &args[0] {
+        Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
+            copy_atom_code("copy_atom", a, &args[0])?
+        }
+        other => return err(other, "make_tiled_copy expects copy_atom(OP,T) first"),
+    };
+    let (thr, val) = (layout_or_shape(g, &args[1])?, layout_or_shape(g, &args[2])?);
+    Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
+}
+
+/// `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`.
+pub fn make_tiled_copy_for(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let n = name.base();
+    let atom = match &args[0] {
+        Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
+            copy_atom_code("copy_atom", a, &args[0])?
+        }
+        other => return err(other, format!("{n} expects copy_atom(OP,T) first")),
+    };
+    let m = made_by(g, &args[1], "make_tiled_mma")?;
+    let f = match n {
+        "make_tiled_copy_A" => "make_tiled_copy_A",
+        "make_tiled_copy_B" => "make_tiled_copy_B",
+        _ => "make_tiled_copy_C",
+    };
+    Ok(Cpp::new(format!("{f}({atom}, {m})"), Kind::Other))
+}
+
+/// `partition_shape_a/b/c(MMA, SHAPE)`: `partition_shape_A/B/C(MMA, SHAPE)`.
+pub fn partition_shape(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let m = made_by(g, &args[0], "make_tiled_mma")?;
+    let shape = g.int_like(&args[1], Role::Shape)?;
+    let f = match name.base() {
+        "partition_shape_a" => "partition_shape_A",
+        "partition_shape_b" => "partition_shape_B",
+        _ => "partition_shape_C",
+    };
+    Ok(Cpp::new(format!("{f}({m}, {})", shape.code), Kind::IntTuple))
+}
+
+/// `composition` with a swizzle operand: `composition(Swizzle<B,M,S>{}, L)` or
+/// `composition(L, Swizzle<B,M,S>{})`; `None` when neither operand is a swizzle.
+pub fn composition(g: &mut Gen, args: &[Expr], at: &Expr) -> Option<Result<Cpp, CodegenError>> {
+    if args.first().is_some_and(is_swizzle) {
+        return Some((|| {
+            let Expr::Call { name: sw, .. } = &args[0] else { return err(at, "expected a swizzle") };
+            let sw = Cpp::new(swizzle_code(sw, &args[0])?, Kind::Other);
+            let l = g.layout(&args[1])?;
+            // A composed layout evaluates at coordinates like a layout.
+            Ok(Cpp::new(call_code("composition", &[sw, l]), Kind::Layout))
+        })());
+    }
+    if args.len() == 2 && is_swizzle(&args[1]) {
+        return Some((|| {
+            let l = g.layout(&args[0])?;
+            let Expr::Call { name: sw, .. } = &args[1] else { return err(at, "expected a swizzle") };
+            let sw = Cpp::new(swizzle_code(sw, &args[1])?, Kind::Other);
+            Ok(Cpp::new(call_code("composition", &[l, sw]), Kind::Layout))
+        })());
+    }
+    None
+}
+
+/// `mma_layout_a/b/c(X)`, `mma_shape`, `mma_thr_id`: `typename MMA_Traits<X>::ALayout{}` etc.
+pub fn mma_member(_: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let n = name.base();
     let x = name_arg(&args[0], NameKind::Mma)?;
     let (member, kind) = match n {
         "mma_layout_a" => ("ALayout", Kind::Layout),
@@ -222,8 +220,9 @@ fn mma_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
     Ok(Cpp::new(format!("typename MMA_Traits<{x}>::{member}{{}}"), kind))
 }
 
-fn copy_atom_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
-    arity(n, args, 2, 2, at)?;
+/// `copy_atom_src/dst/ref/thr_id(OP,T)`: `typename Copy_Atom<OP,T>::ValLayoutSrc{}` etc.
+pub fn copy_atom_member(_: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let n = name.base();
     let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
     let member = match n {
         "copy_atom_src" => "ValLayoutSrc",
@@ -243,8 +242,8 @@ fn made_by(g: &mut Gen, e: &Expr, maker: &str) -> Result<String, CodegenError> {
 }
 
 /// `X.get_slice(i).partition_Y(make_tensor(counting_iterator<int>(0), L))`.
-fn partition(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
-    arity(n, args, 3, 3, at)?;
+pub fn partition(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let n = name.base();
     let (maker, method) = match n {
         "copy_partition_s" | "copy_partition_d" if matches!(&args[0], Expr::Call { name, .. } if name.simple().is_some_and(|x| x.starts_with("make_tiled_copy_"))) => {
             let x = match &args[0] {
@@ -278,8 +277,9 @@ fn copy_atom_code(n: &str, args: &[Expr], at: &Expr) -> Result<String, CodegenEr
     Ok(format!("Copy_Atom<{op},{t}>{{}}"))
 }
 
-fn copy_traits_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
-    arity(n, args, 1, 1, at)?;
+/// `copy_traits_src/dst/ref(OP)`: `typename Copy_Traits<OP>::SrcLayout{}` etc.
+pub fn copy_traits_member(_: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let n = name.base();
     let op = name_arg(&args[0], NameKind::CopyOp)?;
     let member = match n {
         "copy_traits_src" => "SrcLayout",
@@ -289,8 +289,9 @@ fn copy_traits_member(n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenE
     Ok(Cpp::new(format!("typename Copy_Traits<{op}>::{member}{{}}"), Kind::Layout))
 }
 
-fn tiled_copy(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
-    arity(n, args, 4, 4, at)?;
+/// `tiled_copy_tv/tiler(OP,T,THR,VAL)`: `TiledLayout_TV` / `Tiler_MN` of the tiled copy's type.
+pub fn tiled_copy(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let n = name.base();
     let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
     let (thr, val) = (layout_or_shape(g, &args[2])?, layout_or_shape(g, &args[3])?);
     let tc = format!("make_tiled_copy(Copy_Atom<{op},{t}>{{}}, {}, {})", thr.code, val.code);
@@ -301,8 +302,9 @@ fn tiled_copy(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, Cod
     })
 }
 
-fn tiled_mma(g: &mut Gen, n: &str, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
-    arity(n, args, 1, 3, at)?;
+/// `make_tiled_mma(X[,L[,P]])` and its members `tiled_mma_tv_a/b/c`, `tiled_mma_tile`, `tiled_mma_thr_layout`.
+pub fn tiled_mma(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let n = name.base();
     let mut call = format!("{}{{}}", name_arg(&args[0], NameKind::Mma)?);
     if let Some(l) = args.get(1) {
         call += &format!(", {}", layout_or_shape(g, l)?.code);

@@ -1,25 +1,38 @@
 //! C++ for the core builtins: construction and queries of layouts and int tuples.
 
-use crate::expr::parse::Expr;
+use crate::expr::parse::{Expr, Name};
 
-use super::{call_code, err, literal_index, CodegenError, Cpp, Entry, Gen, Kind, Role, Table};
+use super::{call_code, err, literal_index, CodegenError, Cpp, Gen, Kind, Role};
 
-pub static CORE: Table = Table(&[
-    Entry { name: "make_layout", min_args: 1, max_args: 8, emit: make_layout },
-    Entry { name: "make_layout_right", min_args: 1, max_args: 1, emit: make_layout_right },
-    Entry { name: "size", min_args: 1, max_args: 1, emit: |g, a, _| query(g, "size", &a[0], Kind::Int) },
-    Entry { name: "cosize", min_args: 1, max_args: 1, emit: |g, a, _| layout_query(g, "cosize", &a[0], Kind::Int) },
-    Entry { name: "rank", min_args: 1, max_args: 1, emit: |g, a, _| query(g, "rank", &a[0], Kind::Int) },
-    Entry { name: "depth", min_args: 1, max_args: 1, emit: |g, a, _| query(g, "depth", &a[0], Kind::Int) },
-    Entry { name: "shape", min_args: 1, max_args: 1, emit: |g, a, _| layout_query(g, "shape", &a[0], Kind::IntTuple) },
-    Entry { name: "stride", min_args: 1, max_args: 1, emit: |g, a, _| layout_query(g, "stride", &a[0], Kind::IntTuple) },
-    Entry { name: "flatten", min_args: 1, max_args: 1, emit: flatten },
-    Entry { name: "get", min_args: 2, max_args: 8, emit: |g, a, _| mode(g, "get", a) },
-    Entry { name: "layout", min_args: 2, max_args: 8, emit: |g, a, _| mode(g, "layout", a) },
-]);
+// The C++ emitters of the core operations (named by their entries in `harness/ops.rs`).
+
+pub fn size(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    query(g, "size", &a[0], Kind::Int)
+}
+pub fn cosize(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    layout_query(g, "cosize", &a[0], Kind::Int)
+}
+pub fn rank(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    query(g, "rank", &a[0], Kind::Int)
+}
+pub fn depth(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    query(g, "depth", &a[0], Kind::Int)
+}
+pub fn shape(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    layout_query(g, "shape", &a[0], Kind::IntTuple)
+}
+pub fn stride(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    layout_query(g, "stride", &a[0], Kind::IntTuple)
+}
+pub fn get(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    mode(g, "get", a)
+}
+pub fn layout(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    mode(g, "layout", a)
+}
 
 /// `make_layout(shape)`, `make_layout(shape, stride)`, or `make_layout(L0, L1, ...)`.
-fn make_layout(g: &mut Gen, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+pub fn make_layout(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
     let first = g.emit(&args[0], Role::Shape)?;
     if first.kind == Kind::Layout {
         let mut parts = vec![first];
@@ -41,7 +54,7 @@ fn make_layout(g: &mut Gen, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenErro
     }
 }
 
-fn make_layout_right(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+pub fn make_layout_right(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
     let s = g.int_like(&args[0], Role::Shape)?;
     Ok(Cpp::new(format!("make_layout({}, LayoutRight{{}})", s.code), Kind::Layout))
 }
@@ -61,7 +74,7 @@ fn layout_query(g: &mut Gen, f: &'static str, a: &Expr, kind: Kind) -> Result<Cp
     Ok(Cpp::new(call_code(f, &[c]), kind))
 }
 
-fn flatten(g: &mut Gen, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+pub fn flatten(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
     let c = g.emit(&args[0], Role::Shape)?;
     if !(c.kind.is_int_like() || c.kind == Kind::Layout) {
         return err(&args[0], "flatten takes a layout or an int tuple");

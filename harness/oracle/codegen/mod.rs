@@ -1,8 +1,11 @@
 //! C++ generation for the oracle: a parsed [`Expr`] becomes one C++ expression over CuTe.
 //!
 //! Nothing the user typed is ever pasted into the generated code. Integers are formatted from the
-//! parsed `i64`, and every name is looked up in the per-area tables below ([`AREAS`]); a name no
-//! area knows is a [`CodegenError`], not C++.
+//! parsed `i64`, and every called name is looked up in the table of operations
+//! (`harness/ops.rs`), whose entries name their C++ emitter (a function of [`core`], [`algebra`]
+//! or [`atoms`]); a name the table does not know, or whose entry has no emitter, is a
+//! [`CodegenError`], not C++. The atom area's forms that are not operations (`Swizzle<B,M,S>`, the
+//! GMMA shared-memory layout atoms) are written by [`atoms::form`].
 //!
 //! How each form is written:
 //! - `_N` is `Int<N>{}`, `N` is `int(N)`, `_` is `_`;
@@ -13,8 +16,8 @@
 //! - a call is whatever its area's table says (`make_layout_right(s)` is
 //!   `make_layout(s, LayoutRight{})`, `get(x,1,0)` is `get<1,0>(x)`, ...).
 //!
-//! Areas: [`core`] (construction and queries) and [`algebra`] (coalesce, composition, divides,
-//! products, ...). Another area (e.g. MMA/copy atoms) is one more [`Area`] in [`AREAS`].
+//! Areas: [`core`] (construction and queries), [`algebra`] (coalesce, composition, divides,
+//! products, ...) and [`atoms`] (MMA/copy atoms, tiled MMAs and copies, swizzles).
 
 use std::fmt;
 
@@ -89,45 +92,10 @@ pub fn err<T>(e: &Expr, msg: impl fmt::Display) -> Result<T, CodegenError> {
     Err(CodegenError { col: e.col(), msg: msg.to_string() })
 }
 
-/// One area's part of the name -> C++ table. `emit_call` answers `None` for a name the area does
-/// not own, so areas never need to know about each other.
-pub trait Area: Sync {
-    fn emit_call(&self, g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr)
-        -> Option<Result<Cpp, CodegenError>>;
-}
-
-/// A table-driven area: one [`Entry`] per function name.
-pub struct Table(pub &'static [Entry]);
-
-/// One function of a table: its name, argument count, and how to write it.
-pub struct Entry {
-    pub name: &'static str,
-    pub min_args: usize,
-    pub max_args: usize,
-    pub emit: fn(&mut Gen, &[Expr], &Expr) -> Result<Cpp, CodegenError>,
-}
-
-impl Area for Table {
-    fn emit_call(&self, g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr)
-        -> Option<Result<Cpp, CodegenError>> {
-        let n = name.simple()?;
-        let e = self.0.iter().find(|e| e.name == n)?;
-        if !called {
-            return Some(err(at, format!("'{n}' is a function: call it with arguments")));
-        }
-        if args.len() < e.min_args || args.len() > e.max_args {
-            return Some(err(
-                at,
-                format!("{n} takes {}..={} arguments, got {}", e.min_args, e.max_args, args.len()),
-            ));
-        }
-        Some((e.emit)(g, args, at))
-    }
-}
-
-/// Every area the generator consults, in order.
-// atoms first: it takes `composition` when the first argument is a swizzle, and passes otherwise.
-pub static AREAS: &[&dyn Area] = &[&atoms::ATOMS, &core::CORE, &algebra::ALGEBRA];
+/// Signature of an operation's C++ emitter (the `emit` part of its entry in `harness/ops.rs`):
+/// the generator, the called name (with its template arguments), the argument expressions and the
+/// whole call (for error columns). The argument count is checked before it is called.
+pub type Emit = fn(&mut Gen, &Name, &[Expr], &Expr) -> Result<Cpp, CodegenError>;
 
 /// Largest nesting the generator follows (the parser already bounds it; this keeps codegen safe
 /// on hand-built ASTs too).
@@ -184,12 +152,23 @@ impl Gen {
                 Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Int))
             }
             Expr::Call { name, args, called, .. } => {
-                for area in AREAS {
-                    if let Some(r) = area.emit_call(self, name, args, *called, e) {
-                        return r;
-                    }
+                if let Some(r) = atoms::form(self, name, args, *called, e) {
+                    return r;
                 }
-                err(e, format!("the oracle has no C++ for '{name}'"))
+                let Some(op) = crate::ops::lookup(name) else {
+                    return err(e, format!("the oracle has no C++ for '{name}'"));
+                };
+                let crate::ops::Part::Has(emit) = op.emit else {
+                    return err(e, format!("the oracle has no C++ for '{name}'"));
+                };
+                if !called {
+                    return err(e, format!("'{}' is a function: call it with arguments", op.name));
+                }
+                let (lo, hi) = op.arity;
+                if args.len() < lo || args.len() > hi {
+                    return err(e, format!("{} takes {lo}..={hi} arguments, got {}", op.name, args.len()));
+                }
+                emit(self, name, args, e)
             }
         }
     }

@@ -26,9 +26,9 @@
 //!
 //! Sources: CuTe's [tensor_impl.hpp: inner_partition / outer_partition, zipped_divide then slice].
 //!
-//! This module holds what the two share (slicing coordinates, `slice`, the slice check) and
-//! re-exports the operations for existing callers; each operation lives in its own module
-//! (`local_tile`, `local_partition`) with its definition, postconditions and `check_postconditions`.
+//! This module holds what the two share (slicing coordinates, `slice`, the slice check); each
+//! operation lives in its own module (`local_tile`, `local_partition`) with its definition,
+//! postconditions and `check_postconditions`; callers import those modules directly.
 
 use super::postcondition::{cite, Checked, Violation};
 use super::error::{Error, Result};
@@ -37,10 +37,6 @@ use super::int_tuple::IntTuple;
 use super::layout::{crd2idx, Layout};
 use super::tiler::Tiler;
 
-pub use super::local_partition::{
-    check_postconditions as check_local_partition, local_partition, local_partition_with_offset,
-};
-pub use super::local_tile::{check_postconditions as check_local_tile, local_tile, local_tile_with_offset};
 
 /// A slicing coordinate: `_`, an integer, or a tuple of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,9 +178,9 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Chec
 mod tests {
     use crate::engine::test_util::{l, t};
     use super::*;
-    use crate::engine::divide::zipped_divide;
-    use crate::engine::local_partition::partition_parts;
-    use crate::engine::local_tile::tile_coord;
+    use crate::engine::local_partition::{check_postconditions as check_local_partition, local_partition_with_offset, partition_parts};
+    use crate::engine::local_tile::{check_postconditions as check_local_tile, local_tile_with_offset, tile_coord};
+    use crate::engine::zipped_divide::zipped_divide;
 
     #[test]
     fn chapter_partition_cases() {
