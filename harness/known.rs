@@ -449,6 +449,13 @@ mod tests {
     #[test]
     fn the_predicates_on_examples() {
         let holds = |name: &str, e: &str| predicate(name).unwrap()(&case(e));
+        // B's leaves 2:1 and 4:1 both land on A's first mode (extent 4): 1 + 3 carries into the next.
+        let carry = "composition((4,2):(2,1),((2,4,1),(1,1)):((1,1,8),(2,4)))";
+        assert!(holds("composition-carries", carry) && !holds("composition-divisibility-fails", carry));
+        assert!(!holds("composition-carries", "composition((_4,_8):(_1,_4),(_2,_4):(_2,_8))"));
+        assert!(!holds("composition-carries", "composition((_6,_2):(_8,_2),_4:_4)"));
+        assert!(holds("left-inverse-of-non-injective", "left_inverse(((_1,_2,_2,_1)):((_0,_1,_1,_0)))"));
+        assert!(!holds("left-inverse-of-non-injective", "left_inverse((_2,_4):(_1,_2))"));
         assert!(holds(
             "composition-divisibility-fails",
             "composition((_6,_2):(_8,_2),_4:_4)"
