@@ -53,6 +53,11 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         composition_divisibility_fails,
     ),
     (
+        "left-inverse-of-non-injective",
+        "left_inverse(L) of a layout L that is not injective (two coordinates with one index), walked within the walk limit",
+        left_inverse_of_non_injective,
+    ),
+    (
         "composition-carries",
         "composition(A, B): the walk divides evenly, but two of B's leaves put digits on one mode of coalesce(A) (all but its last) whose largest values add up past its extent, so A is not additive over B(c) and no layout of B's shape equals A o B (e.g. B not injective, or overlapping A's modes)",
         composition_carries,
@@ -169,6 +174,19 @@ pub fn walk_fails(a: &Layout, b: &Layout, carries: bool) -> bool {
         }
     }
     carries && init.iter().zip(&used).any(|(&(n, _), &u)| u >= n)
+}
+
+fn left_inverse_of_non_injective(case: &Case) -> bool {
+    let Some(v) = operands(case) else { return false };
+    let Some(Value::Layout(a)) = v.first() else { return false };
+    if a.size().map_or(true, |n| n.value > crate::limits::WALK) {
+        return false;
+    }
+    let Ok(mut vals) = a.values() else { return false };
+    let n = vals.len();
+    vals.sort_unstable();
+    vals.dedup();
+    vals.len() < n
 }
 
 fn composition_carries(case: &Case) -> bool {
