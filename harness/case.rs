@@ -248,6 +248,12 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
         }
         let target = case.print_layout_arg().unwrap_or(&case.expr);
         match eval(target) {
+            // Over the engine's walk limit (limits::WALK) its definition checks cannot run: the
+            // engine has no answer it can stand behind, which is not a refusal of the case.
+            Err(e @ crate::engine::Error::TooLarge(_)) => EngineAnswer {
+                outcome: Outcome::Unsupported(e.to_string()),
+                value: None,
+            },
             Err(e) => EngineAnswer {
                 outcome: Outcome::Rejected(e.to_string()),
                 value: None,
@@ -338,6 +344,7 @@ pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
     match (engine, cute) {
         (_, Outcome::Unsupported(why)) => Agreement::Unchecked(format!("the oracle: {why}")),
         (_, Outcome::Error(why)) => Agreement::Unchecked(format!("the oracle failed: {why}")),
+        (Outcome::Unsupported(why), _) => Agreement::Unchecked(format!("the engine: {why}")),
         (Outcome::Printed(e), Outcome::Printed(c))
             if e.trim_end_matches('\n') == c.trim_end_matches('\n') =>
         {
@@ -662,6 +669,9 @@ mod tests {
         assert_eq!(compare(&ours, &p("<svg a>\n<rect 2/>\n<rect 1/>\n</svg>\n")), Agreement::Same);
         assert_eq!(compare(&ours, &p("<svg a>\n<rect 2/>\n<rect 2/>\n</svg>\n")), Agreement::Differ);
         assert_eq!(compare(&ours, &p("<svg b>\n<rect 2/>\n<rect 1/>\n</svg>\n")), Agreement::Differ);
+        // Over the engine's walk limit: no verdict either way.
+        let big = Outcome::Unsupported("too large: 2^27 coordinates".into());
+        assert!(matches!(compare(&big, &Outcome::Printed("_4:_1".into())), Agreement::Unchecked(_)));
     }
 
     #[test]
