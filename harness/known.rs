@@ -58,6 +58,11 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         left_inverse_of_non_injective,
     ),
     (
+        "product-carries",
+        "logical_product(A, B) and the products built on it: the composition of complement(A, size(A)*cosize(B)) with B divides evenly but carries, as composition-carries",
+        product_carries,
+    ),
+    (
         "composition-carries",
         "composition(A, B): the walk divides evenly, but two of B's leaves put digits on one mode of coalesce(A) (all but its last) whose largest values add up past its extent, so A is not additive over B(c) and no layout of B's shape equals A o B (e.g. B not injective, or overlapping A's modes)",
         composition_carries,
@@ -222,6 +227,24 @@ fn divide_divisibility_fails(case: &Case) -> bool {
         };
         divisibility_fails(a, &Layout::concat(&[b.clone(), c]))
     })
+}
+
+/// The (complement(A, size(A)*cosize(B)), B) pairs a product composes.
+fn product_pairs(case: &Case) -> Vec<(Layout, Layout)> {
+    let Some(v) = operands(case) else { return Vec::new() };
+    let [Value::Layout(a), b] = v.as_slice() else { return Vec::new() };
+    by_mode(a, b)
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let m = a.size().ok()?.mul(b.cosize().ok()?).ok()?;
+            let c = complement::complement_unchecked(&a, Some(&crate::engine::IntTuple::Leaf(m))).ok()?;
+            Some((c, b))
+        })
+        .collect()
+}
+
+fn product_carries(case: &Case) -> bool {
+    product_pairs(case).iter().any(|(a, b)| !divisibility_fails(a, b) && walk_fails(a, b, true))
 }
 
 fn product_divisibility_fails(case: &Case) -> bool {
