@@ -702,7 +702,8 @@ fn parse_records(text: &str) -> BTreeMap<usize, Outcome> {
     out
 }
 
-fn signal_name(n: i32) -> &'static str {
+/// The name the driver and the in-process oracle give a signal number.
+pub(crate) fn signal_name(n: i32) -> &'static str {
     match n {
         4 => "SIGILL",
         5 => "SIGTRAP",

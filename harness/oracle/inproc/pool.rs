@@ -15,6 +15,7 @@
 //! the C++ library run (glibc's malloc and stdio are fork-safe); every descriptor but the worker's
 //! own three is closed, so one worker's death is seen as end-of-file by the parent at once.
 
+use crate::oracle::runner::signal_name;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Mutex;
@@ -131,20 +132,6 @@ impl Drop for Worker {
     }
 }
 
-/// The names the compiled driver's runner gives signals (oracle/runner.rs).
-fn signal_name(n: i32) -> &'static str {
-    match n {
-        4 => "SIGILL",
-        5 => "SIGTRAP",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        14 => "SIGALRM (case time limit)",
-        _ => "signal",
-    }
-}
 
 /// Write all of `buf` to `fd` with write(2) (EINTR retried); false on any failure.
 unsafe fn write_all(fd: i32, mut buf: &[u8]) -> bool {
