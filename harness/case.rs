@@ -291,6 +291,8 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
 /// (`compile error: ...`, e.g. no overload takes these arguments), or a static_assert without a
 /// message (`static assertion failed`), agrees with any engine refusal, and so does a CuTe run-time
 /// crash: CuTe cannot compute the case, and the engine must refuse it rather than invent a result.
+/// The engine's division by zero agrees with any CuTe refusal ([`DIVISION_BY_ZERO`]); its 32-bit
+/// overflow against a result CuTe printed is no verdict ([`OVERFLOW`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "why", rename_all = "snake_case")]
 pub enum Agreement {
@@ -339,6 +341,14 @@ fn same_picture(engine: &str, cute: &str) -> bool {
     e.first() == c.first() && e.last() == c.last() && es == cs
 }
 
+/// The engine's refusal of a division by zero ([`crate::engine::Error::DivisionByZero`]). In CuTe
+/// `C<t> / C<0>` is no constant expression, so the static operator drops out (SFINAE) and the
+/// quotient goes on as a run-time int: the compile then stops at whatever static_assert comes
+/// next (or the program traps), so any CuTe refusal agrees with it.
+const DIVISION_BY_ZERO: &str = "division by zero";
+/// The start of the engine's refusal of a 32-bit overflow ([`crate::engine::Error::Overflow`]).
+const OVERFLOW: &str = "integer overflow in ";
+
 /// Compare the engine's outcome with CuTe's (two `print_svg` pictures: by [`same_picture`]).
 pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
     match (engine, cute) {
@@ -352,9 +362,14 @@ pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
         }
         (Outcome::Printed(e), Outcome::Printed(c)) if same_picture(e, c) => Agreement::Same,
         (Outcome::Rejected(_), Outcome::Crashed(_)) => Agreement::BothRefuse,
+        (Outcome::Rejected(e), Outcome::Printed(_)) if e.starts_with(OVERFLOW) => Agreement::Unchecked(format!(
+            "the engine: {e}; where CuTe's static arithmetic overflows, C<t*u> is no constant expression, the operator \
+             drops out (SFINAE) and the value goes on as a run-time int, which the engine does not model"
+        )),
         (Outcome::Rejected(e), Outcome::Rejected(c)) => {
             let m = normalized(c);
             if c.starts_with("compile error")
+                || e == DIVISION_BY_ZERO
                 || m == "static assertion failed"
                 || (!m.is_empty() && normalized(e).contains(&m))
             {
@@ -653,6 +668,13 @@ mod tests {
             compare(&r("Mismatched Ranks: x"), &r("static assertion failed")),
             Agreement::BothRefuse
         );
+        // CuTe's static division by zero goes on at run time and fails at a later static_assert.
+        assert_eq!(compare(&r("division by zero"), &r("Static shape_div failure")), Agreement::BothRefuse);
+        assert_eq!(compare(&r("division by zeros"), &r("Static shape_div failure")), Agreement::Differ);
+        // A static overflow CuTe survives in run-time ints: no verdict either way.
+        let over = r("integer overflow in multiplication (CuTe's ints are 32-bit)");
+        assert!(matches!(compare(&over, &p("_4:_1")), Agreement::Unchecked(_)));
+        assert_eq!(compare(&over, &r("Static shape_div failure")), Agreement::Differ);
         assert!(matches!(
             compare(&p("_1"), &Outcome::Unsupported("x".into())),
             Agreement::Unchecked(_)

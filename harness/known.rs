@@ -92,6 +92,16 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         "complement(A[, M]): CuTe's algorithm (the engine's unchecked model of it) gives a result that violates one of CuTe's own conditions of complement (test/unit/cute/core/complement.cpp, e.g. its cosize upper bound (2)); conditions of ours alone never count",
         complement_breaks_cute_definition,
     ),
+    (
+        "left-inverse-of-dynamic-layout",
+        "left_inverse(L) of a layout L with a dynamic extent or stride: before 4.2 layout.hpp states @pre is_static<Layout> and computes right_inverse(make_layout(L, complement(L))), whose chain of strides from _1 (inverse_seq) stops at the first product that is not static",
+        left_inverse_of_dynamic_layout,
+    ),
+    (
+        "inverse-of-negative-stride",
+        "right_inverse(L) / left_inverse(L) of a layout L with a negative stride on a mode of extent above 1: before 4.2 the inverse follows the absolute strides (inverse_seq on abs(stride)) and multiplies the result's strides by their signum",
+        inverse_of_negative_stride,
+    ),
 ];
 
 /// The predicate named `name`.
@@ -307,6 +317,22 @@ fn complement_of_negative_stride(case: &Case) -> bool {
         },
         _ => v.first().is_some_and(negative),
     }
+}
+
+/// A layout with a negative stride on a mode of extent above 1.
+fn has_negative_stride(x: &Value) -> bool {
+    matches!(x, Value::Layout(l) if l.leaf_pairs().iter().any(|(n, d)| d.value < 0 && n.value != 1))
+}
+
+fn left_inverse_of_dynamic_layout(case: &Case) -> bool {
+    let Some(v) = operands(case) else { return false };
+    case.op() == Some("left_inverse")
+        && matches!(v.first(), Some(Value::Layout(l)) if l.leaf_pairs().iter().any(|(n, d)| !n.is_static || !d.is_static))
+}
+
+fn inverse_of_negative_stride(case: &Case) -> bool {
+    let Some(v) = operands(case) else { return false };
+    matches!(case.op(), Some("left_inverse" | "right_inverse")) && v.first().is_some_and(has_negative_stride)
 }
 
 fn complement_breaks_cute_definition(case: &Case) -> bool {
@@ -541,5 +567,14 @@ mod tests {
             "complement-strides-do-not-nest",
             "complement(_4:_2,_24)"
         ));
+        // Before 4.2: left_inverse of dynamic layouts, inverses of reversed views.
+        assert!(holds("left-inverse-of-dynamic-layout", "left_inverse(21:1)"));
+        assert!(holds("left-inverse-of-dynamic-layout", "left_inverse((_4,2):(_1,_4))"));
+        assert!(!holds("left-inverse-of-dynamic-layout", "left_inverse((_4,_2):(_1,_4))"));
+        assert!(!holds("left-inverse-of-dynamic-layout", "right_inverse(21:1)"));
+        assert!(holds("inverse-of-negative-stride", "right_inverse((_4,_2):(_-1,_4))"));
+        assert!(holds("inverse-of-negative-stride", "left_inverse((_2,_16):(_-1,_2))"));
+        assert!(!holds("inverse-of-negative-stride", "right_inverse((_1,_4):(_-1,_1))"));
+        assert!(!holds("inverse-of-negative-stride", "complement((_4,_2):(_-1,_4))"));
     }
 }
