@@ -557,6 +557,9 @@ impl<'k> Judge<'k> {
             (Agreement::Differ, _) => {
                 let t = triage.as_ref().expect("a disagreement is triaged");
                 match self.explain(case, origin, t) {
+                    // A carried-over entry whose case now blames the engine (CuTe's result meets
+                    // the definition the earlier release broke) is news: fixed in this release?
+                    Ok(d) if !d.applies_to(&self.version) && t.blames_engine() => Status::New,
                     Ok(d) if !d.applies_to(&self.version) => {
                         Status::KnownEarlier(self.carried.clone().unwrap_or_default())
                     }

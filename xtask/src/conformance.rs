@@ -557,7 +557,36 @@ fn release_news(r: &Report, judge: &Judge<'_>) -> String {
     for c in r.cases.iter().filter(|c| matches!(c.status, Status::FixedHere(_))) {
         s.push_str(&format!("fixed in this release? {} (known since {model})\n", c.expr));
     }
+    // Each new behaviour once (a fixed-suite case and the known list's reproducer of one
+    // expression are one change), with both outputs and the triage's blame.
+    let mut seen = std::collections::BTreeSet::new();
+    let news: Vec<&CaseReport> = r.cases.iter().filter(|c| c.status == Status::New && seen.insert(c.expr.clone())).collect();
+    const SHOWN: usize = 20;
+    for c in news.iter().take(SHOWN) {
+        let was_known = cutecheck::case::Case::parse(&c.expr, "news")
+            .ok()
+            .and_then(|k| judge.known.lookup(&k.expr, &model))
+            .is_some();
+        s.push_str(&format!("NEW {} [{}] {}\n", news_group(c), c.signature.as_deref().unwrap_or("-"), c.expr));
+        s.push_str(&format!("    CuTe:   {}\n    engine: {}\n", c.cute.join(" | "), short(&c.engine.join(" | "))));
+        if was_known {
+            s.push_str(&format!(
+                "    listed as a CuTe defect of {model}; CuTe's result now meets the definition: fixed in this release? (the engine's {model} model refuses it)\n"
+            ));
+        }
+    }
+    if news.len() > SHOWN {
+        s.push_str(&format!("... and {} more new (report.md lists every case)\n", news.len() - SHOWN));
+    }
     s
+}
+
+/// At most 200 characters of an output line, for the release news.
+fn short(t: &str) -> String {
+    match t.char_indices().nth(200) {
+        Some((i, _)) => format!("{}...", &t[..i]),
+        None => t.to_string(),
+    }
 }
 
 fn table(r: &Report) -> String {
@@ -586,7 +615,7 @@ fn class_table(r: &Report) -> String {
         let op = c.op.clone().unwrap_or_else(|| "-".into());
         let e = per.entry((class, c.signature.clone().unwrap_or_default(), op)).or_default();
         e.0 += 1;
-        if matches!(c.status, Status::Explained(_)) {
+        if matches!(c.status, Status::Explained(_) | Status::KnownEarlier(_)) {
             e.1 += 1;
         }
     }
