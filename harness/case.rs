@@ -291,8 +291,8 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
 /// (`compile error: ...`, e.g. no overload takes these arguments), or a static_assert without a
 /// message (`static assertion failed`), agrees with any engine refusal, and so does a CuTe run-time
 /// crash: CuTe cannot compute the case, and the engine must refuse it rather than invent a result.
-/// The engine's division by zero agrees with any CuTe refusal ([`DIVISION_BY_ZERO`]); its 32-bit
-/// overflow against a result CuTe printed is no verdict ([`OVERFLOW`]).
+/// The engine's division by zero and 32-bit overflow agree with any CuTe refusal
+/// ([`DIVISION_BY_ZERO`], [`OVERFLOW`]); its overflow against a result CuTe printed is no verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "why", rename_all = "snake_case")]
 pub enum Agreement {
@@ -346,7 +346,9 @@ fn same_picture(engine: &str, cute: &str) -> bool {
 /// quotient goes on as a run-time int: the compile then stops at whatever static_assert comes
 /// next (or the program traps), so any CuTe refusal agrees with it.
 const DIVISION_BY_ZERO: &str = "division by zero";
-/// The start of the engine's refusal of a 32-bit overflow ([`crate::engine::Error::Overflow`]).
+/// The start of the engine's refusal of a 32-bit overflow ([`crate::engine::Error::Overflow`]):
+/// an overflowing `C<t*u>` drops out the same way, and run-time arithmetic comes after every
+/// compile-time check, so it too agrees with any CuTe refusal.
 const OVERFLOW: &str = "integer overflow in ";
 
 /// Compare the engine's outcome with CuTe's (two `print_svg` pictures: by [`same_picture`]).
@@ -370,6 +372,7 @@ pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
             let m = normalized(c);
             if c.starts_with("compile error")
                 || e == DIVISION_BY_ZERO
+                || e.starts_with(OVERFLOW)
                 || m == "static assertion failed"
                 || (!m.is_empty() && normalized(e).contains(&m))
             {
@@ -677,7 +680,7 @@ mod tests {
         // A static overflow CuTe survives in run-time ints: no verdict either way.
         let over = r("integer overflow in multiplication (CuTe's ints are 32-bit)");
         assert!(matches!(compare(&over, &p("_4:_1")), Agreement::Unchecked(_)));
-        assert_eq!(compare(&over, &r("Static shape_div failure")), Agreement::Differ);
+        assert_eq!(compare(&over, &r("Static shape_div failure")), Agreement::BothRefuse);
         assert!(matches!(
             compare(&p("_1"), &Outcome::Unsupported("x".into())),
             Agreement::Unchecked(_)

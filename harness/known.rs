@@ -102,6 +102,11 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         "right_inverse(L) / left_inverse(L) of a layout L with a negative stride on a mode of extent above 1: before 4.2 the inverse follows the absolute strides (inverse_seq on abs(stride)) and multiplies the result's strides by their signum",
         inverse_of_negative_stride,
     ),
+    (
+        "mma-atom-breaks-definition",
+        "a tiled MMA (or one of its layouts) over an MMA atom whose own traits break the atom's definition (engine::atom::definition, e.g. a BLayout that is not one-to-one onto its tile): the tiled layouts inherit the defect",
+        mma_atom_breaks_definition,
+    ),
 ];
 
 /// The predicate named `name`.
@@ -333,6 +338,17 @@ fn left_inverse_of_dynamic_layout(case: &Case) -> bool {
 fn inverse_of_negative_stride(case: &Case) -> bool {
     let Some(v) = operands(case) else { return false };
     matches!(case.op(), Some("left_inverse" | "right_inverse")) && v.first().is_some_and(has_negative_stride)
+}
+
+/// Whether the engine accepts the MMA atom's A, B and C layouts (its definition check, under the
+/// modelled release): false for an atom whose traits break the atom's definition.
+pub fn mma_atom_meets_definition(atom: &str) -> bool {
+    ["mma_layout_a", "mma_layout_b", "mma_layout_c"].iter().all(|f| crate::expr::eval_str(&format!("{f}({atom})")).is_ok())
+}
+
+fn mma_atom_breaks_definition(case: &Case) -> bool {
+    let Expr::Call { args, called: true, .. } = &case.expr else { return false };
+    case.op().is_some_and(|o| o.starts_with("tiled_mma")) && args.first().is_some_and(|a| !mma_atom_meets_definition(&a.to_string()))
 }
 
 fn complement_breaks_cute_definition(case: &Case) -> bool {
@@ -576,5 +592,7 @@ mod tests {
         assert!(holds("inverse-of-negative-stride", "left_inverse((_2,_16):(_-1,_2))"));
         assert!(!holds("inverse-of-negative-stride", "right_inverse((_1,_4):(_-1,_1))"));
         assert!(!holds("inverse-of-negative-stride", "complement((_4,_2):(_-1,_4))"));
+        assert!(holds("mma-atom-breaks-definition", "tiled_mma_tv_b(SM80_16x8x32_S32S4U4S32_TN_SATURATE,(_2,_2,_1))"));
+        assert!(!holds("mma-atom-breaks-definition", "tiled_mma_tv_b(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))"));
     }
 }
