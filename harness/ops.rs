@@ -208,7 +208,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::shape),
         emit: Has(codegen::core::shape),
         check: Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: a query whose answer is the literal operand; cases in fixtures/cases"),
+        generate: Has((1, || fuzz::mode_query("shape"))),
         pycute: Absent("not translated: pycute layouts expose .shape/.stride attributes, not functions"),
     },
     Op {
@@ -220,7 +220,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::stride),
         emit: Has(codegen::core::stride),
         check: Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: a query whose answer is the literal operand; cases in fixtures/cases"),
+        generate: Has((1, || fuzz::mode_query("stride"))),
         pycute: Absent("not translated: pycute layouts expose .shape/.stride attributes, not functions"),
     },
     Op {
@@ -232,7 +232,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::get),
         emit: Has(codegen::core::get),
         check: Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: literal mode indices need the operand's rank; cases in fixtures/cases"),
+        generate: Has((2, || fuzz::mode_query("get"))),
         pycute: Absent("not translated: pycute indexes with [] rather than a function"),
     },
     Op {
@@ -244,7 +244,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::get),
         emit: Has(codegen::core::layout),
         check: Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: literal mode indices need the operand's rank; cases in fixtures/cases"),
+        generate: Has((2, || fuzz::mode_query("layout"))),
         pycute: Absent("not translated: pycute indexes with [] rather than a function"),
     },
     Op {
@@ -268,7 +268,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::algebra::coalesce),
         emit: Has(|g, _, a, _| codegen::algebra::with_profile(g, "coalesce", a)),
         check: Has(definition::coalesce),
-        generate: Has((4, || fuzz::unary("coalesce"))),
+        generate: Has((4, || fuzz::simplify("coalesce"))),
         pycute: Has("coalesce"),
     },
     Op {
@@ -280,7 +280,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::algebra::filter),
         emit: Has(|g, _, a, _| codegen::algebra::with_profile(g, "filter", a)),
         check: Has(definition::filter),
-        generate: Has((4, || fuzz::unary("filter"))),
+        generate: Has((4, || fuzz::simplify("filter"))),
         pycute: Has("filter"),
     },
     Op {
@@ -952,7 +952,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::atoms::recast),
         emit: Has(codegen::atoms::recast),
         check: Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        generate: Absent("not generated: cases in fixtures/cases/atoms_recast.cases"),
+        generate: Has((2, || fuzz::recast("upcast"))),
         pycute: Absent("pycute has no MMA or copy atoms"),
     },
     Op {
@@ -964,7 +964,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::atoms::recast),
         emit: Has(codegen::atoms::recast),
         check: Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        generate: Absent("not generated: cases in fixtures/cases/atoms_recast.cases"),
+        generate: Has((2, || fuzz::recast("downcast"))),
         pycute: Absent("pycute has no MMA or copy atoms"),
     },
 ];

@@ -320,7 +320,7 @@ fn build_shim(base: &Oracle, root: &Path) -> Result<PathBuf> {
 }
 
 /// Every `.gcda` under `work`, read with gcov: per CuTe header, the lines some case executed and
-/// the line ranges of the functions instantiated; and the identifiers of every instantiated
+/// the line ranges of the functions instantiated; and the qualified names in every instantiated
 /// function's demangled name (which atoms the run used).
 fn collect(work: &Path) -> Result<Run> {
     let mut out = Run::default();
@@ -338,7 +338,8 @@ fn collect(work: &Path) -> Result<Run> {
             for f in v["files"].as_array().into_iter().flatten() {
                 for func in f["functions"].as_array().into_iter().flatten() {
                     let name = func["demangled_name"].as_str().unwrap_or("");
-                    for w in name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()) {
+                    // Qualified names (`cute::SM90::GMMA::MMA_64x8x16_F16F16F16_SS`), as the traits list them.
+                    for w in name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')).filter(|w| !w.is_empty()) {
                         if !out.names.contains(w) {
                             out.names.insert(w.to_string());
                         }

@@ -8,7 +8,7 @@
 #             instantiated or not), less declarations that make no code (using, typedef,
 #             static_assert) and the lines of `if constexpr` themselves (their branches count);
 #   "traits": per specialization of a *_Traits class template (MMA_Traits, Copy_Traits, ...):
-#             the name of the operation it describes and the first lines of its members.
+#             the qualified name of the operation it describes and the first lines of its members.
 # This is the denominator of the coverage figures; xtask/src/coverage.rs says what is counted.
 import json
 import sys
@@ -86,25 +86,34 @@ def nested(c, h):
             nested(d, h)
 
 
+def qualified(c):
+    parts = []
+    while c is not None and c.kind != K.TRANSLATION_UNIT:
+        if c.spelling:
+            parts.append(c.spelling)
+        c = c.semantic_parent
+    return "::".join(reversed(parts))
+
+
 def trait_name(c):
-    """`MMA_Traits<SM80_16x8x8_F16F16F16F16_TN>` -> `SM80_16x8x8_F16F16F16F16_TN`."""
-    if not c.spelling.endswith("_Traits"):
-        return None
-    toks = [t.spelling for t in c.get_tokens()]
-    try:
-        k = toks.index(c.spelling, 0)
-        while toks[k + 1] != "<":
-            k = toks.index(c.spelling, k + 1)
-    except (ValueError, IndexError):
-        return None
-    # The last identifier before the argument's own `<`, `,` or `>` (skipping namespaces).
-    name = None
-    for t in toks[k + 2:]:
-        if t in ("<", ">", ","):
-            break
-        if t[0].isalpha() or t[0] == "_":
-            name = t
-    return name
+    """The qualified name of the operation a trait specialization describes:
+    `MMA_Traits<SM80_16x8x8_F16F16F16F16_TN>` -> `cute::SM80_16x8x8_F16F16F16F16_TN`; through an
+    alias template (`SM90_64x8x16_F16F16F16_SS<...>`) to the class it names
+    (`cute::SM90::GMMA::MMA_64x8x16_F16F16F16_SS`), as compilers spell it in symbols."""
+    for k in c.get_children():
+        if k.kind not in (K.TYPE_REF, K.TEMPLATE_REF) or k.referenced is None:
+            continue
+        r = k.referenced
+        if r.spelling.endswith("_Traits") or r.kind in (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER):
+            continue
+        if r.kind == K.TYPE_ALIAS_TEMPLATE_DECL:
+            r = next((a for a in r.get_children() if a.kind == K.TYPE_ALIAS_DECL), r)
+        if r.kind in (K.TYPE_ALIAS_DECL, K.TYPEDEF_DECL):
+            d = r.underlying_typedef_type.get_declaration()
+            if d.kind != K.NO_DECL_FOUND:
+                r = d
+        return qualified(r)
+    return None
 
 
 def walk(c):
