@@ -330,6 +330,20 @@ mod tests {
     }
 
     #[test]
+    fn runtime_bodies_pass_every_integer_through_the_identity() {
+        let body = |s: &str| case_body_runtime(&parse(s).unwrap()).unwrap();
+        let b = body("composition((_4,8):(_1,4),_2:_1)");
+        assert!(b.starts_with(RUNTIME_IDENTITY), "{b}");
+        assert!(b.contains("make_shape(cutecheck_rt(Int<4>{}), cutecheck_rt(int(8)))"), "{b}");
+        assert!(b.contains("make_layout(cutecheck_rt(Int<2>{}), cutecheck_rt(Int<1>{}))"), "{b}");
+        // Mode indices stay literal template arguments; whole-case forms are written the same way.
+        assert!(body("get(_4:_1,0)").contains("get<0>(make_layout(cutecheck_rt(Int<4>{}), cutecheck_rt(Int<1>{})))"));
+        assert!(body("print_layout((_2,_2):(_1,_2))").contains("print_layout(make_layout(make_shape(cutecheck_rt(Int<2>{})"));
+        // The plain body has no identity.
+        assert!(!case_body(&parse("composition((_4,8):(_1,4),_2:_1)").unwrap()).unwrap().contains("cutecheck_rt"));
+    }
+
+    #[test]
     fn refuses_unknown_names_and_bad_indices() {
         let e = expression(&parse("system(_1)").unwrap()).unwrap_err();
         assert!(e.msg.contains("no C++ for 'system'"), "{e}");
