@@ -379,3 +379,29 @@ fn find(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reached_and_instantiated_lines() {
+        let code = Code {
+            stmts: vec![10, 11, 12, 30],
+            traits: vec![
+                Trait { name: "cute::SM80_A".into(), line: 50, lines: vec![51, 52] },
+                Trait { name: "cute::SM80_B".into(), line: 60, lines: vec![61] },
+            ],
+        };
+        let mut run = Run::default();
+        run.executed.insert("h".into(), [10, 11, 20].into());
+        run.functions.insert("h".into(), vec![(9, 13)]);
+        run.names.insert("cute::SM80_A".into());
+        let (reached, inst) = figures(&code, &run, "h");
+        // Executed statements (20 is no statement line) and the lines of the trait the run named.
+        assert_eq!(reached, [10, 11, 51, 52].into());
+        // Statements inside an instantiated function (12 compiled but not run), and the same traits.
+        assert_eq!(inst, [10, 11, 12, 51, 52].into());
+        assert_eq!(figures(&code, &run, "other"), ([51, 52].into(), [51, 52].into()));
+    }
+}
