@@ -81,3 +81,40 @@ pub fn check_printed(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         Violation::cute(cite::DIVIDE_COMPATIBLE, format!("2: no split of the modes of {r} into (tile, rest) has a tile compatible with {b}"))
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::test_util::l;
+
+    /// The splits of the engine's own flat results (what CuTe prints for these defined divides,
+    /// fixtures/cases/flat_divide.cases): only the ones the slice can have produced and whose tile
+    /// is compatible with B are tried, and the engine's result passes.
+    #[test]
+    fn regroupings_follow_the_slice_and_b() {
+        for (a, b, splits) in [
+            // (4,2,(1,1),(1,2)): the tile is (4,2) (4 alone is not compatible with 8; (1,2) is
+            // one mode of rank 2, so it cannot be the whole rest).
+            ("(4,4):(1,4)", "8:1", 1),
+            // (((4,2)),(1,1),(1,2)): a rank-1 B keeps the tile whole.
+            ("(4,4):(1,4)", "(8):(1)", 1),
+            // (2,1,4): 2 then (1,4), or (2,1) then 4.
+            ("8:1", "2:1", 2),
+            ("(_16,_8):(_1,_16)", "(_2,_4):(_1,_16)", 1),
+        ] {
+            let (a, b) = (l(a), l(b));
+            let r = flat_divide(&a, &Tiler::Layout(b.clone())).unwrap();
+            assert_eq!(regroupings(&b, &r).len(), splits, "{r}");
+            check_printed(&a, &b, &r).unwrap();
+        }
+        // A flat result with its modes moved is not the divide.
+        let (a, b) = (l("(4,4):(1,4)"), l("8:1"));
+        let r = flat_divide(&a, &Tiler::Layout(b.clone())).unwrap();
+        let mut m = r.modes();
+        m.swap(0, 1);
+        assert!(check_printed(&a, &b, &Layout::concat(&m)).unwrap_err().is_cute());
+        // A rank-1 result has no split.
+        let v = check_printed(&a, &b, &l("16:1")).unwrap_err();
+        assert!(v.is_cute() && v.condition.contains("no split"), "{v}");
+    }
+}
