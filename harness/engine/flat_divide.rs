@@ -71,7 +71,7 @@ pub fn check_printed(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         match super::logical_divide::check_postconditions(a, &t, &l) {
             Ok(()) => return Ok(()),
             Err(v) => {
-                if best.as_ref().map_or(true, |w| w.refuses() && !v.refuses()) {
+                if best.as_ref().is_none_or(|w| w.refuses() && !v.refuses()) {
                     best = Some(v);
                 }
             }
