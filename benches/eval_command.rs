@@ -148,4 +148,26 @@ fn main() {
         None => println!("\npycute not found (run `cargo xtask cutlass` or set PYCUTE_DIR): not timed"),
     }
     println!("mix files: {} and {}", ours.display(), py.display());
+    // EVAL_COMMAND_TOP=N: the N lines that cost the engine most, timed in-process (fastest of 3).
+    if let Some(top) = std::env::var("EVAL_COMMAND_TOP").ok().and_then(|v| v.parse::<usize>().ok()) {
+        let mut t: Vec<(f64, &str)> = lines
+            .iter()
+            .map(|(l, _)| {
+                let best = (0..3)
+                    .map(|_| {
+                        let t = Instant::now();
+                        std::hint::black_box(cutecheck::cli::answer(l, false));
+                        t.elapsed().as_secs_f64()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                (best, l.as_str())
+            })
+            .collect();
+        let total: f64 = t.iter().map(|x| x.0).sum();
+        t.sort_by(|a, b| b.0.total_cmp(&a.0));
+        println!("\nin-process total {:.3} s; the {top} costliest lines:", total);
+        for (s, l) in t.iter().take(top) {
+            println!("{:9.1} us  {l}", s * 1e6);
+        }
+    }
 }

@@ -82,9 +82,10 @@ pub fn check_postconditions(layout: &Layout, r: &Layout) -> Checked {
     seen.sort_unstable();
     seen.dedup();
     let injective = seen.len() == lv.len();
+    let (er, el) = (r.eval_1d(), layout.eval_1d());
     for (i, &x) in lv.iter().enumerate() {
-        let back = r.call_int(Int::dy(x))?.value;
-        let again = layout.call_int(Int::dy(back))?.value;
+        let back = er.at(x)?;
+        let again = el.at(back)?;
         if again != x {
             return Err(Violation::cute(CITE_LEFT_QUASI, format!("1: {layout}({r}({layout}({i}))) = {again} != {x}")));
         }
