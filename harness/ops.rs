@@ -106,7 +106,7 @@ pub struct Op {
 /// Names that the builtins and the code generator handle without being operations.
 pub const FORMS: &[(&str, &str)] = &[
     ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
-    ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::print_layout_arg, codegen::case_body)"),
+    ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
     ("print_svg", "a whole case, print_svg(X): CuTe's picture of an MMA atom or tiled MMA (codegen::case_body, svg.rs)"),
 ];
 
