@@ -19,7 +19,8 @@
 //! quotient, `A(x) = sum x_i d_i`). Conditions:
 //! 1. `shape(R)` is compatible with `shape(B)` (postcondition 2, checked exactly, O(rank)), and
 //!    `size(B) <= MAX_WALK`; every extent of `A` (but the last), `B` and `R` is `>= 1`, every
-//!    stride of `B` is `>= 0`.
+//!    stride of `B` is `>= 0` unless `A` has a single leaf `n:d` (then `A(x) = x*d` for every
+//!    integer `x`, negative ones included, and step 2 below is that product).
 //! 2. For each leaf `s:t` of `B` with `t > 0`, the walk over `A`'s leaves with a rest extent `S = s`
 //!    and rest stride `T = t` only meets divisible steps: at leaf `i < r-1` either `n_i | T`
 //!    (the digit is always 0; `T /= n_i`) or `T | n_i` (then with `m = n_i / T`: if `m >= S`, the
@@ -187,7 +188,8 @@ impl CompState<'_> {
 
     fn leaf(&mut self, s: Int, t: Int, rk: Flat) -> Option<()> {
         let (s, t) = (s.value, t.value);
-        if s < 1 || t < 0 || rk.as_slice().iter().any(|&(n, _)| n < 1) {
+        // A negative stride only where `A` is one leaf: `A(x) = x * d` for every integer `x`.
+        if s < 1 || (t < 0 && self.pa.len() > 1) || rk.as_slice().iter().any(|&(n, _)| n < 1) {
             return None;
         }
         self.size = self.size.checked_mul(s)?;
@@ -223,7 +225,7 @@ impl CompState<'_> {
             }
             if rest_s > 1 {
                 l.push((rest_s, rest_t.checked_mul(self.pa[ra - 1].1)?))?;
-                self.quotient = self.quotient.checked_add((rest_s - 1).checked_mul(rest_t)?)?;
+                self.quotient = self.quotient.checked_add((rest_s - 1).checked_mul(rest_t.checked_abs()?)?)?;
             }
         }
         let (cl, cr) = (l.canonical(), rk.canonical());
@@ -405,6 +407,23 @@ mod tests {
         }
 
         #[test]
+        fn composition_certificate_is_sound_negative_strides(
+            (n, d) in (1i64..9, -9i64..10),
+            b in st().prop_flat_map(|s| gen::small_layout(6, 12, s)),
+            flip in any::<u32>(),
+        ) {
+            // B with some strides negated: accepted only when A is one leaf (A(x) = x*d).
+            let mut k = 0;
+            let stride = b.stride.map_leaves(&mut |t| {
+                k += 1;
+                if flip >> (k % 32) & 1 == 1 { Int::new(-t.value, t.is_static).mul(Int::st(1)) } else { Ok(t) }
+            }).unwrap();
+            let b = Layout { shape: b.shape.clone(), stride };
+            comp_sound(&Layout::leaf(Int::st(n), Int::st(d)), &b)?;
+            comp_sound(&Layout::leaf(Int::dy(n), Int::dy(d)), &b)?;
+        }
+
+        #[test]
         fn complement_certificate_is_sound(
             a in st().prop_flat_map(|s| gen::small_layout(5, 16, s)),
             cot in 1i64..200,
@@ -459,6 +478,10 @@ mod tests {
         let l3 = l("((_3,_15),(_1024,_21),_1):((_1,_63),(_945,_3),_967680)");
         let r = left_inverse::left_inverse_unchecked(&l3).unwrap();
         assert!(left_inverse_ok(&l3, &r), "{r}");
+        // A one-leaf A composed with negative strides (688,128 coordinates).
+        let (a, b) = (l("7:7"), l("(((_6,_4096),_7),_4):(((_-14,_12),_8),_432)"));
+        let r = crate::engine::composition::composition_unchecked(&a, &b).unwrap();
+        assert!(composition_ok(&a, &b, &r), "{r}");
         // Not injective (stride _0): no certificate, the walk decides.
         let l4 = l("(_4,_8):(_0,_1)");
         let r = left_inverse::left_inverse_unchecked(&l4).unwrap();
