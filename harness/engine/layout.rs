@@ -211,17 +211,25 @@ impl Eval1d<'_> {
             // Each term and every partial sum (in any order) stays within CuTe's int range when
             // the sum of the terms' magnitudes does: then crd2idx's checked arithmetic succeeds
             // with the same value.
-            let (mut rest, mut acc, mut mag) = (x as i128, 0i128, 0i128);
-            for (k, &(s, d)) in pairs.iter().enumerate() {
-                let c = if k + 1 == pairs.len() { rest } else { rest % s as i128 };
-                if k + 1 < pairs.len() {
-                    rest /= s as i128;
+            let fast = || -> Option<i64> {
+                if !(super::int::INT_MIN..=super::int::INT_MAX).contains(&x) {
+                    return None;
                 }
-                acc += c * d as i128;
-                mag += (c * d as i128).abs();
-            }
-            if mag <= super::int::INT_MAX as i128 && (super::int::INT_MIN as i128..=super::int::INT_MAX as i128).contains(&(x as i128)) {
-                return Ok(acc as i64);
+                let (mut rest, mut acc, mut mag) = (x, 0i64, 0i64);
+                for (k, &(s, d)) in pairs.iter().enumerate() {
+                    let c = if k + 1 == pairs.len() { rest } else { rest % s };
+                    if k + 1 < pairs.len() {
+                        rest /= s;
+                    }
+                    let term = c.checked_mul(d)?;
+                    mag = mag.checked_add(term.checked_abs()?)?;
+                    acc += term; // |acc| <= mag
+
+                }
+                (mag <= super::int::INT_MAX).then_some(acc)
+            };
+            if let Some(v) = fast() {
+                return Ok(v);
             }
         }
         Ok(self.layout.call_int(Int::dy(x))?.value)
