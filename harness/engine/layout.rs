@@ -135,6 +135,24 @@ impl Layout {
         }
         let pairs = self.leaf_pairs();
         let mut out = Vec::with_capacity(n as usize);
+        if n > 0 && pairs.iter().all(|(s, _)| s.value >= 1) {
+            // An odometer over the leaves (mode 0 fastest): with every extent >= 1 and i < size,
+            // the same mixed-radix digits as the division below, without a division per leaf.
+            let (mut digits, mut idx) = (vec![0i64; pairs.len()], 0i64);
+            for _ in 0..n {
+                out.push(idx);
+                for (k, (s, d)) in pairs.iter().enumerate() {
+                    digits[k] += 1;
+                    idx += d.value;
+                    if digits[k] < s.value || k + 1 == pairs.len() {
+                        break;
+                    }
+                    idx -= s.value * d.value;
+                    digits[k] = 0;
+                }
+            }
+            return Ok(out);
+        }
         for i in 0..n {
             let (mut rest, mut idx) = (i, 0i64);
             for (k, (s, d)) in pairs.iter().enumerate() {
@@ -147,6 +165,74 @@ impl Layout {
             out.push(idx);
         }
         Ok(out)
+    }
+    /// This layout's function on 1-D coordinates, prepared once for a brute-force walk: the same
+    /// answers and errors as [`Layout::call_int`] with a dynamic coordinate, without its
+    /// per-call recursion and products.
+    pub fn eval_1d(&self) -> Eval1d<'_> {
+        Eval1d { layout: self, pairs: Eval1d::flat(self) }
+    }
+}
+
+/// A layout's function on 1-D coordinates ([`Layout::eval_1d`]).
+pub struct Eval1d<'a> {
+    layout: &'a Layout,
+    /// The flat (extent, stride) leaves when the flat split is exactly `crd2idx`'s.
+    pairs: Option<Vec<(i64, i64)>>,
+}
+
+impl Eval1d<'_> {
+    /// `crd2idx` of an integer splits it over each tuple, mode 0 fastest, the last mode taking the
+    /// rest; on the flat leaves that is the same split (truncating `%` and `/` are odd-symmetric, so
+    /// negative coordinates agree too) provided no tuple is empty (an empty last mode drops the
+    /// rest), no extent is 0 (a division by zero there), and no product of extents can overflow
+    /// (then none of `crd2idx`'s partial products does). Otherwise `None`: use `crd2idx`.
+    fn flat(l: &Layout) -> Option<Vec<(i64, i64)>> {
+        fn no_empty(t: &IntTuple) -> bool {
+            match t {
+                IntTuple::Leaf(_) => true,
+                IntTuple::Tuple(v) => !v.is_empty() && v.iter().all(no_empty),
+            }
+        }
+        if !no_empty(&l.shape) || !l.shape.congruent(&l.stride) {
+            return None;
+        }
+        let pairs: Vec<(i64, i64)> = l.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        let mut size = 1i64;
+        for &(s, _) in &pairs {
+            size = size.checked_mul(s).filter(|p| *p != 0 && p.abs() <= super::int::INT_MAX)?;
+        }
+        Some(pairs)
+    }
+
+    /// `L(x)`, as `L.call_int(Int::dy(x))?.value`.
+    pub fn at(&self, x: i64) -> Result<i64> {
+        if let Some(pairs) = &self.pairs {
+            // Each term and every partial sum (in any order) stays within CuTe's int range when
+            // the sum of the terms' magnitudes does: then crd2idx's checked arithmetic succeeds
+            // with the same value.
+            let fast = || -> Option<i64> {
+                if !(super::int::INT_MIN..=super::int::INT_MAX).contains(&x) {
+                    return None;
+                }
+                let (mut rest, mut acc, mut mag) = (x, 0i64, 0i64);
+                for (k, &(s, d)) in pairs.iter().enumerate() {
+                    let c = if k + 1 == pairs.len() { rest } else { rest % s };
+                    if k + 1 < pairs.len() {
+                        rest /= s;
+                    }
+                    let term = c.checked_mul(d)?;
+                    mag = mag.checked_add(term.checked_abs()?)?;
+                    acc += term; // |acc| <= mag
+
+                }
+                (mag <= super::int::INT_MAX).then_some(acc)
+            };
+            if let Some(v) = fast() {
+                return Ok(v);
+            }
+        }
+        Ok(self.layout.call_int(Int::dy(x))?.value)
     }
 }
 
@@ -252,6 +338,45 @@ pub fn print_grid(head: &str, layout: &Layout, at: &dyn Fn(&IntTuple) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Any nesting (empty tuples included) of leaves with extents and strides of either sign,
+    /// zero and values near CuTe's int limits.
+    fn raw_layout() -> impl Strategy<Value = Layout> {
+        let int = prop_oneof![-3i64..9, Just(0), Just(1 << 20), Just(-(1 << 16)), Just(super::super::int::INT_MAX)];
+        let leaf = (int.clone(), int).prop_map(|(s, d)| (IntTuple::dy(s), IntTuple::dy(d)));
+        leaf.prop_recursive(3, 12, 4, |inner| {
+            prop::collection::vec(inner, 0..4).prop_map(|v| {
+                let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
+                (IntTuple::tuple(s), IntTuple::tuple(d))
+            })
+        })
+        .prop_map(|(shape, stride)| Layout { shape, stride })
+    }
+
+    proptest! {
+        #[test]
+        fn eval_1d_is_call_int(l in raw_layout(), xs in prop::collection::vec(prop_oneof![-100i64..100, any::<i32>().prop_map(i64::from), any::<i64>()], 1..12)) {
+            let e = l.eval_1d();
+            for x in xs {
+                let (fast, slow) = (e.at(x), l.call_int(Int::dy(x)).map(|v| v.value));
+                prop_assert_eq!(fast, slow, "{}({})", l, x);
+            }
+        }
+    }
+
+    #[test]
+    fn values_are_call_int() {
+        for t in ["((_2,_3),_4):((_1,_12),_2)", "(_3,(_2),_5):(_7,(_1),_0)", "(4,(2,4)):(-2,(1,-8))", "(_1,(_1,3)):(_5,(_0,-7))"] {
+            let l: Layout = crate::expr::eval_str(t).unwrap().to_layout().unwrap();
+            let v = l.values().unwrap();
+            assert_eq!(v.len() as i64, l.size().unwrap().value);
+            for (i, x) in v.into_iter().enumerate() {
+                assert_eq!(x, l.call_int(Int::dy(i as i64)).unwrap().value, "{l}({i})");
+            }
+        }
+    }
+
 
     fn chapter_h() -> Layout {
         let s = IntTuple::tuple([IntTuple::dy(4), IntTuple::tuple([IntTuple::dy(2), IntTuple::dy(4)])]);
