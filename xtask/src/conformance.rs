@@ -151,6 +151,34 @@ struct Omitted {
     cases: usize,
 }
 
+/// Which explained dynamic cases the report lists: the first [`DYNAMIC_EXPLAINED_KEPT`] of each
+/// operation and known entry; the others are counted by operation, class, signature and entry.
+#[derive(Default)]
+struct Omissions {
+    listed: BTreeMap<(String, String), usize>,
+    omitted: BTreeMap<(String, String, String, String), usize>,
+}
+
+impl Omissions {
+    /// Whether to list this explained dynamic case (else it is counted).
+    fn list(&mut self, op: &str, class: &str, signature: &str, explained: &str) -> bool {
+        let n = self.listed.entry((op.to_string(), explained.to_string())).or_default();
+        if *n < DYNAMIC_EXPLAINED_KEPT {
+            *n += 1;
+            return true;
+        }
+        *self.omitted.entry((op.into(), class.into(), signature.into(), explained.into())).or_default() += 1;
+        false
+    }
+
+    fn omitted(self) -> Vec<Omitted> {
+        self.omitted
+            .into_iter()
+            .map(|((op, class, signature, explained), cases)| Omitted { op, class, signature, explained, cases })
+            .collect()
+    }
+}
+
 /// How many dynamic cases of each (operation, known discrepancy) the report lists in full; a
 /// million dynamic cases hold about 130,000 explained ones (213 MB of report.json in full). New,
 /// stale and unchecked cases and oracle errors are always listed.
@@ -317,8 +345,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
-    let mut kept: BTreeMap<String, usize> = BTreeMap::new();
-    let mut omitted: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
+    let mut omissions = Omissions::default();
     let shrink_deadline = Instant::now() + Duration::from_secs(ra.shrink_secs);
     for ((p, outcome), (engine, opinion)) in cases.into_iter().zip(outcomes).zip(engines.into_iter().zip(opinions.drain(..))) {
         let j = judge.judge(&p.case, p.origin, &engine, &outcome);
@@ -369,12 +396,8 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             }
         }
         if let (Status::Explained(_), true, Some(e)) = (&j.status, p.group == "dynamic", &explained) {
-            let op = p.case.op().unwrap_or("-").to_string();
-            let n = kept.entry(format!("{op}: {e}")).or_default();
-            *n += 1;
-            if *n > DYNAMIC_EXPLAINED_KEPT {
-                let class = j.triage.as_ref().map_or("untriaged".to_string(), class_label);
-                *omitted.entry((op, class, sig.clone().unwrap_or_default(), e.clone())).or_default() += 1;
+            let class = j.triage.as_ref().map_or("untriaged".to_string(), class_label);
+            if !omissions.list(p.case.op().unwrap_or("-"), &class, sig.as_deref().unwrap_or(""), e) {
                 continue;
             }
         }
@@ -430,10 +453,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         classes,
         signatures,
         pycute: ra.pycute.then(|| crate::pycute::Summary::of(reports.iter().filter_map(|c| Some((c.expr.as_str(), c.pycute.as_ref()?))))),
-        dynamic_explained_omitted: omitted
-            .into_iter()
-            .map(|((op, class, signature, explained), cases)| Omitted { op, class, signature, explained, cases })
-            .collect(),
+        dynamic_explained_omitted: omissions.omitted(),
         cases: reports,
     };
     let mut tables = format!("{}\n{}\n{}", table(&report), class_table(&report), feature_table(&report.cases));
@@ -720,4 +740,23 @@ fn markdown(r: &Report, tables: &str) -> String {
         s.push_str("None.\n");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explained_dynamic_cases_beyond_the_first_of_each_entry_are_counted() {
+        let mut o = Omissions::default();
+        let sig = "one-rejects:engine-rejects:accepted-wrong";
+        let listed = (0..DYNAMIC_EXPLAINED_KEPT + 5).filter(|_| o.list("flat_divide", "3 one-rejects", sig, "family: d")).count();
+        assert_eq!(listed, DYNAMIC_EXPLAINED_KEPT);
+        // Another operation or entry has its own first cases.
+        assert!(o.list("logical_divide", "3 one-rejects", sig, "family: d"));
+        assert!(o.list("flat_divide", "3 one-rejects", sig, "family: e"));
+        let omitted = o.omitted();
+        assert_eq!(omitted.len(), 1);
+        assert_eq!((omitted[0].op.as_str(), omitted[0].explained.as_str(), omitted[0].cases), ("flat_divide", "family: d", 5));
+    }
 }
