@@ -304,7 +304,9 @@ pub fn crd2idx(coord: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<
 impl fmt::Display for Layout {
     /// CuTe's `print(layout)`: `shape:stride`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.shape, self.stride)
+        self.shape.fmt(f)?;
+        f.write_str(":")?;
+        self.stride.fmt(f)
     }
 }
 
