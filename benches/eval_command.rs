@@ -37,20 +37,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn pycute_dir() -> Option<PathBuf> {
-    if let Ok(d) = std::env::var("PYCUTE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    let cache = cutecheck::oracle::state_dir().join("cache");
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&cache)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("pycute/layout.py").exists())
-        .collect();
-    found.sort();
-    found.pop()
-}
-
 /// (cutecheck text, pycute text) of every line of the mix.
 fn mix() -> Vec<(String, String)> {
     let mut fixed: Vec<String> = Vec::new();
@@ -145,7 +131,7 @@ fn main() {
     println!("| command | lines out | wall | CPU | wall us/line |");
     println!("|---|---:|---:|---:|---:|");
     println!("| `cutecheck eval - < eval_mix.txt` | {out_ours} | {t_ours:.3} s | {c_ours:.3} s | {:.2} |", t_ours * 1e6 / n);
-    match pycute_dir() {
+    match cutecheck::oracle::pycute_dir() {
         Some(d) => {
             let (t_py, c_py, out_py) = time("python3 pycute", || {
                 let mut c = Command::new("python3");

@@ -233,6 +233,20 @@ impl CompState<'_> {
     }
 }
 
+/// `true` when `a` and `b` are the same function on `[0, size)` by their canonical forms: with
+/// every extent `>= 1`, dropping extent-1 leaves and merging neighbours `n:d, n':n*d` into
+/// `n*n':d` preserve the function on `[0, size)` (the merged digit is `c + c'*n`), so equal
+/// canonical forms of equal size are the same function. `false` says nothing (walk instead).
+pub fn same_function(a: &Layout, b: &Layout) -> bool {
+    let (Some(fa), Some(fb)) = (Flat::of(&a.shape, &a.stride), Flat::of(&b.shape, &b.stride)) else { return false };
+    let positive = |f: &Flat| f.as_slice().iter().all(|&(n, _)| n >= 1);
+    positive(&fa)
+        && positive(&fb)
+        && fa.product().is_some()
+        && fa.product() == fb.product()
+        && fa.canonical().as_slice() == fb.canonical().as_slice()
+}
+
 /// `true` when `L(R(i)) == i` for every `i < size(R)` (right_inverse's postcondition 1) follows
 /// from the composition certificate: `R` read as `B` and the identity on `shape(R)` (its
 /// column-major layout) as the result, i.e. `composition(L, R) == col_major(shape(R))` as functions
@@ -421,6 +435,20 @@ mod tests {
             let b = Layout { shape: b.shape.clone(), stride };
             comp_sound(&Layout::leaf(Int::st(n), Int::st(d)), &b)?;
             comp_sound(&Layout::leaf(Int::dy(n), Int::dy(d)), &b)?;
+        }
+
+        #[test]
+        fn same_function_is_sound(
+            a in st().prop_flat_map(|s| gen::small_layout(6, 12, s)),
+            b in st().prop_flat_map(|s| gen::small_layout(6, 12, s)),
+        ) {
+            // Against coalesce(a) (mostly accepted) and an unrelated b (mostly not).
+            let c = crate::engine::without_definition_checks(|| crate::engine::coalesce::coalesce(&a)).unwrap();
+            for other in [&c, &b] {
+                if same_function(&a, other) {
+                    prop_assert_eq!(a.values().unwrap(), other.values().unwrap(), "{} vs {}", a, other);
+                }
+            }
         }
 
         #[test]

@@ -129,48 +129,75 @@ impl Layout {
     /// The value at every 1-D coordinate `0..size`, for brute-force checks. Refuses layouts with
     /// more than [`MAX_WALK`] coordinates.
     pub fn values(&self) -> Result<Vec<i64>> {
+        Ok(self.walk()?.collect())
+    }
+    /// The values of [`Layout::values`] one by one, without the vector.
+    pub fn walk(&self) -> Result<Walk> {
         let n = self.size()?.value;
         if !(0..=MAX_WALK).contains(&n) {
             return Err(Error::TooLarge(format!("{self} has {n} coordinates (limit {MAX_WALK})")));
         }
-        let pairs = self.leaf_pairs();
-        let mut out = Vec::with_capacity(n as usize);
-        if n > 0 && pairs.iter().all(|(s, _)| s.value >= 1) {
-            // An odometer over the leaves (mode 0 fastest): with every extent >= 1 and i < size,
-            // the same mixed-radix digits as the division below, without a division per leaf.
-            let (mut digits, mut idx) = (vec![0i64; pairs.len()], 0i64);
-            for _ in 0..n {
-                out.push(idx);
-                for (k, (s, d)) in pairs.iter().enumerate() {
-                    digits[k] += 1;
-                    idx += d.value;
-                    if digits[k] < s.value || k + 1 == pairs.len() {
-                        break;
-                    }
-                    idx -= s.value * d.value;
-                    digits[k] = 0;
-                }
-            }
-            return Ok(out);
-        }
-        for i in 0..n {
-            let (mut rest, mut idx) = (i, 0i64);
-            for (k, (s, d)) in pairs.iter().enumerate() {
-                let c = if k + 1 == pairs.len() || s.value == 0 { rest } else { rest % s.value };
-                if k + 1 < pairs.len() && s.value != 0 {
-                    rest /= s.value;
-                }
-                idx += c * d.value;
-            }
-            out.push(idx);
-        }
-        Ok(out)
+        let pairs: Vec<(i64, i64)> = self.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        // With every extent >= 1 and i < size, an odometer over the leaves (mode 0 fastest) gives
+        // the same mixed-radix digits as the division per leaf, without the divisions.
+        let odometer = pairs.iter().all(|&(s, _)| s >= 1);
+        Ok(Walk { digits: vec![0; pairs.len()], pairs, odometer, i: 0, n, idx: 0 })
     }
     /// This layout's function on 1-D coordinates, prepared once for a brute-force walk: the same
     /// answers and errors as [`Layout::call_int`] with a dynamic coordinate, without its
     /// per-call recursion and products.
     pub fn eval_1d(&self) -> Eval1d<'_> {
         Eval1d { layout: self, pairs: Eval1d::flat(self) }
+    }
+}
+
+/// The values of a layout at `0..size` in order ([`Layout::walk`]).
+pub struct Walk {
+    pairs: Vec<(i64, i64)>,
+    digits: Vec<i64>,
+    odometer: bool,
+    i: i64,
+    n: i64,
+    /// The odometer's current value.
+    idx: i64,
+}
+
+impl Iterator for Walk {
+    type Item = i64;
+    fn next(&mut self) -> Option<i64> {
+        if self.i >= self.n {
+            return None;
+        }
+        let i = self.i;
+        self.i += 1;
+        if !self.odometer {
+            // The colexicographic split, the last leaf taking the rest (crd2idx on an integer).
+            let (mut rest, mut idx) = (i, 0i64);
+            for (k, &(s, d)) in self.pairs.iter().enumerate() {
+                let c = if k + 1 == self.pairs.len() || s == 0 { rest } else { rest % s };
+                if k + 1 < self.pairs.len() && s != 0 {
+                    rest /= s;
+                }
+                idx += c * d;
+            }
+            return Some(idx);
+        }
+        let out = self.idx;
+        let last = self.pairs.len().saturating_sub(1);
+        for (k, &(s, d)) in self.pairs.iter().enumerate() {
+            self.digits[k] += 1;
+            self.idx += d;
+            if self.digits[k] < s || k == last {
+                break;
+            }
+            self.idx -= s * d;
+            self.digits[k] = 0;
+        }
+        Some(out)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.n - self.i) as usize;
+        (left, Some(left))
     }
 }
 
@@ -277,7 +304,9 @@ pub fn crd2idx(coord: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<
 impl fmt::Display for Layout {
     /// CuTe's `print(layout)`: `shape:stride`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.shape, self.stride)
+        self.shape.fmt(f)?;
+        f.write_str(":")?;
+        self.stride.fmt(f)
     }
 }
 

@@ -121,7 +121,7 @@ pub fn check_postconditions(layout: &Layout, r: &Layout) -> Checked {
     // Postcondition 1 by the analytic certificate where it applies, by the walk otherwise.
     if !super::fast::right_inverse_ok(layout, r) {
         let el = layout.eval_1d();
-        for (i, &x) in r.values()?.iter().enumerate() {
+        for (i, x) in r.walk()?.enumerate() {
             let y = el.at(x)?;
             if y != i as i64 {
                 return Err(Violation::cute(CITE_RIGHT, format!("1: {layout}({r}({i})) = {layout}({x}) = {y} != {i}")));
