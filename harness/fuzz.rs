@@ -20,10 +20,11 @@
 //!   divided, multiplied), `composition(L, Swizzle)`, the GMMA shared-memory layout atoms (printed,
 //!   drawn, recast, divided, multiplied, queried);
 //! - every MMA atom and copy operation the engine knows, in tiled MMAs and tiled copies;
-//! - local_tile / local_partition, each with its offset (`local_tile_offset`).
+//! - local_tile / local_partition, each with its offset (`local_tile_offset`);
 //! - upcast / downcast of layouts, swizzles and swizzled layouts; coalesce / filter under a target
 //!   profile; `get` / `layout` with literal mode indices, `shape` / `stride` (aimed at the lines
 //!   `cargo xtask coverage` found no run reaching).
+//!
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 use proptest::prelude::*;
