@@ -19,6 +19,11 @@
 //! Postconditions (checked by [`check_postconditions`], CuTe's before ours; a CuTe result that
 //! violates one of CuTe's is refused with [`Error::Undefined`], one that fails only ours is
 //! returned, "stricter than CuTe"). With `F = filter(A)` and `N = size(cotarget)`:
+//! 0. Every extent of `R` is positive [CuTe: layout.hpp complement, `static_assert(not
+//!    is_constant<0, decltype(new_shape)>::value, "Non-injective Layout detected in complement.")`
+//!    refuses a zero extent; its `@post For all i in [1,size(result))` reads `size(result)` as
+//!    the number of the result's coordinates, which a negative extent is not: `(_-2,_-3)` has
+//!    "size" 6 but no coordinates]. Checked first, since the walks below are meaningless then.
 //! 1. `R` is ordered: `R(i-1) < R(i)` for `1 <= i < size(R)` [CuTe: complement.cpp "Ordered (3)"
 //!    `EXPECT_LT(result(i-1), result(i))`; layout.hpp `@post` of complement].
 //! 2. `R` is disjoint from `A`: `R(i) != A(j)` for `1 <= i < size(R)`, `0 <= j < size(A)` [CuTe:
@@ -211,6 +216,7 @@ fn round_up(n: i64, m: i64) -> Option<i64> {
     n.checked_add(m - 1).map(|x| x / m * m)
 }
 
+const CITE_EXTENTS: &str = "layout.hpp complement: static_assert(not is_constant<0, decltype(new_shape)>::value, \"Non-injective Layout detected in complement.\"); @post For all i in [1,size(result)) (size(result) counts coordinates, so extents are positive)";
 const CITE_ORDERED: &str =
     "test/unit/cute/core/complement.cpp, Ordered (3): EXPECT_LT(result(i-1), result(i)); layout.hpp @post of complement";
 const CITE_DISJOINT: &str =
@@ -225,6 +231,9 @@ const OURS_COVERS: &str = "size(filter(A)) * size(R) >= size(cotarget); CuTe ask
 /// Check the numbered postconditions of `complement(A, cotarget) == R` (CuTe's 1-5 first, then
 /// ours 6-7).
 pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked {
+    if let Some(e) = r.shape.leaves().into_iter().find(|e| e.value < 1) {
+        return Err(Violation::cute(CITE_EXTENTS, format!("0: {r} has the extent {e}, not positive")));
+    }
     let f = filter(a)?;
     let rv = r.values()?;
     if let Some(i) = (1..rv.len()).find(|&i| rv[i - 1] >= rv[i]) {
