@@ -25,7 +25,10 @@
 //!   milliseconds. A worker that itself dies or stops answering is killed and replaced the same
 //!   way from this side (a fresh worker: about a second).
 
+pub mod atoms;
 pub mod provision;
+
+pub use atoms::{COPY_MEMBERS, MMA_MEMBERS};
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -68,11 +71,20 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
         Expr::Layout { shape, stride, .. } => json!(["l", ast(shape)?, ast(stride)?]),
         Expr::Call { name, args, called: true, .. } if name.simple().is_some_and(|n| MMA_MEMBERS.contains(&n)) => {
             let atom = match args.as_slice() {
-                [Expr::Call { name: atom, called: false, .. }] => warp_mma(atom)
-                    .ok_or_else(|| format!("the DSL oracle has no MMA atom {atom} (it knows the SM80 16x8x8/16x8x16 F16/BF16 warp MMAs)"))?,
+                [Expr::Call { name: atom, called: false, .. }] => atoms::mma(atom)?,
                 _ => return Err(format!("{name} takes one MMA atom name")),
             };
             json!(["m", name.simple(), atom])
+        }
+        Expr::Call { name, args, called: true, .. } if name.simple().is_some_and(|n| COPY_MEMBERS.contains(&n)) => {
+            let member = name.simple().unwrap_or_default();
+            let atom = match args.as_slice() {
+                [Expr::Call { name: op, called: false, .. }, Expr::Call { name: ty, called: false, .. }] => {
+                    atoms::copy(member, op, ty)?
+                }
+                _ => return Err(format!("{name} takes a copy operation and a value type")),
+            };
+            json!(["k", member, atom])
         }
         Expr::Call { name, args, called: true, .. } => {
             let n = name.simple().filter(|n| OPS.contains(n)).ok_or_else(|| format!("the DSL oracle has no {name}"))?;
@@ -83,38 +95,6 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
             json!(["a", ast(target)?, args.iter().map(ast).collect::<Result<Vec<_>, _>>()?])
         }
     })
-}
-
-/// The members of an MMA atom the DSL oracle asks for (`cute.make_mma_atom(op)`'s `tv_layout_A`,
-/// `tv_layout_B`, `tv_layout_C`, `shape_mnk`, `thr_id`).
-pub const MMA_MEMBERS: &[&str] = &["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id"];
-
-/// The DSL's form of a CuTe C++ warp MMA atom name, for the atoms the DSL exposes as
-/// `cute.nvgpu.warp.MmaF16BF16Op(ab_dtype, acc_dtype, shape_mnk)`: `SM80_16x8x{8,16}_DABC_TN`
-/// with A = B in {F16, BF16} and C = D in {F32, F16} (F16 accumulators with F16 inputs only).
-pub fn warp_mma(name: &crate::expr::Name) -> Option<Json> {
-    let n = name.simple()?;
-    let rest = n.strip_prefix("SM80_")?.strip_suffix("_TN")?;
-    let (shape, types) = rest.split_once('_')?;
-    let mnk: Vec<i64> = shape.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
-    if mnk.len() != 3 || mnk[0] != 16 || mnk[1] != 8 || !matches!(mnk[2], 8 | 16) {
-        return None;
-    }
-    let mut ts = Vec::new();
-    let mut t = types;
-    while !t.is_empty() {
-        let tok = ["BF16", "F32", "F16"].into_iter().find(|p| t.starts_with(p))?;
-        ts.push(tok);
-        t = &t[tok.len()..];
-    }
-    let [d, a, b, c] = ts.as_slice() else { return None };
-    let dsl = |t: &str| match t {
-        "F16" => "Float16",
-        "BF16" => "BFloat16",
-        _ => "Float32",
-    };
-    let ok = a == b && c == d && *a != "F32" && (*c == "F32" || *a == "F16");
-    ok.then(|| json!({"op": "MmaF16BF16Op", "ab": dsl(a), "acc": dsl(c), "mnk": mnk}))
 }
 
 /// A value as the DSL returned it: static leaves are known, dynamic leaves usually are not.
