@@ -81,7 +81,85 @@ struct Report {
     pairs: BTreeMap<String, PairRow>,
     /// (pair, signature, op) -> count
     classes: Vec<(String, String, String, usize)>,
+    /// The DSL's refusals and crashes grouped by its message (digits as N): pair, signature, op,
+    /// message, count and the first case.
+    messages: Vec<MessageRow>,
     cases: Vec<CaseRow>,
+}
+
+#[derive(Serialize)]
+struct MessageRow {
+    pair: String,
+    signature: String,
+    op: String,
+    message: String,
+    cases: usize,
+    example: String,
+}
+
+/// The DSL's message of a refusal or crash, with the operand types it quotes as `<...>` and
+/// numbers as `N`, so that one cause is one group.
+fn message_class(v: &DslVerdict) -> Option<String> {
+    let m = match v {
+        DslVerdict::DslRejects { message, .. } | DslVerdict::DslRefusesDynamic { message, .. } => message,
+        DslVerdict::DslCrashed { message } => message,
+        _ => return None,
+    };
+    let mut m = m.to_string();
+    let mut from = 0;
+    while let Some(i) = m[from..].find("cute.").map(|i| i + from) {
+        let Some(open) = m[i..].find("<\"").map(|k| i + k) else { break };
+        let Some(close) = m[open..].find("\">").map(|k| open + k + 2) else { break };
+        m.replace_range(open..close, "<...>");
+        from = open + 5;
+    }
+    let mut out = String::new();
+    for ch in m.chars() {
+        if ch.is_ascii_digit() {
+            if !out.ends_with('N') {
+                out.push('N');
+            }
+        } else {
+            out.push(ch);
+        }
+    }
+    Some(out.chars().take(200).collect())
+}
+
+fn messages(rows: &[CaseRow]) -> Vec<MessageRow> {
+    let mut groups: BTreeMap<(String, String, String, String), (usize, String)> = BTreeMap::new();
+    for c in rows {
+        let op = c.op.clone().unwrap_or_else(|| "-".into());
+        for (pair, v) in [("engine~dsl", Some(&c.engine_dsl)), ("cpp~dsl", c.cpp_dsl.as_ref())] {
+            let Some(v) = v else { continue };
+            if let Some(m) = message_class(v) {
+                let g = groups.entry((pair.into(), v.signature(), op.clone(), m)).or_insert((0, c.expr.clone()));
+                g.0 += 1;
+            }
+        }
+    }
+    let mut v: Vec<MessageRow> = groups
+        .into_iter()
+        .map(|((pair, signature, op, message), (cases, example))| MessageRow { pair, signature, op, message, cases, example })
+        .collect();
+    v.sort_by(|a, b| (&a.pair, std::cmp::Reverse(a.cases)).cmp(&(&b.pair, std::cmp::Reverse(b.cases))));
+    v
+}
+
+fn message_table(r: &Report) -> String {
+    let mut s = String::from("| pair | class | op | cases | the DSL's message | first case |\n|---|---|---|---:|---|---|\n");
+    for m in &r.messages {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | `{}` |\n",
+            m.pair,
+            m.signature,
+            m.op,
+            m.cases,
+            m.message.replace('|', "\\|"),
+            m.example
+        ));
+    }
+    s
 }
 
 pub fn options(args: &OracleArgs) -> DslOptions {
@@ -199,6 +277,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         dsl_cases_per_minute: refs.len() as f64 * 60.0 / dsl_time.max(1e-3),
         pairs,
         classes: classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
+        messages: messages(&rows),
         cases: rows,
     };
     let tables = tables(&report);
@@ -216,9 +295,10 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     std::fs::write(dir.join("report-dsl.json"), serde_json::to_string_pretty(&report)?)?;
     let cmd: Vec<String> = std::env::args().skip(1).collect();
     let md = format!(
-        "# cutecheck three-way report (engine, CuTe C++, CuTe DSL)\n\nCommand: `cargo xtask {}`  \nDSL: {}  \n\n```text\n{tables}```\n\n## Differences\n\n{listing}",
+        "# cutecheck three-way report (engine, CuTe C++, CuTe DSL)\n\nCommand: `cargo xtask {}`  \nDSL: {}  \n\n```text\n{tables}```\n\n## The DSL's refusals and crashes by message\n\n{}\n## Differences\n\n{listing}",
         cmd.join(" "),
-        dsl_oracle.describe()
+        dsl_oracle.describe(),
+        message_table(&report)
     );
     std::fs::write(dir.join("report-dsl.md"), md)?;
     eprintln!(
@@ -269,6 +349,13 @@ fn tables(r: &Report) -> String {
     for (pair, sig, op, n) in &r.classes {
         s.push_str(&format!("{pair:<12} {sig:<48} {op:<20} {n:>6}\n"));
     }
+    if !r.messages.is_empty() {
+        s.push_str(&format!("\nthe DSL's refusals and crashes by message ({} groups, the first 25 here, all in report-dsl.md):\n", r.messages.len()));
+        for m in r.messages.iter().take(25) {
+            let msg: String = m.message.chars().take(110).collect();
+            s.push_str(&format!("{:<12} {:<36} {:<18} {:>5}  {msg}\n", m.pair, m.signature, m.op, m.cases));
+        }
+    }
     s
 }
 
@@ -316,7 +403,7 @@ fn detail(v: &DslVerdict) -> String {
             }
             s
         }
-        DslVerdict::DslRejects { message, accepted_ok, detail } => format!(
+        DslVerdict::DslRejects { message, accepted_ok, detail } | DslVerdict::DslRefusesDynamic { message, accepted_ok, detail } => format!(
             "the DSL refuses ({message}); the reference's result {}",
             match accepted_ok {
                 Some(true) => "satisfies the definition".to_string(),

@@ -627,6 +627,10 @@ pub enum DslVerdict {
     DifferentUnknown { at: String },
     /// The DSL refuses (its message) what the reference accepts; is the accepted result right?
     DslRejects { message: String, accepted_ok: Option<bool>, detail: Option<String> },
+    /// The DSL refuses an operand whose values it does not know at trace time: its message names
+    /// an operand type with a dynamic (`?`) leaf ([`refuses_dynamic`]), e.g. "expects an input
+    /// with static shape, but got '!cute.layout<"?:1">'". A limit of the DSL, not a finding.
+    DslRefusesDynamic { message: String, accepted_ok: Option<bool>, detail: Option<String> },
     /// The reference refuses what the DSL accepts; is the DSL's result right?
     ReferenceRejects { accepted_ok: Option<bool>, detail: Option<String> },
     /// The reference crashed (CuTe C++ at run time, or the engine panicked).
@@ -661,9 +665,13 @@ impl DslVerdict {
             ),
             DslVerdict::DifferentUnknown { .. } => "different:dsl-values-unknown".into(),
             DslVerdict::DslRejects { accepted_ok, .. } => format!("dsl-rejects:accepted-{}", ok(accepted_ok)),
+            DslVerdict::DslRefusesDynamic { accepted_ok, .. } => format!("dsl-refuses-dynamic:accepted-{}", ok(accepted_ok)),
             DslVerdict::ReferenceRejects { accepted_ok, .. } => format!("reference-rejects:accepted-{}", ok(accepted_ok)),
             DslVerdict::ReferenceCrashed => "reference-crashed".into(),
-            DslVerdict::DslCrashed { .. } => "dsl-crashed".into(),
+            DslVerdict::DslCrashed { message } => match crash_signal(message) {
+                Some(sig) => format!("dsl-crashed:{sig}"),
+                None => "dsl-crashed".into(),
+            },
             DslVerdict::Unchecked { .. } => "unchecked".into(),
         }
     }
@@ -680,6 +688,7 @@ impl DslVerdict {
         match self {
             DslVerdict::DifferentFunction { blame, .. } => matches!(blame, DslBlame::Reference | DslBlame::Both),
             DslVerdict::DslRejects { accepted_ok: Some(false), .. } => true,
+            DslVerdict::DslRefusesDynamic { accepted_ok: Some(false), .. } => true,
             DslVerdict::ReferenceRejects { accepted_ok: Some(true), .. } => true,
             _ => false,
         }
@@ -704,7 +713,12 @@ pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionChec
         (R::Rejected(_), Outcome::Rejected(_)) => DslVerdict::BothReject,
         (R::Printed(r), Outcome::Rejected(m)) => {
             let c = read_printed(r).and_then(|v| check(&v));
-            DslVerdict::DslRejects { message: m.clone(), accepted_ok: c.as_ref().map(Result::is_ok), detail: c.and_then(Result::err) }
+            let (message, accepted_ok, detail) = (m.clone(), c.as_ref().map(Result::is_ok), c.and_then(Result::err));
+            if refuses_dynamic(m) {
+                DslVerdict::DslRefusesDynamic { message, accepted_ok, detail }
+            } else {
+                DslVerdict::DslRejects { message, accepted_ok, detail }
+            }
         }
         (R::Rejected(_), Outcome::Printed(_)) => {
             let c = dsl.value.as_ref().and_then(DslValue::to_value).and_then(|v| check(&v));
@@ -734,6 +748,24 @@ pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionChec
             DslVerdict::DifferentFunction { blame, reference_check: rb, dsl_check: db }
         }
     }
+}
+
+/// Whether the DSL's refusal is about an operand it only knows at run time: the message names a
+/// CuTe IR type (`!cute.layout<"...">`, `#cute.layout<...>`, `!cute.int_tuple<...>`) with a
+/// dynamic leaf `?` in it.
+pub fn refuses_dynamic(message: &str) -> bool {
+    message.match_indices("cute.").any(|(i, _)| {
+        let rest = &message[i..];
+        let end = rest.find(['>', '\'']).unwrap_or(rest.len());
+        rest[..end].contains('?')
+    })
+}
+
+/// The signal named in a crash message ("... signal 6 (SIGABRT) ..."), for grouping.
+pub fn crash_signal(message: &str) -> Option<&str> {
+    let i = message.find("(SIG")?;
+    let rest = &message[i + 1..];
+    Some(&rest[..rest.find(')')?])
 }
 
 /// Judge with the real definition check of the case's operation, as blame reads it

@@ -131,6 +131,14 @@ fn judge_classifies_with_blame_by_the_definition() {
     let v = judge_case(&case, &p("_6:_1"), &rej);
     assert!(matches!(&v, DslVerdict::DslRejects { accepted_ok: Some(true), message, .. } if message.contains("unable")), "{v:?}");
     assert_eq!(judge_case(&case, &Outcome::Rejected("x".into()), &rej), DslVerdict::BothReject);
+    // ... a refusal that names an operand type with a dynamic leaf is the DSL's static-only limit.
+    let dynr = answer(json!({"rejected": "MLIRError: error: unknown: expects an input with static shape, but got '!cute.layout<\"(?,4):(1,?)\">'"}));
+    let v = judge_case(&case, &p("_6:_1"), &dynr);
+    assert_eq!(v.signature(), "dsl-refuses-dynamic:accepted-ok");
+    let stat = answer(json!({"rejected": "MLIRError: error: unknown: unable to compute the left inverse of '!cute.layout<\"(4):(-1)\">'"}));
+    assert_eq!(judge_case(&case, &p("_6:_1"), &stat).signature(), "dsl-rejects:accepted-ok");
+    let crash = answer(json!({"crashed": "the DSL died on this case: signal 8 (SIGFPE)"}));
+    assert_eq!(judge_case(&case, &p("_6:_1"), &crash).signature(), "dsl-crashed:SIGFPE");
     let uns = answer(json!({"unsupported": "no such op"}));
     assert!(judge_case(&case, &p("_6:_1"), &uns).unchecked());
 }

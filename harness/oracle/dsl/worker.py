@@ -130,6 +130,21 @@ def two(f):
     return g
 
 
+def int_tiler(f):
+    """An integer tiler is a layout in CuTe C++ (layout.hpp: logical_divide and logical_product take
+    is_integral<Tiler> as make_layout(tiler), the zipped/tiled/flat divides call logical_divide,
+    composition composes with (rhs):(_1)); the DSL's operations take a Value there, so they get
+    make_layout(N), CuTe's own reading."""
+    def g(args):
+        if len(args) != 2:
+            raise Unsupported(f"{f.__name__} takes two arguments")
+        b = args[1]
+        if isinstance(b, (int, cutlass.Int32)) and not isinstance(b, bool):
+            b = cute.make_layout(b)
+        return f(args[0], b)
+    return g
+
+
 def layout_tiler(f):
     """The DSL's zipped/tiled/flat/blocked/raked products take a layout as the tiler, no tuple."""
     def g(args):
@@ -167,15 +182,15 @@ OPS = {
     "coalesce": op_coalesce,
     "filter": op_filter,
     "filter_zeros": one(cute.filter_zeros),
-    "composition": two(cute.composition),
+    "composition": int_tiler(cute.composition),
     "complement": op_complement,
     "right_inverse": one(cute.right_inverse),
     "left_inverse": one(cute.left_inverse),
-    "logical_divide": two(cute.logical_divide),
-    "zipped_divide": two(cute.zipped_divide),
-    "tiled_divide": two(cute.tiled_divide),
-    "flat_divide": two(cute.flat_divide),
-    "logical_product": two(cute.logical_product),
+    "logical_divide": int_tiler(cute.logical_divide),
+    "zipped_divide": int_tiler(cute.zipped_divide),
+    "tiled_divide": int_tiler(cute.tiled_divide),
+    "flat_divide": int_tiler(cute.flat_divide),
+    "logical_product": int_tiler(cute.logical_product),
     "zipped_product": layout_tiler(cute.zipped_product),
     "tiled_product": layout_tiler(cute.tiled_product),
     "flat_product": layout_tiler(cute.flat_product),
