@@ -16,9 +16,10 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use anyhow::Result;
+use rayon::prelude::*;
 use serde::Serialize;
 
-use cutecheck::case::{Case, Judge, Oracle as _, Status};
+use cutecheck::case::{Case, EngineAnswer, Judge, Oracle as _, Status};
 use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle, DslVerdict};
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
@@ -78,6 +79,14 @@ struct Report {
     dsl_seconds: f64,
     cpp_seconds: Option<f64>,
     dsl_cases_per_minute: f64,
+    /// Wall seconds of the other steps: planning (the fixed suites, generating the random cases),
+    /// the engine, judging (the DSL pairs, definition checks included), and the whole run up to
+    /// the report; `judged_per_minute` is every case over the whole run.
+    plan_seconds: f64,
+    engine_seconds: f64,
+    judge_seconds: f64,
+    total_seconds: f64,
+    judged_per_minute: f64,
     pairs: BTreeMap<String, PairRow>,
     /// (pair, signature, op) -> count
     classes: Vec<(String, String, String, usize)>,
@@ -168,6 +177,7 @@ pub fn options(args: &OracleArgs) -> DslOptions {
 
 /// Three-way (or engine~DSL) conformance.
 pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bool> {
+    let start = Instant::now();
     let seed = ra.seed.unwrap_or_else(fresh_seed);
     let shard = ra.shard.unwrap_or((0, 1));
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
@@ -184,12 +194,23 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     };
     let known = load_known()?;
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
-    let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
-    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
     let t = Instant::now();
-    let answers = dsl_oracle.answers(&refs);
-    let dsl_time = t.elapsed().as_secs_f64();
-    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s", refs.len());
+    let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
+    let plan_time = t.elapsed().as_secs_f64();
+    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
+    // The DSL's workers answer while the engine answers every case on this process's cores.
+    let t = Instant::now();
+    let (answers, dsl_time, engines) = std::thread::scope(|s| {
+        let asked = s.spawn(|| {
+            let answers = dsl_oracle.answers(&refs);
+            (answers, t.elapsed().as_secs_f64())
+        });
+        let engines: Vec<EngineAnswer> = refs.par_iter().map(|c| judge.engine(c, false)).collect();
+        let (answers, dsl_time) = asked.join().expect("the DSL oracle's thread panicked");
+        (answers, dsl_time, engines)
+    });
+    let engine_time = t.elapsed().as_secs_f64();
+    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s (the engine alongside, done in {engine_time:.1} s)", refs.len());
     let (cpp_outcomes, cpp_time) = match &cpp_oracle {
         Some(o) => {
             let t = Instant::now();
@@ -205,15 +226,25 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
     let mut rows = Vec::with_capacity(refs.len());
     let mut ok = true;
-    for (k, (p, ans)) in planned.iter().zip(&answers).enumerate() {
+    // The DSL pairs' verdicts (definition checks on differences), in parallel.
+    let t = Instant::now();
+    let verdicts: Vec<(DslVerdict, Option<DslVerdict>)> = (0..refs.len())
+        .into_par_iter()
+        .map(|k| {
+            let ed = dsl::judge_case(refs[k], &engines[k].outcome, &answers[k]);
+            let cd = cpp_outcomes.as_ref().map(|outs| dsl::judge_case(refs[k], &outs[k], &answers[k]));
+            (ed, cd)
+        })
+        .collect();
+    let judge_time = t.elapsed().as_secs_f64();
+    for (k, ((p, ans), (ed, cd_v))) in planned.iter().zip(&answers).zip(verdicts).enumerate() {
         let case = &p.case;
         let op = case.op().map(str::to_string).unwrap_or_else(|| "-".into());
-        let engine = judge.engine(case, false);
+        let engine = &engines[k];
         if ans.outcome.is_error() {
             ok = false;
         }
         // engine ~ DSL
-        let ed = dsl::judge_case(case, &engine.outcome, ans);
         if ed.blames_reference() {
             ok = false;
         }
@@ -222,7 +253,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         let (mut cpp_l, mut ec, mut cd) = (None, None, None);
         if let Some(outs) = &cpp_outcomes {
             let o = &outs[k];
-            let j = judge.judge(case, p.origin, &engine, o);
+            let j = judge.judge(case, p.origin, engine, o);
             if j.fails() {
                 ok = false;
             }
@@ -244,7 +275,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
             if !j.agreement.agrees() {
                 ec = Some(j.summary());
             }
-            let v = dsl::judge_case(case, o, ans);
+            let v = cd_v.expect("a C++~DSL verdict for every case with C++");
             tally(&mut pairs, &mut classes, "cpp~dsl", &op, &v);
             cd = Some(v);
             cpp_l = Some(o.lines());
@@ -275,6 +306,11 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         dsl_seconds: dsl_time,
         cpp_seconds: cpp_time,
         dsl_cases_per_minute: refs.len() as f64 * 60.0 / dsl_time.max(1e-3),
+        plan_seconds: plan_time,
+        engine_seconds: engine_time,
+        judge_seconds: judge_time,
+        total_seconds: start.elapsed().as_secs_f64(),
+        judged_per_minute: refs.len() as f64 * 60.0 / start.elapsed().as_secs_f64().max(1e-3),
         pairs,
         classes: classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
         messages: messages(&rows),
@@ -306,6 +342,16 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         dir.join("report-dsl.md").display(),
         report.cases.len(),
         report.dsl_cases_per_minute
+    );
+    eprintln!(
+        "xtask: {} cases judged in {:.1} s ({:.0} a minute): planning {:.1} s, the DSL {dsl_time:.1} s{}, the engine {:.1} s, judging {:.1} s",
+        report.cases.len(),
+        report.total_seconds,
+        report.judged_per_minute,
+        plan_time,
+        cpp_time.map_or(String::new(), |c| format!(", CuTe C++ {c:.1} s")),
+        engine_time,
+        judge_time
     );
     Ok(ok)
 }
@@ -449,8 +495,8 @@ pub enum DslCmd {
         /// Workers (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
-        /// Cases per request (one jit function).
-        #[arg(long, default_value_t = 500)]
+        /// Most cases per request (one jit function).
+        #[arg(long, default_value_t = 2000)]
         batch: usize,
     },
 }
@@ -494,10 +540,15 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let ask = t.elapsed().as_secs_f64();
     let t2 = Instant::now();
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    let mut slowest: Vec<(f64, f64, &str)> = Vec::new();
     for (c, a) in cases.iter().zip(&answers) {
+        let t = Instant::now();
         let engine = cutecheck::case::engine(c, false).outcome;
+        let te = t.elapsed().as_secs_f64();
         *tally.entry(dsl::judge_case(c, &engine, a).signature()).or_default() += 1;
+        slowest.push((t.elapsed().as_secs_f64(), te, &c.text));
     }
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     let judge = t2.elapsed().as_secs_f64();
     // The workers' CPU time: end them (they and their children are reaped) and read this
     // process's children's user+system time.
@@ -521,5 +572,9 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average at the end: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     println!("verdicts: {}", tally.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
+    println!("slowest to judge (engine + judge, of which the engine):");
+    for (t, te, e) in slowest.iter().take(8) {
+        println!("  {:.1} ms ({:.1} ms) {e}", t * 1e3, te * 1e3);
+    }
     Ok(true)
 }

@@ -301,6 +301,52 @@ def build(n):
 
 
 DYN = re.compile(r"^\?(\{div=(\d+)\})?$")
+LAYOUT_TOKEN = re.compile(r"\?\{div=(\d+)\}|(\?)|(-?\d+)|([(),:])")
+
+
+def encode_layout_text(text):
+    """A layout's structure read from the DSL's print of it, "(?,4):(1,?{div=2})": the print comes
+    from the layout's type, where a static leaf is its number and a dynamic one is ?, ?{div=N}.
+    (Asking for .shape and .stride instead builds two IR operations per layout: a third of a
+    case's time.)"""
+    toks = []
+    for m in LAYOUT_TOKEN.finditer(text):
+        toks.append(m)
+    if "".join(m.group(0) for m in toks) != text.replace(" ", ""):
+        raise Unsupported(f"a layout printed as {text!r}")
+    pos = [0]
+
+    def tup():
+        m = toks[pos[0]]
+        pos[0] += 1
+        if m.group(4) == "(":
+            items = [tup()]
+            while toks[pos[0]].group(4) == ",":
+                pos[0] += 1
+                items.append(tup())
+            if toks[pos[0]].group(4) != ")":
+                raise Unsupported(f"a layout printed as {text!r}")
+            pos[0] += 1
+            return items
+        if m.group(3) is not None:
+            return int(m.group(3))
+        if m.group(2) is not None:
+            return {"d": None, "v": None}
+        if m.group(1) is not None:
+            return {"d": int(m.group(1)), "v": None}
+        raise Unsupported(f"a layout printed as {text!r}")
+
+    try:
+        shape = tup()
+        if toks[pos[0]].group(4) != ":":
+            raise Unsupported(f"a layout printed as {text!r}")
+        pos[0] += 1
+        stride = tup()
+    except IndexError:
+        raise Unsupported(f"a layout printed as {text!r}") from None
+    if pos[0] != len(toks):
+        raise Unsupported(f"a layout printed as {text!r}")
+    return {"shape": shape, "stride": stride}
 
 
 def encode(v):
@@ -313,7 +359,7 @@ def encode(v):
     if isinstance(v, tuple):
         return [encode(x) for x in v]
     if is_layout(v):
-        return {"shape": encode(v.shape), "stride": encode(v.stride)}
+        return encode_layout_text(str(v))
     if isinstance(v, cutlass.Numeric):
         s = str(v)
         m = DYN.match(s)
