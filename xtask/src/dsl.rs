@@ -538,17 +538,26 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let t = Instant::now();
     let answers: Vec<DslAnswer> = o.answers(&refs);
     let ask = t.elapsed().as_secs_f64();
+    // Engine and judge on every core (rayon), as conformance does.
     let t2 = Instant::now();
+    let timed: Vec<(String, f64, f64)> = cases
+        .par_iter()
+        .zip(&answers)
+        .map(|(c, a)| {
+            let t = Instant::now();
+            let engine = cutecheck::case::engine(c, false).outcome;
+            let te = t.elapsed().as_secs_f64();
+            (dsl::judge_case(c, &engine, a).signature(), t.elapsed().as_secs_f64(), te)
+        })
+        .collect();
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
-    let mut slowest: Vec<(f64, f64, &str)> = Vec::new();
-    for (c, a) in cases.iter().zip(&answers) {
-        let t = Instant::now();
-        let engine = cutecheck::case::engine(c, false).outcome;
-        let te = t.elapsed().as_secs_f64();
-        *tally.entry(dsl::judge_case(c, &engine, a).signature()).or_default() += 1;
-        slowest.push((t.elapsed().as_secs_f64(), te, &c.text));
+    for (sig, _, _) in &timed {
+        *tally.entry(sig.clone()).or_default() += 1;
     }
+    let mut slowest: Vec<(f64, f64, &str)> = timed.iter().zip(&cases).map(|((_, t, te), c)| (*t, *te, c.text.as_str())).collect();
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let cpu_total: f64 = slowest.iter().map(|s| s.0).sum();
+    let slow: Vec<f64> = slowest.iter().map(|s| s.0).filter(|t| *t > 0.01).collect();
     let judge = t2.elapsed().as_secs_f64();
     // The workers' CPU time: end them (they and their children are reaped) and read this
     // process's children's user+system time.
@@ -572,6 +581,11 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average at the end: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     println!("verdicts: {}", tally.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
+    println!(
+        "engine + judge: {cpu_total:.2} s in all over the cases; {} cases over 10 ms take {:.2} s of it",
+        slow.len(),
+        slow.iter().sum::<f64>()
+    );
     println!("slowest to judge (engine + judge, of which the engine):");
     for (t, te, e) in slowest.iter().take(8) {
         println!("  {:.1} ms ({:.1} ms) {e}", t * 1e3, te * 1e3);
