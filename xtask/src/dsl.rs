@@ -540,20 +540,22 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let ask = t.elapsed().as_secs_f64();
     // Engine and judge on every core (rayon), as conformance does.
     let t2 = Instant::now();
-    let timed: Vec<(String, f64, f64)> = cases
+    let timed: Vec<(DslVerdict, f64, f64)> = cases
         .par_iter()
         .zip(&answers)
         .map(|(c, a)| {
             let t = Instant::now();
             let engine = cutecheck::case::engine(c, false).outcome;
             let te = t.elapsed().as_secs_f64();
-            (dsl::judge_case(c, &engine, a).signature(), t.elapsed().as_secs_f64(), te)
+            (dsl::judge_case(c, &engine, a), t.elapsed().as_secs_f64(), te)
         })
         .collect();
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
-    for (sig, _, _) in &timed {
-        *tally.entry(sig.clone()).or_default() += 1;
+    for (v, _, _) in &timed {
+        *tally.entry(v.signature()).or_default() += 1;
     }
+    let blamed: Vec<(&DslVerdict, &str)> =
+        timed.iter().zip(&cases).filter(|((v, _, _), _)| v.blames_reference()).map(|((v, _, _), c)| (v, c.text.as_str())).collect();
     let mut slowest: Vec<(f64, f64, &str)> = timed.iter().zip(&cases).map(|((_, t, te), c)| (*t, *te, c.text.as_str())).collect();
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     let cpu_total: f64 = slowest.iter().map(|s| s.0).sum();
@@ -586,6 +588,9 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
         slow.len(),
         slow.iter().sum::<f64>()
     );
+    for (v, e) in blamed.iter().take(10) {
+        println!("the definition blames the engine: {e}: {}", detail(v));
+    }
     println!("slowest to judge (engine + judge, of which the engine):");
     for (t, te, e) in slowest.iter().take(8) {
         println!("  {:.1} ms ({:.1} ms) {e}", t * 1e3, te * 1e3);
