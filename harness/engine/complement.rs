@@ -228,12 +228,21 @@ const CITE_SIZE: &str = "layout.hpp @post size(result) >= cosize_hi / size(filte
 const OURS_INJECTIVE: &str = "(filter(A), R) injective; CuTe asks only that R avoid A's image";
 const OURS_COVERS: &str = "size(filter(A)) * size(R) >= size(cotarget); CuTe asks only cosize(A, R) >= size(cotarget)";
 
-/// Check the numbered postconditions of `complement(A, cotarget) == R` (CuTe's 1-5 first, then
+/// Postcondition 0: every extent of `R` is positive. Also what makes a complement inside a divide
+/// or a product defined: with a non-positive extent the composition walk that checks those is
+/// empty, so it cannot fail (logical_divide(((_4,_6,_1),_3):((_1,_12,_72),_4),_128:_-10), found by
+/// the three-way run).
+pub(crate) fn extents_positive(r: &Layout) -> Checked {
+    match r.shape.leaves().into_iter().find(|e| e.value < 1) {
+        Some(e) => Err(Violation::cute(CITE_EXTENTS, format!("0: {r} has the extent {e}, not positive"))),
+        None => Ok(()),
+    }
+}
+
+/// Check the numbered postconditions of `complement(A, cotarget) == R` (CuTe's 0-5 first, then
 /// ours 6-7).
 pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked {
-    if let Some(e) = r.shape.leaves().into_iter().find(|e| e.value < 1) {
-        return Err(Violation::cute(CITE_EXTENTS, format!("0: {r} has the extent {e}, not positive")));
-    }
+    extents_positive(r)?;
     let f = filter(a)?;
     let rv = r.values()?;
     if let Some(i) = (1..rv.len()).find(|&i| rv[i - 1] >= rv[i]) {
