@@ -120,8 +120,9 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     }
     let bv = b.values()?;
     let r0v = r0.values()?;
+    let ea = a.eval_1d();
     for (i, &x) in bv.iter().enumerate() {
-        let want = a.call_int(Int::dy(x))?.value;
+        let want = ea.at(x)?;
         if r0v.get(i) != Some(&want) {
             return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},0) = {:?} but {a}({b}({i})) = {want}", r0v.get(i))));
         }
@@ -133,10 +134,13 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if r1v.len() != cv.len() {
         return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: size of mode 1 of {r} != size({c})")));
     }
+    // r(i,j) as crd2idx reads a pair: mode 0 at i plus mode 1 at j (checked like its sum).
+    let (e0, e1) = (r0.eval_1d(), r1.eval_1d());
     for (j, &y) in cv.iter().enumerate() {
+        let at_j = e1.at(j as i64)?;
         for (i, &x) in bv.iter().enumerate() {
-            let want = a.call_int(Int::dy(x + y))?.value;
-            let got = r.call(&IntTuple::tuple([IntTuple::dy(i as i64), IntTuple::dy(j as i64)]))?.value;
+            let want = ea.at(x + y)?;
+            let got = Int::dy(e0.at(i as i64)?).add(Int::dy(at_j))?.value;
             if got != want {
                 return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}")));
             }
