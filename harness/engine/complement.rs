@@ -228,10 +228,9 @@ const CITE_SIZE: &str = "layout.hpp @post size(result) >= cosize_hi / size(filte
 const OURS_INJECTIVE: &str = "(filter(A), R) injective; CuTe asks only that R avoid A's image";
 const OURS_COVERS: &str = "size(filter(A)) * size(R) >= size(cotarget); CuTe asks only cosize(A, R) >= size(cotarget)";
 
-/// Postcondition 0: every extent of `R` is positive. Also what makes a complement inside a divide
-/// or a product defined: with a non-positive extent the composition walk that checks those is
-/// empty, so it cannot fail (logical_divide(((_4,_6,_1),_3):((_1,_12,_72),_4),_128:_-10), found by
-/// the three-way run).
+/// Postcondition 0: every extent of `R` is positive. A divide whose complement fails it is checked
+/// by its own definition, since the composition walk over `(B, C)` has no coordinates then
+/// (logical_divide(((_4,_6,_1),_3):((_1,_12,_72),_4),_128:_-10), found by the three-way run).
 pub(crate) fn extents_positive(r: &Layout) -> Checked {
     match r.shape.leaves().into_iter().find(|e| e.value < 1) {
         Some(e) => Err(Violation::cute(CITE_EXTENTS, format!("0: {r} has the extent {e}, not positive"))),

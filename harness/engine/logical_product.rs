@@ -67,7 +67,6 @@ pub(crate) fn product_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layou
             super::composition::walkable(b)?;
             // Only the composition is part of CuTe's definition of the product (postcondition
             // 3); the complement's own conditions are ours here (postcondition 4), never refused.
-            enforce("complement", super::complement::extents_positive(&c))?;
             enforce("composition", super::composition::verified(&c, b, &cb))?;
         }
         _ => {}
