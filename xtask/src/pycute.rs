@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 use cutecheck::case::{Case, EngineAnswer, Outcome};
-use cutecheck::expr::{Expr, Value};
+use cutecheck::expr::Value;
 use cutecheck::oracle::Oracle;
 use cutecheck::triage::read_printed;
 
