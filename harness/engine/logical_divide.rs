@@ -165,7 +165,7 @@ mod tests {
     /// A tiler whose complement CuTe computes with non-positive extents: the composition walk of
     /// the divide has no coordinates there, so the divide's own definition is checked (found by
     /// the three-way run, random case 586 of seed 42: CuTe C++'s algorithm gives
-    /// ((_2,_64),(_-10,_0)):((_-36,_-4),(_1,_-216)), whose (2,0) is -36 where A(B(2)) = -433).
+    /// ((_2,_64),(_-10,_0)):((_-36,_-4),(_1,_-216)), whose (1,0) is -36 where A(B(1)) = -26).
     #[test]
     fn a_divide_by_a_complement_with_non_positive_extents_is_checked() {
         let e = eval_str("logical_divide(((_4,_6,_1),_3):((_1,_12,_72),_4),_128:_-10)").unwrap_err().to_string();
