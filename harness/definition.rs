@@ -315,6 +315,18 @@ mod tests {
     }
 
     #[test]
+    fn complement_extents_are_positive() {
+        // The CuTe DSL 4.8.1 prints (-2,-3):(1,-8) for complement(_4:_-2,_24) (a three-way run);
+        // its "size" 6 passes the size and cosize walks, but a negative extent has no coordinates.
+        let e = parse("complement(_4:_-2,_24)").unwrap();
+        let r = check_cute(&e, &v("(_-2,_-3):(_1,_-8)")).unwrap().unwrap_err();
+        assert!(r.contains("0: ") && r.contains("not positive"), "{r}");
+        // A zero extent is CuTe's own static_assert ("Non-injective Layout detected in complement.").
+        assert!(check_cute(&e, &v("(_0,_3):(_1,_8)")).unwrap().is_err());
+        assert_eq!(check_cute(&parse("complement(_4:_2,_24)").unwrap(), &v("(_2,_3):(_1,_8)")), Some(Ok(())));
+    }
+
+    #[test]
     fn atom_definitions() {
         // CuTe 4.2's BLayout of the int4 m16n8k32 atom (our GPU run proved it wrong).
         let e = "mma_layout_b(SM80_16x8x32_S32S4S4S32_TN)";

@@ -83,6 +83,11 @@ fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
             // the complement's own conditions are ours here (postcondition 4), never refused.
             super::composition::walkable(&bc)?;
             enforce("composition", super::composition::verified(a, &bc, &r))?;
+            if super::complement::extents_positive(&bc.mode(1)?).is_err() {
+                // A complement with a non-positive extent leaves that walk without coordinates:
+                // the divide's own definition (postcondition 3, walked over B and C) decides.
+                enforce("logical_divide", check_layout(a, b, &r))?;
+            }
         }
         _ => {}
     }
@@ -151,4 +156,21 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         return Err(Violation::ours("the divide covers A", format!("5: size({r}) = {n} < size({a}) = {m}")));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::eval_str;
+
+    /// A tiler whose complement CuTe computes with non-positive extents: the composition walk of
+    /// the divide has no coordinates there, so the divide's own definition is checked (found by
+    /// the three-way run, random case 586 of seed 42: CuTe C++'s algorithm gives
+    /// ((_2,_64),(_-10,_0)):((_-36,_-4),(_1,_-216)), whose (1,0) is -36 where A(B(1)) = -26).
+    #[test]
+    fn a_divide_by_a_complement_with_non_positive_extents_is_checked() {
+        let e = eval_str("logical_divide(((_4,_6,_1),_3):((_1,_12,_72),_4),_128:_-10)").unwrap_err().to_string();
+        assert!(e.contains("logical_divide is not defined here: 3:"), "{e}");
+        assert!(eval_str("zipped_divide((_15,_3,_2,_8):(_48,_1,_3,_6),_4:_-12)").is_err());
+        assert_eq!(eval_str("logical_divide(_24:_1,_4:_2)").unwrap().to_string(), "(_4,(_2,_3)):(_2,(_1,_8))");
+    }
 }
