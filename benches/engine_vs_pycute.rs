@@ -4,10 +4,10 @@
 //! On both sides the operands are built once and the loop times the operation alone: 20,000 calls
 //! of the engine and 2,000 of pycute per case, in 5 equal batches, and each side's figure is its
 //! fastest batch (the machine is shared; a preempted batch measures the load). pycute runs in a
-//! python3 child that imports the pycute shipped in the `nvidia-cutlass` wheel (found under target/cutecheck/cache, or PYCUTE_DIR).
+//! python3 child that imports the pycute shipped in the `nvidia-cutlass` wheel (`cutecheck::oracle::pycute_dir`: PYCUTE_DIR, or the provisioned cache).
 //! Results are printed as a Markdown table (ns per op and the ratio); BENCHMARKS.md keeps one run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -26,20 +26,6 @@ const MIX: &[(&str, &str, &str)] = &[
     ("coalesce", "coalesce((_2,(_1,_6)):(_1,(_6,_2)))", "coalesce(Layout((2,(1,6)),(1,(6,2))))"),
     ("coalesce 4-mode", "coalesce(((_4,_8),(_2,_2)):((_1,_4),(_32,_64)))", "coalesce(Layout(((4,8),(2,2)),((1,4),(32,64))))"),
 ];
-
-fn pycute_dir() -> Option<PathBuf> {
-    if let Ok(d) = std::env::var("PYCUTE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/cutecheck/cache");
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&cache)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("pycute/layout.py").exists())
-        .collect();
-    found.sort();
-    found.pop()
-}
 
 fn time_engine(expr: &str, iters: u32) -> f64 {
     // Operands are built once (as pycute's are); the loop times the operation itself.
@@ -96,7 +82,7 @@ fn main() {
         return;
     }
     let iters = 20_000;
-    let py = match pycute_dir() {
+    let py = match cutecheck::oracle::pycute_dir() {
         Some(d) => time_pycute(&d, iters / 10),
         None => Err("pycute not found: run `cargo xtask cutlass` first or set PYCUTE_DIR".to_string()),
     };

@@ -292,7 +292,7 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
 /// message (`static assertion failed`), agrees with any engine refusal, and so does a CuTe run-time
 /// crash: CuTe cannot compute the case, and the engine must refuse it rather than invent a result.
 /// The engine's division by zero and 32-bit overflow agree with any CuTe refusal
-/// ([`DIVISION_BY_ZERO`], [`OVERFLOW`]); its overflow against a result CuTe printed is no verdict.
+/// ([`DIVISION_BY_ZERO`], [`OVERFLOW`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "why", rename_all = "snake_case")]
 pub enum Agreement {
@@ -347,8 +347,8 @@ fn same_picture(engine: &str, cute: &str) -> bool {
 /// next (or the program traps), so any CuTe refusal agrees with it.
 const DIVISION_BY_ZERO: &str = "division by zero";
 /// The start of the engine's refusal of a 32-bit overflow ([`crate::engine::Error::Overflow`]):
-/// an overflowing `C<t*u>` drops out the same way, and run-time arithmetic comes after every
-/// compile-time check, so it too agrees with any CuTe refusal.
+/// run-time arithmetic comes after every compile-time check, so it too agrees with any CuTe
+/// refusal (against a result CuTe printed it is a disagreement, e.g. product-overflows-32-bit).
 const OVERFLOW: &str = "integer overflow in ";
 
 /// Compare the engine's outcome with CuTe's (two `print_svg` pictures: by [`same_picture`]).
@@ -364,10 +364,6 @@ pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
         }
         (Outcome::Printed(e), Outcome::Printed(c)) if same_picture(e, c) => Agreement::Same,
         (Outcome::Rejected(_), Outcome::Crashed(_)) => Agreement::BothRefuse,
-        (Outcome::Rejected(e), Outcome::Printed(_)) if e.starts_with(OVERFLOW) => Agreement::Unchecked(format!(
-            "the engine: {e}; where CuTe's static arithmetic overflows, C<t*u> is no constant expression, the operator \
-             drops out (SFINAE) and the value goes on as a run-time int, which the engine does not model"
-        )),
         (Outcome::Rejected(e), Outcome::Rejected(c)) => {
             let m = normalized(c);
             if c.starts_with("compile error")
@@ -677,9 +673,9 @@ mod tests {
         // CuTe's static division by zero goes on at run time and fails at a later static_assert.
         assert_eq!(compare(&r("division by zero"), &r("Static shape_div failure")), Agreement::BothRefuse);
         assert_eq!(compare(&r("division by zeros"), &r("Static shape_div failure")), Agreement::Differ);
-        // A static overflow CuTe survives in run-time ints: no verdict either way.
+        // Run-time arithmetic comes after every compile-time check.
         let over = r("integer overflow in multiplication (CuTe's ints are 32-bit)");
-        assert!(matches!(compare(&over, &p("_4:_1")), Agreement::Unchecked(_)));
+        assert_eq!(compare(&over, &p("_4:_1")), Agreement::Differ);
         assert_eq!(compare(&over, &r("Static shape_div failure")), Agreement::BothRefuse);
         assert!(matches!(
             compare(&p("_1"), &Outcome::Unsupported("x".into())),

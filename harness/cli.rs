@@ -105,32 +105,28 @@ fn atom_table_cmd(atom: &str) -> ExitCode {
     }
 }
 
-/// The argument of a top-level `print_layout(L)` case, if `expr` is one. `print_layout` prints
-/// rather than returns, so it is a form of a whole case, not a value.
-pub fn print_layout_arg(expr: &str) -> Option<crate::expr::Expr> {
-    match crate::expr::parse(expr).ok()? {
-        crate::expr::Expr::Call { name, mut args, called: true, .. } if name.simple() == Some("print_layout") && args.len() == 1 => {
-            args.pop()
-        }
-        _ => None,
-    }
-}
-
 /// The text `cutecheck eval` prints for one expression: the result (and the grid with `table`),
 /// or one line starting `error:`.
 pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
-    if let Ok(case) = crate::case::Case::parse(expr, "eval") {
-        if case.print_svg_arg().is_some() {
-            // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
+    // Parsed once; `print_svg(X)` and `print_layout(L)` are forms of the whole line.
+    let parsed = crate::expr::parse(expr).map_err(|e| format!("error: {e}\n"))?;
+    let form = match &parsed {
+        crate::expr::Expr::Call { name, args, called: true, .. } if args.len() == 1 => name.simple(),
+        _ => None,
+    };
+    if form == Some("print_svg") {
+        // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
+        if let Ok(case) = crate::case::Case::parse(expr, "eval") {
             return match crate::case::engine(&case, false).outcome {
                 crate::case::Outcome::Printed(svg) => Ok(svg),
                 o => Err(format!("error: {}\n", o.lines().join(" ").trim_start_matches("rejected: "))),
             };
         }
     }
-    if let Some(inner) = print_layout_arg(expr) {
+    if form == Some("print_layout") {
+        let crate::expr::Expr::Call { args, .. } = &parsed else { unreachable!("a call") };
         // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
-        return match eval(&inner).map_err(|e| format!("error: {e}\n"))? {
+        return match eval(&args[0]).map_err(|e| format!("error: {e}\n"))? {
             Value::Layout(l) => print_layout(&l).map_err(|e| format!("error: {e}\n")),
             Value::Atom(crate::expr::value::AtomValue::Composed(c)) => {
                 crate::engine::atom::recast::print_layout_composed(&c).map_err(|e| format!("error: {e}\n"))
@@ -138,7 +134,7 @@ pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
             v => Err(format!("error: print_layout needs a layout, found {}\n", v.kind())),
         };
     }
-    match eval_str(expr) {
+    match eval(&parsed) {
         Ok(Value::Layout(l)) if table && l.rank() == 2 => print_layout(&l).map_err(|e| format!("error: {e}")),
         Ok(v) => Ok(format!("{v}\n")),
         Err(e) => Err(format!("error: {e}\n")),

@@ -7,7 +7,7 @@
 //! engine as well as CuTe.
 
 use crate::engine::postcondition::Checked;
-use crate::engine::{blocked_product, coalesce, complement, composition, filter, left_inverse, logical_divide};
+use crate::engine::{blocked_product, coalesce, complement, composition, filter, flat_divide, left_inverse, logical_divide};
 use crate::engine::{logical_product, max_common, right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
 use crate::expr::parse::Expr;
@@ -120,6 +120,8 @@ pub fn regrouped(f: &str, vals: &[Value], r: &Value) -> Option<Checked> {
                 "flat" if f.ends_with("product") && m.len() > a.rank() => {
                     Layout::concat(&[group(&m[..a.rank()]), group(&m[a.rank()..])])
                 }
+                // The flat divide does not show where the tile ends: every split is tried.
+                "flat" if f.ends_with("divide") => return Some(flat_divide::check_printed(&a, &t.as_layout()?, &r)),
                 _ => return None,
             }
         }
@@ -271,6 +273,35 @@ mod tests {
         assert_eq!(check_str("size(_4:_1)", &v("_4")), None);
     }
 
+    /// flat_divide by a layout: the printed flat form is judged as its logical divide is. On the
+    /// in-process oracle's dynamic flat_divide cases (seed 1), the flat form of CuTe's algorithm
+    /// (the engine's unchecked model, which prints CuTe's text) passes the flat check exactly when
+    /// the logical divide it was unpacked from satisfies CuTe's definition, both ways.
+    #[test]
+    fn flat_divide_is_judged_as_its_logical_divide() {
+        use crate::engine::logical_divide::logical_divide_unchecked;
+        use crate::engine::postcondition::cute_only;
+        use crate::engine::tile::unpack;
+        let (mut ok, mut wrong) = (0, 0);
+        for i in 0..40_000 {
+            let c = crate::oracle::inproc::gen::case(1, i);
+            if c.op != "flat_divide" {
+                continue;
+            }
+            let Ok(Expr::Call { args, .. }) = parse(&c.expr) else { panic!("{}", c.expr) };
+            let a = eval(&args[0]).unwrap().to_layout().unwrap();
+            let t = to_tiler(&eval(&args[1]).unwrap()).unwrap();
+            let b = t.as_layout().expect("the generator's divides are by layouts");
+            let Ok(l) = logical_divide_unchecked(&a, &t) else { continue };
+            let flat = unpack(&l, true).unwrap();
+            let want = cute_only(logical_divide::check_postconditions(&a, &t, &l)).is_ok();
+            let got = cute_only(flat_divide::check_printed(&a, &b, &flat));
+            assert_eq!(got.is_ok(), want, "{}: flat {flat} of {l}: {got:?}", c.expr);
+            *if want { &mut ok } else { &mut wrong } += 1;
+        }
+        assert!(ok > 100 && wrong > 100, "{ok} satisfy, {wrong} violate");
+    }
+
     #[test]
     fn conditions_of_ours_do_not_blame() {
         // complement.cpp's own case: CuTe prints _1:_0; it fails only our size-product condition.
@@ -281,6 +312,18 @@ mod tests {
         // ... while a result out of order violates CuTe's own Ordered (3).
         let r = check_str("complement(_4:_2,_24)", &v("(_3,_2):(_8,_1)")).unwrap().unwrap_err();
         assert!(r.is_cute(), "{r}");
+    }
+
+    #[test]
+    fn complement_extents_are_positive() {
+        // The CuTe DSL 4.8.1 prints (-2,-3):(1,-8) for complement(_4:_-2,_24) (a three-way run);
+        // its "size" 6 passes the size and cosize walks, but a negative extent has no coordinates.
+        let e = parse("complement(_4:_-2,_24)").unwrap();
+        let r = check_cute(&e, &v("(_-2,_-3):(_1,_-8)")).unwrap().unwrap_err();
+        assert!(r.contains("0: ") && r.contains("not positive"), "{r}");
+        // A zero extent is CuTe's own static_assert ("Non-injective Layout detected in complement.").
+        assert!(check_cute(&e, &v("(_0,_3):(_1,_8)")).unwrap().is_err());
+        assert_eq!(check_cute(&parse("complement(_4:_2,_24)").unwrap(), &v("(_2,_3):(_1,_8)")), Some(Ok(())));
     }
 
     #[test]

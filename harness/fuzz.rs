@@ -20,7 +20,11 @@
 //!   divided, multiplied), `composition(L, Swizzle)`, the GMMA shared-memory layout atoms (printed,
 //!   drawn, recast, divided, multiplied, queried);
 //! - every MMA atom and copy operation the engine knows, in tiled MMAs and tiled copies;
-//! - local_tile / local_partition, each with its offset (`local_tile_offset`).
+//! - local_tile / local_partition, each with its offset (`local_tile_offset`);
+//! - upcast / downcast of layouts, swizzles and swizzled layouts; coalesce / filter under a target
+//!   profile; `get` / `layout` with literal mode indices, `shape` / `stride` (aimed at the lines
+//!   `cargo xtask coverage` found no run reaching).
+//!
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 use proptest::prelude::*;
@@ -53,7 +57,8 @@ impl Case {
 /// The features of a case text, from its AST: `neg-stride-static`, `neg-stride-dynamic`,
 /// `zero-stride`, `prime-3`/`5`/`7`, `size>=2^10`, `size>=2^16`, `rank>=5`, `depth>=3`, `depth=4`,
 /// `dynamic`, `tiler-underscore`, `tiler-int`, `hier-coord`, `swizzle`, `composed`, `gmma-smem-atom`,
-/// `print_layout`, `offset`, `mma-atom`, `copy-atom`, and `atom:NAME` for each atom or copy operation.
+/// `print_layout`, `offset`, `recast`, `mode-index`, `profile` (coalesce/filter under a target
+/// profile), `mma-atom`, `copy-atom`, and `atom:NAME` for each atom or copy operation.
 pub fn features(text: &str) -> Vec<String> {
     let mut out = std::collections::BTreeSet::new();
     if let Ok(e) = parse(text) {
@@ -134,6 +139,15 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             }
             if simple.ends_with("_offset") {
                 add("offset");
+            }
+            if name.path.len() == 1 && matches!(name.base(), "upcast" | "downcast") {
+                add("recast");
+            }
+            if matches!(simple, "get" | "layout") && args.len() > 1 {
+                add("mode-index");
+            }
+            if matches!(simple, "coalesce" | "filter") && args.len() == 2 {
+                add("profile");
             }
             if matches!(simple, "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "composition" | "local_tile" | "local_tile_offset") {
                 if let Some(Expr::Tuple { items, .. }) = args.get(1) {
@@ -226,7 +240,10 @@ fn group(items: Vec<(IntTuple, IntTuple)>, next: &mut dyn FnMut() -> usize, dept
     // How many modes: every leaf its own mode at the last level, else 2..=min(n,6) groups (the
     // first choice may keep all leaves flat).
     let modes = if depth <= 1 || n <= 2 { n } else { 2 + next() % (n.min(6) - 1) };
-    let mut bounds: Vec<usize> = (0..modes.saturating_sub(1)).map(|_| 1 + next() % (n - 1)).collect();
+    // At the last level every leaf is its own mode (random bounds may coincide and leave a group
+    // of several leaves with no level left to nest them in).
+    let mut bounds: Vec<usize> =
+        if depth <= 1 { (1..n).collect() } else { (0..modes.saturating_sub(1)).map(|_| 1 + next() % (n - 1)).collect() };
     bounds.sort_unstable();
     bounds.dedup();
     let mut parts = Vec::new();
@@ -453,6 +470,22 @@ fn tiler_for(a: &Layout, underscore: bool) -> BoxedStrategy<String> {
 /// Two compact layouts for a product; small sizes keep the results walkable.
 fn product_pair() -> impl Strategy<Value = (Layout, Layout)> {
     (compact_of(4, false), compact_of(3, false))
+}
+
+/// Whether CuTe's product of `a` and `b` stays inside its 32-bit ints: every product (blocked and
+/// raked included) takes the complement of `a` in size(a) * cosize(b) (layout.hpp,
+/// logical_product), and the result has size(a) * size(b) coordinates. Beyond that CuTe's static
+/// arithmetic wraps (g++ folds Int<589824>{} * Int<4096>{} to -1879048192, a warning the oracle's
+/// -w hides), so no product is defined.
+fn product_fits(a: &Layout, b: &Layout) -> bool {
+    let v = |x: crate::engine::Result<Int>| x.map(|i| i.value.max(1)).unwrap_or(i64::MAX / 4);
+    let (sa, sb, cb) = (v(a.size()), v(b.size()), v(b.cosize()));
+    sa.saturating_mul(cb) < 1 << 31 && sa.saturating_mul(sb) < 1 << 31
+}
+
+/// Admissible operands of a product: CuTe's complement of `a` exists and the sizes fit.
+fn product_admissible(a: &Layout, b: &Layout) -> bool {
+    complement_takes(a) && product_fits(a, b)
 }
 
 /// A coordinate for a layout of shape `shape`, in range: per mode a 1-D integer or (for a tuple
@@ -840,7 +873,7 @@ pub fn regrouped_divide(op: &'static str) -> BoxedStrategy<Case> {
 pub fn logical_product() -> BoxedStrategy<Case> {
     let c = case_of;
     prop_oneof![
-        6 => product_pair().prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), complement_takes(&a))),
+        6 => product_pair().prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), product_admissible(&a, &b))),
         // A reversed view times a layout: the complement of a layout with negative strides.
         1 => (compact_of(3, true), compact_of(2, false))
             .prop_map(move |(a, b)| c("logical_product", format!("logical_product({a},{b})"), false)),
@@ -851,18 +884,78 @@ pub fn logical_product() -> BoxedStrategy<Case> {
 
 /// blocked_product / raked_product of two compact layouts.
 pub fn blocked(op: &'static str) -> BoxedStrategy<Case> {
-    product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), complement_takes(&a))).boxed()
+    product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), product_admissible(&a, &b))).boxed()
 }
 
 /// zipped / tiled / flat product by a compact layout, or by mode (`(B)`).
 pub fn regrouped_product(op: &'static str) -> BoxedStrategy<Case> {
     prop_oneof![
-        4 => product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), complement_takes(&a))),
+        4 => product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), product_admissible(&a, &b))),
         // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
         // composes `b` with may not divide; ill-defined in general.
         1 => product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},({b}))"), false)),
     ]
     .boxed()
+}
+
+/// `coalesce(L, profile)` / `filter(L, profile)`: by-mode simplification under a target profile
+/// (CuTe's transform_layout over the profile): `_1` per top-level mode of an arbitrary layout,
+/// or one `_1` (the whole layout).
+pub fn profiled(op: &'static str) -> BoxedStrategy<Case> {
+    (any_layout(), any::<bool>())
+        .prop_map(move |(l, whole)| {
+            let profile = if whole || l.rank() == 1 { "_1".to_string() } else { format!("({})", vec!["_1"; l.rank()].join(",")) };
+            case_of(op, format!("{op}({l},{profile})"), true)
+        })
+        .boxed()
+}
+
+/// coalesce / filter of an arbitrary layout, alone or under a target profile ([`profiled`]).
+pub fn simplify(op: &'static str) -> BoxedStrategy<Case> {
+    prop_oneof![3 => unary(op), 1 => profiled(op)].boxed()
+}
+
+/// `get(L, i...)` and `layout(L, i...)` with literal mode indices inside L's nesting (one index,
+/// or two into a nested mode), and `shape(L)` / `stride(L)`, of arbitrary layouts.
+pub fn mode_query(op: &'static str) -> BoxedStrategy<Case> {
+    (any_layout(), any::<u32>(), any::<u32>(), any::<bool>())
+        .prop_map(move |(l, i, j, deep)| {
+            if matches!(op, "shape" | "stride") {
+                return case_of(op, format!("{op}({l})"), true);
+            }
+            let i = i as usize % l.rank().max(1);
+            let mut idx = i.to_string();
+            if let Ok(m) = l.mode(i) {
+                if deep && m.shape.rank() > 1 {
+                    idx = format!("{i},{}", j as usize % m.shape.rank());
+                }
+            }
+            case_of(op, format!("{op}({l},{idx})"), true)
+        })
+        .boxed()
+}
+
+/// `upcast<N>(x)` / `downcast<N>(x)` of arbitrary layouts (negative and zero strides included),
+/// swizzles and swizzled layouts. Admissible (layout.hpp's upcast/downcast): for upcast, every
+/// static stride is 0 or divides or is divided by N ("Divisibility condition") and every dynamic
+/// one is a multiple of N (safe_div); for downcast, a static stride 1 somewhere ("Downcast
+/// requires adjacent elements").
+pub fn recast(op: &'static str) -> BoxedStrategy<Case> {
+    let n = || prop::sample::select(vec![2i64, 4, 8, 16]);
+    let layout = (n(), any_layout()).prop_map(move |(n, l)| {
+        let pairs = l.leaf_pairs();
+        let ok = if op == "downcast" {
+            pairs.iter().any(|(_, d)| d.is_static && d.value == 1)
+        } else {
+            pairs.iter().all(|(_, d)| if d.is_static { d.value == 0 || d.value % n == 0 || n % d.value == 0 } else { d.value % n == 0 })
+        };
+        case_of(op, format!("{op}<{n}>({l})"), ok)
+    });
+    let sw = (n(), swizzle(true), compact_of(3, false), any::<bool>()).prop_map(move |(n, sw, l, composed)| {
+        let x = if composed { format!("composition({},{l})", swizzle_text(sw)) } else { swizzle_text(sw) };
+        case_of(op, format!("{op}<{n}>({x})"), !composed || static_flag(&l))
+    });
+    prop_oneof![3 => layout, 1 => sw].boxed()
 }
 
 /// max_common_vector / max_common_layout of two compact layouts, or of arbitrary ones.
@@ -1109,7 +1202,8 @@ mod breadth {
         for f in [
             "neg-stride-static", "neg-stride-dynamic", "zero-stride", "prime-3", "prime-5", "prime-7", "size>=2^10",
             "size>=2^16", "rank>=5", "depth>=3", "depth=4", "dynamic", "tiler-underscore", "tiler-int", "hier-coord",
-            "swizzle", "composed", "gmma-smem-atom", "print_layout", "offset", "mma-atom", "copy-atom",
+            "swizzle", "composed", "gmma-smem-atom", "print_layout", "offset", "mma-atom", "copy-atom", "recast",
+            "mode-index", "profile",
         ] {
             assert!(counts.get(f).is_some_and(|&n| n >= 5), "{f}: {:?} in {counts:?}", counts.get(f));
         }

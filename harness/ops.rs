@@ -106,7 +106,7 @@ pub struct Op {
 /// Names that the builtins and the code generator handle without being operations.
 pub const FORMS: &[(&str, &str)] = &[
     ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
-    ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::print_layout_arg, codegen::case_body)"),
+    ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
     ("print_svg", "a whole case, print_svg(X): CuTe's picture of an MMA atom or tiled MMA (codegen::case_body, svg.rs)"),
 ];
 
@@ -208,7 +208,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::shape),
         emit: Has(codegen::core::shape),
         check: Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: a query whose answer is the literal operand; cases in fixtures/cases"),
+        generate: Has((1, || fuzz::mode_query("shape"))),
         pycute: Absent("not translated: pycute layouts expose .shape/.stride attributes, not functions"),
     },
     Op {
@@ -220,7 +220,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::stride),
         emit: Has(codegen::core::stride),
         check: Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: a query whose answer is the literal operand; cases in fixtures/cases"),
+        generate: Has((1, || fuzz::mode_query("stride"))),
         pycute: Absent("not translated: pycute layouts expose .shape/.stride attributes, not functions"),
     },
     Op {
@@ -232,7 +232,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::get),
         emit: Has(codegen::core::get),
         check: Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: literal mode indices need the operand's rank; cases in fixtures/cases"),
+        generate: Has((2, || fuzz::mode_query("get"))),
         pycute: Absent("not translated: pycute indexes with [] rather than a function"),
     },
     Op {
@@ -244,7 +244,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::core::get),
         emit: Has(codegen::core::layout),
         check: Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
-        generate: Absent("not generated: literal mode indices need the operand's rank; cases in fixtures/cases"),
+        generate: Has((2, || fuzz::mode_query("layout"))),
         pycute: Absent("not translated: pycute indexes with [] rather than a function"),
     },
     Op {
@@ -268,7 +268,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::algebra::coalesce),
         emit: Has(|g, _, a, _| codegen::algebra::with_profile(g, "coalesce", a)),
         check: Has(definition::coalesce),
-        generate: Has((4, || fuzz::unary("coalesce"))),
+        generate: Has((4, || fuzz::simplify("coalesce"))),
         pycute: Has("coalesce"),
     },
     Op {
@@ -280,7 +280,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::algebra::filter),
         emit: Has(|g, _, a, _| codegen::algebra::with_profile(g, "filter", a)),
         check: Has(definition::filter),
-        generate: Has((4, || fuzz::unary("filter"))),
+        generate: Has((4, || fuzz::simplify("filter"))),
         pycute: Has("filter"),
     },
     Op {
@@ -952,7 +952,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::atoms::recast),
         emit: Has(codegen::atoms::recast),
         check: Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        generate: Absent("not generated: cases in fixtures/cases/atoms_recast.cases"),
+        generate: Has((2, || fuzz::recast("upcast"))),
         pycute: Absent("pycute has no MMA or copy atoms"),
     },
     Op {
@@ -964,7 +964,7 @@ pub static OPS: &[Op] = &[
         eval: Has(builtins::atoms::recast),
         emit: Has(codegen::atoms::recast),
         check: Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        generate: Absent("not generated: cases in fixtures/cases/atoms_recast.cases"),
+        generate: Has((2, || fuzz::recast("downcast"))),
         pycute: Absent("pycute has no MMA or copy atoms"),
     },
 ];
@@ -1092,4 +1092,29 @@ mod tests {
         }
         out
     }
+}
+
+/// The Python text of an expression for pycute, written from the AST (integers, `_` as `None`,
+/// tuples, `Layout(shape, stride)`, and the calls the table names in each entry's `pycute` part), or
+/// why pycute has no counterpart. Used by `conformance --pycute` and the whole-command bench.
+pub fn pycute_text(e: &Expr) -> std::result::Result<String, String> {
+    Ok(match e {
+        Expr::Int { value, .. } => value.to_string(),
+        Expr::Underscore { .. } => "None".into(),
+        Expr::Tuple { items, .. } => {
+            let v: Vec<String> = items.iter().map(pycute_text).collect::<std::result::Result<_, _>>()?;
+            format!("({},)", v.join(","))
+        }
+        Expr::Layout { shape, stride, .. } => format!("Layout({},{})", pycute_text(shape)?, pycute_text(stride)?),
+        Expr::Call { name, args, called: true, .. } => {
+            // The spelling comes from the operation's entry in the table of operations.
+            let n = lookup(name)
+                .and_then(|op| op.pycute.get())
+                .ok_or_else(|| format!("pycute has no {}", name.base()))?;
+            let v: Vec<String> = args.iter().map(pycute_text).collect::<std::result::Result<_, _>>()?;
+            format!("{n}({})", v.join(","))
+        }
+        Expr::Apply { target, args, .. } if args.len() == 1 => format!("({})({})", pycute_text(target)?, pycute_text(&args[0])?),
+        _ => return Err("no pycute form".into()),
+    })
 }

@@ -220,9 +220,13 @@ pub fn check_postconditions(layout: &Layout, result: &Layout) -> Checked {
     if result.depth() > 1 {
         return Err(Violation::cute(CITE_DEPTH, format!("2: depth({result}) > 1")));
     }
-    let (a, b) = (layout.values()?, result.values()?);
-    if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
-        return Err(Violation::cute(CITE_VALUES, format!("3: {result}({i}) = {} but {layout}({i}) = {}", b[i], a[i])));
+    if !super::fast::same_function(layout, result) {
+        // No certificate (fast.rs): walk both.
+        for (i, (a, b)) in layout.walk()?.zip(result.walk()?).enumerate() {
+            if a != b {
+                return Err(Violation::cute(CITE_VALUES, format!("3: {result}({i}) = {b} but {layout}({i}) = {a}")));
+            }
+        }
     }
     let trivial = result.shape == IntTuple::st(1) && result.stride == IntTuple::st(0);
     if !trivial {

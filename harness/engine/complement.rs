@@ -19,6 +19,11 @@
 //! Postconditions (checked by [`check_postconditions`], CuTe's before ours; a CuTe result that
 //! violates one of CuTe's is refused with [`Error::Undefined`], one that fails only ours is
 //! returned, "stricter than CuTe"). With `F = filter(A)` and `N = size(cotarget)`:
+//! 0. Every extent of `R` is positive [CuTe: layout.hpp complement, `static_assert(not
+//!    is_constant<0, decltype(new_shape)>::value, "Non-injective Layout detected in complement.")`
+//!    refuses a zero extent; its `@post For all i in [1,size(result))` reads `size(result)` as
+//!    the number of the result's coordinates, which a negative extent is not: `(_-2,_-3)` has
+//!    "size" 6 but no coordinates]. Checked first, since the walks below are meaningless then.
 //! 1. `R` is ordered: `R(i-1) < R(i)` for `1 <= i < size(R)` [CuTe: complement.cpp "Ordered (3)"
 //!    `EXPECT_LT(result(i-1), result(i))`; layout.hpp `@post` of complement].
 //! 2. `R` is disjoint from `A`: `R(i) != A(j)` for `1 <= i < size(R)`, `0 <= j < size(A)` [CuTe:
@@ -211,6 +216,7 @@ fn round_up(n: i64, m: i64) -> Option<i64> {
     n.checked_add(m - 1).map(|x| x / m * m)
 }
 
+const CITE_EXTENTS: &str = "layout.hpp complement: static_assert(not is_constant<0, decltype(new_shape)>::value, \"Non-injective Layout detected in complement.\"); @post For all i in [1,size(result)) (size(result) counts coordinates, so extents are positive)";
 const CITE_ORDERED: &str =
     "test/unit/cute/core/complement.cpp, Ordered (3): EXPECT_LT(result(i-1), result(i)); layout.hpp @post of complement";
 const CITE_DISJOINT: &str =
@@ -222,9 +228,20 @@ const CITE_SIZE: &str = "layout.hpp @post size(result) >= cosize_hi / size(filte
 const OURS_INJECTIVE: &str = "(filter(A), R) injective; CuTe asks only that R avoid A's image";
 const OURS_COVERS: &str = "size(filter(A)) * size(R) >= size(cotarget); CuTe asks only cosize(A, R) >= size(cotarget)";
 
-/// Check the numbered postconditions of `complement(A, cotarget) == R` (CuTe's 1-5 first, then
+/// Postcondition 0: every extent of `R` is positive. A divide whose complement fails it is checked
+/// by its own definition, since the composition walk over `(B, C)` has no coordinates then
+/// (logical_divide(((_4,_6,_1),_3):((_1,_12,_72),_4),_128:_-10), found by the three-way run).
+pub(crate) fn extents_positive(r: &Layout) -> Checked {
+    match r.shape.leaves().into_iter().find(|e| e.value < 1) {
+        Some(e) => Err(Violation::cute(CITE_EXTENTS, format!("0: {r} has the extent {e}, not positive"))),
+        None => Ok(()),
+    }
+}
+
+/// Check the numbered postconditions of `complement(A, cotarget) == R` (CuTe's 0-5 first, then
 /// ours 6-7).
 pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked {
+    extents_positive(r)?;
     let f = filter(a)?;
     let rv = r.values()?;
     if let Some(i) = (1..rv.len()).find(|&i| rv[i - 1] >= rv[i]) {

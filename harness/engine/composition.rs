@@ -356,15 +356,11 @@ pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if n > MAX_WALK {
         return Err(Violation::unverifiable(format!("1: {b} has {n} coordinates, too many to verify")));
     }
-    let (bv, rv) = (b.values()?, r.values()?);
     let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
-    for c in 0..bv.len() {
-        let want = eval_flat(&pairs, bv[c]).ok_or_else(|| Violation::unverifiable(format!("1: {a}({}) overflows", bv[c])))?;
-        if rv[c] != want {
-            return Err(Violation::cute(
-                cite::COMPOSITION_VALUES,
-                format!("1: {r}({c}) = {} but {a}({b}({c})) = {a}({}) = {want}", rv[c], bv[c]),
-            ));
+    for (c, (bc, rc)) in b.walk()?.zip(r.walk()?).enumerate() {
+        let want = eval_flat(&pairs, bc).ok_or_else(|| Violation::unverifiable(format!("1: {a}({bc}) overflows")))?;
+        if rc != want {
+            return Err(Violation::cute(cite::COMPOSITION_VALUES, format!("1: {r}({c}) = {rc} but {a}({b}({c})) = {a}({bc}) = {want}")));
         }
     }
     Ok(())

@@ -19,7 +19,8 @@
 //! quotient, `A(x) = sum x_i d_i`). Conditions:
 //! 1. `shape(R)` is compatible with `shape(B)` (postcondition 2, checked exactly, O(rank)), and
 //!    `size(B) <= MAX_WALK`; every extent of `A` (but the last), `B` and `R` is `>= 1`, every
-//!    stride of `B` is `>= 0`.
+//!    stride of `B` is `>= 0` unless `A` has a single leaf `n:d` (then `A(x) = x*d` for every
+//!    integer `x`, negative ones included, and step 2 below is that product).
 //! 2. For each leaf `s:t` of `B` with `t > 0`, the walk over `A`'s leaves with a rest extent `S = s`
 //!    and rest stride `T = t` only meets divisible steps: at leaf `i < r-1` either `n_i | T`
 //!    (the digit is always 0; `T /= n_i`) or `T | n_i` (then with `m = n_i / T`: if `m >= S`, the
@@ -187,7 +188,8 @@ impl CompState<'_> {
 
     fn leaf(&mut self, s: Int, t: Int, rk: Flat) -> Option<()> {
         let (s, t) = (s.value, t.value);
-        if s < 1 || t < 0 || rk.as_slice().iter().any(|&(n, _)| n < 1) {
+        // A negative stride only where `A` is one leaf: `A(x) = x * d` for every integer `x`.
+        if s < 1 || (t < 0 && self.pa.len() > 1) || rk.as_slice().iter().any(|&(n, _)| n < 1) {
             return None;
         }
         self.size = self.size.checked_mul(s)?;
@@ -223,12 +225,41 @@ impl CompState<'_> {
             }
             if rest_s > 1 {
                 l.push((rest_s, rest_t.checked_mul(self.pa[ra - 1].1)?))?;
-                self.quotient = self.quotient.checked_add((rest_s - 1).checked_mul(rest_t)?)?;
+                self.quotient = self.quotient.checked_add((rest_s - 1).checked_mul(rest_t.checked_abs()?)?)?;
             }
         }
         let (cl, cr) = (l.canonical(), rk.canonical());
         (cl.as_slice() == cr.as_slice() && rk.product() == Some(s)).then_some(())
     }
+}
+
+/// `true` when `a` and `b` are the same function on `[0, size)` by their canonical forms: with
+/// every extent `>= 1`, dropping extent-1 leaves and merging neighbours `n:d, n':n*d` into
+/// `n*n':d` preserve the function on `[0, size)` (the merged digit is `c + c'*n`), so equal
+/// canonical forms of equal size are the same function. `false` says nothing (walk instead).
+pub fn same_function(a: &Layout, b: &Layout) -> bool {
+    let (Some(fa), Some(fb)) = (Flat::of(&a.shape, &a.stride), Flat::of(&b.shape, &b.stride)) else { return false };
+    let positive = |f: &Flat| f.as_slice().iter().all(|&(n, _)| n >= 1);
+    positive(&fa)
+        && positive(&fb)
+        && fa.product().is_some()
+        && fa.product() == fb.product()
+        && fa.canonical().as_slice() == fb.canonical().as_slice()
+}
+
+/// `true` when `L(R(i)) == i` for every `i < size(R)` (right_inverse's postcondition 1) follows
+/// from the composition certificate: `R` read as `B` and the identity on `shape(R)` (its
+/// column-major layout) as the result, i.e. `composition(L, R) == col_major(shape(R))` as functions
+/// on `[0, size(R))` (see the module doc).
+pub fn right_inverse_ok(l: &Layout, r: &Layout) -> bool {
+    Layout::col_major(r.shape.clone()).is_ok_and(|id| composition_ok(l, r, &id))
+}
+
+/// `true` when `R(L(i)) == i` for every `i < size(L)` follows from the composition certificate
+/// (`composition(R, L) == col_major(shape(L))` on `[0, size(L))`): then `L` is injective and both
+/// of left_inverse's postconditions hold (`L(R(L(i))) == L(i)` follows from `R(L(i)) == i`).
+pub fn left_inverse_ok(l: &Layout, r: &Layout) -> bool {
+    Layout::col_major(l.shape.clone()).is_ok_and(|id| composition_ok(r, l, &id))
 }
 
 /// `true` when the certificate for `complement(A, cotarget) == R` applies, with `f = filter(A)`
@@ -311,6 +342,47 @@ mod tests {
         Ok(fast)
     }
 
+    /// `L(R(i)) == i` on `[0, size(R))`, walked.
+    fn walk_right(l: &Layout, r: &Layout) -> bool {
+        r.values().is_ok_and(|v| v.iter().enumerate().all(|(i, &x)| l.call_int(Int::dy(x)).is_ok_and(|y| y.value == i as i64)))
+    }
+
+    /// `R(L(i)) == i` on `[0, size(L))`, walked.
+    fn walk_left(l: &Layout, r: &Layout) -> bool {
+        l.values().is_ok_and(|v| v.iter().enumerate().all(|(i, &x)| r.call_int(Int::dy(x)).is_ok_and(|y| y.value == i as i64)))
+    }
+
+    /// The inverse certificates never accept a pair the walk rejects: CuTe's inverse, and the same
+    /// with one stride changed (so that rejected pairs are tried too). Returns whether the
+    /// certificate accepted CuTe's inverse.
+    fn inverses_sound(l: &Layout, bump: i64) -> Result<bool, TestCaseError> {
+        let mut accepted = false;
+        let bumped = |r: &Layout| {
+            let mut k = 0;
+            let stride = r.stride.map_leaves(&mut |d| {
+                k += 1;
+                if k == 1 { d.add(Int::st(bump)) } else { Ok(d) }
+            });
+            stride.map(|stride| Layout { shape: r.shape.clone(), stride })
+        };
+        if let Ok(r) = crate::engine::right_inverse::right_inverse_unchecked(l) {
+            accepted |= right_inverse_ok(l, &r);
+            for r in [Ok(r.clone()), bumped(&r)].into_iter().flatten() {
+                if right_inverse_ok(l, &r) {
+                    prop_assert!(walk_right(l, &r), "right_inverse certificate accepts {} for {}", r, l);
+                }
+            }
+        }
+        if let Ok(r) = crate::engine::left_inverse::left_inverse_unchecked(l) {
+            for r in [Ok(r.clone()), bumped(&r)].into_iter().flatten() {
+                if left_inverse_ok(l, &r) {
+                    prop_assert!(walk_left(l, &r), "left_inverse certificate accepts {} for {}", r, l);
+                }
+            }
+        }
+        Ok(accepted)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -333,6 +405,50 @@ mod tests {
             let bs = Layout { shape: b.shape.clone(), stride: b.stride.map_leaves(&mut |d| d.mul(Int::st(scale))).unwrap() };
             comp_sound(&a, &b)?;
             comp_sound(&a, &bs)?;
+        }
+
+        #[test]
+        fn inverse_certificates_are_sound_arbitrary(l in st().prop_flat_map(|s| gen::small_layout(6, 12, s)), bump in -3i64..4) {
+            inverses_sound(&l, bump)?;
+        }
+
+        #[test]
+        fn inverse_certificates_are_sound_admissible(
+            l in st().prop_flat_map(|s| gen::small_compact(4, 2, s)),
+            bump in -3i64..4,
+        ) {
+            inverses_sound(&l, bump)?;
+        }
+
+        #[test]
+        fn composition_certificate_is_sound_negative_strides(
+            (n, d) in (1i64..9, -9i64..10),
+            b in st().prop_flat_map(|s| gen::small_layout(6, 12, s)),
+            flip in any::<u32>(),
+        ) {
+            // B with some strides negated: accepted only when A is one leaf (A(x) = x*d).
+            let mut k = 0;
+            let stride = b.stride.map_leaves(&mut |t| {
+                k += 1;
+                if flip >> (k % 32) & 1 == 1 { Int::new(-t.value, t.is_static).mul(Int::st(1)) } else { Ok(t) }
+            }).unwrap();
+            let b = Layout { shape: b.shape.clone(), stride };
+            comp_sound(&Layout::leaf(Int::st(n), Int::st(d)), &b)?;
+            comp_sound(&Layout::leaf(Int::dy(n), Int::dy(d)), &b)?;
+        }
+
+        #[test]
+        fn same_function_is_sound(
+            a in st().prop_flat_map(|s| gen::small_layout(6, 12, s)),
+            b in st().prop_flat_map(|s| gen::small_layout(6, 12, s)),
+        ) {
+            // Against coalesce(a) (mostly accepted) and an unrelated b (mostly not).
+            let c = crate::engine::without_definition_checks(|| crate::engine::coalesce::coalesce(&a)).unwrap();
+            for other in [&c, &b] {
+                if same_function(&a, other) {
+                    prop_assert_eq!(a.values().unwrap(), other.values().unwrap(), "{} vs {}", a, other);
+                }
+            }
         }
 
         #[test]
@@ -374,5 +490,29 @@ mod tests {
         let a = l("(_4,_2,_2):(_2,_16,_64)");
         let r = complement::complement_unchecked(&a, Some(&IntTuple::st(512))).unwrap();
         assert!(complement_ok(&filter::filter(&a).unwrap().leaf_pairs(), 512, &r), "{r}");
+    }
+
+    #[test]
+    fn inverse_certificates_apply_on_large_layouts() {
+        // Cases of the whole-command mix whose walk took 0.1-0.4 s each (2^17-2^20 coordinates).
+        use crate::engine::{left_inverse, right_inverse};
+        let l = |t: &str| crate::expr::eval_str(t).unwrap().to_layout().unwrap();
+        let l1 = l("(((_4,(_3,_14)),_9),(_2,_128,_2),_1):(((_21504,(_1,_1536)),_86016),(_3,_12,_6),_1536)");
+        let r = right_inverse::right_inverse_unchecked(&l1).unwrap();
+        assert!(right_inverse_ok(&l1, &r), "{r}");
+        let l2 = l("(_4096,_8,(_4,(_2,_2)),((_2,_1),_1)):(_16,_2,(_65536,(_524288,_262144)),((_1,_2),_1))");
+        let r = right_inverse::right_inverse_unchecked(&l2).unwrap();
+        assert!(right_inverse_ok(&l2, &r), "{r}");
+        let l3 = l("((_3,_15),(_1024,_21),_1):((_1,_63),(_945,_3),_967680)");
+        let r = left_inverse::left_inverse_unchecked(&l3).unwrap();
+        assert!(left_inverse_ok(&l3, &r), "{r}");
+        // A one-leaf A composed with negative strides (688,128 coordinates).
+        let (a, b) = (l("7:7"), l("(((_6,_4096),_7),_4):(((_-14,_12),_8),_432)"));
+        let r = crate::engine::composition::composition_unchecked(&a, &b).unwrap();
+        assert!(composition_ok(&a, &b, &r), "{r}");
+        // Not injective (stride _0): no certificate, the walk decides.
+        let l4 = l("(_4,_8):(_0,_1)");
+        let r = left_inverse::left_inverse_unchecked(&l4).unwrap();
+        assert!(!left_inverse_ok(&l4, &r));
     }
 }

@@ -130,17 +130,49 @@ impl Int {
 impl fmt::Display for Int {
     /// CuTe's print: `_N` for a static integer, `N` for a dynamic one (`_-1` for a negative static).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_static {
-            write!(f, "_{}", self.value)
-        } else {
-            write!(f, "{}", self.value)
+        // Written digit by digit into a stack buffer (as `write!(f, "_{}", v)` does, the caller's
+        // width and fill do not apply), without the formatting machinery: this is every number
+        // the engine prints.
+        let mut buf = [0u8; 21];
+        let mut at = buf.len();
+        let mut v = self.value.unsigned_abs();
+        loop {
+            at -= 1;
+            buf[at] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
         }
+        if self.value < 0 {
+            at -= 1;
+            buf[at] = b'-';
+        }
+        if self.is_static {
+            f.write_str("_")?;
+        }
+        f.write_str(std::str::from_utf8(&buf[at..]).expect("ASCII digits"))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_is_cute_print() {
+        for (i, want) in [
+            (Int::st(0), "_0"),
+            (Int::dy(0), "0"),
+            (Int::st(-1), "_-1"),
+            (Int::dy(1234567), "1234567"),
+            (Int::st(i64::MIN), "_-9223372036854775808"),
+            (Int::dy(i64::MAX), "9223372036854775807"),
+        ] {
+            assert_eq!(i.to_string(), want);
+            assert_eq!(format!("{i:>30}"), want, "the caller's width does not apply, as before");
+        }
+    }
 
     #[test]
     fn prints_like_cute() {

@@ -201,7 +201,7 @@ pub fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: impl Into
         if k > 0 {
             f.write_str(",")?;
         }
-        write!(f, "{x}")?;
+        x.fmt(f)?;
     }
     f.write_str(")")
 }
@@ -209,7 +209,7 @@ pub fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: impl Into
 impl fmt::Display for IntTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            IntTuple::Leaf(i) => write!(f, "{i}"),
+            IntTuple::Leaf(i) => i.fmt(f),
             IntTuple::Tuple(v) => write_tuple(f, v),
         }
     }

@@ -129,24 +129,137 @@ impl Layout {
     /// The value at every 1-D coordinate `0..size`, for brute-force checks. Refuses layouts with
     /// more than [`MAX_WALK`] coordinates.
     pub fn values(&self) -> Result<Vec<i64>> {
+        Ok(self.walk()?.collect())
+    }
+    /// The values of [`Layout::values`] one by one, without the vector.
+    pub fn walk(&self) -> Result<Walk> {
         let n = self.size()?.value;
         if !(0..=MAX_WALK).contains(&n) {
             return Err(Error::TooLarge(format!("{self} has {n} coordinates (limit {MAX_WALK})")));
         }
-        let pairs = self.leaf_pairs();
-        let mut out = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let (mut rest, mut idx) = (i, 0i64);
-            for (k, (s, d)) in pairs.iter().enumerate() {
-                let c = if k + 1 == pairs.len() || s.value == 0 { rest } else { rest % s.value };
-                if k + 1 < pairs.len() && s.value != 0 {
-                    rest /= s.value;
-                }
-                idx += c * d.value;
-            }
-            out.push(idx);
+        let pairs: Vec<(i64, i64)> = self.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        // With every extent >= 1 and i < size, an odometer over the leaves (mode 0 fastest) gives
+        // the same mixed-radix digits as the division per leaf, without the divisions.
+        let odometer = pairs.iter().all(|&(s, _)| s >= 1);
+        Ok(Walk { digits: vec![0; pairs.len()], pairs, odometer, i: 0, n, idx: 0 })
+    }
+    /// This layout's function on 1-D coordinates, prepared once for a brute-force walk: the same
+    /// answers and errors as [`Layout::call_int`] with a dynamic coordinate, without its
+    /// per-call recursion and products.
+    pub fn eval_1d(&self) -> Eval1d<'_> {
+        Eval1d { layout: self, pairs: Eval1d::flat(self) }
+    }
+}
+
+/// The values of a layout at `0..size` in order ([`Layout::walk`]).
+pub struct Walk {
+    pairs: Vec<(i64, i64)>,
+    digits: Vec<i64>,
+    odometer: bool,
+    i: i64,
+    n: i64,
+    /// The odometer's current value.
+    idx: i64,
+}
+
+impl Iterator for Walk {
+    type Item = i64;
+    fn next(&mut self) -> Option<i64> {
+        if self.i >= self.n {
+            return None;
         }
-        Ok(out)
+        let i = self.i;
+        self.i += 1;
+        if !self.odometer {
+            // The colexicographic split, the last leaf taking the rest (crd2idx on an integer).
+            let (mut rest, mut idx) = (i, 0i64);
+            for (k, &(s, d)) in self.pairs.iter().enumerate() {
+                let c = if k + 1 == self.pairs.len() || s == 0 { rest } else { rest % s };
+                if k + 1 < self.pairs.len() && s != 0 {
+                    rest /= s;
+                }
+                idx += c * d;
+            }
+            return Some(idx);
+        }
+        let out = self.idx;
+        let last = self.pairs.len().saturating_sub(1);
+        for (k, &(s, d)) in self.pairs.iter().enumerate() {
+            self.digits[k] += 1;
+            self.idx += d;
+            if self.digits[k] < s || k == last {
+                break;
+            }
+            self.idx -= s * d;
+            self.digits[k] = 0;
+        }
+        Some(out)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.n - self.i) as usize;
+        (left, Some(left))
+    }
+}
+
+/// A layout's function on 1-D coordinates ([`Layout::eval_1d`]).
+pub struct Eval1d<'a> {
+    layout: &'a Layout,
+    /// The flat (extent, stride) leaves when the flat split is exactly `crd2idx`'s.
+    pairs: Option<Vec<(i64, i64)>>,
+}
+
+impl Eval1d<'_> {
+    /// `crd2idx` of an integer splits it over each tuple, mode 0 fastest, the last mode taking the
+    /// rest; on the flat leaves that is the same split (truncating `%` and `/` are odd-symmetric, so
+    /// negative coordinates agree too) provided no tuple is empty (an empty last mode drops the
+    /// rest), no extent is 0 (a division by zero there), and no product of extents can overflow
+    /// (then none of `crd2idx`'s partial products does). Otherwise `None`: use `crd2idx`.
+    fn flat(l: &Layout) -> Option<Vec<(i64, i64)>> {
+        fn no_empty(t: &IntTuple) -> bool {
+            match t {
+                IntTuple::Leaf(_) => true,
+                IntTuple::Tuple(v) => !v.is_empty() && v.iter().all(no_empty),
+            }
+        }
+        if !no_empty(&l.shape) || !l.shape.congruent(&l.stride) {
+            return None;
+        }
+        let pairs: Vec<(i64, i64)> = l.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        let mut size = 1i64;
+        for &(s, _) in &pairs {
+            size = size.checked_mul(s).filter(|p| *p != 0 && p.abs() <= super::int::INT_MAX)?;
+        }
+        Some(pairs)
+    }
+
+    /// `L(x)`, as `L.call_int(Int::dy(x))?.value`.
+    pub fn at(&self, x: i64) -> Result<i64> {
+        if let Some(pairs) = &self.pairs {
+            // Each term and every partial sum (in any order) stays within CuTe's int range when
+            // the sum of the terms' magnitudes does: then crd2idx's checked arithmetic succeeds
+            // with the same value.
+            let fast = || -> Option<i64> {
+                if !(super::int::INT_MIN..=super::int::INT_MAX).contains(&x) {
+                    return None;
+                }
+                let (mut rest, mut acc, mut mag) = (x, 0i64, 0i64);
+                for (k, &(s, d)) in pairs.iter().enumerate() {
+                    let c = if k + 1 == pairs.len() { rest } else { rest % s };
+                    if k + 1 < pairs.len() {
+                        rest /= s;
+                    }
+                    let term = c.checked_mul(d)?;
+                    mag = mag.checked_add(term.checked_abs()?)?;
+                    acc += term; // |acc| <= mag
+
+                }
+                (mag <= super::int::INT_MAX).then_some(acc)
+            };
+            if let Some(v) = fast() {
+                return Ok(v);
+            }
+        }
+        Ok(self.layout.call_int(Int::dy(x))?.value)
     }
 }
 
@@ -191,7 +304,9 @@ pub fn crd2idx(coord: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<
 impl fmt::Display for Layout {
     /// CuTe's `print(layout)`: `shape:stride`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.shape, self.stride)
+        self.shape.fmt(f)?;
+        f.write_str(":")?;
+        self.stride.fmt(f)
     }
 }
 
@@ -252,6 +367,45 @@ pub fn print_grid(head: &str, layout: &Layout, at: &dyn Fn(&IntTuple) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Any nesting (empty tuples included) of leaves with extents and strides of either sign,
+    /// zero and values near CuTe's int limits.
+    fn raw_layout() -> impl Strategy<Value = Layout> {
+        let int = prop_oneof![-3i64..9, Just(0), Just(1 << 20), Just(-(1 << 16)), Just(super::super::int::INT_MAX)];
+        let leaf = (int.clone(), int).prop_map(|(s, d)| (IntTuple::dy(s), IntTuple::dy(d)));
+        leaf.prop_recursive(3, 12, 4, |inner| {
+            prop::collection::vec(inner, 0..4).prop_map(|v| {
+                let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
+                (IntTuple::tuple(s), IntTuple::tuple(d))
+            })
+        })
+        .prop_map(|(shape, stride)| Layout { shape, stride })
+    }
+
+    proptest! {
+        #[test]
+        fn eval_1d_is_call_int(l in raw_layout(), xs in prop::collection::vec(prop_oneof![-100i64..100, any::<i32>().prop_map(i64::from), any::<i64>()], 1..12)) {
+            let e = l.eval_1d();
+            for x in xs {
+                let (fast, slow) = (e.at(x), l.call_int(Int::dy(x)).map(|v| v.value));
+                prop_assert_eq!(fast, slow, "{}({})", l, x);
+            }
+        }
+    }
+
+    #[test]
+    fn values_are_call_int() {
+        for t in ["((_2,_3),_4):((_1,_12),_2)", "(_3,(_2),_5):(_7,(_1),_0)", "(4,(2,4)):(-2,(1,-8))", "(_1,(_1,3)):(_5,(_0,-7))"] {
+            let l: Layout = crate::expr::eval_str(t).unwrap().to_layout().unwrap();
+            let v = l.values().unwrap();
+            assert_eq!(v.len() as i64, l.size().unwrap().value);
+            for (i, x) in v.into_iter().enumerate() {
+                assert_eq!(x, l.call_int(Int::dy(i as i64)).unwrap().value, "{l}({i})");
+            }
+        }
+    }
+
 
     fn chapter_h() -> Layout {
         let s = IntTuple::tuple([IntTuple::dy(4), IntTuple::tuple([IntTuple::dy(2), IntTuple::dy(4)])]);

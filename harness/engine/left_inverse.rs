@@ -74,14 +74,18 @@ pub fn left_inverse_unchecked(layout: &Layout) -> Result<Layout> {
 
 /// Check the numbered postconditions of `left_inverse(layout) == r`.
 pub fn check_postconditions(layout: &Layout, r: &Layout) -> Checked {
+    if super::fast::left_inverse_ok(layout, r) {
+        return Ok(()); // both postconditions by the analytic certificate; the walk below otherwise
+    }
     let lv = layout.values()?;
     let mut seen = lv.clone();
     seen.sort_unstable();
     seen.dedup();
     let injective = seen.len() == lv.len();
+    let (er, el) = (r.eval_1d(), layout.eval_1d());
     for (i, &x) in lv.iter().enumerate() {
-        let back = r.call_int(Int::dy(x))?.value;
-        let again = layout.call_int(Int::dy(back))?.value;
+        let back = er.at(x)?;
+        let again = el.at(back)?;
         if again != x {
             return Err(Violation::cute(CITE_LEFT_QUASI, format!("1: {layout}({r}({layout}({i}))) = {again} != {x}")));
         }

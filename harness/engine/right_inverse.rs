@@ -118,11 +118,14 @@ fn right_inverse_chain(layout: &Layout) -> Result<Layout> {
 
 /// Check the numbered postconditions of `right_inverse(layout) == r`.
 pub fn check_postconditions(layout: &Layout, r: &Layout) -> Checked {
-    let rv = r.values()?;
-    for (i, &x) in rv.iter().enumerate() {
-        let y = layout.call_int(Int::dy(x))?.value;
-        if y != i as i64 {
-            return Err(Violation::cute(CITE_RIGHT, format!("1: {layout}({r}({i})) = {layout}({x}) = {y} != {i}")));
+    // Postcondition 1 by the analytic certificate where it applies, by the walk otherwise.
+    if !super::fast::right_inverse_ok(layout, r) {
+        let el = layout.eval_1d();
+        for (i, x) in r.walk()?.enumerate() {
+            let y = el.at(x)?;
+            if y != i as i64 {
+                return Err(Violation::cute(CITE_RIGHT, format!("1: {layout}({r}({i})) = {layout}({x}) = {y} != {i}")));
+            }
         }
     }
     if r.depth() > 1 {

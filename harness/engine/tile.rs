@@ -123,7 +123,7 @@ pub(crate) fn check_unpacked(z: &Layout, r: &Layout, first: bool) -> Checked {
         let which = if first { "modes 0 and 1" } else { "mode 1" };
         return Err(Violation::cute(cite::ZIP, format!("2: {r} is not {z} with {which} unpacked ({want})")));
     }
-    if r.values()? != z.values()? {
+    if !super::fast::same_function(r, z) && r.values()? != z.values()? {
         return Err(Violation::cute(cite::ZIP, format!("3: {r} and {z} differ as functions")));
     }
     Ok(())

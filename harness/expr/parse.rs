@@ -252,6 +252,16 @@ impl Parser {
         if self.pos == digits {
             return Err(self.err("expected a digit"));
         }
+        // The common case without a String: digits accumulated (negated for '-') with checks.
+        let neg = digits > start;
+        let mut v = Some(0i64);
+        for &c in &self.chars[digits..self.pos] {
+            let d = c as i64 - '0' as i64;
+            v = v.and_then(|v| v.checked_mul(10)).and_then(|v| if neg { v.checked_sub(d) } else { v.checked_add(d) });
+        }
+        if let Some(v) = v.filter(|v| (i32::MIN as i64..=i32::MAX as i64).contains(v)) {
+            return Ok(v);
+        }
         let text: String = self.chars[start..self.pos].iter().collect();
         text.parse::<i64>()
             .ok()

@@ -68,6 +68,21 @@ pub fn is_checkout(dir: &std::path::Path) -> bool {
     v.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()) == Some("cutecheck")
 }
 
+/// pycute for the benches: `$PYCUTE_DIR`, else the newest provisioned CUTLASS wheel under
+/// [`state_dir`] that ships it (`cargo xtask cutlass` provisions one).
+pub fn pycute_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("PYCUTE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(state_dir().join("cache"))
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("pycute/layout.py").exists())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
 /// Where the oracle keeps its cache, builds and reports: `$CUTECHECK_DIR`, or
 /// `$CARGO_TARGET_DIR/cutecheck`, or `<repo>/target/cutecheck`.
 pub fn state_dir() -> PathBuf {

@@ -130,41 +130,15 @@ impl Provisioner {
             std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
         }
         let wheel = self.fetch(name, version)?;
-        let sha = sha256_hex(&std::fs::read(&wheel).with_context(|| format!("reading {}", wheel.display()))?);
-        let trust = match &pinned {
-            Some(p) if *p == sha => "pinned",
-            Some(p) => {
-                // Never keep a file that disagrees with its pin; the next run downloads it anew.
-                if wheel.starts_with(&self.downloads) {
-                    let _ = std::fs::remove_file(&wheel);
-                }
-                bail!(
-                    "sha256 mismatch for {name}=={version} ({}): expected {p} (fixtures/cutlass-pins.toml), got {sha}",
-                    wheel.display()
-                );
-            }
-            None => {
-                let ledger = self.cache.join(TOFU_LEDGER);
-                match tofu_lookup(&ledger, name, version) {
-                    Some(first) if first != sha => bail!(
-                        "sha256 of {name}=={version} ({}) is {sha}, but it was {first} when first used \
-                         (recorded in {}); refusing a changed wheel",
-                        wheel.display(),
-                        ledger.display()
-                    ),
-                    Some(_) => {}
-                    None => {
-                        eprintln!(
-                            "warning: {name}=={version} has no sha256 pin in fixtures/cutlass-pins.toml; \
-                             trusting it on first use (sha256 {sha}, recorded in {})",
-                            ledger.display()
-                        );
-                        tofu_record(&ledger, name, version, &sha)?;
-                    }
-                }
-                "first-use"
-            }
-        };
+        let (sha, trust) = check_wheel(
+            &wheel,
+            &format!("{name}=={version}"),
+            pinned.as_deref(),
+            "fixtures/cutlass-pins.toml",
+            &self.cache.join(TOFU_LEDGER),
+            (name, version),
+            &self.downloads,
+        )?;
         self.unpack(&wheel, &dir, &sha, trust)?;
         match verify_manifest(&dir)? {
             Verified::Intact(h) => Ok((dir, h)),
@@ -198,32 +172,14 @@ impl Provisioner {
 
     /// Find the wheel file in the wheelhouse or the download directory, else download it.
     fn fetch(&self, name: &str, version: &str) -> Result<PathBuf> {
-        let mut dirs: Vec<PathBuf> = std::env::var_os("CUTECHECK_WHEELHOUSE")
-            .map(|v| std::env::split_paths(&v).collect())
-            .unwrap_or_default();
-        dirs.push(self.downloads.clone());
-        for d in &dirs {
-            if let Some(f) = find_wheel(d, name, version) {
-                return Ok(f);
-            }
+        let dirs = wheel_dirs(&self.downloads);
+        if let Some(f) = dirs.iter().find_map(|d| find_wheel(d, name, version)) {
+            return Ok(f);
         }
-        std::fs::create_dir_all(&self.downloads)?;
         if self.verbose {
             eprintln!("cutecheck: downloading {name}=={version} with pip");
         }
-        let out = Command::new("python3")
-            .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q"])
-            .arg(format!("{name}=={version}"))
-            .arg("-d")
-            .arg(&self.downloads)
-            .output()
-            .map_err(|e| anyhow!("could not run `python3 -m pip download`: {e}; install Python 3 with pip"))?;
-        if !out.status.success() {
-            bail!(
-                "`pip download --no-deps {name}=={version}` failed:\n{}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
+        pip_download(&[format!("{name}=={version}")], &self.downloads, &[])?;
         find_wheel(&self.downloads, name, version)
             .ok_or_else(|| anyhow!("pip reported success but no wheel for {name}=={version} is in {}", self.downloads.display()))
     }
@@ -642,7 +598,82 @@ pub fn verify_manifest(dir: &Path) -> Result<Verified> {
     Ok(Verified::Intact(manifest_hash(&m)))
 }
 
-fn find_wheel(dir: &Path, name: &str, version: &str) -> Option<PathBuf> {
+/// Where wheels are looked for: `$CUTECHECK_WHEELHOUSE` (a path list), then the download directory.
+pub(crate) fn wheel_dirs(downloads: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("CUTECHECK_WHEELHOUSE").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
+    dirs.push(downloads.to_path_buf());
+    dirs
+}
+
+/// `python3 -m pip download --no-deps [extra] -d dest REQ...` (requirements of plain tokens only).
+pub(crate) fn pip_download(reqs: &[String], dest: &Path, extra: &[&str]) -> Result<()> {
+    for r in reqs {
+        let (name, version) = r.split_once("==").ok_or_else(|| anyhow!("'{r}' is not NAME==VERSION"))?;
+        check_token(name)?;
+        check_token(version)?;
+    }
+    std::fs::create_dir_all(dest)?;
+    let out = Command::new("python3")
+        .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q"])
+        .args(extra)
+        .arg("-d")
+        .arg(dest)
+        .args(reqs)
+        .output()
+        .map_err(|e| anyhow!("could not run `python3 -m pip download`: {e}; install Python 3 with pip"))?;
+    if !out.status.success() {
+        bail!("`pip download --no-deps {}` failed:\n{}", reqs.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(())
+}
+
+/// A wheel file's sha256 against its pin (`pins_file` names where pins live), or against the
+/// trust-on-first-use ledger (key `tofu`) when it has none: the sha256 and how it is trusted
+/// ("pinned" or "first-use"). A downloaded file that disagrees with its pin is deleted, so the
+/// next run downloads it anew.
+pub(crate) fn check_wheel(
+    wheel: &Path,
+    label: &str,
+    pin: Option<&str>,
+    pins_file: &str,
+    ledger: &Path,
+    tofu: (&str, &str),
+    downloads: &Path,
+) -> Result<(String, &'static str)> {
+    let sha = sha256_hex(&std::fs::read(wheel).with_context(|| format!("reading {}", wheel.display()))?);
+    match pin {
+        Some(p) if p == sha => Ok((sha, "pinned")),
+        Some(p) => {
+            if wheel.starts_with(downloads) {
+                let _ = std::fs::remove_file(wheel);
+            }
+            bail!("sha256 mismatch for {label} ({}): expected {p} ({pins_file}), got {sha}", wheel.display())
+        }
+        None => {
+            match tofu_lookup(ledger, tofu.0, tofu.1) {
+                Some(first) if first != sha => bail!(
+                    "sha256 of {label} ({}) is {sha}, but it was {first} when first used (recorded in {}); refusing a \
+                     changed wheel",
+                    wheel.display(),
+                    ledger.display()
+                ),
+                Some(_) => {}
+                None => {
+                    eprintln!(
+                        "warning: {label} has no sha256 pin in {pins_file}; trusting it on first use (sha256 {sha}, \
+                         recorded in {})",
+                        ledger.display()
+                    );
+                    tofu_record(ledger, tofu.0, tofu.1, &sha)?;
+                }
+            }
+            Ok((sha, "first-use"))
+        }
+    }
+}
+
+pub(crate) fn find_wheel(dir: &Path, name: &str, version: &str) -> Option<PathBuf> {
     let prefix = format!("{}-{version}-", name.replace('-', "_"));
     let mut hits: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
@@ -657,7 +688,7 @@ fn find_wheel(dir: &Path, name: &str, version: &str) -> Option<PathBuf> {
 }
 
 /// Names and versions go into file names and pip's command line: allow only plain tokens.
-fn check_token(s: &str) -> Result<()> {
+pub(crate) fn check_token(s: &str) -> Result<()> {
     if !s.is_empty() && s.len() < 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')) && !s.starts_with('-') {
         Ok(())
     } else {
@@ -668,6 +699,28 @@ fn check_token(s: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wheels_are_checked_against_pins_and_the_first_use_ledger() {
+        let d = tempfile::tempdir().unwrap();
+        let (downloads, ledger) = (d.path().join("dl"), d.path().join(TOFU_LEDGER));
+        std::fs::create_dir_all(&downloads).unwrap();
+        let w = downloads.join("x-1.0-py3-none-any.whl");
+        std::fs::write(&w, b"wheel").unwrap();
+        let sha = sha256_hex(b"wheel");
+        let check = |pin: Option<&str>| check_wheel(&w, "x==1.0", pin, "pins.toml", &ledger, ("x", "1.0"), &downloads);
+        assert_eq!(check(Some(&sha)).unwrap(), (sha.clone(), "pinned"));
+        // No pin: trusted on first use and recorded; a changed file is refused afterwards.
+        assert_eq!(check(None).unwrap(), (sha.clone(), "first-use"));
+        assert_eq!(check(None).unwrap().1, "first-use");
+        std::fs::write(&w, b"changed").unwrap();
+        assert!(check(None).unwrap_err().to_string().contains("when first used"));
+        // A downloaded file that disagrees with its pin is refused and deleted.
+        let e = check(Some(&sha)).unwrap_err().to_string();
+        assert!(e.contains("sha256 mismatch for x==1.0") && e.contains("pins.toml"), "{e}");
+        assert!(!w.exists());
+        assert!(pip_download(&["x; rm -rf /==1".into()], &downloads, &[]).is_err());
+    }
 
     #[test]
     fn pins_parse_and_cover_the_required_versions() {

@@ -170,6 +170,12 @@ impl Oracle {
         self.run_with(exprs, codegen::case_body)
     }
 
+    /// Like [`Oracle::run`], but no call of a case is a constant expression
+    /// ([`codegen::case_body_runtime`]: CuTe's functions run at run time; `cargo xtask coverage`).
+    pub fn run_runtime(&self, exprs: &[String]) -> Vec<Outcome> {
+        self.run_with(exprs, codegen::case_body_runtime)
+    }
+
     /// Like [`Oracle::run`], but rank-2 layouts are drawn with CuTe's `print_layout`.
     pub fn run_table(&self, exprs: &[String]) -> Vec<Outcome> {
         self.run_with(exprs, codegen::case_body_table)

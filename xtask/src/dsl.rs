@@ -16,9 +16,10 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use anyhow::Result;
+use rayon::prelude::*;
 use serde::Serialize;
 
-use cutecheck::case::{Case, Judge, Oracle as _, Status};
+use cutecheck::case::{Case, EngineAnswer, Judge, Oracle as _, Status};
 use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle, DslVerdict};
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
@@ -78,10 +79,96 @@ struct Report {
     dsl_seconds: f64,
     cpp_seconds: Option<f64>,
     dsl_cases_per_minute: f64,
+    /// Wall seconds of the other steps: planning (the fixed suites, generating the random cases),
+    /// the engine, judging (the DSL pairs, definition checks included), and the whole run up to
+    /// the report; `judged_per_minute` is every case over the whole run.
+    plan_seconds: f64,
+    engine_seconds: f64,
+    judge_seconds: f64,
+    total_seconds: f64,
+    judged_per_minute: f64,
     pairs: BTreeMap<String, PairRow>,
     /// (pair, signature, op) -> count
     classes: Vec<(String, String, String, usize)>,
+    /// The DSL's refusals and crashes grouped by its message (digits as N): pair, signature, op,
+    /// message, count and the first case.
+    messages: Vec<MessageRow>,
     cases: Vec<CaseRow>,
+}
+
+#[derive(Serialize)]
+struct MessageRow {
+    pair: String,
+    signature: String,
+    op: String,
+    message: String,
+    cases: usize,
+    example: String,
+}
+
+/// The DSL's message of a refusal or crash, with the operand types it quotes as `<...>` and
+/// numbers as `N`, so that one cause is one group.
+fn message_class(v: &DslVerdict) -> Option<String> {
+    let m = match v {
+        DslVerdict::DslRejects { message, .. } | DslVerdict::DslRefusesDynamic { message, .. } => message,
+        DslVerdict::DslCrashed { message } => message,
+        _ => return None,
+    };
+    let mut m = m.to_string();
+    let mut from = 0;
+    while let Some(i) = m[from..].find("cute.").map(|i| i + from) {
+        let Some(open) = m[i..].find("<\"").map(|k| i + k) else { break };
+        let Some(close) = m[open..].find("\">").map(|k| open + k + 2) else { break };
+        m.replace_range(open..close, "<...>");
+        from = open + 5;
+    }
+    let mut out = String::new();
+    for ch in m.chars() {
+        if ch.is_ascii_digit() {
+            if !out.ends_with('N') {
+                out.push('N');
+            }
+        } else {
+            out.push(ch);
+        }
+    }
+    Some(out.chars().take(200).collect())
+}
+
+fn messages(rows: &[CaseRow]) -> Vec<MessageRow> {
+    let mut groups: BTreeMap<(String, String, String, String), (usize, String)> = BTreeMap::new();
+    for c in rows {
+        let op = c.op.clone().unwrap_or_else(|| "-".into());
+        for (pair, v) in [("engine~dsl", Some(&c.engine_dsl)), ("cpp~dsl", c.cpp_dsl.as_ref())] {
+            let Some(v) = v else { continue };
+            if let Some(m) = message_class(v) {
+                let g = groups.entry((pair.into(), v.signature(), op.clone(), m)).or_insert((0, c.expr.clone()));
+                g.0 += 1;
+            }
+        }
+    }
+    let mut v: Vec<MessageRow> = groups
+        .into_iter()
+        .map(|((pair, signature, op, message), (cases, example))| MessageRow { pair, signature, op, message, cases, example })
+        .collect();
+    v.sort_by(|a, b| (&a.pair, std::cmp::Reverse(a.cases)).cmp(&(&b.pair, std::cmp::Reverse(b.cases))));
+    v
+}
+
+fn message_table(r: &Report) -> String {
+    let mut s = String::from("| pair | class | op | cases | the DSL's message | first case |\n|---|---|---|---:|---|---|\n");
+    for m in &r.messages {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | `{}` |\n",
+            m.pair,
+            m.signature,
+            m.op,
+            m.cases,
+            m.message.replace('|', "\\|"),
+            m.example
+        ));
+    }
+    s
 }
 
 pub fn options(args: &OracleArgs) -> DslOptions {
@@ -90,6 +177,7 @@ pub fn options(args: &OracleArgs) -> DslOptions {
 
 /// Three-way (or engine~DSL) conformance.
 pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bool> {
+    let start = Instant::now();
     let seed = ra.seed.unwrap_or_else(fresh_seed);
     let shard = ra.shard.unwrap_or((0, 1));
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
@@ -106,12 +194,23 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     };
     let known = load_known()?;
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
-    let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
-    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
     let t = Instant::now();
-    let answers = dsl_oracle.answers(&refs);
-    let dsl_time = t.elapsed().as_secs_f64();
-    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s", refs.len());
+    let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
+    let plan_time = t.elapsed().as_secs_f64();
+    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
+    // The DSL's workers answer while the engine answers every case on this process's cores.
+    let t = Instant::now();
+    let (answers, dsl_time, engines) = std::thread::scope(|s| {
+        let asked = s.spawn(|| {
+            let answers = dsl_oracle.answers(&refs);
+            (answers, t.elapsed().as_secs_f64())
+        });
+        let engines: Vec<EngineAnswer> = refs.par_iter().map(|c| judge.engine(c, false)).collect();
+        let (answers, dsl_time) = asked.join().expect("the DSL oracle's thread panicked");
+        (answers, dsl_time, engines)
+    });
+    let engine_time = t.elapsed().as_secs_f64();
+    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s (the engine alongside, done in {engine_time:.1} s)", refs.len());
     let (cpp_outcomes, cpp_time) = match &cpp_oracle {
         Some(o) => {
             let t = Instant::now();
@@ -127,15 +226,25 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
     let mut rows = Vec::with_capacity(refs.len());
     let mut ok = true;
-    for (k, (p, ans)) in planned.iter().zip(&answers).enumerate() {
+    // The DSL pairs' verdicts (definition checks on differences), in parallel.
+    let t = Instant::now();
+    let verdicts: Vec<(DslVerdict, Option<DslVerdict>)> = (0..refs.len())
+        .into_par_iter()
+        .map(|k| {
+            let ed = dsl::judge_case(refs[k], &engines[k].outcome, &answers[k]);
+            let cd = cpp_outcomes.as_ref().map(|outs| dsl::judge_case(refs[k], &outs[k], &answers[k]));
+            (ed, cd)
+        })
+        .collect();
+    let judge_time = t.elapsed().as_secs_f64();
+    for (k, ((p, ans), (ed, cd_v))) in planned.iter().zip(&answers).zip(verdicts).enumerate() {
         let case = &p.case;
         let op = case.op().map(str::to_string).unwrap_or_else(|| "-".into());
-        let engine = judge.engine(case, false);
+        let engine = &engines[k];
         if ans.outcome.is_error() {
             ok = false;
         }
         // engine ~ DSL
-        let ed = dsl::judge_case(case, &engine.outcome, ans);
         if ed.blames_reference() {
             ok = false;
         }
@@ -144,7 +253,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         let (mut cpp_l, mut ec, mut cd) = (None, None, None);
         if let Some(outs) = &cpp_outcomes {
             let o = &outs[k];
-            let j = judge.judge(case, p.origin, &engine, o);
+            let j = judge.judge(case, p.origin, engine, o);
             if j.fails() {
                 ok = false;
             }
@@ -166,7 +275,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
             if !j.agreement.agrees() {
                 ec = Some(j.summary());
             }
-            let v = dsl::judge_case(case, o, ans);
+            let v = cd_v.expect("a C++~DSL verdict for every case with C++");
             tally(&mut pairs, &mut classes, "cpp~dsl", &op, &v);
             cd = Some(v);
             cpp_l = Some(o.lines());
@@ -197,8 +306,14 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         dsl_seconds: dsl_time,
         cpp_seconds: cpp_time,
         dsl_cases_per_minute: refs.len() as f64 * 60.0 / dsl_time.max(1e-3),
+        plan_seconds: plan_time,
+        engine_seconds: engine_time,
+        judge_seconds: judge_time,
+        total_seconds: start.elapsed().as_secs_f64(),
+        judged_per_minute: refs.len() as f64 * 60.0 / start.elapsed().as_secs_f64().max(1e-3),
         pairs,
         classes: classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
+        messages: messages(&rows),
         cases: rows,
     };
     let tables = tables(&report);
@@ -216,9 +331,10 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     std::fs::write(dir.join("report-dsl.json"), serde_json::to_string_pretty(&report)?)?;
     let cmd: Vec<String> = std::env::args().skip(1).collect();
     let md = format!(
-        "# cutecheck three-way report (engine, CuTe C++, CuTe DSL)\n\nCommand: `cargo xtask {}`  \nDSL: {}  \n\n```text\n{tables}```\n\n## Differences\n\n{listing}",
+        "# cutecheck three-way report (engine, CuTe C++, CuTe DSL)\n\nCommand: `cargo xtask {}`  \nDSL: {}  \n\n```text\n{tables}```\n\n## The DSL's refusals and crashes by message\n\n{}\n## Differences\n\n{listing}",
         cmd.join(" "),
-        dsl_oracle.describe()
+        dsl_oracle.describe(),
+        message_table(&report)
     );
     std::fs::write(dir.join("report-dsl.md"), md)?;
     eprintln!(
@@ -226,6 +342,16 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         dir.join("report-dsl.md").display(),
         report.cases.len(),
         report.dsl_cases_per_minute
+    );
+    eprintln!(
+        "xtask: {} cases judged in {:.1} s ({:.0} a minute): planning {:.1} s, the DSL {dsl_time:.1} s{}, the engine {:.1} s, judging {:.1} s",
+        report.cases.len(),
+        report.total_seconds,
+        report.judged_per_minute,
+        plan_time,
+        cpp_time.map_or(String::new(), |c| format!(", CuTe C++ {c:.1} s")),
+        engine_time,
+        judge_time
     );
     Ok(ok)
 }
@@ -268,6 +394,13 @@ fn tables(r: &Report) -> String {
     }
     for (pair, sig, op, n) in &r.classes {
         s.push_str(&format!("{pair:<12} {sig:<48} {op:<20} {n:>6}\n"));
+    }
+    if !r.messages.is_empty() {
+        s.push_str(&format!("\nthe DSL's refusals and crashes by message ({} groups, the first 25 here, all in report-dsl.md):\n", r.messages.len()));
+        for m in r.messages.iter().take(25) {
+            let msg: String = m.message.chars().take(110).collect();
+            s.push_str(&format!("{:<12} {:<36} {:<18} {:>5}  {msg}\n", m.pair, m.signature, m.op, m.cases));
+        }
     }
     s
 }
@@ -316,7 +449,7 @@ fn detail(v: &DslVerdict) -> String {
             }
             s
         }
-        DslVerdict::DslRejects { message, accepted_ok, detail } => format!(
+        DslVerdict::DslRejects { message, accepted_ok, detail } | DslVerdict::DslRefusesDynamic { message, accepted_ok, detail } => format!(
             "the DSL refuses ({message}); the reference's result {}",
             match accepted_ok {
                 Some(true) => "satisfies the definition".to_string(),
@@ -362,8 +495,8 @@ pub enum DslCmd {
         /// Workers (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
-        /// Cases per request (one jit function).
-        #[arg(long, default_value_t = 500)]
+        /// Most cases per request (one jit function).
+        #[arg(long, default_value_t = 2000)]
         batch: usize,
     },
 }
@@ -405,12 +538,28 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let t = Instant::now();
     let answers: Vec<DslAnswer> = o.answers(&refs);
     let ask = t.elapsed().as_secs_f64();
+    // Engine and judge on every core (rayon), as conformance does.
     let t2 = Instant::now();
+    let timed: Vec<(DslVerdict, f64, f64)> = cases
+        .par_iter()
+        .zip(&answers)
+        .map(|(c, a)| {
+            let t = Instant::now();
+            let engine = cutecheck::case::engine(c, false).outcome;
+            let te = t.elapsed().as_secs_f64();
+            (dsl::judge_case(c, &engine, a), t.elapsed().as_secs_f64(), te)
+        })
+        .collect();
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
-    for (c, a) in cases.iter().zip(&answers) {
-        let engine = cutecheck::case::engine(c, false).outcome;
-        *tally.entry(dsl::judge_case(c, &engine, a).signature()).or_default() += 1;
+    for (v, _, _) in &timed {
+        *tally.entry(v.signature()).or_default() += 1;
     }
+    let blamed: Vec<(&DslVerdict, &str)> =
+        timed.iter().zip(&cases).filter(|((v, _, _), _)| v.blames_reference()).map(|((v, _, _), c)| (v, c.text.as_str())).collect();
+    let mut slowest: Vec<(f64, f64, &str)> = timed.iter().zip(&cases).map(|((_, t, te), c)| (*t, *te, c.text.as_str())).collect();
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let cpu_total: f64 = slowest.iter().map(|s| s.0).sum();
+    let slow: Vec<f64> = slowest.iter().map(|s| s.0).filter(|t| *t > 0.01).collect();
     let judge = t2.elapsed().as_secs_f64();
     // The workers' CPU time: end them (they and their children are reaped) and read this
     // process's children's user+system time.
@@ -434,5 +583,17 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average at the end: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     println!("verdicts: {}", tally.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
+    println!(
+        "engine + judge: {cpu_total:.2} s in all over the cases; {} cases over 10 ms take {:.2} s of it",
+        slow.len(),
+        slow.iter().sum::<f64>()
+    );
+    for (v, e) in blamed.iter().take(10) {
+        println!("the definition blames the engine: {e}: {}", detail(v));
+    }
+    println!("slowest to judge (engine + judge, of which the engine):");
+    for (t, te, e) in slowest.iter().take(8) {
+        println!("  {:.1} ms ({:.1} ms) {e}", t * 1e3, te * 1e3);
+    }
     Ok(true)
 }

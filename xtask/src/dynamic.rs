@@ -107,7 +107,8 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
     let describe = oracle.describe();
     eprintln!("xtask: dynamic cases through {describe}");
     let start = Instant::now();
-    let mine = (0..n).filter(|i| shard.1 <= 1 || i % shard.1 == shard.0).count();
+    let indices: Vec<usize> = gen::shard_indices(n, shard).collect();
+    let mine = indices.len();
     let bar = (mine > 20_000).then(|| {
         let b = ProgressBar::new(mine as u64);
         b.set_style(
@@ -119,7 +120,6 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
     let mut run = DynamicRun { cases: 0, agree: 0, both_refuse: 0, judged: Vec::new(), seconds: 0.0 };
     const CHUNK: usize = 50_000;
     let (mut t_draw, mut t_cute, mut t_engine) = (0.0, 0.0, 0.0);
-    let indices: Vec<usize> = (0..n).filter(|i| shard.1 <= 1 || i % shard.1 == shard.0).collect();
     for part in indices.chunks(CHUNK) {
         // Draw and parse (in parallel), answer in the workers, then evaluate and compare.
         let t0 = Instant::now();

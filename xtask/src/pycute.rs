@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 use cutecheck::case::{Case, EngineAnswer, Outcome};
-use cutecheck::expr::{Expr, Value};
+use cutecheck::expr::Value;
 use cutecheck::oracle::Oracle;
 use cutecheck::triage::read_printed;
 
@@ -304,28 +304,8 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
     Opinion { pycute: a.text.unwrap_or_default(), agrees_with_cute: cute_same, agrees_with_engine: engine_same, blame, why }
 }
 
-/// The Python text of an expression, or why pycute has no counterpart.
-pub fn python(e: &Expr) -> std::result::Result<String, String> {
-    Ok(match e {
-        Expr::Int { value, .. } => value.to_string(),
-        Expr::Underscore { .. } => "None".into(),
-        Expr::Tuple { items, .. } => {
-            let v: Vec<String> = items.iter().map(python).collect::<std::result::Result<_, _>>()?;
-            format!("({},)", v.join(","))
-        }
-        Expr::Layout { shape, stride, .. } => format!("Layout({},{})", python(shape)?, python(stride)?),
-        Expr::Call { name, args, called: true, .. } => {
-            // The spelling comes from the operation's entry in the table of operations.
-            let n = cutecheck::ops::lookup(name)
-                .and_then(|op| op.pycute.get())
-                .ok_or_else(|| format!("pycute has no {}", name.base()))?;
-            let v: Vec<String> = args.iter().map(python).collect::<std::result::Result<_, _>>()?;
-            format!("{n}({})", v.join(","))
-        }
-        Expr::Apply { target, args, .. } if args.len() == 1 => format!("({})({})", python(target)?, python(&args[0])?),
-        _ => return Err("no pycute form".into()),
-    })
-}
+/// The Python text of an expression (the library's, shared with the whole-command bench).
+pub use cutecheck::ops::pycute_text as python;
 
 #[cfg(test)]
 mod tests {

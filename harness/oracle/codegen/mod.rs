@@ -105,6 +105,8 @@ const MAX_DEPTH: usize = 128;
 #[derive(Default)]
 pub struct Gen {
     depth: usize,
+    /// Pass every integer through `cutecheck_rt` (see [`case_body_runtime`]).
+    runtime: bool,
 }
 
 impl Gen {
@@ -121,6 +123,9 @@ impl Gen {
 
     fn emit_inner(&mut self, e: &Expr, role: Role) -> Result<Cpp, CodegenError> {
         match e {
+            Expr::Int { value, is_static, .. } if self.runtime => {
+                Ok(Cpp::new(format!("cutecheck_rt({})", int_code(*value, *is_static)), Kind::Int))
+            }
             Expr::Int { value, is_static, .. } => Ok(Cpp::new(int_code(*value, *is_static), Kind::Int)),
             Expr::Underscore { .. } => Ok(Cpp::new("_".into(), Kind::Underscore)),
             Expr::Tuple { items, .. } => {
@@ -253,6 +258,24 @@ pub fn expression(e: &Expr) -> Result<Cpp, CodegenError> {
 /// The body of one case function: compute the value and print it with CuTe's `print`.
 /// Results that are tensors print their layout (see `algebra::local_tile`).
 pub fn case_body(e: &Expr) -> Result<String, CodegenError> {
+    body(e, &mut Gen::default())
+}
+
+/// The definition of `cutecheck_rt` that opens every [`case_body_runtime`]: an identity that is
+/// not a constant expression (an `asm` statement is not allowed in a constexpr function).
+const RUNTIME_IDENTITY: &str = "  auto cutecheck_rt = [](auto x) { asm volatile(\"\"); return x; };\n";
+
+/// Like [`case_body`], but every integer of the case (`Int<N>{}` and `int(N)` alike) is passed
+/// through an identity function that is not `constexpr`, so no call of the case is a constant
+/// expression. Without it g++ folds CuTe's constexpr functions on literal operands at compile time,
+/// even at -O0, and their bodies never run; with it they run (static-ness lives in the types, so
+/// what CuTe prints is the same). `cargo xtask coverage` compiles its cases this way.
+pub fn case_body_runtime(e: &Expr) -> Result<String, CodegenError> {
+    Ok(format!("{RUNTIME_IDENTITY}{}", body(e, &mut Gen { runtime: true, ..Gen::default() })?))
+}
+
+fn body(e: &Expr, g: &mut Gen) -> Result<String, CodegenError> {
+    let mut expression = |x: &Expr| g.emit(x, Role::Shape);
     // A whole case `print_layout(L)` prints L's grid with CuTe's print_layout (it returns nothing).
     if let Expr::Call { name, args, called: true, .. } = e {
         if name.simple() == Some("print_layout") {
@@ -304,6 +327,20 @@ mod tests {
         assert_eq!(cpp("make_layout_right((_4,_8))"), "make_layout(make_shape(Int<4>{}, Int<8>{}), LayoutRight{})");
         assert_eq!(cpp("get(_4:_1,0)"), "get<0>(make_layout(Int<4>{}, Int<1>{}))");
         assert_eq!(cpp("composition(_4:_1,(_,_2:_1))"), "composition(make_layout(Int<4>{}, Int<1>{}), make_tile(_, make_layout(Int<2>{}, Int<1>{})))");
+    }
+
+    #[test]
+    fn runtime_bodies_pass_every_integer_through_the_identity() {
+        let body = |s: &str| case_body_runtime(&parse(s).unwrap()).unwrap();
+        let b = body("composition((_4,8):(_1,4),_2:_1)");
+        assert!(b.starts_with(RUNTIME_IDENTITY), "{b}");
+        assert!(b.contains("make_shape(cutecheck_rt(Int<4>{}), cutecheck_rt(int(8)))"), "{b}");
+        assert!(b.contains("make_layout(cutecheck_rt(Int<2>{}), cutecheck_rt(Int<1>{}))"), "{b}");
+        // Mode indices stay literal template arguments; whole-case forms are written the same way.
+        assert!(body("get(_4:_1,0)").contains("get<0>(make_layout(cutecheck_rt(Int<4>{}), cutecheck_rt(Int<1>{})))"));
+        assert!(body("print_layout((_2,_2):(_1,_2))").contains("print_layout(make_layout(make_shape(cutecheck_rt(Int<2>{})"));
+        // The plain body has no identity.
+        assert!(!case_body(&parse("composition((_4,8):(_1,4),_2:_1)").unwrap()).unwrap().contains("cutecheck_rt"));
     }
 
     #[test]

@@ -25,7 +25,10 @@
 //!   milliseconds. A worker that itself dies or stops answering is killed and replaced the same
 //!   way from this side (a fresh worker: about a second).
 
+pub mod atoms;
 pub mod provision;
+
+pub use atoms::{COPY_MEMBERS, MMA_MEMBERS};
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -68,11 +71,20 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
         Expr::Layout { shape, stride, .. } => json!(["l", ast(shape)?, ast(stride)?]),
         Expr::Call { name, args, called: true, .. } if name.simple().is_some_and(|n| MMA_MEMBERS.contains(&n)) => {
             let atom = match args.as_slice() {
-                [Expr::Call { name: atom, called: false, .. }] => warp_mma(atom)
-                    .ok_or_else(|| format!("the DSL oracle has no MMA atom {atom} (it knows the SM80 16x8x8/16x8x16 F16/BF16 warp MMAs)"))?,
+                [Expr::Call { name: atom, called: false, .. }] => atoms::mma(atom)?,
                 _ => return Err(format!("{name} takes one MMA atom name")),
             };
             json!(["m", name.simple(), atom])
+        }
+        Expr::Call { name, args, called: true, .. } if name.simple().is_some_and(|n| COPY_MEMBERS.contains(&n)) => {
+            let member = name.simple().unwrap_or_default();
+            let atom = match args.as_slice() {
+                [Expr::Call { name: op, called: false, .. }, Expr::Call { name: ty, called: false, .. }] => {
+                    atoms::copy(member, op, ty)?
+                }
+                _ => return Err(format!("{name} takes a copy operation and a value type")),
+            };
+            json!(["k", member, atom])
         }
         Expr::Call { name, args, called: true, .. } => {
             let n = name.simple().filter(|n| OPS.contains(n)).ok_or_else(|| format!("the DSL oracle has no {name}"))?;
@@ -83,38 +95,6 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
             json!(["a", ast(target)?, args.iter().map(ast).collect::<Result<Vec<_>, _>>()?])
         }
     })
-}
-
-/// The members of an MMA atom the DSL oracle asks for (`cute.make_mma_atom(op)`'s `tv_layout_A`,
-/// `tv_layout_B`, `tv_layout_C`, `shape_mnk`, `thr_id`).
-pub const MMA_MEMBERS: &[&str] = &["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id"];
-
-/// The DSL's form of a CuTe C++ warp MMA atom name, for the atoms the DSL exposes as
-/// `cute.nvgpu.warp.MmaF16BF16Op(ab_dtype, acc_dtype, shape_mnk)`: `SM80_16x8x{8,16}_DABC_TN`
-/// with A = B in {F16, BF16} and C = D in {F32, F16} (F16 accumulators with F16 inputs only).
-pub fn warp_mma(name: &crate::expr::Name) -> Option<Json> {
-    let n = name.simple()?;
-    let rest = n.strip_prefix("SM80_")?.strip_suffix("_TN")?;
-    let (shape, types) = rest.split_once('_')?;
-    let mnk: Vec<i64> = shape.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
-    if mnk.len() != 3 || mnk[0] != 16 || mnk[1] != 8 || !matches!(mnk[2], 8 | 16) {
-        return None;
-    }
-    let mut ts = Vec::new();
-    let mut t = types;
-    while !t.is_empty() {
-        let tok = ["BF16", "F32", "F16"].into_iter().find(|p| t.starts_with(p))?;
-        ts.push(tok);
-        t = &t[tok.len()..];
-    }
-    let [d, a, b, c] = ts.as_slice() else { return None };
-    let dsl = |t: &str| match t {
-        "F16" => "Float16",
-        "BF16" => "BFloat16",
-        _ => "Float32",
-    };
-    let ok = a == b && c == d && *a != "F32" && (*c == "F32" || *a == "F16");
-    ok.then(|| json!({"op": "MmaF16BF16Op", "ab": dsl(a), "acc": dsl(c), "mnk": mnk}))
 }
 
 /// A value as the DSL returned it: static leaves are known, dynamic leaves usually are not.
@@ -246,7 +226,7 @@ pub struct DslOptions {
 
 impl Default for DslOptions {
     fn default() -> Self {
-        DslOptions { jobs: None, batch: 500, case_timeout: Duration::from_secs(30), start_timeout: Duration::from_secs(120) }
+        DslOptions { jobs: None, batch: 2000, case_timeout: Duration::from_secs(30), start_timeout: Duration::from_secs(120) }
     }
 }
 
@@ -284,7 +264,10 @@ impl DslOracle {
                 Err(why) => out[i] = Some(DslAnswer::of(Outcome::Unsupported(why))),
             }
         }
-        let chunks: Vec<&[(usize, Json)]> = todo.chunks(self.opts.batch.max(1)).collect();
+        // Requests of at most `batch` cases, and at least two per worker so that none waits idle
+        // at the end (one jit function costs about 5 ms of CPU; a case about 0.15 ms).
+        let per_worker = todo.len().div_ceil(2 * self.workers.len()).max(1);
+        let chunks: Vec<&[(usize, Json)]> = todo.chunks(self.opts.batch.min(per_worker).max(1)).collect();
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(usize, DslAnswer)>> = Mutex::new(Vec::new());
         std::thread::scope(|s| {
@@ -647,6 +630,10 @@ pub enum DslVerdict {
     DifferentUnknown { at: String },
     /// The DSL refuses (its message) what the reference accepts; is the accepted result right?
     DslRejects { message: String, accepted_ok: Option<bool>, detail: Option<String> },
+    /// The DSL refuses an operand whose values it does not know at trace time: its message names
+    /// an operand type with a dynamic (`?`) leaf ([`refuses_dynamic`]), e.g. "expects an input
+    /// with static shape, but got '!cute.layout<"?:1">'". A limit of the DSL, not a finding.
+    DslRefusesDynamic { message: String, accepted_ok: Option<bool>, detail: Option<String> },
     /// The reference refuses what the DSL accepts; is the DSL's result right?
     ReferenceRejects { accepted_ok: Option<bool>, detail: Option<String> },
     /// The reference crashed (CuTe C++ at run time, or the engine panicked).
@@ -681,9 +668,13 @@ impl DslVerdict {
             ),
             DslVerdict::DifferentUnknown { .. } => "different:dsl-values-unknown".into(),
             DslVerdict::DslRejects { accepted_ok, .. } => format!("dsl-rejects:accepted-{}", ok(accepted_ok)),
+            DslVerdict::DslRefusesDynamic { accepted_ok, .. } => format!("dsl-refuses-dynamic:accepted-{}", ok(accepted_ok)),
             DslVerdict::ReferenceRejects { accepted_ok, .. } => format!("reference-rejects:accepted-{}", ok(accepted_ok)),
             DslVerdict::ReferenceCrashed => "reference-crashed".into(),
-            DslVerdict::DslCrashed { .. } => "dsl-crashed".into(),
+            DslVerdict::DslCrashed { message } => match crash_signal(message) {
+                Some(sig) => format!("dsl-crashed:{sig}"),
+                None => "dsl-crashed".into(),
+            },
             DslVerdict::Unchecked { .. } => "unchecked".into(),
         }
     }
@@ -700,6 +691,7 @@ impl DslVerdict {
         match self {
             DslVerdict::DifferentFunction { blame, .. } => matches!(blame, DslBlame::Reference | DslBlame::Both),
             DslVerdict::DslRejects { accepted_ok: Some(false), .. } => true,
+            DslVerdict::DslRefusesDynamic { accepted_ok: Some(false), .. } => true,
             DslVerdict::ReferenceRejects { accepted_ok: Some(true), .. } => true,
             _ => false,
         }
@@ -724,7 +716,12 @@ pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionChec
         (R::Rejected(_), Outcome::Rejected(_)) => DslVerdict::BothReject,
         (R::Printed(r), Outcome::Rejected(m)) => {
             let c = read_printed(r).and_then(|v| check(&v));
-            DslVerdict::DslRejects { message: m.clone(), accepted_ok: c.as_ref().map(Result::is_ok), detail: c.and_then(Result::err) }
+            let (message, accepted_ok, detail) = (m.clone(), c.as_ref().map(Result::is_ok), c.and_then(Result::err));
+            if refuses_dynamic(m) {
+                DslVerdict::DslRefusesDynamic { message, accepted_ok, detail }
+            } else {
+                DslVerdict::DslRejects { message, accepted_ok, detail }
+            }
         }
         (R::Rejected(_), Outcome::Printed(_)) => {
             let c = dsl.value.as_ref().and_then(DslValue::to_value).and_then(|v| check(&v));
@@ -754,6 +751,24 @@ pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionChec
             DslVerdict::DifferentFunction { blame, reference_check: rb, dsl_check: db }
         }
     }
+}
+
+/// Whether the DSL's refusal is about an operand it only knows at run time: the message names a
+/// CuTe IR type (`!cute.layout<"...">`, `#cute.layout<...>`, `!cute.int_tuple<...>`) with a
+/// dynamic leaf `?` in it.
+pub fn refuses_dynamic(message: &str) -> bool {
+    message.match_indices("cute.").any(|(i, _)| {
+        let rest = &message[i..];
+        let end = rest.find(['>', '\'']).unwrap_or(rest.len());
+        rest[..end].contains('?')
+    })
+}
+
+/// The signal named in a crash message ("... signal 6 (SIGABRT) ..."), for grouping.
+pub fn crash_signal(message: &str) -> Option<&str> {
+    let i = message.find("(SIG")?;
+    let rest = &message[i + 1..];
+    Some(&rest[..rest.find(')')?])
 }
 
 /// Judge with the real definition check of the case's operation, as blame reads it

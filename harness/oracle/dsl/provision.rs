@@ -20,8 +20,8 @@ use std::process::Command;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 
-use crate::oracle::provision::{count_files, tofu_lookup, tofu_record, MARKER, TOFU_LEDGER};
-use crate::oracle::{sha256_hex, state_dir};
+use crate::oracle::provision::{check_token, check_wheel, count_files, find_wheel, pip_download, wheel_dirs, MARKER, TOFU_LEDGER};
+use crate::oracle::state_dir;
 
 /// The pins file, compiled in.
 pub const DSL_PINS_TOML: &str = include_str!("../../../fixtures/dsl-pins.toml");
@@ -116,27 +116,9 @@ pub fn provision_in(pins: &DslPins, cache: &Path, downloads: &Path, verbose: boo
     let mut digests = String::new();
     for f in &files {
         let name = f.file_name().and_then(|s| s.to_str()).unwrap_or("?").to_string();
-        let sha = sha256_hex(&std::fs::read(f).with_context(|| format!("reading {}", f.display()))?);
-        match pins.wheels.iter().find(|w| w.file == name) {
-            Some(w) if w.sha256 == sha => {}
-            Some(w) => {
-                let _ = std::fs::remove_file(f);
-                bail!("sha256 mismatch for {name}: expected {} (fixtures/dsl-pins.toml), got {sha}", w.sha256);
-            }
-            None => {
-                let ledger = cache.join(TOFU_LEDGER);
-                match tofu_lookup(&ledger, &name, "file") {
-                    Some(first) if first != sha => {
-                        bail!("sha256 of {name} is {sha}, but it was {first} when first used (recorded in {}); refusing a changed wheel", ledger.display())
-                    }
-                    Some(_) => {}
-                    None => {
-                        eprintln!("warning: {name} has no sha256 pin in fixtures/dsl-pins.toml; trusting it on first use (sha256 {sha}, recorded in {})", ledger.display());
-                        tofu_record(&ledger, &name, "file", &sha)?;
-                    }
-                }
-            }
-        }
+        let pin = pins.wheels.iter().find(|w| w.file == name).map(|w| w.sha256.as_str());
+        let ledger = cache.join(TOFU_LEDGER);
+        let (sha, _) = check_wheel(f, &name, pin, "fixtures/dsl-pins.toml", &ledger, (&name, "file"), downloads)?;
         digests.push_str(&format!("# {name} {sha}\n"));
     }
     std::fs::create_dir_all(cache)?;
@@ -169,39 +151,18 @@ pub fn provision_in(pins: &DslPins, cache: &Path, downloads: &Path, verbose: boo
 
 /// The pinned wheel files: from the wheelhouse or the download directory, else one `pip download`.
 fn fetch(pins: &DslPins, downloads: &Path, verbose: bool) -> Result<Vec<PathBuf>> {
-    let mut dirs: Vec<PathBuf> =
-        std::env::var_os("CUTECHECK_WHEELHOUSE").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
-    dirs.push(downloads.to_path_buf());
+    let dirs = wheel_dirs(downloads);
     let reqs: Vec<String> = pins.wheels.iter().map(DslWheel::requirement).collect::<Result<_>>()?;
     let find = |req: &str| -> Option<PathBuf> {
         let (name, version) = req.split_once("==")?;
-        let prefix = format!("{}-{version}-", name.replace('-', "_"));
-        dirs.iter().find_map(|d| {
-            let mut hits: Vec<PathBuf> = std::fs::read_dir(d)
-                .ok()?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.file_name().and_then(|s| s.to_str()).is_some_and(|f| f.starts_with(&prefix) && f.ends_with(".whl")))
-                .collect();
-            hits.sort();
-            hits.into_iter().next()
-        })
+        dirs.iter().find_map(|d| find_wheel(d, name, version))
     };
-    let missing: Vec<&String> = reqs.iter().filter(|r| find(r).is_none()).collect();
+    let missing: Vec<String> = reqs.iter().filter(|r| find(r).is_none()).cloned().collect();
     if !missing.is_empty() {
-        std::fs::create_dir_all(downloads)?;
         if verbose {
             eprintln!("cutecheck: downloading the CuTe DSL {} ({} wheels, about 105 MB) with pip", pins.version, missing.len());
         }
-        let out = Command::new("python3")
-            .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "-q", "-d"])
-            .arg(downloads)
-            .args(missing.iter().map(|s| s.as_str()))
-            .output()
-            .map_err(|e| anyhow!("could not run `python3 -m pip download`: {e}; install Python 3 with pip"))?;
-        if !out.status.success() {
-            bail!("`pip download` of the CuTe DSL failed:\n{}", String::from_utf8_lossy(&out.stderr).trim());
-        }
+        pip_download(&missing, downloads, &["--only-binary=:all:"])?;
     }
     reqs.iter().map(|r| find(r).ok_or_else(|| anyhow!("pip reported success but no wheel for {r} is in {}", downloads.display()))).collect()
 }
@@ -227,14 +188,6 @@ fn marker_files(dir: &Path) -> Option<usize> {
     }
     let text = std::fs::read_to_string(dir.join(MARKER)).ok()?;
     toml::from_str::<M>(&text).ok().map(|m| m.files)
-}
-
-fn check_token(s: &str) -> Result<()> {
-    if !s.is_empty() && s.len() < 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')) && !s.starts_with('-') {
-        Ok(())
-    } else {
-        bail!("'{s}' is not a valid package name or version")
-    }
 }
 
 #[cfg(test)]

@@ -23,22 +23,30 @@ fn the_ast_is_sent_as_structure_with_allow_listed_names_only() {
 }
 
 #[test]
-fn warp_mma_names_map_to_the_dsl_op_or_to_nothing() {
-    let name = |s: &str| match parse(s).unwrap() {
-        Expr::Call { name, .. } => name,
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(
-        warp_mma(&name("SM80_16x8x16_F32BF16BF16F32_TN")),
-        Some(json!({"op": "MmaF16BF16Op", "ab": "BFloat16", "acc": "Float32", "mnk": [16, 8, 16]}))
-    );
-    assert_eq!(warp_mma(&name("SM80_16x8x8_F16F16F16F16_TN")).unwrap()["acc"], json!("Float16"));
-    for no in ["SM80_16x8x8_F32TF32TF32F32_TN", "SM80_16x8x16_F16BF16BF16F16_TN", "SM80_8x8x4_F64F64F64F64_TN", "SM90_64x8x16_F32F16F16_SS", "SM80_16x8x16_F32F16BF16F32_TN"] {
-        assert_eq!(warp_mma(&name(no)), None, "{no}");
+fn atom_members_become_atom_nodes_or_unsupported() {
+    let a = |s: &str| ast(&parse(s).unwrap());
+    assert_eq!(a("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)").unwrap()[0], json!("m"));
+    assert_eq!(a("mma_layout_c(SM90_64x8x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::K>)").unwrap()[2]["op"], json!("warpgroup.MmaF16BF16Op"));
+    let k = a("copy_atom_dst(SM75_U32x4_LDSM_N,half_t)").unwrap();
+    assert_eq!((k[0].clone(), k[1].clone()), (json!("k"), json!("copy_atom_dst")));
+    assert!(a("copy_atom_ref(SM75_U32x4_LDSM_N,half_t)").unwrap_err().contains("reference layout"));
+    assert!(a("copy_traits_src(SM75_U32x4_LDSM_N)").is_err());
+    assert!(a("mma_layout_a(SM80_8x8x4_F64F64F64F64_TN)").is_err());
+}
+
+/// The worker's allow-lists hold every operation, element type and enum value atoms.rs writes.
+#[test]
+fn the_atom_allow_lists_match_the_worker() {
+    for s in ["warp.MmaF16BF16Op", "warp.MmaTF32Op", "warp.MmaFP8Op", "warpgroup.MmaF16BF16Op", "warpgroup.MmaF8Op",
+        "warp.LdMatrix8x8x16bOp", "warp.StMatrix8x8x16bOp", "cpasync.CopyG2SOp", "\"CopyUniversalOp\"", "OperandSource.SMEM",
+        "OperandSource.RMEM", "OperandMajorMode.K", "OperandMajorMode.MN", "LoadCacheMode.ALWAYS", "LoadCacheMode.GLOBAL",
+        "Float8E4M3FN", "Float8E5M2", "TFloat32", "Uint128", "Int4"]
+    {
+        assert!(WORKER_PY.contains(s), "{s} is not in worker.py's allow-lists");
     }
-    let a = ast(&parse("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)").unwrap()).unwrap();
-    assert_eq!(a[0], json!("m"));
-    assert!(ast(&parse("mma_layout_a(SM89_16x8x32_F32E4M3E4M3F32_TN)").unwrap()).is_err());
+    for m in MMA_MEMBERS.iter().chain(COPY_MEMBERS.iter().filter(|m| **m != "copy_atom_ref")) {
+        assert!(WORKER_PY.contains(&format!("\"{m}\":")), "{m}");
+    }
 }
 
 /// The Rust allow-list and the worker's table name the same operations.
@@ -123,6 +131,14 @@ fn judge_classifies_with_blame_by_the_definition() {
     let v = judge_case(&case, &p("_6:_1"), &rej);
     assert!(matches!(&v, DslVerdict::DslRejects { accepted_ok: Some(true), message, .. } if message.contains("unable")), "{v:?}");
     assert_eq!(judge_case(&case, &Outcome::Rejected("x".into()), &rej), DslVerdict::BothReject);
+    // ... a refusal that names an operand type with a dynamic leaf is the DSL's static-only limit.
+    let dynr = answer(json!({"rejected": "MLIRError: error: unknown: expects an input with static shape, but got '!cute.layout<\"(?,4):(1,?)\">'"}));
+    let v = judge_case(&case, &p("_6:_1"), &dynr);
+    assert_eq!(v.signature(), "dsl-refuses-dynamic:accepted-ok");
+    let stat = answer(json!({"rejected": "MLIRError: error: unknown: unable to compute the left inverse of '!cute.layout<\"(4):(-1)\">'"}));
+    assert_eq!(judge_case(&case, &p("_6:_1"), &stat).signature(), "dsl-rejects:accepted-ok");
+    let crash = answer(json!({"crashed": "the DSL died on this case: signal 8 (SIGFPE)"}));
+    assert_eq!(judge_case(&case, &p("_6:_1"), &crash).signature(), "dsl-crashed:SIGFPE");
     let uns = answer(json!({"unsupported": "no such op"}));
     assert!(judge_case(&case, &p("_6:_1"), &uns).unchecked());
 }

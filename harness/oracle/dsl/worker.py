@@ -18,8 +18,10 @@
 #   ["l", shape, stride]      a layout
 #   ["c", name, [node, ...]]  a call of an allow-listed operation (OPS below); nothing else is called
 #   ["a", target, [node...]]  a layout evaluated at a coordinate
-#   ["m", member, atom]       a member of a warp MMA atom (MMA_OPS, DTYPES and MMA_MEMBERS below),
-#                             atom = {"op": "MmaF16BF16Op", "ab": dtype, "acc": dtype, "mnk": [m,n,k]}
+#   ["m", member, atom]       a member of an MMA atom (MMA_OPS, DTYPES, ENUMS and MMA_MEMBERS below),
+#                             atom = {"op": "warpgroup.MmaF16BF16Op", "args": [...]}
+#   ["k", member, atom]       a member of a copy atom (COPY_OPS, COPY_MEMBERS below), atom = {"op": ...,
+#                             "args": [...], "dtype": value type, "bits": num_bits_per_copy or null}
 # Answers: {"value": V, "text": str} where V is an int (static), {"d": div|null, "v": value|null}
 # (dynamic), {"u": 1}, a list (tuple) or {"shape": V, "stride": V} (layout);
 # {"rejected": "Type: message"} when the DSL raised; {"unsupported": why} when the case has no DSL
@@ -36,6 +38,8 @@ import tempfile
 os.environ.setdefault("CUTE_DSL_DRYRUN", "1")
 os.environ.setdefault("CUTE_DSL_NO_CACHE", "1")
 os.environ.setdefault("CUTE_DSL_DISABLE_FILE_CACHING", "1")
+# The warpgroup (SM90 GMMA) operations check the target; nothing is compiled for it (DRYRUN).
+os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
 
 # The protocol channel is a private copy of fd 1; fd 1 itself then points at stderr.
 PROTO = os.fdopen(os.dup(1), "w", buffering=1)
@@ -45,7 +49,8 @@ sys.stdout = sys.stderr
 site.addsitedir(sys.argv[1])
 import cutlass  # noqa: E402
 import cutlass.cute as cute  # noqa: E402
-from cutlass.cute.nvgpu import warp  # noqa: E402
+from cutlass.cute import nvgpu  # noqa: E402
+from cutlass.cute.nvgpu import cpasync, warp, warpgroup  # noqa: E402
 
 
 class Unsupported(Exception):
@@ -125,6 +130,21 @@ def two(f):
     return g
 
 
+def int_tiler(f):
+    """An integer tiler is a layout in CuTe C++ (layout.hpp: logical_divide and logical_product take
+    is_integral<Tiler> as make_layout(tiler), the zipped/tiled/flat divides call logical_divide,
+    composition composes with (rhs):(_1)); the DSL's operations take a Value there, so they get
+    make_layout(N), CuTe's own reading."""
+    def g(args):
+        if len(args) != 2:
+            raise Unsupported(f"{f.__name__} takes two arguments")
+        b = args[1]
+        if isinstance(b, (int, cutlass.Int32)) and not isinstance(b, bool):
+            b = cute.make_layout(b)
+        return f(args[0], b)
+    return g
+
+
 def layout_tiler(f):
     """The DSL's zipped/tiled/flat/blocked/raked products take a layout as the tiler, no tuple."""
     def g(args):
@@ -162,15 +182,15 @@ OPS = {
     "coalesce": op_coalesce,
     "filter": op_filter,
     "filter_zeros": one(cute.filter_zeros),
-    "composition": two(cute.composition),
+    "composition": int_tiler(cute.composition),
     "complement": op_complement,
     "right_inverse": one(cute.right_inverse),
     "left_inverse": one(cute.left_inverse),
-    "logical_divide": two(cute.logical_divide),
-    "zipped_divide": two(cute.zipped_divide),
-    "tiled_divide": two(cute.tiled_divide),
-    "flat_divide": two(cute.flat_divide),
-    "logical_product": two(cute.logical_product),
+    "logical_divide": int_tiler(cute.logical_divide),
+    "zipped_divide": int_tiler(cute.zipped_divide),
+    "tiled_divide": int_tiler(cute.tiled_divide),
+    "flat_divide": int_tiler(cute.flat_divide),
+    "logical_product": int_tiler(cute.logical_product),
     "zipped_product": layout_tiler(cute.zipped_product),
     "tiled_product": layout_tiler(cute.tiled_product),
     "flat_product": layout_tiler(cute.flat_product),
@@ -181,9 +201,35 @@ OPS = {
 }
 
 
-# The MMA atoms a case may name (cute.nvgpu.warp), their element types, and the atom members.
-MMA_OPS = {"MmaF16BF16Op": lambda: warp.MmaF16BF16Op}
-DTYPES = {"Float16": lambda: cutlass.Float16, "BFloat16": lambda: cutlass.BFloat16, "Float32": lambda: cutlass.Float32}
+# The atoms a case may name: the DSL operations (cute.nvgpu), element types and enum values the
+# Rust side (atoms.rs) writes; an atom is {"op": name, "args": [arg, ...]} where an arg is an int, a
+# bool, a list (a tuple), {"dtype": name} or {"enum": name}, each looked up here.
+MMA_OPS = {
+    "warp.MmaF16BF16Op": lambda: warp.MmaF16BF16Op,
+    "warp.MmaTF32Op": lambda: warp.MmaTF32Op,
+    "warp.MmaFP8Op": lambda: warp.MmaFP8Op,
+    "warpgroup.MmaF16BF16Op": lambda: warpgroup.MmaF16BF16Op,
+    "warpgroup.MmaF8Op": lambda: warpgroup.MmaF8Op,
+}
+COPY_OPS = {
+    "warp.LdMatrix8x8x16bOp": lambda: warp.LdMatrix8x8x16bOp,
+    "warp.StMatrix8x8x16bOp": lambda: warp.StMatrix8x8x16bOp,
+    "cpasync.CopyG2SOp": lambda: cpasync.CopyG2SOp,
+    "CopyUniversalOp": lambda: nvgpu.CopyUniversalOp,
+}
+DTYPES = {
+    n: (lambda n=n: getattr(cutlass, n))
+    for n in ["Float16", "BFloat16", "Float32", "Float64", "TFloat32", "Float8E4M3FN", "Float8E5M2", "Int4", "Int8",
+              "Uint8", "Int16", "Uint16", "Int32", "Uint32", "Int64", "Uint64", "Uint128"]
+}
+ENUMS = {
+    "OperandSource.SMEM": lambda: warpgroup.OperandSource.SMEM,
+    "OperandSource.RMEM": lambda: warpgroup.OperandSource.RMEM,
+    "OperandMajorMode.K": lambda: nvgpu.OperandMajorMode.K,
+    "OperandMajorMode.MN": lambda: nvgpu.OperandMajorMode.MN,
+    "LoadCacheMode.ALWAYS": lambda: cpasync.LoadCacheMode.ALWAYS,
+    "LoadCacheMode.GLOBAL": lambda: cpasync.LoadCacheMode.GLOBAL,
+}
 MMA_MEMBERS = {
     "mma_layout_a": "tv_layout_A",
     "mma_layout_b": "tv_layout_B",
@@ -191,15 +237,35 @@ MMA_MEMBERS = {
     "mma_shape": "shape_mnk",
     "mma_thr_id": "thr_id",
 }
+COPY_MEMBERS = {"copy_atom_src": "layout_src_tv", "copy_atom_dst": "layout_dst_tv", "copy_atom_thr_id": "thr_id"}
+
+
+def atom_arg(a):
+    if isinstance(a, (bool, int)):
+        return a
+    if isinstance(a, list):
+        return tuple(atom_arg(x) for x in a)
+    if isinstance(a, dict) and a.get("dtype") in DTYPES:
+        return DTYPES[a["dtype"]]()
+    if isinstance(a, dict) and a.get("enum") in ENUMS:
+        return ENUMS[a["enum"]]()
+    raise Unsupported(f"an atom argument the DSL oracle does not name: {a!r}")
 
 
 def mma_member(member, atom):
     if member not in MMA_MEMBERS or atom.get("op") not in MMA_OPS:
         raise Unsupported(f"no DSL form for {member} of {atom.get('op')}")
-    if atom.get("ab") not in DTYPES or atom.get("acc") not in DTYPES:
-        raise Unsupported("an element type the DSL oracle does not name")
-    op = MMA_OPS[atom["op"]]()(DTYPES[atom["ab"]](), DTYPES[atom["acc"]](), tuple(int(x) for x in atom["mnk"]))
+    op = MMA_OPS[atom["op"]]()(*[atom_arg(a) for a in atom.get("args", [])])
     return getattr(cute.make_mma_atom(op), MMA_MEMBERS[member])
+
+
+def copy_member(member, atom):
+    if member not in COPY_MEMBERS or atom.get("op") not in COPY_OPS or atom.get("dtype") not in DTYPES:
+        raise Unsupported(f"no DSL form for {member} of {atom.get('op')}")
+    op = COPY_OPS[atom["op"]]()(*[atom_arg(a) for a in atom.get("args", [])])
+    bits = atom.get("bits")
+    kw = {"num_bits_per_copy": int(bits)} if isinstance(bits, int) else {}
+    return getattr(cute.make_copy_atom(op, DTYPES[atom["dtype"]](), **kw), COPY_MEMBERS[member])
 
 
 def build(n):
@@ -225,6 +291,8 @@ def build(n):
         return f([build(a) for a in args])
     if tag == "m":
         return mma_member(n[1], n[2])
+    if tag == "k":
+        return copy_member(n[1], n[2])
     if tag == "a":
         target = need_layout("evaluation", build(n[1]))
         coords = [build(a) for a in n[2]]
@@ -233,6 +301,52 @@ def build(n):
 
 
 DYN = re.compile(r"^\?(\{div=(\d+)\})?$")
+LAYOUT_TOKEN = re.compile(r"\?\{div=(\d+)\}|(\?)|(-?\d+)|([(),:])")
+
+
+def encode_layout_text(text):
+    """A layout's structure read from the DSL's print of it, "(?,4):(1,?{div=2})": the print comes
+    from the layout's type, where a static leaf is its number and a dynamic one is ?, ?{div=N}.
+    (Asking for .shape and .stride instead builds two IR operations per layout: a third of a
+    case's time.)"""
+    toks = []
+    for m in LAYOUT_TOKEN.finditer(text):
+        toks.append(m)
+    if "".join(m.group(0) for m in toks) != text.replace(" ", ""):
+        raise Unsupported(f"a layout printed as {text!r}")
+    pos = [0]
+
+    def tup():
+        m = toks[pos[0]]
+        pos[0] += 1
+        if m.group(4) == "(":
+            items = [tup()]
+            while toks[pos[0]].group(4) == ",":
+                pos[0] += 1
+                items.append(tup())
+            if toks[pos[0]].group(4) != ")":
+                raise Unsupported(f"a layout printed as {text!r}")
+            pos[0] += 1
+            return items
+        if m.group(3) is not None:
+            return int(m.group(3))
+        if m.group(2) is not None:
+            return {"d": None, "v": None}
+        if m.group(1) is not None:
+            return {"d": int(m.group(1)), "v": None}
+        raise Unsupported(f"a layout printed as {text!r}")
+
+    try:
+        shape = tup()
+        if toks[pos[0]].group(4) != ":":
+            raise Unsupported(f"a layout printed as {text!r}")
+        pos[0] += 1
+        stride = tup()
+    except IndexError:
+        raise Unsupported(f"a layout printed as {text!r}") from None
+    if pos[0] != len(toks):
+        raise Unsupported(f"a layout printed as {text!r}")
+    return {"shape": shape, "stride": stride}
 
 
 def encode(v):
@@ -245,7 +359,7 @@ def encode(v):
     if isinstance(v, tuple):
         return [encode(x) for x in v]
     if is_layout(v):
-        return {"shape": encode(v.shape), "stride": encode(v.stride)}
+        return encode_layout_text(str(v))
     if isinstance(v, cutlass.Numeric):
         s = str(v)
         m = DYN.match(s)

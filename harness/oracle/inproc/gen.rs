@@ -263,10 +263,15 @@ pub fn case(seed: u64, index: u64) -> DynCase {
     }
 }
 
-/// Cases `0..n` of `seed` in shard `k` of `of` (case `i` goes to shard `i % of`).
-pub fn cases(seed: u64, n: usize, shard: (usize, usize)) -> impl Iterator<Item = (usize, DynCase)> {
+/// The indices of cases `0..n` in shard `k` of `of` (case `i` goes to shard `i % of`).
+pub fn shard_indices(n: usize, shard: (usize, usize)) -> impl Iterator<Item = usize> {
     let (k, of) = (shard.0, shard.1.max(1));
-    (0..n).filter(move |i| i % of == k).map(move |i| (i, case(seed, i as u64)))
+    (0..n).filter(move |i| i % of == k)
+}
+
+/// Cases `0..n` of `seed` in shard `k` of `of` ([`shard_indices`]).
+pub fn cases(seed: u64, n: usize, shard: (usize, usize)) -> impl Iterator<Item = (usize, DynCase)> {
+    shard_indices(n, shard).map(move |i| (i, case(seed, i as u64)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,343 @@
+//! CuTe C++ atom names in the CuTe DSL's terms: which `cute.nvgpu` operation, with which
+//! arguments, builds the same MMA or copy atom, or why the DSL has none.
+//!
+//! The worker (`worker.py`) builds `cute.make_mma_atom(op)` / `cute.make_copy_atom(op, dtype,
+//! num_bits_per_copy=...)` from the JSON written here, looking every operation, element type and
+//! enum value up in its own allow-lists (`MMA_OPS`, `COPY_OPS`, `DTYPES`, `ENUMS`); nothing else is
+//! called. The translation reads the C++ name only (never the engine's tables), so a wrong
+//! reading shows up as a disagreement instead of agreeing with the engine by construction.
+//!
+//! What `cute.nvgpu` 4.8.1 exposes and how it is reached:
+//! - warp MMA (`cute.nvgpu.warp`): `MmaF16BF16Op(ab, acc, (16,8,k))` for `SM80_16x8x{8,16}` (and
+//!   `SM75_16x8x8`) with A = B in {F16, BF16}; `MmaTF32Op((16,8,k))` for `SM80_16x8x{4,8}_F32TF32TF32F32_TN`;
+//!   `MmaFP8Op(ab, acc, (16,8,32))` for `SM89_16x8x32` with A = B (the DSL takes one element type
+//!   for both). No F64, complex, integer or binary warp MMAs.
+//! - warpgroup MMA (`cute.nvgpu.warpgroup`, SM90 GMMA): `MmaF16BF16Op(ab, acc, (64,n,16), a_src,
+//!   a_major, b_major)` and `MmaF8Op(a, b, acc, (64,n,32), a_src, K, K)`; `SS` is
+//!   `OperandSource.SMEM`, `RS` is `OperandSource.RMEM`, `GMMA::Major::K|MN` the
+//!   `OperandMajorMode`s, `_TN` both K-major. No TF32 or integer GMMA is exported.
+//! - copy atoms, in elements of the value type (`copy_atom_src|dst|thr_id`):
+//!   `SM75_U32x{1,2,4}_LDSM_N` / `SM75_U16x{2,4,8}_LDSM_T` are `warp.LdMatrix8x8x16bOp(transpose,
+//!   n)`, `SM90_U32x{1,2,4}_STSM_N` / `SM90_U16x{2,4,8}_STSM_T` are `warp.StMatrix8x8x16bOp`,
+//!   `SM80_CP_ASYNC_CACHE{ALWAYS,GLOBAL}<T>` is `cpasync.CopyG2SOp(LoadCacheMode.X)` and
+//!   `UniversalCopy<T>` is `CopyUniversalOp()`, both with `num_bits_per_copy = sizeof_bits(T)`.
+//!   The DSL's copy atom has no reference layout (`copy_atom_ref`), and the traits' layouts in
+//!   bits (`copy_traits_*`) have no DSL form.
+
+use serde_json::{json, Value as Json};
+
+use crate::expr::parse::TemplateArg;
+use crate::expr::Name;
+
+/// The members of an MMA atom the DSL oracle asks for and the DSL's property for each.
+pub const MMA_MEMBERS: &[&str] = &["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id"];
+/// The members of a copy atom (`copy_atom_X(OP, T)`) the DSL oracle knows about.
+pub const COPY_MEMBERS: &[&str] = &["copy_atom_src", "copy_atom_dst", "copy_atom_thr_id", "copy_atom_ref"];
+
+/// Split a run of element-type codes (`F32BF16BF16`) into tokens, longest spelling first.
+fn type_codes(mut t: &str) -> Option<Vec<&'static str>> {
+    const CODES: &[&str] = &["BF16", "TF32", "E4M3", "E5M2", "F16", "F32", "F64", "C64", "GC64", "S32", "S8", "U8", "S4", "U4", "U1"];
+    let mut out = Vec::new();
+    while !t.is_empty() {
+        let tok = CODES.iter().copied().filter(|c| t.starts_with(c)).max_by_key(|c| c.len())?;
+        out.push(tok);
+        t = &t[tok.len()..];
+    }
+    Some(out)
+}
+
+/// The DSL's element type for a code of an MMA name.
+fn dsl_type(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "F16" => "Float16",
+        "BF16" => "BFloat16",
+        "F32" => "Float32",
+        "TF32" => "TFloat32",
+        "E4M3" => "Float8E4M3FN",
+        "E5M2" => "Float8E5M2",
+        _ => return None,
+    })
+}
+
+fn dtype(code: &str) -> Json {
+    json!({ "dtype": dsl_type(code) })
+}
+
+fn enum_value(v: &str) -> Json {
+    json!({ "enum": v })
+}
+
+/// `M x N x K` of `16x8x16`.
+fn mnk(s: &str) -> Option<[i64; 3]> {
+    let v: Vec<i64> = s.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
+    <[i64; 3]>::try_from(v).ok()
+}
+
+/// The DSL's construction of a CuTe C++ MMA atom: `{"op": ..., "args": [...]}`, or why none.
+pub fn mma(name: &Name) -> Result<Json, String> {
+    let base = name.base();
+    if name.path.len() != 1 {
+        return Err(format!("the DSL oracle has no MMA atom {name}"));
+    }
+    if base.starts_with("SM90_64x") {
+        return gmma(name);
+    }
+    if name.targs.is_some() {
+        return Err(format!("the DSL oracle has no MMA atom {name}"));
+    }
+    warp(base).ok_or_else(|| {
+        format!(
+            "cute.nvgpu.warp has no form of {name} (it has F16/BF16 16x8x8/16x8x16, TF32 16x8x4/16x8x8 and \
+             single-type FP8 16x8x32 MMAs)"
+        )
+    })
+}
+
+/// A warp MMA `SMxx_MxNxK_DABC_TN`.
+fn warp(base: &str) -> Option<Json> {
+    let mut parts = base.split('_');
+    let (sm, shape, types, tn) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    if tn != "TN" || parts.next().is_some() {
+        return None;
+    }
+    let [m, n, k] = mnk(shape)?;
+    let t = type_codes(types)?;
+    let [d, a, b, c] = t.as_slice() else { return None };
+    if (m, n) != (16, 8) || a != b || c != d {
+        return None;
+    }
+    match (sm, *a, *c, k) {
+        ("SM80", "F16" | "BF16", "F32" | "F16", 8 | 16) | ("SM75", "F16", "F32", 8) if *c == "F32" || *a == "F16" => {
+            Some(json!({"op": "warp.MmaF16BF16Op", "args": [dtype(a), dtype(c), [m, n, k]]}))
+        }
+        ("SM80", "TF32", "F32", 4 | 8) => Some(json!({"op": "warp.MmaTF32Op", "args": [[m, n, k]]})),
+        ("SM89", "E4M3" | "E5M2", "F32" | "F16", 32) => {
+            Some(json!({"op": "warp.MmaFP8Op", "args": [dtype(a), dtype(c), [m, n, k]]}))
+        }
+        _ => None,
+    }
+}
+
+/// An SM90 GMMA `SM90_64xNxK_DAB_{SS,RS}[_TN][<majors>]`.
+fn gmma(name: &Name) -> Result<Json, String> {
+    let none = |why: &str| Err(format!("cute.nvgpu.warpgroup has no form of {name}: {why}"));
+    let base = name.base();
+    let mut parts = base.split('_');
+    let (_, shape, types, src) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let rest: Vec<&str> = parts.collect();
+    let Some([m, n, k]) = mnk(shape) else { return none("an unreadable shape") };
+    let Some(t) = type_codes(types) else { return none("unreadable element types") };
+    let [d, a, b] = t.as_slice() else { return none("not D, A, B element types") };
+    let a_src = match src {
+        "SS" => "OperandSource.SMEM",
+        "RS" => "OperandSource.RMEM",
+        _ => return none("neither SS nor RS"),
+    };
+    let majors: Vec<String> = match (rest.as_slice(), &name.targs) {
+        (["TN"], None) => vec!["K".into(), "K".into()],
+        (["TN"], Some(t)) if t.is_empty() => vec!["K".into(), "K".into()],
+        ([], Some(t)) if t.len() == 2 => {
+            let mut v = Vec::new();
+            for x in t {
+                match x {
+                    TemplateArg::Name(m) if m.path.len() == 3 && m.path[0] == "GMMA" && m.path[1] == "Major" => {
+                        v.push(m.path[2].clone())
+                    }
+                    _ => return none("template arguments other than two GMMA::Major values"),
+                }
+            }
+            v
+        }
+        _ => return none("a suffix or template arguments the DSL oracle does not read (saturation, scaling)"),
+    };
+    if majors.iter().any(|m| m != "K" && m != "MN") {
+        return none("a major mode other than K or MN");
+    }
+    let major = |m: &String| enum_value(&format!("OperandMajorMode.{m}"));
+    match (*a, *b, *d) {
+        ("F16", "F16", "F16" | "F32") | ("BF16", "BF16", "F32") => Ok(json!({
+            "op": "warpgroup.MmaF16BF16Op",
+            "args": [dtype(a), dtype(d), [m, n, k], enum_value(a_src), major(&majors[0]), major(&majors[1])]
+        })),
+        ("E4M3" | "E5M2", "E4M3" | "E5M2", "F16" | "F32") => Ok(json!({
+            "op": "warpgroup.MmaF8Op",
+            "args": [dtype(a), dtype(b), dtype(d), [m, n, k], enum_value(a_src), major(&majors[0]), major(&majors[1])]
+        })),
+        _ => none("the DSL exports F16/BF16 and F8 warpgroup MMAs only"),
+    }
+}
+
+/// The DSL's element type and width of a CuTe C++ value type.
+fn value_type(t: &Name) -> Option<(&'static str, i64)> {
+    if t.path.len() != 1 || t.targs.is_some() {
+        return None;
+    }
+    Some(match t.base() {
+        "half_t" => ("Float16", 16),
+        "bfloat16_t" => ("BFloat16", 16),
+        "float" => ("Float32", 32),
+        "double" => ("Float64", 64),
+        "tfloat32_t" => ("TFloat32", 32),
+        "int8_t" => ("Int8", 8),
+        "uint8_t" => ("Uint8", 8),
+        "int16_t" => ("Int16", 16),
+        "uint16_t" => ("Uint16", 16),
+        "int32_t" => ("Int32", 32),
+        "uint32_t" => ("Uint32", 32),
+        "int64_t" => ("Int64", 64),
+        "uint64_t" => ("Uint64", 64),
+        "uint128_t" => ("Uint128", 128),
+        "int4b_t" => ("Int4", 4),
+        _ => return None,
+    })
+}
+
+/// The width in bits of a copy operation's one template argument (`UniversalCopy<uint64_t>`).
+fn op_bits(op: &Name) -> Option<i64> {
+    match op.targs.as_deref() {
+        Some([TemplateArg::Name(t)]) => value_type(t).map(|(_, b)| b),
+        _ => None,
+    }
+}
+
+/// The DSL's construction of `copy_atom_X(OP, T)`: `{"op", "args", "dtype", "bits"}`, or why none.
+pub fn copy(member: &str, op: &Name, val: &Name) -> Result<Json, String> {
+    if member == "copy_atom_ref" {
+        return Err("the DSL's CopyAtom has no reference layout (only layout_src_tv and layout_dst_tv)".into());
+    }
+    let Some((dt, _)) = value_type(val) else { return Err(format!("the DSL oracle has no element type for {val}")) };
+    let base = op.base();
+    let matrix = |kind: &str, rest: &str| -> Option<Json> {
+        // U32x{1,2,4}_N: not transposed, n matrices; U16x{2,4,8}_T: transposed, n/2 matrices.
+        let (w, t) = rest.split_once('_')?;
+        let (n, transpose) = match (w, t) {
+            ("U32x1", "N") => (1, false),
+            ("U32x2", "N") => (2, false),
+            ("U32x4", "N") => (4, false),
+            ("U16x2", "T") => (1, true),
+            ("U16x4", "T") => (2, true),
+            ("U16x8", "T") => (4, true),
+            _ => return None,
+        };
+        Some(json!({"op": kind, "args": [transpose, n], "dtype": dt, "bits": null}))
+    };
+    let found = if op.path.len() != 1 {
+        None
+    } else if let Some(rest) = base.strip_prefix("SM75_").filter(|r| r.ends_with("LDSM_N") || r.ends_with("LDSM_T")) {
+        if op.targs.is_some() {
+            None
+        } else {
+            matrix("warp.LdMatrix8x8x16bOp", &rest.replace("_LDSM", ""))
+        }
+    } else if let Some(rest) = base.strip_prefix("SM90_").filter(|r| r.ends_with("STSM_N") || r.ends_with("STSM_T")) {
+        if op.targs.is_some() {
+            None
+        } else {
+            matrix("warp.StMatrix8x8x16bOp", &rest.replace("_STSM", ""))
+        }
+    } else if let Some(mode) = base.strip_prefix("SM80_CP_ASYNC_CACHE") {
+        match (mode, op_bits(op)) {
+            ("ALWAYS", Some(bits)) => Some(
+                json!({"op": "cpasync.CopyG2SOp", "args": [enum_value("LoadCacheMode.ALWAYS")], "dtype": dt, "bits": bits}),
+            ),
+            ("GLOBAL", Some(bits)) => Some(
+                json!({"op": "cpasync.CopyG2SOp", "args": [enum_value("LoadCacheMode.GLOBAL")], "dtype": dt, "bits": bits}),
+            ),
+            _ => None,
+        }
+    } else if base == "UniversalCopy" {
+        op_bits(op).map(|bits| json!({"op": "CopyUniversalOp", "args": [], "dtype": dt, "bits": bits}))
+    } else {
+        None
+    };
+    found.ok_or_else(|| {
+        format!(
+            "cute.nvgpu has no form of {op} the DSL oracle reads (it reads ldmatrix/stmatrix x1/x2/x4, cp.async \
+             CACHEALWAYS/CACHEGLOBAL<T> without zero-fill, UniversalCopy<T>)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{parse, Expr};
+
+    fn name(s: &str) -> Name {
+        match parse(&format!("f({s})")).unwrap() {
+            Expr::Call { args, .. } => match &args[0] {
+                Expr::Call { name, .. } => name.clone(),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn warp_mma_names() {
+        assert_eq!(
+            mma(&name("SM80_16x8x16_F32BF16BF16F32_TN")).unwrap(),
+            json!({"op": "warp.MmaF16BF16Op", "args": [{"dtype": "BFloat16"}, {"dtype": "Float32"}, [16, 8, 16]]})
+        );
+        assert_eq!(mma(&name("SM80_16x8x8_F16F16F16F16_TN")).unwrap()["args"][1], json!({"dtype": "Float16"}));
+        assert_eq!(mma(&name("SM80_16x8x4_F32TF32TF32F32_TN")).unwrap(), json!({"op": "warp.MmaTF32Op", "args": [[16, 8, 4]]}));
+        assert_eq!(mma(&name("SM89_16x8x32_F16E5M2E5M2F16_TN")).unwrap()["op"], json!("warp.MmaFP8Op"));
+        for no in [
+            "SM80_16x8x16_F16BF16BF16F16_TN",
+            "SM80_8x8x4_F64F64F64F64_TN",
+            "SM80_16x8x16_F32F16BF16F32_TN",
+            "SM89_16x8x32_F32E4M3E5M2F32_TN",
+            "SM80_16x8x32_S32S8S8S32_TN",
+            "SM70_8x8x4_F16F16F16F16_NT",
+        ] {
+            assert!(mma(&name(no)).is_err(), "{no}");
+        }
+    }
+
+    #[test]
+    fn gmma_names() {
+        let g = mma(&name("SM90_64x16x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::MN>")).unwrap();
+        assert_eq!(g["op"], json!("warpgroup.MmaF16BF16Op"));
+        assert_eq!(
+            g["args"],
+            json!([{"dtype": "Float16"}, {"dtype": "Float32"}, [64, 16, 16], {"enum": "OperandSource.SMEM"},
+                   {"enum": "OperandMajorMode.K"}, {"enum": "OperandMajorMode.MN"}])
+        );
+        let f8 = mma(&name("SM90_64x8x32_F16E4M3E5M2_RS_TN<>")).unwrap();
+        assert_eq!(f8["op"], json!("warpgroup.MmaF8Op"));
+        assert_eq!(f8["args"][4], json!({"enum": "OperandSource.RMEM"}));
+        assert_eq!(f8["args"][6], json!({"enum": "OperandMajorMode.K"}));
+        for no in [
+            "SM90_64x8x8_F32TF32TF32_SS_TN<>",
+            "SM90_64x8x32_S32S8S8_SS_TN",
+            "SM90_64x8x32_S32S8S8_SS_TN_SATURATE",
+            "SM90_64x8x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K,GMMA::ScaleIn::One,GMMA::ScaleIn::One>",
+            "SM90_64x8x16_F16F16F16_XS<GMMA::Major::K,GMMA::Major::K>",
+        ] {
+            assert!(mma(&name(no)).is_err(), "{no}");
+        }
+    }
+
+    #[test]
+    fn copy_names() {
+        let c = |m: &str, op: &str, t: &str| copy(m, &name(op), &name(t));
+        assert_eq!(
+            c("copy_atom_src", "SM75_U16x8_LDSM_T", "half_t").unwrap(),
+            json!({"op": "warp.LdMatrix8x8x16bOp", "args": [true, 4], "dtype": "Float16", "bits": null})
+        );
+        assert_eq!(c("copy_atom_dst", "SM90_U32x2_STSM_N", "float").unwrap()["args"], json!([false, 2]));
+        let a = c("copy_atom_src", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t").unwrap();
+        assert_eq!((a["op"].as_str(), a["bits"].as_i64()), (Some("cpasync.CopyG2SOp"), Some(128)));
+        assert_eq!(c("copy_atom_thr_id", "UniversalCopy<uint64_t>", "bfloat16_t").unwrap()["bits"], json!(64));
+        assert!(c("copy_atom_ref", "UniversalCopy<uint64_t>", "half_t").unwrap_err().contains("reference layout"));
+        for (op, t) in [
+            ("SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint128_t>", "half_t"),
+            ("SM75_U32x1_MOVM_T", "half_t"),
+            ("UniversalCopy<uint32_t,uint32_t>", "float"),
+            ("DefaultCopy", "half_t"),
+            ("SM75_U32x4_LDSM_N", "cutlass::half_t"),
+        ] {
+            assert!(c("copy_atom_src", op, t).is_err(), "{op}");
+        }
+    }
+}
