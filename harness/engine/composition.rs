@@ -185,6 +185,11 @@ fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(Result<Int>, Int, Int) -> Re
     Ok(Int::new(a.value.signum() * b.value.signum(), q.is_static))
 }
 
+/// CuTe before 4.2: `shape_div(a, b)` on integers, as [`shape_div_int`] (for upcast).
+pub(crate) fn shape_div(a: Int, b: Int) -> Result<Int> {
+    shape_div_int(a, b, |q, _, _| q)
+}
+
 /// CuTe before 4.2: `shape_min(a, b)`: a static `_1` on either side wins, else the minimum.
 fn shape_min(a: Int, b: Int) -> Int {
     if a.is_static_value(1) || b.is_static_value(1) {

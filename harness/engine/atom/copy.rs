@@ -92,8 +92,17 @@ pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
                 let condition = if UPCAST_DIVISIBILITY_CONDITION.on() { "Divisibility condition" } else { "Static shape_div failure" };
                 return Err(Error::Rejected { condition, detail: format!("upcast<{n}> of stride {d} in {layout}") });
             }
-            shapes.push(s.ceil_div(nn.ceil_div(ad)?)?);
-            strides.push(Int::st(d.value.signum()).mul(ad.ceil_div(nn)?)?);
+            if UPCAST_DIVISIBILITY_CONDITION.on() {
+                shapes.push(s.ceil_div(nn.ceil_div(ad)?)?);
+                strides.push(Int::st(d.value.signum()).mul(ad.ceil_div(nn)?)?);
+            } else {
+                // Before 4.2: make_layout(shape_div(shape, shape_div(N, abs(stride))), shape_div(stride, N))
+                // (layout.hpp upcast), so a static extent the factor does not divide (nor divides) is
+                // "Static shape_div failure", and a dynamic one is divided rounding down.
+                let div = crate::engine::composition::shape_div;
+                shapes.push(div(s, div(nn, ad)?)?);
+                strides.push(div(d, nn)?);
+            }
         } else {
             shapes.push(s);
             strides.push(d.div(nn)?);
