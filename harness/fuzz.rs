@@ -653,7 +653,10 @@ fn atoms() -> BoxedStrategy<Case> {
             let perms = if f >= 5 { perms } else { String::new() };
             // An atom whose own traits break the atom's definition (CuTe 4.2's int4 m16n8k32
             // BLayout) makes no tiled MMA admissible.
-            let ok = crate::known::mma_atom_meets_definition(&atom);
+            // Nor, before 4.2, an atom with a thread-ID layout that is not compact (SM70): the
+            // pre-4.2 tiled layouts do not cover their tile (known.rs,
+            // tiled-mma-thr-id-not-compact-before-4.2).
+            let ok = crate::known::mma_atom_meets_definition(&atom) && !crate::known::mma_thr_id_not_compact_before_4_2(&atom);
             match f % 5 {
                 _ if f == 9 => Case::new("mma_atom", format!("{}({atom})", ["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id", "mma_atom"][(m + n) as usize % 6]), true),
                 0 => Case::new("tiled_mma_tv_a", format!("tiled_mma_tv_a({atom},{layout}{perms})"), ok),

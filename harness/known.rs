@@ -112,6 +112,11 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         "a tiled MMA (or one of its layouts) over an MMA atom whose own traits break the atom's definition (engine::atom::definition, e.g. a BLayout that is not one-to-one onto its tile): the tiled layouts inherit the defect",
         mma_atom_breaks_definition,
     ),
+    (
+        "tiled-mma-thr-id-not-compact-before-4.2",
+        "before 4.2 (release switch TILED_MMA_THREADS_WITH_COMPLEMENT) a tiled MMA maps thread indices with right_inverse(ThrLayoutVMNK), which covers the tile only when the atom's thread-ID layout is compact; over an atom whose ThrID is not (SM70's quad pairs, (_4,_2):(_1,_16)) its TV layouts miss elements of the tile",
+        tiled_mma_thr_id_not_compact,
+    ),
 ];
 
 /// The predicate named `name`.
@@ -366,6 +371,27 @@ pub fn mma_atom_meets_definition(atom: &str) -> bool {
     ["mma_layout_a", "mma_layout_b", "mma_layout_c"].iter().all(|f| crate::expr::eval_str(&format!("{f}({atom})")).is_ok())
 }
 
+/// `true` when the engine models a release before 4.2 and `atom`'s thread-ID layout
+/// (`mma_thr_id`) is not compact: then the tiled MMAs over it are built by a pre-4.2 algorithm
+/// that does not cover their tile (see the predicate above). For the generator's admissibility.
+pub fn mma_thr_id_not_compact_before_4_2(atom: &str) -> bool {
+    !crate::engine::release::TILED_MMA_THREADS_WITH_COMPLEMENT.on() && mma_thr_id_not_compact(atom)
+}
+
+/// `true` when `atom`'s thread-ID layout (`mma_thr_id`) is not compact (its cosize exceeds its
+/// size). The family's entries name the releases (before 4.2) where that breaks tiled MMAs.
+fn mma_thr_id_not_compact(atom: &str) -> bool {
+    match crate::expr::eval_str(&format!("mma_thr_id({atom})")).map(|v| v.to_layout()) {
+        Ok(Ok(l)) => matches!((l.size(), l.cosize()), (Ok(s), Ok(c)) if c.value > s.value),
+        _ => false,
+    }
+}
+
+fn tiled_mma_thr_id_not_compact(case: &Case) -> bool {
+    let Expr::Call { args, called: true, .. } = &case.expr else { return false };
+    case.op().is_some_and(|o| o.starts_with("tiled_mma")) && args.first().is_some_and(|a| mma_thr_id_not_compact(&a.to_string()))
+}
+
 fn mma_atom_breaks_definition(case: &Case) -> bool {
     let Expr::Call { args, called: true, .. } = &case.expr else { return false };
     case.op().is_some_and(|o| o.starts_with("tiled_mma")) && args.first().is_some_and(|a| !mma_atom_meets_definition(&a.to_string()))
@@ -614,5 +640,12 @@ mod tests {
         assert!(!holds("inverse-of-negative-stride", "complement((_4,_2):(_-1,_4))"));
         assert!(holds("mma-atom-breaks-definition", "tiled_mma_tv_b(SM80_16x8x32_S32S4U4S32_TN_SATURATE,(_2,_2,_1))"));
         assert!(!holds("mma-atom-breaks-definition", "tiled_mma_tv_b(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))"));
+        let sm70 = "tiled_mma_tv_a(SM70_8x8x4_F16F16F16F16_TN,(_1,_1,_1),(_8,_,_4))";
+        assert!(holds("tiled-mma-thr-id-not-compact-before-4.2", sm70));
+        assert!(!holds("tiled-mma-thr-id-not-compact-before-4.2", "tiled_mma_tv_a(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))"));
+        // Admissible for the generator on 4.2 (built through the complement), not before.
+        assert!(!mma_thr_id_not_compact_before_4_2("SM70_8x8x4_F16F16F16F16_TN"));
+        let v38 = crate::engine::release::Release::new(3, 8, 0, 0);
+        assert!(crate::engine::release::with_release(v38, || mma_thr_id_not_compact_before_4_2("SM70_8x8x4_F16F16F16F16_TN")));
     }
 }
