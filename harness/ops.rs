@@ -969,6 +969,31 @@ pub static OPS: &[Op] = &[
     },
 ];
 
+/// The Python text of an expression for pycute, written from the AST (integers, `_` as `None`,
+/// tuples, `Layout(shape, stride)`, and the calls the table names in each entry's `pycute` part), or
+/// why pycute has no counterpart. Used by `conformance --pycute` and the whole-command bench.
+pub fn pycute_text(e: &Expr) -> std::result::Result<String, String> {
+    Ok(match e {
+        Expr::Int { value, .. } => value.to_string(),
+        Expr::Underscore { .. } => "None".into(),
+        Expr::Tuple { items, .. } => {
+            let v: Vec<String> = items.iter().map(pycute_text).collect::<std::result::Result<_, _>>()?;
+            format!("({},)", v.join(","))
+        }
+        Expr::Layout { shape, stride, .. } => format!("Layout({},{})", pycute_text(shape)?, pycute_text(stride)?),
+        Expr::Call { name, args, called: true, .. } => {
+            // The spelling comes from the operation's entry in the table of operations.
+            let n = lookup(name)
+                .and_then(|op| op.pycute.get())
+                .ok_or_else(|| format!("pycute has no {}", name.base()))?;
+            let v: Vec<String> = args.iter().map(pycute_text).collect::<std::result::Result<_, _>>()?;
+            format!("{n}({})", v.join(","))
+        }
+        Expr::Apply { target, args, .. } if args.len() == 1 => format!("({})({})", pycute_text(target)?, pycute_text(&args[0])?),
+        _ => return Err("no pycute form".into()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1092,29 +1117,4 @@ mod tests {
         }
         out
     }
-}
-
-/// The Python text of an expression for pycute, written from the AST (integers, `_` as `None`,
-/// tuples, `Layout(shape, stride)`, and the calls the table names in each entry's `pycute` part), or
-/// why pycute has no counterpart. Used by `conformance --pycute` and the whole-command bench.
-pub fn pycute_text(e: &Expr) -> std::result::Result<String, String> {
-    Ok(match e {
-        Expr::Int { value, .. } => value.to_string(),
-        Expr::Underscore { .. } => "None".into(),
-        Expr::Tuple { items, .. } => {
-            let v: Vec<String> = items.iter().map(pycute_text).collect::<std::result::Result<_, _>>()?;
-            format!("({},)", v.join(","))
-        }
-        Expr::Layout { shape, stride, .. } => format!("Layout({},{})", pycute_text(shape)?, pycute_text(stride)?),
-        Expr::Call { name, args, called: true, .. } => {
-            // The spelling comes from the operation's entry in the table of operations.
-            let n = lookup(name)
-                .and_then(|op| op.pycute.get())
-                .ok_or_else(|| format!("pycute has no {}", name.base()))?;
-            let v: Vec<String> = args.iter().map(pycute_text).collect::<std::result::Result<_, _>>()?;
-            format!("{n}({})", v.join(","))
-        }
-        Expr::Apply { target, args, .. } if args.len() == 1 => format!("({})({})", pycute_text(target)?, pycute_text(&args[0])?),
-        _ => return Err("no pycute form".into()),
-    })
 }
