@@ -353,10 +353,8 @@ mod tests {
     }
 
     /// The inverse certificates never accept a pair the walk rejects: CuTe's inverse, and the same
-    /// with one stride changed (so that rejected pairs are tried too). Returns whether the
-    /// certificate accepted CuTe's inverse.
-    fn inverses_sound(l: &Layout, bump: i64) -> Result<bool, TestCaseError> {
-        let mut accepted = false;
+    /// with one stride changed (so that rejected pairs are tried too).
+    fn inverses_sound(l: &Layout, bump: i64) -> Result<(), TestCaseError> {
         let bumped = |r: &Layout| {
             let mut k = 0;
             let stride = r.stride.map_leaves(&mut |d| {
@@ -366,7 +364,6 @@ mod tests {
             stride.map(|stride| Layout { shape: r.shape.clone(), stride })
         };
         if let Ok(r) = crate::engine::right_inverse::right_inverse_unchecked(l) {
-            accepted |= right_inverse_ok(l, &r);
             for r in [Ok(r.clone()), bumped(&r)].into_iter().flatten() {
                 if right_inverse_ok(l, &r) {
                     prop_assert!(walk_right(l, &r), "right_inverse certificate accepts {} for {}", r, l);
@@ -380,7 +377,7 @@ mod tests {
                 }
             }
         }
-        Ok(accepted)
+        Ok(())
     }
 
     proptest! {
