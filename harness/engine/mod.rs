@@ -29,6 +29,7 @@ pub mod tile;
 pub mod tiled_divide;
 pub mod tiled_product;
 pub mod tiler;
+pub(crate) mod walk;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;

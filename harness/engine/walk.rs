@@ -1,0 +1,650 @@
+//! Definition walks that skip what they can prove: the brute-force checks of `composition`,
+//! `logical_divide` and `left_inverse` visit every 1-D coordinate of a layout in order, compare
+//! two values there and stop at the first failure (the error quotes that coordinate). The
+//! functions here visit the same coordinates in the same order but hand the caller only the ones
+//! they cannot prove to pass; the caller runs its own per-point code on those, so every result
+//! and every error text stays what it was. When a precondition below does not hold, every point
+//! is handed over (the walk as before).
+//!
+//! ## The walk as an odometer ([`walk_leaves`], [`refine`])
+//! [`Layout::walk`] reads `c` in `[0, N)` (`N = size`) as `crd2idx` does: over the flat leaves
+//! `s_k:d_k`, the digit `c_k = rest % s_k`, `rest /= s_k`, the last leaf taking the rest.
+//! Truncating `%` and `/` are odd-symmetric, so a negative extent only flips the sign of every
+//! later digit: for `c >= 0` the walk is the layout with the extents `|s_k|` and the strides
+//! `sigma_k d_k` (`sigma_k` the sign of `s_0 * .. * s_{k-1}`); with `N = prod |s_k|` every digit
+//! stays below its extent, so the extent-1 leaves are 0 and drop out. Two such leaf lists over the
+//! same `c` have a common refinement when their prefix products form one divisibility chain: a
+//! leaf `s:t` cut into pieces `e_1, e_2, ..` contributes `c_1 t + c_2 (e_1 t) + ..`. A digit of
+//! the refinement has an extent `e >= 2`, its 1-D prefix `p` and one stride per walked layout.
+//!
+//! ## Boxes ([`search`])
+//! Fixing the digits from `K` up leaves the box of the digits below `K`: `c` in `c0 + [0, p_K)`,
+//! a walked layout in `x0 + sum_{j<K} c_j t_j`. The search goes from the most significant digit
+//! down, each digit in increasing order (so `c` increases), asks the caller's certificate about
+//! each box, and descends into the boxes it does not certify, down to single points, which go to
+//! the caller's per-point check.
+//!
+//! ## Affine pieces of a 1-D function ([`Affine`])
+//! For `A` with flat leaves `n_i:d_i` (every extent but the last `>= 1`), `A(x) = sum_i x_i d_i`
+//! over the mixed-radix digits of `x` (the last leaf takes the rest); this is what `crd2idx`,
+//! `Eval1d::at` and `composition::eval_flat` compute where they do not fail. Dropping extent-1
+//! leaves (but the last) and merging neighbours `n:d, n':n*d` into `n*n':d` (into the last leaf
+//! when the second is last) keeps this function on all integers. On the merged leaves `m_k:e_k`
+//! with prefixes `P_k`, for `x >= 0`:
+//! `A(x) = A_low(x mod P_k) + ((x / P_k) mod m_k) e_k + A_high(x / (P_k m_k))`.
+//! So on a set of `x >= 0`, all congruent mod `P_k` and with one quotient `x / (P_k m_k)`, `A` is
+//! affine: `A(x + t) = A(x) + (t / P_k) e_k`; negative `x` follow from `A(-x) = -A(x)`, so the
+//! set may also be all `<= 0`; for `k = 0` the block of quotient 0, `(-m_0, m_0)`, is one affine
+//! piece across 0 (`A(x) = x e_0` there). A box whose strides are multiples of `P_k` (the
+//! largest such `k` is taken) and whose range `[lo, hi]` lies in one piece is then certified by
+//! the slopes per digit and one exact evaluation at its corner.
+//!
+//! ## No errors inside a certified box
+//! A certificate also shows that the caller's evaluation cannot fail anywhere in the walk:
+//! `eval_flat` (i64, [`flat_safe`]) when `max |x| * sum |d_i|` fits in an i64; `Eval1d::at`
+//! (CuTe's 32-bit int, [`Eval1dModel`]) when its flat form applies and the sum of the terms'
+//! magnitudes, bounded from `max |x|`, is at most `INT_MAX`; then both compute the mixed-radix
+//! value above, exactly.
+//!
+//! `tests` (below) compare every fast walk with the plain one on random layouts, failures
+//! included.
+
+use super::int::INT_MAX;
+use super::layout::{Layout, Walk, MAX_WALK};
+
+/// One digit of a refined walk: extent (`>= 2`), 1-D prefix, and the strides of the walked
+/// layouts (two: `[B, R]` for composition; `[L, L]` for left_inverse).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Digit {
+    pub e: i64,
+    pub p: i64,
+    pub t: [i64; 2],
+}
+
+/// `l`'s flat leaves as [`Layout::walk`] reads `[0, size)`: positive extents `>= 2` with the
+/// sign-adjusted strides of the module doc, when the walk has `1..=MAX_WALK` coordinates and no
+/// extent is 0 (`None` otherwise).
+pub(crate) fn walk_leaves(l: &Layout) -> Option<Vec<(i64, i64)>> {
+    let n = l.size().ok()?.value;
+    if !(1..=MAX_WALK).contains(&n) {
+        return None;
+    }
+    let (mut sign, mut out) = (1i64, Vec::with_capacity(8));
+    for (s, d) in l.leaf_pairs() {
+        let (s, d) = (s.value, d.value);
+        if s == 0 {
+            return None;
+        }
+        if s.abs() > 1 {
+            out.push((s.abs(), sign * d));
+        }
+        if s < 0 {
+            sign = -sign;
+        }
+    }
+    Some(out)
+}
+
+/// The common refinement of two walk leaf lists of the same size (see the module doc), or `None`.
+pub(crate) fn refine(a: &[(i64, i64)], b: &[(i64, i64)]) -> Option<Vec<Digit>> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j, mut p) = (0, 0, 1i64);
+    let (mut ra, mut ta) = a.first().copied().unwrap_or((1, 0));
+    let (mut rb, mut tb) = b.first().copied().unwrap_or((1, 0));
+    while i < a.len() && j < b.len() {
+        let e = ra.min(rb);
+        if ra % e != 0 || rb % e != 0 {
+            return None;
+        }
+        out.push(Digit { e, p, t: [ta, tb] });
+        p = p.checked_mul(e)?;
+        (ra, ta) = (ra / e, ta.checked_mul(e)?);
+        (rb, tb) = (rb / e, tb.checked_mul(e)?);
+        if ra == 1 {
+            i += 1;
+            (ra, ta) = a.get(i).copied().unwrap_or((1, 0));
+        }
+        if rb == 1 {
+            j += 1;
+            (rb, tb) = b.get(j).copied().unwrap_or((1, 0));
+        }
+    }
+    (i == a.len() && j == b.len()).then_some(out)
+}
+
+/// The digits of one walk leaf list, the same strides twice.
+fn digits_of(a: &[(i64, i64)]) -> Option<Vec<Digit>> {
+    let mut p = 1i64;
+    let mut out = Vec::with_capacity(a.len());
+    for &(e, t) in a {
+        out.push(Digit { e, p, t: [t, t] });
+        p = p.checked_mul(e)?;
+    }
+    Some(out)
+}
+
+/// `sum_j (e_j - 1) |t_j|` for stride `w`: a bound of `|x - x0|` over the whole walk.
+fn span_abs(d: &[Digit], w: usize) -> Option<i64> {
+    d.iter().try_fold(0i64, |acc, g| acc.checked_add((g.e - 1).checked_mul(g.t[w].checked_abs()?)?))
+}
+
+/// Visit the points `(c, x)` of the walk over `digits` (`x[w] = sum_j c_j t_j[w]`) in increasing
+/// `c`, skipping the boxes `cert(K, c0, x0)` certifies (the box of the digits below `K` at
+/// the corner `c0, x0`; asked only for `1 <= K <= top`), handing every other point to `point`,
+/// and stopping at its first error.
+pub(crate) fn search<E>(
+    digits: &[Digit],
+    top: usize,
+    cert: &mut impl FnMut(usize, i64, [i64; 2]) -> bool,
+    point: &mut impl FnMut(i64, [i64; 2]) -> Result<(), E>,
+) -> Result<(), E> {
+    fn rec<E>(
+        d: &[Digit],
+        k: usize,
+        top: usize,
+        c: i64,
+        x: [i64; 2],
+        cert: &mut impl FnMut(usize, i64, [i64; 2]) -> bool,
+        point: &mut impl FnMut(i64, [i64; 2]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if k == 0 {
+            return point(c, x);
+        }
+        if k <= top && cert(k, c, x) {
+            return Ok(());
+        }
+        let g = d[k - 1];
+        let (mut c, mut x) = (c, x);
+        for _ in 0..g.e {
+            rec(d, k - 1, top, c, x, cert, point)?;
+            c += g.p;
+            x = [x[0] + g.t[0], x[1] + g.t[1]];
+        }
+        Ok(())
+    }
+    rec(digits, digits.len(), top, 0, [0, 0], cert, point)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a as i64
+}
+
+/// The affine pieces of a 1-D function given by flat leaves (see the module doc).
+#[derive(Debug)]
+pub(crate) struct Affine {
+    /// Merged leaves: prefix `P_k`, piece length `P_k m_k` (`None`: unbounded, the last leaf or
+    /// beyond the i64 range), stride `e_k`.
+    levels: Vec<(i64, Option<i64>, i64)>,
+}
+
+impl Affine {
+    /// `None` when an extent but the last is below 1 (or there are no leaves).
+    pub(crate) fn new(pairs: &[(i64, i64)]) -> Option<Affine> {
+        let r = pairs.len();
+        if r == 0 || pairs[..r - 1].iter().any(|&(n, _)| n < 1) {
+            return None;
+        }
+        // (extent, stride) merged; extent None for the last leaf (takes the rest).
+        let mut merged: Vec<(Option<i64>, i64)> = Vec::with_capacity(r);
+        for (i, &(n, d)) in pairs.iter().enumerate() {
+            let last = i + 1 == r;
+            if n == 1 && !last {
+                continue;
+            }
+            if let Some(&(Some(pn), pd)) = merged.last() {
+                if pn.checked_mul(pd) == Some(d) {
+                    let m = if last { None } else { pn.checked_mul(n) };
+                    if last || m.is_some() {
+                        *merged.last_mut().expect("a leaf") = (m, pd);
+                        continue;
+                    }
+                }
+            }
+            merged.push((if last { None } else { Some(n) }, d));
+        }
+        let mut levels = Vec::with_capacity(merged.len());
+        let mut p = Some(1i64);
+        for (n, d) in merged {
+            let Some(pk) = p else { break };
+            let len = n.and_then(|n| pk.checked_mul(n));
+            levels.push((pk, len, d));
+            p = len;
+        }
+        Some(Affine { levels })
+    }
+    /// The level for strides whose gcd is `g`: the largest `k` with `P_k | g` (0 for `g == 0`).
+    pub(crate) fn level(&self, g: i64) -> usize {
+        if g == 0 {
+            return 0;
+        }
+        (0..self.levels.len()).rev().find(|&k| g % self.levels[k].0 == 0).unwrap_or(0)
+    }
+    /// `(t / P_k) e_k`: the change of `A` for a step `t` (a multiple of `P_k`) in one piece.
+    pub(crate) fn slope(&self, k: usize, t: i64) -> Option<i64> {
+        let (p, _, e) = self.levels[k];
+        (t % p == 0).then_some(())?;
+        (t / p).checked_mul(e)
+    }
+    /// Whether `[lo, hi]` lies in one affine piece at level `k` (for values congruent mod `P_k`).
+    pub(crate) fn one_piece(&self, k: usize, lo: i64, hi: i64) -> bool {
+        let (_, len, _) = self.levels[k];
+        (k == 0 || lo >= 0 || hi <= 0) && len.is_none_or(|l| lo / l == hi / l)
+    }
+}
+
+/// Per box level `K` (index `K - 1`): the level of `A`, and the lowest and highest offset of the
+/// walked stride `w` over the box; `None` where the slopes do not match `want(j, slope)`.
+type Plan = Vec<Option<(usize, i64, i64)>>;
+
+fn plan(a: &Affine, d: &[Digit], w: usize, mut want: impl FnMut(usize, i64) -> bool) -> (Plan, usize) {
+    let mut out = Vec::with_capacity(d.len());
+    let (mut g, mut lo, mut hi) = (0i64, Some(0i64), Some(0i64));
+    let mut top = 0;
+    for k in 1..=d.len() {
+        let dg = d[k - 1];
+        g = gcd(g, dg.t[w]);
+        let step = (dg.e - 1).checked_mul(dg.t[w]);
+        lo = lo.zip(step).and_then(|(l, s)| l.checked_add(s.min(0)));
+        hi = hi.zip(step).and_then(|(h, s)| h.checked_add(s.max(0)));
+        let lev = a.level(g);
+        let ok = (0..k).all(|j| a.slope(lev, d[j].t[w]).is_some_and(|s| want(j, s)));
+        let entry = if ok { lo.zip(hi).map(|(l, h)| (lev, l, h)) } else { None };
+        if entry.is_some() {
+            top = k;
+        }
+        out.push(entry);
+    }
+    (out, top)
+}
+
+/// Whether `eval_flat(pairs, x)` (composition's brute-force evaluation, i64 with checks) is the
+/// exact mixed-radix value, never `None`, for every `|x| <= z`.
+pub(crate) fn flat_safe(pairs: &[(i64, i64)], z: i64) -> bool {
+    let sum = pairs.iter().try_fold(0i64, |acc, &(_, d)| acc.checked_add(d.checked_abs()?));
+    sum.and_then(|s| s.checked_mul(z)).is_some_and(|b| b < i64::MAX / 2)
+}
+
+/// `composition::check_postconditions`' walk: `point(c, B(c), R(c))` for each `c` in `[0, size(B))`
+/// (the walks `bw`, `rw` of `B` and `R`), in order, stopping at its first error; the points shown
+/// to pass (`R(c) == eval_flat(A, B(c))`, with `apairs` A's flat leaves) are skipped.
+pub(crate) fn composition<E>(
+    apairs: &[(i64, i64)],
+    b: &Layout,
+    r: &Layout,
+    bw: Walk,
+    rw: Walk,
+    mut point: impl FnMut(i64, i64, i64) -> Result<(), E>,
+) -> Result<(), E> {
+    let eval = |x: i64| super::composition::eval_flat(apairs, x);
+    if let Some(f) = composition_fast(apairs, b, r) {
+        let (plan, top) = f;
+        let (digits, aff) = (&plan.0, &plan.1);
+        let mut cert = |k: usize, _c: i64, x: [i64; 2]| match plan.2[k - 1] {
+            Some((lev, lo, hi)) => aff.one_piece(lev, x[0] + lo, x[0] + hi) && eval(x[0]) == Some(x[1]),
+            None => false,
+        };
+        return search(digits, top, &mut cert, &mut |c, x| point(c, x[0], x[1]));
+    }
+    for (c, (bc, rc)) in bw.zip(rw).enumerate() {
+        point(c as i64, bc, rc)?;
+    }
+    Ok(())
+}
+
+type CompPlan = (Vec<Digit>, Affine, Plan);
+
+fn composition_fast(apairs: &[(i64, i64)], b: &Layout, r: &Layout) -> Option<(CompPlan, usize)> {
+    let aff = Affine::new(apairs)?;
+    let (bl, rl) = (walk_leaves(b)?, walk_leaves(r)?);
+    let digits = refine(&bl, &rl)?;
+    // The walks' own values stay far inside i64, and eval_flat never fails.
+    let (zb, _) = (span_abs(&digits, 0)?, span_abs(&digits, 1)?);
+    if !flat_safe(apairs, zb) {
+        return None;
+    }
+    let (p, top) = plan(&aff, &digits, 0, |j, s| s == digits[j].t[1]);
+    if top == 0 {
+        return None;
+    }
+    Some(((digits, aff, p), top))
+}
+
+/// `Eval1d::at` on `l` where it is the exact mixed-radix value: [`Eval1dModel::safe`].
+pub(crate) struct Eval1dModel {
+    pairs: Vec<(i64, i64)>,
+    /// `Eval1d`'s flat form applies (no empty tuple, congruent, every partial product of the
+    /// extents nonzero and within CuTe's int) and every extent but the last is `>= 1`.
+    flat: bool,
+}
+
+impl Eval1dModel {
+    pub(crate) fn new(l: &Layout) -> Eval1dModel {
+        fn no_empty(t: &super::int_tuple::IntTuple) -> bool {
+            !t.is_tuple() || (t.rank() > 0 && (0..t.rank()).all(|i| t.mode(i).is_ok_and(no_empty)))
+        }
+        let pairs: Vec<(i64, i64)> = l.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        let mut size = Some(1i64);
+        for &(s, _) in &pairs {
+            size = size.and_then(|p| p.checked_mul(s)).filter(|p| *p != 0 && p.abs() <= INT_MAX);
+        }
+        let r = pairs.len();
+        let flat = size.is_some()
+            && no_empty(&l.shape)
+            && l.shape.congruent(&l.stride)
+            && r > 0
+            && pairs[..r - 1].iter().all(|&(s, _)| s >= 1);
+        Eval1dModel { pairs, flat }
+    }
+    /// Whether `Eval1d::at(x)` is `Ok` with the exact value for every `|x| <= z`: the sum of the
+    /// terms' magnitudes is at most `sum_i min(n_i - 1, z / P_i) |d_i|` (the last leaf
+    /// `(z / P) |d|`), which must be at most `INT_MAX`.
+    pub(crate) fn safe(&self, z: i64) -> bool {
+        if !self.flat || !(0..=INT_MAX).contains(&z) {
+            return false;
+        }
+        let r = self.pairs.len();
+        let (mut p, mut mag) = (1i64, 0i64);
+        for (i, &(n, d)) in self.pairs.iter().enumerate() {
+            let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
+            mag = match c.checked_mul(d.abs()).and_then(|t| mag.checked_add(t)) {
+                Some(m) if m <= INT_MAX => m,
+                _ => return false,
+            };
+            if i + 1 < r {
+                p *= n; // |p| <= INT_MAX (flat)
+            }
+        }
+        true
+    }
+    pub(crate) fn affine(&self) -> Option<Affine> {
+        Affine::new(&self.pairs)
+    }
+}
+
+/// `left_inverse::check_postconditions`' walk: `point(i, L(i))` for `i` in `[0, size(L))` (the
+/// walk `lw` of `L`) in order, stopping at the first error; skipped are the points shown to pass
+/// `L(R(L(i))) == L(i)` and, when `injective`, `R(L(i)) == i`, with `Eval1d::at` of `R` and `L`
+/// (`er`, `el`) succeeding.
+pub(crate) fn left_inverse<E>(
+    l: &Layout,
+    r: &Layout,
+    injective: bool,
+    lw: Walk,
+    er: &super::layout::Eval1d,
+    el: &super::layout::Eval1d,
+    mut point: impl FnMut(i64, i64) -> Result<(), E>,
+) -> Result<(), E> {
+    if let Some(f) = left_inverse_fast(l, r, injective) {
+        let LeftPlan { digits, ar, al, p1, p2, top } = f;
+        let mut cert = |k: usize, c: i64, x: [i64; 2]| {
+            let (Some((k1, lo, hi)), Some((k2, blo, bhi))) = (p1[k - 1], p2[k - 1]) else { return false };
+            if !ar.one_piece(k1, x[0] + lo, x[0] + hi) {
+                return false;
+            }
+            let Ok(back) = er.at(x[0]) else { return false };
+            if (injective && back != c) || !al.one_piece(k2, back + blo, back + bhi) {
+                return false;
+            }
+            el.at(back) == Ok(x[0])
+        };
+        return search(&digits, top, &mut cert, &mut |c, x| point(c, x[0]));
+    }
+    for (i, x) in lw.enumerate() {
+        point(i as i64, x)?;
+    }
+    Ok(())
+}
+
+struct LeftPlan {
+    digits: Vec<Digit>,
+    ar: Affine,
+    al: Affine,
+    /// Per box level: `R`'s level and the range of `L` over the box.
+    p1: Plan,
+    /// Per box level: `L`'s level and the range of `R(L(.))` over the box.
+    p2: Plan,
+    top: usize,
+}
+
+fn left_inverse_fast(l: &Layout, r: &Layout, injective: bool) -> Option<LeftPlan> {
+    let (mr, ml) = (Eval1dModel::new(r), Eval1dModel::new(l));
+    let (ar, al) = (mr.affine()?, ml.affine()?);
+    let digits = digits_of(&walk_leaves(l)?)?;
+    // Every L(i) is within zl, every R(L(i)) within zr (a bound of the terms' magnitudes).
+    let zl = span_abs(&digits, 0)?;
+    let zr = mr.bound(zl)?;
+    if !mr.safe(zl) || !ml.safe(zr) {
+        return None;
+    }
+    let (p1, top1) = plan(&ar, &digits, 0, |_, _| true);
+    // The slopes of R(L(.)) per digit, where R is affine over the box at p1's level.
+    let mut p2 = Vec::with_capacity(digits.len());
+    let mut top = 0;
+    for k in 1..=top1 {
+        let Some((k1, _, _)) = p1[k - 1] else {
+            p2.push(None);
+            continue;
+        };
+        let slopes: Option<Vec<i64>> = digits[..k].iter().map(|g| ar.slope(k1, g.t[0])).collect();
+        let entry = slopes.and_then(|s| {
+            if injective && s.iter().zip(&digits).any(|(&s, g)| s != g.p) {
+                return None;
+            }
+            let sd: Vec<Digit> = s.iter().zip(&digits).map(|(&s, g)| Digit { e: g.e, p: g.p, t: [s, s] }).collect();
+            let (pl, _) = plan(&al, &sd, 0, |j, s2| s2 == digits[j].t[0]);
+            pl[k - 1]
+        });
+        if entry.is_some() {
+            top = k;
+        }
+        p2.push(entry);
+    }
+    (top > 0).then_some(LeftPlan { digits, ar, al, p1, p2, top })
+}
+
+impl Eval1dModel {
+    /// A bound of `|A(x)|` for `|x| <= z` (the sum of the terms' magnitudes), when [`Self::safe`].
+    pub(crate) fn bound(&self, z: i64) -> Option<i64> {
+        if !self.safe(z) {
+            return None;
+        }
+        let r = self.pairs.len();
+        let (mut p, mut mag) = (1i64, 0i64);
+        for (i, &(n, d)) in self.pairs.iter().enumerate() {
+            let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
+            mag += c * d.abs();
+            if i + 1 < r {
+                p *= n;
+            }
+        }
+        Some(mag)
+    }
+}
+
+/// Whether `l` is injective on `[0, size)`, where it is easy to tell: `Some(true)` when its walk
+/// leaves sorted by `|stride|` each exceed the span of the ones before (two coordinates differ at
+/// a highest sorted digit, whose step outweighs all below); `Some(false)` when a leaf has stride
+/// 0, or two leaves `n_i:d_i, n_j:d_j` have `|d_j| / g < n_i` and `|d_i| / g < n_j`
+/// (`g = gcd`): the digits `|d_j| / g` at `i` and `|d_i| / g` at `j` give the same value as one
+/// of them alone (same signs) or as 0 (opposite signs). `None`: walk and sort.
+pub(crate) fn injective(l: &Layout) -> Option<bool> {
+    let mut w = walk_leaves(l)?;
+    if w.iter().any(|&(_, d)| d == 0) {
+        return Some(false);
+    }
+    w.sort_unstable_by_key(|&(_, d)| d.unsigned_abs());
+    let mut span = 0i64;
+    let mut increasing = true;
+    for &(n, d) in &w {
+        if d.abs() <= span {
+            increasing = false;
+            break;
+        }
+        span = span.checked_add((n - 1).checked_mul(d.abs())?)?;
+    }
+    if increasing {
+        return Some(true);
+    }
+    for i in 0..w.len() {
+        for j in i + 1..w.len() {
+            let ((ni, di), (nj, dj)) = (w[i], w[j]);
+            let g = gcd(di, dj);
+            if dj.abs() / g < ni && di.abs() / g < nj {
+                return Some(false);
+            }
+        }
+    }
+    None
+}
+
+/// logical_divide's check of `R(i, j) == A(B(i) + C(j))` (`check_layout`), one row `j` at a time:
+/// `row(j)` runs the caller's check of row `j` unless the row is shown to pass. With `x_i = B(i)`
+/// (`bv`), `y_j = C(j)` (`cv`), `P_i = Eval1d(R0)(i)`, `Q_j = Eval1d(R1)(j)` all `Ok` and no
+/// evaluation of `A` or sum `P_i + Q_j` able to fail: if `A` is affine on `x_i + y_j` over `i`
+/// (one piece, see the module doc, with `x_i - x_0` multiples of `P_k`) and `P_i - P_0` is that
+/// slope times the step, the row passes iff `A(x_0 + y_j) == P_0 + Q_j`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn divide_rows<E>(
+    a: &Layout,
+    ea: &super::layout::Eval1d,
+    e0: &super::layout::Eval1d,
+    e1: &super::layout::Eval1d,
+    bv: &[i64],
+    cv: &[i64],
+    mut row: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    let fast = divide_fast(a, e0, e1, bv, cv);
+    for j in 0..cv.len() {
+        if let Some((aff, lev, lo, hi, q)) = &fast {
+            let z = bv[0] + cv[j];
+            if aff.one_piece(*lev, lo + cv[j], hi + cv[j]) && ea.at(z) == Ok(q[0] + q[j + 1]) {
+                continue;
+            }
+        }
+        row(j)?;
+    }
+    Ok(())
+}
+
+/// (A's pieces, level, min and max of `x_i`, `[P_0, Q_0, Q_1, ..]`).
+type DivPlan = (Affine, usize, i64, i64, Vec<i64>);
+
+fn divide_fast(
+    a: &Layout,
+    e0: &super::layout::Eval1d,
+    e1: &super::layout::Eval1d,
+    bv: &[i64],
+    cv: &[i64],
+) -> Option<DivPlan> {
+    let &x0 = bv.first()?;
+    let ma = Eval1dModel::new(a);
+    let aff = ma.affine()?;
+    let p: Vec<i64> = (0..bv.len()).map(|i| e0.at(i as i64).ok()).collect::<Option<_>>()?;
+    let q: Vec<i64> = (0..cv.len()).map(|j| e1.at(j as i64).ok()).collect::<Option<_>>()?;
+    let amax = |v: &[i64]| v.iter().map(|x| x.checked_abs()).try_fold(0i64, |m, x| Some(m.max(x?)));
+    let (zx, zy, zp, zq) = (amax(bv)?, amax(cv)?, amax(&p)?, amax(&q)?);
+    // Every A(x_i + y_j) and every P_i + Q_j is computed without an error.
+    if !ma.safe(zx.checked_add(zy)?) || zp.checked_add(zq)? > INT_MAX {
+        return None;
+    }
+    let g = bv.iter().fold(0i64, |g, &x| gcd(g, x - x0));
+    let lev = aff.level(g);
+    for (i, &x) in bv.iter().enumerate() {
+        if aff.slope(lev, x - x0) != Some(p[i] - p[0]) {
+            return None;
+        }
+    }
+    let (lo, hi) = (*bv.iter().min()?, *bv.iter().max()?);
+    let mut pq = vec![p[0]];
+    pq.extend(q);
+    Some((aff, lev, lo, hi, pq))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::int::Int;
+    use crate::engine::int_tuple::IntTuple;
+    use proptest::prelude::*;
+
+    /// Any nesting of leaves with extents and strides of either sign, zero and large values.
+    fn raw_layout() -> impl Strategy<Value = Layout> {
+        let int = prop_oneof![4 => -3i64..9, 1 => Just(0), 1 => Just(1 << 12), 1 => Just(-(1 << 10)), 1 => Just(INT_MAX)];
+        let leaf = (int.clone(), int).prop_map(|(s, d)| (IntTuple::dy(s), IntTuple::dy(d)));
+        leaf.prop_recursive(3, 12, 4, |inner| {
+            prop::collection::vec(inner, 0..4).prop_map(|v| {
+                let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
+                (IntTuple::tuple(s), IntTuple::tuple(d))
+            })
+        })
+        .prop_map(|(shape, stride)| Layout { shape, stride })
+    }
+
+    proptest! {
+        #[test]
+        fn walk_leaves_are_the_walk(l in raw_layout()) {
+            if let Some(w) = walk_leaves(&l) {
+                let d = digits_of(&w).unwrap();
+                let mut got = Vec::new();
+                let _ = search(&d, 0, &mut |_, _, _| false, &mut |c, x| -> Result<(), ()> { got.push((c, x[0])); Ok(()) });
+                let want: Vec<(i64, i64)> = l.walk().unwrap().enumerate().map(|(i, x)| (i as i64, x)).collect();
+                prop_assert_eq!(got, want, "{}", l);
+            }
+        }
+
+        #[test]
+        fn affine_pieces_are_exact(l in raw_layout(), xs in prop::collection::vec(-5000i64..5000, 1..6), ts in prop::collection::vec(-300i64..300, 1..4)) {
+            let m = Eval1dModel::new(&l);
+            let Some(aff) = m.affine() else { return Ok(()) };
+            let e = l.eval_1d();
+            for &x in &xs {
+                for &t in &ts {
+                    let k = aff.level(t);
+                    let (lo, hi) = (x.min(x + t), x.max(x + t));
+                    if !aff.one_piece(k, lo, hi) || !m.safe(lo.abs().max(hi.abs())) {
+                        continue;
+                    }
+                    let s = aff.slope(k, t).unwrap();
+                    prop_assert_eq!(e.at(x + t), Ok(e.at(x).unwrap() + s), "{}: {} + {}", l, x, t);
+                }
+            }
+        }
+
+        #[test]
+        fn safe_eval_1d_is_the_flat_value(l in raw_layout(), xs in prop::collection::vec(prop_oneof![-100i64..100, any::<i32>().prop_map(i64::from)], 1..8)) {
+            let m = Eval1dModel::new(&l);
+            let e = l.eval_1d();
+            for x in xs {
+                if m.safe(x.abs()) {
+                    let v = e.at(x);
+                    prop_assert!(v.is_ok(), "{}({})", l, x);
+                    prop_assert_eq!(v.clone().ok(), super::super::composition::eval_flat(&m.pairs, x), "{}({})", l, x);
+                    prop_assert!(v.unwrap().abs() <= m.bound(x.abs()).unwrap());
+                }
+            }
+        }
+
+        #[test]
+        fn injective_is_the_sort(l in raw_layout()) {
+            if let (Some(fast), Ok(v)) = (injective(&l), l.values()) {
+                let mut s = v.clone();
+                s.sort_unstable();
+                s.dedup();
+                prop_assert_eq!(fast, s.len() == v.len(), "{}", l);
+            }
+        }
+    }
+
+    #[test]
+    fn refine_cuts_both() {
+        let d = refine(&[(4, 1), (2, 8)], &[(2, 3), (4, 5)]).unwrap();
+        assert_eq!(d.iter().map(|g| (g.e, g.p, g.t)).collect::<Vec<_>>(), vec![(2, 1, [1, 3]), (2, 2, [2, 5]), (2, 4, [8, 10])]);
+        assert!(refine(&[(6, 1)], &[(4, 1)]).is_none());
+        assert!(refine(&[(6, 1)], &[(4, 1), (3, 1)]).is_none());
+        let _ = Int::st(0);
+    }
+}
