@@ -639,6 +639,195 @@ mod tests {
         }
     }
 
+    use crate::engine::postcondition::{Checked, Violation};
+    use crate::engine::{composition, left_inverse};
+    use crate::gen::{self, Staticness};
+
+    /// A small layout with extents and strides of either sign (extents in `-3..=5`, never 0),
+    /// strides in `-12..=12` or large: at most 5 leaves.
+    fn signed_layout() -> BoxedStrategy<Layout> {
+        let ext = prop_oneof![4 => 1i64..=5, 1 => -3i64..=-1];
+        let strd = prop_oneof![6 => -12i64..=12, 1 => Just(1 << 12), 1 => Just(-(1 << 20))];
+        let leaf = (ext, strd).prop_map(|(s, d)| (IntTuple::st(s), IntTuple::st(d)));
+        let inner = prop_oneof![leaf.clone(), prop::collection::vec(leaf.clone(), 1..=2).prop_map(|v| {
+            let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
+            (IntTuple::tuple(s), IntTuple::tuple(d))
+        })];
+        prop_oneof![1 => leaf, 3 => prop::collection::vec(inner, 1..=3).prop_map(|v| {
+            let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
+            (IntTuple::tuple(s), IntTuple::tuple(d))
+        })]
+        .prop_map(|(shape, stride)| Layout { shape, stride })
+        .boxed()
+    }
+
+    /// Compact (bijective, then scaled) layouts, whose compositions and inverses mostly pass.
+    fn admissible() -> BoxedStrategy<Layout> {
+        (prop_oneof![Just(Staticness::AllStatic), Just(Staticness::Mixed)], 1i64..4)
+            .prop_flat_map(|(s, k)| gen::small_compact(5, k, s))
+            .boxed()
+    }
+
+    /// `l` with leaf `k` (mod the leaf count) of its stride moved by `bump`.
+    fn bumped(l: &Layout, k: usize, bump: i64) -> Layout {
+        let n = l.leaf_pairs().len().max(1);
+        let mut i = 0;
+        let stride = l.stride.map_leaves(&mut |d| {
+            i += 1;
+            Ok(if i - 1 == k % n { Int::new(d.value + bump, d.is_static) } else { d })
+        });
+        Layout { shape: l.shape.clone(), stride: stride.unwrap() }
+    }
+
+    /// composition::check_postconditions as it was: every coordinate walked.
+    fn composition_walked(a: &Layout, b: &Layout, r: &Layout) -> Checked {
+        use crate::engine::postcondition::cite;
+        if !crate::engine::int_tuple::compatible(&b.shape, &r.shape) {
+            return Err(Violation::cute(cite::COMPOSITION_COMPATIBLE, format!("2: shape of {r} is not compatible with the shape of {b}")));
+        }
+        let n = b.size()?.value;
+        if n > MAX_WALK {
+            return Err(Violation::unverifiable(format!("1: {b} has {n} coordinates, too many to verify")));
+        }
+        let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        for (c, (bc, rc)) in b.walk()?.zip(r.walk()?).enumerate() {
+            let want = composition::eval_flat(&pairs, bc).ok_or_else(|| Violation::unverifiable(format!("1: {a}({bc}) overflows")))?;
+            if rc != want {
+                return Err(Violation::cute(cite::COMPOSITION_VALUES, format!("1: {r}({c}) = {rc} but {a}({b}({c})) = {a}({bc}) = {want}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// left_inverse::check_postconditions as it was (its certificate first, then every point).
+    fn left_inverse_walked(layout: &Layout, r: &Layout) -> Checked {
+        if crate::engine::fast::left_inverse_ok(layout, r) {
+            return Ok(());
+        }
+        let lv = layout.values()?;
+        let mut seen = lv.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        let injective = seen.len() == lv.len();
+        let (er, el) = (r.eval_1d(), layout.eval_1d());
+        for (i, &x) in lv.iter().enumerate() {
+            let back = er.at(x)?;
+            let again = el.at(back)?;
+            if again != x {
+                return Err(Violation::cute("quasi", format!("1: {layout}({r}({layout}({i}))) = {again} != {x}")));
+            }
+            if injective && back != i as i64 {
+                return Err(Violation::cute("left", format!("2: {r}({layout}({i})) = {back} != {i}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The same answer, the cited source aside (the walked copy cites shorthands).
+    fn same(fast: Checked, slow: Checked) -> Result<(), TestCaseError> {
+        let strip = |c: Checked| c.map_err(|v| (v.is_cute(), v.is_ours(), v.condition));
+        prop_assert_eq!(strip(fast), strip(slow));
+        Ok(())
+    }
+
+    fn composition_same(a: &Layout, b: &Layout, k: usize, bump: i64) -> Result<(), TestCaseError> {
+        let r = crate::engine::without_definition_checks(|| composition::composition_unchecked(a, b));
+        let mut rs = vec![b.clone(), bumped(b, k, bump)];
+        if let Ok(r) = r {
+            rs.push(bumped(&r, k, bump));
+            rs.push(r);
+        }
+        for r in rs {
+            same(composition::check_postconditions(a, b, &r), composition_walked(a, b, &r))?;
+        }
+        Ok(())
+    }
+
+    fn left_inverse_same(l: &Layout, k: usize, bump: i64) -> Result<(), TestCaseError> {
+        let Ok(r) = left_inverse::left_inverse_unchecked(l) else { return Ok(()) };
+        for r in [bumped(&r, k, bump), r] {
+            same(left_inverse::check_postconditions(l, &r), left_inverse_walked(l, &r))?;
+            // The walk alone (without fast.rs's certificate in front), point by point.
+            let Ok(lw) = l.walk() else { continue };
+            let lv = l.values().unwrap();
+            let mut seen = lv.clone();
+            seen.sort_unstable();
+            seen.dedup();
+            let injective = seen.len() == lv.len();
+            let (er, el) = (r.eval_1d(), l.eval_1d());
+            let point = |i: i64, x: i64| -> Checked {
+                let back = er.at(x)?;
+                let again = el.at(back)?;
+                if again != x {
+                    return Err(Violation::cute("quasi", format!("1: {i} {again} != {x}")));
+                }
+                if injective && back != i {
+                    return Err(Violation::cute("left", format!("2: {back} != {i}")));
+                }
+                Ok(())
+            };
+            let slow = lv.iter().enumerate().try_for_each(|(i, &x)| point(i as i64, x));
+            same(super::left_inverse(l, &r, injective, lw, &er, &el, point), slow)?;
+        }
+        Ok(())
+    }
+
+    /// logical_divide's double loop as it was, and through [`divide_rows`].
+    fn divide_same(a: &Layout, b: &Layout, c: &Layout, r0: &Layout, r1: &Layout) -> Result<(), TestCaseError> {
+        let (Ok(bv), Ok(cv)) = (b.values(), c.values()) else { return Ok(()) };
+        let (ea, e0, e1) = (a.eval_1d(), r0.eval_1d(), r1.eval_1d());
+        let check_row = |j: usize| -> Checked {
+            let y = cv[j];
+            let at_j = e1.at(j as i64)?;
+            for (i, &x) in bv.iter().enumerate() {
+                let want = ea.at(x + y)?;
+                let got = Int::dy(e0.at(i as i64)?).add(Int::dy(at_j))?.value;
+                if got != want {
+                    return Err(Violation::cute("divide", format!("3: ({i},{j}) = {got} but {a}({x}+{y}) = {want}")));
+                }
+            }
+            Ok(())
+        };
+        let slow: Checked = (0..cv.len()).try_for_each(check_row);
+        let fast = divide_rows(a, &ea, &e0, &e1, &bv, &cv, check_row);
+        same(fast, slow)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+        #[test]
+        fn composition_walk_is_the_plain_walk_signed(a in signed_layout(), b in signed_layout(), k in 0usize..6, bump in -3i64..4) {
+            composition_same(&a, &b, k, bump)?;
+        }
+
+        #[test]
+        fn composition_walk_is_the_plain_walk_admissible(a in admissible(), b in admissible(), k in 0usize..6, bump in -2i64..3) {
+            composition_same(&a, &b, k, bump)?;
+        }
+
+        #[test]
+        fn left_inverse_walk_is_the_plain_walk(l in prop_oneof![signed_layout(), admissible()], k in 0usize..6, bump in -2i64..3) {
+            left_inverse_same(&l, k, bump)?;
+        }
+
+        #[test]
+        fn divide_rows_are_the_double_loop(
+            a in prop_oneof![signed_layout(), admissible()],
+            b in prop_oneof![signed_layout(), admissible()],
+            c in signed_layout(),
+            k in 0usize..6,
+            bump in -2i64..3,
+        ) {
+            // R's modes as the divide computes them (A o B, A o C), and perturbed.
+            let r0 = crate::engine::without_definition_checks(|| composition::composition_unchecked(&a, &b)).unwrap_or_else(|_| b.clone());
+            let r1 = crate::engine::without_definition_checks(|| composition::composition_unchecked(&a, &c)).unwrap_or_else(|_| c.clone());
+            divide_same(&a, &b, &c, &r0, &r1)?;
+            divide_same(&a, &b, &c, &bumped(&r0, k, bump), &r1)?;
+            divide_same(&a, &b, &c, &r0, &bumped(&r1, k, bump))?;
+        }
+    }
+
     #[test]
     fn refine_cuts_both() {
         let d = refine(&[(4, 1), (2, 8)], &[(2, 3), (4, 5)]).unwrap();
