@@ -27,7 +27,9 @@
 //! ## Affine pieces of a 1-D function ([`Affine`])
 //! For `A` with flat leaves `n_i:d_i` (every extent but the last `>= 1`), `A(x) = sum_i x_i d_i`
 //! over the mixed-radix digits of `x` (the last leaf takes the rest); this is what `crd2idx`,
-//! `Eval1d::at` and `composition::eval_flat` compute where they do not fail. Dropping extent-1
+//! `Eval1d::at` and `composition::eval_flat` compute where they do not fail. A negative extent
+//! (nonzero extents but the last) is `|n|` with the strides after it negated, for every `x`, by
+//! the odd symmetry of truncating `%` and `/`. Dropping extent-1
 //! leaves (but the last) and merging neighbours `n:d, n':n*d` into `n*n':d` (into the last leaf
 //! when the second is last) keeps this function on all integers. On the merged leaves `m_k:e_k`
 //! with prefixes `P_k`, for `x >= 0`:
@@ -182,16 +184,24 @@ pub(crate) struct Affine {
 }
 
 impl Affine {
-    /// `None` when an extent but the last is below 1 (or there are no leaves).
+    /// `None` when an extent but the last is 0 (or there are no leaves). A negative extent flips
+    /// the sign of every later digit (truncating `%` and `/` are odd-symmetric, for every `x`):
+    /// it counts as `|n|` with the later strides negated.
     pub(crate) fn new(pairs: &[(i64, i64)]) -> Option<Affine> {
         let r = pairs.len();
-        if r == 0 || pairs[..r - 1].iter().any(|&(n, _)| n < 1) {
+        if r == 0 || pairs[..r - 1].iter().any(|&(n, _)| n == 0) {
             return None;
         }
         // (extent, stride) merged; extent None for the last leaf (takes the rest).
         let mut merged: Vec<(Option<i64>, i64)> = Vec::with_capacity(r);
+        let mut sign = 1i64;
         for (i, &(n, d)) in pairs.iter().enumerate() {
             let last = i + 1 == r;
+            let d = sign * d;
+            if n < 0 {
+                sign = -sign;
+            }
+            let n = n.abs();
             if n == 1 && !last {
                 continue;
             }
@@ -317,7 +327,7 @@ fn composition_fast(apairs: &[(i64, i64)], b: &Layout, r: &Layout) -> Option<(Co
 pub(crate) struct Eval1dModel {
     pairs: Vec<(i64, i64)>,
     /// `Eval1d`'s flat form applies (no empty tuple, congruent, every partial product of the
-    /// extents nonzero and within CuTe's int) and every extent but the last is `>= 1`.
+    /// extents nonzero and within CuTe's int).
     flat: bool,
 }
 
@@ -331,17 +341,12 @@ impl Eval1dModel {
         for &(s, _) in &pairs {
             size = size.and_then(|p| p.checked_mul(s)).filter(|p| *p != 0 && p.abs() <= INT_MAX);
         }
-        let r = pairs.len();
-        let flat = size.is_some()
-            && no_empty(&l.shape)
-            && l.shape.congruent(&l.stride)
-            && r > 0
-            && pairs[..r - 1].iter().all(|&(s, _)| s >= 1);
+        let flat = size.is_some() && no_empty(&l.shape) && l.shape.congruent(&l.stride) && !pairs.is_empty();
         Eval1dModel { pairs, flat }
     }
     /// Whether `Eval1d::at(x)` is `Ok` with the exact value for every `|x| <= z`: the sum of the
-    /// terms' magnitudes is at most `sum_i min(n_i - 1, z / P_i) |d_i|` (the last leaf
-    /// `(z / P) |d|`), which must be at most `INT_MAX`.
+    /// terms' magnitudes is at most `sum_i min(|n_i| - 1, z / |P_i|) |d_i|` (the last leaf
+    /// `(z / |P|) |d|`), which must be at most `INT_MAX`.
     pub(crate) fn safe(&self, z: i64) -> bool {
         if !self.flat || !(0..=INT_MAX).contains(&z) {
             return false;
@@ -349,6 +354,7 @@ impl Eval1dModel {
         let r = self.pairs.len();
         let (mut p, mut mag) = (1i64, 0i64);
         for (i, &(n, d)) in self.pairs.iter().enumerate() {
+            let n = n.abs();
             let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
             mag = match c.checked_mul(d.abs()).and_then(|t| mag.checked_add(t)) {
                 Some(m) if m <= INT_MAX => m,
@@ -455,6 +461,7 @@ impl Eval1dModel {
         let r = self.pairs.len();
         let (mut p, mut mag) = (1i64, 0i64);
         for (i, &(n, d)) in self.pairs.iter().enumerate() {
+            let n = n.abs();
             let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
             mag += c * d.abs();
             if i + 1 < r {
