@@ -29,17 +29,22 @@
 //! over the mixed-radix digits of `x` (the last leaf takes the rest); this is what `crd2idx`,
 //! `Eval1d::at` and `composition::eval_flat` compute where they do not fail. A negative extent
 //! (nonzero extents but the last) is `|n|` with the strides after it negated, for every `x`, by
-//! the odd symmetry of truncating `%` and `/`. Dropping extent-1
-//! leaves (but the last) and merging neighbours `n:d, n':n*d` into `n*n':d` (into the last leaf
-//! when the second is last) keeps this function on all integers. On the merged leaves `m_k:e_k`
-//! with prefixes `P_k`, for `x >= 0`:
-//! `A(x) = A_low(x mod P_k) + ((x / P_k) mod m_k) e_k + A_high(x / (P_k m_k))`.
-//! So on a set of `x >= 0`, all congruent mod `P_k` and with one quotient `x / (P_k m_k)`, `A` is
-//! affine: `A(x + t) = A(x) + (t / P_k) e_k`; negative `x` follow from `A(-x) = -A(x)`, so the
-//! set may also be all `<= 0`; for `k = 0` the block of quotient 0, `(-m_0, m_0)`, is one affine
-//! piece across 0 (`A(x) = x e_0` there). A box whose strides are multiples of `P_k` (the
-//! largest such `k` is taken) and whose range `[lo, hi]` lies in one piece is then certified by
-//! the slopes per digit and one exact evaluation at its corner.
+//! the odd symmetry of truncating `%` and `/`. Dropping extent-1 leaves (but the last) and
+//! merging neighbours `n:d, n':n*d` into `n*n':d` (into the last leaf when the second is last)
+//! keeps this function on all integers: on the merged leaves `m_k:e_k` (the last one
+//! unbounded), `A(x) = sum_k x_k e_k` over the digits `x_k` of `x >= 0` in that radix, and
+//! `A(-x) = -A(x)`.
+//!
+//! A box `x = x0 + sum_{j<K} c_j t_j` (`0 <= c_j < n_j`) is the same set as
+//! `lo + sum_j c'_j |t_j|` with `lo` its least element (`c'_j = c_j`, or `n_j - 1 - c_j` where
+//! `t_j < 0`). When `lo >= 0` and no digit carries, i.e. for every bounded level `k`
+//! `lo_k + sum_j (n_j - 1) |t_j|_k <= m_k - 1`, the digits of each element are the sums of the
+//! digits, so `A(lo + sum c'_j |t_j|) = A(lo) + sum c'_j A(|t_j|)`: `A` is affine on the box with
+//! the slope `sign(t_j) A(|t_j|)` per digit ([`Affine::step`]). All elements `<= 0`: the same
+//! for `-x` (with `-hi`), and the same slopes by the odd symmetry. A box inside
+//! `(-m_0, m_0)` whose steps are all below `m_0` has `A(x) = x e_0` throughout (the same slopes).
+//! A certified box then passes iff the slopes match the compared function's strides and the two
+//! agree at its corner (one exact evaluation).
 //!
 //! ## No errors inside a certified box
 //! A certificate also shows that the caller's evaluation cannot fail anywhere in the walk:
@@ -226,49 +231,85 @@ impl Affine {
         }
         Some(Affine { levels })
     }
-    /// The level for strides whose gcd is `g`: the largest `k` with `P_k | g` (0 for `g == 0`).
-    pub(crate) fn level(&self, g: i64) -> usize {
-        if g == 0 {
-            return 0;
+    /// `A(t)` by the radix (exact for every integer `t`): the slope of a box digit of stride `t`.
+    pub(crate) fn step(&self, t: i64) -> Option<i64> {
+        let x = t.checked_abs()?;
+        let mut acc = 0i64;
+        for k in 0..self.levels.len() {
+            acc = acc.checked_add(self.digit(k, x).checked_mul(self.levels[k].2)?)?;
         }
-        (0..self.levels.len()).rev().find(|&k| g % self.levels[k].0 == 0).unwrap_or(0)
+        Some(t.signum() * acc)
     }
-    /// `(t / P_k) e_k`: the change of `A` for a step `t` (a multiple of `P_k`) in one piece.
-    pub(crate) fn slope(&self, k: usize, t: i64) -> Option<i64> {
-        let (p, _, e) = self.levels[k];
-        (t % p == 0).then_some(())?;
-        (t / p).checked_mul(e)
+    /// The digit of `x >= 0` at level `k`.
+    fn digit(&self, k: usize, x: i64) -> i64 {
+        match self.levels[k] {
+            (p, Some(len), _) => (x % len) / p,
+            (p, None, _) => x / p,
+        }
     }
-    /// Whether `[lo, hi]` lies in one affine piece at level `k` (for values congruent mod `P_k`).
-    pub(crate) fn one_piece(&self, k: usize, lo: i64, hi: i64) -> bool {
-        let (_, len, _) = self.levels[k];
-        (k == 0 || lo >= 0 || hi <= 0) && len.is_none_or(|l| lo / l == hi / l)
+    /// Whether `A` is affine with the slopes [`Affine::step`] on the box `[x0 + lo, x0 + hi]` of
+    /// `b` (see the module doc).
+    pub(crate) fn box_ok(&self, b: &BoxPlan, x0: i64) -> bool {
+        let (lo, hi) = (x0 + b.lo, x0 + b.hi);
+        if b.low_only && self.levels[0].1.is_none_or(|l| lo > -l && hi < l) {
+            return true;
+        }
+        let x = if lo >= 0 {
+            lo
+        } else if hi <= 0 {
+            -hi
+        } else {
+            return false;
+        };
+        self.levels.iter().enumerate().zip(&b.carry).all(|((k, &(p, len, _)), &dk)| match len {
+            Some(len) => self.digit(k, x) + dk < len / p,
+            None => true,
+        })
     }
 }
 
-/// Per box level `K` (index `K - 1`): the level of `A`, and the lowest and highest offset of the
-/// walked stride `w` over the box; `None` where the slopes do not match `want(j, slope)`.
-type Plan = Vec<Option<(usize, i64, i64)>>;
+/// A box of the digits below some `K`: the lowest and highest offset from its corner, whether
+/// every step is below `m_0`, and per level the largest sum of digits its steps add.
+#[derive(Debug)]
+pub(crate) struct BoxPlan {
+    lo: i64,
+    hi: i64,
+    low_only: bool,
+    carry: Vec<i64>,
+}
 
-fn plan(a: &Affine, d: &[Digit], w: usize, mut want: impl FnMut(usize, i64) -> bool) -> (Plan, usize) {
-    let mut out = Vec::with_capacity(d.len());
-    let (mut g, mut lo, mut hi) = (0i64, Some(0i64), Some(0i64));
+/// Per box level `K` (index `K - 1`) over the walked stride `w`: the box, `None` from the first
+/// digit whose slope ([`Affine::step`]) does not match `want(j, slope)`; the slopes; the highest
+/// `K` with a box.
+type Plan = (Vec<Option<BoxPlan>>, Vec<i64>, usize);
+
+fn plan(a: &Affine, d: &[Digit], w: usize, mut want: impl FnMut(usize, i64) -> bool) -> Plan {
+    let (mut out, mut slopes) = (Vec::with_capacity(d.len()), Vec::with_capacity(d.len()));
+    let mut b = Some(BoxPlan { lo: 0, hi: 0, low_only: true, carry: vec![0; a.levels.len()] });
     let mut top = 0;
-    for k in 1..=d.len() {
-        let dg = d[k - 1];
-        g = gcd(g, dg.t[w]);
-        let step = (dg.e - 1).checked_mul(dg.t[w]);
-        lo = lo.zip(step).and_then(|(l, s)| l.checked_add(s.min(0)));
-        hi = hi.zip(step).and_then(|(h, s)| h.checked_add(s.max(0)));
-        let lev = a.level(g);
-        let ok = (0..k).all(|j| a.slope(lev, d[j].t[w]).is_some_and(|s| want(j, s)));
-        let entry = if ok { lo.zip(hi).map(|(l, h)| (lev, l, h)) } else { None };
-        if entry.is_some() {
-            top = k;
+    for (j, dg) in d.iter().enumerate() {
+        let t = dg.t[w];
+        let s = a.step(t);
+        b = b.zip(s).filter(|&(_, s)| want(j, s)).and_then(|(mut b, _)| {
+            let step = (dg.e - 1).checked_mul(t)?;
+            b.lo = b.lo.checked_add(step.min(0))?;
+            b.hi = b.hi.checked_add(step.max(0))?;
+            let x = t.checked_abs()?;
+            b.low_only &= a.levels[0].1.is_none_or(|l| x < l);
+            for k in 0..a.levels.len() {
+                b.carry[k] = b.carry[k].checked_add((dg.e - 1).checked_mul(a.digit(k, x))?)?;
+            }
+            Some(b)
+        });
+        let Some(s) = s else { break };
+        slopes.push(s);
+        if b.is_some() {
+            top = j + 1;
         }
-        out.push(entry);
+        out.push(b.as_ref().map(|b| BoxPlan { lo: b.lo, hi: b.hi, low_only: b.low_only, carry: b.carry.clone() }));
     }
-    (out, top)
+    out.resize_with(d.len(), || None);
+    (out, slopes, top)
 }
 
 /// Whether `eval_flat(pairs, x)` (composition's brute-force evaluation, i64 with checks) is the
@@ -290,14 +331,12 @@ pub(crate) fn composition<E>(
     mut point: impl FnMut(i64, i64, i64) -> Result<(), E>,
 ) -> Result<(), E> {
     let eval = |x: i64| super::composition::eval_flat(apairs, x);
-    if let Some(f) = composition_fast(apairs, b, r) {
-        let (plan, top) = f;
-        let (digits, aff) = (&plan.0, &plan.1);
-        let mut cert = |k: usize, _c: i64, x: [i64; 2]| match plan.2[k - 1] {
-            Some((lev, lo, hi)) => aff.one_piece(lev, x[0] + lo, x[0] + hi) && eval(x[0]) == Some(x[1]),
+    if let Some((digits, aff, (boxes, _, top))) = composition_fast(apairs, b, r) {
+        let mut cert = |k: usize, _c: i64, x: [i64; 2]| match &boxes[k - 1] {
+            Some(bx) => aff.box_ok(bx, x[0]) && eval(x[0]) == Some(x[1]),
             None => false,
         };
-        return search(digits, top, &mut cert, &mut |c, x| point(c, x[0], x[1]));
+        return search(&digits, top, &mut cert, &mut |c, x| point(c, x[0], x[1]));
     }
     for (c, (bc, rc)) in bw.zip(rw).enumerate() {
         point(c as i64, bc, rc)?;
@@ -305,9 +344,7 @@ pub(crate) fn composition<E>(
     Ok(())
 }
 
-type CompPlan = (Vec<Digit>, Affine, Plan);
-
-fn composition_fast(apairs: &[(i64, i64)], b: &Layout, r: &Layout) -> Option<(CompPlan, usize)> {
+fn composition_fast(apairs: &[(i64, i64)], b: &Layout, r: &Layout) -> Option<(Vec<Digit>, Affine, Plan)> {
     let aff = Affine::new(apairs)?;
     let (bl, rl) = (walk_leaves(b)?, walk_leaves(r)?);
     let digits = refine(&bl, &rl)?;
@@ -316,11 +353,8 @@ fn composition_fast(apairs: &[(i64, i64)], b: &Layout, r: &Layout) -> Option<(Co
     if !flat_safe(apairs, zb) {
         return None;
     }
-    let (p, top) = plan(&aff, &digits, 0, |j, s| s == digits[j].t[1]);
-    if top == 0 {
-        return None;
-    }
-    Some(((digits, aff, p), top))
+    let p = plan(&aff, &digits, 0, |j, s| s == digits[j].t[1]);
+    (p.2 > 0).then_some((digits, aff, p))
 }
 
 /// `Eval1d::at` on `l` where it is the exact mixed-radix value: [`Eval1dModel::safe`].
@@ -387,12 +421,12 @@ pub(crate) fn left_inverse<E>(
     if let Some(f) = left_inverse_fast(l, r, injective) {
         let LeftPlan { digits, ar, al, p1, p2, top } = f;
         let mut cert = |k: usize, c: i64, x: [i64; 2]| {
-            let (Some((k1, lo, hi)), Some((k2, blo, bhi))) = (p1[k - 1], p2[k - 1]) else { return false };
-            if !ar.one_piece(k1, x[0] + lo, x[0] + hi) {
+            let (Some(b1), Some(b2)) = (&p1[k - 1], &p2[k - 1]) else { return false };
+            if !ar.box_ok(b1, x[0]) {
                 return false;
             }
             let Ok(back) = er.at(x[0]) else { return false };
-            if (injective && back != c) || !al.one_piece(k2, back + blo, back + bhi) {
+            if (injective && back != c) || !al.box_ok(b2, back) {
                 return false;
             }
             el.at(back) == Ok(x[0])
@@ -409,10 +443,10 @@ struct LeftPlan {
     digits: Vec<Digit>,
     ar: Affine,
     al: Affine,
-    /// Per box level: `R`'s level and the range of `L` over the box.
-    p1: Plan,
-    /// Per box level: `L`'s level and the range of `R(L(.))` over the box.
-    p2: Plan,
+    /// Per box level: the box of `L`'s values, for `R`.
+    p1: Vec<Option<BoxPlan>>,
+    /// Per box level: the box of `R(L(.))`'s values, for `L`.
+    p2: Vec<Option<BoxPlan>>,
     top: usize,
 }
 
@@ -426,29 +460,12 @@ fn left_inverse_fast(l: &Layout, r: &Layout, injective: bool) -> Option<LeftPlan
     if !mr.safe(zl) || !ml.safe(zr) {
         return None;
     }
-    let (p1, top1) = plan(&ar, &digits, 0, |_, _| true);
-    // The slopes of R(L(.)) per digit, where R is affine over the box at p1's level.
-    let mut p2 = Vec::with_capacity(digits.len());
-    let mut top = 0;
-    for k in 1..=top1 {
-        let Some((k1, _, _)) = p1[k - 1] else {
-            p2.push(None);
-            continue;
-        };
-        let slopes: Option<Vec<i64>> = digits[..k].iter().map(|g| ar.slope(k1, g.t[0])).collect();
-        let entry = slopes.and_then(|s| {
-            if injective && s.iter().zip(&digits).any(|(&s, g)| s != g.p) {
-                return None;
-            }
-            let sd: Vec<Digit> = s.iter().zip(&digits).map(|(&s, g)| Digit { e: g.e, p: g.p, t: [s, s] }).collect();
-            let (pl, _) = plan(&al, &sd, 0, |j, s2| s2 == digits[j].t[0]);
-            pl[k - 1]
-        });
-        if entry.is_some() {
-            top = k;
-        }
-        p2.push(entry);
-    }
+    // R(L(.)) has the slopes of R over L's boxes (each = the digit's prefix when injective);
+    // L over those must have L's own strides.
+    let (p1, sb, top1) = plan(&ar, &digits, 0, |j, s| !injective || s == digits[j].p);
+    let d2: Vec<Digit> = sb.iter().zip(&digits).map(|(&s, g)| Digit { e: g.e, p: g.p, t: [s, s] }).collect();
+    let (p2, _, top2) = plan(&al, &d2, 0, |j, s| s == digits[j].t[0]);
+    let top = top1.min(top2);
     (top > 0).then_some(LeftPlan { digits, ar, al, p1, p2, top })
 }
 
@@ -517,6 +534,7 @@ pub(crate) fn injective(l: &Layout) -> Option<bool> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn divide_rows<E>(
     a: &Layout,
+    b: &Layout,
     ea: &super::layout::Eval1d,
     e0: &super::layout::Eval1d,
     e1: &super::layout::Eval1d,
@@ -524,11 +542,11 @@ pub(crate) fn divide_rows<E>(
     cv: &[i64],
     mut row: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<(), E> {
-    let fast = divide_fast(a, e0, e1, bv, cv);
+    let fast = divide_fast(a, b, e0, e1, bv, cv);
     for j in 0..cv.len() {
-        if let Some((aff, lev, lo, hi, q)) = &fast {
+        if let Some((aff, bx, q)) = &fast {
             let z = bv[0] + cv[j];
-            if aff.one_piece(*lev, lo + cv[j], hi + cv[j]) && ea.at(z) == Ok(q[0] + q[j + 1]) {
+            if aff.box_ok(bx, z) && ea.at(z) == Ok(q[0] + q[j + 1]) {
                 continue;
             }
         }
@@ -537,19 +555,20 @@ pub(crate) fn divide_rows<E>(
     Ok(())
 }
 
-/// (A's pieces, level, min and max of `x_i`, `[P_0, Q_0, Q_1, ..]`).
-type DivPlan = (Affine, usize, i64, i64, Vec<i64>);
+/// (A's radix, the box of B's values, `[P_0, Q_0, Q_1, ..]`).
+type DivPlan = (Affine, BoxPlan, Vec<i64>);
 
 fn divide_fast(
     a: &Layout,
+    b: &Layout,
     e0: &super::layout::Eval1d,
     e1: &super::layout::Eval1d,
     bv: &[i64],
     cv: &[i64],
 ) -> Option<DivPlan> {
-    let &x0 = bv.first()?;
     let ma = Eval1dModel::new(a);
     let aff = ma.affine()?;
+    let digits = digits_of(&walk_leaves(b)?)?;
     let p: Vec<i64> = (0..bv.len()).map(|i| e0.at(i as i64).ok()).collect::<Option<_>>()?;
     let q: Vec<i64> = (0..cv.len()).map(|j| e1.at(j as i64).ok()).collect::<Option<_>>()?;
     let amax = |v: &[i64]| v.iter().map(|x| x.checked_abs()).try_fold(0i64, |m, x| Some(m.max(x?)));
@@ -558,17 +577,25 @@ fn divide_fast(
     if !ma.safe(zx.checked_add(zy)?) || zp.checked_add(zq)? > INT_MAX {
         return None;
     }
-    let g = bv.iter().fold(0i64, |g, &x| gcd(g, x - x0));
-    let lev = aff.level(g);
-    for (i, &x) in bv.iter().enumerate() {
-        if aff.slope(lev, x - x0) != Some(p[i] - p[0]) {
-            return None;
-        }
+    // The row's box is B's walk; R0 must be A's slopes over it: P_i - P_0 = sum_j c_j s_j.
+    let (mut boxes, slopes, top) = plan(&aff, &digits, 0, |_, _| true);
+    if top != digits.len() || bv.len() != p.len() {
+        return None;
     }
-    let (lo, hi) = (*bv.iter().min()?, *bv.iter().max()?);
-    let mut pq = vec![p[0]];
+    let d2: Vec<Digit> = digits.iter().zip(&slopes).map(|(g, &s)| Digit { e: g.e, p: g.p, t: [g.t[0], s] }).collect();
+    let (x0, p0) = (*bv.first()?, p[0]);
+    search(&d2, 0, &mut |_, _, _| false, &mut |c, x| {
+        let c = c as usize;
+        (c < bv.len() && bv[c] - x0 == x[0] && p[c] - p0 == x[1]).then_some(()).ok_or(())
+    })
+    .ok()?;
+    let bx = match boxes.pop() {
+        Some(Some(bx)) => bx,
+        _ => BoxPlan { lo: 0, hi: 0, low_only: true, carry: vec![0; aff.levels.len()] },
+    };
+    let mut pq = vec![p0];
     pq.extend(q);
-    Some((aff, lev, lo, hi, pq))
+    Some((aff, bx, pq))
 }
 
 #[cfg(test)]
@@ -604,21 +631,26 @@ mod tests {
         }
 
         #[test]
-        fn affine_pieces_are_exact(l in raw_layout(), xs in prop::collection::vec(-5000i64..5000, 1..6), ts in prop::collection::vec(-300i64..300, 1..4)) {
+        fn carry_free_boxes_are_affine(l in raw_layout(), x0 in -5000i64..5000, d in prop::collection::vec((2i64..5, -300i64..300), 1..4)) {
             let m = Eval1dModel::new(&l);
             let Some(aff) = m.affine() else { return Ok(()) };
+            let digits = digits_of(&d).unwrap();
+            let (boxes, slopes, top) = plan(&aff, &digits, 0, |_, _| true);
             let e = l.eval_1d();
-            for &x in &xs {
-                for &t in &ts {
-                    let k = aff.level(t);
-                    let (lo, hi) = (x.min(x + t), x.max(x + t));
-                    if !aff.one_piece(k, lo, hi) || !m.safe(lo.abs().max(hi.abs())) {
-                        continue;
-                    }
-                    let s = aff.slope(k, t).unwrap();
-                    prop_assert_eq!(e.at(x + t), Ok(e.at(x).unwrap() + s), "{}: {} + {}", l, x, t);
-                }
+            let z = x0.abs() + d.iter().map(|&(n, t)| (n - 1) * t.abs()).sum::<i64>();
+            if top == 0 || !m.safe(z) {
+                return Ok(());
             }
+            let Some(bx) = &boxes[top - 1] else { return Ok(()) };
+            if !aff.box_ok(bx, x0) {
+                return Ok(());
+            }
+            let a0 = e.at(x0).unwrap();
+            search(&digits[..top], 0, &mut |_, _, _| false, &mut |c, x| -> Result<(), TestCaseError> {
+                let want = a0 + digits[..top].iter().zip(&slopes).map(|(g, s)| (c / g.p) % g.e * s).sum::<i64>();
+                prop_assert_eq!(e.at(x0 + x[0]), Ok(want), "{}: {} + {}", l, x0, x[0]);
+                Ok(())
+            })?;
         }
 
         #[test]
@@ -796,7 +828,7 @@ mod tests {
             Ok(())
         };
         let slow: Checked = (0..cv.len()).try_for_each(check_row);
-        let fast = divide_rows(a, &ea, &e0, &e1, &bv, &cv, check_row);
+        let fast = divide_rows(a, b, &ea, &e0, &e1, &bv, &cv, check_row);
         same(fast, slow)
     }
 
