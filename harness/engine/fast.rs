@@ -56,7 +56,7 @@
 //! computed next to the certificate by `complement::certified`.
 
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{Tup, View};
 use super::layout::{Layout, MAX_WALK};
 
 /// Most flat leaves a certificate handles; larger operands use the brute-force checks.
@@ -82,15 +82,15 @@ impl Flat {
         &self.items[..self.len]
     }
     /// The leaves of a shape/stride pair (congruent), depth first.
-    pub(crate) fn of(shape: &IntTuple, stride: &IntTuple) -> Option<Flat> {
+    pub(crate) fn of(shape: &Tup, stride: &Tup) -> Option<Flat> {
         let mut f = Flat::new();
         f.extend(shape, stride)?;
         Some(f)
     }
-    fn extend(&mut self, shape: &IntTuple, stride: &IntTuple) -> Option<()> {
-        match (shape, stride) {
-            (IntTuple::Leaf(s), IntTuple::Leaf(d)) => self.push((s.value, d.value)),
-            (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => {
+    fn extend(&mut self, shape: &Tup, stride: &Tup) -> Option<()> {
+        match (shape.view(), stride.view()) {
+            (View::Leaf(s), View::Leaf(d)) => self.push((s.value, d.value)),
+            (View::Tuple(s), View::Tuple(d)) if s.len() == d.len() => {
                 s.iter().zip(d).try_for_each(|(s, d)| self.extend(s, d))
             }
             _ => None,
@@ -169,19 +169,19 @@ struct CompState<'a> {
 }
 
 impl CompState<'_> {
-    fn walk(&mut self, bs: &IntTuple, bd: &IntTuple, rs: &IntTuple, rd: &IntTuple) -> Option<()> {
-        match (bs, bd) {
-            (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
-                let (IntTuple::Tuple(rss), IntTuple::Tuple(rdd)) = (rs, rd) else { return None };
+    fn walk(&mut self, bs: &Tup, bd: &Tup, rs: &Tup, rd: &Tup) -> Option<()> {
+        match (bs.view(), bd.view()) {
+            (View::Tuple(ss), View::Tuple(dd)) => {
+                let (View::Tuple(rss), View::Tuple(rdd)) = (rs.view(), rd.view()) else { return None };
                 if ss.len() != dd.len() || rss.len() != ss.len() || rdd.len() != ss.len() {
                     return None;
                 }
-                for k in 0..ss.len() {
-                    self.walk(&ss[k], &dd[k], &rss[k], &rdd[k])?;
+                for (((s, d), r), e) in ss.iter().zip(dd).zip(rss).zip(rdd) {
+                    self.walk(s, d, r, e)?;
                 }
                 Some(())
             }
-            (IntTuple::Leaf(s), IntTuple::Leaf(t)) => self.leaf(*s, *t, Flat::of(rs, rd)?),
+            (View::Leaf(s), View::Leaf(t)) => self.leaf(s, t, Flat::of(rs, rd)?),
             _ => None,
         }
     }
@@ -312,6 +312,7 @@ fn complement_cert(f: &[(Int, Int)], cot: i64, r: &Layout) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::IntTuple;
     use crate::engine::{complement, composition, filter};
     use crate::gen::{self, Staticness};
     use proptest::prelude::*;
@@ -332,7 +333,7 @@ mod tests {
         Ok(fast)
     }
 
-    fn comp_sound_cot(a: &Layout, cot: &IntTuple) -> Result<bool, TestCaseError> {
+    fn comp_sound_cot(a: &Layout, cot: &Tup) -> Result<bool, TestCaseError> {
         let Ok(r) = complement::complement_unchecked(a, Some(cot)) else { return Ok(false) };
         // complement::certified: this certificate plus postcondition 4 (computed directly).
         let fast = complement::certified(a, Some(cot), &r);

@@ -51,8 +51,8 @@ pub(crate) fn sort_by_stride(idx: Vec<usize>, pairs: &[(Int, Int)]) -> Vec<usize
 
 pub(crate) fn flat_layout(shape: Vec<Int>, stride: Vec<Int>) -> Layout {
     Layout {
-        shape: IntTuple::Tuple(shape.into_iter().map(IntTuple::Leaf).collect()),
-        stride: IntTuple::Tuple(stride.into_iter().map(IntTuple::Leaf).collect()),
+        shape: IntTuple::of_leaves(shape),
+        stride: IntTuple::of_leaves(stride),
     }
 }
 
