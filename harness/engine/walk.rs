@@ -367,7 +367,7 @@ pub(crate) struct Eval1dModel {
 
 impl Eval1dModel {
     pub(crate) fn new(l: &Layout) -> Eval1dModel {
-        fn no_empty(t: &super::int_tuple::IntTuple) -> bool {
+        fn no_empty(t: &super::int_tuple::Tup) -> bool {
             !t.is_tuple() || (t.rank() > 0 && (0..t.rank()).all(|i| t.mode(i).is_ok_and(no_empty)))
         }
         let pairs: Vec<(i64, i64)> = l.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
