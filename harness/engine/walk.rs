@@ -83,7 +83,7 @@ pub(crate) fn walk_leaves(l: &Layout) -> Option<Vec<(i64, i64)>> {
             return None;
         }
         if s.abs() > 1 {
-            out.push((s.abs(), sign * d));
+            out.push((s.abs(), if sign < 0 { d.checked_neg()? } else { d }));
         }
         if s < 0 {
             sign = -sign;
@@ -162,10 +162,12 @@ pub(crate) fn search<E>(
         }
         let g = d[k - 1];
         let (mut c, mut x) = (c, x);
-        for _ in 0..g.e {
+        for v in 0..g.e {
+            if v > 0 {
+                c += g.p;
+                x = [x[0] + g.t[0], x[1] + g.t[1]];
+            }
             rec(d, k - 1, top, c, x, cert, point)?;
-            c += g.p;
-            x = [x[0] + g.t[0], x[1] + g.t[1]];
         }
         Ok(())
     }
@@ -202,7 +204,7 @@ impl Affine {
         let mut sign = 1i64;
         for (i, &(n, d)) in pairs.iter().enumerate() {
             let last = i + 1 == r;
-            let d = sign * d;
+            let d = if sign < 0 { d.checked_neg()? } else { d };
             if n < 0 {
                 sign = -sign;
             }
@@ -250,7 +252,7 @@ impl Affine {
     /// Whether `A` is affine with the slopes [`Affine::step`] on the box `[x0 + lo, x0 + hi]` of
     /// `b` (see the module doc).
     pub(crate) fn box_ok(&self, b: &BoxPlan, x0: i64) -> bool {
-        let (lo, hi) = (x0 + b.lo, x0 + b.hi);
+        let (Some(lo), Some(hi)) = (x0.checked_add(b.lo), x0.checked_add(b.hi)) else { return false };
         if b.low_only && self.levels[0].1.is_none_or(|l| lo > -l && hi < l) {
             return true;
         }
@@ -262,7 +264,7 @@ impl Affine {
             return false;
         };
         self.levels.iter().enumerate().zip(&b.carry).all(|((k, &(p, len, _)), &dk)| match len {
-            Some(len) => self.digit(k, x) + dk < len / p,
+            Some(len) => self.digit(k, x).checked_add(dk).is_some_and(|v| v < len / p),
             None => true,
         })
     }
@@ -390,7 +392,7 @@ impl Eval1dModel {
         for (i, &(n, d)) in self.pairs.iter().enumerate() {
             let n = n.abs();
             let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
-            mag = match c.checked_mul(d.abs()).and_then(|t| mag.checked_add(t)) {
+            mag = match d.checked_abs().and_then(|d| c.checked_mul(d)).and_then(|t| mag.checked_add(t)) {
                 Some(m) if m <= INT_MAX => m,
                 _ => return false,
             };
@@ -500,15 +502,18 @@ pub(crate) fn injective(l: &Layout) -> Option<bool> {
     if w.iter().any(|&(_, d)| d == 0) {
         return Some(false);
     }
-    w.sort_unstable_by_key(|&(_, d)| d.unsigned_abs());
+    for m in w.iter_mut() {
+        m.1 = m.1.checked_abs()?; // the same answer with every stride's sign (see above)
+    }
+    w.sort_unstable_by_key(|&(_, d)| d);
     let mut span = 0i64;
     let mut increasing = true;
     for &(n, d) in &w {
-        if d.abs() <= span {
+        if d <= span {
             increasing = false;
             break;
         }
-        span = span.checked_add((n - 1).checked_mul(d.abs())?)?;
+        span = span.checked_add((n - 1).checked_mul(d)?)?;
     }
     if increasing {
         return Some(true);
@@ -517,7 +522,7 @@ pub(crate) fn injective(l: &Layout) -> Option<bool> {
         for j in i + 1..w.len() {
             let ((ni, di), (nj, dj)) = (w[i], w[j]);
             let g = gcd(di, dj);
-            if dj.abs() / g < ni && di.abs() / g < nj {
+            if dj / g < ni && di / g < nj {
                 return Some(false);
             }
         }
@@ -579,10 +584,12 @@ fn divide_fast(
     }
     // The row's box is B's walk; R0 must be A's slopes over it: P_i - P_0 = sum_j c_j s_j.
     let (mut boxes, slopes, top) = plan(&aff, &digits, 0, |_, _| true);
-    if top != digits.len() || bv.len() != p.len() {
+    if top != digits.len() || digits.iter().map(|g| g.e).product::<i64>() != bv.len() as i64 {
         return None;
     }
     let d2: Vec<Digit> = digits.iter().zip(&slopes).map(|(g, &s)| Digit { e: g.e, p: g.p, t: [g.t[0], s] }).collect();
+    span_abs(&d2, 0)?;
+    span_abs(&d2, 1)?;
     let (x0, p0) = (*bv.first()?, p[0]);
     search(&d2, 0, &mut |_, _, _| false, &mut |c, x| {
         let c = c as usize;
