@@ -323,16 +323,17 @@ pub(crate) fn flat_safe(pairs: &[(i64, i64)], z: i64) -> bool {
 
 /// `composition::check_postconditions`' walk: `point(c, B(c), R(c))` for each `c` in `[0, size(B))`
 /// (the walks `bw`, `rw` of `B` and `R`), in order, stopping at its first error; the points shown
-/// to pass (`R(c) == eval_flat(A, B(c))`, with `apairs` A's flat leaves) are skipped.
+/// to pass (`R(c) == eval(B(c))`, with `eval` = `composition::eval_flat` on `apairs`, A's flat
+/// leaves) are skipped.
 pub(crate) fn composition<E>(
     apairs: &[(i64, i64)],
+    eval: impl Fn(i64) -> Option<i64>,
     b: &Layout,
     r: &Layout,
     bw: Walk,
     rw: Walk,
     mut point: impl FnMut(i64, i64, i64) -> Result<(), E>,
 ) -> Result<(), E> {
-    let eval = |x: i64| super::composition::eval_flat(apairs, x);
     if let Some((digits, aff, (boxes, _, top))) = composition_fast(apairs, b, r) {
         let mut cert = |k: usize, _c: i64, x: [i64; 2]| match &boxes[k - 1] {
             Some(bx) => aff.box_ok(bx, x[0]) && eval(x[0]) == Some(x[1]),
@@ -840,7 +841,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
         #[test]
         fn composition_walk_is_the_plain_walk_signed(a in signed_layout(), b in signed_layout(), k in 0usize..6, bump in -3i64..4) {
