@@ -137,10 +137,23 @@ impl Layout {
         if !(0..=MAX_WALK).contains(&n) {
             return Err(Error::TooLarge(format!("{self} has {n} coordinates (limit {MAX_WALK})")));
         }
-        let pairs: Vec<(i64, i64)> = self.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        let mut pairs: Vec<(i64, i64)> = self.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
         // With every extent >= 1 and i < size, an odometer over the leaves (mode 0 fastest) gives
-        // the same mixed-radix digits as the division per leaf, without the divisions.
-        let odometer = pairs.iter().all(|&(s, _)| s >= 1);
+        // the same mixed-radix digits as the division per leaf, without the divisions. Truncating
+        // `%` and `/` are odd-symmetric, so a negative extent only negates every later digit: with
+        // no extent 0 (then every |extent| <= size) the odometer runs over `|s|`, later strides
+        // negated.
+        let odometer = pairs.iter().all(|&(s, d)| s != 0 && d != i64::MIN);
+        if odometer {
+            let mut sign = 1;
+            for p in pairs.iter_mut() {
+                let negative = p.0 < 0;
+                *p = (p.0.abs(), sign * p.1);
+                if negative {
+                    sign = -sign;
+                }
+            }
+        }
         Ok(Walk { digits: vec![0; pairs.len()], pairs, odometer, i: 0, n, idx: 0 })
     }
     /// This layout's function on 1-D coordinates, prepared once for a brute-force walk: the same

@@ -639,6 +639,18 @@ mod tests {
         }
 
         #[test]
+        fn the_walk_is_crd2idx(l in raw_layout()) {
+            // Layout::walk's odometer (negative extents included) against crd2idx at each point.
+            if let Ok(w) = l.walk() {
+                for (i, x) in w.enumerate().take(5000) {
+                    if let Ok(v) = l.call_int(Int::dy(i as i64)) {
+                        prop_assert_eq!(x, v.value, "{}({})", l, i);
+                    }
+                }
+            }
+        }
+
+        #[test]
         fn carry_free_boxes_are_affine(l in raw_layout(), x0 in -5000i64..5000, d in prop::collection::vec((2i64..5, -300i64..300), 1..4)) {
             let m = Eval1dModel::new(&l);
             let Some(aff) = m.affine() else { return Ok(()) };
