@@ -141,7 +141,7 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     // r(i,j) as crd2idx reads a pair: mode 0 at i plus mode 1 at j (checked like its sum).
     let (e0, e1) = (r0.eval_1d(), r1.eval_1d());
     // Row by row, skipping the rows shown to pass (super::walk).
-    super::walk::divide_rows(a, b, &ea, &e0, &e1, &bv, &cv, |j| -> Checked {
+    super::walk::divide_rows(a, b, &c, &r1, &ea, &e0, &bv, &cv, |j| -> Checked {
         let y = cv[j];
         let at_j = e1.at(j as i64)?;
         for (i, &x) in bv.iter().enumerate() {

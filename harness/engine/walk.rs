@@ -531,64 +531,92 @@ pub(crate) fn injective(l: &Layout) -> Option<bool> {
     None
 }
 
-/// logical_divide's check of `R(i, j) == A(B(i) + C(j))` (`check_layout`), one row `j` at a time:
-/// `row(j)` runs the caller's check of row `j` unless the row is shown to pass. With `x_i = B(i)`
-/// (`bv`), `y_j = C(j)` (`cv`), `P_i = Eval1d(R0)(i)`, `Q_j = Eval1d(R1)(j)` all `Ok` and no
-/// evaluation of `A` or sum `P_i + Q_j` able to fail: if `A` is affine on `x_i + y_j` over `i`
-/// (one piece, see the module doc, with `x_i - x_0` multiples of `P_k`) and `P_i - P_0` is that
-/// slope times the step, the row passes iff `A(x_0 + y_j) == P_0 + Q_j`.
+/// logical_divide's check of `R(i, j) == A(B(i) + C(j))` (`check_layout`), one row `j` at a time
+/// in order: `row(j)` runs the caller's check of row `j`, except for the rows shown to pass.
+/// With `x_i = B(i)` (`bv`), `y_j = C(j)` (`cv`), `P_i = Eval1d(R0)(i)`, `Q_j = Eval1d(R1)(j)`
+/// (`e0`, `e1` of the modes `R0`, `R1` of the result), where no evaluation of `A`, `R0`, `R1` or
+/// sum `P_i + Q_j` can fail ([`Eval1dModel::safe`]) and `P_i - P_0` is `A`'s slopes over `B`'s
+/// walk: the rows are the points of the walk of `C` (refined with `R1`'s, so `Q_j` is its second
+/// value), and a box of rows (with all of `B`'s digits below them) where `A` is affine with
+/// `R1`'s slopes passes iff `A(x_0 + y_j) == P_0 + Q_j` at its corner `j`; a single row the same
+/// with `B`'s digits alone.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn divide_rows<E>(
     a: &Layout,
     b: &Layout,
+    c: &Layout,
+    r1: &Layout,
     ea: &super::layout::Eval1d,
     e0: &super::layout::Eval1d,
-    e1: &super::layout::Eval1d,
     bv: &[i64],
     cv: &[i64],
     mut row: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<(), E> {
-    let fast = divide_fast(a, b, e0, e1, bv, cv);
-    for j in 0..cv.len() {
-        if let Some((aff, bx, q)) = &fast {
-            let z = bv[0] + cv[j];
-            if aff.box_ok(bx, z) && ea.at(z) == Ok(q[0] + q[j + 1]) {
-                continue;
-            }
-        }
-        row(j)?;
-    }
-    Ok(())
+    let Some(f) = divide_fast(a, b, c, r1, e0, bv, cv) else {
+        return (0..cv.len()).try_for_each(row);
+    };
+    let DivPlan { aff, boxes, nb, p0, rows, top } = f;
+    let x0 = bv[0];
+    let passes = |bx: Option<&BoxPlan>, y: i64, q: i64| {
+        let z = x0 + y;
+        bx.is_some_and(|bx| aff.box_ok(bx, z)) && ea.at(z) == Ok(p0 + q)
+    };
+    let one_row = if nb == 0 { Some(&boxes.0) } else { boxes.1[nb - 1].as_ref() };
+    search(
+        &rows,
+        top,
+        &mut |k, _, x| passes(boxes.1[nb + k - 1].as_ref(), x[0], x[1]),
+        &mut |j, x| if passes(one_row, x[0], x[1]) { Ok(()) } else { row(j as usize) },
+    )
 }
 
-/// (A's radix, the box of B's values, `[P_0, Q_0, Q_1, ..]`).
-type DivPlan = (Affine, BoxPlan, Vec<i64>);
+struct DivPlan {
+    aff: Affine,
+    /// The empty box, and per level the boxes of `B`'s digits then the rows' digits.
+    boxes: (BoxPlan, Vec<Option<BoxPlan>>),
+    /// `B`'s digits.
+    nb: usize,
+    p0: i64,
+    /// The rows' digits: `C`'s walk refined with `R1`'s (strides `[C, R1]`).
+    rows: Vec<Digit>,
+    /// The highest level of rows' digits with a box.
+    top: usize,
+}
 
 fn divide_fast(
     a: &Layout,
     b: &Layout,
+    c: &Layout,
+    r1: &Layout,
     e0: &super::layout::Eval1d,
-    e1: &super::layout::Eval1d,
     bv: &[i64],
     cv: &[i64],
 ) -> Option<DivPlan> {
-    let ma = Eval1dModel::new(a);
+    let (ma, m1) = (Eval1dModel::new(a), Eval1dModel::new(r1));
     let aff = ma.affine()?;
-    let digits = digits_of(&walk_leaves(b)?)?;
+    let bd = digits_of(&walk_leaves(b)?)?;
+    let rows = refine(&walk_leaves(c)?, &walk_leaves(r1)?)?;
+    let n = |d: &[Digit]| d.iter().map(|g| g.e).product::<i64>();
+    if n(&bd) != bv.len() as i64 || n(&rows) != cv.len() as i64 || span_abs(&rows, 1).is_none() {
+        return None;
+    }
     let p: Vec<i64> = (0..bv.len()).map(|i| e0.at(i as i64).ok()).collect::<Option<_>>()?;
-    let q: Vec<i64> = (0..cv.len()).map(|j| e1.at(j as i64).ok()).collect::<Option<_>>()?;
     let amax = |v: &[i64]| v.iter().map(|x| x.checked_abs()).try_fold(0i64, |m, x| Some(m.max(x?)));
-    let (zx, zy, zp, zq) = (amax(bv)?, amax(cv)?, amax(&p)?, amax(&q)?);
-    // Every A(x_i + y_j) and every P_i + Q_j is computed without an error.
+    let (zx, zy, zp) = (amax(bv)?, amax(cv)?, amax(&p)?);
+    // Every A(x_i + y_j), Q_j and P_i + Q_j is computed without an error.
+    let zq = m1.bound(cv.len() as i64 - 1)?;
     if !ma.safe(zx.checked_add(zy)?) || zp.checked_add(zq)? > INT_MAX {
         return None;
     }
-    // The row's box is B's walk; R0 must be A's slopes over it: P_i - P_0 = sum_j c_j s_j.
-    let (mut boxes, slopes, top) = plan(&aff, &digits, 0, |_, _| true);
-    if top != digits.len() || digits.iter().map(|g| g.e).product::<i64>() != bv.len() as i64 {
+    // P_i - P_0 must be A's slopes over B's walk.
+    let nb = bd.len();
+    let mut all = bd.clone();
+    all.extend(rows.iter().map(|g| Digit { e: g.e, p: g.p, t: g.t }));
+    let (boxes, slopes, _) = plan(&aff, &all, 0, |j, s| j < nb || s == all[j].t[1]);
+    if slopes.len() < nb || (nb > 0 && boxes[nb - 1].is_none()) {
         return None;
     }
-    let d2: Vec<Digit> = digits.iter().zip(&slopes).map(|(g, &s)| Digit { e: g.e, p: g.p, t: [g.t[0], s] }).collect();
+    let d2: Vec<Digit> = bd.iter().zip(&slopes).map(|(g, &s)| Digit { e: g.e, p: g.p, t: [g.t[0], s] }).collect();
     span_abs(&d2, 0)?;
     span_abs(&d2, 1)?;
     let (x0, p0) = (*bv.first()?, p[0]);
@@ -597,13 +625,9 @@ fn divide_fast(
         (c < bv.len() && bv[c] - x0 == x[0] && p[c] - p0 == x[1]).then_some(()).ok_or(())
     })
     .ok()?;
-    let bx = match boxes.pop() {
-        Some(Some(bx)) => bx,
-        _ => BoxPlan { lo: 0, hi: 0, low_only: true, carry: vec![0; aff.levels.len()] },
-    };
-    let mut pq = vec![p0];
-    pq.extend(q);
-    Some((aff, bx, pq))
+    let top = (nb..all.len()).rfind(|&k| boxes[k].is_some()).map_or(0, |k| k + 1 - nb);
+    let empty = BoxPlan { lo: 0, hi: 0, low_only: true, carry: vec![0; aff.levels.len()] };
+    Some(DivPlan { aff, boxes: (empty, boxes), nb, p0, rows, top })
 }
 
 #[cfg(test)]
@@ -834,6 +858,9 @@ mod tests {
     /// logical_divide's double loop as it was, and through [`divide_rows`].
     fn divide_same(a: &Layout, b: &Layout, c: &Layout, r0: &Layout, r1: &Layout) -> Result<(), TestCaseError> {
         let (Ok(bv), Ok(cv)) = (b.values(), c.values()) else { return Ok(()) };
+        if r1.values().map(|v| v.len()) != Ok(cv.len()) {
+            return Ok(()); // check_layout stops before the loop
+        }
         let (ea, e0, e1) = (a.eval_1d(), r0.eval_1d(), r1.eval_1d());
         let check_row = |j: usize| -> Checked {
             let y = cv[j];
@@ -848,7 +875,7 @@ mod tests {
             Ok(())
         };
         let slow: Checked = (0..cv.len()).try_for_each(check_row);
-        let fast = divide_rows(a, b, &ea, &e0, &e1, &bv, &cv, check_row);
+        let fast = divide_rows(a, b, c, r1, &ea, &e0, &bv, &cv, check_row);
         same(fast, slow)
     }
 
