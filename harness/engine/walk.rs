@@ -531,6 +531,46 @@ pub(crate) fn injective(l: &Layout) -> Option<bool> {
     None
 }
 
+/// `true` when complement's postconditions 1 (`R` ordered), 2 (`R(i) != A(j)` for `i >= 1`) and 6
+/// (`F(j) + R(i)` distinct, `F = filter(A)`) hold and the walks of `A`, `F` and `R` succeed, by
+/// the order of strides (as `fast::complement_ok`, without its size conditions): every extent of
+/// `F` and `R` is `>= 1` with a positive stride where it is above 1; `R`'s modes of extent `> 1`
+/// in order each exceed the span of the ones before (a step of the 1-D coordinate raises one
+/// digit and resets the lower ones, so `R` increases); the modes of `F` and `R` together sorted by
+/// stride do too (two different coordinates differ at a highest sorted digit, whose step
+/// outweighs all below: 6); the same for the modes of `A` (extent `> 1`, stride `!= 0`, which
+/// must be positive) with `R`'s, so `R(i) = 0 + R(i)` and `A(j) = A(j) + R(0)` differ for `i >= 1`
+/// (2). `false` says nothing.
+pub(crate) fn complement_ordered_disjoint_injective(a: &Layout, f: &Layout, r: &Layout) -> bool {
+    fn increasing(mut modes: Vec<(i64, i64)>, sort: bool) -> Option<()> {
+        if sort {
+            modes.sort_unstable_by_key(|m| m.1);
+        }
+        let mut span = 0i64;
+        for (n, d) in modes {
+            if d <= span {
+                return None;
+            }
+            span = span.checked_add((n - 1).checked_mul(d)?)?;
+        }
+        Some(())
+    }
+    let walks = |l: &Layout| l.size().is_ok_and(|n| (0..=MAX_WALK).contains(&n.value));
+    let pairs = |l: &Layout| -> Vec<(i64, i64)> { l.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect() };
+    let (pa, pf, pr) = (pairs(a), pairs(f), pairs(r));
+    let ok = |m: &[(i64, i64)]| m.iter().all(|&(n, d)| n >= 1 && (n == 1 || d > 0));
+    if !walks(a) || !walks(f) || !walks(r) || !ok(&pf) || !ok(&pr) {
+        return false;
+    }
+    let big = |m: &[(i64, i64)]| m.iter().copied().filter(|&(n, d)| n > 1 && d != 0).collect::<Vec<_>>();
+    let (ba, bf, br) = (big(&pa), big(&pf), big(&pr));
+    if ba.iter().any(|&(n, d)| n < 1 || d < 0) || pa.iter().any(|&(n, _)| n < 1) {
+        return false;
+    }
+    let both = |x: &[(i64, i64)]| x.iter().chain(&br).copied().collect::<Vec<_>>();
+    increasing(br.clone(), false).is_some() && increasing(both(&bf), true).is_some() && increasing(both(&ba), true).is_some()
+}
+
 /// logical_divide's check of `R(i, j) == A(B(i) + C(j))` (`check_layout`), one row `j` at a time
 /// in order: `row(j)` runs the caller's check of row `j`, except for the rows shown to pass.
 /// With `x_i = B(i)` (`bv`), `y_j = C(j)` (`cv`), `P_i = Eval1d(R0)(i)`, `Q_j = Eval1d(R1)(j)`
@@ -912,6 +952,49 @@ mod tests {
             divide_same(&a, &b, &c, &bumped(&r0, k, bump), &r1)?;
             divide_same(&a, &b, &c, &r0, &bumped(&r1, k, bump))?;
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+        #[test]
+        fn complement_order_is_the_walk(
+            a in prop_oneof![signed_layout(), admissible()],
+            cot in prop::option::of(1i64..300),
+            k in 0usize..6,
+            bump in -2i64..3,
+        ) {
+            // CuTe's complement and the same perturbed: where the stride order shows 1, 2 and 6,
+            // the walks succeed and find them.
+            let cot = cot.map(IntTuple::st);
+            let Ok(r) = crate::engine::complement::complement_unchecked(&a, cot.as_deref()) else { return Ok(()) };
+            let Ok(f) = crate::engine::filter::filter(&a) else { return Ok(()) };
+            for r in [bumped(&r, k, bump), r] {
+                if !complement_ordered_disjoint_injective(&a, &f, &r) {
+                    continue;
+                }
+                let (av, fv, rv) = (a.values().unwrap(), f.values().unwrap(), r.values().unwrap());
+                prop_assert!(rv.windows(2).all(|w| w[0] < w[1]), "1: {}", r);
+                prop_assert!(rv.iter().skip(1).all(|x| !av.contains(x)), "2: {} {}", a, r);
+                let mut all: Vec<i64> = rv.iter().flat_map(|x| fv.iter().map(move |y| x + y)).collect();
+                all.sort_unstable();
+                prop_assert!(all.windows(2).all(|w| w[0] != w[1]), "6: {} {}", f, r);
+            }
+        }
+    }
+
+    #[test]
+    fn mix_lines_take_the_fast_paths() {
+        // Lines of the whole-command mix whose walks took 0.1-27 ms each.
+        let l = |t: &str| crate::expr::eval_str(t).unwrap().to_layout().unwrap();
+        let (a, f, r) = (l("(_64,_2):(_133,_13)"), l("(_64,_2):(_133,_13)"), l("(_13,_5):(_1,_26)"));
+        assert!(complement_ordered_disjoint_injective(&a, &f, &r));
+        let (a, bc) = (l("_4096:_1"), l("((_4,(_128,_4),_1),(_-12,_-5,_4)):((_284,(_0,_-12),_-7),(_1,_-48,_1136))"));
+        let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
+        assert!(composition_fast(&pairs, &bc, &bc).is_some_and(|(d, _, (_, _, top))| top == d.len()));
+        let li = l("(_4096,(_4,_2),_1):(_8,(_2,_-1),_32768)");
+        let r = left_inverse::left_inverse_unchecked(&li).unwrap();
+        assert!(left_inverse_fast(&li, &r, injective(&li).unwrap()).is_some());
     }
 
     #[test]
