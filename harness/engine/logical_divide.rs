@@ -125,12 +125,14 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     let bv = b.values()?;
     let r0v = r0.values()?;
     let ea = a.eval_1d();
-    for (i, &x) in bv.iter().enumerate() {
-        let want = ea.at(x)?;
+    // Every i in order, skipping the boxes shown to pass (super::walk).
+    super::walk::divide_tile(a, b, &r0, &ea, bv.len(), |i| -> Checked {
+        let want = ea.at(bv[i])?;
         if r0v.get(i) != Some(&want) {
             return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},0) = {:?} but {a}({b}({i})) = {want}", r0v.get(i))));
         }
-    }
+        Ok(())
+    })?;
     let cot = cotarget(a)?;
     let c = complement_unchecked(b, Some(&cot))?;
     let cv = c.values()?;
@@ -141,7 +143,7 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     // r(i,j) as crd2idx reads a pair: mode 0 at i plus mode 1 at j (checked like its sum).
     let (e0, e1) = (r0.eval_1d(), r1.eval_1d());
     // Row by row, skipping the rows shown to pass (super::walk).
-    super::walk::divide_rows(a, b, &c, &r1, &ea, &e0, &bv, &cv, |j| -> Checked {
+    super::walk::divide_rows(a, b, &c, &r0, &r1, &ea, &bv, &cv, |j| -> Checked {
         let y = cv[j];
         let at_j = e1.at(j as i64)?;
         for (i, &x) in bv.iter().enumerate() {

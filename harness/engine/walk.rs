@@ -334,7 +334,7 @@ pub(crate) fn composition<E>(
     rw: Walk,
     mut point: impl FnMut(i64, i64, i64) -> Result<(), E>,
 ) -> Result<(), E> {
-    if let Some((digits, aff, (boxes, _, top))) = composition_fast(apairs, b, r) {
+    if let Some((digits, aff, (boxes, _, top))) = composition_fast(apairs, |z| flat_safe(apairs, z), b, r) {
         let mut cert = |k: usize, _c: i64, x: [i64; 2]| match &boxes[k - 1] {
             Some(bx) => aff.box_ok(bx, x[0]) && eval(x[0]) == Some(x[1]),
             None => false,
@@ -347,13 +347,20 @@ pub(crate) fn composition<E>(
     Ok(())
 }
 
-fn composition_fast(apairs: &[(i64, i64)], b: &Layout, r: &Layout) -> Option<(Vec<Digit>, Affine, Plan)> {
+/// The plan of a walk of `B` and `R` against `A` (flat leaves `apairs`) whose evaluation is
+/// exact and never fails for `|x| <= z` when `safe(z)`.
+fn composition_fast(
+    apairs: &[(i64, i64)],
+    safe: impl Fn(i64) -> bool,
+    b: &Layout,
+    r: &Layout,
+) -> Option<(Vec<Digit>, Affine, Plan)> {
     let aff = Affine::new(apairs)?;
     let (bl, rl) = (walk_leaves(b)?, walk_leaves(r)?);
     let digits = refine(&bl, &rl)?;
-    // The walks' own values stay far inside i64, and eval_flat never fails.
+    // The walks' own values stay far inside i64, and the evaluation of A never fails.
     let (zb, _) = (span_abs(&digits, 0)?, span_abs(&digits, 1)?);
-    if !flat_safe(apairs, zb) {
+    if !safe(zb) {
         return None;
     }
     let p = plan(&aff, &digits, 0, |j, s| s == digits[j].t[1]);
@@ -531,6 +538,30 @@ pub(crate) fn injective(l: &Layout) -> Option<bool> {
     None
 }
 
+/// logical_divide's check of `R(i, 0) == A(B(i))` (`check_layout`): `point(i)` for `i` in
+/// `[0, n)` in order, `n = size(B)`, stopping at its first error, except for the boxes of `i`
+/// shown to pass (`Eval1d::at` of `A` (`ea`) exact and `Ok` on `B`'s values, and equal to the walk
+/// of `R0` there), as in [`composition`].
+pub(crate) fn divide_tile<E>(
+    a: &Layout,
+    b: &Layout,
+    r0: &Layout,
+    ea: &super::layout::Eval1d,
+    n: usize,
+    mut point: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    let m = Eval1dModel::new(a);
+    if let Some((digits, aff, (boxes, _, top))) = composition_fast(&m.pairs, |z| m.safe(z), b, r0) {
+        if digits.iter().map(|g| g.e).product::<i64>() == n as i64 {
+            let mut cert = |k: usize, _c: i64, x: [i64; 2]| {
+                boxes[k - 1].as_ref().is_some_and(|bx| aff.box_ok(bx, x[0]) && ea.at(x[0]) == Ok(x[1]))
+            };
+            return search(&digits, top, &mut cert, &mut |c, _| point(c as usize));
+        }
+    }
+    (0..n).try_for_each(point)
+}
+
 /// `true` when complement's postconditions 1 (`R` ordered), 2 (`R(i) != A(j)` for `i >= 1`) and 6
 /// (`F(j) + R(i)` distinct, `F = filter(A)`) hold and the walks of `A`, `F` and `R` succeed, by
 /// the order of strides (as `fast::complement_ok`, without its size conditions): every extent of
@@ -574,32 +605,32 @@ pub(crate) fn complement_ordered_disjoint_injective(a: &Layout, f: &Layout, r: &
 /// logical_divide's check of `R(i, j) == A(B(i) + C(j))` (`check_layout`), one row `j` at a time
 /// in order: `row(j)` runs the caller's check of row `j`, except for the rows shown to pass.
 /// With `x_i = B(i)` (`bv`), `y_j = C(j)` (`cv`), `P_i = Eval1d(R0)(i)`, `Q_j = Eval1d(R1)(j)`
-/// (`e0`, `e1` of the modes `R0`, `R1` of the result), where no evaluation of `A`, `R0`, `R1` or
-/// sum `P_i + Q_j` can fail ([`Eval1dModel::safe`]) and `P_i - P_0` is `A`'s slopes over `B`'s
-/// walk: the rows are the points of the walk of `C` (refined with `R1`'s, so `Q_j` is its second
-/// value), and a box of rows (with all of `B`'s digits below them) where `A` is affine with
-/// `R1`'s slopes passes iff `A(x_0 + y_j) == P_0 + Q_j` at its corner `j`; a single row the same
-/// with `B`'s digits alone.
+/// (`R0`, `R1` the modes of the result), where no evaluation of `A`, `R0`, `R1` or sum
+/// `P_i + Q_j` can fail ([`Eval1dModel::safe`]), so that `P` and `Q` are the walks of `R0` and
+/// `R1`: the points are `B`'s walk refined with `R0`'s then `C`'s refined with `R1`'s, the rows
+/// are the points of the latter, and a box of rows (with all of `B`'s digits below) where `A` is
+/// affine with the slopes of `R0` and `R1` passes iff `A(x_0 + y_j) == P_0 + Q_j` (`P_0 = 0`) at
+/// its corner `j`; a single row the same with `B`'s digits alone.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn divide_rows<E>(
     a: &Layout,
     b: &Layout,
     c: &Layout,
+    r0: &Layout,
     r1: &Layout,
     ea: &super::layout::Eval1d,
-    e0: &super::layout::Eval1d,
     bv: &[i64],
     cv: &[i64],
     mut row: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<(), E> {
-    let Some(f) = divide_fast(a, b, c, r1, e0, bv, cv) else {
+    let Some(f) = divide_fast(a, b, c, r0, r1, bv, cv) else {
         return (0..cv.len()).try_for_each(row);
     };
-    let DivPlan { aff, boxes, nb, p0, rows, top } = f;
+    let DivPlan { aff, boxes, nb, rows, top } = f;
     let x0 = bv[0];
     let passes = |bx: Option<&BoxPlan>, y: i64, q: i64| {
         let z = x0 + y;
-        bx.is_some_and(|bx| aff.box_ok(bx, z)) && ea.at(z) == Ok(p0 + q)
+        bx.is_some_and(|bx| aff.box_ok(bx, z)) && ea.at(z) == Ok(q)
     };
     let one_row = if nb == 0 { Some(&boxes.0) } else { boxes.1[nb - 1].as_ref() };
     search(
@@ -616,58 +647,40 @@ struct DivPlan {
     boxes: (BoxPlan, Vec<Option<BoxPlan>>),
     /// `B`'s digits.
     nb: usize,
-    p0: i64,
     /// The rows' digits: `C`'s walk refined with `R1`'s (strides `[C, R1]`).
     rows: Vec<Digit>,
     /// The highest level of rows' digits with a box.
     top: usize,
 }
 
-fn divide_fast(
-    a: &Layout,
-    b: &Layout,
-    c: &Layout,
-    r1: &Layout,
-    e0: &super::layout::Eval1d,
-    bv: &[i64],
-    cv: &[i64],
-) -> Option<DivPlan> {
-    let (ma, m1) = (Eval1dModel::new(a), Eval1dModel::new(r1));
+fn divide_fast(a: &Layout, b: &Layout, c: &Layout, r0: &Layout, r1: &Layout, bv: &[i64], cv: &[i64]) -> Option<DivPlan> {
+    let (ma, m0, m1) = (Eval1dModel::new(a), Eval1dModel::new(r0), Eval1dModel::new(r1));
     let aff = ma.affine()?;
-    let bd = digits_of(&walk_leaves(b)?)?;
+    let bd = refine(&walk_leaves(b)?, &walk_leaves(r0)?)?;
     let rows = refine(&walk_leaves(c)?, &walk_leaves(r1)?)?;
     let n = |d: &[Digit]| d.iter().map(|g| g.e).product::<i64>();
-    if n(&bd) != bv.len() as i64 || n(&rows) != cv.len() as i64 || span_abs(&rows, 1).is_none() {
+    if n(&bd) != bv.len() as i64 || n(&rows) != cv.len() as i64 || bv.first() != Some(&0) {
         return None;
     }
-    let p: Vec<i64> = (0..bv.len()).map(|i| e0.at(i as i64).ok()).collect::<Option<_>>()?;
     let amax = |v: &[i64]| v.iter().map(|x| x.checked_abs()).try_fold(0i64, |m, x| Some(m.max(x?)));
-    let (zx, zy, zp) = (amax(bv)?, amax(cv)?, amax(&p)?);
-    // Every A(x_i + y_j), Q_j and P_i + Q_j is computed without an error.
-    let zq = m1.bound(cv.len() as i64 - 1)?;
+    let (zx, zy) = (amax(bv)?, amax(cv)?);
+    // Every A(x_i + y_j), P_i, Q_j and P_i + Q_j is computed exactly and without an error.
+    let (zp, zq) = (m0.bound(bv.len() as i64 - 1)?, m1.bound(cv.len() as i64 - 1)?);
     if !ma.safe(zx.checked_add(zy)?) || zp.checked_add(zq)? > INT_MAX {
         return None;
     }
-    // P_i - P_0 must be A's slopes over B's walk.
     let nb = bd.len();
-    let mut all = bd.clone();
-    all.extend(rows.iter().map(|g| Digit { e: g.e, p: g.p, t: g.t }));
-    let (boxes, slopes, _) = plan(&aff, &all, 0, |j, s| j < nb || s == all[j].t[1]);
-    if slopes.len() < nb || (nb > 0 && boxes[nb - 1].is_none()) {
+    let mut all = bd;
+    all.extend(rows.iter().copied());
+    span_abs(&all, 0)?;
+    span_abs(&all, 1)?;
+    let (boxes, _, _) = plan(&aff, &all, 0, |j, s| s == all[j].t[1]);
+    if nb > 0 && boxes[nb - 1].is_none() {
         return None;
     }
-    let d2: Vec<Digit> = bd.iter().zip(&slopes).map(|(g, &s)| Digit { e: g.e, p: g.p, t: [g.t[0], s] }).collect();
-    span_abs(&d2, 0)?;
-    span_abs(&d2, 1)?;
-    let (x0, p0) = (*bv.first()?, p[0]);
-    search(&d2, 0, &mut |_, _, _| false, &mut |c, x| {
-        let c = c as usize;
-        (c < bv.len() && bv[c] - x0 == x[0] && p[c] - p0 == x[1]).then_some(()).ok_or(())
-    })
-    .ok()?;
     let top = (nb..all.len()).rfind(|&k| boxes[k].is_some()).map_or(0, |k| k + 1 - nb);
     let empty = BoxPlan { lo: 0, hi: 0, low_only: true, carry: vec![0; aff.levels.len()] };
-    Some(DivPlan { aff, boxes: (empty, boxes), nb, p0, rows, top })
+    Some(DivPlan { aff, boxes: (empty, boxes), nb, rows, top })
 }
 
 #[cfg(test)]
@@ -915,8 +928,19 @@ mod tests {
             Ok(())
         };
         let slow: Checked = (0..cv.len()).try_for_each(check_row);
-        let fast = divide_rows(a, b, c, r1, &ea, &e0, &bv, &cv, check_row);
-        same(fast, slow)
+        let fast = divide_rows(a, b, c, r0, r1, &ea, &bv, &cv, check_row);
+        same(fast, slow)?;
+        // The first loop of check_layout: R(i, 0) == A(B(i)), walked and boxed.
+        let r0v = r0.values().unwrap_or_default();
+        let tile = |i: usize| -> Checked {
+            let want = ea.at(bv[i])?;
+            if r0v.get(i) != Some(&want) {
+                return Err(Violation::cute("divide", format!("3: ({i},0) = {:?} but {want}", r0v.get(i))));
+            }
+            Ok(())
+        };
+        let slow: Checked = (0..bv.len()).try_for_each(tile);
+        same(divide_tile(a, b, r0, &ea, bv.len(), tile), slow)
     }
 
     proptest! {
@@ -991,7 +1015,7 @@ mod tests {
         assert!(complement_ordered_disjoint_injective(&a, &f, &r));
         let (a, bc) = (l("_4096:_1"), l("((_4,(_128,_4),_1),(_-12,_-5,_4)):((_284,(_0,_-12),_-7),(_1,_-48,_1136))"));
         let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
-        assert!(composition_fast(&pairs, &bc, &bc).is_some_and(|(d, _, (_, _, top))| top == d.len()));
+        assert!(composition_fast(&pairs, |z| flat_safe(&pairs, z), &bc, &bc).is_some_and(|(d, _, (_, _, top))| top == d.len()));
         let li = l("(_4096,(_4,_2),_1):(_8,(_2,_-1),_32768)");
         let r = left_inverse::left_inverse_unchecked(&li).unwrap();
         assert!(left_inverse_fast(&li, &r, injective(&li).unwrap()).is_some());
