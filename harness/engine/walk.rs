@@ -69,19 +69,21 @@ pub(crate) struct Digit {
 }
 
 /// `l`'s flat leaves as [`Layout::walk`] reads `[0, size)`: positive extents `>= 2` with the
-/// sign-adjusted strides of the module doc, when the walk has `1..=MAX_WALK` coordinates and no
-/// extent is 0 (`None` otherwise).
+/// sign-adjusted strides of the module doc, when the walk has `1..=MAX_WALK` coordinates, no
+/// extent is 0 and the paired leaves cover the size (not so for a hand-built layout whose stride
+/// has fewer leaves than its shape); `None` otherwise.
 pub(crate) fn walk_leaves(l: &Layout) -> Option<Vec<(i64, i64)>> {
     let n = l.size().ok()?.value;
     if !(1..=MAX_WALK).contains(&n) {
         return None;
     }
-    let (mut sign, mut out) = (1i64, Vec::with_capacity(8));
+    let (mut sign, mut out, mut size) = (1i64, Vec::with_capacity(8), 1i64);
     for (s, d) in l.leaf_pairs() {
         let (s, d) = (s.value, d.value);
         if s == 0 {
             return None;
         }
+        size = size.checked_mul(s.abs())?;
         if s.abs() > 1 {
             out.push((s.abs(), if sign < 0 { d.checked_neg()? } else { d }));
         }
@@ -89,7 +91,7 @@ pub(crate) fn walk_leaves(l: &Layout) -> Option<Vec<(i64, i64)>> {
             sign = -sign;
         }
     }
-    Some(out)
+    (size == n).then_some(out)
 }
 
 /// The common refinement of two walk leaf lists of the same size (see the module doc), or `None`.
