@@ -588,7 +588,7 @@ pub(crate) fn complement_ordered_disjoint_injective(a: &Layout, f: &Layout, r: &
         }
         Some(())
     }
-    let walks = |l: &Layout| l.size().is_ok_and(|n| (0..=MAX_WALK).contains(&n.value));
+    let walks = |l: &Layout| walk_leaves(l).is_some();
     let pairs = |l: &Layout| -> Vec<(i64, i64)> { l.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect() };
     let (pa, pf, pr) = (pairs(a), pairs(f), pairs(r));
     let ok = |m: &[(i64, i64)]| m.iter().all(|&(n, d)| n >= 1 && (n == 1 || d > 0));
