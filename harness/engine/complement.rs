@@ -165,7 +165,7 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
 /// `walkable(make_layout(f, r))` without building the pair: the size is folded over the leaves of
 /// `f` then `r` (as `size` of the pair would), and the pair is only built for the error message.
 fn walkable_pair(f: &Coalesced, r: &Layout) -> Result<()> {
-    let n = r.shape.fold_product(f.modes.iter().try_fold(Int::st(1), |acc, m| acc.mul(m.0)));
+    let n = r.shape.fold_product(f.modes.iter().try_fold(Int::st(1), |acc, m| acc.mul(m.0)).map_err(Error::from));
     match n {
         Ok(n) if n.value <= MAX_WALK => Ok(()),
         _ => super::composition::walkable(&Layout::concat(&[f.to_layout(), r.clone()])),

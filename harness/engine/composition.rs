@@ -129,8 +129,8 @@ fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
             }
         }
         let abs_d = rest_d.abs()?;
-        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d)?;
-        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs)?.mul(sign(rest_d))?;
+        let next_shape = rt(cs.ceil_div(abs_d).map_err(Error::from), cs, abs_d)?;
+        let next_stride = rt(abs_d.ceil_div(cs).map_err(Error::from), abs_d, cs)?.mul(sign(rest_d))?;
         if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
             rest_d = next_stride;
         } else {
@@ -145,7 +145,7 @@ fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
             }
             res_s.push_leaf(new_shape);
             res_d.push_leaf(rest_d.mul(cd)?);
-            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape)?;
+            rest_s = rt(rest_s.div(new_shape).map_err(Error::from), rest_s, new_shape)?;
             rest_d = next_stride;
         }
     }
@@ -181,7 +181,7 @@ fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(Result<Int>, Int, Int) -> Re
             return Err(Error::Rejected { condition: "Static shape_div failure", detail: format!("shape_div({a}, {b})") });
         }
     }
-    let q = rt(a.div(b), a, b)?;
+    let q = rt(a.div(b).map_err(Error::from), a, b)?;
     if q.value != 0 || (q.is_static_value(0) && a.is_static_value(0)) {
         return Ok(q);
     }

@@ -4,9 +4,10 @@
 //! `print`: no spaces, 1-tuples keep their parentheses (`(_4)`), the empty tuple is `()`.
 //!
 //! ## Representation
-//! A tuple is one flat buffer of [`Node`]s in preorder: a tuple node (its number of elements and
-//! the number of nodes of its subtree, itself included) followed by its elements' nodes; a leaf is
-//! one node. There is no allocation per nesting level: [`IntTuple`] (owned, like `String`) keeps
+//! A tuple is one flat buffer of 8-byte [`Node`]s in preorder: a tuple node (its number of elements
+//! and the number of nodes of its subtree, itself included) followed by its elements' nodes; a leaf
+//! is one node holding a 32-bit value (CuTe's `int`), or, for a value outside that range (only
+//! intermediate engine values can be), a header node followed by a node with the 64-bit value. There is no allocation per nesting level: [`IntTuple`] (owned, like `String`) keeps
 //! up to [`INLINE`] nodes inline and spills to the heap only beyond that, and [`Tup`] (borrowed,
 //! like `str`) is a slice of nodes, so a mode of a tuple is a sub-slice, never a copy.
 //! `IntTuple` dereferences to `Tup`, where every method lives; functions take `&Tup`.
@@ -27,21 +28,145 @@ use super::int::Int;
 
 /// Nodes kept inline by an [`IntTuple`] before it spills to the heap: enough for a rank-2 shape
 /// with two 2-mode sub-tuples (`((_4,_8),(_2,_2))` is 7 nodes).
-pub const INLINE: usize = 8;
+pub const INLINE: usize = 4;
 
-/// One node of the preorder encoding (see the module doc).
+/// One node of the preorder encoding (see the module doc), packed in 64 bits: the low two bits
+/// are the kind; a 32-bit leaf keeps its value in the high half; a tuple keeps its number of
+/// elements in bits 2..32 and its span (nodes of its subtree) in the high half; a wide leaf's
+/// header keeps its static-ness in bit 2, and the next node is the raw 64-bit value.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Node {
+pub struct Node(u64);
+
+const KIND: u64 = 3;
+const LEAF_DYNAMIC: u64 = 0;
+const LEAF_STATIC: u64 = 1;
+const TUPLE: u64 = 2;
+const WIDE: u64 = 3;
+
+/// A decoded node.
+#[derive(Clone, Copy)]
+enum Item {
     Leaf(Int),
-    /// A tuple of `len` elements whose subtree has `span` nodes (this one included).
-    Tuple { len: u32, span: u32 },
+    Tuple { len: usize },
 }
 
 impl Node {
-    fn span(&self) -> usize {
-        match self {
-            Node::Leaf(_) => 1,
-            Node::Tuple { span, .. } => *span as usize,
+    fn tuple(len: usize, span: usize) -> Node {
+        let (len, span) = (len as u64, span as u64);
+        assert!(len < 1 << 30 && span < 1 << 32, "int tuple too large");
+        Node(TUPLE | len << 2 | span << 32)
+    }
+    /// The nodes of one leaf: one, or two for a value outside 32 bits.
+    fn push_leaf<A: smallvec::Array<Item = Node>>(nodes: &mut SmallVec<A>, i: Int) {
+        if let Ok(v) = i32::try_from(i.value) {
+            nodes.push(Node::narrow(v, i.is_static));
+        } else {
+            nodes.push(Node(WIDE | (i.is_static as u64) << 2));
+            nodes.push(Node(i.value as u64));
+        }
+    }
+    /// A leaf whose value fits 32 bits.
+    #[inline]
+    fn narrow(v: i32, is_static: bool) -> Node {
+        Node((v as u32 as u64) << 32 | if is_static { LEAF_STATIC } else { LEAF_DYNAMIC })
+    }
+    /// Nodes of the subtree starting here.
+    fn span(self) -> usize {
+        match self.0 & KIND {
+            TUPLE => (self.0 >> 32) as usize,
+            WIDE => 2,
+            _ => 1,
+        }
+    }
+    fn is_tuple(self) -> bool {
+        self.0 & KIND == TUPLE
+    }
+    fn len(self) -> usize {
+        ((self.0 >> 2) & ((1 << 30) - 1)) as usize
+    }
+}
+
+/// The node at the start of `nodes`, decoded.
+fn item(nodes: &[Node]) -> Item {
+    let n = nodes[0].0;
+    match n & KIND {
+        LEAF_DYNAMIC => Item::Leaf(Int::dy((n >> 32) as u32 as i32 as i64)),
+        LEAF_STATIC => Item::Leaf(Int::st((n >> 32) as u32 as i32 as i64)),
+        TUPLE => Item::Tuple { len: nodes[0].len() },
+        _ => Item::Leaf(Int::new(nodes[1].0 as i64, n & 4 != 0)),
+    }
+}
+
+/// Every node of a buffer in preorder, decoded (a wide leaf's value node is not one).
+#[derive(Clone)]
+struct Items<'a> {
+    rest: &'a [Node],
+}
+
+impl Iterator for Items<'_> {
+    type Item = Item;
+    fn next(&mut self) -> Option<Item> {
+        let first = *self.rest.first()?;
+        let it = item(self.rest);
+        self.rest = &self.rest[if first.is_tuple() { 1 } else { first.span() }..];
+        Some(it)
+    }
+}
+
+/// The leaves of a tuple, depth first ([`Tup::leaf_iter`]).
+#[derive(Clone)]
+pub struct LeafIter<'a> {
+    nodes: &'a [Node],
+    k: usize,
+}
+
+impl Iterator for LeafIter<'_> {
+    type Item = Int;
+    #[inline]
+    fn next(&mut self) -> Option<Int> {
+        while let Some(&Node(n)) = self.nodes.get(self.k) {
+            self.k += 1;
+            match n & KIND {
+                LEAF_DYNAMIC => return Some(Int::dy((n >> 32) as u32 as i32 as i64)),
+                LEAF_STATIC => return Some(Int::st((n >> 32) as u32 as i32 as i64)),
+                TUPLE => {}
+                _ => {
+                    let v = self.nodes[self.k].0 as i64;
+                    self.k += 1;
+                    return Some(Int::new(v, n & 4 != 0));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Append `src` to `dst` (small copies: a loop, not `memmove`).
+#[inline]
+fn copy_nodes(dst: &mut Nodes, src: &[Node]) {
+    dst.extend(src.iter().copied());
+}
+
+/// Recompute every tuple's span from the element counts (after leaves changed width).
+fn fix_spans(nodes: &mut [Node]) {
+    let mut open: SmallVec<[(usize, usize); 16]> = SmallVec::new(); // (tuple's index, elements left)
+    let mut k = 0;
+    while k < nodes.len() {
+        let n = nodes[k];
+        if n.is_tuple() && n.len() > 0 {
+            open.push((k, n.len()));
+            k += 1;
+            continue;
+        }
+        k += if n.is_tuple() { 1 } else { n.span() };
+        // An element ended at `k`: close every tuple it completes.
+        while let Some(top) = open.last_mut() {
+            top.1 -= 1;
+            if top.1 > 0 {
+                break;
+            }
+            let (at, _) = open.pop().expect("non-empty");
+            nodes[at] = Node::tuple(nodes[at].len(), k - at);
         }
     }
 }
@@ -103,7 +228,7 @@ impl ExactSizeIterator for ModesIter<'_> {}
 impl DoubleEndedIterator for ModesIter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
         // Elements are found from the front; the last one is the one ending the buffer.
-        let last = self.clone().last()?;
+        let last = self.clone().fold(None, |_, m| Some(m))?; // from the front (next_back is this)
         self.rest = &self.rest[..self.rest.len() - last.0.len()];
         self.left -= 1;
         Some(last)
@@ -127,7 +252,7 @@ impl<'a> Modes<'a> {
         self.get(0)
     }
     pub fn last(&self) -> Option<&'a Tup> {
-        self.iter().last()
+        self.iter().next_back()
     }
     /// Owned copies of the elements.
     pub fn to_vec(&self) -> Vec<IntTuple> {
@@ -195,6 +320,14 @@ impl AsRef<Tup> for IntTuple {
 impl ToOwned for Tup {
     type Owned = IntTuple;
     fn to_owned(&self) -> IntTuple {
+        if self.0.len() <= INLINE {
+            // Into the inline buffer, node by node: for a few nodes this beats a `memcpy` call.
+            let mut buf = [Node(0); INLINE];
+            for (b, n) in buf.iter_mut().zip(&self.0) {
+                *b = *n;
+            }
+            return IntTuple { nodes: SmallVec::from_buf_and_len(buf, self.0.len()) };
+        }
         IntTuple { nodes: SmallVec::from_slice(&self.0) }
     }
 }
@@ -218,10 +351,20 @@ impl PartialEq<IntTuple> for &Tup {
 }
 
 impl IntTuple {
+    /// A buffer whose tuple nodes have their element counts right but not their spans.
+    fn with_spans_fixed(mut nodes: Nodes) -> IntTuple {
+        fix_spans(&mut nodes);
+        IntTuple { nodes }
+    }
     /// One leaf.
     pub fn leaf(i: Int) -> IntTuple {
+        if let Ok(v) = i32::try_from(i.value) {
+            let mut buf = [Node(0); INLINE];
+            buf[0] = Node::narrow(v, i.is_static);
+            return IntTuple { nodes: SmallVec::from_buf_and_len(buf, 1) };
+        }
         let mut nodes = Nodes::new();
-        nodes.push(Node::Leaf(i));
+        Node::push_leaf(&mut nodes, i);
         IntTuple { nodes }
     }
     /// A static leaf `_v`.
@@ -277,17 +420,17 @@ impl Default for Builder {
 impl Builder {
     pub fn new() -> Builder {
         let mut nodes = Nodes::new();
-        nodes.push(Node::Tuple { len: 0, span: 1 });
+        nodes.push(Node::tuple(0, 1));
         Builder { nodes, len: 0 }
     }
     /// Appends one element.
     pub fn push(&mut self, x: &Tup) {
-        self.nodes.extend_from_slice(&x.0);
+        copy_nodes(&mut self.nodes, &x.0);
         self.len += 1;
     }
     /// Appends one leaf element.
     pub fn push_leaf(&mut self, i: Int) {
-        self.nodes.push(Node::Leaf(i));
+        Node::push_leaf(&mut self.nodes, i);
         self.len += 1;
     }
     /// Number of elements so far.
@@ -298,7 +441,7 @@ impl Builder {
         self.len == 0
     }
     pub fn finish(mut self) -> IntTuple {
-        self.nodes[0] = Node::Tuple { len: self.len, span: self.nodes.len() as u32 };
+        self.nodes[0] = Node::tuple(self.len as usize, self.nodes.len());
         IntTuple { nodes: self.nodes }
     }
 }
@@ -322,32 +465,36 @@ impl Tup {
     }
     /// A leaf or the elements of a tuple.
     pub fn view(&self) -> View<'_> {
-        match self.0[0] {
-            Node::Leaf(i) => View::Leaf(i),
-            Node::Tuple { len, .. } => View::Tuple(Modes { nodes: &self.0[1..], len: len as usize }),
+        match item(&self.0) {
+            Item::Leaf(i) => View::Leaf(i),
+            Item::Tuple { len } => View::Tuple(Modes { nodes: &self.0[1..], len }),
         }
     }
     pub fn is_tuple(&self) -> bool {
-        matches!(self.0[0], Node::Tuple { .. })
+        self.0[0].is_tuple()
     }
     pub fn as_leaf(&self) -> Option<Int> {
-        match self.0[0] {
-            Node::Leaf(i) => Some(i),
-            Node::Tuple { .. } => None,
+        match item(&self.0) {
+            Item::Leaf(i) => Some(i),
+            Item::Tuple { .. } => None,
         }
     }
     /// Top-level modes: a leaf is its own single mode (CuTe: `get<0>(x) == x` for an integer).
     pub fn modes(&self) -> Modes<'_> {
-        match self.0[0] {
-            Node::Leaf(_) => Modes { nodes: &self.0, len: 1 },
-            Node::Tuple { len, .. } => Modes { nodes: &self.0[1..], len: len as usize },
+        let n = self.0[0];
+        if n.is_tuple() {
+            Modes { nodes: &self.0[1..], len: n.len() }
+        } else {
+            Modes { nodes: &self.0, len: 1 }
         }
     }
     /// CuTe's `rank`: 1 for a leaf, the number of top-level elements for a tuple.
     pub fn rank(&self) -> usize {
-        match self.0[0] {
-            Node::Leaf(_) => 1,
-            Node::Tuple { len, .. } => len as usize,
+        let n = self.0[0];
+        if n.is_tuple() {
+            n.len()
+        } else {
+            1
         }
     }
     /// CuTe's `depth`: 0 for a leaf, 1 + the largest depth of the elements for a tuple.
@@ -362,11 +509,8 @@ impl Tup {
         self.modes().get(i).ok_or_else(|| Error::OutOfRange(format!("mode {i} of {self}")))
     }
     /// All leaves, depth first, without allocating.
-    pub fn leaf_iter(&self) -> impl DoubleEndedIterator<Item = Int> + Clone + '_ {
-        self.0.iter().filter_map(|n| match n {
-            Node::Leaf(i) => Some(*i),
-            Node::Tuple { .. } => None,
-        })
+    pub fn leaf_iter(&self) -> LeafIter<'_> {
+        LeafIter { nodes: &self.0, k: 0 }
     }
     /// Number of leaves.
     pub fn leaf_count(&self) -> usize {
@@ -374,13 +518,16 @@ impl Tup {
     }
     /// All leaves, depth first (CuTe's `flatten` followed by iteration).
     pub fn leaves(&self) -> Vec<Int> {
-        self.leaf_iter().collect()
+        let mut out = Vec::with_capacity(self.0.len());
+        out.extend(self.leaf_iter());
+        out
     }
     /// CuTe's `flatten`: a leaf stays a leaf; a tuple becomes the tuple of its leaves.
     pub fn flatten(&self) -> IntTuple {
-        match self.0[0] {
-            Node::Leaf(_) => self.to_owned(),
-            Node::Tuple { .. } => IntTuple::of_leaves(self.leaf_iter()),
+        if self.is_tuple() {
+            IntTuple::of_leaves(self.leaf_iter())
+        } else {
+            self.to_owned()
         }
     }
     /// CuTe's `product`/`size` of an int tuple: the product of all leaves; `_1` for `()`.
@@ -397,12 +544,19 @@ impl Tup {
     }
     /// Same nesting structure (CuTe's `congruent`).
     pub fn congruent(&self, other: &Tup) -> bool {
-        self.0.len() == other.0.len()
-            && self.0.iter().zip(&other.0).all(|(a, b)| match (a, b) {
-                (Node::Leaf(_), Node::Leaf(_)) => true,
-                (Node::Tuple { len: x, .. }, Node::Tuple { len: y, .. }) => x == y,
-                _ => false,
-            })
+        if self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| (a.0 ^ b.0) & KIND == 0 && (!a.is_tuple() || a.0 == b.0)) {
+            // Same node kinds and the same tuples (so no wide leaf on one side only).
+            return true;
+        }
+        let (mut a, mut b) = (Items { rest: &self.0 }, Items { rest: &other.0 });
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return true,
+                (Some(Item::Leaf(_)), Some(Item::Leaf(_))) => {}
+                (Some(Item::Tuple { len: x }), Some(Item::Tuple { len: y })) if x == y => {}
+                _ => return false,
+            }
+        }
     }
     /// CuTe's `weakly_congruent(self, other)`: `self` is a coarser structure of `other`
     /// (a leaf of `self` may stand for a whole subtree of `other`).
@@ -429,27 +583,18 @@ impl Tup {
     }
     /// The same structure with every leaf replaced by `f(leaf)`, in order.
     fn map_structure(&self, mut f: impl FnMut(Int) -> Int) -> IntTuple {
-        IntTuple {
-            nodes: self
-                .0
-                .iter()
-                .map(|n| match n {
-                    Node::Leaf(i) => Node::Leaf(f(*i)),
-                    t => *t,
-                })
-                .collect(),
-        }
+        self.map_leaves(&mut |i| Ok(f(i))).expect("infallible")
     }
     /// Apply `f` to every leaf, keeping the structure.
     pub fn map_leaves(&self, f: &mut impl FnMut(Int) -> Result<Int>) -> Result<IntTuple> {
         let mut nodes = Nodes::with_capacity(self.0.len());
-        for n in &self.0 {
-            nodes.push(match n {
-                Node::Leaf(i) => Node::Leaf(f(*i)?),
-                t => *t,
-            });
+        for n in (Items { rest: &self.0 }) {
+            match n {
+                Item::Leaf(i) => Node::push_leaf(&mut nodes, f(i)?),
+                Item::Tuple { len } => nodes.push(Node::tuple(len, 1)),
+            }
         }
-        Ok(IntTuple { nodes })
+        Ok(IntTuple::with_spans_fixed(nodes))
     }
     /// True when every leaf is static.
     pub fn is_static(&self) -> bool {
@@ -464,22 +609,23 @@ impl Tup {
         let mut acc = current;
         let mut k = 0;
         let mut nodes = Nodes::with_capacity(self.0.len());
-        for node in &self.0 {
-            let Node::Leaf(e) = node else {
-                nodes.push(*node);
+        for node in (Items { rest: &self.0 }) {
+            let Item::Leaf(e) = node else {
+                let Item::Tuple { len } = node else { unreachable!("not a leaf") };
+                nodes.push(Node::tuple(len, 1));
                 continue;
             };
             k += 1;
             if e.is_static_value(1) {
-                nodes.push(Node::Leaf(Int::st(0))); // CuTe (stride.hpp): a static _1 extent gets stride _0
+                Node::push_leaf(&mut nodes, Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
                 continue;
             }
-            nodes.push(Node::Leaf(acc));
+            Node::push_leaf(&mut nodes, acc);
             if k < n {
-                acc = acc.mul(*e)?;
+                acc = acc.mul(e)?;
             }
         }
-        Ok(IntTuple { nodes })
+        Ok(IntTuple::with_spans_fixed(nodes))
     }
     /// CuTe's `compact_row_major(shape, current)` (LayoutRight): the prefix product taken from the
     /// last leaf backwards.
@@ -517,17 +663,17 @@ pub fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: impl Into
 impl fmt::Display for Tup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Preorder: open a tuple, close it after its last element; commas between elements.
-        let mut open: SmallVec<[u32; 16]> = SmallVec::new(); // elements left per open tuple
-        for n in &self.0 {
+        let mut open: SmallVec<[usize; 16]> = SmallVec::new(); // elements left per open tuple
+        for n in (Items { rest: &self.0 }) {
             match n {
-                Node::Leaf(i) => {
+                Item::Leaf(i) => {
                     i.fmt(f)?;
                     Self::close(f, &mut open)?;
                 }
-                Node::Tuple { len, .. } => {
+                Item::Tuple { len } => {
                     f.write_str("(")?;
-                    open.push(*len);
-                    if *len == 0 {
+                    open.push(len);
+                    if len == 0 {
                         f.write_str(")")?;
                         open.pop();
                         Self::close(f, &mut open)?;
@@ -541,7 +687,7 @@ impl fmt::Display for Tup {
 
 impl Tup {
     /// After an element: count it in its tuple; close every tuple it completes, else write `,`.
-    fn close(f: &mut fmt::Formatter<'_>, open: &mut SmallVec<[u32; 16]>) -> fmt::Result {
+    fn close(f: &mut fmt::Formatter<'_>, open: &mut SmallVec<[usize; 16]>) -> fmt::Result {
         while let Some(top) = open.last_mut() {
             *top -= 1;
             if *top > 0 {
@@ -603,6 +749,31 @@ mod tests {
         assert_eq!(e.to_string(), "((),((),_1),())");
         assert_eq!(e.mode(1).unwrap().to_string(), "((),_1)");
         assert_eq!(e.modes().iter().rev().map(|m| m.to_string()).collect::<Vec<_>>(), ["()", "((),_1)", "()"]);
+    }
+
+    /// Values outside 32 bits take two nodes; navigation, printing, congruence and rebuilt
+    /// spans see one leaf.
+    #[test]
+    fn wide_leaves_are_one_leaf() {
+        let big = 1i64 << 40;
+        let t = IntTuple::tuple([
+            IntTuple::tuple([IntTuple::dy(big), IntTuple::st(-3)]),
+            IntTuple::st(-big),
+            IntTuple::tuple([]),
+        ]);
+        assert_eq!(t.to_string(), "((1099511627776,_-3),_-1099511627776,())");
+        assert_eq!(t.rank(), 3);
+        assert_eq!(t.leaves(), [Int::dy(big), Int::st(-3), Int::st(-big)]);
+        assert_eq!(t.mode(1).unwrap().as_leaf(), Some(Int::st(-big)));
+        assert_eq!(t.mode(2).unwrap().to_string(), "()");
+        let narrow = t.map_leaves(&mut |i| Ok(Int::new(i.value.signum(), i.is_static))).unwrap();
+        assert_eq!(narrow.to_string(), "((1,_-1),_-1,())");
+        assert!(narrow.congruent(&t) && t.congruent(&narrow));
+        let wide = narrow.map_leaves(&mut |i| Ok(Int::new(i.value * big, i.is_static))).unwrap();
+        assert_eq!(wide.to_string(), "((1099511627776,_-1099511627776),_-1099511627776,())");
+        assert_eq!(wide.mode(1).unwrap().to_string(), "_-1099511627776");
+        assert_eq!(wide.mode(2).unwrap().to_string(), "()");
+        assert_eq!(narrow.mode(2).unwrap().to_string(), "()");
     }
 
     #[test]

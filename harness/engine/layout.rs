@@ -81,24 +81,10 @@ impl Layout {
     }
     /// (shape, stride) pairs of the leaves, in colexicographic order.
     pub fn leaf_pairs(&self) -> Vec<(Int, Int)> {
-        fn walk(s: &Tup, d: &Tup, out: &mut Vec<(Int, Int)>) -> bool {
-            match (s.view(), d.view()) {
-                (View::Leaf(s), View::Leaf(d)) => {
-                    out.push((s, d));
-                    true
-                }
-                (View::Tuple(s), View::Tuple(d)) if s.len() == d.len() => {
-                    s.iter().zip(d).all(|(s, d)| walk(s, d, out))
-                }
-                _ => false,
-            }
-        }
-        let mut out = Vec::with_capacity(8);
-        if walk(&self.shape, &self.stride, &mut out) {
-            return out;
-        }
-        // Not congruent (a hand-built Layout): pair the leaves as they come.
-        self.shape.leaves().into_iter().zip(self.stride.leaves()).collect()
+        // Congruent or not (a hand-built Layout), the leaves are paired as they come.
+        let mut out = Vec::with_capacity(self.shape.nodes().len());
+        out.extend(self.shape.leaf_iter().zip(self.stride.leaf_iter()));
+        out
     }
     /// The number of coordinates: the product of the shape.
     pub fn size(&self) -> Result<Int> {
@@ -115,8 +101,8 @@ impl Layout {
         if super::release::COSHAPE_INNER_PRODUCT.on() {
             return cosize_pairs(&self.leaf_pairs());
         }
-        let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| d.abs())? };
-        abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))
+        let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| Ok(d.abs()?))? };
+        Ok(abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))?)
     }
     /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
     pub fn call(&self, coord: &Tup) -> Result<Int> {
@@ -309,7 +295,7 @@ pub fn crd2idx(coord: &Tup, shape: &Tup, stride: &Tup) -> Result<Int> {
             }
             Ok(acc)
         }
-        (View::Leaf(c), View::Leaf(_), View::Leaf(d)) => c.mul(d),
+        (View::Leaf(c), View::Leaf(_), View::Leaf(d)) => Ok(c.mul(d)?),
         _ => Err(Error::MismatchedRanks { detail: format!("coordinate {coord} does not match shape {shape}") }),
     }
 }
@@ -329,7 +315,7 @@ pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
     for &(s, d) in pairs {
         acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
     }
-    acc.add(Int::st(1))
+    Ok(acc.add(Int::st(1))?)
 }
 
 /// CuTe's `print_layout` (util/print_tensor.hpp): the layout on one line, then an ASCII grid of a
