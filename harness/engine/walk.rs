@@ -138,42 +138,65 @@ fn span_abs(d: &[Digit], w: usize) -> Option<i64> {
 }
 
 /// Visit the points `(c, x)` of the walk over `digits` (`x[w] = sum_j c_j t_j[w]`) in increasing
-/// `c`, skipping the boxes `cert(K, c0, x0)` certifies (the box of the digits below `K` at
-/// the corner `c0, x0`; asked only for `1 <= K <= top`), handing every other point to `point`,
-/// and stopping at its first error.
+/// `c`, skipping the boxes `cert(K, len, c0, x0)` certifies (the box of the digits below `K - 1`
+/// and `len` values of digit `K - 1`, at the corner `c0, x0`; asked only for `1 <= K <= top`),
+/// handing every other point to `point`, and stopping at its first error. A box of a digit's full
+/// extent that is not certified is halved along that digit (for extents of 4 and more) before
+/// its values are visited one by one.
 pub(crate) fn search<E>(
     digits: &[Digit],
     top: usize,
-    cert: &mut impl FnMut(usize, i64, [i64; 2]) -> bool,
+    cert: &mut impl FnMut(usize, i64, i64, [i64; 2]) -> bool,
     point: &mut impl FnMut(i64, [i64; 2]) -> Result<(), E>,
 ) -> Result<(), E> {
-    fn rec<E>(
-        d: &[Digit],
-        k: usize,
+    struct S<'a, C, P> {
+        d: &'a [Digit],
         top: usize,
-        c: i64,
-        x: [i64; 2],
-        cert: &mut impl FnMut(usize, i64, [i64; 2]) -> bool,
-        point: &mut impl FnMut(i64, [i64; 2]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        if k == 0 {
-            return point(c, x);
-        }
-        if k <= top && cert(k, c, x) {
-            return Ok(());
-        }
-        let g = d[k - 1];
-        let (mut c, mut x) = (c, x);
-        for v in 0..g.e {
-            if v > 0 {
-                c += g.p;
-                x = [x[0] + g.t[0], x[1] + g.t[1]];
-            }
-            rec(d, k - 1, top, c, x, cert, point)?;
-        }
-        Ok(())
+        cert: &'a mut C,
+        point: &'a mut P,
     }
-    rec(digits, digits.len(), top, 0, [0, 0], cert, point)
+    impl<C: FnMut(usize, i64, i64, [i64; 2]) -> bool, P: FnMut(i64, [i64; 2]) -> Result<(), E>, E> S<'_, C, P> {
+        fn level(&mut self, k: usize, c: i64, x: [i64; 2]) -> Result<(), E> {
+            if k == 0 {
+                return (self.point)(c, x);
+            }
+            let g = self.d[k - 1];
+            if k <= self.top && (self.cert)(k, g.e, c, x) {
+                return Ok(());
+            }
+            if k <= self.top && g.e >= 4 {
+                let h = g.e / 2;
+                self.range(k, h, c, x)?;
+                return self.range(k, g.e - h, c + h * g.p, [x[0] + h * g.t[0], x[1] + h * g.t[1]]);
+            }
+            self.values(k, g.e, c, x)
+        }
+        /// `len` values of digit `k - 1` from the corner.
+        fn range(&mut self, k: usize, len: i64, c: i64, x: [i64; 2]) -> Result<(), E> {
+            if len >= 2 && (self.cert)(k, len, c, x) {
+                return Ok(());
+            }
+            if len >= 4 {
+                let (g, h) = (self.d[k - 1], len / 2);
+                self.range(k, h, c, x)?;
+                return self.range(k, len - h, c + h * g.p, [x[0] + h * g.t[0], x[1] + h * g.t[1]]);
+            }
+            self.values(k, len, c, x)
+        }
+        fn values(&mut self, k: usize, len: i64, c: i64, x: [i64; 2]) -> Result<(), E> {
+            let g = self.d[k - 1];
+            let (mut c, mut x) = (c, x);
+            for v in 0..len {
+                if v > 0 {
+                    c += g.p;
+                    x = [x[0] + g.t[0], x[1] + g.t[1]];
+                }
+                self.level(k - 1, c, x)?;
+            }
+            Ok(())
+        }
+    }
+    S { d: digits, top, cert, point }.level(digits.len(), 0, [0, 0])
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
@@ -251,11 +274,15 @@ impl Affine {
             (p, None, _) => x / p,
         }
     }
-    /// Whether `A` is affine with the slopes [`Affine::step`] on the box `[x0 + lo, x0 + hi]` of
-    /// `b` (see the module doc).
-    pub(crate) fn box_ok(&self, b: &BoxPlan, x0: i64) -> bool {
-        let (Some(lo), Some(hi)) = (x0.checked_add(b.lo), x0.checked_add(b.hi)) else { return false };
-        if b.low_only && self.levels[0].1.is_none_or(|l| lo > -l && hi < l) {
+    /// Whether `A` is affine with the slopes [`Affine::step`] on the box of `b` at the corner `x0`
+    /// with one more digit of stride `t` and `m + 1` values (`m = 0`: none; see the module doc).
+    pub(crate) fn box_ok(&self, b: &BoxPlan, x0: i64, t: i64, m: i64) -> bool {
+        let (Some(step), Some(at)) = (m.checked_mul(t), t.checked_abs()) else { return false };
+        let (Some(lo), Some(hi)) = (x0.checked_add(b.lo + step.min(0)), x0.checked_add(b.hi + step.max(0))) else {
+            return false;
+        };
+        let low_only = b.low_only && (m == 0 || self.levels[0].1.is_none_or(|l| at < l));
+        if low_only && self.levels[0].1.is_none_or(|l| lo > -l && hi < l) {
             return true;
         }
         let x = if lo >= 0 {
@@ -266,9 +293,21 @@ impl Affine {
             return false;
         };
         self.levels.iter().enumerate().zip(&b.carry).all(|((k, &(p, len, _)), &dk)| match len {
-            Some(len) => self.digit(k, x).checked_add(dk).is_some_and(|v| v < len / p),
+            Some(len) => {
+                let extra = m.checked_mul(self.digit(k, at));
+                extra.and_then(|e| self.digit(k, x).checked_add(dk)?.checked_add(e)).is_some_and(|v| v < len / p)
+            }
             None => true,
         })
+    }
+    /// [`Affine::box_ok`] for the box of level `k` of `boxes` (a [`plan`]) with its top digit `g`
+    /// (stride `g.t[w]`) cut to `len` values.
+    pub(crate) fn cut_ok(&self, boxes: &[Option<BoxPlan>], k: usize, g: &Digit, w: usize, len: i64, x0: i64) -> bool {
+        match (&boxes[k], &boxes[k - 1]) {
+            (Some(b), _) if len == g.e => self.box_ok(b, x0, 0, 0),
+            (Some(_), Some(base)) => self.box_ok(base, x0, g.t[w], len - 1),
+            _ => false,
+        }
     }
 }
 
@@ -282,14 +321,15 @@ pub(crate) struct BoxPlan {
     carry: Vec<i64>,
 }
 
-/// Per box level `K` (index `K - 1`) over the walked stride `w`: the box, `None` from the first
-/// digit whose slope ([`Affine::step`]) does not match `want(j, slope)`; the slopes; the highest
-/// `K` with a box.
+/// Per box level `K` (index `K`, 0 the empty box) over the walked stride `w`: the box, `None`
+/// from the first digit whose slope ([`Affine::step`]) does not match `want(j, slope)`; the
+/// slopes; the highest `K` with a box.
 type Plan = (Vec<Option<BoxPlan>>, Vec<i64>, usize);
 
 fn plan(a: &Affine, d: &[Digit], w: usize, mut want: impl FnMut(usize, i64) -> bool) -> Plan {
-    let (mut out, mut slopes) = (Vec::with_capacity(d.len()), Vec::with_capacity(d.len()));
+    let (mut out, mut slopes) = (Vec::with_capacity(d.len() + 1), Vec::with_capacity(d.len()));
     let mut b = Some(BoxPlan { lo: 0, hi: 0, low_only: true, carry: vec![0; a.levels.len()] });
+    out.push(b.as_ref().map(|b| BoxPlan { lo: b.lo, hi: b.hi, low_only: b.low_only, carry: b.carry.clone() }));
     let mut top = 0;
     for (j, dg) in d.iter().enumerate() {
         let t = dg.t[w];
@@ -312,7 +352,7 @@ fn plan(a: &Affine, d: &[Digit], w: usize, mut want: impl FnMut(usize, i64) -> b
         }
         out.push(b.as_ref().map(|b| BoxPlan { lo: b.lo, hi: b.hi, low_only: b.low_only, carry: b.carry.clone() }));
     }
-    out.resize_with(d.len(), || None);
+    out.resize_with(d.len() + 1, || None);
     (out, slopes, top)
 }
 
@@ -337,9 +377,8 @@ pub(crate) fn composition<E>(
     mut point: impl FnMut(i64, i64, i64) -> Result<(), E>,
 ) -> Result<(), E> {
     if let Some((digits, aff, (boxes, _, top))) = composition_fast(apairs, |z| flat_safe(apairs, z), b, r) {
-        let mut cert = |k: usize, _c: i64, x: [i64; 2]| match &boxes[k - 1] {
-            Some(bx) => aff.box_ok(bx, x[0]) && eval(x[0]) == Some(x[1]),
-            None => false,
+        let mut cert = |k: usize, len: i64, _c: i64, x: [i64; 2]| {
+            aff.cut_ok(&boxes, k, &digits[k - 1], 0, len, x[0]) && eval(x[0]) == Some(x[1])
         };
         return search(&digits, top, &mut cert, &mut |c, x| point(c, x[0], x[1]));
     }
@@ -431,14 +470,13 @@ pub(crate) fn left_inverse<E>(
     mut point: impl FnMut(i64, i64) -> Result<(), E>,
 ) -> Result<(), E> {
     if let Some(f) = left_inverse_fast(l, r, injective) {
-        let LeftPlan { digits, ar, al, p1, p2, top } = f;
-        let mut cert = |k: usize, c: i64, x: [i64; 2]| {
-            let (Some(b1), Some(b2)) = (&p1[k - 1], &p2[k - 1]) else { return false };
-            if !ar.box_ok(b1, x[0]) {
+        let LeftPlan { digits, sb, ar, al, p1, p2, top } = f;
+        let mut cert = |k: usize, len: i64, c: i64, x: [i64; 2]| {
+            if !ar.cut_ok(&p1, k, &digits[k - 1], 0, len, x[0]) {
                 return false;
             }
             let Ok(back) = er.at(x[0]) else { return false };
-            if (injective && back != c) || !al.box_ok(b2, back) {
+            if (injective && back != c) || !al.cut_ok(&p2, k, &sb[k - 1], 0, len, back) {
                 return false;
             }
             el.at(back) == Ok(x[0])
@@ -453,6 +491,8 @@ pub(crate) fn left_inverse<E>(
 
 struct LeftPlan {
     digits: Vec<Digit>,
+    /// The digits with the slopes of `R(L(.))` as strides.
+    sb: Vec<Digit>,
     ar: Affine,
     al: Affine,
     /// Per box level: the box of `L`'s values, for `R`.
@@ -475,10 +515,10 @@ fn left_inverse_fast(l: &Layout, r: &Layout, injective: bool) -> Option<LeftPlan
     // R(L(.)) has the slopes of R over L's boxes (each = the digit's prefix when injective);
     // L over those must have L's own strides.
     let (p1, sb, top1) = plan(&ar, &digits, 0, |j, s| !injective || s == digits[j].p);
-    let d2: Vec<Digit> = sb.iter().zip(&digits).map(|(&s, g)| Digit { e: g.e, p: g.p, t: [s, s] }).collect();
-    let (p2, _, top2) = plan(&al, &d2, 0, |j, s| s == digits[j].t[0]);
+    let sb: Vec<Digit> = sb.iter().zip(&digits).map(|(&s, g)| Digit { e: g.e, p: g.p, t: [s, s] }).collect();
+    let (p2, _, top2) = plan(&al, &sb, 0, |j, s| s == digits[j].t[0]);
     let top = top1.min(top2);
-    (top > 0).then_some(LeftPlan { digits, ar, al, p1, p2, top })
+    (top > 0).then_some(LeftPlan { digits, sb, ar, al, p1, p2, top })
 }
 
 impl Eval1dModel {
@@ -555,8 +595,8 @@ pub(crate) fn divide_tile<E>(
     let m = Eval1dModel::new(a);
     if let Some((digits, aff, (boxes, _, top))) = composition_fast(&m.pairs, |z| m.safe(z), b, r0) {
         if digits.iter().map(|g| g.e).product::<i64>() == n as i64 {
-            let mut cert = |k: usize, _c: i64, x: [i64; 2]| {
-                boxes[k - 1].as_ref().is_some_and(|bx| aff.box_ok(bx, x[0]) && ea.at(x[0]) == Ok(x[1]))
+            let mut cert = |k: usize, len: i64, _c: i64, x: [i64; 2]| {
+                aff.cut_ok(&boxes, k, &digits[k - 1], 0, len, x[0]) && ea.at(x[0]) == Ok(x[1])
             };
             return search(&digits, top, &mut cert, &mut |c, _| point(c as usize));
         }
@@ -630,23 +670,22 @@ pub(crate) fn divide_rows<E>(
     };
     let DivPlan { aff, boxes, nb, rows, top } = f;
     let x0 = bv[0];
-    let passes = |bx: Option<&BoxPlan>, y: i64, q: i64| {
-        let z = x0 + y;
-        bx.is_some_and(|bx| aff.box_ok(bx, z)) && ea.at(z) == Ok(q)
-    };
-    let one_row = if nb == 0 { Some(&boxes.0) } else { boxes.1[nb - 1].as_ref() };
+    let at_corner = |y: i64, q: i64| ea.at(x0 + y) == Ok(q);
     search(
         &rows,
         top,
-        &mut |k, _, x| passes(boxes.1[nb + k - 1].as_ref(), x[0], x[1]),
-        &mut |j, x| if passes(one_row, x[0], x[1]) { Ok(()) } else { row(j as usize) },
+        &mut |k, len, _, x| aff.cut_ok(&boxes, nb + k, &rows[k - 1], 0, len, x0 + x[0]) && at_corner(x[0], x[1]),
+        &mut |j, x| {
+            let one_row = boxes[nb].as_ref().is_some_and(|b| aff.box_ok(b, x0 + x[0], 0, 0));
+            if one_row && at_corner(x[0], x[1]) { Ok(()) } else { row(j as usize) }
+        },
     )
 }
 
 struct DivPlan {
     aff: Affine,
-    /// The empty box, and per level the boxes of `B`'s digits then the rows' digits.
-    boxes: (BoxPlan, Vec<Option<BoxPlan>>),
+    /// Per level the boxes of `B`'s digits then the rows' digits (a [`plan`]).
+    boxes: Vec<Option<BoxPlan>>,
     /// `B`'s digits.
     nb: usize,
     /// The rows' digits: `C`'s walk refined with `R1`'s (strides `[C, R1]`).
@@ -676,13 +715,9 @@ fn divide_fast(a: &Layout, b: &Layout, c: &Layout, r0: &Layout, r1: &Layout, bv:
     all.extend(rows.iter().copied());
     span_abs(&all, 0)?;
     span_abs(&all, 1)?;
-    let (boxes, _, _) = plan(&aff, &all, 0, |j, s| s == all[j].t[1]);
-    if nb > 0 && boxes[nb - 1].is_none() {
-        return None;
-    }
-    let top = (nb..all.len()).rfind(|&k| boxes[k].is_some()).map_or(0, |k| k + 1 - nb);
-    let empty = BoxPlan { lo: 0, hi: 0, low_only: true, carry: vec![0; aff.levels.len()] };
-    Some(DivPlan { aff, boxes: (empty, boxes), nb, rows, top })
+    let (boxes, _, top) = plan(&aff, &all, 0, |j, s| s == all[j].t[1]);
+    boxes[nb].as_ref()?;
+    Some(DivPlan { aff, boxes, nb, rows, top: top - nb })
 }
 
 #[cfg(test)]
@@ -711,7 +746,7 @@ mod tests {
             if let Some(w) = walk_leaves(&l) {
                 let d = digits_of(&w).unwrap();
                 let mut got = Vec::new();
-                let _ = search(&d, 0, &mut |_, _, _| false, &mut |c, x| -> Result<(), ()> { got.push((c, x[0])); Ok(()) });
+                let _ = search(&d, 0, &mut |_, _, _, _| false, &mut |c, x| -> Result<(), ()> { got.push((c, x[0])); Ok(()) });
                 let want: Vec<(i64, i64)> = l.walk().unwrap().enumerate().map(|(i, x)| (i as i64, x)).collect();
                 prop_assert_eq!(got, want, "{}", l);
             }
@@ -740,12 +775,12 @@ mod tests {
             if top == 0 || !m.safe(z) {
                 return Ok(());
             }
-            let Some(bx) = &boxes[top - 1] else { return Ok(()) };
-            if !aff.box_ok(bx, x0) {
+            let Some(bx) = &boxes[top] else { return Ok(()) };
+            if !aff.box_ok(bx, x0, 0, 0) {
                 return Ok(());
             }
             let a0 = e.at(x0).unwrap();
-            search(&digits[..top], 0, &mut |_, _, _| false, &mut |c, x| -> Result<(), TestCaseError> {
+            search(&digits[..top], 0, &mut |_, _, _, _| false, &mut |c, x| -> Result<(), TestCaseError> {
                 let want = a0 + digits[..top].iter().zip(&slopes).map(|(g, s)| (c / g.p) % g.e * s).sum::<i64>();
                 prop_assert_eq!(e.at(x0 + x[0]), Ok(want), "{}: {} + {}", l, x0, x[0]);
                 Ok(())
@@ -797,6 +832,18 @@ mod tests {
         })]
         .prop_map(|(shape, stride)| Layout { shape, stride })
         .boxed()
+    }
+
+    /// Up to three leaves with extents up to 16 (so that digits are cut in halves), either sign.
+    fn wide_layout() -> BoxedStrategy<Layout> {
+        let ext = prop_oneof![4 => 1i64..=16, 1 => -9i64..=-1];
+        let strd = prop_oneof![4 => -20i64..=40, 1 => (1i64..8).prop_map(|k| k * 16)];
+        prop::collection::vec((ext, strd), 1..=3)
+            .prop_map(|v| {
+                let (s, d): (Vec<_>, Vec<_>) = v.into_iter().map(|(s, d)| (IntTuple::st(s), IntTuple::st(d))).unzip();
+                Layout { shape: IntTuple::tuple(s), stride: IntTuple::tuple(d) }
+            })
+            .boxed()
     }
 
     /// Compact (bijective, then scaled) layouts, whose compositions and inverses mostly pass.
@@ -956,6 +1003,16 @@ mod tests {
         #[test]
         fn composition_walk_is_the_plain_walk_admissible(a in admissible(), b in admissible(), k in 0usize..6, bump in -2i64..3) {
             composition_same(&a, &b, k, bump)?;
+        }
+
+        #[test]
+        fn composition_walk_is_the_plain_walk_wide(a in prop_oneof![wide_layout(), admissible()], b in wide_layout(), k in 0usize..6, bump in -2i64..3) {
+            composition_same(&a, &b, k, bump)?;
+        }
+
+        #[test]
+        fn left_inverse_walk_is_the_plain_walk_wide(l in wide_layout(), k in 0usize..6, bump in -2i64..3) {
+            left_inverse_same(&l, k, bump)?;
         }
 
         #[test]
