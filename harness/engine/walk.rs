@@ -604,6 +604,70 @@ pub(crate) fn divide_tile<E>(
     (0..n).try_for_each(point)
 }
 
+/// max_common's checks, `A(x_i) == i` and `B(x_i) == i` for `i` in order: with `inv = None`, `x_i`
+/// is the walk of `r` (`check_layout`); with `inv = Some(L)`, `x_i = L(i)` for `i < n` (`Eval1d`,
+/// `check_vector`). `None` when the boxes do not apply (the caller walks as before); else the
+/// walk with the boxes shown to pass skipped (`A`, `B` and `L` evaluated exactly and without an
+/// error, affine with slope 1 per step of `i` through `L`), `point(i, x_i)` on every other `i`,
+/// stopping at its first error.
+pub(crate) fn agree_walk<E>(
+    a: &Layout,
+    b: &Layout,
+    r: &Layout,
+    inv: Option<i64>,
+    mut point: impl FnMut(i64, i64) -> Result<(), E>,
+) -> Option<Result<(), E>> {
+    let (ma, mb) = (Eval1dModel::new(a), Eval1dModel::new(b));
+    let (aa, ab) = (ma.affine()?, mb.affine()?);
+    let (ea, eb, er) = (a.eval_1d(), b.eval_1d(), r.eval_1d());
+    let mr = Eval1dModel::new(r);
+    // The steps of i, and (through L) of x.
+    let (digits, zx, stage1) = match inv {
+        None => {
+            let d = digits_of(&walk_leaves(r)?)?;
+            let z = span_abs(&d, 0)?;
+            (d, z, None)
+        }
+        Some(n) => {
+            let d = vec![Digit { e: n.max(1), p: 1, t: [1, 1] }];
+            let ar = mr.affine()?;
+            let z = mr.bound(n.checked_sub(1)?)?;
+            let (p1, sl, top1) = plan(&ar, &d, 0, |_, _| true);
+            (d, z, Some((ar, p1, sl, top1)))
+        }
+    };
+    if !ma.safe(zx) || !mb.safe(zx) {
+        return None;
+    }
+    let d2: Vec<Digit> = match &stage1 {
+        None => digits.clone(),
+        Some((_, _, sl, _)) => sl.iter().zip(&digits).map(|(&s, g)| Digit { e: g.e, p: g.p, t: [s, s] }).collect(),
+    };
+    let (pa, _, topa) = plan(&aa, &d2, 0, |j, s| s == digits[j].p);
+    let (pb, _, topb) = plan(&ab, &d2, 0, |j, s| s == digits[j].p);
+    let top = topa.min(topb).min(stage1.as_ref().map_or(usize::MAX, |s| s.3));
+    if top == 0 {
+        return None;
+    }
+    let mut cert = |k: usize, len: i64, c: i64, x: [i64; 2]| {
+        let x0 = match &stage1 {
+            None => x[0],
+            Some((ar, p1, _, _)) => {
+                if !ar.cut_ok(p1, k, &digits[k - 1], 0, len, x[0]) {
+                    return false;
+                }
+                let Ok(x0) = er.at(x[0]) else { return false };
+                x0
+            }
+        };
+        aa.cut_ok(&pa, k, &d2[k - 1], 0, len, x0)
+            && ab.cut_ok(&pb, k, &d2[k - 1], 0, len, x0)
+            && ea.at(x0) == Ok(c)
+            && eb.at(x0) == Ok(c)
+    };
+    Some(search(&digits, top, &mut cert, &mut |c, x| point(c, x[0])))
+}
+
 /// `true` when complement's postconditions 1 (`R` ordered), 2 (`R(i) != A(j)` for `i >= 1`) and 6
 /// (`F(j) + R(i)` distinct, `F = filter(A)`) hold and the walks of `A`, `F` and `R` succeed, by
 /// the order of strides (as `fast::complement_ok`, without its size conditions): every extent of
@@ -1063,6 +1127,59 @@ mod tests {
                 all.sort_unstable();
                 prop_assert!(all.windows(2).all(|w| w[0] != w[1]), "6: {} {}", f, r);
             }
+        }
+    }
+
+    /// max_common's checks as they were: every point with crd2idx.
+    fn agree_walked(a: &Layout, b: &Layout, x: i64, i: i64) -> Checked {
+        let av = a.call_int(Int::dy(x))?.value;
+        let bv = b.call_int(Int::dy(x))?.value;
+        if av != i || bv != i {
+            return Err(Violation::cute("mc", format!("A({x}) = {av}, B({x}) = {bv}, expected both {i}")));
+        }
+        Ok(())
+    }
+
+    fn max_common_same(a: &Layout, b: &Layout, k: usize, bump: i64, n: i64) -> Result<(), TestCaseError> {
+        use crate::engine::max_common;
+        let unchecked = |f: &dyn Fn() -> crate::engine::Result<Layout>| crate::engine::without_definition_checks(f);
+        if let Ok(r) = unchecked(&|| max_common::max_common_layout(a, b)) {
+            for r in [bumped(&r, k, bump), r] {
+                let slow = || -> Checked {
+                    for (i, x) in r.values()?.into_iter().enumerate() {
+                        agree_walked(a, b, x, i as i64).map_err(|v| v.context(format!("1: at {r}({i}): ")))?;
+                    }
+                    Ok(())
+                };
+                same(max_common::check_layout(a, b, &r), slow())?;
+            }
+        }
+        let slow = || -> Checked {
+            let inv = crate::engine::right_inverse::right_inverse(b)?;
+            for i in 0..n {
+                let x = inv.call_int(Int::dy(i))?.value;
+                agree_walked(a, b, x, i).map_err(|v| v.context(format!("2: at n = {i}: ")))?;
+            }
+            Ok(())
+        };
+        same(max_common::check_vector(a, b, Int::st(n)), slow())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+        #[test]
+        fn max_common_walks_are_the_plain_walks(
+            a in prop_oneof![wide_layout(), admissible(), signed_layout()],
+            b in prop_oneof![wide_layout(), admissible(), signed_layout()],
+            same_ab in any::<bool>(),
+            k in 0usize..6,
+            bump in -2i64..3,
+            n in 1i64..200,
+        ) {
+            let b = if same_ab { bumped(&a, k + 1, bump) } else { b };
+            max_common_same(&a, &b, k, bump, n)?;
+            max_common_same(&a, &a, k, bump, n)?;
         }
     }
 
