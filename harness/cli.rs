@@ -108,8 +108,30 @@ fn atom_table_cmd(atom: &str) -> ExitCode {
 /// The text `cutecheck eval` prints for one expression: the result (and the grid with `table`),
 /// or one line starting `error:`.
 pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
+    let mut text = String::new();
+    if eval_line_into(expr, table, &mut text) {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// [`eval_line`] written into `out`: returns whether it succeeded.
+fn eval_line_into(expr: &str, table: bool, out: &mut String) -> bool {
+    use std::fmt::Write as _;
+    // Writing into a String cannot fail.
+    macro_rules! error {
+        ($($t:tt)*) => {{
+            let _ = write!(out, "error: ");
+            let _ = writeln!(out, $($t)*);
+            false
+        }};
+    }
     // Parsed once; `print_svg(X)` and `print_layout(L)` are forms of the whole line.
-    let parsed = crate::expr::parse(expr).map_err(|e| format!("error: {e}\n"))?;
+    let parsed = match crate::expr::parse(expr) {
+        Ok(p) => p,
+        Err(e) => return error!("{e}"),
+    };
     let form = match &parsed {
         crate::expr::Expr::Call { name, args, called: true, .. } if args.len() == 1 => name.simple(),
         _ => None,
@@ -118,26 +140,44 @@ pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
         // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
         if let Ok(case) = crate::case::Case::parse(expr, "eval") {
             return match crate::case::engine(&case, false).outcome {
-                crate::case::Outcome::Printed(svg) => Ok(svg),
-                o => Err(format!("error: {}\n", o.lines().join(" ").trim_start_matches("rejected: "))),
+                crate::case::Outcome::Printed(svg) => {
+                    out.push_str(&svg);
+                    true
+                }
+                o => error!("{}", o.lines().join(" ").trim_start_matches("rejected: ")),
             };
         }
     }
     if form == Some("print_layout") {
         let crate::expr::Expr::Call { args, .. } = &parsed else { unreachable!("a call") };
         // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
-        return match eval(&args[0]).map_err(|e| format!("error: {e}\n"))? {
-            Value::Layout(l) => print_layout(&l).map_err(|e| format!("error: {e}\n")),
-            Value::Atom(crate::expr::value::AtomValue::Composed(c)) => {
-                crate::engine::atom::recast::print_layout_composed(&c).map_err(|e| format!("error: {e}\n"))
+        let grid = match eval(&args[0]) {
+            Err(e) => return error!("{e}"),
+            Ok(Value::Layout(l)) => print_layout(&l),
+            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
+            Ok(v) => return error!("print_layout needs a layout, found {}", v.kind()),
+        };
+        return match grid {
+            Ok(g) => {
+                out.push_str(&g);
+                true
             }
-            v => Err(format!("error: print_layout needs a layout, found {}\n", v.kind())),
+            Err(e) => error!("{e}"),
         };
     }
     match eval(&parsed) {
-        Ok(Value::Layout(l)) if table && l.rank() == 2 => print_layout(&l).map_err(|e| format!("error: {e}")),
-        Ok(v) => Ok(format!("{v}\n")),
-        Err(e) => Err(format!("error: {e}\n")),
+        Ok(Value::Layout(l)) if table && l.rank() == 2 => match print_layout(&l) {
+            Ok(g) => {
+                out.push_str(&g);
+                true
+            }
+            Err(e) => error!("{e}"),
+        },
+        Ok(v) => {
+            let _ = writeln!(out, "{v}");
+            true
+        }
+        Err(e) => error!("{e}"),
     }
 }
 
@@ -163,18 +203,22 @@ fn eval_cmd(expr: &str, table: bool) -> ExitCode {
 /// in the engine (a bug) is answered as an `error: internal error` line instead of ending the
 /// batch; the panic message still goes to stderr.
 pub fn answer(line: &str, table: bool) -> (String, bool) {
-    match std::panic::catch_unwind(|| eval_line(line, table)) {
-        Ok(Ok(mut s)) => {
-            if !s.ends_with('\n') {
-                s.push('\n');
+    let mut text = String::new();
+    let ok = answer_into(line, table, &mut text);
+    (text, ok)
+}
+
+/// [`answer`] written into `out` (cleared first): returns whether it succeeded.
+fn answer_into(line: &str, table: bool, out: &mut String) -> bool {
+    out.clear();
+    // A panic leaves `out` half written: it is cleared and the error line written instead.
+    let good = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval_line_into(line, table, out)));
+    match good {
+        Ok(good) => {
+            if !out.ends_with('\n') {
+                out.push('\n');
             }
-            (s, true)
-        }
-        Ok(Err(mut s)) => {
-            if !s.ends_with('\n') {
-                s.push('\n');
-            }
-            (s, false)
+            good
         }
         Err(p) => {
             let msg = p
@@ -182,7 +226,11 @@ pub fn answer(line: &str, table: bool) -> (String, bool) {
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            (format!("error: internal error (a bug in cutecheck; please report it): {}\n", msg.replace('\n', " ")), false)
+            out.clear();
+            out.push_str("error: internal error (a bug in cutecheck; please report it): ");
+            out.push_str(&msg.replace('\n', " "));
+            out.push('\n');
+            false
         }
     }
 }
@@ -249,33 +297,34 @@ pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Lin
 /// is too long or not UTF-8 gets an `error:` line naming its number); never stops early. Returns
 /// whether every line succeeded.
 pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) -> bool {
+    use std::fmt::Write as _;
     let max = crate::limits::INPUT_LEN;
     let mut ok = true;
     let mut n = 0usize;
+    // One buffer for every answer, written to `out` as it comes.
+    let mut text = String::new();
     loop {
         n += 1;
-        let text = match read_line(&mut input, max) {
+        match read_line(&mut input, max) {
             Ok(None) => break,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => continue,
-            Ok(Some(Line::Text(l))) => {
-                let (text, good) = answer(&l, table);
-                ok &= good;
-                text
-            }
+            Ok(Some(Line::Text(l))) => ok &= answer_into(&l, table, &mut text),
             Ok(Some(Line::TooLong(len))) => {
                 ok = false;
-                format!("error: line {n} is {len} bytes long; expressions are limited to {max} bytes\n")
+                text.clear();
+                let _ = writeln!(text, "error: line {n} is {len} bytes long; expressions are limited to {max} bytes");
             }
             Ok(Some(Line::NotUtf8)) => {
                 ok = false;
-                format!("error: line {n} is not valid UTF-8\n")
+                text.clear();
+                let _ = writeln!(text, "error: line {n} is not valid UTF-8");
             }
             Err(e) => {
                 // The input itself failed (not a line's content): say so; nothing more can be read.
                 let _ = writeln!(out, "error: reading stdin after line {}: {e}", n - 1);
                 return false;
             }
-        };
+        }
         if out.write_all(text.as_bytes()).is_err() {
             // stdout is gone (a closed pipe): nobody is left to answer.
             return false;

@@ -28,8 +28,8 @@ pub fn eval(e: &Expr) -> Result<Value> {
         Expr::Underscore { .. } => Ok(Value::Underscore),
         Expr::Tuple { items, .. } => Ok(Value::Tuple(items.iter().map(eval).collect::<Result<_>>()?)),
         Expr::Layout { shape, stride, .. } => {
-            let (s, d) = (eval(shape)?.to_int_tuple()?, eval(stride)?.to_int_tuple()?);
-            Ok(Value::Layout(crate::engine::Layout::new(s, d)?))
+            let s = int_tuple(shape)?;
+            Ok(Value::Layout(crate::engine::Layout::new(s, int_tuple(stride)?)?))
         }
         Expr::Apply { target, args, .. } => {
             let t = eval(target)?;
@@ -46,11 +46,39 @@ pub fn eval(e: &Expr) -> Result<Value> {
     }
 }
 
+/// The int tuple `e` evaluates to (an error if it is no int tuple). A literal of integers and
+/// tuples of them is built directly, without a [`Value`] in between.
+fn int_tuple(e: &Expr) -> Result<IntTuple> {
+    match literal(e) {
+        Some(t) => Ok(t),
+        None => eval(e)?.to_int_tuple(),
+    }
+}
+
+/// `e` as an int tuple when it is integers and tuples of them only (nothing to evaluate, nothing
+/// that can fail); `None` otherwise.
+fn literal(e: &Expr) -> Option<IntTuple> {
+    match e {
+        Expr::Int { value, is_static, .. } => Some(IntTuple::from(Int::new(*value, *is_static))),
+        Expr::Tuple { items, .. } => literals(items),
+        _ => None,
+    }
+}
+
+/// The tuple of `items` when each is a [`literal`].
+fn literals(items: &[Expr]) -> Option<IntTuple> {
+    // Built in one pass; an item that is no literal stops it short of the full rank.
+    let t = IntTuple::tuple(items.iter().map_while(literal));
+    (t.rank() == items.len()).then_some(t)
+}
+
 /// The coordinate of `L(args)`: one argument is the coordinate itself, several form a tuple.
 fn coord_of(args: &[Expr]) -> Result<IntTuple> {
-    let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_>>()?;
-    match vals.as_slice() {
-        [one] => one.to_int_tuple(),
-        many => Value::Tuple(many.to_vec()).to_int_tuple(),
+    if let [one] = args {
+        return int_tuple(one);
     }
+    if let Some(t) = literals(args) {
+        return Ok(t);
+    }
+    Value::Tuple(args.iter().map(eval).collect::<Result<_>>()?).to_int_tuple()
 }
