@@ -127,45 +127,55 @@ fn eval_line_into(expr: &str, table: bool, out: &mut String) -> bool {
             false
         }};
     }
-    // Parsed once; `print_svg(X)` and `print_layout(L)` are forms of the whole line.
-    let parsed = match crate::expr::parse(expr) {
-        Ok(p) => p,
-        Err(e) => return error!("{e}"),
-    };
-    let form = match &parsed {
-        crate::expr::Expr::Call { name, args, called: true, .. } if args.len() == 1 => name.simple(),
-        _ => None,
-    };
-    if form == Some("print_svg") {
-        // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
-        if let Ok(case) = crate::case::Case::parse(expr, "eval") {
-            return match crate::case::engine(&case, false).outcome {
-                crate::case::Outcome::Printed(svg) => {
-                    out.push_str(&svg);
-                    true
-                }
-                o => error!("{}", o.lines().join(" ").trim_start_matches("rejected: ")),
+    // Most lines are answered in one pass over the text; the others (errors, the whole-line forms
+    // `print_svg(X)` and `print_layout(L)`) are parsed, then evaluated.
+    let value = match crate::expr::eval::eval_text(expr) {
+        Some(Err(crate::expr::EvalError::Parse(e))) => return error!("{e}"),
+        Some(Err(crate::expr::EvalError::Engine(e))) => Err(e),
+        Some(Ok(v)) => Ok(v),
+        None => {
+            // Parsed once; `print_svg(X)` and `print_layout(L)` are forms of the whole line.
+            let parsed = match crate::expr::parse(expr) {
+                Ok(p) => p,
+                Err(e) => return error!("{e}"),
             };
-        }
-    }
-    if form == Some("print_layout") {
-        let crate::expr::Expr::Call { args, .. } = &parsed else { unreachable!("a call") };
-        // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
-        let grid = match eval(&args[0]) {
-            Err(e) => return error!("{e}"),
-            Ok(Value::Layout(l)) => print_layout(&l),
-            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
-            Ok(v) => return error!("print_layout needs a layout, found {}", v.kind()),
-        };
-        return match grid {
-            Ok(g) => {
-                out.push_str(&g);
-                true
+            let form = match &parsed {
+                crate::expr::Expr::Call { name, args, called: true, .. } if args.len() == 1 => name.simple(),
+                _ => None,
+            };
+            if form == Some("print_svg") {
+                // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
+                if let Ok(case) = crate::case::Case::parse(expr, "eval") {
+                    return match crate::case::engine(&case, false).outcome {
+                        crate::case::Outcome::Printed(svg) => {
+                            out.push_str(&svg);
+                            true
+                        }
+                        o => error!("{}", o.lines().join(" ").trim_start_matches("rejected: ")),
+                    };
+                }
             }
-            Err(e) => error!("{e}"),
-        };
-    }
-    match eval(&parsed) {
+            if form == Some("print_layout") {
+                let crate::expr::Expr::Call { args, .. } = &parsed else { unreachable!("a call") };
+                // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
+                let grid = match eval(&args[0]) {
+                    Err(e) => return error!("{e}"),
+                    Ok(Value::Layout(l)) => print_layout(&l),
+                    Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
+                    Ok(v) => return error!("print_layout needs a layout, found {}", v.kind()),
+                };
+                return match grid {
+                    Ok(g) => {
+                        out.push_str(&g);
+                        true
+                    }
+                    Err(e) => error!("{e}"),
+                };
+            }
+            eval(&parsed)
+        }
+    };
+    match value {
         Ok(Value::Layout(l)) if table && l.rank() == 2 => match print_layout(&l) {
             Ok(g) => {
                 out.push_str(&g);

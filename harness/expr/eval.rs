@@ -3,7 +3,7 @@
 use crate::engine::{Error, Int, IntTuple, Result};
 
 use super::builtins;
-use super::parse::{parse, Expr, ParseError};
+use super::parse::{parse, parse_with, Build, Expr, Name, ParseError};
 use super::value::Value;
 
 /// A failed evaluation: a parse error or an engine error.
@@ -33,11 +33,7 @@ pub fn eval(e: &Expr) -> Result<Value> {
         }
         Expr::Apply { target, args, .. } => {
             let t = eval(target)?;
-            let coord = coord_of(args)?;
-            match t {
-                Value::Atom(a) => a.apply(&coord),
-                t => Ok(Value::Int(t.to_layout()?.call(&coord)?)),
-            }
+            apply(t, &coord_of(args)?)
         }
         Expr::Call { name, args, called, .. } => {
             let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_>>()?;
@@ -81,4 +77,140 @@ fn coord_of(args: &[Expr]) -> Result<IntTuple> {
         return Ok(t);
     }
     Value::Tuple(args.iter().map(eval).collect::<Result<_>>()?).to_int_tuple()
+}
+
+/// `target(coord)`: a layout, swizzle or swizzled layout evaluated at a coordinate.
+fn apply(target: Value, coord: &IntTuple) -> Result<Value> {
+    match target {
+        Value::Atom(a) => a.apply(coord),
+        Value::Layout(l) => Ok(Value::Int(l.call(coord)?)),
+        t => Ok(Value::Int(t.to_layout()?.call(coord)?)),
+    }
+}
+
+/// Parse and evaluate `text` in one pass, without the [`Expr`] tree (`cutecheck eval -`'s way):
+/// what [`eval_str`] answers, or `None` where a call of a `print_*` name (the whole-line forms are
+/// the caller's) or a panic leaves it to the caller to parse, then evaluate. The parser hands the
+/// nodes over in the order [`eval`] evaluates them (operands left to right, a call after its
+/// arguments, a layout's shape made an int tuple before its stride is read), nothing is evaluated
+/// after the first error, and a parse error anywhere comes first, so the answer is `eval_str`'s.
+pub fn eval_text(text: &str) -> Option<Result<Value, EvalError>> {
+    let mut build = Fused { error: None, refused: false };
+    // A panic is left to the caller's `eval` to meet again (or a parse error further on first).
+    let node = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_with(text, &mut build))).ok()?;
+    match (node, build.error) {
+        (Err(e), _) => Some(Err(e.into())),
+        _ if build.refused => None,
+        (Ok(_), Some(e)) => Some(Err(e.into())),
+        (Ok(node), None) => Some(Ok(node.value())),
+    }
+}
+
+/// [`eval_text`]'s nodes: an int tuple literal is kept as the tuple (a layout literal's shape and
+/// stride go straight into the layout), anything else is evaluated as it is read.
+enum Node {
+    Lit(IntTuple),
+    Val(Value),
+    /// Not evaluated: something failed before (`Fused::error`) or was refused.
+    Failed,
+}
+
+impl Node {
+    /// The value `eval` gives the node's expression.
+    fn value(self) -> Value {
+        match self {
+            Node::Lit(t) => Value::from_int_tuple(&t),
+            Node::Val(v) => v,
+            Node::Failed => Value::Underscore,
+        }
+    }
+    /// [`int_tuple`] of the node's expression.
+    fn int_tuple(self) -> Result<IntTuple> {
+        match self {
+            Node::Lit(t) => Ok(t),
+            n => n.value().to_int_tuple(),
+        }
+    }
+}
+
+/// [`eval_text`]'s builder: [`eval`] bottom up, up to the first error.
+struct Fused {
+    /// The first error: nothing after it is evaluated.
+    error: Option<Error>,
+    /// A `print_*` name was called.
+    refused: bool,
+}
+
+impl Fused {
+    fn stopped(&self) -> bool {
+        self.error.is_some() || self.refused
+    }
+    fn node(&mut self, r: Result<Node>) -> Node {
+        r.unwrap_or_else(|e| {
+            self.error = Some(e);
+            Node::Failed
+        })
+    }
+    /// The int tuple of `L(args)`'s coordinate ([`coord_of`]).
+    fn coord(args: Vec<Node>) -> Result<IntTuple> {
+        if args.len() == 1 {
+            return args.into_iter().next().map_or(Ok(IntTuple::tuple([])), Node::int_tuple);
+        }
+        Fused::lits(args).map_or_else(|args| Value::Tuple(args.into_iter().map(Node::value).collect()).to_int_tuple(), Ok)
+    }
+    /// The tuple of `items` when each is a literal, else the items back.
+    fn lits(items: Vec<Node>) -> std::result::Result<IntTuple, Vec<Node>> {
+        if !items.iter().all(|a| matches!(a, Node::Lit(_))) {
+            return Err(items);
+        }
+        Ok(IntTuple::tuple(items.into_iter().filter_map(|a| if let Node::Lit(t) = a { Some(t) } else { None })))
+    }
+}
+
+impl Build for Fused {
+    type Node = Node;
+    fn int(&mut self, value: i64, is_static: bool, _: usize) -> Node {
+        Node::Lit(IntTuple::from(Int::new(value, is_static)))
+    }
+    fn underscore(&mut self, _: usize) -> Node {
+        Node::Val(Value::Underscore)
+    }
+    fn tuple(&mut self, items: Vec<Node>, _: usize) -> Node {
+        if self.stopped() {
+            return Node::Failed;
+        }
+        Fused::lits(items).map_or_else(|items| Node::Val(Value::Tuple(items.into_iter().map(Node::value).collect())), Node::Lit)
+    }
+    fn shape(&mut self, shape: Node) -> Node {
+        if self.stopped() {
+            return Node::Failed;
+        }
+        let t = shape.int_tuple().map(Node::Lit);
+        self.node(t)
+    }
+    fn layout(&mut self, shape: Node, stride: Node, _: usize) -> Node {
+        if self.stopped() {
+            return Node::Failed;
+        }
+        let l = stride.int_tuple().and_then(|d| crate::engine::Layout::new(shape.int_tuple()?, d));
+        self.node(l.map(|l| Node::Val(Value::Layout(l))))
+    }
+    fn call(&mut self, name: Name, args: Vec<Node>, called: bool, _: usize) -> Node {
+        if name.simple().is_some_and(|n| n.starts_with("print_")) {
+            self.refused = true;
+        }
+        if self.stopped() {
+            return Node::Failed;
+        }
+        let vals: Vec<Value> = args.into_iter().map(Node::value).collect();
+        let v = builtins::call(&name, &vals, called).map(Node::Val);
+        self.node(v)
+    }
+    fn apply(&mut self, target: Node, args: Vec<Node>, _: usize) -> Node {
+        if self.stopped() {
+            return Node::Failed;
+        }
+        let v = Fused::coord(args).and_then(|c| apply(target.value(), &c)).map(Node::Val);
+        self.node(v)
+    }
 }

@@ -133,10 +133,57 @@ pub const MAX_NESTING: usize = crate::limits::NESTING;
 pub const MAX_LEN: usize = crate::limits::INPUT_LEN;
 
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
+    parse_with(text, &mut ExprBuild)
+}
+
+/// What the parser makes of each form of the grammar, bottom up in the order of the text: the
+/// [`Expr`] tree ([`parse`]), or values evaluated as the text is read (`eval::eval_text`). One
+/// parser for both: the same text is accepted or refused with the same error.
+pub trait Build {
+    type Node;
+    fn int(&mut self, value: i64, is_static: bool, col: usize) -> Self::Node;
+    fn underscore(&mut self, col: usize) -> Self::Node;
+    fn tuple(&mut self, items: Vec<Self::Node>, col: usize) -> Self::Node;
+    /// The shape of a layout `shape:stride`, once the ':' is read (before the stride).
+    fn shape(&mut self, shape: Self::Node) -> Self::Node {
+        shape
+    }
+    fn layout(&mut self, shape: Self::Node, stride: Self::Node, col: usize) -> Self::Node;
+    fn call(&mut self, name: Name, args: Vec<Self::Node>, called: bool, col: usize) -> Self::Node;
+    fn apply(&mut self, target: Self::Node, args: Vec<Self::Node>, col: usize) -> Self::Node;
+}
+
+/// [`parse`]'s builder: the [`Expr`] tree.
+struct ExprBuild;
+
+impl Build for ExprBuild {
+    type Node = Expr;
+    fn int(&mut self, value: i64, is_static: bool, col: usize) -> Expr {
+        Expr::Int { value, is_static, col }
+    }
+    fn underscore(&mut self, col: usize) -> Expr {
+        Expr::Underscore { col }
+    }
+    fn tuple(&mut self, items: Vec<Expr>, col: usize) -> Expr {
+        Expr::Tuple { items, col }
+    }
+    fn layout(&mut self, shape: Expr, stride: Expr, col: usize) -> Expr {
+        Expr::Layout { shape: Box::new(shape), stride: Box::new(stride), col }
+    }
+    fn call(&mut self, name: Name, args: Vec<Expr>, called: bool, col: usize) -> Expr {
+        Expr::Call { name, args, called, col }
+    }
+    fn apply(&mut self, target: Expr, args: Vec<Expr>, col: usize) -> Expr {
+        Expr::Apply { target: Box::new(target), args, col }
+    }
+}
+
+/// Parse `text` with the builder `build`.
+pub fn parse_with<B: Build>(text: &str, build: &mut B) -> Result<B::Node, ParseError> {
     if text.len() > MAX_LEN {
         return Err(ParseError { col: 1, msg: format!("expression longer than {MAX_LEN} bytes") });
     }
-    let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, ascii: text.is_ascii(), seen: Cell::new((0, 1)) };
+    let mut p = Parser { build, text, bytes: text.as_bytes(), pos: 0, depth: 0, ascii: text.is_ascii(), seen: Cell::new((0, 1)) };
     p.skip_ws();
     if p.at_end() {
         return Err(p.err("empty expression"));
@@ -153,7 +200,8 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
 /// a non-ASCII character never matches one, and `pos` (a byte offset) stays on a character
 /// boundary (whitespace, the only thing skipped that may be non-ASCII, is skipped by character).
 /// Errors count columns in characters, as the user sees them ([`Parser::err`]).
-struct Parser<'a> {
+struct Parser<'a, B: Build> {
+    build: &'a mut B,
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -164,7 +212,7 @@ struct Parser<'a> {
     seen: Cell<(usize, usize)>,
 }
 
-impl Parser<'_> {
+impl<B: Build> Parser<'_, B> {
     /// An error at the current position.
     fn err(&self, msg: &str) -> ParseError {
         self.err_at(self.pos, msg)
@@ -243,15 +291,16 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn expr(&mut self) -> Result<Expr, ParseError> {
+    fn expr(&mut self) -> Result<B::Node, ParseError> {
         self.nest()?;
         self.skip_ws();
         let col = self.col_of(self.pos);
         let mut e = self.operand(col)?;
         if self.eat(b':') {
+            e = self.build.shape(e);
             self.skip_ws();
             let stride = self.operand(self.col_of(self.pos))?;
-            e = Expr::Layout { shape: Box::new(e), stride: Box::new(stride), col };
+            e = self.build.layout(e, stride, col);
         }
         // Each application wraps the expression once more: it counts as one level of nesting.
         let mut chain = 0;
@@ -263,14 +312,14 @@ impl Parser<'_> {
             self.nest()?;
             chain += 1;
             let args = self.args()?;
-            e = Expr::Apply { target: Box::new(e), args, col };
+            e = self.build.apply(e, args, col);
         }
         self.depth -= 1 + chain;
         Ok(e)
     }
 
     /// `( expr, ... )` including the parentheses; `()` gives no items.
-    fn args(&mut self) -> Result<Vec<Expr>, ParseError> {
+    fn args(&mut self) -> Result<Vec<B::Node>, ParseError> {
         self.expect(b'(')?;
         let mut items = Vec::new();
         if self.eat(b')') {
@@ -315,34 +364,34 @@ impl Parser<'_> {
     }
 
     /// An operand starting at the current position, its column `col`.
-    fn operand(&mut self, col: usize) -> Result<Expr, ParseError> {
+    fn operand(&mut self, col: usize) -> Result<B::Node, ParseError> {
         match self.peek() {
             None => Err(self.err("unexpected end of input")),
             Some(b'(') => {
                 let items = self.args()?;
-                Ok(Expr::Tuple { items, col })
+                Ok(self.build.tuple(items, col))
             }
             Some(c) if c.is_ascii_digit() || c == b'-' => {
                 let value = self.number()?;
-                Ok(Expr::Int { value, is_static: false, col })
+                Ok(self.build.int(value, false, col))
             }
             Some(b'_') if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == b'-') => {
                 self.pos += 1;
                 let value = self.number()?;
-                Ok(Expr::Int { value, is_static: true, col })
+                Ok(self.build.int(value, true, col))
             }
             Some(b'_') if !self.peek_at(1).is_some_and(is_ident_char) => {
                 self.pos += 1;
-                Ok(Expr::Underscore { col })
+                Ok(self.build.underscore(col))
             }
             Some(c) if is_ident_start(c) => {
                 let name = self.name()?;
                 self.skip_ws();
                 if self.peek() == Some(b'(') {
                     let args = self.args()?;
-                    Ok(Expr::Call { name, args, called: true, col })
+                    Ok(self.build.call(name, args, true, col))
                 } else {
-                    Ok(Expr::Call { name, args: Vec::new(), called: false, col })
+                    Ok(self.build.call(name, Vec::new(), false, col))
                 }
             }
             Some(_) => Err(self.err(&format!("unexpected '{}'", self.peek_char().unwrap_or(' ')))),
