@@ -133,28 +133,44 @@ pub const MAX_NESTING: usize = crate::limits::NESTING;
 pub const MAX_LEN: usize = crate::limits::INPUT_LEN;
 
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
-    parse_with(text, &mut ExprBuild)
+    parse_with(text, &mut ExprBuild { items: Vec::new() })
 }
 
 /// What the parser makes of each form of the grammar, bottom up in the order of the text: the
 /// [`Expr`] tree ([`parse`]), or values evaluated as the text is read (`eval::eval_text`). One
-/// parser for both: the same text is accepted or refused with the same error.
+/// parser for both: the same text is accepted or refused with the same error. The items of a
+/// parenthesized list are [`Build::push`]ed as they are read; the tuple, call or evaluation that
+/// ends the list takes the last `n` pushed (lists nest: an inner list is taken before the outer
+/// one goes on), so no list of items is kept per tuple.
 pub trait Build {
     type Node;
     fn int(&mut self, value: i64, is_static: bool, col: usize) -> Self::Node;
     fn underscore(&mut self, col: usize) -> Self::Node;
-    fn tuple(&mut self, items: Vec<Self::Node>, col: usize) -> Self::Node;
+    /// One item of the list being read.
+    fn push(&mut self, item: Self::Node);
+    /// `(items)`: the last `n` items pushed.
+    fn tuple(&mut self, n: usize, col: usize) -> Self::Node;
     /// The shape of a layout `shape:stride`, once the ':' is read (before the stride).
     fn shape(&mut self, shape: Self::Node) -> Self::Node {
         shape
     }
     fn layout(&mut self, shape: Self::Node, stride: Self::Node, col: usize) -> Self::Node;
-    fn call(&mut self, name: Name, args: Vec<Self::Node>, called: bool, col: usize) -> Self::Node;
-    fn apply(&mut self, target: Self::Node, args: Vec<Self::Node>, col: usize) -> Self::Node;
+    /// `name(args)` (the last `n` items pushed) or a bare name (`n` 0, `called` false).
+    fn call(&mut self, name: Name, n: usize, called: bool, col: usize) -> Self::Node;
+    /// `target(args)`, the last `n` items pushed.
+    fn apply(&mut self, target: Self::Node, n: usize, col: usize) -> Self::Node;
 }
 
 /// [`parse`]'s builder: the [`Expr`] tree.
-struct ExprBuild;
+struct ExprBuild {
+    items: Vec<Expr>,
+}
+
+impl ExprBuild {
+    fn take(&mut self, n: usize) -> Vec<Expr> {
+        self.items.split_off(self.items.len() - n)
+    }
+}
 
 impl Build for ExprBuild {
     type Node = Expr;
@@ -164,17 +180,20 @@ impl Build for ExprBuild {
     fn underscore(&mut self, col: usize) -> Expr {
         Expr::Underscore { col }
     }
-    fn tuple(&mut self, items: Vec<Expr>, col: usize) -> Expr {
-        Expr::Tuple { items, col }
+    fn push(&mut self, item: Expr) {
+        self.items.push(item);
+    }
+    fn tuple(&mut self, n: usize, col: usize) -> Expr {
+        Expr::Tuple { items: self.take(n), col }
     }
     fn layout(&mut self, shape: Expr, stride: Expr, col: usize) -> Expr {
         Expr::Layout { shape: Box::new(shape), stride: Box::new(stride), col }
     }
-    fn call(&mut self, name: Name, args: Vec<Expr>, called: bool, col: usize) -> Expr {
-        Expr::Call { name, args, called, col }
+    fn call(&mut self, name: Name, n: usize, called: bool, col: usize) -> Expr {
+        Expr::Call { name, args: self.take(n), called, col }
     }
-    fn apply(&mut self, target: Expr, args: Vec<Expr>, col: usize) -> Expr {
-        Expr::Apply { target: Box::new(target), args, col }
+    fn apply(&mut self, target: Expr, n: usize, col: usize) -> Expr {
+        Expr::Apply { target: Box::new(target), args: self.take(n), col }
     }
 }
 
@@ -222,6 +241,7 @@ impl<B: Build> Parser<'_, B> {
         ParseError { col: self.col_of(at), msg: msg.to_string() }
     }
     /// The 1-based column (in characters) of byte offset `at`, a character boundary.
+    #[inline]
     fn col_of(&self, at: usize) -> usize {
         if self.ascii {
             return at + 1;
@@ -237,12 +257,15 @@ impl<B: Build> Parser<'_, B> {
         self.seen.set((at, col));
         col
     }
+    #[inline]
     fn at_end(&self) -> bool {
         self.pos >= self.bytes.len()
     }
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
+    #[inline]
     fn peek_at(&self, k: usize) -> Option<u8> {
         self.bytes.get(self.pos + k).copied()
     }
@@ -250,7 +273,15 @@ impl<B: Build> Parser<'_, B> {
     fn peek_char(&self) -> Option<char> {
         self.text.get(self.pos..).and_then(|s| s.chars().next())
     }
+    #[inline]
     fn skip_ws(&mut self) {
+        // Most calls find a token: one test for every byte above ' ' (ASCII whitespace is below).
+        if self.peek().is_none_or(|b| b > b' ' && b.is_ascii()) {
+            return;
+        }
+        self.skip_ws_slow();
+    }
+    fn skip_ws_slow(&mut self) {
         while let Some(b) = self.peek() {
             if b.is_ascii() {
                 // char::is_whitespace on ASCII: '\t', '\n', '\x0B', '\x0C', '\r', ' '.
@@ -266,6 +297,7 @@ impl<B: Build> Parser<'_, B> {
             }
         }
     }
+    #[inline]
     fn eat(&mut self, c: u8) -> bool {
         self.skip_ws();
         if self.peek() == Some(c) {
@@ -311,27 +343,30 @@ impl<B: Build> Parser<'_, B> {
             }
             self.nest()?;
             chain += 1;
-            let args = self.args()?;
-            e = self.build.apply(e, args, col);
+            let n = self.args()?;
+            e = self.build.apply(e, n, col);
         }
         self.depth -= 1 + chain;
         Ok(e)
     }
 
-    /// `( expr, ... )` including the parentheses; `()` gives no items.
-    fn args(&mut self) -> Result<Vec<B::Node>, ParseError> {
+    /// `( expr, ... )` including the parentheses, each item pushed to the builder; the number of
+    /// items (`()` has none).
+    fn args(&mut self) -> Result<usize, ParseError> {
         self.expect(b'(')?;
-        let mut items = Vec::new();
         if self.eat(b')') {
-            return Ok(items);
+            return Ok(0);
         }
+        let mut n = 0;
         loop {
-            items.push(self.expr()?);
+            let e = self.expr()?;
+            self.build.push(e);
+            n += 1;
             if self.eat(b',') {
                 continue;
             }
             self.expect(b')')?;
-            return Ok(items);
+            return Ok(n);
         }
     }
 
@@ -368,8 +403,8 @@ impl<B: Build> Parser<'_, B> {
         match self.peek() {
             None => Err(self.err("unexpected end of input")),
             Some(b'(') => {
-                let items = self.args()?;
-                Ok(self.build.tuple(items, col))
+                let n = self.args()?;
+                Ok(self.build.tuple(n, col))
             }
             Some(c) if c.is_ascii_digit() || c == b'-' => {
                 let value = self.number()?;
@@ -388,10 +423,10 @@ impl<B: Build> Parser<'_, B> {
                 let name = self.name()?;
                 self.skip_ws();
                 if self.peek() == Some(b'(') {
-                    let args = self.args()?;
-                    Ok(self.build.call(name, args, true, col))
+                    let n = self.args()?;
+                    Ok(self.build.call(name, n, true, col))
                 } else {
-                    Ok(self.build.call(name, Vec::new(), false, col))
+                    Ok(self.build.call(name, 0, false, col))
                 }
             }
             Some(_) => Err(self.err(&format!("unexpected '{}'", self.peek_char().unwrap_or(' ')))),
