@@ -247,20 +247,20 @@ fn answer_into(line: &str, table: bool, out: &mut String) -> bool {
 
 /// One stdin line as read by [`eval_lines`].
 #[derive(Debug, PartialEq, Eq)]
-pub enum Line {
-    /// A line of text (without its newline).
-    Text(String),
+pub enum Line<'a> {
+    /// A line of text (without its newline), in the caller's buffer.
+    Text(&'a str),
     /// A line longer than [`crate::limits::INPUT_LEN`] bytes (only its length is kept).
     TooLong(usize),
     /// A line that is not UTF-8.
     NotUtf8,
 }
 
-/// Read one line of at most `max` bytes (its newline excluded) from `r`, consuming the rest of a
-/// longer line without keeping it. `None` at the end of the input; read errors other than
-/// interruptions end the input.
-pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Line>> {
-    let mut buf = Vec::new();
+/// Read one line of at most `max` bytes (its newline excluded) from `r` into `buf` (cleared
+/// first, reused from line to line), consuming the rest of a longer line without keeping it.
+/// `None` at the end of the input; read errors other than interruptions end the input.
+pub fn read_line<'b>(r: &mut impl BufRead, max: usize, buf: &'b mut Vec<u8>) -> std::io::Result<Option<Line<'b>>> {
+    buf.clear();
     let mut len = 0usize;
     let mut any = false;
     loop {
@@ -297,7 +297,7 @@ pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Lin
     if buf.last() == Some(&b'\r') {
         buf.pop();
     }
-    Ok(Some(match String::from_utf8(buf) {
+    Ok(Some(match std::str::from_utf8(buf) {
         Ok(s) => Line::Text(s),
         Err(_) => Line::NotUtf8,
     }))
@@ -311,14 +311,14 @@ pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) ->
     let max = crate::limits::INPUT_LEN;
     let mut ok = true;
     let mut n = 0usize;
-    // One buffer for every answer, written to `out` as it comes.
-    let mut text = String::new();
+    // One buffer for every line and one for every answer, written to `out` as it comes.
+    let (mut line, mut text) = (Vec::new(), String::new());
     loop {
         n += 1;
-        match read_line(&mut input, max) {
+        match read_line(&mut input, max, &mut line) {
             Ok(None) => break,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => continue,
-            Ok(Some(Line::Text(l))) => ok &= answer_into(&l, table, &mut text),
+            Ok(Some(Line::Text(l))) => ok &= answer_into(l, table, &mut text),
             Ok(Some(Line::TooLong(len))) => {
                 ok = false;
                 text.clear();
@@ -351,10 +351,10 @@ fn expressions(expr: &str) -> Vec<Result<String, String>> {
         return vec![Ok(expr.to_string())];
     }
     let (max, mut v, mut n) = (crate::limits::INPUT_LEN, Vec::new(), 0usize);
-    let mut input = std::io::stdin().lock();
+    let (mut input, mut line) = (std::io::stdin().lock(), Vec::new());
     loop {
         n += 1;
-        match read_line(&mut input, max) {
+        match read_line(&mut input, max, &mut line) {
             Ok(None) => return v,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => {}
             Ok(Some(Line::Text(l))) => v.push(Ok(l.trim().to_string())),
