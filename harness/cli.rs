@@ -116,64 +116,28 @@ pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
     }
 }
 
+/// Writing `error: ...` and a newline into a String (which cannot fail); false, the line failed.
+macro_rules! error {
+    ($out:expr, $($t:tt)*) => {{
+        let _ = write!($out, "error: ");
+        let _ = writeln!($out, $($t)*);
+        false
+    }};
+}
+
 /// [`eval_line`] written into `out`: returns whether it succeeded.
 fn eval_line_into(expr: &str, table: bool, out: &mut String) -> bool {
     use std::fmt::Write as _;
-    // Writing into a String cannot fail.
-    macro_rules! error {
-        ($($t:tt)*) => {{
-            let _ = write!(out, "error: ");
-            let _ = writeln!(out, $($t)*);
-            false
-        }};
-    }
-    // Most lines are answered in one pass over the text; the others (errors, the whole-line forms
-    // `print_svg(X)` and `print_layout(L)`) are parsed, then evaluated.
+    // Most lines are answered in one pass over the text; the others (the whole-line forms
+    // `print_svg(X)` and `print_layout(L)`, a panic) are parsed, then evaluated.
     let value = match crate::expr::eval::eval_text(expr) {
-        Some(Err(crate::expr::EvalError::Parse(e))) => return error!("{e}"),
+        Some(Err(crate::expr::EvalError::Parse(e))) => return error!(out, "{e}"),
         Some(Err(crate::expr::EvalError::Engine(e))) => Err(e),
         Some(Ok(v)) => Ok(v),
-        None => {
-            // Parsed once; `print_svg(X)` and `print_layout(L)` are forms of the whole line.
-            let parsed = match crate::expr::parse(expr) {
-                Ok(p) => p,
-                Err(e) => return error!("{e}"),
-            };
-            let form = match &parsed {
-                crate::expr::Expr::Call { name, args, called: true, .. } if args.len() == 1 => name.simple(),
-                _ => None,
-            };
-            if form == Some("print_svg") {
-                // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
-                if let Ok(case) = crate::case::Case::parse(expr, "eval") {
-                    return match crate::case::engine(&case, false).outcome {
-                        crate::case::Outcome::Printed(svg) => {
-                            out.push_str(&svg);
-                            true
-                        }
-                        o => error!("{}", o.lines().join(" ").trim_start_matches("rejected: ")),
-                    };
-                }
-            }
-            if form == Some("print_layout") {
-                let crate::expr::Expr::Call { args, .. } = &parsed else { unreachable!("a call") };
-                // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
-                let grid = match eval(&args[0]) {
-                    Err(e) => return error!("{e}"),
-                    Ok(Value::Layout(l)) => print_layout(&l),
-                    Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
-                    Ok(v) => return error!("print_layout needs a layout, found {}", v.kind()),
-                };
-                return match grid {
-                    Ok(g) => {
-                        out.push_str(&g);
-                        true
-                    }
-                    Err(e) => error!("{e}"),
-                };
-            }
-            eval(&parsed)
-        }
+        None => match parse_then_eval(expr, out) {
+            std::ops::ControlFlow::Continue(v) => v,
+            std::ops::ControlFlow::Break(good) => return good,
+        },
     };
     match value {
         Ok(Value::Layout(l)) if table && l.rank() == 2 => match print_layout(&l) {
@@ -181,14 +145,61 @@ fn eval_line_into(expr: &str, table: bool, out: &mut String) -> bool {
                 out.push_str(&g);
                 true
             }
-            Err(e) => error!("{e}"),
+            Err(e) => error!(out, "{e}"),
         },
         Ok(v) => {
             let _ = writeln!(out, "{v}");
             true
         }
-        Err(e) => error!("{e}"),
+        Err(e) => error!(out, "{e}"),
     }
+}
+
+/// A line parsed, then evaluated: its value, or (`Break(whether it succeeded)`) its whole answer
+/// written into `out`: a parse error, or one of the whole-line forms `print_svg(X)` and
+/// `print_layout(L)`.
+fn parse_then_eval(expr: &str, out: &mut String) -> std::ops::ControlFlow<bool, crate::engine::Result<Value>> {
+    use std::fmt::Write as _;
+    use std::ops::ControlFlow::Break;
+    // Parsed once; `print_svg(X)` and `print_layout(L)` are forms of the whole line.
+    let parsed = match crate::expr::parse(expr) {
+        Ok(p) => p,
+        Err(e) => return Break(error!(out, "{e}")),
+    };
+    let form = match &parsed {
+        crate::expr::Expr::Call { name, args, called: true, .. } if args.len() == 1 => name.simple(),
+        _ => None,
+    };
+    if form == Some("print_svg") {
+        // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
+        if let Ok(case) = crate::case::Case::parse(expr, "eval") {
+            return Break(match crate::case::engine(&case, false).outcome {
+                crate::case::Outcome::Printed(svg) => {
+                    out.push_str(&svg);
+                    true
+                }
+                o => error!(out, "{}", o.lines().join(" ").trim_start_matches("rejected: ")),
+            });
+        }
+    }
+    if form == Some("print_layout") {
+        let crate::expr::Expr::Call { args, .. } = &parsed else { unreachable!("a call") };
+        // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
+        let grid = match eval(&args[0]) {
+            Err(e) => return Break(error!(out, "{e}")),
+            Ok(Value::Layout(l)) => print_layout(&l),
+            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
+            Ok(v) => return Break(error!(out, "print_layout needs a layout, found {}", v.kind())),
+        };
+        return Break(match grid {
+            Ok(g) => {
+                out.push_str(&g);
+                true
+            }
+            Err(e) => error!(out, "{e}"),
+        });
+    }
+    std::ops::ControlFlow::Continue(eval(&parsed))
 }
 
 fn eval_cmd(expr: &str, table: bool) -> ExitCode {
