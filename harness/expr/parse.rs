@@ -526,6 +526,22 @@ mod tests {
     }
 
     #[test]
+    fn columns_count_characters() {
+        // Non-ASCII whitespace is skipped like ASCII whitespace; a column counts characters.
+        let e = parse("\u{3000}(1,\u{3000}é)").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (6, "unexpected 'é'"));
+        let e = parse("(1,2)\u{a0}x").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (7, "unexpected 'x' after the expression"));
+        let e = parse("(é\u{3000}").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (2, "unexpected 'é'"));
+        let e = parse("f<é>").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (3, "expected a name"));
+        let e = parse("\u{2003}(1,\u{2003}99999999999)").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (6, "integer 99999999999 does not fit CuTe's 32-bit int"));
+        assert_eq!(round_trip("\u{3000}_4\u{2003}:\u{3000}(_1\u{a0},2)"), "_4:(_1,2)");
+    }
+
+    #[test]
     fn evaluation_chains_count_as_nesting() {
         // 48 KB of `(0)` under the 64 KiB input limit: refused by depth, not by a stack overflow.
         let long = format!("_1{}", "(0)".repeat(16_000));
