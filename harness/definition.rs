@@ -214,7 +214,7 @@ fn unzip(r: &Layout, a_rank: usize, t: usize, how: &str) -> Option<Layout> {
     }
     // A regrouped mode may come wrapped in 1-tuples (`((_6,_6))`); the by-mode form has none.
     let unwrap = |mut l: Layout| {
-        while l.rank() == 1 && matches!(l.shape, crate::engine::IntTuple::Tuple(_)) {
+        while l.rank() == 1 && l.shape.is_tuple() {
             match l.mode(0) {
                 Ok(m) => l = m,
                 Err(_) => break,

@@ -32,7 +32,7 @@ pub use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::engine::atom::{copy, mma};
-use crate::engine::{Int, IntTuple, Layout};
+use crate::engine::{Int, IntTuple, Tup, View, Layout};
 use crate::expr::{parse, Expr};
 use crate::gen::Staticness;
 
@@ -215,7 +215,7 @@ fn leaf_count(max: usize) -> BoxedStrategy<usize> {
 }
 
 fn leaf(v: i64, s: bool) -> IntTuple {
-    IntTuple::Leaf(Int::new(v, s))
+    IntTuple::leaf(Int::new(v, s))
 }
 
 /// Group a flat list of leaves into a random nesting: at most 6 modes per level, depth up to 4
@@ -256,7 +256,7 @@ fn group(items: Vec<(IntTuple, IntTuple)>, next: &mut dyn FnMut() -> usize, dept
         }
     }
     let (s, d): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
-    (IntTuple::Tuple(s), IntTuple::Tuple(d))
+    (IntTuple::tuple(s), IntTuple::tuple(d))
 }
 
 fn tagger(st: Staticness, tags: Vec<bool>) -> impl Fn(usize) -> bool {
@@ -490,14 +490,14 @@ fn product_admissible(a: &Layout, b: &Layout) -> bool {
 
 /// A coordinate for a layout of shape `shape`, in range: per mode a 1-D integer or (for a tuple
 /// mode) a coordinate of its own, so 1-D, top-level and hierarchical coordinates all occur.
-fn coord_for(shape: &IntTuple, picks: &[u32], k: &mut usize) -> String {
+fn coord_for(shape: &Tup, picks: &[u32], k: &mut usize) -> String {
     let mut pick = || {
         *k += 1;
         picks[*k % picks.len()] as i64
     };
-    match shape {
-        IntTuple::Leaf(n) => (pick() % n.value.max(1)).to_string(),
-        IntTuple::Tuple(items) => {
+    match shape.view() {
+        View::Leaf(n) => (pick() % n.value.max(1)).to_string(),
+        View::Tuple(items) => {
             if pick() % 3 == 0 {
                 let n = shape.product().map(|i| i.value).unwrap_or(1).max(1);
                 return (pick() % n).to_string();

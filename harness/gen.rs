@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use crate::engine::{Int, IntTuple, Layout};
+use crate::engine::{Int, IntTuple, Tup, View, Layout};
 
 /// How leaves are tagged static or dynamic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,17 +25,17 @@ pub fn int(lo: i64, hi: i64, st: Staticness) -> impl Strategy<Value = Int> {
 
 /// A shape: nested tuples (rank 1-4 per level, depth up to `depth`) of extents in `1..=max_extent`.
 pub fn shape(depth: u32, max_extent: i64, st: Staticness) -> impl Strategy<Value = IntTuple> {
-    let leaf = int(1, max_extent, st).prop_map(IntTuple::Leaf);
-    leaf.prop_recursive(depth, 8, 3, |inner| prop::collection::vec(inner, 1..=4).prop_map(IntTuple::Tuple))
+    let leaf = int(1, max_extent, st).prop_map(IntTuple::leaf);
+    leaf.prop_recursive(depth, 8, 3, |inner| prop::collection::vec(inner, 1..=4).prop_map(IntTuple::tuple))
 }
 
 /// A stride congruent to `shape`, each leaf in `0..=max_stride` with the given static-ness.
-pub fn stride_for(shape: &IntTuple, max_stride: i64, st: Staticness) -> BoxedStrategy<IntTuple> {
-    match shape {
-        IntTuple::Leaf(_) => int(0, max_stride, st).prop_map(IntTuple::Leaf).boxed(),
-        IntTuple::Tuple(v) => {
+pub fn stride_for(shape: &Tup, max_stride: i64, st: Staticness) -> BoxedStrategy<IntTuple> {
+    match shape.view() {
+        View::Leaf(_) => int(0, max_stride, st).prop_map(IntTuple::leaf).boxed(),
+        View::Tuple(v) => {
             let parts: Vec<BoxedStrategy<IntTuple>> = v.iter().map(|s| stride_for(s, max_stride, st)).collect();
-            parts.prop_map(IntTuple::Tuple).boxed()
+            parts.prop_map(IntTuple::tuple).boxed()
         }
     }
 }
@@ -72,9 +72,9 @@ pub fn compact_layout(depth: u32, max_extent: i64, st: Staticness) -> impl Strat
 /// A small shape (for brute-force checks): a leaf, or a tuple of 1-3 modes each a leaf or a pair
 /// of leaves; extents in `1..=max_extent`, so at most 6 leaves.
 pub fn small_shape(max_extent: i64, st: Staticness) -> BoxedStrategy<IntTuple> {
-    let leaf = int(1, max_extent, st).prop_map(IntTuple::Leaf).boxed();
-    let inner = prop_oneof![leaf.clone(), prop::collection::vec(leaf.clone(), 1..=2).prop_map(IntTuple::Tuple)];
-    prop_oneof![1 => leaf, 3 => prop::collection::vec(inner, 1..=3).prop_map(IntTuple::Tuple)].boxed()
+    let leaf = int(1, max_extent, st).prop_map(IntTuple::leaf).boxed();
+    let inner = prop_oneof![leaf.clone(), prop::collection::vec(leaf.clone(), 1..=2).prop_map(IntTuple::tuple)];
+    prop_oneof![1 => leaf, 3 => prop::collection::vec(inner, 1..=3).prop_map(IntTuple::tuple)].boxed()
 }
 
 /// A small arbitrary layout: [`small_shape`] with strides in `0..=max_stride`.

@@ -246,7 +246,7 @@ fn divide_divisibility_fails(case: &Case) -> bool {
     };
     by_mode(a, b).iter().any(|(a, b)| {
         let Ok(size) = a.size() else { return false };
-        let Ok(c) = complement::complement_unchecked(b, Some(&crate::engine::IntTuple::Leaf(size)))
+        let Ok(c) = complement::complement_unchecked(b, Some(&crate::engine::IntTuple::leaf(size)))
         else {
             return false;
         };
@@ -262,7 +262,7 @@ fn product_pairs(case: &Case) -> Vec<(Layout, Layout)> {
         .into_iter()
         .filter_map(|(a, b)| {
             let m = a.size().ok()?.mul(b.cosize().ok()?).ok()?;
-            let c = complement::complement_unchecked(&a, Some(&crate::engine::IntTuple::Leaf(m))).ok()?;
+            let c = complement::complement_unchecked(&a, Some(&crate::engine::IntTuple::leaf(m))).ok()?;
             Some((c, b))
         })
         .collect()
@@ -299,7 +299,7 @@ fn product_divisibility_fails(case: &Case) -> bool {
             return false;
         };
         let Ok(m) = sa.mul(cb) else { return false };
-        let Ok(c) = complement::complement_unchecked(a, Some(&crate::engine::IntTuple::Leaf(m)))
+        let Ok(c) = complement::complement_unchecked(a, Some(&crate::engine::IntTuple::leaf(m)))
         else {
             return false;
         };
@@ -412,10 +412,10 @@ fn complement_breaks_cute_definition(case: &Case) -> bool {
             Err(_) => return false,
         },
     };
-    let Ok(r) = crate::engine::complement::complement_unchecked(a, cot.as_ref()) else {
+    let Ok(r) = crate::engine::complement::complement_unchecked(a, cot.as_deref()) else {
         return false;
     };
-    crate::engine::complement::check_postconditions(a, cot.as_ref(), &r).is_err_and(|e| e.is_cute())
+    crate::engine::complement::check_postconditions(a, cot.as_deref(), &r).is_err_and(|e| e.is_cute())
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

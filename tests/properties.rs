@@ -128,7 +128,7 @@ proptest! {
     #[test]
     fn coalesce_by_profile(l in any_layout(), k in 1usize..=3) {
         let k = k.min(l.rank());
-        let profile = IntTuple::Tuple(vec![IntTuple::st(1); k]);
+        let profile = IntTuple::tuple(vec![IntTuple::st(1); k]);
         let r = coalesce::coalesce_by(&l, &profile).unwrap();
         prop_assert_eq!(r.rank(), l.rank());
         for (i, (m, rm)) in l.modes().iter().zip(r.modes()).enumerate() {
@@ -175,7 +175,7 @@ proptest! {
     #[test]
     fn composition_identity(a in prop_oneof![small_compact(4, 1, AllStatic), small_layout(4, 24, AllStatic)]) {
         let n = a.size().unwrap();
-        let id = Layout::col_major(IntTuple::Leaf(n)).unwrap();
+        let id = Layout::col_major(IntTuple::leaf(n)).unwrap();
         let r = composition::composition(&a, &id).unwrap();
         for i in 0..n.value {
             prop_assert_eq!(r.call_int(Int::dy(i)).unwrap().value, a.call_int(Int::dy(i)).unwrap().value);
@@ -203,7 +203,7 @@ proptest! {
     // complement 1-3; for a compact (injective, static) layout it is always defined.
     #[test]
     fn complement_postconditions(a in prop_oneof![small_compact(4, 1, AllStatic), small_compact(3, 2, AllStatic), small_layout(3, 8, Mixed)], k in 1i64..=3) {
-        let cot = IntTuple::Leaf(Int::st(a.size().unwrap().value * k * 2));
+        let cot = IntTuple::leaf(Int::st(a.size().unwrap().value * k * 2));
         let compact = all_static(&a) && {
             let mut v = a.values().unwrap();
             v.sort_unstable();
@@ -266,9 +266,9 @@ proptest! {
     // complement with a shape as cotarget (CuTe folds ceil_div over its modes).
     #[test]
     fn complement_tuple_cotarget(a in small_compact(3, 1, AllStatic), extra in prop::collection::vec(1i64..=3, 1..=2)) {
-        let mut modes = vec![IntTuple::Leaf(a.size().unwrap())];
+        let mut modes = vec![IntTuple::leaf(a.size().unwrap())];
         modes.extend(extra.iter().map(|&x| IntTuple::st(x)));
-        let cot = IntTuple::Tuple(modes);
+        let cot = IntTuple::tuple(modes);
         let r = complement::complement(&a, Some(&cot)).unwrap();
         prop_assert_eq!(complement::check_postconditions(&a, Some(&cot), &r), Ok(()));
     }

@@ -65,7 +65,7 @@ pub(crate) fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout>
         return Ok(out);
     }
     // Before 3.8: coalesce(zip(...), tuple_repeat<R>(_1)), each mode coalesced on its own.
-    coalesce_by(&out, &IntTuple::Tuple(vec![IntTuple::st(1); r]))
+    coalesce_by(&out, &IntTuple::tuple(vec![IntTuple::st(1); r]))
 }
 
 /// `blocked_product(A, B)` for layouts.
@@ -116,7 +116,7 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Checked
                 let (na, np) = (amodes[k].size()?.value, pmodes[k].size()?.value);
                 coord.push(IntTuple::dy(if raked { cj[k] + np * ci[k] } else { ci[k] + na * cj[k] }));
             }
-            let coord = if rank == 1 { coord.pop().expect("one mode") } else { IntTuple::Tuple(coord) };
+            let coord = if rank == 1 { coord.pop().expect("one mode") } else { IntTuple::tuple(coord) };
             let got = r.call(&coord)?.value;
             if got != x + y {
                 return Err(Violation::cute(CITE_BLOCKED, format!("2: {r}{coord} = {got} but {ap}({i}) + {p1}({j}) = {}", x + y)));

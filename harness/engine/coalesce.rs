@@ -31,7 +31,7 @@
 use super::error::{Error, Result};
 use super::postcondition::{Checked, Violation};
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{Builder, IntTuple, Tup, View};
 use super::layout::Layout;
 
 /// A list of flat (extent, stride) modes. (An inline stack buffer was tried here and measured
@@ -49,9 +49,9 @@ impl Coalesced {
     /// The shape of [`Coalesced::to_layout`].
     pub(crate) fn shape(&self) -> IntTuple {
         if !self.tuple {
-            return IntTuple::Leaf(self.modes[0].0);
+            return IntTuple::leaf(self.modes[0].0);
         }
-        IntTuple::Tuple(self.modes.iter().map(|m| IntTuple::Leaf(m.0)).collect())
+        IntTuple::of_leaves(self.modes.iter().map(|m| m.0))
     }
     pub(crate) fn to_layout(&self) -> Layout {
         if !self.tuple {
@@ -59,8 +59,8 @@ impl Coalesced {
             return Layout::leaf(s, d);
         }
         Layout {
-            shape: IntTuple::Tuple(self.modes.iter().map(|m| IntTuple::Leaf(m.0)).collect()),
-            stride: IntTuple::Tuple(self.modes.iter().map(|m| IntTuple::Leaf(m.1)).collect()),
+            shape: IntTuple::of_leaves(self.modes.iter().map(|m| m.0)),
+            stride: IntTuple::of_leaves(self.modes.iter().map(|m| m.1)),
         }
     }
 }
@@ -149,13 +149,17 @@ pub(crate) fn coalesce_pairs(mut pairs: Pairs, display: impl FnOnce() -> String)
 
 /// Apply `f` to the first `profile.rank()` modes of `layout` (paired with the profile's modes) and
 /// keep the remaining modes: CuTe's `transform_layout(layout, profile, f)`.
-pub(crate) fn by_mode<P>(
+pub(crate) fn by_mode<P: IntoIterator>(
     layout: &Layout,
-    profile: &[P],
+    profile: P,
     what: &'static str,
-    mut f: impl FnMut(&Layout, &P) -> Result<Layout>,
-) -> Result<Layout> {
+    mut f: impl FnMut(&Layout, P::Item) -> Result<Layout>,
+) -> Result<Layout>
+where
+    P::IntoIter: ExactSizeIterator,
+{
     let (sm, dm) = (layout.shape.modes(), layout.stride.modes());
+    let mut profile = profile.into_iter();
     if profile.len() > sm.len() {
         return Err(Error::Rejected {
             condition: "tuple_size<IntTuple>::value <= Layout::rank",
@@ -163,40 +167,40 @@ pub(crate) fn by_mode<P>(
         });
     }
     // make_layout of the modes, each result moved in (not cloned as Layout::concat would).
-    let (mut shape, mut stride) = (Vec::with_capacity(sm.len()), Vec::with_capacity(sm.len()));
-    for (k, (s, d)) in sm.iter().zip(dm).enumerate() {
-        if k < profile.len() {
-            let r = f(&Layout { shape: s.clone(), stride: d.clone() }, &profile[k])?;
-            shape.push(r.shape);
-            stride.push(r.stride);
+    let (mut shape, mut stride) = (Builder::new(), Builder::new());
+    for (s, d) in sm.iter().zip(dm) {
+        if let Some(p) = profile.next() {
+            let r = f(&Layout { shape: s.to_owned(), stride: d.to_owned() }, p)?;
+            shape.push(&r.shape);
+            stride.push(&r.stride);
         } else {
-            shape.push(s.clone());
-            stride.push(d.clone());
+            shape.push(s);
+            stride.push(d);
         }
     }
-    Ok(Layout { shape: IntTuple::Tuple(shape), stride: IntTuple::Tuple(stride) })
+    Ok(Layout { shape: shape.finish(), stride: stride.finish() })
 }
 
 /// CuTe's `coalesce(layout, trg_profile)`: coalesce each mode selected by a tuple profile.
-pub fn coalesce_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
-    match profile {
-        IntTuple::Leaf(_) => coalesce(layout),
-        IntTuple::Tuple(p) => by_mode(layout, p, "coalesce", coalesce_by),
+pub fn coalesce_by(layout: &Layout, profile: &Tup) -> Result<Layout> {
+    match profile.view() {
+        View::Leaf(_) => coalesce(layout),
+        View::Tuple(p) => by_mode(layout, p, "coalesce", coalesce_by),
     }
 }
 
 /// CuTe's `coalesce(shape)` for an int tuple: flatten, then multiply neighbours that are both
 /// static or both dynamic. A leaf stays a leaf; the result is a leaf when everything merged.
-pub fn coalesce_shape(shape: &IntTuple) -> Result<IntTuple> {
+pub fn coalesce_shape(shape: &Tup) -> Result<IntTuple> {
     if !shape.is_tuple() {
-        return Ok(shape.clone());
+        return Ok(shape.to_owned());
     }
     let leaves = shape.leaves();
     let Some((&first, rest)) = leaves.split_first() else {
-        return Ok(shape.clone());
+        return Ok(shape.to_owned());
     };
     if !shape.is_tuple() {
-        return Ok(shape.clone());
+        return Ok(shape.to_owned());
     }
     let mut acc = vec![first];
     for &a in rest {
@@ -207,7 +211,7 @@ pub fn coalesce_shape(shape: &IntTuple) -> Result<IntTuple> {
             acc.push(a);
         }
     }
-    Ok(if acc.len() == 1 { IntTuple::Leaf(acc[0]) } else { IntTuple::Tuple(acc.into_iter().map(IntTuple::Leaf).collect()) })
+    Ok(if acc.len() == 1 { IntTuple::leaf(acc[0]) } else { IntTuple::of_leaves(acc) })
 }
 
 /// Check the numbered postconditions of `coalesce(layout) == result` (CuTe's first, see the

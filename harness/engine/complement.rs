@@ -61,42 +61,41 @@ use super::error::{Error, Result};
 use super::postcondition::{enforce, Checked, Violation};
 use super::filter::filter;
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{Builder, IntTuple, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::compact_col_major;
 
 /// CuTe's `ceil_div(cotarget, d)` for an int tuple and an integer: fold `d` over the modes.
-fn ceil_div_tuple(a: &IntTuple, b: Int) -> Result<IntTuple> {
-    match a {
-        IntTuple::Leaf(x) => Ok(IntTuple::Leaf(rt(x.ceil_div(b), *x, b)?)),
-        IntTuple::Tuple(v) => {
-            let mut rest = IntTuple::Leaf(b);
-            let mut out = Vec::with_capacity(v.len());
+fn ceil_div_tuple(a: &Tup, b: Int) -> Result<IntTuple> {
+    match a.view() {
+        View::Leaf(x) => Ok(IntTuple::leaf(rt(x.ceil_div(b), x, b)?)),
+        View::Tuple(v) => {
+            let mut r = b;
+            let mut out = Builder::new();
             for ai in v {
-                let r = rest.as_leaf().expect("rest stays an integer");
-                out.push(ceil_div_tuple(ai, r)?);
+                out.push(&ceil_div_tuple(ai, r)?);
                 // ceil_div(rest, ai): an integer over a tuple divides by the tuple's product.
                 let p = ai.product()?;
-                rest = IntTuple::Leaf(rt(r.ceil_div(p), r, p)?);
+                r = rt(r.ceil_div(p), r, p)?;
             }
-            Ok(IntTuple::Tuple(out))
+            Ok(out.finish())
         }
     }
 }
 
 /// CuTe's algorithm for `complement(A, cotarget)` without the definition check.
-pub fn complement_unchecked(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
+pub fn complement_unchecked(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     complement_impl(a, filter_modes(a)?, cotarget)
 }
 
 /// CuTe's algorithm on `f = filter(A)` (given as flat modes).
-fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&IntTuple>) -> Result<Layout> {
+fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&Tup>) -> Result<Layout> {
     let own;
     let cot = match cotarget {
         Some(c) => c,
         None => {
-            own = IntTuple::Leaf(cosize_pairs(&f.modes)?);
+            own = IntTuple::leaf(cosize_pairs(&f.modes)?);
             &own
         }
     };
@@ -137,15 +136,15 @@ fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&IntTuple>) -> Res
     let rest_shape = coalesce_shape(&ceil_div_tuple(cot, new_stride)?)?;
     let rest_stride = compact_col_major(&rest_shape, new_stride)?;
     // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
-    match (&rest_shape, &rest_stride) {
-        (IntTuple::Leaf(n), IntTuple::Leaf(d)) => leaves.push((*n, *d)),
+    match (rest_shape.as_leaf(), rest_stride.as_leaf()) {
+        (Some(n), Some(d)) => leaves.push((n, d)),
         _ => rest_shape.leaves().into_iter().zip(rest_stride.leaves()).for_each(|p| leaves.push(p)),
     }
     Ok(coalesce_pairs(leaves, String::new)?.to_layout())
 }
 
 /// `complement(A, cotarget)`; refuses results that violate the definition.
-pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
+pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     if !checks_on() {
         return deferred(|| complement_unchecked(a, cotarget));
     }
@@ -166,7 +165,7 @@ pub fn complement(a: &Layout, cotarget: Option<&IntTuple>) -> Result<Layout> {
 /// `walkable(make_layout(f, r))` without building the pair: the size is folded over the leaves of
 /// `f` then `r` (as `size` of the pair would), and the pair is only built for the error message.
 fn walkable_pair(f: &Coalesced, r: &Layout) -> Result<()> {
-    let n = r.shape.fold_product(f.modes.iter().try_fold(Int::st(1), |acc, m| acc.mul(m.0)));
+    let n = r.shape.fold_product(f.modes.iter().try_fold(Int::st(1), |acc, m| acc.mul(m.0)).map_err(Error::from));
     match n {
         Ok(n) if n.value <= MAX_WALK => Ok(()),
         _ => super::composition::walkable(&Layout::concat(&[f.to_layout(), r.clone()])),
@@ -175,7 +174,7 @@ fn walkable_pair(f: &Coalesced, r: &Layout) -> Result<()> {
 
 /// [`check_postconditions`] for `complement(A, cotarget) == R`, answered in O(rank) when the
 /// analytic certificate ([`super::fast::complement_ok`]) and postcondition 4 hold.
-pub fn verified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked {
+pub fn verified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> Checked {
     if certified(a, cotarget, r) {
         return Ok(());
     }
@@ -184,7 +183,7 @@ pub fn verified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked 
 
 /// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`
 /// (it shows 1-3 and 5-7, postcondition 4 is computed directly).
-pub(crate) fn certified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
+pub(crate) fn certified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
     let Ok(f) = filter_modes(a) else { return false };
     let cot = match cotarget {
         Some(c) => c.product(),
@@ -194,7 +193,7 @@ pub(crate) fn certified(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> 
 }
 
 /// The size of the cotarget: `size(cotarget)`, or `cosize(filter(A))` without one.
-fn cotarget_size(a: &Layout, cotarget: Option<&IntTuple>) -> Result<i64> {
+fn cotarget_size(a: &Layout, cotarget: Option<&Tup>) -> Result<i64> {
     Ok(match cotarget {
         Some(c) => c.product()?.value,
         None => cosize_pairs(&filter(a)?.leaf_pairs())?.value,
@@ -202,7 +201,7 @@ fn cotarget_size(a: &Layout, cotarget: Option<&IntTuple>) -> Result<i64> {
 }
 
 /// Postcondition 4: `cosize(R) <= round_up(size(cotarget), cosize(A))`.
-fn upper_bound_holds(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> bool {
+fn upper_bound_holds(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
     let (Ok(n), Ok(ca), Ok(cr)) = (cotarget_size(a, cotarget), cosize_pairs(&a.leaf_pairs()), cosize_pairs(&r.leaf_pairs())) else {
         return false;
     };
@@ -240,7 +239,7 @@ pub(crate) fn extents_positive(r: &Layout) -> Checked {
 
 /// Check the numbered postconditions of `complement(A, cotarget) == R` (CuTe's 0-5 first, then
 /// ours 6-7).
-pub fn check_postconditions(a: &Layout, cotarget: Option<&IntTuple>, r: &Layout) -> Checked {
+pub fn check_postconditions(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> Checked {
     extents_positive(r)?;
     let f = filter(a)?;
     let rv = r.values()?;

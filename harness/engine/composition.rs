@@ -53,7 +53,7 @@ use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
-use super::int_tuple::{compatible, IntTuple};
+use super::int_tuple::{compatible, Builder, IntTuple, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::Tiler;
@@ -63,19 +63,19 @@ fn sign(i: Int) -> Int {
 }
 
 /// `detail::composition_impl` on a coalesced `A` (flat modes) and `B`'s shape/stride.
-fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layout> {
-    let (s, t) = match (rs, rd) {
-        (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
+fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
+    let (s, t) = match (rs.view(), rd.view()) {
+        (View::Tuple(ss), View::Tuple(dd)) => {
             // Every mode is instantiated by the compiler: a compile-time condition failing in any
             // mode wins over a run-time failure in an earlier one.
             let compile_time = |e: &Error| matches!(e, Error::StrideDivisibility { .. } | Error::ShapeDivisibility { .. });
-            let (mut shape, mut stride) = (Vec::with_capacity(ss.len()), Vec::with_capacity(ss.len()));
+            let (mut shape, mut stride) = (Builder::new(), Builder::new());
             let mut first_err = None;
             for (s, d) in ss.iter().zip(dd) {
                 match composition_impl(a, s, d) {
                     Ok(l) => {
-                        shape.push(l.shape);
-                        stride.push(l.stride);
+                        shape.push(&l.shape);
+                        stride.push(&l.stride);
                     }
                     Err(e) if compile_time(&e) => return Err(e),
                     Err(e) => {
@@ -86,9 +86,9 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
             if let Some(e) = first_err {
                 return Err(e);
             }
-            return Ok(Layout { shape: IntTuple::Tuple(shape), stride: IntTuple::Tuple(stride) });
+            return Ok(Layout { shape: shape.finish(), stride: stride.finish() });
         }
-        (IntTuple::Leaf(s), IntTuple::Leaf(t)) => (*s, *t),
+        (View::Leaf(s), View::Leaf(t)) => (s, t),
         _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
     };
     if t.is_static_value(0) {
@@ -104,7 +104,7 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
     }
     let modes = &a.modes;
     let r = modes.len();
-    let (mut res_s, mut res_d) = (Vec::with_capacity(r), Vec::with_capacity(r));
+    let (mut res_s, mut res_d) = (Builder::new(), Builder::new());
     let (mut rest_s, mut rest_d) = (s, t);
     // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
     // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
@@ -126,8 +126,8 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
             }
         }
         let abs_d = rest_d.abs()?;
-        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d)?;
-        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs)?.mul(sign(rest_d))?;
+        let next_shape = rt(cs.ceil_div(abs_d).map_err(Error::from), cs, abs_d)?;
+        let next_stride = rt(abs_d.ceil_div(cs).map_err(Error::from), abs_d, cs)?.mul(sign(rest_d))?;
         if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
             rest_d = next_stride;
         } else {
@@ -140,9 +140,9 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
                     ),
                 });
             }
-            res_s.push(IntTuple::Leaf(new_shape));
-            res_d.push(IntTuple::Leaf(rest_d.mul(cd)?));
-            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape)?;
+            res_s.push_leaf(new_shape);
+            res_d.push_leaf(rest_d.mul(cd)?);
+            rest_s = rt(rest_s.div(new_shape).map_err(Error::from), rest_s, new_shape)?;
             rest_d = next_stride;
         }
     }
@@ -155,14 +155,14 @@ fn composition_impl(a: &Coalesced, rs: &IntTuple, rd: &IntTuple) -> Result<Layou
     }
     if rest_s.is_static_value(1) {
         if res_s.len() == 1 {
-            let (IntTuple::Leaf(s0), IntTuple::Leaf(d0)) = (&res_s[0], &res_d[0]) else { unreachable!("leaves") };
-            return Ok(Layout::leaf(*s0, *d0));
+            let (s, d) = (res_s.finish(), res_d.finish());
+            return Ok(Layout { shape: s.mode(0)?.to_owned(), stride: d.mode(0)?.to_owned() });
         }
     } else {
-        res_s.push(IntTuple::Leaf(rest_s));
-        res_d.push(IntTuple::Leaf(rest_d.mul(last_d)?));
+        res_s.push_leaf(rest_s);
+        res_d.push_leaf(rest_d.mul(last_d)?);
     }
-    Ok(Layout { shape: IntTuple::Tuple(res_s), stride: IntTuple::Tuple(res_d) })
+    Ok(Layout { shape: res_s.finish(), stride: res_d.finish() })
 }
 
 /// CuTe before 4.2 (3.5.1 to 3.8): `shape_div(a, b)` on integers. Both static: `static_assert(a % b
@@ -178,7 +178,7 @@ fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(Result<Int>, Int, Int) -> Re
             return Err(Error::Rejected { condition: "Static shape_div failure", detail: format!("shape_div({a}, {b})") });
         }
     }
-    let q = rt(a.div(b), a, b)?;
+    let q = rt(a.div(b).map_err(Error::from), a, b)?;
     if q.value != 0 || (q.is_static_value(0) && a.is_static_value(0)) {
         return Ok(q);
     }
@@ -261,7 +261,7 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
     match t {
         Tiler::Layout(b) => composition_unchecked(a, b),
         Tiler::Underscore => Ok(a.clone()),
-        Tiler::Int(n) => composition_impl(&coalesce_x_modes(a)?, &IntTuple::Leaf(*n), &IntTuple::st(1)),
+        Tiler::Int(n) => composition_impl(&coalesce_x_modes(a)?, &IntTuple::leaf(*n), &IntTuple::st(1)),
         Tiler::Tuple(items) => {
             let modes = a.modes();
             if items.len() > modes.len() {

@@ -56,66 +56,80 @@
 //! computed next to the certificate by `complement::certified`.
 
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{Tup, View};
 use super::layout::{Layout, MAX_WALK};
 
 /// Most flat leaves a certificate handles; larger operands use the brute-force checks.
 const CAP: usize = 24;
 
-/// A small stack buffer of flat `(extent, stride)` modes.
-#[derive(Clone, Copy)]
+/// A small buffer of flat `(extent, stride)` modes: inline (not initialised until pushed) up to 8,
+/// at most [`CAP`].
+#[derive(Clone)]
 pub(crate) struct Flat {
-    items: [(i64, i64); CAP],
-    len: usize,
+    items: smallvec::SmallVec<[(i64, i64); 8]>,
+}
+
+/// The canonical form of a [`Flat`], mode by mode ([`Flat::canonical`]): greedily from the
+/// left, each mode of extent > 1 absorbs the following ones while `n*d == d'` (checked).
+struct Canonical<'a> {
+    rest: &'a [(i64, i64)],
+}
+
+impl Iterator for Canonical<'_> {
+    type Item = (i64, i64);
+    fn next(&mut self) -> Option<(i64, i64)> {
+        let skip = |r: &mut &[(i64, i64)]| {
+            while r.first().is_some_and(|m| m.0 == 1) {
+                *r = &r[1..];
+            }
+        };
+        skip(&mut self.rest);
+        let (&(mut n, d), rest) = self.rest.split_first()?;
+        self.rest = rest;
+        loop {
+            skip(&mut self.rest);
+            let Some(&(n2, d2)) = self.rest.first() else { break };
+            match (n.checked_mul(d), n.checked_mul(n2)) {
+                (Some(end), Some(m)) if end == d2 => {
+                    n = m;
+                    self.rest = &self.rest[1..];
+                }
+                _ => break,
+            }
+        }
+        Some((n, d))
+    }
 }
 
 impl Flat {
     pub(crate) fn new() -> Flat {
-        Flat { items: [(0, 0); CAP], len: 0 }
+        Flat { items: smallvec::SmallVec::new() }
     }
     pub(crate) fn push(&mut self, m: (i64, i64)) -> Option<()> {
-        *self.items.get_mut(self.len)? = m;
-        self.len += 1;
+        if self.items.len() >= CAP {
+            return None;
+        }
+        self.items.push(m);
         Some(())
     }
     pub(crate) fn as_slice(&self) -> &[(i64, i64)] {
-        &self.items[..self.len]
+        &self.items
     }
     /// The leaves of a shape/stride pair (congruent), depth first.
-    pub(crate) fn of(shape: &IntTuple, stride: &IntTuple) -> Option<Flat> {
+    pub(crate) fn of(shape: &Tup, stride: &Tup) -> Option<Flat> {
         let mut f = Flat::new();
         f.extend(shape, stride)?;
         Some(f)
     }
-    fn extend(&mut self, shape: &IntTuple, stride: &IntTuple) -> Option<()> {
-        match (shape, stride) {
-            (IntTuple::Leaf(s), IntTuple::Leaf(d)) => self.push((s.value, d.value)),
-            (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => {
-                s.iter().zip(d).try_for_each(|(s, d)| self.extend(s, d))
-            }
-            _ => None,
+    fn extend(&mut self, shape: &Tup, stride: &Tup) -> Option<()> {
+        if !shape.congruent(stride) {
+            return None;
         }
+        shape.leaf_iter().zip(stride.leaf_iter()).try_for_each(|(s, d)| self.push((s.value, d.value)))
     }
-    /// The canonical form: extent-1 modes dropped, neighbours `n:d, n':n*d` merged.
-    fn canonical(&self) -> Flat {
-        let mut out = Flat::new();
-        for &(n, d) in self.as_slice() {
-            if n == 1 {
-                continue;
-            }
-            if out.len > 0 {
-                let (pn, pd) = out.items[out.len - 1];
-                if pn.checked_mul(pd) == Some(d) {
-                    if let Some(m) = pn.checked_mul(n) {
-                        out.items[out.len - 1] = (m, pd);
-                        continue;
-                    }
-                }
-            }
-            out.items[out.len] = (n, d);
-            out.len += 1;
-        }
-        out
+    /// The canonical form: extent-1 modes dropped, neighbours `n:d, n':n*d` merged (streamed).
+    fn canonical(&self) -> Canonical<'_> {
+        Canonical { rest: self.as_slice() }
     }
     fn product(&self) -> Option<i64> {
         self.as_slice().iter().try_fold(1i64, |acc, &(n, _)| acc.checked_mul(n))
@@ -169,24 +183,28 @@ struct CompState<'a> {
 }
 
 impl CompState<'_> {
-    fn walk(&mut self, bs: &IntTuple, bd: &IntTuple, rs: &IntTuple, rd: &IntTuple) -> Option<()> {
-        match (bs, bd) {
-            (IntTuple::Tuple(ss), IntTuple::Tuple(dd)) => {
-                let (IntTuple::Tuple(rss), IntTuple::Tuple(rdd)) = (rs, rd) else { return None };
+    fn walk(&mut self, bs: &Tup, bd: &Tup, rs: &Tup, rd: &Tup) -> Option<()> {
+        match (bs.view(), bd.view()) {
+            (View::Tuple(ss), View::Tuple(dd)) => {
+                let (View::Tuple(rss), View::Tuple(rdd)) = (rs.view(), rd.view()) else { return None };
                 if ss.len() != dd.len() || rss.len() != ss.len() || rdd.len() != ss.len() {
                     return None;
                 }
-                for k in 0..ss.len() {
-                    self.walk(&ss[k], &dd[k], &rss[k], &rdd[k])?;
+                for (((s, d), r), e) in ss.iter().zip(dd).zip(rss).zip(rdd) {
+                    self.walk(s, d, r, e)?;
                 }
                 Some(())
             }
-            (IntTuple::Leaf(s), IntTuple::Leaf(t)) => self.leaf(*s, *t, Flat::of(rs, rd)?),
+            (View::Leaf(s), View::Leaf(t)) => {
+                let mut rk = Flat::new();
+                rk.extend(rs, rd)?;
+                self.leaf(s, t, &rk)
+            }
             _ => None,
         }
     }
 
-    fn leaf(&mut self, s: Int, t: Int, rk: Flat) -> Option<()> {
+    fn leaf(&mut self, s: Int, t: Int, rk: &Flat) -> Option<()> {
         let (s, t) = (s.value, t.value);
         // A negative stride only where `A` is one leaf: `A(x) = x * d` for every integer `x`.
         if s < 1 || (t < 0 && self.pa.len() > 1) || rk.as_slice().iter().any(|&(n, _)| n < 1) {
@@ -228,8 +246,7 @@ impl CompState<'_> {
                 self.quotient = self.quotient.checked_add((rest_s - 1).checked_mul(rest_t.checked_abs()?)?)?;
             }
         }
-        let (cl, cr) = (l.canonical(), rk.canonical());
-        (cl.as_slice() == cr.as_slice() && rk.product() == Some(s)).then_some(())
+        (l.canonical().eq(rk.canonical()) && rk.product() == Some(s)).then_some(())
     }
 }
 
@@ -244,7 +261,7 @@ pub fn same_function(a: &Layout, b: &Layout) -> bool {
         && positive(&fb)
         && fa.product().is_some()
         && fa.product() == fb.product()
-        && fa.canonical().as_slice() == fb.canonical().as_slice()
+        && fa.canonical().eq(fb.canonical())
 }
 
 /// `true` when `L(R(i)) == i` for every `i < size(R)` (right_inverse's postcondition 1) follows
@@ -304,14 +321,14 @@ fn complement_cert(f: &[(Int, Int)], cot: i64, r: &Layout) -> Option<()> {
     for &m in pf.as_slice().iter().filter(|m| m.0 > 1) {
         all.push(m)?;
     }
-    let n = all.len;
-    all.items[..n].sort_unstable_by_key(|m| m.1);
+    all.items.sort_unstable_by_key(|m| m.1);
     increasing(all.as_slice())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::IntTuple;
     use crate::engine::{complement, composition, filter};
     use crate::gen::{self, Staticness};
     use proptest::prelude::*;
@@ -332,7 +349,7 @@ mod tests {
         Ok(fast)
     }
 
-    fn comp_sound_cot(a: &Layout, cot: &IntTuple) -> Result<bool, TestCaseError> {
+    fn comp_sound_cot(a: &Layout, cot: &Tup) -> Result<bool, TestCaseError> {
         let Ok(r) = complement::complement_unchecked(a, Some(cot)) else { return Ok(false) };
         // complement::certified: this certificate plus postcondition 4 (computed directly).
         let fast = complement::certified(a, Some(cot), &r);
@@ -359,7 +376,7 @@ mod tests {
             let mut k = 0;
             let stride = r.stride.map_leaves(&mut |d| {
                 k += 1;
-                if k == 1 { d.add(Int::st(bump)) } else { Ok(d) }
+                if k == 1 { Ok(d.add(Int::st(bump))?) } else { Ok(d) }
             });
             stride.map(|stride| Layout { shape: r.shape.clone(), stride })
         };
@@ -399,7 +416,7 @@ mod tests {
         ) {
             // Compact operands (and B scaled) are the admissible common case: the certificate
             // should mostly apply, and must agree with the brute-force check when it does.
-            let bs = Layout { shape: b.shape.clone(), stride: b.stride.map_leaves(&mut |d| d.mul(Int::st(scale))).unwrap() };
+            let bs = Layout { shape: b.shape.clone(), stride: b.stride.map_leaves(&mut |d| Ok(d.mul(Int::st(scale))?)).unwrap() };
             comp_sound(&a, &b)?;
             comp_sound(&a, &bs)?;
         }
@@ -427,7 +444,7 @@ mod tests {
             let mut k = 0;
             let stride = b.stride.map_leaves(&mut |t| {
                 k += 1;
-                if flip >> (k % 32) & 1 == 1 { Int::new(-t.value, t.is_static).mul(Int::st(1)) } else { Ok(t) }
+                if flip >> (k % 32) & 1 == 1 { Ok(Int::new(-t.value, t.is_static).mul(Int::st(1))?) } else { Ok(t) }
             }).unwrap();
             let b = Layout { shape: b.shape.clone(), stride };
             comp_sound(&Layout::leaf(Int::st(n), Int::st(d)), &b)?;

@@ -29,7 +29,7 @@ use super::coalesce::{by_mode, coalesce_pairs, Coalesced};
 use super::error::Result;
 use super::postcondition::{Checked, Violation};
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
 
 /// CuTe's `filter_zeros(layout)`.
@@ -62,10 +62,10 @@ pub(crate) fn filter_modes(layout: &Layout) -> Result<Coalesced> {
 }
 
 /// CuTe's `filter(layout, trg_profile)`.
-pub fn filter_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
-    match profile {
-        IntTuple::Leaf(_) => filter(layout),
-        IntTuple::Tuple(p) => by_mode(layout, p, "filter", filter_by),
+pub fn filter_by(layout: &Layout, profile: &Tup) -> Result<Layout> {
+    match profile.view() {
+        View::Leaf(_) => filter(layout),
+        View::Tuple(p) => by_mode(layout, p, "filter", filter_by),
     }
 }
 

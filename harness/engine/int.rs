@@ -14,7 +14,56 @@
 
 use std::fmt;
 
-use super::error::{Error, Result};
+use super::error::Error;
+
+/// The failure of one integer operation: small, so that `IntResult<Int>` is returned in registers
+/// (the engine's [`Error`] is 48 bytes); `?` turns it into [`Error::Overflow`] or
+/// [`Error::DivisionByZero`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntError {
+    Overflow(Op),
+    DivisionByZero,
+}
+
+/// The operation that overflowed (named in [`Error::Overflow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Addition,
+    Subtraction,
+    Multiplication,
+    Division,
+    Remainder,
+    Abs,
+    Lcm,
+    CeilDiv,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Addition => "addition",
+            Op::Subtraction => "subtraction",
+            Op::Multiplication => "multiplication",
+            Op::Division => "division",
+            Op::Remainder => "remainder",
+            Op::Abs => "abs",
+            Op::Lcm => "lcm",
+            Op::CeilDiv => "ceil_div",
+        }
+    }
+}
+
+impl From<IntError> for Error {
+    fn from(e: IntError) -> Error {
+        match e {
+            IntError::Overflow(op) => Error::Overflow { what: op.name() },
+            IntError::DivisionByZero => Error::DivisionByZero,
+        }
+    }
+}
+
+/// The result of one integer operation.
+pub type IntResult<T> = std::result::Result<T, IntError>;
 
 /// One integer leaf of an int tuple: its value and whether it is static (`_N`) or dynamic (`N`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -46,10 +95,10 @@ impl Int {
         self.is_static && self.value == v
     }
 
-    fn checked(value: Option<i64>, what: &'static str) -> Result<i64> {
+    fn checked(value: Option<i64>, what: Op) -> IntResult<i64> {
         match value {
             Some(v) if (INT_MIN..=INT_MAX).contains(&v) => Ok(v),
-            _ => Err(Error::Overflow { what }),
+            _ => Err(IntError::Overflow(what)),
         }
     }
 
@@ -57,37 +106,37 @@ impl Int {
         a.is_static && b.is_static
     }
 
-    pub fn add(self, o: Int) -> Result<Int> {
-        Ok(Int::new(Self::checked(self.value.checked_add(o.value), "addition")?, Self::both(self, o)))
+    pub fn add(self, o: Int) -> IntResult<Int> {
+        Ok(Int::new(Self::checked(self.value.checked_add(o.value), Op::Addition)?, Self::both(self, o)))
     }
-    pub fn sub(self, o: Int) -> Result<Int> {
-        Ok(Int::new(Self::checked(self.value.checked_sub(o.value), "subtraction")?, Self::both(self, o)))
+    pub fn sub(self, o: Int) -> IntResult<Int> {
+        Ok(Int::new(Self::checked(self.value.checked_sub(o.value), Op::Subtraction)?, Self::both(self, o)))
     }
-    pub fn mul(self, o: Int) -> Result<Int> {
+    pub fn mul(self, o: Int) -> IntResult<Int> {
         if self.is_static_value(0) || o.is_static_value(0) {
             return Ok(Int::st(0));
         }
-        Ok(Int::new(Self::checked(self.value.checked_mul(o.value), "multiplication")?, Self::both(self, o)))
+        Ok(Int::new(Self::checked(self.value.checked_mul(o.value), Op::Multiplication)?, Self::both(self, o)))
     }
     /// C++ integer division (truncating). Division by zero is an error (CuTe would trap).
-    pub fn div(self, o: Int) -> Result<Int> {
+    pub fn div(self, o: Int) -> IntResult<Int> {
         if self.is_static_value(0) {
             return Ok(Int::st(0));
         }
         if o.value == 0 {
-            return Err(Error::DivisionByZero);
+            return Err(IntError::DivisionByZero);
         }
-        Ok(Int::new(Self::checked(self.value.checked_div(o.value), "division")?, Self::both(self, o)))
+        Ok(Int::new(Self::checked(self.value.checked_div(o.value), Op::Division)?, Self::both(self, o)))
     }
     /// C++ remainder (sign of the dividend).
-    pub fn rem(self, o: Int) -> Result<Int> {
+    pub fn rem(self, o: Int) -> IntResult<Int> {
         if self.is_static_value(0) || (o.is_static && (o.value == 1 || o.value == -1)) {
             return Ok(Int::st(0));
         }
         if o.value == 0 {
-            return Err(Error::DivisionByZero);
+            return Err(IntError::DivisionByZero);
         }
-        Ok(Int::new(Self::checked(self.value.checked_rem(o.value), "remainder")?, Self::both(self, o)))
+        Ok(Int::new(Self::checked(self.value.checked_rem(o.value), Op::Remainder)?, Self::both(self, o)))
     }
     pub fn min(self, o: Int) -> Int {
         Int::new(self.value.min(o.value), Self::both(self, o))
@@ -95,8 +144,8 @@ impl Int {
     pub fn max(self, o: Int) -> Int {
         Int::new(self.value.max(o.value), Self::both(self, o))
     }
-    pub fn abs(self) -> Result<Int> {
-        Ok(Int::new(Self::checked(self.value.checked_abs(), "abs")?, self.is_static))
+    pub fn abs(self) -> IntResult<Int> {
+        Ok(Int::new(Self::checked(self.value.checked_abs(), Op::Abs)?, self.is_static))
     }
     pub fn gcd(self, o: Int) -> Int {
         let (mut a, mut b) = (self.value.unsigned_abs(), o.value.unsigned_abs());
@@ -105,25 +154,25 @@ impl Int {
         }
         Int::new(a as i64, Self::both(self, o))
     }
-    pub fn lcm(self, o: Int) -> Result<Int> {
+    pub fn lcm(self, o: Int) -> IntResult<Int> {
         if self.value == 0 || o.value == 0 {
             return Ok(Int::new(0, Self::both(self, o)));
         }
         let g = self.gcd(o).value;
         let v = (self.value / g).checked_mul(o.value).map(i64::abs);
-        Ok(Int::new(Self::checked(v, "lcm")?, Self::both(self, o)))
+        Ok(Int::new(Self::checked(v, Op::Lcm)?, Self::both(self, o)))
     }
     /// `ceil_div(a, b) = (a + b - 1) / b` for positive operands, as CuTe computes it.
-    pub fn ceil_div(self, o: Int) -> Result<Int> {
+    pub fn ceil_div(self, o: Int) -> IntResult<Int> {
         if o.value == 0 {
-            return Err(Error::DivisionByZero);
+            return Err(IntError::DivisionByZero);
         }
         let v = self
             .value
             .checked_add(o.value)
             .and_then(|x| x.checked_sub(1))
             .and_then(|x| x.checked_div(o.value));
-        Ok(Int::new(Self::checked(v, "ceil_div")?, Self::both(self, o)))
+        Ok(Int::new(Self::checked(v, Op::CeilDiv)?, Self::both(self, o)))
     }
 }
 
@@ -191,8 +240,8 @@ mod tests {
 
     #[test]
     fn overflow_is_an_error() {
-        assert!(matches!(Int::dy(INT_MAX).add(Int::dy(1)), Err(Error::Overflow { .. })));
-        assert!(matches!(Int::st(1 << 20).mul(Int::st(1 << 20)), Err(Error::Overflow { .. })));
-        assert!(matches!(Int::dy(1).div(Int::dy(0)), Err(Error::DivisionByZero)));
+        assert!(matches!(Int::dy(INT_MAX).add(Int::dy(1)), Err(IntError::Overflow(_))));
+        assert!(matches!(Int::st(1 << 20).mul(Int::st(1 << 20)), Err(IntError::Overflow(_))));
+        assert!(matches!(Int::dy(1).div(Int::dy(0)), Err(IntError::DivisionByZero)));
     }
 }

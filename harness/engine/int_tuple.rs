@@ -1,177 +1,631 @@
 //! Nested tuples of integers (CuTe's IntTuple): shapes, strides and coordinates.
 //!
-//! An [`IntTuple`] is either one [`Int`] leaf or a tuple of IntTuples. Printing follows CuTe's
+//! An int tuple is either one [`Int`] leaf or a tuple of int tuples. Printing follows CuTe's
 //! `print`: no spaces, 1-tuples keep their parentheses (`(_4)`), the empty tuple is `()`.
+//!
+//! ## Representation
+//! A tuple is one flat buffer of 8-byte [`Node`]s in preorder: a tuple node (its number of elements
+//! and the number of nodes of its subtree, itself included) followed by its elements' nodes; a leaf
+//! is one node holding a 32-bit value (CuTe's `int`), or, for a value outside that range (only
+//! intermediate engine values can be), a header node followed by a node with the 64-bit value. There is no allocation per nesting level: [`IntTuple`] (owned, like `String`) keeps
+//! up to [`INLINE`] nodes inline and spills to the heap only beyond that, and [`Tup`] (borrowed,
+//! like `str`) is a slice of nodes, so a mode of a tuple is a sub-slice, never a copy.
+//! `IntTuple` dereferences to `Tup`, where every method lives; functions take `&Tup`.
+//!
+//! Invariant (upheld by every constructor here, the only code that builds node buffers): a
+//! buffer is exactly one well-formed subtree, every tuple node's `span` is 1 plus its elements'
+//! spans and its `len` their number. Equality and hashing of buffers are therefore structural.
 
+use std::borrow::Borrow;
 use std::fmt;
+use std::ops::Deref;
+
+use ref_cast::RefCast;
+use smallvec::SmallVec;
 
 use super::error::{Error, Result};
 use super::int::Int;
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum IntTuple {
+/// Nodes kept inline by an [`IntTuple`] before it spills to the heap: enough for a rank-2 shape
+/// with two 2-mode sub-tuples (`((_4,_8),(_2,_2))` is 7 nodes).
+pub const INLINE: usize = 4;
+
+/// One node of the preorder encoding (see the module doc), packed in 64 bits: the low two bits
+/// are the kind; a 32-bit leaf keeps its value in the high half; a tuple keeps its number of
+/// elements in bits 2..32 and its span (nodes of its subtree) in the high half; a wide leaf's
+/// header keeps its static-ness in bit 2, and the next node is the raw 64-bit value.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Node(u64);
+
+const KIND: u64 = 3;
+const LEAF_DYNAMIC: u64 = 0;
+const LEAF_STATIC: u64 = 1;
+const TUPLE: u64 = 2;
+const WIDE: u64 = 3;
+
+/// A decoded node.
+#[derive(Clone, Copy)]
+enum Item {
     Leaf(Int),
-    Tuple(Vec<IntTuple>),
+    Tuple { len: usize },
+}
+
+impl Node {
+    fn tuple(len: usize, span: usize) -> Node {
+        let (len, span) = (len as u64, span as u64);
+        assert!(len < 1 << 30 && span < 1 << 32, "int tuple too large");
+        Node(TUPLE | len << 2 | span << 32)
+    }
+    /// The nodes of one leaf: one, or two for a value outside 32 bits.
+    fn push_leaf<A: smallvec::Array<Item = Node>>(nodes: &mut SmallVec<A>, i: Int) {
+        if let Ok(v) = i32::try_from(i.value) {
+            nodes.push(Node::narrow(v, i.is_static));
+        } else {
+            nodes.push(Node(WIDE | (i.is_static as u64) << 2));
+            nodes.push(Node(i.value as u64));
+        }
+    }
+    /// A leaf whose value fits 32 bits.
+    #[inline]
+    fn narrow(v: i32, is_static: bool) -> Node {
+        Node((v as u32 as u64) << 32 | if is_static { LEAF_STATIC } else { LEAF_DYNAMIC })
+    }
+    /// Nodes of the subtree starting here.
+    fn span(self) -> usize {
+        match self.0 & KIND {
+            TUPLE => (self.0 >> 32) as usize,
+            WIDE => 2,
+            _ => 1,
+        }
+    }
+    fn is_tuple(self) -> bool {
+        self.0 & KIND == TUPLE
+    }
+    fn len(self) -> usize {
+        ((self.0 >> 2) & ((1 << 30) - 1)) as usize
+    }
+}
+
+/// The node at the start of `nodes`, decoded.
+fn item(nodes: &[Node]) -> Item {
+    let n = nodes[0].0;
+    match n & KIND {
+        LEAF_DYNAMIC => Item::Leaf(Int::dy((n >> 32) as u32 as i32 as i64)),
+        LEAF_STATIC => Item::Leaf(Int::st((n >> 32) as u32 as i32 as i64)),
+        TUPLE => Item::Tuple { len: nodes[0].len() },
+        _ => Item::Leaf(Int::new(nodes[1].0 as i64, n & 4 != 0)),
+    }
+}
+
+/// Every node of a buffer in preorder, decoded (a wide leaf's value node is not one).
+#[derive(Clone)]
+struct Items<'a> {
+    rest: &'a [Node],
+}
+
+impl Iterator for Items<'_> {
+    type Item = Item;
+    fn next(&mut self) -> Option<Item> {
+        let first = *self.rest.first()?;
+        let it = item(self.rest);
+        self.rest = &self.rest[if first.is_tuple() { 1 } else { first.span() }..];
+        Some(it)
+    }
+}
+
+/// The leaves of a tuple, depth first ([`Tup::leaf_iter`]).
+#[derive(Clone)]
+pub struct LeafIter<'a> {
+    nodes: &'a [Node],
+    k: usize,
+}
+
+impl Iterator for LeafIter<'_> {
+    type Item = Int;
+    #[inline]
+    fn next(&mut self) -> Option<Int> {
+        while let Some(&Node(n)) = self.nodes.get(self.k) {
+            self.k += 1;
+            match n & KIND {
+                LEAF_DYNAMIC => return Some(Int::dy((n >> 32) as u32 as i32 as i64)),
+                LEAF_STATIC => return Some(Int::st((n >> 32) as u32 as i32 as i64)),
+                TUPLE => {}
+                _ => {
+                    let v = self.nodes[self.k].0 as i64;
+                    self.k += 1;
+                    return Some(Int::new(v, n & 4 != 0));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Append `src` to `dst` (small copies: a loop, not `memmove`).
+#[inline]
+fn copy_nodes(dst: &mut Nodes, src: &[Node]) {
+    dst.extend(src.iter().copied());
+}
+
+/// Recompute every tuple's span from the element counts (after leaves changed width).
+fn fix_spans(nodes: &mut [Node]) {
+    let mut open: SmallVec<[(usize, usize); 16]> = SmallVec::new(); // (tuple's index, elements left)
+    let mut k = 0;
+    while k < nodes.len() {
+        let n = nodes[k];
+        if n.is_tuple() && n.len() > 0 {
+            open.push((k, n.len()));
+            k += 1;
+            continue;
+        }
+        k += if n.is_tuple() { 1 } else { n.span() };
+        // An element ended at `k`: close every tuple it completes.
+        while let Some(top) = open.last_mut() {
+            top.1 -= 1;
+            if top.1 > 0 {
+                break;
+            }
+            let (at, _) = open.pop().expect("non-empty");
+            nodes[at] = Node::tuple(nodes[at].len(), k - at);
+        }
+    }
+}
+
+type Nodes = SmallVec<[Node; INLINE]>;
+
+/// An owned int tuple (see the module doc); all reading methods are on [`Tup`].
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct IntTuple {
+    nodes: Nodes,
+}
+
+/// A borrowed int tuple: one well-formed subtree of nodes (see the module doc).
+#[derive(RefCast, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct Tup([Node]);
+
+/// What a tuple is at its top: a leaf, or a tuple with its elements.
+#[derive(Clone, Copy)]
+pub enum View<'a> {
+    Leaf(Int),
+    Tuple(Modes<'a>),
+}
+
+/// The elements of a tuple (a leaf is its own single element): a slice-like, cheap-to-copy list of
+/// borrowed sub-tuples. Indexing walks from the front (elements have different sizes).
+#[derive(Clone, Copy)]
+pub struct Modes<'a> {
+    /// The elements' nodes, one subtree after the other.
+    nodes: &'a [Node],
+    len: usize,
+}
+
+/// Iterator over [`Modes`].
+#[derive(Clone)]
+pub struct ModesIter<'a> {
+    rest: &'a [Node],
+    left: usize,
+}
+
+impl<'a> Iterator for ModesIter<'a> {
+    type Item = &'a Tup;
+    fn next(&mut self) -> Option<&'a Tup> {
+        if self.left == 0 {
+            return None;
+        }
+        let (head, rest) = self.rest.split_at(self.rest[0].span());
+        self.rest = rest;
+        self.left -= 1;
+        Some(Tup::ref_cast(head))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for ModesIter<'_> {}
+
+impl DoubleEndedIterator for ModesIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        // Elements are found from the front; the last one is the one ending the buffer.
+        let last = self.clone().last()?;
+        self.rest = &self.rest[..self.rest.len() - last.0.len()];
+        self.left -= 1;
+        Some(last)
+    }
+}
+
+impl<'a> Modes<'a> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn iter(&self) -> ModesIter<'a> {
+        ModesIter { rest: self.nodes, left: self.len }
+    }
+    pub fn get(&self, i: usize) -> Option<&'a Tup> {
+        self.iter().nth(i)
+    }
+    pub fn first(&self) -> Option<&'a Tup> {
+        self.get(0)
+    }
+    pub fn last(&self) -> Option<&'a Tup> {
+        self.iter().last()
+    }
+    /// Owned copies of the elements.
+    pub fn to_vec(&self) -> Vec<IntTuple> {
+        self.iter().map(Tup::to_owned).collect()
+    }
+}
+
+impl<'a> IntoIterator for Modes<'a> {
+    type Item = &'a Tup;
+    type IntoIter = ModesIter<'a>;
+    fn into_iter(self) -> ModesIter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &Modes<'a> {
+    type Item = &'a Tup;
+    type IntoIter = ModesIter<'a>;
+    fn into_iter(self) -> ModesIter<'a> {
+        self.iter()
+    }
+}
+
+impl std::ops::Index<usize> for Modes<'_> {
+    type Output = Tup;
+    fn index(&self, i: usize) -> &Tup {
+        match self.get(i) {
+            Some(t) => t,
+            None => panic!("mode {i} of a tuple of {} elements", self.len),
+        }
+    }
 }
 
 impl From<Int> for IntTuple {
     fn from(i: Int) -> Self {
-        IntTuple::Leaf(i)
+        IntTuple::leaf(i)
+    }
+}
+
+impl From<&Tup> for IntTuple {
+    fn from(t: &Tup) -> Self {
+        t.to_owned()
+    }
+}
+
+impl Deref for IntTuple {
+    type Target = Tup;
+    fn deref(&self) -> &Tup {
+        Tup::ref_cast(&self.nodes)
+    }
+}
+
+impl Borrow<Tup> for IntTuple {
+    fn borrow(&self) -> &Tup {
+        self
+    }
+}
+
+impl AsRef<Tup> for IntTuple {
+    fn as_ref(&self) -> &Tup {
+        self
+    }
+}
+
+impl ToOwned for Tup {
+    type Owned = IntTuple;
+    fn to_owned(&self) -> IntTuple {
+        if self.0.len() <= INLINE {
+            // Into the inline buffer, node by node: for a few nodes this beats a `memcpy` call.
+            let mut buf = [Node(0); INLINE];
+            for (b, n) in buf.iter_mut().zip(&self.0) {
+                *b = *n;
+            }
+            return IntTuple { nodes: SmallVec::from_buf_and_len(buf, self.0.len()) };
+        }
+        IntTuple { nodes: SmallVec::from_slice(&self.0) }
+    }
+}
+
+impl PartialEq<Tup> for IntTuple {
+    fn eq(&self, other: &Tup) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialEq<IntTuple> for Tup {
+    fn eq(&self, other: &IntTuple) -> bool {
+        *self == **other
+    }
+}
+
+impl PartialEq<IntTuple> for &Tup {
+    fn eq(&self, other: &IntTuple) -> bool {
+        **self == **other
     }
 }
 
 impl IntTuple {
+    /// A buffer whose tuple nodes have their element counts right but not their spans.
+    fn with_spans_fixed(mut nodes: Nodes) -> IntTuple {
+        fix_spans(&mut nodes);
+        IntTuple { nodes }
+    }
+    /// One leaf.
+    pub fn leaf(i: Int) -> IntTuple {
+        if let Ok(v) = i32::try_from(i.value) {
+            let mut buf = [Node(0); INLINE];
+            buf[0] = Node::narrow(v, i.is_static);
+            return IntTuple { nodes: SmallVec::from_buf_and_len(buf, 1) };
+        }
+        let mut nodes = Nodes::new();
+        Node::push_leaf(&mut nodes, i);
+        IntTuple { nodes }
+    }
     /// A static leaf `_v`.
     pub fn st(v: i64) -> IntTuple {
-        IntTuple::Leaf(Int::st(v))
+        IntTuple::leaf(Int::st(v))
     }
     /// A dynamic leaf `v`.
     pub fn dy(v: i64) -> IntTuple {
-        IntTuple::Leaf(Int::dy(v))
+        IntTuple::leaf(Int::dy(v))
     }
+    /// The tuple of the given elements.
     pub fn tuple(items: impl IntoIterator<Item = IntTuple>) -> IntTuple {
-        IntTuple::Tuple(items.into_iter().collect())
+        let mut b = Builder::new();
+        for x in items {
+            b.push(&x);
+        }
+        b.finish()
+    }
+    /// The tuple of the given borrowed elements.
+    pub fn tuple_of<'a>(items: impl IntoIterator<Item = &'a Tup>) -> IntTuple {
+        let mut b = Builder::new();
+        for x in items {
+            b.push(x);
+        }
+        b.finish()
+    }
+    /// The flat tuple of the given leaves.
+    pub fn of_leaves(items: impl IntoIterator<Item = Int>) -> IntTuple {
+        let mut b = Builder::new();
+        for x in items {
+            b.push_leaf(x);
+        }
+        b.finish()
+    }
+    /// The pair `(a, b)`.
+    pub fn pair(a: &Tup, b: &Tup) -> IntTuple {
+        IntTuple::tuple_of([a, b])
+    }
+}
+
+/// Builds a tuple element by element without intermediate buffers.
+pub struct Builder {
+    nodes: Nodes,
+    len: u32,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        let mut nodes = Nodes::new();
+        nodes.push(Node::tuple(0, 1));
+        Builder { nodes, len: 0 }
+    }
+    /// Appends one element.
+    pub fn push(&mut self, x: &Tup) {
+        copy_nodes(&mut self.nodes, &x.0);
+        self.len += 1;
+    }
+    /// Appends one leaf element.
+    pub fn push_leaf(&mut self, i: Int) {
+        Node::push_leaf(&mut self.nodes, i);
+        self.len += 1;
+    }
+    /// Number of elements so far.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn finish(mut self) -> IntTuple {
+        self.nodes[0] = Node::tuple(self.len as usize, self.nodes.len());
+        IntTuple { nodes: self.nodes }
+    }
+}
+
+impl FromIterator<IntTuple> for IntTuple {
+    fn from_iter<I: IntoIterator<Item = IntTuple>>(iter: I) -> Self {
+        IntTuple::tuple(iter)
+    }
+}
+
+impl<'a> FromIterator<&'a Tup> for IntTuple {
+    fn from_iter<I: IntoIterator<Item = &'a Tup>>(iter: I) -> Self {
+        IntTuple::tuple_of(iter)
+    }
+}
+
+impl Tup {
+    /// The nodes of this subtree.
+    pub fn nodes(&self) -> &[Node] {
+        &self.0
+    }
+    /// A leaf or the elements of a tuple.
+    pub fn view(&self) -> View<'_> {
+        match item(&self.0) {
+            Item::Leaf(i) => View::Leaf(i),
+            Item::Tuple { len } => View::Tuple(Modes { nodes: &self.0[1..], len }),
+        }
     }
     pub fn is_tuple(&self) -> bool {
-        matches!(self, IntTuple::Tuple(_))
+        self.0[0].is_tuple()
     }
     pub fn as_leaf(&self) -> Option<Int> {
-        match self {
-            IntTuple::Leaf(i) => Some(*i),
-            IntTuple::Tuple(_) => None,
+        match item(&self.0) {
+            Item::Leaf(i) => Some(i),
+            Item::Tuple { .. } => None,
         }
     }
     /// Top-level modes: a leaf is its own single mode (CuTe: `get<0>(x) == x` for an integer).
-    pub fn modes(&self) -> &[IntTuple] {
-        match self {
-            IntTuple::Leaf(_) => std::slice::from_ref(self),
-            IntTuple::Tuple(v) => v,
+    pub fn modes(&self) -> Modes<'_> {
+        let n = self.0[0];
+        if n.is_tuple() {
+            Modes { nodes: &self.0[1..], len: n.len() }
+        } else {
+            Modes { nodes: &self.0, len: 1 }
         }
     }
     /// CuTe's `rank`: 1 for a leaf, the number of top-level elements for a tuple.
     pub fn rank(&self) -> usize {
-        match self {
-            IntTuple::Leaf(_) => 1,
-            IntTuple::Tuple(v) => v.len(),
+        let n = self.0[0];
+        if n.is_tuple() {
+            n.len()
+        } else {
+            1
         }
     }
     /// CuTe's `depth`: 0 for a leaf, 1 + the largest depth of the elements for a tuple.
     pub fn depth(&self) -> usize {
-        match self {
-            IntTuple::Leaf(_) => 0,
-            IntTuple::Tuple(v) => 1 + v.iter().map(IntTuple::depth).max().unwrap_or(0),
+        match self.view() {
+            View::Leaf(_) => 0,
+            View::Tuple(v) => 1 + v.iter().map(Tup::depth).max().unwrap_or(0),
         }
     }
     /// Mode `i` (CuTe's `get<i>`).
-    pub fn mode(&self, i: usize) -> Result<&IntTuple> {
+    pub fn mode(&self, i: usize) -> Result<&Tup> {
         self.modes().get(i).ok_or_else(|| Error::OutOfRange(format!("mode {i} of {self}")))
+    }
+    /// All leaves, depth first, without allocating.
+    pub fn leaf_iter(&self) -> LeafIter<'_> {
+        LeafIter { nodes: &self.0, k: 0 }
+    }
+    /// Number of leaves.
+    pub fn leaf_count(&self) -> usize {
+        self.leaf_iter().count()
     }
     /// All leaves, depth first (CuTe's `flatten` followed by iteration).
     pub fn leaves(&self) -> Vec<Int> {
-        let mut out = Vec::new();
-        self.push_leaves(&mut out);
+        let mut out = Vec::with_capacity(self.0.len());
+        out.extend(self.leaf_iter());
         out
-    }
-    fn push_leaves(&self, out: &mut Vec<Int>) {
-        match self {
-            IntTuple::Leaf(i) => out.push(*i),
-            IntTuple::Tuple(v) => v.iter().for_each(|x| x.push_leaves(out)),
-        }
     }
     /// CuTe's `flatten`: a leaf stays a leaf; a tuple becomes the tuple of its leaves.
     pub fn flatten(&self) -> IntTuple {
-        match self {
-            IntTuple::Leaf(_) => self.clone(),
-            IntTuple::Tuple(_) => IntTuple::Tuple(self.leaves().into_iter().map(IntTuple::Leaf).collect()),
+        if self.is_tuple() {
+            IntTuple::of_leaves(self.leaf_iter())
+        } else {
+            self.to_owned()
         }
     }
     /// CuTe's `product`/`size` of an int tuple: the product of all leaves; `_1` for `()`.
     pub fn product(&self) -> Result<Int> {
         self.fold_product(Ok(Int::st(1)))
     }
-    /// `acc` times every leaf, depth first (the fold of [`IntTuple::product`], without allocating).
+    /// `acc` times every leaf, depth first (the fold of [`Tup::product`], without allocating).
     pub fn fold_product(&self, acc: Result<Int>) -> Result<Int> {
-        match self {
-            IntTuple::Leaf(i) => acc?.mul(*i),
-            IntTuple::Tuple(v) => v.iter().fold(acc, |acc, x| x.fold_product(acc)),
+        let mut acc = acc?;
+        for i in self.leaf_iter() {
+            acc = acc.mul(i)?;
         }
+        Ok(acc)
     }
     /// Same nesting structure (CuTe's `congruent`).
-    pub fn congruent(&self, other: &IntTuple) -> bool {
-        match (self, other) {
-            (IntTuple::Leaf(_), IntTuple::Leaf(_)) => true,
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
+    pub fn congruent(&self, other: &Tup) -> bool {
+        if self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| (a.0 ^ b.0) & KIND == 0 && (!a.is_tuple() || a.0 == b.0)) {
+            // Same node kinds and the same tuples (so no wide leaf on one side only).
+            return true;
+        }
+        let (mut a, mut b) = (Items { rest: &self.0 }, Items { rest: &other.0 });
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return true,
+                (Some(Item::Leaf(_)), Some(Item::Leaf(_))) => {}
+                (Some(Item::Tuple { len: x }), Some(Item::Tuple { len: y })) if x == y => {}
+                _ => return false,
             }
-            _ => false,
         }
     }
     /// CuTe's `weakly_congruent(self, other)`: `self` is a coarser structure of `other`
     /// (a leaf of `self` may stand for a whole subtree of `other`).
-    pub fn weakly_congruent(&self, other: &IntTuple) -> bool {
-        match (self, other) {
-            (IntTuple::Leaf(_), _) => true,
-            (IntTuple::Tuple(_), IntTuple::Leaf(_)) => false,
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+    pub fn weakly_congruent(&self, other: &Tup) -> bool {
+        match (self.view(), other.view()) {
+            (View::Leaf(_), _) => true,
+            (View::Tuple(_), View::Leaf(_)) => false,
+            (View::Tuple(a), View::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.weakly_congruent(y))
             }
         }
     }
     /// Rebuild a tuple of the same structure as `self` from a flat list of leaves.
     pub fn unflatten_like(&self, flat: &[Int]) -> Result<IntTuple> {
-        let mut it = flat.iter().copied();
-        let out = self.rebuild(&mut it)?;
-        if it.next().is_some() {
+        let n = self.leaf_count();
+        if flat.len() > n {
             return Err(Error::MismatchedRanks { detail: format!("too many leaves for {self}") });
         }
-        Ok(out)
-    }
-    fn rebuild(&self, it: &mut impl Iterator<Item = Int>) -> Result<IntTuple> {
-        match self {
-            IntTuple::Leaf(_) => it
-                .next()
-                .map(IntTuple::Leaf)
-                .ok_or_else(|| Error::MismatchedRanks { detail: format!("too few leaves for {self}") }),
-            IntTuple::Tuple(v) => Ok(IntTuple::Tuple(v.iter().map(|x| x.rebuild(it)).collect::<Result<_>>()?)),
+        if flat.len() < n {
+            return Err(Error::MismatchedRanks { detail: format!("too few leaves for {self}") });
         }
+        let mut it = flat.iter().copied();
+        Ok(self.map_structure(|_| it.next().expect("counted")))
+    }
+    /// The same structure with every leaf replaced by `f(leaf)`, in order.
+    fn map_structure(&self, mut f: impl FnMut(Int) -> Int) -> IntTuple {
+        self.map_leaves(&mut |i| Ok(f(i))).expect("infallible")
     }
     /// Apply `f` to every leaf, keeping the structure.
     pub fn map_leaves(&self, f: &mut impl FnMut(Int) -> Result<Int>) -> Result<IntTuple> {
-        match self {
-            IntTuple::Leaf(i) => Ok(IntTuple::Leaf(f(*i)?)),
-            IntTuple::Tuple(v) => Ok(IntTuple::Tuple(v.iter().map(|x| x.map_leaves(f)).collect::<Result<_>>()?)),
+        let mut nodes = Nodes::with_capacity(self.0.len());
+        for n in (Items { rest: &self.0 }) {
+            match n {
+                Item::Leaf(i) => Node::push_leaf(&mut nodes, f(i)?),
+                Item::Tuple { len } => nodes.push(Node::tuple(len, 1)),
+            }
         }
+        Ok(IntTuple::with_spans_fixed(nodes))
     }
     /// True when every leaf is static.
     pub fn is_static(&self) -> bool {
-        match self {
-            IntTuple::Leaf(i) => i.is_static,
-            IntTuple::Tuple(v) => v.iter().all(IntTuple::is_static),
-        }
+        self.leaf_iter().all(|i| i.is_static)
     }
     /// CuTe's `compact_col_major(shape, current)` (LayoutLeft): the exclusive prefix product of the
     /// leaves in colexicographic order, starting from `current` (`_1` for default strides), with
     /// the structure of `self`. Static-ness follows the arithmetic: `(1,8)` gives `(_1,1)`.
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
-        if let IntTuple::Leaf(n) = self {
-            // The loop below on one leaf, without the buffers.
-            return Ok(IntTuple::Leaf(if n.is_static_value(1) { Int::st(0) } else { current }));
-        }
         // The product after the last leaf is never needed (and may overflow where CuTe's doesn't).
-        let leaves = self.leaves();
-        let mut strides = Vec::with_capacity(leaves.len());
+        let n = self.leaf_count();
         let mut acc = current;
-        for (k, n) in leaves.iter().enumerate() {
-            if n.is_static_value(1) {
-                strides.push(Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
+        let mut k = 0;
+        let mut nodes = Nodes::with_capacity(self.0.len());
+        for node in (Items { rest: &self.0 }) {
+            let Item::Leaf(e) = node else {
+                let Item::Tuple { len } = node else { unreachable!("not a leaf") };
+                nodes.push(Node::tuple(len, 1));
+                continue;
+            };
+            k += 1;
+            if e.is_static_value(1) {
+                Node::push_leaf(&mut nodes, Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
                 continue;
             }
-            strides.push(acc);
-            if k + 1 < leaves.len() {
-                acc = acc.mul(*n)?;
+            Node::push_leaf(&mut nodes, acc);
+            if k < n {
+                acc = acc.mul(e)?;
             }
         }
-        self.unflatten_like(&strides)
+        Ok(IntTuple::with_spans_fixed(nodes))
     }
     /// CuTe's `compact_row_major(shape, current)` (LayoutRight): the prefix product taken from the
     /// last leaf backwards.
@@ -206,25 +660,74 @@ pub fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: impl Into
     f.write_str(")")
 }
 
+impl fmt::Display for Tup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Preorder: open a tuple, close it after its last element; commas between elements.
+        let mut open: SmallVec<[usize; 16]> = SmallVec::new(); // elements left per open tuple
+        for n in (Items { rest: &self.0 }) {
+            match n {
+                Item::Leaf(i) => {
+                    i.fmt(f)?;
+                    Self::close(f, &mut open)?;
+                }
+                Item::Tuple { len } => {
+                    f.write_str("(")?;
+                    open.push(len);
+                    if len == 0 {
+                        f.write_str(")")?;
+                        open.pop();
+                        Self::close(f, &mut open)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Tup {
+    /// After an element: count it in its tuple; close every tuple it completes, else write `,`.
+    fn close(f: &mut fmt::Formatter<'_>, open: &mut SmallVec<[usize; 16]>) -> fmt::Result {
+        while let Some(top) = open.last_mut() {
+            *top -= 1;
+            if *top > 0 {
+                return f.write_str(",");
+            }
+            f.write_str(")")?;
+            open.pop();
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for IntTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IntTuple::Leaf(i) => i.fmt(f),
-            IntTuple::Tuple(v) => write_tuple(f, v),
-        }
+        (**self).fmt(f)
+    }
+}
+
+impl fmt::Debug for Tup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Debug for IntTuple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
     }
 }
 
 /// CuTe's `compatible(a, b)` (int_tuple.hpp): `a` a leaf and equal sizes, or both tuples of one rank with
 /// compatible modes.
-pub fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
-    match (a, b) {
-        (IntTuple::Leaf(x), IntTuple::Leaf(y)) => x.value == y.value,
-        (IntTuple::Leaf(_), _) => match (a.product(), b.product()) {
+pub fn compatible(a: &Tup, b: &Tup) -> bool {
+    match (a.view(), b.view()) {
+        (View::Leaf(x), View::Leaf(y)) => x.value == y.value,
+        (View::Leaf(_), _) => match (a.product(), b.product()) {
             (Ok(x), Ok(y)) => x.value == y.value,
             _ => false,
         },
-        (IntTuple::Tuple(x), IntTuple::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| compatible(p, q)),
+        (View::Tuple(x), View::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| compatible(p, q)),
         _ => false,
     }
 }
@@ -242,6 +745,35 @@ mod tests {
         assert_eq!(t.rank(), 2);
         assert_eq!(t.depth(), 2);
         assert_eq!(t.product().unwrap(), Int::dy(32));
+        let e = IntTuple::tuple([IntTuple::tuple([]), IntTuple::tuple([IntTuple::tuple([]), IntTuple::st(1)]), IntTuple::tuple([])]);
+        assert_eq!(e.to_string(), "((),((),_1),())");
+        assert_eq!(e.mode(1).unwrap().to_string(), "((),_1)");
+        assert_eq!(e.modes().iter().rev().map(|m| m.to_string()).collect::<Vec<_>>(), ["()", "((),_1)", "()"]);
+    }
+
+    /// Values outside 32 bits take two nodes; navigation, printing, congruence and rebuilt
+    /// spans see one leaf.
+    #[test]
+    fn wide_leaves_are_one_leaf() {
+        let big = 1i64 << 40;
+        let t = IntTuple::tuple([
+            IntTuple::tuple([IntTuple::dy(big), IntTuple::st(-3)]),
+            IntTuple::st(-big),
+            IntTuple::tuple([]),
+        ]);
+        assert_eq!(t.to_string(), "((1099511627776,_-3),_-1099511627776,())");
+        assert_eq!(t.rank(), 3);
+        assert_eq!(t.leaves(), [Int::dy(big), Int::st(-3), Int::st(-big)]);
+        assert_eq!(t.mode(1).unwrap().as_leaf(), Some(Int::st(-big)));
+        assert_eq!(t.mode(2).unwrap().to_string(), "()");
+        let narrow = t.map_leaves(&mut |i| Ok(Int::new(i.value.signum(), i.is_static))).unwrap();
+        assert_eq!(narrow.to_string(), "((1,_-1),_-1,())");
+        assert!(narrow.congruent(&t) && t.congruent(&narrow));
+        let wide = narrow.map_leaves(&mut |i| Ok(Int::new(i.value * big, i.is_static))).unwrap();
+        assert_eq!(wide.to_string(), "((1099511627776,_-1099511627776),_-1099511627776,())");
+        assert_eq!(wide.mode(1).unwrap().to_string(), "_-1099511627776");
+        assert_eq!(wide.mode(2).unwrap().to_string(), "()");
+        assert_eq!(narrow.mode(2).unwrap().to_string(), "()");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::fmt;
 
 use super::error::{Error, Result};
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{IntTuple, Tup, View};
 
 /// The most coordinates the engine will enumerate when an operation walks a whole layout
 /// ([`crate::limits::WALK`]).
@@ -47,13 +47,13 @@ impl Layout {
     }
     /// A rank-1 layout `n:d` from two leaves.
     pub fn leaf(n: Int, d: Int) -> Layout {
-        Layout { shape: IntTuple::Leaf(n), stride: IntTuple::Leaf(d) }
+        Layout { shape: IntTuple::leaf(n), stride: IntTuple::leaf(d) }
     }
     /// `make_layout(L0, L1, ...)`: the layouts side by side as the modes of a new layout.
     pub fn concat(layouts: &[Layout]) -> Layout {
         Layout {
-            shape: IntTuple::Tuple(layouts.iter().map(|l| l.shape.clone()).collect()),
-            stride: IntTuple::Tuple(layouts.iter().map(|l| l.stride.clone()).collect()),
+            shape: IntTuple::tuple_of(layouts.iter().map(|l| &*l.shape)),
+            stride: IntTuple::tuple_of(layouts.iter().map(|l| &*l.stride)),
         }
     }
     pub fn rank(&self) -> usize {
@@ -64,7 +64,7 @@ impl Layout {
     }
     /// Mode `i` as a layout of its own (CuTe's `layout<i>`).
     pub fn mode(&self, i: usize) -> Result<Layout> {
-        Ok(Layout { shape: self.shape.mode(i)?.clone(), stride: self.stride.mode(i)?.clone() })
+        Ok(Layout { shape: self.shape.mode(i)?.to_owned(), stride: self.stride.mode(i)?.to_owned() })
     }
     /// Top-level modes as layouts.
     pub fn modes(&self) -> Vec<Layout> {
@@ -72,7 +72,7 @@ impl Layout {
             .modes()
             .iter()
             .zip(self.stride.modes())
-            .map(|(s, d)| Layout { shape: s.clone(), stride: d.clone() })
+            .map(|(s, d)| Layout { shape: s.to_owned(), stride: d.to_owned() })
             .collect()
     }
     /// `flatten(layout)`: every leaf mode becomes a top-level mode.
@@ -81,24 +81,10 @@ impl Layout {
     }
     /// (shape, stride) pairs of the leaves, in colexicographic order.
     pub fn leaf_pairs(&self) -> Vec<(Int, Int)> {
-        fn walk(s: &IntTuple, d: &IntTuple, out: &mut Vec<(Int, Int)>) -> bool {
-            match (s, d) {
-                (IntTuple::Leaf(s), IntTuple::Leaf(d)) => {
-                    out.push((*s, *d));
-                    true
-                }
-                (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => {
-                    s.iter().zip(d).all(|(s, d)| walk(s, d, out))
-                }
-                _ => false,
-            }
-        }
-        let mut out = Vec::with_capacity(8);
-        if walk(&self.shape, &self.stride, &mut out) {
-            return out;
-        }
-        // Not congruent (a hand-built Layout): pair the leaves as they come.
-        self.shape.leaves().into_iter().zip(self.stride.leaves()).collect()
+        // Congruent or not (a hand-built Layout), the leaves are paired as they come.
+        let mut out = Vec::with_capacity(self.shape.nodes().len());
+        out.extend(self.shape.leaf_iter().zip(self.stride.leaf_iter()));
+        out
     }
     /// The number of coordinates: the product of the shape.
     pub fn size(&self) -> Result<Int> {
@@ -115,16 +101,16 @@ impl Layout {
         if super::release::COSHAPE_INNER_PRODUCT.on() {
             return cosize_pairs(&self.leaf_pairs());
         }
-        let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| d.abs())? };
-        abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))
+        let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| Ok(d.abs()?))? };
+        Ok(abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))?)
     }
     /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
-    pub fn call(&self, coord: &IntTuple) -> Result<Int> {
+    pub fn call(&self, coord: &Tup) -> Result<Int> {
         crd2idx(coord, &self.shape, &self.stride)
     }
     /// Evaluate at a 1-D coordinate.
     pub fn call_int(&self, i: Int) -> Result<Int> {
-        crd2idx(&IntTuple::Leaf(i), &self.shape, &self.stride)
+        crd2idx(&IntTuple::leaf(i), &self.shape, &self.stride)
     }
     /// The value at every 1-D coordinate `0..size`, for brute-force checks. Refuses layouts with
     /// more than [`MAX_WALK`] coordinates.
@@ -215,10 +201,10 @@ impl Eval1d<'_> {
     /// rest), no extent is 0 (a division by zero there), and no product of extents can overflow
     /// (then none of `crd2idx`'s partial products does). Otherwise `None`: use `crd2idx`.
     fn flat(l: &Layout) -> Option<Vec<(i64, i64)>> {
-        fn no_empty(t: &IntTuple) -> bool {
-            match t {
-                IntTuple::Leaf(_) => true,
-                IntTuple::Tuple(v) => !v.is_empty() && v.iter().all(no_empty),
+        fn no_empty(t: &Tup) -> bool {
+            match t.view() {
+                View::Leaf(_) => true,
+                View::Tuple(v) => !v.is_empty() && v.iter().all(no_empty),
             }
         }
         if !no_empty(&l.shape) || !l.shape.congruent(&l.stride) {
@@ -264,9 +250,9 @@ impl Eval1d<'_> {
 }
 
 /// CuTe's `crd2idx(coord, shape, stride)`.
-pub fn crd2idx(coord: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<Int> {
-    match (coord, shape, stride) {
-        (IntTuple::Tuple(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+pub fn crd2idx(coord: &Tup, shape: &Tup, stride: &Tup) -> Result<Int> {
+    match (coord.view(), shape.view(), stride.view()) {
+        (View::Tuple(c), View::Tuple(s), View::Tuple(d)) => {
             if c.len() != s.len() {
                 return Err(Error::MismatchedRanks {
                     detail: format!("coordinate {coord} does not match shape {shape}"),
@@ -278,25 +264,25 @@ pub fn crd2idx(coord: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<
             }
             Ok(acc)
         }
-        (IntTuple::Leaf(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+        (View::Leaf(c), View::Tuple(s), View::Tuple(d)) => {
             // Split an integer over the modes, mode 0 fastest; the last mode takes the rest.
             if s.is_empty() {
                 return Ok(Int::st(0));
             }
-            let mut rest = *c;
+            let mut rest = c;
             let mut acc = Int::st(0);
             for (k, (si, di)) in s.iter().zip(d).enumerate() {
                 if k + 1 == s.len() {
-                    acc = acc.add(crd2idx(&IntTuple::Leaf(rest), si, di)?)?;
+                    acc = acc.add(crd2idx(&IntTuple::leaf(rest), si, di)?)?;
                 } else {
                     let n = si.product()?;
-                    acc = acc.add(crd2idx(&IntTuple::Leaf(rest.rem(n)?), si, di)?)?;
+                    acc = acc.add(crd2idx(&IntTuple::leaf(rest.rem(n)?), si, di)?)?;
                     rest = rest.div(n)?;
                 }
             }
             Ok(acc)
         }
-        (IntTuple::Leaf(c), IntTuple::Leaf(_), IntTuple::Leaf(d)) => c.mul(*d),
+        (View::Leaf(c), View::Leaf(_), View::Leaf(d)) => Ok(c.mul(d)?),
         _ => Err(Error::MismatchedRanks { detail: format!("coordinate {coord} does not match shape {shape}") }),
     }
 }
@@ -316,7 +302,7 @@ pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
     for &(s, d) in pairs {
         acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
     }
-    acc.add(Int::st(1))
+    Ok(acc.add(Int::st(1))?)
 }
 
 /// CuTe's `print_layout` (util/print_tensor.hpp): the layout on one line, then an ASCII grid of a
@@ -327,7 +313,7 @@ pub fn print_layout(layout: &Layout) -> Result<String> {
 
 /// The grid of [`print_layout`] for anything with `layout`'s shape and cosize whose value at a
 /// coordinate is `at(c)` (a composed layout prints its own first line, `head`).
-pub fn print_grid(head: &str, layout: &Layout, at: &dyn Fn(&IntTuple) -> Result<Int>) -> Result<String> {
+pub fn print_grid(head: &str, layout: &Layout, at: &dyn Fn(&Tup) -> Result<Int>) -> Result<String> {
     use std::fmt::Write;
     if layout.rank() != 2 {
         return Err(Error::Rejected { condition: "print_layout needs rank(layout) == 2", detail: layout.to_string() });
@@ -457,7 +443,7 @@ mod tests {
         // static exactly when every (s - 1) * |d| term is (a size-1 extent or a zero stride gives
         // a static 0). Real CuTe's prints of these cases: fixtures/cases/cosize.cases.
         let lay = |s: &[(i64, bool)], d: &[(i64, bool)]| {
-            let t = |v: &[(i64, bool)]| IntTuple::Tuple(v.iter().map(|&(x, st)| IntTuple::Leaf(Int::new(x, st))).collect());
+            let t = |v: &[(i64, bool)]| IntTuple::of_leaves(v.iter().map(|&(x, st)| Int::new(x, st)));
             Layout::new(t(s), t(d)).unwrap()
         };
         for (l, want) in [
@@ -468,7 +454,7 @@ mod tests {
         ] {
             let c = l.cosize().unwrap();
             assert_eq!((c.value, c.is_static), want, "cosize({l})");
-            let abs = Layout::new(l.shape.clone(), IntTuple::Tuple(l.leaf_pairs().iter().map(|(_, d)| IntTuple::Leaf(d.abs().unwrap())).collect())).unwrap();
+            let abs = Layout::new(l.shape.clone(), IntTuple::of_leaves(l.leaf_pairs().iter().map(|(_, d)| d.abs().unwrap()))).unwrap();
             assert_eq!(c.value, abs.values().unwrap().into_iter().max().unwrap() + 1, "cosize({l})");
             assert_eq!(cosize_pairs(&l.leaf_pairs()).unwrap(), c);
             // Before 4.2 (COSHAPE_INNER_PRODUCT off) the value is the same, and dynamic wherever

@@ -69,8 +69,8 @@ fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
     let c_ok = certify && super::complement::certified(b, Some(&cot), &c);
     let bc = Layout {
-        shape: IntTuple::Tuple(vec![b.shape.clone(), c.shape]),
-        stride: IntTuple::Tuple(vec![b.stride.clone(), c.stride]),
+        shape: IntTuple::tuple([b.shape.clone(), c.shape]),
+        stride: IntTuple::tuple([b.stride.clone(), c.stride]),
     };
     let r = composition_unchecked(a, &bc)?;
     match mode {

@@ -51,7 +51,7 @@ pub fn logical_product_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// operands are small enough to verify), the brute-force checks are skipped; they would pass, so
 /// results and errors are those of [`Mode::Checked`], which the callers fall back to otherwise.
 pub(crate) fn product_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
-    let cot = IntTuple::Leaf(a.size()?.mul(b.cosize()?)?);
+    let cot = IntTuple::leaf(a.size()?.mul(b.cosize()?)?);
     let c = complement_unchecked(a, Some(&cot))?;
     let cb = composition_unchecked(&c, b)?;
     match mode {
@@ -105,7 +105,7 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if !super::int_tuple::compatible(&b.shape, &r1.shape) {
         return Err(Violation::cute(cite::PRODUCT_COMPATIBLE, format!("2: mode 1 of {r} is not compatible with {b}")));
     }
-    let n = IntTuple::Leaf(a.size()?.mul(b.cosize()?)?);
+    let n = IntTuple::leaf(a.size()?.mul(b.cosize()?)?);
     let c = complement_unchecked(a, Some(&n))?;
     let (bv, r1v) = (b.values()?, r1.values()?);
     let ec = c.eval_1d();

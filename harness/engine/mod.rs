@@ -38,7 +38,7 @@ pub mod zipped_product;
 
 pub use error::{Error, Result};
 pub use int::Int;
-pub use int_tuple::IntTuple;
+pub use int_tuple::{IntTuple, Tup, View};
 pub use layout::{print_layout, Layout};
 pub use runtime::without_definition_checks;
 pub use tiler::Tiler;

@@ -101,6 +101,12 @@ impl From<Error> for Violation {
     }
 }
 
+impl From<super::int::IntError> for Violation {
+    fn from(e: super::int::IntError) -> Violation {
+        Violation::from(Error::from(e))
+    }
+}
+
 impl From<Violation> for String {
     fn from(v: Violation) -> String {
         v.to_string()

@@ -51,8 +51,8 @@ pub(crate) fn sort_by_stride(idx: Vec<usize>, pairs: &[(Int, Int)]) -> Vec<usize
 
 pub(crate) fn flat_layout(shape: Vec<Int>, stride: Vec<Int>) -> Layout {
     Layout {
-        shape: IntTuple::Tuple(shape.into_iter().map(IntTuple::Leaf).collect()),
-        stride: IntTuple::Tuple(stride.into_iter().map(IntTuple::Leaf).collect()),
+        shape: IntTuple::of_leaves(shape),
+        stride: IntTuple::of_leaves(stride),
     }
 }
 
@@ -93,7 +93,7 @@ pub fn right_inverse_unchecked(layout: &Layout) -> Result<Layout> {
 /// before mode i)`, unwrapped; `_1:_0` when no mode has stride `_1`.
 fn right_inverse_chain(layout: &Layout) -> Result<Layout> {
     let (pairs, pre) = coalesced_modes(layout)?;
-    let abs: Vec<Int> = pairs.iter().map(|p| p.1.abs()).collect::<Result<_>>()?;
+    let abs: Vec<Int> = pairs.iter().map(|p| p.1.abs()).collect::<Result<_, _>>()?;
     let mut chain: Vec<usize> = Vec::new();
     let mut next = 1i64;
     while let Some(i) = abs.iter().position(|d| d.is_static && d.value == next) {
@@ -109,7 +109,7 @@ fn right_inverse_chain(layout: &Layout) -> Result<Layout> {
     }
     let shape: Vec<Int> = chain.iter().map(|&i| pairs[i].0).collect();
     let stride: Vec<Int> =
-        chain.iter().map(|&i| Int::new(pairs[i].1.value.signum(), pairs[i].1.is_static).mul(pre[i])).collect::<Result<_>>()?;
+        chain.iter().map(|&i| Int::new(pairs[i].1.value.signum(), pairs[i].1.is_static).mul(pre[i])).collect::<Result<_, _>>()?;
     if chain.len() == 1 {
         return Ok(Layout::leaf(shape[0], stride[0]));
     }

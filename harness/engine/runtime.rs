@@ -17,8 +17,8 @@ thread_local! {
 }
 
 /// The result of one arithmetic step on `a` and `b` (see the module doc).
-pub(crate) fn rt(r: Result<Int>, a: Int, b: Int) -> Result<Int> {
-    match r {
+pub(crate) fn rt(r: std::result::Result<Int, impl Into<Error>>, a: Int, b: Int) -> Result<Int> {
+    match r.map_err(Into::into) {
         Ok(v) => Ok(v),
         Err(e) if a.is_static && b.is_static => Err(e),
         Err(e) => PENDING.with(|p| match p.borrow_mut().as_mut() {

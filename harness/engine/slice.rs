@@ -60,8 +60,8 @@ impl Coord {
     pub(crate) fn zeroed(&self) -> IntTuple {
         match self {
             Coord::Under => IntTuple::st(0),
-            Coord::Int(i) => IntTuple::Leaf(*i),
-            Coord::Tuple(v) => IntTuple::Tuple(v.iter().map(Coord::zeroed).collect()),
+            Coord::Int(i) => IntTuple::leaf(*i),
+            Coord::Tuple(v) => IntTuple::tuple(v.iter().map(Coord::zeroed)),
         }
     }
 }
@@ -124,10 +124,10 @@ pub(crate) fn pad(c: &[Coord], r: usize) -> Result<Coord> {
 fn fill(c: &Coord, z: &Layout, vals: &mut impl Iterator<Item = IntTuple>) -> Result<IntTuple> {
     Ok(match c {
         Coord::Under => vals.next().ok_or_else(|| Error::OutOfRange("too few kept modes".into()))?,
-        Coord::Int(i) => IntTuple::Leaf(*i),
+        Coord::Int(i) => IntTuple::leaf(*i),
         Coord::Tuple(v) => {
             let modes = z.modes();
-            IntTuple::Tuple(v.iter().zip(&modes).map(|(ci, m)| fill(ci, m, vals)).collect::<Result<_>>()?)
+            IntTuple::tuple(v.iter().zip(&modes).map(|(ci, m)| fill(ci, m, vals)).collect::<Result<Vec<_>>>()?)
         }
     })
 }
@@ -162,7 +162,7 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Chec
         }
         let full = match c {
             Coord::Under => vals[0].clone(),
-            Coord::Int(x) => IntTuple::Leaf(*x),
+            Coord::Int(x) => IntTuple::leaf(*x),
             _ => fill(c, z, &mut vals.into_iter())?,
         };
         let want = z.call(&full)?.value;

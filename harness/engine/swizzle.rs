@@ -21,7 +21,7 @@ use std::fmt;
 
 use super::error::{Error, Result};
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::Tup;
 use super::layout::Layout;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,7 +105,7 @@ impl ComposedLayout {
             }),
         }
     }
-    pub fn call(&self, coord: &IntTuple) -> Result<Int> {
+    pub fn call(&self, coord: &Tup) -> Result<Int> {
         let i = self.int_offset()?.add(self.layout.call(coord)?)?;
         Ok(Int::new(self.swizzle.apply(i.value), i.is_static))
     }

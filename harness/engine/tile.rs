@@ -4,37 +4,37 @@
 use super::postcondition::{cite, Checked, Violation};
 use super::coalesce::by_mode;
 use super::error::{Error, Result};
-use super::int_tuple::IntTuple;
+use super::int_tuple::{Builder, IntTuple, Tup, View};
 use super::layout::Layout;
 use super::tiler::Tiler;
 
-fn mismatched(t: &IntTuple, what: &str) -> Error {
+fn mismatched(t: &Tup, what: &str) -> Error {
     Error::MismatchedRanks { detail: format!("{what}: {t}") }
 }
 
 /// CuTe's `zip2_by(t, guide)` on one int tuple (shape or stride).
-pub(crate) fn zip2_by(t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
-    match (guide, t) {
-        (Tiler::Tuple(g), IntTuple::Tuple(items)) => {
+pub(crate) fn zip2_by(t: &Tup, guide: &Tiler) -> Result<IntTuple> {
+    match (guide, t.view()) {
+        (Tiler::Tuple(g), View::Tuple(items)) => {
             if items.len() < g.len() {
                 return Err(mismatched(t, "zip2_by: fewer modes than the tiler"));
             }
-            let (mut first, mut second) = (Vec::new(), Vec::new());
+            let (mut first, mut second) = (Builder::new(), Builder::new());
             for (ti, gi) in items.iter().zip(g) {
-                match zip2_by(ti, gi)? {
-                    IntTuple::Tuple(pair) if pair.len() == 2 => {
-                        let mut pair = pair.into_iter();
-                        first.extend(pair.next());
-                        second.extend(pair.next());
+                let z = zip2_by(ti, gi)?;
+                match z.view() {
+                    View::Tuple(pair) if pair.len() == 2 => {
+                        first.push(&pair[0]);
+                        second.push(&pair[1]);
                     }
-                    other => return Err(mismatched(&other, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
+                    _ => return Err(mismatched(&z, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
                 }
             }
-            second.extend(items[g.len()..].iter().cloned());
-            Ok(IntTuple::Tuple(vec![IntTuple::Tuple(first), IntTuple::Tuple(second)]))
+            items.iter().skip(g.len()).for_each(|m| second.push(m));
+            Ok(IntTuple::pair(&first.finish(), &second.finish()))
         }
-        (Tiler::Tuple(_), IntTuple::Leaf(_)) => Err(mismatched(t, "zip2_by: a tuple tiler on a leaf mode")),
-        (_, IntTuple::Tuple(items)) if items.len() == 2 => Ok(t.clone()),
+        (Tiler::Tuple(_), View::Leaf(_)) => Err(mismatched(t, "zip2_by: a tuple tiler on a leaf mode")),
+        (_, View::Tuple(items)) if items.len() == 2 => Ok(t.to_owned()),
         _ => Err(mismatched(t, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
     }
 }

@@ -10,7 +10,7 @@ use std::fmt;
 
 use super::error::{Error, Result};
 use super::int::Int;
-use super::int_tuple::IntTuple;
+use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -26,10 +26,10 @@ pub enum Tiler {
 
 impl Tiler {
     /// A shape used as a tiler: each leaf `n` becomes the tiler `n` (the layout `n:_1`).
-    pub fn from_shape(shape: &IntTuple) -> Tiler {
-        match shape {
-            IntTuple::Leaf(i) => Tiler::Int(*i),
-            IntTuple::Tuple(v) => Tiler::Tuple(v.iter().map(Tiler::from_shape).collect()),
+    pub fn from_shape(shape: &Tup) -> Tiler {
+        match shape.view() {
+            View::Leaf(i) => Tiler::Int(i),
+            View::Tuple(v) => Tiler::Tuple(v.iter().map(Tiler::from_shape).collect()),
         }
     }
 
@@ -61,7 +61,7 @@ impl Tiler {
 
 /// CuTe's `compact_major<LayoutLeft>(shape, current)` (stride.hpp): exclusive prefix products of
 /// the extents starting from `current`, except that a static `_1` extent gets the stride `_0`.
-pub fn compact_col_major(shape: &IntTuple, current: Int) -> Result<IntTuple> {
+pub fn compact_col_major(shape: &Tup, current: Int) -> Result<IntTuple> {
     shape.compact_col_major(current)
 }
 

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{ComposedLayout, Swizzle};
-use crate::engine::{Error, Int, IntTuple, Layout, Result};
+use crate::engine::{Error, Int, IntTuple, Tup, View, Layout, Result};
 
 /// What an expression evaluates to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,8 +33,8 @@ impl Value {
     /// This value as an int tuple (an integer or a tuple of only integers).
     pub fn to_int_tuple(&self) -> Result<IntTuple> {
         match self {
-            Value::Int(i) => Ok(IntTuple::Leaf(*i)),
-            Value::Tuple(v) => Ok(IntTuple::Tuple(v.iter().map(Value::to_int_tuple).collect::<Result<_>>()?)),
+            Value::Int(i) => Ok(IntTuple::leaf(*i)),
+            Value::Tuple(v) => Ok(IntTuple::tuple(v.iter().map(Value::to_int_tuple).collect::<Result<Vec<_>>>()?)),
             other => Err(Error::Type(format!("expected an int tuple, found {}", other.kind()))),
         }
     }
@@ -50,10 +50,10 @@ impl Value {
             other => Err(Error::Type(format!("expected a layout, found {}", other.kind()))),
         }
     }
-    pub fn from_int_tuple(t: &IntTuple) -> Value {
-        match t {
-            IntTuple::Leaf(i) => Value::Int(*i),
-            IntTuple::Tuple(v) => Value::Tuple(v.iter().map(Value::from_int_tuple).collect()),
+    pub fn from_int_tuple(t: &Tup) -> Value {
+        match t.view() {
+            View::Leaf(i) => Value::Int(i),
+            View::Tuple(v) => Value::Tuple(v.iter().map(Value::from_int_tuple).collect()),
         }
     }
 }
@@ -113,7 +113,7 @@ impl AtomValue {
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
-    pub fn apply(&self, coord: &IntTuple) -> Result<Value> {
+    pub fn apply(&self, coord: &Tup) -> Result<Value> {
         match self {
             AtomValue::Swizzle(sw) => {
                 let i = coord.as_leaf().ok_or_else(|| Error::Type(format!("a swizzle takes an integer, got {coord}")))?;

@@ -33,7 +33,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use cutecheck::engine::atom::copy::copy_atom;
 use cutecheck::engine::atom::mma::{mma_atom, mma_atom_names, rs_with_mn_major_a, MmaAtom, GMMA_N};
 use cutecheck::engine::atom::recast::{gmma_smem_atom, Recastable};
-use cutecheck::engine::IntTuple;
+use cutecheck::engine::{IntTuple, Tup};
 use cutecheck::expr::{eval_str, Value};
 
 /// Exit code when there is no GPU to run on.
@@ -582,7 +582,7 @@ fn cpp_layout(text: &str) -> Result<String> {
         Value::Layout(l) => l,
         _ => bail!("{text}: not a layout"),
     };
-    fn tup(t: &IntTuple, head: &str) -> Result<String> {
+    fn tup(t: &Tup, head: &str) -> Result<String> {
         if let Some(leaf) = t.as_leaf() {
             if !leaf.is_static {
                 bail!("dynamic leaf in a trait layout");

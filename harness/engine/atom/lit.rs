@@ -41,7 +41,7 @@ fn tuple_at(b: &[u8], pos: &mut usize, depth: usize) -> Result<IntTuple> {
             let mut items = Vec::new();
             if b.get(*pos) == Some(&b')') {
                 *pos += 1;
-                return Ok(IntTuple::Tuple(items));
+                return Ok(IntTuple::tuple(items));
             }
             loop {
                 items.push(tuple_at(b, pos, depth + 1)?);
@@ -49,7 +49,7 @@ fn tuple_at(b: &[u8], pos: &mut usize, depth: usize) -> Result<IntTuple> {
                     Some(b',') => *pos += 1,
                     Some(b')') => {
                         *pos += 1;
-                        return Ok(IntTuple::Tuple(items));
+                        return Ok(IntTuple::tuple(items));
                     }
                     _ => return Err(bad(&text, "expected ',' or ')'")),
                 }
@@ -72,7 +72,7 @@ fn tuple_at(b: &[u8], pos: &mut usize, depth: usize) -> Result<IntTuple> {
                 .and_then(|s| s.parse().ok())
                 .filter(|v| (i32::MIN as i64..=i32::MAX as i64).contains(v))
                 .ok_or_else(|| bad(&text, "expected an integer"))?;
-            Ok(IntTuple::Leaf(Int::new(v, is_static)))
+            Ok(IntTuple::leaf(Int::new(v, is_static)))
         }
         None => Err(bad(&text, "unexpected end")),
     }

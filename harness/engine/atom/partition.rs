@@ -33,7 +33,7 @@ use crate::engine::composition::{composition, composition_tiler};
 use crate::engine::zipped_divide::zipped_divide;
 use crate::engine::slice::{slice, slice_and_offset, Coord};
 use crate::engine::right_inverse::right_inverse;
-use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler};
+use crate::engine::{Error, Int, IntTuple, Tup, Layout, Result, Tiler};
 
 /// A thread's part of a tensor over a counting iterator: offset and layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,9 +106,9 @@ pub fn mma_partition(mma: &TiledMma, which: char, l: &Layout, thr: i64) -> Resul
 }
 
 /// `partition_shape_X(mma, shape)`.
-pub fn mma_partition_shape(mma: &TiledMma, which: char, shape: &IntTuple) -> Result<IntTuple> {
+pub fn mma_partition_shape(mma: &TiledMma, which: char, shape: &Tup) -> Result<IntTuple> {
     let (sel, _, _) = operand(which)?;
-    let f = mma.thrfrg(&Layout::col_major(shape.clone())?, sel)?;
+    let f = mma.thrfrg(&Layout::col_major(shape.to_owned())?, sel)?;
     let coord = Coord::Tuple(vec![Coord::Int(Int::st(0)), Coord::Tuple(vec![Coord::Under, under_tuple(shape.rank())])]);
     Ok(slice(&coord, &f)?.shape)
 }

@@ -22,7 +22,7 @@ use super::copy::CopyAtom;
 use crate::engine::composition::composition;
 use crate::engine::raked_product::raked_product;
 use crate::engine::right_inverse::right_inverse;
-use crate::engine::{Error, IntTuple, Layout, Result};
+use crate::engine::{Error, IntTuple, Tup, View, Layout, Result};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TiledCopy {
@@ -41,16 +41,16 @@ impl TiledCopy {
 }
 
 /// CuTe's `product_each(shape)`: the product of each top-level mode.
-pub fn product_each(shape: &IntTuple) -> Result<IntTuple> {
-    match shape {
-        IntTuple::Leaf(_) => Ok(shape.clone()),
-        IntTuple::Tuple(v) => Ok(IntTuple::Tuple(v.iter().map(|m| m.product().map(IntTuple::Leaf)).collect::<Result<_>>()?)),
+pub fn product_each(shape: &Tup) -> Result<IntTuple> {
+    match shape.view() {
+        View::Leaf(_) => Ok(shape.to_owned()),
+        View::Tuple(v) => Ok(IntTuple::tuple(v.iter().map(|m| m.product().map(IntTuple::leaf)).collect::<Result<Vec<_>>>()?)),
     }
 }
 
 pub fn make_tiled_copy(atom: &CopyAtom, thr: &Layout, val: &Layout) -> Result<TiledCopy> {
     let layout_mn = raked_product(thr, val)?;
-    let shape = IntTuple::tuple([IntTuple::Leaf(thr.size()?), IntTuple::Leaf(val.size()?)]);
+    let shape = IntTuple::tuple([IntTuple::leaf(thr.size()?), IntTuple::leaf(val.size()?)]);
     let tv = composition(&right_inverse(&layout_mn)?, &Layout::col_major(shape)?)?;
     let tiler = product_each(&layout_mn.shape)?;
     make_tiled_copy_impl(atom, tv, tiler)
@@ -64,7 +64,7 @@ pub fn make_tiled_copy_for(atom: &CopyAtom, mma: &super::tiled_mma::TiledMma, wh
         'B' => (mma.layout_b_tv()?, 1, 2),
         _ => (mma.layout_c_tv()?, 0, 1),
     };
-    let tiler = IntTuple::tuple([IntTuple::Leaf(mma.tile_size(d0)?), IntTuple::Leaf(mma.tile_size(d1)?)]);
+    let tiler = IntTuple::tuple([IntTuple::leaf(mma.tile_size(d0)?), IntTuple::leaf(mma.tile_size(d1)?)]);
     make_tiled_copy_impl(atom, tv, tiler)
 }
 

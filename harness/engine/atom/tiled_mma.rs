@@ -74,7 +74,7 @@ impl TiledMma {
     }
     /// `tile_shape(mma)`: `(tile_M, tile_N, tile_K)`.
     pub fn tile_shape(&self) -> Result<IntTuple> {
-        Ok(IntTuple::tuple([IntTuple::Leaf(self.tile_size(0)?), IntTuple::Leaf(self.tile_size(1)?), IntTuple::Leaf(self.tile_size(2)?)]))
+        Ok(IntTuple::tuple([IntTuple::leaf(self.tile_size(0)?), IntTuple::leaf(self.tile_size(1)?), IntTuple::leaf(self.tile_size(2)?)]))
     }
 
     /// `thrfrg_X` for operand `which` (0: C over (M,N), 1: A over (M,K), 2: B over (N,K)).
@@ -86,11 +86,11 @@ impl TiledMma {
             _ => (1, 2, &self.atom.b, 2, 3),
         };
         let t_tensor = logical_divide(l, &tup(vec![self.perm(m0)?, self.perm(m1)?]))?;
-        let ext = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::Leaf(self.atom.shape_mnk.mode(i)?.product()?))?)) };
+        let ext = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(self.atom.shape_mnk.mode(i)?.product()?))?)) };
         let a_tensor = zipped_divide(&t_tensor, &tup(vec![ext(m0)?, ext(m1)?]))?;
         let tv_tensor = composition_tiler(&a_tensor, &tup(vec![Tiler::Layout(atom_tv.clone()), Tiler::Underscore]))?;
         let v = &self.thr_layout_vmnk;
-        let thr = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::Leaf(sz(v, i)?))?)) };
+        let thr = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(sz(v, i)?))?)) };
         zipped_divide(&tv_tensor, &tup(vec![Tiler::Underscore, tup(vec![thr(t0)?, thr(t1)?])]))
     }
 
@@ -103,7 +103,7 @@ impl TiledMma {
         }
         let full = Layout::concat(&[v.clone(), complement(v, None)?]);
         let pick = Layout {
-            shape: IntTuple::tuple([IntTuple::Leaf(v.size()?), IntTuple::st(1)]),
+            shape: IntTuple::tuple([IntTuple::leaf(v.size()?), IntTuple::st(1)]),
             stride: IntTuple::tuple([IntTuple::st(1), IntTuple::st(0)]),
         };
         crate::engine::composition::composition(&pick, &right_inverse(&full)?)
@@ -111,7 +111,7 @@ impl TiledMma {
 
     /// `get_layoutC_TV()`: (thread index, value) -> column-major index of the tile_M x tile_N tile.
     pub fn layout_c_tv(&self) -> Result<Layout> {
-        let refc = Layout::col_major(IntTuple::tuple([IntTuple::Leaf(self.tile_size(0)?), IntTuple::Leaf(self.tile_size(1)?)]))?;
+        let refc = Layout::col_major(IntTuple::tuple([IntTuple::leaf(self.tile_size(0)?), IntTuple::leaf(self.tile_size(1)?)]))?;
         let f = self.thrfrg(&refc, 0)?;
         composition_tiler(&f, &tup(vec![Tiler::Layout(self.thridx_2_thrid()?), Tiler::Underscore]))
     }
@@ -120,12 +120,12 @@ impl TiledMma {
     /// tile_N x tile_K).
     fn layout_ab_tv(&self, a: bool) -> Result<Layout> {
         let (r0, which) = if a { (0, 1) } else { (1, 2) };
-        let refl = Layout::col_major(IntTuple::tuple([IntTuple::Leaf(self.tile_size(r0)?), IntTuple::Leaf(self.tile_size(2)?)]))?;
+        let refl = Layout::col_major(IntTuple::tuple([IntTuple::leaf(self.tile_size(r0)?), IntTuple::leaf(self.tile_size(2)?)]))?;
         let f = self.thrfrg(&refl, which)?;
         let v = &self.thr_layout_vmnk;
         let (d1, d2) = if a { (1, 0) } else { (0, 1) };
         let spread = Layout {
-            shape: IntTuple::tuple([IntTuple::Leaf(sz(v, 1)?), IntTuple::Leaf(sz(v, 2)?)]),
+            shape: IntTuple::tuple([IntTuple::leaf(sz(v, 1)?), IntTuple::leaf(sz(v, 2)?)]),
             stride: IntTuple::tuple([IntTuple::st(d1), IntTuple::st(d2)]),
         };
         let tile = tup(vec![Tiler::Underscore, tup(vec![Tiler::Layout(spread), Tiler::Underscore])]);

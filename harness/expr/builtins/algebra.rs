@@ -82,7 +82,7 @@ pub fn complement(name: &Name, args: &[Value]) -> Result<Value> {
         Some(Value::Layout(l)) => Some(l.shape.clone()),
         Some(v) => Some(v.to_int_tuple()?),
     };
-    Ok(Value::Layout(complement::complement(a, cot.as_ref())?))
+    Ok(Value::Layout(complement::complement(a, cot.as_deref())?))
 }
 
 pub fn right_inverse(name: &Name, args: &[Value]) -> Result<Value> {

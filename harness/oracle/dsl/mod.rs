@@ -46,7 +46,7 @@ use serde::Serialize;
 use serde_json::{json, Value as Json};
 
 use crate::case::{Case, Outcome};
-use crate::engine::{Int, IntTuple};
+use crate::engine::{Int, Tup, View};
 use crate::expr::{Expr, Value};
 use crate::oracle::{sha256_hex, state_dir};
 use crate::triage::{self, read_printed};
@@ -564,10 +564,10 @@ impl Walk {
         }
     }
 
-    fn tuple(&mut self, r: &IntTuple, d: &DslValue, at: &str) -> Result<(), String> {
-        match (r, d) {
-            (IntTuple::Leaf(i), _) => self.leaf(*i, d, at),
-            (IntTuple::Tuple(rs), DslValue::Tuple(ds)) if rs.len() == ds.len() => {
+    fn tuple(&mut self, r: &Tup, d: &DslValue, at: &str) -> Result<(), String> {
+        match (r.view(), d) {
+            (View::Leaf(i), _) => self.leaf(i, d, at),
+            (View::Tuple(rs), DslValue::Tuple(ds)) if rs.len() == ds.len() => {
                 rs.iter().zip(ds).enumerate().try_for_each(|(k, (r, d))| self.tuple(r, d, &format!("{at}[{k}]")))
             }
             _ => Err(format!("{at}: {r} vs {d}")),
