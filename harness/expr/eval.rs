@@ -95,14 +95,14 @@ fn apply(target: Value, coord: &IntTuple) -> Result<Value> {
 /// arguments, a layout's shape made an int tuple before its stride is read), nothing is evaluated
 /// after the first error, and a parse error anywhere comes first, so the answer is `eval_str`'s.
 pub fn eval_text(text: &str) -> Option<Result<Value, EvalError>> {
-    let mut build = Fused { error: None, refused: false, items: Vec::new(), vals: Vec::new() };
+    let mut build = Fused { error: None, refused: false, stack: Vec::with_capacity(16), vals: Vec::new() };
     // A panic is left to the caller's `eval` to meet again (or a parse error further on first).
-    let node = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_with(text, &mut build))).ok()?;
-    match (node, build.error) {
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_with(text, &mut build))).ok()?;
+    match (parsed, build.error) {
         (Err(e), _) => Some(Err(e.into())),
         _ if build.refused => None,
-        (Ok(_), Some(e)) => Some(Err(e.into())),
-        (Ok(node), None) => Some(Ok(node.value())),
+        (Ok(()), Some(e)) => Some(Err(e.into())),
+        (Ok(()), None) => Some(Ok(build.stack.pop()?.value())),
     }
 }
 
@@ -133,14 +133,16 @@ impl Node {
     }
 }
 
-/// [`eval_text`]'s builder: [`eval`] bottom up, up to the first error.
+/// [`eval_text`]'s builder: [`eval`] bottom up, up to the first error. A stack machine: each form
+/// read pushes its node, and takes the nodes of its parts (pushed before it, in the order of the
+/// text) off the stack; the parser itself carries no values (`Build::Node` is `()`).
 struct Fused {
     /// The first error: nothing after it is evaluated.
     error: Option<Error>,
     /// A `print_*` name was called.
     refused: bool,
-    /// The items of the lists being read ([`Build::push`]).
-    items: Vec<Node>,
+    /// The nodes read and not yet taken by the form around them.
+    stack: Vec<Node>,
     /// A call's arguments (reused by every call).
     vals: Vec<Value>,
 }
@@ -149,34 +151,39 @@ impl Fused {
     fn stopped(&self) -> bool {
         self.error.is_some() || self.refused
     }
-    fn node(&mut self, r: Result<Node>) -> Node {
-        r.unwrap_or_else(|e| {
+    /// Push the node of `r` (on an error, the error is kept and nothing is evaluated after it).
+    fn push_result(&mut self, r: Result<Node>) {
+        let node = r.unwrap_or_else(|e| {
             self.error = Some(e);
             Node::Failed
-        })
+        });
+        self.stack.push(node);
     }
-    /// The last `n` items dropped: where nothing is evaluated any more.
-    fn drop_items(&mut self, n: usize) -> Node {
-        self.items.truncate(self.items.len() - n);
-        Node::Failed
+    fn pop(&mut self) -> Node {
+        self.stack.pop().unwrap_or(Node::Failed)
     }
-    /// The tuple of the last `n` items when each is a literal (taken), else `None` (left).
+    /// The top `n` nodes dropped, a failed node pushed for them: where nothing is evaluated any more.
+    fn skip(&mut self, n: usize) {
+        self.stack.truncate(self.stack.len().saturating_sub(n));
+        self.stack.push(Node::Failed);
+    }
+    /// The tuple of the top `n` nodes when each is a literal (taken), else `None` (left).
     fn literals(&mut self, n: usize) -> Option<IntTuple> {
-        let start = self.items.len() - n;
-        if !self.items[start..].iter().all(|a| matches!(a, Node::Lit(_))) {
+        let start = self.stack.len().saturating_sub(n);
+        if !self.stack[start..].iter().all(|a| matches!(a, Node::Lit(_))) {
             return None;
         }
-        Some(IntTuple::tuple(self.items.drain(start..).filter_map(|a| if let Node::Lit(t) = a { Some(t) } else { None })))
+        Some(IntTuple::tuple(self.stack.drain(start..).filter_map(|a| if let Node::Lit(t) = a { Some(t) } else { None })))
     }
-    /// The values of the last `n` items, taken.
+    /// The values of the top `n` nodes, taken.
     fn values(&mut self, n: usize) -> Vec<Value> {
-        let start = self.items.len() - n;
-        self.items.drain(start..).map(Node::value).collect()
+        let start = self.stack.len().saturating_sub(n);
+        self.stack.drain(start..).map(Node::value).collect()
     }
-    /// The int tuple of `L(args)`'s coordinate, the last `n` items ([`coord_of`]).
+    /// The int tuple of `L(args)`'s coordinate, the top `n` nodes ([`coord_of`]).
     fn coord(&mut self, n: usize) -> Result<IntTuple> {
         if n == 1 {
-            return self.items.pop().map_or(Ok(IntTuple::tuple([])), Node::int_tuple);
+            return self.pop().int_tuple();
         }
         match self.literals(n) {
             Some(t) => Ok(t),
@@ -186,59 +193,62 @@ impl Fused {
 }
 
 impl Build for Fused {
-    type Node = Node;
-    fn int(&mut self, value: i64, is_static: bool, _: usize) -> Node {
-        Node::Lit(IntTuple::from(Int::new(value, is_static)))
+    type Node = ();
+    fn int(&mut self, value: i64, is_static: bool, _: usize) {
+        self.stack.push(Node::Lit(IntTuple::from(Int::new(value, is_static))));
     }
-    fn underscore(&mut self, _: usize) -> Node {
-        Node::Val(Value::Underscore)
+    fn underscore(&mut self, _: usize) {
+        self.stack.push(Node::Val(Value::Underscore));
     }
-    fn push(&mut self, item: Node) {
-        self.items.push(item);
-    }
-    fn tuple(&mut self, n: usize, _: usize) -> Node {
+    /// The item is on the stack already.
+    fn push(&mut self, _: ()) {}
+    fn tuple(&mut self, n: usize, _: usize) {
         if self.stopped() {
-            return self.drop_items(n);
+            return self.skip(n);
         }
-        match self.literals(n) {
+        let node = match self.literals(n) {
             Some(t) => Node::Lit(t),
             None => Node::Val(Value::Tuple(self.values(n))),
-        }
+        };
+        self.stack.push(node);
     }
-    fn shape(&mut self, shape: Node) -> Node {
+    fn shape(&mut self, _: ()) {
         if self.stopped() {
-            return Node::Failed;
+            return;
         }
-        let t = shape.int_tuple().map(Node::Lit);
-        self.node(t)
+        let t = self.pop().int_tuple().map(Node::Lit);
+        self.push_result(t);
     }
-    fn layout(&mut self, shape: Node, stride: Node, _: usize) -> Node {
+    fn layout(&mut self, _: (), _: (), _: usize) {
         if self.stopped() {
-            return Node::Failed;
+            return self.skip(2);
         }
+        let (stride, shape) = (self.pop(), self.pop());
         let l = shape.int_tuple().and_then(|s| crate::engine::Layout::new(s, stride.int_tuple()?));
-        self.node(l.map(|l| Node::Val(Value::Layout(l))))
+        self.push_result(l.map(|l| Node::Val(Value::Layout(l))));
     }
-    fn call(&mut self, name: Name, n: usize, called: bool, _: usize) -> Node {
+    fn call(&mut self, name: Name, n: usize, called: bool, _: usize) {
         if name.simple().is_some_and(|n| n.starts_with("print_")) {
             self.refused = true;
         }
         if self.stopped() {
-            return self.drop_items(n);
+            return self.skip(n);
         }
-        let start = self.items.len() - n;
+        let start = self.stack.len().saturating_sub(n);
         self.vals.clear();
-        self.vals.extend(self.items.drain(start..).map(Node::value));
+        self.vals.extend(self.stack.drain(start..).map(Node::value));
         let v = builtins::call(&name, &self.vals, called).map(Node::Val);
         self.vals.clear();
-        self.node(v)
+        self.push_result(v);
     }
-    fn apply(&mut self, target: Node, n: usize, _: usize) -> Node {
+    fn apply(&mut self, _: (), n: usize, _: usize) {
         if self.stopped() {
-            return self.drop_items(n);
+            return self.skip(n + 1);
         }
-        let v = self.coord(n).and_then(|c| apply(target.value(), &c)).map(Node::Val);
-        self.node(v)
+        let coord = self.coord(n);
+        let target = self.pop();
+        let v = coord.and_then(|c| apply(target.value(), &c)).map(Node::Val);
+        self.push_result(v);
     }
 }
 
