@@ -109,7 +109,7 @@ fn atom_table_cmd(atom: &str) -> ExitCode {
 /// or one line starting `error:`.
 pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
     let mut text = String::new();
-    if eval_line_into(expr, table, &mut text) {
+    if eval_line_into(expr, table, &mut text, &mut Default::default()) {
         Ok(text)
     } else {
         Err(text)
@@ -125,12 +125,13 @@ macro_rules! error {
     }};
 }
 
-/// [`eval_line`] written into `out`: returns whether it succeeded.
-fn eval_line_into(expr: &str, table: bool, out: &mut String) -> bool {
+/// [`eval_line`] written into `out` (`scratch`: buffers reused from line to line): returns whether
+/// it succeeded.
+fn eval_line_into(expr: &str, table: bool, out: &mut String, scratch: &mut crate::expr::eval::Scratch) -> bool {
     use std::fmt::Write as _;
     // Most lines are answered in one pass over the text; the others (the whole-line forms
     // `print_svg(X)` and `print_layout(L)`, a panic) are parsed, then evaluated.
-    let value = match crate::expr::eval::eval_text(expr) {
+    let value = match crate::expr::eval::eval_text_in(expr, scratch) {
         Some(Err(crate::expr::EvalError::Parse(e))) => return error!(out, "{e}"),
         Some(Err(crate::expr::EvalError::Engine(e))) => Err(e),
         Some(Ok(v)) => Ok(v),
@@ -225,15 +226,16 @@ fn eval_cmd(expr: &str, table: bool) -> ExitCode {
 /// batch; the panic message still goes to stderr.
 pub fn answer(line: &str, table: bool) -> (String, bool) {
     let mut text = String::new();
-    let ok = answer_into(line, table, &mut text);
+    let ok = answer_into(line, table, &mut text, &mut Default::default());
     (text, ok)
 }
 
-/// [`answer`] written into `out` (cleared first): returns whether it succeeded.
-fn answer_into(line: &str, table: bool, out: &mut String) -> bool {
+/// [`answer`] written into `out` (cleared first; `scratch`: buffers reused from line to line):
+/// returns whether it succeeded.
+fn answer_into(line: &str, table: bool, out: &mut String, scratch: &mut crate::expr::eval::Scratch) -> bool {
     out.clear();
     // A panic leaves `out` half written: it is cleared and the error line written instead.
-    let good = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval_line_into(line, table, out)));
+    let good = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval_line_into(line, table, out, scratch)));
     match good {
         Ok(good) => {
             if !out.ends_with('\n') {
@@ -323,13 +325,13 @@ pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) ->
     let mut ok = true;
     let mut n = 0usize;
     // One buffer for every line and one for every answer, written to `out` as it comes.
-    let (mut line, mut text) = (Vec::new(), String::new());
+    let (mut line, mut text, mut scratch) = (Vec::new(), String::new(), crate::expr::eval::Scratch::default());
     loop {
         n += 1;
         match read_line(&mut input, max, &mut line) {
             Ok(None) => break,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => continue,
-            Ok(Some(Line::Text(l))) => ok &= answer_into(l, table, &mut text),
+            Ok(Some(Line::Text(l))) => ok &= answer_into(l, table, &mut text, &mut scratch),
             Ok(Some(Line::TooLong(len))) => {
                 ok = false;
                 text.clear();

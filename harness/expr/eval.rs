@@ -95,15 +95,32 @@ fn apply(target: Value, coord: &IntTuple) -> Result<Value> {
 /// arguments, a layout's shape made an int tuple before its stride is read), nothing is evaluated
 /// after the first error, and a parse error anywhere comes first, so the answer is `eval_str`'s.
 pub fn eval_text(text: &str) -> Option<Result<Value, EvalError>> {
-    let mut build = Fused { error: None, refused: false, stack: Vec::with_capacity(16), vals: Vec::new() };
+    eval_text_in(text, &mut Scratch::default())
+}
+
+/// [`eval_text`] with buffers kept from line to line (`eval -` answers every line with one).
+#[derive(Default)]
+pub struct Scratch {
+    stack: Vec<Node>,
+    vals: Vec<Value>,
+}
+
+/// [`eval_text`] using `scratch`'s buffers.
+pub fn eval_text_in(text: &str, scratch: &mut Scratch) -> Option<Result<Value, EvalError>> {
+    let (mut stack, mut vals) = (std::mem::take(&mut scratch.stack), std::mem::take(&mut scratch.vals));
+    stack.clear();
+    vals.clear();
+    let mut build = Fused { error: None, refused: false, stack, vals };
     // A panic is left to the caller's `eval` to meet again (or a parse error further on first).
     let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_with(text, &mut build))).ok()?;
-    match (parsed, build.error) {
+    let answer = match (parsed, build.error) {
         (Err(e), _) => Some(Err(e.into())),
         _ if build.refused => None,
         (Ok(()), Some(e)) => Some(Err(e.into())),
-        (Ok(()), None) => Some(Ok(build.stack.pop()?.value())),
-    }
+        (Ok(()), None) => build.stack.pop().map(|n| Ok(n.value())),
+    };
+    (scratch.stack, scratch.vals) = (build.stack, build.vals);
+    answer
 }
 
 /// [`eval_text`]'s nodes: an int tuple literal is kept as the tuple (a layout literal's shape and
