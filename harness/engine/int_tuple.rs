@@ -228,7 +228,7 @@ impl ExactSizeIterator for ModesIter<'_> {}
 impl DoubleEndedIterator for ModesIter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
         // Elements are found from the front; the last one is the one ending the buffer.
-        let last = self.clone().last()?;
+        let last = self.clone().fold(None, |_, m| Some(m))?; // from the front (next_back is this)
         self.rest = &self.rest[..self.rest.len() - last.0.len()];
         self.left -= 1;
         Some(last)
@@ -252,7 +252,7 @@ impl<'a> Modes<'a> {
         self.get(0)
     }
     pub fn last(&self) -> Option<&'a Tup> {
-        self.iter().last()
+        self.iter().next_back()
     }
     /// Owned copies of the elements.
     pub fn to_vec(&self) -> Vec<IntTuple> {
