@@ -108,8 +108,65 @@ fn atom_table_cmd(atom: &str) -> ExitCode {
 /// The text `cutecheck eval` prints for one expression: the result (and the grid with `table`),
 /// or one line starting `error:`.
 pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
+    let mut text = String::new();
+    if eval_line_into(expr, table, &mut text, &mut Default::default()) {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// Writing `error: ...` and a newline into a String (which cannot fail); false, the line failed.
+macro_rules! error {
+    ($out:expr, $($t:tt)*) => {{
+        let _ = write!($out, "error: ");
+        let _ = writeln!($out, $($t)*);
+        false
+    }};
+}
+
+/// [`eval_line`] written into `out` (`scratch`: buffers reused from line to line): returns whether
+/// it succeeded.
+fn eval_line_into(expr: &str, table: bool, out: &mut String, scratch: &mut crate::expr::eval::Scratch) -> bool {
+    use std::fmt::Write as _;
+    // Most lines are answered in one pass over the text; the others (the whole-line forms
+    // `print_svg(X)` and `print_layout(L)`, a panic) are parsed, then evaluated.
+    let value = match crate::expr::eval::eval_text_in(expr, scratch) {
+        Some(Err(crate::expr::EvalError::Parse(e))) => return error!(out, "{e}"),
+        Some(Err(crate::expr::EvalError::Engine(e))) => Err(e),
+        Some(Ok(v)) => Ok(v),
+        None => match parse_then_eval(expr, out) {
+            std::ops::ControlFlow::Continue(v) => v,
+            std::ops::ControlFlow::Break(good) => return good,
+        },
+    };
+    match value {
+        Ok(Value::Layout(l)) if table && l.rank() == 2 => match print_layout(&l) {
+            Ok(g) => {
+                out.push_str(&g);
+                true
+            }
+            Err(e) => error!(out, "{e}"),
+        },
+        Ok(v) => {
+            let _ = writeln!(out, "{v}");
+            true
+        }
+        Err(e) => error!(out, "{e}"),
+    }
+}
+
+/// A line parsed, then evaluated: its value, or (`Break(whether it succeeded)`) its whole answer
+/// written into `out`: a parse error, or one of the whole-line forms `print_svg(X)` and
+/// `print_layout(L)`.
+fn parse_then_eval(expr: &str, out: &mut String) -> std::ops::ControlFlow<bool, crate::engine::Result<Value>> {
+    use std::fmt::Write as _;
+    use std::ops::ControlFlow::Break;
     // Parsed once; `print_svg(X)` and `print_layout(L)` are forms of the whole line.
-    let parsed = crate::expr::parse(expr).map_err(|e| format!("error: {e}\n"))?;
+    let parsed = match crate::expr::parse(expr) {
+        Ok(p) => p,
+        Err(e) => return Break(error!(out, "{e}")),
+    };
     let form = match &parsed {
         crate::expr::Expr::Call { name, args, called: true, .. } if args.len() == 1 => name.simple(),
         _ => None,
@@ -117,28 +174,33 @@ pub fn eval_line(expr: &str, table: bool) -> Result<String, String> {
     if form == Some("print_svg") {
         // `print_svg(X)` is CuTe's picture of an MMA atom or tiled MMA, like `--svg`.
         if let Ok(case) = crate::case::Case::parse(expr, "eval") {
-            return match crate::case::engine(&case, false).outcome {
-                crate::case::Outcome::Printed(svg) => Ok(svg),
-                o => Err(format!("error: {}\n", o.lines().join(" ").trim_start_matches("rejected: "))),
-            };
+            return Break(match crate::case::engine(&case, false).outcome {
+                crate::case::Outcome::Printed(svg) => {
+                    out.push_str(&svg);
+                    true
+                }
+                o => error!(out, "{}", o.lines().join(" ").trim_start_matches("rejected: ")),
+            });
         }
     }
     if form == Some("print_layout") {
         let crate::expr::Expr::Call { args, .. } = &parsed else { unreachable!("a call") };
         // `print_layout(L)` is CuTe's grid of a rank-2 layout, like `--table`.
-        return match eval(&args[0]).map_err(|e| format!("error: {e}\n"))? {
-            Value::Layout(l) => print_layout(&l).map_err(|e| format!("error: {e}\n")),
-            Value::Atom(crate::expr::value::AtomValue::Composed(c)) => {
-                crate::engine::atom::recast::print_layout_composed(&c).map_err(|e| format!("error: {e}\n"))
-            }
-            v => Err(format!("error: print_layout needs a layout, found {}\n", v.kind())),
+        let grid = match eval(&args[0]) {
+            Err(e) => return Break(error!(out, "{e}")),
+            Ok(Value::Layout(l)) => print_layout(&l),
+            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
+            Ok(v) => return Break(error!(out, "print_layout needs a layout, found {}", v.kind())),
         };
+        return Break(match grid {
+            Ok(g) => {
+                out.push_str(&g);
+                true
+            }
+            Err(e) => error!(out, "{e}"),
+        });
     }
-    match eval(&parsed) {
-        Ok(Value::Layout(l)) if table && l.rank() == 2 => print_layout(&l).map_err(|e| format!("error: {e}")),
-        Ok(v) => Ok(format!("{v}\n")),
-        Err(e) => Err(format!("error: {e}\n")),
-    }
+    std::ops::ControlFlow::Continue(eval(&parsed))
 }
 
 fn eval_cmd(expr: &str, table: bool) -> ExitCode {
@@ -163,18 +225,23 @@ fn eval_cmd(expr: &str, table: bool) -> ExitCode {
 /// in the engine (a bug) is answered as an `error: internal error` line instead of ending the
 /// batch; the panic message still goes to stderr.
 pub fn answer(line: &str, table: bool) -> (String, bool) {
-    match std::panic::catch_unwind(|| eval_line(line, table)) {
-        Ok(Ok(mut s)) => {
-            if !s.ends_with('\n') {
-                s.push('\n');
+    let mut text = String::new();
+    let ok = answer_into(line, table, &mut text, &mut Default::default());
+    (text, ok)
+}
+
+/// [`answer`] written into `out` (cleared first; `scratch`: buffers reused from line to line):
+/// returns whether it succeeded.
+fn answer_into(line: &str, table: bool, out: &mut String, scratch: &mut crate::expr::eval::Scratch) -> bool {
+    out.clear();
+    // A panic leaves `out` half written: it is cleared and the error line written instead.
+    let good = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval_line_into(line, table, out, scratch)));
+    match good {
+        Ok(good) => {
+            if !out.ends_with('\n') {
+                out.push('\n');
             }
-            (s, true)
-        }
-        Ok(Err(mut s)) => {
-            if !s.ends_with('\n') {
-                s.push('\n');
-            }
-            (s, false)
+            good
         }
         Err(p) => {
             let msg = p
@@ -182,27 +249,31 @@ pub fn answer(line: &str, table: bool) -> (String, bool) {
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            (format!("error: internal error (a bug in cutecheck; please report it): {}\n", msg.replace('\n', " ")), false)
+            out.clear();
+            out.push_str("error: internal error (a bug in cutecheck; please report it): ");
+            out.push_str(&msg.replace('\n', " "));
+            out.push('\n');
+            false
         }
     }
 }
 
 /// One stdin line as read by [`eval_lines`].
 #[derive(Debug, PartialEq, Eq)]
-pub enum Line {
-    /// A line of text (without its newline).
-    Text(String),
+pub enum Line<'a> {
+    /// A line of text (without its newline), in the caller's buffer.
+    Text(&'a str),
     /// A line longer than [`crate::limits::INPUT_LEN`] bytes (only its length is kept).
     TooLong(usize),
     /// A line that is not UTF-8.
     NotUtf8,
 }
 
-/// Read one line of at most `max` bytes (its newline excluded) from `r`, consuming the rest of a
-/// longer line without keeping it. `None` at the end of the input; read errors other than
-/// interruptions end the input.
-pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Line>> {
-    let mut buf = Vec::new();
+/// Read one line of at most `max` bytes (its newline excluded) from `r` into `buf` (cleared
+/// first, reused from line to line), consuming the rest of a longer line without keeping it.
+/// `None` at the end of the input; read errors other than interruptions end the input.
+pub fn read_line<'b>(r: &mut impl BufRead, max: usize, buf: &'b mut Vec<u8>) -> std::io::Result<Option<Line<'b>>> {
+    buf.clear();
     let mut len = 0usize;
     let mut any = false;
     loop {
@@ -239,7 +310,7 @@ pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Lin
     if buf.last() == Some(&b'\r') {
         buf.pop();
     }
-    Ok(Some(match String::from_utf8(buf) {
+    Ok(Some(match std::str::from_utf8(buf) {
         Ok(s) => Line::Text(s),
         Err(_) => Line::NotUtf8,
     }))
@@ -249,33 +320,34 @@ pub fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Lin
 /// is too long or not UTF-8 gets an `error:` line naming its number); never stops early. Returns
 /// whether every line succeeded.
 pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) -> bool {
+    use std::fmt::Write as _;
     let max = crate::limits::INPUT_LEN;
     let mut ok = true;
     let mut n = 0usize;
+    // One buffer for every line and one for every answer, written to `out` as it comes.
+    let (mut line, mut text, mut scratch) = (Vec::new(), String::new(), crate::expr::eval::Scratch::default());
     loop {
         n += 1;
-        let text = match read_line(&mut input, max) {
+        match read_line(&mut input, max, &mut line) {
             Ok(None) => break,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => continue,
-            Ok(Some(Line::Text(l))) => {
-                let (text, good) = answer(&l, table);
-                ok &= good;
-                text
-            }
+            Ok(Some(Line::Text(l))) => ok &= answer_into(l, table, &mut text, &mut scratch),
             Ok(Some(Line::TooLong(len))) => {
                 ok = false;
-                format!("error: line {n} is {len} bytes long; expressions are limited to {max} bytes\n")
+                text.clear();
+                let _ = writeln!(text, "error: line {n} is {len} bytes long; expressions are limited to {max} bytes");
             }
             Ok(Some(Line::NotUtf8)) => {
                 ok = false;
-                format!("error: line {n} is not valid UTF-8\n")
+                text.clear();
+                let _ = writeln!(text, "error: line {n} is not valid UTF-8");
             }
             Err(e) => {
                 // The input itself failed (not a line's content): say so; nothing more can be read.
                 let _ = writeln!(out, "error: reading stdin after line {}: {e}", n - 1);
                 return false;
             }
-        };
+        }
         if out.write_all(text.as_bytes()).is_err() {
             // stdout is gone (a closed pipe): nobody is left to answer.
             return false;
@@ -292,10 +364,10 @@ fn expressions(expr: &str) -> Vec<Result<String, String>> {
         return vec![Ok(expr.to_string())];
     }
     let (max, mut v, mut n) = (crate::limits::INPUT_LEN, Vec::new(), 0usize);
-    let mut input = std::io::stdin().lock();
+    let (mut input, mut line) = (std::io::stdin().lock(), Vec::new());
     loop {
         n += 1;
-        match read_line(&mut input, max) {
+        match read_line(&mut input, max, &mut line) {
             Ok(None) => return v,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => {}
             Ok(Some(Line::Text(l))) => v.push(Ok(l.trim().to_string())),

@@ -3,7 +3,7 @@
 use crate::engine::{Error, Int, IntTuple, Result};
 
 use super::builtins;
-use super::parse::{parse, Expr, ParseError};
+use super::parse::{parse, parse_with, Build, Expr, Name, ParseError};
 use super::value::Value;
 
 /// A failed evaluation: a parse error or an engine error.
@@ -28,16 +28,12 @@ pub fn eval(e: &Expr) -> Result<Value> {
         Expr::Underscore { .. } => Ok(Value::Underscore),
         Expr::Tuple { items, .. } => Ok(Value::Tuple(items.iter().map(eval).collect::<Result<_>>()?)),
         Expr::Layout { shape, stride, .. } => {
-            let (s, d) = (eval(shape)?.to_int_tuple()?, eval(stride)?.to_int_tuple()?);
-            Ok(Value::Layout(crate::engine::Layout::new(s, d)?))
+            let s = int_tuple(shape)?;
+            Ok(Value::Layout(crate::engine::Layout::new(s, int_tuple(stride)?)?))
         }
         Expr::Apply { target, args, .. } => {
             let t = eval(target)?;
-            let coord = coord_of(args)?;
-            match t {
-                Value::Atom(a) => a.apply(&coord),
-                t => Ok(Value::Int(t.to_layout()?.call(&coord)?)),
-            }
+            apply(t, &coord_of(args)?)
         }
         Expr::Call { name, args, called, .. } => {
             let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_>>()?;
@@ -46,11 +42,274 @@ pub fn eval(e: &Expr) -> Result<Value> {
     }
 }
 
+/// The int tuple `e` evaluates to (an error if it is no int tuple). A literal of integers and
+/// tuples of them is built directly, without a [`Value`] in between.
+fn int_tuple(e: &Expr) -> Result<IntTuple> {
+    match literal(e) {
+        Some(t) => Ok(t),
+        None => eval(e)?.to_int_tuple(),
+    }
+}
+
+/// `e` as an int tuple when it is integers and tuples of them only (nothing to evaluate, nothing
+/// that can fail); `None` otherwise.
+fn literal(e: &Expr) -> Option<IntTuple> {
+    match e {
+        Expr::Int { value, is_static, .. } => Some(IntTuple::from(Int::new(*value, *is_static))),
+        Expr::Tuple { items, .. } => literals(items),
+        _ => None,
+    }
+}
+
+/// The tuple of `items` when each is a [`literal`].
+fn literals(items: &[Expr]) -> Option<IntTuple> {
+    // Built in one pass; an item that is no literal stops it short of the full rank.
+    let t = IntTuple::tuple(items.iter().map_while(literal));
+    (t.rank() == items.len()).then_some(t)
+}
+
 /// The coordinate of `L(args)`: one argument is the coordinate itself, several form a tuple.
 fn coord_of(args: &[Expr]) -> Result<IntTuple> {
-    let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_>>()?;
-    match vals.as_slice() {
-        [one] => one.to_int_tuple(),
-        many => Value::Tuple(many.to_vec()).to_int_tuple(),
+    if let [one] = args {
+        return int_tuple(one);
+    }
+    if let Some(t) = literals(args) {
+        return Ok(t);
+    }
+    Value::Tuple(args.iter().map(eval).collect::<Result<_>>()?).to_int_tuple()
+}
+
+/// `target(coord)`: a layout, swizzle or swizzled layout evaluated at a coordinate.
+fn apply(target: Value, coord: &IntTuple) -> Result<Value> {
+    match target {
+        Value::Atom(a) => a.apply(coord),
+        Value::Layout(l) => Ok(Value::Int(l.call(coord)?)),
+        t => Ok(Value::Int(t.to_layout()?.call(coord)?)),
+    }
+}
+
+/// Parse and evaluate `text` in one pass, without the [`Expr`] tree (`cutecheck eval -`'s way):
+/// what [`eval_str`] answers, or `None` where a call of a `print_*` name (the whole-line forms are
+/// the caller's) or a panic leaves it to the caller to parse, then evaluate. The parser hands the
+/// nodes over in the order [`eval`] evaluates them (operands left to right, a call after its
+/// arguments, a layout's shape made an int tuple before its stride is read), nothing is evaluated
+/// after the first error, and a parse error anywhere comes first, so the answer is `eval_str`'s.
+pub fn eval_text(text: &str) -> Option<Result<Value, EvalError>> {
+    eval_text_in(text, &mut Scratch::default())
+}
+
+/// [`eval_text`] with buffers kept from line to line (`eval -` answers every line with one).
+#[derive(Default)]
+pub struct Scratch {
+    stack: Vec<Node>,
+    vals: Vec<Value>,
+}
+
+/// [`eval_text`] using `scratch`'s buffers.
+pub fn eval_text_in(text: &str, scratch: &mut Scratch) -> Option<Result<Value, EvalError>> {
+    let (mut stack, mut vals) = (std::mem::take(&mut scratch.stack), std::mem::take(&mut scratch.vals));
+    stack.clear();
+    vals.clear();
+    let mut build = Fused { error: None, refused: false, stack, vals };
+    // A panic is left to the caller's `eval` to meet again (or a parse error further on first).
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_with(text, &mut build))).ok()?;
+    let answer = match (parsed, build.error) {
+        (Err(e), _) => Some(Err(e.into())),
+        _ if build.refused => None,
+        (Ok(()), Some(e)) => Some(Err(e.into())),
+        (Ok(()), None) => build.stack.pop().map(|n| Ok(n.value())),
+    };
+    (scratch.stack, scratch.vals) = (build.stack, build.vals);
+    answer
+}
+
+/// [`eval_text`]'s nodes: an int tuple literal is kept as the tuple (a layout literal's shape and
+/// stride go straight into the layout), anything else is evaluated as it is read.
+enum Node {
+    Lit(IntTuple),
+    Val(Value),
+    /// Not evaluated: something failed before (`Fused::error`) or was refused.
+    Failed,
+}
+
+impl Node {
+    /// The value `eval` gives the node's expression.
+    fn value(self) -> Value {
+        match self {
+            Node::Lit(t) => Value::from_int_tuple(&t),
+            Node::Val(v) => v,
+            Node::Failed => Value::Underscore,
+        }
+    }
+    /// [`int_tuple`] of the node's expression.
+    fn int_tuple(self) -> Result<IntTuple> {
+        match self {
+            Node::Lit(t) => Ok(t),
+            n => n.value().to_int_tuple(),
+        }
+    }
+}
+
+/// [`eval_text`]'s builder: [`eval`] bottom up, up to the first error. A stack machine: each form
+/// read pushes its node, and takes the nodes of its parts (pushed before it, in the order of the
+/// text) off the stack; the parser itself carries no values (`Build::Node` is `()`).
+struct Fused {
+    /// The first error: nothing after it is evaluated.
+    error: Option<Error>,
+    /// A `print_*` name was called.
+    refused: bool,
+    /// The nodes read and not yet taken by the form around them.
+    stack: Vec<Node>,
+    /// A call's arguments (reused by every call).
+    vals: Vec<Value>,
+}
+
+impl Fused {
+    fn stopped(&self) -> bool {
+        self.error.is_some() || self.refused
+    }
+    /// Push the node of `r` (on an error, the error is kept and nothing is evaluated after it).
+    fn push_result(&mut self, r: Result<Node>) {
+        let node = r.unwrap_or_else(|e| {
+            self.error = Some(e);
+            Node::Failed
+        });
+        self.stack.push(node);
+    }
+    fn pop(&mut self) -> Node {
+        self.stack.pop().unwrap_or(Node::Failed)
+    }
+    /// The top `n` nodes dropped, a failed node pushed for them: where nothing is evaluated any more.
+    fn skip(&mut self, n: usize) {
+        self.stack.truncate(self.stack.len().saturating_sub(n));
+        self.stack.push(Node::Failed);
+    }
+    /// The tuple of the top `n` nodes when each is a literal (taken), else `None` (left).
+    fn literals(&mut self, n: usize) -> Option<IntTuple> {
+        let start = self.stack.len().saturating_sub(n);
+        if !self.stack[start..].iter().all(|a| matches!(a, Node::Lit(_))) {
+            return None;
+        }
+        Some(IntTuple::tuple(self.stack.drain(start..).filter_map(|a| if let Node::Lit(t) = a { Some(t) } else { None })))
+    }
+    /// The values of the top `n` nodes, taken.
+    fn values(&mut self, n: usize) -> Vec<Value> {
+        let start = self.stack.len().saturating_sub(n);
+        self.stack.drain(start..).map(Node::value).collect()
+    }
+    /// The int tuple of `L(args)`'s coordinate, the top `n` nodes ([`coord_of`]).
+    fn coord(&mut self, n: usize) -> Result<IntTuple> {
+        if n == 1 {
+            return self.pop().int_tuple();
+        }
+        match self.literals(n) {
+            Some(t) => Ok(t),
+            None => Value::Tuple(self.values(n)).to_int_tuple(),
+        }
+    }
+}
+
+impl Build for Fused {
+    type Node = ();
+    fn int(&mut self, value: i64, is_static: bool, _: usize) {
+        self.stack.push(Node::Lit(IntTuple::from(Int::new(value, is_static))));
+    }
+    fn underscore(&mut self, _: usize) {
+        self.stack.push(Node::Val(Value::Underscore));
+    }
+    /// The item is on the stack already.
+    fn push(&mut self, _: ()) {}
+    fn tuple(&mut self, n: usize, _: usize) {
+        if self.stopped() {
+            return self.skip(n);
+        }
+        let node = match self.literals(n) {
+            Some(t) => Node::Lit(t),
+            None => Node::Val(Value::Tuple(self.values(n))),
+        };
+        self.stack.push(node);
+    }
+    fn shape(&mut self, _: ()) {
+        if self.stopped() {
+            return;
+        }
+        let t = self.pop().int_tuple().map(Node::Lit);
+        self.push_result(t);
+    }
+    fn layout(&mut self, _: (), _: (), _: usize) {
+        if self.stopped() {
+            return self.skip(2);
+        }
+        let (stride, shape) = (self.pop(), self.pop());
+        let l = shape.int_tuple().and_then(|s| crate::engine::Layout::new(s, stride.int_tuple()?));
+        self.push_result(l.map(|l| Node::Val(Value::Layout(l))));
+    }
+    fn call(&mut self, name: Name, n: usize, called: bool, _: usize) {
+        if name.simple().is_some_and(|n| n.starts_with("print_")) {
+            self.refused = true;
+        }
+        if self.stopped() {
+            return self.skip(n);
+        }
+        let start = self.stack.len().saturating_sub(n);
+        self.vals.clear();
+        self.vals.extend(self.stack.drain(start..).map(Node::value));
+        let v = builtins::call(&name, &self.vals, called).map(Node::Val);
+        self.vals.clear();
+        self.push_result(v);
+    }
+    fn apply(&mut self, _: (), n: usize, _: usize) {
+        if self.stopped() {
+            return self.skip(n + 1);
+        }
+        let coord = self.coord(n);
+        let target = self.pop();
+        let v = coord.and_then(|c| apply(target.value(), &c)).map(Node::Val);
+        self.push_result(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{eval_str, eval_text};
+
+    /// `eval_text` answers `text` as `eval_str` does, or leaves it to it; whether it answered.
+    fn same(text: &str) -> bool {
+        match eval_text(text) {
+            Some(r) => {
+                assert_eq!(r, eval_str(text), "{text}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Every line of the fixed suites, random cases of the conformance generator, and each of them
+    /// spoilt: cut short (parse errors at every position), an integer made `_` or a layout
+    /// (type errors), an integer made 0 (engine errors after other operands were evaluated).
+    #[test]
+    fn one_pass_answers_as_parse_then_eval() {
+        let mut lines: Vec<String> = Vec::new();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
+        for f in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
+            let text = std::fs::read_to_string(f.path()).unwrap();
+            lines.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
+        }
+        lines.extend(crate::fuzz::cases(5, 2000, (0, 1)).into_iter().map(|(_, c)| c.expr));
+        let (mut answered, mut tried) = (0, 0);
+        for l in &lines {
+            tried += 1;
+            answered += usize::from(same(l));
+            for (k, _) in l.char_indices().filter(|(k, _)| k % 7 == 3) {
+                same(&l[..k]);
+            }
+            for (k, c) in l.char_indices().filter(|(_, c)| c.is_ascii_digit()).take(6) {
+                for with in ["_", "_4:_1", "0", "(1,2)", " é"] {
+                    same(&format!("{}{with}{}", &l[..k], &l[k + c.len_utf8()..]));
+                }
+            }
+        }
+        // Not vacuous: the one pass answers nearly every line itself.
+        assert!(answered * 10 > tried * 9, "{answered} of {tried}");
     }
 }

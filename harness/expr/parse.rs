@@ -14,6 +14,7 @@
 //! applies the same way: `(4,8):(1,4)(5)` is the layout evaluated at 5.
 //! Errors carry the 1-based column of the offending character.
 
+use std::cell::Cell;
 use std::fmt;
 
 /// One parsed expression; `col` is the 1-based column where it starts.
@@ -132,10 +133,76 @@ pub const MAX_NESTING: usize = crate::limits::NESTING;
 pub const MAX_LEN: usize = crate::limits::INPUT_LEN;
 
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
+    parse_with(text, &mut ExprBuild { items: Vec::new() })
+}
+
+/// What the parser makes of each form of the grammar, bottom up in the order of the text: the
+/// [`Expr`] tree ([`parse`]), or values evaluated as the text is read (`eval::eval_text`). One
+/// parser for both: the same text is accepted or refused with the same error. The items of a
+/// parenthesized list are [`Build::push`]ed as they are read; the tuple, call or evaluation that
+/// ends the list takes the last `n` pushed (lists nest: an inner list is taken before the outer
+/// one goes on), so no list of items is kept per tuple.
+pub trait Build {
+    type Node;
+    fn int(&mut self, value: i64, is_static: bool, col: usize) -> Self::Node;
+    fn underscore(&mut self, col: usize) -> Self::Node;
+    /// One item of the list being read.
+    fn push(&mut self, item: Self::Node);
+    /// `(items)`: the last `n` items pushed.
+    fn tuple(&mut self, n: usize, col: usize) -> Self::Node;
+    /// The shape of a layout `shape:stride`, once the ':' is read (before the stride).
+    fn shape(&mut self, shape: Self::Node) -> Self::Node {
+        shape
+    }
+    fn layout(&mut self, shape: Self::Node, stride: Self::Node, col: usize) -> Self::Node;
+    /// `name(args)` (the last `n` items pushed) or a bare name (`n` 0, `called` false).
+    fn call(&mut self, name: Name, n: usize, called: bool, col: usize) -> Self::Node;
+    /// `target(args)`, the last `n` items pushed.
+    fn apply(&mut self, target: Self::Node, n: usize, col: usize) -> Self::Node;
+}
+
+/// [`parse`]'s builder: the [`Expr`] tree.
+struct ExprBuild {
+    items: Vec<Expr>,
+}
+
+impl ExprBuild {
+    fn take(&mut self, n: usize) -> Vec<Expr> {
+        self.items.split_off(self.items.len() - n)
+    }
+}
+
+impl Build for ExprBuild {
+    type Node = Expr;
+    fn int(&mut self, value: i64, is_static: bool, col: usize) -> Expr {
+        Expr::Int { value, is_static, col }
+    }
+    fn underscore(&mut self, col: usize) -> Expr {
+        Expr::Underscore { col }
+    }
+    fn push(&mut self, item: Expr) {
+        self.items.push(item);
+    }
+    fn tuple(&mut self, n: usize, col: usize) -> Expr {
+        Expr::Tuple { items: self.take(n), col }
+    }
+    fn layout(&mut self, shape: Expr, stride: Expr, col: usize) -> Expr {
+        Expr::Layout { shape: Box::new(shape), stride: Box::new(stride), col }
+    }
+    fn call(&mut self, name: Name, n: usize, called: bool, col: usize) -> Expr {
+        Expr::Call { name, args: self.take(n), called, col }
+    }
+    fn apply(&mut self, target: Expr, n: usize, col: usize) -> Expr {
+        Expr::Apply { target: Box::new(target), args: self.take(n), col }
+    }
+}
+
+/// Parse `text` with the builder `build`.
+pub fn parse_with<B: Build>(text: &str, build: &mut B) -> Result<B::Node, ParseError> {
     if text.len() > MAX_LEN {
         return Err(ParseError { col: 1, msg: format!("expression longer than {MAX_LEN} bytes") });
     }
-    let mut p = Parser { chars: text.chars().collect(), pos: 0, depth: 0 };
+    let mut p = Parser { build, text, bytes: text.as_bytes(), pos: 0, depth: 0, ascii: text.is_ascii(), seen: Cell::new((0, 1)) };
     p.skip_ws();
     if p.at_end() {
         return Err(p.err("empty expression"));
@@ -143,36 +210,95 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
     let e = p.expr()?;
     p.skip_ws();
     if !p.at_end() {
-        return Err(p.err(&format!("unexpected '{}' after the expression", p.chars[p.pos])));
+        return Err(p.err(&format!("unexpected '{}' after the expression", p.peek_char().unwrap_or(' '))));
     }
     Ok(e)
 }
 
-struct Parser {
-    chars: Vec<char>,
+/// The parser works on the bytes of the text: every token of the grammar is ASCII, so a byte of
+/// a non-ASCII character never matches one, and `pos` (a byte offset) stays on a character
+/// boundary (whitespace, the only thing skipped that may be non-ASCII, is skipped by character).
+/// Errors count columns in characters, as the user sees them ([`Parser::err`]).
+struct Parser<'a, B: Build> {
+    build: &'a mut B,
+    text: &'a str,
+    bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    /// Whether every character is one byte (then a column is the byte offset plus one).
+    ascii: bool,
+    /// The last (byte offset, column) computed, where counting resumes for a later offset.
+    seen: Cell<(usize, usize)>,
 }
 
-impl Parser {
+impl<B: Build> Parser<'_, B> {
+    /// An error at the current position.
     fn err(&self, msg: &str) -> ParseError {
-        ParseError { col: self.pos + 1, msg: msg.to_string() }
+        self.err_at(self.pos, msg)
     }
+    /// An error at byte offset `at`: its 1-based column counts characters.
+    fn err_at(&self, at: usize, msg: &str) -> ParseError {
+        ParseError { col: self.col_of(at), msg: msg.to_string() }
+    }
+    /// The 1-based column (in characters) of byte offset `at`, a character boundary.
+    #[inline]
+    fn col_of(&self, at: usize) -> usize {
+        if self.ascii {
+            return at + 1;
+        }
+        // Every character has exactly one byte that is not a UTF-8 continuation byte. Counting
+        // resumes where it last stopped (the parser moves forward), so the columns of a whole
+        // expression cost one pass over the text.
+        let (from, col) = match self.seen.get() {
+            (b, c) if b <= at => (b, c),
+            _ => (0, 1),
+        };
+        let col = col + self.bytes[from..at].iter().filter(|&&b| (b as i8) >= -0x40).count();
+        self.seen.set((at, col));
+        col
+    }
+    #[inline]
     fn at_end(&self) -> bool {
-        self.pos >= self.chars.len()
+        self.pos >= self.bytes.len()
     }
-    fn peek(&self) -> Option<char> {
-        self.chars.get(self.pos).copied()
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
     }
-    fn peek_at(&self, k: usize) -> Option<char> {
-        self.chars.get(self.pos + k).copied()
+    #[inline]
+    fn peek_at(&self, k: usize) -> Option<u8> {
+        self.bytes.get(self.pos + k).copied()
     }
+    /// The whole character at the current position (for error messages).
+    fn peek_char(&self) -> Option<char> {
+        self.text.get(self.pos..).and_then(|s| s.chars().next())
+    }
+    #[inline]
     fn skip_ws(&mut self) {
-        while self.peek().is_some_and(char::is_whitespace) {
-            self.pos += 1;
+        // Most calls find a token: one test for every byte above ' ' (ASCII whitespace is below).
+        if self.peek().is_none_or(|b| b > b' ' && b.is_ascii()) {
+            return;
+        }
+        self.skip_ws_slow();
+    }
+    fn skip_ws_slow(&mut self) {
+        while let Some(b) = self.peek() {
+            if b.is_ascii() {
+                // char::is_whitespace on ASCII: '\t', '\n', '\x0B', '\x0C', '\r', ' '.
+                if !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+                    return;
+                }
+                self.pos += 1;
+            } else {
+                match self.peek_char() {
+                    Some(c) if c.is_whitespace() => self.pos += c.len_utf8(),
+                    _ => return,
+                }
+            }
         }
     }
-    fn eat(&mut self, c: char) -> bool {
+    #[inline]
+    fn eat(&mut self, c: u8) -> bool {
         self.skip_ws();
         if self.peek() == Some(c) {
             self.pos += 1;
@@ -181,12 +307,12 @@ impl Parser {
             false
         }
     }
-    fn expect(&mut self, c: char) -> Result<(), ParseError> {
+    fn expect(&mut self, c: u8) -> Result<(), ParseError> {
         if self.eat(c) {
             Ok(())
         } else {
-            let found = self.peek().map_or("end of input".to_string(), |x| format!("'{x}'"));
-            Err(self.err(&format!("expected '{c}', found {found}")))
+            let found = self.peek_char().map_or("end of input".to_string(), |x| format!("'{x}'"));
+            Err(self.err(&format!("expected '{}', found {found}", c as char)))
         }
     }
     fn nest(&mut self) -> Result<(), ParseError> {
@@ -197,52 +323,56 @@ impl Parser {
         Ok(())
     }
 
-    fn expr(&mut self) -> Result<Expr, ParseError> {
+    fn expr(&mut self) -> Result<B::Node, ParseError> {
         self.nest()?;
         self.skip_ws();
-        let col = self.pos + 1;
-        let mut e = self.operand()?;
-        if self.eat(':') {
+        let col = self.col_of(self.pos);
+        let mut e = self.operand(col)?;
+        if self.eat(b':') {
+            e = self.build.shape(e);
             self.skip_ws();
-            let stride = self.operand()?;
-            e = Expr::Layout { shape: Box::new(e), stride: Box::new(stride), col };
+            let stride = self.operand(self.col_of(self.pos))?;
+            e = self.build.layout(e, stride, col);
         }
         // Each application wraps the expression once more: it counts as one level of nesting.
         let mut chain = 0;
         loop {
             self.skip_ws();
-            if self.peek() != Some('(') {
+            if self.peek() != Some(b'(') {
                 break;
             }
             self.nest()?;
             chain += 1;
-            let args = self.args()?;
-            e = Expr::Apply { target: Box::new(e), args, col };
+            let n = self.args()?;
+            e = self.build.apply(e, n, col);
         }
         self.depth -= 1 + chain;
         Ok(e)
     }
 
-    /// `( expr, ... )` including the parentheses; `()` gives no items.
-    fn args(&mut self) -> Result<Vec<Expr>, ParseError> {
-        self.expect('(')?;
-        let mut items = Vec::new();
-        if self.eat(')') {
-            return Ok(items);
+    /// `( expr, ... )` including the parentheses, each item pushed to the builder; the number of
+    /// items (`()` has none).
+    fn args(&mut self) -> Result<usize, ParseError> {
+        self.expect(b'(')?;
+        if self.eat(b')') {
+            return Ok(0);
         }
+        let mut n = 0;
         loop {
-            items.push(self.expr()?);
-            if self.eat(',') {
+            let e = self.expr()?;
+            self.build.push(e);
+            n += 1;
+            if self.eat(b',') {
                 continue;
             }
-            self.expect(')')?;
-            return Ok(items);
+            self.expect(b')')?;
+            return Ok(n);
         }
     }
 
     fn number(&mut self) -> Result<i64, ParseError> {
         let start = self.pos;
-        if self.peek() == Some('-') {
+        if self.peek() == Some(b'-') {
             self.pos += 1;
         }
         let digits = self.pos;
@@ -252,56 +382,54 @@ impl Parser {
         if self.pos == digits {
             return Err(self.err("expected a digit"));
         }
-        // The common case without a String: digits accumulated (negated for '-') with checks.
+        // Digits accumulated (negated for '-') with overflow checks.
         let neg = digits > start;
         let mut v = Some(0i64);
-        for &c in &self.chars[digits..self.pos] {
-            let d = c as i64 - '0' as i64;
+        for &c in &self.bytes[digits..self.pos] {
+            let d = (c - b'0') as i64;
             v = v.and_then(|v| v.checked_mul(10)).and_then(|v| if neg { v.checked_sub(d) } else { v.checked_add(d) });
         }
-        if let Some(v) = v.filter(|v| (i32::MIN as i64..=i32::MAX as i64).contains(v)) {
-            return Ok(v);
+        match v.filter(|v| (i32::MIN as i64..=i32::MAX as i64).contains(v)) {
+            Some(v) => Ok(v),
+            None => {
+                let text = &self.text[start..self.pos];
+                Err(self.err_at(start, &format!("integer {text} does not fit CuTe's 32-bit int")))
+            }
         }
-        let text: String = self.chars[start..self.pos].iter().collect();
-        text.parse::<i64>()
-            .ok()
-            .filter(|v| (i32::MIN as i64..=i32::MAX as i64).contains(v))
-            .ok_or(ParseError { col: start + 1, msg: format!("integer {text} does not fit CuTe's 32-bit int") })
     }
 
-    fn operand(&mut self) -> Result<Expr, ParseError> {
-        self.skip_ws();
-        let col = self.pos + 1;
+    /// An operand starting at the current position, its column `col`.
+    fn operand(&mut self, col: usize) -> Result<B::Node, ParseError> {
         match self.peek() {
             None => Err(self.err("unexpected end of input")),
-            Some('(') => {
-                let items = self.args()?;
-                Ok(Expr::Tuple { items, col })
+            Some(b'(') => {
+                let n = self.args()?;
+                Ok(self.build.tuple(n, col))
             }
-            Some(c) if c.is_ascii_digit() || c == '-' => {
+            Some(c) if c.is_ascii_digit() || c == b'-' => {
                 let value = self.number()?;
-                Ok(Expr::Int { value, is_static: false, col })
+                Ok(self.build.int(value, false, col))
             }
-            Some('_') if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == '-') => {
+            Some(b'_') if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == b'-') => {
                 self.pos += 1;
                 let value = self.number()?;
-                Ok(Expr::Int { value, is_static: true, col })
+                Ok(self.build.int(value, true, col))
             }
-            Some('_') if !self.peek_at(1).is_some_and(is_ident_char) => {
+            Some(b'_') if !self.peek_at(1).is_some_and(is_ident_char) => {
                 self.pos += 1;
-                Ok(Expr::Underscore { col })
+                Ok(self.build.underscore(col))
             }
             Some(c) if is_ident_start(c) => {
                 let name = self.name()?;
                 self.skip_ws();
-                if self.peek() == Some('(') {
-                    let args = self.args()?;
-                    Ok(Expr::Call { name, args, called: true, col })
+                if self.peek() == Some(b'(') {
+                    let n = self.args()?;
+                    Ok(self.build.call(name, n, true, col))
                 } else {
-                    Ok(Expr::Call { name, args: Vec::new(), called: false, col })
+                    Ok(self.build.call(name, 0, false, col))
                 }
             }
-            Some(c) => Err(self.err(&format!("unexpected '{c}'"))),
+            Some(_) => Err(self.err(&format!("unexpected '{}'", self.peek_char().unwrap_or(' ')))),
         }
     }
 
@@ -314,37 +442,37 @@ impl Parser {
         while self.peek().is_some_and(is_ident_char) {
             self.pos += 1;
         }
-        Ok(self.chars[start..self.pos].iter().collect())
+        Ok(self.text[start..self.pos].to_string())
     }
 
     fn name(&mut self) -> Result<Name, ParseError> {
         self.nest()?;
         let mut path = vec![self.ident()?];
-        while self.peek() == Some(':') && self.peek_at(1) == Some(':') {
+        while self.peek() == Some(b':') && self.peek_at(1) == Some(b':') {
             self.pos += 2;
             path.push(self.ident()?);
         }
         let save = self.pos;
         self.skip_ws();
-        let targs = if self.peek() == Some('<') {
+        let targs = if self.peek() == Some(b'<') {
             self.pos += 1;
             let mut t = Vec::new();
             self.skip_ws();
-            if self.peek() != Some('>') {
+            if self.peek() != Some(b'>') {
                 loop {
                     self.skip_ws();
-                    if self.peek().is_some_and(|c| c.is_ascii_digit() || c == '-') {
+                    if self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'-') {
                         t.push(TemplateArg::Int(self.number()?));
                     } else {
                         t.push(TemplateArg::Name(self.name()?));
                     }
-                    if self.eat(',') {
+                    if self.eat(b',') {
                         continue;
                     }
                     break;
                 }
             }
-            self.expect('>')?;
+            self.expect(b'>')?;
             Some(t)
         } else {
             self.pos = save;
@@ -355,11 +483,11 @@ impl Parser {
     }
 }
 
-fn is_ident_start(c: char) -> bool {
-    c.is_ascii_alphabetic() || c == '_'
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
 }
-fn is_ident_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
+fn is_ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
 }
 
 #[cfg(test)]
@@ -395,6 +523,22 @@ mod tests {
         assert_eq!(e.col, 1);
         assert!(parse("").is_err());
         assert!(parse(&"(".repeat(10_000)).is_err());
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        // Non-ASCII whitespace is skipped like ASCII whitespace; a column counts characters.
+        let e = parse("\u{3000}(1,\u{3000}é)").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (6, "unexpected 'é'"));
+        let e = parse("(1,2)\u{a0}x").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (7, "unexpected 'x' after the expression"));
+        let e = parse("(é\u{3000}").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (2, "unexpected 'é'"));
+        let e = parse("f<é>").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (3, "expected a name"));
+        let e = parse("\u{2003}(1,\u{2003}99999999999)").unwrap_err();
+        assert_eq!((e.col, e.msg.as_str()), (6, "integer 99999999999 does not fit CuTe's 32-bit int"));
+        assert_eq!(round_trip("\u{3000}_4\u{2003}:\u{3000}(_1\u{a0},2)"), "_4:(_1,2)");
     }
 
     #[test]
