@@ -1,5 +1,7 @@
-//! Definition walks that skip what they can prove: the brute-force checks of `composition`,
-//! `logical_divide` and `left_inverse` visit every 1-D coordinate of a layout in order, compare
+//! Definition walks that skip what they can prove: the brute-force checks of `composition`
+//! ([`composition`]), `logical_divide` ([`divide_tile`], [`divide_rows`]), `left_inverse`
+//! ([`left_inverse`], with [`injective`]) and `max_common_layout/vector` ([`agree_walk`]) visit
+//! every 1-D coordinate of a layout in order, compare
 //! two values there and stop at the first failure (the error quotes that coordinate). The
 //! functions here visit the same coordinates in the same order but hand the caller only the ones
 //! they cannot prove to pass; the caller runs its own per-point code on those, so every result
@@ -52,6 +54,9 @@
 //! (CuTe's 32-bit int, [`Eval1dModel`]) when its flat form applies and the sum of the terms'
 //! magnitudes, bounded from `max |x|`, is at most `INT_MAX`; then both compute the mixed-radix
 //! value above, exactly.
+//!
+//! `complement`'s ordered / disjoint / injective conditions are shown from the order of strides
+//! instead ([`complement_ordered_disjoint_injective`]).
 //!
 //! `tests` (below) compare every fast walk with the plain one on random layouts, failures
 //! included.
