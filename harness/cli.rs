@@ -149,7 +149,8 @@ fn eval_line_into(expr: &str, table: bool, out: &mut String, scratch: &mut crate
             Err(e) => error!(out, "{e}"),
         },
         Ok(v) => {
-            let _ = writeln!(out, "{v}");
+            let _ = v.write_to(out);
+            out.push('\n');
             true
         }
         Err(e) => error!(out, "{e}"),

@@ -179,6 +179,14 @@ impl Int {
 impl fmt::Display for Int {
     /// CuTe's print: `_N` for a static integer, `N` for a dynamic one (`_-1` for a negative static).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Int {
+    /// [`Int`]'s `Display` into any writer (a `String` directly, without a `Formatter`).
+    #[inline]
+    pub fn write_to<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
         // Written digit by digit into a stack buffer (as `write!(f, "_{}", v)` does, the caller's
         // width and fill do not apply), without the formatting machinery: this is every number
         // the engine prints.

@@ -662,12 +662,19 @@ pub fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: impl Into
 
 impl fmt::Display for Tup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Tup {
+    /// `Display` into any writer (a `String` directly, without a `Formatter`).
+    pub fn write_to<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
         // Preorder: open a tuple, close it after its last element; commas between elements.
         let mut open: SmallVec<[usize; 16]> = SmallVec::new(); // elements left per open tuple
         for n in (Items { rest: &self.0 }) {
             match n {
                 Item::Leaf(i) => {
-                    i.fmt(f)?;
+                    i.write_to(f)?;
                     Self::close(f, &mut open)?;
                 }
                 Item::Tuple { len } => {
@@ -687,7 +694,7 @@ impl fmt::Display for Tup {
 
 impl Tup {
     /// After an element: count it in its tuple; close every tuple it completes, else write `,`.
-    fn close(f: &mut fmt::Formatter<'_>, open: &mut SmallVec<[usize; 16]>) -> fmt::Result {
+    fn close<W: fmt::Write + ?Sized>(f: &mut W, open: &mut SmallVec<[usize; 16]>) -> fmt::Result {
         while let Some(top) = open.last_mut() {
             *top -= 1;
             if *top > 0 {

@@ -303,9 +303,16 @@ pub fn crd2idx(coord: &Tup, shape: &Tup, stride: &Tup) -> Result<Int> {
 impl fmt::Display for Layout {
     /// CuTe's `print(layout)`: `shape:stride`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.shape.fmt(f)?;
+        self.write_to(f)
+    }
+}
+
+impl Layout {
+    /// `Display` into any writer (a `String` directly, without a `Formatter`).
+    pub fn write_to<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
+        self.shape.write_to(f)?;
         f.write_str(":")?;
-        self.stride.fmt(f)
+        self.stride.write_to(f)
     }
 }
 

@@ -72,12 +72,28 @@ impl From<Int> for Value {
 impl fmt::Display for Value {
     /// CuTe's `print` of the corresponding C++ object.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Value {
+    /// `Display` into any writer (`eval -` writes its answers into a `String` directly).
+    pub fn write_to<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
         match self {
-            Value::Int(i) => write!(f, "{i}"),
+            Value::Int(i) => i.write_to(f),
             Value::Underscore => f.write_str("_"),
-            Value::Layout(l) => write!(f, "{l}"),
+            Value::Layout(l) => l.write_to(f),
             Value::Atom(a) => write!(f, "{a}"),
-            Value::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v),
+            Value::Tuple(v) => {
+                f.write_str("(")?;
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    x.write_to(f)?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }
