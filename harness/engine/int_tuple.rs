@@ -424,8 +424,12 @@ impl Builder {
         Builder { nodes, len: 0 }
     }
     /// Appends one element.
+    #[inline]
     pub fn push(&mut self, x: &Tup) {
-        copy_nodes(&mut self.nodes, &x.0);
+        match &x.0 {
+            [one] => self.nodes.push(*one),
+            many => copy_nodes(&mut self.nodes, many),
+        }
         self.len += 1;
     }
     /// Appends one leaf element.

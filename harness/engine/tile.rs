@@ -14,6 +14,11 @@ fn mismatched(t: &Tup, what: &str) -> Error {
 
 /// CuTe's `zip2_by(t, guide)` on one int tuple (shape or stride).
 pub(crate) fn zip2_by(t: &Tup, guide: &Tiler) -> Result<IntTuple> {
+    Ok(zip2_by_ref(t, guide)?.into_owned())
+}
+
+/// [`zip2_by`], borrowing `t` where it is its own result (a mode under a leaf of the tiler).
+fn zip2_by_ref<'a>(t: &'a Tup, guide: &Tiler) -> Result<std::borrow::Cow<'a, Tup>> {
     match (guide, t.view()) {
         (Tiler::Tuple(g), View::Tuple(items)) => {
             if items.len() < g.len() {
@@ -21,20 +26,21 @@ pub(crate) fn zip2_by(t: &Tup, guide: &Tiler) -> Result<IntTuple> {
             }
             let (mut first, mut second) = (Builder::new(), Builder::new());
             for (ti, gi) in items.iter().zip(g) {
-                let z = zip2_by(ti, gi)?;
+                let z = zip2_by_ref(ti, gi)?;
                 match z.view() {
                     View::Tuple(pair) if pair.len() == 2 => {
-                        first.push(&pair[0]);
-                        second.push(&pair[1]);
+                        let mut halves = pair.iter();
+                        first.push(halves.next().expect("two"));
+                        second.push(halves.next().expect("two"));
                     }
                     _ => return Err(mismatched(&z, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
                 }
             }
             items.iter().skip(g.len()).for_each(|m| second.push(m));
-            Ok(IntTuple::pair(&first.finish(), &second.finish()))
+            Ok(std::borrow::Cow::Owned(IntTuple::pair(&first.finish(), &second.finish())))
         }
         (Tiler::Tuple(_), View::Leaf(_)) => Err(mismatched(t, "zip2_by: a tuple tiler on a leaf mode")),
-        (_, View::Tuple(items)) if items.len() == 2 => Ok(t.to_owned()),
+        (_, View::Tuple(items)) if items.len() == 2 => Ok(std::borrow::Cow::Borrowed(t)),
         _ => Err(mismatched(t, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
     }
 }
