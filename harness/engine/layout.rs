@@ -371,14 +371,19 @@ pub fn print_grid(head: &str, layout: &Layout, at: &dyn Fn(&Tup) -> Result<Int>)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// Any nesting (empty tuples included) of leaves with extents and strides of either sign,
     /// zero and values near CuTe's int limits.
     fn raw_layout() -> impl Strategy<Value = Layout> {
-        let int = prop_oneof![-3i64..9, Just(0), Just(1 << 20), Just(-(1 << 16)), Just(super::super::int::INT_MAX)];
+        nested_layouts(prop_oneof![-3i64..9, Just(0), Just(1 << 20), Just(-(1 << 16)), Just(super::super::int::INT_MAX)])
+    }
+
+    /// Any nesting (empty tuples included, depth up to 3) of dynamic leaves whose extents and
+    /// strides are drawn from `int`.
+    pub(crate) fn nested_layouts(int: impl Strategy<Value = i64> + Clone + 'static) -> impl Strategy<Value = Layout> {
         let leaf = (int.clone(), int).prop_map(|(s, d)| (IntTuple::dy(s), IntTuple::dy(d)));
         leaf.prop_recursive(3, 12, 4, |inner| {
             prop::collection::vec(inner, 0..4).prop_map(|v| {

@@ -434,27 +434,29 @@ impl Eval1dModel {
         let flat = size.is_some() && no_empty(&l.shape) && l.shape.congruent(&l.stride) && !pairs.is_empty();
         Eval1dModel { pairs, flat }
     }
-    /// Whether `Eval1d::at(x)` is `Ok` with the exact value for every `|x| <= z`: the sum of the
-    /// terms' magnitudes is at most `sum_i min(|n_i| - 1, z / |P_i|) |d_i|` (the last leaf
-    /// `(z / |P|) |d|`), which must be at most `INT_MAX`.
+    /// Whether `Eval1d::at(x)` is `Ok` with the exact value for every `|x| <= z` ([`Self::bound`]
+    /// exists).
     pub(crate) fn safe(&self, z: i64) -> bool {
+        self.bound(z).is_some()
+    }
+    /// A bound of `|A(x)|` for `|x| <= z`, when `Eval1d::at(x)` is `Ok` with the exact value for
+    /// every such `x`: the sum of the terms' magnitudes is at most `sum_i min(|n_i| - 1, z / |P_i|)
+    /// |d_i|` (the last leaf `(z / |P|) |d|`), which must be at most `INT_MAX`.
+    pub(crate) fn bound(&self, z: i64) -> Option<i64> {
         if !self.flat || !(0..=INT_MAX).contains(&z) {
-            return false;
+            return None;
         }
         let r = self.pairs.len();
         let (mut p, mut mag) = (1i64, 0i64);
         for (i, &(n, d)) in self.pairs.iter().enumerate() {
             let n = n.abs();
             let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
-            mag = match d.checked_abs().and_then(|d| c.checked_mul(d)).and_then(|t| mag.checked_add(t)) {
-                Some(m) if m <= INT_MAX => m,
-                _ => return false,
-            };
+            mag = d.checked_abs().and_then(|d| c.checked_mul(d)).and_then(|t| mag.checked_add(t)).filter(|m| *m <= INT_MAX)?;
             if i + 1 < r {
                 p *= n; // |p| <= INT_MAX (flat)
             }
         }
-        true
+        Some(mag)
     }
     pub(crate) fn affine(&self) -> Option<Affine> {
         Affine::new(&self.pairs)
@@ -513,8 +515,8 @@ fn left_inverse_fast(l: &Layout, r: &Layout, injective: bool) -> Option<LeftPlan
     let digits = digits_of(&walk_leaves(l)?)?;
     // Every L(i) is within zl, every R(L(i)) within zr (a bound of the terms' magnitudes).
     let zl = span_abs(&digits, 0)?;
-    let zr = mr.bound(zl)?;
-    if !mr.safe(zl) || !ml.safe(zr) {
+    let zr = mr.bound(zl)?; // also: R is safe up to zl
+    if !ml.safe(zr) {
         return None;
     }
     // R(L(.)) has the slopes of R over L's boxes (each = the digit's prefix when injective);
@@ -524,26 +526,6 @@ fn left_inverse_fast(l: &Layout, r: &Layout, injective: bool) -> Option<LeftPlan
     let (p2, _, top2) = plan(&al, &sb, 0, |j, s| s == digits[j].t[0]);
     let top = top1.min(top2);
     (top > 0).then_some(LeftPlan { digits, sb, ar, al, p1, p2, top })
-}
-
-impl Eval1dModel {
-    /// A bound of `|A(x)|` for `|x| <= z` (the sum of the terms' magnitudes), when [`Self::safe`].
-    pub(crate) fn bound(&self, z: i64) -> Option<i64> {
-        if !self.safe(z) {
-            return None;
-        }
-        let r = self.pairs.len();
-        let (mut p, mut mag) = (1i64, 0i64);
-        for (i, &(n, d)) in self.pairs.iter().enumerate() {
-            let n = n.abs();
-            let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
-            mag += c * d.abs();
-            if i + 1 < r {
-                p *= n;
-            }
-        }
-        Some(mag)
-    }
 }
 
 /// Whether `l` is injective on `[0, size)`, where it is easy to tell: `Some(true)` when its walk
@@ -798,15 +780,7 @@ mod tests {
 
     /// Any nesting of leaves with extents and strides of either sign, zero and large values.
     fn raw_layout() -> impl Strategy<Value = Layout> {
-        let int = prop_oneof![4 => -3i64..9, 1 => Just(0), 1 => Just(1 << 12), 1 => Just(-(1 << 10)), 1 => Just(INT_MAX)];
-        let leaf = (int.clone(), int).prop_map(|(s, d)| (IntTuple::dy(s), IntTuple::dy(d)));
-        leaf.prop_recursive(3, 12, 4, |inner| {
-            prop::collection::vec(inner, 0..4).prop_map(|v| {
-                let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
-                (IntTuple::tuple(s), IntTuple::tuple(d))
-            })
-        })
-        .prop_map(|(shape, stride)| Layout { shape, stride })
+        crate::engine::layout::tests::nested_layouts(prop_oneof![4 => -3i64..9, 1 => Just(0), 1 => Just(1 << 12), 1 => Just(-(1 << 10)), 1 => Just(INT_MAX)])
     }
 
     proptest! {
