@@ -653,13 +653,13 @@ impl Tup {
 
 /// CuTe's print of a tuple: `(a,b,c)`, no spaces, 1-tuples keep their parentheses, `()` empty.
 /// Every tuple-like value (int tuples, tilers, expression values) prints through this.
-pub fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: impl IntoIterator<Item = T>) -> fmt::Result {
+pub fn write_tuple<W: fmt::Write + ?Sized, T: fmt::Display>(f: &mut W, items: impl IntoIterator<Item = T>) -> fmt::Result {
     f.write_str("(")?;
     for (k, x) in items.into_iter().enumerate() {
         if k > 0 {
             f.write_str(",")?;
         }
-        x.fmt(f)?;
+        write!(f, "{x}")?;
     }
     f.write_str(")")
 }

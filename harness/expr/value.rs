@@ -84,16 +84,7 @@ impl Value {
             Value::Underscore => f.write_str("_"),
             Value::Layout(l) => l.write_to(f),
             Value::Atom(a) => write!(f, "{a}"),
-            Value::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    x.write_to(f)?;
-                }
-                f.write_str(")")
-            }
+            Value::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v),
         }
     }
 }
