@@ -124,18 +124,15 @@ impl Iterator for LeafIter<'_> {
     type Item = Int;
     #[inline]
     fn next(&mut self) -> Option<Int> {
-        while let Some(&Node(n)) = self.nodes.get(self.k) {
-            self.k += 1;
-            match n & KIND {
-                LEAF_DYNAMIC => return Some(Int::dy((n >> 32) as u32 as i32 as i64)),
-                LEAF_STATIC => return Some(Int::st((n >> 32) as u32 as i32 as i64)),
-                TUPLE => {}
-                _ => {
-                    let v = self.nodes[self.k].0 as i64;
-                    self.k += 1;
-                    return Some(Int::new(v, n & 4 != 0));
-                }
+        // Tuple nodes are stepped over; a leaf is decoded by `item` and skipped by its span.
+        while let Some(&n) = self.nodes.get(self.k) {
+            if n.is_tuple() {
+                self.k += 1;
+                continue;
             }
+            let Item::Leaf(i) = item(&self.nodes[self.k..]) else { unreachable!("not a tuple node") };
+            self.k += n.span();
+            return Some(i);
         }
         None
     }
@@ -248,27 +245,9 @@ impl<'a> Modes<'a> {
     pub fn get(&self, i: usize) -> Option<&'a Tup> {
         self.iter().nth(i)
     }
-    pub fn first(&self) -> Option<&'a Tup> {
-        self.get(0)
-    }
-    pub fn last(&self) -> Option<&'a Tup> {
-        self.iter().next_back()
-    }
-    /// Owned copies of the elements.
-    pub fn to_vec(&self) -> Vec<IntTuple> {
-        self.iter().map(Tup::to_owned).collect()
-    }
 }
 
 impl<'a> IntoIterator for Modes<'a> {
-    type Item = &'a Tup;
-    type IntoIter = ModesIter<'a>;
-    fn into_iter(self) -> ModesIter<'a> {
-        self.iter()
-    }
-}
-
-impl<'a> IntoIterator for &Modes<'a> {
     type Item = &'a Tup;
     type IntoIter = ModesIter<'a>;
     fn into_iter(self) -> ModesIter<'a> {
@@ -292,12 +271,6 @@ impl From<Int> for IntTuple {
     }
 }
 
-impl From<&Tup> for IntTuple {
-    fn from(t: &Tup) -> Self {
-        t.to_owned()
-    }
-}
-
 impl Deref for IntTuple {
     type Target = Tup;
     fn deref(&self) -> &Tup {
@@ -307,12 +280,6 @@ impl Deref for IntTuple {
 
 impl Borrow<Tup> for IntTuple {
     fn borrow(&self) -> &Tup {
-        self
-    }
-}
-
-impl AsRef<Tup> for IntTuple {
-    fn as_ref(&self) -> &Tup {
         self
     }
 }
@@ -329,24 +296,6 @@ impl ToOwned for Tup {
             return IntTuple { nodes: SmallVec::from_buf_and_len(buf, self.0.len()) };
         }
         IntTuple { nodes: SmallVec::from_slice(&self.0) }
-    }
-}
-
-impl PartialEq<Tup> for IntTuple {
-    fn eq(&self, other: &Tup) -> bool {
-        **self == *other
-    }
-}
-
-impl PartialEq<IntTuple> for Tup {
-    fn eq(&self, other: &IntTuple) -> bool {
-        *self == **other
-    }
-}
-
-impl PartialEq<IntTuple> for &Tup {
-    fn eq(&self, other: &IntTuple) -> bool {
-        **self == **other
     }
 }
 
@@ -447,18 +396,6 @@ impl Builder {
     pub fn finish(mut self) -> IntTuple {
         self.nodes[0] = Node::tuple(self.len as usize, self.nodes.len());
         IntTuple { nodes: self.nodes }
-    }
-}
-
-impl FromIterator<IntTuple> for IntTuple {
-    fn from_iter<I: IntoIterator<Item = IntTuple>>(iter: I) -> Self {
-        IntTuple::tuple(iter)
-    }
-}
-
-impl<'a> FromIterator<&'a Tup> for IntTuple {
-    fn from_iter<I: IntoIterator<Item = &'a Tup>>(iter: I) -> Self {
-        IntTuple::tuple_of(iter)
     }
 }
 
