@@ -199,9 +199,6 @@ pub fn coalesce_shape(shape: &Tup) -> Result<IntTuple> {
     let Some((&first, rest)) = leaves.split_first() else {
         return Ok(shape.to_owned());
     };
-    if !shape.is_tuple() {
-        return Ok(shape.to_owned());
-    }
     let mut acc = vec![first];
     for &a in rest {
         let back = acc.last_mut().expect("non-empty");

@@ -55,7 +55,7 @@ use super::coalesce::{bw_coalesce_modes, coalesce_x_modes, Coalesced};
 use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
 use super::postcondition::{cite, enforce, Checked, Violation};
-use super::int::Int;
+use super::int::{Int, IntResult};
 use super::int_tuple::{compatible, Builder, IntTuple, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
@@ -112,7 +112,7 @@ fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
     // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
     // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
     let mut runtime: Option<Error> = None;
-    let mut rt = |r: Result<Int>, x: Int, y: Int| match rt(r, x, y) {
+    let mut rt = |r: IntResult<Int>, x: Int, y: Int| match rt(r, x, y) {
         Err(e) if !(x.is_static && y.is_static) => {
             runtime.get_or_insert(e);
             Ok(Int::dy(1))
@@ -129,8 +129,8 @@ fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
             }
         }
         let abs_d = rest_d.abs()?;
-        let next_shape = rt(cs.ceil_div(abs_d).map_err(Error::from), cs, abs_d)?;
-        let next_stride = rt(abs_d.ceil_div(cs).map_err(Error::from), abs_d, cs)?.mul(sign(rest_d))?;
+        let next_shape = rt(cs.ceil_div(abs_d), cs, abs_d)?;
+        let next_stride = rt(abs_d.ceil_div(cs), abs_d, cs)?.mul(sign(rest_d))?;
         if next_shape.is_static_value(1) || rest_s.is_static_value(1) {
             rest_d = next_stride;
         } else {
@@ -145,7 +145,7 @@ fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
             }
             res_s.push_leaf(new_shape);
             res_d.push_leaf(rest_d.mul(cd)?);
-            rest_s = rt(rest_s.div(new_shape).map_err(Error::from), rest_s, new_shape)?;
+            rest_s = rt(rest_s.div(new_shape), rest_s, new_shape)?;
             rest_d = next_stride;
         }
     }
@@ -171,7 +171,7 @@ fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
 /// CuTe before 4.2 (3.5.1 to 3.8): `shape_div(a, b)` on integers. Both static: `static_assert(a % b
 /// == 0 || b % a == 0, "Static shape_div failure")`; then `a / b`, rounded away from zero to
 /// `signum(a) * signum(b)` when the quotient is 0.
-fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(Result<Int>, Int, Int) -> Result<Int>) -> Result<Int> {
+fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(IntResult<Int>, Int, Int) -> Result<Int>) -> Result<Int> {
     if a.is_static && b.is_static {
         if b.value == 0 {
             return Err(Error::DivisionByZero);
@@ -181,7 +181,7 @@ fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(Result<Int>, Int, Int) -> Re
             return Err(Error::Rejected { condition: "Static shape_div failure", detail: format!("shape_div({a}, {b})") });
         }
     }
-    let q = rt(a.div(b).map_err(Error::from), a, b)?;
+    let q = rt(a.div(b), a, b)?;
     if q.value != 0 || (q.is_static_value(0) && a.is_static_value(0)) {
         return Ok(q);
     }
@@ -190,7 +190,7 @@ fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(Result<Int>, Int, Int) -> Re
 
 /// CuTe before 4.2: `shape_div(a, b)` on integers, as [`shape_div_int`] (for upcast).
 pub(crate) fn shape_div(a: Int, b: Int) -> Result<Int> {
-    shape_div_int(a, b, |q, _, _| q)
+    shape_div_int(a, b, |q, _, _| Ok(q?))
 }
 
 /// CuTe before 4.2: `shape_min(a, b)`: a static `_1` on either side wins, else the minimum.
@@ -210,7 +210,7 @@ fn composition_leaf_shape_div(a: &Coalesced, s: Int, t: Int) -> Result<Layout> {
     let (init, last) = (&modes[..r - 1], modes[r - 1]);
     // A failure of dynamic arithmetic (CuTe: a crash at run time) waits for the compile-time checks.
     let mut runtime: Option<Error> = None;
-    let mut rt = |r: Result<Int>, x: Int, y: Int| match rt(r, x, y) {
+    let mut rt = |r: IntResult<Int>, x: Int, y: Int| match rt(r, x, y) {
         Err(e) if !(x.is_static && y.is_static) => {
             runtime.get_or_insert(e);
             Ok(Int::dy(1))
