@@ -141,16 +141,22 @@ fn eval_line_into(expr: &str, table: bool, out: &mut String, scratch: &mut crate
         },
     };
     match value {
-        Ok(Value::Layout(l)) if table && l.rank() == 2 => match print_layout(&l) {
-            Ok(g) => {
-                out.push_str(&g);
-                true
-            }
-            Err(e) => error!(out, "{e}"),
-        },
+        Ok(Value::Layout(l)) if table && l.rank() == 2 => push_grid(out, print_layout(&l)),
         Ok(v) => {
             let _ = v.write_to(out);
             out.push('\n');
+            true
+        }
+        Err(e) => error!(out, "{e}"),
+    }
+}
+
+/// A `print_layout` grid (or its error) written into `out`; whether it succeeded.
+fn push_grid(out: &mut String, grid: crate::engine::Result<String>) -> bool {
+    use std::fmt::Write as _;
+    match grid {
+        Ok(g) => {
+            out.push_str(&g);
             true
         }
         Err(e) => error!(out, "{e}"),
@@ -193,13 +199,7 @@ fn parse_then_eval(expr: &str, out: &mut String) -> std::ops::ControlFlow<bool, 
             Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
             Ok(v) => return Break(error!(out, "print_layout needs a layout, found {}", v.kind())),
         };
-        return Break(match grid {
-            Ok(g) => {
-                out.push_str(&g);
-                true
-            }
-            Err(e) => error!(out, "{e}"),
-        });
+        return Break(push_grid(out, grid));
     }
     std::ops::ControlFlow::Continue(eval(&parsed))
 }
