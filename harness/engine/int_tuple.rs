@@ -354,6 +354,56 @@ impl IntTuple {
     }
 }
 
+/// Literal int tuples built in place, one after the other, in one reused buffer (the one-pass
+/// evaluator's literals, `expr::eval`): a leaf or a copied tuple is appended; a tuple closes over
+/// the literals that end the buffer. Each literal is a range `(start, end)` of the buffer.
+#[derive(Default)]
+pub struct LitBuf {
+    nodes: Vec<Node>,
+}
+
+impl LitBuf {
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+    }
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+    /// Appends the leaf `i`; its range.
+    pub fn leaf(&mut self, i: Int) -> (usize, usize) {
+        let start = self.nodes.len();
+        match i32::try_from(i.value) {
+            Ok(v) => self.nodes.push(Node::narrow(v, i.is_static)),
+            Err(_) => self.nodes.extend([Node(WIDE | (i.is_static as u64) << 2), Node(i.value as u64)]),
+        }
+        (start, self.nodes.len())
+    }
+    /// Appends a copy of `t`; its range.
+    pub fn push(&mut self, t: &Tup) -> (usize, usize) {
+        let start = self.nodes.len();
+        self.nodes.extend_from_slice(&t.0);
+        (start, self.nodes.len())
+    }
+    /// Makes the `n` literals that lie one after the other from `start` to the end of the buffer
+    /// the elements of one tuple; its range.
+    pub fn close(&mut self, start: usize, n: usize) -> (usize, usize) {
+        let span = self.nodes.len() - start + 1;
+        self.nodes.insert(start, Node::tuple(n, span));
+        (start, self.nodes.len())
+    }
+    /// The literal at `range`.
+    pub fn get(&self, (start, end): (usize, usize)) -> &Tup {
+        Tup::ref_cast(&self.nodes[start..end])
+    }
+    /// Drops everything from `start` on (the literals there were taken).
+    pub fn truncate(&mut self, start: usize) {
+        self.nodes.truncate(start);
+    }
+}
+
 /// Builds a tuple element by element without intermediate buffers.
 pub struct Builder {
     nodes: Nodes,

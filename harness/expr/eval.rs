@@ -1,5 +1,6 @@
 //! Evaluation of parsed expressions on the engine.
 
+use crate::engine::int_tuple::LitBuf;
 use crate::engine::{Error, Int, IntTuple, Result};
 
 use super::builtins;
@@ -103,50 +104,45 @@ pub fn eval_text(text: &str) -> Option<Result<Value, EvalError>> {
 pub struct Scratch {
     stack: Vec<Node>,
     vals: Vec<Value>,
+    lits: LitBuf,
 }
 
 /// [`eval_text`] using `scratch`'s buffers.
 pub fn eval_text_in(text: &str, scratch: &mut Scratch) -> Option<Result<Value, EvalError>> {
     let (mut stack, mut vals) = (std::mem::take(&mut scratch.stack), std::mem::take(&mut scratch.vals));
+    let mut lits = std::mem::take(&mut scratch.lits);
     stack.clear();
     vals.clear();
-    let mut build = Fused { error: None, refused: false, stack, vals };
+    lits.clear();
+    let mut build = Fused { error: None, refused: false, stack, vals, lits };
     // A panic is left to the caller's `eval` to meet again (or a parse error further on first).
     let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_with(text, &mut build))).ok()?;
-    let answer = match (parsed, build.error) {
+    let answer = match (parsed, build.error.take()) {
         (Err(e), _) => Some(Err(e.into())),
         _ if build.refused => None,
         (Ok(()), Some(e)) => Some(Err(e.into())),
-        (Ok(()), None) => build.stack.pop().map(|n| Ok(n.value())),
+        (Ok(()), None) => build.stack.pop().map(|n| Ok(build.lits_value(n))),
     };
-    (scratch.stack, scratch.vals) = (build.stack, build.vals);
+    (scratch.stack, scratch.vals, scratch.lits) = (build.stack, build.vals, build.lits);
     answer
 }
 
-/// [`eval_text`]'s nodes: an int tuple literal is kept as the tuple (a layout literal's shape and
-/// stride go straight into the layout), anything else is evaluated as it is read.
+/// [`eval_text`]'s nodes: an int tuple literal is kept as a tuple built in place in the builder's
+/// literal buffer ([`LitBuf`]; a layout literal's shape and stride go straight into the layout),
+/// anything else is evaluated as it is read.
 enum Node {
-    Lit(IntTuple),
+    /// The literal at this range of `Fused::lits`.
+    Lit((usize, usize)),
     Val(Value),
     /// Not evaluated: something failed before (`Fused::error`) or was refused.
     Failed,
 }
 
-impl Node {
-    /// The value `eval` gives the node's expression.
-    fn value(self) -> Value {
-        match self {
-            Node::Lit(t) => Value::from_int_tuple(&t),
-            Node::Val(v) => v,
-            Node::Failed => Value::Underscore,
-        }
-    }
-    /// [`int_tuple`] of the node's expression.
-    fn int_tuple(self) -> Result<IntTuple> {
-        match self {
-            Node::Lit(t) => Ok(t),
-            n => n.value().to_int_tuple(),
-        }
+/// Where the literal of a node starts in `Fused::lits`, if it is one.
+fn lit_start(n: &Node) -> Option<usize> {
+    match *n {
+        Node::Lit((start, _)) => Some(start),
+        _ => None,
     }
 }
 
@@ -162,6 +158,9 @@ struct Fused {
     stack: Vec<Node>,
     /// A call's arguments (reused by every call).
     vals: Vec<Value>,
+    /// The literals of the nodes on the stack, in the stack's order; a node taken off the stack
+    /// takes its literal (and every later one, taken with it) off this buffer.
+    lits: LitBuf,
 }
 
 impl Fused {
@@ -176,43 +175,106 @@ impl Fused {
         });
         self.stack.push(node);
     }
+    /// The top node, taken off the stack; its literal stays in `lits` until [`Fused::done`].
     fn pop(&mut self) -> Node {
         self.stack.pop().unwrap_or(Node::Failed)
     }
+    /// A node taken off the stack has been read: its literal (and every later one) leaves `lits`.
+    fn done(&mut self, n: &Node) {
+        if let Node::Lit((start, _)) = *n {
+            self.lits.truncate(start);
+        }
+    }
+    /// The value `eval` gives the node's expression.
+    fn lits_value(&self, n: Node) -> Value {
+        match n {
+            Node::Lit(r) => Value::from_int_tuple(self.lits.get(r)),
+            Node::Val(v) => v,
+            Node::Failed => Value::Underscore,
+        }
+    }
+    /// [`int_tuple`] of the node's expression.
+    fn lits_int_tuple(&self, n: Node) -> Result<IntTuple> {
+        match n {
+            Node::Lit(r) => Ok(self.lits.get(r).to_owned()),
+            n => self.lits_value(n).to_int_tuple(),
+        }
+    }
+    /// The top `n` nodes taken off the stack into `out` as values.
+    fn take_values(&mut self, n: usize, out: &mut Vec<Value>) {
+        let start = self.stack.len().saturating_sub(n);
+        let mut first_lit = None;
+        for node in self.stack.drain(start..) {
+            if let Node::Lit((s, _)) = node {
+                first_lit.get_or_insert(s);
+            }
+            out.push(match node {
+                Node::Lit(r) => Value::from_int_tuple(self.lits.get(r)),
+                Node::Val(v) => v,
+                Node::Failed => Value::Underscore,
+            });
+        }
+        if let Some(s) = first_lit {
+            self.lits.truncate(s);
+        }
+    }
     /// The top `n` nodes dropped, a failed node pushed for them: where nothing is evaluated any more.
     fn skip(&mut self, n: usize) {
-        self.stack.truncate(self.stack.len().saturating_sub(n));
+        for _ in 0..n.min(self.stack.len()) {
+            let node = self.pop();
+            self.done(&node);
+        }
         self.stack.push(Node::Failed);
     }
-    /// The tuple of the top `n` nodes when each is a literal (taken), else `None` (left).
-    fn literals(&mut self, n: usize) -> Option<IntTuple> {
+    /// The top `n` nodes made one literal tuple when each is a literal, else `false` (left).
+    fn literals(&mut self, n: usize) -> bool {
         let start = self.stack.len().saturating_sub(n);
-        if !self.stack[start..].iter().all(|a| matches!(a, Node::Lit(_))) {
-            return None;
+        let mut at = None;
+        for a in &self.stack[start..] {
+            let Node::Lit((s, e)) = *a else { return false };
+            // One after the other, up to the end of the buffer (the stack's order).
+            if at.is_some_and(|end| end != s) {
+                return false;
+            }
+            at.get_or_insert(s);
+            at = Some(e);
         }
-        Some(IntTuple::tuple(self.stack.drain(start..).filter_map(|a| if let Node::Lit(t) = a { Some(t) } else { None })))
+        let first = match self.stack.get(start) {
+            Some(Node::Lit((s, _))) => *s,
+            _ => self.lits.len(),
+        };
+        if at.is_some_and(|end| end != self.lits.len()) {
+            return false;
+        }
+        self.stack.truncate(start);
+        let r = self.lits.close(first, n);
+        self.stack.push(Node::Lit(r));
+        true
     }
     /// The values of the top `n` nodes, taken.
     fn values(&mut self, n: usize) -> Vec<Value> {
-        let start = self.stack.len().saturating_sub(n);
-        self.stack.drain(start..).map(Node::value).collect()
+        let mut out = Vec::with_capacity(n);
+        self.take_values(n, &mut out);
+        out
     }
     /// The int tuple of `L(args)`'s coordinate, the top `n` nodes ([`coord_of`]).
     fn coord(&mut self, n: usize) -> Result<IntTuple> {
-        if n == 1 {
-            return self.pop().int_tuple();
+        if n == 1 || self.literals(n) {
+            let node = self.pop();
+            let start = lit_start(&node);
+            let t = self.lits_int_tuple(node);
+            self.lits.truncate(start.unwrap_or(self.lits.len()));
+            return t;
         }
-        match self.literals(n) {
-            Some(t) => Ok(t),
-            None => Value::Tuple(self.values(n)).to_int_tuple(),
-        }
+        Value::Tuple(self.values(n)).to_int_tuple()
     }
 }
 
 impl Build for Fused {
     type Node = ();
     fn int(&mut self, value: i64, is_static: bool, _: usize) {
-        self.stack.push(Node::Lit(IntTuple::from(Int::new(value, is_static))));
+        let r = self.lits.leaf(Int::new(value, is_static));
+        self.stack.push(Node::Lit(r));
     }
     fn underscore(&mut self, _: usize) {
         self.stack.push(Node::Val(Value::Underscore));
@@ -223,17 +285,20 @@ impl Build for Fused {
         if self.stopped() {
             return self.skip(n);
         }
-        let node = match self.literals(n) {
-            Some(t) => Node::Lit(t),
-            None => Node::Val(Value::Tuple(self.values(n))),
-        };
-        self.stack.push(node);
+        if !self.literals(n) {
+            let node = Node::Val(Value::Tuple(self.values(n)));
+            self.stack.push(node);
+        }
     }
     fn shape(&mut self, _: ()) {
         if self.stopped() {
             return;
         }
-        let t = self.pop().int_tuple().map(Node::Lit);
+        if matches!(self.stack.last(), Some(Node::Lit(_))) {
+            return;
+        }
+        let node = self.pop();
+        let t = self.lits_int_tuple(node).map(|t| Node::Lit(self.lits.push(&t)));
         self.push_result(t);
     }
     fn layout(&mut self, _: (), _: (), _: usize) {
@@ -241,7 +306,9 @@ impl Build for Fused {
             return self.skip(2);
         }
         let (stride, shape) = (self.pop(), self.pop());
-        let l = shape.int_tuple().and_then(|s| crate::engine::Layout::new(s, stride.int_tuple()?));
+        let start = lit_start(&shape).or(lit_start(&stride));
+        let l = self.lits_int_tuple(shape).and_then(|s| crate::engine::Layout::new(s, self.lits_int_tuple(stride)?));
+        self.lits.truncate(start.unwrap_or(self.lits.len()));
         self.push_result(l.map(|l| Node::Val(Value::Layout(l))));
     }
     fn call(&mut self, name: Name, n: usize, called: bool, _: usize) {
@@ -251,11 +318,12 @@ impl Build for Fused {
         if self.stopped() {
             return self.skip(n);
         }
-        let start = self.stack.len().saturating_sub(n);
-        self.vals.clear();
-        self.vals.extend(self.stack.drain(start..).map(Node::value));
-        let v = builtins::call(&name, &self.vals, called).map(Node::Val);
-        self.vals.clear();
+        let mut vals = std::mem::take(&mut self.vals);
+        vals.clear();
+        self.take_values(n, &mut vals);
+        let v = builtins::call(&name, &vals, called).map(Node::Val);
+        vals.clear();
+        self.vals = vals;
         self.push_result(v);
     }
     fn apply(&mut self, _: (), n: usize, _: usize) {
@@ -264,7 +332,10 @@ impl Build for Fused {
         }
         let coord = self.coord(n);
         let target = self.pop();
-        let v = coord.and_then(|c| apply(target.value(), &c)).map(Node::Val);
+        let start = lit_start(&target);
+        let target = self.lits_value(target);
+        self.lits.truncate(start.unwrap_or(self.lits.len()));
+        let v = coord.and_then(|c| apply(target, &c)).map(Node::Val);
         self.push_result(v);
     }
 }
