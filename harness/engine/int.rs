@@ -176,6 +176,27 @@ impl Int {
     }
 }
 
+/// How [`Int::write_to`] prints the dynamic integers 0 to 99.
+const SMALL: [&str; 100] = [
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19",
+    "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37", "38",
+    "39", "40", "41", "42", "43", "44", "45", "46", "47", "48", "49", "50", "51", "52", "53", "54", "55", "56", "57",
+    "58", "59", "60", "61", "62", "63", "64", "65", "66", "67", "68", "69", "70", "71", "72", "73", "74", "75", "76",
+    "77", "78", "79", "80", "81", "82", "83", "84", "85", "86", "87", "88", "89", "90", "91", "92", "93", "94", "95",
+    "96", "97", "98", "99",
+];
+
+/// How [`Int::write_to`] prints the static integers `_0` to `_99`.
+const SMALL_STATIC: [&str; 100] = [
+    "_0", "_1", "_2", "_3", "_4", "_5", "_6", "_7", "_8", "_9", "_10", "_11", "_12", "_13", "_14", "_15", "_16",
+    "_17", "_18", "_19", "_20", "_21", "_22", "_23", "_24", "_25", "_26", "_27", "_28", "_29", "_30", "_31", "_32",
+    "_33", "_34", "_35", "_36", "_37", "_38", "_39", "_40", "_41", "_42", "_43", "_44", "_45", "_46", "_47", "_48",
+    "_49", "_50", "_51", "_52", "_53", "_54", "_55", "_56", "_57", "_58", "_59", "_60", "_61", "_62", "_63", "_64",
+    "_65", "_66", "_67", "_68", "_69", "_70", "_71", "_72", "_73", "_74", "_75", "_76", "_77", "_78", "_79", "_80",
+    "_81", "_82", "_83", "_84", "_85", "_86", "_87", "_88", "_89", "_90", "_91", "_92", "_93", "_94", "_95", "_96",
+    "_97", "_98", "_99",
+];
+
 impl fmt::Display for Int {
     /// CuTe's print: `_N` for a static integer, `N` for a dynamic one (`_-1` for a negative static).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -187,9 +208,14 @@ impl Int {
     /// [`Int`]'s `Display` into any writer (a `String` directly, without a `Formatter`).
     #[inline]
     pub fn write_to<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
-        // Written digit by digit into a stack buffer (as `write!(f, "_{}", v)` does, the caller's
-        // width and fill do not apply), without the formatting machinery: this is every number
-        // the engine prints.
+        // Written without the formatting machinery (as `write!(f, "_{}", v)` does, the caller's
+        // width and fill do not apply): this is every number the engine prints. Below 100 (most
+        // numbers) one string of a table, else digit by digit into a stack buffer.
+        if let Ok(v) = usize::try_from(self.value) {
+            if v < 100 {
+                return f.write_str(if self.is_static { SMALL_STATIC[v] } else { SMALL[v] });
+            }
+        }
         let mut buf = [0u8; 21];
         let mut at = buf.len();
         let mut v = self.value.unsigned_abs();
@@ -228,6 +254,15 @@ mod tests {
         ] {
             assert_eq!(i.to_string(), want);
             assert_eq!(format!("{i:>30}"), want, "the caller's width does not apply, as before");
+        }
+    }
+
+    #[test]
+    fn the_table_of_small_integers_prints_as_the_digits() {
+        // 0..100 come from SMALL/SMALL_STATIC, the rest digit by digit: both as `{}` prints them.
+        for v in -150..250 {
+            assert_eq!(Int::dy(v).to_string(), format!("{v}"));
+            assert_eq!(Int::st(v).to_string(), format!("_{v}"));
         }
     }
 
