@@ -394,6 +394,16 @@ impl LitBuf {
         self.nodes.insert(start, Node::tuple(n, span));
         (start, self.nodes.len())
     }
+    /// Appends the header of a tuple whose elements follow ([`LitBuf::close_tuple`] completes it);
+    /// where it is.
+    pub fn open_tuple(&mut self) -> usize {
+        self.nodes.push(Node::tuple(0, 1));
+        self.nodes.len() - 1
+    }
+    /// Completes the tuple opened at `at`: its `n` elements are the literals appended since.
+    pub fn close_tuple(&mut self, at: usize, n: usize) {
+        self.nodes[at] = Node::tuple(n, self.nodes.len() - at);
+    }
     /// The literal at `range`.
     pub fn get(&self, (start, end): (usize, usize)) -> &Tup {
         Tup::ref_cast(&self.nodes[start..end])

@@ -272,6 +272,16 @@ impl Fused {
 
 impl Build for Fused {
     type Node = ();
+    fn literals(&mut self) -> Option<&mut LitBuf> {
+        // After an error nothing more is built (the parser still reads to the end).
+        if self.stopped() {
+            return None;
+        }
+        Some(&mut self.lits)
+    }
+    fn literal(&mut self, range: (usize, usize)) {
+        self.stack.push(Node::Lit(range));
+    }
     fn int(&mut self, value: i64, is_static: bool, _: usize) {
         let r = self.lits.leaf(Int::new(value, is_static));
         self.stack.push(Node::Lit(r));
@@ -367,6 +377,7 @@ mod tests {
             lines.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
         }
         lines.extend(crate::fuzz::cases(5, 2000, (0, 1)).into_iter().map(|(_, c)| c.expr));
+        lines.extend(crate::expr::parse::tests::literal_edge_cases());
         let (mut answered, mut tried) = (0, 0);
         for l in &lines {
             tried += 1;
