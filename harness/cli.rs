@@ -287,7 +287,7 @@ pub fn read_line<'b>(r: &mut impl BufRead, max: usize, buf: &'b mut Vec<u8>) -> 
             break;
         }
         any = true;
-        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+        let (part, done) = match memchr::memchr(b'\n', chunk) {
             Some(p) => (&chunk[..p], Some(p + 1)),
             None => (chunk, None),
         };
