@@ -86,11 +86,11 @@ fn ceil_div_tuple(a: &Tup, b: Int) -> Result<IntTuple> {
 
 /// CuTe's algorithm for `complement(A, cotarget)` without the definition check.
 pub fn complement_unchecked(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
-    complement_impl(a, filter_modes(a)?, cotarget)
+    complement_impl(a, &filter_modes(a)?, cotarget)
 }
 
 /// CuTe's algorithm on `f = filter(A)` (given as flat modes).
-fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&Tup>) -> Result<Layout> {
+pub(crate) fn complement_impl(a: &Layout, f: &Coalesced, cotarget: Option<&Tup>) -> Result<Layout> {
     let own;
     let cot = match cotarget {
         Some(c) => c,
@@ -104,7 +104,7 @@ fn complement_impl(a: &Layout, f: Coalesced, cotarget: Option<&Tup>) -> Result<L
         let stride = compact_col_major(&shape, Int::st(1))?;
         return Layout::new(shape, stride);
     }
-    let mut pairs = f.modes;
+    let mut pairs: smallvec::SmallVec<[(Int, Int); 8]> = f.modes.iter().copied().collect();
     let r = pairs.len();
     if r > 1 && !pairs.iter().all(|p| p.1.is_static) {
         return Err(Error::DynamicStrideComplement);
@@ -149,7 +149,7 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
         return deferred(|| complement_unchecked(a, cotarget));
     }
     let f = deferred(|| filter_modes(a))?;
-    let r = deferred(|| complement_impl(a, Coalesced { modes: f.modes.clone(), tuple: f.tuple }, cotarget))?;
+    let r = deferred(|| complement_impl(a, &f, cotarget))?;
     walkable_pair(&f, &r)?;
     let cot = match cotarget {
         Some(c) => c.product(),
@@ -184,7 +184,11 @@ pub fn verified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> Checked {
 /// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`
 /// (it shows 1-3 and 5-7, postcondition 4 is computed directly).
 pub(crate) fn certified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
-    let Ok(f) = filter_modes(a) else { return false };
+    filter_modes(a).is_ok_and(|f| certified_filtered(a, &f, cotarget, r))
+}
+
+/// [`certified`] with `f = filter(A)` at hand.
+pub(crate) fn certified_filtered(a: &Layout, f: &Coalesced, cotarget: Option<&Tup>, r: &Layout) -> bool {
     let cot = match cotarget {
         Some(c) => c.product(),
         None => cosize_pairs(&f.modes),
@@ -202,7 +206,7 @@ fn cotarget_size(a: &Layout, cotarget: Option<&Tup>) -> Result<i64> {
 
 /// Postcondition 4: `cosize(R) <= round_up(size(cotarget), cosize(A))`.
 fn upper_bound_holds(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
-    let (Ok(n), Ok(ca), Ok(cr)) = (cotarget_size(a, cotarget), cosize_pairs(&a.leaf_pairs()), cosize_pairs(&r.leaf_pairs())) else {
+    let (Ok(n), Ok(ca), Ok(cr)) = (cotarget_size(a, cotarget), a.cosize_of_leaves(), r.cosize_of_leaves()) else {
         return false;
     };
     round_up(n, ca.value).is_some_and(|u| cr.value <= u)

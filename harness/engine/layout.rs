@@ -99,10 +99,14 @@ impl Layout {
     /// `COSHAPE_INNER_PRODUCT`.
     pub fn cosize(&self) -> Result<Int> {
         if super::release::COSHAPE_INNER_PRODUCT.on() {
-            return cosize_pairs(&self.leaf_pairs());
+            return self.cosize_of_leaves();
         }
         let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| Ok(d.abs()?))? };
         Ok(abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))?)
+    }
+    /// [`cosize_pairs`] of the leaves (4.2's formula whatever the release).
+    pub(crate) fn cosize_of_leaves(&self) -> Result<Int> {
+        cosize_of(self.shape.leaf_iter().zip(self.stride.leaf_iter()))
     }
     /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
     pub fn call(&self, coord: &Tup) -> Result<Int> {
@@ -318,8 +322,13 @@ impl Layout {
 
 /// [`Layout::cosize`]'s formula from 4.2 on, from the flat (extent, stride) leaves.
 pub(crate) fn cosize_pairs(pairs: &[(Int, Int)]) -> Result<Int> {
+    cosize_of(pairs.iter().copied())
+}
+
+/// [`cosize_pairs`] of any sequence of leaves.
+fn cosize_of(pairs: impl Iterator<Item = (Int, Int)>) -> Result<Int> {
     let mut acc = Int::st(0);
-    for &(s, d) in pairs {
+    for (s, d) in pairs {
         acc = acc.add(s.sub(Int::st(1))?.mul(d.abs()?)?)?;
     }
     Ok(acc.add(Int::st(1))?)

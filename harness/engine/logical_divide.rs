@@ -29,7 +29,8 @@
 
 use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
 use super::coalesce::coalesce_modes;
-use super::complement::complement_unchecked;
+use super::complement::{complement_impl, complement_unchecked};
+use super::filter::filter_modes;
 use super::composition::composition_unchecked;
 use super::error::Result;
 use super::postcondition::{cite, enforce, Checked, Violation};
@@ -65,13 +66,12 @@ fn cotarget(a: &Layout) -> Result<IntTuple> {
 /// [`Mode::Checked`], which the callers fall back to otherwise.
 fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     let cot = cotarget(a)?;
-    let c = complement_unchecked(b, Some(&cot))?;
+    // complement_unchecked(b, cot), with filter(B) kept for the certificate.
+    let f = filter_modes(b)?;
+    let c = complement_impl(b, &f, Some(&cot))?;
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
-    let c_ok = certify && super::complement::certified(b, Some(&cot), &c);
-    let bc = Layout {
-        shape: IntTuple::tuple([b.shape.clone(), c.shape]),
-        stride: IntTuple::tuple([b.stride.clone(), c.stride]),
-    };
+    let c_ok = certify && super::complement::certified_filtered(b, &f, Some(&cot), &c);
+    let bc = Layout { shape: IntTuple::pair(&b.shape, &c.shape), stride: IntTuple::pair(&b.stride, &c.stride) };
     let r = composition_unchecked(a, &bc)?;
     match mode {
         Mode::Certify(ok) if certify
