@@ -670,42 +670,28 @@ impl fmt::Display for Tup {
 impl Tup {
     /// `Display` into any writer (a `String` directly, without a `Formatter`).
     pub fn write_to<W: fmt::Write + ?Sized>(&self, f: &mut W) -> fmt::Result {
-        // Preorder: open a tuple, close it after its last element; commas between elements.
-        let mut open: SmallVec<[usize; 16]> = SmallVec::new(); // elements left per open tuple
-        for n in (Items { rest: &self.0 }) {
-            match n {
-                Item::Leaf(i) => {
-                    i.write_to(f)?;
-                    Self::close(f, &mut open)?;
-                }
-                Item::Tuple { len } => {
-                    f.write_str("(")?;
-                    open.push(len);
-                    if len == 0 {
-                        f.write_str(")")?;
-                        open.pop();
-                        Self::close(f, &mut open)?;
-                    }
-                }
-            }
-        }
-        Ok(())
+        write_subtree(&self.0, f).map(drop)
     }
 }
 
-impl Tup {
-    /// After an element: count it in its tuple; close every tuple it completes, else write `,`.
-    fn close<W: fmt::Write + ?Sized>(f: &mut W, open: &mut SmallVec<[usize; 16]>) -> fmt::Result {
-        while let Some(top) = open.last_mut() {
-            *top -= 1;
-            if *top > 0 {
-                return f.write_str(",");
-            }
-            f.write_str(")")?;
-            open.pop();
+/// Writes the subtree at the start of `nodes`; the number of nodes it spans. (Recursion is as deep
+/// as the tuple, which the parser's nesting limit bounds.)
+fn write_subtree<W: fmt::Write + ?Sized>(nodes: &[Node], f: &mut W) -> Result<usize, fmt::Error> {
+    let Item::Tuple { len } = item(nodes) else {
+        let Item::Leaf(i) = item(nodes) else { unreachable!() };
+        i.write_to(f)?;
+        return Ok(nodes[0].span());
+    };
+    f.write_char('(')?;
+    let mut k = 1;
+    for e in 0..len {
+        if e > 0 {
+            f.write_char(',')?;
         }
-        Ok(())
+        k += write_subtree(&nodes[k..], f)?;
     }
+    f.write_char(')')?;
+    Ok(k)
 }
 
 impl fmt::Display for IntTuple {
