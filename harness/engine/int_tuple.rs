@@ -381,6 +381,11 @@ impl LitBuf {
         }
         (start, self.nodes.len())
     }
+    /// Appends the leaf of a 32-bit value.
+    #[inline]
+    pub fn leaf32(&mut self, v: i32, is_static: bool) {
+        self.nodes.push(Node::narrow(v, is_static));
+    }
     /// Appends a copy of `t`; its range.
     pub fn push(&mut self, t: &Tup) -> (usize, usize) {
         let start = self.nodes.len();

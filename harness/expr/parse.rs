@@ -598,55 +598,64 @@ fn scan_into(b: &[u8], mut pos: usize, depth: usize, buf: &mut LitBuf) -> Option
             *pos += 1;
         }
     };
-    // Open tuples: (where the header is, elements so far).
-    let mut open: SmallVec<[(usize, usize); 16]> = SmallVec::new();
+    // Open tuples: (where the header is, elements so far); deeper than the nesting limit allows
+    // is the general path's to refuse.
+    let mut open = [(0u32, 0u32); MAX_NESTING + 1];
+    let mut depth_open = 0usize;
     let mut deepest = 0usize;
     'element: loop {
-        if !open.is_empty() {
+        if depth_open > 0 {
             ws(&mut pos);
-            deepest = deepest.max(open.len());
+            deepest = deepest.max(depth_open);
         }
-        match b.get(pos) {
-            Some(b'(') => {
+        match *b.get(pos)? {
+            b'(' => {
                 pos += 1;
-                open.push((buf.open_tuple(), 0));
+                if depth_open == MAX_NESTING {
+                    return None;
+                }
+                open[depth_open] = (buf.open_tuple() as u32, 0);
+                depth_open += 1;
                 ws(&mut pos);
                 if b.get(pos) != Some(&b')') {
                     continue 'element;
                 }
                 pos += 1;
-                let (at, n) = open.pop().expect("just opened");
-                buf.close_tuple(at, n);
+                depth_open -= 1;
+                buf.close_tuple(open[depth_open].0 as usize, 0);
             }
-            Some(&c) => {
+            c => {
                 let is_static = c == b'_';
                 let mut at = pos + usize::from(is_static);
                 let neg = b.get(at) == Some(&b'-');
                 at += usize::from(neg);
                 let digits = at;
                 let mut v = 0i64;
-                while let Some(&d) = b.get(at).filter(|d| d.is_ascii_digit()) {
-                    v = v * 10 + (d - b'0') as i64;
+                while let Some(&d) = b.get(at) {
+                    let d = d.wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
+                    }
+                    v = v * 10 + d as i64;
                     if v > 1 << 31 {
                         return None;
                     }
                     at += 1;
                 }
                 let v = if neg { -v } else { v };
-                if at == digits || !(i32::MIN as i64..=i32::MAX as i64).contains(&v) {
+                if at == digits {
                     return None;
                 }
-                buf.leaf(crate::engine::Int::new(v, is_static));
+                buf.leaf32(i32::try_from(v).ok()?, is_static);
                 pos = at;
             }
-            None => return None,
         }
         // After an element: it counts in its tuple; close tuples, or go on to the next element.
         loop {
-            let Some(top) = open.last_mut() else {
+            if depth_open == 0 {
                 return (depth + deepest <= MAX_NESTING).then_some(pos);
-            };
-            top.1 += 1;
+            }
+            open[depth_open - 1].1 += 1;
             ws(&mut pos);
             match b.get(pos) {
                 Some(b',') => {
@@ -655,8 +664,9 @@ fn scan_into(b: &[u8], mut pos: usize, depth: usize, buf: &mut LitBuf) -> Option
                 }
                 Some(b')') => {
                     pos += 1;
-                    let (at, n) = open.pop().expect("open");
-                    buf.close_tuple(at, n);
+                    depth_open -= 1;
+                    let (at, n) = open[depth_open];
+                    buf.close_tuple(at as usize, n as usize);
                 }
                 _ => return None,
             }
