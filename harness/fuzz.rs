@@ -131,7 +131,7 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             if n.starts_with("GMMA::Layout_") {
                 add("gmma-smem-atom");
             }
-            if simple == "composition" && args.iter().any(|a| matches!(a, Expr::Call { name, .. } if name.path == ["Swizzle"])) {
+            if simple == "composition" && args.iter().any(|a| matches!(a, Expr::Call { name, .. } if name.path.len() == 1 && name.path[0] == "Swizzle")) {
                 add("composed");
             }
             if simple == "print_layout" {

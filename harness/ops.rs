@@ -25,6 +25,7 @@
 //! printer and the evaluator; the names among them are listed in [`FORMS`].
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use proptest::strategy::BoxedStrategy;
@@ -121,8 +122,31 @@ pub fn lookup(name: &Name) -> Option<&'static Op> {
 
 /// The operation named `n`.
 pub fn by_name(n: &str) -> Option<&'static Op> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static Op>> = OnceLock::new();
+    static INDEX: OnceLock<HashMap<&'static str, &'static Op, BuildHasherDefault<Fnv>>> = OnceLock::new();
     INDEX.get_or_init(|| OPS.iter().map(|o| (o.name, o)).collect()).get(n).copied()
+}
+
+/// FNV-1a: the table's keys are a few dozen short names, known in advance (no flooding to fear),
+/// and every line of `eval -` looks one up.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for &b in bytes {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
 }
 
 /// Every operation.

@@ -38,11 +38,15 @@ pub enum Expr {
     Apply { target: Box<Expr>, args: Vec<Expr>, col: usize },
 }
 
+/// One identifier of a name: the table's own string for an operation's or a form's name (no
+/// allocation for the common case), else the identifier as read.
+pub type Ident = std::borrow::Cow<'static, str>;
+
 /// A possibly templated name, kept structured so no text is ever pasted into generated code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Name {
     /// `::`-separated identifier parts, e.g. `["GMMA","Major","K"]`.
-    pub path: Vec<String>,
+    pub path: SmallVec<[Ident; 1]>,
     /// Template arguments, if the name had `<...>`.
     pub targs: Option<Vec<TemplateArg>>,
 }
@@ -76,11 +80,11 @@ impl fmt::Display for Name {
 impl Name {
     /// The bare identifier of a one-part name without template arguments.
     pub fn simple(&self) -> Option<&str> {
-        (self.path.len() == 1 && self.targs.is_none()).then(|| self.path[0].as_str())
+        (self.path.len() == 1 && self.targs.is_none()).then(|| self.path[0].as_ref())
     }
     /// The last path component (the name without namespaces and template arguments).
     pub fn base(&self) -> &str {
-        self.path.last().map(String::as_str).unwrap_or("")
+        self.path.last().map(|p| p.as_ref()).unwrap_or("")
     }
 }
 
@@ -539,7 +543,7 @@ impl<B: Build> Parser<'_, B> {
         }
     }
 
-    fn ident(&mut self) -> Result<String, ParseError> {
+    fn ident(&mut self) -> Result<Ident, ParseError> {
         self.skip_ws();
         let start = self.pos;
         if !self.peek().is_some_and(is_ident_start) {
@@ -548,12 +552,20 @@ impl<B: Build> Parser<'_, B> {
         while self.peek().is_some_and(is_ident_char) {
             self.pos += 1;
         }
-        Ok(self.text[start..self.pos].to_string())
+        let id = &self.text[start..self.pos];
+        // An operation's or a form's name borrows the table's string.
+        if let Some(op) = crate::ops::by_name(id) {
+            return Ok(Ident::Borrowed(op.name));
+        }
+        match crate::ops::FORMS.iter().find(|f| f.0 == id) {
+            Some(f) => Ok(Ident::Borrowed(f.0)),
+            None => Ok(Ident::Owned(id.to_string())),
+        }
     }
 
     fn name(&mut self) -> Result<Name, ParseError> {
         self.nest()?;
-        let mut path = vec![self.ident()?];
+        let mut path: SmallVec<[Ident; 1]> = smallvec::smallvec![self.ident()?];
         while self.peek() == Some(b':') && self.peek_at(1) == Some(b':') {
             self.pos += 2;
             path.push(self.ident()?);

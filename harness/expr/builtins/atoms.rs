@@ -281,7 +281,7 @@ fn from_recastable(r: Recastable) -> Value {
 
 /// `upcast<N>(X)` / `downcast<N>(X)` for a layout, a swizzle or a swizzled layout.
 pub fn recast(name: &Name, args: &[Value]) -> Result<Value> {
-    let f = name.path[0].as_str();
+    let f: &str = &name.path[0];
     let n = match name.targs.as_deref() {
         Some([TemplateArg::Int(n)]) => *n,
         _ => return Err(Error::Type(format!("expected {f}<N>(x), got {name}"))),

@@ -141,7 +141,7 @@ fn gmma(name: &Name) -> Result<Json, String> {
             for x in t {
                 match x {
                     TemplateArg::Name(m) if m.path.len() == 3 && m.path[0] == "GMMA" && m.path[1] == "Major" => {
-                        v.push(m.path[2].clone())
+                        v.push(m.path[2].to_string())
                     }
                     _ => return none("template arguments other than two GMMA::Major values"),
                 }
