@@ -66,17 +66,27 @@ impl Coalesced {
 }
 
 /// The backward walk of the module doc over `pairs` (all leaves but the last) with the front
-/// starting as `init`. The front is kept at the end of the vector (the modes come out last
-/// first) and the vector is reversed once at the end.
+/// starting as `init`.
 pub(crate) fn bw_coalesce_modes(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Coalesced> {
-    let mut modes = Vec::with_capacity(pairs.len() + 1);
+    let mut modes = Pairs::with_capacity(pairs.len() + 1);
+    modes.extend_from_slice(pairs);
     modes.push(init);
+    bw_coalesce_in_place(modes)
+}
+
+/// The backward walk of the module doc over `modes`, whose last entry is the front's start, done
+/// in place: walking from the back, the result's modes are written from the back too (each leaf
+/// writes at most one, at or after its own index), then moved to the front.
+fn bw_coalesce_in_place(mut modes: Pairs) -> Result<Coalesced> {
+    let n = modes.len();
+    let mut w = n - 1; // the front
     let mut tuple = false;
-    for &(s, d) in pairs.iter().rev() {
+    for i in (0..n - 1).rev() {
+        let (s, d) = modes[i];
         if s.is_static_value(1) {
             continue;
         }
-        let front = modes.last_mut().expect("non-empty");
+        let front = &mut modes[w];
         if !tuple && front.0.is_static_value(1) {
             *front = (s, d);
             continue;
@@ -86,43 +96,38 @@ pub(crate) fn bw_coalesce_modes(pairs: &[(Int, Int)], init: (Int, Int)) -> Resul
         if fs.is_static && prod.is_static && fd.is_static && prod.value == fd.value {
             *front = (s.mul(fs)?, d);
         } else {
-            modes.push((s, d));
+            w -= 1;
+            modes[w] = (s, d);
             tuple = true;
         }
     }
-    if !tuple && modes[0].0.is_static_value(1) {
-        modes[0] = (Int::st(1), Int::st(0));
+    if !tuple && modes[w].0.is_static_value(1) {
+        modes[w] = (Int::st(1), Int::st(0));
     }
-    modes.reverse();
+    modes.drain(..w);
     Ok(Coalesced { modes, tuple })
-}
-
-fn bw_coalesce(pairs: &[(Int, Int)], init: (Int, Int)) -> Result<Layout> {
-    Ok(bw_coalesce_modes(pairs, init)?.to_layout())
 }
 
 /// Flat (extent, stride) leaf modes.
 pub(crate) type Modes = Vec<(Int, Int)>;
 
-fn split_last(layout: &Layout) -> Result<(Pairs, (Int, Int))> {
-    let mut pairs = layout.leaf_pairs();
-    let last = pairs.pop().ok_or_else(|| Error::Rejected {
-        condition: "coalesce needs a layout of rank >= 1",
-        detail: layout.to_string(),
-    })?;
-    Ok((pairs, last))
+/// The leaves of `layout`, refused when there are none.
+fn nonempty_leaves(layout: &Layout) -> Result<Pairs> {
+    let pairs = layout.leaf_pairs();
+    if pairs.is_empty() {
+        return Err(Error::Rejected { condition: "coalesce needs a layout of rank >= 1", detail: layout.to_string() });
+    }
+    Ok(pairs)
 }
 
 /// CuTe's `coalesce(layout)`.
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
-    let (pairs, last) = split_last(layout)?;
-    bw_coalesce(&pairs, last)
+    Ok(coalesce_modes(layout)?.to_layout())
 }
 
 /// [`coalesce`] as flat modes.
 pub(crate) fn coalesce_modes(layout: &Layout) -> Result<Coalesced> {
-    let (pairs, last) = split_last(layout)?;
-    bw_coalesce_modes(&pairs, last)
+    bw_coalesce_in_place(nonempty_leaves(layout)?)
 }
 
 /// CuTe's `detail::coalesce_x(layout)`: coalesce that also keeps the function outside the domain.
@@ -132,19 +137,21 @@ pub fn coalesce_x(layout: &Layout) -> Result<Layout> {
 
 /// [`coalesce_x`] as flat modes.
 pub(crate) fn coalesce_x_modes(layout: &Layout) -> Result<Coalesced> {
-    let (pairs, (s, d)) = split_last(layout)?;
-    let init = if s.is_static_value(1) { (Int::st(2), d) } else { (s, d) };
-    bw_coalesce_modes(&pairs, init)
+    let mut pairs = nonempty_leaves(layout)?;
+    let last = pairs.last_mut().expect("non-empty");
+    if last.0.is_static_value(1) {
+        last.0 = Int::st(2);
+    }
+    bw_coalesce_in_place(pairs)
 }
 
 /// [`coalesce`] of the layout whose leaves are `pairs` (`display` builds that layout, only for
 /// the error message of an empty one), as flat modes.
-pub(crate) fn coalesce_pairs(mut pairs: Pairs, display: impl FnOnce() -> String) -> Result<Coalesced> {
-    let last = pairs.pop().ok_or_else(|| Error::Rejected {
-        condition: "coalesce needs a layout of rank >= 1",
-        detail: display(),
-    })?;
-    bw_coalesce_modes(&pairs, last)
+pub(crate) fn coalesce_pairs(pairs: Pairs, display: impl FnOnce() -> String) -> Result<Coalesced> {
+    if pairs.is_empty() {
+        return Err(Error::Rejected { condition: "coalesce needs a layout of rank >= 1", detail: display() });
+    }
+    bw_coalesce_in_place(pairs)
 }
 
 /// Apply `f` to the first `profile.rank()` modes of `layout` (paired with the profile's modes) and
