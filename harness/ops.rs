@@ -122,30 +122,40 @@ pub fn lookup(name: &Name) -> Option<&'static Op> {
 
 /// The operation named `n`.
 pub fn by_name(n: &str) -> Option<&'static Op> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static Op, BuildHasherDefault<Fnv>>> = OnceLock::new();
+    static INDEX: OnceLock<HashMap<&'static str, &'static Op, BuildHasherDefault<WordHash>>> = OnceLock::new();
     INDEX.get_or_init(|| OPS.iter().map(|o| (o.name, o)).collect()).get(n).copied()
 }
 
-/// FNV-1a: the table's keys are a few dozen short names, known in advance (no flooding to fear),
-/// and every line of `eval -` looks one up.
-struct Fnv(u64);
+/// A multiply-rotate hash over 8-byte words: the table's keys are a few dozen short names, known
+/// in advance (no flooding to fear), and every line of `eval -` looks one up.
+struct WordHash(u64);
 
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
+const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Default for WordHash {
+    fn default() -> WordHash {
+        WordHash(MIX)
     }
 }
 
-impl Hasher for Fnv {
+impl Hasher for WordHash {
     fn finish(&self) -> u64 {
-        self.0
+        let h = self.0.wrapping_mul(MIX);
+        h ^ h >> 29
     }
     fn write(&mut self, bytes: &[u8]) {
         let mut h = self.0;
-        for &b in bytes {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            h = (h ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(MIX).rotate_left(31);
         }
-        self.0 = h;
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            h = (h ^ u64::from_le_bytes(w)).wrapping_mul(MIX).rotate_left(31);
+        }
+        self.0 = h ^ bytes.len() as u64;
     }
 }
 
@@ -1021,6 +1031,20 @@ pub fn pycute_text(e: &Expr) -> std::result::Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn by_name_finds_every_operation_and_nothing_else() {
+        for op in OPS {
+            assert!(std::ptr::eq(by_name(op.name).expect(op.name), op), "{}", op.name);
+            // Near misses: a prefix, an extension, one byte changed.
+            assert!(by_name(&op.name[..op.name.len() - 1]).is_none_or(|o| o.name != op.name));
+            assert!(by_name(&format!("{}x", op.name)).is_none());
+            let mut changed = op.name.as_bytes().to_vec();
+            changed[0] ^= 0x20;
+            assert!(by_name(std::str::from_utf8(&changed).unwrap()).is_none(), "{}", op.name);
+        }
+        assert!(by_name("").is_none());
+    }
 
     /// A reason says why: a few words, not a placeholder.
     fn real_reason(why: &str) -> bool {
