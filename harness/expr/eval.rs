@@ -315,6 +315,17 @@ impl Build for Fused {
         if self.stopped() {
             return self.skip(2);
         }
+        // The common case, two literals: the layout is built from the buffer, nothing moved.
+        if let [.., Node::Lit(rs), Node::Lit(rd)] = self.stack[..] {
+            let (shape, stride) = (self.lits.get(rs), self.lits.get(rd));
+            if shape.congruent(stride) {
+                let l = crate::engine::Layout { shape: shape.to_owned(), stride: stride.to_owned() };
+                self.lits.truncate(rs.0);
+                self.stack.truncate(self.stack.len() - 2);
+                self.stack.push(Node::Val(Value::Layout(l)));
+                return;
+            }
+        }
         let (stride, shape) = (self.pop(), self.pop());
         let start = lit_start(&shape).or(lit_start(&stride));
         let l = self.lits_int_tuple(shape).and_then(|s| crate::engine::Layout::new(s, self.lits_int_tuple(stride)?));
