@@ -66,7 +66,7 @@ fn sign(i: Int) -> Int {
 }
 
 /// `detail::composition_impl` on a coalesced `A` (flat modes) and `B`'s shape/stride.
-fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
+pub(crate) fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
     let (s, t) = match (rs.view(), rd.view()) {
         (View::Tuple(ss), View::Tuple(dd)) => {
             // Every mode is instantiated by the compiler: a compile-time condition failing in any

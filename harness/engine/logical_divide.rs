@@ -28,10 +28,10 @@
 //! the checked computation runs as before, so results and errors are unchanged.
 
 use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
-use super::coalesce::coalesce_modes;
+use super::coalesce::{coalesce_modes, Coalesced};
 use super::complement::{complement_impl, complement_unchecked};
 use super::filter::filter_modes;
-use super::composition::composition_unchecked;
+use super::composition::{composition_impl, composition_unchecked};
 use super::error::Result;
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
@@ -52,11 +52,18 @@ pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// The cotarget of the complement: `shape(coalesce(A))`, or before 4.2 `shape(A)` as it is
 /// ([`DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE`]; a nested shape folds `ceil_div` through its modes).
 fn cotarget(a: &Layout) -> Result<IntTuple> {
-    if DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
-        Ok(coalesce_modes(a)?.shape())
-    } else {
-        Ok(a.shape.clone())
+    Ok(cotarget_and_coalesce_x(a)?.0)
+}
+
+/// [`cotarget`], and `coalesce_x(A)` (the composition's first step) when it is at hand: it is
+/// `coalesce(A)` unless `A`'s last leaf is a static `_1` (the one place the two walks differ).
+fn cotarget_and_coalesce_x(a: &Layout) -> Result<(IntTuple, Option<Coalesced>)> {
+    if !DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
+        return Ok((a.shape.clone(), None));
     }
+    let c = coalesce_modes(a)?;
+    let last_is_static_1 = a.shape.leaf_iter().last().is_some_and(|s| s.is_static_value(1));
+    Ok((c.shape(), (!last_is_static_1).then_some(c)))
 }
 
 /// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that the
@@ -65,14 +72,18 @@ fn cotarget(a: &Layout) -> Result<IntTuple> {
 /// skipped; they would all pass, so the result (and every error) is the same as with
 /// [`Mode::Checked`], which the callers fall back to otherwise.
 fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
-    let cot = cotarget(a)?;
+    let (cot, coalesced) = cotarget_and_coalesce_x(a)?;
     // complement_unchecked(b, cot), with filter(B) kept for the certificate.
     let f = filter_modes(b)?;
     let c = complement_impl(b, &f, Some(&cot))?;
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
     let c_ok = certify && super::complement::certified_filtered(b, &f, Some(&cot), &c);
     let bc = Layout { shape: IntTuple::pair(&b.shape, &c.shape), stride: IntTuple::pair(&b.stride, &c.stride) };
-    let r = composition_unchecked(a, &bc)?;
+    // composition_unchecked(a, bc), on coalesce_x(A) if the cotarget's coalesce gave it.
+    let r = match &coalesced {
+        Some(ax) => composition_impl(ax, &bc.shape, &bc.stride)?,
+        None => composition_unchecked(a, &bc)?,
+    };
     match mode {
         Mode::Certify(ok) if certify
             && !(c_ok && super::composition::walkable(&bc).is_ok() && super::fast::composition_ok(a, &bc, &r)) => {
