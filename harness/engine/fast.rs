@@ -122,10 +122,7 @@ impl Flat {
         Some(f)
     }
     fn extend(&mut self, shape: &Tup, stride: &Tup) -> Option<()> {
-        if !shape.congruent(stride) {
-            return None;
-        }
-        shape.leaf_iter().zip(stride.leaf_iter()).try_for_each(|(s, d)| self.push((s.value, d.value)))
+        shape.try_zip_leaves(stride, |s, d| self.push((s.value, d.value)))
     }
     /// The canonical form: extent-1 modes dropped, neighbours `n:d, n':n*d` merged (streamed).
     fn canonical(&self) -> Canonical<'_> {

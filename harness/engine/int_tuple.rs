@@ -70,6 +70,11 @@ impl Node {
     fn narrow(v: i32, is_static: bool) -> Node {
         Node((v as u32 as u64) << 32 | if is_static { LEAF_STATIC } else { LEAF_DYNAMIC })
     }
+    /// The value of a 32-bit leaf node.
+    #[inline]
+    fn narrow_leaf(self) -> Int {
+        Int::new((self.0 >> 32) as u32 as i32 as i64, self.0 & KIND == LEAF_STATIC)
+    }
     /// Nodes of the subtree starting here.
     fn span(self) -> usize {
         match self.0 & KIND {
@@ -518,6 +523,27 @@ impl Tup {
     pub fn leaf_iter(&self) -> LeafIter<'_> {
         LeafIter { nodes: &self.0, k: 0 }
     }
+    /// Each pair of leaves of `self` and a congruent `other`, depth first, handed to `f` (which may
+    /// stop the walk with `None`); `None` also when the two are not congruent. Where both have the
+    /// same nodes but the leaves' values and no wide leaf (the common case), the pairs are read
+    /// node by node.
+    pub fn try_zip_leaves(&self, other: &Tup, mut f: impl FnMut(Int, Int) -> Option<()>) -> Option<()> {
+        let (a, b) = (&self.0, &other.0);
+        let same_nodes = a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| (x.0 ^ y.0) & KIND == 0 && x.0 & KIND != WIDE && (!x.is_tuple() || x.0 == y.0));
+        if same_nodes {
+            for (x, y) in a.iter().zip(b) {
+                if !x.is_tuple() {
+                    f(x.narrow_leaf(), y.narrow_leaf())?;
+                }
+            }
+            return Some(());
+        }
+        if !self.congruent(other) {
+            return None;
+        }
+        self.leaf_iter().zip(other.leaf_iter()).try_for_each(|(i, j)| f(i, j))
+    }
     /// Number of leaves.
     pub fn leaf_count(&self) -> usize {
         self.leaf_iter().count()
@@ -752,6 +778,38 @@ mod tests {
 
     /// Values outside 32 bits take two nodes; navigation, printing, congruence and rebuilt
     /// spans see one leaf.
+    #[test]
+    fn try_zip_leaves_pairs_the_leaves_of_congruent_tuples() {
+        let (n, w) = (IntTuple::st(4), IntTuple::dy(1 << 40));
+        let t = |v: &[&IntTuple]| IntTuple::tuple_of(v.iter().copied().map(|x| &**x));
+        let shapes = [
+            n.clone(),
+            w.clone(),
+            t(&[&n, &w]),
+            t(&[&w, &t(&[&n, &n])]),
+            t(&[&t(&[&n, &w]), &n]),
+            t(&[&n, &n, &n]),
+            t(&[]),
+            t(&[&t(&[])]),
+        ];
+        for a in &shapes {
+            for b in &shapes {
+                let mut got = Vec::new();
+                let r = a.try_zip_leaves(b, |x, y| {
+                    got.push((x, y));
+                    Some(())
+                });
+                let want: Vec<_> = a.leaf_iter().zip(b.leaf_iter()).collect();
+                match a.congruent(b) {
+                    true => assert_eq!((r, got), (Some(()), want), "{a} {b}"),
+                    false => assert_eq!(r, None, "{a} {b}"),
+                }
+            }
+        }
+        // `f` stops the walk.
+        assert_eq!(shapes[5].try_zip_leaves(&shapes[5], |_, _| None), None);
+    }
+
     #[test]
     fn wide_leaves_are_one_leaf() {
         let big = 1i64 << 40;
