@@ -202,12 +202,12 @@ pub fn coalesce_shape(shape: &Tup) -> Result<IntTuple> {
     if !shape.is_tuple() {
         return Ok(shape.to_owned());
     }
-    let leaves = shape.leaves();
-    let Some((&first, rest)) = leaves.split_first() else {
+    let mut leaves = shape.leaf_iter();
+    let Some(first) = leaves.next() else {
         return Ok(shape.to_owned());
     };
-    let mut acc = vec![first];
-    for &a in rest {
+    let mut acc: smallvec::SmallVec<[Int; 8]> = smallvec::smallvec![first];
+    for a in leaves {
         let back = acc.last_mut().expect("non-empty");
         if back.is_static == a.is_static {
             *back = back.mul(a)?;

@@ -138,7 +138,7 @@ pub(crate) fn complement_impl(a: &Layout, f: &Coalesced, cotarget: Option<&Tup>)
     // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
     match (rest_shape.as_leaf(), rest_stride.as_leaf()) {
         (Some(n), Some(d)) => leaves.push((n, d)),
-        _ => rest_shape.leaves().into_iter().zip(rest_stride.leaves()).for_each(|p| leaves.push(p)),
+        _ => leaves.extend(rest_shape.leaf_iter().zip(rest_stride.leaf_iter())),
     }
     Ok(coalesce_pairs(leaves, String::new)?.to_layout())
 }
