@@ -206,10 +206,10 @@ fn cotarget_size(a: &Layout, cotarget: Option<&Tup>) -> Result<i64> {
 
 /// Postcondition 4: `cosize(R) <= round_up(size(cotarget), cosize(A))`.
 fn upper_bound_holds(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
-    let (Ok(n), Ok(ca), Ok(cr)) = (cotarget_size(a, cotarget), a.cosize_of_leaves(), r.cosize_of_leaves()) else {
+    let (Ok(n), Some(ca), Some(cr)) = (cotarget_size(a, cotarget), a.cosize_value(), r.cosize_value()) else {
         return false;
     };
-    round_up(n, ca.value).is_some_and(|u| cr.value <= u)
+    round_up(n, ca).is_some_and(|u| cr <= u)
 }
 
 fn round_up(n: i64, m: i64) -> Option<i64> {

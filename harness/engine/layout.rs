@@ -108,6 +108,17 @@ impl Layout {
     pub(crate) fn cosize_of_leaves(&self) -> Result<Int> {
         cosize_of(self.shape.leaf_iter().zip(self.stride.leaf_iter()))
     }
+    /// The value of [`Layout::cosize_of_leaves`] alone, with its 32-bit checks at every step (no
+    /// static-ness to track): `None` exactly where it fails.
+    pub(crate) fn cosize_value(&self) -> Option<i64> {
+        let in_range = |v: i64| (super::int::INT_MIN..=super::int::INT_MAX).contains(&v).then_some(v);
+        let mut acc = 0i64;
+        for (s, d) in self.shape.leaf_iter().zip(self.stride.leaf_iter()) {
+            let (extent, step) = (in_range(s.value.checked_sub(1)?)?, in_range(d.value.checked_abs()?)?);
+            acc = in_range(acc.checked_add(in_range(extent.checked_mul(step)?)?)?)?;
+        }
+        in_range(acc.checked_add(1)?)
+    }
     /// Evaluate at a coordinate (1-D integer, top-level tuple or hierarchical tuple).
     pub fn call(&self, coord: &Tup) -> Result<Int> {
         crd2idx(coord, &self.shape, &self.stride)
@@ -404,6 +415,11 @@ pub(crate) mod tests {
     }
 
     proptest! {
+        #[test]
+        fn cosize_value_is_the_value_of_cosize_of_leaves(l in raw_layout()) {
+            prop_assert_eq!(l.cosize_value(), l.cosize_of_leaves().ok().map(|c| c.value), "{}", l);
+        }
+
         #[test]
         fn eval_1d_is_call_int(l in raw_layout(), xs in prop::collection::vec(prop_oneof![-100i64..100, any::<i32>().prop_map(i64::from), any::<i64>()], 1..12)) {
             let e = l.eval_1d();
