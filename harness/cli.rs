@@ -206,9 +206,11 @@ fn parse_then_eval(expr: &str, out: &mut String) -> std::ops::ControlFlow<bool, 
 
 fn eval_cmd(expr: &str, table: bool) -> ExitCode {
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    // Answers and lines go through 64 KiB buffers: a batch of thousands of lines then costs a few
+    // dozen system calls, not hundreds.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let ok = if expr == "-" {
-        eval_lines(std::io::stdin().lock(), &mut out, table)
+        eval_lines(std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock()), &mut out, table)
     } else {
         let (text, ok) = answer(expr, table);
         let _ = out.write_all(text.as_bytes());
