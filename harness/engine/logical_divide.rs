@@ -85,8 +85,9 @@ fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
         None => composition_unchecked(a, &bc)?,
     };
     match mode {
-        Mode::Certify(ok) if certify
-            && !(c_ok && super::composition::walkable(&bc).is_ok() && super::fast::composition_ok(a, &bc, &r)) => {
+        // (The composition certificate implies `walkable(&bc)`: it takes every extent of `(B, C)`
+        // to be >= 1 and their product to be at most MAX_WALK.)
+        Mode::Certify(ok) if certify && !(c_ok && super::fast::composition_ok(a, &bc, &r)) => {
                 ok.set(false);
             }
         Mode::Checked if checks_on() => {
