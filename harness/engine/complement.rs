@@ -184,11 +184,7 @@ pub fn verified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> Checked {
 /// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`
 /// (it shows 1-3 and 5-7, postcondition 4 is computed directly).
 pub(crate) fn certified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
-    filter_modes(a).is_ok_and(|f| certified_filtered(a, &f, cotarget, r))
-}
-
-/// [`certified`] with `f = filter(A)` at hand.
-pub(crate) fn certified_filtered(a: &Layout, f: &Coalesced, cotarget: Option<&Tup>, r: &Layout) -> bool {
+    let Ok(f) = filter_modes(a) else { return false };
     let cot = match cotarget {
         Some(c) => c.product(),
         None => cosize_pairs(&f.modes),

@@ -21,16 +21,16 @@
 //!
 //! For a tuple tiler, these hold mode by mode and the untouched modes of `A` are unchanged.
 //!
-//! Fast path: a divide reduces to a complement and a composition, each with its analytic
-//! certificate (see `composition`, `complement` and `fast`). CuTe's computation runs once
-//! (`Mode::Certify`); when every complement and composition inside is certified (and small
-//! enough to verify) the result is returned, since every brute-force check would pass; otherwise
-//! the checked computation runs as before, so results and errors are unchanged.
+//! Fast path: a divide reduces to a complement and a composition; what the engine refuses is the
+//! composition's definition (postcondition 3; the complement's own conditions, 4, are ours and
+//! never refused: the conformance judge reports them). CuTe's computation runs once
+//! (`Mode::Certify`); when the composition's analytic certificate holds for every mode (see
+//! `composition` and `fast`) the result is returned, since the checked computation would return
+//! it too; otherwise the checked computation runs as before, so results and errors are unchanged.
 
 use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
 use super::coalesce::{coalesce_modes, Coalesced};
-use super::complement::{complement_impl, complement_unchecked};
-use super::filter::filter_modes;
+use super::complement::complement_unchecked;
 use super::composition::{composition_impl, composition_unchecked};
 use super::error::Result;
 use super::postcondition::{cite, enforce, Checked, Violation};
@@ -66,18 +66,16 @@ fn cotarget_and_coalesce_x(a: &Layout) -> Result<(IntTuple, Option<Coalesced>)> 
     Ok((c.shape(), (!last_is_static_1).then_some(c)))
 }
 
-/// Fast path: in [`Mode::Certify`], when the analytic certificates (see `fast`) show that the
-/// complement `C = complement(B, shape(coalesce(A)))` and the composition `A o (B, C)` satisfy
-/// their postconditions, and `(B, C)` is small enough to verify, the brute-force checks are
-/// skipped; they would all pass, so the result (and every error) is the same as with
-/// [`Mode::Checked`], which the callers fall back to otherwise.
+/// Fast path: in [`Mode::Certify`], when the analytic certificate (see `fast`) shows that the
+/// composition `A o (B, C)`, with `C = complement(B, shape(coalesce(A)))`, satisfies its
+/// postconditions, the checks of [`Mode::Checked`] are skipped: they would all pass (the
+/// certificate also gives every extent of `(B, C)` >= 1 and `size((B, C)) <= MAX_WALK`, so the
+/// size limit and the complement's extents pass too), so the result (and every error) is the same
+/// as with [`Mode::Checked`], which the callers fall back to otherwise.
 fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     let (cot, coalesced) = cotarget_and_coalesce_x(a)?;
-    // complement_unchecked(b, cot), with filter(B) kept for the certificate.
-    let f = filter_modes(b)?;
-    let c = complement_impl(b, &f, Some(&cot))?;
+    let c = complement_unchecked(b, Some(&cot))?;
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
-    let c_ok = certify && super::complement::certified_filtered(b, &f, Some(&cot), &c);
     let bc = Layout { shape: IntTuple::pair(&b.shape, &c.shape), stride: IntTuple::pair(&b.stride, &c.stride) };
     // composition_unchecked(a, bc), on coalesce_x(A) if the cotarget's coalesce gave it.
     let r = match &coalesced {
@@ -85,9 +83,7 @@ fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
         None => composition_unchecked(a, &bc)?,
     };
     match mode {
-        // (The composition certificate implies `walkable(&bc)`: it takes every extent of `(B, C)`
-        // to be >= 1 and their product to be at most MAX_WALK.)
-        Mode::Certify(ok) if certify && !(c_ok && super::fast::composition_ok(a, &bc, &r)) => {
+        Mode::Certify(ok) if certify && !super::fast::composition_ok(a, &bc, &r) => {
                 ok.set(false);
             }
         Mode::Checked if checks_on() => {
