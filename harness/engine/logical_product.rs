@@ -32,7 +32,7 @@ use super::complement::complement_unchecked;
 use super::composition::composition_unchecked;
 use super::error::Result;
 use super::int_tuple::IntTuple;
-use super::layout::Layout;
+use super::layout::{Layout, MAX_WALK};
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::runtime::{certified_or_checked, checks_on, Mode};
 use super::tile::{by_tiler, check_by_tiler};
@@ -57,8 +57,10 @@ pub(crate) fn product_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layou
     let cb = composition_unchecked(&c, b)?;
     match mode {
         Mode::Certify(ok) if checks_on() => {
-            let small = super::composition::walkable(&Layout::concat(&[a.clone(), c.clone()])).is_ok()
-                && super::composition::walkable(b).is_ok();
+            // `walkable(&Layout::concat(&[a, c]))` without building the pair: the size folds over
+            // `a`'s leaves, then `c`'s, as `size` of the pair would.
+            let pair_size = c.shape.fold_product(a.size());
+            let small = matches!(pair_size, Ok(n) if n.value <= MAX_WALK) && super::composition::walkable(b).is_ok();
             if !(small && super::fast::composition_ok(&c, b, &cb)) {
                 ok.set(false);
             }
