@@ -23,8 +23,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::layout::Layout;
 use super::release::INVERSES_SORTED;
-use super::right_inverse::{coalesced_modes, flat_layout, sort_by_stride};
-use super::coalesce::coalesce;
+use super::right_inverse::{coalesce_flat, coalesced_modes, sort_by_stride};
 const CITE_LEFT_QUASI: &str = "layout.hpp @result layout(result(layout(i))) == layout(i) for all i < size(layout) (a quasi-inverse)";
 const CITE_LEFT: &str = "test/unit/cute/core/inverse_left.cpp (EXPECT_EQ(inv_layout(layout(i)), i)); layout.hpp: a left-inverse when the layout is injective";
 
@@ -69,7 +68,7 @@ pub fn left_inverse_unchecked(layout: &Layout) -> Result<Layout> {
     }
     let last = *sorted.last().expect("a coalesced layout has a mode");
     rs.push(pairs[last].0);
-    coalesce(&flat_layout(rs, rd))
+    coalesce_flat(rs, rd)
 }
 
 /// Check the numbered postconditions of `left_inverse(layout) == r`.

@@ -15,7 +15,6 @@
 //!    `coalesce(make_layout(result_shape, result_stride))`, with coalesce's `@post depth <= 1`].
 
 use super::postcondition::{enforce, Checked, Violation};
-use super::coalesce::coalesce;
 use super::error::Result;
 use super::int::Int;
 use super::int_tuple::IntTuple;
@@ -26,9 +25,10 @@ const CITE_RIGHT_DEPTH: &str = "layout.hpp right_inverse := coalesce(make_layout
 
 /// Flat modes of `coalesce(L)` and the exclusive prefix products of their extents.
 pub(crate) fn coalesced_modes(layout: &Layout) -> Result<(super::coalesce::Modes, Vec<Int>)> {
-    let c = coalesce(layout)?;
-    let pairs = c.leaf_pairs();
-    let mut pre = vec![Int::st(1)];
+    // The leaves of `coalesce(L)` are its flat modes, whether it is one mode or a tuple.
+    let pairs = super::coalesce::coalesce_modes(layout)?.modes;
+    let mut pre = Vec::with_capacity(pairs.len() + 1);
+    pre.push(Int::st(1));
     for (s, _) in &pairs {
         let next = s.mul(*pre.last().expect("non-empty"))?;
         pre.push(next);
@@ -54,6 +54,12 @@ pub(crate) fn flat_layout(shape: Vec<Int>, stride: Vec<Int>) -> Layout {
         shape: IntTuple::of_leaves(shape),
         stride: IntTuple::of_leaves(stride),
     }
+}
+
+/// `coalesce(flat_layout(shape, stride))`, from the leaves (coalesce reads nothing else).
+pub(crate) fn coalesce_flat(shape: Vec<Int>, stride: Vec<Int>) -> Result<Layout> {
+    let pairs: super::coalesce::Pairs = shape.iter().copied().zip(stride.iter().copied()).collect();
+    Ok(super::coalesce::coalesce_pairs(pairs, || flat_layout(shape.clone(), stride.clone()).to_string())?.to_layout())
 }
 
 /// CuTe's `right_inverse(layout)`; refuses ([`super::Error::Undefined`]) a result that violates
@@ -83,7 +89,7 @@ pub fn right_inverse_unchecked(layout: &Layout) -> Result<Layout> {
             curr = n.mul(d)?;
         }
     }
-    coalesce(&flat_layout(rs, rd))
+    coalesce_flat(rs, rd)
 }
 
 /// `right_inverse` before 4.2 ([`INVERSES_SORTED`] off): on `coalesce(L)`, follow the chain of
