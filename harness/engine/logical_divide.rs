@@ -36,7 +36,7 @@ use super::error::Result;
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
 use super::int_tuple::IntTuple;
-use super::layout::Layout;
+use super::layout::{Eval1d, Layout};
 use super::runtime::{certified_or_checked, checks_on, Mode};
 use super::tile::{by_tiler, check_by_tiler};
 use super::tiler::Tiler;
@@ -134,13 +134,7 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     let r0v = r0.values()?;
     let ea = a.eval_1d();
     // Every i in order, skipping the boxes shown to pass (super::walk).
-    super::walk::divide_tile(a, b, &r0, &ea, bv.len(), |i| -> Checked {
-        let want = ea.at(bv[i])?;
-        if r0v.get(i) != Some(&want) {
-            return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},0) = {:?} but {a}({b}({i})) = {want}", r0v.get(i))));
-        }
-        Ok(())
-    })?;
+    super::walk::divide_tile(a, b, &r0, &ea, bv.len(), |i| check_tile(a, b, r, &ea, &bv, &r0v, i))?;
     let cot = cotarget(a)?;
     let c = complement_unchecked(b, Some(&cot))?;
     let cv = c.values()?;
@@ -148,25 +142,39 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if r1v.len() != cv.len() {
         return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: size of mode 1 of {r} != size({c})")));
     }
-    // r(i,j) as crd2idx reads a pair: mode 0 at i plus mode 1 at j (checked like its sum).
     let (e0, e1) = (r0.eval_1d(), r1.eval_1d());
     // Row by row, skipping the rows shown to pass (super::walk).
-    super::walk::divide_rows(a, b, &c, &r0, &r1, &ea, &bv, &cv, |j| -> Checked {
-        let y = cv[j];
-        let at_j = e1.at(j as i64)?;
-        for (i, &x) in bv.iter().enumerate() {
-            let want = ea.at(x + y)?;
-            let got = Int::dy(e0.at(i as i64)?).add(Int::dy(at_j))?.value;
-            if got != want {
-                return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}")));
-            }
-        }
-        Ok(())
-    })?;
+    super::walk::divide_rows(a, b, &c, &r0, &r1, &ea, &bv, &cv, |j| check_row(a, r, (&ea, &e0, &e1), &bv, &cv, j))?;
     super::complement::check_postconditions(b, Some(&cot), &c).map_err(|v| v.as_ours(cite::INNER_COMPLEMENT).context("4: complement: "))?;
     let (n, m) = (r.size()?.value, a.size()?.value);
     if n < m {
         return Err(Violation::ours("the divide covers A", format!("5: size({r}) = {n} < size({a}) = {m}")));
+    }
+    Ok(())
+}
+
+/// Postcondition 3 at `(i, 0)`: `R(i, 0) == A(B(i))`, with `bv` the values of `B` and `r0v` those
+/// of `R`'s mode 0.
+pub(crate) fn check_tile(a: &Layout, b: &Layout, r: &Layout, ea: &Eval1d, bv: &[i64], r0v: &[i64], i: usize) -> Checked {
+    let want = ea.at(bv[i])?;
+    if r0v.get(i) != Some(&want) {
+        return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},0) = {:?} but {a}({b}({i})) = {want}", r0v.get(i))));
+    }
+    Ok(())
+}
+
+/// Postcondition 3 on row `j`: `R(i, j) == A(B(i) + C(j))` for every `i`, with `bv` and `cv` the
+/// values of `B` and `C` and `(ea, e0, e1)` the evaluators of `A` and `R`'s two modes. `R(i, j)` is
+/// read as crd2idx reads a pair: mode 0 at `i` plus mode 1 at `j` (checked like its sum).
+pub(crate) fn check_row(a: &Layout, r: &Layout, (ea, e0, e1): (&Eval1d, &Eval1d, &Eval1d), bv: &[i64], cv: &[i64], j: usize) -> Checked {
+    let y = cv[j];
+    let at_j = e1.at(j as i64)?;
+    for (i, &x) in bv.iter().enumerate() {
+        let want = ea.at(x + y)?;
+        let got = Int::dy(e0.at(i as i64)?).add(Int::dy(at_j))?.value;
+        if got != want {
+            return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}")));
+        }
     }
     Ok(())
 }

@@ -1000,37 +1000,23 @@ mod tests {
         Ok(())
     }
 
-    /// logical_divide's double loop as it was, and through [`divide_rows`].
+    /// logical_divide's double loop walked plainly, and through [`divide_rows`] (rows) and
+    /// [`divide_tile`] (its first loop), with logical_divide's own per-point checks.
     fn divide_same(a: &Layout, b: &Layout, c: &Layout, r0: &Layout, r1: &Layout) -> Result<(), TestCaseError> {
+        use crate::engine::logical_divide::{check_row, check_tile};
         let (Ok(bv), Ok(cv)) = (b.values(), c.values()) else { return Ok(()) };
         if r1.values().map(|v| v.len()) != Ok(cv.len()) {
             return Ok(()); // check_layout stops before the loop
         }
+        let r = Layout::concat(&[r0.clone(), r1.clone()]); // named in the violations only
         let (ea, e0, e1) = (a.eval_1d(), r0.eval_1d(), r1.eval_1d());
-        let check_row = |j: usize| -> Checked {
-            let y = cv[j];
-            let at_j = e1.at(j as i64)?;
-            for (i, &x) in bv.iter().enumerate() {
-                let want = ea.at(x + y)?;
-                let got = Int::dy(e0.at(i as i64)?).add(Int::dy(at_j))?.value;
-                if got != want {
-                    return Err(Violation::cute("divide", format!("3: ({i},{j}) = {got} but {a}({x}+{y}) = {want}")));
-                }
-            }
-            Ok(())
-        };
-        let slow: Checked = (0..cv.len()).try_for_each(check_row);
-        let fast = divide_rows(a, b, c, r0, r1, &ea, &bv, &cv, check_row);
+        let row = |j: usize| check_row(a, &r, (&ea, &e0, &e1), &bv, &cv, j);
+        let slow: Checked = (0..cv.len()).try_for_each(row);
+        let fast = divide_rows(a, b, c, r0, r1, &ea, &bv, &cv, row);
         same(fast, slow)?;
         // The first loop of check_layout: R(i, 0) == A(B(i)), walked and boxed.
         let r0v = r0.values().unwrap_or_default();
-        let tile = |i: usize| -> Checked {
-            let want = ea.at(bv[i])?;
-            if r0v.get(i) != Some(&want) {
-                return Err(Violation::cute("divide", format!("3: ({i},0) = {:?} but {want}", r0v.get(i))));
-            }
-            Ok(())
-        };
+        let tile = |i: usize| check_tile(a, b, &r, &ea, &bv, &r0v, i);
         let slow: Checked = (0..bv.len()).try_for_each(tile);
         same(divide_tile(a, b, r0, &ea, bv.len(), tile), slow)
     }
