@@ -121,7 +121,7 @@ pub fn eval_text_in(text: &str, scratch: &mut Scratch) -> Option<Result<Value, E
         (Err(e), _) => Some(Err(e.into())),
         _ if build.refused => None,
         (Ok(()), Some(e)) => Some(Err(e.into())),
-        (Ok(()), None) => build.stack.pop().map(|n| Ok(build.lits_value(n))),
+        (Ok(()), None) => build.stack.pop().map(|n| Ok(node_value(&build.lits, n))),
     };
     (scratch.stack, scratch.vals, scratch.lits) = (build.stack, build.vals, build.lits);
     answer
@@ -143,6 +143,23 @@ fn lit_start(n: &Node) -> Option<usize> {
     match *n {
         Node::Lit((start, _)) => Some(start),
         _ => None,
+    }
+}
+
+/// The value `eval` gives a node's expression (a literal is read from `lits`).
+fn node_value(lits: &LitBuf, n: Node) -> Value {
+    match n {
+        Node::Lit(r) => Value::from_int_tuple(lits.get(r)),
+        Node::Val(v) => v,
+        Node::Failed => Value::Underscore,
+    }
+}
+
+/// [`int_tuple`] of a node's expression (a literal is read from `lits`).
+fn node_int_tuple(lits: &LitBuf, n: Node) -> Result<IntTuple> {
+    match n {
+        Node::Lit(r) => Ok(lits.get(r).to_owned()),
+        n => node_value(lits, n).to_int_tuple(),
     }
 }
 
@@ -175,54 +192,29 @@ impl Fused {
         });
         self.stack.push(node);
     }
-    /// The top node, taken off the stack; its literal stays in `lits` until [`Fused::done`].
+    /// The top node, taken off the stack; its literal stays in `lits` until [`Fused::release`].
     fn pop(&mut self) -> Node {
         self.stack.pop().unwrap_or(Node::Failed)
     }
-    /// A node taken off the stack has been read: its literal (and every later one) leaves `lits`.
-    fn done(&mut self, n: &Node) {
-        if let Node::Lit((start, _)) = *n {
+    /// The nodes whose literals start at `start` (and every later one) have been read: their
+    /// literals leave `lits`. Nothing for `None` (no literal among them).
+    fn release(&mut self, start: Option<usize>) {
+        if let Some(start) = start {
             self.lits.truncate(start);
-        }
-    }
-    /// The value `eval` gives the node's expression.
-    fn lits_value(&self, n: Node) -> Value {
-        match n {
-            Node::Lit(r) => Value::from_int_tuple(self.lits.get(r)),
-            Node::Val(v) => v,
-            Node::Failed => Value::Underscore,
-        }
-    }
-    /// [`int_tuple`] of the node's expression.
-    fn lits_int_tuple(&self, n: Node) -> Result<IntTuple> {
-        match n {
-            Node::Lit(r) => Ok(self.lits.get(r).to_owned()),
-            n => self.lits_value(n).to_int_tuple(),
         }
     }
     /// The top `n` nodes taken off the stack into `out` as values.
     fn take_values(&mut self, n: usize, out: &mut Vec<Value>) {
         let start = self.stack.len().saturating_sub(n);
-        let mut first_lit = None;
-        for node in self.stack.drain(start..) {
-            if let Node::Lit((s, _)) = node {
-                first_lit.get_or_insert(s);
-            }
-            out.push(match node {
-                Node::Lit(r) => Value::from_int_tuple(self.lits.get(r)),
-                Node::Val(v) => v,
-                Node::Failed => Value::Underscore,
-            });
-        }
-        if let Some(s) = first_lit {
-            self.lits.truncate(s);
-        }
+        let first_lit = self.stack[start..].iter().find_map(lit_start);
+        out.extend(self.stack.drain(start..).map(|node| node_value(&self.lits, node)));
+        self.release(first_lit);
     }
     /// The top `n` nodes dropped, a failed node pushed for them: where nothing is evaluated any more.
     fn skip(&mut self, n: usize) {
         for _ in 0..n.min(self.stack.len()) {
             let node = self.pop();
-            self.done(&node);
+            self.release(lit_start(&node));
         }
         self.stack.push(Node::Failed);
     }
@@ -236,7 +228,6 @@ impl Fused {
             if at.is_some_and(|end| end != s) {
                 return false;
             }
-            at.get_or_insert(s);
             at = Some(e);
         }
         let first = match self.stack.get(start) {
@@ -262,8 +253,8 @@ impl Fused {
         if n == 1 || self.literals(n) {
             let node = self.pop();
             let start = lit_start(&node);
-            let t = self.lits_int_tuple(node);
-            self.lits.truncate(start.unwrap_or(self.lits.len()));
+            let t = node_int_tuple(&self.lits, node);
+            self.release(start);
             return t;
         }
         Value::Tuple(self.values(n)).to_int_tuple()
@@ -308,7 +299,7 @@ impl Build for Fused {
             return;
         }
         let node = self.pop();
-        let t = self.lits_int_tuple(node).map(|t| Node::Lit(self.lits.push(&t)));
+        let t = node_int_tuple(&self.lits, node).map(|t| Node::Lit(self.lits.push(&t)));
         self.push_result(t);
     }
     fn layout(&mut self, _: (), _: (), _: usize) {
@@ -328,8 +319,8 @@ impl Build for Fused {
         }
         let (stride, shape) = (self.pop(), self.pop());
         let start = lit_start(&shape).or(lit_start(&stride));
-        let l = self.lits_int_tuple(shape).and_then(|s| crate::engine::Layout::new(s, self.lits_int_tuple(stride)?));
-        self.lits.truncate(start.unwrap_or(self.lits.len()));
+        let l = node_int_tuple(&self.lits, shape).and_then(|s| crate::engine::Layout::new(s, node_int_tuple(&self.lits, stride)?));
+        self.release(start);
         self.push_result(l.map(|l| Node::Val(Value::Layout(l))));
     }
     fn call(&mut self, name: Name, n: usize, called: bool, _: usize) {
@@ -354,8 +345,8 @@ impl Build for Fused {
         let coord = self.coord(n);
         let target = self.pop();
         let start = lit_start(&target);
-        let target = self.lits_value(target);
-        self.lits.truncate(start.unwrap_or(self.lits.len()));
+        let target = node_value(&self.lits, target);
+        self.release(start);
         let v = coord.and_then(|c| apply(target, &c)).map(Node::Val);
         self.push_result(v);
     }
