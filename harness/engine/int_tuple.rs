@@ -95,8 +95,7 @@ impl Node {
 fn item(nodes: &[Node]) -> Item {
     let n = nodes[0].0;
     match n & KIND {
-        LEAF_DYNAMIC => Item::Leaf(Int::dy((n >> 32) as u32 as i32 as i64)),
-        LEAF_STATIC => Item::Leaf(Int::st((n >> 32) as u32 as i32 as i64)),
+        LEAF_DYNAMIC | LEAF_STATIC => Item::Leaf(nodes[0].narrow_leaf()),
         TUPLE => Item::Tuple { len: nodes[0].len() },
         _ => Item::Leaf(Int::new(nodes[1].0 as i64, n & 4 != 0)),
     }
