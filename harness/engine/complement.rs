@@ -133,17 +133,10 @@ pub(crate) fn complement_impl(a: &Layout, f: &Coalesced, cotarget: Option<&Tup>)
     }
     leaves.push((new_shape, last));
     let new_stride = d.mul(n)?;
+    let rest_shape = coalesce_shape(&ceil_div_tuple(cot, new_stride)?)?;
+    let rest_stride = compact_col_major(&rest_shape, new_stride)?;
     // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
-    if let Some(x) = cot.as_leaf() {
-        // An integer cotarget, without the tuples: ceil_div of a leaf is a leaf, coalesce keeps
-        // it, and its compact column-major stride is `new_stride`, or `_0` for a static `_1`.
-        let rest = rt(x.ceil_div(new_stride), x, new_stride)?;
-        leaves.push((rest, if rest.is_static_value(1) { Int::st(0) } else { new_stride }));
-    } else {
-        let rest_shape = coalesce_shape(&ceil_div_tuple(cot, new_stride)?)?;
-        let rest_stride = compact_col_major(&rest_shape, new_stride)?;
-        leaves.extend(rest_shape.leaf_iter().zip(rest_stride.leaf_iter()));
-    }
+    leaves.extend(rest_shape.leaf_iter().zip(rest_stride.leaf_iter()));
     Ok(coalesce_pairs(leaves, String::new)?.to_layout())
 }
 

@@ -635,6 +635,9 @@ impl Tup {
     /// leaves in colexicographic order, starting from `current` (`_1` for default strides), with
     /// the structure of `self`. Static-ness follows the arithmetic: `(1,8)` gives `(_1,1)`.
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
+        if let Some(e) = self.as_leaf() {
+            return Ok(IntTuple::leaf(if e.is_static_value(1) { Int::st(0) } else { current }));
+        }
         // The product after the last leaf is never needed (and may overflow where CuTe's doesn't).
         let n = self.leaf_count();
         let mut acc = current;
