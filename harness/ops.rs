@@ -25,7 +25,6 @@
 //! printer and the evaluator; the names among them are listed in [`FORMS`].
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use proptest::strategy::BoxedStrategy;
@@ -122,42 +121,10 @@ pub fn lookup(name: &Name) -> Option<&'static Op> {
 
 /// The operation named `n`.
 pub fn by_name(n: &str) -> Option<&'static Op> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static Op, BuildHasherDefault<WordHash>>> = OnceLock::new();
+    static INDEX: OnceLock<HashMap<&'static str, &'static Op>> = OnceLock::new();
     INDEX.get_or_init(|| OPS.iter().map(|o| (o.name, o)).collect()).get(n).copied()
 }
 
-/// A multiply-rotate hash over 8-byte words: the table's keys are a few dozen short names, known
-/// in advance (no flooding to fear), and every line of `eval -` looks one up.
-struct WordHash(u64);
-
-const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
-
-impl Default for WordHash {
-    fn default() -> WordHash {
-        WordHash(MIX)
-    }
-}
-
-impl Hasher for WordHash {
-    fn finish(&self) -> u64 {
-        let h = self.0.wrapping_mul(MIX);
-        h ^ h >> 29
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = self.0;
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            h = (h ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(MIX).rotate_left(31);
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            h = (h ^ u64::from_le_bytes(w)).wrapping_mul(MIX).rotate_left(31);
-        }
-        self.0 = h ^ bytes.len() as u64;
-    }
-}
 
 /// Every operation.
 pub static OPS: &[Op] = &[
