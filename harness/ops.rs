@@ -24,7 +24,6 @@
 //! `print_svg(X)`, an evaluation `L(c)`) are handled by the areas' `form` functions, the case
 //! printer and the evaluator; the names among them are listed in [`FORMS`].
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use proptest::strategy::BoxedStrategy;
@@ -119,9 +118,10 @@ pub fn lookup(name: &Name) -> Option<&'static Op> {
     (op.targs.is_some() == name.targs.is_some()).then_some(op)
 }
 
-/// The operation named `n`.
+/// The operation named `n` (an index keyed by the table's names; Fx hashing, as rustc's own
+/// symbol tables use, since the keys are short trusted strings and the lookup is on every call).
 pub fn by_name(n: &str) -> Option<&'static Op> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static Op>> = OnceLock::new();
+    static INDEX: OnceLock<rustc_hash::FxHashMap<&'static str, &'static Op>> = OnceLock::new();
     INDEX.get_or_init(|| OPS.iter().map(|o| (o.name, o)).collect()).get(n).copied()
 }
 
