@@ -322,7 +322,11 @@ pub fn read_line<'b>(r: &mut impl BufRead, max: usize, buf: &'b mut Vec<u8>) -> 
 /// `eval -`: one answer per non-blank input line, in order, whatever the line holds (a line that
 /// is too long or not UTF-8 gets an `error:` line naming its number); never stops early. Returns
 /// whether every line succeeded.
-pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) -> bool {
+///
+/// Answers are flushed whenever the input buffer is empty, before the read that may wait: a
+/// program (or person) that sends a line and waits for its answer gets it, while a batch on a pipe
+/// still costs one write per 64 KiB of input.
+pub fn eval_lines<R: std::io::Read>(mut input: std::io::BufReader<R>, out: &mut impl Write, table: bool) -> bool {
     use std::fmt::Write as _;
     let max = crate::limits::INPUT_LEN;
     let mut ok = true;
@@ -331,6 +335,10 @@ pub fn eval_lines(mut input: impl BufRead, out: &mut impl Write, table: bool) ->
     let (mut line, mut text, mut scratch) = (Vec::new(), String::new(), crate::expr::eval::Scratch::default());
     loop {
         n += 1;
+        if input.buffer().is_empty() && out.flush().is_err() {
+            // stdout is gone (a closed pipe): nobody is left to answer.
+            return false;
+        }
         match read_line(&mut input, max, &mut line) {
             Ok(None) => break,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => continue,

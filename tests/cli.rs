@@ -102,3 +102,42 @@ fn both_answers_every_line_and_ends_with_the_verdict() {
     assert!(verdicts[5].starts_with("DISAGREE class 3 (one rejects) blame: cute"), "{text}");
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// `eval -` driven line by line (a program that sends an expression and waits for its answer
+/// before sending the next): each answer arrives while stdin is still open.
+#[test]
+fn batch_mode_answers_each_line_before_the_next_arrives() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(["eval", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    // The chapter's cases (CuTe's prints quoted in the chapter).
+    for (expr, want) in [("coalesce((_2,(_1,_6)):(_1,(_6,_2)))", "_12:_1"), ("complement(_4:_2,_24)", "(_2,_3):(_1,_8)")] {
+        writeln!(stdin, "{expr}").unwrap();
+        stdin.flush().unwrap();
+        let got = rx.recv_timeout(Duration::from_secs(60));
+        if got.is_err() {
+            let _ = child.kill();
+        }
+        assert_eq!(got.as_deref(), Ok(want), "no answer to {expr} while stdin stays open");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+}
