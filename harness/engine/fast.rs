@@ -56,7 +56,7 @@
 //! computed next to the certificate by `complement::certified`.
 
 use super::int::Int;
-use super::int_tuple::{Tup, View};
+use super::int_tuple::{Step, Tup};
 use super::layout::{Layout, MAX_WALK};
 
 /// Most flat leaves a certificate handles; larger operands use the brute-force checks.
@@ -140,9 +140,6 @@ pub fn composition_ok(a: &Layout, b: &Layout, r: &Layout) -> bool {
 }
 
 fn composition_cert(a: &Layout, b: &Layout, r: &Layout) -> Option<()> {
-    if !super::int_tuple::compatible(&b.shape, &r.shape) {
-        return None;
-    }
     let pa = Flat::of(&a.shape, &a.stride)?;
     let pa = pa.as_slice();
     let ra = pa.len();
@@ -150,7 +147,7 @@ fn composition_cert(a: &Layout, b: &Layout, r: &Layout) -> Option<()> {
         return None;
     }
     let mut st = CompState { pa, digits: [0; CAP], quotient: 0, size: 1 };
-    st.walk(&b.shape, &b.stride, &r.shape, &r.stride)?;
+    st.walk(b, r)?;
     if st.size > MAX_WALK {
         return None;
     }
@@ -180,25 +177,37 @@ struct CompState<'a> {
 }
 
 impl CompState<'_> {
-    fn walk(&mut self, bs: &Tup, bd: &Tup, rs: &Tup, rd: &Tup) -> Option<()> {
-        match (bs.view(), bd.view()) {
-            (View::Tuple(ss), View::Tuple(dd)) => {
-                let (View::Tuple(rss), View::Tuple(rdd)) = (rs.view(), rd.view()) else { return None };
-                if ss.len() != dd.len() || rss.len() != ss.len() || rdd.len() != ss.len() {
-                    return None;
+    /// `B` and `R` side by side in preorder: a tuple of `B` must meet a tuple of `R` of the same
+    /// rank, and a leaf `s:t` of `B` meets `R`'s whole sub-layout there, `rk` flattened, which
+    /// [`CompState::leaf`] checks (its size `s` included). Together that is postcondition 2,
+    /// `compatible(shape(B), shape(R))`: equal ranks down to `B`'s leaves, equal sizes at them.
+    fn walk(&mut self, b: &Layout, r: &Layout) -> Option<()> {
+        let mut rs = r.shape.zip_steps(&r.stride)?;
+        for step in b.shape.zip_steps(&b.stride)? {
+            match (step, rs.next()?) {
+                (Step::Open(n), Step::Open(m)) if n == m => {}
+                (Step::Open(_), _) => return None,
+                (Step::Leaf(s, t), Step::Leaf(x, y)) => {
+                    let mut rk = Flat::new();
+                    rk.push((x.value, y.value))?;
+                    self.leaf(s, t, &rk)?;
                 }
-                for (((s, d), r), e) in ss.iter().zip(dd).zip(rss).zip(rdd) {
-                    self.walk(s, d, r, e)?;
+                (Step::Leaf(s, t), Step::Open(m)) => {
+                    // Every step of R's subtree: `left` elements are still to come.
+                    let mut rk = Flat::new();
+                    let mut left = m;
+                    while left > 0 {
+                        left -= 1;
+                        match rs.next()? {
+                            Step::Open(k) => left += k,
+                            Step::Leaf(x, y) => rk.push((x.value, y.value))?,
+                        }
+                    }
+                    self.leaf(s, t, &rk)?;
                 }
-                Some(())
             }
-            (View::Leaf(s), View::Leaf(t)) => {
-                let mut rk = Flat::new();
-                rk.extend(rs, rd)?;
-                self.leaf(s, t, &rk)
-            }
-            _ => None,
         }
+        rs.next().is_none().then_some(())
     }
 
     fn leaf(&mut self, s: Int, t: Int, rk: &Flat) -> Option<()> {

@@ -142,6 +142,32 @@ impl Iterator for LeafIter<'_> {
     }
 }
 
+/// One step of [`Tup::zip_steps`]: a tuple of `len` elements opens (its elements' steps follow),
+/// or a pair of leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Open(usize),
+    Leaf(Int, Int),
+}
+
+/// The steps of two tuples with the same tuple nodes and 32-bit leaves ([`Tup::zip_steps`]).
+#[derive(Clone)]
+pub struct ZipSteps<'a> {
+    a: &'a [Node],
+    b: &'a [Node],
+}
+
+impl Iterator for ZipSteps<'_> {
+    type Item = Step;
+    #[inline]
+    fn next(&mut self) -> Option<Step> {
+        let (&x, rest_a) = self.a.split_first()?;
+        let (&y, rest_b) = self.b.split_first()?;
+        (self.a, self.b) = (rest_a, rest_b);
+        Some(if x.is_tuple() { Step::Open(x.len()) } else { Step::Leaf(x.narrow_leaf(), y.narrow_leaf()) })
+    }
+}
+
 /// Append `src` to `dst` (small copies: a loop, not `memmove`).
 #[inline]
 fn copy_nodes(dst: &mut Nodes, src: &[Node]) {
@@ -527,13 +553,10 @@ impl Tup {
     /// same nodes but the leaves' values and no wide leaf (the common case), the pairs are read
     /// node by node.
     pub fn try_zip_leaves(&self, other: &Tup, mut f: impl FnMut(Int, Int) -> Option<()>) -> Option<()> {
-        let (a, b) = (&self.0, &other.0);
-        let same_nodes = a.len() == b.len()
-            && a.iter().zip(b).all(|(x, y)| (x.0 ^ y.0) & KIND == 0 && x.0 & KIND != WIDE && (!x.is_tuple() || x.0 == y.0));
-        if same_nodes {
-            for (x, y) in a.iter().zip(b) {
-                if !x.is_tuple() {
-                    f(x.narrow_leaf(), y.narrow_leaf())?;
+        if let Some(steps) = self.zip_steps(other) {
+            for step in steps {
+                if let Step::Leaf(x, y) = step {
+                    f(x, y)?;
                 }
             }
             return Some(());
@@ -542,6 +565,15 @@ impl Tup {
             return None;
         }
         self.leaf_iter().zip(other.leaf_iter()).try_for_each(|(i, j)| f(i, j))
+    }
+    /// The preorder walk of `self` and a congruent `other` side by side ([`Step`]s), where both
+    /// have the same tuple nodes and only 32-bit leaves (the common case: read node by node);
+    /// `None` otherwise, the caller then taking its general path.
+    pub fn zip_steps<'a>(&'a self, other: &'a Tup) -> Option<ZipSteps<'a>> {
+        let (a, b) = (&self.0, &other.0);
+        let narrow = |n: &Node| n.0 & KIND <= LEAF_STATIC;
+        let same = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| if x.is_tuple() { x.0 == y.0 } else { narrow(x) && narrow(y) });
+        same.then_some(ZipSteps { a, b })
     }
     /// Number of leaves.
     pub fn leaf_count(&self) -> usize {
@@ -782,7 +814,7 @@ mod tests {
     /// spans see one leaf.
     #[test]
     fn try_zip_leaves_pairs_the_leaves_of_congruent_tuples() {
-        let (n, w) = (IntTuple::st(4), IntTuple::dy(1 << 40));
+        let (n, w, d) = (IntTuple::st(4), IntTuple::dy(1 << 40), IntTuple::dy(3));
         let t = |v: &[&IntTuple]| IntTuple::tuple_of(v.iter().copied().map(|x| &**x));
         let shapes = [
             n.clone(),
@@ -791,6 +823,10 @@ mod tests {
             t(&[&w, &t(&[&n, &n])]),
             t(&[&t(&[&n, &w]), &n]),
             t(&[&n, &n, &n]),
+            // Static against dynamic leaves: read node by node (`zip_steps`).
+            d.clone(),
+            t(&[&d, &t(&[&n, &d])]),
+            t(&[&n, &t(&[&d, &n])]),
             t(&[]),
             t(&[&t(&[])]),
         ];
