@@ -46,7 +46,25 @@ pub(crate) struct Coalesced {
 }
 
 impl Coalesced {
-    /// The shape of [`Coalesced::to_layout`].
+    /// The modes, borrowed.
+    pub(crate) fn as_ref(&self) -> ModesRef<'_> {
+        ModesRef { modes: &self.modes, tuple: self.tuple }
+    }
+    pub(crate) fn to_layout(&self) -> Layout {
+        self.as_ref().to_layout()
+    }
+}
+
+/// The flat modes of a [`Coalesced`], borrowed (from it, or from a stack buffer: see
+/// [`with_coalesce`]).
+#[derive(Clone, Copy)]
+pub(crate) struct ModesRef<'a> {
+    pub(crate) modes: &'a [(Int, Int)],
+    pub(crate) tuple: bool,
+}
+
+impl ModesRef<'_> {
+    /// The shape of [`ModesRef::to_layout`].
     pub(crate) fn shape(&self) -> IntTuple {
         if !self.tuple {
             return IntTuple::leaf(self.modes[0].0);
@@ -63,6 +81,62 @@ impl Coalesced {
             stride: IntTuple::of_leaves(self.modes.iter().map(|m| m.1)),
         }
     }
+}
+
+/// Which backward walk [`with_coalesce`] runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Walk {
+    /// `coalesce` ([`coalesce_modes`]).
+    Coalesce,
+    /// `detail::coalesce_x` ([`coalesce_x_modes`]).
+    CoalesceX,
+}
+
+/// `f` applied to the flat modes of the walk `w` over `layout`: on a stack buffer for layouts of
+/// at most [`STACK`] leaves read node by node (`Tup::zip_steps`), else on the general path's
+/// modes; the same modes and the same errors either way (tested below).
+pub(crate) fn with_coalesce<T>(layout: &Layout, w: Walk, f: impl FnOnce(ModesRef<'_>) -> Result<T>) -> Result<T> {
+    let prep = |leaves: &mut [(Int, Int)]| {
+        let last = leaves.last_mut().expect("non-empty");
+        if w == Walk::CoalesceX && last.0.is_static_value(1) {
+            last.0 = Int::st(2);
+        }
+    };
+    match walk_on_stack(layout, prep, f) {
+        Ok(r) => r,
+        Err(f) => match w {
+            Walk::Coalesce => f(coalesce_modes(layout)?.as_ref()),
+            Walk::CoalesceX => f(coalesce_x_modes(layout)?.as_ref()),
+        },
+    }
+}
+
+/// The stack path of [`with_coalesce`] (and of `filter::with_filter`): `layout`'s leaves into a
+/// stack buffer, changed by `prep`, walked backward, and `f` applied to the result's modes; `f`
+/// handed back (`Err`) where the layout does not fit, for the caller's general path.
+pub(crate) fn walk_on_stack<T, F: FnOnce(ModesRef<'_>) -> Result<T>>(
+    layout: &Layout,
+    prep: impl FnOnce(&mut [(Int, Int)]),
+    f: F,
+) -> std::result::Result<Result<T>, F> {
+    let mut buf = [(Int::st(0), Int::st(0)); STACK];
+    let Some(n) = stack_leaves(layout, &mut buf) else { return Err(f) };
+    let leaves = &mut buf[..n];
+    prep(leaves);
+    Ok(bw_walk(leaves).and_then(|(start, tuple)| f(ModesRef { modes: &leaves[start..], tuple })))
+}
+
+/// The leaves of `layout` into `buf`, and their number (at least one), where they fit and are read
+/// node by node.
+fn stack_leaves(layout: &Layout, buf: &mut [(Int, Int); STACK]) -> Option<usize> {
+    let mut n = 0;
+    for step in layout.shape.zip_steps(&layout.stride)? {
+        if let super::int_tuple::Step::Leaf(s, d) = step {
+            *buf.get_mut(n)? = (s, d);
+            n += 1;
+        }
+    }
+    (n > 0).then_some(n)
 }
 
 /// The backward walk of the module doc over `pairs` (all leaves but the last) with the front
@@ -115,30 +189,15 @@ fn bw_walk(modes: &mut [(Int, Int)]) -> Result<(usize, bool)> {
     Ok((w, tuple))
 }
 
-/// [`coalesce`] on a stack buffer, for layouts of at most [`STACK`] leaves read node by node
-/// (`Tup::zip_steps`); `None` for the others.
+/// [`coalesce`] on a stack buffer ([`with_coalesce`]), for layouts of at most [`STACK`] leaves
+/// read node by node; `None` for the others.
 fn coalesce_on_stack(layout: &Layout) -> Option<Result<Layout>> {
     let mut buf = [(Int::st(0), Int::st(0)); STACK];
-    let mut n = 0;
-    for step in layout.shape.zip_steps(&layout.stride)? {
-        if let super::int_tuple::Step::Leaf(s, d) = step {
-            *buf.get_mut(n)? = (s, d);
-            n += 1;
-        }
-    }
-    if n == 0 {
-        return None;
-    }
-    Some(bw_walk(&mut buf[..n]).map(|(w, tuple)| {
-        let modes = &buf[w..n];
-        if !tuple {
-            return Layout::leaf(modes[0].0, modes[0].1);
-        }
-        Layout { shape: IntTuple::of_leaves(modes.iter().map(|m| m.0)), stride: IntTuple::of_leaves(modes.iter().map(|m| m.1)) }
-    }))
+    let n = stack_leaves(layout, &mut buf)?;
+    Some(bw_walk(&mut buf[..n]).map(|(w, tuple)| ModesRef { modes: &buf[w..n], tuple }.to_layout()))
 }
 
-/// Most leaves [`coalesce_on_stack`] takes.
+/// Most leaves the stack paths ([`with_coalesce`], [`coalesce_on_stack`]) take.
 const STACK: usize = 8;
 
 /// Flat (extent, stride) leaf modes.
@@ -330,6 +389,15 @@ mod tests {
                 Some(r) => prop_assert_eq!(r, general, "{}", a),
                 None => prop_assert!(a.shape.leaf_count() > STACK || a.shape.leaf_count() == 0, "{} not taken", a),
             }
+            prop_assert_eq!(stack_leaves(&a, &mut [(Int::st(0), Int::st(0)); STACK]).is_some(), a.shape.leaf_count() <= STACK);
+            // with_coalesce: each walk on the stack gives the general path's modes and errors.
+            for (w, general) in [(Walk::Coalesce, coalesce_modes(&a)), (Walk::CoalesceX, coalesce_x_modes(&a))] {
+                let general = general.map(|c| (c.modes.to_vec(), c.tuple));
+                prop_assert_eq!(with_coalesce(&a, w, |m| Ok((m.modes.to_vec(), m.tuple))), general, "{}", a);
+            }
+            let general = crate::engine::filter::filter_modes(&a).map(|c| (c.modes.to_vec(), c.tuple));
+            let on_stack = crate::engine::filter::with_filter(&a, |m| Ok((m.modes.to_vec(), m.tuple)));
+            prop_assert_eq!(on_stack, general, "filter {}", a);
         }
     }
 

@@ -54,8 +54,8 @@
 //! case (sorted strides of `A` each dividing the next one's span) CuTe's result is exactly such
 //! a layout. Full argument: `fast.rs`.
 
-use super::coalesce::{coalesce_pairs, coalesce_shape, Coalesced, Pairs};
-use super::filter::filter_modes;
+use super::coalesce::{coalesce_pairs, coalesce_shape, ModesRef, Pairs};
+use super::filter::with_filter;
 use super::layout::cosize_pairs;
 use super::error::{Error, Result};
 use super::postcondition::{enforce, Checked, Violation};
@@ -86,11 +86,11 @@ fn ceil_div_tuple(a: &Tup, b: Int) -> Result<IntTuple> {
 
 /// CuTe's algorithm for `complement(A, cotarget)` without the definition check.
 pub fn complement_unchecked(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
-    complement_impl(a, &filter_modes(a)?, cotarget)
+    with_filter(a, |f| complement_impl(a, f, cotarget))
 }
 
 /// CuTe's algorithm on `f = filter(A)` (given as flat modes).
-pub(crate) fn complement_impl(a: &Layout, f: &Coalesced, cotarget: Option<&Tup>) -> Result<Layout> {
+pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup>) -> Result<Layout> {
     let own;
     let cot = match cotarget {
         Some(c) => c,
@@ -145,23 +145,24 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     if !checks_on() {
         return deferred(|| complement_unchecked(a, cotarget));
     }
-    let f = deferred(|| filter_modes(a))?;
-    let r = deferred(|| complement_impl(a, &f, cotarget))?;
-    walkable_pair(&f, &r)?;
-    let cot = match cotarget {
-        Some(c) => c.product(),
-        None => cosize_pairs(&f.modes),
-    };
-    if matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, &r)) && upper_bound_holds(a, cotarget, &r) {
-        return Ok(r);
-    }
-    enforce("complement", check_postconditions(a, cotarget, &r))?;
-    Ok(r)
+    with_filter(a, |f| {
+        let r = deferred(|| complement_impl(a, f, cotarget))?;
+        walkable_pair(f, &r)?;
+        let cot = match cotarget {
+            Some(c) => c.product(),
+            None => cosize_pairs(f.modes),
+        };
+        if matches!(cot, Ok(n) if super::fast::complement_ok(f.modes, n.value, &r)) && upper_bound_holds(a, cotarget, &r) {
+            return Ok(r);
+        }
+        enforce("complement", check_postconditions(a, cotarget, &r))?;
+        Ok(r)
+    })
 }
 
 /// `walkable(make_layout(f, r))` without building the pair: the size is folded over the leaves of
 /// `f` then `r` (as `size` of the pair would), and the pair is only built for the error message.
-fn walkable_pair(f: &Coalesced, r: &Layout) -> Result<()> {
+fn walkable_pair(f: ModesRef<'_>, r: &Layout) -> Result<()> {
     let n = r.shape.fold_product(f.modes.iter().try_fold(Int::st(1), |acc, m| acc.mul(m.0)).map_err(Error::from));
     match n {
         Ok(n) if n.value <= MAX_WALK => Ok(()),
@@ -181,12 +182,14 @@ pub fn verified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> Checked {
 /// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`
 /// (it shows 1-3 and 5-7, postcondition 4 is computed directly).
 pub(crate) fn certified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
-    let Ok(f) = filter_modes(a) else { return false };
-    let cot = match cotarget {
-        Some(c) => c.product(),
-        None => cosize_pairs(&f.modes),
-    };
-    matches!(cot, Ok(n) if super::fast::complement_ok(&f.modes, n.value, r)) && upper_bound_holds(a, cotarget, r)
+    let certificate = with_filter(a, |f| {
+        let cot = match cotarget {
+            Some(c) => c.product(),
+            None => cosize_pairs(f.modes),
+        };
+        Ok(matches!(cot, Ok(n) if super::fast::complement_ok(f.modes, n.value, r)))
+    });
+    certificate.unwrap_or(false) && upper_bound_holds(a, cotarget, r)
 }
 
 /// The size of the cotarget: `size(cotarget)`, or `cosize(filter(A))` without one.

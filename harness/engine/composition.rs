@@ -51,7 +51,7 @@
 //! on which `A` is provably affine with `R`'s slopes and agrees with `R` at a corner, and checks
 //! every other coordinate as before, in order (`walk.rs`), so its answer and error are unchanged.
 
-use super::coalesce::{bw_coalesce_modes, coalesce_x_modes, Coalesced};
+use super::coalesce::{bw_coalesce_modes, with_coalesce, ModesRef, Walk};
 use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
 use super::postcondition::{cite, enforce, Checked, Violation};
@@ -66,7 +66,7 @@ fn sign(i: Int) -> Int {
 }
 
 /// `detail::composition_impl` on a coalesced `A` (flat modes) and `B`'s shape/stride.
-pub(crate) fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layout> {
+pub(crate) fn composition_impl(a: ModesRef<'_>, rs: &Tup, rd: &Tup) -> Result<Layout> {
     let (s, t) = match (rs.view(), rd.view()) {
         (View::Tuple(ss), View::Tuple(dd)) => {
             // Every mode is instantiated by the compiler: a compile-time condition failing in any
@@ -105,7 +105,7 @@ pub(crate) fn composition_impl(a: &Coalesced, rs: &Tup, rd: &Tup) -> Result<Layo
     if !a.tuple {
         return Ok(Layout::leaf(s, t.mul(a.modes[0].1)?));
     }
-    let modes = &a.modes;
+    let modes = a.modes;
     let r = modes.len();
     let (mut res_s, mut res_d) = (Builder::new(), Builder::new());
     let (mut rest_s, mut rest_d) = (s, t);
@@ -204,8 +204,8 @@ fn shape_min(a: Int, b: Int) -> Int {
 
 /// composition_impl's leaf case before 4.2 ([`COMPOSITION_WEAK_DIVISIBILITY`] off), on the flat
 /// modes of `coalesce_x(A)` (a tuple) and the leaf `s:t` of B (`t` not a static zero).
-fn composition_leaf_shape_div(a: &Coalesced, s: Int, t: Int) -> Result<Layout> {
-    let modes = &a.modes;
+fn composition_leaf_shape_div(a: ModesRef<'_>, s: Int, t: Int) -> Result<Layout> {
+    let modes = a.modes;
     let r = modes.len();
     let (init, last) = (&modes[..r - 1], modes[r - 1]);
     // A failure of dynamic arithmetic (CuTe: a crash at run time) waits for the compile-time checks.
@@ -249,7 +249,7 @@ fn composition_leaf_shape_div(a: &Coalesced, s: Int, t: Int) -> Result<Layout> {
 /// CuTe's algorithm for `composition(A, B)` without the definition check (what CuTe prints, or
 /// CuTe's compile-time refusal).
 pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
-    composition_impl(&coalesce_x_modes(a)?, &b.shape, &b.stride)
+    with_coalesce(a, Walk::CoalesceX, |ax| composition_impl(ax, &b.shape, &b.stride))
 }
 
 /// `composition(A, B)` for two layouts; refuses results that violate the definition.
@@ -264,7 +264,7 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
     match t {
         Tiler::Layout(b) => composition_unchecked(a, b),
         Tiler::Underscore => Ok(a.clone()),
-        Tiler::Int(n) => composition_impl(&coalesce_x_modes(a)?, &IntTuple::leaf(*n), &IntTuple::st(1)),
+        Tiler::Int(n) => with_coalesce(a, Walk::CoalesceX, |ax| composition_impl(ax, &IntTuple::leaf(*n), &IntTuple::st(1))),
         Tiler::Tuple(items) => {
             let modes = a.modes();
             if items.len() > modes.len() {

@@ -25,7 +25,7 @@
 //! 3. no leaf of the result has a static `_0` stride, unless the result is `_1:_0`, and coalesce's
 //!    postcondition 4 holds [ours: a fully filtered result, stricter than CuTe].
 
-use super::coalesce::{by_mode, coalesce_pairs, Coalesced};
+use super::coalesce::{by_mode, coalesce_pairs, walk_on_stack, Coalesced, ModesRef};
 use super::error::Result;
 use super::postcondition::{Checked, Violation};
 use super::int::Int;
@@ -59,6 +59,22 @@ pub(crate) fn filter_modes(layout: &Layout) -> Result<Coalesced> {
         }
     }
     coalesce_pairs(pairs, || filter_zeros(layout).map(|l| l.to_string()).unwrap_or_default())
+}
+
+/// `f` applied to [`filter_modes`]`(layout)`, computed on a stack buffer where the layout is
+/// small (`coalesce::walk_on_stack`; the same modes and errors, tested in `coalesce`).
+pub(crate) fn with_filter<T>(layout: &Layout, f: impl FnOnce(ModesRef<'_>) -> Result<T>) -> Result<T> {
+    let zeros_dropped = |leaves: &mut [(Int, Int)]| {
+        for p in leaves.iter_mut() {
+            if p.1.is_static_value(0) {
+                p.0 = Int::st(1);
+            }
+        }
+    };
+    match walk_on_stack(layout, zeros_dropped, f) {
+        Ok(r) => r,
+        Err(f) => f(filter_modes(layout)?.as_ref()),
+    }
 }
 
 /// CuTe's `filter(layout, trg_profile)`.

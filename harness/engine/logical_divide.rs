@@ -29,7 +29,7 @@
 //! it too; otherwise the checked computation runs as before, so results and errors are unchanged.
 
 use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
-use super::coalesce::{coalesce_modes, Coalesced};
+use super::coalesce::{with_coalesce, ModesRef, Walk};
 use super::complement::complement_unchecked;
 use super::composition::{composition_impl, composition_unchecked};
 use super::error::Result;
@@ -52,18 +52,19 @@ pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// The cotarget of the complement: `shape(coalesce(A))`, or before 4.2 `shape(A)` as it is
 /// ([`DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE`]; a nested shape folds `ceil_div` through its modes).
 fn cotarget(a: &Layout) -> Result<IntTuple> {
-    Ok(cotarget_and_coalesce_x(a)?.0)
+    with_cotarget_and_coalesce_x(a, |cot, _| Ok(cot))
 }
 
-/// [`cotarget`], and `coalesce_x(A)` (the composition's first step) when it is at hand: it is
-/// `coalesce(A)` unless `A`'s last leaf is a static `_1` (the one place the two walks differ).
-fn cotarget_and_coalesce_x(a: &Layout) -> Result<(IntTuple, Option<Coalesced>)> {
+/// `f` on [`cotarget`] and `coalesce_x(A)` (the composition's first step) when it is at hand: it
+/// is `coalesce(A)` unless `A`'s last leaf is a static `_1` (the one place the two walks differ).
+fn with_cotarget_and_coalesce_x<T>(a: &Layout, f: impl FnOnce(IntTuple, Option<ModesRef<'_>>) -> Result<T>) -> Result<T> {
     if !DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
-        return Ok((a.shape.clone(), None));
+        return f(a.shape.clone(), None);
     }
-    let c = coalesce_modes(a)?;
-    let last_is_static_1 = a.shape.leaf_iter().last().is_some_and(|s| s.is_static_value(1));
-    Ok((c.shape(), (!last_is_static_1).then_some(c)))
+    with_coalesce(a, Walk::Coalesce, |c| {
+        let last_is_static_1 = a.shape.leaf_iter().last().is_some_and(|s| s.is_static_value(1));
+        f(c.shape(), (!last_is_static_1).then_some(c))
+    })
 }
 
 /// Fast path: in [`Mode::Certify`], when the analytic certificate (see `fast`) shows that the
@@ -73,12 +74,16 @@ fn cotarget_and_coalesce_x(a: &Layout) -> Result<(IntTuple, Option<Coalesced>)> 
 /// size limit and the complement's extents pass too), so the result (and every error) is the same
 /// as with [`Mode::Checked`], which the callers fall back to otherwise.
 fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
-    let (cot, coalesced) = cotarget_and_coalesce_x(a)?;
+    with_cotarget_and_coalesce_x(a, |cot, coalesced| divide_on(a, b, mode, cot, coalesced))
+}
+
+/// [`divide_layout`] with the cotarget and `coalesce_x(A)` at hand.
+fn divide_on(a: &Layout, b: &Layout, mode: Mode, cot: IntTuple, coalesced: Option<ModesRef<'_>>) -> Result<Layout> {
     let c = complement_unchecked(b, Some(&cot))?;
     let certify = matches!(mode, Mode::Certify(_)) && checks_on();
     let bc = Layout { shape: IntTuple::pair(&b.shape, &c.shape), stride: IntTuple::pair(&b.stride, &c.stride) };
     // composition_unchecked(a, bc), on coalesce_x(A) if the cotarget's coalesce gave it.
-    let r = match &coalesced {
+    let r = match coalesced {
         Some(ax) => composition_impl(ax, &bc.shape, &bc.stride)?,
         None => composition_unchecked(a, &bc)?,
     };
