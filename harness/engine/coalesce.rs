@@ -65,13 +65,13 @@ pub(crate) struct ModesRef<'a> {
 
 impl ModesRef<'_> {
     /// The shape of [`ModesRef::to_layout`].
-    pub(crate) fn shape(&self) -> IntTuple {
+    pub(crate) fn shape(self) -> IntTuple {
         if !self.tuple {
             return IntTuple::leaf(self.modes[0].0);
         }
         IntTuple::of_leaves(self.modes.iter().map(|m| m.0))
     }
-    pub(crate) fn to_layout(&self) -> Layout {
+    pub(crate) fn to_layout(self) -> Layout {
         if !self.tuple {
             let (s, d) = self.modes[0];
             return Layout::leaf(s, d);

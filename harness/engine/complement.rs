@@ -95,7 +95,7 @@ pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup
     let cot = match cotarget {
         Some(c) => c,
         None => {
-            own = IntTuple::leaf(cosize_pairs(&f.modes)?);
+            own = IntTuple::leaf(cosize_pairs(f.modes)?);
             &own
         }
     };
