@@ -56,7 +56,7 @@ use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::{Int, IntResult};
-use super::int_tuple::{compatible, Builder, IntTuple, Tup, View};
+use super::int_tuple::{compatible, IntTuple, TreeWriter, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::Tiler;
@@ -67,47 +67,79 @@ fn sign(i: Int) -> Int {
 
 /// `detail::composition_impl` on a coalesced `A` (flat modes) and `B`'s shape/stride.
 pub(crate) fn composition_impl(a: ModesRef<'_>, rs: &Tup, rd: &Tup) -> Result<Layout> {
-    let (s, t) = match (rs.view(), rd.view()) {
-        (View::Tuple(ss), View::Tuple(dd)) => {
-            // Every mode is instantiated by the compiler: a compile-time condition failing in any
-            // mode wins over a run-time failure in an earlier one.
-            let compile_time = |e: &Error| matches!(e, Error::StrideDivisibility { .. } | Error::ShapeDivisibility { .. });
-            let (mut shape, mut stride) = (Builder::new(), Builder::new());
-            let mut first_err = None;
-            for (s, d) in ss.iter().zip(dd) {
-                match composition_impl(a, s, d) {
-                    Ok(l) => {
-                        shape.push(&l.shape);
-                        stride.push(&l.stride);
-                    }
-                    Err(e) if compile_time(&e) => return Err(e),
-                    Err(e) => {
-                        first_err.get_or_insert(e);
-                    }
-                }
-            }
-            if let Some(e) = first_err {
-                return Err(e);
-            }
-            return Ok(Layout { shape: shape.finish(), stride: stride.finish() });
-        }
-        (View::Leaf(s), View::Leaf(t)) => (s, t),
+    let mut out = Out { shape: TreeWriter::new(), stride: TreeWriter::new() };
+    match (rs.view(), rd.view()) {
+        (View::Leaf(s), View::Leaf(t)) => compose_leaf(a, s, t, &mut out)?,
+        (View::Tuple(_), View::Tuple(_)) => compose_tuple(a, rs, rd, &mut out)?,
         _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
-    };
+    }
+    Ok(Layout { shape: out.shape.finish(), stride: out.stride.finish() })
+}
+
+/// The result's shape and stride, written in preorder as `B` is walked.
+struct Out {
+    shape: TreeWriter,
+    stride: TreeWriter,
+}
+
+impl Out {
+    fn leaf(&mut self, s: Int, d: Int) {
+        self.shape.leaf(s);
+        self.stride.leaf(d);
+    }
+}
+
+/// A tuple `B`: the tuple of the compositions with its modes (right distributivity).
+fn compose_tuple(a: ModesRef<'_>, rs: &Tup, rd: &Tup, out: &mut Out) -> Result<()> {
+    let (View::Tuple(ss), View::Tuple(dd)) = (rs.view(), rd.view()) else { unreachable!("two tuples") };
+    // Every mode is instantiated by the compiler: a compile-time condition failing in any mode
+    // wins over a run-time failure (or a rank mismatch) in an earlier one.
+    let compile_time = |e: &Error| matches!(e, Error::StrideDivisibility { .. } | Error::ShapeDivisibility { .. });
+    let (at_s, at_d) = (out.shape.open(), out.stride.open());
+    let mut first_err = None;
+    for (s, d) in ss.iter().zip(dd) {
+        let r = match (s.view(), d.view()) {
+            (View::Leaf(s), View::Leaf(t)) => compose_leaf(a, s, t, out),
+            (View::Tuple(_), View::Tuple(_)) => compose_tuple(a, s, d, out),
+            _ => Err(Error::MismatchedRanks { detail: format!("shape {s} vs stride {d}") }),
+        };
+        match r {
+            Ok(()) => {}
+            Err(e) if compile_time(&e) => return Err(e),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    out.shape.close(at_s, ss.len());
+    out.stride.close(at_d, ss.len());
+    first_err.map_or(Ok(()), Err)
+}
+
+/// The composition with one leaf `s:t` of `B`, written to `out` as one element (a leaf mode or a
+/// tuple of them); on an error `out` is left part-written (the whole result is then dropped).
+fn compose_leaf(a: ModesRef<'_>, s: Int, t: Int, out: &mut Out) -> Result<()> {
     if t.is_static_value(0) {
-        return Ok(Layout::leaf(s, t));
+        out.leaf(s, t);
+        return Ok(());
     }
     if !COMPOSITION_WEAK_DIVISIBILITY.on() {
         // Before 4.2 the integral-lhs shortcut never fired (it tested `is_integral` of a reference
         // type), so a one-mode A goes through the general walk too: `_1:d` comes out as `_1:_0`.
-        return composition_leaf_shape_div(a, s, t);
+        let l = composition_leaf_shape_div(a, s, t)?;
+        out.shape.push(&l.shape);
+        out.stride.push(&l.stride);
+        return Ok(());
     }
     if !a.tuple {
-        return Ok(Layout::leaf(s, t.mul(a.modes[0].1)?));
+        out.leaf(s, t.mul(a.modes[0].1)?);
+        return Ok(());
     }
     let modes = a.modes;
     let r = modes.len();
-    let (mut res_s, mut res_d) = (Builder::new(), Builder::new());
+    // The element opens as a tuple; its length is known only at the end (or it is unwrapped).
+    let (at_s, at_d) = (out.shape.open(), out.stride.open());
+    let mut emitted = 0;
     let (mut rest_s, mut rest_d) = (s, t);
     // A failure of dynamic arithmetic (CuTe: a crash at run time) is kept until the walk ends, so
     // that a later compile-time condition (a static_assert) is reported first, as the compiler does.
@@ -143,8 +175,8 @@ pub(crate) fn composition_impl(a: ModesRef<'_>, rs: &Tup, rd: &Tup) -> Result<La
                     ),
                 });
             }
-            res_s.push_leaf(new_shape);
-            res_d.push_leaf(rest_d.mul(cd)?);
+            out.leaf(new_shape, rest_d.mul(cd)?);
+            emitted += 1;
             rest_s = rt(rest_s.div(new_shape), rest_s, new_shape)?;
             rest_d = next_stride;
         }
@@ -153,19 +185,25 @@ pub(crate) fn composition_impl(a: ModesRef<'_>, rs: &Tup, rd: &Tup) -> Result<La
         return Err(e);
     }
     let last_d = modes[r - 1].1;
-    if res_s.is_empty() {
-        return Ok(Layout::leaf(rest_s, rest_d.mul(last_d)?));
-    }
-    if rest_s.is_static_value(1) {
-        if res_s.len() == 1 {
-            let (s, d) = (res_s.finish(), res_d.finish());
-            return Ok(Layout { shape: s.mode(0)?.to_owned(), stride: d.mode(0)?.to_owned() });
+    if emitted == 0 {
+        // Only the last mode: a leaf (the opened tuple is dropped).
+        out.shape.unwrap_at(at_s);
+        out.stride.unwrap_at(at_d);
+        out.leaf(rest_s, rest_d.mul(last_d)?);
+    } else if rest_s.is_static_value(1) {
+        if emitted == 1 {
+            out.shape.unwrap_at(at_s);
+            out.stride.unwrap_at(at_d);
+        } else {
+            out.shape.close(at_s, emitted);
+            out.stride.close(at_d, emitted);
         }
     } else {
-        res_s.push_leaf(rest_s);
-        res_d.push_leaf(rest_d.mul(last_d)?);
+        out.leaf(rest_s, rest_d.mul(last_d)?);
+        out.shape.close(at_s, emitted + 1);
+        out.stride.close(at_d, emitted + 1);
     }
-    Ok(Layout { shape: res_s.finish(), stride: res_d.finish() })
+    Ok(())
 }
 
 /// CuTe before 4.2 (3.5.1 to 3.8): `shape_div(a, b)` on integers. Both static: `static_assert(a % b

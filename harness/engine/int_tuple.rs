@@ -494,6 +494,49 @@ impl Builder {
     }
 }
 
+/// Builds one tuple in preorder: [`TreeWriter::open`] a tuple, write its elements, then
+/// [`TreeWriter::close`] it with its number of elements.
+pub struct TreeWriter {
+    nodes: Nodes,
+}
+
+impl TreeWriter {
+    pub fn new() -> TreeWriter {
+        TreeWriter { nodes: Nodes::new() }
+    }
+    /// A tuple whose elements the next calls write; its place, for [`TreeWriter::close`].
+    pub fn open(&mut self) -> usize {
+        self.nodes.push(Node::tuple(0, 1));
+        self.nodes.len() - 1
+    }
+    /// The tuple opened at `at` ends here, with `len` elements.
+    pub fn close(&mut self, at: usize, len: usize) {
+        self.nodes[at] = Node::tuple(len, self.nodes.len() - at);
+    }
+    /// The tuple opened at `at`, which has one element, is replaced by that element.
+    pub fn unwrap_at(&mut self, at: usize) {
+        self.nodes.remove(at);
+    }
+    pub fn leaf(&mut self, i: Int) {
+        Node::push_leaf(&mut self.nodes, i);
+    }
+    /// A whole element.
+    pub fn push(&mut self, x: &Tup) {
+        copy_nodes(&mut self.nodes, &x.0);
+    }
+    /// The tuple written (every opened tuple closed, or unwrapped).
+    pub fn finish(self) -> IntTuple {
+        debug_assert!(self.nodes.first().is_some_and(|n| n.span() == self.nodes.len()), "an open tuple");
+        IntTuple { nodes: self.nodes }
+    }
+}
+
+impl Default for TreeWriter {
+    fn default() -> Self {
+        TreeWriter::new()
+    }
+}
+
 impl Tup {
     /// The nodes of this subtree.
     pub fn nodes(&self) -> &[Node] {
