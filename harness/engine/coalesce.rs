@@ -249,6 +249,16 @@ pub(crate) fn coalesce_pairs(pairs: Pairs, display: impl FnOnce() -> String) -> 
     bw_coalesce_in_place(pairs)
 }
 
+/// [`coalesce_pairs`] in place on a slice (no error message: the caller's modes are never empty):
+/// the result's modes, borrowed from it.
+pub(crate) fn coalesce_slice(modes: &mut [(Int, Int)]) -> Result<ModesRef<'_>> {
+    if modes.is_empty() {
+        return Err(Error::Rejected { condition: "coalesce needs a layout of rank >= 1", detail: String::new() });
+    }
+    let (start, tuple) = bw_walk(modes)?;
+    Ok(ModesRef { modes: &modes[start..], tuple })
+}
+
 /// Apply `f` to the first `profile.rank()` modes of `layout` (paired with the profile's modes) and
 /// keep the remaining modes: CuTe's `transform_layout(layout, profile, f)`.
 pub(crate) fn by_mode<P: IntoIterator>(

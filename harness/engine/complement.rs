@@ -54,7 +54,7 @@
 //! case (sorted strides of `A` each dividing the next one's span) CuTe's result is exactly such
 //! a layout. Full argument: `fast.rs`.
 
-use super::coalesce::{coalesce_pairs, coalesce_shape, ModesRef, Pairs};
+use super::coalesce::{coalesce_shape, coalesce_slice, ModesRef};
 use super::filter::with_filter;
 use super::layout::cosize_pairs;
 use super::error::{Error, Result};
@@ -104,29 +104,32 @@ pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup
         let stride = compact_col_major(&shape, Int::st(1))?;
         return Layout::new(shape, stride);
     }
-    let mut pairs: smallvec::SmallVec<[(Int, Int); 8]> = f.modes.iter().copied().collect();
-    let r = pairs.len();
-    if r > 1 && !pairs.iter().all(|p| p.1.is_static) {
+    let modes = f.modes;
+    let r = modes.len();
+    if r > 1 && !modes.iter().all(|p| p.1.is_static) {
         return Err(Error::DynamicStrideComplement);
     }
     // The leaves of ((res_s),rest_shape):((res_d),rest_stride), in order: step k emits
-    // (d_k / last, last) with `last` the previous step's d*n (first `_1`).
-    let mut leaves = Pairs::with_capacity(r + 2);
+    // (d_k / last, last) with `last` the previous step's d*n (first `_1`). A mode taken is marked
+    // in `used` (CuTe removes it from the tuple; the others keep their order).
+    let mut leaves: smallvec::SmallVec<[(Int, Int); 10]> = smallvec::SmallVec::new();
+    let mut used: smallvec::SmallVec<[bool; 16]> = smallvec::smallvec![false; r];
     let mut last = Int::st(1);
     for _ in 0..r - 1 {
         // cute::min over all remaining strides, then the first index holding it.
-        let min = pairs.iter().map(|p| p.1).reduce(Int::min).expect("non-empty");
-        let idx = pairs.iter().position(|p| p.1.value == min.value).expect("present");
+        let remaining = || modes.iter().zip(&used).filter(|(_, &u)| !u).map(|(p, _)| p);
+        let min = remaining().map(|p| p.1).reduce(Int::min).expect("non-empty");
+        let idx = modes.iter().zip(&used).position(|(p, &u)| !u && p.1.value == min.value).expect("present");
         let new_shape = rt(min.div(last), min, last)?;
-        let new_stride = min.mul(pairs[idx].0)?;
+        let new_stride = min.mul(modes[idx].0)?;
         if new_shape.is_static_value(0) {
             return Err(Error::NonInjectiveComplement { detail: format!("stride {min} of {a} after {last}") });
         }
-        pairs.remove(idx);
+        used[idx] = true;
         leaves.push((new_shape, last));
         last = new_stride;
     }
-    let (n, d) = pairs[0];
+    let (n, d) = modes[used.iter().position(|&u| !u).expect("one mode left")];
     let new_shape = rt(d.div(last), d, last)?;
     if new_shape.is_static_value(0) {
         return Err(Error::NonInjectiveComplement { detail: format!("stride {d} of {a} after {last}") });
@@ -137,7 +140,7 @@ pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup
     let rest_stride = compact_col_major(&rest_shape, new_stride)?;
     // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
     leaves.extend(rest_shape.leaf_iter().zip(rest_stride.leaf_iter()));
-    Ok(coalesce_pairs(leaves, String::new)?.to_layout())
+    Ok(coalesce_slice(&mut leaves)?.to_layout())
 }
 
 /// `complement(A, cotarget)`; refuses results that violate the definition.
