@@ -62,11 +62,11 @@ use super::layout::{Layout, MAX_WALK};
 /// Most flat leaves a certificate handles; larger operands use the brute-force checks.
 const CAP: usize = 24;
 
-/// A small buffer of flat `(extent, stride)` modes: inline (not initialised until pushed) up to 8,
-/// at most [`CAP`].
+/// A small buffer of flat `(extent, stride)` modes on the stack, at most [`CAP`] (an `ArrayVec`:
+/// not initialised until pushed, no heap case to test on each access).
 #[derive(Clone)]
 pub(crate) struct Flat {
-    items: smallvec::SmallVec<[(i64, i64); 8]>,
+    items: arrayvec::ArrayVec<(i64, i64), CAP>,
 }
 
 /// The canonical form of a [`Flat`], mode by mode ([`Flat::canonical`]): greedily from the
@@ -103,14 +103,10 @@ impl Iterator for Canonical<'_> {
 
 impl Flat {
     pub(crate) fn new() -> Flat {
-        Flat { items: smallvec::SmallVec::new() }
+        Flat { items: arrayvec::ArrayVec::new() }
     }
     pub(crate) fn push(&mut self, m: (i64, i64)) -> Option<()> {
-        if self.items.len() >= CAP {
-            return None;
-        }
-        self.items.push(m);
-        Some(())
+        self.items.try_push(m).ok()
     }
     pub(crate) fn as_slice(&self) -> &[(i64, i64)] {
         &self.items
@@ -318,12 +314,12 @@ fn complement_cert(f: &[(Int, Int)], cot: i64, r: &Layout) -> Option<()> {
     if total > MAX_WALK || total < cot {
         return None;
     }
-    let mut rm = Flat::new();
+    // R's modes of extent > 1 (checked alone first), then F's, in one buffer.
+    let mut all = Flat::new();
     for &m in pr.as_slice().iter().filter(|m| m.0 > 1) {
-        rm.push(m)?;
+        all.push(m)?;
     }
-    increasing(rm.as_slice())?;
-    let mut all = rm;
+    increasing(all.as_slice())?;
     for &m in pf.as_slice().iter().filter(|m| m.0 > 1) {
         all.push(m)?;
     }
