@@ -125,7 +125,6 @@ pub fn by_name(n: &str) -> Option<&'static Op> {
     INDEX.get_or_init(|| OPS.iter().map(|o| (o.name, o)).collect()).get(n).copied()
 }
 
-
 /// Every operation.
 pub static OPS: &[Op] = &[
     Op {

@@ -97,9 +97,8 @@ pub(crate) enum Walk {
 /// modes; the same modes and the same errors either way (tested below).
 pub(crate) fn with_coalesce<T>(layout: &Layout, w: Walk, f: impl FnOnce(ModesRef<'_>) -> Result<T>) -> Result<T> {
     let prep = |leaves: &mut [(Int, Int)]| {
-        let last = leaves.last_mut().expect("non-empty");
-        if w == Walk::CoalesceX && last.0.is_static_value(1) {
-            last.0 = Int::st(2);
+        if w == Walk::CoalesceX {
+            x_front(leaves);
         }
     };
     match walk_on_stack(layout, prep, f) {
@@ -189,35 +188,29 @@ fn bw_walk(modes: &mut [(Int, Int)]) -> Result<(usize, bool)> {
     Ok((w, tuple))
 }
 
-/// [`coalesce`] on a stack buffer ([`with_coalesce`]), for layouts of at most [`STACK`] leaves
-/// read node by node; `None` for the others.
-fn coalesce_on_stack(layout: &Layout) -> Option<Result<Layout>> {
-    let mut buf = [(Int::st(0), Int::st(0)); STACK];
-    let n = stack_leaves(layout, &mut buf)?;
-    Some(bw_walk(&mut buf[..n]).map(|(w, tuple)| ModesRef { modes: &buf[w..n], tuple }.to_layout()))
-}
-
-/// Most leaves the stack paths ([`with_coalesce`], [`coalesce_on_stack`]) take.
+/// Most leaves the stack path ([`walk_on_stack`]) takes.
 const STACK: usize = 8;
 
 /// Flat (extent, stride) leaf modes.
 pub(crate) type Modes = Vec<(Int, Int)>;
 
+/// Coalesce's refusal of a layout without leaves (`detail` names it).
+fn no_leaves(detail: String) -> Error {
+    Error::Rejected { condition: "coalesce needs a layout of rank >= 1", detail }
+}
+
 /// The leaves of `layout`, refused when there are none.
 fn nonempty_leaves(layout: &Layout) -> Result<Pairs> {
     let pairs = layout.leaf_pairs();
     if pairs.is_empty() {
-        return Err(Error::Rejected { condition: "coalesce needs a layout of rank >= 1", detail: layout.to_string() });
+        return Err(no_leaves(layout.to_string()));
     }
     Ok(pairs)
 }
 
 /// CuTe's `coalesce(layout)`.
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
-    if let Some(r) = coalesce_on_stack(layout) {
-        return r;
-    }
-    Ok(coalesce_modes(layout)?.to_layout())
+    with_coalesce(layout, Walk::Coalesce, |m| Ok(m.to_layout()))
 }
 
 /// [`coalesce`] as flat modes.
@@ -233,18 +226,24 @@ pub fn coalesce_x(layout: &Layout) -> Result<Layout> {
 /// [`coalesce_x`] as flat modes.
 pub(crate) fn coalesce_x_modes(layout: &Layout) -> Result<Coalesced> {
     let mut pairs = nonempty_leaves(layout)?;
-    let last = pairs.last_mut().expect("non-empty");
+    x_front(&mut pairs);
+    bw_coalesce_in_place(pairs)
+}
+
+/// What `coalesce_x` changes before coalesce's walk: a static `_1` last leaf starts the front as
+/// `_2` (non-empty leaves).
+fn x_front(leaves: &mut [(Int, Int)]) {
+    let last = leaves.last_mut().expect("non-empty");
     if last.0.is_static_value(1) {
         last.0 = Int::st(2);
     }
-    bw_coalesce_in_place(pairs)
 }
 
 /// [`coalesce`] of the layout whose leaves are `pairs` (`display` builds that layout, only for
 /// the error message of an empty one), as flat modes.
 pub(crate) fn coalesce_pairs(pairs: Pairs, display: impl FnOnce() -> String) -> Result<Coalesced> {
     if pairs.is_empty() {
-        return Err(Error::Rejected { condition: "coalesce needs a layout of rank >= 1", detail: display() });
+        return Err(no_leaves(display()));
     }
     bw_coalesce_in_place(pairs)
 }
@@ -253,7 +252,7 @@ pub(crate) fn coalesce_pairs(pairs: Pairs, display: impl FnOnce() -> String) -> 
 /// the result's modes, borrowed from it.
 pub(crate) fn coalesce_slice(modes: &mut [(Int, Int)]) -> Result<ModesRef<'_>> {
     if modes.is_empty() {
-        return Err(Error::Rejected { condition: "coalesce needs a layout of rank >= 1", detail: String::new() });
+        return Err(no_leaves(String::new()));
     }
     let (start, tuple) = bw_walk(modes)?;
     Ok(ModesRef { modes: &modes[start..], tuple })
@@ -394,11 +393,7 @@ mod tests {
                 Just(crate::gen::Staticness::Mixed),
             ].prop_flat_map(|st| crate::gen::layout(3, 40, 1 << 27, st)),
         ) {
-            let general = coalesce_modes(&a).map(|c| c.to_layout());
-            match coalesce_on_stack(&a) {
-                Some(r) => prop_assert_eq!(r, general, "{}", a),
-                None => prop_assert!(a.shape.leaf_count() > STACK || a.shape.leaf_count() == 0, "{} not taken", a),
-            }
+            prop_assert_eq!(coalesce(&a), coalesce_modes(&a).map(|c| c.to_layout()), "{}", a);
             prop_assert_eq!(stack_leaves(&a, &mut [(Int::st(0), Int::st(0)); STACK]).is_some(), a.shape.leaf_count() <= STACK);
             // with_coalesce: each walk on the stack gives the general path's modes and errors.
             for (w, general) in [(Walk::Coalesce, coalesce_modes(&a)), (Walk::CoalesceX, coalesce_x_modes(&a))] {

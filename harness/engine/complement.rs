@@ -151,11 +151,7 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     with_filter(a, |f| {
         let r = deferred(|| complement_impl(a, f, cotarget))?;
         walkable_pair(f, &r)?;
-        let cot = match cotarget {
-            Some(c) => c.product(),
-            None => cosize_pairs(f.modes),
-        };
-        if matches!(cot, Ok(n) if super::fast::complement_ok(f.modes, n.value, &r)) && upper_bound_holds(a, cotarget, &r) {
+        if certificate(f, cotarget, &r) && upper_bound_holds(a, cotarget, &r) {
             return Ok(r);
         }
         enforce("complement", check_postconditions(a, cotarget, &r))?;
@@ -185,14 +181,16 @@ pub fn verified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> Checked {
 /// Whether the analytic certificate shows the postconditions of `complement(A, cotarget) == R`
 /// (it shows 1-3 and 5-7, postcondition 4 is computed directly).
 pub(crate) fn certified(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> bool {
-    let certificate = with_filter(a, |f| {
-        let cot = match cotarget {
-            Some(c) => c.product(),
-            None => cosize_pairs(f.modes),
-        };
-        Ok(matches!(cot, Ok(n) if super::fast::complement_ok(f.modes, n.value, r)))
-    });
-    certificate.unwrap_or(false) && upper_bound_holds(a, cotarget, r)
+    with_filter(a, |f| Ok(certificate(f, cotarget, r))).unwrap_or(false) && upper_bound_holds(a, cotarget, r)
+}
+
+/// [`super::fast::complement_ok`] for `f = filter(A)`, with the cotarget's size.
+fn certificate(f: ModesRef<'_>, cotarget: Option<&Tup>, r: &Layout) -> bool {
+    let cot = match cotarget {
+        Some(c) => c.product(),
+        None => cosize_pairs(f.modes),
+    };
+    matches!(cot, Ok(n) if super::fast::complement_ok(f.modes, n.value, r))
 }
 
 /// The size of the cotarget: `size(cotarget)`, or `cosize(filter(A))` without one.

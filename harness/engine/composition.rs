@@ -68,12 +68,17 @@ fn sign(i: Int) -> Int {
 /// `detail::composition_impl` on a coalesced `A` (flat modes) and `B`'s shape/stride.
 pub(crate) fn composition_impl(a: ModesRef<'_>, rs: &Tup, rd: &Tup) -> Result<Layout> {
     let mut out = Out { shape: TreeWriter::new(), stride: TreeWriter::new() };
-    match (rs.view(), rd.view()) {
-        (View::Leaf(s), View::Leaf(t)) => compose_leaf(a, s, t, &mut out)?,
-        (View::Tuple(_), View::Tuple(_)) => compose_tuple(a, rs, rd, &mut out)?,
-        _ => return Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
-    }
+    compose(a, rs, rd, &mut out)?;
     Ok(Layout { shape: out.shape.finish(), stride: out.stride.finish() })
+}
+
+/// The composition with `B`'s shape/stride `rs:rd`, written to `out` as one element.
+fn compose(a: ModesRef<'_>, rs: &Tup, rd: &Tup, out: &mut Out) -> Result<()> {
+    match (rs.view(), rd.view()) {
+        (View::Leaf(s), View::Leaf(t)) => compose_leaf(a, s, t, out),
+        (View::Tuple(_), View::Tuple(_)) => compose_tuple(a, rs, rd, out),
+        _ => Err(Error::MismatchedRanks { detail: format!("shape {rs} vs stride {rd}") }),
+    }
 }
 
 /// The result's shape and stride, written in preorder as `B` is walked.
@@ -98,12 +103,7 @@ fn compose_tuple(a: ModesRef<'_>, rs: &Tup, rd: &Tup, out: &mut Out) -> Result<(
     let (at_s, at_d) = (out.shape.open(), out.stride.open());
     let mut first_err = None;
     for (s, d) in ss.iter().zip(dd) {
-        let r = match (s.view(), d.view()) {
-            (View::Leaf(s), View::Leaf(t)) => compose_leaf(a, s, t, out),
-            (View::Tuple(_), View::Tuple(_)) => compose_tuple(a, s, d, out),
-            _ => Err(Error::MismatchedRanks { detail: format!("shape {s} vs stride {d}") }),
-        };
-        match r {
+        match compose(a, s, d, out) {
             Ok(()) => {}
             Err(e) if compile_time(&e) => return Err(e),
             Err(e) => {

@@ -183,21 +183,21 @@ impl CompState<'_> {
             match (step, rs.next()?) {
                 (Step::Open(n), Step::Open(m)) if n == m => {}
                 (Step::Open(_), _) => return None,
-                (Step::Leaf(s, t), Step::Leaf(x, y)) => {
+                (Step::Leaf(s, t), first) => {
+                    // R's whole subtree here: a leaf, or a tuple whose `left` elements follow.
                     let mut rk = Flat::new();
-                    rk.push((x.value, y.value))?;
-                    self.leaf(s, t, &rk)?;
-                }
-                (Step::Leaf(s, t), Step::Open(m)) => {
-                    // Every step of R's subtree: `left` elements are still to come.
-                    let mut rk = Flat::new();
-                    let mut left = m;
-                    while left > 0 {
-                        left -= 1;
-                        match rs.next()? {
+                    let mut left = 0;
+                    let mut step = first;
+                    loop {
+                        match step {
                             Step::Open(k) => left += k,
                             Step::Leaf(x, y) => rk.push((x.value, y.value))?,
                         }
+                        if left == 0 {
+                            break;
+                        }
+                        left -= 1;
+                        step = rs.next()?;
                     }
                     self.leaf(s, t, &rk)?;
                 }

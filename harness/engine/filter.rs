@@ -53,25 +53,23 @@ pub(crate) fn filter_modes(layout: &Layout) -> Result<Coalesced> {
         return coalesce_pairs(fz.leaf_pairs(), || fz.to_string());
     }
     let mut pairs = layout.leaf_pairs();
-    for p in pairs.iter_mut() {
+    drop_zero_strides(&mut pairs);
+    coalesce_pairs(pairs, || filter_zeros(layout).map(|l| l.to_string()).unwrap_or_default())
+}
+
+/// `filter_zeros` on flat leaves: a static `_0` stride makes its extent `_1` (coalesce then skips it).
+fn drop_zero_strides(leaves: &mut [(Int, Int)]) {
+    for p in leaves.iter_mut() {
         if p.1.is_static_value(0) {
             p.0 = Int::st(1);
         }
     }
-    coalesce_pairs(pairs, || filter_zeros(layout).map(|l| l.to_string()).unwrap_or_default())
 }
 
 /// `f` applied to [`filter_modes`]`(layout)`, computed on a stack buffer where the layout is
 /// small (`coalesce::walk_on_stack`; the same modes and errors, tested in `coalesce`).
 pub(crate) fn with_filter<T>(layout: &Layout, f: impl FnOnce(ModesRef<'_>) -> Result<T>) -> Result<T> {
-    let zeros_dropped = |leaves: &mut [(Int, Int)]| {
-        for p in leaves.iter_mut() {
-            if p.1.is_static_value(0) {
-                p.0 = Int::st(1);
-            }
-        }
-    };
-    match walk_on_stack(layout, zeros_dropped, f) {
+    match walk_on_stack(layout, drop_zero_strides, f) {
         Ok(r) => r,
         Err(f) => f(filter_modes(layout)?.as_ref()),
     }
