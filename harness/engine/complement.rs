@@ -61,7 +61,7 @@ use super::error::{Error, Result};
 use super::postcondition::{enforce, Checked, Violation};
 use super::filter::filter;
 use super::int::Int;
-use super::int_tuple::{Builder, IntTuple, Tup, View};
+use super::int_tuple::{Builder, IntTuple, Step, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::compact_col_major;
@@ -86,7 +86,184 @@ fn ceil_div_tuple(a: &Tup, b: Int) -> Result<IntTuple> {
 
 /// CuTe's algorithm for `complement(A, cotarget)` without the definition check.
 pub fn complement_unchecked(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
+    if let Some(k) = Small::new(a, cotarget) {
+        return Ok(k.layout());
+    }
+    general_unchecked(a, cotarget)
+}
+
+/// [`complement_unchecked`] without the small path.
+fn general_unchecked(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     with_filter(a, |f| complement_impl(a, f, cotarget))
+}
+
+/// Most leaves of `A` the small path ([`Small`]) takes.
+const SMALL: usize = 8;
+
+/// The small path: CuTe's algorithm (the steps of [`complement_impl`] after `filter`) on plain
+/// integers in stack arrays, for the common case: `A` of at most [`SMALL`] leaves, every one static
+/// with an extent >= 1 and a stride >= 0, and a static cotarget `N >= 1` (or none). Every value is
+/// then static, so CuTe's static-ness rules reduce to the values. Anything else along the way (a
+/// filtered stride of `_0`, a zero extent, a value leaving CuTe's 32-bit range) hands the case
+/// back (`None`) to the general path, which computes it, or its error, as before; where the small
+/// path answers, it answers the same (property test below).
+struct Small {
+    /// `F = filter(A)`, its modes in order.
+    f: [(i64, i64); SMALL],
+    nf: usize,
+    /// `R`, flat, in order (the sorted modes, the rest mode; coalesced).
+    r: [(i64, i64); SMALL + 1],
+    nr: usize,
+    /// `size(cotarget)`, or `cosize(F)` without one.
+    n: i64,
+    /// `cosize(A)` as [`Layout::cosize_value`] computes it.
+    cosize_a: Option<i64>,
+}
+
+/// A value in CuTe's 32-bit `int` range ([`Int`]'s checked arithmetic refuses the rest).
+fn int32(v: Option<i64>) -> Option<i64> {
+    v.filter(|v| (super::int::INT_MIN..=super::int::INT_MAX).contains(v))
+}
+
+/// `coalesce`'s backward walk (`coalesce::bw_walk`) on static modes; the result is `m[w..]` and
+/// whether it is a tuple, or `None` where a product leaves the 32-bit range.
+fn bw_walk_static(m: &mut [(i64, i64)]) -> Option<(usize, bool)> {
+    let n = m.len();
+    let mut w = n - 1;
+    let mut tuple = false;
+    for i in (0..n - 1).rev() {
+        let (s, d) = m[i];
+        if s == 1 {
+            continue;
+        }
+        if !tuple && m[w].0 == 1 {
+            m[w] = (s, d);
+            continue;
+        }
+        if int32(s.checked_mul(d))? == m[w].1 {
+            m[w] = (int32(s.checked_mul(m[w].0))?, d);
+        } else {
+            w -= 1;
+            m[w] = (s, d);
+            tuple = true;
+        }
+    }
+    if !tuple && m[w].0 == 1 {
+        m[w] = (1, 0);
+    }
+    Some((w, tuple))
+}
+
+impl Small {
+    #[inline(always)]
+    fn new(a: &Layout, cotarget: Option<&Tup>) -> Option<Small> {
+        // filter(A): A's leaves, a static `_0` stride making its extent `_1`, then coalesce.
+        let mut f = [(0i64, 0i64); SMALL];
+        let mut k = 0;
+        let mut cosize_a = Some(0i64);
+        for step in a.shape.zip_steps(&a.stride)? {
+            if let Step::Leaf(s, d) = step {
+                if !s.is_static || !d.is_static || s.value < 1 || d.value < 0 {
+                    return None;
+                }
+                cosize_a = cosize_a.and_then(|c| int32(c.checked_add(int32((s.value - 1).checked_mul(d.value))?)));
+                *f.get_mut(k)? = (if d.value == 0 { 1 } else { s.value }, d.value);
+                k += 1;
+            }
+        }
+        if k == 0 {
+            return None;
+        }
+        let cosize_a = cosize_a.and_then(|c| int32(c.checked_add(1)));
+        let (w, tuple) = bw_walk_static(&mut f[..k])?;
+        f.copy_within(w..k, 0);
+        let nf = k - w;
+        if (!tuple && f[0].1 == 0) || f[..nf].iter().any(|&(s, d)| s < 1 || d < 1) {
+            return None;
+        }
+        let n = match cotarget {
+            None => f[..nf].iter().try_fold(0i64, |acc, &(s, d)| int32(acc.checked_add(int32((s - 1).checked_mul(d))?)))? + 1,
+            Some(c) => match c.as_leaf() {
+                Some(c) if c.is_static && c.value >= 1 => c.value,
+                _ => return None,
+            },
+        };
+        let n = int32(Some(n))?;
+        // The modes by increasing stride, the first on ties (CuTe takes the minimum each time).
+        let mut order = f;
+        for i in 1..nf {
+            let mut j = i;
+            while j > 0 && order[j - 1].1 > order[j].1 {
+                order.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let mut r = [(0i64, 0i64); SMALL + 1];
+        let mut last = 1i64;
+        for (k, &(s, d)) in order[..nf].iter().enumerate() {
+            let new_shape = d / last;
+            if new_shape == 0 {
+                return None;
+            }
+            r[k] = (new_shape, last);
+            last = int32(d.checked_mul(s))?;
+        }
+        // The rest: coalesce(ceil_div(N, last)) with compact strides from `last`.
+        let rest = (n + last - 1) / last;
+        r[nf] = (rest, if rest == 1 { 0 } else { last });
+        let (w, _) = bw_walk_static(&mut r[..=nf])?;
+        r.copy_within(w..=nf, 0);
+        Some(Small { f, nf, r, nr: nf + 1 - w, n, cosize_a })
+    }
+
+    /// `R` as a layout (CuTe's print of a coalesced layout: one mode is a leaf layout).
+    fn layout(&self) -> Layout {
+        let r = &self.r[..self.nr];
+        if let [(s, d)] = r {
+            return Layout::leaf(Int::st(*s), Int::st(*d));
+        }
+        Layout { shape: IntTuple::of_static(r.iter().map(|m| m.0)), stride: IntTuple::of_static(r.iter().map(|m| m.1)) }
+    }
+
+    /// The checks of [`complement`]'s fast path on these values: the analytic certificate
+    /// (`fast::complement_ok`: extents and strides, `size(F) * size(R)` between `N` and
+    /// `MAX_WALK`, which also makes `(F, R)` walkable, and the two stride orders) and
+    /// postcondition 4. Where it holds, [`complement`]'s own path accepts the same layout.
+    #[inline(always)]
+    fn certified(&self) -> bool {
+        let (f, r) = (&self.f[..self.nf], &self.r[..self.nr]);
+        if f.iter().chain(r).any(|&(s, d)| s < 1 || (s > 1 && d <= 0)) {
+            return false;
+        }
+        let size = |m: &[(i64, i64)]| m.iter().try_fold(1i64, |acc, &(s, _)| acc.checked_mul(s));
+        let Some(total) = size(f).zip(size(r)).and_then(|(x, y)| x.checked_mul(y)) else { return false };
+        if total > MAX_WALK || total < self.n {
+            return false;
+        }
+        let mut all = [(0i64, 0i64); 2 * SMALL + 1];
+        let mut k = 0;
+        for &m in r.iter().filter(|m| m.0 > 1) {
+            all[k] = m;
+            k += 1;
+        }
+        if super::fast::increasing(&all[..k]).is_none() {
+            return false;
+        }
+        for &m in f.iter().filter(|m| m.0 > 1) {
+            all[k] = m;
+            k += 1;
+        }
+        all[..k].sort_unstable_by_key(|m| m.1);
+        if super::fast::increasing(&all[..k]).is_none() {
+            return false;
+        }
+        // Postcondition 4: cosize(R) <= round_up(N, cosize(A)).
+        let cosize_r = r.iter().try_fold(0i64, |acc, &(s, d)| int32(acc.checked_add(int32((s - 1).checked_mul(d))?)));
+        match (self.cosize_a, cosize_r.and_then(|c| int32(c.checked_add(1)))) {
+            (Some(ca), Some(cr)) => round_up(self.n, ca).is_some_and(|u| cr <= u),
+            _ => false,
+        }
+    }
 }
 
 /// CuTe's algorithm on `f = filter(A)` (given as flat modes).
@@ -148,6 +325,14 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     if !checks_on() {
         return deferred(|| complement_unchecked(a, cotarget));
     }
+    if let Some(k) = Small::new(a, cotarget).filter(Small::certified) {
+        return Ok(k.layout());
+    }
+    general(a, cotarget)
+}
+
+/// [`complement`] (with the checks on) without the small path.
+fn general(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     with_filter(a, |f| {
         let r = deferred(|| complement_impl(a, f, cotarget))?;
         walkable_pair(f, &r)?;
@@ -304,7 +489,58 @@ mod tests {
     #[test]
     fn chapter_cases() {
         // The chapter's table / layout_compose.py (same in real CuTe 4.2).
-        assert_eq!(complement(&l("_4:_2"), Some(&t("_24"))).unwrap().to_string(), "(_2,_3):(_1,_8)");
-        assert_eq!(complement(&l("(_2,_2):(_1,_6)"), Some(&t("_24"))).unwrap().to_string(), "(_3,_2):(_2,_12)");
+        for (a, cot, want) in [("_4:_2", "_24", "(_2,_3):(_1,_8)"), ("(_2,_2):(_1,_6)", "_24", "(_3,_2):(_2,_12)")] {
+            let (a, cot) = (l(a), t(cot));
+            assert_eq!(complement(&a, Some(&cot)).unwrap().to_string(), want);
+            // Both take the small path, certified.
+            assert!(Small::new(&a, Some(&cot)).is_some_and(|k| k.certified() && k.layout().to_string() == want));
+        }
+    }
+
+    use crate::gen::{self, Staticness};
+    use proptest::prelude::*;
+
+    fn st() -> impl Strategy<Value = Staticness> {
+        prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::AllDynamic), 1 => Just(Staticness::Mixed)]
+    }
+
+    /// Operands for the small path: arbitrary layouts (mostly refused or uncertified) and compact
+    /// ones scaled (the admissible common case), with no cotarget, a static or dynamic integer,
+    /// or a shape.
+    fn operands() -> impl Strategy<Value = (Layout, Option<IntTuple>)> {
+        let a = prop_oneof![
+            st().prop_flat_map(|s| gen::layout(3, 12, 80, s)),
+            (st(), 1i64..5).prop_flat_map(|(s, k)| gen::small_compact(4, k, s)),
+        ];
+        let cot = prop_oneof![
+            1 => Just(None),
+            4 => (-2i64..700).prop_map(|n| Some(IntTuple::st(n))),
+            1 => (1i64..700).prop_map(|n| Some(IntTuple::dy(n))),
+            1 => gen::small_shape(6, Staticness::AllStatic).prop_map(Some),
+        ];
+        (a, cot)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// Where the small path answers, it answers as the general path: the same layout, and,
+        /// where it certifies the result, the general path's certificate holds too; the checked
+        /// and unchecked entry points give the general paths' layouts and errors.
+        #[test]
+        fn the_small_path_is_the_general_path((a, cot) in operands()) {
+            let cot = cot.as_deref();
+            let unchecked = general_unchecked(&a, cot);
+            if let Some(k) = Small::new(&a, cot) {
+                prop_assert_eq!(Ok(k.layout()), unchecked.clone(), "complement({}, {:?})", a, cot.map(|c| c.to_string()));
+                if k.certified() {
+                    let r = k.layout();
+                    let shown = with_filter(&a, |f| Ok(certificate(f, cot, &r))).unwrap() && upper_bound_holds(&a, cot, &r);
+                    prop_assert!(shown, "complement({}, {:?}) = {}: certified by the small path only", a, cot.map(|c| c.to_string()), r);
+                }
+            }
+            prop_assert_eq!(complement_unchecked(&a, cot), unchecked);
+            prop_assert_eq!(complement(&a, cot), general(&a, cot));
+        }
     }
 }

@@ -201,9 +201,18 @@ fn fix_spans(nodes: &mut [Node]) {
 type Nodes = SmallVec<[Node; INLINE]>;
 
 /// An owned int tuple (see the module doc); all reading methods are on [`Tup`].
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct IntTuple {
     nodes: Nodes,
+}
+
+impl Clone for IntTuple {
+    /// As [`Tup::to_owned`]: an inline buffer is copied node by node (`SmallVec`'s own `clone`
+    /// goes through its general `extend`).
+    #[inline]
+    fn clone(&self) -> IntTuple {
+        Tup::to_owned(self)
+    }
 }
 
 /// A borrowed int tuple: one well-formed subtree of nodes (see the module doc).
@@ -316,6 +325,7 @@ impl Borrow<Tup> for IntTuple {
 
 impl ToOwned for Tup {
     type Owned = IntTuple;
+    #[inline]
     fn to_owned(&self) -> IntTuple {
         if self.0.len() <= INLINE {
             // Into the inline buffer, node by node: for a few nodes this beats a `memcpy` call.
@@ -377,6 +387,17 @@ impl IntTuple {
             b.push_leaf(x);
         }
         b.finish()
+    }
+    /// The flat tuple of the given static leaves, each in CuTe's 32-bit range (as the small
+    /// paths' values are): one buffer of the exact size, written node by node.
+    pub fn of_static(items: impl ExactSizeIterator<Item = i64>) -> IntTuple {
+        let n = items.len() + 1;
+        let mut nodes = Nodes::with_capacity(n);
+        nodes.push(Node::tuple(n - 1, n));
+        for v in items {
+            nodes.push(Node::narrow(i32::try_from(v).expect("a 32-bit value"), true));
+        }
+        IntTuple { nodes }
     }
     /// The pair `(a, b)`.
     pub fn pair(a: &Tup, b: &Tup) -> IntTuple {
