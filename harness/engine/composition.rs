@@ -287,14 +287,235 @@ fn composition_leaf_shape_div(a: ModesRef<'_>, s: Int, t: Int) -> Result<Layout>
 /// CuTe's algorithm for `composition(A, B)` without the definition check (what CuTe prints, or
 /// CuTe's compile-time refusal).
 pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
+    if let Some(r) = SmallA::new(a).and_then(|sa| sa.compose(&[b], false, false)) {
+        return Ok(r);
+    }
+    general_unchecked(a, b)
+}
+
+/// [`composition_unchecked`] without the small path.
+fn general_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
     with_coalesce(a, Walk::CoalesceX, |ax| composition_impl(ax, &b.shape, &b.stride))
 }
 
 /// `composition(A, B)` for two layouts; refuses results that violate the definition.
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
-    let r = deferred(|| composition_unchecked(a, b))?;
+    if checks_on() {
+        if let Some(r) = SmallA::new(a).and_then(|sa| sa.compose(&[b], false, true)) {
+            return Ok(r);
+        }
+    }
+    general(a, b)
+}
+
+/// [`composition`] without the small path.
+fn general(a: &Layout, b: &Layout) -> Result<Layout> {
+    let r = deferred(|| general_unchecked(a, b))?;
     verify(a, b, &r)?;
     Ok(r)
+}
+
+/// Most leaves of `A` the small path ([`SmallA`]) takes.
+const SMALL: usize = 8;
+
+/// A value in CuTe's 32-bit `int` range ([`Int`]'s checked arithmetic refuses the rest).
+fn int32(v: Option<i64>) -> Option<i64> {
+    v.filter(|v| (super::int::INT_MIN..=super::int::INT_MAX).contains(v))
+}
+
+/// [`Int::mul`] on static values: a zero factor gives zero, else the checked product.
+fn mul(x: i64, y: i64) -> Option<i64> {
+    if x == 0 || y == 0 {
+        return Some(0);
+    }
+    int32(x.checked_mul(y))
+}
+
+/// [`Int::ceil_div`] on static values (`None` for a zero divisor, as CuTe's division by zero).
+fn ceil_div(x: i64, y: i64) -> Option<i64> {
+    if y == 0 {
+        return None;
+    }
+    int32(x.checked_add(y)?.checked_sub(1)?.checked_div(y))
+}
+
+/// The small path: CuTe's algorithm (the 4.2 walk of [`compose_leaf`], on `coalesce_x(A)`) and the
+/// composition certificate (`fast::CompState`, fed leaf by leaf with the modes just computed) on
+/// plain integers in stack arrays, for the common case: `A` of at most [`SMALL`] leaves and `B` of
+/// 32-bit leaves, all static, `B`'s extents at least 1 and strides at least 0. Every value is then
+/// static, so CuTe's static-ness rules reduce to the values. Anything else along the way (a
+/// divisibility condition, a zero divisor, a value leaving CuTe's 32-bit range, a release model
+/// before 4.2) hands the case back (`None`) to the general path, which computes it, or its error,
+/// as before; where the small path answers, it answers the same (property test below).
+pub(crate) struct SmallA {
+    /// `A`'s leaves (the certificate reads `A` itself).
+    pa: [(i64, i64); SMALL],
+    npa: usize,
+    /// `coalesce_x(A)`: its modes and whether it is a tuple.
+    ax: [(i64, i64); SMALL],
+    nax: usize,
+    ax_tuple: bool,
+}
+
+impl SmallA {
+    /// `A`'s leaves and `coalesce_x(A)`, where the small path applies to `A`.
+    #[inline(always)]
+    pub(crate) fn new(a: &Layout) -> Option<SmallA> {
+        if !COMPOSITION_WEAK_DIVISIBILITY.on() {
+            return None;
+        }
+        let mut pa = [(0i64, 0i64); SMALL];
+        let mut k = 0;
+        for step in a.shape.zip_steps(&a.stride)? {
+            if let super::int_tuple::Step::Leaf(s, d) = step {
+                if !s.is_static || !d.is_static {
+                    return None;
+                }
+                *pa.get_mut(k)? = (s.value, d.value);
+                k += 1;
+            }
+        }
+        if k == 0 {
+            return None;
+        }
+        // coalesce_x: a static `_1` last leaf starts the front as `_2`; then coalesce's walk.
+        let mut ax = pa;
+        if ax[k - 1].0 == 1 {
+            ax[k - 1].0 = 2;
+        }
+        let (w, ax_tuple) = super::complement::bw_walk_static(&mut ax[..k])?;
+        ax.copy_within(w..k, 0);
+        Some(SmallA { pa, npa: k, ax, nax: k - w, ax_tuple })
+    }
+
+    /// `A`'s leaves (the first [`SmallA::leaf_count`]).
+    pub(crate) fn leaves(&self) -> [(i64, i64); SMALL] {
+        self.pa
+    }
+    pub(crate) fn leaf_count(&self) -> usize {
+        self.npa
+    }
+
+    /// `A o B` for `bs = [B]` (`pair` false), or `A o (B, C)` for `bs = [B, C]` (`pair` true: the
+    /// divides' `(B, C)`, never built); with `certify`, only where the composition certificate
+    /// holds (the result is then what the checked path returns).
+    pub(crate) fn compose(&self, bs: &[&Layout], pair: bool, certify: bool) -> Option<Layout> {
+        let mut cert = if certify { Some(super::fast::CompState::new(&self.pa[..self.npa])?) } else { None };
+        let (mut shape, mut stride) = (TreeWriter::new(), TreeWriter::new());
+        // Open tuples: (where, elements, elements left).
+        let mut open: arrayvec::ArrayVec<(usize, usize, usize, usize), 16> = arrayvec::ArrayVec::new();
+        let opened = |shape: &mut TreeWriter, stride: &mut TreeWriter, n: usize, open: &mut arrayvec::ArrayVec<_, 16>| {
+            let at = (shape.open(), stride.open());
+            open.try_push((at.0, at.1, n, n)).ok()
+        };
+        // An element ended: close every tuple it completes.
+        let ended = |shape: &mut TreeWriter, stride: &mut TreeWriter, open: &mut arrayvec::ArrayVec<(usize, usize, usize, usize), 16>| {
+            while let Some(top) = open.last_mut() {
+                top.3 -= 1;
+                if top.3 > 0 {
+                    break;
+                }
+                let (at_s, at_d, n, _) = open.pop().expect("non-empty");
+                shape.close(at_s, n);
+                stride.close(at_d, n);
+            }
+        };
+        if pair {
+            opened(&mut shape, &mut stride, bs.len(), &mut open)?;
+        }
+        for b in bs {
+            for step in b.shape.zip_steps(&b.stride)? {
+                match step {
+                    super::int_tuple::Step::Open(0) => return None,
+                    super::int_tuple::Step::Open(n) => opened(&mut shape, &mut stride, n, &mut open)?,
+                    super::int_tuple::Step::Leaf(s, t) => {
+                        if !s.is_static || !t.is_static || s.value < 1 || t.value < 0 {
+                            return None;
+                        }
+                        let mut m = [(0i64, 0i64); SMALL + 1];
+                        let (n, tuple) = self.leaf(s.value, t.value, &mut m)?;
+                        let m = &m[..n];
+                        if let Some(cert) = cert.as_mut() {
+                            let mut rk = super::fast::Flat::new();
+                            for &x in m {
+                                rk.push(x)?;
+                            }
+                            cert.leaf(s, t, &rk)?;
+                        }
+                        if tuple {
+                            let at = (shape.open(), stride.open());
+                            for &(x, y) in m {
+                                shape.leaf(Int::st(x));
+                                stride.leaf(Int::st(y));
+                            }
+                            shape.close(at.0, n);
+                            stride.close(at.1, n);
+                        } else {
+                            shape.leaf(Int::st(m[0].0));
+                            stride.leaf(Int::st(m[0].1));
+                        }
+                        ended(&mut shape, &mut stride, &mut open);
+                    }
+                }
+            }
+        }
+        if let Some(cert) = &cert {
+            cert.finish()?;
+        }
+        Some(Layout { shape: shape.finish(), stride: stride.finish() })
+    }
+
+    /// [`compose_leaf`] for the leaf `s:t` of `B` (4.2's walk on static values): `R`'s modes there
+    /// in `m`, their number, and whether they form a tuple (else one leaf mode).
+    #[inline(always)]
+    fn leaf(&self, s: i64, t: i64, m: &mut [(i64, i64); SMALL + 1]) -> Option<(usize, bool)> {
+        if t == 0 {
+            m[0] = (s, 0);
+            return Some((1, false));
+        }
+        let ax = &self.ax[..self.nax];
+        if !self.ax_tuple {
+            m[0] = (s, mul(t, ax[0].1)?);
+            return Some((1, false));
+        }
+        let r = ax.len();
+        let mut k = 0;
+        let (mut rest_s, mut rest_d) = (s, t);
+        for &(cs, cd) in &ax[..r - 1] {
+            // Stride Divisibility Condition (a zero extent is a division by zero).
+            let rem = if rest_d == 0 || cs == 1 || cs == -1 { 0 } else { rest_d.checked_rem(cs)? };
+            if rem != 0 && rest_d >= cs {
+                return None;
+            }
+            let abs_d = int32(rest_d.checked_abs())?;
+            let next_shape = ceil_div(cs, abs_d)?;
+            let next_stride = mul(ceil_div(abs_d, cs)?, rest_d.signum())?;
+            if next_shape == 1 || rest_s == 1 {
+                rest_d = next_stride;
+            } else {
+                let new_shape = next_shape.min(rest_s);
+                // Shape Divisibility Condition (a zero extent is a division by zero).
+                let rem = if rest_s == 0 || new_shape == 1 || new_shape == -1 { 0 } else { rest_s.checked_rem(new_shape)? };
+                if rem != 0 {
+                    return None;
+                }
+                m[k] = (new_shape, mul(rest_d, cd)?);
+                k += 1;
+                rest_s = if rest_s == 0 { 0 } else { int32(rest_s.checked_div(new_shape))? };
+                rest_d = next_stride;
+            }
+        }
+        let last_d = ax[r - 1].1;
+        if k == 0 {
+            m[0] = (rest_s, mul(rest_d, last_d)?);
+            return Some((1, false));
+        }
+        if rest_s == 1 {
+            return Some((k, k > 1));
+        }
+        m[k] = (rest_s, mul(rest_d, last_d)?);
+        Some((k + 1, true))
+    }
 }
 
 /// CuTe's algorithm for `composition(A, tiler)` without the definition check.
@@ -455,4 +676,45 @@ mod tests {
         assert!(matches!(e, Error::Undefined { op: "composition", .. }), "{e}");
     }
 
+    use crate::gen::{self, Staticness};
+    use proptest::prelude::*;
+
+    fn st() -> impl Strategy<Value = Staticness> {
+        prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::AllDynamic), 1 => Just(Staticness::Mixed)]
+    }
+
+    /// Operands for the small path: arbitrary layouts (strides may be zero, nested up to depth 3;
+    /// mostly refused or uncertified) and compact ones with `B` scaled (the admissible common
+    /// case).
+    fn operands() -> impl Strategy<Value = (Layout, Layout)> {
+        prop_oneof![
+            st().prop_flat_map(|s| (gen::layout(3, 12, 80, s), gen::layout(3, 12, 80, s))),
+            (st(), 1i64..4).prop_flat_map(|(s, k)| (gen::small_compact(4, 1, s), gen::small_compact(3, k, s))),
+            (1i64..4).prop_flat_map(|k| (gen::layout(2, 8, 64, Staticness::AllStatic), gen::small_compact(4, k, Staticness::AllStatic))),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// Where the small path answers, it answers as the general path: the same layout, and,
+        /// where it certifies the result, the general path's certificate holds too; the checked
+        /// and unchecked entry points give the general paths' layouts and errors.
+        #[test]
+        fn the_small_path_is_the_general_path((a, b) in operands()) {
+            let unchecked = general_unchecked(&a, &b);
+            if let Some(sa) = SmallA::new(&a) {
+                for certify in [false, true] {
+                    if let Some(r) = sa.compose(&[&b], false, certify) {
+                        prop_assert_eq!(Ok(r.clone()), unchecked.clone(), "composition({}, {})", a, b);
+                        if certify {
+                            prop_assert!(super::super::fast::composition_ok(&a, &b, &r) && walkable(&b).is_ok(), "composition({}, {}) = {}: certified by the small path only", a, b, r);
+                        }
+                    }
+                }
+            }
+            prop_assert_eq!(composition_unchecked(&a, &b), unchecked);
+            prop_assert_eq!(composition(&a, &b), general(&a, &b));
+        }
+    }
 }

@@ -137,32 +137,15 @@ pub fn composition_ok(a: &Layout, b: &Layout, r: &Layout) -> bool {
 
 fn composition_cert(a: &Layout, b: &Layout, r: &Layout) -> Option<()> {
     let pa = Flat::of(&a.shape, &a.stride)?;
-    let pa = pa.as_slice();
-    let ra = pa.len();
-    if ra == 0 || pa[..ra - 1].iter().any(|&(n, _)| n < 1) {
-        return None;
-    }
-    let mut st = CompState { pa, digits: [0; CAP], quotient: 0, size: 1 };
+    let mut st = CompState::new(pa.as_slice())?;
     st.walk(b, r)?;
-    if st.size > MAX_WALK {
-        return None;
-    }
-    let mut bound = 0i64;
-    for (i, &(n, d)) in pa.iter().enumerate() {
-        let dig = if i + 1 == ra {
-            st.quotient
-        } else {
-            if st.digits[i] > n - 1 {
-                return None;
-            }
-            st.digits[i]
-        };
-        bound = bound.checked_add(dig.checked_mul(d.checked_abs()?)?)?;
-    }
-    Some(())
+    st.finish()
 }
 
-struct CompState<'a> {
+/// The composition certificate's state along `B`'s leaves (see the module doc): [`CompState::new`]
+/// on `A`'s flat leaves, [`CompState::leaf`] for each leaf of `B` with `R`'s modes there, then
+/// [`CompState::finish`]. (`composition`'s small path feeds it leaf by leaf as it computes.)
+pub(crate) struct CompState<'a> {
     pa: &'a [(i64, i64)],
     /// Per leaf of `A` (but the last): the sum over `B`'s leaves of the largest digit.
     digits: [i64; CAP],
@@ -172,7 +155,38 @@ struct CompState<'a> {
     size: i64,
 }
 
-impl CompState<'_> {
+impl<'a> CompState<'a> {
+    /// The state before `B`'s first leaf, for `A`'s flat leaves `pa`; `None` where the certificate
+    /// does not apply (no leaves, or an extent below 1 but the last).
+    pub(crate) fn new(pa: &'a [(i64, i64)]) -> Option<CompState<'a>> {
+        let ra = pa.len();
+        if ra == 0 || pa[..ra - 1].iter().any(|&(n, _)| n < 1) {
+            return None;
+        }
+        Some(CompState { pa, digits: [0; CAP], quotient: 0, size: 1 })
+    }
+
+    /// After the last leaf of `B`: `size(B) <= MAX_WALK`, no carries, and the bound on `A(B(c))`.
+    pub(crate) fn finish(&self) -> Option<()> {
+        if self.size > MAX_WALK {
+            return None;
+        }
+        let ra = self.pa.len();
+        let mut bound = 0i64;
+        for (i, &(n, d)) in self.pa.iter().enumerate() {
+            let dig = if i + 1 == ra {
+                self.quotient
+            } else {
+                if self.digits[i] > n - 1 {
+                    return None;
+                }
+                self.digits[i]
+            };
+            bound = bound.checked_add(dig.checked_mul(d.checked_abs()?)?)?;
+        }
+        Some(())
+    }
+
     /// `B` and `R` side by side in preorder: a tuple of `B` must meet a tuple of `R` of the same
     /// rank, and a leaf `s:t` of `B` meets `R`'s whole sub-layout there, `rk` flattened, which
     /// [`CompState::leaf`] checks (its size `s` included). Together that is postcondition 2,
@@ -206,7 +220,8 @@ impl CompState<'_> {
         rs.next().is_none().then_some(())
     }
 
-    fn leaf(&mut self, s: Int, t: Int, rk: &Flat) -> Option<()> {
+    /// The leaf `s:t` of `B`, where `R` has the flat modes `rk`.
+    pub(crate) fn leaf(&mut self, s: Int, t: Int, rk: &Flat) -> Option<()> {
         let (s, t) = (s.value, t.value);
         // A negative stride only where `A` is one leaf: `A(x) = x * d` for every integer `x`.
         if s < 1 || (t < 0 && self.pa.len() > 1) || rk.as_slice().iter().any(|&(n, _)| n < 1) {

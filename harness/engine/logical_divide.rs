@@ -74,7 +74,42 @@ fn with_cotarget_and_coalesce_x<T>(a: &Layout, f: impl FnOnce(IntTuple, Option<M
 /// size limit and the complement's extents pass too), so the result (and every error) is the same
 /// as with [`Mode::Checked`], which the callers fall back to otherwise.
 fn divide_layout(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
+    let certify = match mode {
+        Mode::Unchecked => Some(false),
+        Mode::Certify(_) => Some(checks_on()),
+        Mode::Checked => None,
+    };
+    if let Some(r) = certify.and_then(|certify| small(a, b, certify)) {
+        return Ok(r);
+    }
+    general(a, b, mode)
+}
+
+/// [`divide_layout`] without the small path.
+fn general(a: &Layout, b: &Layout, mode: Mode) -> Result<Layout> {
     with_cotarget_and_coalesce_x(a, |cot, coalesced| divide_on(a, b, mode, cot, coalesced))
+}
+
+/// The small path of [`divide_layout`] (not in [`Mode::Checked`]): `C = complement(B,
+/// shape(coalesce(A)))` by complement's small path, then `A o (B, C)` by composition's, which
+/// never builds `(B, C)`, with its certificate where `certify` (the only check of
+/// [`Mode::Certify`]). `None` where either small path does not apply, or the certificate does
+/// not hold: the general path then answers as before.
+fn small(a: &Layout, b: &Layout, certify: bool) -> Option<Layout> {
+    if !DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
+        return None;
+    }
+    let sa = super::composition::SmallA::new(a)?;
+    // shape(coalesce(A)): coalesce's walk on A's leaves (static, so the shape's leaves).
+    let mut c = sa.leaves();
+    let n = sa.leaf_count();
+    let (w, _) = super::complement::bw_walk_static(&mut c[..n])?;
+    let mut cot = [0i64; 8];
+    for (k, m) in c[w..n].iter().enumerate() {
+        cot[k] = m.0;
+    }
+    let c = super::complement::Small::of(b, Some(&cot[..n - w]))?.layout();
+    sa.compose(&[b, &c], true, certify)
 }
 
 /// [`divide_layout`] with the cotarget and `coalesce_x(A)` at hand.
@@ -198,5 +233,41 @@ mod tests {
         assert!(e.contains("logical_divide is not defined here: 3:"), "{e}");
         assert!(eval_str("zipped_divide((_15,_3,_2,_8):(_48,_1,_3,_6),_4:_-12)").is_err());
         assert_eq!(eval_str("logical_divide(_24:_1,_4:_2)").unwrap().to_string(), "(_4,(_2,_3)):(_2,(_1,_8))");
+    }
+
+    use super::*;
+    use crate::gen::{self, Staticness};
+    use proptest::prelude::*;
+    use std::cell::Cell;
+    use crate::engine::runtime::deferred;
+
+    fn st() -> impl Strategy<Value = Staticness> {
+        prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::Mixed)]
+    }
+
+    /// Operands: arbitrary layouts (mostly refused or uncertified), compact `A` with a compact
+    /// scaled tile (the admissible common case), and tiles of one mode.
+    fn operands() -> impl Strategy<Value = (Layout, Layout)> {
+        prop_oneof![
+            st().prop_flat_map(|s| (gen::layout(3, 12, 80, s), gen::layout(2, 8, 40, s))),
+            (st(), 1i64..4).prop_flat_map(|(s, k)| (gen::small_compact(6, 1, s), gen::small_compact(3, k, s))),
+            (1i64..5, 1i64..5).prop_flat_map(|(n, k)| (gen::compact_layout(2, 8, Staticness::AllStatic), Just(Layout::leaf(Int::st(n), Int::st(k))))),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// The small path answers as the general path, in each mode: the same layout or error,
+        /// and in `Mode::Certify` the same verdict of the certificate.
+        #[test]
+        fn the_small_path_is_the_general_path((a, b) in operands()) {
+            prop_assert_eq!(divide_layout(&a, &b, Mode::Unchecked), general(&a, &b, Mode::Unchecked), "logical_divide({}, {})", a, b);
+            let (ok_small, ok_general) = (Cell::new(true), Cell::new(true));
+            let small_r = deferred(|| divide_layout(&a, &b, Mode::Certify(&ok_small)));
+            let general_r = deferred(|| general(&a, &b, Mode::Certify(&ok_general)));
+            prop_assert_eq!(small_r, general_r, "logical_divide({}, {})", a, b);
+            prop_assert_eq!(ok_small.get(), ok_general.get(), "logical_divide({}, {}): certificate", a, b);
+        }
     }
 }
