@@ -109,7 +109,7 @@ const SMALL: usize = 8;
 /// back (`None`) to the general path, which computes it, or its error, as before; where the small
 /// path answers, it answers the same (property test below).
 pub(crate) struct Small {
-    /// `F = filter(A)`, its modes in order.
+    /// `F = filter(A)`, its modes by increasing stride.
     f: [(i64, i64); SMALL],
     nf: usize,
     /// `R`, flat, in order (the sorted modes, the rest mode; coalesced).
@@ -204,18 +204,18 @@ impl Small {
             Some(_) => return None,
         };
         let n = int32(Some(n))?;
-        // The modes by increasing stride, the first on ties (CuTe takes the minimum each time).
-        let mut order = f;
+        // The modes by increasing stride, the first on ties (CuTe takes the minimum each time);
+        // sorted in place, since nothing below depends on F's order.
         for i in 1..nf {
             let mut j = i;
-            while j > 0 && order[j - 1].1 > order[j].1 {
-                order.swap(j - 1, j);
+            while j > 0 && f[j - 1].1 > f[j].1 {
+                f.swap(j - 1, j);
                 j -= 1;
             }
         }
         let mut r = [(0i64, 0i64); SMALL + 1];
         let mut last = 1i64;
-        for (k, &(s, d)) in order[..nf].iter().enumerate() {
+        for (k, &(s, d)) in f[..nf].iter().enumerate() {
             let new_shape = d / last;
             if new_shape == 0 {
                 return None;
@@ -240,6 +240,11 @@ impl Small {
         let (w, _) = bw_walk_static(&mut r[..=nf])?;
         r.copy_within(w..=nf, 0);
         Some(Small { f, nf, r, nr: nf + 1 - w, n, cosize_a })
+    }
+
+    /// `R`'s flat modes (one is a leaf mode).
+    pub(crate) fn modes(&self) -> &[(i64, i64)] {
+        &self.r[..self.nr]
     }
 
     /// `R` as a layout (CuTe's print of a coalesced layout: one mode is a leaf layout).
@@ -351,8 +356,11 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     if !checks_on() {
         return deferred(|| complement_unchecked(a, cotarget));
     }
-    if let Some(k) = Small::new(a, cotarget).filter(Small::certified) {
-        return Ok(k.layout());
+    // (Not `Option::filter`, which would move the arrays.)
+    if let Some(k) = &Small::new(a, cotarget) {
+        if k.certified() {
+            return Ok(k.layout());
+        }
     }
     general(a, cotarget)
 }

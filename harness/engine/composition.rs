@@ -287,7 +287,7 @@ fn composition_leaf_shape_div(a: ModesRef<'_>, s: Int, t: Int) -> Result<Layout>
 /// CuTe's algorithm for `composition(A, B)` without the definition check (what CuTe prints, or
 /// CuTe's compile-time refusal).
 pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
-    if let Some(r) = SmallA::new(a).and_then(|sa| sa.compose(&[b], false, false)) {
+    if let Some(r) = SmallA::new(a, false).and_then(|sa| sa.compose(&[Operand::Layout(b)], false, false)) {
         return Ok(r);
     }
     general_unchecked(a, b)
@@ -301,7 +301,7 @@ fn general_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
 /// `composition(A, B)` for two layouts; refuses results that violate the definition.
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     if checks_on() {
-        if let Some(r) = SmallA::new(a).and_then(|sa| sa.compose(&[b], false, true)) {
+        if let Some(r) = SmallA::new(a, false).and_then(|sa| sa.compose(&[Operand::Layout(b)], false, true)) {
             return Ok(r);
         }
     }
@@ -355,114 +355,197 @@ pub(crate) struct SmallA {
     ax: [(i64, i64); SMALL],
     nax: usize,
     ax_tuple: bool,
+    /// The extents of `coalesce(A)` (its shape's leaves), where asked for ([`SmallA::new`]).
+    cot: [i64; SMALL],
+    ncot: usize,
+}
+
+/// An operand `B` of [`SmallA::compose`]: a layout, or flat static modes (one is a leaf mode).
+#[derive(Clone, Copy)]
+pub(crate) enum Operand<'a> {
+    Layout(&'a Layout),
+    Modes(&'a [(i64, i64)]),
+}
+
+/// The result of [`SmallA::compose`], written in preorder as `B` is walked, with the tuples
+/// still open: (where in the shape, where in the stride, elements, elements left).
+pub(crate) struct Writer {
+    shape: TreeWriter,
+    stride: TreeWriter,
+    open: arrayvec::ArrayVec<(usize, usize, usize, usize), 16>,
+}
+
+impl Writer {
+    pub(crate) fn new() -> Writer {
+        Writer { shape: TreeWriter::new(), stride: TreeWriter::new(), open: arrayvec::ArrayVec::new() }
+    }
+    /// The layout written (every tuple closed).
+    pub(crate) fn finish(self) -> Layout {
+        Layout { shape: self.shape.finish(), stride: self.stride.finish() }
+    }
+    /// A whole element, as it is.
+    pub(crate) fn push(&mut self, shape: &Tup, stride: &Tup) {
+        self.shape.push(shape);
+        self.stride.push(stride);
+        self.ended();
+    }
+    /// A tuple of `n` elements opens.
+    pub(crate) fn open(&mut self, n: usize) -> Option<()> {
+        let at = (self.shape.open(), self.stride.open());
+        self.open.try_push((at.0, at.1, n, n)).ok()
+    }
+    /// An element ended: close every tuple it completes.
+    fn ended(&mut self) {
+        while let Some(top) = self.open.last_mut() {
+            top.3 -= 1;
+            if top.3 > 0 {
+                break;
+            }
+            let (at_s, at_d, n, _) = self.open.pop().expect("non-empty");
+            self.shape.close(at_s, n);
+            self.stride.close(at_d, n);
+        }
+    }
 }
 
 impl SmallA {
-    /// `A`'s leaves and `coalesce_x(A)`, where the small path applies to `A`.
+    /// `A`'s leaves and `coalesce_x(A)` (and with `cot`, `coalesce(A)`'s extents), where the small
+    /// path applies to `A`.
     #[inline(always)]
-    pub(crate) fn new(a: &Layout) -> Option<SmallA> {
+    pub(crate) fn new(a: &Layout, cot: bool) -> Option<SmallA> {
+        SmallA::of(&a.shape, &a.stride, cot)
+    }
+
+    /// [`SmallA::new`] for the layout `shape:stride` (a mode of a layout, borrowed).
+    #[inline(always)]
+    pub(crate) fn of(shape: &Tup, stride: &Tup, cot: bool) -> Option<SmallA> {
         if !COMPOSITION_WEAK_DIVISIBILITY.on() {
             return None;
         }
-        let mut pa = [(0i64, 0i64); SMALL];
+        // The arrays are filled here, element by element (copies of whole arrays are calls).
+        let mut sa = SmallA { pa: [(0, 0); SMALL], npa: 0, ax: [(0, 0); SMALL], nax: 0, ax_tuple: false, cot: [0; SMALL], ncot: 0 };
+        let mut c = [(0i64, 0i64); SMALL];
         let mut k = 0;
-        for step in a.shape.zip_steps(&a.stride)? {
+        for step in shape.zip_steps(stride)? {
             if let super::int_tuple::Step::Leaf(s, d) = step {
-                if !s.is_static || !d.is_static {
+                if !s.is_static || !d.is_static || k == SMALL {
                     return None;
                 }
-                *pa.get_mut(k)? = (s.value, d.value);
+                sa.pa[k] = (s.value, d.value);
+                sa.ax[k] = (s.value, d.value);
+                c[k] = (s.value, d.value);
                 k += 1;
             }
         }
         if k == 0 {
             return None;
         }
+        sa.npa = k;
         // coalesce_x: a static `_1` last leaf starts the front as `_2`; then coalesce's walk.
-        let mut ax = pa;
-        if ax[k - 1].0 == 1 {
-            ax[k - 1].0 = 2;
+        if sa.ax[k - 1].0 == 1 {
+            sa.ax[k - 1].0 = 2;
         }
-        let (w, ax_tuple) = super::complement::bw_walk_static(&mut ax[..k])?;
-        ax.copy_within(w..k, 0);
-        Some(SmallA { pa, npa: k, ax, nax: k - w, ax_tuple })
+        let (w, ax_tuple) = super::complement::bw_walk_static(&mut sa.ax[..k])?;
+        sa.ax.copy_within(w..k, 0);
+        (sa.nax, sa.ax_tuple) = (k - w, ax_tuple);
+        if cot {
+            let (w, _) = super::complement::bw_walk_static(&mut c[..k])?;
+            for (j, m) in c[w..k].iter().enumerate() {
+                sa.cot[j] = m.0;
+            }
+            sa.ncot = k - w;
+        }
+        Some(sa)
     }
 
-    /// `A`'s leaves (the first [`SmallA::leaf_count`]).
-    pub(crate) fn leaves(&self) -> [(i64, i64); SMALL] {
-        self.pa
-    }
-    pub(crate) fn leaf_count(&self) -> usize {
-        self.npa
+    /// The extents of `coalesce(A)` (asked for from [`SmallA::new`]).
+    pub(crate) fn coalesced_extents(&self) -> &[i64] {
+        &self.cot[..self.ncot]
     }
 
     /// `A o B` for `bs = [B]` (`pair` false), or `A o (B, C)` for `bs = [B, C]` (`pair` true: the
     /// divides' `(B, C)`, never built); with `certify`, only where the composition certificate
     /// holds (the result is then what the checked path returns).
-    pub(crate) fn compose(&self, bs: &[&Layout], pair: bool, certify: bool) -> Option<Layout> {
-        let mut cert = if certify { Some(super::fast::CompState::new(&self.pa[..self.npa])?) } else { None };
-        let (mut shape, mut stride) = (TreeWriter::new(), TreeWriter::new());
-        // Open tuples: (where, elements, elements left).
-        let mut open: arrayvec::ArrayVec<(usize, usize, usize, usize), 16> = arrayvec::ArrayVec::new();
-        let opened = |shape: &mut TreeWriter, stride: &mut TreeWriter, n: usize, open: &mut arrayvec::ArrayVec<_, 16>| {
-            let at = (shape.open(), stride.open());
-            open.try_push((at.0, at.1, n, n)).ok()
-        };
-        // An element ended: close every tuple it completes.
-        let ended = |shape: &mut TreeWriter, stride: &mut TreeWriter, open: &mut arrayvec::ArrayVec<(usize, usize, usize, usize), 16>| {
-            while let Some(top) = open.last_mut() {
-                top.3 -= 1;
-                if top.3 > 0 {
-                    break;
-                }
-                let (at_s, at_d, n, _) = open.pop().expect("non-empty");
-                shape.close(at_s, n);
-                stride.close(at_d, n);
-            }
-        };
+    pub(crate) fn compose(&self, bs: &[Operand<'_>], pair: bool, certify: bool) -> Option<Layout> {
+        let mut cert = if certify { Some(self.certificate()?) } else { None };
+        let mut w = Writer::new();
         if pair {
-            opened(&mut shape, &mut stride, bs.len(), &mut open)?;
+            w.open(bs.len())?;
         }
-        for b in bs {
-            for step in b.shape.zip_steps(&b.stride)? {
-                match step {
-                    super::int_tuple::Step::Open(0) => return None,
-                    super::int_tuple::Step::Open(n) => opened(&mut shape, &mut stride, n, &mut open)?,
-                    super::int_tuple::Step::Leaf(s, t) => {
-                        if !s.is_static || !t.is_static || s.value < 1 || t.value < 0 {
-                            return None;
-                        }
-                        let mut m = [(0i64, 0i64); SMALL + 1];
-                        let (n, tuple) = self.leaf(s.value, t.value, &mut m)?;
-                        let m = &m[..n];
-                        if let Some(cert) = cert.as_mut() {
-                            let mut rk = super::fast::Flat::new();
-                            for &x in m {
-                                rk.push(x)?;
-                            }
-                            cert.leaf(s, t, &rk)?;
-                        }
-                        if tuple {
-                            let at = (shape.open(), stride.open());
-                            for &(x, y) in m {
-                                shape.leaf(Int::st(x));
-                                stride.leaf(Int::st(y));
-                            }
-                            shape.close(at.0, n);
-                            stride.close(at.1, n);
-                        } else {
-                            shape.leaf(Int::st(m[0].0));
-                            stride.leaf(Int::st(m[0].1));
-                        }
-                        ended(&mut shape, &mut stride, &mut open);
-                    }
-                }
-            }
+        for &b in bs {
+            self.compose_into(b, &mut cert, &mut w)?;
         }
         if let Some(cert) = &cert {
             cert.finish()?;
         }
-        Some(Layout { shape: shape.finish(), stride: stride.finish() })
+        Some(w.finish())
+    }
+
+    /// The composition certificate's state before `B`'s first leaf (`None`: it does not apply).
+    pub(crate) fn certificate(&self) -> Option<super::fast::CompState<'_>> {
+        super::fast::CompState::new(&self.pa[..self.npa])
+    }
+
+    /// `A o b` written to `w` as one element, its leaves fed to `cert`.
+    pub(crate) fn compose_into(&self, b: Operand<'_>, cert: &mut Option<super::fast::CompState<'_>>, w: &mut Writer) -> Option<()> {
+        match b {
+            Operand::Layout(b) => {
+                for step in b.shape.zip_steps(&b.stride)? {
+                    match step {
+                        super::int_tuple::Step::Open(0) => return None,
+                        super::int_tuple::Step::Open(n) => w.open(n)?,
+                        super::int_tuple::Step::Leaf(s, t) => {
+                            if !s.is_static || !t.is_static {
+                                return None;
+                            }
+                            self.write_leaf(s.value, t.value, cert, w)?;
+                        }
+                    }
+                }
+            }
+            Operand::Modes(m) => {
+                if m.len() != 1 {
+                    w.open(m.len())?;
+                }
+                for &(s, t) in m {
+                    self.write_leaf(s, t, cert, w)?;
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// `A` composed with the static leaf `s:t` of `B` (extent at least 1, stride at least 0): `R`'s
+    /// element there written to `w`, and fed to the certificate.
+    #[inline(always)]
+    fn write_leaf(&self, s: i64, t: i64, cert: &mut Option<super::fast::CompState<'_>>, w: &mut Writer) -> Option<()> {
+        if s < 1 || t < 0 {
+            return None;
+        }
+        let mut m = [(0i64, 0i64); SMALL + 1];
+        let (n, tuple) = self.leaf(s, t, &mut m)?;
+        let m = &m[..n];
+        if let Some(cert) = cert.as_mut() {
+            let mut rk = super::fast::Flat::new();
+            for &x in m {
+                rk.push(x)?;
+            }
+            cert.leaf(Int::st(s), Int::st(t), &rk)?;
+        }
+        if tuple {
+            let at = (w.shape.open(), w.stride.open());
+            for &(x, y) in m {
+                w.shape.leaf(Int::st(x));
+                w.stride.leaf(Int::st(y));
+            }
+            w.shape.close(at.0, n);
+            w.stride.close(at.1, n);
+        } else {
+            w.shape.leaf(Int::st(m[0].0));
+            w.stride.leaf(Int::st(m[0].1));
+        }
+        w.ended();
+        Some(())
     }
 
     /// [`compose_leaf`] for the leaf `s:t` of `B` (4.2's walk on static values): `R`'s modes there
@@ -703,9 +786,9 @@ mod tests {
         #[test]
         fn the_small_path_is_the_general_path((a, b) in operands()) {
             let unchecked = general_unchecked(&a, &b);
-            if let Some(sa) = SmallA::new(&a) {
+            if let Some(sa) = SmallA::new(&a, false) {
                 for certify in [false, true] {
-                    if let Some(r) = sa.compose(&[&b], false, certify) {
+                    if let Some(r) = sa.compose(&[Operand::Layout(&b)], false, certify) {
                         prop_assert_eq!(Ok(r.clone()), unchecked.clone(), "composition({}, {})", a, b);
                         if certify {
                             prop_assert!(super::super::fast::composition_ok(&a, &b, &r) && walkable(&b).is_ok(), "composition({}, {}) = {}: certified by the small path only", a, b, r);

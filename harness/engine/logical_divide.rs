@@ -31,7 +31,7 @@
 use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
 use super::coalesce::{with_coalesce, ModesRef, Walk};
 use super::complement::complement_unchecked;
-use super::composition::{composition_impl, composition_unchecked};
+use super::composition::{composition_impl, composition_unchecked, Operand, SmallA};
 use super::error::Result;
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
@@ -99,17 +99,9 @@ fn small(a: &Layout, b: &Layout, certify: bool) -> Option<Layout> {
     if !DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
         return None;
     }
-    let sa = super::composition::SmallA::new(a)?;
-    // shape(coalesce(A)): coalesce's walk on A's leaves (static, so the shape's leaves).
-    let mut c = sa.leaves();
-    let n = sa.leaf_count();
-    let (w, _) = super::complement::bw_walk_static(&mut c[..n])?;
-    let mut cot = [0i64; 8];
-    for (k, m) in c[w..n].iter().enumerate() {
-        cot[k] = m.0;
-    }
-    let c = super::complement::Small::of(b, Some(&cot[..n - w]))?.layout();
-    sa.compose(&[b, &c], true, certify)
+    let sa = SmallA::new(a, true)?;
+    let c = super::complement::Small::of(b, Some(sa.coalesced_extents()))?;
+    sa.compose(&[Operand::Layout(b), Operand::Modes(c.modes())], true, certify)
 }
 
 /// [`divide_layout`] with the cotarget and `coalesce_x(A)` at hand.

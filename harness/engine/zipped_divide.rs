@@ -23,6 +23,7 @@ use std::cell::Cell;
 
 use super::postcondition::{cite, Checked, Violation};
 use super::error::Result;
+use super::int_tuple::IntTuple;
 use super::layout::Layout;
 use super::logical_divide::{divide_tiler, logical_divide, logical_divide_unchecked};
 use super::runtime::{checks_on, deferred, Mode};
@@ -34,12 +35,71 @@ use super::tiler::Tiler;
 /// CuTe's whole computation (including `zip2_by`, whose rank errors are compile-time errors) runs
 /// before the definition checks of `logical_divide`.
 pub fn zipped_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    if let Some(r) = small(a, t, checks_on()) {
+        return Ok(r);
+    }
+    general(a, t)
+}
+
+/// [`zipped_divide`] without the small path.
+fn general(a: &Layout, t: &Tiler) -> Result<Layout> {
     let ok = Cell::new(true);
     let z = deferred(|| tile_unzip(&divide_tiler(a, t, Mode::Certify(&ok))?, t))?;
     if !ok.get() && checks_on() {
         logical_divide(a, t)?;
     }
     Ok(z)
+}
+
+/// Most elements of a tuple tiler the small path takes.
+const SMALL_TILER: usize = 4;
+
+/// The small path of [`zipped_divide`] for a tuple tiler of layouts and integers (`n` is
+/// `make_layout(n)`) on a layout of at least as many modes: mode `i` of `A` is divided by element
+/// `i` as `logical_divide`'s small path does (`C_i` by complement's, `A_i o (B_i, C_i)` by
+/// composition's, each with its certificate where `certify`), and the parts are written straight
+/// into `zip2_by`'s places, `((A_0 o B_0, ..), (A_0 o C_0, .., A's further modes))`: neither the
+/// divided layout nor the tiler's layouts are built. `None` where a part does not apply or a
+/// certificate does not hold: the general path then answers as before (property test below).
+fn small(a: &Layout, t: &Tiler, certify: bool) -> Option<Layout> {
+    use super::composition::{Operand, SmallA, Writer};
+    if !super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
+        return None;
+    }
+    let Tiler::Tuple(items) = t else { return None };
+    let (sm, dm) = (a.shape.modes(), a.stride.modes());
+    if items.is_empty() || items.len() > SMALL_TILER || items.len() > sm.len() {
+        return None;
+    }
+    // Mode by mode, its tile part into `tiles` and its rest part into `rests` (each mode's
+    // operands are built and dropped in its turn: nothing large is moved).
+    let (mut tiles, mut rests) = (Writer::new(), Writer::new());
+    tiles.open(items.len())?;
+    rests.open(sm.len())?;
+    for ((item, s), d) in items.iter().zip(sm.iter()).zip(dm.iter()) {
+        let owned;
+        let b = match item {
+            Tiler::Layout(l) => l,
+            Tiler::Int(_) => {
+                owned = item.as_layout()?;
+                &owned
+            }
+            _ => return None,
+        };
+        let sa = SmallA::of(s, d, true)?;
+        let c = super::complement::Small::of(b, Some(sa.coalesced_extents()))?;
+        let mut cert = if certify { Some(sa.certificate()?) } else { None };
+        sa.compose_into(Operand::Layout(b), &mut cert, &mut tiles)?;
+        sa.compose_into(Operand::Modes(c.modes()), &mut cert, &mut rests)?;
+        if let Some(cert) = &cert {
+            cert.finish()?;
+        }
+    }
+    for (s, d) in sm.iter().zip(dm.iter()).skip(items.len()) {
+        rests.push(s, d);
+    }
+    let (tiles, rests) = (tiles.finish(), rests.finish());
+    Some(Layout { shape: IntTuple::pair(&tiles.shape, &rests.shape), stride: IntTuple::pair(&tiles.stride, &rests.stride) })
 }
 
 /// CuTe's algorithm for `zipped_divide(A, tiler)` without the definition checks.
@@ -60,4 +120,70 @@ pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
         return Err(Violation::cute(cite::ZIP, format!("3: size({r}) = {n} != size({l}) = {m}")));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::runtime::without_definition_checks;
+    use crate::engine::Int;
+    use crate::gen::{self, Staticness};
+    use proptest::prelude::*;
+
+    fn st() -> impl Strategy<Value = Staticness> {
+        prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::Mixed)]
+    }
+
+    /// An element of a tuple tiler: a small layout (compact and scaled, or arbitrary), an
+    /// integer, or rarely `_`.
+    fn element(s: Staticness) -> impl Strategy<Value = Tiler> {
+        prop_oneof![
+            4 => (1i64..4).prop_flat_map(move |k| gen::small_compact(3, k, s)).prop_map(Tiler::Layout),
+            2 => gen::small_layout(4, 9, s).prop_map(Tiler::Layout),
+            2 => gen::int(1, 8, s).prop_map(Tiler::Int),
+            1 => Just(Tiler::Underscore),
+        ]
+    }
+
+    /// Operands: compact or arbitrary layouts of rank 1 to 4 and tuple tilers of 1 to 3 elements
+    /// (at times more than the layout's modes), or a layout tiler.
+    fn operands() -> impl Strategy<Value = (Layout, Tiler)> {
+        st().prop_flat_map(|s| {
+            let a = prop_oneof![gen::compact_layout(2, 8, s), gen::layout(2, 8, 40, s)];
+            let t = prop_oneof![
+                4 => prop::collection::vec(element(s), 1..4).prop_map(Tiler::Tuple),
+                1 => gen::small_layout(4, 9, s).prop_map(Tiler::Layout),
+            ];
+            (a, t)
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// The small path answers as the general path (layouts and errors, and the certificates'
+        /// verdict), with the checks on and off.
+        #[test]
+        fn the_small_path_is_the_general_path((a, t) in operands()) {
+            prop_assert_eq!(zipped_divide(&a, &t), general(&a, &t), "zipped_divide({}, {})", a, t);
+            // Where the small path certifies, the divide's certificates hold (the general path
+            // would not have run the brute-force check either).
+            if small(&a, &t, true).is_some() {
+                let ok = Cell::new(true);
+                let _ = deferred(|| divide_tiler(&a, &t, Mode::Certify(&ok)));
+                prop_assert!(ok.get(), "zipped_divide({}, {}): certified by the small path only", a, t);
+            }
+            let off = without_definition_checks(|| (zipped_divide(&a, &t), general(&a, &t)));
+            prop_assert_eq!(off.0, off.1, "zipped_divide({}, {}) unchecked", a, t);
+        }
+    }
+
+    #[test]
+    fn the_chapter_case_takes_the_small_path() {
+        let a = crate::engine::test_util::l("(_16,_8):(_1,_16)");
+        let t = Tiler::Tuple(vec![Tiler::Layout(Layout::leaf(Int::st(2), Int::st(1))), Tiler::Int(Int::st(2))]);
+        let r = small(&a, &t, true).expect("the small path answers");
+        assert_eq!(r.to_string(), "((_2,_2),(_8,_4)):((_1,_16),(_2,_32))");
+        assert_eq!(Ok(r), general(&a, &t));
+    }
 }
