@@ -248,6 +248,7 @@ impl Small {
     }
 
     /// `R` as a layout (CuTe's print of a coalesced layout: one mode is a leaf layout).
+    #[inline(always)]
     pub(crate) fn layout(&self) -> Layout {
         let r = &self.r[..self.nr];
         if let [(s, d)] = r {

@@ -346,6 +346,7 @@ impl IntTuple {
         IntTuple { nodes }
     }
     /// One leaf.
+    #[inline(always)]
     pub fn leaf(i: Int) -> IntTuple {
         if let Ok(v) = i32::try_from(i.value) {
             let mut buf = [Node(0); INLINE];
@@ -389,13 +390,26 @@ impl IntTuple {
         b.finish()
     }
     /// The flat tuple of the given static leaves, each in CuTe's 32-bit range (as the small
-    /// paths' values are): one buffer of the exact size, written node by node.
+    /// paths' values are): up to [`INLINE`] nodes computed into an array and handed over whole,
+    /// else one heap buffer of the exact size.
+    #[inline(always)]
     pub fn of_static(items: impl ExactSizeIterator<Item = i64>) -> IntTuple {
         let n = items.len() + 1;
+        let narrow = |v: i64| Node::narrow(i32::try_from(v).expect("a 32-bit value"), true);
+        if n <= INLINE {
+            // Computed into an array and handed over whole (no pushes on a buffer whose copy
+            // would then wait for each store).
+            let mut buf = [Node(0); INLINE];
+            buf[0] = Node::tuple(n - 1, n);
+            for (b, v) in buf[1..].iter_mut().zip(items) {
+                *b = narrow(v);
+            }
+            return IntTuple { nodes: SmallVec::from_buf_and_len(buf, n) };
+        }
         let mut nodes = Nodes::with_capacity(n);
         nodes.push(Node::tuple(n - 1, n));
         for v in items {
-            nodes.push(Node::narrow(i32::try_from(v).expect("a 32-bit value"), true));
+            nodes.push(narrow(v));
         }
         IntTuple { nodes }
     }

@@ -46,6 +46,7 @@ impl Layout {
         Ok(Layout { shape, stride })
     }
     /// A rank-1 layout `n:d` from two leaves.
+    #[inline(always)]
     pub fn leaf(n: Int, d: Int) -> Layout {
         Layout { shape: IntTuple::leaf(n), stride: IntTuple::leaf(d) }
     }
