@@ -26,9 +26,11 @@ use smallvec::SmallVec;
 use super::error::{Error, Result};
 use super::int::Int;
 
-/// Nodes kept inline by an [`IntTuple`] before it spills to the heap: enough for a rank-2 shape
-/// with two 2-mode sub-tuples (`((_4,_8),(_2,_2))` is 7 nodes).
-pub const INLINE: usize = 4;
+/// Nodes kept inline by an [`IntTuple`] before it spills to the heap: enough for a flat rank-4
+/// shape or `((_4,_8),_2)` (5 nodes). Measured (BENCHMARKS.md): 5 beats 4 (rank-4 results of
+/// complement and the divides' tuples then stay off the heap), 6 gains less and 8 loses (every
+/// move of a tuple copies the whole inline buffer).
+pub const INLINE: usize = 5;
 
 /// One node of the preorder encoding (see the module doc), packed in 64 bits: the low two bits
 /// are the kind; a 32-bit leaf keeps its value in the high half; a tuple keeps its number of
