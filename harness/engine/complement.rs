@@ -353,6 +353,7 @@ pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup
 }
 
 /// `complement(A, cotarget)`; refuses results that violate the definition.
+#[inline(always)]
 pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     if !checks_on() {
         return deferred(|| complement_unchecked(a, cotarget));
@@ -367,6 +368,7 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
 }
 
 /// [`complement`] (with the checks on) without the small path.
+#[inline(never)]
 fn general(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     with_filter(a, |f| {
         let r = deferred(|| complement_impl(a, f, cotarget))?;

@@ -141,6 +141,16 @@ pub(crate) fn divide_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> 
 /// `logical_divide(A, tiler)`: CuTe's computation (with the certificates) first; only when a
 /// certificate does not apply is it redone with the brute-force checks.
 pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
+    // A layout or integer tiler: the small path first, as `divide_layout` would take it in the
+    // first (`Mode::Certify`) run.
+    let b = match t {
+        Tiler::Layout(b) => Some(std::borrow::Cow::Borrowed(b)),
+        Tiler::Int(_) => t.as_layout().map(std::borrow::Cow::Owned),
+        _ => None,
+    };
+    if let Some(r) = b.and_then(|b| small(a, &b, checks_on())) {
+        return Ok(r);
+    }
     certified_or_checked(|mode| divide_tiler(a, t, mode))
 }
 
@@ -260,6 +270,9 @@ mod tests {
             let general_r = deferred(|| general(&a, &b, Mode::Certify(&ok_general)));
             prop_assert_eq!(small_r, general_r, "logical_divide({}, {})", a, b);
             prop_assert_eq!(ok_small.get(), ok_general.get(), "logical_divide({}, {}): certificate", a, b);
+            // The entry point's small path first, then the certified-or-checked runs.
+            let t = Tiler::Layout(b.clone());
+            prop_assert_eq!(logical_divide(&a, &t), certified_or_checked(|mode| divide_tiler(&a, &t, mode)), "logical_divide({}, {})", a, b);
         }
     }
 }

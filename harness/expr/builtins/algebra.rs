@@ -80,6 +80,7 @@ pub fn complement(name: &Name, args: &[Value]) -> Result<Value> {
     let cot = match args.get(1) {
         None => None,
         Some(Value::Layout(l)) => Some(l.shape.clone()),
+        Some(Value::Int(i)) => Some(crate::engine::IntTuple::leaf(*i)),
         Some(v) => Some(v.to_int_tuple()?),
     };
     Ok(Value::Layout(complement::complement(a, cot.as_deref())?))
