@@ -109,12 +109,15 @@ const SMALL: usize = 8;
 /// back (`None`) to the general path, which computes it, or its error, as before; where the small
 /// path answers, it answers the same (property test below).
 pub(crate) struct Small {
-    /// `F = filter(A)`, its modes by increasing stride.
+    /// `F = filter(A)`, its modes by increasing stride, `f[f_lo..f_hi]` (ranges, not shifts:
+    /// moving a slice to the front is a `memmove` call).
     f: [(i64, i64); SMALL],
-    nf: usize,
+    f_lo: usize,
+    f_hi: usize,
     /// `R`, flat, in order (the sorted modes, the rest mode; coalesced).
     r: [(i64, i64); SMALL + 1],
-    nr: usize,
+    r_lo: usize,
+    r_hi: usize,
     /// `size(cotarget)`, or `cosize(F)` without one.
     n: i64,
     /// `cosize(A)` as [`Layout::cosize_value`] computes it.
@@ -193,13 +196,14 @@ impl Small {
         }
         let cosize_a = cosize_a.and_then(|c| int32(c.checked_add(1)));
         let (w, tuple) = bw_walk_static(&mut f[..k])?;
-        f.copy_within(w..k, 0);
+        let (f_lo, f_hi) = (w, k);
         let nf = k - w;
-        if (!tuple && f[0].1 == 0) || f[..nf].iter().any(|&(s, d)| s < 1 || d < 1) {
+        let fm = &mut f[f_lo..f_hi];
+        if (!tuple && fm[0].1 == 0) || fm.iter().any(|&(s, d)| s < 1 || d < 1) {
             return None;
         }
         let n = match cot {
-            None => f[..nf].iter().try_fold(0i64, |acc, &(s, d)| int32(acc.checked_add(int32((s - 1).checked_mul(d))?)))? + 1,
+            None => fm.iter().try_fold(0i64, |acc, &(s, d)| int32(acc.checked_add(int32((s - 1).checked_mul(d))?)))? + 1,
             Some(c) if !c.is_empty() && c.iter().all(|&c| c >= 1) => c.iter().try_fold(1i64, |acc, &c| int32(acc.checked_mul(c)))?,
             Some(_) => return None,
         };
@@ -208,14 +212,14 @@ impl Small {
         // sorted in place, since nothing below depends on F's order.
         for i in 1..nf {
             let mut j = i;
-            while j > 0 && f[j - 1].1 > f[j].1 {
-                f.swap(j - 1, j);
+            while j > 0 && fm[j - 1].1 > fm[j].1 {
+                fm.swap(j - 1, j);
                 j -= 1;
             }
         }
         let mut r = [(0i64, 0i64); SMALL + 1];
         let mut last = 1i64;
-        for (k, &(s, d)) in f[..nf].iter().enumerate() {
+        for (k, &(s, d)) in fm.iter().enumerate() {
             let new_shape = d / last;
             if new_shape == 0 {
                 return None;
@@ -238,19 +242,18 @@ impl Small {
         };
         r[nf] = (rest, if rest == 1 { 0 } else { last });
         let (w, _) = bw_walk_static(&mut r[..=nf])?;
-        r.copy_within(w..=nf, 0);
-        Some(Small { f, nf, r, nr: nf + 1 - w, n, cosize_a })
+        Some(Small { f, f_lo, f_hi, r, r_lo: w, r_hi: nf + 1, n, cosize_a })
     }
 
     /// `R`'s flat modes (one is a leaf mode).
     pub(crate) fn modes(&self) -> &[(i64, i64)] {
-        &self.r[..self.nr]
+        &self.r[self.r_lo..self.r_hi]
     }
 
     /// `R` as a layout (CuTe's print of a coalesced layout: one mode is a leaf layout).
     #[inline(always)]
     pub(crate) fn layout(&self) -> Layout {
-        let r = &self.r[..self.nr];
+        let r = &self.r[self.r_lo..self.r_hi];
         if let [(s, d)] = r {
             return Layout::leaf(Int::st(*s), Int::st(*d));
         }
@@ -263,7 +266,7 @@ impl Small {
     /// postcondition 4. Where it holds, [`complement`]'s own path accepts the same layout.
     #[inline(always)]
     fn certified(&self) -> bool {
-        let (f, r) = (&self.f[..self.nf], &self.r[..self.nr]);
+        let (f, r) = (&self.f[self.f_lo..self.f_hi], &self.r[self.r_lo..self.r_hi]);
         if f.iter().chain(r).any(|&(s, d)| s < 1 || (s > 1 && d <= 0)) {
             return false;
         }

@@ -351,9 +351,10 @@ pub(crate) struct SmallA {
     /// `A`'s leaves (the certificate reads `A` itself).
     pa: [(i64, i64); SMALL],
     npa: usize,
-    /// `coalesce_x(A)`: its modes and whether it is a tuple.
+    /// `coalesce_x(A)`: its modes `ax[ax_lo..ax_hi]` and whether it is a tuple.
     ax: [(i64, i64); SMALL],
-    nax: usize,
+    ax_lo: usize,
+    ax_hi: usize,
     ax_tuple: bool,
     /// The extents of `coalesce(A)` (its shape's leaves), where asked for ([`SmallA::new`]).
     cot: [i64; SMALL],
@@ -423,7 +424,7 @@ impl SmallA {
             return None;
         }
         // The arrays are filled here, element by element (copies of whole arrays are calls).
-        let mut sa = SmallA { pa: [(0, 0); SMALL], npa: 0, ax: [(0, 0); SMALL], nax: 0, ax_tuple: false, cot: [0; SMALL], ncot: 0 };
+        let mut sa = SmallA { pa: [(0, 0); SMALL], npa: 0, ax: [(0, 0); SMALL], ax_lo: 0, ax_hi: 0, ax_tuple: false, cot: [0; SMALL], ncot: 0 };
         let mut c = [(0i64, 0i64); SMALL];
         let mut k = 0;
         for step in shape.zip_steps(stride)? {
@@ -446,8 +447,7 @@ impl SmallA {
             sa.ax[k - 1].0 = 2;
         }
         let (w, ax_tuple) = super::complement::bw_walk_static(&mut sa.ax[..k])?;
-        sa.ax.copy_within(w..k, 0);
-        (sa.nax, sa.ax_tuple) = (k - w, ax_tuple);
+        (sa.ax_lo, sa.ax_hi, sa.ax_tuple) = (w, k, ax_tuple);
         if cot {
             let (w, _) = super::complement::bw_walk_static(&mut c[..k])?;
             for (j, m) in c[w..k].iter().enumerate() {
@@ -556,7 +556,7 @@ impl SmallA {
             m[0] = (s, 0);
             return Some((1, false));
         }
-        let ax = &self.ax[..self.nax];
+        let ax = &self.ax[self.ax_lo..self.ax_hi];
         if !self.ax_tuple {
             m[0] = (s, mul(t, ax[0].1)?);
             return Some((1, false));
