@@ -526,11 +526,7 @@ impl SmallA {
         let (n, tuple) = self.leaf(s, t, &mut m)?;
         let m = &m[..n];
         if let Some(cert) = cert.as_mut() {
-            let mut rk = super::fast::Flat::new();
-            for &x in m {
-                rk.push(x)?;
-            }
-            cert.leaf(Int::st(s), Int::st(t), &rk)?;
+            cert.leaf(Int::st(s), Int::st(t), m)?;
         }
         if tuple {
             let at = (w.shape.open(), w.stride.open());

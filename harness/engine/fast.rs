@@ -213,7 +213,7 @@ impl<'a> CompState<'a> {
                         left -= 1;
                         step = rs.next()?;
                     }
-                    self.leaf(s, t, &rk)?;
+                    self.leaf(s, t, rk.as_slice())?;
                 }
             }
         }
@@ -221,10 +221,10 @@ impl<'a> CompState<'a> {
     }
 
     /// The leaf `s:t` of `B`, where `R` has the flat modes `rk`.
-    pub(crate) fn leaf(&mut self, s: Int, t: Int, rk: &Flat) -> Option<()> {
+    pub(crate) fn leaf(&mut self, s: Int, t: Int, rk: &[(i64, i64)]) -> Option<()> {
         let (s, t) = (s.value, t.value);
         // A negative stride only where `A` is one leaf: `A(x) = x * d` for every integer `x`.
-        if s < 1 || (t < 0 && self.pa.len() > 1) || rk.as_slice().iter().any(|&(n, _)| n < 1) {
+        if s < 1 || (t < 0 && self.pa.len() > 1) || rk.iter().any(|&(n, _)| n < 1) {
             return None;
         }
         self.size = self.size.checked_mul(s)?;
@@ -263,7 +263,8 @@ impl<'a> CompState<'a> {
                 self.quotient = self.quotient.checked_add((rest_s - 1).checked_mul(rest_t.checked_abs()?)?)?;
             }
         }
-        (l.canonical().eq(rk.canonical()) && rk.product() == Some(s)).then_some(())
+        let rk_size = rk.iter().try_fold(1i64, |acc, &(n, _)| acc.checked_mul(n));
+        (l.canonical().eq(Canonical { rest: rk }) && rk_size == Some(s)).then_some(())
     }
 }
 
