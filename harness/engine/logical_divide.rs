@@ -39,7 +39,7 @@ use super::int_tuple::IntTuple;
 use super::layout::{Eval1d, Layout};
 use super::runtime::{certified_or_checked, checks_on, Mode};
 use super::tile::{by_tiler, check_by_tiler};
-use super::tiler::Tiler;
+use super::tiler::{Tiler, TilerView};
 
 /// `logical_divide(A, B)` for a layout `B`.
 ///
@@ -141,17 +141,20 @@ pub(crate) fn divide_tiler(a: &Layout, t: &Tiler, mode: Mode) -> Result<Layout> 
 /// `logical_divide(A, tiler)`: CuTe's computation (with the certificates) first; only when a
 /// certificate does not apply is it redone with the brute-force checks.
 pub fn logical_divide(a: &Layout, t: &Tiler) -> Result<Layout> {
-    // A layout or integer tiler: the small path first, as `divide_layout` would take it in the
-    // first (`Mode::Certify`) run.
-    let b = match t {
-        Tiler::Layout(b) => Some(std::borrow::Cow::Borrowed(b)),
-        Tiler::Int(_) => t.as_layout().map(std::borrow::Cow::Owned),
-        _ => None,
-    };
-    if let Some(r) = b.and_then(|b| small(a, &b, checks_on())) {
+    if let Some(r) = t.elem().and_then(|e| small_view(a, TilerView::One(e))) {
         return Ok(r);
     }
     certified_or_checked(|mode| divide_tiler(a, t, mode))
+}
+
+/// The small path of `logical_divide(A, tiler)` for a borrowed layout or integer tiler, as
+/// `divide_layout` would take it in the first (`Mode::Certify`) run; `None`: take
+/// [`logical_divide`]. (The builtins' entry, before a [`Tiler`] is built.)
+pub fn small_view(a: &Layout, t: TilerView<'_>) -> Option<Layout> {
+    match t {
+        TilerView::One(e) => small(a, &e.layout(), checks_on()),
+        TilerView::Tuple(_) => None,
+    }
 }
 
 /// CuTe's algorithm for `logical_divide(A, tiler)` without the definition checks.

@@ -65,6 +65,42 @@ pub fn compact_col_major(shape: &Tup, current: Int) -> Result<IntTuple> {
     shape.compact_col_major(current)
 }
 
+/// A tiler as the small paths read it, borrowed (the builtins hand it over without building a
+/// [`Tiler`]): one element, or a tuple of them.
+#[derive(Clone, Copy)]
+pub enum TilerView<'a> {
+    One(Elem<'a>),
+    Tuple(&'a [Elem<'a>]),
+}
+
+/// An element of a [`TilerView`]: a layout, or an integer `n` (the layout `make_layout(n)`).
+#[derive(Clone, Copy)]
+pub enum Elem<'a> {
+    Layout(&'a Layout),
+    Int(Int),
+}
+
+impl<'a> Elem<'a> {
+    /// The layout it stands for, as [`Tiler::as_layout`] (`n:_1`, or `_1:_0` for `_1`).
+    pub fn layout(self) -> std::borrow::Cow<'a, Layout> {
+        match self {
+            Elem::Layout(l) => std::borrow::Cow::Borrowed(l),
+            Elem::Int(n) => std::borrow::Cow::Owned(Tiler::Int(n).as_layout().expect("an integer")),
+        }
+    }
+}
+
+impl Tiler {
+    /// This tiler as an [`Elem`], where it is a layout or an integer.
+    pub fn elem(&self) -> Option<Elem<'_>> {
+        match self {
+            Tiler::Layout(l) => Some(Elem::Layout(l)),
+            Tiler::Int(n) => Some(Elem::Int(*n)),
+            _ => None,
+        }
+    }
+}
+
 impl From<Layout> for Tiler {
     fn from(l: Layout) -> Self {
         Tiler::Layout(l)

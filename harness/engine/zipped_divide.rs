@@ -28,7 +28,7 @@ use super::layout::Layout;
 use super::logical_divide::{divide_tiler, logical_divide, logical_divide_unchecked};
 use super::runtime::{checks_on, deferred, Mode};
 use super::tile::tile_unzip;
-use super::tiler::Tiler;
+use super::tiler::{Elem, Tiler, TilerView};
 
 /// `zipped_divide(A, tiler)`.
 ///
@@ -62,11 +62,30 @@ const SMALL_TILER: usize = 4;
 /// divided layout nor the tiler's layouts are built. `None` where a part does not apply or a
 /// certificate does not hold: the general path then answers as before (property test below).
 fn small(a: &Layout, t: &Tiler, certify: bool) -> Option<Layout> {
+    let Tiler::Tuple(items) = t else { return None };
+    let mut elems: arrayvec::ArrayVec<Elem<'_>, SMALL_TILER> = arrayvec::ArrayVec::new();
+    for item in items {
+        elems.try_push(item.elem()?).ok()?;
+    }
+    small_elems(a, &elems, certify)
+}
+
+/// The small paths of `zipped_divide(A, tiler)` for a borrowed tiler (the builtins' entry, before
+/// a [`Tiler`] is built); `None`: take [`zipped_divide`].
+pub fn small_view(a: &Layout, t: TilerView<'_>) -> Option<Layout> {
+    match t {
+        // A non-tuple tiler: the logical divide itself.
+        TilerView::One(e) => super::logical_divide::small_view(a, TilerView::One(e)),
+        TilerView::Tuple(elems) => small_elems(a, elems, checks_on()),
+    }
+}
+
+/// [`small`] on the tuple tiler's elements.
+fn small_elems(a: &Layout, items: &[Elem<'_>], certify: bool) -> Option<Layout> {
     use super::composition::{Operand, SmallA, Writer};
     if !super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
         return None;
     }
-    let Tiler::Tuple(items) = t else { return None };
     let (sm, dm) = (a.shape.modes(), a.stride.modes());
     if items.is_empty() || items.len() > SMALL_TILER || items.len() > sm.len() {
         return None;
@@ -77,15 +96,8 @@ fn small(a: &Layout, t: &Tiler, certify: bool) -> Option<Layout> {
     tiles.open(items.len())?;
     rests.open(sm.len())?;
     for ((item, s), d) in items.iter().zip(sm.iter()).zip(dm.iter()) {
-        let owned;
-        let b = match item {
-            Tiler::Layout(l) => l,
-            Tiler::Int(_) => {
-                owned = item.as_layout()?;
-                &owned
-            }
-            _ => return None,
-        };
+        let b = item.layout();
+        let b = &*b;
         let sa = SmallA::of(s, d, true)?;
         let c = super::complement::Small::of(b, Some(sa.coalesced_extents()))?;
         let mut cert = if certify { Some(sa.certificate()?) } else { None };

@@ -4,6 +4,7 @@
 
 use crate::engine::slice::Coord;
 use crate::engine::{coalesce, complement, composition, filter, left_inverse, local_partition, local_tile, max_common};
+use crate::engine::tiler::{Elem, TilerView};
 use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;
@@ -33,6 +34,35 @@ fn layout<'a>(v: &'a Value, what: &str) -> Result<&'a Layout> {
 /// An operation `f(A, tiler)`: the divides and the by-tiler products.
 pub fn by_tiler(name: &Name, args: &[Value], op: fn(&Layout, &Tiler) -> Result<Layout>) -> Result<Value> {
     Ok(Value::Layout(op(layout(&args[0], name.base())?, &to_tiler(&args[1])?)?))
+}
+
+/// [`by_tiler`] for an operation with a small path on a borrowed tiler (`small`, tried first on
+/// a layout, an integer, or a tuple of at most 4 of them, without building the [`Tiler`]).
+pub fn by_tiler_view(
+    name: &Name,
+    args: &[Value],
+    op: fn(&Layout, &Tiler) -> Result<Layout>,
+    small: fn(&Layout, TilerView<'_>) -> Option<Layout>,
+) -> Result<Value> {
+    let a = layout(&args[0], name.base())?;
+    fn elem(v: &Value) -> Option<Elem<'_>> {
+        match v {
+            Value::Layout(l) => Some(Elem::Layout(l)),
+            Value::Int(i) => Some(Elem::Int(*i)),
+            _ => None,
+        }
+    }
+    let r = match &args[1] {
+        Value::Tuple(items) if items.len() <= 4 => {
+            let elems: Option<arrayvec::ArrayVec<Elem<'_>, 4>> = items.iter().map(elem).collect();
+            elems.and_then(|e| small(a, TilerView::Tuple(&e)))
+        }
+        v => elem(v).and_then(|e| small(a, TilerView::One(e))),
+    };
+    match r {
+        Some(r) => Ok(Value::Layout(r)),
+        None => Ok(Value::Layout(op(a, &to_tiler(&args[1])?)?)),
+    }
 }
 
 /// An operation `f(A, B)` of two layouts: blocked_product, raked_product, max_common_layout.
@@ -155,5 +185,56 @@ mod tests {
         }
         let err = eval_str("composition((_6,_2):(_8,_2),_4:_2)").unwrap_err().to_string();
         assert!(err.contains("Shape Divisibility Condition"), "{err}");
+    }
+
+    use crate::engine::{logical_divide, zipped_divide, Layout, Tiler};
+    use crate::expr::Value;
+    use crate::gen::{self, Staticness};
+    use proptest::prelude::*;
+
+    /// The value a tiler is written as.
+    fn value(t: &Tiler) -> Value {
+        match t {
+            Tiler::Layout(l) => Value::Layout(l.clone()),
+            Tiler::Int(i) => Value::Int(*i),
+            Tiler::Underscore => Value::Underscore,
+            Tiler::Tuple(v) => Value::Tuple(v.iter().map(value).collect()),
+        }
+    }
+
+    fn element(s: Staticness) -> impl Strategy<Value = Tiler> {
+        prop_oneof![
+            4 => (1i64..4).prop_flat_map(move |k| gen::small_compact(3, k, s)).prop_map(Tiler::Layout),
+            2 => gen::small_layout(4, 9, s).prop_map(Tiler::Layout),
+            2 => gen::int(1, 8, s).prop_map(Tiler::Int),
+            1 => Just(Tiler::Underscore),
+        ]
+    }
+
+    fn operands() -> impl Strategy<Value = (Layout, Tiler)> {
+        prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::Mixed)].prop_flat_map(|s| {
+            let a = prop_oneof![gen::compact_layout(2, 8, s), gen::layout(2, 8, 40, s)];
+            let t = prop_oneof![
+                3 => prop::collection::vec(element(s), 1..6).prop_map(Tiler::Tuple),
+                1 => element(s),
+            ];
+            (a, t)
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        /// The divides' builtins (the small paths on the borrowed tiler first, `by_tiler_view`)
+        /// answer as the engine's entry points on the built tiler.
+        #[test]
+        fn the_borrowed_tiler_path_is_the_tiler_path((a, t) in operands()) {
+            let args = [Value::Layout(a.clone()), value(&t)];
+            for (text, op) in [("logical_divide", logical_divide::logical_divide as fn(&Layout, &Tiler) -> crate::engine::Result<Layout>), ("zipped_divide", zipped_divide::zipped_divide)] {
+                let crate::expr::Expr::Call { name, .. } = crate::expr::parse(&format!("{text}(_1,_1)")).unwrap() else { unreachable!("a call") };
+                let via_builtin = super::super::call(&name, &args, true);
+                prop_assert_eq!(via_builtin, op(&a, &t).map(Value::Layout), "{}({}, {})", text, a, t);
+            }
+        }
     }
 }
