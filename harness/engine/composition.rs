@@ -390,6 +390,10 @@ impl Writer {
         self.stride.push(stride);
         self.ended();
     }
+    /// The layout `other` wrote (complete), as one element.
+    pub(crate) fn append(&mut self, other: &Writer) {
+        self.push(other.shape.as_tup(), other.stride.as_tup());
+    }
     /// A tuple of `n` elements opens.
     pub(crate) fn open(&mut self, n: usize) -> Option<()> {
         let at = (self.shape.open(), self.stride.open());

@@ -561,6 +561,11 @@ impl TreeWriter {
     pub fn push(&mut self, x: &Tup) {
         copy_nodes(&mut self.nodes, &x.0);
     }
+    /// The tuple written so far, borrowed (every opened tuple closed, or unwrapped).
+    pub fn as_tup(&self) -> &Tup {
+        debug_assert!(self.nodes.first().is_some_and(|n| n.span() == self.nodes.len()), "an open tuple");
+        Tup::ref_cast(&self.nodes)
+    }
     /// The tuple written (every opened tuple closed, or unwrapped).
     pub fn finish(self) -> IntTuple {
         debug_assert!(self.nodes.first().is_some_and(|n| n.span() == self.nodes.len()), "an open tuple");

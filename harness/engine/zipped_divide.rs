@@ -23,7 +23,6 @@ use std::cell::Cell;
 
 use super::postcondition::{cite, Checked, Violation};
 use super::error::Result;
-use super::int_tuple::IntTuple;
 use super::layout::Layout;
 use super::logical_divide::{divide_tiler, logical_divide, logical_divide_unchecked};
 use super::runtime::{checks_on, deferred, Mode};
@@ -92,7 +91,10 @@ fn small_elems(a: &Layout, items: &[Elem<'_>], certify: bool) -> Option<Layout> 
     }
     // Mode by mode, its tile part into `tiles` and its rest part into `rests` (each mode's
     // operands are built and dropped in its turn: nothing large is moved).
+    // `tiles` is the result: the pair opens, then the tuple of tile parts; `rests` is appended
+    // to it at the end, as the pair's second element.
     let (mut tiles, mut rests) = (Writer::new(), Writer::new());
+    tiles.open(2)?;
     tiles.open(items.len())?;
     rests.open(sm.len())?;
     for ((item, s), d) in items.iter().zip(sm.iter()).zip(dm.iter()) {
@@ -110,8 +112,8 @@ fn small_elems(a: &Layout, items: &[Elem<'_>], certify: bool) -> Option<Layout> 
     for (s, d) in sm.iter().zip(dm.iter()).skip(items.len()) {
         rests.push(s, d);
     }
-    let (tiles, rests) = (tiles.finish(), rests.finish());
-    Some(Layout { shape: IntTuple::pair(&tiles.shape, &rests.shape), stride: IntTuple::pair(&tiles.stride, &rests.stride) })
+    tiles.append(&rests);
+    Some(tiles.finish())
 }
 
 /// CuTe's algorithm for `zipped_divide(A, tiler)` without the definition checks.
