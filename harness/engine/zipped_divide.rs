@@ -148,24 +148,13 @@ mod tests {
         prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::Mixed)]
     }
 
-    /// An element of a tuple tiler: a small layout (compact and scaled, or arbitrary), an
-    /// integer, or rarely `_`.
-    fn element(s: Staticness) -> impl Strategy<Value = Tiler> {
-        prop_oneof![
-            4 => (1i64..4).prop_flat_map(move |k| gen::small_compact(3, k, s)).prop_map(Tiler::Layout),
-            2 => gen::small_layout(4, 9, s).prop_map(Tiler::Layout),
-            2 => gen::int(1, 8, s).prop_map(Tiler::Int),
-            1 => Just(Tiler::Underscore),
-        ]
-    }
-
     /// Operands: compact or arbitrary layouts of rank 1 to 4 and tuple tilers of 1 to 3 elements
     /// (at times more than the layout's modes), or a layout tiler.
     fn operands() -> impl Strategy<Value = (Layout, Tiler)> {
         st().prop_flat_map(|s| {
             let a = prop_oneof![gen::compact_layout(2, 8, s), gen::layout(2, 8, 40, s)];
             let t = prop_oneof![
-                4 => prop::collection::vec(element(s), 1..4).prop_map(Tiler::Tuple),
+                4 => prop::collection::vec(gen::tiler_element(s), 1..4).prop_map(Tiler::Tuple),
                 1 => gen::small_layout(4, 9, s).prop_map(Tiler::Layout),
             ];
             (a, t)

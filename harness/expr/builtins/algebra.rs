@@ -202,21 +202,12 @@ mod tests {
         }
     }
 
-    fn element(s: Staticness) -> impl Strategy<Value = Tiler> {
-        prop_oneof![
-            4 => (1i64..4).prop_flat_map(move |k| gen::small_compact(3, k, s)).prop_map(Tiler::Layout),
-            2 => gen::small_layout(4, 9, s).prop_map(Tiler::Layout),
-            2 => gen::int(1, 8, s).prop_map(Tiler::Int),
-            1 => Just(Tiler::Underscore),
-        ]
-    }
-
     fn operands() -> impl Strategy<Value = (Layout, Tiler)> {
         prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::Mixed)].prop_flat_map(|s| {
             let a = prop_oneof![gen::compact_layout(2, 8, s), gen::layout(2, 8, 40, s)];
             let t = prop_oneof![
-                3 => prop::collection::vec(element(s), 1..6).prop_map(Tiler::Tuple),
-                1 => element(s),
+                3 => prop::collection::vec(gen::tiler_element(s), 1..6).prop_map(Tiler::Tuple),
+                1 => gen::tiler_element(s),
             ];
             (a, t)
         })
