@@ -275,22 +275,34 @@ impl Small {
         if total > MAX_WALK || total < self.n {
             return false;
         }
-        let mut all = [(0i64, 0i64); 2 * SMALL + 1];
-        let mut k = 0;
-        for &m in r.iter().filter(|m| m.0 > 1) {
-            all[k] = m;
-            k += 1;
+        // The stride orders (`fast::increasing`): R's modes of extent > 1 in order, then those of
+        // F and R together by stride. Where R's pass, their strides increase, and F's are sorted
+        // (checked here), so the second order is a merge of the two, with no buffer to sort.
+        let mut span = 0i64;
+        for &(s, d) in r.iter().filter(|m| m.0 > 1) {
+            if d <= span {
+                return false;
+            }
+            let Some(x) = (s - 1).checked_mul(d).and_then(|x| span.checked_add(x)) else { return false };
+            span = x;
         }
-        if super::fast::increasing(&all[..k]).is_none() {
+        if f.windows(2).any(|w| w[0].1 > w[1].1) {
             return false;
         }
-        for &m in f.iter().filter(|m| m.0 > 1) {
-            all[k] = m;
-            k += 1;
-        }
-        all[..k].sort_unstable_by_key(|m| m.1);
-        if super::fast::increasing(&all[..k]).is_none() {
-            return false;
+        let (mut fi, mut ri) = (f.iter().filter(|m| m.0 > 1).peekable(), r.iter().filter(|m| m.0 > 1).peekable());
+        let mut span = 0i64;
+        loop {
+            let (s, d) = match (fi.peek(), ri.peek()) {
+                (Some(a), Some(b)) if a.1 <= b.1 => *fi.next().expect("peeked"),
+                (_, Some(_)) => *ri.next().expect("peeked"),
+                (Some(_), None) => *fi.next().expect("peeked"),
+                (None, None) => break,
+            };
+            if d <= span {
+                return false;
+            }
+            let Some(x) = (s - 1).checked_mul(d).and_then(|x| span.checked_add(x)) else { return false };
+            span = x;
         }
         // Postcondition 4: cosize(R) <= round_up(N, cosize(A)).
         let cosize_r = r.iter().try_fold(0i64, |acc, &(s, d)| int32(acc.checked_add(int32((s - 1).checked_mul(d))?)));
@@ -582,6 +594,28 @@ mod tests {
             }
             prop_assert_eq!(complement_unchecked(&a, cot), unchecked);
             prop_assert_eq!(complement(&a, cot), general(&a, cot));
+        }
+
+        /// The small path's certificate on arbitrary modes (not only CuTe's results: overlapping
+        /// and out-of-order ones too) says what `fast::complement_ok` and postcondition 4 say.
+        #[test]
+        fn the_small_certificate_is_the_certificate(
+            f in prop::collection::vec((1i64..5, 0i64..40), 1..5),
+            r in prop::collection::vec((1i64..6, 0i64..200), 1..5),
+            n in 1i64..300,
+        ) {
+            let mut f = f;
+            f.sort_by_key(|m| m.1);
+            let mut k = Small { f: [(0, 0); SMALL], f_lo: 0, f_hi: f.len(), r: [(0, 0); SMALL + 1], r_lo: 0, r_hi: r.len(), n, cosize_a: None };
+            k.f[..f.len()].copy_from_slice(&f);
+            k.r[..r.len()].copy_from_slice(&r);
+            let layout = |m: &[(i64, i64)]| Layout { shape: IntTuple::of_static(m.iter().map(|x| x.0)), stride: IntTuple::of_static(m.iter().map(|x| x.1)) };
+            let (fl, rl) = (layout(&f), layout(&r));
+            k.cosize_a = fl.cosize_value();
+            let fi: Vec<(Int, Int)> = f.iter().map(|&(s, d)| (Int::st(s), Int::st(d))).collect();
+            let want = super::super::fast::complement_ok(&fi, n, &rl)
+                && matches!((fl.cosize_value(), rl.cosize_value()), (Some(ca), Some(cr)) if round_up(n, ca).is_some_and(|u| cr <= u));
+            prop_assert_eq!(k.certified(), want, "F = {}, R = {}, N = {}", fl, rl, n);
         }
     }
 }

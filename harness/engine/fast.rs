@@ -306,7 +306,7 @@ pub fn complement_ok(f: &[(Int, Int)], cot: i64, r: &Layout) -> bool {
 
 /// Whether modes (extent > 1, positive strides) in this order have each stride above the span of
 /// the ones before: `d_j > sum_{i<j} (n_i - 1) d_i`.
-pub(crate) fn increasing(modes: &[(i64, i64)]) -> Option<()> {
+fn increasing(modes: &[(i64, i64)]) -> Option<()> {
     let mut span = 0i64;
     for &(n, d) in modes {
         if d <= span {
