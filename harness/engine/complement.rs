@@ -382,6 +382,17 @@ pub fn complement(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {
     general(a, cotarget)
 }
 
+/// [`complement`]'s small path for an integer cotarget, read from the argument as it is (the
+/// builtin's entry, before an int tuple is built); `None`: take [`complement`].
+#[inline(always)]
+pub fn small_int(a: &Layout, n: Int) -> Option<Layout> {
+    if !checks_on() || !n.is_static {
+        return None;
+    }
+    let k = &Small::of(a, Some(&[n.value]))?;
+    k.certified().then(|| k.layout())
+}
+
 /// [`complement`] (with the checks on) without the small path.
 #[inline(never)]
 fn general(a: &Layout, cotarget: Option<&Tup>) -> Result<Layout> {

@@ -106,6 +106,11 @@ pub fn composition(name: &Name, args: &[Value]) -> Result<Value> {
 
 pub fn complement(name: &Name, args: &[Value]) -> Result<Value> {
     let a = layout(&args[0], name.base())?;
+    if let Some(Value::Int(n)) = args.get(1) {
+        if let Some(r) = complement::small_int(a, *n) {
+            return Ok(Value::Layout(r));
+        }
+    }
     // CuTe takes shape(cotarget): an int tuple, or a layout's shape.
     let cot = match args.get(1) {
         None => None,
@@ -215,6 +220,19 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        /// complement's builtin (the small path on the integer cotarget as it is first) answers as
+        /// the engine's entry on the int tuple.
+        #[test]
+        fn complement_by_an_integer_is_the_engine_s(
+            a in prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::Mixed)].prop_flat_map(|s| prop_oneof![gen::compact_layout(2, 8, s), gen::layout(2, 8, 40, s), (1i64..4).prop_flat_map(move |k| gen::small_compact(4, k, s))]),
+            n in gen::int(-2, 600, Staticness::Mixed),
+        ) {
+            let crate::expr::Expr::Call { name, .. } = crate::expr::parse("complement(_1,_1)").unwrap() else { unreachable!("a call") };
+            let via_builtin = super::super::call(&name, &[Value::Layout(a.clone()), Value::Int(n)], true);
+            let engine = crate::engine::complement::complement(&a, Some(&crate::engine::IntTuple::leaf(n))).map(Value::Layout);
+            prop_assert_eq!(via_builtin, engine, "complement({}, {})", a, n);
+        }
 
         /// The divides' builtins (the small paths on the borrowed tiler first, `by_tiler_view`)
         /// answer as the engine's entry points on the built tiler.
