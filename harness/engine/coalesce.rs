@@ -220,7 +220,9 @@ pub fn coalesce(layout: &Layout) -> Result<Layout> {
 /// plain integers (every value static, so the walk's static-ness tests reduce to the values) and
 /// the result built once; `None` (the general path) for anything else, or where a product leaves
 /// CuTe's 32-bit range (the general path then reports it). Tested with the general path below.
-fn small(layout: &Layout) -> Option<Layout> {
+/// (Also the builtin's entry, inlined there: `None` means take [`coalesce`].)
+#[inline(always)]
+pub fn small(layout: &Layout) -> Option<Layout> {
     let mut m = [(0i64, 0i64); STACK];
     let mut k = 0;
     for step in layout.shape.zip_steps(&layout.stride)? {

@@ -73,6 +73,9 @@ pub fn of_layouts(name: &Name, args: &[Value], op: fn(&Layout, &Layout) -> Resul
 
 pub fn coalesce(name: &Name, args: &[Value]) -> Result<Value> {
     let l = layout(&args[0], name.base())?;
+    if let (None, Some(r)) = (args.get(1), coalesce::small(l)) {
+        return Ok(Value::Layout(r));
+    }
     Ok(Value::Layout(match args.get(1) {
         None => coalesce::coalesce(l)?,
         Some(p) => coalesce::coalesce_by(l, &p.to_int_tuple()?)?,
