@@ -30,7 +30,7 @@
 
 use super::error::{Error, Result};
 use super::postcondition::{Checked, Violation};
-use super::int::Int;
+use super::int::{int32, Int};
 use super::int_tuple::{Builder, IntTuple, Tup, View};
 use super::layout::Layout;
 
@@ -156,6 +156,36 @@ fn bw_coalesce_in_place(mut modes: Pairs) -> Result<Coalesced> {
     Ok(Coalesced { modes, tuple })
 }
 
+/// [`bw_walk`] on static modes (every value static, so its tests reduce to the values), for the
+/// small paths here and in complement and composition; the result is `m[w..]` and whether it is a
+/// tuple, or `None` where a product leaves the 32-bit range.
+pub(crate) fn bw_walk_static(m: &mut [(i64, i64)]) -> Option<(usize, bool)> {
+    let n = m.len();
+    let mut w = n - 1;
+    let mut tuple = false;
+    for i in (0..n - 1).rev() {
+        let (s, d) = m[i];
+        if s == 1 {
+            continue;
+        }
+        if !tuple && m[w].0 == 1 {
+            m[w] = (s, d);
+            continue;
+        }
+        if int32(s.checked_mul(d))? == m[w].1 {
+            m[w] = (int32(s.checked_mul(m[w].0))?, d);
+        } else {
+            w -= 1;
+            m[w] = (s, d);
+            tuple = true;
+        }
+    }
+    if !tuple && m[w].0 == 1 {
+        m[w] = (1, 0);
+    }
+    Some((w, tuple))
+}
+
 /// [`bw_coalesce_in_place`] on a slice: the result's modes are left in `modes[w..]`; returns `w`
 /// and whether the result is a tuple.
 fn bw_walk(modes: &mut [(Int, Int)]) -> Result<(usize, bool)> {
@@ -237,7 +267,7 @@ pub fn small(layout: &Layout) -> Option<Layout> {
     if k == 0 {
         return None;
     }
-    let (w, tuple) = super::complement::bw_walk_static(&mut m[..k])?;
+    let (w, tuple) = bw_walk_static(&mut m[..k])?;
     let m = &m[w..k];
     if !tuple {
         return Some(Layout::leaf(Int::st(m[0].0), Int::st(m[0].1)));

@@ -54,13 +54,13 @@
 //! case (sorted strides of `A` each dividing the next one's span) CuTe's result is exactly such
 //! a layout. Full argument: `fast.rs`.
 
-use super::coalesce::{coalesce_shape, coalesce_slice, ModesRef};
+use super::coalesce::{bw_walk_static, coalesce_shape, coalesce_slice, ModesRef};
 use super::filter::with_filter;
 use super::layout::cosize_pairs;
 use super::error::{Error, Result};
 use super::postcondition::{enforce, Checked, Violation};
 use super::filter::filter;
-use super::int::Int;
+use super::int::{int32, Int};
 use super::int_tuple::{Builder, IntTuple, Step, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
@@ -122,40 +122,6 @@ pub(crate) struct Small {
     n: i64,
     /// `cosize(A)` as [`Layout::cosize_value`] computes it.
     cosize_a: Option<i64>,
-}
-
-/// A value in CuTe's 32-bit `int` range ([`Int`]'s checked arithmetic refuses the rest).
-fn int32(v: Option<i64>) -> Option<i64> {
-    v.filter(|v| (super::int::INT_MIN..=super::int::INT_MAX).contains(v))
-}
-
-/// `coalesce`'s backward walk (`coalesce::bw_walk`) on static modes; the result is `m[w..]` and
-/// whether it is a tuple, or `None` where a product leaves the 32-bit range.
-pub(crate) fn bw_walk_static(m: &mut [(i64, i64)]) -> Option<(usize, bool)> {
-    let n = m.len();
-    let mut w = n - 1;
-    let mut tuple = false;
-    for i in (0..n - 1).rev() {
-        let (s, d) = m[i];
-        if s == 1 {
-            continue;
-        }
-        if !tuple && m[w].0 == 1 {
-            m[w] = (s, d);
-            continue;
-        }
-        if int32(s.checked_mul(d))? == m[w].1 {
-            m[w] = (int32(s.checked_mul(m[w].0))?, d);
-        } else {
-            w -= 1;
-            m[w] = (s, d);
-            tuple = true;
-        }
-    }
-    if !tuple && m[w].0 == 1 {
-        m[w] = (1, 0);
-    }
-    Some((w, tuple))
 }
 
 impl Small {

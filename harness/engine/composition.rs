@@ -55,7 +55,7 @@ use super::coalesce::{bw_coalesce_modes, with_coalesce, ModesRef, Walk};
 use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
 use super::postcondition::{cite, enforce, Checked, Violation};
-use super::int::{Int, IntResult};
+use super::int::{int32, Int, IntResult};
 use super::int_tuple::{compatible, IntTuple, TreeWriter, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::runtime::{checks_on, deferred, rt};
@@ -318,11 +318,6 @@ fn general(a: &Layout, b: &Layout) -> Result<Layout> {
 /// Most leaves of `A` the small path ([`SmallA`]) takes.
 const SMALL: usize = 8;
 
-/// A value in CuTe's 32-bit `int` range ([`Int`]'s checked arithmetic refuses the rest).
-fn int32(v: Option<i64>) -> Option<i64> {
-    v.filter(|v| (super::int::INT_MIN..=super::int::INT_MAX).contains(v))
-}
-
 /// [`Int::mul`] on static values: a zero factor gives zero, else the checked product.
 fn mul(x: i64, y: i64) -> Option<i64> {
     if x == 0 || y == 0 {
@@ -450,10 +445,10 @@ impl SmallA {
         if sa.ax[k - 1].0 == 1 {
             sa.ax[k - 1].0 = 2;
         }
-        let (w, ax_tuple) = super::complement::bw_walk_static(&mut sa.ax[..k])?;
+        let (w, ax_tuple) = super::coalesce::bw_walk_static(&mut sa.ax[..k])?;
         (sa.ax_lo, sa.ax_hi, sa.ax_tuple) = (w, k, ax_tuple);
         if cot {
-            let (w, _) = super::complement::bw_walk_static(&mut c[..k])?;
+            let (w, _) = super::coalesce::bw_walk_static(&mut c[..k])?;
             for (j, m) in c[w..k].iter().enumerate() {
                 sa.cot[j] = m.0;
             }

@@ -76,6 +76,13 @@ pub struct Int {
 pub const INT_MIN: i64 = i32::MIN as i64;
 pub const INT_MAX: i64 = i32::MAX as i64;
 
+/// A value in CuTe's 32-bit `int` range, for the small paths' plain-integer arithmetic ([`Int`]'s
+/// checked arithmetic refuses the rest the same way).
+#[inline(always)]
+pub(crate) fn int32(v: Option<i64>) -> Option<i64> {
+    v.filter(|v| (INT_MIN..=INT_MAX).contains(v))
+}
+
 // `add`, `mul`, ... return Result (CuTe's ints overflow at 32 bits), so they cannot be the std ops traits.
 #[allow(clippy::should_implement_trait)]
 impl Int {
