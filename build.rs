@@ -26,7 +26,14 @@ fn main() {
     // run only then (otherwise they are reported as ignored, with the reason).
     println!("cargo::rustc-check-cfg=cfg(cutecheck_cute)");
     println!("cargo::rustc-check-cfg=cfg(cutecheck_ffi)");
-    for v in ["CUTECHECK_CUTE", "CUTECHECK_FFI_INCLUDE", "CUTECHECK_DIR", "CARGO_TARGET_DIR", "LIBCLANG_PATH", "CUTECHECK_FFI_OPT"] {
+    for v in [
+        "CUTECHECK_CUTE",
+        "CUTECHECK_FFI_INCLUDE",
+        "CUTECHECK_DIR",
+        "CARGO_TARGET_DIR",
+        "LIBCLANG_PATH",
+        "CUTECHECK_FFI_OPT",
+    ] {
         println!("cargo:rerun-if-env-changed={v}");
     }
     if std::env::var_os("CUTECHECK_CUTE").is_some() {
@@ -55,7 +62,9 @@ fn state_dir() -> PathBuf {
     if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(t).join("cutecheck");
     }
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("target").join("cutecheck")
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("cutecheck")
 }
 
 /// The include directories of CuTe and the CUDA headers, and what they are (for the oracle's report).
@@ -98,7 +107,12 @@ fn includes() -> Result<(Vec<PathBuf>, String), String> {
             .find(|p| p.is_dir());
         match found {
             Some(d) => dirs.push(d),
-            None => return Err(format!("no provisioned {prefix}* headers in {} (run `cargo xtask cutlass`)", cache.display())),
+            None => {
+                return Err(format!(
+                    "no provisioned {prefix}* headers in {} (run `cargo xtask cutlass`)",
+                    cache.display()
+                ))
+            }
         }
     }
     Ok((dirs, format!("cache {}", cache.display())))
@@ -123,7 +137,8 @@ fn ffi() -> Result<String, String> {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let src = root.join("cpp").join("ffi");
     let header = src.join("cutecheck_ffi.h");
-    let version = cutlass_version(&dirs).ok_or_else(|| format!("no cutlass/version.h under the include directories ({from})"))?;
+    let version =
+        cutlass_version(&dirs).ok_or_else(|| format!("no cutlass/version.h under the include directories ({from})"))?;
     libclang();
     let out = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| e.to_string())?);
     // bindgen first: when libclang is missing it fails fast, before the C++ build.
@@ -141,7 +156,10 @@ fn ffi() -> Result<String, String> {
         b = b.clang_arg(format!("-isystem{g}"));
     }
     let bindings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.generate()))
-        .map_err(|_| "bindgen could not load libclang (set LIBCLANG_PATH, or let xtask provision the PyPI libclang wheel)".to_string())?
+        .map_err(|_| {
+            "bindgen could not load libclang (set LIBCLANG_PATH, or let xtask provision the PyPI libclang wheel)"
+                .to_string()
+        })?
         .map_err(|e| format!("bindgen failed on {}: {e}", header.display()))?;
     bindings.write_to_file(out.join("cutecheck_ffi.rs")).map_err(|e| e.to_string())?;
 
@@ -213,7 +231,8 @@ fn build_key(files: &[PathBuf], header: &Path, dirs: &[PathBuf], opt: &str, cc: 
     // A fixed-key hasher (FNV-1a would do too): DefaultHasher::new() is stable within a toolchain.
     let mut h = std::collections::hash_map::DefaultHasher::new();
     let src = header.parent().expect("cpp/ffi");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(src).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    let mut all: Vec<PathBuf> =
+        std::fs::read_dir(src).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     all.sort();
     for f in all.iter().chain(files) {
         f.file_name().hash(&mut h);

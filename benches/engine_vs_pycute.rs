@@ -15,16 +15,40 @@ use cutecheck::expr::{builtins, eval, parse, Expr};
 
 /// (label, cutecheck expression, pycute expression)
 const MIX: &[(&str, &str, &str)] = &[
-    ("composition", "composition((_6,_2):(_8,_2),(_4,_3):(_3,_1))", "composition(Layout((6,2),(8,2)), Layout((4,3),(3,1)))"),
-    ("composition 2-D", "composition((_4,_8):(_8,_1),(_8,_4):(_4,_1))", "composition(Layout((4,8),(8,1)), Layout((8,4),(4,1)))"),
+    (
+        "composition",
+        "composition((_6,_2):(_8,_2),(_4,_3):(_3,_1))",
+        "composition(Layout((6,2),(8,2)), Layout((4,3),(3,1)))",
+    ),
+    (
+        "composition 2-D",
+        "composition((_4,_8):(_8,_1),(_8,_4):(_4,_1))",
+        "composition(Layout((4,8),(8,1)), Layout((8,4),(4,1)))",
+    ),
     ("logical_divide", "logical_divide(_24:_1,_4:_2)", "logical_divide(Layout(24,1), Layout(4,2))"),
-    ("logical_divide nested", "logical_divide((_8,(_4,_4)):(_16,(_1,_4)),_8:_2)", "logical_divide(Layout((8,(4,4)),(16,(1,4))), Layout(8,2))"),
-    ("zipped_divide", "zipped_divide((_16,_8):(_1,_16),(_2:_1,_2:_1))", "zipped_divide(Layout((16,8),(1,16)), (Layout(2,1), Layout(2,1)))"),
-    ("zipped_divide 128x64", "zipped_divide((_128,_64):(_1,_128),(_16:_1,_8:_1))", "zipped_divide(Layout((128,64),(1,128)), (Layout(16,1), Layout(8,1)))"),
+    (
+        "logical_divide nested",
+        "logical_divide((_8,(_4,_4)):(_16,(_1,_4)),_8:_2)",
+        "logical_divide(Layout((8,(4,4)),(16,(1,4))), Layout(8,2))",
+    ),
+    (
+        "zipped_divide",
+        "zipped_divide((_16,_8):(_1,_16),(_2:_1,_2:_1))",
+        "zipped_divide(Layout((16,8),(1,16)), (Layout(2,1), Layout(2,1)))",
+    ),
+    (
+        "zipped_divide 128x64",
+        "zipped_divide((_128,_64):(_1,_128),(_16:_1,_8:_1))",
+        "zipped_divide(Layout((128,64),(1,128)), (Layout(16,1), Layout(8,1)))",
+    ),
     ("complement", "complement((_2,_2):(_1,_6),_24)", "complement(Layout((2,2),(1,6)), 24)"),
     ("complement 3-mode", "complement((_4,_2,_2):(_2,_16,_64),_512)", "complement(Layout((4,2,2),(2,16,64)), 512)"),
     ("coalesce", "coalesce((_2,(_1,_6)):(_1,(_6,_2)))", "coalesce(Layout((2,(1,6)),(1,(6,2))))"),
-    ("coalesce 4-mode", "coalesce(((_4,_8),(_2,_2)):((_1,_4),(_32,_64)))", "coalesce(Layout(((4,8),(2,2)),((1,4),(32,64))))"),
+    (
+        "coalesce 4-mode",
+        "coalesce(((_4,_8),(_2,_2)):((_1,_4),(_32,_64)))",
+        "coalesce(Layout(((4,8),(2,2)),((1,4),(32,64))))",
+    ),
 ];
 
 fn time_engine(expr: &str, iters: u32) -> f64 {
@@ -51,7 +75,8 @@ fn time_engine(expr: &str, iters: u32) -> f64 {
 const BATCHES: u32 = 5;
 
 fn time_pycute(dir: &Path, iters: u32) -> Result<Vec<f64>, String> {
-    let mut script = String::from("import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom pycute import *\nn = int(sys.argv[2])\n");
+    let mut script =
+        String::from("import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom pycute import *\nn = int(sys.argv[2])\n");
     for (_, _, py) in MIX {
         // `f(args)`: evaluate the operands once, then time the call alone.
         let (f, args) = py.split_once('(').expect("a call");

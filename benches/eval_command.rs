@@ -123,22 +123,36 @@ fn main() {
     drop((a, b));
     let n = lines.len() as f64;
     let bin = env!("CARGO_BIN_EXE_cutecheck");
-    let (t_ours, c_ours, out_ours) = time("cutecheck eval -", || {
-        let mut c = Command::new(bin);
-        c.args(["eval", "-"]);
-        c
-    }, Some(&ours));
+    let (t_ours, c_ours, out_ours) = time(
+        "cutecheck eval -",
+        || {
+            let mut c = Command::new(bin);
+            c.args(["eval", "-"]);
+            c
+        },
+        Some(&ours),
+    );
     println!("| command | lines out | wall | CPU | wall us/line |");
     println!("|---|---:|---:|---:|---:|");
-    println!("| `cutecheck eval - < eval_mix.txt` | {out_ours} | {t_ours:.3} s | {c_ours:.3} s | {:.2} |", t_ours * 1e6 / n);
+    println!(
+        "| `cutecheck eval - < eval_mix.txt` | {out_ours} | {t_ours:.3} s | {c_ours:.3} s | {:.2} |",
+        t_ours * 1e6 / n
+    );
     match cutecheck::oracle::pycute_dir() {
         Some(d) => {
-            let (t_py, c_py, out_py) = time("python3 pycute", || {
-                let mut c = Command::new("python3");
-                c.arg("-c").arg(SCRIPT).arg(&d).arg(&py);
-                c
-            }, None);
-            println!("| python3 + pycute on eval_mix.py | {out_py} | {t_py:.3} s | {c_py:.3} s | {:.2} |", t_py * 1e6 / n);
+            let (t_py, c_py, out_py) = time(
+                "python3 pycute",
+                || {
+                    let mut c = Command::new("python3");
+                    c.arg("-c").arg(SCRIPT).arg(&d).arg(&py);
+                    c
+                },
+                None,
+            );
+            println!(
+                "| python3 + pycute on eval_mix.py | {out_py} | {t_py:.3} s | {c_py:.3} s | {:.2} |",
+                t_py * 1e6 / n
+            );
             println!(
                 "\nwhole-command speed-up: {:.1}x by wall time, {:.1}x by CPU time (fastest of {RUNS} runs each; goal: >= 25x)",
                 t_py / t_ours,

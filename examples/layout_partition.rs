@@ -17,7 +17,8 @@ fn at(l: &Layout, a: i64, b: i64) -> i64 {
 
 /// One warp-wide load: every thread reads its values `values`; returns (sorted addresses, sectors).
 pub fn request(part: &dyn Fn(i64, i64) -> i64, values: &[i64]) -> (Vec<i64>, usize) {
-    let mut addr: Vec<i64> = (0..32).flat_map(|t| values.iter().map(move |&v| (t, v))).map(|(t, v)| part(t, v)).collect();
+    let mut addr: Vec<i64> =
+        (0..32).flat_map(|t| values.iter().map(move |&v| (t, v))).map(|(t, v)| part(t, v)).collect();
     addr.sort_unstable();
     let sectors: std::collections::BTreeSet<i64> = addr.iter().map(|a| a * 4 / 32).collect();
     (addr, sectors.len())
@@ -56,7 +57,11 @@ fn main() {
     println!("  values of threads 0, 1, 8: {:?}", [0, 1, 8].map(|t| (0..4).map(|v| p(t, v)).collect::<Vec<_>>()));
     for vals in [&[0][..], &[0, 1][..]] {
         let (a, s) = request(&p, vals);
-        println!("  load values {vals:?}: addresses {:?}..., {s} sectors, {:.0}% used", &a[..6], 100.0 * utilization(&a, s));
+        println!(
+            "  load values {vals:?}: addresses {:?}..., {s} sectors, {:.0}% used",
+            &a[..6],
+            100.0 * utilization(&a, s)
+        );
     }
     let (d, q) = partitioned();
     println!("local_partition over (16,2): {d}");

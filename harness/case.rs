@@ -15,8 +15,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::print_layout;
-use crate::expr::{eval, parse, Expr, ParseError, Value};
 use crate::engine::release::{self, Release};
+use crate::expr::{eval, parse, Expr, ParseError, Value};
 use crate::known::{Discrepancy, KnownDiscrepancies};
 use crate::triage::{self, Blame, Verdict};
 
@@ -36,20 +36,12 @@ impl Case {
     pub fn parse(text: &str, location: impl Into<String>) -> Result<Case, ParseError> {
         let text = text.trim().to_string();
         let expr = parse(&text)?;
-        Ok(Case {
-            text,
-            expr,
-            location: location.into(),
-        })
+        Ok(Case { text, expr, location: location.into() })
     }
 
     /// A case from an already parsed expression (generated cases).
     pub fn from_expr(expr: Expr, location: impl Into<String>) -> Case {
-        Case {
-            text: expr.to_string(),
-            expr,
-            location: location.into(),
-        }
+        Case { text: expr.to_string(), expr, location: location.into() }
     }
 
     /// The case's top-level operation name (`None` for a literal or an evaluation `L(c)`).
@@ -61,12 +53,9 @@ impl Case {
     /// returns, so it is a form of a whole case, not a value.
     pub fn print_layout_arg(&self) -> Option<&Expr> {
         match &self.expr {
-            Expr::Call {
-                name,
-                args,
-                called: true,
-                ..
-            } if name.simple() == Some("print_layout") && args.len() == 1 => args.first(),
+            Expr::Call { name, args, called: true, .. } if name.simple() == Some("print_layout") && args.len() == 1 => {
+                args.first()
+            }
             _ => None,
         }
     }
@@ -75,7 +64,9 @@ impl Case {
     /// MMA (cute/util/print_svg.hpp); like `print_layout`, a form of a whole case.
     pub fn print_svg_arg(&self) -> Option<&Expr> {
         match &self.expr {
-            Expr::Call { name, args, called: true, .. } if name.simple() == Some("print_svg") && args.len() == 1 => args.first(),
+            Expr::Call { name, args, called: true, .. } if name.simple() == Some("print_svg") && args.len() == 1 => {
+                args.first()
+            }
             _ => None,
         }
     }
@@ -209,14 +200,8 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
     let run = || -> EngineAnswer {
         let grid = |v: Value| match &v {
             Value::Layout(l) => match print_layout(l) {
-                Ok(text) => EngineAnswer {
-                    outcome: Outcome::Printed(text),
-                    value: Some(v),
-                },
-                Err(e) => EngineAnswer {
-                    outcome: Outcome::Rejected(e.to_string()),
-                    value: None,
-                },
+                Ok(text) => EngineAnswer { outcome: Outcome::Printed(text), value: Some(v) },
+                Err(e) => EngineAnswer { outcome: Outcome::Rejected(e.to_string()), value: None },
             },
             // A swizzled (composed) layout prints its grid too (util/print_tensor.hpp).
             Value::Atom(crate::expr::value::AtomValue::Composed(c)) => {
@@ -227,10 +212,7 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
                 EngineAnswer { outcome, value: None }
             }
             other => EngineAnswer {
-                outcome: Outcome::Rejected(format!(
-                    "print_layout needs a layout, found {}",
-                    other.kind()
-                )),
+                outcome: Outcome::Rejected(format!("print_layout needs a layout, found {}", other.kind())),
                 value: None,
             },
         };
@@ -238,10 +220,16 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
             // print_svg is first declared in CUTLASS 3.6 (3.5.1.0 answers "'print_svg' was not
             // declared in this scope": snapshots/versions/3.5.1.0/atoms_svg.snap).
             if crate::engine::release::current() < crate::engine::release::Release::new(3, 6, 0, 0) {
-                let why = format!("print_svg is not declared in CUTLASS {} (it is new in 3.6)", crate::engine::release::current());
+                let why = format!(
+                    "print_svg is not declared in CUTLASS {} (it is new in 3.6)",
+                    crate::engine::release::current()
+                );
                 return EngineAnswer { outcome: Outcome::Rejected(why), value: None };
             }
-            return match eval(inner).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, None).map_err(|e| e.to_string())) {
+            return match eval(inner)
+                .map_err(|e| e.to_string())
+                .and_then(|v| crate::svg::svg_of(&v, None).map_err(|e| e.to_string()))
+            {
                 Ok(svg) => EngineAnswer { outcome: Outcome::Printed(svg), value: None },
                 Err(e) => EngineAnswer { outcome: Outcome::Rejected(e), value: None },
             };
@@ -250,22 +238,13 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
         match eval(target) {
             // Over the engine's walk limit (limits::WALK) its definition checks cannot run: the
             // engine has no answer it can stand behind, which is not a refusal of the case.
-            Err(e @ crate::engine::Error::TooLarge(_)) => EngineAnswer {
-                outcome: Outcome::Unsupported(e.to_string()),
-                value: None,
-            },
-            Err(e) => EngineAnswer {
-                outcome: Outcome::Rejected(e.to_string()),
-                value: None,
-            },
-            Ok(v) if case.print_layout_arg().is_some() => grid(v),
-            Ok(v @ Value::Layout(_)) if table && v.to_layout().is_ok_and(|l| l.rank() == 2) => {
-                grid(v)
+            Err(e @ crate::engine::Error::TooLarge(_)) => {
+                EngineAnswer { outcome: Outcome::Unsupported(e.to_string()), value: None }
             }
-            Ok(v) => EngineAnswer {
-                outcome: Outcome::Printed(v.to_string()),
-                value: Some(v),
-            },
+            Err(e) => EngineAnswer { outcome: Outcome::Rejected(e.to_string()), value: None },
+            Ok(v) if case.print_layout_arg().is_some() => grid(v),
+            Ok(v @ Value::Layout(_)) if table && v.to_layout().is_ok_and(|l| l.rank() == 2) => grid(v),
+            Ok(v) => EngineAnswer { outcome: Outcome::Printed(v.to_string()), value: Some(v) },
         }
     };
     std::panic::catch_unwind(run).unwrap_or_else(|p| {
@@ -274,10 +253,7 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        EngineAnswer {
-            outcome: Outcome::Crashed(format!("engine panicked: {msg}")),
-            value: None,
-        }
+        EngineAnswer { outcome: Outcome::Crashed(format!("engine panicked: {msg}")), value: None }
     })
 }
 
@@ -357,9 +333,7 @@ pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
         (_, Outcome::Unsupported(why)) => Agreement::Unchecked(format!("the oracle: {why}")),
         (_, Outcome::Error(why)) => Agreement::Unchecked(format!("the oracle failed: {why}")),
         (Outcome::Unsupported(why), _) => Agreement::Unchecked(format!("the engine: {why}")),
-        (Outcome::Printed(e), Outcome::Printed(c))
-            if e.trim_end_matches('\n') == c.trim_end_matches('\n') =>
-        {
+        (Outcome::Printed(e), Outcome::Printed(c)) if e.trim_end_matches('\n') == c.trim_end_matches('\n') => {
             Agreement::Same
         }
         (Outcome::Printed(e), Outcome::Printed(c)) if same_picture(e, c) => Agreement::Same,
@@ -434,10 +408,7 @@ pub struct Judgement {
 impl Judgement {
     /// Whether this case fails a run (a new disagreement, a stale entry, an oracle failure).
     pub fn fails(&self) -> bool {
-        matches!(
-            self.status,
-            Status::New | Status::Stale(_) | Status::OracleError(_)
-        )
+        matches!(self.status, Status::New | Status::Stale(_) | Status::OracleError(_))
     }
 
     /// One line for people: `agree`, `agree (both refuse)`, `unchecked: ...`, or
@@ -476,10 +447,7 @@ pub fn disagreement_line(t: &Verdict) -> String {
         Verdict::CuteCrashed => "CuTe crashes",
     };
     let class = if t.is_agreement() { 3 } else { t.number() };
-    format!(
-        "class {class} ({what}) blame: {}",
-        blame_word(&triage::blame_of(t))
-    )
+    format!("class {class} ({what}) blame: {}", blame_word(&triage::blame_of(t)))
 }
 
 fn blame_word(b: &Blame) -> &'static str {
@@ -517,7 +485,11 @@ impl<'k> Judge<'k> {
     }
 
     /// A judge for `version` whose CuTe is `release` (read from a checkout's version.h).
-    pub fn for_release(known: &'k KnownDiscrepancies, version: impl Into<String>, release: Option<Release>) -> Judge<'k> {
+    pub fn for_release(
+        known: &'k KnownDiscrepancies,
+        version: impl Into<String>,
+        release: Option<Release>,
+    ) -> Judge<'k> {
         let model = release.and_then(Release::model).unwrap_or(release::DEFAULT);
         let exact = release.is_some_and(Release::is_modelled);
         Judge { known, version: version.into(), release: model, carried: (!exact).then(|| model.to_string()) }
@@ -533,13 +505,7 @@ impl<'k> Judge<'k> {
         release::with_release(self.release, || self.judge_here(case, origin, engine, cute))
     }
 
-    fn judge_here(
-        &self,
-        case: &Case,
-        origin: Origin,
-        engine: &EngineAnswer,
-        cute: &Outcome,
-    ) -> Judgement {
+    fn judge_here(&self, case: &Case, origin: Origin, engine: &EngineAnswer, cute: &Outcome) -> Judgement {
         let agreement = compare(&engine.outcome, cute);
         let triage = (agreement == Agreement::Differ).then(|| triage::classify(case, engine, cute));
         let status = match (&agreement, cute) {
@@ -568,22 +534,13 @@ impl<'k> Judge<'k> {
                 }
             }
         };
-        Judgement {
-            agreement,
-            triage,
-            status,
-        }
+        Judgement { agreement, triage, status }
     }
 
     /// The entry that explains a disagreement: an exact entry (same expression, same class), or a
     /// family whose operand predicate holds (never for an admissible random case). `Err(Some)`:
     /// the case is a listed reproducer that now disagrees differently.
-    fn explain(
-        &self,
-        case: &Case,
-        origin: Origin,
-        t: &Verdict,
-    ) -> Result<&'k Discrepancy, Option<String>> {
+    fn explain(&self, case: &Case, origin: Origin, t: &Verdict) -> Result<&'k Discrepancy, Option<String>> {
         let exact = self.known.lookup(&case.expr, &self.version);
         let carried = || self.known.lookup(&case.expr, self.carried.as_deref()?);
         if let Some(d) = exact.or_else(carried) {
@@ -641,35 +598,17 @@ mod tests {
         let p = |s: &str| Outcome::Printed(s.into());
         let cute = r("Non-injective Layout detected in complement.");
         assert_eq!(
-            compare(
-                &r("Non-injective Layout detected in complement: (_2,_2):(_1,_1)"),
-                &cute
-            ),
+            compare(&r("Non-injective Layout detected in complement: (_2,_2):(_1,_1)"), &cute),
             Agreement::BothRefuse
         );
-        assert_eq!(
-            compare(&r("Divisibility Condition: x"), &cute),
-            Agreement::Differ
-        );
+        assert_eq!(compare(&r("Divisibility Condition: x"), &cute), Agreement::Differ);
         assert_eq!(compare(&p("_4:_1"), &cute), Agreement::Differ);
         assert_eq!(
-            compare(
-                &r("division by zero"),
-                &Outcome::Crashed("SIGFPE (signal 8)".into())
-            ),
+            compare(&r("division by zero"), &Outcome::Crashed("SIGFPE (signal 8)".into())),
             Agreement::BothRefuse
         );
-        assert_eq!(
-            compare(
-                &r("type error: x"),
-                &r("compile error: no matching function")
-            ),
-            Agreement::BothRefuse
-        );
-        assert_eq!(
-            compare(&r("Mismatched Ranks: x"), &r("static assertion failed")),
-            Agreement::BothRefuse
-        );
+        assert_eq!(compare(&r("type error: x"), &r("compile error: no matching function")), Agreement::BothRefuse);
+        assert_eq!(compare(&r("Mismatched Ranks: x"), &r("static assertion failed")), Agreement::BothRefuse);
         // CuTe's static division by zero goes on at run time and fails at a later static_assert.
         assert_eq!(compare(&r("division by zero"), &r("Static shape_div failure")), Agreement::BothRefuse);
         assert_eq!(compare(&r("division by zeros"), &r("Static shape_div failure")), Agreement::Differ);
@@ -677,17 +616,21 @@ mod tests {
         let over = r("integer overflow in multiplication (CuTe's ints are 32-bit)");
         assert_eq!(compare(&over, &p("_4:_1")), Agreement::Differ);
         assert_eq!(compare(&over, &r("Static shape_div failure")), Agreement::BothRefuse);
-        assert!(matches!(
-            compare(&p("_1"), &Outcome::Unsupported("x".into())),
-            Agreement::Unchecked(_)
-        ));
+        assert!(matches!(compare(&p("_1"), &Outcome::Unsupported("x".into())), Agreement::Unchecked(_)));
         assert_eq!(compare(&p("_4:_1"), &p("_4:_1")), Agreement::Same);
         assert_eq!(compare(&p("_4:_1\n"), &p("_4:_1")), Agreement::Same);
-        let svg = |a: &str, body: &str, tile: &str| p(&format!("<!--  Tile: {tile}  -->\n{a}\n<svg a>\n{body}\n</svg>\n"));
+        let svg =
+            |a: &str, body: &str, tile: &str| p(&format!("<!--  Tile: {tile}  -->\n{a}\n<svg a>\n{body}\n</svg>\n"));
         let (ours, cutes) = ("<!--     A: x  -->", "<!--     A: ArithTuple(_0,_0) o x  -->");
         assert_eq!(compare(&svg(ours, "<rect/>", "(_8,_8,_4)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")), Agreement::Same);
-        assert_eq!(compare(&svg(ours, "<rect />", "(_8,_8,_4)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")), Agreement::Differ);
-        assert_eq!(compare(&svg(ours, "<rect/>", "(_8,_8,_8)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")), Agreement::Differ);
+        assert_eq!(
+            compare(&svg(ours, "<rect />", "(_8,_8,_4)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")),
+            Agreement::Differ
+        );
+        assert_eq!(
+            compare(&svg(ours, "<rect/>", "(_8,_8,_8)"), &svg(cutes, "<rect/>", "(_8,_8,_4)")),
+            Agreement::Differ
+        );
         // CUTLASS 3.x: no comments, the same cells in another order.
         let ours = p("<!--  Tile: (_8,_8,_4)  -->\n<!--     A: x  -->\n<svg a>\n<rect 1/>\n<rect 2/>\n</svg>\n");
         assert_eq!(compare(&ours, &p("<svg a>\n<rect 2/>\n<rect 1/>\n</svg>\n")), Agreement::Same);
@@ -704,17 +647,9 @@ mod tests {
         assert_eq!(a.outcome, Outcome::Printed("_12:_1".into()));
         assert!(a.value.is_some());
         let grid = engine(&case("print_layout((_2,_2):(_1,_2))"), false);
-        assert!(
-            grid.outcome
-                .printed()
-                .is_some_and(|g| g.starts_with("(_2,_2):(_1,_2)\n")),
-            "{grid:?}"
-        );
+        assert!(grid.outcome.printed().is_some_and(|g| g.starts_with("(_2,_2):(_1,_2)\n")), "{grid:?}");
         assert_eq!(engine(&case("(_2,_2):(_1,_2)"), true).outcome, grid.outcome);
-        assert!(matches!(
-            engine(&case("complement((_2,_2):(_1,_1),_24)"), false).outcome,
-            Outcome::Rejected(_)
-        ));
+        assert!(matches!(engine(&case("complement((_2,_2):(_1,_1),_24)"), false).outcome, Outcome::Rejected(_)));
     }
 
     #[test]
@@ -724,12 +659,7 @@ mod tests {
         let judge = Judge::new(&known, "4.2.0.0");
         let c = case("composition((_6,_2):(_8,_2),_4:_4)");
         let e = engine(&c, false);
-        let j = judge.judge(
-            &c,
-            Origin::Adhoc,
-            &e,
-            &Outcome::Printed("(_2,_2):(_32,_2)".into()),
-        );
+        let j = judge.judge(&c, Origin::Adhoc, &e, &Outcome::Printed("(_2,_2):(_32,_2)".into()));
         assert_eq!(j.status, Status::New);
         assert!(j.fails());
         assert_eq!(j.summary(), "DISAGREE class 3 (one rejects) blame: cute");
@@ -737,12 +667,8 @@ mod tests {
         let j = judge.judge(&c, Origin::Known, &e, &e.outcome);
         assert!(matches!(j.status, Status::Stale(_)), "{j:?}");
         // An oracle failure fails the run; an unsupported case does not.
-        assert!(judge
-            .judge(&c, Origin::Fixed, &e, &Outcome::Error("timeout".into()))
-            .fails());
-        assert!(!judge
-            .judge(&c, Origin::Fixed, &e, &Outcome::Unsupported("x".into()))
-            .fails());
+        assert!(judge.judge(&c, Origin::Fixed, &e, &Outcome::Error("timeout".into())).fails());
+        assert!(!judge.judge(&c, Origin::Fixed, &e, &Outcome::Unsupported("x".into())).fails());
     }
 
     #[test]

@@ -60,16 +60,17 @@ pub fn main() -> ExitCode {
         Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
         // The engine alone models the release `--cutlass-version` / `--cutlass-dir` names (the
         // nearest older modelled release for one it does not model).
-        Cmd::Eval { expr, table, unchecked: true, oracle, .. } => with_model(&oracle, || {
-            crate::engine::without_definition_checks(|| eval_cmd(&expr, table))
-        }),
+        Cmd::Eval { expr, table, unchecked: true, oracle, .. } => {
+            with_model(&oracle, || crate::engine::without_definition_checks(|| eval_cmd(&expr, table)))
+        }
         Cmd::Eval { expr, table, oracle, .. } => with_model(&oracle, || eval_cmd(&expr, table)),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom),
     }
 }
 
 fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
-    let picture = eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, tile).map_err(|e| e.to_string()));
+    let picture =
+        eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, tile).map_err(|e| e.to_string()));
     match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -196,7 +197,9 @@ fn parse_then_eval(expr: &str, out: &mut String) -> std::ops::ControlFlow<bool, 
         let grid = match eval(&args[0]) {
             Err(e) => return Break(error!(out, "{e}")),
             Ok(Value::Layout(l)) => print_layout(&l),
-            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => crate::engine::atom::recast::print_layout_composed(&c),
+            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(c))) => {
+                crate::engine::atom::recast::print_layout_composed(&c)
+            }
             Ok(v) => return Break(error!(out, "print_layout needs a layout, found {}", v.kind())),
         };
         return Break(push_grid(out, grid));
@@ -382,7 +385,9 @@ fn expressions(expr: &str) -> Vec<Result<String, String>> {
             Ok(None) => return v,
             Ok(Some(Line::Text(l))) if l.trim().is_empty() => {}
             Ok(Some(Line::Text(l))) => v.push(Ok(l.trim().to_string())),
-            Ok(Some(Line::TooLong(len))) => v.push(Err(format!("line {n} is {len} bytes long; expressions are limited to {max} bytes"))),
+            Ok(Some(Line::TooLong(len))) => {
+                v.push(Err(format!("line {n} is {len} bytes long; expressions are limited to {max} bytes")))
+            }
             Ok(Some(Line::NotUtf8)) => v.push(Err(format!("line {n} is not valid UTF-8"))),
             Err(e) => {
                 v.push(Err(format!("reading stdin after line {}: {e}", n - 1)));
@@ -411,7 +416,8 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
         .collect();
     let parsed: Vec<&crate::expr::Expr> = cases.iter().filter_map(|c| c.as_ref().ok()).map(|c| &c.expr).collect();
     let mut results = oracle.run_parsed(&parsed, table).into_iter();
-    let known = if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
+    let known =
+        if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
     let mut ok = true;
     for case in &cases {

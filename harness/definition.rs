@@ -7,7 +7,9 @@
 //! engine as well as CuTe.
 
 use crate::engine::postcondition::Checked;
-use crate::engine::{blocked_product, coalesce, complement, composition, filter, flat_divide, left_inverse, logical_divide};
+use crate::engine::{
+    blocked_product, coalesce, complement, composition, filter, flat_divide, left_inverse, logical_divide,
+};
 use crate::engine::{logical_product, max_common, right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
 use crate::expr::parse::Expr;
@@ -332,7 +334,10 @@ mod tests {
         let e = "mma_layout_b(SM80_16x8x32_S32S4S4S32_TN)";
         let r = check_str(e, &v("((_4,_8),(_8)):((_32,_1),(_8))")).unwrap().unwrap_err();
         assert!(r.is_cute() && r.condition.contains("not one-to-one"), "{r}");
-        assert_eq!(check_str("mma_layout_b(SM80_16x8x16_F32F16F16F32_TN)", &v("((_4,_8),(_2,_2)):((_16,_1),(_8,_64))")), Some(Ok(())));
+        assert_eq!(
+            check_str("mma_layout_b(SM80_16x8x16_F32F16F16F32_TN)", &v("((_4,_8),(_2,_2)):((_16,_1),(_8,_64))")),
+            Some(Ok(()))
+        );
         let t = "tiled_copy_tv(UniversalCopy<uint32_t>,float,(_4,_8),(_1,_4))";
         assert_eq!(check_str(t, &v("((_4,_8),_4):((_1,_16),_4)")), Some(Ok(())));
         assert!(check_str(t, &v("((_4,_8),_4):((_1,_16),_0)")).unwrap().is_err());

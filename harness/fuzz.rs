@@ -32,7 +32,7 @@ pub use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::engine::atom::{copy, mma};
-use crate::engine::{Int, IntTuple, Tup, View, Layout};
+use crate::engine::{Int, IntTuple, Layout, Tup, View};
 use crate::expr::{parse, Expr};
 use crate::gen::Staticness;
 
@@ -109,7 +109,9 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             }
         }
         Expr::Apply { target, args, .. } => {
-            if args.iter().any(|a| matches!(a, Expr::Tuple { items, .. } if items.iter().any(|x| matches!(x, Expr::Tuple { .. })))) {
+            if args.iter().any(
+                |a| matches!(a, Expr::Tuple { items, .. } if items.iter().any(|x| matches!(x, Expr::Tuple { .. }))),
+            ) {
                 add("hier-coord");
             }
             walk(target, out);
@@ -131,7 +133,11 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             if n.starts_with("GMMA::Layout_") {
                 add("gmma-smem-atom");
             }
-            if simple == "composition" && args.iter().any(|a| matches!(a, Expr::Call { name, .. } if name.path.len() == 1 && name.path[0] == "Swizzle")) {
+            if simple == "composition"
+                && args
+                    .iter()
+                    .any(|a| matches!(a, Expr::Call { name, .. } if name.path.len() == 1 && name.path[0] == "Swizzle"))
+            {
                 add("composed");
             }
             if simple == "print_layout" {
@@ -149,7 +155,16 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             if matches!(simple, "coalesce" | "filter") && args.len() == 2 {
                 add("profile");
             }
-            if matches!(simple, "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "composition" | "local_tile" | "local_tile_offset") {
+            if matches!(
+                simple,
+                "logical_divide"
+                    | "zipped_divide"
+                    | "tiled_divide"
+                    | "flat_divide"
+                    | "composition"
+                    | "local_tile"
+                    | "local_tile_offset"
+            ) {
                 if let Some(Expr::Tuple { items, .. }) = args.get(1) {
                     if items.iter().any(|x| matches!(x, Expr::Underscore { .. })) {
                         add("tiler-underscore");
@@ -242,8 +257,11 @@ fn group(items: Vec<(IntTuple, IntTuple)>, next: &mut dyn FnMut() -> usize, dept
     let modes = if depth <= 1 || n <= 2 { n } else { 2 + next() % (n.min(6) - 1) };
     // At the last level every leaf is its own mode (random bounds may coincide and leave a group
     // of several leaves with no level left to nest them in).
-    let mut bounds: Vec<usize> =
-        if depth <= 1 { (1..n).collect() } else { (0..modes.saturating_sub(1)).map(|_| 1 + next() % (n - 1)).collect() };
+    let mut bounds: Vec<usize> = if depth <= 1 {
+        (1..n).collect()
+    } else {
+        (0..modes.saturating_sub(1)).map(|_| 1 + next() % (n - 1)).collect()
+    };
     bounds.sort_unstable();
     bounds.dedup();
     let mut parts = Vec::new();
@@ -545,18 +563,38 @@ fn swizzled() -> BoxedStrategy<Case> {
         let shape = l.shape.clone();
         let st = static_flag(&l);
         let t = tiler_parts_or_unit(&l);
-        (Just((c, how, l)), evaluation(String::new(), shape), t, compact_of(3, false), 0usize..10)
-            .prop_map(move |((c, how, l), at, tiler, b, f)| match how {
+        (Just((c, how, l)), evaluation(String::new(), shape), t, compact_of(3, false), 0usize..10).prop_map(
+            move |((c, how, l), at, tiler, b, f)| match how {
                 0 => Case::new("composition", c, true),
                 1 => Case::new("evaluate", format!("{c}{at}"), true),
-                2 if l.rank() == 2 && l.size().is_ok_and(|n| n.value <= 1024) => Case::new("print_layout", format!("print_layout({c})"), true),
+                2 if l.rank() == 2 && l.size().is_ok_and(|n| n.value <= 1024) => {
+                    Case::new("print_layout", format!("print_layout({c})"), true)
+                }
                 2 | 3 => {
-                    let f = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"][f];
+                    let f = [
+                        "logical_divide",
+                        "zipped_divide",
+                        "tiled_divide",
+                        "flat_divide",
+                        "logical_product",
+                        "zipped_product",
+                        "tiled_product",
+                        "flat_product",
+                        "blocked_product",
+                        "raked_product",
+                    ][f];
                     let rhs = if f.ends_with("divide") { render_tiler(&tiler, st) } else { b.to_string() };
-                    Case::new(f, format!("{f}({c},{rhs})"), f.ends_with("divide") || (complement_takes(&l) && matches!(f, "logical_product" | "blocked_product" | "raked_product")))
+                    Case::new(
+                        f,
+                        format!("{f}({c},{rhs})"),
+                        f.ends_with("divide")
+                            || (complement_takes(&l)
+                                && matches!(f, "logical_product" | "blocked_product" | "raked_product")),
+                    )
                 }
                 _ => unreachable!(),
-            })
+            },
+        )
     });
     // composition(L, Sw): CuTe reads L at the swizzle's masks (make_swizzle); defined when the bit
     // counts match, which random operands need not meet.
@@ -581,7 +619,9 @@ fn swizzled() -> BoxedStrategy<Case> {
                 2 => Case::new("print_layout", format!("print_layout({atom})"), true),
                 3 => Case::new("upcast", format!("upcast<{n}>({atom})"), true),
                 4 => Case::new("downcast", format!("downcast<{n}>({atom})"), true),
-                5 => Case::new("query", format!("{}({atom})", ["size", "cosize", "rank", "depth"][n as usize % 4]), true),
+                5 => {
+                    Case::new("query", format!("{}({atom})", ["size", "cosize", "rank", "depth"][n as usize % 4]), true)
+                }
                 6 => Case::new("tiled_divide", format!("tiled_divide({atom},(_8,_8))"), true),
                 7 => Case::new("logical_divide", format!("logical_divide({atom},(_4,_))"), true),
                 8 => Case::new("blocked_product", format!("blocked_product({atom},{b})"), static_b),
@@ -621,13 +661,18 @@ fn atoms() -> BoxedStrategy<Case> {
             let tn = if tm * tn < thr_n { thr_n / tm.min(thr_n) } else { tn };
             let well_sized = k < 6;
             let n_vals = if well_sized { per * [1, 1, 1, 2, 2, 4][k as usize] } else { per * 3 / 2 + 1 };
-            let thr = if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
+            let thr =
+                if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
             let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
             let ok = well_sized && (tm * tn) % thr_n == 0;
             match f {
                 0..=2 => Case::new("tiled_copy_tv", format!("tiled_copy_tv({op},{ty},{thr},{val})"), ok),
                 3 | 4 => Case::new("tiled_copy_tiler", format!("tiled_copy_tiler({op},{ty},{thr},{val})"), ok),
-                5 => Case::new("copy_atom", format!("{}({op},{ty})", ["copy_atom_src", "copy_atom_dst", "copy_atom_ref"][k as usize % 3]), true),
+                5 => Case::new(
+                    "copy_atom",
+                    format!("{}({op},{ty})", ["copy_atom_src", "copy_atom_dst", "copy_atom_ref"][k as usize % 3]),
+                    true,
+                ),
                 6 => Case::new("copy_atom", format!("copy_atom({op},{ty})"), true),
                 7 => Case::new("make_tiled_copy", format!("make_tiled_copy(copy_atom({op},{ty}),{thr},{val})"), ok),
                 _ => Case::new("copy_atom", format!("copy_atom_thr_id({op},{ty})"), true),
@@ -637,7 +682,15 @@ fn atoms() -> BoxedStrategy<Case> {
     let warp: Vec<String> = names.iter().filter(|n| !n.starts_with("SM90_64x")).cloned().collect();
     let gmma: Vec<String> = names.iter().filter(|n| n.starts_with("SM90_64x")).cloned().collect();
     let atom = prop_oneof![prop::sample::select(warp), prop::sample::select(gmma)];
-    let mma = (atom, prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2]), any::<bool>(), 0usize..10, 1i64..=2, 1i64..=2)
+    let mma = (
+        atom,
+        prop::sample::select(vec![1i64, 2, 4]),
+        prop::sample::select(vec![1i64, 2]),
+        any::<bool>(),
+        0usize..10,
+        1i64..=2,
+        1i64..=2,
+    )
         .prop_map(|(atom, m, n, n_major, f, pm, pk)| {
             // A warpgroup atom alone already has up to 2^20 (thread, value) pairs: the engine's
             // walk limit (limits::WALK); no larger tilings of it.
@@ -656,9 +709,18 @@ fn atoms() -> BoxedStrategy<Case> {
             // Nor, before 4.2, an atom with a thread-ID layout that is not compact (SM70): the
             // pre-4.2 tiled layouts do not cover their tile (known.rs,
             // tiled-mma-thr-id-not-compact-before-4.2).
-            let ok = crate::known::mma_atom_meets_definition(&atom) && !crate::known::mma_thr_id_not_compact_before_4_2(&atom);
+            let ok = crate::known::mma_atom_meets_definition(&atom)
+                && !crate::known::mma_thr_id_not_compact_before_4_2(&atom);
             match f % 5 {
-                _ if f == 9 => Case::new("mma_atom", format!("{}({atom})", ["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id", "mma_atom"][(m + n) as usize % 6]), true),
+                _ if f == 9 => Case::new(
+                    "mma_atom",
+                    format!(
+                        "{}({atom})",
+                        ["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id", "mma_atom"]
+                            [(m + n) as usize % 6]
+                    ),
+                    true,
+                ),
                 0 => Case::new("tiled_mma_tv_a", format!("tiled_mma_tv_a({atom},{layout}{perms})"), ok),
                 1 => Case::new("tiled_mma_tv_b", format!("tiled_mma_tv_b({atom},{layout}{perms})"), ok),
                 2 => Case::new("tiled_mma_tv_c", format!("tiled_mma_tv_c({atom},{layout}{perms})"), ok),
@@ -907,7 +969,8 @@ pub fn regrouped_product(op: &'static str) -> BoxedStrategy<Case> {
 pub fn profiled(op: &'static str) -> BoxedStrategy<Case> {
     (any_layout(), any::<bool>())
         .prop_map(move |(l, whole)| {
-            let profile = if whole || l.rank() == 1 { "_1".to_string() } else { format!("({})", vec!["_1"; l.rank()].join(",")) };
+            let profile =
+                if whole || l.rank() == 1 { "_1".to_string() } else { format!("({})", vec!["_1"; l.rank()].join(",")) };
             case_of(op, format!("{op}({l},{profile})"), true)
         })
         .boxed()
@@ -950,7 +1013,13 @@ pub fn recast(op: &'static str) -> BoxedStrategy<Case> {
         let ok = if op == "downcast" {
             pairs.iter().any(|(_, d)| d.is_static && d.value == 1)
         } else {
-            pairs.iter().all(|(_, d)| if d.is_static { d.value == 0 || d.value % n == 0 || n % d.value == 0 } else { d.value % n == 0 })
+            pairs.iter().all(|(_, d)| {
+                if d.is_static {
+                    d.value == 0 || d.value % n == 0 || n % d.value == 0
+                } else {
+                    d.value % n == 0
+                }
+            })
         };
         case_of(op, format!("{op}<{n}>({l})"), ok)
     });
@@ -978,11 +1047,20 @@ fn pow2() -> impl Strategy<Value = i64> {
 /// Admissible: the value layout holds exactly one copy instruction's worth of values;
 /// ill-defined: a value layout of the wrong size.
 pub fn tiled_copy(op: &'static str) -> BoxedStrategy<Case> {
-    (prop::sample::select(COPIES.to_vec()), prop::sample::select(TYPES.to_vec()), pow2(), pow2(), any::<bool>(), any::<bool>(), any::<bool>())
+    (
+        prop::sample::select(COPIES.to_vec()),
+        prop::sample::select(TYPES.to_vec()),
+        pow2(),
+        pow2(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
         .prop_map(move |((cop, bits), (ty, tbits), tm, tn, thr_row_major, val_along_m, well_sized)| {
             let per = (bits / tbits).max(1);
             let n_vals = if well_sized { per } else { per * 3 };
-            let thr = if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
+            let thr =
+                if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
             let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
             case_of(op, format!("{op}({cop},{ty},{thr},{val})"), well_sized && per * tbits == bits)
         })
@@ -992,7 +1070,12 @@ pub fn tiled_copy(op: &'static str) -> BoxedStrategy<Case> {
 /// tiled_mma_tv_a/b/c / tiled_mma_tile over a few common MMA atoms, with an atom layout that is a
 /// small (M,N,1) grid of warps.
 pub fn tiled_mma(op: &'static str) -> BoxedStrategy<Case> {
-    (prop::sample::select(MMAS.to_vec()), prop::sample::select(vec![1i64, 2, 4]), prop::sample::select(vec![1i64, 2, 4]), any::<bool>())
+    (
+        prop::sample::select(MMAS.to_vec()),
+        prop::sample::select(vec![1i64, 2, 4]),
+        prop::sample::select(vec![1i64, 2, 4]),
+        any::<bool>(),
+    )
         .prop_map(move |(atom, m, n, n_major)| {
             let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
             case_of(op, format!("{op}({atom},{layout})"), true)
@@ -1034,7 +1117,9 @@ pub fn case_trees(seed: u64, n: usize) -> Vec<Box<dyn ValueTree<Value = Case>>> 
     let mut r = runner(seed);
     let s = case();
     (0..n)
-        .map(|_| Box::new(s.new_tree(&mut r).expect("case strategies never reject")) as Box<dyn ValueTree<Value = Case>>)
+        .map(|_| {
+            Box::new(s.new_tree(&mut r).expect("case strategies never reject")) as Box<dyn ValueTree<Value = Case>>
+        })
         .collect()
 }
 
@@ -1052,7 +1137,11 @@ pub fn cases(seed: u64, n: usize, shard: (usize, usize)) -> Vec<(usize, Case)> {
 /// Shrink a failing case: walk proptest's simplify/complicate steps, keeping a simpler case
 /// whenever `still_fails` says the disagreement persists. `budget` bounds the number of checks
 /// (each may ask real CuTe). Returns the smallest failing case found.
-pub fn shrink(mut tree: Box<dyn ValueTree<Value = Case>>, mut still_fails: impl FnMut(&Case) -> bool, budget: usize) -> Case {
+pub fn shrink(
+    mut tree: Box<dyn ValueTree<Value = Case>>,
+    mut still_fails: impl FnMut(&Case) -> bool,
+    budget: usize,
+) -> Case {
     let mut best = tree.current();
     let mut checks = 0;
     while checks < budget && tree.simplify() {
@@ -1101,7 +1190,9 @@ mod tests {
         let atom_area = |op: &str| crate::ops::by_name(op).is_some_and(|o| o.area == crate::ops::Area::Atoms);
         let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| atom_area(c.op)).collect();
         assert!(atoms.len() >= 10, "only {} atom cases", atoms.len());
-        assert!(atoms.iter().any(|c| c.op.starts_with("tiled_mma")) && atoms.iter().any(|c| c.op.starts_with("tiled_copy")));
+        assert!(
+            atoms.iter().any(|c| c.op.starts_with("tiled_mma")) && atoms.iter().any(|c| c.op.starts_with("tiled_copy"))
+        );
         for c in atoms.iter().filter(|c| c.admissible) {
             crate::expr::eval_str(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
         }
@@ -1144,7 +1235,8 @@ mod tests {
             }
         };
         // Simpler: the sum of the integers in the case does not grow.
-        let weight = |e: &str| -> i64 { e.split(|c: char| !c.is_ascii_digit()).filter_map(|x| x.parse::<i64>().ok()).sum() };
+        let weight =
+            |e: &str| -> i64 { e.split(|c: char| !c.is_ascii_digit()).filter_map(|x| x.parse::<i64>().ok()).sum() };
         let before = tree.current().expr.clone();
         let small = shrink(Box::new(tree), |c| c.op == "composition", 500);
         assert_eq!(small.op, "composition");
@@ -1167,7 +1259,8 @@ mod coverage {
             let e = parse(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
             deep |= c.expr.contains("(((");
             zero |= c.expr.contains(",_0") || c.expr.contains(":_0") || c.expr.contains(",0)");
-            dynamic |= c.expr.chars().zip(c.expr.chars().skip(1)).any(|(a, b)| (a == '(' || a == ',') && b.is_ascii_digit());
+            dynamic |=
+                c.expr.chars().zip(c.expr.chars().skip(1)).any(|(a, b)| (a == '(' || a == ',') && b.is_ascii_digit());
             // The engine answers every case (a value or a typed error), never panics.
             if std::panic::catch_unwind(|| eval_str(&c.expr)).expect("no panic").is_err() {
                 rejected += 1;
@@ -1176,10 +1269,28 @@ mod coverage {
         }
         // Admissible compositions and divides are defined: the engine (which refuses undefined
         // ones with Error::Undefined) accepts them.
-        for (_, c) in all.iter().filter(|(_, c)| c.admissible && matches!(c.op, "composition" | "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide")) {
+        for (_, c) in all.iter().filter(|(_, c)| {
+            c.admissible
+                && matches!(c.op, "composition" | "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide")
+        }) {
             assert!(eval_str(&c.expr).is_ok(), "{}: {:?}", c.expr, eval_str(&c.expr).err().map(|e| e.to_string()));
         }
-        for op in ["coalesce", "composition", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "blocked_product", "raked_product", "max_common_vector", "max_common_layout"] {
+        for op in [
+            "coalesce",
+            "composition",
+            "complement",
+            "right_inverse",
+            "left_inverse",
+            "logical_divide",
+            "zipped_divide",
+            "tiled_divide",
+            "flat_divide",
+            "logical_product",
+            "blocked_product",
+            "raked_product",
+            "max_common_vector",
+            "max_common_layout",
+        ] {
             assert!(ops.contains(op), "{op} missing from {ops:?}");
         }
         assert!(deep && zero && dynamic, "deep {deep} zero {zero} dynamic {dynamic}");
@@ -1203,15 +1314,38 @@ mod breadth {
             }
         }
         for f in [
-            "neg-stride-static", "neg-stride-dynamic", "zero-stride", "prime-3", "prime-5", "prime-7", "size>=2^10",
-            "size>=2^16", "rank>=5", "depth>=3", "depth=4", "dynamic", "tiler-underscore", "tiler-int", "hier-coord",
-            "swizzle", "composed", "gmma-smem-atom", "print_layout", "offset", "mma-atom", "copy-atom", "recast",
-            "mode-index", "profile",
+            "neg-stride-static",
+            "neg-stride-dynamic",
+            "zero-stride",
+            "prime-3",
+            "prime-5",
+            "prime-7",
+            "size>=2^10",
+            "size>=2^16",
+            "rank>=5",
+            "depth>=3",
+            "depth=4",
+            "dynamic",
+            "tiler-underscore",
+            "tiler-int",
+            "hier-coord",
+            "swizzle",
+            "composed",
+            "gmma-smem-atom",
+            "print_layout",
+            "offset",
+            "mma-atom",
+            "copy-atom",
+            "recast",
+            "mode-index",
+            "profile",
         ] {
             assert!(counts.get(f).is_some_and(|&n| n >= 5), "{f}: {:?} in {counts:?}", counts.get(f));
         }
-        let atoms: std::collections::BTreeSet<&str> =
-            all.iter().flat_map(|(_, c)| c.features.iter().filter(|f| f.starts_with("atom:")).map(String::as_str)).collect();
+        let atoms: std::collections::BTreeSet<&str> = all
+            .iter()
+            .flat_map(|(_, c)| c.features.iter().filter(|f| f.starts_with("atom:")).map(String::as_str))
+            .collect();
         assert!(atoms.len() >= 100, "{} distinct atoms", atoms.len());
         // The admissible share stays high.
         let adm = all.iter().filter(|(_, c)| c.admissible).count();

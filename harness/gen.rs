@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use crate::engine::{Int, IntTuple, Tup, View, Layout};
+use crate::engine::{Int, IntTuple, Layout, Tup, View};
 
 /// How leaves are tagged static or dynamic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

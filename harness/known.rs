@@ -121,18 +121,12 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
 
 /// The predicate named `name`.
 pub fn predicate(name: &str) -> Option<Predicate> {
-    PREDICATES
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, _, p)| *p)
+    PREDICATES.iter().find(|(n, _, _)| *n == name).map(|(_, _, p)| *p)
 }
 
 /// The case's operands, evaluated by the engine (they are literals in generated cases).
 fn operands(case: &Case) -> Option<Vec<Value>> {
-    let Expr::Call {
-        args, called: true, ..
-    } = &case.expr
-    else {
+    let Expr::Call { args, called: true, .. } = &case.expr else {
         return None;
     };
     args.iter().map(|a| eval(a).ok()).collect()
@@ -147,14 +141,10 @@ fn by_mode(a: &Layout, b: &Value) -> Vec<(Layout, Layout)> {
         _ => None,
     };
     match b {
-        Value::Tuple(items) => items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| Some((a.mode(i).ok()?, as_layout(t)?)))
-            .collect(),
-        v => as_layout(v)
-            .map(|l| vec![(a.clone(), l)])
-            .unwrap_or_default(),
+        Value::Tuple(items) => {
+            items.iter().enumerate().filter_map(|(i, t)| Some((a.mode(i).ok()?, as_layout(t)?))).collect()
+        }
+        v => as_layout(v).map(|l| vec![(a.clone(), l)]).unwrap_or_default(),
     }
 }
 
@@ -246,8 +236,7 @@ fn divide_divisibility_fails(case: &Case) -> bool {
     };
     by_mode(a, b).iter().any(|(a, b)| {
         let Ok(size) = a.size() else { return false };
-        let Ok(c) = complement::complement_unchecked(b, Some(&crate::engine::IntTuple::leaf(size)))
-        else {
+        let Ok(c) = complement::complement_unchecked(b, Some(&crate::engine::IntTuple::leaf(size))) else {
             return false;
         };
         divisibility_fails(a, &Layout::concat(&[b.clone(), c]))
@@ -299,8 +288,7 @@ fn product_divisibility_fails(case: &Case) -> bool {
             return false;
         };
         let Ok(m) = sa.mul(cb) else { return false };
-        let Ok(c) = complement::complement_unchecked(a, Some(&crate::engine::IntTuple::leaf(m)))
-        else {
+        let Ok(c) = complement::complement_unchecked(a, Some(&crate::engine::IntTuple::leaf(m))) else {
             return false;
         };
         divisibility_fails(&c, b)
@@ -314,17 +302,12 @@ fn complement_strides_do_not_nest(case: &Case) -> bool {
     let Some(Value::Layout(a)) = v.first() else {
         return false;
     };
-    let mut modes: Vec<(i64, i64)> = a
-        .leaf_pairs()
-        .iter()
-        .map(|(n, d)| (n.value, d.value))
-        .filter(|&(n, d)| n > 1 && d != 0)
-        .collect();
+    let mut modes: Vec<(i64, i64)> =
+        a.leaf_pairs().iter().map(|(n, d)| (n.value, d.value)).filter(|&(n, d)| n > 1 && d != 0).collect();
     modes.sort_by_key(|&(n, d)| (d, n));
     modes.windows(2).any(|w| {
         let ((n0, d0), (_, d1)) = (w[0], w[1]);
-        n0.checked_mul(d0)
-            .is_some_and(|span| span != 0 && d1 % span != 0)
+        n0.checked_mul(d0).is_some_and(|span| span != 0 && d1 % span != 0)
     })
 }
 
@@ -368,7 +351,9 @@ fn inverse_of_negative_stride(case: &Case) -> bool {
 /// Whether the engine accepts the MMA atom's A, B and C layouts (its definition check, under the
 /// modelled release): false for an atom whose traits break the atom's definition.
 pub fn mma_atom_meets_definition(atom: &str) -> bool {
-    ["mma_layout_a", "mma_layout_b", "mma_layout_c"].iter().all(|f| crate::expr::eval_str(&format!("{f}({atom})")).is_ok())
+    ["mma_layout_a", "mma_layout_b", "mma_layout_c"]
+        .iter()
+        .all(|f| crate::expr::eval_str(&format!("{f}({atom})")).is_ok())
 }
 
 /// `true` when the engine models a release before 4.2 and `atom`'s thread-ID layout
@@ -389,12 +374,14 @@ fn mma_thr_id_not_compact(atom: &str) -> bool {
 
 fn tiled_mma_thr_id_not_compact(case: &Case) -> bool {
     let Expr::Call { args, called: true, .. } = &case.expr else { return false };
-    case.op().is_some_and(|o| o.starts_with("tiled_mma")) && args.first().is_some_and(|a| mma_thr_id_not_compact(&a.to_string()))
+    case.op().is_some_and(|o| o.starts_with("tiled_mma"))
+        && args.first().is_some_and(|a| mma_thr_id_not_compact(&a.to_string()))
 }
 
 fn mma_atom_breaks_definition(case: &Case) -> bool {
     let Expr::Call { args, called: true, .. } = &case.expr else { return false };
-    case.op().is_some_and(|o| o.starts_with("tiled_mma")) && args.first().is_some_and(|a| !mma_atom_meets_definition(&a.to_string()))
+    case.op().is_some_and(|o| o.starts_with("tiled_mma"))
+        && args.first().is_some_and(|a| !mma_atom_meets_definition(&a.to_string()))
 }
 
 fn complement_breaks_cute_definition(case: &Case) -> bool {
@@ -435,16 +422,13 @@ impl Discrepancy {
 
 impl KnownDiscrepancies {
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
         Self::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
     }
 
     /// The project's list, fixtures/known-discrepancies.toml (empty when the file is absent).
     pub fn load_default() -> anyhow::Result<Self> {
-        let path = crate::oracle::repo_root()
-            .join("fixtures")
-            .join("known-discrepancies.toml");
+        let path = crate::oracle::repo_root().join("fixtures").join("known-discrepancies.toml");
         if path.is_file() {
             Self::load(&path)
         } else {
@@ -478,21 +462,12 @@ impl KnownDiscrepancies {
     /// The entry for the parsed expression `expr` on `version`, if listed.
     pub fn lookup(&self, expr: &Expr, version: &str) -> Option<&Discrepancy> {
         let key = expr.to_string();
-        self.entries
-            .iter()
-            .zip(&self.canonical)
-            .find(|(d, e)| d.applies_to(version) && **e == key)
-            .map(|(d, _)| d)
+        self.entries.iter().zip(&self.canonical).find(|(d, e)| d.applies_to(version) && **e == key).map(|(d, _)| d)
     }
 
     /// The entry whose family covers `case`: its operation is one of the family's, its triage
     /// signature is the family's, and the family's predicate holds on its operands.
-    pub fn lookup_family(
-        &self,
-        case: &Case,
-        signature: &str,
-        version: &str,
-    ) -> Option<&Discrepancy> {
+    pub fn lookup_family(&self, case: &Case, signature: &str, version: &str) -> Option<&Discrepancy> {
         let op = case.op()?;
         self.entries.iter().find(|d| {
             d.applies_to(version)
@@ -505,10 +480,7 @@ impl KnownDiscrepancies {
     }
 
     /// The entries that apply to `version` (all of them are re-run by a conformance run).
-    pub fn for_version<'a>(
-        &'a self,
-        version: &'a str,
-    ) -> impl Iterator<Item = &'a Discrepancy> + 'a {
+    pub fn for_version<'a>(&'a self, version: &'a str) -> impl Iterator<Item = &'a Discrepancy> + 'a {
         self.entries.iter().filter(move |d| d.applies_to(version))
     }
 }
@@ -533,15 +505,8 @@ mod tests {
             "#,
         )
         .unwrap();
-        assert!(k
-            .lookup(
-                &case("composition( (_6,_2):(_8,_2),_4:_4 )").expr,
-                "4.2.0.0"
-            )
-            .is_some());
-        assert!(k
-            .lookup(&case("composition((_6,_2):(_8,_2),_4:_4)").expr, "3.8.0.0")
-            .is_none());
+        assert!(k.lookup(&case("composition( (_6,_2):(_8,_2),_4:_4 )").expr, "4.2.0.0").is_some());
+        assert!(k.lookup(&case("composition((_6,_2):(_8,_2),_4:_4)").expr, "3.8.0.0").is_none());
         assert!(KnownDiscrepancies::parse(
             "[[discrepancy]]\nexpr = \"((\"\nversions=[\"*\"]\nclass=\"x\"\nexplanation=\"\""
         )
@@ -559,20 +524,10 @@ mod tests {
         let f = KnownDiscrepancies::parse(&entry("composition-divisibility-fails")).unwrap();
         let sig = "one-rejects:engine-rejects:accepted-wrong";
         // The weak stride condition holds (4 < 6), the strong one fails (4 does not divide 6).
-        assert!(f
-            .lookup_family(&case("composition((_6,_2):(_8,_2),_4:_4)"), sig, "3.8.0.0")
-            .is_some());
+        assert!(f.lookup_family(&case("composition((_6,_2):(_8,_2),_4:_4)"), sig, "3.8.0.0").is_some());
         // A composition whose walk divides evenly is not in the family, whatever its signature.
-        assert!(f
-            .lookup_family(&case("composition((_6,_2):(_8,_2),_3:_2)"), sig, "3.8.0.0")
-            .is_none());
-        assert!(f
-            .lookup_family(
-                &case("composition((_6,_2):(_8,_2),_4:_4)"),
-                "cute-crashed",
-                "3.8.0.0"
-            )
-            .is_none());
+        assert!(f.lookup_family(&case("composition((_6,_2):(_8,_2),_3:_2)"), sig, "3.8.0.0").is_none());
+        assert!(f.lookup_family(&case("composition((_6,_2):(_8,_2),_4:_4)"), "cute-crashed", "3.8.0.0").is_none());
     }
 
     #[test]
@@ -585,50 +540,17 @@ mod tests {
         assert!(!holds("composition-carries", "composition((_6,_2):(_8,_2),_4:_4)"));
         assert!(holds("left-inverse-of-non-injective", "left_inverse(((_1,_2,_2,_1)):((_0,_1,_1,_0)))"));
         assert!(!holds("left-inverse-of-non-injective", "left_inverse((_2,_4):(_1,_2))"));
-        assert!(holds(
-            "composition-divisibility-fails",
-            "composition((_6,_2):(_8,_2),_4:_4)"
-        ));
-        assert!(holds(
-            "composition-divisibility-fails",
-            "composition((4,8):(1,4),(_3,_2):(_1,_3))"
-        ));
-        assert!(!holds(
-            "composition-divisibility-fails",
-            "composition((_4,_8):(_1,_4),(_2,_4):(_2,_8))"
-        ));
-        assert!(holds(
-            "divide-divisibility-fails",
-            "logical_divide((4,8):(1,4),_2:_13)"
-        ));
-        assert!(!holds(
-            "divide-divisibility-fails",
-            "logical_divide(_24:_1,_4:_2)"
-        ));
-        assert!(holds(
-            "product-divisibility-fails",
-            "logical_product(1:3,((_1,_4)):((_4,_4)))"
-        ));
-        assert!(!holds(
-            "product-divisibility-fails",
-            "logical_product((_2,_2):(_1,_2),_3:_1)"
-        ));
-        assert!(holds(
-            "complement-strides-do-not-nest",
-            "complement(((_1,_2,_2)):((_0,_1,_3)))"
-        ));
-        assert!(holds(
-            "complement-strides-do-not-nest",
-            "complement((_4,_6):(_1,_6))"
-        ));
-        assert!(!holds(
-            "complement-strides-do-not-nest",
-            "complement((_4,_6):(_1,_4))"
-        ));
-        assert!(!holds(
-            "complement-strides-do-not-nest",
-            "complement(_4:_2,_24)"
-        ));
+        assert!(holds("composition-divisibility-fails", "composition((_6,_2):(_8,_2),_4:_4)"));
+        assert!(holds("composition-divisibility-fails", "composition((4,8):(1,4),(_3,_2):(_1,_3))"));
+        assert!(!holds("composition-divisibility-fails", "composition((_4,_8):(_1,_4),(_2,_4):(_2,_8))"));
+        assert!(holds("divide-divisibility-fails", "logical_divide((4,8):(1,4),_2:_13)"));
+        assert!(!holds("divide-divisibility-fails", "logical_divide(_24:_1,_4:_2)"));
+        assert!(holds("product-divisibility-fails", "logical_product(1:3,((_1,_4)):((_4,_4)))"));
+        assert!(!holds("product-divisibility-fails", "logical_product((_2,_2):(_1,_2),_3:_1)"));
+        assert!(holds("complement-strides-do-not-nest", "complement(((_1,_2,_2)):((_0,_1,_3)))"));
+        assert!(holds("complement-strides-do-not-nest", "complement((_4,_6):(_1,_6))"));
+        assert!(!holds("complement-strides-do-not-nest", "complement((_4,_6):(_1,_4))"));
+        assert!(!holds("complement-strides-do-not-nest", "complement(_4:_2,_24)"));
         // Before 4.2: left_inverse of dynamic layouts, inverses of reversed views.
         assert!(holds("left-inverse-of-dynamic-layout", "left_inverse(21:1)"));
         assert!(holds("left-inverse-of-dynamic-layout", "left_inverse((_4,2):(_1,_4))"));
@@ -642,10 +564,15 @@ mod tests {
         assert!(!holds("mma-atom-breaks-definition", "tiled_mma_tv_b(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))"));
         let sm70 = "tiled_mma_tv_a(SM70_8x8x4_F16F16F16F16_TN,(_1,_1,_1),(_8,_,_4))";
         assert!(holds("tiled-mma-thr-id-not-compact-before-4.2", sm70));
-        assert!(!holds("tiled-mma-thr-id-not-compact-before-4.2", "tiled_mma_tv_a(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))"));
+        assert!(!holds(
+            "tiled-mma-thr-id-not-compact-before-4.2",
+            "tiled_mma_tv_a(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))"
+        ));
         // Admissible for the generator on 4.2 (built through the complement), not before.
         assert!(!mma_thr_id_not_compact_before_4_2("SM70_8x8x4_F16F16F16F16_TN"));
         let v38 = crate::engine::release::Release::new(3, 8, 0, 0);
-        assert!(crate::engine::release::with_release(v38, || mma_thr_id_not_compact_before_4_2("SM70_8x8x4_F16F16F16F16_TN")));
+        assert!(crate::engine::release::with_release(v38, || mma_thr_id_not_compact_before_4_2(
+            "SM70_8x8x4_F16F16F16F16_TN"
+        )));
     }
 }

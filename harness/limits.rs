@@ -46,9 +46,9 @@ pub const RUN_MEMORY_MB: u64 = 4 << 10;
 /// memory (at least one compile). Parallel compile jobs are capped at
 /// `budget / COMPILE_MEMORY_MB`.
 pub fn default_memory_budget_mb() -> u64 {
-    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
-        t.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse::<u64>().ok()
-    });
+    let total_kb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse::<u64>().ok());
     match total_kb {
         Some(kb) => (kb / 1024 / 2).max(COMPILE_MEMORY_MB),
         None => 2 * COMPILE_MEMORY_MB,

@@ -29,8 +29,8 @@ use std::sync::OnceLock;
 use proptest::strategy::BoxedStrategy;
 
 use crate::definition;
-use crate::engine::{blocked_product, flat_divide, flat_product, logical_divide, logical_product, max_common};
 use crate::engine::postcondition::Checked;
+use crate::engine::{blocked_product, flat_divide, flat_product, logical_divide, logical_product, max_common};
 use crate::engine::{raked_product, tiled_divide, tiled_product, zipped_divide, zipped_product, Result};
 use crate::expr::builtins;
 use crate::expr::{Expr, Name, Value};
@@ -106,7 +106,10 @@ pub struct Op {
 pub const FORMS: &[(&str, &str)] = &[
     ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
     ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
-    ("print_svg", "a whole case, print_svg(X): CuTe's picture of an MMA atom or tiled MMA (codegen::case_body, svg.rs)"),
+    (
+        "print_svg",
+        "a whole case, print_svg(X): CuTe's picture of an MMA atom or tiled MMA (codegen::case_body, svg.rs)",
+    ),
 ];
 
 /// The operation `name` calls, if any (template arguments must match the entry's `targs`).
@@ -983,13 +986,14 @@ pub fn pycute_text(e: &Expr) -> std::result::Result<String, String> {
         Expr::Layout { shape, stride, .. } => format!("Layout({},{})", pycute_text(shape)?, pycute_text(stride)?),
         Expr::Call { name, args, called: true, .. } => {
             // The spelling comes from the operation's entry in the table of operations.
-            let n = lookup(name)
-                .and_then(|op| op.pycute.get())
-                .ok_or_else(|| format!("pycute has no {}", name.base()))?;
+            let n =
+                lookup(name).and_then(|op| op.pycute.get()).ok_or_else(|| format!("pycute has no {}", name.base()))?;
             let v: Vec<String> = args.iter().map(pycute_text).collect::<std::result::Result<_, _>>()?;
             format!("{n}({})", v.join(","))
         }
-        Expr::Apply { target, args, .. } if args.len() == 1 => format!("({})({})", pycute_text(target)?, pycute_text(&args[0])?),
+        Expr::Apply { target, args, .. } if args.len() == 1 => {
+            format!("({})({})", pycute_text(target)?, pycute_text(&args[0])?)
+        }
         _ => return Err("no pycute form".into()),
     })
 }
@@ -1015,7 +1019,8 @@ mod tests {
     /// A reason says why: a few words, not a placeholder.
     fn real_reason(why: &str) -> bool {
         let w = why.trim();
-        w.split_whitespace().count() >= 4 && !["todo", "tbd", "fixme", "xxx"].iter().any(|p| w.to_lowercase().contains(p))
+        w.split_whitespace().count() >= 4
+            && !["todo", "tbd", "fixme", "xxx"].iter().any(|p| w.to_lowercase().contains(p))
     }
 
     #[test]
@@ -1044,7 +1049,11 @@ mod tests {
                 assert!(w > 0, "{}: generator with weight 0", op.name);
             }
             if let Has(py) = op.pycute {
-                assert!(py.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}: pycute spelling {py:?}", op.name);
+                assert!(
+                    py.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+                    "{}: pycute spelling {py:?}",
+                    op.name
+                );
             }
         }
         assert!(missing.is_empty(), "{}", missing.join("\n"));

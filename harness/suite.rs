@@ -89,8 +89,13 @@ impl Suite {
     pub fn recorded(&self, version: Option<&str>) -> Result<Vec<Vec<String>>, Vec<String>> {
         let path = snapshot_path(&self.name, version);
         let shown = path.strip_prefix(repo_root()).unwrap_or(&path).display().to_string();
-        let Some(recorded) = std::fs::read_to_string(&path).ok().and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body)) else {
-            return Err(vec![format!("{}: no readable snapshot {shown} (record it with `cargo xtask bless`)", self.locate_file())]);
+        let Some(recorded) =
+            std::fs::read_to_string(&path).ok().and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body))
+        else {
+            return Err(vec![format!(
+                "{}: no readable snapshot {shown} (record it with `cargo xtask bless`)",
+                self.locate_file()
+            )]);
         };
         let mut problems = Vec::new();
         if recorded.len() > self.cases.len() {
@@ -105,7 +110,11 @@ impl Suite {
         for (k, c) in self.cases.iter().enumerate() {
             match recorded.get(k) {
                 Some((e, lines)) if *e == c.expr => out.push(lines.clone()),
-                _ => problems.push(format!("{}: {} has no recorded result in {shown} (run `cargo xtask bless`)", self.locate(c), c.expr)),
+                _ => problems.push(format!(
+                    "{}: {} has no recorded result in {shown} (run `cargo xtask bless`)",
+                    self.locate(c),
+                    c.expr
+                )),
             }
         }
         if problems.is_empty() {
@@ -173,7 +182,11 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
 /// compile error that is not a static_assert is asked again alone, through `alone` (an oracle
 /// without the results cache), and that answer is the recorded one: a recorded result does not
 /// depend on which cases were batched with it.
-pub fn record(oracle: &crate::oracle::Oracle, alone: &crate::oracle::Oracle, suites: &[Suite]) -> Vec<Vec<Vec<String>>> {
+pub fn record(
+    oracle: &crate::oracle::Oracle,
+    alone: &crate::oracle::Oracle,
+    suites: &[Suite],
+) -> Vec<Vec<Vec<String>>> {
     use rayon::prelude::*;
     let exprs: Vec<String> = suites.iter().flat_map(|s| s.cases.iter().map(|c| c.expr.clone())).collect();
     let mut outcomes = oracle.run(&exprs);
@@ -254,6 +267,10 @@ mod tests {
         assert_eq!(parsed[1], ("size(_4:_1)".to_string(), vec!["_4".to_string()]));
         assert!(s.is_recorded_for(None) && s.is_recorded_for(Some("3.8.0.0")));
         let only = Suite::parse("t", Path::new("t.cases"), "# recorded-for: 4.2.0.0\n_4:_1\n");
-        assert!(only.is_recorded_for(None) && only.is_recorded_for(Some("4.2.0.0")) && !only.is_recorded_for(Some("3.8.0.0")));
+        assert!(
+            only.is_recorded_for(None)
+                && only.is_recorded_for(Some("4.2.0.0"))
+                && !only.is_recorded_for(Some("3.8.0.0"))
+        );
     }
 }

@@ -25,7 +25,14 @@ const MAX_CELLS: i64 = 1 << 16;
 /// CuTe's `SVGColor_TV`: a colour per thread id.
 fn tv_color(tid: i64) -> &'static str {
     const C: [&str; 8] = [
-        "175,175,255", "175,255,175", "255,255,175", "255,175,175", "210,210,255", "210,255,210", "255,255,210", "255,210,210",
+        "175,175,255",
+        "175,255,175",
+        "255,255,175",
+        "255,175,175",
+        "210,210,255",
+        "210,255,210",
+        "255,255,210",
+        "255,210,210",
     ];
     C[tid.rem_euclid(8) as usize]
 }
@@ -33,7 +40,14 @@ fn tv_color(tid: i64) -> &'static str {
 /// CuTe's `TSVGColor_BWx8`: eight greys.
 fn bw_color(idx: i64) -> &'static str {
     const C: [&str; 8] = [
-        "255,255,255", "230,230,230", "205,205,205", "180,180,180", "155,155,155", "130,130,130", "105,105,105", "080,080,080",
+        "255,255,255",
+        "230,230,230",
+        "205,205,205",
+        "180,180,180",
+        "155,155,155",
+        "130,130,130",
+        "105,105,105",
+        "080,080,080",
     ];
     C[idx.rem_euclid(8) as usize]
 }
@@ -217,7 +231,10 @@ fn finish_grid(out: &mut String, rows: i64, cols: i64) {
 /// A rank-2 layout as a grid of its values.
 pub fn layout_svg(layout: &Layout) -> Result<String> {
     if layout.rank() != 2 {
-        return Err(Error::Rejected { condition: "a layout picture needs rank(layout) == 2", detail: layout.to_string() });
+        return Err(Error::Rejected {
+            condition: "a layout picture needs rank(layout) == 2",
+            detail: layout.to_string(),
+        });
     }
     let (rows, cols) = (layout.mode(0)?.size()?.value, layout.mode(1)?.size()?.value);
     check_cells(rows, cols)?;
@@ -256,11 +273,18 @@ pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
             let dims: Vec<i64> = c.tiler.modes().iter().map(|m| m.product().map(|x| x.value)).collect::<Result<_>>()?;
             match dims[..] {
                 [r, cols] => tv_svg(&c.tv, r, cols),
-                _ => Err(Error::Rejected { condition: "a TiledCopy picture needs a rank-2 tile", detail: c.tiler.to_string() }),
+                _ => Err(Error::Rejected {
+                    condition: "a TiledCopy picture needs a rank-2 tile",
+                    detail: c.tiler.to_string(),
+                }),
             }
         }
         (Value::Layout(l), Some(t)) => {
-            let dims: Vec<i64> = t.split(',').map(|x| x.trim().parse::<i64>()).collect::<std::result::Result<_, _>>().map_err(|_| Error::Type(format!("--tile wants ROWS,COLS, got {t}")))?;
+            let dims: Vec<i64> = t
+                .split(',')
+                .map(|x| x.trim().parse::<i64>())
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|_| Error::Type(format!("--tile wants ROWS,COLS, got {t}")))?;
             match dims[..] {
                 [r, c] => tv_svg(l, r, c),
                 _ => Err(Error::Type(format!("--tile wants ROWS,COLS, got {t}"))),

@@ -76,13 +76,16 @@ impl Verdict {
     /// `different-function:blame-engine`; known-discrepancy families match on it.
     pub fn signature(&self) -> String {
         match self {
-            Verdict::DifferentFunction { blame, .. } => format!("different-function:blame-{}", match blame {
-                Blame::Engine => "engine",
-                Blame::Cute => "cute",
-                Blame::Both => "both",
-                Blame::Undetermined => "undetermined",
-                Blame::StricterThanCute => "stricter-than-cute",
-            }),
+            Verdict::DifferentFunction { blame, .. } => format!(
+                "different-function:blame-{}",
+                match blame {
+                    Blame::Engine => "engine",
+                    Blame::Cute => "cute",
+                    Blame::Both => "both",
+                    Blame::Undetermined => "undetermined",
+                    Blame::StricterThanCute => "stricter-than-cute",
+                }
+            ),
             Verdict::OneRejects { rejecter, accepted_ok, .. } => format!(
                 "one-rejects:{}-rejects:accepted-{}",
                 if *rejecter == Side::Engine { "engine" } else { "cute" },
@@ -140,7 +143,9 @@ impl fmt::Display for Verdict {
                 write!(f, "{rejecter:?} rejects, {other} accepts")?;
                 match accepted_ok {
                     Some(true) => write!(f, " a result that satisfies the definition"),
-                    Some(false) => write!(f, " a result that violates the definition: {}", detail.as_deref().unwrap_or("")),
+                    Some(false) => {
+                        write!(f, " a result that violates the definition: {}", detail.as_deref().unwrap_or(""))
+                    }
                     None => Ok(()),
                 }
             }
@@ -182,11 +187,7 @@ fn same_layout_function(a: &Layout, b: &Layout) -> bool {
 pub fn blame_of(v: &Verdict) -> Blame {
     match v {
         Verdict::DifferentFunction { blame, .. } => *blame,
-        Verdict::OneRejects {
-            rejecter,
-            accepted_ok: Some(ok),
-            ..
-        } => match (rejecter, ok) {
+        Verdict::OneRejects { rejecter, accepted_ok: Some(ok), .. } => match (rejecter, ok) {
             (Side::Engine, true) | (Side::Cute, false) => Blame::Engine,
             (Side::Engine, false) | (Side::Cute, true) => Blame::Cute,
         },
@@ -202,11 +203,7 @@ pub fn classify_with(
     cute: &Outcome,
     check: DefinitionCheck<'_>,
 ) -> Verdict {
-    let engine_value = || {
-        engine_value
-            .cloned()
-            .or_else(|| engine.printed().and_then(read_printed))
-    };
+    let engine_value = || engine_value.cloned().or_else(|| engine.printed().and_then(read_printed));
     match (engine, cute) {
         (_, Outcome::Crashed(_)) => Verdict::CuteCrashed,
         (Outcome::Printed(e), Outcome::Printed(c)) if e == c => Verdict::Agree,
@@ -230,11 +227,7 @@ pub fn classify_with(
                 (None, Some(_), true) => Blame::Cute,
                 _ => Blame::Undetermined,
             };
-            Verdict::DifferentFunction {
-                blame,
-                engine_check: eb,
-                cute_check: cb,
-            }
+            Verdict::DifferentFunction { blame, engine_check: eb, cute_check: cb }
         }
         (Outcome::Printed(_), _) => {
             let r = engine_value().and_then(|v| check(&v));
@@ -277,12 +270,7 @@ mod tests {
     #[test]
     fn representation_difference_is_class_1() {
         // coalesce of the chapter's layout: flattened (CuTe, dynamic) vs merged form, same function.
-        let v = classify_with(
-            &printed("(2,1,6):(1,6,2)"),
-            None,
-            &printed("12:1"),
-            &no_definition,
-        );
+        let v = classify_with(&printed("(2,1,6):(1,6,2)"), None, &printed("12:1"), &no_definition);
         assert_eq!(v, Verdict::SameFunction);
         let v = classify_with(&printed("_12:_1"), None, &printed("_12:_1"), &no_definition);
         assert_eq!(v, Verdict::Agree);
@@ -300,63 +288,27 @@ mod tests {
             for (i, bi) in bv.iter().enumerate() {
                 let want = av.get(*bi as usize).copied();
                 if rv.get(i).copied() != want {
-                    return Some(Err(format!(
-                        "R({i}) = {:?} but A(B({i})) = {want:?}",
-                        rv.get(i)
-                    )));
+                    return Some(Err(format!("R({i}) = {:?} but A(B({i})) = {want:?}", rv.get(i))));
                 }
             }
             Some(Ok(()))
         };
-        let v = classify_with(
-            &printed("(_2,_2):(_32,_2)"),
-            None,
-            &printed("(_2,_2):(_32,_2)"),
-            &check,
-        );
+        let v = classify_with(&printed("(_2,_2):(_32,_2)"), None, &printed("(_2,_2):(_32,_2)"), &check);
         assert_eq!(v, Verdict::Agree);
-        let v = classify_with(
-            &Outcome::Rejected("undefined".into()),
-            None,
-            &printed("(_2,_2):(_32,_2)"),
-            &check,
-        );
+        let v = classify_with(&Outcome::Rejected("undefined".into()), None, &printed("(_2,_2):(_32,_2)"), &check);
         match v {
-            Verdict::OneRejects {
-                rejecter: Side::Engine,
-                accepted_ok: Some(false),
-                detail: Some(d),
-            } => {
+            Verdict::OneRejects { rejecter: Side::Engine, accepted_ok: Some(false), detail: Some(d) } => {
                 assert!(d.contains("R(2)"), "{d}")
             }
             other => panic!("unexpected {other:?}"),
         }
-        let v = classify_with(
-            &printed("(_2,_2):(_24,_2)"),
-            None,
-            &printed("(_2,_2):(_32,_2)"),
-            &check,
-        );
-        assert!(
-            matches!(
-                v,
-                Verdict::DifferentFunction {
-                    blame: Blame::Both,
-                    ..
-                }
-            ),
-            "{v:?}"
-        );
+        let v = classify_with(&printed("(_2,_2):(_24,_2)"), None, &printed("(_2,_2):(_32,_2)"), &check);
+        assert!(matches!(v, Verdict::DifferentFunction { blame: Blame::Both, .. }), "{v:?}");
     }
 
     #[test]
     fn crashes_are_class_4() {
-        let v = classify_with(
-            &printed("_1"),
-            None,
-            &Outcome::Crashed("SIGFPE".into()),
-            &no_definition,
-        );
+        let v = classify_with(&printed("_1"), None, &Outcome::Crashed("SIGFPE".into()), &no_definition);
         assert_eq!(v, Verdict::CuteCrashed);
     }
 }

@@ -10,11 +10,11 @@
 
 use proptest::prelude::*;
 
+use cutecheck::engine::atom::copy_atom;
 use cutecheck::engine::atom::lit;
 use cutecheck::engine::atom::partition::mma_partition;
 use cutecheck::engine::atom::tiled_copy::make_tiled_copy;
 use cutecheck::engine::atom::tiled_mma::make_tiled_mma;
-use cutecheck::engine::atom::copy_atom;
 use cutecheck::engine::raked_product::raked_product;
 use cutecheck::engine::swizzle::Swizzle;
 use cutecheck::engine::{IntTuple, Layout};

@@ -11,16 +11,28 @@ use cutecheck::suite::all_suites;
 
 #[test]
 fn pictures_match_cutes_print_svg() {
-    let s = all_suites().expect("fixtures/cases").into_iter().find(|s| s.name == "atoms_svg").expect("fixtures/cases/atoms_svg.cases");
+    let s = all_suites()
+        .expect("fixtures/cases")
+        .into_iter()
+        .find(|s| s.name == "atoms_svg")
+        .expect("fixtures/cases/atoms_svg.cases");
     let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
     assert!(!s.cases.is_empty());
     for (c, lines) in s.cases.iter().zip(&recorded) {
         // CuTe drew it: a tile comment, an <svg> element and its close.
-        let drawn = lines[0].starts_with("<!--  Tile: ") && lines.iter().any(|l| l.starts_with("<svg ")) && lines.last().map(String::as_str) == Some("</svg>");
+        let drawn = lines[0].starts_with("<!--  Tile: ")
+            && lines.iter().any(|l| l.starts_with("<svg "))
+            && lines.last().map(String::as_str) == Some("</svg>");
         assert!(drawn, "{}: CuTe did not draw it: {}", s.locate(c), lines[0]);
         let case = Case::parse(&c.expr, s.locate(c)).expect("parses");
         let engine = case::engine(&case, false).outcome;
-        assert_eq!(compare(&engine, &Outcome::from_lines(lines)), Agreement::Same, "{}: {}: the engine's picture differs from CuTe's", s.locate(c), c.expr);
+        assert_eq!(
+            compare(&engine, &Outcome::from_lines(lines)),
+            Agreement::Same,
+            "{}: {}: the engine's picture differs from CuTe's",
+            s.locate(c),
+            c.expr
+        );
         // The same picture as `cutecheck eval --svg` draws from the value.
         let v = cutecheck::expr::eval(case.print_svg_arg().expect("a print_svg case")).unwrap();
         assert_eq!(Outcome::Printed(cutecheck::svg::svg_of(&v, None).unwrap()), engine, "{}", s.locate(c));
@@ -42,7 +54,9 @@ fn cli_writes_the_picture() {
     // The chapter's exercise: thread 9 holds row 1, columns 8-15 (value v at column 8 + v).
     for v in 0..8 {
         let (x, y) = ((8 + v + 1) * 20, 2 * 20);
-        let rect = format!("<rect x=\"{x}\" y=\"{y}\" width=\"20\" height=\"20\" fill=\"rgb(175,255,175)\" stroke=\"black\"/>");
+        let rect = format!(
+            "<rect x=\"{x}\" y=\"{y}\" width=\"20\" height=\"20\" fill=\"rgb(175,255,175)\" stroke=\"black\"/>"
+        );
         let pos = svg.find(&rect).unwrap_or_else(|| panic!("no cell at row 1 column {}", 8 + v));
         let after = &svg[pos..];
         assert!(after.lines().nth(1).unwrap().ends_with(">T9</text>"));
@@ -58,6 +72,11 @@ fn cli_writes_the_picture() {
     assert!(tc.status.success(), "{}", String::from_utf8_lossy(&tc.stderr));
     let from_copy = std::fs::read_to_string(dir.path().join("tc.svg")).unwrap();
     assert_eq!(from_copy, svg);
-    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_cutecheck")).args(["eval", "--svg"]).arg(&file).arg("_4").output().unwrap();
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(["eval", "--svg"])
+        .arg(&file)
+        .arg("_4")
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
 }

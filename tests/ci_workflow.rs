@@ -29,7 +29,9 @@ fn partition_error(shards: &[String]) -> Option<String> {
     let mut ns = BTreeSet::new();
     let mut ks = Vec::new();
     for s in shards {
-        let Some((k, n)) = s.split_once('/').and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?))) else {
+        let Some((k, n)) =
+            s.split_once('/').and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
+        else {
             return Some(format!("shard {s:?} is not K/N"));
         };
         ns.insert(n);
@@ -37,7 +39,8 @@ fn partition_error(shards: &[String]) -> Option<String> {
     }
     let [n] = ns.into_iter().collect::<Vec<_>>()[..] else { return Some(format!("shards of several N: {shards:?}")) };
     ks.sort_unstable();
-    (ks != (0..n).collect::<Vec<_>>()).then(|| format!("shards {shards:?} are not each of 0/{n}..{}/{n} once", n.saturating_sub(1)))
+    (ks != (0..n).collect::<Vec<_>>())
+        .then(|| format!("shards {shards:?} are not each of 0/{n}..{}/{n} once", n.saturating_sub(1)))
 }
 
 #[test]

@@ -90,7 +90,8 @@ fn both_answers_every_line_and_ends_with_the_verdict() {
         .expect("cutecheck runs");
     // A good line, a line that is not UTF-8, a line that does not parse, the chapter's undefined
     // composition: four answers, in order, the last ending with its class and blame.
-    let input: &[u8] = b"coalesce((_2,(_1,_6)):(_1,(_6,_2)))\n\xff\xfe\ncomposition(((\ncomposition((_6,_2):(_8,_2),_4:_4)\n";
+    let input: &[u8] =
+        b"coalesce((_2,(_1,_6)):(_1,(_6,_2)))\n\xff\xfe\ncomposition(((\ncomposition((_6,_2):(_8,_2),_4:_4)\n";
     child.stdin.take().unwrap().write_all(input).unwrap();
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -128,7 +129,9 @@ fn batch_mode_answers_each_line_before_the_next_arrives() {
         }
     });
     // The chapter's cases (CuTe's prints quoted in the chapter).
-    for (expr, want) in [("coalesce((_2,(_1,_6)):(_1,(_6,_2)))", "_12:_1"), ("complement(_4:_2,_24)", "(_2,_3):(_1,_8)")] {
+    for (expr, want) in
+        [("coalesce((_2,(_1,_6)):(_1,(_6,_2)))", "_12:_1"), ("complement(_4:_2,_24)", "(_2,_3):(_1,_8)")]
+    {
         writeln!(stdin, "{expr}").unwrap();
         stdin.flush().unwrap();
         let got = rx.recv_timeout(Duration::from_secs(60));

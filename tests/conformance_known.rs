@@ -10,33 +10,17 @@ fn known() -> KnownDiscrepancies {
     KnownDiscrepancies::load_default().expect("known discrepancies")
 }
 
-const CLASSES: &[&str] = &[
-    "same-function",
-    "different-function",
-    "one-rejects",
-    "cute-crashed",
-];
+const CLASSES: &[&str] = &["same-function", "different-function", "one-rejects", "cute-crashed"];
 
 #[test]
 fn entries_are_well_formed() {
     let k = known();
     assert!(!k.entries.is_empty());
-    let fuzz_ops: std::collections::BTreeSet<&str> = cutecheck::fuzz::cases(1, 2000, (0, 1))
-        .into_iter()
-        .map(|(_, c)| c.op)
-        .collect();
+    let fuzz_ops: std::collections::BTreeSet<&str> =
+        cutecheck::fuzz::cases(1, 2000, (0, 1)).into_iter().map(|(_, c)| c.op).collect();
     for d in &k.entries {
-        assert!(
-            CLASSES.contains(&d.class.as_str()),
-            "{}: class {}",
-            d.expr,
-            d.class
-        );
-        assert!(
-            !d.explanation.trim().is_empty(),
-            "{}: no explanation",
-            d.expr
-        );
+        assert!(CLASSES.contains(&d.class.as_str()), "{}: class {}", d.expr, d.class);
+        assert!(!d.explanation.trim().is_empty(), "{}: no explanation", d.expr);
         if let Some(f) = &d.family {
             assert!(
                 f.signature.starts_with(&d.class),
@@ -45,8 +29,7 @@ fn entries_are_well_formed() {
                 f.signature,
                 d.class
             );
-            let p = predicate(&f.predicate)
-                .unwrap_or_else(|| panic!("{}: unknown predicate {}", d.expr, f.predicate));
+            let p = predicate(&f.predicate).unwrap_or_else(|| panic!("{}: unknown predicate {}", d.expr, f.predicate));
             assert!(
                 p(&Case::parse(&d.expr, "known").unwrap()),
                 "{}: its own family predicate {} does not hold",
@@ -54,11 +37,7 @@ fn entries_are_well_formed() {
                 f.predicate
             );
             for op in &f.ops {
-                assert!(
-                    fuzz_ops.contains(op.as_str()),
-                    "{}: family op {op} is never generated",
-                    d.expr
-                );
+                assert!(fuzz_ops.contains(op.as_str()), "{}: family op {op} is never generated", d.expr);
             }
         }
     }
@@ -72,26 +51,16 @@ fn entries_are_well_formed() {
 fn entries_reproduce_and_a_seeded_run_is_covered() {
     use cutecheck::oracle::{Oracle, OracleOptions};
     let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
-    let oracle = Oracle::new(OracleOptions {
-        cutlass_version: Some(version.to_string()),
-        ..OracleOptions::default()
-    })
-    .expect("real CuTe");
+    let oracle = Oracle::new(OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() })
+        .expect("real CuTe");
     let k = known();
     let judge = Judge::new(&k, version);
-    let entries: Vec<Case> = k
-        .for_version(version)
-        .map(|d| Case::parse(&d.expr, "fixtures/known-discrepancies.toml").unwrap())
-        .collect();
+    let entries: Vec<Case> =
+        k.for_version(version).map(|d| Case::parse(&d.expr, "fixtures/known-discrepancies.toml").unwrap()).collect();
     let refs: Vec<&Case> = entries.iter().collect();
     for (c, o) in entries.iter().zip(case::Oracle::run(&oracle, &refs)) {
         let j = judge.judge(c, Origin::Known, &case::engine(c, false), &o);
-        assert!(
-            matches!(j.status, Status::Explained(_)),
-            "{}: {} ({o:?})",
-            c.text,
-            j.summary()
-        );
+        assert!(matches!(j.status, Status::Explained(_)), "{}: {} ({o:?})", c.text, j.summary());
         let d = k.lookup(&c.expr, version).unwrap();
         if let (Some(f), Some(t)) = (&d.family, &j.triage) {
             assert_eq!(t.signature(), f.signature, "{}", c.text);
@@ -99,31 +68,15 @@ fn entries_reproduce_and_a_seeded_run_is_covered() {
     }
     let cases: Vec<(Case, bool)> = cutecheck::fuzz::cases(9, 60, (0, 1))
         .into_iter()
-        .map(|(i, c)| {
-            (
-                Case::parse(&c.expr, format!("random #{i} (seed 9)")).unwrap(),
-                c.admissible,
-            )
-        })
+        .map(|(i, c)| (Case::parse(&c.expr, format!("random #{i} (seed 9)")).unwrap(), c.admissible))
         .collect();
     let refs: Vec<&Case> = cases.iter().map(|(c, _)| c).collect();
     let mut uncovered = Vec::new();
     for ((c, admissible), o) in cases.iter().zip(case::Oracle::run(&oracle, &refs)) {
-        let j = judge.judge(
-            c,
-            Origin::Random {
-                admissible: *admissible,
-            },
-            &case::engine(c, false),
-            &o,
-        );
+        let j = judge.judge(c, Origin::Random { admissible: *admissible }, &case::engine(c, false), &o);
         if j.fails() {
             uncovered.push(format!("{} ({}): {}", c.text, c.location, j.summary()));
         }
     }
-    assert!(
-        uncovered.is_empty(),
-        "disagreements not in fixtures/known-discrepancies.toml:\n{}",
-        uncovered.join("\n")
-    );
+    assert!(uncovered.is_empty(), "disagreements not in fixtures/known-discrepancies.toml:\n{}", uncovered.join("\n"));
 }

@@ -20,7 +20,10 @@ fn cases(texts: &[&str]) -> Vec<Case> {
 }
 
 #[test]
-#[cfg_attr(not(cutecheck_dsl), ignore = "needs the CuTe DSL: run `cargo xtask test` (provisions nvidia-cutlass-dsl and sets CUTECHECK_DSL)")]
+#[cfg_attr(
+    not(cutecheck_dsl),
+    ignore = "needs the CuTe DSL: run `cargo xtask test` (provisions nvidia-cutlass-dsl and sets CUTECHECK_DSL)"
+)]
 fn the_pinned_dsl_is_provisioned_and_imports() {
     let i = provision::provision(false).unwrap();
     provision::check_import(&i.site).unwrap();
@@ -31,7 +34,11 @@ fn the_pinned_dsl_is_provisioned_and_imports() {
     let marker = std::fs::read_to_string(i.site.join(cutecheck::oracle::provision::MARKER)).unwrap();
     if provision::python_tag().unwrap().0 == "cp311" {
         for w in &pins.wheels {
-            assert!(marker.contains(&format!("# {} {}", w.file, w.sha256)), "{} not installed from its pin:\n{marker}", w.file);
+            assert!(
+                marker.contains(&format!("# {} {}", w.file, w.sha256)),
+                "{} not installed from its pin:\n{marker}",
+                w.file
+            );
         }
     }
 }
@@ -39,7 +46,10 @@ fn the_pinned_dsl_is_provisioned_and_imports() {
 /// Static and dynamic cases whose DSL answer agrees with the engine's result (values, structure,
 /// static-ness; `?` for the DSL's unknown dynamic values).
 #[test]
-#[cfg_attr(not(cutecheck_dsl), ignore = "needs the CuTe DSL: run `cargo xtask test` (provisions nvidia-cutlass-dsl and sets CUTECHECK_DSL)")]
+#[cfg_attr(
+    not(cutecheck_dsl),
+    ignore = "needs the CuTe DSL: run `cargo xtask test` (provisions nvidia-cutlass-dsl and sets CUTECHECK_DSL)"
+)]
 fn dsl_cases_agree_with_the_engine() {
     let o = oracle(DslOptions::default());
     let texts = [
@@ -87,7 +97,10 @@ fn dsl_cases_agree_with_the_engine() {
 /// one on which it aborts (a DSL bug: std::bad_variant_access in the complement of a layout with
 /// dynamic strides) costs only that case, and one over the time limit is an oracle error.
 #[test]
-#[cfg_attr(not(cutecheck_dsl), ignore = "needs the CuTe DSL: run `cargo xtask test` (provisions nvidia-cutlass-dsl and sets CUTECHECK_DSL)")]
+#[cfg_attr(
+    not(cutecheck_dsl),
+    ignore = "needs the CuTe DSL: run `cargo xtask test` (provisions nvidia-cutlass-dsl and sets CUTECHECK_DSL)"
+)]
 fn refusals_crashes_and_timeouts_cost_one_case() {
     let o = oracle(DslOptions { jobs: Some(1), ..DslOptions::default() });
     let cs = cases(&[

@@ -18,7 +18,11 @@ use cutecheck::expr::{eval_str, EvalError};
 use cutecheck::suite::{all_suites, Suite};
 
 fn suite(name: &str) -> Suite {
-    all_suites().expect("fixtures/cases").into_iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no fixtures/cases/{name}.cases"))
+    all_suites()
+        .expect("fixtures/cases")
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no fixtures/cases/{name}.cases"))
 }
 
 /// Each case of a probe suite with CuTe's recorded lines; fails on a missing or stale snapshot.
@@ -70,7 +74,9 @@ fn refuses_like_cute(expr: &str, cute: &[String]) -> Result<(), String> {
     match eval_str(expr) {
         Ok(v) => Err(format!("CuTe refused ({}) but the engine answered {v}", cute.join(" | "))),
         Err(e) => match want {
-            Some(w) if !e.to_string().to_lowercase().contains(&w) => Err(format!("the engine refused with `{e}`, which does not name `{w}` (CuTe: {})", cute.join(" | "))),
+            Some(w) if !e.to_string().to_lowercase().contains(&w) => {
+                Err(format!("the engine refused with `{e}`, which does not name `{w}` (CuTe: {})", cute.join(" | ")))
+            }
             _ => Ok(()),
         },
     }
@@ -86,8 +92,20 @@ fn prints_like_cute(expr: &str, cute: &[String]) -> Result<(), String> {
 
 fn check_suite(name: &str, rule: impl Fn(&str, &[String]) -> Result<(), String>) {
     let (s, r) = recorded(name);
-    let bad: Vec<String> = s.cases.iter().zip(&r).filter_map(|(c, cute)| rule(&c.expr, cute).err().map(|e| format!("{}: {}: {e}", s.locate(c), c.expr))).collect();
-    assert!(bad.is_empty(), "{} of {} cases of {} fail:\n{}", bad.len(), s.cases.len(), s.locate_file(), bad.join("\n"));
+    let bad: Vec<String> = s
+        .cases
+        .iter()
+        .zip(&r)
+        .filter_map(|(c, cute)| rule(&c.expr, cute).err().map(|e| format!("{}: {}: {e}", s.locate(c), c.expr)))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {} cases of {} fail:\n{}",
+        bad.len(),
+        s.cases.len(),
+        s.locate_file(),
+        bad.join("\n")
+    );
 }
 
 fn is_refusal(cute: &[String]) -> bool {
@@ -106,7 +124,13 @@ fn engine_prints_what_cute_prints() {
 
 #[test]
 fn single_operations_match_cute() {
-    check_suite("probes_modules", |e, cute| if is_refusal(cute) { refuses_like_cute(e, cute) } else { prints_like_cute(e, cute) });
+    check_suite("probes_modules", |e, cute| {
+        if is_refusal(cute) {
+            refuses_like_cute(e, cute)
+        } else {
+            prints_like_cute(e, cute)
+        }
+    });
 }
 
 #[test]
@@ -117,7 +141,12 @@ fn engine_refuses_what_cute_gets_wrong() {
         }
         match eval_str(e) {
             Err(EvalError::Engine(Error::Undefined { .. })) => {}
-            other => return Err(format!("expected Error::Undefined (CuTe printed {}), engine gave {other:?}", cute.join(" | "))),
+            other => {
+                return Err(format!(
+                    "expected Error::Undefined (CuTe printed {}), engine gave {other:?}",
+                    cute.join(" | ")
+                ))
+            }
         }
         match without_definition_checks(|| eval_str(e)) {
             Ok(v) if v.to_string().lines().eq(cute.iter().map(String::as_str)) => Ok(()),
@@ -139,7 +168,10 @@ fn engine_refuses_what_cute_rejects() {
 #[test]
 fn the_refusal_rules_can_fail() {
     let v = |s: &str| vec![s.to_string()];
-    assert_eq!(condition(&v("rejected: Non-injective Layout detected in complement.")), Ok(Some("non-injective layout detected in complement".into())));
+    assert_eq!(
+        condition(&v("rejected: Non-injective Layout detected in complement.")),
+        Ok(Some("non-injective layout detected in complement".into()))
+    );
     assert_eq!(condition(&v("rejected: static assertion failed")), Ok(None));
     assert_eq!(condition(&v("rejected: Index out of range")), Ok(Some("mismatched ranks".into())));
     assert_eq!(condition(&v("crashed: SIGFPE (signal 8)")), Ok(Some("division by zero".into())));
@@ -147,7 +179,11 @@ fn the_refusal_rules_can_fail() {
     assert!(condition(&v("_4:_1")).is_err());
     assert!(refuses_like_cute("size(_4:_1)", &v("rejected: static assertion failed")).is_err());
     assert!(refuses_like_cute("complement((_2,_2):(_1,_1),_24)", &v("rejected: Divisibility Condition")).is_err());
-    assert!(refuses_like_cute("complement((_2,_2):(_1,_1),_24)", &v("rejected: Non-injective Layout detected in complement.")).is_ok());
+    assert!(refuses_like_cute(
+        "complement((_2,_2):(_1,_1),_24)",
+        &v("rejected: Non-injective Layout detected in complement.")
+    )
+    .is_ok());
     assert!(prints_like_cute("size(_4:_1)", &v("_4")).is_ok());
     assert!(prints_like_cute("size(_4:_1)", &v("4")).is_err());
 }

@@ -157,11 +157,16 @@ fn the_engine_does_not_use_the_rest_of_the_harness() {
             }
         }
     }
-    let limits = strip_test_modules(&std::fs::read_to_string(engine_dir().join("../limits.rs")).expect("harness/limits.rs"));
+    let limits =
+        strip_test_modules(&std::fs::read_to_string(engine_dir().join("../limits.rs")).expect("harness/limits.rs"));
     for p in paths(&limits).into_iter().filter(|p| p.starts_with("crate::")) {
         bad.push(format!("harness/limits.rs (which the engine uses) uses {p}"));
     }
-    assert!(bad.is_empty(), "the engine must not depend on the expression language, the oracle or the CLI:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "the engine must not depend on the expression language, the oracle or the CLI:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -230,6 +235,9 @@ fn no_engine_module_is_a_re_exporting_facade() {
         }
         let items: Vec<&str> = src.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
         let reexports = items.iter().filter(|l| l.starts_with("pub use ") || l.starts_with("pub(crate) use ")).count();
-        assert_eq!(reexports, 0, "harness/engine/{m}.rs re-exports {reexports} item(s): import the defining module instead");
+        assert_eq!(
+            reexports, 0,
+            "harness/engine/{m}.rs re-exports {reexports} item(s): import the defining module instead"
+        );
     }
 }

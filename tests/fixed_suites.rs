@@ -78,7 +78,8 @@ fn real_cute_still_prints_the_snapshots() {
     let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
     let opts = OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() };
     let alone = Oracle::new(OracleOptions { cache: false, ..opts.clone() }).expect("real CuTe");
-    let oracle = Oracle::new(opts).unwrap_or_else(|e| panic!("CUTECHECK_CUTE is set but real CuTe is not usable: {e:#}"));
+    let oracle =
+        Oracle::new(opts).unwrap_or_else(|e| panic!("CUTECHECK_CUTE is set but real CuTe is not usable: {e:#}"));
     let suites = all_suites().expect("fixtures/cases");
     // Recorded exactly as `cargo xtask bless` records (a batch's compile errors asked again alone).
     let results = cutecheck::suite::record(&oracle, &alone, &suites);
@@ -87,11 +88,21 @@ fn real_cute_still_prints_the_snapshots() {
         let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
         for ((c, was), now) in s.cases.iter().zip(&recorded).zip(results) {
             if was != now {
-                changed.push(format!("{}: {}\n    recorded: {}\n    CuTe now: {}", s.locate(c), c.expr, was.join(" | "), now.join(" | ")));
+                changed.push(format!(
+                    "{}: {}\n    recorded: {}\n    CuTe now: {}",
+                    s.locate(c),
+                    c.expr,
+                    was.join(" | "),
+                    now.join(" | ")
+                ));
             }
         }
     }
-    assert!(changed.is_empty(), "real CuTe now prints something else (`cargo xtask bless --check`):\n{}", changed.join("\n"));
+    assert!(
+        changed.is_empty(),
+        "real CuTe now prints something else (`cargo xtask bless --check`):\n{}",
+        changed.join("\n")
+    );
 }
 
 #[test]
@@ -103,7 +114,11 @@ fn one_batch_survives_static_asserts_and_crashes() {
     use cutecheck::oracle::{Oracle, OracleOptions};
     // fixtures/cases/oracle_batch.cases mixes prints, static_asserts and a run-time crash; compiled
     // as one batch (no results cache), each case still gets its own recorded outcome.
-    let s = all_suites().expect("fixtures/cases").into_iter().find(|s| s.name == "oracle_batch").expect("fixtures/cases/oracle_batch.cases");
+    let s = all_suites()
+        .expect("fixtures/cases")
+        .into_iter()
+        .find(|s| s.name == "oracle_batch")
+        .expect("fixtures/cases/oracle_batch.cases");
     let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
     let kinds: std::collections::BTreeSet<&str> = recorded.iter().map(|l| Outcome::from_lines(l).kind()).collect();
     assert!(kinds.len() >= 3, "the batch should mix prints, refusals and crashes: {kinds:?}");

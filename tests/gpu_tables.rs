@@ -81,8 +81,16 @@ fn every_engine_atom_is_checked_or_skipped_with_a_reason() {
     assert!(gmma_families.len() >= 50, "{} families", gmma_families.len());
     // ldmatrix x1/x2/x4 (and .trans), stmatrix, movmatrix and cp.async.
     for op in [
-        "SM75_U32x1_LDSM_N", "SM75_U32x2_LDSM_N", "SM75_U32x4_LDSM_N", "SM75_U16x2_LDSM_T", "SM75_U16x4_LDSM_T",
-        "SM75_U16x8_LDSM_T", "SM90_U32x1_STSM_N", "SM90_U32x4_STSM_N", "SM90_U16x8_STSM_T", "SM75_U32x1_MOVM_T",
+        "SM75_U32x1_LDSM_N",
+        "SM75_U32x2_LDSM_N",
+        "SM75_U32x4_LDSM_N",
+        "SM75_U16x2_LDSM_T",
+        "SM75_U16x4_LDSM_T",
+        "SM75_U16x8_LDSM_T",
+        "SM90_U32x1_STSM_N",
+        "SM90_U32x4_STSM_N",
+        "SM90_U16x8_STSM_T",
+        "SM75_U32x1_MOVM_T",
     ] {
         assert!(unique.contains(&format!("Copy_Atom<{op},uint16_t>")), "{op}");
     }
@@ -113,7 +121,11 @@ fn f16_tables_match_the_chapter() {
         for i in 0..4i64 {
             let idx = t.b[(lane * 4 + i) as usize]; // B is NxK: idx = n + 8k
             assert_eq!((idx / 8, idx % 8), (2 * tt + i % 2 + 8 * (i / 2), g), "B lane {lane} value {i}");
-            assert_eq!(rc(t.c[(lane * 4 + i) as usize], 16), (g + 8 * (i / 2), 2 * tt + i % 2), "C lane {lane} value {i}");
+            assert_eq!(
+                rc(t.c[(lane * 4 + i) as usize], 16),
+                (g + 8 * (i / 2), 2 * tt + i % 2),
+                "C lane {lane} value {i}"
+            );
         }
     }
     let own = gpu::predicted_owners(&t.c, 16, 8, 32);
@@ -218,7 +230,9 @@ fn only_the_known_cute_faults_are_found() {
 
 #[test]
 fn corrupt_swaps_exactly_two_a_entries() {
-    for name in ["SM80_16x8x16_F32F16F16F32_TN", "SM80_8x8x4_F64F64F64F64_TN", "SM70_8x8x4_F32F16F16F32_TN", "SM61_DP4A"] {
+    for name in
+        ["SM80_16x8x16_F32F16F16F32_TN", "SM80_8x8x4_F64F64F64F64_TN", "SM70_8x8x4_F32F16F16F32_TN", "SM61_DP4A"]
+    {
         let good = mma_case(name);
         let mut bad = good.clone();
         gpu::corrupt(&mut bad);
@@ -250,7 +264,14 @@ fn host_side_cpp_reads_the_tables_and_its_inputs_are_exact() {
         assert!(run.status.success(), "{f}: {text}");
         assert!(text.contains("host_test: 0 failures"), "{text}");
     }
-    for f in ["gmma_tables.txt", "copy_tables.txt", "plan.json", "src/gen_mma_ops.cuh", "src/gmma_part0.cu", "src/cute_part0.cu"] {
+    for f in [
+        "gmma_tables.txt",
+        "copy_tables.txt",
+        "plan.json",
+        "src/gen_mma_ops.cuh",
+        "src/gmma_part0.cu",
+        "src/cute_part0.cu",
+    ] {
         assert!(dir.path().join(f).is_file(), "{f}");
     }
 }
@@ -279,8 +300,11 @@ fn cute_path_type_checks_with_gpp() {
     let mut src = String::from("#include \"cute_path.hpp\"\n#include \"gen_fixed_traits.hpp\"\n");
     for c in gpu::mma_of(plan()) {
         if let Ok([ta, tb, tc]) = &c.cute {
-            let op = if c.name.ends_with("(corrected)") { format!("{}_FIXED", c.op) } else { format!("cute::{}", c.op) };
-            src.push_str(&format!("template void cute_path_body<{op}, {ta}, {tb}, {tc}, 1, 1>(int, void*, void*, void*, void*);\n"));
+            let op =
+                if c.name.ends_with("(corrected)") { format!("{}_FIXED", c.op) } else { format!("cute::{}", c.op) };
+            src.push_str(&format!(
+                "template void cute_path_body<{op}, {ta}, {tb}, {tc}, 1, 1>(int, void*, void*, void*, void*);\n"
+            ));
         }
     }
     src.push_str("int main() {}\n");
@@ -329,7 +353,10 @@ fn recorded_h200_run_shows_what_it_must() {
     assert_eq!(count("gmma", "table", "PASS"), gmma);
     assert_eq!(count("gmma", "ownership", "PASS"), gmma);
     assert_eq!(count("cute_gmma", "cute-gmma", "PASS"), gmma);
-    assert_eq!(count("copy", "registers", "FAIL") + count("copy", "smem", "FAIL") + count("copy", "cp.async", "FAIL"), 1);
+    assert_eq!(
+        count("copy", "registers", "FAIL") + count("copy", "smem", "FAIL") + count("copy", "cp.async", "FAIL"),
+        1
+    );
     assert_eq!(count("corrupt", "table", "PASS"), 0);
     assert_eq!(count("corrupt", "table", "FAIL"), sound);
     // Every atom of the plan has rows in the summary (checked, or a SKIP with its reason).

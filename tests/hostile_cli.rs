@@ -66,12 +66,43 @@ fn seeds() -> Vec<String> {
 }
 
 const OPS: &[&str] = &[
-    "make_layout", "make_layout_right", "size", "cosize", "rank", "depth", "shape", "stride", "get", "flatten",
-    "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
-    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-    "tiled_product", "flat_product", "blocked_product", "raked_product", "local_tile", "local_partition",
-    "max_common_vector", "max_common_layout", "print_layout", "upcast<2>", "downcast<2>", "mma_layout_a",
-    "tiled_copy_tv", "make_tiled_mma",
+    "make_layout",
+    "make_layout_right",
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "shape",
+    "stride",
+    "get",
+    "flatten",
+    "coalesce",
+    "filter",
+    "filter_zeros",
+    "composition",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "local_tile",
+    "local_partition",
+    "max_common_vector",
+    "max_common_layout",
+    "print_layout",
+    "upcast<2>",
+    "downcast<2>",
+    "mma_layout_a",
+    "tiled_copy_tv",
+    "make_tiled_mma",
 ];
 
 /// Operands chosen to be hostile: huge, negative, zero, overflowing, degenerate.
@@ -116,7 +147,8 @@ fn line(rng: &mut Rng, seeds: &[String]) -> Vec<u8> {
             format!("{op}({})", args.join(",")).into_bytes()
         }
         // A hostile layout evaluated at a hostile coordinate.
-        6 => format!("{}({})", rng.pick(HOSTILE), rng.pick(&["0", "2147483647", "-1", "(1,2)", "(_,1)", "((((1))))"])).into_bytes(),
+        6 => format!("{}({})", rng.pick(HOSTILE), rng.pick(&["0", "2147483647", "-1", "(1,2)", "(_,1)", "((((1))))"]))
+            .into_bytes(),
         // Random bytes.
         7 => (0..rng.below(200)).map(|_| (rng.next() & 0xff) as u8).collect(),
         // Deep nesting, long evaluation chains, long names and numbers.
@@ -157,7 +189,10 @@ fn line(rng: &mut Rng, seeds: &[String]) -> Vec<u8> {
 fn expected(n: usize, l: &[u8]) -> Option<(String, Duration)> {
     let t = Instant::now();
     if l.len() > INPUT_LEN {
-        return Some((format!("error: line {n} is {} bytes long; expressions are limited to {INPUT_LEN} bytes\n", l.len()), t.elapsed()));
+        return Some((
+            format!("error: line {n} is {} bytes long; expressions are limited to {INPUT_LEN} bytes\n", l.len()),
+            t.elapsed(),
+        ));
     }
     let l = l.strip_suffix(b"\r").unwrap_or(l);
     match std::str::from_utf8(l) {
@@ -285,7 +320,11 @@ fn the_reported_inputs_are_answered() {
 /// A read error is not a line: the reader stops with one `error:` line naming where.
 #[test]
 fn a_failing_input_is_reported() {
-    let out = Command::new(env!("CARGO_BIN_EXE_cutecheck")).args(["eval", "-"]).stdin(std::fs::File::open("/").unwrap()).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(["eval", "-"])
+        .stdin(std::fs::File::open("/").unwrap())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.starts_with("error: reading stdin"), "{s}");
@@ -303,7 +342,8 @@ fn a_million_hostile_lines() {
     let mut all = Figures::default();
     let per = 100_000;
     // CUTECHECK_HOSTILE_DUMP=FILE also writes the input there, to time the binary alone.
-    let mut dump = std::env::var_os("CUTECHECK_HOSTILE_DUMP").map(|p| std::io::BufWriter::new(std::fs::File::create(p).unwrap()));
+    let mut dump =
+        std::env::var_os("CUTECHECK_HOSTILE_DUMP").map(|p| std::io::BufWriter::new(std::fs::File::create(p).unwrap()));
     for (k, from) in (0..total).step_by(per).enumerate() {
         let lines = lines_of(seed + k as u64, per.min(total - from), &s);
         if let Some(d) = dump.as_mut() {
@@ -314,7 +354,14 @@ fn a_million_hostile_lines() {
         }
         let t = Instant::now();
         let f = check_batch(&lines, &format!("batch {k} (seed {})", seed + k as u64));
-        println!("batch {k}: {} lines, {} answers, {} errors, slowest {:?}, {:.1?}", f.lines, f.answers, f.errors, f.slowest, t.elapsed());
+        println!(
+            "batch {k}: {} lines, {} answers, {} errors, slowest {:?}, {:.1?}",
+            f.lines,
+            f.answers,
+            f.errors,
+            f.slowest,
+            t.elapsed()
+        );
         all.lines += f.lines;
         all.answers += f.answers;
         all.errors += f.errors;

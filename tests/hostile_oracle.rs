@@ -27,7 +27,8 @@ fn broken_tree(root: &Path) -> (PathBuf, PathBuf) {
 /// A stand-in compiler: answers `--version` like g++, and otherwise runs `body` (sh).
 fn fake_compiler(root: &Path, body: &str) -> PathBuf {
     let p = root.join("fake-g++");
-    std::fs::write(&p, format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'g++ (fake) 0'; exit 0; fi\n{body}\n")).unwrap();
+    std::fs::write(&p, format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'g++ (fake) 0'; exit 0; fi\n{body}\n"))
+        .unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
     p
 }
@@ -62,7 +63,18 @@ fn killing_cutecheck_leaves_no_compiler_running() {
     let cxx = fake_compiler(t.path(), &format!("sleep 300 & echo $! > {}; wait", pidfile.display()));
     let mut child = cutecheck(
         &t.path().join("state"),
-        &["eval", "--cute", "--no-cache", "--cxx", cxx.to_str().unwrap(), "--cutlass-dir", cutlass.to_str().unwrap(), "--cuda-include", cuda.to_str().unwrap(), "_4:_1"],
+        &[
+            "eval",
+            "--cute",
+            "--no-cache",
+            "--cxx",
+            cxx.to_str().unwrap(),
+            "--cutlass-dir",
+            cutlass.to_str().unwrap(),
+            "--cuda-include",
+            cuda.to_str().unwrap(),
+            "_4:_1",
+        ],
     )
     .stdout(Stdio::null())
     .stderr(Stdio::null())
@@ -97,7 +109,20 @@ fn compiles_run_under_the_memory_limit() {
     let cxx = fake_compiler(t.path(), &format!("ulimit -v > {}; exit 1", seen.display()));
     let out = cutecheck(
         &t.path().join("state"),
-        &["eval", "--cute", "--no-cache", "--compile-memory", "1234", "--cxx", cxx.to_str().unwrap(), "--cutlass-dir", cutlass.to_str().unwrap(), "--cuda-include", cuda.to_str().unwrap(), "_4:_1"],
+        &[
+            "eval",
+            "--cute",
+            "--no-cache",
+            "--compile-memory",
+            "1234",
+            "--cxx",
+            cxx.to_str().unwrap(),
+            "--cutlass-dir",
+            cutlass.to_str().unwrap(),
+            "--cuda-include",
+            cuda.to_str().unwrap(),
+            "_4:_1",
+        ],
     )
     .output()
     .unwrap();

@@ -408,4 +408,3 @@ proptest! {
         let _ = cutecheck::expr::eval_str(&format!("{op}({})", args.join(",")));
     }
 }
-

@@ -16,13 +16,24 @@ fn judge_release(version: Release, known: &KnownDiscrepancies) -> (usize, Vec<St
     let (mut judged, mut problems) = (0, Vec::new());
     for s in all_suites().expect("fixtures/cases").into_iter().filter(|s| s.is_recorded_for(Some(&v))) {
         let path = snapshot_path(&s.name, Some(&v));
-        let Some(recorded) = std::fs::read_to_string(&path).ok().and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body)) else {
-            problems.push(format!("{}: no snapshot for {v} ({}): record it with `cargo xtask oracle --cutlass-version {v}`", s.path.display(), path.display()));
+        let Some(recorded) =
+            std::fs::read_to_string(&path).ok().and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body))
+        else {
+            problems.push(format!(
+                "{}: no snapshot for {v} ({}): record it with `cargo xtask oracle --cutlass-version {v}`",
+                s.path.display(),
+                path.display()
+            ));
             continue;
         };
         for (k, c) in s.cases.iter().enumerate() {
             let Some((_, lines)) = recorded.get(k).filter(|(e, _)| *e == c.expr) else {
-                problems.push(format!("{}: {} has no recorded result for {v} in {}", s.locate(c), c.expr, path.display()));
+                problems.push(format!(
+                    "{}: {} has no recorded result for {v} in {}",
+                    s.locate(c),
+                    c.expr,
+                    path.display()
+                ));
                 continue;
             };
             let cute = Outcome::from_lines(lines);
@@ -54,7 +65,12 @@ fn every_modelled_release_matches_its_recorded_cute() {
         eprintln!("{r}: {judged} cases judged, {} failing", problems.len());
         report.extend(problems);
     }
-    assert!(report.is_empty(), "{} case(s) where the engine's model of a release disagrees with it:\n{}", report.len(), report.join("\n"));
+    assert!(
+        report.is_empty(),
+        "{} case(s) where the engine's model of a release disagrees with it:\n{}",
+        report.len(),
+        report.join("\n")
+    );
 }
 
 /// What real CuTe printed for `expr` in the releases suite as recorded for `version`.
@@ -63,14 +79,23 @@ fn recorded(expr: &str, version: Release) -> Vec<String> {
     let path = snapshot_path("releases", v.as_deref());
     let file = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let cases = parse_snapshot_body(snapshot_body_of(&file).expect("snapshot header"));
-    cases.into_iter().find(|(e, _)| e == expr).map(|(_, l)| l).unwrap_or_else(|| panic!("{expr} is not recorded in {}", path.display()))
+    cases
+        .into_iter()
+        .find(|(e, _)| e == expr)
+        .map(|(_, l)| l)
+        .unwrap_or_else(|| panic!("{expr} is not recorded in {}", path.display()))
 }
 
 #[test]
 fn every_switch_has_a_fixture_that_real_cute_prints_differently_across_it() {
     for s in SWITCHES {
-        let before = MODELLED.iter().rev().find(|r| **r < s.since).copied().expect("a modelled release before the switch");
+        let before =
+            MODELLED.iter().rev().find(|r| **r < s.since).copied().expect("a modelled release before the switch");
         let (old, new) = (recorded(s.fixture, before), recorded(s.fixture, s.since));
-        assert_ne!(old, new, "switch `{}`: its fixture {} prints the same in CUTLASS {before} and {}", s.name, s.fixture, s.since);
+        assert_ne!(
+            old, new,
+            "switch `{}`: its fixture {} prints the same in CUTLASS {before} and {}",
+            s.name, s.fixture, s.since
+        );
     }
 }

@@ -18,13 +18,13 @@
 //! Sources: CuTe's [layout.hpp: blocked_product `@post rank(@a result) == cute::max(rank(@a block),
 //! rank(@a tiler))`, and its defining code: zip of the block with logical_product(block, tiler)'s mode 1].
 
-use super::postcondition::{Checked, Violation};
+use super::coalesce::coalesce_by;
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
 use super::logical_product::{logical_product_layout, product_layout};
-use super::coalesce::coalesce_by;
+use super::postcondition::{Checked, Violation};
 use super::release::PRODUCTS_KEEP_MODES;
 use super::runtime::{deferred, Mode};
 const CITE_BLOCKED: &str = "layout.hpp blocked_product/raked_product: @post rank(result) == max(rank(block), rank(tiler)); defined as zip of the block and logical_product(block, tiler)'s mode 1 (raked: the other order)";
@@ -93,7 +93,10 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Checked
     let rm = r.modes();
     for (k, m) in amodes.iter().enumerate().filter(|_| keeps_modes) {
         if rm[k].mode(ka)? != *m {
-            return Err(Violation::cute(CITE_BLOCKED, format!("1: mode {k} of {r} does not hold {m} in position {ka}")));
+            return Err(Violation::cute(
+                CITE_BLOCKED,
+                format!("1: mode {k} of {r} does not hold {m} in position {ka}"),
+            ));
         }
     }
     // Split a 1-D index into one 1-D coordinate per part.
@@ -119,13 +122,15 @@ pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Checked
             let coord = if rank == 1 { coord.pop().expect("one mode") } else { IntTuple::tuple(coord) };
             let got = r.call(&coord)?.value;
             if got != x + y {
-                return Err(Violation::cute(CITE_BLOCKED, format!("2: {r}{coord} = {got} but {ap}({i}) + {p1}({j}) = {}", x + y)));
+                return Err(Violation::cute(
+                    CITE_BLOCKED,
+                    format!("2: {r}{coord} = {got} but {ap}({i}) + {p1}({j}) = {}", x + y),
+                ));
             }
         }
     }
     Ok(())
 }
-
 
 /// Check the numbered postconditions of `blocked_product(A, B) == R`.
 pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {

@@ -29,10 +29,10 @@
 //!    not ask for a fully coalesced result; a violation is "stricter than CuTe", never refused].
 
 use super::error::{Error, Result};
-use super::postcondition::{Checked, Violation};
 use super::int::{int32, Int};
 use super::int_tuple::{Builder, IntTuple, Tup, View};
 use super::layout::Layout;
+use super::postcondition::{Checked, Violation};
 
 /// A list of flat (extent, stride) modes. (An inline stack buffer was tried here and measured
 /// slower than the allocator's small-object path on the bench; see BENCHMARKS.md.)
@@ -272,7 +272,10 @@ pub fn small(layout: &Layout) -> Option<Layout> {
     if !tuple {
         return Some(Layout::leaf(Int::st(m[0].0), Int::st(m[0].1)));
     }
-    Some(Layout { shape: IntTuple::of_static(m.iter().map(|x| x.0)), stride: IntTuple::of_static(m.iter().map(|x| x.1)) })
+    Some(Layout {
+        shape: IntTuple::of_static(m.iter().map(|x| x.0)),
+        stride: IntTuple::of_static(m.iter().map(|x| x.1)),
+    })
 }
 
 /// [`coalesce`] as flat modes.
@@ -389,7 +392,10 @@ pub fn coalesce_shape(shape: &Tup) -> Result<IntTuple> {
 pub fn check_postconditions(layout: &Layout, result: &Layout) -> Checked {
     let (n, m) = (layout.size()?, result.size()?);
     if n.value != m.value {
-        return Err(Violation::cute(CITE_SIZE, format!("1: size({result}) = {} but size({layout}) = {}", m.value, n.value)));
+        return Err(Violation::cute(
+            CITE_SIZE,
+            format!("1: size({result}) = {} but size({layout}) = {}", m.value, n.value),
+        ));
     }
     if result.depth() > 1 {
         return Err(Violation::cute(CITE_DEPTH, format!("2: depth({result}) > 1")));
@@ -412,7 +418,10 @@ pub fn check_postconditions(layout: &Layout, result: &Layout) -> Checked {
             let ((s0, d0), (s1, d1)) = (w[0], w[1]);
             let prod = s0.mul(d0)?;
             if s1.is_static && prod.is_static && d1.is_static && prod.value == d1.value {
-                return Err(Violation::ours(OURS_MINIMAL, format!("4: modes {s0}:{d0} and {s1}:{d1} of {result} are statically mergeable")));
+                return Err(Violation::ours(
+                    OURS_MINIMAL,
+                    format!("4: modes {s0}:{d0} and {s1}:{d1} of {result} are statically mergeable"),
+                ));
             }
         }
     }
@@ -422,12 +431,13 @@ pub fn check_postconditions(layout: &Layout, result: &Layout) -> Checked {
 const CITE_SIZE: &str = "test/unit/cute/core/coalesce.cpp (ASSERT_EQ(size(coalesce_layout), size(layout))); layout.hpp @post size(result) == size(layout)";
 const CITE_DEPTH: &str = "test/unit/cute/core/coalesce.cpp (CUTE_STATIC_ASSERT_V(depth(coalesce_layout) <= Int<1>{})); layout.hpp @post depth(result) <= 1";
 const CITE_VALUES: &str = "test/unit/cute/core/coalesce.cpp (EXPECT_EQ(coalesce_layout(i), layout(i)) for i < size(layout)); layout.hpp @post layout(i) == result(i)";
-const OURS_MINIMAL: &str = "CuTe's tests do not require the result to be fully coalesced; the engine's model of CuTe's walk does";
+const OURS_MINIMAL: &str =
+    "CuTe's tests do not require the result to be fully coalesced; the engine's model of CuTe's walk does";
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::test_util::l;
     use super::*;
+    use crate::engine::test_util::l;
 
     #[test]
     fn chapter_cases() {

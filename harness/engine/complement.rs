@@ -55,14 +55,14 @@
 //! a layout. Full argument: `fast.rs`.
 
 use super::coalesce::{bw_walk_static, coalesce_shape, coalesce_slice, ModesRef};
-use super::filter::with_filter;
-use super::layout::cosize_pairs;
 use super::error::{Error, Result};
-use super::postcondition::{enforce, Checked, Violation};
 use super::filter::filter;
+use super::filter::with_filter;
 use super::int::{int32, Int};
 use super::int_tuple::{Builder, IntTuple, Step, Tup, View};
+use super::layout::cosize_pairs;
 use super::layout::{Layout, MAX_WALK};
+use super::postcondition::{enforce, Checked, Violation};
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::compact_col_major;
 
@@ -169,8 +169,12 @@ impl Small {
             return None;
         }
         let n = match cot {
-            None => fm.iter().try_fold(0i64, |acc, &(s, d)| int32(acc.checked_add(int32((s - 1).checked_mul(d))?)))? + 1,
-            Some(c) if !c.is_empty() && c.iter().all(|&c| c >= 1) => c.iter().try_fold(1i64, |acc, &c| int32(acc.checked_mul(c)))?,
+            None => {
+                fm.iter().try_fold(0i64, |acc, &(s, d)| int32(acc.checked_add(int32((s - 1).checked_mul(d))?)))? + 1
+            }
+            Some(c) if !c.is_empty() && c.iter().all(|&c| c >= 1) => {
+                c.iter().try_fold(1i64, |acc, &c| int32(acc.checked_mul(c)))?
+            }
             Some(_) => return None,
         };
         let n = int32(Some(n))?;
@@ -435,7 +439,8 @@ const CITE_ORDERED: &str =
     "test/unit/cute/core/complement.cpp, Ordered (3): EXPECT_LT(result(i-1), result(i)); layout.hpp @post of complement";
 const CITE_DISJOINT: &str =
     "test/unit/cute/core/complement.cpp, Disjoint (4): EXPECT_NE(result(i), layout(j)) for i >= 1; layout.hpp @post of complement";
-const CITE_LOWER: &str = "test/unit/cute/core/complement.cpp (1): EXPECT_GE(cosize(make_layout(layout, result)), size(cotarget))";
+const CITE_LOWER: &str =
+    "test/unit/cute/core/complement.cpp (1): EXPECT_GE(cosize(make_layout(layout, result)), size(cotarget))";
 const CITE_UPPER: &str =
     "test/unit/cute/core/complement.cpp (2): EXPECT_LE(cosize(result), round_up(size(cotarget), cosize(layout)))";
 const CITE_SIZE: &str = "layout.hpp @post size(result) >= cosize_hi / size(filter(layout)); complement.cpp other observations (size and cosize of result)";
@@ -461,7 +466,10 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> C
     // 1, 2 and 6 (and the walks they take) by the stride order, where it shows them (super::walk).
     let shown = super::walk::complement_ordered_disjoint_injective(a, &f, r);
     if let Some(i) = (1..rv.len()).filter(|_| !shown).find(|&i| rv[i - 1] >= rv[i]) {
-        return Err(Violation::cute(CITE_ORDERED, format!("1: {r} is not ordered: R({}) = {} >= R({i}) = {}", i - 1, rv[i - 1], rv[i])));
+        return Err(Violation::cute(
+            CITE_ORDERED,
+            format!("1: {r} is not ordered: R({}) = {} >= R({i}) = {}", i - 1, rv[i - 1], rv[i]),
+        ));
     }
     let mut av = if shown { Vec::new() } else { a.values()? };
     av.sort_unstable();
@@ -477,12 +485,20 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> C
     let (ca, cr) = (cosize_pairs(&a.leaf_pairs())?.value, cosize_pairs(&r.leaf_pairs())?.value);
     match round_up(cot, ca) {
         Some(u) if cr <= u => {}
-        _ => return Err(Violation::cute(CITE_UPPER, format!("4: cosize({r}) = {cr} > round_up({cot}, cosize({a}) = {ca})"))),
+        _ => {
+            return Err(Violation::cute(
+                CITE_UPPER,
+                format!("4: cosize({r}) = {cr} > round_up({cot}, cosize({a}) = {ca})"),
+            ))
+        }
     }
     let fs = f.size()?.value.max(1);
     let rs = r.size()?.value;
     if rs < cot / fs || cr < cot / fs {
-        return Err(Violation::cute(CITE_SIZE, format!("5: size({r}) = {rs} or cosize = {cr} < {cot} / size({f}) = {}", cot / fs)));
+        return Err(Violation::cute(
+            CITE_SIZE,
+            format!("5: size({r}) = {rs} or cosize = {cr} < {cot} / size({f}) = {}", cot / fs),
+        ));
     }
     let fv = f.values()?;
     let total = (fv.len() as i64).saturating_mul(rv.len() as i64);
@@ -507,8 +523,8 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> C
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::test_util::l;
     use super::*;
+    use crate::engine::test_util::l;
     use crate::expr::eval_str;
 
     fn t(text: &str) -> IntTuple {

@@ -52,12 +52,12 @@
 //! every other coordinate as before, in order (`walk.rs`), so its answer and error are unchanged.
 
 use super::coalesce::{bw_coalesce_modes, with_coalesce, ModesRef, Walk};
-use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::error::{Error, Result};
-use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::{int32, Int, IntResult};
 use super::int_tuple::{compatible, IntTuple, TreeWriter, Tup, View};
 use super::layout::{Layout, MAX_WALK};
+use super::postcondition::{cite, enforce, Checked, Violation};
+use super::release::COMPOSITION_WEAK_DIVISIBILITY;
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::Tiler;
 
@@ -216,7 +216,10 @@ fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(IntResult<Int>, Int, Int) ->
         }
         // a % b == 0 covers a == 0, so b % a is only taken for a != 0.
         if a.value % b.value != 0 && b.value % a.value != 0 {
-            return Err(Error::Rejected { condition: "Static shape_div failure", detail: format!("shape_div({a}, {b})") });
+            return Err(Error::Rejected {
+                condition: "Static shape_div failure",
+                detail: format!("shape_div({a}, {b})"),
+            });
         }
     }
     let q = rt(a.div(b), a, b)?;
@@ -423,7 +426,16 @@ impl SmallA {
             return None;
         }
         // The arrays are filled here, element by element (copies of whole arrays are calls).
-        let mut sa = SmallA { pa: [(0, 0); SMALL], npa: 0, ax: [(0, 0); SMALL], ax_lo: 0, ax_hi: 0, ax_tuple: false, cot: [0; SMALL], ncot: 0 };
+        let mut sa = SmallA {
+            pa: [(0, 0); SMALL],
+            npa: 0,
+            ax: [(0, 0); SMALL],
+            ax_lo: 0,
+            ax_hi: 0,
+            ax_tuple: false,
+            cot: [0; SMALL],
+            ncot: 0,
+        };
         let mut c = [(0i64, 0i64); SMALL];
         let mut k = 0;
         for step in shape.zip_steps(stride)? {
@@ -486,7 +498,12 @@ impl SmallA {
     }
 
     /// `A o b` written to `w` as one element, its leaves fed to `cert`.
-    pub(crate) fn compose_into(&self, b: Operand<'_>, cert: &mut Option<super::fast::CompState<'_>>, w: &mut Writer) -> Option<()> {
+    pub(crate) fn compose_into(
+        &self,
+        b: Operand<'_>,
+        cert: &mut Option<super::fast::CompState<'_>>,
+        w: &mut Writer,
+    ) -> Option<()> {
         match b {
             Operand::Layout(b) => {
                 for step in b.shape.zip_steps(&b.stride)? {
@@ -573,7 +590,8 @@ impl SmallA {
             } else {
                 let new_shape = next_shape.min(rest_s);
                 // Shape Divisibility Condition (a zero extent is a division by zero).
-                let rem = if rest_s == 0 || new_shape == 1 || new_shape == -1 { 0 } else { rest_s.checked_rem(new_shape)? };
+                let rem =
+                    if rest_s == 0 || new_shape == 1 || new_shape == -1 { 0 } else { rest_s.checked_rem(new_shape)? };
                 if rem != 0 {
                     return None;
                 }
@@ -601,7 +619,9 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
     match t {
         Tiler::Layout(b) => composition_unchecked(a, b),
         Tiler::Underscore => Ok(a.clone()),
-        Tiler::Int(n) => with_coalesce(a, Walk::CoalesceX, |ax| composition_impl(ax, &IntTuple::leaf(*n), &IntTuple::st(1))),
+        Tiler::Int(n) => {
+            with_coalesce(a, Walk::CoalesceX, |ax| composition_impl(ax, &IntTuple::leaf(*n), &IntTuple::st(1)))
+        }
         Tiler::Tuple(items) => {
             let modes = a.modes();
             if items.len() > modes.len() {
@@ -662,7 +682,9 @@ pub fn verified(a: &Layout, b: &Layout, r: &Layout) -> Checked {
 /// the tiler's elements; `_` leaves the mode equal to `A`'s).
 pub fn check_tiler(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
     match t {
-        Tiler::Underscore => (r == a).then_some(()).ok_or_else(|| Violation::cute(cite::COMPOSITION_TILER, format!("_ changed {a} into {r}"))),
+        Tiler::Underscore => (r == a)
+            .then_some(())
+            .ok_or_else(|| Violation::cute(cite::COMPOSITION_TILER, format!("_ changed {a} into {r}"))),
         Tiler::Tuple(items) => {
             if r.rank() != items.len() {
                 return Err(Violation::cute(cite::COMPOSITION_TILER, format!("2: rank({r}) != rank of the tiler {t}")));
@@ -695,7 +717,10 @@ pub fn eval_flat(pairs: &[(i64, i64)], x: i64) -> Option<i64> {
 /// Check the numbered postconditions of `composition(A, B) == R`.
 pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     if !compatible(&b.shape, &r.shape) {
-        return Err(Violation::cute(cite::COMPOSITION_COMPATIBLE, format!("2: shape of {r} is not compatible with the shape of {b}")));
+        return Err(Violation::cute(
+            cite::COMPOSITION_COMPATIBLE,
+            format!("2: shape of {r} is not compatible with the shape of {b}"),
+        ));
     }
     let n = b.size()?.value;
     if n > MAX_WALK {
@@ -703,19 +728,31 @@ pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     }
     let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
     // Every c in order, skipping the boxes of coordinates shown to pass (super::walk).
-    super::walk::composition(&pairs, |x| eval_flat(&pairs, x), b, r, b.walk()?, r.walk()?, |c, bc, rc| {
-        let want = eval_flat(&pairs, bc).ok_or_else(|| Violation::unverifiable(format!("1: {a}({bc}) overflows")))?;
-        if rc != want {
-            return Err(Violation::cute(cite::COMPOSITION_VALUES, format!("1: {r}({c}) = {rc} but {a}({b}({c})) = {a}({bc}) = {want}")));
-        }
-        Ok(())
-    })
+    super::walk::composition(
+        &pairs,
+        |x| eval_flat(&pairs, x),
+        b,
+        r,
+        b.walk()?,
+        r.walk()?,
+        |c, bc, rc| {
+            let want =
+                eval_flat(&pairs, bc).ok_or_else(|| Violation::unverifiable(format!("1: {a}({bc}) overflows")))?;
+            if rc != want {
+                return Err(Violation::cute(
+                    cite::COMPOSITION_VALUES,
+                    format!("1: {r}({c}) = {rc} but {a}({b}({c})) = {a}({bc}) = {want}"),
+                ));
+            }
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::test_util::l;
     use super::*;
+    use crate::engine::test_util::l;
 
     #[test]
     fn chapter_cases() {
@@ -768,7 +805,10 @@ mod tests {
         prop_oneof![
             st().prop_flat_map(|s| (gen::layout(3, 12, 80, s), gen::layout(3, 12, 80, s))),
             (st(), 1i64..4).prop_flat_map(|(s, k)| (gen::small_compact(4, 1, s), gen::small_compact(3, k, s))),
-            (1i64..4).prop_flat_map(|k| (gen::layout(2, 8, 64, Staticness::AllStatic), gen::small_compact(4, k, Staticness::AllStatic))),
+            (1i64..4).prop_flat_map(|k| (
+                gen::layout(2, 8, 64, Staticness::AllStatic),
+                gen::small_compact(4, k, Staticness::AllStatic)
+            )),
         ]
     }
 

@@ -372,19 +372,30 @@ mod tests {
         // complement::certified: this certificate plus postcondition 4 (computed directly).
         let fast = complement::certified(a, Some(cot), &r);
         if fast {
-            prop_assert_eq!(complement::check_postconditions(a, Some(cot), &r), Ok(()), "complement({}, {}) = {}", a, cot, r);
+            prop_assert_eq!(
+                complement::check_postconditions(a, Some(cot), &r),
+                Ok(()),
+                "complement({}, {}) = {}",
+                a,
+                cot,
+                r
+            );
         }
         Ok(fast)
     }
 
     /// `L(R(i)) == i` on `[0, size(R))`, walked.
     fn walk_right(l: &Layout, r: &Layout) -> bool {
-        r.values().is_ok_and(|v| v.iter().enumerate().all(|(i, &x)| l.call_int(Int::dy(x)).is_ok_and(|y| y.value == i as i64)))
+        r.values().is_ok_and(|v| {
+            v.iter().enumerate().all(|(i, &x)| l.call_int(Int::dy(x)).is_ok_and(|y| y.value == i as i64))
+        })
     }
 
     /// `R(L(i)) == i` on `[0, size(L))`, walked.
     fn walk_left(l: &Layout, r: &Layout) -> bool {
-        l.values().is_ok_and(|v| v.iter().enumerate().all(|(i, &x)| r.call_int(Int::dy(x)).is_ok_and(|y| y.value == i as i64)))
+        l.values().is_ok_and(|v| {
+            v.iter().enumerate().all(|(i, &x)| r.call_int(Int::dy(x)).is_ok_and(|y| y.value == i as i64))
+        })
     }
 
     /// The inverse certificates never accept a pair the walk rejects: CuTe's inverse, and the same
@@ -394,7 +405,11 @@ mod tests {
             let mut k = 0;
             let stride = r.stride.map_leaves(&mut |d| {
                 k += 1;
-                if k == 1 { Ok(d.add(Int::st(bump))?) } else { Ok(d) }
+                if k == 1 {
+                    Ok(d.add(Int::st(bump))?)
+                } else {
+                    Ok(d)
+                }
             });
             stride.map(|stride| Layout { shape: r.shape.clone(), stride })
         };

@@ -27,10 +27,10 @@
 
 use super::coalesce::{by_mode, coalesce_pairs, walk_on_stack, Coalesced, ModesRef};
 use super::error::Result;
-use super::postcondition::{Checked, Violation};
 use super::int::Int;
 use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
+use super::postcondition::{Checked, Violation};
 
 /// CuTe's `filter_zeros(layout)`.
 pub fn filter_zeros(layout: &Layout) -> Result<Layout> {
@@ -83,19 +83,26 @@ pub fn filter_by(layout: &Layout, profile: &Tup) -> Result<Layout> {
     }
 }
 
-const CITE_FZ: &str = "layout.hpp filter_zeros(layout) := make_layout(filter_zeros(layout.stride(), layout.shape()), layout.stride())";
+const CITE_FZ: &str =
+    "layout.hpp filter_zeros(layout) := make_layout(filter_zeros(layout.stride(), layout.shape()), layout.stride())";
 const CITE_FILTER: &str = "layout.hpp filter(layout) := coalesce(filter_zeros(layout)), with coalesce's @post and test/unit/cute/core/coalesce.cpp";
 const OURS_FILTERED: &str = "a fully filtered and coalesced result; CuTe's definition only asks for coalesce's @post";
 
 /// Check the postconditions of `filter_zeros(layout) == result`.
 pub fn check_filter_zeros(layout: &Layout, result: &Layout) -> Checked {
     if result.stride != layout.stride || !result.shape.congruent(&layout.shape) {
-        return Err(Violation::cute(CITE_FZ, format!("1: {result} does not keep the structure and strides of {layout}")));
+        return Err(Violation::cute(
+            CITE_FZ,
+            format!("1: {result} does not keep the structure and strides of {layout}"),
+        ));
     }
     for ((s, d), (rs, _)) in layout.leaf_pairs().into_iter().zip(result.leaf_pairs()) {
         let want = if d.is_static_value(0) { Int::st(1) } else { s };
         if rs != want {
-            return Err(Violation::cute(CITE_FZ, format!("2: extent {rs} where {want} was expected ({layout} -> {result})")));
+            return Err(Violation::cute(
+                CITE_FZ,
+                format!("2: extent {rs} where {want} was expected ({layout} -> {result})"),
+            ));
         }
     }
     Ok(())

@@ -22,10 +22,10 @@
 //! layout<0>(layoutR)))`]; R satisfies the definition when one such regrouping satisfies
 //! `logical_divide`'s postconditions.
 
-use super::int_tuple::compatible;
-use super::postcondition::{cite, Checked, Violation};
 use super::error::Result;
+use super::int_tuple::compatible;
 use super::layout::Layout;
+use super::postcondition::{cite, Checked, Violation};
 use super::tile::{check_unpacked, unpack};
 use super::tiler::Tiler;
 use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
@@ -78,7 +78,10 @@ pub fn check_printed(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         }
     }
     Err(best.unwrap_or_else(|| {
-        Violation::cute(cite::DIVIDE_COMPATIBLE, format!("2: no split of the modes of {r} into (tile, rest) has a tile compatible with {b}"))
+        Violation::cute(
+            cite::DIVIDE_COMPATIBLE,
+            format!("2: no split of the modes of {r} into (tile, rest) has a tile compatible with {b}"),
+        )
     }))
 }
 

@@ -11,10 +11,10 @@
 //! Sources: 1 inherits `zipped_product`'s; 2 and 3 are CuTe's [layout.hpp: "Same as
 //! zipped_product, but unpacks both modes"].
 
-use super::postcondition::Checked;
 use super::error::Result;
 use super::layout::Layout;
 use super::logical_product::logical_product_unchecked;
+use super::postcondition::Checked;
 use super::tile::{check_unpacked, tile_unzip, unpack};
 use super::tiler::Tiler;
 use super::zipped_product::zipped_product;

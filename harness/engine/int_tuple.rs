@@ -657,7 +657,8 @@ impl Tup {
     pub fn zip_steps<'a>(&'a self, other: &'a Tup) -> Option<ZipSteps<'a>> {
         let (a, b) = (&self.0, &other.0);
         let narrow = |n: &Node| n.0 & KIND <= LEAF_STATIC;
-        let same = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| if x.is_tuple() { x.0 == y.0 } else { narrow(x) && narrow(y) });
+        let same = a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| if x.is_tuple() { x.0 == y.0 } else { narrow(x) && narrow(y) });
         same.then_some(ZipSteps { a, b })
     }
     /// Number of leaves.
@@ -692,7 +693,9 @@ impl Tup {
     }
     /// Same nesting structure (CuTe's `congruent`).
     pub fn congruent(&self, other: &Tup) -> bool {
-        if self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| (a.0 ^ b.0) & KIND == 0 && (!a.is_tuple() || a.0 == b.0)) {
+        if self.0.len() == other.0.len()
+            && self.0.iter().zip(&other.0).all(|(a, b)| (a.0 ^ b.0) & KIND == 0 && (!a.is_tuple() || a.0 == b.0))
+        {
             // Same node kinds and the same tuples (so no wide leaf on one side only).
             return true;
         }
@@ -800,7 +803,10 @@ impl Tup {
 
 /// CuTe's print of a tuple: `(a,b,c)`, no spaces, 1-tuples keep their parentheses, `()` empty.
 /// Every tuple-like value (int tuples, tilers, expression values) prints through this.
-pub fn write_tuple<W: fmt::Write + ?Sized, T: fmt::Display>(f: &mut W, items: impl IntoIterator<Item = T>) -> fmt::Result {
+pub fn write_tuple<W: fmt::Write + ?Sized, T: fmt::Display>(
+    f: &mut W,
+    items: impl IntoIterator<Item = T>,
+) -> fmt::Result {
     f.write_str("(")?;
     for (k, x) in items.into_iter().enumerate() {
         if k > 0 {
@@ -889,7 +895,11 @@ mod tests {
         assert_eq!(t.rank(), 2);
         assert_eq!(t.depth(), 2);
         assert_eq!(t.product().unwrap(), Int::dy(32));
-        let e = IntTuple::tuple([IntTuple::tuple([]), IntTuple::tuple([IntTuple::tuple([]), IntTuple::st(1)]), IntTuple::tuple([])]);
+        let e = IntTuple::tuple([
+            IntTuple::tuple([]),
+            IntTuple::tuple([IntTuple::tuple([]), IntTuple::st(1)]),
+            IntTuple::tuple([]),
+        ]);
         assert_eq!(e.to_string(), "((),((),_1),())");
         assert_eq!(e.mode(1).unwrap().to_string(), "((),_1)");
         assert_eq!(e.modes().iter().rev().map(|m| m.to_string()).collect::<Vec<_>>(), ["()", "((),_1)", "()"]);

@@ -266,7 +266,6 @@ impl Eval1d<'_> {
                     let term = c.checked_mul(d)?;
                     mag = mag.checked_add(term.checked_abs()?)?;
                     acc += term; // |acc| <= mag
-
                 }
                 (mag <= super::int::INT_MAX).then_some(acc)
             };
@@ -399,7 +398,13 @@ pub(crate) mod tests {
     /// Any nesting (empty tuples included) of leaves with extents and strides of either sign,
     /// zero and values near CuTe's int limits.
     fn raw_layout() -> impl Strategy<Value = Layout> {
-        nested_layouts(prop_oneof![-3i64..9, Just(0), Just(1 << 20), Just(-(1 << 16)), Just(super::super::int::INT_MAX)])
+        nested_layouts(prop_oneof![
+            -3i64..9,
+            Just(0),
+            Just(1 << 20),
+            Just(-(1 << 16)),
+            Just(super::super::int::INT_MAX)
+        ])
     }
 
     /// Any nesting (empty tuples included, depth up to 3) of dynamic leaves whose extents and
@@ -433,7 +438,12 @@ pub(crate) mod tests {
 
     #[test]
     fn values_are_call_int() {
-        for t in ["((_2,_3),_4):((_1,_12),_2)", "(_3,(_2),_5):(_7,(_1),_0)", "(4,(2,4)):(-2,(1,-8))", "(_1,(_1,3)):(_5,(_0,-7))"] {
+        for t in [
+            "((_2,_3),_4):((_1,_12),_2)",
+            "(_3,(_2),_5):(_7,(_1),_0)",
+            "(4,(2,4)):(-2,(1,-8))",
+            "(_1,(_1,3)):(_5,(_0,-7))",
+        ] {
             let l: Layout = crate::expr::eval_str(t).unwrap().to_layout().unwrap();
             let v = l.values().unwrap();
             assert_eq!(v.len() as i64, l.size().unwrap().value);
@@ -442,7 +452,6 @@ pub(crate) mod tests {
             }
         }
     }
-
 
     fn chapter_h() -> Layout {
         let s = IntTuple::tuple([IntTuple::dy(4), IntTuple::tuple([IntTuple::dy(2), IntTuple::dy(4)])]);
@@ -476,10 +485,7 @@ pub(crate) mod tests {
         let h = chapter_h();
         let c = |t: IntTuple| h.call(&t).unwrap().value;
         assert_eq!(c(IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(5)])), 19);
-        assert_eq!(
-            c(IntTuple::tuple([IntTuple::dy(1), IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(2)])])),
-            19
-        );
+        assert_eq!(c(IntTuple::tuple([IntTuple::dy(1), IntTuple::tuple([IntTuple::dy(1), IntTuple::dy(2)])])), 19);
         assert_eq!(c(IntTuple::dy(5)), 3);
         assert_eq!(&h.values().unwrap()[..8], &[0, 2, 4, 6, 1, 3, 5, 7]);
         assert_eq!(h.size().unwrap().value, 32);
@@ -505,16 +511,21 @@ pub(crate) mod tests {
         ] {
             let c = l.cosize().unwrap();
             assert_eq!((c.value, c.is_static), want, "cosize({l})");
-            let abs = Layout::new(l.shape.clone(), IntTuple::of_leaves(l.leaf_pairs().iter().map(|(_, d)| d.abs().unwrap()))).unwrap();
+            let abs =
+                Layout::new(l.shape.clone(), IntTuple::of_leaves(l.leaf_pairs().iter().map(|(_, d)| d.abs().unwrap())))
+                    .unwrap();
             assert_eq!(c.value, abs.values().unwrap().into_iter().max().unwrap() + 1, "cosize({l})");
             assert_eq!(cosize_pairs(&l.leaf_pairs()).unwrap(), c);
             // Before 4.2 (COSHAPE_INNER_PRODUCT off) the value is the same, and dynamic wherever
             // a dynamic coordinate meets a non-zero stride.
-            let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
+            let old =
+                crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize())
+                    .unwrap();
             assert_eq!(old.value, c.value, "cosize({l}) before 4.2");
         }
         let l = lay(&[(4, false), (2, true)], &[(0, true), (1, true)]);
-        let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
+        let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize())
+            .unwrap();
         assert!(!old.is_static && l.cosize().unwrap().is_static, "{old:?}");
     }
 }

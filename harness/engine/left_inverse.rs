@@ -18,13 +18,14 @@
 //! 2. If `L` is injective: `R(L(i)) == i` for every `i` [CuTe: inverse_left.cpp
 //!    `EXPECT_EQ(inv_layout(layout(i)), i)` (its layouts are all injective)].
 
-use super::postcondition::{enforce, Checked, Violation};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::layout::Layout;
+use super::postcondition::{enforce, Checked, Violation};
 use super::release::INVERSES_SORTED;
 use super::right_inverse::{coalesce_flat, coalesced_modes, sort_by_stride};
-const CITE_LEFT_QUASI: &str = "layout.hpp @result layout(result(layout(i))) == layout(i) for all i < size(layout) (a quasi-inverse)";
+const CITE_LEFT_QUASI: &str =
+    "layout.hpp @result layout(result(layout(i))) == layout(i) for all i < size(layout) (a quasi-inverse)";
 const CITE_LEFT: &str = "test/unit/cute/core/inverse_left.cpp (EXPECT_EQ(inv_layout(layout(i)), i)); layout.hpp: a left-inverse when the layout is injective";
 
 /// CuTe's `left_inverse(layout)`; refuses ([`Error::Undefined`]) a result that violates CuTe's

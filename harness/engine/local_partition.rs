@@ -16,15 +16,15 @@
 //! Sources: CuTe's [tensor_impl.hpp: `local_partition := outer_partition`, i.e. zipped_divide by
 //! the thread layout's shape then a slice of mode 0; no unit test in test/unit/cute/core].
 
-use super::postcondition::Checked;
-use super::logical_divide::logical_divide;
-use super::zipped_divide::zipped_divide_unchecked;
 use super::error::Result;
 use super::int::Int;
 use super::layout::{crd2idx, Layout};
-use super::slice::{pad, repeat_under, slice_and_offset, Coord};
+use super::logical_divide::logical_divide;
+use super::postcondition::Checked;
 use super::runtime::deferred;
+use super::slice::{pad, repeat_under, slice_and_offset, Coord};
 use super::tiler::Tiler;
+use super::zipped_divide::zipped_divide_unchecked;
 
 /// `thr.get_flat_coord(index)`: `idx2crd(index, shape, stride)` then one 1-D coordinate per top
 /// mode (a plain integer for a rank-1 `thr`).
@@ -77,4 +77,3 @@ pub fn check_postconditions(a: &Layout, thr: &Layout, index: Int, r: &Layout) ->
     let off = crd2idx(&c.zeroed(), &z.shape, &z.stride)?;
     super::slice::check_postconditions(&z, &c, r, off)
 }
-

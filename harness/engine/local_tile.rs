@@ -16,15 +16,15 @@
 //! Sources: CuTe's [tensor_impl.hpp: `local_tile := inner_partition`, i.e. zipped_divide then a
 //! slice of mode 1 by the coordinate; CUTLASS has no unit test of it in test/unit/cute/core].
 
-use super::postcondition::Checked;
-use super::logical_divide::logical_divide;
-use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
 use super::error::Result;
 use super::int::Int;
 use super::layout::{crd2idx, Layout};
-use super::slice::{pad, repeat_under, slice_and_offset, Coord};
+use super::logical_divide::logical_divide;
+use super::postcondition::Checked;
 use super::runtime::deferred;
+use super::slice::{pad, repeat_under, slice_and_offset, Coord};
 use super::tiler::Tiler;
+use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};
 
 /// The full coordinate that slices `Z` for `local_tile`.
 pub(crate) fn tile_coord(z: &Layout, coord: &Coord) -> Result<Coord> {
@@ -61,4 +61,3 @@ pub fn check_postconditions(a: &Layout, tiler: &Tiler, coord: &Coord, r: &Layout
     let off = crd2idx(&c.zeroed(), &z.shape, &z.stride)?;
     super::slice::check_postconditions(&z, &c, r, off)
 }
-

@@ -28,15 +28,15 @@
 //! `composition` and `fast`) the result is returned, since the checked computation would return
 //! it too; otherwise the checked computation runs as before, so results and errors are unchanged.
 
-use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
 use super::coalesce::{with_coalesce, ModesRef, Walk};
 use super::complement::complement_unchecked;
 use super::composition::{composition_impl, composition_unchecked, Operand, SmallA};
 use super::error::Result;
-use super::postcondition::{cite, enforce, Checked, Violation};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{Eval1d, Layout};
+use super::postcondition::{cite, enforce, Checked, Violation};
+use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
 use super::runtime::{certified_or_checked, checks_on, Mode};
 use super::tile::{by_tiler, check_by_tiler};
 use super::tiler::{Tiler, TilerView};
@@ -57,7 +57,10 @@ fn cotarget(a: &Layout) -> Result<IntTuple> {
 
 /// `f` on [`cotarget`] and `coalesce_x(A)` (the composition's first step) when it is at hand: it
 /// is `coalesce(A)` unless `A`'s last leaf is a static `_1` (the one place the two walks differ).
-fn with_cotarget_and_coalesce_x<T>(a: &Layout, f: impl FnOnce(IntTuple, Option<ModesRef<'_>>) -> Result<T>) -> Result<T> {
+fn with_cotarget_and_coalesce_x<T>(
+    a: &Layout,
+    f: impl FnOnce(IntTuple, Option<ModesRef<'_>>) -> Result<T>,
+) -> Result<T> {
     if !DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
         return f(a.shape.clone(), None);
     }
@@ -116,8 +119,8 @@ fn divide_on(a: &Layout, b: &Layout, mode: Mode, cot: IntTuple, coalesced: Optio
     };
     match mode {
         Mode::Certify(ok) if certify && !super::fast::composition_ok(a, &bc, &r) => {
-                ok.set(false);
-            }
+            ok.set(false);
+        }
         Mode::Checked if checks_on() => {
             // Only the composition is part of CuTe's definition of the divide (postcondition 3);
             // the complement's own conditions are ours here (postcondition 4), never refused.
@@ -190,7 +193,8 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     let (e0, e1) = (r0.eval_1d(), r1.eval_1d());
     // Row by row, skipping the rows shown to pass (super::walk).
     super::walk::divide_rows(a, b, &c, &r0, &r1, &ea, &bv, &cv, |j| check_row(a, r, (&ea, &e0, &e1), &bv, &cv, j))?;
-    super::complement::check_postconditions(b, Some(&cot), &c).map_err(|v| v.as_ours(cite::INNER_COMPLEMENT).context("4: complement: "))?;
+    super::complement::check_postconditions(b, Some(&cot), &c)
+        .map_err(|v| v.as_ours(cite::INNER_COMPLEMENT).context("4: complement: "))?;
     let (n, m) = (r.size()?.value, a.size()?.value);
     if n < m {
         return Err(Violation::ours("the divide covers A", format!("5: size({r}) = {n} < size({a}) = {m}")));
@@ -200,10 +204,21 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
 
 /// Postcondition 3 at `(i, 0)`: `R(i, 0) == A(B(i))`, with `bv` the values of `B` and `r0v` those
 /// of `R`'s mode 0.
-pub(crate) fn check_tile(a: &Layout, b: &Layout, r: &Layout, ea: &Eval1d, bv: &[i64], r0v: &[i64], i: usize) -> Checked {
+pub(crate) fn check_tile(
+    a: &Layout,
+    b: &Layout,
+    r: &Layout,
+    ea: &Eval1d,
+    bv: &[i64],
+    r0v: &[i64],
+    i: usize,
+) -> Checked {
     let want = ea.at(bv[i])?;
     if r0v.get(i) != Some(&want) {
-        return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},0) = {:?} but {a}({b}({i})) = {want}", r0v.get(i))));
+        return Err(Violation::cute(
+            cite::DIVIDE_DEFINITION,
+            format!("3: {r}({i},0) = {:?} but {a}({b}({i})) = {want}", r0v.get(i)),
+        ));
     }
     Ok(())
 }
@@ -211,14 +226,24 @@ pub(crate) fn check_tile(a: &Layout, b: &Layout, r: &Layout, ea: &Eval1d, bv: &[
 /// Postcondition 3 on row `j`: `R(i, j) == A(B(i) + C(j))` for every `i`, with `bv` and `cv` the
 /// values of `B` and `C` and `(ea, e0, e1)` the evaluators of `A` and `R`'s two modes. `R(i, j)` is
 /// read as crd2idx reads a pair: mode 0 at `i` plus mode 1 at `j` (checked like its sum).
-pub(crate) fn check_row(a: &Layout, r: &Layout, (ea, e0, e1): (&Eval1d, &Eval1d, &Eval1d), bv: &[i64], cv: &[i64], j: usize) -> Checked {
+pub(crate) fn check_row(
+    a: &Layout,
+    r: &Layout,
+    (ea, e0, e1): (&Eval1d, &Eval1d, &Eval1d),
+    bv: &[i64],
+    cv: &[i64],
+    j: usize,
+) -> Checked {
     let y = cv[j];
     let at_j = e1.at(j as i64)?;
     for (i, &x) in bv.iter().enumerate() {
         let want = ea.at(x + y)?;
         let got = Int::dy(e0.at(i as i64)?).add(Int::dy(at_j))?.value;
         if got != want {
-            return Err(Violation::cute(cite::DIVIDE_DEFINITION, format!("3: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}")));
+            return Err(Violation::cute(
+                cite::DIVIDE_DEFINITION,
+                format!("3: {r}({i},{j}) = {got} but {a}({x}+{y}) = {want}"),
+            ));
         }
     }
     Ok(())
@@ -241,10 +266,10 @@ mod tests {
     }
 
     use super::*;
+    use crate::engine::runtime::deferred;
     use crate::gen::{self, Staticness};
     use proptest::prelude::*;
     use std::cell::Cell;
-    use crate::engine::runtime::deferred;
 
     fn st() -> impl Strategy<Value = Staticness> {
         prop_oneof![4 => Just(Staticness::AllStatic), 1 => Just(Staticness::Mixed)]
@@ -256,7 +281,10 @@ mod tests {
         prop_oneof![
             st().prop_flat_map(|s| (gen::layout(3, 12, 80, s), gen::layout(2, 8, 40, s))),
             (st(), 1i64..4).prop_flat_map(|(s, k)| (gen::small_compact(6, 1, s), gen::small_compact(3, k, s))),
-            (1i64..5, 1i64..5).prop_flat_map(|(n, k)| (gen::compact_layout(2, 8, Staticness::AllStatic), Just(Layout::leaf(Int::st(n), Int::st(k))))),
+            (1i64..5, 1i64..5).prop_flat_map(|(n, k)| (
+                gen::compact_layout(2, 8, Staticness::AllStatic),
+                Just(Layout::leaf(Int::st(n), Int::st(k)))
+            )),
         ]
     }
 

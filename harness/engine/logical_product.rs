@@ -115,10 +115,14 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
     for (j, &x) in bv.iter().enumerate() {
         let want = ec.at(x)?;
         if r1v.get(j) != Some(&want) {
-            return Err(Violation::cute(cite::PRODUCT_DEFINITION, format!("3: {r}(0,{j}) = {:?} but {c}({b}({j})) = {want}", r1v.get(j))));
+            return Err(Violation::cute(
+                cite::PRODUCT_DEFINITION,
+                format!("3: {r}(0,{j}) = {:?} but {c}({b}({j})) = {want}", r1v.get(j)),
+            ));
         }
     }
-    super::complement::check_postconditions(a, Some(&n), &c).map_err(|v| v.as_ours(cite::INNER_COMPLEMENT).context("4: complement: "))?;
+    super::complement::check_postconditions(a, Some(&n), &c)
+        .map_err(|v| v.as_ours(cite::INNER_COMPLEMENT).context("4: complement: "))?;
     let distinct = |mut v: Vec<i64>| {
         let n = v.len();
         v.sort_unstable();
@@ -126,7 +130,10 @@ fn check_layout(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         v.len() == n
     };
     if distinct(a.values()?) && distinct(bv) && !distinct(r.values()?) {
-        return Err(Violation::ours("an injective product of injective layouts", format!("5: {r} is not injective though {a} and {b} are")));
+        return Err(Violation::ours(
+            "an injective product of injective layouts",
+            format!("5: {r} is not injective though {a} and {b} are"),
+        ));
     }
     Ok(())
 }

@@ -17,22 +17,24 @@
 //! The compositions inside are CuTe's algorithm as is; the result is refused with
 //! [`Error::Undefined`] if it violates the postcondition above.
 
-use super::postcondition::{enforce, Checked, Violation};
 use super::coalesce::coalesce;
 use super::composition::composition_unchecked;
 use super::error::Result;
 use super::int::Int;
 use super::layout::{Layout, MAX_WALK};
+use super::postcondition::{enforce, Checked, Violation};
 use super::right_inverse::right_inverse;
 use super::runtime::deferred;
 const CITE_MCL: &str = "layout.hpp max_common_layout @post For all 0 <= i < size(R), a(R(i)) == i and b(R(i)) == i";
-const CITE_MCV: &str = "layout.hpp max_common_vector @returns Int<N> with N >= 1, @post For all 0 <= n < N, a(b.get_1d_coord(n)) == n";
+const CITE_MCV: &str =
+    "layout.hpp max_common_vector @returns Int<N> with N >= 1, @post For all 0 <= n < N, a(b.get_1d_coord(n)) == n";
 
 fn common(a: &Layout, b: &Layout) -> Result<(Layout, Option<Layout>)> {
     let inv = right_inverse(b)?;
     let common = coalesce(&composition_unchecked(a, &inv)?)?;
     let m0 = common.mode(0)?;
-    let ok = matches!((m0.shape.as_leaf(), m0.stride.as_leaf()), (Some(s), Some(d)) if s.is_static && d.is_static_value(1));
+    let ok =
+        matches!((m0.shape.as_leaf(), m0.stride.as_leaf()), (Some(s), Some(d)) if s.is_static && d.is_static_value(1));
     Ok((inv, ok.then_some(m0)))
 }
 
@@ -89,7 +91,9 @@ pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Checked {
         return Err(Violation::cute(CITE_MCV, format!("2: {n} is not a static positive integer")));
     }
     if n.value > MAX_WALK {
-        return Err(Violation::unverifiable(format!("2: too large: checking N = {n} would walk more than {MAX_WALK} coordinates")));
+        return Err(Violation::unverifiable(format!(
+            "2: too large: checking N = {n} would walk more than {MAX_WALK} coordinates"
+        )));
     }
     let inv = right_inverse(b)?;
     let check = |i: i64, _: i64| -> Checked {
@@ -105,8 +109,8 @@ pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Checked {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::test_util::l;
     use super::*;
+    use crate::engine::test_util::l;
 
     #[test]
     fn the_vector_check_walks_at_most_max_walk() {
@@ -121,4 +125,3 @@ mod tests {
         assert_eq!(n.to_string(), "_2147483647");
     }
 }
-

@@ -141,12 +141,15 @@ pub mod cite {
     pub const COMPOSITION_TILER: &str =
         "layout.hpp composition(layout, tiler): a tuple tiler composes mode by mode (transform_layout), _ keeps the mode";
     pub const DIVIDE_RANK: &str = "test/unit/cute/core/logical_divide.cpp (ASSERT_EQ(rank(layoutR), 2))";
-    pub const DIVIDE_COMPATIBLE: &str = "test/unit/cute/core/logical_divide.cpp (ASSERT_TRUE(compatible(layoutB, layout<0>(layoutR))))";
+    pub const DIVIDE_COMPATIBLE: &str =
+        "test/unit/cute/core/logical_divide.cpp (ASSERT_TRUE(compatible(layoutB, layout<0>(layoutR))))";
     pub const DIVIDE_DEFINITION: &str =
         "layout.hpp logical_divide := composition(layout, make_layout(tiler, complement(tiler, shape(coalesce(layout))))), with composition's @post result(c) = lhs(rhs(c))";
     pub const PRODUCT_RANK: &str = "test/unit/cute/core/logical_product.cpp (ASSERT_EQ(rank(layoutR), 2))";
-    pub const PRODUCT_MODE0: &str = "test/unit/cute/core/logical_product.cpp (ASSERT_TRUE(layoutA == layout<0>(layoutR)))";
-    pub const PRODUCT_COMPATIBLE: &str = "test/unit/cute/core/logical_product.cpp (ASSERT_TRUE(compatible(layoutB, layout<1>(layoutR))))";
+    pub const PRODUCT_MODE0: &str =
+        "test/unit/cute/core/logical_product.cpp (ASSERT_TRUE(layoutA == layout<0>(layoutR)))";
+    pub const PRODUCT_COMPATIBLE: &str =
+        "test/unit/cute/core/logical_product.cpp (ASSERT_TRUE(compatible(layoutB, layout<1>(layoutR))))";
     pub const PRODUCT_DEFINITION: &str =
         "layout.hpp logical_product := make_layout(block, composition(complement(block, size(block)*cosize(tiler)), tiler)), with composition's @post result(c) = lhs(rhs(c))";
     pub const TILER_FORMS: &str =

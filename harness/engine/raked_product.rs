@@ -15,10 +15,10 @@
 //! Sources: CuTe's [layout.hpp: raked_product `@post rank(@a result) == cute::max(rank(@a block),
 //! rank(@a tiler))`, and its defining code: zip of logical_product(block, tiler)'s mode 1 with the block].
 
-use super::postcondition::Checked;
 use super::blocked_product::{block_raked, check_blocked};
 use super::error::Result;
 use super::layout::Layout;
+use super::postcondition::Checked;
 
 /// `raked_product(A, B)` for layouts.
 pub fn raked_product(a: &Layout, b: &Layout) -> Result<Layout> {

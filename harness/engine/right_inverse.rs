@@ -14,11 +14,11 @@
 //! 2. `R` is coalesced: `depth(R) <= 1` [CuTe: layout.hpp's defining code returns
 //!    `coalesce(make_layout(result_shape, result_stride))`, with coalesce's `@post depth <= 1`].
 
-use super::postcondition::{enforce, Checked, Violation};
 use super::error::Result;
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::Layout;
+use super::postcondition::{enforce, Checked, Violation};
 use super::release::INVERSES_SORTED;
 const CITE_RIGHT: &str = "test/unit/cute/core/inverse_right.cpp (EXPECT_EQ(layout(inv_layout(i)), i) for i < size(inv_layout)); layout.hpp @result layout(result(i)) == i";
 const CITE_RIGHT_DEPTH: &str = "layout.hpp right_inverse := coalesce(make_layout(result_shape, result_stride)), with coalesce's @post depth(result) <= 1";
@@ -50,10 +50,7 @@ pub(crate) fn sort_by_stride(idx: Vec<usize>, pairs: &[(Int, Int)]) -> Vec<usize
 }
 
 pub(crate) fn flat_layout(shape: Vec<Int>, stride: Vec<Int>) -> Layout {
-    Layout {
-        shape: IntTuple::of_leaves(shape),
-        stride: IntTuple::of_leaves(stride),
-    }
+    Layout { shape: IntTuple::of_leaves(shape), stride: IntTuple::of_leaves(stride) }
 }
 
 /// `coalesce(flat_layout(shape, stride))`, from the leaves (coalesce reads nothing else).
@@ -114,8 +111,10 @@ fn right_inverse_chain(layout: &Layout) -> Result<Layout> {
         return Ok(Layout::leaf(Int::st(1), Int::st(0)));
     }
     let shape: Vec<Int> = chain.iter().map(|&i| pairs[i].0).collect();
-    let stride: Vec<Int> =
-        chain.iter().map(|&i| Int::new(pairs[i].1.value.signum(), pairs[i].1.is_static).mul(pre[i])).collect::<Result<_, _>>()?;
+    let stride: Vec<Int> = chain
+        .iter()
+        .map(|&i| Int::new(pairs[i].1.value.signum(), pairs[i].1.is_static).mul(pre[i]))
+        .collect::<Result<_, _>>()?;
     if chain.len() == 1 {
         return Ok(Layout::leaf(shape[0], stride[0]));
     }

@@ -30,13 +30,12 @@
 //! operation lives in its own module (`local_tile`, `local_partition`) with its definition,
 //! postconditions and `check_postconditions`; callers import those modules directly.
 
-use super::postcondition::{cite, Checked, Violation};
 use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{crd2idx, Layout};
+use super::postcondition::{cite, Checked, Violation};
 use super::tiler::Tiler;
-
 
 /// A slicing coordinate: `_`, an integer, or a tuple of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +72,9 @@ fn lift(c: &Coord, l: &Layout, out: &mut Vec<Layout>) -> Result<()> {
         Coord::Int(_) => {}
         Coord::Tuple(v) => {
             if !l.shape.is_tuple() || v.len() != l.rank() {
-                return Err(Error::MismatchedRanks { detail: format!("slicing {l} with a coordinate of rank {}", v.len()) });
+                return Err(Error::MismatchedRanks {
+                    detail: format!("slicing {l} with a coordinate of rank {}", v.len()),
+                });
             }
             for (ci, m) in v.iter().zip(l.modes()) {
                 lift(ci, &m, out)?;
@@ -113,7 +114,9 @@ pub(crate) fn repeat_under(r: usize) -> Coord {
 /// `append<r>(coord, _)`: pad a tuple coordinate with `_`.
 pub(crate) fn pad(c: &[Coord], r: usize) -> Result<Coord> {
     if c.len() > r {
-        return Err(Error::MismatchedRanks { detail: format!("a coordinate of rank {} for a mode of rank {r}", c.len()) });
+        return Err(Error::MismatchedRanks {
+            detail: format!("a coordinate of rank {} for a mode of rank {r}", c.len()),
+        });
     }
     let mut v = c.to_vec();
     v.resize(r, Coord::Under);
@@ -149,7 +152,10 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Chec
         return Err(Violation::cute(cite::LOCAL, format!("size({r}) = {n} != {want_size}")));
     }
     if n > super::layout::MAX_WALK {
-        return Err(Violation::unverifiable(format!("too large: {r} has {n} coordinates (limit {})", super::layout::MAX_WALK)));
+        return Err(Violation::unverifiable(format!(
+            "too large: {r} has {n} coordinates (limit {})",
+            super::layout::MAX_WALK
+        )));
     }
     for i in 0..n {
         // Split i over the kept modes (mode 0 fastest).
@@ -176,10 +182,12 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Chec
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::test_util::{l, t};
     use super::*;
-    use crate::engine::local_partition::{check_postconditions as check_local_partition, local_partition_with_offset, partition_parts};
+    use crate::engine::local_partition::{
+        check_postconditions as check_local_partition, local_partition_with_offset, partition_parts,
+    };
     use crate::engine::local_tile::{check_postconditions as check_local_tile, local_tile_with_offset, tile_coord};
+    use crate::engine::test_util::{l, t};
     use crate::engine::zipped_divide::zipped_divide;
 
     #[test]

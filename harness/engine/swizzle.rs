@@ -133,18 +133,28 @@ pub fn compose_swizzle(sw: Swizzle, layout: &Layout) -> SwizzledLayout {
     if sw.b == 0 {
         SwizzledLayout::Plain(layout.clone())
     } else {
-        SwizzledLayout::Composed(ComposedLayout { swizzle: sw, offset: Offset::Int(Int::st(0)), layout: layout.clone() })
+        SwizzledLayout::Composed(ComposedLayout {
+            swizzle: sw,
+            offset: Offset::Int(Int::st(0)),
+            layout: layout.clone(),
+        })
     }
 }
 
 /// CuTe's `make_swizzle<Y, Z>()`: the swizzle whose Y bits are `y` and Z bits `z`.
 pub fn make_swizzle(y: i64, z: i64) -> Result<Swizzle> {
     if !(0..=u32::MAX as i64).contains(&y) || !(0..=u32::MAX as i64).contains(&z) {
-        return Err(Error::Rejected { condition: "make_swizzle needs 32-bit masks", detail: format!("Y = {y}, Z = {z}") });
+        return Err(Error::Rejected {
+            condition: "make_swizzle needs 32-bit masks",
+            detail: format!("Y = {y}, Z = {z}"),
+        });
     }
     let (y, z) = (y as u32, z as u32);
     if y.count_ones() != z.count_ones() {
-        return Err(Error::Rejected { condition: "Number of bits in Y and Z don't match", detail: format!("Y = {y:#b}, Z = {z:#b}") });
+        return Err(Error::Rejected {
+            condition: "Number of bits in Y and Z don't match",
+            detail: format!("Y = {y:#b}, Z = {z:#b}"),
+        });
     }
     let (ty, tz) = (y.trailing_zeros() as i64, z.trailing_zeros() as i64);
     let b = y.count_ones() as i64;
@@ -166,7 +176,8 @@ pub fn compose_layout_swizzle(layout: &Layout, sw: Swizzle) -> Result<SwizzledLa
     // maps the masks to dynamic integers has no such call (CuTe does not compile it).
     if !y.is_static || !z.is_static {
         return Err(Error::Rejected {
-            condition: "composition(Layout, Swizzle) needs L(yyy) and L(zzz) static (make_swizzle's template arguments)",
+            condition:
+                "composition(Layout, Swizzle) needs L(yyy) and L(zzz) static (make_swizzle's template arguments)",
             detail: format!("{layout} at {} and {}", sw.yyy_mask(), sw.zzz_mask()),
         });
     }

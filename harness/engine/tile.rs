@@ -1,11 +1,11 @@
 //! Helpers shared by the zipped, tiled and flat divides and products: CuTe's `zip2_by` /
 //! `tile_unzip` regrouping along a tiler and the unpacking of a rank-2 result's modes.
 
-use super::postcondition::{cite, Checked, Violation};
 use super::coalesce::by_mode;
 use super::error::{Error, Result};
 use super::int_tuple::{Builder, IntTuple, Tup, View};
 use super::layout::Layout;
+use super::postcondition::{cite, Checked, Violation};
 use super::tiler::Tiler;
 
 fn mismatched(t: &Tup, what: &str) -> Error {
@@ -33,7 +33,12 @@ fn zip2_by_ref<'a>(t: &'a Tup, guide: &Tiler) -> Result<std::borrow::Cow<'a, Tup
                         first.push(halves.next().expect("two"));
                         second.push(halves.next().expect("two"));
                     }
-                    _ => return Err(mismatched(&z, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
+                    _ => {
+                        return Err(mismatched(
+                            &z,
+                            "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)",
+                        ))
+                    }
                 }
             }
             items.iter().skip(g.len()).for_each(|m| second.push(m));
@@ -41,7 +46,9 @@ fn zip2_by_ref<'a>(t: &'a Tup, guide: &Tiler) -> Result<std::borrow::Cow<'a, Tup
         }
         (Tiler::Tuple(_), View::Leaf(_)) => Err(mismatched(t, "zip2_by: a tuple tiler on a leaf mode")),
         (_, View::Tuple(items)) if items.len() == 2 => Ok(std::borrow::Cow::Borrowed(t)),
-        _ => Err(mismatched(t, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)")),
+        _ => {
+            Err(mismatched(t, "zip2_by: a divided mode is not rank 2, so its get<1> fails (CuTe: Index out of range)"))
+        }
     }
 }
 
@@ -101,7 +108,9 @@ pub(crate) fn check_by_tiler(
     check_layout: fn(&Layout, &Layout, &Layout) -> Checked,
 ) -> Checked {
     match t {
-        Tiler::Underscore => (a == r).then_some(()).ok_or_else(|| Violation::cute(cite::TILER_FORMS, format!("_ changed {a} into {r}"))),
+        Tiler::Underscore => {
+            (a == r).then_some(()).ok_or_else(|| Violation::cute(cite::TILER_FORMS, format!("_ changed {a} into {r}")))
+        }
         Tiler::Tuple(items) => {
             if r.rank() != a.rank() {
                 return Err(Violation::cute(cite::TILER_FORMS, format!("rank({r}) != rank({a})")));
@@ -110,7 +119,12 @@ pub(crate) fn check_by_tiler(
             for k in 0..am.len() {
                 match items.get(k) {
                     Some(tk) => check_by_tiler(&am[k], tk, &rm[k], check_layout)?,
-                    None if am[k] != rm[k] => return Err(Violation::cute(cite::TILER_FORMS, format!("untouched mode {} became {}", am[k], rm[k]))),
+                    None if am[k] != rm[k] => {
+                        return Err(Violation::cute(
+                            cite::TILER_FORMS,
+                            format!("untouched mode {} became {}", am[k], rm[k]),
+                        ))
+                    }
                     None => {}
                 }
             }
@@ -164,7 +178,8 @@ mod divide_tests {
         // operation's result and rejects the others' forms.
         use crate::engine::{flat_divide as fd, tiled_divide as td, zipped_divide as zd};
         let (a, tt) = (l("(_16,_8,_2):(_1,_16,_128)"), t("(_2,_2)"));
-        let (z, ti, fl) = (zipped_divide(&a, &tt).unwrap(), tiled_divide(&a, &tt).unwrap(), flat_divide(&a, &tt).unwrap());
+        let (z, ti, fl) =
+            (zipped_divide(&a, &tt).unwrap(), tiled_divide(&a, &tt).unwrap(), flat_divide(&a, &tt).unwrap());
         zd::check_postconditions(&a, &tt, &z).unwrap();
         td::check_postconditions(&a, &tt, &ti).unwrap();
         fd::check_postconditions(&a, &tt, &fl).unwrap();
@@ -196,7 +211,8 @@ mod product_tests {
         use crate::engine::{blocked_product as bp, flat_product as fp, raked_product as rp};
         use crate::engine::{tiled_product as tp, zipped_product as zp};
         let (a, tt) = (l("(_2,_2):(_1,_2)"), t("(_3,_4)"));
-        let (z, ti, fl) = (zipped_product(&a, &tt).unwrap(), tiled_product(&a, &tt).unwrap(), flat_product(&a, &tt).unwrap());
+        let (z, ti, fl) =
+            (zipped_product(&a, &tt).unwrap(), tiled_product(&a, &tt).unwrap(), flat_product(&a, &tt).unwrap());
         zp::check_postconditions(&a, &tt, &z).unwrap();
         tp::check_postconditions(&a, &tt, &ti).unwrap();
         fp::check_postconditions(&a, &tt, &fl).unwrap();

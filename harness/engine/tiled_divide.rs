@@ -11,9 +11,9 @@
 //! Sources: 1 inherits `zipped_divide`'s; 2 and 3 are CuTe's [layout.hpp: "Same as zipped_divide,
 //! but unpacks the second mode"].
 
-use super::postcondition::Checked;
 use super::error::Result;
 use super::layout::Layout;
+use super::postcondition::Checked;
 use super::tile::{check_unpacked, unpack};
 use super::tiler::Tiler;
 use super::zipped_divide::{zipped_divide, zipped_divide_unchecked};

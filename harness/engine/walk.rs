@@ -451,7 +451,11 @@ impl Eval1dModel {
         for (i, &(n, d)) in self.pairs.iter().enumerate() {
             let n = n.abs();
             let c = if i + 1 == r { z / p } else { (n - 1).min(z / p) };
-            mag = d.checked_abs().and_then(|d| c.checked_mul(d)).and_then(|t| mag.checked_add(t)).filter(|m| *m <= INT_MAX)?;
+            mag = d
+                .checked_abs()
+                .and_then(|d| c.checked_mul(d))
+                .and_then(|t| mag.checked_add(t))
+                .filter(|m| *m <= INT_MAX)?;
             if i + 1 < r {
                 p *= n; // |p| <= INT_MAX (flat)
             }
@@ -692,7 +696,9 @@ pub(crate) fn complement_ordered_disjoint_injective(a: &Layout, f: &Layout, r: &
         return false;
     }
     let both = |x: &[(i64, i64)]| x.iter().chain(&br).copied().collect::<Vec<_>>();
-    increasing(br.clone(), false).is_some() && increasing(both(&bf), true).is_some() && increasing(both(&ba), true).is_some()
+    increasing(br.clone(), false).is_some()
+        && increasing(both(&bf), true).is_some()
+        && increasing(both(&ba), true).is_some()
 }
 
 /// logical_divide's check of `R(i, j) == A(B(i) + C(j))` (`check_layout`), one row `j` at a time
@@ -728,7 +734,11 @@ pub(crate) fn divide_rows<E>(
         &mut |k, len, _, x| aff.cut_ok(&boxes, nb + k, &rows[k - 1], 0, len, x0 + x[0]) && at_corner(x[0], x[1]),
         &mut |j, x| {
             let one_row = boxes[nb].as_ref().is_some_and(|b| aff.box_ok(b, x0 + x[0], 0, 0));
-            if one_row && at_corner(x[0], x[1]) { Ok(()) } else { row(j as usize) }
+            if one_row && at_corner(x[0], x[1]) {
+                Ok(())
+            } else {
+                row(j as usize)
+            }
         },
     )
 }
@@ -745,7 +755,15 @@ struct DivPlan {
     top: usize,
 }
 
-fn divide_fast(a: &Layout, b: &Layout, c: &Layout, r0: &Layout, r1: &Layout, bv: &[i64], cv: &[i64]) -> Option<DivPlan> {
+fn divide_fast(
+    a: &Layout,
+    b: &Layout,
+    c: &Layout,
+    r0: &Layout,
+    r1: &Layout,
+    bv: &[i64],
+    cv: &[i64],
+) -> Option<DivPlan> {
     let (ma, m0, m1) = (Eval1dModel::new(a), Eval1dModel::new(r0), Eval1dModel::new(r1));
     let aff = ma.affine()?;
     let bd = refine(&walk_leaves(b)?, &walk_leaves(r0)?)?;
@@ -780,7 +798,9 @@ mod tests {
 
     /// Any nesting of leaves with extents and strides of either sign, zero and large values.
     fn raw_layout() -> impl Strategy<Value = Layout> {
-        crate::engine::layout::tests::nested_layouts(prop_oneof![4 => -3i64..9, 1 => Just(0), 1 => Just(1 << 12), 1 => Just(-(1 << 10)), 1 => Just(INT_MAX)])
+        crate::engine::layout::tests::nested_layouts(
+            prop_oneof![4 => -3i64..9, 1 => Just(0), 1 => Just(1 << 12), 1 => Just(-(1 << 10)), 1 => Just(INT_MAX)],
+        )
     }
 
     proptest! {
@@ -865,10 +885,13 @@ mod tests {
         let ext = prop_oneof![4 => 1i64..=5, 1 => -3i64..=-1];
         let strd = prop_oneof![6 => -12i64..=12, 1 => Just(1 << 12), 1 => Just(-(1 << 20))];
         let leaf = (ext, strd).prop_map(|(s, d)| (IntTuple::st(s), IntTuple::st(d)));
-        let inner = prop_oneof![leaf.clone(), prop::collection::vec(leaf.clone(), 1..=2).prop_map(|v| {
-            let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
-            (IntTuple::tuple(s), IntTuple::tuple(d))
-        })];
+        let inner = prop_oneof![
+            leaf.clone(),
+            prop::collection::vec(leaf.clone(), 1..=2).prop_map(|v| {
+                let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
+                (IntTuple::tuple(s), IntTuple::tuple(d))
+            })
+        ];
         prop_oneof![1 => leaf, 3 => prop::collection::vec(inner, 1..=3).prop_map(|v| {
             let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
             (IntTuple::tuple(s), IntTuple::tuple(d))
@@ -911,7 +934,10 @@ mod tests {
     fn composition_walked(a: &Layout, b: &Layout, r: &Layout) -> Checked {
         use crate::engine::postcondition::cite;
         if !crate::engine::int_tuple::compatible(&b.shape, &r.shape) {
-            return Err(Violation::cute(cite::COMPOSITION_COMPATIBLE, format!("2: shape of {r} is not compatible with the shape of {b}")));
+            return Err(Violation::cute(
+                cite::COMPOSITION_COMPATIBLE,
+                format!("2: shape of {r} is not compatible with the shape of {b}"),
+            ));
         }
         let n = b.size()?.value;
         if n > MAX_WALK {
@@ -919,9 +945,13 @@ mod tests {
         }
         let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
         for (c, (bc, rc)) in b.walk()?.zip(r.walk()?).enumerate() {
-            let want = composition::eval_flat(&pairs, bc).ok_or_else(|| Violation::unverifiable(format!("1: {a}({bc}) overflows")))?;
+            let want = composition::eval_flat(&pairs, bc)
+                .ok_or_else(|| Violation::unverifiable(format!("1: {a}({bc}) overflows")))?;
             if rc != want {
-                return Err(Violation::cute(cite::COMPOSITION_VALUES, format!("1: {r}({c}) = {rc} but {a}({b}({c})) = {a}({bc}) = {want}")));
+                return Err(Violation::cute(
+                    cite::COMPOSITION_VALUES,
+                    format!("1: {r}({c}) = {rc} but {a}({b}({c})) = {a}({bc}) = {want}"),
+                ));
             }
         }
         Ok(())
@@ -1156,7 +1186,8 @@ mod tests {
         assert!(complement_ordered_disjoint_injective(&a, &f, &r));
         let (a, bc) = (l("_4096:_1"), l("((_4,(_128,_4),_1),(_-12,_-5,_4)):((_284,(_0,_-12),_-7),(_1,_-48,_1136))"));
         let pairs: Vec<(i64, i64)> = a.leaf_pairs().iter().map(|(s, d)| (s.value, d.value)).collect();
-        assert!(composition_fast(&pairs, |z| flat_safe(&pairs, z), &bc, &bc).is_some_and(|(d, _, (_, _, top))| top == d.len()));
+        assert!(composition_fast(&pairs, |z| flat_safe(&pairs, z), &bc, &bc)
+            .is_some_and(|(d, _, (_, _, top))| top == d.len()));
         let li = l("(_4096,(_4,_2),_1):(_8,(_2,_-1),_32768)");
         let r = left_inverse::left_inverse_unchecked(&li).unwrap();
         assert!(left_inverse_fast(&li, &r, injective(&li).unwrap()).is_some());
@@ -1165,7 +1196,10 @@ mod tests {
     #[test]
     fn refine_cuts_both() {
         let d = refine(&[(4, 1), (2, 8)], &[(2, 3), (4, 5)]).unwrap();
-        assert_eq!(d.iter().map(|g| (g.e, g.p, g.t)).collect::<Vec<_>>(), vec![(2, 1, [1, 3]), (2, 2, [2, 5]), (2, 4, [8, 10])]);
+        assert_eq!(
+            d.iter().map(|g| (g.e, g.p, g.t)).collect::<Vec<_>>(),
+            vec![(2, 1, [1, 3]), (2, 2, [2, 5]), (2, 4, [8, 10])]
+        );
         assert!(refine(&[(6, 1)], &[(4, 1)]).is_none());
         assert!(refine(&[(6, 1)], &[(4, 1), (3, 1)]).is_none());
         let _ = Int::st(0);

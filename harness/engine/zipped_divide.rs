@@ -21,10 +21,10 @@
 
 use std::cell::Cell;
 
-use super::postcondition::{cite, Checked, Violation};
 use super::error::Result;
 use super::layout::Layout;
 use super::logical_divide::{divide_tiler, logical_divide, logical_divide_unchecked};
+use super::postcondition::{cite, Checked, Violation};
 use super::runtime::{checks_on, deferred, Mode};
 use super::tile::tile_unzip;
 use super::tiler::{Elem, Tiler, TilerView};

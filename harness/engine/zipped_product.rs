@@ -17,10 +17,10 @@
 
 use std::cell::Cell;
 
-use super::postcondition::{cite, Checked, Violation};
 use super::error::Result;
 use super::layout::Layout;
 use super::logical_product::{logical_product, logical_product_unchecked, product_tiler};
+use super::postcondition::{cite, Checked, Violation};
 use super::runtime::{checks_on, deferred, Mode};
 use super::tile::tile_unzip;
 use super::tiler::Tiler;

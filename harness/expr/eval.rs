@@ -319,7 +319,8 @@ impl Build for Fused {
         }
         let (stride, shape) = (self.pop(), self.pop());
         let start = lit_start(&shape).or(lit_start(&stride));
-        let l = node_int_tuple(&self.lits, shape).and_then(|s| crate::engine::Layout::new(s, node_int_tuple(&self.lits, stride)?));
+        let l = node_int_tuple(&self.lits, shape)
+            .and_then(|s| crate::engine::Layout::new(s, node_int_tuple(&self.lits, stride)?));
         self.release(start);
         self.push_result(l.map(|l| Node::Val(Value::Layout(l))));
     }
@@ -376,7 +377,8 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
         for f in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
             let text = std::fs::read_to_string(f.path()).unwrap();
-            lines.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
+            lines
+                .extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from));
         }
         lines.extend(crate::fuzz::cases(5, 2000, (0, 1)).into_iter().map(|(_, c)| c.expr));
         lines.extend(crate::expr::parse::tests::literal_edge_cases());

@@ -220,7 +220,15 @@ pub fn parse_with<B: Build>(text: &str, build: &mut B) -> Result<B::Node, ParseE
     if text.len() > MAX_LEN {
         return Err(ParseError { col: 1, msg: format!("expression longer than {MAX_LEN} bytes") });
     }
-    let mut p = Parser { build, text, bytes: text.as_bytes(), pos: 0, depth: 0, ascii: text.is_ascii(), seen: Cell::new((0, 1)) };
+    let mut p = Parser {
+        build,
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+        ascii: text.is_ascii(),
+        seen: Cell::new((0, 1)),
+    };
     p.skip_ws();
     if p.at_end() {
         return Err(p.err("empty expression"));
@@ -681,10 +689,37 @@ pub(crate) mod tests {
     /// Int tuple literals at the edges of the fast path (whitespace, limits, forms that leave it).
     pub(crate) fn literal_edge_cases() -> Vec<String> {
         let mut lines: Vec<String> = [
-            "()", "( )", "(())", "((),())", "(1 ,2 )", "( _4 , ( _8 ,\t_2\n) )", "(_-0,-0)", "(2147483647,-2147483648)",
-            "(2147483648)", "(-2147483649)", "(_ 4)", "(- 4)", "(_-)", "(4abc)", "(_,_4)", "((1,2):(3,4),5)", "((1)(0),2)",
-            "(1,2)(0)", "(1,2):(3,4)", "(1,2", "(1,,2)", "(,)", "(1,)", "(\u{3000}1,2)", "(1,\u{a0}2)", "(é)", "((1,2),(3,(4,5)))x",
-            "(99999999999999999999999)", "(1)(2)(3)", "((_1:_0),2)", "(size(_4:_1),2)",
+            "()",
+            "( )",
+            "(())",
+            "((),())",
+            "(1 ,2 )",
+            "( _4 , ( _8 ,\t_2\n) )",
+            "(_-0,-0)",
+            "(2147483647,-2147483648)",
+            "(2147483648)",
+            "(-2147483649)",
+            "(_ 4)",
+            "(- 4)",
+            "(_-)",
+            "(4abc)",
+            "(_,_4)",
+            "((1,2):(3,4),5)",
+            "((1)(0),2)",
+            "(1,2)(0)",
+            "(1,2):(3,4)",
+            "(1,2",
+            "(1,,2)",
+            "(,)",
+            "(1,)",
+            "(\u{3000}1,2)",
+            "(1,\u{a0}2)",
+            "(é)",
+            "((1,2),(3,(4,5)))x",
+            "(99999999999999999999999)",
+            "(1)(2)(3)",
+            "((_1:_0),2)",
+            "(size(_4:_1),2)",
         ]
         .iter()
         .map(|s| s.to_string())

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{ComposedLayout, Swizzle};
-use crate::engine::{Error, Int, IntTuple, Tup, View, Layout, Result};
+use crate::engine::{Error, Int, IntTuple, Layout, Result, Tup, View};
 
 /// What an expression evaluates to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,7 +123,8 @@ impl AtomValue {
     pub fn apply(&self, coord: &Tup) -> Result<Value> {
         match self {
             AtomValue::Swizzle(sw) => {
-                let i = coord.as_leaf().ok_or_else(|| Error::Type(format!("a swizzle takes an integer, got {coord}")))?;
+                let i =
+                    coord.as_leaf().ok_or_else(|| Error::Type(format!("a swizzle takes an integer, got {coord}")))?;
                 Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),

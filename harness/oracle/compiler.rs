@@ -60,10 +60,16 @@ impl Compiler {
             _ => text.lines().next().unwrap_or("").trim().to_string(),
         };
         // `g++`/`c++` may be clang underneath (macOS); believe the version text.
-        let kind = if kind == CompilerKind::Gcc && version.to_lowercase().contains("clang") { CompilerKind::Clang } else { kind };
+        let kind = if kind == CompilerKind::Gcc && version.to_lowercase().contains("clang") {
+            CompilerKind::Clang
+        } else {
+            kind
+        };
         let mut flags: Vec<String> = vec!["-std=c++17".into(), "-O0".into()];
         match kind {
-            CompilerKind::Gcc => flags.extend(["-w", "-fdiagnostics-color=never", "-ftemplate-backtrace-limit=0"].map(String::from)),
+            CompilerKind::Gcc => {
+                flags.extend(["-w", "-fdiagnostics-color=never", "-ftemplate-backtrace-limit=0"].map(String::from))
+            }
             CompilerKind::Clang => flags.extend(["-w", "-fno-color-diagnostics"].map(String::from)),
             CompilerKind::Nvcc => {
                 flags.extend(["-arch=sm_80", "-w"].map(String::from));
@@ -109,8 +115,12 @@ fn default_cxx() -> String {
 fn missing_help(name: &str, kind: CompilerKind) -> String {
     let fix = match kind {
         CompilerKind::Gcc => "install it (Debian/Ubuntu: apt-get install g++) or pass --cxx clang++".to_string(),
-        CompilerKind::Clang => "install it (Debian/Ubuntu: apt-get install clang) or use the default --cxx g++".to_string(),
-        CompilerKind::Nvcc => "provision the CUDA 13 nvcc wheels (`cargo xtask cutlass --nvcc`) or put nvcc on PATH".to_string(),
+        CompilerKind::Clang => {
+            "install it (Debian/Ubuntu: apt-get install clang) or use the default --cxx g++".to_string()
+        }
+        CompilerKind::Nvcc => {
+            "provision the CUDA 13 nvcc wheels (`cargo xtask cutlass --nvcc`) or put nvcc on PATH".to_string()
+        }
     };
     format!("C++ compiler '{name}' not found; {fix}")
 }

@@ -10,20 +10,20 @@
 //! - [`inproc`]: the in-process oracle (cpp/ffi through cc + bindgen) for dynamic layouts.
 
 pub mod cache;
-pub mod inproc;
 pub mod codegen;
 pub mod compiler;
 pub mod dsl;
+pub mod inproc;
 pub mod provision;
 pub mod runner;
 
 use std::path::PathBuf;
 
+/// One side's typed answer to a case (defined with the case pipeline).
+pub use crate::case::Outcome;
 pub use compiler::{Compiler, CompilerKind};
 pub use provision::{CudaHeaders, Headers};
 pub use runner::{Oracle, OracleOptions};
-/// One side's typed answer to a case (defined with the case pipeline).
-pub use crate::case::Outcome;
 
 /// The crate's root directory (where Cargo.toml, cpp/ and fixtures/ are).
 ///

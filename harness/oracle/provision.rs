@@ -162,7 +162,8 @@ impl Provisioner {
         unzip(&wheel, tmp.path())?;
         let fresh = manifest_of(tmp.path())?;
         let here = manifest_of(dir)?;
-        let same = fresh.len() == here.len() && fresh.iter().zip(&here).all(|(a, b)| a.path == b.path && a.sha256 == b.sha256);
+        let same =
+            fresh.len() == here.len() && fresh.iter().zip(&here).all(|(a, b)| a.path == b.path && a.sha256 == b.sha256);
         if !same {
             return Ok(None);
         }
@@ -180,8 +181,9 @@ impl Provisioner {
             eprintln!("cutecheck: downloading {name}=={version} with pip");
         }
         pip_download(&[format!("{name}=={version}")], &self.downloads, &[])?;
-        find_wheel(&self.downloads, name, version)
-            .ok_or_else(|| anyhow!("pip reported success but no wheel for {name}=={version} is in {}", self.downloads.display()))
+        find_wheel(&self.downloads, name, version).ok_or_else(|| {
+            anyhow!("pip reported success but no wheel for {name}=={version} is in {}", self.downloads.display())
+        })
     }
 
     /// Unpack into a temporary sibling of `dir`, write the marker, then rename into place.
@@ -191,8 +193,10 @@ impl Provisioner {
         unzip(wheel, tmp.path())?;
         let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list {}", tmp.path().display()))?;
         let manifest = manifest_of(tmp.path())?;
-        let marker = format!("sha256 = \"{sha}\"\ntrust = \"{trust}\"\nfiles = {files}\nwheel = \"{}\"\n",
-            wheel.file_name().and_then(|s| s.to_str()).unwrap_or("?"));
+        let marker = format!(
+            "sha256 = \"{sha}\"\ntrust = \"{trust}\"\nfiles = {files}\nwheel = \"{}\"\n",
+            wheel.file_name().and_then(|s| s.to_str()).unwrap_or("?")
+        );
         std::fs::write(tmp.path().join(MARKER), marker)?;
         let tmp_path = tmp.keep();
         match std::fs::rename(&tmp_path, dir) {
@@ -213,7 +217,8 @@ impl Provisioner {
     /// CUTLASS's headers from the `nvidia-cutlass` wheel of this version.
     pub fn cutlass(&self, version: &str) -> Result<Headers> {
         let (dir, content) = self.wheel_verified("nvidia-cutlass", version)?;
-        let include = find_include(&dir).ok_or_else(|| anyhow!("nvidia-cutlass {version} has no include/cute/tensor.hpp"))?;
+        let include =
+            find_include(&dir).ok_or_else(|| anyhow!("nvidia-cutlass {version} has no include/cute/tensor.hpp"))?;
         let m = read_marker(&dir).ok_or_else(|| anyhow!("cache entry {} lost its marker", dir.display()))?;
         Ok(Headers {
             include_dir: include,
@@ -269,7 +274,9 @@ impl Provisioner {
                 Ok(Verified::Intact(_)) if tree.join("bin").join("nvcc").is_file() => return Ok(tree),
                 // A tree unpacked before manifests: adopted as it is when its file count holds
                 // (the check it had before), from then on checked by content.
-                Ok(Verified::Missing) if count_files(&dir) == Some(m.files) && tree.join("bin").join("nvcc").is_file() => {
+                Ok(Verified::Missing)
+                    if count_files(&dir) == Some(m.files) && tree.join("bin").join("nvcc").is_file() =>
+                {
                     write_manifest_file(&dir, &manifest_of(&dir)?)?;
                     return Ok(tree);
                 }
@@ -291,7 +298,9 @@ impl Provisioner {
             match pin {
                 Some(p) if *p != sha => bail!("sha256 mismatch for {name}=={version}: expected {p}, got {sha}"),
                 Some(_) => {}
-                None => eprintln!("warning: {name}=={version} has no sha256 pin; trusting it on first use (sha256 {sha})"),
+                None => {
+                    eprintln!("warning: {name}=={version} has no sha256 pin; trusting it on first use (sha256 {sha})")
+                }
             }
             all.push_str(&sha);
             let out = Command::new("python3").args(["-m", "zipfile", "-e"]).arg(&wheel).arg(tmp.path()).output()?;
@@ -344,8 +353,9 @@ pub fn nvcc_tree_if_needed(prov: &Provisioner, cxx: Option<&str>) -> Result<Opti
 
 /// A user's CUTLASS checkout or install: DIR/include/cute or DIR/cute.
 pub fn cutlass_dir(dir: &Path) -> Result<Headers> {
-    let include = find_include(dir)
-        .ok_or_else(|| anyhow!("--cutlass-dir {}: no cute/tensor.hpp under it (expected DIR/include/cute)", dir.display()))?;
+    let include = find_include(dir).ok_or_else(|| {
+        anyhow!("--cutlass-dir {}: no cute/tensor.hpp under it (expected DIR/include/cute)", dir.display())
+    })?;
     // Hashed in full at each use (a user's tree has no manifest): cute/ and the cutlass/ headers
     // CuTe includes.
     let id = hash_tree(&include.join("cute"))?;
@@ -367,7 +377,10 @@ pub fn cuda_dirs(dirs: &[PathBuf]) -> Result<CudaHeaders> {
         }
     }
     if !dirs.iter().any(|d| d.join("cuda_runtime.h").is_file()) {
-        bail!("--cuda-include: no cuda_runtime.h in {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "));
+        bail!(
+            "--cuda-include: no cuda_runtime.h in {}",
+            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        );
     }
     let mut out = dirs.to_vec();
     let mut id = String::new();
@@ -395,7 +408,8 @@ pub fn find_include(root: &Path) -> Option<PathBuf> {
         if depth == 0 {
             return None;
         }
-        let mut subs: Vec<PathBuf> = std::fs::read_dir(d).ok()?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        let mut subs: Vec<PathBuf> =
+            std::fs::read_dir(d).ok()?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
         subs.sort();
         // Prefer include/ directories: cutlass_library/source/include in the wheels.
         subs.sort_by_key(|p| !p.ends_with("include") && !p.ends_with("source") && !p.ends_with("cutlass_library"));
@@ -513,7 +527,11 @@ pub enum Verified {
 
 fn stat_of(p: &Path) -> Result<(u64, i128)> {
     let m = std::fs::metadata(p).with_context(|| format!("reading {}", p.display()))?;
-    let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i128);
+    let t = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
     Ok((m.len(), t))
 }
 
@@ -689,7 +707,11 @@ pub(crate) fn find_wheel(dir: &Path, name: &str, version: &str) -> Option<PathBu
 
 /// Names and versions go into file names and pip's command line: allow only plain tokens.
 pub(crate) fn check_token(s: &str) -> Result<()> {
-    if !s.is_empty() && s.len() < 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')) && !s.starts_with('-') {
+    if !s.is_empty()
+        && s.len() < 64
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+        && !s.starts_with('-')
+    {
         Ok(())
     } else {
         bail!("'{s}' is not a valid package name or version")
@@ -763,19 +785,20 @@ mod tests {
         let downloads = t.path().join("wheels");
         std::fs::create_dir_all(&downloads).unwrap();
         let wheel = downloads.join("fake_pkg-1.0-py3-none-any.whl");
-        let ok = Command::new("python3")
-            .args(["-m", "zipfile", "-c"])
-            .arg(&wheel)
-            .arg(src.join("pkg"))
-            .status()
-            .unwrap();
+        let ok =
+            Command::new("python3").args(["-m", "zipfile", "-c"]).arg(&wheel).arg(src.join("pkg")).status().unwrap();
         assert!(ok.success());
         let sha = sha256_hex(&std::fs::read(&wheel).unwrap());
         let pin = |sha: &str| Pins {
             cuda: Default::default(),
             wheels: vec![Pin { name: "fake-pkg".into(), version: "1.0".into(), sha256: sha.into() }],
         };
-        let prov = Provisioner { cache: t.path().join("cache"), downloads: downloads.clone(), pins: pin(&sha), verbose: false };
+        let prov = Provisioner {
+            cache: t.path().join("cache"),
+            downloads: downloads.clone(),
+            pins: pin(&sha),
+            verbose: false,
+        };
         let dir = prov.wheel("fake-pkg", "1.0").unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("pkg/a.txt")).unwrap(), "alpha");
         assert!(read_marker(&dir).is_some());

@@ -143,12 +143,8 @@ impl Oracle {
     /// An oracle from already found parts.
     pub fn with_parts(headers: Headers, cuda: CudaHeaders, compiler: Compiler, opts: OracleOptions) -> Result<Oracle> {
         let driver_id = sha256_hex(format!("{DRIVER_HPP}\0{DRIVER_CPP}\0{PCH_HPP}").as_bytes());
-        let key_base = format!(
-            "{FORMAT_VERSION}\0{}\0{}\0{}\0{driver_id}",
-            headers.identity,
-            cuda.identity,
-            compiler.identity()
-        );
+        let key_base =
+            format!("{FORMAT_VERSION}\0{}\0{}\0{}\0{driver_id}", headers.identity, cuda.identity, compiler.identity());
         let work = opts.work_dir.clone().unwrap_or_else(state_dir);
         let build_dir = work.join("build").join(&sha256_hex(key_base.as_bytes())[..16]);
         let cache = opts.cache.then(|| ResultCache::new(work.join("results")));
@@ -188,7 +184,11 @@ impl Oracle {
         self.run_bodies(exprs.iter().map(|e| body_of(e).map_err(|e| format!("{e}"))).collect())
     }
 
-    fn run_with(&self, exprs: &[String], body_of: fn(&parse::Expr) -> Result<String, codegen::CodegenError>) -> Vec<Outcome> {
+    fn run_with(
+        &self,
+        exprs: &[String],
+        body_of: fn(&parse::Expr) -> Result<String, codegen::CodegenError>,
+    ) -> Vec<Outcome> {
         self.run_bodies(
             exprs
                 .iter()
@@ -339,7 +339,10 @@ impl Oracle {
             if ran.timed_out || (todo.len() > 1 && blame(&diag, &ranges, self.compiler.kind).is_empty()) {
                 if todo.len() == 1 {
                     let o = if ran.timed_out {
-                        Outcome::Error(format!("the compiler took longer than {:?} and was stopped", self.opts.compile_timeout))
+                        Outcome::Error(format!(
+                            "the compiler took longer than {:?} and was stopped",
+                            self.opts.compile_timeout
+                        ))
                     } else {
                         single_rejection(&diag, &ranges, self.compiler.kind)
                     };
@@ -369,7 +372,8 @@ impl Oracle {
     }
 
     fn include_flags(&self) -> Vec<String> {
-        let mut v = vec![format!("-I{}", self.build_dir.display()), format!("-I{}", self.headers.include_dir.display())];
+        let mut v =
+            vec![format!("-I{}", self.build_dir.display()), format!("-I{}", self.headers.include_dir.display())];
         v.extend(self.cuda.include_dirs.iter().map(|d| format!("-I{}", d.display())));
         v
     }
@@ -444,7 +448,10 @@ impl Oracle {
             c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
             let r = run_with(c, &self.compile_limits())?;
             if r.timed_out {
-                bail!("the compiler took longer than {:?} on the oracle driver and was stopped", self.opts.compile_timeout);
+                bail!(
+                    "the compiler took longer than {:?} on the oracle driver and was stopped",
+                    self.opts.compile_timeout
+                );
             }
             if !r.success {
                 bail!("compiling the oracle driver failed:\n{}", String::from_utf8_lossy(&r.stderr));
@@ -465,7 +472,10 @@ impl Oracle {
                 let r = run_with(c, &self.compile_limits())?;
                 if r.timed_out {
                     let _ = std::fs::remove_file(&tmp);
-                    bail!("the compiler took longer than {:?} on the precompiled header and was stopped", self.opts.compile_timeout);
+                    bail!(
+                        "the compiler took longer than {:?} on the precompiled header and was stopped",
+                        self.opts.compile_timeout
+                    );
                 }
                 if !r.success {
                     let _ = std::fs::remove_file(&tmp);
@@ -875,7 +885,8 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let t = tempfile::tempdir().unwrap();
         let fake = t.path().join("fake-g++");
-        std::fs::write(&fake, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'g++ (fake) 0'; exit 0; fi\nsleep 60\n").unwrap();
+        std::fs::write(&fake, "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'g++ (fake) 0'; exit 0; fi\nsleep 60\n")
+            .unwrap();
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
         let compiler = Compiler::find(Some(fake.to_str().unwrap()), None).unwrap();
         let headers = Headers { include_dir: t.path().into(), identity: "none".into(), describe: "none".into() };

@@ -98,7 +98,14 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
     Ok(ok)
 }
 
-fn bless_version(oracle: &Oracle, alone: &Oracle, suites: &[Suite], version: Option<&str>, check: bool, every_suite: bool) -> Result<bool> {
+fn bless_version(
+    oracle: &Oracle,
+    alone: &Oracle,
+    suites: &[Suite],
+    version: Option<&str>,
+    check: bool,
+    every_suite: bool,
+) -> Result<bool> {
     // A suite whose case file says `# recorded-for: ...` without this version is not recorded here.
     let suites: Vec<Suite> = suites.iter().filter(|s| s.is_recorded_for(version)).cloned().collect();
     let suites = &suites[..];
@@ -106,7 +113,11 @@ fn bless_version(oracle: &Oracle, alone: &Oracle, suites: &[Suite], version: Opt
     let mut ok = true;
     for (s, r) in suites.iter().zip(&results) {
         if let Some((k, _)) = r.iter().enumerate().find(|(_, l)| l.first().is_some_and(|x| x.starts_with("error: "))) {
-            eprintln!("{}: the oracle failed (nothing written for this suite): {}", s.locate(&s.cases[k]), r[k].join(" "));
+            eprintln!(
+                "{}: the oracle failed (nothing written for this suite): {}",
+                s.locate(&s.cases[k]),
+                r[k].join(" ")
+            );
             ok = false;
             continue;
         }
@@ -123,7 +134,11 @@ fn bless_version(oracle: &Oracle, alone: &Oracle, suites: &[Suite], version: Opt
                 }
                 None => {
                     ok = false;
-                    println!("MISSING  {} (run `cargo xtask bless{}`)", rel(&path), version.map_or(String::new(), |v| format!(" --cutlass-version {v}")));
+                    println!(
+                        "MISSING  {} (run `cargo xtask bless{}`)",
+                        rel(&path),
+                        version.map_or(String::new(), |v| format!(" --cutlass-version {v}"))
+                    );
                 }
             }
         } else {
@@ -160,7 +175,9 @@ fn orphans(suites: &[Suite], version: Option<&str>) -> Vec<PathBuf> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "snap"))
-        .filter(|p| !suites.iter().any(|s| s.is_recorded_for(version) && p.file_stem().is_some_and(|n| n == s.name.as_str())))
+        .filter(|p| {
+            !suites.iter().any(|s| s.is_recorded_for(version) && p.file_stem().is_some_and(|n| n == s.name.as_str()))
+        })
         .collect();
     v.sort();
     v
@@ -189,7 +206,12 @@ fn list(suites: &[Suite], versions: &[Option<String>], every_suite: bool) -> boo
             let state = match recorded.as_deref().and_then(suite::snapshot_body_of).map(suite::parse_snapshot_body) {
                 None => "missing".to_string(),
                 Some(r) => {
-                    let covered = s.cases.iter().enumerate().filter(|(k, c)| r.get(*k).is_some_and(|(e, _)| *e == c.expr)).count();
+                    let covered = s
+                        .cases
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, c)| r.get(*k).is_some_and(|(e, _)| *e == c.expr))
+                        .count();
                     if covered == s.cases.len() && r.len() == s.cases.len() {
                         "complete".to_string()
                     } else {

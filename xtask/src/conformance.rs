@@ -204,8 +204,10 @@ pub fn run_oracle(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str) -> Ve
     let bar = if exprs.len() > chunk {
         let b = ProgressBar::new(exprs.len() as u64);
         b.set_style(
-            ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b.set_prefix(label.to_string());
         Some(b)
@@ -249,7 +251,8 @@ pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
     if fixed {
         for s in all_suites()? {
             for c in &s.cases {
-                let case = Case::parse(&c.expr, s.locate(c)).with_context(|| format!("{}: cannot parse the case", s.locate(c)))?;
+                let case = Case::parse(&c.expr, s.locate(c))
+                    .with_context(|| format!("{}: cannot parse the case", s.locate(c)))?;
                 cases.push(Planned { group: s.name.clone(), case, origin: Origin::Fixed, random: None });
             }
         }
@@ -263,8 +266,14 @@ pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
         let Some(t) = t else { continue };
         let c = t.current();
         let location = format!("random #{i} (seed {seed})");
-        let case = Case::parse(&c.expr, &location).with_context(|| format!("{location}: the generator wrote `{}`", c.expr))?;
-        cases.push(Planned { group: "random".into(), case, origin: Origin::Random { admissible: c.admissible }, random: Some(i) });
+        let case =
+            Case::parse(&c.expr, &location).with_context(|| format!("{location}: the generator wrote `{}`", c.expr))?;
+        cases.push(Planned {
+            group: "random".into(),
+            case,
+            origin: Origin::Random { admissible: c.admissible },
+            random: Some(i),
+        });
     }
     Ok((cases, trees))
 }
@@ -290,8 +299,9 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let judge = Judge::for_release(&known, version.clone(), release_of(args));
     // Drawn under the release's model, so that a case is admissible for this release (an atom
     // whose traits break its definition only before 4.2 makes no admissible tiled MMA there).
-    let (mut cases, mut trees) =
-        cutecheck::engine::release::with_release(judge.release, || plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0))?;
+    let (mut cases, mut trees) = cutecheck::engine::release::with_release(judge.release, || {
+        plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)
+    })?;
     match &judge.carried {
         None => eprintln!("xtask: the engine models CUTLASS {}", judge.release),
         Some(m) => eprintln!(
@@ -314,15 +324,13 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let start = Instant::now();
     let mut outcomes = run_oracle(&oracle, &refs, "conformance");
     let oracle_time = start.elapsed();
-    eprintln!(
-        "xtask: oracle answered {} cases in {:.1?}",
-        refs.len(),
-        oracle_time
-    );
+    eprintln!("xtask: oracle answered {} cases in {:.1?}", refs.len(), oracle_time);
     let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| judge.engine(c, false)).collect();
     // pycute, the third oracle: asked on every case it can express, not only on disagreements.
     let mut opinions: Vec<Option<crate::pycute::Opinion>> = match ra.pycute {
-        true => crate::pycute::Pycute::new(&oracle)?.opinions(&refs, &outcomes, &engines).into_iter().map(Some).collect(),
+        true => {
+            crate::pycute::Pycute::new(&oracle)?.opinions(&refs, &outcomes, &engines).into_iter().map(Some).collect()
+        }
         false => vec![None; refs.len()],
     };
     drop(refs);
@@ -350,7 +358,9 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let mut reports = Vec::new();
     let mut omissions = Omissions::default();
     let shrink_deadline = Instant::now() + Duration::from_secs(ra.shrink_secs);
-    for ((p, outcome), (engine, opinion)) in cases.into_iter().zip(outcomes).zip(engines.into_iter().zip(opinions.drain(..))) {
+    for ((p, outcome), (engine, opinion)) in
+        cases.into_iter().zip(outcomes).zip(engines.into_iter().zip(opinions.drain(..)))
+    {
         let j = judge.judge(&p.case, p.origin, &engine, &outcome);
         let row = rows.entry(p.group.clone()).or_default();
         row.cases += 1;
@@ -369,14 +379,9 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             Status::BothRefuse => row.both_refuse += 1,
             Status::Unchecked(_) => row.unchecked += 1,
             Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
-                let class = j
-                    .triage
-                    .as_ref()
-                    .map_or("untriaged".to_string(), class_label);
+                let class = j.triage.as_ref().map_or("untriaged".to_string(), class_label);
                 *classes.entry(class).or_default() += 1;
-                *signatures
-                    .entry(sig.clone().unwrap_or_default())
-                    .or_default() += 1;
+                *signatures.entry(sig.clone().unwrap_or_default()).or_default() += 1;
                 match &j.status {
                     Status::Explained(by) => {
                         row.explained += 1;
@@ -455,7 +460,9 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         total: total.clone(),
         classes,
         signatures,
-        pycute: ra.pycute.then(|| crate::pycute::Summary::of(reports.iter().filter_map(|c| Some((c.expr.as_str(), c.pycute.as_ref()?))))),
+        pycute: ra.pycute.then(|| {
+            crate::pycute::Summary::of(reports.iter().filter_map(|c| Some((c.expr.as_str(), c.pycute.as_ref()?))))
+        }),
         dynamic_explained_omitted: omissions.omitted(),
         cases: reports,
     };
@@ -524,13 +531,7 @@ pub fn signature_of(t: &Triage) -> String {
 
 /// Shrink one random disagreement: a simpler case still fails when the judge still finds a new
 /// disagreement with the same triage signature.
-fn shrink_one(
-    oracle: &Oracle,
-    judge: &Judge<'_>,
-    tree: CaseTree,
-    t: &Triage,
-    budget: usize,
-) -> Shrunk {
+fn shrink_one(oracle: &Oracle, judge: &Judge<'_>, tree: CaseTree, t: &Triage, budget: usize) -> Shrunk {
     let want = signature_of(t);
     let mut steps = 0;
     let ask = |expr: &str| -> Option<(Case, case::EngineAnswer, Outcome, Judgement)> {
@@ -554,8 +555,7 @@ fn shrink_one(
             }
             steps += 1;
             ask(&c.expr).is_some_and(|(_, _, _, j)| {
-                j.status == Status::New
-                    && j.triage.as_ref().map(signature_of).as_deref() == Some(&want)
+                j.status == Status::New && j.triage.as_ref().map(signature_of).as_deref() == Some(&want)
             })
         },
         // `budget` bounds the CuTe queries; the engine-only rejections are cheap.
@@ -569,13 +569,7 @@ fn shrink_one(
             expr: best.expr,
             steps,
         },
-        None => Shrunk {
-            engine: Vec::new(),
-            cute: Vec::new(),
-            signature: String::new(),
-            expr: best.expr,
-            steps,
-        },
+        None => Shrunk { engine: Vec::new(), cute: Vec::new(), signature: String::new(), expr: best.expr, steps },
     }
 }
 
@@ -626,7 +620,8 @@ fn release_news(r: &Report, judge: &Judge<'_>) -> String {
     // Each new behaviour once (a fixed-suite case and the known list's reproducer of one
     // expression are one change), with both outputs and the triage's blame.
     let mut seen = std::collections::BTreeSet::new();
-    let news: Vec<&CaseReport> = r.cases.iter().filter(|c| c.status == Status::New && seen.insert(c.expr.clone())).collect();
+    let news: Vec<&CaseReport> =
+        r.cases.iter().filter(|c| c.status == Status::New && seen.insert(c.expr.clone())).collect();
     const SHOWN: usize = 20;
     for c in news.iter().take(SHOWN) {
         let was_known = cutecheck::case::Case::parse(&c.expr, "news")
@@ -674,7 +669,10 @@ fn table(r: &Report) -> String {
 }
 
 fn class_table(r: &Report) -> String {
-    let mut s = format!("{:<72} {:>6} {:>9} {:>6}\n", "disagreements by triage class [signature] op", "cases", "explained", "NEW");
+    let mut s = format!(
+        "{:<72} {:>6} {:>9} {:>6}\n",
+        "disagreements by triage class [signature] op", "cases", "explained", "NEW"
+    );
     let mut per: BTreeMap<(String, String, String), (usize, usize)> = BTreeMap::new();
     for c in r.cases.iter().filter(|c| is_disagreement(c)) {
         let class = c.triage.as_ref().map_or("untriaged".to_string(), class_label);
@@ -732,7 +730,10 @@ fn feature_table(cases: &[CaseReport]) -> String {
             e[3] += usize::from(is_disagreement(c));
         }
     }
-    let mut s = format!("{:<24} {:>6} {:>10} {:>6} {:>8}\n", "feature (random cases)", "cases", "admissible", "agree", "DISAGREE");
+    let mut s = format!(
+        "{:<24} {:>6} {:>10} {:>6} {:>8}\n",
+        "feature (random cases)", "cases", "admissible", "agree", "DISAGREE"
+    );
     for (f, [n, a, g, d]) in &per {
         s.push_str(&format!("{f:<24} {n:>6} {a:>10} {g:>6} {d:>8}\n"));
     }
@@ -754,7 +755,13 @@ fn markdown(r: &Report, tables: &str) -> String {
     let mut any = false;
     for c in r.cases.iter().filter(|c| is_disagreement(c) || matches!(c.status, Status::Stale(_))) {
         any = true;
-        s.push_str(&format!("- `{}` ({})\n  - CuTe: `{}`\n  - engine: `{}`\n", c.expr, c.location, c.cute.join(" | "), c.engine.join(" | ")));
+        s.push_str(&format!(
+            "- `{}` ({})\n  - CuTe: `{}`\n  - engine: `{}`\n",
+            c.expr,
+            c.location,
+            c.cute.join(" | "),
+            c.engine.join(" | ")
+        ));
         if let Some(t) = &c.triage {
             s.push_str(&format!("  - triage: {}: {t}\n", class_label(t)));
         }
@@ -762,7 +769,13 @@ fn markdown(r: &Report, tables: &str) -> String {
             s.push_str(&format!("  - known: {e}\n"));
         }
         if let Some(x) = &c.shrunk {
-            s.push_str(&format!("  - shrunk ({} steps): `{}` (CuTe `{}`, engine `{}`)\n", x.steps, x.expr, x.cute.join(" | "), x.engine.join(" | ")));
+            s.push_str(&format!(
+                "  - shrunk ({} steps): `{}` (CuTe `{}`, engine `{}`)\n",
+                x.steps,
+                x.expr,
+                x.cute.join(" | "),
+                x.engine.join(" | ")
+            ));
         }
         if let Some(p) = &c.pycute {
             s.push_str(&format!("  - pycute: {}\n", p.summary()));
@@ -782,13 +795,18 @@ mod tests {
     fn explained_dynamic_cases_beyond_the_first_of_each_entry_are_counted() {
         let mut o = Omissions::default();
         let sig = "one-rejects:engine-rejects:accepted-wrong";
-        let listed = (0..DYNAMIC_EXPLAINED_KEPT + 5).filter(|_| o.list("flat_divide", "3 one-rejects", sig, "family: d")).count();
+        let listed = (0..DYNAMIC_EXPLAINED_KEPT + 5)
+            .filter(|_| o.list("flat_divide", "3 one-rejects", sig, "family: d"))
+            .count();
         assert_eq!(listed, DYNAMIC_EXPLAINED_KEPT);
         // Another operation or entry has its own first cases.
         assert!(o.list("logical_divide", "3 one-rejects", sig, "family: d"));
         assert!(o.list("flat_divide", "3 one-rejects", sig, "family: e"));
         let omitted = o.omitted();
         assert_eq!(omitted.len(), 1);
-        assert_eq!((omitted[0].op.as_str(), omitted[0].explained.as_str(), omitted[0].cases), ("flat_divide", "family: d", 5));
+        assert_eq!(
+            (omitted[0].op.as_str(), omitted[0].explained.as_str(), omitted[0].cases),
+            ("flat_divide", "family: d", 5)
+        );
     }
 }

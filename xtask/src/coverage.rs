@@ -72,8 +72,15 @@ fn listed(h: &str) -> bool {
     let file = name.rsplit('/').next().unwrap_or(name);
     matches!(
         name,
-        "layout.hpp" | "layout_composed.hpp" | "int_tuple.hpp" | "stride.hpp" | "underscore.hpp" | "pointer_flagged.hpp"
-            | "util/print_tensor.hpp" | "atom/mma_atom.hpp" | "atom/copy_atom.hpp"
+        "layout.hpp"
+            | "layout_composed.hpp"
+            | "int_tuple.hpp"
+            | "stride.hpp"
+            | "underscore.hpp"
+            | "pointer_flagged.hpp"
+            | "util/print_tensor.hpp"
+            | "atom/mma_atom.hpp"
+            | "atom/copy_atom.hpp"
     ) || file.starts_with("swizzle")
         || (name.starts_with("atom/") && (file.starts_with("mma_traits") || file.starts_with("copy_traits")))
 }
@@ -128,7 +135,8 @@ fn figures(code: &Code, run: &Run, h: &str) -> (BTreeSet<u64>, BTreeSet<u64>) {
     let used: BTreeSet<u64> =
         code.traits.iter().filter(|t| run.names.contains(&t.name)).flat_map(|t| t.lines.iter().copied()).collect();
     let reached = code.stmts.iter().copied().filter(|l| exec.contains(l)).chain(used.iter().copied()).collect();
-    let inst = code.stmts.iter().copied().filter(|l| fns.iter().any(|&(a, b)| a <= *l && *l <= b)).chain(used).collect();
+    let inst =
+        code.stmts.iter().copied().filter(|l| fns.iter().any(|&(a, b)| a <= *l && *l <= b)).chain(used).collect();
     (reached, inst)
 }
 
@@ -152,11 +160,16 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     // Every process this one starts loads the shim (the case binaries are started by the oracle).
     std::env::set_var("LD_PRELOAD", &shim);
 
-    let random: Vec<String> = cutecheck::fuzz::cases(a.seed, a.cases, (0, 1)).into_iter().map(|(_, c)| c.expr).collect();
+    let random: Vec<String> =
+        cutecheck::fuzz::cases(a.seed, a.cases, (0, 1)).into_iter().map(|(_, c)| c.expr).collect();
     let path = cutecheck::oracle::repo_root().join("fixtures/cases").join(format!("{}.cases", a.suite));
     let (fixed_label, fixed, recorded): (String, Vec<String>, Option<Vec<Vec<String>>>) = if path.is_file() {
         let s = Suite::load(&path)?;
-        let recorded = s.recorded(a.oracle.cutlass_version.as_deref().filter(|v| *v != cutecheck::oracle::provision::DEFAULT_CUTLASS)).ok();
+        let recorded = s
+            .recorded(
+                a.oracle.cutlass_version.as_deref().filter(|v| *v != cutecheck::oracle::provision::DEFAULT_CUTLASS),
+            )
+            .ok();
         (format!("{} ({} cases)", a.suite, s.cases.len()), s.cases.iter().map(|c| c.expr.clone()).collect(), recorded)
     } else {
         let all = suite::all_suites()?;
@@ -174,21 +187,39 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
         eprintln!("xtask: coverage of the {side} side: {} cases", cases.len());
         let mut compiler = base.compiler.clone();
         compiler.flags.extend(["--coverage".to_string(), "-rdynamic".to_string()]);
-        let opts = OracleOptions { cache: false, keep_builds: true, verbose: true, work_dir: Some(work.clone()), ..a.oracle.options() };
+        let opts = OracleOptions {
+            cache: false,
+            keep_builds: true,
+            verbose: true,
+            work_dir: Some(work.clone()),
+            ..a.oracle.options()
+        };
         let oracle = Oracle::with_parts(base.headers.clone(), base.cuda.clone(), compiler, opts)?;
         let outcomes = oracle.run_runtime(cases);
         let printed = outcomes.iter().filter(|o| o.printed().is_some()).count();
         let errors = outcomes.iter().filter(|o| o.is_error()).count();
-        eprintln!("xtask: {side}: {printed} printed, {} refused or unsupported, {errors} oracle errors", cases.len() - printed - errors);
+        eprintln!(
+            "xtask: {side}: {printed} printed, {} refused or unsupported, {errors} oracle errors",
+            cases.len() - printed - errors
+        );
         if let Some(e) = outcomes.iter().find(|o| o.is_error()) {
             eprintln!("xtask: first oracle error: {}", e.lines().join("\n"));
         }
         if side == "cutlass_tests" {
             if let Some(rec) = &recorded {
                 // The run-time operands must not change what CuTe prints.
-                let differ: Vec<&String> =
-                    cases.iter().zip(&outcomes).zip(rec).filter(|((_, o), r)| !o.is_error() && o.lines() != **r).map(|((c, _), _)| c).collect();
-                eprintln!("xtask: {side}: {} of {} cases print what the snapshot recorded", cases.len() - differ.len(), cases.len());
+                let differ: Vec<&String> = cases
+                    .iter()
+                    .zip(&outcomes)
+                    .zip(rec)
+                    .filter(|((_, o), r)| !o.is_error() && o.lines() != **r)
+                    .map(|((c, _), _)| c)
+                    .collect();
+                eprintln!(
+                    "xtask: {side}: {} of {} cases print what the snapshot recorded",
+                    cases.len() - differ.len(),
+                    cases.len()
+                );
                 if let Some(c) = differ.first() {
                     bail!("with run-time operands CuTe printed something else than the snapshot records for {c} ({} such cases)", differ.len());
                 }
@@ -205,7 +236,8 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     let mut unreached = String::new();
     let mut behind = Vec::new();
     for (h, c) in &code {
-        let lines: BTreeSet<u64> = c.stmts.iter().copied().chain(c.traits.iter().flat_map(|t| t.lines.iter().copied())).collect();
+        let lines: BTreeSet<u64> =
+            c.stmts.iter().copied().chain(c.traits.iter().flat_map(|t| t.lines.iter().copied())).collect();
         if lines.is_empty() {
             continue;
         }
@@ -235,11 +267,14 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
         }
         let src = std::fs::read_to_string(include.join(h)).unwrap_or_default();
         let text: Vec<&str> = src.lines().collect();
-        let trait_at: BTreeMap<u64, &Trait> = c.traits.iter().flat_map(|t| t.lines.iter().map(move |l| (*l, t))).collect();
+        let trait_at: BTreeMap<u64, &Trait> =
+            c.traits.iter().flat_map(|t| t.lines.iter().map(move |l| (*l, t))).collect();
         for l in neither {
             let line = text.get(l as usize - 1).map_or("", |s| s.trim());
             match trait_at.get(&l) {
-                Some(t) => unreached.push_str(&format!("{h}:{l}: {line}    [trait of {} at line {}]\n", t.name, t.line)),
+                Some(t) => {
+                    unreached.push_str(&format!("{h}:{l}: {line}    [trait of {} at line {}]\n", t.name, t.line))
+                }
                 None => unreached.push_str(&format!("{h}:{l}: {line}\n")),
             }
         }
@@ -281,7 +316,10 @@ fn code_lines(base: &Oracle, root: &Path) -> Result<BTreeMap<String, Code>> {
         "#include <cute/tensor.hpp>\n#if __has_include(<cute/util/print_svg.hpp>)\n#include <cute/util/print_svg.hpp>\n#endif\n",
     )?;
     // libclang brings no builtin headers (stddef.h, ...): g++'s serve.
-    let gcc_include = Command::new(&base.compiler.program).arg("-print-file-name=include").output().context("asking g++ for its include directory")?;
+    let gcc_include = Command::new(&base.compiler.program)
+        .arg("-print-file-name=include")
+        .output()
+        .context("asking g++ for its include directory")?;
     let mut cmd = Command::new("python3");
     cmd.arg(&script).arg(platlib).arg(&src).arg(&out).arg("--").args(["-x", "c++", "-std=c++17", "-isystem"]);
     cmd.arg(String::from_utf8_lossy(&gcc_include.stdout).trim());
@@ -291,12 +329,14 @@ fn code_lines(base: &Oracle, root: &Path) -> Result<BTreeMap<String, Code>> {
     if !o.status.success() {
         bail!("listing the headers' code lines with libclang failed:\n{}", String::from_utf8_lossy(&o.stderr));
     }
-    let mut code: BTreeMap<String, Code> = serde_json::from_str(&std::fs::read_to_string(&out)?).context("reading lines.json")?;
+    let mut code: BTreeMap<String, Code> =
+        serde_json::from_str(&std::fs::read_to_string(&out)?).context("reading lines.json")?;
     // `CUTE_GCC_UNREACHABLE;` marks a path that never runs by design.
     for (h, c) in code.iter_mut() {
         let src = std::fs::read_to_string(base.headers.include_dir.join(h)).unwrap_or_default();
         let text: Vec<&str> = src.lines().collect();
-        c.stmts.retain(|&l| !text.get(l as usize - 1).is_some_and(|s| s.trim_start().starts_with("CUTE_GCC_UNREACHABLE")));
+        c.stmts
+            .retain(|&l| !text.get(l as usize - 1).is_some_and(|s| s.trim_start().starts_with("CUTE_GCC_UNREACHABLE")));
     }
     Ok(code)
 }
@@ -329,7 +369,12 @@ fn collect(work: &Path) -> Result<Run> {
     let header = |file: &str| file.rfind("/cute/").map(|k| file[k + 1..].to_string());
     for g in gcdas {
         let dir = g.parent().unwrap_or(work);
-        let o = Command::new("gcov").args(["--json-format", "--stdout"]).arg(&g).current_dir(dir).output().context("running gcov")?;
+        let o = Command::new("gcov")
+            .args(["--json-format", "--stdout"])
+            .arg(&g)
+            .current_dir(dir)
+            .output()
+            .context("running gcov")?;
         for line in String::from_utf8_lossy(&o.stdout).lines().filter(|l| l.starts_with('{')) {
             let v: serde_json::Value = match serde_json::from_str(line) {
                 Ok(v) => v,
@@ -339,7 +384,10 @@ fn collect(work: &Path) -> Result<Run> {
                 for func in f["functions"].as_array().into_iter().flatten() {
                     let name = func["demangled_name"].as_str().unwrap_or("");
                     // Qualified names (`cute::SM90::GMMA::MMA_64x8x16_F16F16F16_SS`), as the traits list them.
-                    for w in name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')).filter(|w| !w.is_empty()) {
+                    for w in name
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                        .filter(|w| !w.is_empty())
+                    {
                         if !out.names.contains(w) {
                             out.names.insert(w.to_string());
                         }
@@ -374,7 +422,9 @@ fn find(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             find(&p, out);
-        } else if p.extension().is_some_and(|x| x == "gcda") && p.parent().is_some_and(|d| d.file_name().is_some_and(|n| n.to_string_lossy().starts_with("tu-"))) {
+        } else if p.extension().is_some_and(|x| x == "gcda")
+            && p.parent().is_some_and(|d| d.file_name().is_some_and(|n| n.to_string_lossy().starts_with("tu-")))
+        {
             out.push(p);
         }
     }

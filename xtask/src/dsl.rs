@@ -149,14 +149,22 @@ fn messages(rows: &[CaseRow]) -> Vec<MessageRow> {
     }
     let mut v: Vec<MessageRow> = groups
         .into_iter()
-        .map(|((pair, signature, op, message), (cases, example))| MessageRow { pair, signature, op, message, cases, example })
+        .map(|((pair, signature, op, message), (cases, example))| MessageRow {
+            pair,
+            signature,
+            op,
+            message,
+            cases,
+            example,
+        })
         .collect();
     v.sort_by(|a, b| (&a.pair, std::cmp::Reverse(a.cases)).cmp(&(&b.pair, std::cmp::Reverse(b.cases))));
     v
 }
 
 fn message_table(r: &Report) -> String {
-    let mut s = String::from("| pair | class | op | cases | the DSL's message | first case |\n|---|---|---|---:|---|---|\n");
+    let mut s =
+        String::from("| pair | class | op | cases | the DSL's message | first case |\n|---|---|---|---:|---|---|\n");
     for m in &r.messages {
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | `{}` |\n",
@@ -210,7 +218,10 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         (answers, dsl_time, engines)
     });
     let engine_time = t.elapsed().as_secs_f64();
-    eprintln!("xtask: the DSL answered {} cases in {dsl_time:.1} s (the engine alongside, done in {engine_time:.1} s)", refs.len());
+    eprintln!(
+        "xtask: the DSL answered {} cases in {dsl_time:.1} s (the engine alongside, done in {engine_time:.1} s)",
+        refs.len()
+    );
     let (cpp_outcomes, cpp_time) = match &cpp_oracle {
         Some(o) => {
             let t = Instant::now();
@@ -381,7 +392,10 @@ fn tally(
 }
 
 fn tables(r: &Report) -> String {
-    let mut s = format!("{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n", "pair", "cases", "agree", "staticness", "unchecked", "differ", "explained");
+    let mut s = format!(
+        "{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n",
+        "pair", "cases", "agree", "staticness", "unchecked", "differ", "explained"
+    );
     for (k, v) in &r.pairs {
         s.push_str(&format!(
             "{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n",
@@ -396,7 +410,10 @@ fn tables(r: &Report) -> String {
         s.push_str(&format!("{pair:<12} {sig:<48} {op:<20} {n:>6}\n"));
     }
     if !r.messages.is_empty() {
-        s.push_str(&format!("\nthe DSL's refusals and crashes by message ({} groups, the first 25 here, all in report-dsl.md):\n", r.messages.len()));
+        s.push_str(&format!(
+            "\nthe DSL's refusals and crashes by message ({} groups, the first 25 here, all in report-dsl.md):\n",
+            r.messages.len()
+        ));
         for m in r.messages.iter().take(25) {
             let msg: String = m.message.chars().take(110).collect();
             s.push_str(&format!("{:<12} {:<36} {:<18} {:>5}  {msg}\n", m.pair, m.signature, m.op, m.cases));
@@ -421,7 +438,11 @@ fn listing(r: &Report) -> String {
         if let Some(cpp) = &c.cpp {
             s.push_str(&format!("  - C++:    `{}`\n", cpp.join(" | ")));
         }
-        s.push_str(&format!("  - DSL:    `{}`{}\n", c.dsl.join(" | "), c.dsl_text.as_ref().map_or(String::new(), |t| format!(" (prints `{t}`)"))));
+        s.push_str(&format!(
+            "  - DSL:    `{}`{}\n",
+            c.dsl.join(" | "),
+            c.dsl_text.as_ref().map_or(String::new(), |t| format!(" (prints `{t}`)"))
+        ));
         s.push_str(&format!("  - engine: `{}`\n", c.engine.join(" | ")));
         s.push_str(&format!("  - verdict: {}\n", detail(v)));
         if c.cpp_dsl.is_some() && !c.engine_dsl.agrees() {
@@ -449,7 +470,8 @@ fn detail(v: &DslVerdict) -> String {
             }
             s
         }
-        DslVerdict::DslRejects { message, accepted_ok, detail } | DslVerdict::DslRefusesDynamic { message, accepted_ok, detail } => format!(
+        DslVerdict::DslRejects { message, accepted_ok, detail }
+        | DslVerdict::DslRefusesDynamic { message, accepted_ok, detail } => format!(
             "the DSL refuses ({message}); the reference's result {}",
             match accepted_ok {
                 Some(true) => "satisfies the definition".to_string(),
@@ -465,8 +487,12 @@ fn detail(v: &DslVerdict) -> String {
                 None => "is not checked (unknown values or no definition)".to_string(),
             }
         ),
-        DslVerdict::Staticness { leaves, at } => format!("same values; static-ness differs at {leaves} leaves (first {at})"),
-        DslVerdict::DifferentUnknown { at } => format!("different ({at}); the DSL's dynamic values are unknown, no definition checked"),
+        DslVerdict::Staticness { leaves, at } => {
+            format!("same values; static-ness differs at {leaves} leaves (first {at})")
+        }
+        DslVerdict::DifferentUnknown { at } => {
+            format!("different ({at}); the DSL's dynamic values are unknown, no definition checked")
+        }
         other => other.signature(),
     }
 }
@@ -554,9 +580,14 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     for (v, _, _) in &timed {
         *tally.entry(v.signature()).or_default() += 1;
     }
-    let blamed: Vec<(&DslVerdict, &str)> =
-        timed.iter().zip(&cases).filter(|((v, _, _), _)| v.blames_reference()).map(|((v, _, _), c)| (v, c.text.as_str())).collect();
-    let mut slowest: Vec<(f64, f64, &str)> = timed.iter().zip(&cases).map(|((_, t, te), c)| (*t, *te, c.text.as_str())).collect();
+    let blamed: Vec<(&DslVerdict, &str)> = timed
+        .iter()
+        .zip(&cases)
+        .filter(|((v, _, _), _)| v.blames_reference())
+        .map(|((v, _, _), c)| (v, c.text.as_str()))
+        .collect();
+    let mut slowest: Vec<(f64, f64, &str)> =
+        timed.iter().zip(&cases).map(|((_, t, te), c)| (*t, *te, c.text.as_str())).collect();
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     let cpu_total: f64 = slowest.iter().map(|s| s.0).sum();
     let slow: Vec<f64> = slowest.iter().map(|s| s.0).filter(|t| *t > 0.01).collect();

@@ -112,8 +112,10 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
     let bar = (mine > 20_000).then(|| {
         let b = ProgressBar::new(mine as u64);
         b.set_style(
-            ProgressStyle::with_template("dynamic [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "dynamic [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b
     });
@@ -127,7 +129,8 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
             .par_iter()
             .map(|&i| {
                 let c = gen::case(seed, i as u64);
-                let case = Case::parse(&c.expr, format!("dynamic #{i} (seed {seed})")).map_err(|e| anyhow::anyhow!("{}: {e}", c.expr))?;
+                let case = Case::parse(&c.expr, format!("dynamic #{i} (seed {seed})"))
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", c.expr))?;
                 Ok((i, c.admissible, case))
             })
             .collect::<Result<_>>()?;
@@ -148,7 +151,11 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
                 match judge.judge(&case, origin, &engine, &o).status {
                     Status::Agree => Judged::Agree,
                     Status::BothRefuse => Judged::BothRefuse,
-                    _ => Judged::Judge(Box::new((Planned { group: "dynamic".into(), case, origin, random: None }, o, engine))),
+                    _ => Judged::Judge(Box::new((
+                        Planned { group: "dynamic".into(), case, origin, random: None },
+                        o,
+                        engine,
+                    ))),
                 }
             })
             .collect();
@@ -188,8 +195,11 @@ pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<
 /// in-process: cases a minute each way, and whether every answer agrees (BENCHMARKS.md).
 pub fn versus_driver(args: &OracleArgs, k: usize, seed: u64, shard: (usize, usize)) -> Result<()> {
     let texts: Vec<String> = gen::cases(seed, usize::MAX, shard).take(k).map(|(_, c)| c.expr).collect();
-    let cases: Vec<cutecheck::case::Case> =
-        texts.iter().map(|t| cutecheck::case::Case::parse(t, "dynamic")).collect::<Result<_, _>>().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let cases: Vec<cutecheck::case::Case> = texts
+        .iter()
+        .map(|t| cutecheck::case::Case::parse(t, "dynamic"))
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let refs: Vec<&cutecheck::case::Case> = cases.iter().collect();
     let mut opts = args.options();
     opts.cache = false;

@@ -89,7 +89,8 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
          # Expected output: snapshots/cutlass_tests.snap, recorded from real CuTe by `cargo xtask oracle`.\n\
          # recorded-for: 4.2.0.0\n",
     );
-    let _ = writeln!(body, "# {} cases; {} calls not expressible in the expression language:", cases.len(), skipped.len());
+    let _ =
+        writeln!(body, "# {} cases; {} calls not expressible in the expression language:", cases.len(), skipped.len());
     for s in &skipped {
         let _ = writeln!(body, "#   skipped {s}");
     }
@@ -303,7 +304,9 @@ impl Parser<'_> {
             return Ok(match (name.as_str(), all) {
                 ("make_shape" | "make_stride", Ok(v)) => Ok(format!("({})", v.join(","))),
                 ("make_layout", Ok(v)) if v.len() == 1 => Ok(format!("make_layout({})", v[0])),
-                ("make_layout", Ok(v)) if v.len() == 2 && v[1] == ROW_MAJOR => Ok(format!("make_layout_right({})", v[0])),
+                ("make_layout", Ok(v)) if v.len() == 2 && v[1] == ROW_MAJOR => {
+                    Ok(format!("make_layout_right({})", v[0]))
+                }
                 ("make_layout", Ok(v)) if v.len() == 2 => Ok(format!("make_layout({},{})", v[0], v[1])),
                 ("filter", Ok(v)) if v.len() == 1 => Ok(format!("filter({})", v[0])),
                 (_, Err(e)) => Err(e),
@@ -384,7 +387,9 @@ fn body(p: &mut Parser, scopes: &mut Vec<Env>, out: &mut Vec<(usize, Tr)>) -> Re
                 skip_statement(p)?;
                 scopes.last_mut().expect("scope").insert(name, v);
             }
-            Some(Tok::Ident(f)) if f.starts_with("test_") && p.toks.get(p.pos + 1).map(|t| &t.0) == Some(&Tok::Punct('(')) => {
+            Some(Tok::Ident(f))
+                if f.starts_with("test_") && p.toks.get(p.pos + 1).map(|t| &t.0) == Some(&Tok::Punct('(')) =>
+            {
                 let line = p.line();
                 p.pos += 2;
                 let env = flat(scopes);
@@ -469,7 +474,9 @@ TEST(CuTe_core, X)
 
     #[test]
     fn row_major_layouts() {
-        let got = extract("TEST(a,b) { auto l = make_layout(make_shape(Int<2>{}, 4), GenRowMajor{}); test_coalesce(l); }").unwrap();
+        let got =
+            extract("TEST(a,b) { auto l = make_layout(make_shape(Int<2>{}, 4), GenRowMajor{}); test_coalesce(l); }")
+                .unwrap();
         assert_eq!(got, vec![(1, Ok("coalesce(make_layout_right((_2,4)))".to_string()))]);
     }
 }

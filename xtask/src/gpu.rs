@@ -73,7 +73,12 @@ pub fn corrections() -> Result<Vec<Correction>> {
             "-" => '-',
             o => bail!("fixtures/gpu/corrections.txt:{}: operand {o}", i + 1),
         };
-        out.push(Correction { atom: atom.to_string(), operand, layout: layout.to_string(), reason: reason.to_string() });
+        out.push(Correction {
+            atom: atom.to_string(),
+            operand,
+            layout: layout.to_string(),
+            reason: reason.to_string(),
+        });
     }
     Ok(out)
 }
@@ -182,7 +187,8 @@ fn cpp_type(cute_type: &str) -> String {
 
 /// The type tokens of an MMA atom's name (`F32F16F16F32` -> F32, F16, F16, F32).
 fn type_tokens(s: &str) -> Option<Vec<&str>> {
-    const TOK: [&str; 15] = ["BF16", "TF32", "F64", "F32", "F16", "S32", "S16", "S8", "U8", "S4", "U4", "U1", "E4M3", "E5M2", "GC64"];
+    const TOK: [&str; 15] =
+        ["BF16", "TF32", "F64", "F32", "F16", "S32", "S16", "S8", "U8", "S4", "U4", "U1", "E4M3", "E5M2", "GC64"];
     let mut out = Vec::new();
     let mut rest = s;
     while !rest.is_empty() {
@@ -274,7 +280,10 @@ pub enum Plan {
     Mma(Vec<MmaCase>),
     Gmma(Box<GmmaCase>),
     Copy(CopyCase),
-    Skip { atom: String, reason: String },
+    Skip {
+        atom: String,
+        reason: String,
+    },
 }
 
 /// The instruction of a warp-level atom, from its name: (PTX, combine), or why it is skipped.
@@ -295,9 +304,11 @@ fn mma_instruction(op: &str) -> std::result::Result<(String, String), String> {
     };
     let toks = type_tokens(types).ok_or_else(|| format!("cannot read the types of {op}"))?;
     if toks.iter().any(|t| t.ends_with("C64")) {
-        return Err("complex f64: CuTe's fma issues 4 (Gauss: 3) real m8n8k4/m16n8kK f64 mma.sync on the real and imaginary \
+        return Err(
+            "complex f64: CuTe's fma issues 4 (Gauss: 3) real m8n8k4/m16n8kK f64 mma.sync on the real and imaginary \
                     parts with the F64 atom's layouts; the F64 atom of the same shape is checked"
-            .into());
+                .into(),
+        );
     }
     let [d, a, b, c] = toks.as_slice() else { return Err(format!("expected 4 types in {op}")) };
     let dims: Vec<&str> = mnk.split('x').collect();
@@ -314,7 +325,13 @@ fn mma_instruction(op: &str) -> std::result::Result<(String, String), String> {
     };
     let _ = arch;
     Ok((
-        format!("mma.sync.aligned.m{m}n{n}k{k}.{la}.{lb}{sat}.{}.{}.{}.{}{popc}", ptx_ty(d), ptx_ty(a), ptx_ty(b), ptx_ty(c)),
+        format!(
+            "mma.sync.aligned.m{m}n{n}k{k}.{la}.{lb}{sat}.{}.{}.{}.{}{popc}",
+            ptx_ty(d),
+            ptx_ty(a),
+            ptx_ty(b),
+            ptx_ty(c)
+        ),
         combine.into(),
     ))
 }
@@ -322,7 +339,10 @@ fn mma_instruction(op: &str) -> std::result::Result<(String, String), String> {
 /// Why CuTe's own path (check 2) is not run for an atom on sm_90, if it is not.
 fn cute_path_skip(op: &str) -> Option<String> {
     if op.ends_with("_XORPOPC") {
-        return Some("CuTe 4.2 compiles this atom's mma.sync only for __CUDA_ARCH__ <= 890 (CUTE_ARCH_MMA_B1_XOR_SM80_ENABLED)".into());
+        return Some(
+            "CuTe 4.2 compiles this atom's mma.sync only for __CUDA_ARCH__ <= 890 (CUTE_ARCH_MMA_B1_XOR_SM80_ENABLED)"
+                .into(),
+        );
     }
     None
 }
@@ -444,7 +464,8 @@ pub fn mma_cases(atom: &MmaAtom, index: usize, fixes: &[Correction]) -> std::res
         (c.a, c.b, c.c) = (it.next().unwrap_or_default(), it.next().unwrap_or_default(), it.next().unwrap_or_default());
         c.name = format!("{op}(corrected)");
         c.note = format!("{}; this entry uses the corrected {}", base.note, fixed.join(", "));
-        c.source = format!("{}; corrected layouts from fixtures/gpu/corrections.txt evaluated by the engine", base.source);
+        c.source =
+            format!("{}; corrected layouts from fixtures/gpu/corrections.txt evaluated by the engine", base.source);
         c.finding = false;
         c.cute = match &base.cute {
             Ok(t) => Ok(t.clone()),
@@ -479,7 +500,19 @@ pub fn tables_file(cases: &[MmaCase]) -> String {
         "cutecheck-mma-tables 2\n# written by `cargo xtask gpu`; entry thread*n+value = column-major tile index\n",
     );
     for t in cases {
-        let _ = writeln!(s, "atom {} {} {} {} {} {} {} {} {}", t.name, t.kind, t.m, t.n, t.k, t.threads, t.n_a(), t.n_b(), t.n_c());
+        let _ = writeln!(
+            s,
+            "atom {} {} {} {} {} {} {} {} {}",
+            t.name,
+            t.kind,
+            t.m,
+            t.n,
+            t.k,
+            t.threads,
+            t.n_a(),
+            t.n_b(),
+            t.n_c()
+        );
         let _ = writeln!(s, "instr {} {} {} {} {} {} {}", t.ptx, t.ea, t.eb, t.ec, t.combine, t.groups, t.gstride);
         let _ = writeln!(s, "lanes {}", t.lanes.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
         let _ = writeln!(s, "source {}", t.source);
@@ -512,7 +545,9 @@ pub fn predicted_owners(c: &[i64], m: i64, n: i64, threads: i64) -> Vec<i64> {
 /// The generated instructions of the mma.sync atoms (`gen_mma_ops.cuh`): one struct per kind
 /// with `fma(d, a, b, c)` on 32-bit registers, and the launcher table.
 pub fn gen_mma_ops(cases: &[MmaCase]) -> String {
-    let mut s = String::from("// Generated by `cargo xtask gpu` from the engine's atom list: one instruction per atom.\n#pragma once\n");
+    let mut s = String::from(
+        "// Generated by `cargo xtask gpu` from the engine's atom list: one instruction per atom.\n#pragma once\n",
+    );
     let mut seen = std::collections::BTreeSet::new();
     let mut kinds = Vec::new();
     for c in cases {
@@ -524,14 +559,19 @@ pub fn gen_mma_ops(cases: &[MmaCase]) -> String {
         let (ar, br, cr) = (regs(c.n_a(), &c.ea), regs(c.n_b(), &c.eb), regs(c.n_c(), &c.ec));
         let _ = writeln!(s, "// {}: {}", c.op, c.ptx);
         let _ = writeln!(s, "struct {} {{\n  static constexpr int AREGS = {ar}, BREGS = {br}, CREGS = {cr};", c.kind);
-        s.push_str("  __device__ static void fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c) {\n");
+        s.push_str(
+            "  __device__ static void fma(uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c) {\n",
+        );
         if c.ea == "f64" {
             // 64-bit operands: one double per value, from (lo, hi) register pairs.
             let (na, nb, nc) = (ar / 2, br / 2, cr / 2);
             let _ = writeln!(s, "    double A[{na}], B[{nb}], C[{nc}], D[{nc}];");
-            let _ = writeln!(s, "    for (int i = 0; i < {na}; ++i) A[i] = __hiloint2double(int(a[2*i+1]), int(a[2*i]));");
-            let _ = writeln!(s, "    for (int i = 0; i < {nb}; ++i) B[i] = __hiloint2double(int(b[2*i+1]), int(b[2*i]));");
-            let _ = writeln!(s, "    for (int i = 0; i < {nc}; ++i) C[i] = __hiloint2double(int(c[2*i+1]), int(c[2*i]));");
+            let _ =
+                writeln!(s, "    for (int i = 0; i < {na}; ++i) A[i] = __hiloint2double(int(a[2*i+1]), int(a[2*i]));");
+            let _ =
+                writeln!(s, "    for (int i = 0; i < {nb}; ++i) B[i] = __hiloint2double(int(b[2*i+1]), int(b[2*i]));");
+            let _ =
+                writeln!(s, "    for (int i = 0; i < {nc}; ++i) C[i] = __hiloint2double(int(c[2*i+1]), int(c[2*i]));");
             let list = |from: usize, n: usize| (from..from + n).map(|i| format!("%{i}")).collect::<Vec<_>>().join(",");
             let _ = writeln!(
                 s,
@@ -556,7 +596,13 @@ pub fn gen_mma_ops(cases: &[MmaCase]) -> String {
             let operands = if c.ptx.starts_with("dp") {
                 format!("{}, {}, {}, {}", list(0, cr), list(cr, ar), list(cr + ar, br), list(cr + ar + br, cr))
             } else {
-                format!("{{{}}}, {{{}}}, {{{}}}, {{{}}}", list(0, cr), list(cr, ar), list(cr + ar, br), list(cr + ar + br, cr))
+                format!(
+                    "{{{}}}, {{{}}}, {{{}}}, {{{}}}",
+                    list(0, cr),
+                    list(cr, ar),
+                    list(cr + ar, br),
+                    list(cr + ar + br, cr)
+                )
             };
             let _ = writeln!(s, "    asm volatile(\"{} {operands};\\n\"", c.ptx);
             let outs: Vec<String> = (0..cr).map(|i| format!("\"=r\"(d[{i}])")).collect();
@@ -633,7 +679,11 @@ pub fn gen_cute(cases: &[MmaCase], parts: usize) -> Result<(String, Vec<String>)
             continue;
         }
         let _ = writeln!(fixed, "struct {}_FIXED : cute::{} {{}};", c.op, c.op);
-        let _ = writeln!(fixed, "namespace cute {{\ntemplate <>\nstruct MMA_Traits<{}_FIXED> : MMA_Traits<{}> {{", c.op, c.op);
+        let _ = writeln!(
+            fixed,
+            "namespace cute {{\ntemplate <>\nstruct MMA_Traits<{}_FIXED> : MMA_Traits<{}> {{",
+            c.op, c.op
+        );
         for f in fixes.iter().filter(|f| f.atom == c.op && f.operand != '-') {
             let _ = writeln!(fixed, "  using {}Layout = {};", f.operand, cpp_layout(&f.layout)?);
         }
@@ -659,7 +709,12 @@ pub fn gen_cute(cases: &[MmaCase], parts: usize) -> Result<(String, Vec<String>)
                 }
             }
             Err(why) => {
-                let _ = writeln!(u, "  rows.push_back(Row{{\"{}\", \"cute\", \"SKIP\", {}, NAN, NAN}});", c.name, cpp_str(why));
+                let _ = writeln!(
+                    u,
+                    "  rows.push_back(Row{{\"{}\", \"cute\", \"SKIP\", {}, NAN, NAN}});",
+                    c.name,
+                    cpp_str(why)
+                );
             }
         }
     }
@@ -758,12 +813,23 @@ fn desc(start: i64, lbo: i64, sbo: i64, kind: usize) -> u64 {
         2 => 2,
         _ => 1,
     };
-    ((start as u64 >> 4) & 0x3fff) | (((lbo as u64 >> 4) & 0x3fff) << 16) | (((sbo as u64 >> 4) & 0x3fff) << 32) | (mode << 62)
+    ((start as u64 >> 4) & 0x3fff)
+        | (((lbo as u64 >> 4) & 0x3fff) << 16)
+        | (((sbo as u64 >> 4) & 0x3fff) << 32)
+        | (mode << 62)
 }
 
 /// The smem operand of MN rows x `ktot` columns (K-block of `k` elements), `bits`-bit values, in
 /// the engine's `GMMA::Layout_{K|MN}_{kind}_Atom<type>`.
-pub fn smem_operand(mn: i64, ktot: i64, k: i64, cute_type: &str, bits: i64, k_major: bool, kind: usize) -> Result<SmemOperand> {
+pub fn smem_operand(
+    mn: i64,
+    ktot: i64,
+    k: i64,
+    cute_type: &str,
+    bits: i64,
+    k_major: bool,
+    kind: usize,
+) -> Result<SmemOperand> {
     let name = format!("GMMA::Layout_{}_{}_Atom<{cute_type}>", if k_major { "K" } else { "MN" }, SMEM_KINDS[kind]);
     let atom = match gmma_smem_atom(&name) {
         Some(Ok(Recastable::Composed(c))) => c,
@@ -797,10 +863,18 @@ pub fn smem_operand(mn: i64, ktot: i64, k: i64, cute_type: &str, bits: i64, k_ma
         let (start, lbo, sbo) = if k_major {
             let x = j * k * eb; // byte position along K of this k-block
             let start = (x / row_bytes) * n_mn * atom_bytes + x % row_bytes;
-            if kind == 0 { (start, n_mn * atom_bytes, atom_bytes) } else { (start, 16, atom_bytes) }
+            if kind == 0 {
+                (start, n_mn * atom_bytes, atom_bytes)
+            } else {
+                (start, 16, atom_bytes)
+            }
         } else {
             let start = (j * k / 8) * n_mn * atom_bytes;
-            if kind == 0 { (start, n_mn * atom_bytes, atom_bytes) } else { (start, atom_bytes, n_mn * atom_bytes) }
+            if kind == 0 {
+                (start, n_mn * atom_bytes, atom_bytes)
+            } else {
+                (start, atom_bytes, n_mn * atom_bytes)
+            }
         };
         d.push(desc(start, lbo, sbo, kind));
         alt.push(desc(start, sbo, lbo, kind));
@@ -857,7 +931,13 @@ pub fn gmma_case(name: &str, index: usize) -> Result<GmmaCase> {
     let toks = type_tokens(&code).ok_or_else(|| anyhow!("{name}: types {code}"))?;
     let [d, a, b] = toks.as_slice() else { bail!("{name}: types {code}") };
     let sixteen = elem_bits(ea) == 16;
-    let ptx = format!("wgmma.mma_async.sync.aligned.m64n{n}k{k}.{}.{}.{}{}", ptx_ty(d), ptx_ty(a), ptx_ty(b), if sat { ".satfinite" } else { "" });
+    let ptx = format!(
+        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{}.{}.{}{}",
+        ptx_ty(d),
+        ptx_ty(a),
+        ptx_ty(b),
+        if sat { ".satfinite" } else { "" }
+    );
     let imms = match (ea, sixteen, rs) {
         ("s8" | "u8", _, _) => String::new(),
         (_, true, false) => format!(", 1, 1, {}, {}", u8::from(!amk), u8::from(!bmk)),
@@ -917,11 +997,24 @@ pub fn gmma_case(name: &str, index: usize) -> Result<GmmaCase> {
 
 /// The tables file `gmma_check` reads.
 pub fn gmma_tables_file(cases: &[GmmaCase]) -> String {
-    let mut s = String::from("cutecheck-gmma-tables 1\n# written by `cargo xtask gpu`; offsets in bytes, descriptors as hex\n");
+    let mut s =
+        String::from("cutecheck-gmma-tables 1\n# written by `cargo xtask gpu`; offsets in bytes, descriptors as hex\n");
     let join = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
     let hex = |v: &[u64]| v.iter().map(|x| format!("{x:x}")).collect::<Vec<_>>().join(" ");
     for c in cases {
-        let _ = writeln!(s, "atom {} {} {} {} {} {} {} {} {}", c.name, c.kind, c.n, c.k, c.ktot, u8::from(c.rs), c.ea, c.eb, c.ec);
+        let _ = writeln!(
+            s,
+            "atom {} {} {} {} {} {} {} {} {}",
+            c.name,
+            c.kind,
+            c.n,
+            c.k,
+            c.ktot,
+            u8::from(c.rs),
+            c.ea,
+            c.eb,
+            c.ec
+        );
         let _ = writeln!(s, "layout C {}", c.c_layout);
         let _ = writeln!(s, "layout A {}", c.a_layout);
         let _ = writeln!(s, "C {}", join(&c.c));
@@ -943,7 +1036,8 @@ pub fn gmma_tables_file(cases: &[GmmaCase]) -> String {
 
 /// The generated wgmma instructions (`gen_gmma_ops.cuh`).
 pub fn gen_gmma_ops(cases: &[GmmaCase]) -> String {
-    let mut s = String::from("// Generated by `cargo xtask gpu`: one wgmma per GMMA atom (inline PTX).\n#pragma once\n");
+    let mut s =
+        String::from("// Generated by `cargo xtask gpu`: one wgmma per GMMA atom (inline PTX).\n#pragma once\n");
     for c in cases {
         let dr = c.dregs() as usize;
         let _ = writeln!(s, "// {}", c.name);
@@ -959,7 +1053,11 @@ pub fn gen_gmma_ops(cases: &[GmmaCase]) -> String {
         s.push_str("  __device__ static void mma(uint32_t* d, const uint32_t* a, uint64_t da, uint64_t db) {\n");
         let dl = (0..dr).map(|i| format!("%{i}")).collect::<Vec<_>>().join(",");
         let (aop, mut ins, next) = if c.rs {
-            (format!("{{%{},%{},%{},%{}}}", dr, dr + 1, dr + 2, dr + 3), (0..4).map(|i| format!("\"r\"(a[{i}])")).collect::<Vec<_>>(), dr + 4)
+            (
+                format!("{{%{},%{},%{},%{}}}", dr, dr + 1, dr + 2, dr + 3),
+                (0..4).map(|i| format!("\"r\"(a[{i}])")).collect::<Vec<_>>(),
+                dr + 4,
+            )
         } else {
             (format!("%{dr}"), vec!["\"l\"(da)".to_string()], dr + 1)
         };
@@ -1032,7 +1130,13 @@ pub fn copy_cases() -> Result<Vec<CopyCase>> {
             Ok(v)
         };
         let (kind, count, trans) = if op.starts_with("SM80_CP_ASYNC") {
-            let bytes = if op.contains("uint128_t") { 16 } else if op.contains("uint64_t") { 8 } else { 4 };
+            let bytes = if op.contains("uint128_t") {
+                16
+            } else if op.contains("uint64_t") {
+                8
+            } else {
+                4
+            };
             ("cpasync", bytes, op.contains("ZFILL"))
         } else {
             let x = op.split('_').nth(1).unwrap_or("");
@@ -1062,7 +1166,8 @@ pub fn copy_cases() -> Result<Vec<CopyCase>> {
             dst: eval(&a.dst)?,
             threads: nthr,
         };
-        let fixes: Vec<Correction> = corrections()?.into_iter().filter(|f| f.atom == op && (f.operand == 'S' || f.operand == 'D')).collect();
+        let fixes: Vec<Correction> =
+            corrections()?.into_iter().filter(|f| f.atom == op && (f.operand == 'S' || f.operand == 'D')).collect();
         if !fixes.is_empty() {
             let mut fixed = case.clone();
             fixed.op = format!("{op}(corrected)");
@@ -1092,10 +1197,22 @@ pub fn copy_cases() -> Result<Vec<CopyCase>> {
 
 /// The tables file `copy_check` reads.
 pub fn copy_tables_file(cases: &[CopyCase]) -> String {
-    let mut s = String::from("cutecheck-copy-tables 1\n# written by `cargo xtask gpu`; entry thread*n+value = logical index\n");
+    let mut s =
+        String::from("cutecheck-copy-tables 1\n# written by `cargo xtask gpu`; entry thread*n+value = logical index\n");
     let join = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
     for c in cases {
-        let _ = writeln!(s, "atom {} {} {} {} {} {} {} {}", c.op, c.val_type, c.kind, c.count, u8::from(c.trans), c.threads, c.src.len(), c.dst.len());
+        let _ = writeln!(
+            s,
+            "atom {} {} {} {} {} {} {} {}",
+            c.op,
+            c.val_type,
+            c.kind,
+            c.count,
+            u8::from(c.trans),
+            c.threads,
+            c.src.len(),
+            c.dst.len()
+        );
         let _ = writeln!(s, "layout S {}", c.src_layout);
         let _ = writeln!(s, "layout D {}", c.dst_layout);
         let _ = writeln!(s, "S {}", join(&c.src));
@@ -1117,14 +1234,19 @@ pub fn plan() -> Result<Vec<Plan>> {
         if name.starts_with("UniversalFMA") {
             out.push(Plan::Skip {
                 atom: name,
-                reason: "one thread's scalar multiply-add (1x1x1, no tensor-core instruction): no register layout to prove".into(),
+                reason:
+                    "one thread's scalar multiply-add (1x1x1, no tensor-core instruction): no register layout to prove"
+                        .into(),
             });
             continue;
         }
         if name.starts_with("SM90_64x") {
             let n = gmma_parts(&name).map(|p| p.0).unwrap_or(0);
             if rs_with_mn_major_a(&name) {
-                out.push(Plan::Skip { atom: name, reason: "RS with MN-major A: CuTe static_asserts K-major register A".into() });
+                out.push(Plan::Skip {
+                    atom: name,
+                    reason: "RS with MN-major A: CuTe static_asserts K-major register A".into(),
+                });
             } else if !GMMA_RUN_N.contains(&n) {
                 out.push(Plan::Skip {
                     atom: name,
@@ -1182,7 +1304,10 @@ pub fn gen_cute_gmma(cases: &[GmmaCase], parts: usize) -> (String, Vec<String>) 
         let ty = |i: usize| atom.as_ref().map(|a| cpp_type(&a.val_types[i])).unwrap_or_default();
         let smem_a = match &c.a {
             Some(a) => a.atom.clone(),
-            None => format!("GMMA::Layout_K_INTER_Atom<{}>", atom.as_ref().map(|a| a.val_types[1].clone()).unwrap_or_default()),
+            None => format!(
+                "GMMA::Layout_K_INTER_Atom<{}>",
+                atom.as_ref().map(|a| a.val_types[1].clone()).unwrap_or_default()
+            ),
         };
         let _ = writeln!(
             units[j % parts],
@@ -1236,9 +1361,16 @@ pub fn prepare(dir: &Path, src: &Path) -> Result<Vec<Plan>> {
     std::fs::write(dir.join("gmma_tables.txt"), gmma_tables_file(&gmma))?;
     // GMMA kernels in parts: each part has its own ops header.
     for i in 0..GMMA_PARTS {
-        let part: Vec<GmmaCase> = gmma.iter().enumerate().filter(|(j, _)| j % GMMA_PARTS == i).map(|(_, c)| c.clone()).collect();
-        let body = gen_gmma_ops(&part).replace("static std::map<std::string, GLauncher> glaunchers()", &format!("void glaunchers_{i}(std::map<std::string, GLauncher>& out)"));
-        let body = body.replace("  std::map<std::string, GLauncher> m;\n", "  auto& m = out;\n").replace("  return m;\n}", "}").replace("#pragma once\n", "");
+        let part: Vec<GmmaCase> =
+            gmma.iter().enumerate().filter(|(j, _)| j % GMMA_PARTS == i).map(|(_, c)| c.clone()).collect();
+        let body = gen_gmma_ops(&part).replace(
+            "static std::map<std::string, GLauncher> glaunchers()",
+            &format!("void glaunchers_{i}(std::map<std::string, GLauncher>& out)"),
+        );
+        let body = body
+            .replace("  std::map<std::string, GLauncher> m;\n", "  auto& m = out;\n")
+            .replace("  return m;\n}", "}")
+            .replace("#pragma once\n", "");
         std::fs::write(
             dir.join(format!("src/gmma_part{i}.cu")),
             format!("// Generated by `cargo xtask gpu`: GMMA kernels, part {i}.\n#include \"gmma_common.cuh\"\n{body}"),
@@ -1259,7 +1391,8 @@ pub fn prepare(dir: &Path, src: &Path) -> Result<Vec<Plan>> {
     for (i, u) in units.iter().enumerate() {
         std::fs::write(dir.join(format!("src/cute_gmma_part{i}.cu")), u)?;
     }
-    let copies: Vec<CopyCase> = plan.iter().filter_map(|p| if let Plan::Copy(c) = p { Some(c.clone()) } else { None }).collect();
+    let copies: Vec<CopyCase> =
+        plan.iter().filter_map(|p| if let Plan::Copy(c) = p { Some(c.clone()) } else { None }).collect();
     std::fs::write(dir.join("copy_tables.txt"), copy_tables_file(&copies))?;
     let plan_json: Vec<serde_json::Value> = plan
         .iter()
@@ -1380,12 +1513,23 @@ pub fn read_results(dir: &Path) -> Result<(Vec<Row>, serde_json::Value)> {
 /// The printed summary table.
 pub fn summary_table(rows: &[Row]) -> String {
     let findings = finding_atoms();
-    let mut s = format!("{:<8} {:<60} {:<13} {:<10} {:<7} {:<9} {}\n", "run", "atom", "check", "max error", "verdict", "expected", "detail");
+    let mut s = format!(
+        "{:<8} {:<60} {:<13} {:<10} {:<7} {:<9} {}\n",
+        "run", "atom", "check", "max error", "verdict", "expected", "detail"
+    );
     for r in rows {
         let err = r.max_err.map(|e| format!("{e:.2e}")).unwrap_or_else(|| "-".into());
         let want = expected(r, &findings);
-        let mark = if r.verdict == "SKIP" || want == "-" || r.verdict == want { want.to_string() } else { format!("{want} !!") };
-        let _ = writeln!(s, "{:<8} {:<60} {:<13} {:<10} {:<7} {:<9} {}", r.run, r.atom, r.check, err, r.verdict, mark, r.detail);
+        let mark = if r.verdict == "SKIP" || want == "-" || r.verdict == want {
+            want.to_string()
+        } else {
+            format!("{want} !!")
+        };
+        let _ = writeln!(
+            s,
+            "{:<8} {:<60} {:<13} {:<10} {:<7} {:<9} {}",
+            r.run, r.atom, r.check, err, r.verdict, mark, r.detail
+        );
     }
     s
 }
@@ -1404,7 +1548,12 @@ pub fn finding_atoms() -> Vec<String> {
     }
     out.extend(fixes.iter().filter(|f| f.operand == '-').map(|f| f.atom.clone()));
     // Copy atoms with a corrected Src/Dst: CuTe's own layouts must fail on hardware.
-    out.extend(fixes.iter().filter(|f| f.operand == 'S' || f.operand == 'D').map(|f| format!("Copy_Atom<{},uint16_t>", f.atom)));
+    out.extend(
+        fixes
+            .iter()
+            .filter(|f| f.operand == 'S' || f.operand == 'D')
+            .map(|f| format!("Copy_Atom<{},uint16_t>", f.atom)),
+    );
     out.sort();
     out.dedup();
     out

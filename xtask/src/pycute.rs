@@ -87,7 +87,12 @@ impl Opinion {
             Some(false) => "different",
             None => "n/a",
         };
-        let mut s = format!("`{}` (vs CuTe: {}, vs engine: {})", self.pycute, y(self.agrees_with_cute), y(self.agrees_with_engine));
+        let mut s = format!(
+            "`{}` (vs CuTe: {}, vs engine: {})",
+            self.pycute,
+            y(self.agrees_with_cute),
+            y(self.agrees_with_engine)
+        );
         if let Some(b) = &self.blame {
             s.push_str(&format!("; blame: {b}"));
         }
@@ -111,7 +116,10 @@ impl Pycute {
                 return Ok(Pycute { root: dir });
             }
             if !dir.pop() {
-                bail!("no pycute next to {} (pycute comes with the nvidia-cutlass wheel)", oracle.headers.include_dir.display());
+                bail!(
+                    "no pycute next to {} (pycute comes with the nvidia-cutlass wheel)",
+                    oracle.headers.include_dir.display()
+                );
             }
         }
     }
@@ -301,7 +309,13 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
             .to_string(),
         );
     }
-    Opinion { pycute: a.text.unwrap_or_default(), agrees_with_cute: cute_same, agrees_with_engine: engine_same, blame, why }
+    Opinion {
+        pycute: a.text.unwrap_or_default(),
+        agrees_with_cute: cute_same,
+        agrees_with_engine: engine_same,
+        blame,
+        why,
+    }
 }
 
 /// The Python text of an expression (the library's, shared with the whole-command bench).

@@ -92,12 +92,7 @@ fn kind_of(o: &Outcome) -> &'static str {
 
 /// The engine against one side's output, judged as a conformance run would (no known
 /// discrepancies: a release diff shows every difference).
-fn engine_vs(
-    judge: &Judge<'_>,
-    p: &crate::conformance::Planned,
-    engine: &EngineAnswer,
-    o: &Outcome,
-) -> String {
+fn engine_vs(judge: &Judge<'_>, p: &crate::conformance::Planned, engine: &EngineAnswer, o: &Outcome) -> String {
     judge.judge(&p.case, p.origin, engine, o).summary()
 }
 
@@ -126,11 +121,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     let from = Oracle::new(from_args.options())?;
     let to = Oracle::new(to_args.options())?;
     let (from_name, to_name) = (cutecheck::cli::version_of(&from_args), cutecheck::cli::version_of(&to_args));
-    eprintln!(
-        "xtask: from {}\nxtask: to   {}",
-        from.describe(),
-        to.describe()
-    );
+    eprintln!("xtask: from {}\nxtask: to   {}", from.describe(), to.describe());
     let (cases, _) = plan(a.cases, seed, (0, 1), !a.no_fixed)?;
     let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
     let old = run_oracle(&from, &refs, &from_name);
@@ -151,10 +142,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         *by_kind.entry(kind.clone()).or_default() += 1;
         // The engine modelling each side's release (the nearest older model for a checkout).
         let (ef, et) = (judge_from.engine(&p.case, false), judge_to.engine(&p.case, false));
-        let (vf, vt) = (
-            engine_vs(&judge_from, p, &ef, o),
-            engine_vs(&judge_to, p, &et, n),
-        );
+        let (vf, vt) = (engine_vs(&judge_from, p, &ef, o), engine_vs(&judge_to, p, &et, n));
         let engine = et;
         with_from += usize::from(vf.starts_with("agree"));
         with_to += usize::from(vt.starts_with("agree"));
@@ -208,37 +196,14 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
             c.engine_vs_to
         ));
     }
-    let slug = |s: &str| {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect::<String>()
-    };
-    let base = state_dir().join(format!(
-        "release-diff-{}-{}",
-        slug(&report.from),
-        slug(&report.to)
-    ));
+    let slug =
+        |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect::<String>();
+    let base = state_dir().join(format!("release-diff-{}-{}", slug(&report.from), slug(&report.to)));
     std::fs::create_dir_all(state_dir())?;
     // Not with_extension: the version's dots would be taken for one.
     let (md_path, json_path) = (
-        base.with_file_name(format!(
-            "{}.md",
-            base.file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("release-diff")
-        )),
-        base.with_file_name(format!(
-            "{}.json",
-            base.file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("release-diff")
-        )),
+        base.with_file_name(format!("{}.md", base.file_name().and_then(|n| n.to_str()).unwrap_or("release-diff"))),
+        base.with_file_name(format!("{}.json", base.file_name().and_then(|n| n.to_str()).unwrap_or("release-diff"))),
     );
     std::fs::write(&md_path, &md)?;
     std::fs::write(&json_path, serde_json::to_string_pretty(&report)?)?;
@@ -252,10 +217,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         for (k, n) in &report.by_kind {
             println!("  {k:<32} {n:>5}");
         }
-        println!(
-            "  engine agrees with {}: {with_from}, with {}: {with_to}",
-            report.from, report.to
-        );
+        println!("  engine agrees with {}: {with_from}, with {}: {with_to}", report.from, report.to);
         println!("report: {}", md_path.display());
     }
     Ok(true)

@@ -37,16 +37,8 @@ pub struct Repro {
 /// The brute-force definition check in C++ for a case, over named operands `A`, `B` and the result
 /// `r`; `None` when the operation has none.
 fn check_code(op: &str, args: &[Expr]) -> Option<(Vec<String>, String)> {
-    let ops: Vec<codegen::Cpp> = args
-        .iter()
-        .map(codegen::expression)
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let lay = |k: usize| {
-        ops.get(k)
-            .filter(|c| c.kind == Kind::Layout)
-            .map(|c| c.code.clone())
-    };
+    let ops: Vec<codegen::Cpp> = args.iter().map(codegen::expression).collect::<Result<_, _>>().ok()?;
+    let lay = |k: usize| ops.get(k).filter(|c| c.kind == Kind::Layout).map(|c| c.code.clone());
     // `what` is a printf format, `vals` its arguments.
     let fail = |cond: &str, what: &str, vals: &str| {
         format!("    if ({cond}) {{ printf(\"FAIL: {what}\\n\", {vals}); return 1; }}\n")
@@ -123,23 +115,13 @@ fn check_code(op: &str, args: &[Expr]) -> Option<(Vec<String>, String)> {
 /// The standalone C++ of a case.
 pub fn cpp_source(case: &Case) -> Result<String> {
     let (expr, e) = (&case.text, &case.expr);
-    let c = codegen::expression(e)
-        .map_err(|e| anyhow::anyhow!("the oracle cannot write this case as C++: {e}"))?;
+    let c = codegen::expression(e).map_err(|e| anyhow::anyhow!("the oracle cannot write this case as C++: {e}"))?;
     let mut s = String::new();
-    s.push_str(
-        "// Standalone reproducer written by `cargo xtask repro` (cutecheck). Needs only CuTe.\n",
-    );
+    s.push_str("// Standalone reproducer written by `cargo xtask repro` (cutecheck). Needs only CuTe.\n");
     s.push_str(&format!("// Case: {expr}\n"));
-    s.push_str(
-        "#include <cstdio>\n#include <cute/tensor.hpp>\nusing namespace cute;\n\nint main() {\n",
-    );
+    s.push_str("#include <cstdio>\n#include <cute/tensor.hpp>\nusing namespace cute;\n\nint main() {\n");
     let check = match e {
-        Expr::Call {
-            name,
-            args,
-            called: true,
-            ..
-        } => name.simple().and_then(|op| check_code(op, args)),
+        Expr::Call { name, args, called: true, .. } => name.simple().and_then(|op| check_code(op, args)),
         _ => None,
     };
     if let Some((decls, _)) = &check {
@@ -147,10 +129,7 @@ pub fn cpp_source(case: &Case) -> Result<String> {
             s.push_str(&format!("  {d}\n"));
         }
     }
-    s.push_str(&format!(
-        "  auto r = {};\n  print(r);\n  printf(\"\\n\");\n",
-        c.code
-    ));
+    s.push_str(&format!("  auto r = {};\n  print(r);\n  printf(\"\\n\");\n", c.code));
     match check {
         Some((_, body)) => s.push_str(&body),
         None => s.push_str("  printf(\"NO-CHECK: no brute-force definition check in C++ for this operation\\n\");\n"),
@@ -173,28 +152,22 @@ pub fn make(oracle: &Oracle, judge: &Judge<'_>, case: &Case) -> Result<Repro> {
     std::fs::write(dir.join("repro.cpp"), &src)?;
     let mut args: Vec<String> = oracle.compiler.flags.clone();
     args.push(format!("-I{}", oracle.headers.include_dir.display()));
-    args.extend(
-        oracle
-            .cuda
-            .include_dirs
-            .iter()
-            .map(|d| format!("-I{}", d.display())),
-    );
+    args.extend(oracle.cuda.include_dirs.iter().map(|d| format!("-I{}", d.display())));
     args.extend(["repro.cpp", "-o", "repro"].map(String::from));
     let cmdline = std::iter::once(oracle.compiler.program.display().to_string())
         .chain(args.iter().cloned())
         .map(|a| shell_quote(&a))
         .collect::<Vec<_>>()
         .join(" ");
-    let script = format!("#!/bin/sh\n# Compile and run the reproducer ({}).\nset -e\ncd \"$(dirname \"$0\")\"\n{cmdline}\n./repro\n", oracle.describe());
+    let script = format!(
+        "#!/bin/sh\n# Compile and run the reproducer ({}).\nset -e\ncd \"$(dirname \"$0\")\"\n{cmdline}\n./repro\n",
+        oracle.describe()
+    );
     std::fs::write(dir.join("compile.sh"), &script)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(
-            dir.join("compile.sh"),
-            std::fs::Permissions::from_mode(0o755),
-        )?;
+        std::fs::set_permissions(dir.join("compile.sh"), std::fs::Permissions::from_mode(0o755))?;
     }
     let mut cc = Command::new(&oracle.compiler.program);
     cc.current_dir(&dir).env("LC_ALL", "C").args(&args);
@@ -205,62 +178,35 @@ pub fn make(oracle: &Oracle, judge: &Judge<'_>, case: &Case) -> Result<Repro> {
         let r = run_limited(run, Duration::from_secs(60)).context("running the reproducer")?;
         let mut out = String::from_utf8_lossy(&r.stdout).replace('\0', "");
         if !r.success && !out.contains("FAIL") {
-            let status = r
-                .status
-                .map_or("killed (time limit)".to_string(), |s| s.to_string());
-            out.push_str(&format!(
-                "(exit: {status}; stderr: {})\n",
-                String::from_utf8_lossy(&r.stderr).trim()
-            ));
+            let status = r.status.map_or("killed (time limit)".to_string(), |s| s.to_string());
+            out.push_str(&format!("(exit: {status}; stderr: {})\n", String::from_utf8_lossy(&r.stderr).trim()));
         }
         ("compiled".to_string(), out)
     } else {
         let stderr = String::from_utf8_lossy(&ran.stderr).to_string();
-        let msg = static_assert_message(&stderr)
-            .map(|m| format!("rejected: {m}"))
-            .unwrap_or_else(|| "compile error".into());
-        let first: String = stderr
-            .lines()
-            .filter(|l| l.contains("error"))
-            .take(3)
-            .collect::<Vec<_>>()
-            .join("\n");
+        let msg =
+            static_assert_message(&stderr).map(|m| format!("rejected: {m}")).unwrap_or_else(|| "compile error".into());
+        let first: String = stderr.lines().filter(|l| l.contains("error")).take(3).collect::<Vec<_>>().join("\n");
         (msg, first)
     };
-    let cute = cutecheck::case::Oracle::run(oracle, &[case])
-        .pop()
-        .unwrap_or_else(|| Outcome::Error("no result".into()));
+    let cute =
+        cutecheck::case::Oracle::run(oracle, &[case]).pop().unwrap_or_else(|| Outcome::Error("no result".into()));
     let engine = judge.engine(case, false);
     let verdict = judge.judge(case, Origin::Adhoc, &engine, &cute);
     let mut readme = String::new();
     readme.push_str(&format!("Case:     {expr}\n"));
     readme.push_str(&format!("CuTe:     {}\n", oracle.describe()));
-    readme.push_str(&format!(
-        "Reproduce with cutecheck:  cutecheck eval --both {}\n",
-        shell_quote(expr)
-    ));
-    readme
-        .push_str("Reproduce without it:      sh compile.sh   (the compile command is in it)\n\n");
+    readme.push_str(&format!("Reproduce with cutecheck:  cutecheck eval --both {}\n", shell_quote(expr)));
+    readme.push_str("Reproduce without it:      sh compile.sh   (the compile command is in it)\n\n");
     readme.push_str(&format!("CuTe prints:   {}\n", cute.lines().join(" | ")));
-    readme.push_str(&format!(
-        "engine prints: {}\n",
-        engine.outcome.lines().join(" | ")
-    ));
+    readme.push_str(&format!("engine prints: {}\n", engine.outcome.lines().join(" | ")));
     readme.push_str(&format!("verdict:       {}\n", verdict.summary()));
     if let Some(t) = &verdict.triage {
-        readme.push_str(&format!(
-            "triage:        {} ({}): {t}\n",
-            t.class(),
-            t.signature()
-        ));
+        readme.push_str(&format!("triage:        {} ({}): {t}\n", t.class(), t.signature()));
     }
     readme.push_str(&format!("\nStandalone run ({compile}):\n{output}\n"));
     std::fs::write(dir.join("README.txt"), &readme)?;
-    Ok(Repro {
-        dir,
-        compile,
-        output,
-    })
+    Ok(Repro { dir, compile, output })
 }
 
 pub fn run(args: &OracleArgs, exprs: &[String]) -> Result<bool> {
@@ -290,14 +236,8 @@ mod tests {
         let src = |e: &str| cpp_source(&Case::parse(e, "test").unwrap());
         let s = src("composition((_6,_2):(_8,_2),_4:_4)").unwrap();
         let includes: Vec<&str> = s.lines().filter(|l| l.starts_with("#include")).collect();
-        assert_eq!(
-            includes,
-            ["#include <cstdio>", "#include <cute/tensor.hpp>"]
-        );
-        assert!(
-            s.contains("auto B = make_layout(Int<4>{}, Int<4>{});"),
-            "{s}"
-        );
+        assert_eq!(includes, ["#include <cstdio>", "#include <cute/tensor.hpp>"]);
+        assert!(s.contains("auto B = make_layout(Int<4>{}, Int<4>{});"), "{s}");
         assert!(s.contains("int(r(i)) != int(A(B(i)))"), "{s}");
         assert!(src("size(_4:_1)").unwrap().contains("NO-CHECK"));
         assert!(src("nonsense(_4:_1)").is_err());

@@ -52,9 +52,15 @@ fn a_copied_binary_reads_the_checkout_it_runs_in() {
         ("from elsewhere with CUTECHECK_ROOT", list(&bin, &elsewhere, &[("CUTECHECK_ROOT", &clone)])),
     ];
     for (how, (stdout, stderr)) in runs {
-        let root_line = stderr.lines().find_map(|l| l.strip_prefix("xtask: checkout ")).unwrap_or_else(|| panic!("{how}: {stderr}"));
+        let root_line = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("xtask: checkout "))
+            .unwrap_or_else(|| panic!("{how}: {stderr}"));
         assert_eq!(Path::new(root_line).canonicalize().unwrap(), clone_root, "{how}: {stderr}");
-        let line = stdout.lines().find(|l| l.contains(&format!("snapshots/{marker}.snap"))).unwrap_or_else(|| panic!("{how}: the clone's new suite is not listed:\n{stdout}"));
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(&format!("snapshots/{marker}.snap")))
+            .unwrap_or_else(|| panic!("{how}: the clone's new suite is not listed:\n{stdout}"));
         assert!(line.ends_with("missing"), "{how}: {line}");
         // The clone's committed suites are listed as the clone holds them.
         assert!(stdout.lines().any(|l| l.contains("snapshots/layout_basics.snap")), "{how}:\n{stdout}");

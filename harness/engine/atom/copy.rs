@@ -14,9 +14,9 @@
 //! 4. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
 //!    (CuTe: "CopyOperation is not valid for Src of ValType.", and Dst, Ref likewise).
 
-use crate::engine::release::{COPY_OP_SIZE_ASSERTS, UPCAST_DIVISIBILITY_CONDITION};
 use super::lit;
 use super::name::AtomName;
+use crate::engine::release::{COPY_OP_SIZE_ASSERTS, UPCAST_DIVISIBILITY_CONDITION};
 use crate::engine::{Error, Int, IntTuple, Layout, Result};
 
 /// A copy atom with its value type.
@@ -53,7 +53,9 @@ impl CopyAtom {
 pub fn type_bits(ty: &str) -> Result<i64> {
     let t: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
     let t = t.strip_prefix("cute::").or_else(|| t.strip_prefix("cutlass::")).unwrap_or(&t);
-    if let Some(n) = t.strip_prefix("uint_bit_t<").or_else(|| t.strip_prefix("int_bit_t<")).and_then(|r| r.strip_suffix('>')) {
+    if let Some(n) =
+        t.strip_prefix("uint_bit_t<").or_else(|| t.strip_prefix("int_bit_t<")).and_then(|r| r.strip_suffix('>'))
+    {
         return match n.parse::<i64>() {
             Ok(b @ (1 | 2 | 4 | 8 | 16 | 32 | 64 | 128)) => Ok(b),
             _ => Err(Error::Type(format!("unsupported bit width in '{ty}'"))),
@@ -89,7 +91,11 @@ pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
             if ad.value == 0 || (ad.value % n != 0 && n % ad.value != 0) {
                 // CuTe: static_assert(Stride::value % N == 0 or N % Stride::value == 0, "Divisibility condition");
                 // before 4.2 the same case failed inside shape_div ("Static shape_div failure").
-                let condition = if UPCAST_DIVISIBILITY_CONDITION.on() { "Divisibility condition" } else { "Static shape_div failure" };
+                let condition = if UPCAST_DIVISIBILITY_CONDITION.on() {
+                    "Divisibility condition"
+                } else {
+                    "Static shape_div failure"
+                };
                 return Err(Error::Rejected { condition, detail: format!("upcast<{n}> of stride {d} in {layout}") });
             }
             if UPCAST_DIVISIBILITY_CONDITION.on() {
@@ -178,7 +184,9 @@ fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, La
             }
             Ok((t1, one_value(s), one_value(d), one_value(s)))
         }
-        "SM80_CP_ASYNC_CACHEALWAYS" | "SM80_CP_ASYNC_CACHEALWAYS_ZFILL" | "SM80_CP_ASYNC_CACHEGLOBAL"
+        "SM80_CP_ASYNC_CACHEALWAYS"
+        | "SM80_CP_ASYNC_CACHEALWAYS_ZFILL"
+        | "SM80_CP_ASYNC_CACHEGLOBAL"
         | "SM80_CP_ASYNC_CACHEGLOBAL_ZFILL" => {
             let (s, d) = src_dst_types(&n.base)?;
             if check && s != d {
@@ -187,9 +195,16 @@ fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, La
                     detail: n.canonical(),
                 });
             }
-            let ok = if n.base.contains("CACHEGLOBAL") && COPY_OP_SIZE_ASSERTS.on() { s == 128 } else { [32, 64, 128].contains(&s) };
+            let ok = if n.base.contains("CACHEGLOBAL") && COPY_OP_SIZE_ASSERTS.on() {
+                s == 128
+            } else {
+                [32, 64, 128].contains(&s)
+            };
             if check && !ok {
-                return Err(Error::Rejected { condition: "cp.async sizeof(TS) is not supported", detail: n.canonical() });
+                return Err(Error::Rejected {
+                    condition: "cp.async sizeof(TS) is not supported",
+                    detail: n.canonical(),
+                });
             }
             Ok((t1, one_value(s), one_value(d), one_value(s)))
         }
@@ -219,7 +234,11 @@ fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, La
                 return Ok((t32, s, d.clone(), d));
             }
             // stmatrix: the transpose of the matching ldmatrix; Ref = Src.
-            if let Some(ld) = base.strip_prefix("SM90_").and_then(|r| r.strip_suffix("_STSM_N").map(|x| format!("SM75_{x}_LDSM_N")).or_else(|| r.strip_suffix("_STSM_T").map(|x| format!("SM75_{x}_LDSM_T")))) {
+            if let Some(ld) = base.strip_prefix("SM90_").and_then(|r| {
+                r.strip_suffix("_STSM_N")
+                    .map(|x| format!("SM75_{x}_LDSM_N"))
+                    .or_else(|| r.strip_suffix("_STSM_T").map(|x| format!("SM75_{x}_LDSM_T")))
+            }) {
                 if let Some((_, s, d)) = LDSM.iter().find(|(name, _, _)| *name == ld) {
                     let (s, d) = (lit::layout(s)?, lit::layout(d)?);
                     return Ok((t32, d.clone(), s, d));
@@ -276,7 +295,11 @@ pub fn copy_atom_cases() -> Vec<(String, String)> {
     v.push(("UniversalCopy<uint32_t>".into(), "int8_t".into()));
     v.push(("UniversalCopy<uint32_t,uint32_t>".into(), "float".into()));
     for op in ["SM80_CP_ASYNC_CACHEALWAYS", "SM80_CP_ASYNC_CACHEALWAYS_ZFILL"] {
-        for (s, ts) in [("uint32_t", &["half_t", "float", "int8_t"][..]), ("uint64_t", &["half_t", "double"]), ("uint128_t", &["half_t", "bfloat16_t", "float", "int8_t", "tfloat32_t", "double", "uint128_t"])] {
+        for (s, ts) in [
+            ("uint32_t", &["half_t", "float", "int8_t"][..]),
+            ("uint64_t", &["half_t", "double"]),
+            ("uint128_t", &["half_t", "bfloat16_t", "float", "int8_t", "tfloat32_t", "double", "uint128_t"]),
+        ] {
             for t in ts {
                 v.push((format!("{op}<{s}>"), t.to_string()));
             }
@@ -292,7 +315,14 @@ pub fn copy_atom_cases() -> Vec<(String, String)> {
             v.push((op.to_string(), t.to_string()));
         }
     }
-    for op in ["SM90_U32x1_STSM_N", "SM90_U32x2_STSM_N", "SM90_U32x4_STSM_N", "SM90_U16x2_STSM_T", "SM90_U16x4_STSM_T", "SM90_U16x8_STSM_T"] {
+    for op in [
+        "SM90_U32x1_STSM_N",
+        "SM90_U32x2_STSM_N",
+        "SM90_U32x4_STSM_N",
+        "SM90_U16x2_STSM_T",
+        "SM90_U16x4_STSM_T",
+        "SM90_U16x8_STSM_T",
+    ] {
         for t in ["half_t", "float"] {
             v.push((op.to_string(), t.to_string()));
         }

@@ -38,12 +38,15 @@ use crate::engine::postcondition::{enforce, Checked, Violation};
 use crate::engine::{Layout, Result};
 
 const CITE_MMA_THR: &str = "mma_traits.hpp: ThrID: Logical thread id (tid) -> tidx; ALayout/BLayout/CLayout: (Logical thread id (tid), Logical value id (vid)) -> coord";
-const CITE_MMA_TILE: &str = "mma_traits.hpp: ALayout -> Flat MK-coord, BLayout -> Flat NK-coord, CLayout -> Flat MN-coord";
+const CITE_MMA_TILE: &str =
+    "mma_traits.hpp: ALayout -> Flat MK-coord, BLayout -> Flat NK-coord, CLayout -> Flat MN-coord";
 const CITE_MMA_ONE: &str =
     "mma_traits.hpp: (tid, vid) -> flat coord of the instruction's fragment, one register per element of the tile (stride-0 modes replicate)";
 const CITE_COPY_THR: &str = "copy_atom.hpp: CUTE_STATIC_ASSERT_V(size<0>(ValLayoutSrc{}) == size(ThrID{}), \"CopyOperation is not valid for Src of ValType.\") (Dst, Ref likewise)";
-const CITE_COPY_SIZE: &str = "copy_traits.hpp: SrcLayout and DstLayout map (thr,val) to the bits of the same copied data";
-const CITE_TV: &str = "mma_atom.hpp get_layoutA/B/C_TV: (thr_idx,val) -> (M,K) etc.; copy_atom.hpp TiledLayout_TV: (tid,vid) -> coord";
+const CITE_COPY_SIZE: &str =
+    "copy_traits.hpp: SrcLayout and DstLayout map (thr,val) to the bits of the same copied data";
+const CITE_TV: &str =
+    "mma_atom.hpp get_layoutA/B/C_TV: (thr_idx,val) -> (M,K) etc.; copy_atom.hpp TiledLayout_TV: (tid,vid) -> coord";
 
 /// The operand layout of an MMA atom (`'A'`, `'B'` or `'C'`) and its tile's rows and columns.
 fn operand(atom: &MmaAtom, which: char) -> std::result::Result<(&Layout, i64, i64), Violation> {
@@ -63,7 +66,10 @@ pub fn check_mma_operand(atom: &MmaAtom, which: char) -> Checked {
     if l.rank() != 2 || l.mode(0)?.size()?.value != thr {
         return Err(Violation::cute(
             CITE_MMA_THR,
-            format!("1: {which}Layout {l} of {name} is not (thread, value) over the {thr} threads of ThrID {}", atom.thr_id),
+            format!(
+                "1: {which}Layout {l} of {name} is not (thread, value) over the {thr} threads of ThrID {}",
+                atom.thr_id
+            ),
         ));
     }
     let tile = rows * cols;
@@ -80,7 +86,10 @@ pub fn check_mma_operand(atom: &MmaAtom, which: char) -> Checked {
         ));
     }
     if n as i64 != tile {
-        return Err(Violation::cute(CITE_MMA_ONE, format!("3: {which}Layout {l} of {name} reaches {n} of the {tile} elements of its tile")));
+        return Err(Violation::cute(
+            CITE_MMA_ONE,
+            format!("3: {which}Layout {l} of {name} reaches {n} of the {tile} elements of its tile"),
+        ));
     }
     Ok(())
 }
@@ -89,7 +98,11 @@ pub fn check_mma_operand(atom: &MmaAtom, which: char) -> Checked {
 fn first_two(l: &Layout, x: i64) -> std::result::Result<(String, String), Violation> {
     let nt = l.mode(0)?.size()?.value.max(1);
     let vals = l.values()?;
-    let mut hits = vals.iter().enumerate().filter(|(_, &y)| y == x).map(|(i, _)| format!("(thread {}, value {})", i as i64 % nt, i as i64 / nt));
+    let mut hits = vals
+        .iter()
+        .enumerate()
+        .filter(|(_, &y)| y == x)
+        .map(|(i, _)| format!("(thread {}, value {})", i as i64 % nt, i as i64 / nt));
     Ok((hits.next().unwrap_or_default(), hits.next().unwrap_or_default()))
 }
 
@@ -115,12 +128,21 @@ pub fn check_copy(atom: &CopyAtom) -> Checked {
     for (what, l) in [("Src", &atom.src), ("Dst", &atom.dst), ("Ref", &atom.ref_)] {
         let n0 = if l.rank() >= 2 { l.mode(0)?.size()?.value } else { l.size()?.value };
         if n0 != thr {
-            return Err(Violation::cute(CITE_COPY_THR, format!("1: ValLayout{what} {l} of {} has {n0} threads, ThrID {thr}", atom.op)));
+            return Err(Violation::cute(
+                CITE_COPY_THR,
+                format!("1: ValLayout{what} {l} of {} has {n0} threads, ThrID {thr}", atom.op),
+            ));
         }
     }
     let (s, d) = (atom.bits_src.size()?.value, atom.bits_dst.size()?.value);
     if s != d {
-        return Err(Violation::cute(CITE_COPY_SIZE, format!("2: {} reads {s} bits (SrcLayout {}) but writes {d} (DstLayout {})", atom.op, atom.bits_src, atom.bits_dst)));
+        return Err(Violation::cute(
+            CITE_COPY_SIZE,
+            format!(
+                "2: {} reads {s} bits (SrcLayout {}) but writes {d} (DstLayout {})",
+                atom.op, atom.bits_src, atom.bits_dst
+            ),
+        ));
     }
     Ok(())
 }
@@ -136,7 +158,10 @@ pub fn check_tv_covers(tv: &Layout, tile: i64) -> Checked {
         seen[x as usize] = true;
     }
     if let Some(x) = seen.iter().position(|s| !s) {
-        return Err(Violation::cute(CITE_TV, format!("2: no (thread, value) of {tv} reaches element {x} of its tile of {tile}")));
+        return Err(Violation::cute(
+            CITE_TV,
+            format!("2: no (thread, value) of {tv} reaches element {x} of its tile of {tile}"),
+        ));
     }
     Ok(())
 }

@@ -86,7 +86,13 @@ const D64: &str = "double";
 const C64: &str = "complex<double>";
 const I32: &str = "int32_t";
 
-fn fixed(name: impl Into<String>, types: [&'static str; 4], mnk: &'static str, thr: &'static str, abc: [&'static str; 3]) -> Fixed {
+fn fixed(
+    name: impl Into<String>,
+    types: [&'static str; 4],
+    mnk: &'static str,
+    thr: &'static str,
+    abc: [&'static str; 3],
+) -> Fixed {
     Fixed { name: name.into(), types, mnk, thr, a: abc[0], b: abc[1], c: abc[2] }
 }
 
@@ -106,8 +112,20 @@ fn fixed_table() -> &'static [Fixed] {
     TABLE.get_or_init(|| {
         let mut t = Vec::new();
         // SM61 dot products (one thread).
-        t.push(fixed("SM61_DP4A", [I32, "int8_t", "int8_t", I32], "(_1,_1,_4)", T1, ["(_1,_4):(_0,_1)", "(_1,_4):(_0,_1)", "(_1,_1):(_0,_0)"]));
-        t.push(fixed("SM61_DP2A", [I32, "int16_t", "int16_t", I32], "(_1,_1,_2)", T1, ["(_1,_2):(_0,_1)", "(_1,_2):(_0,_1)", "(_1,_1):(_0,_0)"]));
+        t.push(fixed(
+            "SM61_DP4A",
+            [I32, "int8_t", "int8_t", I32],
+            "(_1,_1,_4)",
+            T1,
+            ["(_1,_4):(_0,_1)", "(_1,_4):(_0,_1)", "(_1,_1):(_0,_0)"],
+        ));
+        t.push(fixed(
+            "SM61_DP2A",
+            [I32, "int16_t", "int16_t", I32],
+            "(_1,_1,_2)",
+            T1,
+            ["(_1,_2):(_0,_1)", "(_1,_2):(_0,_1)", "(_1,_1):(_0,_0)"],
+        ));
         // SM70 quad-pair 8x8x4: the letters say whether A and B are row (T) or column (N) major.
         for (acc, c, ty) in [("F16F16F16F16", SM70_C_16B, H), ("F32F16F16F32", SM70_C_32B, F)] {
             for (lay, a, b) in [
@@ -116,25 +134,69 @@ fn fixed_table() -> &'static [Fixed] {
                 ("NN", SM70_COL_8X4, SM70_ROW_8X4),
                 ("TT", SM70_ROW_8X4, SM70_COL_8X4),
             ] {
-                t.push(fixed(format!("SM70_8x8x4_{acc}_{lay}"), [ty, H, H, ty], "(_8,_8,_4)", SM70_QUADPAIR, [a, b, c]));
+                t.push(fixed(
+                    format!("SM70_8x8x4_{acc}_{lay}"),
+                    [ty, H, H, ty],
+                    "(_8,_8,_4)",
+                    SM70_QUADPAIR,
+                    [a, b, c],
+                ));
             }
         }
         // SM75.
-        t.push(fixed("SM75_16x8x8_F32F16F16F32_TN", [F, H, H, F], "(_16,_8,_8)", T32, [QUAD_16X8, QUAD_8X8, QUAD_16X8]));
-        t.push(fixed("SM75_8x8x16_S32S8S8S32_TN", [I32, "int8_t", "int8_t", I32], "(_8,_8,_16)", T32, [QUAD_8X16, QUAD_8X16, QUAD_8X8]));
+        t.push(fixed(
+            "SM75_16x8x8_F32F16F16F32_TN",
+            [F, H, H, F],
+            "(_16,_8,_8)",
+            T32,
+            [QUAD_16X8, QUAD_8X8, QUAD_16X8],
+        ));
+        t.push(fixed(
+            "SM75_8x8x16_S32S8S8S32_TN",
+            [I32, "int8_t", "int8_t", I32],
+            "(_8,_8,_16)",
+            T32,
+            [QUAD_8X16, QUAD_8X16, QUAD_8X8],
+        ));
         // SM80 16-bit float.
         const A16X16: &str = "((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))";
         const B8X16: &str = "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))";
-        for (acc, ab) in [("F16F16F16F16", [H, H, H, H]), ("F32F16F16F32", [F, H, H, F]), ("F32BF16BF16F32", [F, BF, BF, F])] {
+        for (acc, ab) in
+            [("F16F16F16F16", [H, H, H, H]), ("F32F16F16F32", [F, H, H, F]), ("F32BF16BF16F32", [F, BF, BF, F])]
+        {
             t.push(fixed(format!("SM80_16x8x8_{acc}_TN"), ab, "(_16,_8,_8)", T32, [QUAD_16X8, QUAD_8X8, QUAD_16X8]));
             t.push(fixed(format!("SM80_16x8x16_{acc}_TN"), ab, "(_16,_8,_16)", T32, [A16X16, B8X16, QUAD_16X8]));
         }
         // SM80 tf32.
-        t.push(fixed("SM80_16x8x4_F32TF32TF32F32_TN", [F, TF, TF, F], "(_16,_8,_4)", T32, ["((_4,_8),_2):((_16,_1),_8)", QUAD_8X4, QUAD_16X8]));
-        t.push(fixed("SM80_16x8x8_F32TF32TF32F32_TN", [F, TF, TF, F], "(_16,_8,_8)", T32, [B8X16, "((_4,_8),_2):((_8,_1),_32)", QUAD_16X8]));
+        t.push(fixed(
+            "SM80_16x8x4_F32TF32TF32F32_TN",
+            [F, TF, TF, F],
+            "(_16,_8,_4)",
+            T32,
+            ["((_4,_8),_2):((_16,_1),_8)", QUAD_8X4, QUAD_16X8],
+        ));
+        t.push(fixed(
+            "SM80_16x8x8_F32TF32TF32F32_TN",
+            [F, TF, TF, F],
+            "(_16,_8,_8)",
+            T32,
+            [B8X16, "((_4,_8),_2):((_8,_1),_32)", QUAD_16X8],
+        ));
         // SM80 f64 and complex f64 (the Gaussian complex atom accumulates in its own type).
-        t.push(fixed("SM80_8x8x4_F64F64F64F64_TN", [D64, D64, D64, D64], "(_8,_8,_4)", T32, [QUAD_8X4, QUAD_8X4, QUAD_8X8]));
-        t.push(fixed("SM80_8x8x4_C64C64C64C64_TN", [C64, C64, C64, C64], "(_8,_8,_4)", T32, [QUAD_8X4, QUAD_8X4, QUAD_8X8]));
+        t.push(fixed(
+            "SM80_8x8x4_F64F64F64F64_TN",
+            [D64, D64, D64, D64],
+            "(_8,_8,_4)",
+            T32,
+            [QUAD_8X4, QUAD_8X4, QUAD_8X8],
+        ));
+        t.push(fixed(
+            "SM80_8x8x4_C64C64C64C64_TN",
+            [C64, C64, C64, C64],
+            "(_8,_8,_4)",
+            T32,
+            [QUAD_8X4, QUAD_8X4, QUAD_8X8],
+        ));
         t.push(fixed(
             "SM80_8x8x4_GC64C64C64GC64_TN",
             ["SM80_8x8x4_GC64C64C64GC64_TN::GaussComplex", C64, C64, "SM80_8x8x4_GC64C64C64GC64_TN::GaussComplex"],
@@ -146,7 +208,13 @@ fn fixed_table() -> &'static [Fixed] {
         for (a, b) in [("S8", "S8"), ("S8", "U8"), ("U8", "S8"), ("U8", "U8")] {
             for sat in ["", "_SATURATE"] {
                 let ty = [I32, int_ty(a), int_ty(b), I32];
-                t.push(fixed(format!("SM80_8x8x16_S32{a}{b}S32_TN{sat}"), ty, "(_8,_8,_16)", T32, [QUAD_8X16, QUAD_8X16, QUAD_8X8]));
+                t.push(fixed(
+                    format!("SM80_8x8x16_S32{a}{b}S32_TN{sat}"),
+                    ty,
+                    "(_8,_8,_16)",
+                    T32,
+                    [QUAD_8X16, QUAD_8X16, QUAD_8X8],
+                ));
                 t.push(fixed(
                     format!("SM80_16x8x16_S32{a}{b}S32_TN{sat}"),
                     ty,
@@ -159,7 +227,11 @@ fn fixed_table() -> &'static [Fixed] {
                     ty,
                     "(_16,_8,_32)",
                     T32,
-                    ["((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))", "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))", QUAD_16X8],
+                    [
+                        "((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))",
+                        "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))",
+                        QUAD_16X8,
+                    ],
                 ));
             }
         }
@@ -185,7 +257,11 @@ fn fixed_table() -> &'static [Fixed] {
                     ty,
                     "(_16,_8,_64)",
                     T32,
-                    ["((_4,_8),(_8,_2,_2)):((_128,_1),(_16,_8,_512))", "((_4,_8),(_8,_2)):((_64,_1),(_8,_256))", QUAD_16X8],
+                    [
+                        "((_4,_8),(_8,_2,_2)):((_128,_1),(_16,_8,_512))",
+                        "((_4,_8),(_8,_2)):((_64,_1),(_8,_256))",
+                        QUAD_16X8,
+                    ],
                 ));
             }
         }
@@ -197,7 +273,11 @@ fn fixed_table() -> &'static [Fixed] {
                 b1,
                 "(_16,_8,_256)",
                 T32,
-                ["((_4,_8),(_32,_2,_2)):((_512,_1),(_16,_8,_2048))", "((_4,_8),(_32,_2)):((_256,_1),(_8,_1024))", QUAD_16X8],
+                [
+                    "((_4,_8),(_32,_2,_2)):((_512,_1),(_16,_8,_2048))",
+                    "((_4,_8),(_32,_2)):((_256,_1),(_8,_1024))",
+                    QUAD_16X8,
+                ],
             ));
             t.push(fixed(
                 format!("SM80_8x8x128_S32U1U1S32_TN_{op}"),
@@ -225,7 +305,11 @@ fn fixed_table() -> &'static [Fixed] {
                         [dty, aty, bty, dty],
                         "(_16,_8,_32)",
                         T32,
-                        ["((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))", "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))", QUAD_16X8],
+                        [
+                            "((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))",
+                            "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))",
+                            QUAD_16X8,
+                        ],
                     ));
                 }
             }
@@ -279,9 +363,23 @@ fn gmma_families() -> &'static [GmmaFamily] {
     FAM.get_or_init(|| {
         let mut v = Vec::new();
         for (code, d, ab) in [("F16F16F16", H, H), ("F32F16F16", F, H), ("F32BF16BF16", F, BF)] {
-            v.push(GmmaFamily { code: code.into(), k: 16, targs: Targs::Majors, tn: false, saturate: false, types: [d, ab, ab, d] });
+            v.push(GmmaFamily {
+                code: code.into(),
+                k: 16,
+                targs: Targs::Majors,
+                tn: false,
+                saturate: false,
+                types: [d, ab, ab, d],
+            });
         }
-        v.push(GmmaFamily { code: "F32TF32TF32".into(), k: 8, targs: Targs::Scales, tn: true, saturate: false, types: [F, TF, TF, F] });
+        v.push(GmmaFamily {
+            code: "F32TF32TF32".into(),
+            k: 8,
+            targs: Targs::Scales,
+            tn: true,
+            saturate: false,
+            types: [F, TF, TF, F],
+        });
         for a in ["S8", "U8"] {
             for b in ["S8", "U8"] {
                 v.push(GmmaFamily {
@@ -352,7 +450,12 @@ fn gmma_a_regs(k: i64) -> Result<Layout> {
 /// Traits that changed between modelled releases: (atom, operand, the release that changed it, the
 /// layout before that release), as the older release's MMA_Traits declare it.
 const TRAITS_BEFORE: &[(&str, char, Release, &str)] = &[
-    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", 'A', Release::new(3, 6, 0, 0), "(_32,(_8,_4,_2,_2)):(_64,(_64,_16,_8,_2048))"),
+    (
+        "SM80_16x8x256_S32U1U1S32_TN_XORPOPC",
+        'A',
+        Release::new(3, 6, 0, 0),
+        "(_32,(_8,_4,_2,_2)):(_64,(_64,_16,_8,_2048))",
+    ),
     ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", 'B', Release::new(3, 6, 0, 0), "(_32,(_32,_2)):(_32,(_1,_1024))"),
 ];
 
@@ -369,7 +472,8 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
         if n.targs.is_some() {
             return Err(Error::Type(format!("{} is not a template: {name}", n.base)));
         }
-        let older = |which: char| TRAITS_BEFORE.iter().find(|t| t.0 == n.base && t.1 == which && current() < t.2).map(|t| t.3);
+        let older =
+            |which: char| TRAITS_BEFORE.iter().find(|t| t.0 == n.base && t.1 == which && current() < t.2).map(|t| t.3);
         return Ok(MmaAtom {
             name: n.canonical(),
             shape_mnk: lit::int_tuple(f.mnk)?,

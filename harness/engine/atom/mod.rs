@@ -45,4 +45,3 @@ pub fn check_declared(base: &str, condition: &'static str) -> crate::engine::Res
 }
 pub use mma::{mma_atom, mma_atom_names, MmaAtom};
 pub use table::{atom_table, AtomTable, OperandTable};
-

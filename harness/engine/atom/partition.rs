@@ -30,10 +30,10 @@ use super::tiled_copy::TiledCopy;
 use super::tiled_mma::TiledMma;
 use crate::engine::coalesce::coalesce_by;
 use crate::engine::composition::{composition, composition_tiler};
-use crate::engine::zipped_divide::zipped_divide;
-use crate::engine::slice::{slice, slice_and_offset, Coord};
 use crate::engine::right_inverse::right_inverse;
-use crate::engine::{Error, Int, IntTuple, Tup, Layout, Result, Tiler};
+use crate::engine::slice::{slice, slice_and_offset, Coord};
+use crate::engine::zipped_divide::zipped_divide;
+use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler, Tup};
 
 /// A thread's part of a tensor over a counting iterator: offset and layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,7 +95,11 @@ pub fn mma_partition(mma: &TiledMma, which: char, l: &Layout, thr: i64) -> Resul
     let (sel, t0, t1) = operand(which)?;
     let f = mma.thrfrg(l, sel)?;
     let c = flat_coord(&mma.thr_layout_vmnk, thr)?;
-    let at = |i: usize| c.get(i).copied().ok_or_else(|| Error::MismatchedRanks { detail: format!("ThrLayoutVMNK {}", mma.thr_layout_vmnk) });
+    let at = |i: usize| {
+        c.get(i)
+            .copied()
+            .ok_or_else(|| Error::MismatchedRanks { detail: format!("ThrLayoutVMNK {}", mma.thr_layout_vmnk) })
+    };
     let rest_rank = f.mode(1)?.mode(1)?.rank();
     let coord = Coord::Tuple(vec![
         Coord::Tuple(vec![Coord::Int(at(0)?), Coord::Tuple(vec![Coord::Int(at(t0)?), Coord::Int(at(t1)?)])]),
@@ -157,10 +161,18 @@ mod tests {
         // 64x32 counting tensor: partition_C prints counting_iter(145) o ((_2,_2),_2,_2):((_64,_8),_32,_1024),
         // partition_A counting_iter(145) o ((_2,_2,_2),_2,_2):((_64,_8,_512),_32,_1024), and
         // partition_shape_C is ((_2,_2),_2,_2).
-        let m = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", Some(&lit::layout("(_2,_2,_1):(_1,_2,_0)").unwrap()), &[]).unwrap();
+        let m =
+            make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", Some(&lit::layout("(_2,_2,_1):(_1,_2,_0)").unwrap()), &[])
+                .unwrap();
         let l = lit::layout("(_64,_32):(_1,_64)").unwrap();
-        assert_eq!(mma_partition(&m, 'C', &l, 37).unwrap().to_string(), "counting_iter(145) o ((_2,_2),_2,_2):((_64,_8),_32,_1024)");
-        assert_eq!(mma_partition(&m, 'A', &l, 37).unwrap().to_string(), "counting_iter(145) o ((_2,_2,_2),_2,_2):((_64,_8,_512),_32,_1024)");
+        assert_eq!(
+            mma_partition(&m, 'C', &l, 37).unwrap().to_string(),
+            "counting_iter(145) o ((_2,_2),_2,_2):((_64,_8),_32,_1024)"
+        );
+        assert_eq!(
+            mma_partition(&m, 'A', &l, 37).unwrap().to_string(),
+            "counting_iter(145) o ((_2,_2,_2),_2,_2):((_64,_8,_512),_32,_1024)"
+        );
         // All 128 threads' parts of C cover the tile once.
         let mut seen = vec![0; 64 * 32];
         for t in 0..128 {
@@ -179,7 +191,9 @@ mod tests {
         // Every element of a 16x64 tile is copied exactly once by the chapter's tiled copy, and
         // thread 9 copies row 1, columns 8-15 (the chapter's exercise).
         let atom = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();
-        let tc = make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_8):(_0,_1)").unwrap()).unwrap();
+        let tc =
+            make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_8):(_0,_1)").unwrap())
+                .unwrap();
         let l = lit::layout("(_16,_64):(_1,_16)").unwrap();
         let mut seen = vec![0; 16 * 64];
         for t in 0..128 {
@@ -188,7 +202,13 @@ mod tests {
                 seen[(p.offset.value + v) as usize] += 1;
             }
             if t == 9 {
-                let mut cells: Vec<(i64, i64)> = p.layout.values().unwrap().iter().map(|v| ((p.offset.value + v) % 16, (p.offset.value + v) / 16)).collect();
+                let mut cells: Vec<(i64, i64)> = p
+                    .layout
+                    .values()
+                    .unwrap()
+                    .iter()
+                    .map(|v| ((p.offset.value + v) % 16, (p.offset.value + v) / 16))
+                    .collect();
                 cells.sort();
                 assert_eq!(cells, (8..16).map(|c| (1, c)).collect::<Vec<_>>());
             }

@@ -94,7 +94,10 @@ pub fn upcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
             })),
             Offset::Int(o) => {
                 if !o.is_static_value(0) {
-                    return Err(Error::Rejected { condition: "upcast of a composed layout with a nonzero offset", detail: c.to_string() });
+                    return Err(Error::Rejected {
+                        condition: "upcast of a composed layout with a nonzero offset",
+                        detail: c.to_string(),
+                    });
                 }
                 Ok(compose3(upcast_swizzle(c.swizzle, n)?, Offset::Int(o), upcast(&c.layout, n)?))
             }
@@ -118,7 +121,10 @@ pub fn downcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
             })),
             Offset::Int(o) => {
                 if !o.is_static_value(0) {
-                    return Err(Error::Rejected { condition: "downcast of a composed layout with a nonzero offset", detail: c.to_string() });
+                    return Err(Error::Rejected {
+                        condition: "downcast of a composed layout with a nonzero offset",
+                        detail: c.to_string(),
+                    });
                 }
                 Ok(compose3(downcast_swizzle(c.swizzle, n)?, Offset::Int(o), downcast_layout(&c.layout, n)?))
             }
@@ -134,7 +140,8 @@ pub fn downcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
 pub fn print_layout_composed(c: &ComposedLayout) -> Result<String> {
     let c = match c.offset {
         Offset::SmemPtr(b) => {
-            let sw = if b >= 8 { upcast_swizzle(c.swizzle, b / 8)? } else { downcast_swizzle(c.swizzle, 8 / b.max(1))? };
+            let sw =
+                if b >= 8 { upcast_swizzle(c.swizzle, b / 8)? } else { downcast_swizzle(c.swizzle, 8 / b.max(1))? };
             if sw.b == 0 {
                 return crate::engine::print_layout(&c.layout);
             }
@@ -176,11 +183,13 @@ pub fn gmma_smem_atom(name: &str) -> Option<Result<Recastable>> {
         "K" => ([8, w], [w, 1]),
         _ => return None,
     };
-    let layout = Layout {
-        shape: IntTuple::tuple(shape.map(IntTuple::st)),
-        stride: IntTuple::tuple(stride.map(IntTuple::st)),
-    };
-    let atom = Recastable::Composed(ComposedLayout { swizzle: Swizzle { b: b as i32, m: 4, s: 3 }, offset: Offset::SmemPtr(1), layout });
+    let layout =
+        Layout { shape: IntTuple::tuple(shape.map(IntTuple::st)), stride: IntTuple::tuple(stride.map(IntTuple::st)) };
+    let atom = Recastable::Composed(ComposedLayout {
+        swizzle: Swizzle { b: b as i32, m: 4, s: 3 },
+        offset: Offset::SmemPtr(1),
+        layout,
+    });
     if bits_form {
         return Some(Ok(atom));
     }

@@ -22,7 +22,7 @@ use super::copy::CopyAtom;
 use crate::engine::composition::composition;
 use crate::engine::raked_product::raked_product;
 use crate::engine::right_inverse::right_inverse;
-use crate::engine::{Error, IntTuple, Tup, View, Layout, Result};
+use crate::engine::{Error, IntTuple, Layout, Result, Tup, View};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TiledCopy {
@@ -44,7 +44,9 @@ impl TiledCopy {
 pub fn product_each(shape: &Tup) -> Result<IntTuple> {
     match shape.view() {
         View::Leaf(_) => Ok(shape.to_owned()),
-        View::Tuple(v) => Ok(IntTuple::tuple(v.iter().map(|m| m.product().map(IntTuple::leaf)).collect::<Result<Vec<_>>>()?)),
+        View::Tuple(v) => {
+            Ok(IntTuple::tuple(v.iter().map(|m| m.product().map(IntTuple::leaf)).collect::<Result<Vec<_>>>()?))
+        }
     }
 }
 
@@ -76,10 +78,16 @@ fn make_tiled_copy_impl(atom: &CopyAtom, tv: Layout, tiler: IntTuple) -> Result<
     let (atom_thr, atom_val) = (atom.ref_.mode(0)?.size()?.value, atom.ref_.mode(1)?.size()?.value);
     let detail = || format!("TV layout {tv} with Copy_Atom<{},{}>", atom.op, atom.val_type);
     if atom_thr == 0 || tiled_thr % atom_thr != 0 {
-        return Err(Error::Rejected { condition: "TiledCopy uses too few thrs for selected CopyAtom", detail: detail() });
+        return Err(Error::Rejected {
+            condition: "TiledCopy uses too few thrs for selected CopyAtom",
+            detail: detail(),
+        });
     }
     if atom_val == 0 || tiled_val % atom_val != 0 {
-        return Err(Error::Rejected { condition: "TiledCopy uses too few vals for selected CopyAtom", detail: detail() });
+        return Err(Error::Rejected {
+            condition: "TiledCopy uses too few vals for selected CopyAtom",
+            detail: detail(),
+        });
     }
     Ok(TiledCopy { atom: atom.clone(), tiler, tv })
 }
@@ -94,7 +102,9 @@ mod tests {
         // The chapter (sgemm_sm80's copy of A, printed by real CuTe; also our probe):
         // Tiler_MN (_16,_64), TiledLayout_TV ((_8,_16),_8):((_128,_1),_16).
         let atom = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();
-        let tc = make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_8):(_0,_1)").unwrap()).unwrap();
+        let tc =
+            make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_8):(_0,_1)").unwrap())
+                .unwrap();
         assert_eq!(tc.tiler.to_string(), "(_16,_64)");
         assert_eq!(tc.tv.to_string(), "((_8,_16),_8):((_128,_1),_16)");
         // The chapter's exercise: thread 9 copies row 1, columns 8-15.
@@ -103,7 +113,11 @@ mod tests {
             assert_eq!((i % 16, i / 16), (1, 8 + v));
         }
         // Too few values per thread for a 128-bit atom of halfs.
-        let r = make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_4):(_0,_1)").unwrap());
-        assert!(matches!(r, Err(Error::Rejected { condition: "TiledCopy uses too few vals for selected CopyAtom", .. })));
+        let r =
+            make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_4):(_0,_1)").unwrap());
+        assert!(matches!(
+            r,
+            Err(Error::Rejected { condition: "TiledCopy uses too few vals for selected CopyAtom", .. })
+        ));
     }
 }

@@ -25,9 +25,9 @@ use crate::engine::complement::complement;
 use crate::engine::composition::composition_tiler;
 use crate::engine::logical_divide::logical_divide;
 use crate::engine::release::TILED_MMA_THREADS_WITH_COMPLEMENT;
+use crate::engine::right_inverse::right_inverse;
 use crate::engine::tiled_product::tiled_product;
 use crate::engine::zipped_divide::zipped_divide;
-use crate::engine::right_inverse::right_inverse;
 use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,7 +61,9 @@ impl TiledMma {
     /// `permutation_mnk<I>()` as a tiler.
     fn perm(&self, i: usize) -> Result<Tiler> {
         match &self.permutation_mnk[i] {
-            Tiler::Underscore => Ok(Tiler::Int(self.atom.shape_mnk.mode(i)?.product()?.mul(sz(&self.thr_layout_vmnk, i + 1)?)?)),
+            Tiler::Underscore => {
+                Ok(Tiler::Int(self.atom.shape_mnk.mode(i)?.product()?.mul(sz(&self.thr_layout_vmnk, i + 1)?)?))
+            }
             t => Ok(t.clone()),
         }
     }
@@ -74,7 +76,11 @@ impl TiledMma {
     }
     /// `tile_shape(mma)`: `(tile_M, tile_N, tile_K)`.
     pub fn tile_shape(&self) -> Result<IntTuple> {
-        Ok(IntTuple::tuple([IntTuple::leaf(self.tile_size(0)?), IntTuple::leaf(self.tile_size(1)?), IntTuple::leaf(self.tile_size(2)?)]))
+        Ok(IntTuple::tuple([
+            IntTuple::leaf(self.tile_size(0)?),
+            IntTuple::leaf(self.tile_size(1)?),
+            IntTuple::leaf(self.tile_size(2)?),
+        ]))
     }
 
     /// `thrfrg_X` for operand `which` (0: C over (M,N), 1: A over (M,K), 2: B over (N,K)).
@@ -86,7 +92,9 @@ impl TiledMma {
             _ => (1, 2, &self.atom.b, 2, 3),
         };
         let t_tensor = logical_divide(l, &tup(vec![self.perm(m0)?, self.perm(m1)?]))?;
-        let ext = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(self.atom.shape_mnk.mode(i)?.product()?))?)) };
+        let ext = |i: usize| -> Result<Tiler> {
+            Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(self.atom.shape_mnk.mode(i)?.product()?))?))
+        };
         let a_tensor = zipped_divide(&t_tensor, &tup(vec![ext(m0)?, ext(m1)?]))?;
         let tv_tensor = composition_tiler(&a_tensor, &tup(vec![Tiler::Layout(atom_tv.clone()), Tiler::Underscore]))?;
         let v = &self.thr_layout_vmnk;
@@ -111,7 +119,10 @@ impl TiledMma {
 
     /// `get_layoutC_TV()`: (thread index, value) -> column-major index of the tile_M x tile_N tile.
     pub fn layout_c_tv(&self) -> Result<Layout> {
-        let refc = Layout::col_major(IntTuple::tuple([IntTuple::leaf(self.tile_size(0)?), IntTuple::leaf(self.tile_size(1)?)]))?;
+        let refc = Layout::col_major(IntTuple::tuple([
+            IntTuple::leaf(self.tile_size(0)?),
+            IntTuple::leaf(self.tile_size(1)?),
+        ]))?;
         let f = self.thrfrg(&refc, 0)?;
         composition_tiler(&f, &tup(vec![Tiler::Layout(self.thridx_2_thrid()?), Tiler::Underscore]))
     }
@@ -120,7 +131,10 @@ impl TiledMma {
     /// tile_N x tile_K).
     fn layout_ab_tv(&self, a: bool) -> Result<Layout> {
         let (r0, which) = if a { (0, 1) } else { (1, 2) };
-        let refl = Layout::col_major(IntTuple::tuple([IntTuple::leaf(self.tile_size(r0)?), IntTuple::leaf(self.tile_size(2)?)]))?;
+        let refl = Layout::col_major(IntTuple::tuple([
+            IntTuple::leaf(self.tile_size(r0)?),
+            IntTuple::leaf(self.tile_size(2)?),
+        ]))?;
         let f = self.thrfrg(&refl, which)?;
         let v = &self.thr_layout_vmnk;
         let (d1, d2) = if a { (1, 0) } else { (0, 1) };
@@ -145,7 +159,10 @@ impl TiledMma {
 pub fn make_tiled_mma(atom: &str, atom_layout: Option<&Layout>, permutations: &[Tiler]) -> Result<TiledMma> {
     let atom_v = mma_atom(atom)?;
     if rs_with_mn_major_a(atom) {
-        return Err(Error::Rejected { condition: "Register source operand A must have K major layout.", detail: atom_v.name });
+        return Err(Error::Rejected {
+            condition: "Register source operand A must have K major layout.",
+            detail: atom_v.name,
+        });
     }
     let mut thr = match atom_layout {
         Some(l) => l.clone(),
@@ -164,13 +181,19 @@ pub fn make_tiled_mma(atom: &str, atom_layout: Option<&Layout>, permutations: &[
     }
     let thr = Layout::concat(&modes);
     if permutations.len() > 3 {
-        return Err(Error::Rejected { condition: "TiledMMA requires rank-3 PermutationMNK", detail: format!("{} permutations", permutations.len()) });
+        return Err(Error::Rejected {
+            condition: "TiledMMA requires rank-3 PermutationMNK",
+            detail: format!("{} permutations", permutations.len()),
+        });
     }
     let mut perm = permutations.to_vec();
     perm.resize(3, Tiler::Underscore);
     for p in &perm {
         if !tiler_is_static(p) {
-            return Err(Error::Rejected { condition: "TiledMMA requires static permutations of MNK.", detail: p.to_string() });
+            return Err(Error::Rejected {
+                condition: "TiledMMA requires static permutations of MNK.",
+                detail: p.to_string(),
+            });
         }
     }
     let vmnk = tiled_product(&atom_v.thr_id, &Tiler::Layout(thr))?;
@@ -194,9 +217,14 @@ mod tests {
     #[test]
     fn probe_2x2_warps() {
         // From a real-CuTe 4.2 probe: make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2,_2,_1>>{}).
-        let m = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", Some(&lit::layout("(_2,_2,_1):(_1,_2,_0)").unwrap()), &[]).unwrap();
+        let m =
+            make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", Some(&lit::layout("(_2,_2,_1):(_1,_2,_0)").unwrap()), &[])
+                .unwrap();
         assert_eq!(m.thr_layout_vmnk.to_string(), "(_32,_2,_2,_1):(_1,_32,_64,_0)");
         assert_eq!(m.tile_shape().unwrap().to_string(), "(_32,_16,_16)");
-        assert_eq!(m.layout_a_tv().unwrap().to_string(), "((_4,_8,_2,_2),((_2,_2,_2),(_1,_1))):((_64,_1,_16,_0),((_32,_8,_256),(_0,_0)))");
+        assert_eq!(
+            m.layout_a_tv().unwrap().to_string(),
+            "((_4,_8,_2,_2),((_2,_2,_2),(_1,_1))):((_64,_1,_16,_0),((_32,_8,_256),(_0,_0)))"
+        );
     }
 }

@@ -3,8 +3,8 @@
 //! local_tile and local_partition. A tuple value of layouts, integers and `_` is a tiler.
 
 use crate::engine::slice::Coord;
-use crate::engine::{coalesce, complement, composition, filter, left_inverse, local_partition, local_tile, max_common};
 use crate::engine::tiler::{Elem, TilerView};
+use crate::engine::{coalesce, complement, composition, filter, left_inverse, local_partition, local_tile, max_common};
 use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;

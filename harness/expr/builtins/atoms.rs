@@ -88,7 +88,8 @@ pub fn make_tiled_copy_for(name: &Name, args: &[Value]) -> Result<Value> {
 pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let which = n.chars().last().unwrap_or('c');
-    let p = partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+    let p =
+        partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
     Ok(Value::Atom(AtomValue::Partition(p)))
 }
 
@@ -96,7 +97,11 @@ pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
 pub fn partition_shape(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let which = n.chars().last().unwrap_or('c');
-    Ok(Value::from_int_tuple(&partition::mma_partition_shape(tiled_mma_arg(n, &args[0])?, which, &args[1].to_int_tuple()?)?))
+    Ok(Value::from_int_tuple(&partition::mma_partition_shape(
+        tiled_mma_arg(n, &args[0])?,
+        which,
+        &args[1].to_int_tuple()?,
+    )?))
 }
 
 /// `copy_partition_s/d(COPY, L, i)`.
@@ -247,8 +252,16 @@ pub fn tiled_mma(name: &Name, args: &[Value]) -> Result<Value> {
     let m = tiled_mma::make_tiled_mma(&atom, layout.as_ref(), &perms)?;
     if let Some(w) = n.strip_prefix("tiled_mma_tv_").and_then(|w| w.chars().next()) {
         let w = w.to_ascii_uppercase();
-        let [a, b] = match w { 'A' => [0, 2], 'B' => [1, 2], _ => [0, 1] };
-        let tv = match w { 'A' => m.layout_a_tv()?, 'B' => m.layout_b_tv()?, _ => m.layout_c_tv()? };
+        let [a, b] = match w {
+            'A' => [0, 2],
+            'B' => [1, 2],
+            _ => [0, 1],
+        };
+        let tv = match w {
+            'A' => m.layout_a_tv()?,
+            'B' => m.layout_b_tv()?,
+            _ => m.layout_c_tv()?,
+        };
         let tile = m.tile_size(a)?.value * m.tile_size(b)?.value;
         crate::engine::atom::definition::enforce_tv("tiled_mma", &tv, tile, Some((&m.atom, w)))?;
     }
@@ -342,8 +355,20 @@ fn compose(args: &[Value]) -> Result<Value> {
 pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     let Some(Value::Atom(AtomValue::Composed(c))) = args.first() else { return None };
     const WRAPPED: &[&str] = &[
-        "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-        "tiled_product", "flat_product", "blocked_product", "raked_product", "coalesce", "flatten", "get", "layout",
+        "logical_divide",
+        "zipped_divide",
+        "tiled_divide",
+        "flat_divide",
+        "logical_product",
+        "zipped_product",
+        "tiled_product",
+        "flat_product",
+        "blocked_product",
+        "raked_product",
+        "coalesce",
+        "flatten",
+        "get",
+        "layout",
     ];
     const OF_INNER: &[&str] = &["size", "rank", "depth", "shape", "cosize", "complement"];
     let n = name.simple()?;

@@ -72,11 +72,14 @@ fn layout_or_shape(g: &mut Gen, e: &Expr) -> Result<Cpp, CodegenError> {
 
 /// `Swizzle<B,M,S>{}` from a parsed name with three integer template arguments.
 fn swizzle_code(name: &Name, at: &Expr) -> Result<String, CodegenError> {
-    let ints: Option<Vec<i64>> = name.targs.as_ref().map(|t| {
-        t.iter().filter_map(|a| if let TemplateArg::Int(i) = a { Some(*i) } else { None }).collect()
-    });
+    let ints: Option<Vec<i64>> = name
+        .targs
+        .as_ref()
+        .map(|t| t.iter().filter_map(|a| if let TemplateArg::Int(i) = a { Some(*i) } else { None }).collect());
     match ints.as_deref() {
-        Some(&[b, m, s]) if name.targs.as_ref().is_some_and(|t| t.len() == 3) => Ok(format!("Swizzle<{b},{m},{s}>{{}}")),
+        Some(&[b, m, s]) if name.targs.as_ref().is_some_and(|t| t.len() == 3) => {
+            Ok(format!("Swizzle<{b},{m},{s}>{{}}"))
+        }
         _ => err(at, "expected Swizzle<B,M,S> with three integers"),
     }
 }
@@ -245,7 +248,8 @@ fn made_by(g: &mut Gen, e: &Expr, maker: &str) -> Result<String, CodegenError> {
 pub fn partition(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let n = name.base();
     let (maker, method) = match n {
-        "copy_partition_s" | "copy_partition_d" if matches!(&args[0], Expr::Call { name, .. } if name.simple().is_some_and(|x| x.starts_with("make_tiled_copy_"))) => {
+        "copy_partition_s" | "copy_partition_d" if matches!(&args[0], Expr::Call { name, .. } if name.simple().is_some_and(|x| x.starts_with("make_tiled_copy_"))) =>
+        {
             let x = match &args[0] {
                 Expr::Call { name, .. } => name.simple().unwrap_or("make_tiled_copy"),
                 _ => "make_tiled_copy",
@@ -336,12 +340,18 @@ mod tests {
 
     #[test]
     fn writes_atoms() {
-        assert_eq!(cpp("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)"), "typename MMA_Traits<SM80_16x8x16_F32F16F16F32_TN>::ALayout{}");
+        assert_eq!(
+            cpp("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)"),
+            "typename MMA_Traits<SM80_16x8x16_F32F16F16F32_TN>::ALayout{}"
+        );
         assert_eq!(
             cpp("mma_shape(SM90_64x64x16_F16F16F16_SS<GMMA::Major::K, GMMA::Major::K>)"),
             "typename MMA_Traits<SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>>::Shape_MNK{}"
         );
-        assert_eq!(cpp("copy_atom_src(SM75_U32x4_LDSM_N,half_t)"), "typename Copy_Atom<SM75_U32x4_LDSM_N,half_t>::ValLayoutSrc{}");
+        assert_eq!(
+            cpp("copy_atom_src(SM75_U32x4_LDSM_N,half_t)"),
+            "typename Copy_Atom<SM75_U32x4_LDSM_N,half_t>::ValLayoutSrc{}"
+        );
         assert_eq!(
             cpp("tiled_copy_tiler(UniversalCopy<float>,float,(_32,_8),_1:_0)"),
             "typename decltype(make_tiled_copy(Copy_Atom<UniversalCopy<float>,float>{}, make_layout(make_shape(Int<32>{}, Int<8>{})), make_layout(Int<1>{}, Int<0>{})))::Tiler_MN{}"
@@ -359,7 +369,13 @@ mod tests {
 
     #[test]
     fn refuses_unknown_names() {
-        for s in ["mma_layout_a(system)", "mma_layout_a(SM80_1x1x1_TN)", "copy_atom_src(SM75_U32x4_LDSM_N,no_type_t)", "Swizzle<1,2>", "tiled_mma_tile(SM80_16x8x8_F16F16F16F16_TN,(_2,_2,_1),_32:_1)"] {
+        for s in [
+            "mma_layout_a(system)",
+            "mma_layout_a(SM80_1x1x1_TN)",
+            "copy_atom_src(SM75_U32x4_LDSM_N,no_type_t)",
+            "Swizzle<1,2>",
+            "tiled_mma_tile(SM80_16x8x8_F16F16F16F16_TN,(_2,_2,_1),_32:_1)",
+        ] {
             assert!(expression(&parse(s).unwrap()).is_err(), "{s}");
         }
     }

@@ -92,7 +92,8 @@ fn mode(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError
     if f == "layout" && x.kind != Kind::Layout {
         return err(&args[0], "layout(L, i) takes a layout");
     }
-    let idx: Vec<String> = args[1..].iter().map(|a| literal_index(a).map(|i| i.to_string())).collect::<Result<_, _>>()?;
+    let idx: Vec<String> =
+        args[1..].iter().map(|a| literal_index(a).map(|i| i.to_string())).collect::<Result<_, _>>()?;
     let kind = if x.kind == Kind::Layout { Kind::Layout } else { Kind::IntTuple };
     Ok(Cpp::new(format!("{f}<{}>({})", idx.join(","), x.code), kind))
 }

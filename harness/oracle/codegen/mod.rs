@@ -323,10 +323,16 @@ mod tests {
     fn writes_the_forms() {
         assert_eq!(cpp("(_4,8):(_1,4)"), "make_layout(make_shape(Int<4>{}, int(8)), make_stride(Int<1>{}, int(4)))");
         assert_eq!(cpp("_-1"), "Int<-1>{}");
-        assert_eq!(cpp("(4,8):(1,4)(1,2)"), "(make_layout(make_shape(int(4), int(8)), make_stride(int(1), int(4))))(make_coord(int(1), int(2)))");
+        assert_eq!(
+            cpp("(4,8):(1,4)(1,2)"),
+            "(make_layout(make_shape(int(4), int(8)), make_stride(int(1), int(4))))(make_coord(int(1), int(2)))"
+        );
         assert_eq!(cpp("make_layout_right((_4,_8))"), "make_layout(make_shape(Int<4>{}, Int<8>{}), LayoutRight{})");
         assert_eq!(cpp("get(_4:_1,0)"), "get<0>(make_layout(Int<4>{}, Int<1>{}))");
-        assert_eq!(cpp("composition(_4:_1,(_,_2:_1))"), "composition(make_layout(Int<4>{}, Int<1>{}), make_tile(_, make_layout(Int<2>{}, Int<1>{})))");
+        assert_eq!(
+            cpp("composition(_4:_1,(_,_2:_1))"),
+            "composition(make_layout(Int<4>{}, Int<1>{}), make_tile(_, make_layout(Int<2>{}, Int<1>{})))"
+        );
     }
 
     #[test]
@@ -338,7 +344,8 @@ mod tests {
         assert!(b.contains("make_layout(cutecheck_rt(Int<2>{}), cutecheck_rt(Int<1>{}))"), "{b}");
         // Mode indices stay literal template arguments; whole-case forms are written the same way.
         assert!(body("get(_4:_1,0)").contains("get<0>(make_layout(cutecheck_rt(Int<4>{}), cutecheck_rt(Int<1>{})))"));
-        assert!(body("print_layout((_2,_2):(_1,_2))").contains("print_layout(make_layout(make_shape(cutecheck_rt(Int<2>{})"));
+        assert!(body("print_layout((_2,_2):(_1,_2))")
+            .contains("print_layout(make_layout(make_shape(cutecheck_rt(Int<2>{})"));
         // The plain body has no identity.
         assert!(!case_body(&parse("composition((_4,8):(_1,4),_2:_1)").unwrap()).unwrap().contains("cutecheck_rt"));
     }

@@ -36,7 +36,8 @@ pub const COPY_MEMBERS: &[&str] = &["copy_atom_src", "copy_atom_dst", "copy_atom
 
 /// Split a run of element-type codes (`F32BF16BF16`) into tokens, longest spelling first.
 fn type_codes(mut t: &str) -> Option<Vec<&'static str>> {
-    const CODES: &[&str] = &["BF16", "TF32", "E4M3", "E5M2", "F16", "F32", "F64", "C64", "GC64", "S32", "S8", "U8", "S4", "U4", "U1"];
+    const CODES: &[&str] =
+        &["BF16", "TF32", "E4M3", "E5M2", "F16", "F32", "F64", "C64", "GC64", "S32", "S8", "U8", "S4", "U4", "U1"];
     let mut out = Vec::new();
     while !t.is_empty() {
         let tok = CODES.iter().copied().filter(|c| t.starts_with(c)).max_by_key(|c| c.len())?;
@@ -123,7 +124,8 @@ fn gmma(name: &Name) -> Result<Json, String> {
     let none = |why: &str| Err(format!("cute.nvgpu.warpgroup has no form of {name}: {why}"));
     let base = name.base();
     let mut parts = base.split('_');
-    let (_, shape, types, src) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let (_, shape, types, src) =
+        (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let rest: Vec<&str> = parts.collect();
     let Some([m, n, k]) = mnk(shape) else { return none("an unreadable shape") };
     let Some(t) = type_codes(types) else { return none("unreadable element types") };
@@ -280,7 +282,10 @@ mod tests {
             json!({"op": "warp.MmaF16BF16Op", "args": [{"dtype": "BFloat16"}, {"dtype": "Float32"}, [16, 8, 16]]})
         );
         assert_eq!(mma(&name("SM80_16x8x8_F16F16F16F16_TN")).unwrap()["args"][1], json!({"dtype": "Float16"}));
-        assert_eq!(mma(&name("SM80_16x8x4_F32TF32TF32F32_TN")).unwrap(), json!({"op": "warp.MmaTF32Op", "args": [[16, 8, 4]]}));
+        assert_eq!(
+            mma(&name("SM80_16x8x4_F32TF32TF32F32_TN")).unwrap(),
+            json!({"op": "warp.MmaTF32Op", "args": [[16, 8, 4]]})
+        );
         assert_eq!(mma(&name("SM89_16x8x32_F16E5M2E5M2F16_TN")).unwrap()["op"], json!("warp.MmaFP8Op"));
         for no in [
             "SM80_16x8x16_F16BF16BF16F16_TN",

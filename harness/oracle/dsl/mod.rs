@@ -56,10 +56,35 @@ pub const WORKER_PY: &str = include_str!("worker.py");
 
 /// The operations the DSL oracle translates (the worker's `OPS` table, plus `get`).
 pub const OPS: &[&str] = &[
-    "make_layout", "make_layout_right", "size", "cosize", "rank", "depth", "shape", "stride", "get", "flatten",
-    "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
-    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-    "tiled_product", "flat_product", "blocked_product", "raked_product", "max_common_vector", "max_common_layout",
+    "make_layout",
+    "make_layout_right",
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "shape",
+    "stride",
+    "get",
+    "flatten",
+    "coalesce",
+    "filter",
+    "filter_zeros",
+    "composition",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "max_common_vector",
+    "max_common_layout",
 ];
 
 /// The JSON tree the worker evaluates, written from the parsed AST, or why the DSL has no form.
@@ -104,10 +129,16 @@ pub enum DslValue {
     /// A Python `int`: CuTe's static `_v`.
     Static(i64),
     /// A traced integer: its value if the DSL shows it, and a divisor if it knows one.
-    Dynamic { value: Option<i64>, div: Option<i64> },
+    Dynamic {
+        value: Option<i64>,
+        div: Option<i64>,
+    },
     Underscore,
     Tuple(Vec<DslValue>),
-    Layout { shape: Box<DslValue>, stride: Box<DslValue> },
+    Layout {
+        shape: Box<DslValue>,
+        stride: Box<DslValue>,
+    },
 }
 
 impl DslValue {
@@ -121,10 +152,9 @@ impl DslValue {
                 stride: Box::new(DslValue::from_json(m.get("stride").ok_or("a layout without stride")?)?),
             },
             Json::Object(m) if m.contains_key("u") => DslValue::Underscore,
-            Json::Object(m) if m.contains_key("d") => DslValue::Dynamic {
-                value: m.get("v").and_then(Json::as_i64),
-                div: m.get("d").and_then(Json::as_i64),
-            },
+            Json::Object(m) if m.contains_key("d") => {
+                DslValue::Dynamic { value: m.get("v").and_then(Json::as_i64), div: m.get("d").and_then(Json::as_i64) }
+            }
             other => return Err(format!("not a DSL value: {other}")),
         })
     }
@@ -226,7 +256,12 @@ pub struct DslOptions {
 
 impl Default for DslOptions {
     fn default() -> Self {
-        DslOptions { jobs: None, batch: 2000, case_timeout: Duration::from_secs(30), start_timeout: Duration::from_secs(120) }
+        DslOptions {
+            jobs: None,
+            batch: 2000,
+            case_timeout: Duration::from_secs(30),
+            start_timeout: Duration::from_secs(120),
+        }
     }
 }
 
@@ -286,7 +321,9 @@ impl DslOracle {
         for (i, a) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
             out[i] = Some(a);
         }
-        out.into_iter().map(|a| a.unwrap_or_else(|| DslAnswer::of(Outcome::Error("no answer from the DSL worker".into())))).collect()
+        out.into_iter()
+            .map(|a| a.unwrap_or_else(|| DslAnswer::of(Outcome::Error("no answer from the DSL worker".into()))))
+            .collect()
     }
 
     /// One chunk through one worker slot; a worker that dies or hangs is replaced and the chunk
@@ -314,7 +351,10 @@ impl DslOracle {
             match failure {
                 None => {}
                 Some(Failure::Fatal(msg)) => {
-                    out.extend(rest.iter().map(|(i, _)| (*i, DslAnswer::of(Outcome::Error(format!("DSL trace failed: {msg}"))))));
+                    out.extend(
+                        rest.iter()
+                            .map(|(i, _)| (*i, DslAnswer::of(Outcome::Error(format!("DSL trace failed: {msg}"))))),
+                    );
                     rest = &[];
                 }
                 Some(f) => {
@@ -324,7 +364,9 @@ impl DslOracle {
                     if let Some((i, _)) = rest.first() {
                         let o = match f {
                             Failure::Died(why) => Outcome::Crashed(format!("the DSL worker died on this case: {why}")),
-                            Failure::TimedOut(d) => Outcome::Error(format!("the DSL took longer than {d:?} on this case; worker killed")),
+                            Failure::TimedOut(d) => {
+                                Outcome::Error(format!("the DSL took longer than {d:?} on this case; worker killed"))
+                            }
                             Failure::Fatal(_) => unreachable!("handled above"),
                         };
                         out.push((*i, DslAnswer::of(o)));
@@ -485,7 +527,8 @@ impl Worker {
             })
             .unwrap_or_else(|| "still running".into());
         std::thread::sleep(Duration::from_millis(20));
-        let tail: Vec<String> = self.stderr.lock().map(|t| t.iter().rev().take(4).rev().cloned().collect()).unwrap_or_default();
+        let tail: Vec<String> =
+            self.stderr.lock().map(|t| t.iter().rev().take(4).rev().cloned().collect()).unwrap_or_default();
         if tail.is_empty() {
             status
         } else {
@@ -537,7 +580,9 @@ pub fn compare(reference: &Value, dsl: &DslValue) -> Match {
     let mut st = Walk { unknown: 0, staticness: 0, first_static: None };
     match st.value(reference, dsl, "") {
         Err(at) => Match::Different { at },
-        Ok(()) if st.staticness > 0 => Match::Staticness { leaves: st.staticness, at: st.first_static.unwrap_or_default() },
+        Ok(()) if st.staticness > 0 => {
+            Match::Staticness { leaves: st.staticness, at: st.first_static.unwrap_or_default() }
+        }
         Ok(()) => Match::Identical { unknown: st.unknown },
     }
 }
@@ -668,8 +713,12 @@ impl DslVerdict {
             ),
             DslVerdict::DifferentUnknown { .. } => "different:dsl-values-unknown".into(),
             DslVerdict::DslRejects { accepted_ok, .. } => format!("dsl-rejects:accepted-{}", ok(accepted_ok)),
-            DslVerdict::DslRefusesDynamic { accepted_ok, .. } => format!("dsl-refuses-dynamic:accepted-{}", ok(accepted_ok)),
-            DslVerdict::ReferenceRejects { accepted_ok, .. } => format!("reference-rejects:accepted-{}", ok(accepted_ok)),
+            DslVerdict::DslRefusesDynamic { accepted_ok, .. } => {
+                format!("dsl-refuses-dynamic:accepted-{}", ok(accepted_ok))
+            }
+            DslVerdict::ReferenceRejects { accepted_ok, .. } => {
+                format!("reference-rejects:accepted-{}", ok(accepted_ok))
+            }
             DslVerdict::ReferenceCrashed => "reference-crashed".into(),
             DslVerdict::DslCrashed { message } => match crash_signal(message) {
                 Some(sig) => format!("dsl-crashed:{sig}"),
@@ -711,7 +760,9 @@ pub fn judge(reference: &Outcome, dsl: &DslAnswer, check: triage::DefinitionChec
         (_, Outcome::Unsupported(w)) => DslVerdict::Unchecked { why: format!("unsupported: {w}") },
         (_, Outcome::Error(w)) => DslVerdict::Unchecked { why: format!("error: {w}") },
         (_, Outcome::Crashed(m)) => DslVerdict::DslCrashed { message: m.clone() },
-        (R::Unsupported(w) | R::Error(w), _) => DslVerdict::Unchecked { why: format!("the reference has no result: {w}") },
+        (R::Unsupported(w) | R::Error(w), _) => {
+            DslVerdict::Unchecked { why: format!("the reference has no result: {w}") }
+        }
         (R::Crashed(_), _) => DslVerdict::ReferenceCrashed,
         (R::Rejected(_), Outcome::Rejected(_)) => DslVerdict::BothReject,
         (R::Printed(r), Outcome::Rejected(m)) => {

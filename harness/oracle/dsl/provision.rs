@@ -20,7 +20,9 @@ use std::process::Command;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 
-use crate::oracle::provision::{check_token, check_wheel, count_files, find_wheel, pip_download, wheel_dirs, MARKER, TOFU_LEDGER};
+use crate::oracle::provision::{
+    check_token, check_wheel, count_files, find_wheel, pip_download, wheel_dirs, MARKER, TOFU_LEDGER,
+};
 use crate::oracle::state_dir;
 
 /// The pins file, compiled in.
@@ -134,7 +136,10 @@ pub fn provision_in(pins: &DslPins, cache: &Path, downloads: &Path, verbose: boo
         .output()
         .map_err(|e| anyhow!("could not run `python3 -m pip install`: {e}"))?;
     if !out.status.success() {
-        bail!("`pip install --no-deps --no-index --target` of the DSL wheels failed:\n{}", String::from_utf8_lossy(&out.stderr).trim());
+        bail!(
+            "`pip install --no-deps --no-index --target` of the DSL wheels failed:\n{}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     check_import(tmp.path())?;
     let n = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list {}", tmp.path().display()))?;
@@ -160,11 +165,19 @@ fn fetch(pins: &DslPins, downloads: &Path, verbose: bool) -> Result<Vec<PathBuf>
     let missing: Vec<String> = reqs.iter().filter(|r| find(r).is_none()).cloned().collect();
     if !missing.is_empty() {
         if verbose {
-            eprintln!("cutecheck: downloading the CuTe DSL {} ({} wheels, about 105 MB) with pip", pins.version, missing.len());
+            eprintln!(
+                "cutecheck: downloading the CuTe DSL {} ({} wheels, about 105 MB) with pip",
+                pins.version,
+                missing.len()
+            );
         }
         pip_download(&missing, downloads, &["--only-binary=:all:"])?;
     }
-    reqs.iter().map(|r| find(r).ok_or_else(|| anyhow!("pip reported success but no wheel for {r} is in {}", downloads.display()))).collect()
+    reqs.iter()
+        .map(|r| {
+            find(r).ok_or_else(|| anyhow!("pip reported success but no wheel for {r} is in {}", downloads.display()))
+        })
+        .collect()
 }
 
 /// Import the DSL from `site` (a fresh Python, nothing else on its path).
@@ -176,7 +189,11 @@ pub fn check_import(site: &Path) -> Result<()> {
         .output()
         .map_err(|e| anyhow!("could not run python3: {e}"))?;
     if !out.status.success() {
-        bail!("the CuTe DSL installed in {} does not import:\n{}", site.display(), String::from_utf8_lossy(&out.stderr).trim());
+        bail!(
+            "the CuTe DSL installed in {} does not import:\n{}",
+            site.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     Ok(())
 }

@@ -13,7 +13,14 @@ fn the_ast_is_sent_as_structure_with_allow_listed_names_only() {
     let a = |s: &str| ast(&parse(s).unwrap());
     assert_eq!(
         a("composition((_6,2):(_8,_2),_4:_4)").unwrap(),
-        json!(["c", "composition", [["l", ["t", [["i", 6, true], ["i", 2, false]]], ["t", [["i", 8, true], ["i", 2, true]]]], ["l", ["i", 4, true], ["i", 4, true]]]])
+        json!([
+            "c",
+            "composition",
+            [
+                ["l", ["t", [["i", 6, true], ["i", 2, false]]], ["t", [["i", 8, true], ["i", 2, true]]]],
+                ["l", ["i", 4, true], ["i", 4, true]]
+            ]
+        ])
     );
     assert_eq!(a("logical_divide(_8:_1,(_,_2:_1))").unwrap()[2][1][1][0], json!(["u"]));
     assert_eq!(a("(_4,_2):(_1,_4)(_1)").unwrap()[0], json!("a"));
@@ -26,7 +33,10 @@ fn the_ast_is_sent_as_structure_with_allow_listed_names_only() {
 fn atom_members_become_atom_nodes_or_unsupported() {
     let a = |s: &str| ast(&parse(s).unwrap());
     assert_eq!(a("mma_layout_a(SM80_16x8x16_F32F16F16F32_TN)").unwrap()[0], json!("m"));
-    assert_eq!(a("mma_layout_c(SM90_64x8x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::K>)").unwrap()[2]["op"], json!("warpgroup.MmaF16BF16Op"));
+    assert_eq!(
+        a("mma_layout_c(SM90_64x8x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::K>)").unwrap()[2]["op"],
+        json!("warpgroup.MmaF16BF16Op")
+    );
     let k = a("copy_atom_dst(SM75_U32x4_LDSM_N,half_t)").unwrap();
     assert_eq!((k[0].clone(), k[1].clone()), (json!("k"), json!("copy_atom_dst")));
     assert!(a("copy_atom_ref(SM75_U32x4_LDSM_N,half_t)").unwrap_err().contains("reference layout"));
@@ -37,11 +47,28 @@ fn atom_members_become_atom_nodes_or_unsupported() {
 /// The worker's allow-lists hold every operation, element type and enum value atoms.rs writes.
 #[test]
 fn the_atom_allow_lists_match_the_worker() {
-    for s in ["warp.MmaF16BF16Op", "warp.MmaTF32Op", "warp.MmaFP8Op", "warpgroup.MmaF16BF16Op", "warpgroup.MmaF8Op",
-        "warp.LdMatrix8x8x16bOp", "warp.StMatrix8x8x16bOp", "cpasync.CopyG2SOp", "\"CopyUniversalOp\"", "OperandSource.SMEM",
-        "OperandSource.RMEM", "OperandMajorMode.K", "OperandMajorMode.MN", "LoadCacheMode.ALWAYS", "LoadCacheMode.GLOBAL",
-        "Float8E4M3FN", "Float8E5M2", "TFloat32", "Uint128", "Int4"]
-    {
+    for s in [
+        "warp.MmaF16BF16Op",
+        "warp.MmaTF32Op",
+        "warp.MmaFP8Op",
+        "warpgroup.MmaF16BF16Op",
+        "warpgroup.MmaF8Op",
+        "warp.LdMatrix8x8x16bOp",
+        "warp.StMatrix8x8x16bOp",
+        "cpasync.CopyG2SOp",
+        "\"CopyUniversalOp\"",
+        "OperandSource.SMEM",
+        "OperandSource.RMEM",
+        "OperandMajorMode.K",
+        "OperandMajorMode.MN",
+        "LoadCacheMode.ALWAYS",
+        "LoadCacheMode.GLOBAL",
+        "Float8E4M3FN",
+        "Float8E5M2",
+        "TFloat32",
+        "Uint128",
+        "Int4",
+    ] {
         assert!(WORKER_PY.contains(s), "{s} is not in worker.py's allow-lists");
     }
     for m in MMA_MEMBERS.iter().chain(COPY_MEMBERS.iter().filter(|m| **m != "copy_atom_ref")) {
@@ -65,7 +92,9 @@ fn the_allow_list_matches_the_worker_table() {
 
 #[test]
 fn values_render_in_cute_format_with_unknowns() {
-    let v = dsl(json!({"shape": [4, [2, {"d": null, "v": null}]], "stride": [{"d": 2, "v": null}, [{"d": null, "v": 3}, 1]]}));
+    let v = dsl(
+        json!({"shape": [4, [2, {"d": null, "v": null}]], "stride": [{"d": 2, "v": null}, [{"d": null, "v": 3}, 1]]}),
+    );
     assert_eq!(v.to_string(), "(_4,(_2,?)):(?{div=2},(3,_1))");
     assert!(!v.is_known());
     assert_eq!(v.to_value(), None);
@@ -79,7 +108,10 @@ fn values_render_in_cute_format_with_unknowns() {
 fn compare_checks_structure_values_staticness_and_divisors() {
     let l = |j: Json| dsl(j);
     // static layout: identical
-    assert_eq!(compare(&val("(_2,_2):(_32,_2)"), &l(json!({"shape": [2, 2], "stride": [32, 2]}))), Match::Identical { unknown: 0 });
+    assert_eq!(
+        compare(&val("(_2,_2):(_32,_2)"), &l(json!({"shape": [2, 2], "stride": [32, 2]}))),
+        Match::Identical { unknown: 0 }
+    );
     // dynamic leaves shown as ? match the reference's dynamic values
     let d = l(json!({"shape": [{"d": null, "v": null}, 8], "stride": [1, {"d": null, "v": null}]}));
     assert_eq!(compare(&val("(4,_8):(_1,4)"), &d), Match::Identical { unknown: 2 });
@@ -90,7 +122,10 @@ fn compare_checks_structure_values_staticness_and_divisors() {
     // a divisor that does not divide the reference's value
     let m = compare(&val("12:_1"), &l(json!({"shape": {"d": 8, "v": null}, "stride": 1})));
     assert!(matches!(&m, Match::Different { at } if at.contains("multiple of 8")), "{m:?}");
-    assert_eq!(compare(&val("16:_1"), &l(json!({"shape": {"d": 8, "v": null}, "stride": 1}))), Match::Identical { unknown: 1 });
+    assert_eq!(
+        compare(&val("16:_1"), &l(json!({"shape": {"d": 8, "v": null}, "stride": 1}))),
+        Match::Identical { unknown: 1 }
+    );
     // different values, different ranks, different kinds
     assert!(matches!(compare(&val("_4:_2"), &l(json!({"shape": 4, "stride": 1}))), Match::Different { .. }));
     assert!(matches!(compare(&val("(_4):(_1)"), &l(json!({"shape": 4, "stride": 1}))), Match::Different { .. }));
@@ -129,13 +164,20 @@ fn judge_classifies_with_blame_by_the_definition() {
     // The DSL refuses what the reference accepts (and the accepted result is right).
     let rej = answer(json!({"rejected": "MLIRError: unable to compute"}));
     let v = judge_case(&case, &p("_6:_1"), &rej);
-    assert!(matches!(&v, DslVerdict::DslRejects { accepted_ok: Some(true), message, .. } if message.contains("unable")), "{v:?}");
+    assert!(
+        matches!(&v, DslVerdict::DslRejects { accepted_ok: Some(true), message, .. } if message.contains("unable")),
+        "{v:?}"
+    );
     assert_eq!(judge_case(&case, &Outcome::Rejected("x".into()), &rej), DslVerdict::BothReject);
     // ... a refusal that names an operand type with a dynamic leaf is the DSL's static-only limit.
-    let dynr = answer(json!({"rejected": "MLIRError: error: unknown: expects an input with static shape, but got '!cute.layout<\"(?,4):(1,?)\">'"}));
+    let dynr = answer(
+        json!({"rejected": "MLIRError: error: unknown: expects an input with static shape, but got '!cute.layout<\"(?,4):(1,?)\">'"}),
+    );
     let v = judge_case(&case, &p("_6:_1"), &dynr);
     assert_eq!(v.signature(), "dsl-refuses-dynamic:accepted-ok");
-    let stat = answer(json!({"rejected": "MLIRError: error: unknown: unable to compute the left inverse of '!cute.layout<\"(4):(-1)\">'"}));
+    let stat = answer(
+        json!({"rejected": "MLIRError: error: unknown: unable to compute the left inverse of '!cute.layout<\"(4):(-1)\">'"}),
+    );
     assert_eq!(judge_case(&case, &p("_6:_1"), &stat).signature(), "dsl-rejects:accepted-ok");
     let crash = answer(json!({"crashed": "the DSL died on this case: signal 8 (SIGFPE)"}));
     assert_eq!(judge_case(&case, &p("_6:_1"), &crash).signature(), "dsl-crashed:SIGFPE");
@@ -171,7 +213,12 @@ fn crashes_and_hangs_are_isolated_and_the_worker_restarted() {
     let t = tempfile::tempdir().unwrap();
     let script = t.path().join("fake.py");
     std::fs::write(&script, FAKE).unwrap();
-    let opts = DslOptions { jobs: Some(2), batch: 4, case_timeout: Duration::from_millis(500), start_timeout: Duration::from_secs(30) };
+    let opts = DslOptions {
+        jobs: Some(2),
+        batch: 4,
+        case_timeout: Duration::from_millis(500),
+        start_timeout: Duration::from_secs(30),
+    };
     let o = DslOracle::with_command(vec!["python3".into(), script.into_os_string()], "fake".into(), opts);
     let texts = ["_1", "_2", "_666", "_3", "_4", "_777", "_5", "_6", "_999", "_9", "_888", "_7", "_8", "system(_1)"];
     let cases: Vec<Case> = texts.iter().map(|s| Case::parse(s, "t").unwrap()).collect();
@@ -196,7 +243,11 @@ fn crashes_and_hangs_are_isolated_and_the_worker_restarted() {
 
 #[test]
 fn a_worker_that_cannot_start_is_an_oracle_error() {
-    let o = DslOracle::with_command(vec!["python3".into(), "-c".into(), "import sys; sys.exit(2)".into()], "bad".into(), DslOptions::default());
+    let o = DslOracle::with_command(
+        vec!["python3".into(), "-c".into(), "import sys; sys.exit(2)".into()],
+        "bad".into(),
+        DslOptions::default(),
+    );
     let c = Case::parse("_1", "t").unwrap();
     let got = o.answers(&[&c]);
     assert!(matches!(&got[0].outcome, Outcome::Error(m) if m.contains("could not start")), "{got:?}");

@@ -170,9 +170,11 @@ fn on_boundaries(r: &mut Rng, p: &Profile, a_extents: &[i64]) -> String {
     spell(p, &e, &d)
 }
 
-const UNARY: &[&str] = &["coalesce", "filter", "filter_zeros", "flatten", "size", "cosize", "rank", "depth", "right_inverse"];
+const UNARY: &[&str] =
+    &["coalesce", "filter", "filter_zeros", "flatten", "size", "cosize", "rank", "depth", "right_inverse"];
 const DIVIDES: &[&str] = &["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"];
-const PRODUCTS: &[&str] = &["logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"];
+const PRODUCTS: &[&str] =
+    &["logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"];
 
 /// Case `index` of `seed`.
 pub fn case(seed: u64, index: u64) -> DynCase {
@@ -287,11 +289,30 @@ mod tests {
         for (_, c) in &a {
             let e = crate::expr::parse(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
             // All dynamic: no `_N` anywhere.
-            assert!(!c.expr.contains('_') || c.expr.contains("_divide") || c.expr.contains("_product") || c.expr.contains("_inverse") || c.expr.contains("filter_zeros"), "{}", c.expr);
+            assert!(
+                !c.expr.contains('_')
+                    || c.expr.contains("_divide")
+                    || c.expr.contains("_product")
+                    || c.expr.contains("_inverse")
+                    || c.expr.contains("filter_zeros"),
+                "{}",
+                c.expr
+            );
             let _ = e;
             ops.insert(c.op);
         }
-        for op in ["coalesce", "composition", "complement", "evaluate", "logical_divide", "flat_divide", "logical_product", "raked_product", "right_inverse", "cosize"] {
+        for op in [
+            "coalesce",
+            "composition",
+            "complement",
+            "evaluate",
+            "logical_divide",
+            "flat_divide",
+            "logical_product",
+            "raked_product",
+            "right_inverse",
+            "cosize",
+        ] {
             assert!(ops.contains(op), "{op} missing from {ops:?}");
         }
         assert!(a.iter().any(|(_, c)| !c.admissible) && a.iter().any(|(_, c)| c.admissible));

@@ -120,9 +120,11 @@ fn outcome(a: pool::Answer) -> Outcome {
         pool::Answer::Done { status, .. } if status == S::CC_UNSUPPORTED as i32 => {
             Outcome::Unsupported("in-process oracle: profiles not instantiated".into())
         }
-        pool::Answer::Done { status, text } if status == S::CC_TRUNCATED as i32 => {
-            Outcome::Error(format!("in-process oracle: result longer than {} bytes: {}...", pool::OUT_CAP, &text[..text.len().min(80)]))
-        }
+        pool::Answer::Done { status, text } if status == S::CC_TRUNCATED as i32 => Outcome::Error(format!(
+            "in-process oracle: result longer than {} bytes: {}...",
+            pool::OUT_CAP,
+            &text[..text.len().min(80)]
+        )),
         pool::Answer::Done { status, .. } => Outcome::Error(format!("in-process oracle: status {status}")),
         pool::Answer::Crashed(s) => Outcome::Crashed(s),
         pool::Answer::Failed(s) => Outcome::Error(format!("in-process oracle: {s}")),
@@ -169,7 +171,9 @@ impl Routing<'_> {
 impl CaseOracle for Routing<'_> {
     fn describe(&self) -> String {
         match &self.inproc {
-            Some(i) => format!("{} for dynamic cases of its menu; {} for the rest", i.describe(), self.other.describe()),
+            Some(i) => {
+                format!("{} for dynamic cases of its menu; {} for the rest", i.describe(), self.other.describe())
+            }
             None => self.other.describe(),
         }
     }

@@ -86,7 +86,12 @@ impl Worker {
             let fl = libc::fcntl(err_r.as_raw_fd(), libc::F_GETFL);
             libc::fcntl(err_r.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
         }
-        Ok(Worker { pid, to: req_w.into(), from: std::io::BufReader::with_capacity(1 << 16, resp_r.into()), err: err_r.into() })
+        Ok(Worker {
+            pid,
+            to: req_w.into(),
+            from: std::io::BufReader::with_capacity(1 << 16, resp_r.into()),
+            err: err_r.into(),
+        })
     }
 
     /// Reap a worker that died (or kill and reap one that is still running); the signal text.
@@ -131,7 +136,6 @@ impl Drop for Worker {
         }
     }
 }
-
 
 /// Write all of `buf` to `fd` with write(2) (EINTR retried); false on any failure.
 unsafe fn write_all(fd: i32, mut buf: &[u8]) -> bool {
@@ -183,7 +187,8 @@ unsafe fn child_main(req: i32, resp: i32, err: i32, out: &mut [u8]) -> ! {
             let mut len: u64 = 0;
             libc::alarm(CASE_SECONDS);
             let mut signal = 0;
-            let mut status = ffi::cc_ffi_eval_guarded(r, text.as_mut_ptr().cast(), text.len() as u64, &mut len, &mut signal);
+            let mut status =
+                ffi::cc_ffi_eval_guarded(r, text.as_mut_ptr().cast(), text.len() as u64, &mut len, &mut signal);
             libc::alarm(0);
             if status == ffi::cc_status::CC_SIGNAL as i32 {
                 // A caught signal travels as its negated number, CuTe's stderr as the text.
@@ -220,7 +225,9 @@ unsafe fn read_exact(fd: i32, buf: *mut u8, n: usize) -> bool {
 fn request_bytes(r: &ffi::cc_request) -> &[u8] {
     // SAFETY: cc_request is a plain C struct of i32s (no padding bytes left uninitialised matter:
     // it was created with Default, i.e. zeroed).
-    unsafe { std::slice::from_raw_parts((r as *const ffi::cc_request).cast::<u8>(), std::mem::size_of::<ffi::cc_request>()) }
+    unsafe {
+        std::slice::from_raw_parts((r as *const ffi::cc_request).cast::<u8>(), std::mem::size_of::<ffi::cc_request>())
+    }
 }
 
 impl Pool {
@@ -254,12 +261,12 @@ impl Pool {
         let per = reqs.len().div_ceil(self.workers.len()).max(BATCH.min(reqs.len()));
         let mut out: Vec<Vec<Answer>> = Vec::new();
         std::thread::scope(|s| {
-            let handles: Vec<_> = reqs
-                .chunks(per)
-                .zip(&self.workers)
-                .map(|(part, w)| s.spawn(move || Self::run_on(w, part)))
+            let handles: Vec<_> =
+                reqs.chunks(per).zip(&self.workers).map(|(part, w)| s.spawn(move || Self::run_on(w, part))).collect();
+            out = handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| vec![Answer::Failed("pool thread panicked".into())]))
                 .collect();
-            out = handles.into_iter().map(|h| h.join().unwrap_or_else(|_| vec![Answer::Failed("pool thread panicked".into())])).collect();
         });
         let mut flat: Vec<Answer> = out.into_iter().flatten().collect();
         flat.resize(reqs.len(), Answer::Failed("no answer".into()));

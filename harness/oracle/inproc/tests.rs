@@ -3,7 +3,8 @@
 
 use super::*;
 
-const NEEDS_FFI: &str = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)";
+const NEEDS_FFI: &str =
+    "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)";
 
 fn case(text: &str) -> Case {
     Case::parse(text, "test").unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -26,12 +27,22 @@ fn without_the_library_the_oracle_is_absent_and_says_why() {
 }
 
 #[test]
-#[cfg_attr(not(cutecheck_ffi), ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)")]
+#[cfg_attr(
+    not(cutecheck_ffi),
+    ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)"
+)]
 fn menu_takes_dynamic_cases_of_its_profiles_only() {
     let o = InProcess::new(Some(1)).expect(NEEDS_FFI);
-    for t in ["coalesce((2,(3,4)):(1,(2,6)))", "composition((4,(2,3)):(1,(4,8)),(2,3):(1,2))", "(4,2):(1,4)(5)",
-        "complement(4:2,16)", "logical_divide((8,(2,3)):(1,(8,16)),4:2)", "raked_product((3):(1),((2,2),4):((1,2),4))",
-        "size(((2,2,2),4,(1,3)):((1,2,4),8,(0,32)))", "filter((1,2,3,4):(0,1,2,6))"] {
+    for t in [
+        "coalesce((2,(3,4)):(1,(2,6)))",
+        "composition((4,(2,3)):(1,(4,8)),(2,3):(1,2))",
+        "(4,2):(1,4)(5)",
+        "complement(4:2,16)",
+        "logical_divide((8,(2,3)):(1,(8,16)),4:2)",
+        "raked_product((3):(1),((2,2),4):((1,2),4))",
+        "size(((2,2,2),4,(1,3)):((1,2,4),8,(0,32)))",
+        "filter((1,2,3,4):(0,1,2,6))",
+    ] {
         assert_eq!(o.takes(&case(t)), Ok(()), "{t}");
     }
     for (t, why) in [
@@ -55,7 +66,10 @@ fn menu_takes_dynamic_cases_of_its_profiles_only() {
 }
 
 #[test]
-#[cfg_attr(not(cutecheck_ffi), ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)")]
+#[cfg_attr(
+    not(cutecheck_ffi),
+    ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)"
+)]
 fn cute_signals_are_reported_as_crashes_and_never_reach_the_harness() {
     let o = InProcess::new(Some(2)).expect(NEEDS_FFI);
     // A zero extent makes CuTe's idx2crd divide by zero (SIGFPE); the cases around each crash,
@@ -78,7 +92,10 @@ fn cute_signals_are_reported_as_crashes_and_never_reach_the_harness() {
 }
 
 #[test]
-#[cfg_attr(not(cutecheck_ffi), ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)")]
+#[cfg_attr(
+    not(cutecheck_ffi),
+    ignore = "needs the in-process library: run `cargo xtask test` (provisions CuTe and libclang, builds cpp/ffi)"
+)]
 fn a_worker_that_dies_is_replaced_and_the_killing_case_found() {
     // Kill the workers from outside while they wait: the next batch finds them dead, asks again one
     // request at a time with fresh workers, and every case is answered.
@@ -99,7 +116,10 @@ fn a_worker_that_dies_is_replaced_and_the_killing_case_found() {
 fn in_process_and_compiled_driver_agree_on_a_sample() {
     use crate::oracle::{Oracle as Driver, OracleOptions};
     let inproc = InProcess::new(None).expect(NEEDS_FFI);
-    let opts = OracleOptions { cutlass_version: Some(crate::oracle::provision::DEFAULT_CUTLASS.into()), ..OracleOptions::default() };
+    let opts = OracleOptions {
+        cutlass_version: Some(crate::oracle::provision::DEFAULT_CUTLASS.into()),
+        ..OracleOptions::default()
+    };
     let driver = Driver::new(opts).unwrap_or_else(|e| panic!("real CuTe is not usable: {e:#}"));
     // Dynamic cases of the menu (every operation), plus random cases of the static fuzzer, which
     // the routing oracle sends to the driver.
