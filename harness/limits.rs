@@ -17,8 +17,8 @@ pub const NESTING: usize = 64;
 
 /// Most coordinates any brute-force walk visits: the definition checks of every operation, the
 /// `print_layout` grid, atom tables, pictures. A larger layout is refused as "too large" (a
-/// typed error), never walked.
-pub const WALK: i64 = 1 << 20;
+/// typed error), never walked. Defined by the engine, which is below this crate.
+pub const WALK: i64 = crate::engine::layout::MAX_WALK;
 
 /// Most bytes real CuTe may print for one case before the case is stopped and reported as an
 /// oracle error (never a verdict). `print_layout` of a 512x512 layout prints about 2.5 MB.

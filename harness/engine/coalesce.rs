@@ -437,7 +437,7 @@ const OURS_MINIMAL: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::test_util::l;
+    use crate::test_util::l;
 
     #[test]
     fn chapter_cases() {
@@ -473,8 +473,8 @@ mod tests {
                 let general = general.map(|c| (c.modes.to_vec(), c.tuple));
                 prop_assert_eq!(with_coalesce(&a, w, |m| Ok((m.modes.to_vec(), m.tuple))), general, "{}", a);
             }
-            let general = crate::engine::filter::filter_modes(&a).map(|c| (c.modes.to_vec(), c.tuple));
-            let on_stack = crate::engine::filter::with_filter(&a, |m| Ok((m.modes.to_vec(), m.tuple)));
+            let general = crate::filter::filter_modes(&a).map(|c| (c.modes.to_vec(), c.tuple));
+            let on_stack = crate::filter::with_filter(&a, |m| Ok((m.modes.to_vec(), m.tuple)));
             prop_assert_eq!(on_stack, general, "filter {}", a);
         }
     }

@@ -524,11 +524,10 @@ pub fn check_postconditions(a: &Layout, cotarget: Option<&Tup>, r: &Layout) -> C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::test_util::l;
-    use crate::expr::eval_str;
+    use crate::test_util::l;
 
     fn t(text: &str) -> IntTuple {
-        eval_str(text).unwrap().to_int_tuple().unwrap()
+        crate::test_util::tup(text)
     }
 
     #[test]

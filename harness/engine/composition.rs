@@ -752,7 +752,7 @@ pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::test_util::l;
+    use crate::test_util::l;
 
     #[test]
     fn chapter_cases() {

@@ -346,9 +346,9 @@ fn complement_cert(f: &[(Int, Int)], cot: i64, r: &Layout) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::IntTuple;
-    use crate::engine::{complement, composition, filter};
     use crate::gen::{self, Staticness};
+    use crate::IntTuple;
+    use crate::{complement, composition, filter};
     use proptest::prelude::*;
 
     fn st() -> impl Strategy<Value = Staticness> {
@@ -357,7 +357,7 @@ mod tests {
 
     /// The certificate never accepts a result that the brute-force check rejects.
     fn comp_sound(a: &Layout, b: &Layout) -> Result<bool, TestCaseError> {
-        let Ok(r) = crate::engine::without_definition_checks(|| composition::composition_unchecked(a, b)) else {
+        let Ok(r) = crate::without_definition_checks(|| composition::composition_unchecked(a, b)) else {
             return Ok(false);
         };
         let fast = composition_ok(a, b, &r);
@@ -413,14 +413,14 @@ mod tests {
             });
             stride.map(|stride| Layout { shape: r.shape.clone(), stride })
         };
-        if let Ok(r) = crate::engine::right_inverse::right_inverse_unchecked(l) {
+        if let Ok(r) = crate::right_inverse::right_inverse_unchecked(l) {
             for r in [Ok(r.clone()), bumped(&r)].into_iter().flatten() {
                 if right_inverse_ok(l, &r) {
                     prop_assert!(walk_right(l, &r), "right_inverse certificate accepts {} for {}", r, l);
                 }
             }
         }
-        if let Ok(r) = crate::engine::left_inverse::left_inverse_unchecked(l) {
+        if let Ok(r) = crate::left_inverse::left_inverse_unchecked(l) {
             for r in [Ok(r.clone()), bumped(&r)].into_iter().flatten() {
                 if left_inverse_ok(l, &r) {
                     prop_assert!(walk_left(l, &r), "left_inverse certificate accepts {} for {}", r, l);
@@ -490,7 +490,7 @@ mod tests {
             b in st().prop_flat_map(|s| gen::small_layout(6, 12, s)),
         ) {
             // Against coalesce(a) (mostly accepted) and an unrelated b (mostly not).
-            let c = crate::engine::without_definition_checks(|| crate::engine::coalesce::coalesce(&a)).unwrap();
+            let c = crate::without_definition_checks(|| crate::coalesce::coalesce(&a)).unwrap();
             for other in [&c, &b] {
                 if same_function(&a, other) {
                     prop_assert_eq!(a.values().unwrap(), other.values().unwrap(), "{} vs {}", a, other);
@@ -519,8 +519,7 @@ mod tests {
 
     #[test]
     fn certificates_apply_on_the_bench_mix() {
-        use crate::expr::eval_str;
-        let l = |t: &str| eval_str(t).unwrap().to_layout().unwrap();
+        let l = |t: &str| crate::test_util::l(t);
         for (a, b) in [
             ("(_6,_2):(_8,_2)", "(_4,_3):(_3,_1)"),
             ("(_4,_8):(_8,_1)", "(_8,_4):(_4,_1)"),
@@ -542,8 +541,8 @@ mod tests {
     #[test]
     fn inverse_certificates_apply_on_large_layouts() {
         // Cases of the whole-command mix whose walk took 0.1-0.4 s each (2^17-2^20 coordinates).
-        use crate::engine::{left_inverse, right_inverse};
-        let l = |t: &str| crate::expr::eval_str(t).unwrap().to_layout().unwrap();
+        use crate::{left_inverse, right_inverse};
+        let l = |t: &str| crate::test_util::l(t);
         let l1 = l("(((_4,(_3,_14)),_9),(_2,_128,_2),_1):(((_21504,(_1,_1536)),_86016),(_3,_12,_6),_1536)");
         let r = right_inverse::right_inverse_unchecked(&l1).unwrap();
         assert!(right_inverse_ok(&l1, &r), "{r}");
@@ -555,7 +554,7 @@ mod tests {
         assert!(left_inverse_ok(&l3, &r), "{r}");
         // A one-leaf A composed with negative strides (688,128 coordinates).
         let (a, b) = (l("7:7"), l("(((_6,_4096),_7),_4):(((_-14,_12),_8),_432)"));
-        let r = crate::engine::composition::composition_unchecked(&a, &b).unwrap();
+        let r = crate::composition::composition_unchecked(&a, &b).unwrap();
         assert!(composition_ok(&a, &b, &r), "{r}");
         // Not injective (stride _0): no certificate, the walk decides.
         let l4 = l("(_4,_8):(_0,_1)");

@@ -88,7 +88,7 @@ pub fn check_printed(a: &Layout, b: &Layout, r: &Layout) -> Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::test_util::l;
+    use crate::test_util::l;
 
     /// The splits of the engine's own flat results (what CuTe prints for these defined divides,
     /// fixtures/cases/flat_divide.cases): only the ones the slice can have produced and whose tile

@@ -14,9 +14,10 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::{IntTuple, Tup, View};
 
-/// The most coordinates the engine will enumerate when an operation walks a whole layout
-/// ([`crate::limits::WALK`]).
-pub const MAX_WALK: i64 = crate::limits::WALK;
+/// Most coordinates any brute-force walk visits: the definition checks of every operation, the
+/// `print_layout` grid, atom tables, pictures. A larger layout is refused as "too large" (a
+/// typed error), never walked. The harness's `limits::WALK` is this constant.
+pub const MAX_WALK: i64 = 1 << 20;
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Layout {
@@ -444,7 +445,7 @@ pub(crate) mod tests {
             "(4,(2,4)):(-2,(1,-8))",
             "(_1,(_1,3)):(_5,(_0,-7))",
         ] {
-            let l: Layout = crate::expr::eval_str(t).unwrap().to_layout().unwrap();
+            let l: Layout = crate::test_util::l(t);
             let v = l.values().unwrap();
             assert_eq!(v.len() as i64, l.size().unwrap().value);
             for (i, x) in v.into_iter().enumerate() {
@@ -518,14 +519,11 @@ pub(crate) mod tests {
             assert_eq!(cosize_pairs(&l.leaf_pairs()).unwrap(), c);
             // Before 4.2 (COSHAPE_INNER_PRODUCT off) the value is the same, and dynamic wherever
             // a dynamic coordinate meets a non-zero stride.
-            let old =
-                crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize())
-                    .unwrap();
+            let old = crate::release::with_release(crate::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
             assert_eq!(old.value, c.value, "cosize({l}) before 4.2");
         }
         let l = lay(&[(4, false), (2, true)], &[(0, true), (1, true)]);
-        let old = crate::engine::release::with_release(crate::engine::release::Release::new(3, 8, 0, 0), || l.cosize())
-            .unwrap();
+        let old = crate::release::with_release(crate::release::Release::new(3, 8, 0, 0), || l.cosize()).unwrap();
         assert!(!old.is_static && l.cosize().unwrap().is_static, "{old:?}");
     }
 }

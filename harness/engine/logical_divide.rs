@@ -251,7 +251,6 @@ pub(crate) fn check_row(
 
 #[cfg(test)]
 mod tests {
-    use crate::expr::eval_str;
 
     /// A tiler whose complement CuTe computes with non-positive extents: the composition walk of
     /// the divide has no coordinates there, so the divide's own definition is checked (found by
@@ -259,15 +258,16 @@ mod tests {
     /// ((_2,_64),(_-10,_0)):((_-36,_-4),(_1,_-216)), whose (1,0) is -36 where A(B(1)) = -26).
     #[test]
     fn a_divide_by_a_complement_with_non_positive_extents_is_checked() {
-        let e = eval_str("logical_divide(((_4,_6,_1),_3):((_1,_12,_72),_4),_128:_-10)").unwrap_err().to_string();
+        use crate::test_util::{l, t};
+        let e = logical_divide(&l("((_4,_6,_1),_3):((_1,_12,_72),_4)"), &t("_128:_-10")).unwrap_err().to_string();
         assert!(e.contains("logical_divide is not defined here: 3:"), "{e}");
-        assert!(eval_str("zipped_divide((_15,_3,_2,_8):(_48,_1,_3,_6),_4:_-12)").is_err());
-        assert_eq!(eval_str("logical_divide(_24:_1,_4:_2)").unwrap().to_string(), "(_4,(_2,_3)):(_2,(_1,_8))");
+        assert!(crate::zipped_divide::zipped_divide(&l("(_15,_3,_2,_8):(_48,_1,_3,_6)"), &t("_4:_-12")).is_err());
+        assert_eq!(logical_divide(&l("_24:_1"), &t("_4:_2")).unwrap().to_string(), "(_4,(_2,_3)):(_2,(_1,_8))");
     }
 
     use super::*;
-    use crate::engine::runtime::deferred;
     use crate::gen::{self, Staticness};
+    use crate::runtime::deferred;
     use proptest::prelude::*;
     use std::cell::Cell;
 

@@ -110,7 +110,7 @@ pub fn check_vector(a: &Layout, b: &Layout, n: Int) -> Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::test_util::l;
+    use crate::test_util::l;
 
     #[test]
     fn the_vector_check_walks_at_most_max_walk() {
@@ -121,7 +121,7 @@ mod tests {
         assert!(e.contains("too large"), "{e}");
         assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
         // Unchecked, CuTe's answer is still given.
-        let n = crate::engine::without_definition_checks(|| max_common_vector(&big, &big)).unwrap();
+        let n = crate::without_definition_checks(|| max_common_vector(&big, &big)).unwrap();
         assert_eq!(n.to_string(), "_2147483647");
     }
 }

@@ -13,6 +13,7 @@ pub mod fast;
 pub mod filter;
 pub mod flat_divide;
 pub mod flat_product;
+pub mod gen;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;
@@ -44,17 +45,5 @@ pub use layout::{print_layout, Layout};
 pub use runtime::without_definition_checks;
 pub use tiler::Tiler;
 
-/// Shorthands for the engine's unit tests: a layout or a tiler from expression text.
 #[cfg(test)]
-pub(crate) mod test_util {
-    use super::{Layout, Tiler};
-    use crate::expr::builtins::algebra::to_tiler;
-    use crate::expr::eval_str;
-
-    pub fn l(text: &str) -> Layout {
-        eval_str(text).unwrap().to_layout().unwrap()
-    }
-    pub fn t(text: &str) -> Tiler {
-        to_tiler(&eval_str(text).unwrap()).unwrap()
-    }
-}
+pub(crate) mod test_util;

@@ -183,12 +183,12 @@ pub fn check_postconditions(z: &Layout, c: &Coord, r: &Layout, off: Int) -> Chec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::local_partition::{
+    use crate::local_partition::{
         check_postconditions as check_local_partition, local_partition_with_offset, partition_parts,
     };
-    use crate::engine::local_tile::{check_postconditions as check_local_tile, local_tile_with_offset, tile_coord};
-    use crate::engine::test_util::{l, t};
-    use crate::engine::zipped_divide::zipped_divide;
+    use crate::local_tile::{check_postconditions as check_local_tile, local_tile_with_offset, tile_coord};
+    use crate::test_util::{l, t};
+    use crate::zipped_divide::zipped_divide;
 
     #[test]
     fn chapter_partition_cases() {

@@ -69,7 +69,7 @@ fn lifted(m: &Layout) -> Vec<Layout> {
 
 /// `result(_, repeat<R1>(_))` (`first` false) or `result(repeat<R0>(_), repeat<R1>(_))` (`first`
 /// true) on a rank-2 layout.
-pub(crate) fn unpack(l: &Layout, first: bool) -> Result<Layout> {
+pub fn unpack(l: &Layout, first: bool) -> Result<Layout> {
     let (m0, m1) = (l.mode(0)?, l.mode(1)?);
     let mut out = if first { lifted(&m0) } else { vec![m0] };
     out.extend(lifted(&m1));
@@ -152,11 +152,11 @@ pub(crate) fn check_unpacked(z: &Layout, r: &Layout, first: bool) -> Checked {
 /// The four divides side by side (moved here from the former `divide` facade).
 #[cfg(test)]
 mod divide_tests {
-    use crate::engine::flat_divide::flat_divide;
-    use crate::engine::logical_divide::{check_postconditions, logical_divide};
-    use crate::engine::test_util::{l, t};
-    use crate::engine::tiled_divide::tiled_divide;
-    use crate::engine::zipped_divide::zipped_divide;
+    use crate::flat_divide::flat_divide;
+    use crate::logical_divide::{check_postconditions, logical_divide};
+    use crate::test_util::{l, t};
+    use crate::tiled_divide::tiled_divide;
+    use crate::zipped_divide::zipped_divide;
 
     #[test]
     fn chapter_cases() {
@@ -176,7 +176,7 @@ mod divide_tests {
     fn each_divide_has_its_own_check() {
         // The results are real CuTe 4.2 prints (fixtures/cases/probes_modules.cases); each check accepts its own
         // operation's result and rejects the others' forms.
-        use crate::engine::{flat_divide as fd, tiled_divide as td, zipped_divide as zd};
+        use crate::{flat_divide as fd, tiled_divide as td, zipped_divide as zd};
         let (a, tt) = (l("(_16,_8,_2):(_1,_16,_128)"), t("(_2,_2)"));
         let (z, ti, fl) =
             (zipped_divide(&a, &tt).unwrap(), tiled_divide(&a, &tt).unwrap(), flat_divide(&a, &tt).unwrap());
@@ -197,19 +197,19 @@ mod divide_tests {
 /// The six products side by side (moved here from the former `product` facade).
 #[cfg(test)]
 mod product_tests {
-    use crate::engine::blocked_product::blocked_product;
-    use crate::engine::flat_product::flat_product;
-    use crate::engine::raked_product::raked_product;
-    use crate::engine::test_util::{l, t};
-    use crate::engine::tiled_product::tiled_product;
-    use crate::engine::zipped_product::zipped_product;
+    use crate::blocked_product::blocked_product;
+    use crate::flat_product::flat_product;
+    use crate::raked_product::raked_product;
+    use crate::test_util::{l, t};
+    use crate::tiled_product::tiled_product;
+    use crate::zipped_product::zipped_product;
 
     #[test]
     fn each_product_has_its_own_check() {
         // The results are real CuTe 4.2 prints (fixtures/cases/probes_modules.cases); each check accepts its own
         // operation's result and rejects the others' forms.
-        use crate::engine::{blocked_product as bp, flat_product as fp, raked_product as rp};
-        use crate::engine::{tiled_product as tp, zipped_product as zp};
+        use crate::{blocked_product as bp, flat_product as fp, raked_product as rp};
+        use crate::{tiled_product as tp, zipped_product as zp};
         let (a, tt) = (l("(_2,_2):(_1,_2)"), t("(_3,_4)"));
         let (z, ti, fl) =
             (zipped_product(&a, &tt).unwrap(), tiled_product(&a, &tt).unwrap(), flat_product(&a, &tt).unwrap());

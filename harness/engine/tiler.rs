@@ -113,7 +113,7 @@ impl fmt::Display for Tiler {
             Tiler::Layout(l) => write!(f, "{l}"),
             Tiler::Int(i) => write!(f, "{i}"),
             Tiler::Underscore => f.write_str("_"),
-            Tiler::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v),
+            Tiler::Tuple(v) => crate::int_tuple::write_tuple(f, v),
         }
     }
 }

@@ -792,13 +792,13 @@ fn divide_fast(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::int::Int;
-    use crate::engine::int_tuple::IntTuple;
+    use crate::int::Int;
+    use crate::int_tuple::IntTuple;
     use proptest::prelude::*;
 
     /// Any nesting of leaves with extents and strides of either sign, zero and large values.
     fn raw_layout() -> impl Strategy<Value = Layout> {
-        crate::engine::layout::tests::nested_layouts(
+        crate::layout::tests::nested_layouts(
             prop_oneof![4 => -3i64..9, 1 => Just(0), 1 => Just(1 << 12), 1 => Just(-(1 << 10)), 1 => Just(INT_MAX)],
         )
     }
@@ -875,9 +875,9 @@ mod tests {
         }
     }
 
-    use crate::engine::postcondition::{Checked, Violation};
-    use crate::engine::{composition, left_inverse};
     use crate::gen::{self, Staticness};
+    use crate::postcondition::{Checked, Violation};
+    use crate::{composition, left_inverse};
 
     /// A small layout with extents and strides of either sign (extents in `-3..=5`, never 0),
     /// strides in `-12..=12` or large: at most 5 leaves.
@@ -932,8 +932,8 @@ mod tests {
 
     /// composition::check_postconditions as it was: every coordinate walked.
     fn composition_walked(a: &Layout, b: &Layout, r: &Layout) -> Checked {
-        use crate::engine::postcondition::cite;
-        if !crate::engine::int_tuple::compatible(&b.shape, &r.shape) {
+        use crate::postcondition::cite;
+        if !crate::int_tuple::compatible(&b.shape, &r.shape) {
             return Err(Violation::cute(
                 cite::COMPOSITION_COMPATIBLE,
                 format!("2: shape of {r} is not compatible with the shape of {b}"),
@@ -959,7 +959,7 @@ mod tests {
 
     /// left_inverse::check_postconditions as it was (its certificate first, then every point).
     fn left_inverse_walked(layout: &Layout, r: &Layout) -> Checked {
-        if crate::engine::fast::left_inverse_ok(layout, r) {
+        if crate::fast::left_inverse_ok(layout, r) {
             return Ok(());
         }
         let lv = layout.values()?;
@@ -989,7 +989,7 @@ mod tests {
     }
 
     fn composition_same(a: &Layout, b: &Layout, k: usize, bump: i64) -> Result<(), TestCaseError> {
-        let r = crate::engine::without_definition_checks(|| composition::composition_unchecked(a, b));
+        let r = crate::without_definition_checks(|| composition::composition_unchecked(a, b));
         let mut rs = vec![b.clone(), bumped(b, k, bump)];
         if let Ok(r) = r {
             rs.push(bumped(&r, k, bump));
@@ -1033,7 +1033,7 @@ mod tests {
     /// logical_divide's double loop walked plainly, and through [`divide_rows`] (rows) and
     /// [`divide_tile`] (its first loop), with logical_divide's own per-point checks.
     fn divide_same(a: &Layout, b: &Layout, c: &Layout, r0: &Layout, r1: &Layout) -> Result<(), TestCaseError> {
-        use crate::engine::logical_divide::{check_row, check_tile};
+        use crate::logical_divide::{check_row, check_tile};
         let (Ok(bv), Ok(cv)) = (b.values(), c.values()) else { return Ok(()) };
         if r1.values().map(|v| v.len()) != Ok(cv.len()) {
             return Ok(()); // check_layout stops before the loop
@@ -1088,8 +1088,8 @@ mod tests {
             bump in -2i64..3,
         ) {
             // R's modes as the divide computes them (A o B, A o C), and perturbed.
-            let r0 = crate::engine::without_definition_checks(|| composition::composition_unchecked(&a, &b)).unwrap_or_else(|_| b.clone());
-            let r1 = crate::engine::without_definition_checks(|| composition::composition_unchecked(&a, &c)).unwrap_or_else(|_| c.clone());
+            let r0 = crate::without_definition_checks(|| composition::composition_unchecked(&a, &b)).unwrap_or_else(|_| b.clone());
+            let r1 = crate::without_definition_checks(|| composition::composition_unchecked(&a, &c)).unwrap_or_else(|_| c.clone());
             divide_same(&a, &b, &c, &r0, &r1)?;
             divide_same(&a, &b, &c, &bumped(&r0, k, bump), &r1)?;
             divide_same(&a, &b, &c, &r0, &bumped(&r1, k, bump))?;
@@ -1109,8 +1109,8 @@ mod tests {
             // CuTe's complement and the same perturbed: where the stride order shows 1, 2 and 6,
             // the walks succeed and find them.
             let cot = cot.map(IntTuple::st);
-            let Ok(r) = crate::engine::complement::complement_unchecked(&a, cot.as_deref()) else { return Ok(()) };
-            let Ok(f) = crate::engine::filter::filter(&a) else { return Ok(()) };
+            let Ok(r) = crate::complement::complement_unchecked(&a, cot.as_deref()) else { return Ok(()) };
+            let Ok(f) = crate::filter::filter(&a) else { return Ok(()) };
             for r in [bumped(&r, k, bump), r] {
                 if !complement_ordered_disjoint_injective(&a, &f, &r) {
                     continue;
@@ -1136,8 +1136,8 @@ mod tests {
     }
 
     fn max_common_same(a: &Layout, b: &Layout, k: usize, bump: i64, n: i64) -> Result<(), TestCaseError> {
-        use crate::engine::max_common;
-        let unchecked = |f: &dyn Fn() -> crate::engine::Result<Layout>| crate::engine::without_definition_checks(f);
+        use crate::max_common;
+        let unchecked = |f: &dyn Fn() -> crate::Result<Layout>| crate::without_definition_checks(f);
         if let Ok(r) = unchecked(&|| max_common::max_common_layout(a, b)) {
             for r in [bumped(&r, k, bump), r] {
                 let slow = || -> Checked {
@@ -1150,7 +1150,7 @@ mod tests {
             }
         }
         let slow = || -> Checked {
-            let inv = crate::engine::right_inverse::right_inverse(b)?;
+            let inv = crate::right_inverse::right_inverse(b)?;
             for i in 0..n {
                 let x = inv.call_int(Int::dy(i))?.value;
                 agree_walked(a, b, x, i).map_err(|v| v.context(format!("2: at n = {i}: ")))?;
@@ -1181,7 +1181,7 @@ mod tests {
     #[test]
     fn mix_lines_take_the_fast_paths() {
         // Lines of the whole-command mix whose walks took 0.1-27 ms each.
-        let l = |t: &str| crate::expr::eval_str(t).unwrap().to_layout().unwrap();
+        let l = |t: &str| crate::test_util::l(t);
         let (a, f, r) = (l("(_64,_2):(_133,_13)"), l("(_64,_2):(_133,_13)"), l("(_13,_5):(_1,_26)"));
         assert!(complement_ordered_disjoint_injective(&a, &f, &r));
         let (a, bc) = (l("_4096:_1"), l("((_4,(_128,_4),_1),(_-12,_-5,_4)):((_284,(_0,_-12),_-7),(_1,_-48,_1136))"));

@@ -139,9 +139,9 @@ pub fn check_postconditions(a: &Layout, t: &Tiler, r: &Layout) -> Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::runtime::without_definition_checks;
-    use crate::engine::Int;
     use crate::gen::{self, Staticness};
+    use crate::runtime::without_definition_checks;
+    use crate::Int;
     use proptest::prelude::*;
 
     fn st() -> impl Strategy<Value = Staticness> {
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn the_chapter_case_takes_the_small_path() {
-        let a = crate::engine::test_util::l("(_16,_8):(_1,_16)");
+        let a = crate::test_util::l("(_16,_8):(_1,_16)");
         let t = Tiler::Tuple(vec![Tiler::Layout(Layout::leaf(Int::st(2), Int::st(1))), Tiler::Int(Int::st(2))]);
         let r = small(&a, &t, true).expect("the small path answers");
         assert_eq!(r.to_string(), "((_2,_2),(_8,_4)):((_1,_16),(_2,_32))");

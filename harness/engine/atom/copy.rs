@@ -16,8 +16,8 @@
 
 use super::lit;
 use super::name::AtomName;
-use crate::engine::release::{COPY_OP_SIZE_ASSERTS, UPCAST_DIVISIBILITY_CONDITION};
-use crate::engine::{Error, Int, IntTuple, Layout, Result};
+use crate::release::{COPY_OP_SIZE_ASSERTS, UPCAST_DIVISIBILITY_CONDITION};
+use crate::{Error, Int, IntTuple, Layout, Result};
 
 /// A copy atom with its value type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,7 +105,7 @@ pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
                 // Before 4.2: make_layout(shape_div(shape, shape_div(N, abs(stride))), shape_div(stride, N))
                 // (layout.hpp upcast), so a static extent the factor does not divide (nor divides) is
                 // "Static shape_div failure", and a dynamic one is divided rounding down.
-                let div = crate::engine::composition::shape_div;
+                let div = crate::composition::shape_div;
                 shapes.push(div(s, div(nn, ad)?)?);
                 strides.push(div(d, nn)?);
             }

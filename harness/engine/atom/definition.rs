@@ -33,9 +33,9 @@
 
 use super::copy::CopyAtom;
 use super::mma::MmaAtom;
-use crate::engine::filter::filter;
-use crate::engine::postcondition::{enforce, Checked, Violation};
-use crate::engine::{Layout, Result};
+use crate::filter::filter;
+use crate::postcondition::{enforce, Checked, Violation};
+use crate::{Layout, Result};
 
 const CITE_MMA_THR: &str = "mma_traits.hpp: ThrID: Logical thread id (tid) -> tidx; ALayout/BLayout/CLayout: (Logical thread id (tid), Logical value id (vid)) -> coord";
 const CITE_MMA_TILE: &str =
@@ -180,7 +180,7 @@ pub fn with_operand(atom: &MmaAtom, which: char, l: Layout) -> MmaAtom {
 /// The engine's refusal of an MMA operand that violates the definition (nothing when the
 /// definition checks are off, `--unchecked`).
 pub fn enforce_mma_operand(atom: &MmaAtom, which: char) -> Result<()> {
-    if !crate::engine::runtime::checks_on() {
+    if !crate::runtime::checks_on() {
         return Ok(());
     }
     enforce("mma_atom", check_mma_operand(atom, which))
@@ -189,7 +189,7 @@ pub fn enforce_mma_operand(atom: &MmaAtom, which: char) -> Result<()> {
 /// The engine's refusal of a tiled TV layout that leaves its tile or misses part of it, and of a
 /// tiled MMA whose atom's operand violates its definition.
 pub fn enforce_tv(op: &'static str, tv: &Layout, tile: i64, atom: Option<(&MmaAtom, char)>) -> Result<()> {
-    if !crate::engine::runtime::checks_on() {
+    if !crate::runtime::checks_on() {
         return Ok(());
     }
     if let Some((a, w)) = atom {
@@ -201,7 +201,7 @@ pub fn enforce_tv(op: &'static str, tv: &Layout, tile: i64, atom: Option<(&MmaAt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::atom::{copy_atom, mma_atom, mma_atom_names};
+    use crate::atom::{copy_atom, mma_atom, mma_atom_names};
 
     #[test]
     fn the_int4_m16n8k32_b_layout_is_refused_by_its_definition() {
@@ -242,8 +242,8 @@ mod tests {
     fn copy_atoms_and_tiles() {
         let c = copy_atom("UniversalCopy<uint32_t>", "float").unwrap();
         assert_eq!(check_copy(&c), Ok(()));
-        assert_eq!(check_tv_covers(&crate::engine::test_util::l("(_4,_2):(_2,_1)"), 8), Ok(()));
-        assert!(check_tv_covers(&crate::engine::test_util::l("(_4,_2):(_2,_0)"), 8).unwrap_err().is_cute());
-        assert!(check_tv_covers(&crate::engine::test_util::l("(_4,_2):(_2,_8)"), 8).is_err());
+        assert_eq!(check_tv_covers(&crate::test_util::l("(_4,_2):(_2,_1)"), 8), Ok(()));
+        assert!(check_tv_covers(&crate::test_util::l("(_4,_2):(_2,_0)"), 8).unwrap_err().is_cute());
+        assert!(check_tv_covers(&crate::test_util::l("(_4,_2):(_2,_8)"), 8).is_err());
     }
 }

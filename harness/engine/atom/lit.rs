@@ -5,7 +5,7 @@
 //! The tables are written in this notation so that each entry reads exactly like the line CuTe
 //! prints for it; a malformed literal is an [`Error::Rejected`], never a panic.
 
-use crate::engine::{Error, Int, IntTuple, Layout, Result};
+use crate::{Error, Int, IntTuple, Layout, Result};
 
 /// Parse an int tuple such as `(_4,(_2,_8))`.
 pub fn int_tuple(text: &str) -> Result<IntTuple> {

@@ -17,12 +17,12 @@
 //!   fixed strides. Only the N of the base header (8,16,32,64,96,128,192,256) exist unless CuTe
 //!   is built with `CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED`, so the others are refused.
 
-use crate::engine::release::{current, Release, GMMA_C_64X8_THIRD_MODE};
+use crate::release::{current, Release, GMMA_C_64X8_THIRD_MODE};
 use std::sync::OnceLock;
 
 use super::lit;
 use super::name::AtomName;
-use crate::engine::{Error, IntTuple, Layout, Result};
+use crate::{Error, IntTuple, Layout, Result};
 
 /// One MMA atom's traits.
 #[derive(Clone, Debug, PartialEq, Eq)]

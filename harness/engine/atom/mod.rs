@@ -33,10 +33,10 @@ pub use copy::{copy_atom, CopyAtom};
 /// [`since::SINCE`]. CuTe refuses with "'NAME' was not declared in this scope" when the operation
 /// itself is missing and, for an MMA operation declared without traits, with the static_assert
 /// `condition` names ("MMA_Traits not implemented for this MMA_Operation.").
-pub fn check_declared(base: &str, condition: &'static str) -> crate::engine::Result<()> {
-    let r = crate::engine::release::current();
+pub fn check_declared(base: &str, condition: &'static str) -> crate::Result<()> {
+    let r = crate::release::current();
     match since::SINCE.iter().find(|(n, _)| *n == base) {
-        Some((_, first)) if r < *first => Err(crate::engine::Error::Rejected {
+        Some((_, first)) if r < *first => Err(crate::Error::Rejected {
             condition,
             detail: format!("{base} first appears in CUTLASS {first} (modelled: {r})"),
         }),

@@ -2,7 +2,7 @@
 //! e.g. `SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>`. The expression parser
 //! already checked the syntax; this splits the canonical text (no spaces) for the atom tables.
 
-use crate::engine::{Error, Result};
+use crate::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AtomName {

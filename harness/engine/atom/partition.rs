@@ -28,12 +28,12 @@ use std::fmt;
 
 use super::tiled_copy::TiledCopy;
 use super::tiled_mma::TiledMma;
-use crate::engine::coalesce::coalesce_by;
-use crate::engine::composition::{composition, composition_tiler};
-use crate::engine::right_inverse::right_inverse;
-use crate::engine::slice::{slice, slice_and_offset, Coord};
-use crate::engine::zipped_divide::zipped_divide;
-use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler, Tup};
+use crate::coalesce::coalesce_by;
+use crate::composition::{composition, composition_tiler};
+use crate::right_inverse::right_inverse;
+use crate::slice::{slice, slice_and_offset, Coord};
+use crate::zipped_divide::zipped_divide;
+use crate::{Error, Int, IntTuple, Layout, Result, Tiler, Tup};
 
 /// A thread's part of a tensor over a counting iterator: offset and layout.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,8 +18,8 @@
 //!    `..._Atom<T>` is its `upcast<sizeof_bits<T>>`.
 
 use super::copy::{type_bits, upcast};
-use crate::engine::swizzle::{ComposedLayout, Offset, Swizzle};
-use crate::engine::{Error, Int, IntTuple, Layout, Result};
+use crate::swizzle::{ComposedLayout, Offset, Swizzle};
+use crate::{Error, Int, IntTuple, Layout, Result};
 
 /// What upcast/downcast apply to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,13 +143,13 @@ pub fn print_layout_composed(c: &ComposedLayout) -> Result<String> {
             let sw =
                 if b >= 8 { upcast_swizzle(c.swizzle, b / 8)? } else { downcast_swizzle(c.swizzle, 8 / b.max(1))? };
             if sw.b == 0 {
-                return crate::engine::print_layout(&c.layout);
+                return crate::print_layout(&c.layout);
             }
             ComposedLayout { swizzle: sw, offset: Offset::Int(Int::st(0)), layout: c.layout.clone() }
         }
         Offset::Int(_) => c.clone(),
     };
-    crate::engine::layout::print_grid(&c.to_string(), &c.layout, &|x| c.call(x))
+    crate::layout::print_grid(&c.to_string(), &c.layout, &|x| c.call(x))
 }
 
 /// The GMMA shared-memory layout atoms: `GMMA::Layout_K_SW128_Atom<half_t>`, `..._Atom_Bits`.
@@ -223,7 +223,7 @@ mod tests {
         let c = Recastable::Composed(ComposedLayout {
             swizzle: Swizzle { b: 3, m: 4, s: 3 },
             offset: Offset::Int(Int::st(0)),
-            layout: crate::engine::atom::lit::layout("(_8,_1024):(_1024,_1)").unwrap(),
+            layout: crate::atom::lit::layout("(_8,_1024):(_1024,_1)").unwrap(),
         });
         assert_eq!(show(&upcast_any(&c, 2).unwrap()), "Sw<3,3,3> o _0 o (_8,_512):(_512,_1)");
         assert!(gmma_smem_atom("GMMA::Layout_K_SW16_Atom<half_t>").is_none());

@@ -2,7 +2,7 @@
 //! release (read from each release's cute/arch headers by `cargo xtask atom-releases`; do not
 //! edit by hand). An atom not listed is in every modelled release.
 
-use crate::engine::release::Release;
+use crate::release::Release;
 
 /// (atom base name, first release that declares it), sorted by name.
 pub const SINCE: &[(&str, Release)] = &[

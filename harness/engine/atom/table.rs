@@ -12,8 +12,8 @@
 use serde::Serialize;
 
 use super::mma::{mma_atom, MmaAtom};
-use crate::engine::layout::MAX_WALK;
-use crate::engine::{Error, Layout, Result};
+use crate::layout::MAX_WALK;
+use crate::{Error, Layout, Result};
 
 /// One operand's table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

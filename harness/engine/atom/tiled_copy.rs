@@ -19,10 +19,10 @@
 //! (b) `layout_mn(TV(t, v))` is the packed `(t, v)`.
 
 use super::copy::CopyAtom;
-use crate::engine::composition::composition;
-use crate::engine::raked_product::raked_product;
-use crate::engine::right_inverse::right_inverse;
-use crate::engine::{Error, IntTuple, Layout, Result, Tup, View};
+use crate::composition::composition;
+use crate::raked_product::raked_product;
+use crate::right_inverse::right_inverse;
+use crate::{Error, IntTuple, Layout, Result, Tup, View};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TiledCopy {

@@ -21,14 +21,14 @@
 //! MN-major A fails "Register source operand A must have K major layout.".
 
 use super::mma::{mma_atom, rs_with_mn_major_a, MmaAtom};
-use crate::engine::complement::complement;
-use crate::engine::composition::composition_tiler;
-use crate::engine::logical_divide::logical_divide;
-use crate::engine::release::TILED_MMA_THREADS_WITH_COMPLEMENT;
-use crate::engine::right_inverse::right_inverse;
-use crate::engine::tiled_product::tiled_product;
-use crate::engine::zipped_divide::zipped_divide;
-use crate::engine::{Error, Int, IntTuple, Layout, Result, Tiler};
+use crate::complement::complement;
+use crate::composition::composition_tiler;
+use crate::logical_divide::logical_divide;
+use crate::release::TILED_MMA_THREADS_WITH_COMPLEMENT;
+use crate::right_inverse::right_inverse;
+use crate::tiled_product::tiled_product;
+use crate::zipped_divide::zipped_divide;
+use crate::{Error, Int, IntTuple, Layout, Result, Tiler};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TiledMma {
@@ -114,7 +114,7 @@ impl TiledMma {
             shape: IntTuple::tuple([IntTuple::leaf(v.size()?), IntTuple::st(1)]),
             stride: IntTuple::tuple([IntTuple::st(1), IntTuple::st(0)]),
         };
-        crate::engine::composition::composition(&pick, &right_inverse(&full)?)
+        crate::composition::composition(&pick, &right_inverse(&full)?)
     }
 
     /// `get_layoutC_TV()`: (thread index, value) -> column-major index of the tile_M x tile_N tile.

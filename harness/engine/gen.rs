@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use crate::engine::{Int, IntTuple, Layout, Tup, View};
+use crate::{Int, IntTuple, Layout, Tup, View};
 
 /// How leaves are tagged static or dynamic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,8 +111,8 @@ pub fn small_compact(max_extent: i64, scale: i64, st: Staticness) -> BoxedStrate
 
 /// An element of a tuple tiler for the divides: a small layout (compact and scaled by 1 to 3, or
 /// arbitrary), an integer in `1..=8`, or rarely `_`.
-pub fn tiler_element(st: Staticness) -> BoxedStrategy<crate::engine::Tiler> {
-    use crate::engine::Tiler;
+pub fn tiler_element(st: Staticness) -> BoxedStrategy<crate::Tiler> {
+    use crate::Tiler;
     prop_oneof![
         4 => (1i64..4).prop_flat_map(move |k| small_compact(3, k, st)).prop_map(Tiler::Layout),
         2 => small_layout(4, 9, st).prop_map(Tiler::Layout),
