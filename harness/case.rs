@@ -49,6 +49,14 @@ impl Case {
         crate::definition::op_name(&self.expr)
     }
 
+    /// The case's top-level operation (`None` for a literal, a form or an evaluation `L(c)`).
+    pub fn operation(&self) -> Option<crate::expr::Op> {
+        match &self.expr {
+            Expr::Call { name, called: true, .. } => crate::expr::Op::lookup(name),
+            _ => None,
+        }
+    }
+
     /// The argument of a top-level `print_layout(L)` case. `print_layout` prints rather than
     /// returns, so it is a form of a whole case, not a value.
     pub fn print_layout_arg(&self) -> Option<&Expr> {

@@ -12,9 +12,9 @@ use crate::engine::{
 };
 use crate::engine::{logical_product, max_common, right_inverse, Layout, Tiler};
 use crate::expr::builtins::algebra::to_tiler;
+use crate::expr::op::{Op, Part};
 use crate::expr::parse::Expr;
 use crate::expr::{eval, parse, AtomValue, Value};
-use crate::ops::{self, Part};
 
 /// The top-level operation name of a case (`None` for a literal or an evaluation `L(c)`).
 pub fn op_name(e: &Expr) -> Option<&str> {
@@ -30,7 +30,7 @@ pub fn op_name(e: &Expr) -> Option<&str> {
 /// postcondition.
 pub fn check(expr: &Expr, result: &Value) -> Option<Checked> {
     let Expr::Call { name, args, called: true, .. } = expr else { return None };
-    let Part::Has(check) = ops::lookup(name)?.check else { return None };
+    let Part::Has(check) = checker(Op::lookup(name)?) else { return None };
     let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_, _>>().ok()?;
     check(&vals, result)
 }
@@ -102,12 +102,20 @@ pub fn logical_product(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(logical_product::check_postconditions(&a, &to_tiler(&vals[1]).ok()?, &r))
 }
 
-/// zipped / tiled / flat divides and products (`f` is the operation's name): the result is
-/// regrouped back into the logical form and checked against logical_divide / logical_product.
-pub fn regrouped(f: &str, vals: &[Value], r: &Value) -> Option<Checked> {
+/// zipped / tiled / flat divides and products (`op`): the result is regrouped back into the
+/// logical form and checked against logical_divide / logical_product.
+pub fn regrouped(op: Op, vals: &[Value], r: &Value) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
     let t = to_tiler(&vals[1]).ok()?;
-    let how = &f[..f.find('_')?];
+    let (how, divide) = match op {
+        Op::ZippedDivide => ("zipped", true),
+        Op::TiledDivide => ("tiled", true),
+        Op::FlatDivide => ("flat", true),
+        Op::ZippedProduct => ("zipped", false),
+        Op::TiledProduct => ("tiled", false),
+        Op::FlatProduct => ("flat", false),
+        _ => return None,
+    };
     let l = match &t {
         Tiler::Tuple(items) => unzip(&r, a.rank(), items.len(), how)?,
         // A layout tiler: the zipped form is the logical one, (tile, rest); the tiled form
@@ -119,17 +127,17 @@ pub fn regrouped(f: &str, vals: &[Value], r: &Value) -> Option<Checked> {
             match how {
                 "zipped" => r.clone(),
                 "tiled" if m.len() >= 2 => Layout::concat(&[m[0].clone(), group(&m[1..])]),
-                "flat" if f.ends_with("product") && m.len() > a.rank() => {
+                "flat" if !divide && m.len() > a.rank() => {
                     Layout::concat(&[group(&m[..a.rank()]), group(&m[a.rank()..])])
                 }
                 // The flat divide does not show where the tile ends: every split is tried.
-                "flat" if f.ends_with("divide") => return Some(flat_divide::check_printed(&a, &t.as_layout()?, &r)),
+                "flat" if divide => return Some(flat_divide::check_printed(&a, &t.as_layout()?, &r)),
                 _ => return None,
             }
         }
         Tiler::Underscore => return None,
     };
-    Some(if f.ends_with("divide") {
+    Some(if divide {
         logical_divide::check_postconditions(&a, &t, &l)
     } else {
         logical_product::check_postconditions(&a, &t, &l)
@@ -155,25 +163,28 @@ pub fn max_common_layout(vals: &[Value], r: &Value) -> Option<Checked> {
 /// The definitions of the atom operations (`op`: mma_layout_a/b/c, tiled_mma_tv_a/b/c,
 /// tiled_copy_tv) on a printed TV layout `result`: the MMA atom's operand (the printed layout in
 /// place of the engine's) and, for tilings, inside-and-covering the tile.
-pub fn atom(op: &str, vals: &[Value], result: &Value) -> Option<Checked> {
+pub fn atom(op: Op, vals: &[Value], result: &Value) -> Option<Checked> {
     use crate::engine::atom::{copy, definition as atom_def, mma, tiled_copy, tiled_mma};
     let r = result.to_layout().ok()?;
     let name = |k: usize| match vals.get(k) {
         Some(Value::Atom(AtomValue::Name(n))) => Some(n.clone()),
         _ => None,
     };
-    let which = op.chars().last()?.to_ascii_uppercase();
-    if let Some(w) = op.strip_prefix("mma_layout_") {
+    let which = match op {
+        Op::MmaLayoutA | Op::TiledMmaTvA => 'A',
+        Op::MmaLayoutB | Op::TiledMmaTvB => 'B',
+        _ => 'C',
+    };
+    if matches!(op, Op::MmaLayoutA | Op::MmaLayoutB | Op::MmaLayoutC) {
         let atom = mma::mma_atom(&name(0)?).ok()?;
-        let w = w.chars().next()?.to_ascii_uppercase();
-        return Some(atom_def::check_mma_operand(&atom_def::with_operand(&atom, w, r), w));
+        return Some(atom_def::check_mma_operand(&atom_def::with_operand(&atom, which, r), which));
     }
     // A shape argument stands for make_layout(shape), as in the builtins.
     let lay = |k: usize| -> Option<Layout> {
         let v = vals.get(k)?;
         v.to_layout().ok().or_else(|| Layout::col_major(v.to_int_tuple().ok()?).ok())
     };
-    if op == "tiled_copy_tv" {
+    if op == Op::TiledCopyTv {
         let atom = copy::copy_atom(&name(0)?, &name(1)?).ok()?;
         let tc = tiled_copy::make_tiled_copy(&atom, &lay(2)?, &lay(3)?).ok()?;
         return Some(atom_def::check_tv_covers(&r, tc.tiler.product().ok()?.value));
@@ -342,5 +353,88 @@ mod tests {
         assert_eq!(check_str(t, &v("((_4,_8),_4):((_1,_16),_4)")), Some(Ok(())));
         assert!(check_str(t, &v("((_4,_8),_4):((_1,_16),_0)")).unwrap().is_err());
         assert_eq!(check_str("_4:_1", &v("_4:_1")), None);
+    }
+}
+
+/// The definition check: the operands as the engine evaluates them and a printed result read
+/// back; `None` when the check does not apply to these operands, `Some(Err(why))` naming the
+/// violated postcondition.
+pub type Check = fn(&[Value], &Value) -> Option<Checked>;
+
+/// The definition check of each operation (an exhaustive match: a new operation is a compile error here).
+pub fn checker(op: Op) -> Part<Check> {
+    use crate::definition;
+    use Part::{Absent, Has};
+    match op {
+        Op::MakeLayout => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
+        Op::MakeLayoutRight => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
+        Op::Size => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Cosize => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Rank => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Depth => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Shape => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Stride => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Get => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
+        Op::Coalesce => Has(definition::coalesce),
+        Op::Filter => Has(definition::filter),
+        Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),
+        Op::Composition => Has(definition::composition),
+        Op::Complement => Has(definition::complement),
+        Op::RightInverse => Has(definition::right_inverse),
+        Op::LeftInverse => Has(definition::left_inverse),
+        Op::LogicalDivide => Has(definition::logical_divide),
+        Op::ZippedDivide => Has(|v, r| definition::regrouped(Op::ZippedDivide, v, r)),
+        Op::TiledDivide => Has(|v, r| definition::regrouped(Op::TiledDivide, v, r)),
+        Op::FlatDivide => Has(|v, r| definition::regrouped(Op::FlatDivide, v, r)),
+        Op::LogicalProduct => Has(definition::logical_product),
+        Op::ZippedProduct => Has(|v, r| definition::regrouped(Op::ZippedProduct, v, r)),
+        Op::TiledProduct => Has(|v, r| definition::regrouped(Op::TiledProduct, v, r)),
+        Op::FlatProduct => Has(|v, r| definition::regrouped(Op::FlatProduct, v, r)),
+        Op::BlockedProduct => Has(|v, r| definition::blocked(v, r, false)),
+        Op::RakedProduct => Has(|v, r| definition::blocked(v, r, true)),
+        Op::MaxCommonVector => Has(definition::max_common_vector),
+        Op::MaxCommonLayout => Has(definition::max_common_layout),
+        Op::LocalTile => Absent("not wired yet: engine::local_tile::check_postconditions exists, but triage has no definition check for it (issue 10)"),
+        Op::LocalPartition => Absent("not wired yet: engine::local_partition::check_postconditions exists, but triage has no definition check for it (issue 10)"),
+        Op::LocalTileOffset => Absent("no definition of its own: the offset is local_tile's tensor pointer, compared with CuTe's as an int"),
+        Op::LocalPartitionOffset => Absent("no definition of its own: the offset is local_partition's tensor pointer, compared with CuTe's as an int"),
+        Op::MmaLayoutA => Has(|v, r| definition::atom(Op::MmaLayoutA, v, r)),
+        Op::MmaLayoutB => Has(|v, r| definition::atom(Op::MmaLayoutB, v, r)),
+        Op::MmaLayoutC => Has(|v, r| definition::atom(Op::MmaLayoutC, v, r)),
+        Op::MmaShape => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyTraitsSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyTraitsDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyTraitsRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaAtom => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtom => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopy => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopyA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopyB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopyC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaPartitionA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaPartitionB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaPartitionC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::PartitionShapeA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::PartitionShapeB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::PartitionShapeC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyPartitionS => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyPartitionD => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledMma => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::TiledCopyTv => Has(|v, r| definition::atom(Op::TiledCopyTv, v, r)),
+        Op::TiledCopyTiler => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::TiledMmaTvA => Has(|v, r| definition::atom(Op::TiledMmaTvA, v, r)),
+        Op::TiledMmaTvB => Has(|v, r| definition::atom(Op::TiledMmaTvB, v, r)),
+        Op::TiledMmaTvC => Has(|v, r| definition::atom(Op::TiledMmaTvC, v, r)),
+        Op::TiledMmaTile => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::TiledMmaThrLayout => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::Upcast => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::Downcast => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
     }
 }

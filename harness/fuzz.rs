@@ -27,6 +27,7 @@
 //!
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
+use crate::expr::op::{Op, Part};
 use proptest::prelude::*;
 pub use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -133,7 +134,7 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             if n.starts_with("GMMA::Layout_") {
                 add("gmma-smem-atom");
             }
-            if simple == "composition"
+            if Op::lookup(name) == Some(Op::Composition)
                 && args
                     .iter()
                     .any(|a| matches!(a, Expr::Call { name, .. } if name.path.len() == 1 && name.path[0] == "Swizzle"))
@@ -572,24 +573,25 @@ fn swizzled() -> BoxedStrategy<Case> {
                 }
                 2 | 3 => {
                     let f = [
-                        "logical_divide",
-                        "zipped_divide",
-                        "tiled_divide",
-                        "flat_divide",
-                        "logical_product",
-                        "zipped_product",
-                        "tiled_product",
-                        "flat_product",
-                        "blocked_product",
-                        "raked_product",
+                        Op::LogicalDivide,
+                        Op::ZippedDivide,
+                        Op::TiledDivide,
+                        Op::FlatDivide,
+                        Op::LogicalProduct,
+                        Op::ZippedProduct,
+                        Op::TiledProduct,
+                        Op::FlatProduct,
+                        Op::BlockedProduct,
+                        Op::RakedProduct,
                     ][f];
-                    let rhs = if f.ends_with("divide") { render_tiler(&tiler, st) } else { b.to_string() };
+                    let divide = matches!(f, Op::LogicalDivide | Op::ZippedDivide | Op::TiledDivide | Op::FlatDivide);
+                    let rhs = if divide { render_tiler(&tiler, st) } else { b.to_string() };
                     Case::new(
-                        f,
+                        f.name(),
                         format!("{f}({c},{rhs})"),
-                        f.ends_with("divide")
+                        divide
                             || (complement_takes(&l)
-                                && matches!(f, "logical_product" | "blocked_product" | "raked_product")),
+                                && matches!(f, Op::LogicalProduct | Op::BlockedProduct | Op::RakedProduct)),
                     )
                 }
                 _ => unreachable!(),
@@ -619,9 +621,11 @@ fn swizzled() -> BoxedStrategy<Case> {
                 2 => Case::new("print_layout", format!("print_layout({atom})"), true),
                 3 => Case::new("upcast", format!("upcast<{n}>({atom})"), true),
                 4 => Case::new("downcast", format!("downcast<{n}>({atom})"), true),
-                5 => {
-                    Case::new("query", format!("{}({atom})", ["size", "cosize", "rank", "depth"][n as usize % 4]), true)
-                }
+                5 => Case::new(
+                    "query",
+                    format!("{}({atom})", [Op::Size, Op::Cosize, Op::Rank, Op::Depth][n as usize % 4]),
+                    true,
+                ),
                 6 => Case::new("tiled_divide", format!("tiled_divide({atom},(_8,_8))"), true),
                 7 => Case::new("logical_divide", format!("logical_divide({atom},(_4,_))"), true),
                 8 => Case::new("blocked_product", format!("blocked_product({atom},{b})"), static_b),
@@ -670,7 +674,7 @@ fn atoms() -> BoxedStrategy<Case> {
                 3 | 4 => Case::new("tiled_copy_tiler", format!("tiled_copy_tiler({op},{ty},{thr},{val})"), ok),
                 5 => Case::new(
                     "copy_atom",
-                    format!("{}({op},{ty})", ["copy_atom_src", "copy_atom_dst", "copy_atom_ref"][k as usize % 3]),
+                    format!("{}({op},{ty})", [Op::CopyAtomSrc, Op::CopyAtomDst, Op::CopyAtomRef][k as usize % 3]),
                     true,
                 ),
                 6 => Case::new("copy_atom", format!("copy_atom({op},{ty})"), true),
@@ -716,7 +720,7 @@ fn atoms() -> BoxedStrategy<Case> {
                     "mma_atom",
                     format!(
                         "{}({atom})",
-                        ["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id", "mma_atom"]
+                        [Op::MmaLayoutA, Op::MmaLayoutB, Op::MmaLayoutC, Op::MmaShape, Op::MmaThrId, Op::MmaAtom]
                             [(m + n) as usize % 6]
                     ),
                     true,
@@ -818,8 +822,8 @@ fn case_of(op: &'static str, expr: String, admissible: bool) -> Case {
 
 /// `op(L)` for an arbitrary layout: coalesce, filter, filter_zeros, flatten, and the queries
 /// size, cosize, rank, depth.
-pub fn unary(op: &'static str) -> BoxedStrategy<Case> {
-    any_layout().prop_map(move |l| case_of(op, format!("{op}({l})"), true)).boxed()
+pub fn unary(op: Op) -> BoxedStrategy<Case> {
+    any_layout().prop_map(move |l| case_of(op.name(), format!("{op}({l})"), true)).boxed()
 }
 
 /// `L(c)` at a 1-D, top-level or hierarchical coordinate `c` inside the domain: a form of the
@@ -892,12 +896,12 @@ pub fn complement() -> BoxedStrategy<Case> {
 }
 
 /// right_inverse / left_inverse of compact layouts, and of arbitrary ones.
-pub fn inverse(op: &'static str) -> BoxedStrategy<Case> {
+pub fn inverse(op: Op) -> BoxedStrategy<Case> {
     prop_oneof![
         // CuTe: "Left inverse requires static strides."
-        6 => compact().prop_map(move |a| case_of(op, format!("{op}({a})"), op == "right_inverse" || static_flag(&a))),
-        1 => signed_compact().prop_map(move |a| case_of(op, format!("{op}({a})"), false)),
-        1 => any_layout().prop_map(move |a| case_of(op, format!("{op}({a})"), false)),
+        6 => compact().prop_map(move |a| case_of(op.name(), format!("{op}({a})"), op == Op::RightInverse || static_flag(&a))),
+        1 => signed_compact().prop_map(move |a| case_of(op.name(), format!("{op}({a})"), false)),
+        1 => any_layout().prop_map(move |a| case_of(op.name(), format!("{op}({a})"), false)),
     ]
     .boxed()
 }
@@ -924,13 +928,13 @@ pub fn logical_divide() -> BoxedStrategy<Case> {
 }
 
 /// zipped / tiled / flat divide by an admissible tiler without `_`.
-pub fn regrouped_divide(op: &'static str) -> BoxedStrategy<Case> {
+pub fn regrouped_divide(op: Op) -> BoxedStrategy<Case> {
     signed_compact()
         .prop_flat_map(|a| {
             let t = tiler_for(&a, false);
             (Just(a), t)
         })
-        .prop_map(move |(a, t)| case_of(op, format!("{op}({a},{t})"), true))
+        .prop_map(move |(a, t)| case_of(op.name(), format!("{op}({a},{t})"), true))
         .boxed()
 }
 
@@ -948,17 +952,19 @@ pub fn logical_product() -> BoxedStrategy<Case> {
 }
 
 /// blocked_product / raked_product of two compact layouts.
-pub fn blocked(op: &'static str) -> BoxedStrategy<Case> {
-    product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), product_admissible(&a, &b))).boxed()
+pub fn blocked(op: Op) -> BoxedStrategy<Case> {
+    product_pair()
+        .prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},{b})"), product_admissible(&a, &b)))
+        .boxed()
 }
 
 /// zipped / tiled / flat product by a compact layout, or by mode (`(B)`).
-pub fn regrouped_product(op: &'static str) -> BoxedStrategy<Case> {
+pub fn regrouped_product(op: Op) -> BoxedStrategy<Case> {
     prop_oneof![
-        4 => product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), product_admissible(&a, &b))),
+        4 => product_pair().prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},{b})"), product_admissible(&a, &b))),
         // By-mode products: mode 0 of `a` alone need not be compact, so the complement CuTe
         // composes `b` with may not divide; ill-defined in general.
-        1 => product_pair().prop_map(move |(a, b)| case_of(op, format!("{op}({a},({b}))"), false)),
+        1 => product_pair().prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},({b}))"), false)),
     ]
     .boxed()
 }
@@ -966,28 +972,28 @@ pub fn regrouped_product(op: &'static str) -> BoxedStrategy<Case> {
 /// `coalesce(L, profile)` / `filter(L, profile)`: by-mode simplification under a target profile
 /// (CuTe's transform_layout over the profile): `_1` per top-level mode of an arbitrary layout,
 /// or one `_1` (the whole layout).
-pub fn profiled(op: &'static str) -> BoxedStrategy<Case> {
+pub fn profiled(op: Op) -> BoxedStrategy<Case> {
     (any_layout(), any::<bool>())
         .prop_map(move |(l, whole)| {
             let profile =
                 if whole || l.rank() == 1 { "_1".to_string() } else { format!("({})", vec!["_1"; l.rank()].join(",")) };
-            case_of(op, format!("{op}({l},{profile})"), true)
+            case_of(op.name(), format!("{op}({l},{profile})"), true)
         })
         .boxed()
 }
 
 /// coalesce / filter of an arbitrary layout, alone or under a target profile ([`profiled`]).
-pub fn simplify(op: &'static str) -> BoxedStrategy<Case> {
+pub fn simplify(op: Op) -> BoxedStrategy<Case> {
     prop_oneof![3 => unary(op), 1 => profiled(op)].boxed()
 }
 
 /// `get(L, i...)` and `layout(L, i...)` with literal mode indices inside L's nesting (one index,
 /// or two into a nested mode), and `shape(L)` / `stride(L)`, of arbitrary layouts.
-pub fn mode_query(op: &'static str) -> BoxedStrategy<Case> {
+pub fn mode_query(op: Op) -> BoxedStrategy<Case> {
     (any_layout(), any::<u32>(), any::<u32>(), any::<bool>())
         .prop_map(move |(l, i, j, deep)| {
-            if matches!(op, "shape" | "stride") {
-                return case_of(op, format!("{op}({l})"), true);
+            if matches!(op, Op::Shape | Op::Stride) {
+                return case_of(op.name(), format!("{op}({l})"), true);
             }
             let i = i as usize % l.rank().max(1);
             let mut idx = i.to_string();
@@ -996,7 +1002,7 @@ pub fn mode_query(op: &'static str) -> BoxedStrategy<Case> {
                     idx = format!("{i},{}", j as usize % m.shape.rank());
                 }
             }
-            case_of(op, format!("{op}({l},{idx})"), true)
+            case_of(op.name(), format!("{op}({l},{idx})"), true)
         })
         .boxed()
 }
@@ -1006,11 +1012,11 @@ pub fn mode_query(op: &'static str) -> BoxedStrategy<Case> {
 /// static stride is 0 or divides or is divided by N ("Divisibility condition") and every dynamic
 /// one is a multiple of N (safe_div); for downcast, a static stride 1 somewhere ("Downcast
 /// requires adjacent elements").
-pub fn recast(op: &'static str) -> BoxedStrategy<Case> {
+pub fn recast(op: Op) -> BoxedStrategy<Case> {
     let n = || prop::sample::select(vec![2i64, 4, 8, 16]);
     let layout = (n(), any_layout()).prop_map(move |(n, l)| {
         let pairs = l.leaf_pairs();
-        let ok = if op == "downcast" {
+        let ok = if op == Op::Downcast {
             pairs.iter().any(|(_, d)| d.is_static && d.value == 1)
         } else {
             pairs.iter().all(|(_, d)| {
@@ -1021,20 +1027,20 @@ pub fn recast(op: &'static str) -> BoxedStrategy<Case> {
                 }
             })
         };
-        case_of(op, format!("{op}<{n}>({l})"), ok)
+        case_of(op.name(), format!("{op}<{n}>({l})"), ok)
     });
     let sw = (n(), swizzle(true), compact_of(3, false), any::<bool>()).prop_map(move |(n, sw, l, composed)| {
         let x = if composed { format!("composition({},{l})", swizzle_text(sw)) } else { swizzle_text(sw) };
-        case_of(op, format!("{op}<{n}>({x})"), !composed || static_flag(&l))
+        case_of(op.name(), format!("{op}<{n}>({x})"), !composed || static_flag(&l))
     });
     prop_oneof![3 => layout, 1 => sw].boxed()
 }
 
 /// max_common_vector / max_common_layout of two compact layouts, or of arbitrary ones.
-pub fn max_common(op: &'static str) -> BoxedStrategy<Case> {
+pub fn max_common(op: Op) -> BoxedStrategy<Case> {
     prop_oneof![
-        (compact(), compact()).prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), true)),
-        (any_layout(), any_layout()).prop_map(move |(a, b)| case_of(op, format!("{op}({a},{b})"), false)),
+        (compact(), compact()).prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},{b})"), true)),
+        (any_layout(), any_layout()).prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},{b})"), false)),
     ]
     .boxed()
 }
@@ -1046,7 +1052,7 @@ fn pow2() -> impl Strategy<Value = i64> {
 /// tiled_copy_tv / tiled_copy_tiler over a few common copy atoms (static layouts, as CuTe needs).
 /// Admissible: the value layout holds exactly one copy instruction's worth of values;
 /// ill-defined: a value layout of the wrong size.
-pub fn tiled_copy(op: &'static str) -> BoxedStrategy<Case> {
+pub fn tiled_copy(op: Op) -> BoxedStrategy<Case> {
     (
         prop::sample::select(COPIES.to_vec()),
         prop::sample::select(TYPES.to_vec()),
@@ -1062,14 +1068,14 @@ pub fn tiled_copy(op: &'static str) -> BoxedStrategy<Case> {
             let thr =
                 if thr_row_major { format!("(_{tm},_{tn}):(_{tn},_1)") } else { format!("(_{tm},_{tn}):(_1,_{tm})") };
             let val = if val_along_m { format!("(_{n_vals},_1):(_1,_0)") } else { format!("(_1,_{n_vals}):(_0,_1)") };
-            case_of(op, format!("{op}({cop},{ty},{thr},{val})"), well_sized && per * tbits == bits)
+            case_of(op.name(), format!("{op}({cop},{ty},{thr},{val})"), well_sized && per * tbits == bits)
         })
         .boxed()
 }
 
 /// tiled_mma_tv_a/b/c / tiled_mma_tile over a few common MMA atoms, with an atom layout that is a
 /// small (M,N,1) grid of warps.
-pub fn tiled_mma(op: &'static str) -> BoxedStrategy<Case> {
+pub fn tiled_mma(op: Op) -> BoxedStrategy<Case> {
     (
         prop::sample::select(MMAS.to_vec()),
         prop::sample::select(vec![1i64, 2, 4]),
@@ -1078,7 +1084,7 @@ pub fn tiled_mma(op: &'static str) -> BoxedStrategy<Case> {
     )
         .prop_map(move |(atom, m, n, n_major)| {
             let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
-            case_of(op, format!("{op}({atom},{layout})"), true)
+            case_of(op.name(), format!("{op}({atom},{layout})"), true)
         })
         .boxed()
 }
@@ -1090,12 +1096,11 @@ fn forms() -> Vec<(u32, BoxedStrategy<Case>)> {
     vec![(4, evaluate()), (2, print_layout()), (6, local()), (6, swizzled()), (16, atoms())]
 }
 
-/// Random cases: every operation whose entry in the table of operations (`harness/ops.rs`) has
-/// a generator, drawn with the entry's weight, plus the forms of [`forms`].
+/// Random cases: every operation that has a generator ([`generator`]), drawn with its weight, plus the forms of [`forms`].
 pub fn case() -> BoxedStrategy<Case> {
     let mut arms = forms();
-    for op in crate::ops::OPS {
-        if let crate::ops::Part::Has((weight, generate)) = op.generate {
+    for &op in Op::ALL {
+        if let Part::Has((weight, generate)) = generator(op) {
             arms.push((weight, generate()));
         }
     }
@@ -1187,7 +1192,7 @@ mod tests {
 
     #[test]
     fn atom_cases_are_drawn_and_admissible_ones_evaluate() {
-        let atom_area = |op: &str| crate::ops::by_name(op).is_some_and(|o| o.area == crate::ops::Area::Atoms);
+        let atom_area = |op: &str| Op::by_name(op).is_some_and(|o| o.area() == crate::expr::op::Area::Atoms);
         let atoms: Vec<Case> = cases(5, 600, (0, 1)).into_iter().map(|(_, c)| c).filter(|c| atom_area(c.op)).collect();
         assert!(atoms.len() >= 10, "only {} atom cases", atoms.len());
         assert!(
@@ -1350,5 +1355,87 @@ mod breadth {
         // The admissible share stays high.
         let adm = all.iter().filter(|(_, c)| c.admissible).count();
         assert!(adm * 10 >= all.len() * 7, "{adm} of {} admissible", all.len());
+    }
+}
+
+/// A random-case generator.
+pub type Generate = fn() -> BoxedStrategy<Case>;
+
+/// The random-case generator of each operation and its weight in the mix (an exhaustive match: a new
+/// operation is a compile error here).
+pub fn generator(op: Op) -> Part<(u32, Generate)> {
+    use crate::expr::op::Part::{Absent, Has};
+    use crate::fuzz;
+    match op {
+        Op::MakeLayout => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
+        Op::MakeLayoutRight => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
+        Op::Size => Has((1, || fuzz::unary(Op::Size))),
+        Op::Cosize => Has((1, || fuzz::unary(Op::Cosize))),
+        Op::Rank => Has((1, || fuzz::unary(Op::Rank))),
+        Op::Depth => Has((1, || fuzz::unary(Op::Depth))),
+        Op::Shape => Has((1, || fuzz::mode_query(Op::Shape))),
+        Op::Stride => Has((1, || fuzz::mode_query(Op::Stride))),
+        Op::Get => Has((2, || fuzz::mode_query(Op::Get))),
+        Op::Layout => Has((2, || fuzz::mode_query(Op::Layout))),
+        Op::Flatten => Has((4, || fuzz::unary(Op::Flatten))),
+        Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
+        Op::Filter => Has((4, || fuzz::simplify(Op::Filter))),
+        Op::FilterZeros => Has((4, || fuzz::unary(Op::FilterZeros))),
+        Op::Composition => Has((36, fuzz::composition)),
+        Op::Complement => Has((24, fuzz::complement)),
+        Op::RightInverse => Has((12, || fuzz::inverse(Op::RightInverse))),
+        Op::LeftInverse => Has((12, || fuzz::inverse(Op::LeftInverse))),
+        Op::LogicalDivide => Has((27, fuzz::logical_divide)),
+        Op::ZippedDivide => Has((3, || fuzz::regrouped_divide(Op::ZippedDivide))),
+        Op::TiledDivide => Has((3, || fuzz::regrouped_divide(Op::TiledDivide))),
+        Op::FlatDivide => Has((3, || fuzz::regrouped_divide(Op::FlatDivide))),
+        Op::LogicalProduct => Has((8, fuzz::logical_product)),
+        Op::ZippedProduct => Has((4, || fuzz::regrouped_product(Op::ZippedProduct))),
+        Op::TiledProduct => Has((4, || fuzz::regrouped_product(Op::TiledProduct))),
+        Op::FlatProduct => Has((4, || fuzz::regrouped_product(Op::FlatProduct))),
+        Op::BlockedProduct => Has((2, || fuzz::blocked(Op::BlockedProduct))),
+        Op::RakedProduct => Has((2, || fuzz::blocked(Op::RakedProduct))),
+        Op::MaxCommonVector => Has((6, || fuzz::max_common(Op::MaxCommonVector))),
+        Op::MaxCommonLayout => Has((6, || fuzz::max_common(Op::MaxCommonLayout))),
+        Op::LocalTile => Absent("not generated yet: coordinates must match the zipped divide's rest modes; cases in fixtures/cases/layout_partition.cases, properties in tests/properties.rs"),
+        Op::LocalPartition => Absent("not generated yet: thread layouts must tile L; cases in fixtures/cases/layout_partition.cases, properties in tests/properties.rs"),
+        Op::LocalTileOffset => Absent("generated with local_tile by fuzz.rs's local() form (tilers on the modes' boundaries, coordinates in range)"),
+        Op::LocalPartitionOffset => Absent("generated with local_partition by fuzz.rs's local() form (thread layouts that tile L, indices in range)"),
+        Op::MmaLayoutA => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MmaLayoutB => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MmaLayoutC => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MmaShape => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MmaThrId => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::CopyAtomSrc => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::CopyAtomDst => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::CopyAtomRef => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::CopyAtomThrId => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::CopyTraitsSrc => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::CopyTraitsDst => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::CopyTraitsRef => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MmaAtom => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
+        Op::CopyAtom => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
+        Op::MakeTiledCopy => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
+        Op::MakeTiledCopyA => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
+        Op::MakeTiledCopyB => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
+        Op::MakeTiledCopyC => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
+        Op::MmaPartitionA => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::MmaPartitionB => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::MmaPartitionC => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::PartitionShapeA => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::PartitionShapeB => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::PartitionShapeC => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::CopyPartitionS => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::CopyPartitionD => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::MakeTiledMma => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
+        Op::TiledCopyTv => Has((4, || fuzz::tiled_copy(Op::TiledCopyTv))),
+        Op::TiledCopyTiler => Has((2, || fuzz::tiled_copy(Op::TiledCopyTiler))),
+        Op::TiledMmaTvA => Has((2, || fuzz::tiled_mma(Op::TiledMmaTvA))),
+        Op::TiledMmaTvB => Has((1, || fuzz::tiled_mma(Op::TiledMmaTvB))),
+        Op::TiledMmaTvC => Has((2, || fuzz::tiled_mma(Op::TiledMmaTvC))),
+        Op::TiledMmaTile => Has((1, || fuzz::tiled_mma(Op::TiledMmaTile))),
+        Op::TiledMmaThrLayout => Absent("not generated yet: the thread layout is a rank-4 (V,M,N,K) layout the random atom grids would add little to; cases in fixtures/cases/atoms_tiled.cases"),
+        Op::Upcast => Has((2, || fuzz::recast(Op::Upcast))),
+        Op::Downcast => Has((2, || fuzz::recast(Op::Downcast))),
     }
 }

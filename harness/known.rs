@@ -6,6 +6,7 @@
 //! version under test and fails on (a) a disagreement that is not listed and (b) a listed entry for
 //! that version that no longer reproduces (it must then be removed or its versions narrowed).
 
+use crate::expr::Op;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -322,8 +323,8 @@ fn complement_of_negative_stride(case: &Case) -> bool {
         Value::Layout(l) => l.leaf_pairs().iter().any(|(n, d)| d.value < 0 && n.value != 1),
         _ => false,
     };
-    match case.op().unwrap_or("") {
-        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" => match v.get(1) {
+    match case.operation() {
+        Some(Op::LogicalDivide | Op::ZippedDivide | Op::TiledDivide | Op::FlatDivide) => match v.get(1) {
             Some(Value::Tuple(items)) => items.iter().any(negative),
             Some(b) => negative(b),
             None => false,
@@ -339,7 +340,7 @@ fn has_negative_stride(x: &Value) -> bool {
 
 fn left_inverse_of_dynamic_layout(case: &Case) -> bool {
     let Some(v) = operands(case) else { return false };
-    case.op() == Some("left_inverse")
+    case.operation() == Some(Op::LeftInverse)
         && matches!(v.first(), Some(Value::Layout(l)) if l.leaf_pairs().iter().any(|(n, d)| !n.is_static || !d.is_static))
 }
 
@@ -351,7 +352,7 @@ fn inverse_of_negative_stride(case: &Case) -> bool {
 /// Whether the engine accepts the MMA atom's A, B and C layouts (its definition check, under the
 /// modelled release): false for an atom whose traits break the atom's definition.
 pub fn mma_atom_meets_definition(atom: &str) -> bool {
-    ["mma_layout_a", "mma_layout_b", "mma_layout_c"]
+    [Op::MmaLayoutA, Op::MmaLayoutB, Op::MmaLayoutC]
         .iter()
         .all(|f| crate::expr::eval_str(&format!("{f}({atom})")).is_ok())
 }

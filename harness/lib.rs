@@ -5,8 +5,8 @@
 //! - [`oracle`]: real CuTe: provisioning, C++ codegen from the AST, batched compile and run.
 //! - [`suite`]: fixed suites (fixtures/cases) and their snapshots.
 //! - [`case`]: the case pipeline: one parsed case, one typed outcome per side, one judgement.
-//! - [`ops`]: the one table of operations (engine entry, C++ emitter, definition check, generator,
-//!   pycute spelling of each).
+//! - [`expr::op`]: the operations as one enum; each layer (engine entry, C++ emitter, definition
+//!   check, generator, pycute spelling) matches it exhaustively.
 //! - [`limits`]: every resource limit (input size, nesting, walks, CuTe output, compile time
 //!   and memory), with its default.
 //! - [`fuzz`], [`triage`], [`known`]: random cases, disagreement classes, accepted discrepancies.
@@ -21,7 +21,6 @@ pub mod fuzz;
 pub use cutecheck_engine::gen;
 pub mod known;
 pub mod limits;
-pub mod ops;
 pub mod oracle;
 pub mod suite;
 pub mod svg;

@@ -12,6 +12,7 @@ use cutecheck::engine::{blocked_product, coalesce, complement, composition, filt
 use cutecheck::engine::{left_inverse, logical_divide, logical_product, max_common, raked_product, right_inverse};
 use cutecheck::engine::{tiled_divide, tiled_product, zipped_divide, zipped_product};
 use cutecheck::engine::{Error, Int, IntTuple, Layout, Tiler};
+use cutecheck::expr::Op;
 use cutecheck::gen::{small_compact, small_layout, Staticness};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -28,16 +29,16 @@ fn cfg(cases: u32) -> ProptestConfig {
     }
 }
 
-/// Every operation of the table of operations (harness/ops.rs), spelled as a call (`upcast<2>`
-/// for one that takes template arguments).
+/// Every operation (`cutecheck::expr::Op::ALL`), spelled as a call (`upcast<2>` for one that takes
+/// template arguments).
 fn table_ops() -> Vec<String> {
-    cutecheck::ops::OPS.iter().map(|o| format!("{}{}", o.name, if o.targs.is_some() { "<2>" } else { "" })).collect()
+    Op::ALL.iter().map(|o| format!("{}{}", o.name(), if o.targs().is_some() { "<2>" } else { "" })).collect()
 }
 
 #[test]
 fn the_never_panic_property_covers_the_table() {
     let ops = table_ops();
-    assert_eq!(ops.len(), cutecheck::ops::OPS.len());
+    assert_eq!(ops.len(), Op::ALL.len());
     assert!(ops.iter().any(|o| o == "composition") && ops.iter().any(|o| o == "upcast<2>"), "{ops:?}");
 }
 

@@ -3,9 +3,11 @@
 
 pub mod builtins;
 pub mod eval;
+pub mod op;
 pub mod parse;
 pub mod value;
 
 pub use eval::{eval, eval_str, EvalError};
+pub use op::Op;
 pub use parse::{parse, Expr, Name, ParseError};
 pub use value::{AtomValue, Value};

@@ -492,10 +492,10 @@ impl<B: Build> Parser<'_, B> {
         }
         let id = &self.text[start..self.pos];
         // An operation's or a form's name borrows the table's string.
-        if let Some(op) = crate::ops::by_name(id) {
-            return Ok(Ident::Borrowed(op.name));
+        if let Some(op) = super::op::Op::by_name(id) {
+            return Ok(Ident::Borrowed(op.name()));
         }
-        match crate::ops::FORMS.iter().find(|f| f.0 == id) {
+        match super::op::FORMS.iter().find(|f| f.0 == id) {
             Some(f) => Ok(Ident::Borrowed(f.0)),
             None => Ok(Ident::Owned(id.to_string())),
         }

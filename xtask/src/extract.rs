@@ -13,6 +13,7 @@
 //! `Stride<...>{}`, `_N`, `_mN`, `Int<N>{}`, integer literals (dynamic), `make_shape`,
 //! `make_stride`, `make_layout(s[, d | GenRowMajor{}])` and `filter(l)`.
 
+use cutecheck::expr::Op;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -33,12 +34,12 @@ const FILES: &[&str] = &[
 
 /// `test_<op>` helpers and the case each call becomes (`None`: the helper is not an operation).
 fn case_of(helper: &str, args: &[String]) -> Option<String> {
-    let op = helper.strip_prefix("test_")?;
+    let op = Op::by_name(helper.strip_prefix("test_")?)?;
     Some(match (op, args) {
         // complement.cpp: test_complement(layout) is complement(layout, cosize(layout)).
-        ("complement", [l]) => format!("complement({l},cosize({l}))"),
-        ("complement" | "composition" | "logical_divide" | "logical_product", [a, b]) => format!("{op}({a},{b})"),
-        ("coalesce" | "left_inverse" | "right_inverse", [l]) => format!("{op}({l})"),
+        (Op::Complement, [l]) => format!("{op}({l},{}({l}))", Op::Cosize),
+        (Op::Complement | Op::Composition | Op::LogicalDivide | Op::LogicalProduct, [a, b]) => format!("{op}({a},{b})"),
+        (Op::Coalesce | Op::LeftInverse | Op::RightInverse, [l]) => format!("{op}({l})"),
         _ => return None,
     })
 }

@@ -319,7 +319,7 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
 }
 
 /// The Python text of an expression (the library's, shared with the whole-command bench).
-pub use cutecheck::ops::pycute_text as python;
+pub use cutecheck::oracle::pycute_spelling::pycute_text as python;
 
 #[cfg(test)]
 mod tests {

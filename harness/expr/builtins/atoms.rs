@@ -35,6 +35,7 @@ use crate::engine::atom::recast::{self, Recastable};
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Result};
+use crate::expr::op::Op;
 use crate::expr::parse::{Name, TemplateArg};
 use crate::expr::value::{AtomValue, Value};
 
@@ -167,40 +168,46 @@ fn name_arg(fname: &str, v: &Value) -> Result<String> {
 }
 
 /// `mma_layout_a/b/c(ATOM)`, `mma_shape`, `mma_thr_id`: members of `MMA_Traits<ATOM>`.
-pub fn mma_member(name: &Name, args: &[Value]) -> Result<Value> {
+pub fn mma_member(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let atom = mma::mma_atom(&name_arg(n, &args[0])?)?;
-    if let Some(w) = n.strip_prefix("mma_layout_").and_then(|w| w.chars().next()) {
-        crate::engine::atom::definition::enforce_mma_operand(&atom, w.to_ascii_uppercase())?;
+    let operand = match op {
+        Op::MmaLayoutA => Some('A'),
+        Op::MmaLayoutB => Some('B'),
+        Op::MmaLayoutC => Some('C'),
+        _ => None,
+    };
+    if let Some(w) = operand {
+        crate::engine::atom::definition::enforce_mma_operand(&atom, w)?;
     }
-    Ok(match n {
-        "mma_layout_a" => Value::Layout(atom.a),
-        "mma_layout_b" => Value::Layout(atom.b),
-        "mma_layout_c" => Value::Layout(atom.c),
-        "mma_shape" => Value::from_int_tuple(&atom.shape_mnk),
+    Ok(match op {
+        Op::MmaLayoutA => Value::Layout(atom.a),
+        Op::MmaLayoutB => Value::Layout(atom.b),
+        Op::MmaLayoutC => Value::Layout(atom.c),
+        Op::MmaShape => Value::from_int_tuple(&atom.shape_mnk),
         _ => Value::Layout(atom.thr_id),
     })
 }
 
 /// `copy_atom_src/dst/ref/thr_id(OP, T)`: members of `Copy_Atom<OP,T>`.
-pub fn copy_atom_member(name: &Name, args: &[Value]) -> Result<Value> {
+pub fn copy_atom_member(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
-    Ok(Value::Layout(match n {
-        "copy_atom_src" => atom.src,
-        "copy_atom_dst" => atom.dst,
-        "copy_atom_ref" => atom.ref_,
+    Ok(Value::Layout(match op {
+        Op::CopyAtomSrc => atom.src,
+        Op::CopyAtomDst => atom.dst,
+        Op::CopyAtomRef => atom.ref_,
         _ => atom.thr_id,
     }))
 }
 
 /// `copy_traits_src/dst/ref(OP)`: members of `Copy_Traits<OP>`, in bits.
-pub fn copy_traits_member(name: &Name, args: &[Value]) -> Result<Value> {
+pub fn copy_traits_member(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let (_, s, d, r) = copy::copy_traits(&name_arg(n, &args[0])?)?;
-    Ok(Value::Layout(match n {
-        "copy_traits_src" => s,
-        "copy_traits_dst" => d,
+    Ok(Value::Layout(match op {
+        Op::CopyTraitsSrc => s,
+        Op::CopyTraitsDst => d,
         _ => r,
     }))
 }
@@ -228,19 +235,19 @@ pub fn make_tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
 }
 
 /// `tiled_copy_tv(OP, T, THR, VAL)` / `tiled_copy_tiler`: `TiledLayout_TV` / `Tiler_MN` of the tiled copy.
-pub fn tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
+pub fn tiled_copy(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
     let (thr, val) = (layout_arg(n, &args[2])?, layout_arg(n, &args[3])?);
     let tc = tiled_copy::make_tiled_copy(&atom, &thr, &val)?;
     let tile = tc.tiler.product()?.value;
     crate::engine::atom::definition::enforce_tv("tiled_copy", &tc.tv, tile, None)?;
-    Ok(if n == "tiled_copy_tv" { Value::Layout(tc.tv) } else { Value::from_int_tuple(&tc.tiler) })
+    Ok(if op == Op::TiledCopyTv { Value::Layout(tc.tv) } else { Value::from_int_tuple(&tc.tiler) })
 }
 
 /// `make_tiled_mma(ATOM[, LAYOUT[, PERMS]])` and its members `tiled_mma_tv_a/b/c`, `tiled_mma_tile`,
 /// `tiled_mma_thr_layout`.
-pub fn tiled_mma(name: &Name, args: &[Value]) -> Result<Value> {
+pub fn tiled_mma(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let atom = name_arg(n, &args[0])?;
     let layout = args.get(1).map(|a| layout_arg(n, a)).transpose()?;
@@ -250,8 +257,13 @@ pub fn tiled_mma(name: &Name, args: &[Value]) -> Result<Value> {
         Some(other) => return Err(Error::Type(format!("{n}: permutations must be a tuple, found {}", other.kind()))),
     };
     let m = tiled_mma::make_tiled_mma(&atom, layout.as_ref(), &perms)?;
-    if let Some(w) = n.strip_prefix("tiled_mma_tv_").and_then(|w| w.chars().next()) {
-        let w = w.to_ascii_uppercase();
+    let operand = match op {
+        Op::TiledMmaTvA => Some('A'),
+        Op::TiledMmaTvB => Some('B'),
+        Op::TiledMmaTvC => Some('C'),
+        _ => None,
+    };
+    if let Some(w) = operand {
         let [a, b] = match w {
             'A' => [0, 2],
             'B' => [1, 2],
@@ -265,12 +277,12 @@ pub fn tiled_mma(name: &Name, args: &[Value]) -> Result<Value> {
         let tile = m.tile_size(a)?.value * m.tile_size(b)?.value;
         crate::engine::atom::definition::enforce_tv("tiled_mma", &tv, tile, Some((&m.atom, w)))?;
     }
-    Ok(match n {
-        "make_tiled_mma" => Value::Atom(AtomValue::TiledMma(Box::new(m))),
-        "tiled_mma_tv_a" => Value::Layout(m.layout_a_tv()?),
-        "tiled_mma_tv_b" => Value::Layout(m.layout_b_tv()?),
-        "tiled_mma_tv_c" => Value::Layout(m.layout_c_tv()?),
-        "tiled_mma_tile" => Value::from_int_tuple(&m.tile_shape()?),
+    Ok(match op {
+        Op::MakeTiledMma => Value::Atom(AtomValue::TiledMma(Box::new(m))),
+        Op::TiledMmaTvA => Value::Layout(m.layout_a_tv()?),
+        Op::TiledMmaTvB => Value::Layout(m.layout_b_tv()?),
+        Op::TiledMmaTvC => Value::Layout(m.layout_c_tv()?),
+        Op::TiledMmaTile => Value::from_int_tuple(&m.tile_shape()?),
         _ => Value::Layout(m.thr_layout_vmnk),
     })
 }
@@ -293,7 +305,7 @@ fn from_recastable(r: Recastable) -> Value {
 }
 
 /// `upcast<N>(X)` / `downcast<N>(X)` for a layout, a swizzle or a swizzled layout.
-pub fn recast(name: &Name, args: &[Value]) -> Result<Value> {
+pub fn recast(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let f: &str = &name.path[0];
     let n = match name.targs.as_deref() {
         Some([TemplateArg::Int(n)]) => *n,
@@ -305,7 +317,7 @@ pub fn recast(name: &Name, args: &[Value]) -> Result<Value> {
         Value::Atom(AtomValue::Composed(c)) => Recastable::Composed(c.clone()),
         other => return Err(Error::Type(format!("{f} expects a layout or a swizzle, found {}", other.kind()))),
     };
-    let r = if f == "upcast" { recast::upcast_any(&x, n)? } else { recast::downcast_any(&x, n)? };
+    let r = if op == Op::Upcast { recast::upcast_any(&x, n)? } else { recast::downcast_any(&x, n)? };
     Ok(from_recastable(r))
 }
 
@@ -354,26 +366,26 @@ fn compose(args: &[Value]) -> Result<Value> {
 /// a composed layout or the operation is not one of these.
 pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     let Some(Value::Atom(AtomValue::Composed(c))) = args.first() else { return None };
-    const WRAPPED: &[&str] = &[
-        "logical_divide",
-        "zipped_divide",
-        "tiled_divide",
-        "flat_divide",
-        "logical_product",
-        "zipped_product",
-        "tiled_product",
-        "flat_product",
-        "blocked_product",
-        "raked_product",
-        "coalesce",
-        "flatten",
-        "get",
-        "layout",
-    ];
-    const OF_INNER: &[&str] = &["size", "rank", "depth", "shape", "cosize", "complement"];
-    let n = name.simple()?;
-    let wrap = WRAPPED.contains(&n);
-    if !wrap && !OF_INNER.contains(&n) {
+    use Op::*;
+    let op = Op::lookup(name)?;
+    let wrap = matches!(
+        op,
+        LogicalDivide
+            | ZippedDivide
+            | TiledDivide
+            | FlatDivide
+            | LogicalProduct
+            | ZippedProduct
+            | TiledProduct
+            | FlatProduct
+            | BlockedProduct
+            | RakedProduct
+            | Coalesce
+            | Flatten
+            | Get
+            | Layout
+    );
+    if !wrap && !matches!(op, Size | Rank | Depth | Shape | Cosize | Complement) {
         return None;
     }
     let mut inner = args.to_vec();

@@ -5,7 +5,7 @@
 //! `Swizzle<B,M,S>` (see [`atoms::form`]).
 
 use crate::engine::{Error, Result};
-use crate::ops::{self, Part};
+pub use crate::expr::op::{Op, Part};
 
 use super::parse::Name;
 use super::value::Value;
@@ -22,13 +22,14 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
     if let Some(r) = atoms::on_composed(name, args) {
         return r;
     }
-    let Some(op) = ops::lookup(name) else {
+    let Some(op) = Op::lookup(name) else {
         return Err(Error::Type(format!("unknown function or name '{name}'")));
     };
-    arity(op.name, args, op.arity.0..=op.arity.1)?;
-    match op.eval {
+    let (lo, hi) = op.arity();
+    arity(op.name(), args, lo..=hi)?;
+    match entry(op) {
         Part::Has(f) => f(name, args),
-        Part::Absent(why) => Err(Error::Type(format!("the engine has no {}: {why}", op.name))),
+        Part::Absent(why) => Err(Error::Type(format!("the engine has no {op}: {why}"))),
     }
 }
 
@@ -38,5 +39,92 @@ pub fn arity(name: &str, args: &[Value], n: std::ops::RangeInclusive<usize>) -> 
         Ok(())
     } else {
         Err(Error::Type(format!("{name} takes {}..={} arguments, got {}", n.start(), n.end(), args.len())))
+    }
+}
+
+/// The engine entry: the called name (with its template arguments) and the evaluated arguments.
+pub type Eval = fn(&Name, &[Value]) -> Result<Value>;
+
+/// The engine entry of each operation (an exhaustive match: a new operation is a compile error here).
+pub fn entry(op: Op) -> Part<Eval> {
+    use crate::engine::{blocked_product, flat_divide, flat_product, logical_divide, logical_product, max_common};
+    use crate::engine::{raked_product, tiled_divide, tiled_product, zipped_divide, zipped_product};
+    use crate::expr::builtins;
+    use Part::Has;
+    match op {
+        Op::MakeLayout => Has(builtins::core::make_layout),
+        Op::MakeLayoutRight => Has(builtins::core::make_layout_right),
+        Op::Size => Has(builtins::core::size),
+        Op::Cosize => Has(builtins::core::cosize),
+        Op::Rank => Has(builtins::core::rank),
+        Op::Depth => Has(builtins::core::depth),
+        Op::Shape => Has(builtins::core::shape),
+        Op::Stride => Has(builtins::core::stride),
+        Op::Get => Has(builtins::core::get),
+        Op::Layout => Has(builtins::core::get),
+        Op::Flatten => Has(builtins::core::flatten),
+        Op::Coalesce => Has(builtins::algebra::coalesce),
+        Op::Filter => Has(builtins::algebra::filter),
+        Op::FilterZeros => Has(builtins::algebra::filter_zeros),
+        Op::Composition => Has(builtins::algebra::composition),
+        Op::Complement => Has(builtins::algebra::complement),
+        Op::RightInverse => Has(builtins::algebra::right_inverse),
+        Op::LeftInverse => Has(builtins::algebra::left_inverse),
+        Op::LogicalDivide => Has(|n, a| {
+            builtins::algebra::by_tiler_view(n, a, logical_divide::logical_divide, logical_divide::small_view)
+        }),
+        Op::ZippedDivide => {
+            Has(|n, a| builtins::algebra::by_tiler_view(n, a, zipped_divide::zipped_divide, zipped_divide::small_view))
+        }
+        Op::TiledDivide => Has(|n, a| builtins::algebra::by_tiler(n, a, tiled_divide::tiled_divide)),
+        Op::FlatDivide => Has(|n, a| builtins::algebra::by_tiler(n, a, flat_divide::flat_divide)),
+        Op::LogicalProduct => Has(|n, a| builtins::algebra::by_tiler(n, a, logical_product::logical_product)),
+        Op::ZippedProduct => Has(|n, a| builtins::algebra::by_tiler(n, a, zipped_product::zipped_product)),
+        Op::TiledProduct => Has(|n, a| builtins::algebra::by_tiler(n, a, tiled_product::tiled_product)),
+        Op::FlatProduct => Has(|n, a| builtins::algebra::by_tiler(n, a, flat_product::flat_product)),
+        Op::BlockedProduct => Has(|n, a| builtins::algebra::of_layouts(n, a, blocked_product::blocked_product)),
+        Op::RakedProduct => Has(|n, a| builtins::algebra::of_layouts(n, a, raked_product::raked_product)),
+        Op::MaxCommonVector => Has(builtins::algebra::max_common_vector),
+        Op::MaxCommonLayout => Has(|n, a| builtins::algebra::of_layouts(n, a, max_common::max_common_layout)),
+        Op::LocalTile => Has(builtins::algebra::local_tile),
+        Op::LocalPartition => Has(builtins::algebra::local_partition),
+        Op::LocalTileOffset => Has(builtins::algebra::local_tile_offset),
+        Op::LocalPartitionOffset => Has(builtins::algebra::local_partition_offset),
+        Op::MmaLayoutA => Has(|n, a| builtins::atoms::mma_member(Op::MmaLayoutA, n, a)),
+        Op::MmaLayoutB => Has(|n, a| builtins::atoms::mma_member(Op::MmaLayoutB, n, a)),
+        Op::MmaLayoutC => Has(|n, a| builtins::atoms::mma_member(Op::MmaLayoutC, n, a)),
+        Op::MmaShape => Has(|n, a| builtins::atoms::mma_member(Op::MmaShape, n, a)),
+        Op::MmaThrId => Has(|n, a| builtins::atoms::mma_member(Op::MmaThrId, n, a)),
+        Op::CopyAtomSrc => Has(|n, a| builtins::atoms::copy_atom_member(Op::CopyAtomSrc, n, a)),
+        Op::CopyAtomDst => Has(|n, a| builtins::atoms::copy_atom_member(Op::CopyAtomDst, n, a)),
+        Op::CopyAtomRef => Has(|n, a| builtins::atoms::copy_atom_member(Op::CopyAtomRef, n, a)),
+        Op::CopyAtomThrId => Has(|n, a| builtins::atoms::copy_atom_member(Op::CopyAtomThrId, n, a)),
+        Op::CopyTraitsSrc => Has(|n, a| builtins::atoms::copy_traits_member(Op::CopyTraitsSrc, n, a)),
+        Op::CopyTraitsDst => Has(|n, a| builtins::atoms::copy_traits_member(Op::CopyTraitsDst, n, a)),
+        Op::CopyTraitsRef => Has(|n, a| builtins::atoms::copy_traits_member(Op::CopyTraitsRef, n, a)),
+        Op::MmaAtom => Has(builtins::atoms::mma_atom),
+        Op::CopyAtom => Has(builtins::atoms::copy_atom),
+        Op::MakeTiledCopy => Has(builtins::atoms::make_tiled_copy),
+        Op::MakeTiledCopyA => Has(builtins::atoms::make_tiled_copy_for),
+        Op::MakeTiledCopyB => Has(builtins::atoms::make_tiled_copy_for),
+        Op::MakeTiledCopyC => Has(builtins::atoms::make_tiled_copy_for),
+        Op::MmaPartitionA => Has(builtins::atoms::mma_partition),
+        Op::MmaPartitionB => Has(builtins::atoms::mma_partition),
+        Op::MmaPartitionC => Has(builtins::atoms::mma_partition),
+        Op::PartitionShapeA => Has(builtins::atoms::partition_shape),
+        Op::PartitionShapeB => Has(builtins::atoms::partition_shape),
+        Op::PartitionShapeC => Has(builtins::atoms::partition_shape),
+        Op::CopyPartitionS => Has(builtins::atoms::copy_partition),
+        Op::CopyPartitionD => Has(builtins::atoms::copy_partition),
+        Op::MakeTiledMma => Has(|n, a| builtins::atoms::tiled_mma(Op::MakeTiledMma, n, a)),
+        Op::TiledCopyTv => Has(|n, a| builtins::atoms::tiled_copy(Op::TiledCopyTv, n, a)),
+        Op::TiledCopyTiler => Has(|n, a| builtins::atoms::tiled_copy(Op::TiledCopyTiler, n, a)),
+        Op::TiledMmaTvA => Has(|n, a| builtins::atoms::tiled_mma(Op::TiledMmaTvA, n, a)),
+        Op::TiledMmaTvB => Has(|n, a| builtins::atoms::tiled_mma(Op::TiledMmaTvB, n, a)),
+        Op::TiledMmaTvC => Has(|n, a| builtins::atoms::tiled_mma(Op::TiledMmaTvC, n, a)),
+        Op::TiledMmaTile => Has(|n, a| builtins::atoms::tiled_mma(Op::TiledMmaTile, n, a)),
+        Op::TiledMmaThrLayout => Has(|n, a| builtins::atoms::tiled_mma(Op::TiledMmaThrLayout, n, a)),
+        Op::Upcast => Has(|n, a| builtins::atoms::recast(Op::Upcast, n, a)),
+        Op::Downcast => Has(|n, a| builtins::atoms::recast(Op::Downcast, n, a)),
     }
 }

@@ -27,6 +27,7 @@
 
 use crate::engine::atom::{copy, mma};
 use crate::engine::Error;
+use crate::expr::op::Op;
 use crate::expr::parse::{Expr, Name, TemplateArg};
 
 use super::{call_code, err, CodegenError, Cpp, Gen, Kind, Role};
@@ -119,7 +120,7 @@ pub fn form(g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr) ->
 }
 
 /// `upcast<N>(X)` / `downcast<N>(X)`.
-pub fn recast(g: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+pub fn recast(op: Op, g: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
     let n = match name.targs.as_deref() {
         Some([TemplateArg::Int(n)]) if *n > 0 => *n,
         _ => return err(at, "expected upcast<N>(x) or downcast<N>(x) with N > 0"),
@@ -130,7 +131,7 @@ pub fn recast(g: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> Result<Cpp,
         Kind::Other if is_swizzle(&args[0]) => Kind::Other,
         _ => return err(&args[0], "expected a layout or a swizzle"),
     };
-    let f = if name.path[0] == "upcast" { "upcast" } else { "downcast" };
+    let f = if op == Op::Upcast { Op::Upcast.name() } else { Op::Downcast.name() };
     Ok(Cpp::new(format!("{f}<{n}>({})", x.code), kind))
 }
 
@@ -147,8 +148,8 @@ pub fn copy_atom(_: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> Result<C
 /// `make_tiled_copy(copy_atom(OP,T), THR, VAL)`.
 pub fn make_tiled_copy(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let atom = match &args[0] {
-        Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
-            copy_atom_code("copy_atom", a, &args[0])?
+        Expr::Call { name, args: a, called: true, .. } if Op::lookup(name) == Some(Op::CopyAtom) => {
+            copy_atom_code(Op::CopyAtom.name(), a, &args[0])?
         }
         other => return err(other, "make_tiled_copy expects copy_atom(OP,T) first"),
     };
@@ -157,30 +158,27 @@ pub fn make_tiled_copy(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result
 }
 
 /// `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`.
-pub fn make_tiled_copy_for(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+pub fn make_tiled_copy_for(op: Op, g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let n = name.base();
     let atom = match &args[0] {
-        Expr::Call { name, args: a, called: true, .. } if name.simple() == Some("copy_atom") => {
-            copy_atom_code("copy_atom", a, &args[0])?
+        Expr::Call { name, args: a, called: true, .. } if Op::lookup(name) == Some(Op::CopyAtom) => {
+            copy_atom_code(Op::CopyAtom.name(), a, &args[0])?
         }
         other => return err(other, format!("{n} expects copy_atom(OP,T) first")),
     };
-    let m = made_by(g, &args[1], "make_tiled_mma")?;
-    let f = match n {
-        "make_tiled_copy_A" => "make_tiled_copy_A",
-        "make_tiled_copy_B" => "make_tiled_copy_B",
-        _ => "make_tiled_copy_C",
-    };
+    let m = made_by(g, &args[1], Op::MakeTiledMma)?;
+    // CuTe's function has the operation's name.
+    let f = op.name();
     Ok(Cpp::new(format!("{f}({atom}, {m})"), Kind::Other))
 }
 
 /// `partition_shape_a/b/c(MMA, SHAPE)`: `partition_shape_A/B/C(MMA, SHAPE)`.
-pub fn partition_shape(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let m = made_by(g, &args[0], "make_tiled_mma")?;
+pub fn partition_shape(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let m = made_by(g, &args[0], Op::MakeTiledMma)?;
     let shape = g.int_like(&args[1], Role::Shape)?;
-    let f = match name.base() {
-        "partition_shape_a" => "partition_shape_A",
-        "partition_shape_b" => "partition_shape_B",
+    let f = match op {
+        Op::PartitionShapeA => "partition_shape_A",
+        Op::PartitionShapeB => "partition_shape_B",
         _ => "partition_shape_C",
     };
     Ok(Cpp::new(format!("{f}({m}, {})", shape.code), Kind::IntTuple))
@@ -210,57 +208,54 @@ pub fn composition(g: &mut Gen, args: &[Expr], at: &Expr) -> Option<Result<Cpp, 
 }
 
 /// `mma_layout_a/b/c(X)`, `mma_shape`, `mma_thr_id`: `typename MMA_Traits<X>::ALayout{}` etc.
-pub fn mma_member(_: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let n = name.base();
+pub fn mma_member(op: Op, _: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let x = name_arg(&args[0], NameKind::Mma)?;
-    let (member, kind) = match n {
-        "mma_layout_a" => ("ALayout", Kind::Layout),
-        "mma_layout_b" => ("BLayout", Kind::Layout),
-        "mma_layout_c" => ("CLayout", Kind::Layout),
-        "mma_shape" => ("Shape_MNK", Kind::IntTuple),
+    let (member, kind) = match op {
+        Op::MmaLayoutA => ("ALayout", Kind::Layout),
+        Op::MmaLayoutB => ("BLayout", Kind::Layout),
+        Op::MmaLayoutC => ("CLayout", Kind::Layout),
+        Op::MmaShape => ("Shape_MNK", Kind::IntTuple),
         _ => ("ThrID", Kind::Layout),
     };
     Ok(Cpp::new(format!("typename MMA_Traits<{x}>::{member}{{}}"), kind))
 }
 
 /// `copy_atom_src/dst/ref/thr_id(OP,T)`: `typename Copy_Atom<OP,T>::ValLayoutSrc{}` etc.
-pub fn copy_atom_member(_: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let n = name.base();
+pub fn copy_atom_member(which: Op, _: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
-    let member = match n {
-        "copy_atom_src" => "ValLayoutSrc",
-        "copy_atom_dst" => "ValLayoutDst",
-        "copy_atom_ref" => "ValLayoutRef",
+    let member = match which {
+        Op::CopyAtomSrc => "ValLayoutSrc",
+        Op::CopyAtomDst => "ValLayoutDst",
+        Op::CopyAtomRef => "ValLayoutRef",
         _ => "ThrID",
     };
     Ok(Cpp::new(format!("typename Copy_Atom<{op},{t}>::{member}{{}}"), Kind::Layout))
 }
 
 /// The C++ of `e`, which must be a call of `maker` (`make_tiled_mma` or `make_tiled_copy`).
-fn made_by(g: &mut Gen, e: &Expr, maker: &str) -> Result<String, CodegenError> {
+fn made_by(g: &mut Gen, e: &Expr, maker: Op) -> Result<String, CodegenError> {
     match e {
-        Expr::Call { name, called: true, .. } if name.simple() == Some(maker) => Ok(g.emit(e, Role::Shape)?.code),
+        Expr::Call { name, called: true, .. } if Op::lookup(name) == Some(maker) => Ok(g.emit(e, Role::Shape)?.code),
         _ => err(e, format!("expected {maker}(...)")),
     }
 }
 
 /// `X.get_slice(i).partition_Y(make_tensor(counting_iterator<int>(0), L))`.
-pub fn partition(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let n = name.base();
-    let (maker, method) = match n {
-        "copy_partition_s" | "copy_partition_d" if matches!(&args[0], Expr::Call { name, .. } if name.simple().is_some_and(|x| x.starts_with("make_tiled_copy_"))) =>
-        {
-            let x = match &args[0] {
-                Expr::Call { name, .. } => name.simple().unwrap_or("make_tiled_copy"),
-                _ => "make_tiled_copy",
-            };
-            (x, if n.ends_with('s') { "partition_S" } else { "partition_D" })
-        }
-        "mma_partition_a" => ("make_tiled_mma", "partition_A"),
-        "mma_partition_b" => ("make_tiled_mma", "partition_B"),
-        "mma_partition_c" => ("make_tiled_mma", "partition_C"),
-        "copy_partition_s" => ("make_tiled_copy", "partition_S"),
-        _ => ("make_tiled_copy", "partition_D"),
+pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    // A tiled copy made for an MMA operand (make_tiled_copy_A/B/C) or by make_tiled_copy.
+    let copy_maker = match &args[0] {
+        Expr::Call { name, .. } => match Op::lookup(name) {
+            Some(m @ (Op::MakeTiledCopyA | Op::MakeTiledCopyB | Op::MakeTiledCopyC)) => m,
+            _ => Op::MakeTiledCopy,
+        },
+        _ => Op::MakeTiledCopy,
+    };
+    let (maker, method) = match op {
+        Op::MmaPartitionA => (Op::MakeTiledMma, "partition_A"),
+        Op::MmaPartitionB => (Op::MakeTiledMma, "partition_B"),
+        Op::MmaPartitionC => (Op::MakeTiledMma, "partition_C"),
+        Op::CopyPartitionS => (copy_maker, "partition_S"),
+        _ => (copy_maker, "partition_D"),
     };
     let x = made_by(g, &args[0], maker)?;
     let l = g.layout(&args[1])?;
@@ -282,24 +277,22 @@ fn copy_atom_code(n: &str, args: &[Expr], at: &Expr) -> Result<String, CodegenEr
 }
 
 /// `copy_traits_src/dst/ref(OP)`: `typename Copy_Traits<OP>::SrcLayout{}` etc.
-pub fn copy_traits_member(_: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let n = name.base();
+pub fn copy_traits_member(which: Op, _: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let op = name_arg(&args[0], NameKind::CopyOp)?;
-    let member = match n {
-        "copy_traits_src" => "SrcLayout",
-        "copy_traits_dst" => "DstLayout",
+    let member = match which {
+        Op::CopyTraitsSrc => "SrcLayout",
+        Op::CopyTraitsDst => "DstLayout",
         _ => "RefLayout",
     };
     Ok(Cpp::new(format!("typename Copy_Traits<{op}>::{member}{{}}"), Kind::Layout))
 }
 
 /// `tiled_copy_tv/tiler(OP,T,THR,VAL)`: `TiledLayout_TV` / `Tiler_MN` of the tiled copy's type.
-pub fn tiled_copy(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let n = name.base();
+pub fn tiled_copy(which: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
     let (thr, val) = (layout_or_shape(g, &args[2])?, layout_or_shape(g, &args[3])?);
     let tc = format!("make_tiled_copy(Copy_Atom<{op},{t}>{{}}, {}, {})", thr.code, val.code);
-    Ok(if n == "tiled_copy_tv" {
+    Ok(if which == Op::TiledCopyTv {
         Cpp::new(format!("typename decltype({tc})::TiledLayout_TV{{}}"), Kind::Layout)
     } else {
         Cpp::new(format!("typename decltype({tc})::Tiler_MN{{}}"), Kind::IntTuple)
@@ -307,8 +300,7 @@ pub fn tiled_copy(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<C
 }
 
 /// `make_tiled_mma(X[,L[,P]])` and its members `tiled_mma_tv_a/b/c`, `tiled_mma_tile`, `tiled_mma_thr_layout`.
-pub fn tiled_mma(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let n = name.base();
+pub fn tiled_mma(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let mut call = format!("{}{{}}", name_arg(&args[0], NameKind::Mma)?);
     if let Some(l) = args.get(1) {
         call += &format!(", {}", layout_or_shape(g, l)?.code);
@@ -319,12 +311,12 @@ pub fn tiled_mma(g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cp
         call += &format!(", {}", c.code);
     }
     let m = format!("make_tiled_mma({call})");
-    Ok(match n {
-        "tiled_mma_tv_a" => Cpp::new(format!("{m}.get_layoutA_TV()"), Kind::Layout),
-        "tiled_mma_tv_b" => Cpp::new(format!("{m}.get_layoutB_TV()"), Kind::Layout),
-        "tiled_mma_tv_c" => Cpp::new(format!("{m}.get_layoutC_TV()"), Kind::Layout),
-        "tiled_mma_tile" => Cpp::new(format!("tile_shape({m})"), Kind::IntTuple),
-        "make_tiled_mma" => Cpp::new(m, Kind::Other),
+    Ok(match op {
+        Op::TiledMmaTvA => Cpp::new(format!("{m}.get_layoutA_TV()"), Kind::Layout),
+        Op::TiledMmaTvB => Cpp::new(format!("{m}.get_layoutB_TV()"), Kind::Layout),
+        Op::TiledMmaTvC => Cpp::new(format!("{m}.get_layoutC_TV()"), Kind::Layout),
+        Op::TiledMmaTile => Cpp::new(format!("tile_shape({m})"), Kind::IntTuple),
+        Op::MakeTiledMma => Cpp::new(m, Kind::Other),
         _ => Cpp::new(format!("{m}.get_thr_layout_vmnk()"), Kind::Layout),
     })
 }

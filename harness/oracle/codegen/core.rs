@@ -1,6 +1,7 @@
 //! C++ for the core builtins: construction and queries of layouts and int tuples.
 
 use crate::expr::parse::{Expr, Name};
+use crate::expr::Op;
 
 use super::{call_code, err, literal_index, CodegenError, Cpp, Gen, Kind, Role};
 
@@ -25,10 +26,10 @@ pub fn stride(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, Codege
     layout_query(g, "stride", &a[0], Kind::IntTuple)
 }
 pub fn get(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    mode(g, "get", a)
+    mode(g, Op::Get, a)
 }
 pub fn layout(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    mode(g, "layout", a)
+    mode(g, Op::Layout, a)
 }
 
 /// `make_layout(shape)`, `make_layout(shape, stride)`, or `make_layout(L0, L1, ...)`.
@@ -84,12 +85,13 @@ pub fn flatten(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, 
 }
 
 /// `get(x, i, j, ...)` is `get<i,j,...>(x)`; `layout(L, i, ...)` is `layout<i,...>(L)`.
-fn mode(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
+fn mode(g: &mut Gen, op: Op, args: &[Expr]) -> Result<Cpp, CodegenError> {
+    let f = op.name();
     let x = g.emit(&args[0], Role::Shape)?;
     if !(x.kind.is_int_like() || x.kind == Kind::Layout) {
         return err(&args[0], format!("{f} takes a layout or an int tuple"));
     }
-    if f == "layout" && x.kind != Kind::Layout {
+    if op == Op::Layout && x.kind != Kind::Layout {
         return err(&args[0], "layout(L, i) takes a layout");
     }
     let idx: Vec<String> =

@@ -19,6 +19,7 @@
 //! Areas: [`core`] (construction and queries), [`algebra`] (coalesce, composition, divides,
 //! products, ...) and [`atoms`] (MMA/copy atoms, tiled MMAs and copies, swizzles).
 
+use crate::expr::op::{Op, Part};
 use std::fmt;
 
 use crate::expr::parse::{Expr, Name};
@@ -160,18 +161,18 @@ impl Gen {
                 if let Some(r) = atoms::form(self, name, args, *called, e) {
                     return r;
                 }
-                let Some(op) = crate::ops::lookup(name) else {
+                let Some(op) = Op::lookup(name) else {
                     return err(e, format!("the oracle has no C++ for '{name}'"));
                 };
-                let crate::ops::Part::Has(emit) = op.emit else {
+                let Part::Has(emit) = emitter(op) else {
                     return err(e, format!("the oracle has no C++ for '{name}'"));
                 };
                 if !called {
-                    return err(e, format!("'{}' is a function: call it with arguments", op.name));
+                    return err(e, format!("'{op}' is a function: call it with arguments"));
                 }
-                let (lo, hi) = op.arity;
+                let (lo, hi) = op.arity();
                 if args.len() < lo || args.len() > hi {
-                    return err(e, format!("{} takes {lo}..={hi} arguments, got {}", op.name, args.len()));
+                    return err(e, format!("{op} takes {lo}..={hi} arguments, got {}", args.len()));
                 }
                 emit(self, name, args, e)
             }
@@ -357,5 +358,83 @@ mod tests {
         assert!(expression(&parse("get(_4:_1,x)").unwrap()).is_err());
         assert!(expression(&parse("get(_4:_1,-1)").unwrap()).is_err());
         assert!(expression(&parse("(1,2)(3)").unwrap()).is_err());
+    }
+}
+
+/// The C++ emitter of each operation (an exhaustive match: a new operation is a compile error here).
+pub fn emitter(op: Op) -> Part<Emit> {
+    use crate::oracle::codegen;
+    use Part::Has;
+    match op {
+        Op::MakeLayout => Has(codegen::core::make_layout),
+        Op::MakeLayoutRight => Has(codegen::core::make_layout_right),
+        Op::Size => Has(codegen::core::size),
+        Op::Cosize => Has(codegen::core::cosize),
+        Op::Rank => Has(codegen::core::rank),
+        Op::Depth => Has(codegen::core::depth),
+        Op::Shape => Has(codegen::core::shape),
+        Op::Stride => Has(codegen::core::stride),
+        Op::Get => Has(codegen::core::get),
+        Op::Layout => Has(codegen::core::layout),
+        Op::Flatten => Has(codegen::core::flatten),
+        Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
+        Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),
+        Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::FilterZeros.name(), a)),
+        Op::Composition => Has(codegen::algebra::composition),
+        Op::Complement => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Complement.name(), a)),
+        Op::RightInverse => Has(|g, _, a, _| codegen::algebra::unary(g, Op::RightInverse.name(), a)),
+        Op::LeftInverse => Has(|g, _, a, _| codegen::algebra::unary(g, Op::LeftInverse.name(), a)),
+        Op::LogicalDivide => Has(|g, _, a, _| codegen::algebra::binary(g, Op::LogicalDivide.name(), a)),
+        Op::ZippedDivide => Has(|g, _, a, _| codegen::algebra::binary(g, Op::ZippedDivide.name(), a)),
+        Op::TiledDivide => Has(|g, _, a, _| codegen::algebra::binary(g, Op::TiledDivide.name(), a)),
+        Op::FlatDivide => Has(|g, _, a, _| codegen::algebra::binary(g, Op::FlatDivide.name(), a)),
+        Op::LogicalProduct => Has(|g, _, a, _| codegen::algebra::binary(g, Op::LogicalProduct.name(), a)),
+        Op::ZippedProduct => Has(|g, _, a, _| codegen::algebra::binary(g, Op::ZippedProduct.name(), a)),
+        Op::TiledProduct => Has(|g, _, a, _| codegen::algebra::binary(g, Op::TiledProduct.name(), a)),
+        Op::FlatProduct => Has(|g, _, a, _| codegen::algebra::binary(g, Op::FlatProduct.name(), a)),
+        Op::BlockedProduct => Has(|g, _, a, _| codegen::algebra::binary(g, Op::BlockedProduct.name(), a)),
+        Op::RakedProduct => Has(|g, _, a, _| codegen::algebra::binary(g, Op::RakedProduct.name(), a)),
+        Op::MaxCommonVector => Has(codegen::algebra::max_common_vector),
+        Op::MaxCommonLayout => Has(codegen::algebra::max_common_layout),
+        Op::LocalTile => Has(codegen::algebra::local_tile),
+        Op::LocalPartition => Has(codegen::algebra::local_partition),
+        Op::LocalTileOffset => Has(codegen::algebra::local_tile_offset),
+        Op::LocalPartitionOffset => Has(codegen::algebra::local_partition_offset),
+        Op::MmaLayoutA => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaLayoutA, g, n, a, e)),
+        Op::MmaLayoutB => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaLayoutB, g, n, a, e)),
+        Op::MmaLayoutC => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaLayoutC, g, n, a, e)),
+        Op::MmaShape => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaShape, g, n, a, e)),
+        Op::MmaThrId => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaThrId, g, n, a, e)),
+        Op::CopyAtomSrc => Has(|g, n, a, e| codegen::atoms::copy_atom_member(Op::CopyAtomSrc, g, n, a, e)),
+        Op::CopyAtomDst => Has(|g, n, a, e| codegen::atoms::copy_atom_member(Op::CopyAtomDst, g, n, a, e)),
+        Op::CopyAtomRef => Has(|g, n, a, e| codegen::atoms::copy_atom_member(Op::CopyAtomRef, g, n, a, e)),
+        Op::CopyAtomThrId => Has(|g, n, a, e| codegen::atoms::copy_atom_member(Op::CopyAtomThrId, g, n, a, e)),
+        Op::CopyTraitsSrc => Has(|g, n, a, e| codegen::atoms::copy_traits_member(Op::CopyTraitsSrc, g, n, a, e)),
+        Op::CopyTraitsDst => Has(|g, n, a, e| codegen::atoms::copy_traits_member(Op::CopyTraitsDst, g, n, a, e)),
+        Op::CopyTraitsRef => Has(|g, n, a, e| codegen::atoms::copy_traits_member(Op::CopyTraitsRef, g, n, a, e)),
+        Op::MmaAtom => Has(codegen::atoms::mma_atom),
+        Op::CopyAtom => Has(codegen::atoms::copy_atom),
+        Op::MakeTiledCopy => Has(codegen::atoms::make_tiled_copy),
+        Op::MakeTiledCopyA => Has(|g, n, a, e| codegen::atoms::make_tiled_copy_for(Op::MakeTiledCopyA, g, n, a, e)),
+        Op::MakeTiledCopyB => Has(|g, n, a, e| codegen::atoms::make_tiled_copy_for(Op::MakeTiledCopyB, g, n, a, e)),
+        Op::MakeTiledCopyC => Has(|g, n, a, e| codegen::atoms::make_tiled_copy_for(Op::MakeTiledCopyC, g, n, a, e)),
+        Op::MmaPartitionA => Has(|g, n, a, e| codegen::atoms::partition(Op::MmaPartitionA, g, n, a, e)),
+        Op::MmaPartitionB => Has(|g, n, a, e| codegen::atoms::partition(Op::MmaPartitionB, g, n, a, e)),
+        Op::MmaPartitionC => Has(|g, n, a, e| codegen::atoms::partition(Op::MmaPartitionC, g, n, a, e)),
+        Op::PartitionShapeA => Has(|g, n, a, e| codegen::atoms::partition_shape(Op::PartitionShapeA, g, n, a, e)),
+        Op::PartitionShapeB => Has(|g, n, a, e| codegen::atoms::partition_shape(Op::PartitionShapeB, g, n, a, e)),
+        Op::PartitionShapeC => Has(|g, n, a, e| codegen::atoms::partition_shape(Op::PartitionShapeC, g, n, a, e)),
+        Op::CopyPartitionS => Has(|g, n, a, e| codegen::atoms::partition(Op::CopyPartitionS, g, n, a, e)),
+        Op::CopyPartitionD => Has(|g, n, a, e| codegen::atoms::partition(Op::CopyPartitionD, g, n, a, e)),
+        Op::MakeTiledMma => Has(|g, n, a, e| codegen::atoms::tiled_mma(Op::MakeTiledMma, g, n, a, e)),
+        Op::TiledCopyTv => Has(|g, n, a, e| codegen::atoms::tiled_copy(Op::TiledCopyTv, g, n, a, e)),
+        Op::TiledCopyTiler => Has(|g, n, a, e| codegen::atoms::tiled_copy(Op::TiledCopyTiler, g, n, a, e)),
+        Op::TiledMmaTvA => Has(|g, n, a, e| codegen::atoms::tiled_mma(Op::TiledMmaTvA, g, n, a, e)),
+        Op::TiledMmaTvB => Has(|g, n, a, e| codegen::atoms::tiled_mma(Op::TiledMmaTvB, g, n, a, e)),
+        Op::TiledMmaTvC => Has(|g, n, a, e| codegen::atoms::tiled_mma(Op::TiledMmaTvC, g, n, a, e)),
+        Op::TiledMmaTile => Has(|g, n, a, e| codegen::atoms::tiled_mma(Op::TiledMmaTile, g, n, a, e)),
+        Op::TiledMmaThrLayout => Has(|g, n, a, e| codegen::atoms::tiled_mma(Op::TiledMmaThrLayout, g, n, a, e)),
+        Op::Upcast => Has(|g, n, a, e| codegen::atoms::recast(Op::Upcast, g, n, a, e)),
+        Op::Downcast => Has(|g, n, a, e| codegen::atoms::recast(Op::Downcast, g, n, a, e)),
     }
 }

@@ -1,0 +1,247 @@
+//! The operations of the expression language, as one enum: [`Op`]. Each variant is declared once,
+//! in the table below, with its name (as CuTe spells it), its area, its argument count, the
+//! template arguments it takes (`upcast<N>`) and its operand kinds as the language spells them.
+//!
+//! Every layer that does something per operation matches on `Op` exhaustively, with no `_` arm,
+//! so adding a variant here is a compile error at each place that needs code for it:
+//!
+//! - the engine entry: `expr::builtins::entry`;
+//! - the C++ emitter: `oracle::codegen::emitter`;
+//! - the definition check: `definition::checker`;
+//! - the random-case generator: `fuzz::generator`;
+//! - pycute's spelling: `oracle::pycute_spelling::spelling`.
+//!
+//! A layer that has nothing for an operation says so with [`Part::Absent`] and the reason
+//! (tests/operations.rs fails on a reason that says nothing). Forms that are not operations (a
+//! bare atom or type name, `Swizzle<B,M,S>`, the whole cases `print_layout(L)` and
+//! `print_svg(X)`, an evaluation `L(c)`) are handled by the areas' `form` functions, the case
+//! printer and the evaluator; the names among them are listed in [`FORMS`].
+
+use std::sync::OnceLock;
+
+use super::parse::Name;
+
+/// One layer's part for an operation: present, or absent with the reason.
+#[derive(Clone, Copy, Debug)]
+pub enum Part<T> {
+    Has(T),
+    Absent(&'static str),
+}
+
+impl<T: Copy> Part<T> {
+    pub fn get(&self) -> Option<T> {
+        match self {
+            Part::Has(t) => Some(*t),
+            Part::Absent(_) => None,
+        }
+    }
+    /// Why the part is absent (`None` when present).
+    pub fn reason(&self) -> Option<&'static str> {
+        match self {
+            Part::Has(_) => None,
+            Part::Absent(why) => Some(why),
+        }
+    }
+}
+
+/// Which builtins / codegen file an operation's functions live in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Area {
+    /// Construction and queries (`core.rs`).
+    Core,
+    /// The layout algebra (`algebra.rs`).
+    Algebra,
+    /// MMA and copy atoms, tiled MMAs and copies, swizzles (`atoms.rs`).
+    Atoms,
+}
+
+/// Names that the builtins and the code generator handle without being operations.
+pub const FORMS: &[(&str, &str)] = &[
+    ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
+    ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
+    (
+        "print_svg",
+        "a whole case, print_svg(X): CuTe's picture of an MMA atom or tiled MMA (codegen::case_body, svg.rs)",
+    ),
+];
+
+macro_rules! operations {
+    ($($var:ident = $name:literal, $area:ident, ($lo:literal, $hi:literal), $targs:expr, $operands:literal;)*) => {
+        /// An operation of the expression language.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Op {
+            $($var,)*
+        }
+
+        impl Op {
+            /// Every operation, in the table's order.
+            pub const ALL: &'static [Op] = &[$(Op::$var,)*];
+
+            /// The name, as CuTe spells the function.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Op::$var => $name,)*
+                }
+            }
+
+            /// The area (builtins / codegen file) of its functions.
+            pub const fn area(self) -> Area {
+                match self {
+                    $(Op::$var => Area::$area,)*
+                }
+            }
+
+            /// Smallest and largest argument count (both sides check it before calling).
+            pub const fn arity(self) -> (usize, usize) {
+                match self {
+                    $(Op::$var => ($lo, $hi),)*
+                }
+            }
+
+            /// The template arguments the name takes (`<N>`), or none.
+            pub const fn targs(self) -> Option<&'static str> {
+                match self {
+                    $(Op::$var => $targs,)*
+                }
+            }
+
+            /// The operand kinds, as the expression language spells them.
+            pub const fn operands(self) -> &'static str {
+                match self {
+                    $(Op::$var => $operands,)*
+                }
+            }
+        }
+    };
+}
+
+// name, area, arity, template arguments, operand kinds
+operations! {
+    MakeLayout = "make_layout", Core, (1, 8), None, "(shape[, stride]) or (L0, L1, ...)";
+    MakeLayoutRight = "make_layout_right", Core, (1, 1), None, "(shape)";
+    Size = "size", Core, (1, 1), None, "(L) or (int tuple)";
+    Cosize = "cosize", Core, (1, 1), None, "(L)";
+    Rank = "rank", Core, (1, 1), None, "(L) or (int tuple)";
+    Depth = "depth", Core, (1, 1), None, "(L) or (int tuple)";
+    Shape = "shape", Core, (1, 1), None, "(L)";
+    Stride = "stride", Core, (1, 1), None, "(L)";
+    Get = "get", Core, (2, 8), None, "(x, i, j, ...) with literal indices";
+    Layout = "layout", Core, (2, 8), None, "(L, i, j, ...) with literal indices";
+    Flatten = "flatten", Core, (1, 1), None, "(L) or (int tuple)";
+    Coalesce = "coalesce", Algebra, (1, 2), None, "(L[, profile])";
+    Filter = "filter", Algebra, (1, 2), None, "(L[, profile])";
+    FilterZeros = "filter_zeros", Algebra, (1, 1), None, "(L)";
+    Composition = "composition", Algebra, (2, 2), None, "(L, layout or tiler); a swizzle on either side is the atom area's";
+    Complement = "complement", Algebra, (1, 2), None, "(L[, cotarget])";
+    RightInverse = "right_inverse", Algebra, (1, 1), None, "(L)";
+    LeftInverse = "left_inverse", Algebra, (1, 1), None, "(L)";
+    LogicalDivide = "logical_divide", Algebra, (2, 2), None, "(L, layout or tiler)";
+    ZippedDivide = "zipped_divide", Algebra, (2, 2), None, "(L, layout or tiler)";
+    TiledDivide = "tiled_divide", Algebra, (2, 2), None, "(L, layout or tiler)";
+    FlatDivide = "flat_divide", Algebra, (2, 2), None, "(L, layout or tiler)";
+    LogicalProduct = "logical_product", Algebra, (2, 2), None, "(L, layout or tiler)";
+    ZippedProduct = "zipped_product", Algebra, (2, 2), None, "(L, layout or tiler)";
+    TiledProduct = "tiled_product", Algebra, (2, 2), None, "(L, layout or tiler)";
+    FlatProduct = "flat_product", Algebra, (2, 2), None, "(L, layout or tiler)";
+    BlockedProduct = "blocked_product", Algebra, (2, 2), None, "(L, L)";
+    RakedProduct = "raked_product", Algebra, (2, 2), None, "(L, L)";
+    MaxCommonVector = "max_common_vector", Algebra, (2, 2), None, "(L, L)";
+    MaxCommonLayout = "max_common_layout", Algebra, (2, 2), None, "(L, L)";
+    LocalTile = "local_tile", Algebra, (3, 3), None, "(L, tiler, coord)";
+    LocalPartition = "local_partition", Algebra, (3, 3), None, "(L, thread layout, index)";
+    LocalTileOffset = "local_tile_offset", Algebra, (3, 3), None, "(L, tiler, coord)";
+    LocalPartitionOffset = "local_partition_offset", Algebra, (3, 3), None, "(L, thread layout, index)";
+    MmaLayoutA = "mma_layout_a", Atoms, (1, 1), None, "(MMA atom name)";
+    MmaLayoutB = "mma_layout_b", Atoms, (1, 1), None, "(MMA atom name)";
+    MmaLayoutC = "mma_layout_c", Atoms, (1, 1), None, "(MMA atom name)";
+    MmaShape = "mma_shape", Atoms, (1, 1), None, "(MMA atom name)";
+    MmaThrId = "mma_thr_id", Atoms, (1, 1), None, "(MMA atom name)";
+    CopyAtomSrc = "copy_atom_src", Atoms, (2, 2), None, "(copy op, value type)";
+    CopyAtomDst = "copy_atom_dst", Atoms, (2, 2), None, "(copy op, value type)";
+    CopyAtomRef = "copy_atom_ref", Atoms, (2, 2), None, "(copy op, value type)";
+    CopyAtomThrId = "copy_atom_thr_id", Atoms, (2, 2), None, "(copy op, value type)";
+    CopyTraitsSrc = "copy_traits_src", Atoms, (1, 1), None, "(copy op)";
+    CopyTraitsDst = "copy_traits_dst", Atoms, (1, 1), None, "(copy op)";
+    CopyTraitsRef = "copy_traits_ref", Atoms, (1, 1), None, "(copy op)";
+    MmaAtom = "mma_atom", Atoms, (1, 1), None, "(MMA atom name)";
+    CopyAtom = "copy_atom", Atoms, (2, 2), None, "(copy op, value type)";
+    MakeTiledCopy = "make_tiled_copy", Atoms, (3, 3), None, "(copy_atom(OP,T), thread layout, value layout)";
+    MakeTiledCopyA = "make_tiled_copy_A", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
+    MakeTiledCopyB = "make_tiled_copy_B", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
+    MakeTiledCopyC = "make_tiled_copy_C", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
+    MmaPartitionA = "mma_partition_a", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index)";
+    MmaPartitionB = "mma_partition_b", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index)";
+    MmaPartitionC = "mma_partition_c", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index)";
+    PartitionShapeA = "partition_shape_a", Atoms, (2, 2), None, "(make_tiled_mma(...), shape)";
+    PartitionShapeB = "partition_shape_b", Atoms, (2, 2), None, "(make_tiled_mma(...), shape)";
+    PartitionShapeC = "partition_shape_c", Atoms, (2, 2), None, "(make_tiled_mma(...), shape)";
+    CopyPartitionS = "copy_partition_s", Atoms, (3, 3), None, "(make_tiled_copy(...), L, thread index)";
+    CopyPartitionD = "copy_partition_d", Atoms, (3, 3), None, "(make_tiled_copy(...), L, thread index)";
+    MakeTiledMma = "make_tiled_mma", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
+    TiledCopyTv = "tiled_copy_tv", Atoms, (4, 4), None, "(copy op, value type, thread layout, value layout)";
+    TiledCopyTiler = "tiled_copy_tiler", Atoms, (4, 4), None, "(copy op, value type, thread layout, value layout)";
+    TiledMmaTvA = "tiled_mma_tv_a", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
+    TiledMmaTvB = "tiled_mma_tv_b", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
+    TiledMmaTvC = "tiled_mma_tv_c", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
+    TiledMmaTile = "tiled_mma_tile", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
+    TiledMmaThrLayout = "tiled_mma_thr_layout", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
+    Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
+    Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
+}
+
+impl Op {
+    /// The operation `name` calls, if any (template arguments must match the operation's `targs`).
+    pub fn lookup(name: &Name) -> Option<Op> {
+        if name.path.len() != 1 {
+            return None;
+        }
+        let op = Op::by_name(&name.path[0])?;
+        (op.targs().is_some() == name.targs.is_some()).then_some(op)
+    }
+
+    /// The operation named `n` (an index keyed by the names; Fx hashing, as rustc's own symbol
+    /// tables use, since the keys are short trusted strings and the lookup is on every call).
+    pub fn by_name(n: &str) -> Option<Op> {
+        static INDEX: OnceLock<rustc_hash::FxHashMap<&'static str, Op>> = OnceLock::new();
+        INDEX.get_or_init(|| Op::ALL.iter().map(|&o| (o.name(), o)).collect()).get(n).copied()
+    }
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_name_finds_every_operation_and_nothing_else() {
+        for &op in Op::ALL {
+            assert_eq!(Op::by_name(op.name()), Some(op), "{op}");
+            // Near misses: a prefix, an extension, one byte changed.
+            let name = op.name();
+            assert!(Op::by_name(&name[..name.len() - 1]).is_none_or(|o| o.name() != name));
+            assert!(Op::by_name(&format!("{name}x")).is_none());
+            let mut changed = name.as_bytes().to_vec();
+            changed[0] ^= 0x20;
+            assert!(Op::by_name(std::str::from_utf8(&changed).unwrap()).is_none(), "{op}");
+        }
+        assert!(Op::by_name("").is_none());
+    }
+
+    #[test]
+    fn names_and_metadata_are_well_formed() {
+        let mut seen = std::collections::BTreeSet::new();
+        for &op in Op::ALL {
+            assert!(seen.insert(op.name()), "{op} is declared twice");
+            let (lo, hi) = op.arity();
+            assert!(lo <= hi, "{op}: arity {:?}", op.arity());
+            assert!(!op.operands().trim().is_empty(), "{op}: no operand kinds");
+            assert!(op.name().chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{op}");
+        }
+        assert_eq!(seen.len(), Op::ALL.len());
+    }
+}
