@@ -54,7 +54,18 @@ enum Cmd {
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // `--cutlass-dir` is resolved once, before anything runs: to the absolute include directory
+    // that holds CuTe, or refused in one line.
+    if let Cmd::Eval { oracle: crate::oracle::OracleArgs { cutlass_dir: Some(d), .. }, .. } = &mut cli.cmd {
+        match crate::oracle::provision::resolve_cutlass_dir(d) {
+            Ok(include) => *d = include,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     // Every command prints through this one handle; what a write error means is decided once, in
     // `printed`.
     let mut out = std::io::stdout().lock();
@@ -487,13 +498,16 @@ fn with_model<T>(args: &crate::oracle::OracleArgs, f: impl FnOnce() -> T) -> T {
     release::with_release(model, f)
 }
 
-/// The CUTLASS release the oracle options name: the wheel version, or what a checkout's
-/// `include/cutlass/version.h` says (`None` when it cannot be read). The engine models it, or the
-/// nearest older modelled release.
+/// The CUTLASS release the oracle options name: the wheel version, or what `cutlass/version.h`
+/// says in the include directory `--cutlass-dir` resolves to (a checkout's `include/`, the
+/// directory itself, a wheel's `source/include`: see
+/// [`crate::oracle::provision::resolve_cutlass_dir`]; `None` when it cannot be read). The engine
+/// models it, or the nearest older modelled release.
 pub fn release_of(args: &crate::oracle::OracleArgs) -> Option<crate::engine::release::Release> {
     match (&args.cutlass_dir, &args.cutlass_version) {
         (Some(d), _) => {
-            let text = std::fs::read_to_string(d.join("include").join("cutlass").join("version.h")).ok()?;
+            let include = crate::oracle::provision::resolve_cutlass_dir(d).ok()?;
+            let text = std::fs::read_to_string(include.join("cutlass").join("version.h")).ok()?;
             crate::engine::release::Release::from_version_h(&text)
         }
         (None, Some(v)) => v.parse().ok(),
@@ -501,10 +515,14 @@ pub fn release_of(args: &crate::oracle::OracleArgs) -> Option<crate::engine::rel
     }
 }
 
-/// The CUTLASS version the oracle options name (the known discrepancies are matched against it).
+/// The CUTLASS version the oracle options name (the known discrepancies are matched against it):
+/// for `--cutlass-dir`, `dir:` and the include directory it resolves to.
 pub fn version_of(args: &crate::oracle::OracleArgs) -> String {
     match (&args.cutlass_dir, &args.cutlass_version) {
-        (Some(d), _) => format!("dir:{}", d.display()),
+        (Some(d), _) => {
+            let include = crate::oracle::provision::resolve_cutlass_dir(d).unwrap_or_else(|_| d.clone());
+            format!("dir:{}", include.display())
+        }
         (None, Some(v)) => v.clone(),
         (None, None) => crate::oracle::provision::DEFAULT_CUTLASS.to_string(),
     }

@@ -351,11 +351,68 @@ pub fn nvcc_tree_if_needed(prov: &Provisioner, cxx: Option<&str>) -> Result<Opti
     }
 }
 
-/// A user's CUTLASS checkout or install: DIR/include/cute or DIR/cute.
+/// The file whose presence marks CuTe's include directory (`--cutlass-dir`).
+pub const CUTE_MARK: &str = "cute/layout.hpp";
+
+/// Where `--cutlass-dir DIR` may keep CuTe's headers, in the order they are looked at: DIR itself
+/// (an `include/`), DIR/include (a checkout, or an unpacked release tarball), DIR/source/include
+/// (a wheel's `cutlass_library/`), DIR/cutlass_library/source/include (an unpacked wheel). Last,
+/// DIR/*/include (a directory a tarball was unpacked into) is looked at by
+/// [`resolve_cutlass_dir`].
+pub fn cutlass_dir_candidates(dir: &Path) -> Vec<PathBuf> {
+    vec![dir.to_path_buf(), dir.join("include"), dir.join("source/include"), dir.join("cutlass_library/source/include")]
+}
+
+/// `--cutlass-dir DIR` resolved, once: the absolute, canonical include directory holding
+/// [`CUTE_MARK`] (see [`cutlass_dir_candidates`]; a DIR/*/include only when exactly one
+/// subdirectory has one). A relative DIR is taken from the current directory. Refused, in one
+/// line naming every path looked at, when none holds CuTe.
+pub fn resolve_cutlass_dir(dir: &Path) -> Result<PathBuf> {
+    let abs = std::path::absolute(dir).with_context(|| format!("--cutlass-dir {}", dir.display()))?;
+    if !abs.is_dir() {
+        bail!("--cutlass-dir {}: not a directory", dir.display());
+    }
+    let has_cute = |d: &Path| d.join(CUTE_MARK).is_file();
+    let candidates = cutlass_dir_candidates(&abs);
+    let hit = match candidates.iter().find(|d| has_cute(d)) {
+        Some(d) => d.clone(),
+        None => {
+            let mut unpacked: Vec<PathBuf> = std::fs::read_dir(&abs)
+                .with_context(|| format!("--cutlass-dir {}: reading it", dir.display()))?
+                .flatten()
+                .map(|e| e.path().join("include"))
+                .filter(|d| has_cute(d))
+                .collect();
+            unpacked.sort();
+            match unpacked.len() {
+                1 => unpacked.remove(0),
+                0 => {
+                    let looked: Vec<String> = candidates
+                        .iter()
+                        .map(|d| d.join(CUTE_MARK).display().to_string())
+                        .chain([abs.join("*/include").join(CUTE_MARK).display().to_string()])
+                        .collect();
+                    bail!(
+                        "--cutlass-dir {}: no CuTe headers: looked for {} (give a CUTLASS checkout, its include/, or \
+                         an unpacked nvidia-cutlass wheel)",
+                        dir.display(),
+                        looked.join(", ")
+                    )
+                }
+                _ => bail!(
+                    "--cutlass-dir {}: several CUTLASS trees under it ({}); name one",
+                    dir.display(),
+                    unpacked.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        }
+    };
+    std::fs::canonicalize(&hit).with_context(|| format!("--cutlass-dir {}: resolving {}", dir.display(), hit.display()))
+}
+
+/// A user's CUTLASS checkout or install (anything [`resolve_cutlass_dir`] accepts).
 pub fn cutlass_dir(dir: &Path) -> Result<Headers> {
-    let include = find_include(dir).ok_or_else(|| {
-        anyhow!("--cutlass-dir {}: no cute/tensor.hpp under it (expected DIR/include/cute)", dir.display())
-    })?;
+    let include = resolve_cutlass_dir(dir)?;
     // Hashed in full at each use (a user's tree has no manifest): cute/ and the cutlass/ headers
     // CuTe includes.
     let id = hash_tree(&include.join("cute"))?;
