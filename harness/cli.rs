@@ -9,6 +9,14 @@ use crate::case::{Case, Judge, Origin, Outcome};
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
 
+/// A line to stderr, like `eprintln!` but never a panic when stderr is a closed pipe (`2>&1 |
+/// head -1`): the message is lost, the exit status still says what happened.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 #[derive(Parser)]
 #[command(name = "cutecheck", version, about = "CuTe's layout algebra, checked against real CuTe")]
 struct Cli {
@@ -61,7 +69,7 @@ pub fn main() -> ExitCode {
         match crate::oracle::provision::resolve_cutlass_dir(d) {
             Ok(include) => *d = include,
             Err(e) => {
-                eprintln!("error: {e:#}");
+                say!("error: {e:#}");
                 return ExitCode::FAILURE;
             }
         }
@@ -98,7 +106,7 @@ pub fn printed(status: std::io::Result<ExitCode>) -> ExitCode {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: writing stdout: {e}");
+            say!("error: writing stdout: {e}");
             ExitCode::FAILURE
         }
     }
@@ -110,7 +118,7 @@ fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
     match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             ExitCode::FAILURE
         }
     }
@@ -122,7 +130,7 @@ fn atom_table_cmd(atom: &str, out: &mut impl Write) -> std::io::Result<ExitCode>
         Ok(crate::expr::Expr::Call { name, called: false, .. }) => name.to_string(),
         Ok(_) => atom.to_string(),
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -132,11 +140,11 @@ fn atom_table_cmd(atom: &str, out: &mut impl Write) -> std::io::Result<ExitCode>
             Ok(ExitCode::SUCCESS)
         }
         Ok(Err(e)) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             Ok(ExitCode::FAILURE)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             Ok(ExitCode::FAILURE)
         }
     }
@@ -445,7 +453,7 @@ fn oracle_cmd(
     let oracle = match crate::oracle::Oracle::new(args.options()) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            say!("error: {e:#}");
             return Ok(ExitCode::FAILURE);
         }
     };

@@ -147,3 +147,21 @@ fn the_oracle_modes_into_a_closed_pipe_are_quiet_successes() {
         assert_eq!(status.code(), Some(0), "{}: {err}", args.join(" "));
     }
 }
+
+/// An error message into a closed stderr (`2>&1 | head -0`): the command still fails with status
+/// 1, as it would with stderr open, and does not panic (status 101).
+#[test]
+fn an_error_into_a_closed_stderr_still_fails_plainly() {
+    for args in [&["atom-table", "NO_SUCH_ATOM"][..], &["eval", "--cutlass-dir", "/no/such/dir", "_4:_1"]] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let status = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{}", args.join(" "));
+    }
+}
