@@ -9,6 +9,14 @@ use crate::case::{Case, Judge, Origin, Outcome};
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
 
+/// A line to stderr, like `eprintln!` but never a panic when stderr is a closed pipe (`2>&1 |
+/// head -1`): the message is lost, the exit status still says what happened.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 #[derive(Parser)]
 #[command(name = "cutecheck", version, about = "CuTe's layout algebra, checked against real CuTe")]
 struct Cli {
@@ -54,17 +62,53 @@ enum Cmd {
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.cmd {
-        Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => oracle_cmd(&expr, both, table, &oracle),
-        Cmd::Eval { expr, svg: Some(file), tile, .. } => svg_cmd(&expr, &file, tile.as_deref()),
+    let mut cli = Cli::parse();
+    // `--cutlass-dir` is resolved once, before anything runs: to the absolute include directory
+    // that holds CuTe, or refused in one line.
+    if let Cmd::Eval { oracle: crate::oracle::OracleArgs { cutlass_dir: Some(d), .. }, .. } = &mut cli.cmd {
+        match crate::oracle::provision::resolve_cutlass_dir(d) {
+            Ok(include) => *d = include,
+            Err(e) => {
+                say!("error: {e:#}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    // Every command prints through this one handle; what a write error means is decided once, in
+    // `printed`.
+    let mut out = std::io::stdout().lock();
+    let status = match cli.cmd {
+        Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => {
+            oracle_cmd(&expr, both, table, &oracle, &mut out)
+        }
+        Cmd::Eval { expr, svg: Some(file), tile, .. } => Ok(svg_cmd(&expr, &file, tile.as_deref())),
         // The engine alone models the release `--cutlass-version` / `--cutlass-dir` names (the
         // nearest older modelled release for one it does not model).
         Cmd::Eval { expr, table, unchecked: true, oracle, .. } => {
-            with_model(&oracle, || crate::engine::without_definition_checks(|| eval_cmd(&expr, table)))
+            with_model(&oracle, || crate::engine::without_definition_checks(|| eval_cmd(&expr, table, &mut out)))
         }
-        Cmd::Eval { expr, table, oracle, .. } => with_model(&oracle, || eval_cmd(&expr, table)),
-        Cmd::AtomTable { atom } => atom_table_cmd(&atom),
+        Cmd::Eval { expr, table, oracle, .. } => with_model(&oracle, || eval_cmd(&expr, table, &mut out)),
+        Cmd::AtomTable { atom } => atom_table_cmd(&atom, &mut out),
+    };
+    printed(status.and_then(|s| out.flush().map(|()| s)))
+}
+
+/// The exit status of a command whose printing went as `status` says. A closed stdout (a reader
+/// that has what it wanted, as `| head -1`) is a quiet success: the reader chose to stop, and
+/// nothing was lost that it wanted. Any other write error (a full disk) is said on stderr and
+/// fails, so a truncated answer is never taken for a whole one.
+///
+/// Why not restore SIGPIPE's default action instead: the process would die of the signal (status
+/// 141 under `set -o pipefail`, not 0), without unwinding, so the oracle's temporary directories
+/// would be left behind and a full disk would still pass silently.
+pub fn printed(status: std::io::Result<ExitCode>) -> ExitCode {
+    match status {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            say!("error: writing stdout: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -74,34 +118,34 @@ fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
     match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn atom_table_cmd(atom: &str) -> ExitCode {
+fn atom_table_cmd(atom: &str, out: &mut impl Write) -> std::io::Result<ExitCode> {
     // Parse the name as an expression so spacing and spelling are checked once, in one place.
     let canonical = match crate::expr::parse(atom) {
         Ok(crate::expr::Expr::Call { name, called: false, .. }) => name.to_string(),
         Ok(_) => atom.to_string(),
         Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
+            say!("error: {e}");
+            return Ok(ExitCode::FAILURE);
         }
     };
     match crate::engine::atom::atom_table(&canonical).map(|t| serde_json::to_string(&t)) {
         Ok(Ok(json)) => {
-            println!("{json}");
-            ExitCode::SUCCESS
+            writeln!(out, "{json}")?;
+            Ok(ExitCode::SUCCESS)
         }
         Ok(Err(e)) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+            say!("error: {e}");
+            Ok(ExitCode::FAILURE)
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+            say!("error: {e}");
+            Ok(ExitCode::FAILURE)
         }
     }
 }
@@ -207,24 +251,20 @@ fn parse_then_eval(expr: &str, out: &mut String) -> std::ops::ControlFlow<bool, 
     std::ops::ControlFlow::Continue(eval(&parsed))
 }
 
-fn eval_cmd(expr: &str, table: bool) -> ExitCode {
-    let stdout = std::io::stdout();
+/// `eval EXPR` / `eval -`; an error writing `stdout` (a closed pipe) is returned, to [`printed`].
+fn eval_cmd(expr: &str, table: bool, stdout: &mut impl Write) -> std::io::Result<ExitCode> {
     // Answers and lines go through 64 KiB buffers: a batch of thousands of lines then costs a few
     // dozen system calls, not hundreds.
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
     let ok = if expr == "-" {
-        eval_lines(std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock()), &mut out, table)
+        eval_lines(std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock()), &mut out, table)?
     } else {
         let (text, ok) = answer(expr, table);
-        let _ = out.write_all(text.as_bytes());
+        out.write_all(text.as_bytes())?;
         ok
     };
-    let _ = out.flush();
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    out.flush()?;
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// The answer to one expression: its text (ending in a newline) and whether it succeeded. A panic
@@ -323,13 +363,18 @@ pub fn read_line<'b>(r: &mut impl BufRead, max: usize, buf: &'b mut Vec<u8>) -> 
 }
 
 /// `eval -`: one answer per non-blank input line, in order, whatever the line holds (a line that
-/// is too long or not UTF-8 gets an `error:` line naming its number); never stops early. Returns
+/// is too long or not UTF-8 gets an `error:` line naming its number); never stops early, except
+/// when `out` fails (a closed pipe: nobody is left to answer), whose error is returned. Returns
 /// whether every line succeeded.
 ///
 /// Answers are flushed whenever the input buffer is empty, before the read that may wait: a
 /// program (or person) that sends a line and waits for its answer gets it, while a batch on a pipe
 /// still costs one write per 64 KiB of input.
-pub fn eval_lines<R: std::io::Read>(mut input: std::io::BufReader<R>, out: &mut impl Write, table: bool) -> bool {
+pub fn eval_lines<R: std::io::Read>(
+    mut input: std::io::BufReader<R>,
+    out: &mut impl Write,
+    table: bool,
+) -> std::io::Result<bool> {
     use std::fmt::Write as _;
     let max = crate::limits::INPUT_LEN;
     let mut ok = true;
@@ -338,9 +383,8 @@ pub fn eval_lines<R: std::io::Read>(mut input: std::io::BufReader<R>, out: &mut 
     let (mut line, mut text, mut scratch) = (Vec::new(), String::new(), crate::expr::eval::Scratch::default());
     loop {
         n += 1;
-        if input.buffer().is_empty() && out.flush().is_err() {
-            // stdout is gone (a closed pipe): nobody is left to answer.
-            return false;
+        if input.buffer().is_empty() {
+            out.flush()?;
         }
         match read_line(&mut input, max, &mut line) {
             Ok(None) => break,
@@ -358,16 +402,13 @@ pub fn eval_lines<R: std::io::Read>(mut input: std::io::BufReader<R>, out: &mut 
             }
             Err(e) => {
                 // The input itself failed (not a line's content): say so; nothing more can be read.
-                let _ = writeln!(out, "error: reading stdin after line {}: {e}", n - 1);
-                return false;
+                writeln!(out, "error: reading stdin after line {}: {e}", n - 1)?;
+                return Ok(false);
             }
         }
-        if out.write_all(text.as_bytes()).is_err() {
-            // stdout is gone (a closed pipe): nobody is left to answer.
-            return false;
-        }
+        out.write_all(text.as_bytes())?;
     }
-    ok
+    Ok(ok)
 }
 
 /// The expressions of `eval`'s argument: the one given, or one per non-blank stdin line for `-`,
@@ -399,14 +440,21 @@ fn expressions(expr: &str) -> Vec<Result<String, String>> {
 
 /// `eval --cute` / `eval --both` (with `--table`, rank-2 layouts as print_layout grids on both
 /// sides): one answer per expression, in order; a line that cannot be a case is answered with an
-/// `error:` line and the others still run.
-fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleArgs) -> ExitCode {
+/// `error:` line and the others still run. An error writing `out` (a closed pipe) is returned, to
+/// [`printed`].
+fn oracle_cmd(
+    expr: &str,
+    both: bool,
+    table: bool,
+    args: &crate::oracle::OracleArgs,
+    out: &mut impl Write,
+) -> std::io::Result<ExitCode> {
     let exprs = expressions(expr);
     let oracle = match crate::oracle::Oracle::new(args.options()) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            return ExitCode::FAILURE;
+            say!("error: {e:#}");
+            return Ok(ExitCode::FAILURE);
         }
     };
     let cases: Vec<Result<Case, String>> = exprs
@@ -424,7 +472,7 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
         let case = match case {
             Ok(c) => c,
             Err(why) => {
-                println!("error: {why}");
+                writeln!(out, "error: {why}")?;
                 ok = false;
                 continue;
             }
@@ -432,27 +480,23 @@ fn oracle_cmd(expr: &str, both: bool, table: bool, args: &crate::oracle::OracleA
         let cute = results.next().unwrap_or_else(|| Outcome::Error("no result".into()));
         if !both {
             for l in cute.lines() {
-                println!("{l}");
+                writeln!(out, "{l}")?;
             }
             ok &= matches!(cute, Outcome::Printed(_));
             continue;
         }
         let engine = judge.engine(case, table);
         let j = judge.judge(case, Origin::Adhoc, &engine, &cute);
-        println!("{}", case.text);
-        println!("  cute:   {}", cute.lines().join("\n          "));
-        println!("  engine: {}", engine.outcome.lines().join("\n          "));
+        writeln!(out, "{}", case.text)?;
+        writeln!(out, "  cute:   {}", cute.lines().join("\n          "))?;
+        writeln!(out, "  engine: {}", engine.outcome.lines().join("\n          "))?;
         if let Some(t) = &j.triage {
-            println!("  triage: {t}");
+            writeln!(out, "  triage: {t}")?;
         }
-        println!("{}", j.summary());
+        writeln!(out, "{}", j.summary())?;
         ok &= j.agreement.agrees();
     }
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// Run `f` with the engine modelling the release the options name.
@@ -462,13 +506,16 @@ fn with_model<T>(args: &crate::oracle::OracleArgs, f: impl FnOnce() -> T) -> T {
     release::with_release(model, f)
 }
 
-/// The CUTLASS release the oracle options name: the wheel version, or what a checkout's
-/// `include/cutlass/version.h` says (`None` when it cannot be read). The engine models it, or the
-/// nearest older modelled release.
+/// The CUTLASS release the oracle options name: the wheel version, or what `cutlass/version.h`
+/// says in the include directory `--cutlass-dir` resolves to (a checkout's `include/`, the
+/// directory itself, a wheel's `source/include`: see
+/// [`crate::oracle::provision::resolve_cutlass_dir`]; `None` when it cannot be read). The engine
+/// models it, or the nearest older modelled release.
 pub fn release_of(args: &crate::oracle::OracleArgs) -> Option<crate::engine::release::Release> {
     match (&args.cutlass_dir, &args.cutlass_version) {
         (Some(d), _) => {
-            let text = std::fs::read_to_string(d.join("include").join("cutlass").join("version.h")).ok()?;
+            let include = crate::oracle::provision::resolve_cutlass_dir(d).ok()?;
+            let text = std::fs::read_to_string(include.join("cutlass").join("version.h")).ok()?;
             crate::engine::release::Release::from_version_h(&text)
         }
         (None, Some(v)) => v.parse().ok(),
@@ -476,10 +523,14 @@ pub fn release_of(args: &crate::oracle::OracleArgs) -> Option<crate::engine::rel
     }
 }
 
-/// The CUTLASS version the oracle options name (the known discrepancies are matched against it).
+/// The CUTLASS version the oracle options name (the known discrepancies are matched against it):
+/// for `--cutlass-dir`, `dir:` and the include directory it resolves to.
 pub fn version_of(args: &crate::oracle::OracleArgs) -> String {
     match (&args.cutlass_dir, &args.cutlass_version) {
-        (Some(d), _) => format!("dir:{}", d.display()),
+        (Some(d), _) => {
+            let include = crate::oracle::provision::resolve_cutlass_dir(d).unwrap_or_else(|_| d.clone());
+            format!("dir:{}", include.display())
+        }
         (None, Some(v)) => v.clone(),
         (None, None) => crate::oracle::provision::DEFAULT_CUTLASS.to_string(),
     }

@@ -144,3 +144,125 @@ fn batch_mode_answers_each_line_before_the_next_arrives() {
     assert!(child.wait().unwrap().success());
     reader.join().unwrap();
 }
+
+/// `--cutlass-dir` as the options parse it, for the library's view of it.
+fn oracle_args(args: &[&str]) -> cutecheck::oracle::OracleArgs {
+    #[derive(clap::Parser)]
+    struct Args {
+        #[command(flatten)]
+        oracle: cutecheck::oracle::OracleArgs,
+    }
+    <Args as clap::Parser>::parse_from(std::iter::once("cutecheck").chain(args.iter().copied())).oracle
+}
+
+/// Run `cutecheck ARGS` in `dir`: stdout, stderr, status.
+fn cutecheck_in(dir: &std::path::Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cutecheck")).args(args).current_dir(dir).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (text(out.stdout), text(out.stderr), out.status.code().unwrap_or(-1))
+}
+
+/// A directory without `cute/layout.hpp` (only a `cute/tensor.hpp`, an empty `include/`) is
+/// refused in one line naming every path looked at, before any case runs, in every mode (`--cute`
+/// included: nothing is provisioned or compiled first).
+#[test]
+fn a_cutlass_dir_without_cute_is_refused_naming_what_was_looked_for() {
+    let t = tempfile::tempdir().unwrap();
+    let bad = t.path().join("bad");
+    std::fs::create_dir_all(bad.join("include")).unwrap();
+    std::fs::create_dir_all(bad.join("cute")).unwrap();
+    std::fs::write(bad.join("cute/tensor.hpp"), "").unwrap();
+    std::fs::create_dir_all(bad.join("other/include/cute")).unwrap();
+    for mode in [&[][..], &["--cute"], &["--both"], &["--table"]] {
+        let args: Vec<&str> = ["eval"].iter().chain(mode).chain(&["--cutlass-dir", "bad", "_4:_1"]).copied().collect();
+        let (out, err, code) = cutecheck_in(t.path(), &args);
+        assert_eq!((out.as_str(), code), ("", 1), "{args:?}: no case may run: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.starts_with("error: --cutlass-dir bad: no CuTe headers"), "{err}");
+        let b = std::fs::canonicalize(&bad).unwrap();
+        for looked in ["", "include/", "source/include/", "cutlass_library/source/include/", "*/include/"] {
+            let p = format!("{}/{looked}cute/layout.hpp", b.display());
+            assert!(err.contains(&p), "{args:?}: {err} does not name {p}");
+        }
+    }
+    let (out, err, code) = cutecheck_in(t.path(), &["eval", "--cutlass-dir", "no/such/dir", "_4:_1"]);
+    assert_eq!((out.as_str(), err.as_str(), code), ("", "error: --cutlass-dir no/such/dir: not a directory\n", 1));
+}
+
+/// A fake CUTLASS tree at `root` (an include directory with `cute/layout.hpp` and a
+/// `cutlass/version.h` of `version`).
+fn fake_include(root: &std::path::Path, version: (u16, u16, u16)) {
+    std::fs::create_dir_all(root.join("cute")).unwrap();
+    std::fs::create_dir_all(root.join("cutlass")).unwrap();
+    std::fs::write(root.join("cute/layout.hpp"), "").unwrap();
+    let (a, b, c) = version;
+    let h = format!("#define CUTLASS_MAJOR {a}\n#define CUTLASS_MINOR {b}\n#define CUTLASS_PATCH {c}\n");
+    std::fs::write(root.join("cutlass/version.h"), h).unwrap();
+}
+
+/// Every form `--cutlass-dir` accepts resolves to the one absolute include directory and keeps the
+/// release `cutlass/version.h` names (given `include/` itself, it used to be lost).
+#[test]
+fn every_form_of_a_cutlass_dir_resolves_to_its_include_and_release() {
+    use cutecheck::cli::{release_of, version_of};
+    use cutecheck::oracle::provision::resolve_cutlass_dir;
+    let t = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(t.path()).unwrap();
+    let want: cutecheck::engine::release::Release = "3.8.0".parse().unwrap();
+    fake_include(&root.join("checkout/include"), (3, 8, 0));
+    fake_include(&root.join("wheel/cutlass_library/source/include"), (3, 8, 0));
+    fake_include(&root.join("unpacked/cutlass-3.8.0/include"), (3, 8, 0));
+    for (dir, include) in [
+        ("checkout", "checkout/include"),
+        ("checkout/include", "checkout/include"),
+        ("checkout/include/", "checkout/include"),
+        ("checkout/include/../include", "checkout/include"),
+        ("wheel", "wheel/cutlass_library/source/include"),
+        ("wheel/cutlass_library", "wheel/cutlass_library/source/include"),
+        ("wheel/cutlass_library/source/include", "wheel/cutlass_library/source/include"),
+        ("unpacked", "unpacked/cutlass-3.8.0/include"),
+        ("unpacked/cutlass-3.8.0", "unpacked/cutlass-3.8.0/include"),
+    ] {
+        let given = root.join(dir);
+        assert_eq!(resolve_cutlass_dir(&given).unwrap(), root.join(include), "{dir}");
+        let args = oracle_args(&["--cutlass-dir", given.to_str().unwrap()]);
+        assert_eq!(release_of(&args), Some(want), "{dir}");
+        assert_eq!(version_of(&args), format!("dir:{}", root.join(include).display()), "{dir}");
+    }
+    // Two trees unpacked side by side: ambiguous, refused naming both.
+    fake_include(&root.join("unpacked/cutlass-3.9.0/include"), (3, 9, 0));
+    let e = format!("{:#}", resolve_cutlass_dir(&root.join("unpacked")).unwrap_err());
+    assert!(e.contains("several CUTLASS trees") && e.contains("cutlass-3.9.0") && e.contains("cutlass-3.8.0"), "{e}");
+    // A relative path is taken from the current directory, and resolved before the engine runs:
+    // plain `eval` models the release it names.
+    let (out, err, code) = cutecheck_in(&root.join("checkout"), &["eval", "--cutlass-dir", "include", "_4:_1"]);
+    assert_eq!((out.as_str(), code), ("_4:_1\n", 0), "{err}");
+}
+
+/// The provisioned CUTLASS 4.2 wheel named every way (its root, its `cutlass_library/`, its
+/// `source/include`, relative to the current directory), compiled against for real: the relative
+/// path used to fail every case (the compiler runs elsewhere) and `include/` lost the release.
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
+)]
+fn a_real_cutlass_dir_works_relative_and_as_include() {
+    use cutecheck::cli::release_of;
+    use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner, DEFAULT_CUTLASS};
+    let headers = Provisioner::new().unwrap().cutlass(DEFAULT_CUTLASS).unwrap();
+    let include = std::fs::canonicalize(&headers.include_dir).unwrap();
+    let lib = include.parent().and_then(|p| p.parent()).unwrap();
+    let wheel = lib.parent().unwrap();
+    let release: cutecheck::engine::release::Release = DEFAULT_CUTLASS.parse().unwrap();
+    for d in [wheel, lib, &include] {
+        assert_eq!(resolve_cutlass_dir(d).unwrap(), include, "{}", d.display());
+        assert_eq!(release_of(&oracle_args(&["--cutlass-dir", d.to_str().unwrap()])), Some(release), "{}", d.display());
+    }
+    // Relative to the cache directory, compiled (no cache: the compile itself must find CuTe).
+    let cache = wheel.parent().unwrap();
+    let rel = include.strip_prefix(cache).unwrap().to_str().unwrap().to_string();
+    let case = "coalesce((_2,(_1,_6)):(_1,(_6,_2)))";
+    let (out, err, code) = cutecheck_in(cache, &["eval", "--cute", "--no-cache", "--cutlass-dir", &rel, case]);
+    assert_eq!((out.as_str(), code), ("_12:_1\n", 0), "{err}");
+}

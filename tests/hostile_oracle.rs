@@ -18,6 +18,7 @@ fn broken_tree(root: &Path) -> (PathBuf, PathBuf) {
     let cutlass = root.join("cutlass");
     std::fs::create_dir_all(cutlass.join("include/cute")).unwrap();
     std::fs::write(cutlass.join("include/cute/tensor.hpp"), "").unwrap();
+    std::fs::write(cutlass.join("include/cute/layout.hpp"), "").unwrap();
     let cuda = root.join("cuda");
     std::fs::create_dir_all(&cuda).unwrap();
     std::fs::write(cuda.join("cuda_runtime.h"), "").unwrap();

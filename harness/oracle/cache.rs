@@ -43,20 +43,50 @@ impl ResultCache {
         (e.key == key && e.checksum == checksum(key, &e.outcome)).then_some(e.outcome)
     }
 
-    /// Store an outcome (errors of the oracle itself are never stored). Written to a temporary
-    /// file and renamed, so a reader never sees half a file.
+    /// Store an outcome (errors of the oracle itself are never stored), with [`write_atomic`]: a
+    /// reader (another run sharing the directory) never sees half a file, nor does a run after a
+    /// crash or an interrupt.
     pub fn put(&self, key: &str, outcome: &Outcome) -> std::io::Result<()> {
         if outcome.is_error() {
             return Ok(());
         }
         let p = self.path(key);
-        let dir = p.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(p.parent().unwrap_or(Path::new(".")))?;
         let e = Entry { key: key.to_string(), outcome: outcome.clone(), checksum: checksum(key, outcome) };
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut tmp, serde_json::to_string(&e)?.as_bytes())?;
-        tmp.persist(&p).map_err(|e| e.error)?;
-        Ok(())
+        write_atomic(&p, serde_json::to_string(&e)?.as_bytes())
+    }
+}
+
+/// Write `bytes` as the whole of the file `path`, atomically: into a temporary file in the same
+/// directory (so the rename cannot cross file systems), flushed to disk (fsync), then renamed over
+/// `path`, and the directory synced so the rename itself lasts. A reader sees the old file or the
+/// new one, never a mix; two writers of the same path both finish, and the last rename wins whole.
+/// An interrupted write leaves at most a `.tmp-*` file, which no reader opens. The file is made
+/// readable by all (0644), like one written with `std::fs::write`, so a cache can be shared.
+///
+/// Every write into the caches goes through here (results, manifests, markers, the first-use
+/// ledger).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Sync the directory `dir`, so that a rename into it lasts through a crash. Best effort: some file
+/// systems cannot sync a directory (EINVAL), and what was renamed is whole either way.
+pub fn sync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
     }
 }
 
@@ -82,6 +112,76 @@ fn read_entry(p: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two writers of one path at once (threads here; processes share nothing more) both finish,
+    /// and a reader watching throughout only ever sees one of the two contents whole, never a
+    /// truncated or mixed file; no temporary file is left behind.
+    #[test]
+    fn concurrent_atomic_writes_of_one_path_stay_whole() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("entry.json");
+        // Large enough that a plain truncate-and-write is caught half done.
+        let contents: [Vec<u8>; 2] = [vec![b'a'; 1 << 20], vec![b'b'; (1 << 20) + 4096]];
+        write_atomic(&p, &contents[0]).unwrap();
+        let done = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let reader = s.spawn(|| {
+                let mut seen = 0usize;
+                while !done.load(Ordering::Relaxed) {
+                    let got = std::fs::read(&p).unwrap();
+                    assert!(contents.contains(&got), "a reader saw {} bytes, not a whole file", got.len());
+                    seen += 1;
+                }
+                seen
+            });
+            let writers: Vec<_> = contents
+                .iter()
+                .map(|c| {
+                    s.spawn(|| {
+                        for _ in 0..40 {
+                            write_atomic(&p, c).unwrap();
+                        }
+                    })
+                })
+                .collect();
+            for w in writers {
+                w.join().unwrap();
+            }
+            done.store(true, Ordering::Relaxed);
+            assert!(reader.join().unwrap() > 0);
+        });
+        assert!(contents.contains(&std::fs::read(&p).unwrap()));
+        let names: Vec<String> =
+            std::fs::read_dir(t.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into()).collect();
+        assert_eq!(names, ["entry.json"], "temporary files left behind");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o644);
+    }
+
+    /// Two runs sharing one results directory store the same key at once: both finish, and the
+    /// entry reads back intact.
+    #[test]
+    fn two_runs_storing_one_key_both_finish() {
+        let t = tempfile::tempdir().unwrap();
+        let key = sha256_hex(b"shared");
+        let outcomes = [Outcome::Printed("_4:_1".repeat(20_000)), Outcome::Printed("_8:_1".repeat(20_000))];
+        std::thread::scope(|s| {
+            let runs: Vec<_> = outcomes
+                .iter()
+                .map(|o| {
+                    let c = ResultCache::new(t.path());
+                    let key = &key;
+                    s.spawn(move || (0..20).try_for_each(|_| c.put(key, o)))
+                })
+                .collect();
+            for r in runs {
+                r.join().unwrap().unwrap();
+            }
+        });
+        let got = ResultCache::new(t.path()).get(&key).expect("an intact entry");
+        assert!(outcomes.contains(&got));
+    }
 
     #[test]
     fn round_trip_and_corruption() {

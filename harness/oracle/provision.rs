@@ -24,6 +24,7 @@ use std::process::Command;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 
+use super::cache::{sync_dir, write_atomic};
 use super::{sha256_hex, state_dir};
 
 /// The pins file, compiled in so the binary works from any directory.
@@ -197,11 +198,14 @@ impl Provisioner {
             "sha256 = \"{sha}\"\ntrust = \"{trust}\"\nfiles = {files}\nwheel = \"{}\"\n",
             wheel.file_name().and_then(|s| s.to_str()).unwrap_or("?")
         );
-        std::fs::write(tmp.path().join(MARKER), marker)?;
+        write_atomic(&tmp.path().join(MARKER), marker.as_bytes())?;
         let tmp_path = tmp.keep();
         match std::fs::rename(&tmp_path, dir) {
             // Renaming keeps the files' times: the manifest made in the temporary place holds.
-            Ok(()) => write_manifest_file(dir, &manifest),
+            Ok(()) => {
+                sync_dir(&self.cache);
+                write_manifest_file(dir, &manifest)
+            }
             Err(_) if read_marker(dir).is_some() => {
                 // Another process finished the same entry first; use theirs.
                 let _ = std::fs::remove_dir_all(&tmp_path);
@@ -319,12 +323,12 @@ impl Provisioner {
         }
         let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list the nvcc tree"))?;
         let manifest = manifest_of(tmp.path())?;
-        std::fs::write(
-            tmp.path().join(MARKER),
-            format!("sha256 = \"{}\"\ntrust = \"wheels\"\nfiles = {files}\n", sha256_hex(all.as_bytes())),
+        write_atomic(
+            &tmp.path().join(MARKER),
+            format!("sha256 = \"{}\"\ntrust = \"wheels\"\nfiles = {files}\n", sha256_hex(all.as_bytes())).as_bytes(),
         )?;
         let p = tmp.keep();
-        if std::fs::rename(&p, &dir).is_err() {
+        if std::fs::rename(&p, &dir).map(|()| sync_dir(&self.cache)).is_err() {
             let _ = std::fs::remove_dir_all(&p);
             if read_marker(&dir).is_none() {
                 bail!("could not move the nvcc tree into {}", dir.display());
@@ -351,11 +355,68 @@ pub fn nvcc_tree_if_needed(prov: &Provisioner, cxx: Option<&str>) -> Result<Opti
     }
 }
 
-/// A user's CUTLASS checkout or install: DIR/include/cute or DIR/cute.
+/// The file whose presence marks CuTe's include directory (`--cutlass-dir`).
+pub const CUTE_MARK: &str = "cute/layout.hpp";
+
+/// Where `--cutlass-dir DIR` may keep CuTe's headers, in the order they are looked at: DIR itself
+/// (an `include/`), DIR/include (a checkout, or an unpacked release tarball), DIR/source/include
+/// (a wheel's `cutlass_library/`), DIR/cutlass_library/source/include (an unpacked wheel). Last,
+/// DIR/*/include (a directory a tarball was unpacked into) is looked at by
+/// [`resolve_cutlass_dir`].
+pub fn cutlass_dir_candidates(dir: &Path) -> Vec<PathBuf> {
+    vec![dir.to_path_buf(), dir.join("include"), dir.join("source/include"), dir.join("cutlass_library/source/include")]
+}
+
+/// `--cutlass-dir DIR` resolved, once: the absolute, canonical include directory holding
+/// [`CUTE_MARK`] (see [`cutlass_dir_candidates`]; a DIR/*/include only when exactly one
+/// subdirectory has one). A relative DIR is taken from the current directory. Refused, in one
+/// line naming every path looked at, when none holds CuTe.
+pub fn resolve_cutlass_dir(dir: &Path) -> Result<PathBuf> {
+    let abs = std::path::absolute(dir).with_context(|| format!("--cutlass-dir {}", dir.display()))?;
+    if !abs.is_dir() {
+        bail!("--cutlass-dir {}: not a directory", dir.display());
+    }
+    let has_cute = |d: &Path| d.join(CUTE_MARK).is_file();
+    let candidates = cutlass_dir_candidates(&abs);
+    let hit = match candidates.iter().find(|d| has_cute(d)) {
+        Some(d) => d.clone(),
+        None => {
+            let mut unpacked: Vec<PathBuf> = std::fs::read_dir(&abs)
+                .with_context(|| format!("--cutlass-dir {}: reading it", dir.display()))?
+                .flatten()
+                .map(|e| e.path().join("include"))
+                .filter(|d| has_cute(d))
+                .collect();
+            unpacked.sort();
+            match unpacked.len() {
+                1 => unpacked.remove(0),
+                0 => {
+                    let looked: Vec<String> = candidates
+                        .iter()
+                        .map(|d| d.join(CUTE_MARK).display().to_string())
+                        .chain([abs.join("*/include").join(CUTE_MARK).display().to_string()])
+                        .collect();
+                    bail!(
+                        "--cutlass-dir {}: no CuTe headers: looked for {} (give a CUTLASS checkout, its include/, or \
+                         an unpacked nvidia-cutlass wheel)",
+                        dir.display(),
+                        looked.join(", ")
+                    )
+                }
+                _ => bail!(
+                    "--cutlass-dir {}: several CUTLASS trees under it ({}); name one",
+                    dir.display(),
+                    unpacked.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        }
+    };
+    std::fs::canonicalize(&hit).with_context(|| format!("--cutlass-dir {}: resolving {}", dir.display(), hit.display()))
+}
+
+/// A user's CUTLASS checkout or install (anything [`resolve_cutlass_dir`] accepts).
 pub fn cutlass_dir(dir: &Path) -> Result<Headers> {
-    let include = find_include(dir).ok_or_else(|| {
-        anyhow!("--cutlass-dir {}: no cute/tensor.hpp under it (expected DIR/include/cute)", dir.display())
-    })?;
+    let include = resolve_cutlass_dir(dir)?;
     // Hashed in full at each use (a user's tree has no manifest): cute/ and the cutlass/ headers
     // CuTe includes.
     let id = hash_tree(&include.join("cute"))?;
@@ -459,13 +520,28 @@ pub(crate) fn tofu_lookup(ledger: &Path, name: &str, version: &str) -> Option<St
     t.get(&tofu_key(name, version)).cloned()
 }
 
+/// Record a first use in the ledger: one run at a time (under an exclusive lock on
+/// `<ledger>.lock`, so two runs recording different wheels keep both), the ledger read, extended
+/// and written back whole with [`write_atomic`] (a crash never leaves half a line, which would
+/// make the whole ledger unreadable and every digest forgotten).
 pub(crate) fn tofu_record(ledger: &Path, name: &str, version: &str, sha: &str) -> Result<()> {
-    use std::io::Write;
     if let Some(d) = ledger.parent() {
         std::fs::create_dir_all(d)?;
     }
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(ledger)?;
-    writeln!(f, "\"{}\" = \"{sha}\"", tofu_key(name, version))?;
+    let mut lock_name = ledger.as_os_str().to_owned();
+    lock_name.push(".lock");
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_name)?;
+    lock.lock().with_context(|| format!("locking {}", Path::new(&lock_name).display()))?;
+    let mut text = match std::fs::read_to_string(ledger) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", ledger.display())),
+    };
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!("\"{}\" = \"{sha}\"\n", tofu_key(name, version)));
+    write_atomic(ledger, text.as_bytes()).with_context(|| format!("writing {}", ledger.display()))?;
     Ok(())
 }
 
@@ -567,12 +643,7 @@ pub fn manifest_hash(m: &[ManifestEntry]) -> String {
 
 fn write_manifest_file(dir: &Path, m: &[ManifestEntry]) -> Result<()> {
     let path = manifest_path(dir);
-    let mut tmp = tempfile::NamedTempFile::new_in(path.parent().unwrap_or(Path::new(".")))?;
-    std::io::Write::write_all(&mut tmp, serde_json::to_string(m)?.as_bytes())?;
-    use std::os::unix::fs::PermissionsExt;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    tmp.persist(&path).map_err(|e| e.error)?;
-    Ok(())
+    write_atomic(&path, serde_json::to_string(m)?.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Check `dir` against its manifest: a stat per file, a hash only where size or time differ.
@@ -760,6 +831,31 @@ mod tests {
         assert!(check_token("4.2.0.0").is_ok());
         assert!(check_token("--index-url=x").is_err());
         assert!(check_token("a b").is_err());
+    }
+
+    /// Two runs recording first uses into one ledger at once: every record is kept, and the ledger
+    /// stays whole (parses) throughout.
+    #[test]
+    fn two_runs_recording_first_uses_at_once_keep_both() {
+        let t = tempfile::tempdir().unwrap();
+        let l = t.path().join(TOFU_LEDGER);
+        std::thread::scope(|s| {
+            for run in ["a", "b"] {
+                let l = &l;
+                s.spawn(move || {
+                    for k in 0..25 {
+                        tofu_record(l, &format!("wheel-{run}"), &format!("{k}.0"), &run.repeat(64)).unwrap();
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(&l).unwrap();
+        let t: std::collections::BTreeMap<String, String> = toml::from_str(&text).unwrap();
+        assert_eq!(t.len(), 50, "records lost:\n{text}");
+        for k in 0..25 {
+            assert_eq!(tofu_lookup(&l, "wheel-a", &format!("{k}.0")), Some("a".repeat(64)));
+            assert_eq!(tofu_lookup(&l, "wheel-b", &format!("{k}.0")), Some("b".repeat(64)));
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ use std::process::Command;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 
+use crate::oracle::cache::{sync_dir, write_atomic};
 use crate::oracle::provision::{
     check_token, check_wheel, count_files, find_wheel, pip_download, wheel_dirs, MARKER, TOFU_LEDGER,
 };
@@ -143,9 +144,9 @@ pub fn provision_in(pins: &DslPins, cache: &Path, downloads: &Path, verbose: boo
     }
     check_import(tmp.path())?;
     let n = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list {}", tmp.path().display()))?;
-    std::fs::write(tmp.path().join(MARKER), format!("{digests}files = {n}\n"))?;
+    write_atomic(&tmp.path().join(MARKER), format!("{digests}files = {n}\n").as_bytes())?;
     let p = tmp.keep();
-    if let Err(e) = std::fs::rename(&p, &dir) {
+    if let Err(e) = std::fs::rename(&p, &dir).map(|()| sync_dir(cache)) {
         let _ = std::fs::remove_dir_all(&p);
         if marker_files(&dir).is_none() {
             bail!("could not move the DSL install into {}: {e}", dir.display());

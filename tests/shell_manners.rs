@@ -1,0 +1,167 @@
+//! Shell manners: `cutecheck` writing into a pipe whose reader has gone (`| head -1`) stops
+//! quietly with status 0 (no panic, no message), and any other write error (a full disk) fails
+//! with one `error:` line instead of passing a truncated answer for a whole one.
+//!
+//! Each command runs with stdout a pipe: either closed before the command starts (every write it
+//! makes fails with EPIPE, so the test does not depend on timing), or read for one line and then
+//! closed, with far more output to come than a pipe holds (64 KiB).
+
+use std::io::{BufRead, Read, Write};
+use std::process::{Command, ExitStatus, Stdio};
+
+/// Run `cutecheck ARGS` with `stdin` as its input and stdout a pipe whose read end is closed
+/// before it starts: its status and stderr.
+fn into_closed_pipe(args: &[&str], stdin: &str) -> (ExitStatus, String) {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_string();
+    // The command may stop reading once its stdout is gone: a failed write here is expected.
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(stdin.as_bytes());
+    });
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    (status, err)
+}
+
+/// Run `cutecheck ARGS` with `stdin` as its input, read the first line of its stdout, close the
+/// pipe: that line, its status and stderr.
+fn first_line_then_close(args: &[&str], stdin: String) -> (String, ExitStatus, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(stdin.as_bytes());
+    });
+    let mut stderr = child.stderr.take().unwrap();
+    let errs = std::thread::spawn(move || {
+        let mut err = String::new();
+        stderr.read_to_string(&mut err).unwrap();
+        err
+    });
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    // The reader (and with it the pipe's only read end) is dropped here, as `head -1` exits.
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    (line, status, errs.join().unwrap())
+}
+
+fn assert_quiet_success(what: &str, status: ExitStatus, err: &str) {
+    assert!(!err.contains("panicked"), "{what}: panicked on a closed pipe:\n{err}");
+    assert_eq!(status.code(), Some(0), "{what}: a closed pipe is a quiet exit with status 0; stderr:\n{err}");
+    assert!(err.is_empty(), "{what}: a closed pipe is not worth a message; stderr:\n{err}");
+}
+
+const ATOM: &str = "SM80_16x8x16_F32F16F16F32_TN";
+
+#[test]
+fn atom_table_into_a_closed_pipe_is_a_quiet_success() {
+    let (status, err) = into_closed_pipe(&["atom-table", ATOM], "");
+    assert_quiet_success("atom-table", status, &err);
+    // The same command does print when someone reads (the test above is not vacuous).
+    let (line, status, _) = first_line_then_close(&["atom-table", ATOM], String::new());
+    assert!(line.starts_with('{') && status.success(), "{line}");
+}
+
+#[test]
+fn eval_into_a_closed_pipe_is_a_quiet_success() {
+    for args in [
+        &["eval", "(4,(2,4)):(2,(1,8))(1,5)"][..],
+        &["eval", "--table", "(16,16):(16,1)"],
+        &["eval", "--unchecked", "composition((_6,_2):(_8,_2),_4:_4)"],
+        &["eval", &format!("print_svg({ATOM})")],
+        &["eval", "-"],
+        &["eval", "--table", "-"],
+    ] {
+        let (status, err) = into_closed_pipe(args, "(4,8):(8,1)\n");
+        assert_quiet_success(&args.join(" "), status, &err);
+    }
+}
+
+/// `eval -` with 100,000 lines to answer (about 1.2 MB) and a reader that takes one line: the
+/// batch stops at the first write that fails, with status 0 (it used to end with status 1).
+#[test]
+fn a_batch_read_for_one_line_stops_quietly() {
+    let input = "(4,8):(1,4)\n".repeat(100_000);
+    for args in [&["eval", "-"][..], &["eval", "--table", "-"]] {
+        let (line, status, err) = first_line_then_close(args, input.clone());
+        assert_eq!(line, "(4,8):(1,4)\n", "{}", args.join(" "));
+        assert_quiet_success(&args.join(" "), status, &err);
+    }
+}
+
+/// A write error that is not a closed pipe is an error: `/dev/full` (ENOSPC) fails with one line.
+#[test]
+fn a_full_disk_fails_with_one_line() {
+    for args in [&["eval", "_4:_1"][..], &["eval", "-"], &["atom-table", ATOM]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full (Linux)");
+        let out = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                // atom-table does not read its stdin, and may be gone before this is written.
+                let _ = c.stdin.take().unwrap().write_all(b"_8:_1\n");
+                c.wait_with_output()
+            })
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}: {err}", args.join(" "));
+        assert!(err.starts_with("error: writing stdout: ") && err.lines().count() == 1, "{}: {err}", args.join(" "));
+    }
+}
+
+/// `--cute` and `--both` print only after the oracle answered every line; their prints into a
+/// closed pipe are quiet successes too (status 0 although, read whole, this batch fails: a line
+/// does not parse and one disagrees).
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
+)]
+fn the_oracle_modes_into_a_closed_pipe_are_quiet_successes() {
+    // The chapter's cases, a line that does not parse, and a disagreement.
+    let input = "coalesce((_2,(_1,_6)):(_1,(_6,_2)))\ncomplement(_4:_2,_24)\n(((\ncomposition((_6,_2):(_8,_2),_4:_4)\n";
+    for args in [&["eval", "--cute", "-"][..], &["eval", "--both", "-"], &["eval", "--both", "--table", "-"]] {
+        let (status, err) = into_closed_pipe(args, input);
+        assert!(!err.contains("panicked"), "{}: {err}", args.join(" "));
+        // Oracle progress may go to stderr; only the status and the absence of a panic count.
+        assert_eq!(status.code(), Some(0), "{}: {err}", args.join(" "));
+    }
+}
+
+/// An error message into a closed stderr (`2>&1 | head -0`): the command still fails with status
+/// 1, as it would with stderr open, and does not panic (status 101).
+#[test]
+fn an_error_into_a_closed_stderr_still_fails_plainly() {
+    for args in [&["atom-table", "NO_SUCH_ATOM"][..], &["eval", "--cutlass-dir", "/no/such/dir", "_4:_1"]] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let status = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{}", args.join(" "));
+    }
+}
