@@ -18,6 +18,7 @@ pub mod engine;
 pub mod expr;
 pub mod fuzz;
 pub mod gen;
+pub mod gpu;
 pub mod known;
 pub mod limits;
 pub mod ops;

@@ -4,15 +4,12 @@
 //! swizzle, the corrupted tables differ where they must, the host-side C++ (built with g++) reads
 //! every table, and the recorded hardware run in fixtures/gpu/h200/ shows what it must.
 
-#[allow(dead_code)]
-#[path = "../xtask/src/gpu.rs"]
-mod gpu;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
 use cutecheck::engine::atom::mma::mma_atom_names;
+use cutecheck::gpu;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,6 +19,21 @@ fn root() -> &'static Path {
 fn plan() -> &'static [gpu::Plan] {
     static PLAN: std::sync::OnceLock<Vec<gpu::Plan>> = std::sync::OnceLock::new();
     PLAN.get_or_init(|| gpu::plan().expect("plan"))
+}
+
+/// The work folder as `cargo xtask gpu --prepare DIR` writes it: the plan's generated files, and
+/// the fixed GPU sources (`cpp/gpu`) copied into `src/`.
+fn prepare(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    for (path, text) in gpu::work_files(plan()).unwrap() {
+        std::fs::write(dir.join(path), text).unwrap();
+    }
+    for entry in std::fs::read_dir(root().join("cpp/gpu")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, dir.join("src").join(p.file_name().unwrap())).unwrap();
+        }
+    }
 }
 
 fn mma_case(name: &str) -> gpu::MmaCase {
@@ -247,7 +259,7 @@ fn corrupt_swaps_exactly_two_a_entries() {
 #[test]
 fn host_side_cpp_reads_the_tables_and_its_inputs_are_exact() {
     let dir = tempfile::tempdir().unwrap();
-    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    prepare(dir.path());
     let exe = dir.path().join("host_test");
     let out = Command::new("g++")
         .args(["-std=c++17", "-O1", "-Wall", "-Werror", "-I"])
@@ -295,7 +307,7 @@ fn cute_path_type_checks_with_gpp() {
     let inc = prov.cutlass(option_env!("CUTECHECK_CUTE").unwrap_or(DEFAULT_CUTLASS)).unwrap().include_dir;
     let cuda = prov.cuda().unwrap().include_dirs;
     let dir = tempfile::tempdir().unwrap();
-    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    prepare(dir.path());
     // Every atom check 2 runs, one grid each, through the same body the CUDA program uses.
     let mut src = String::from("#include \"cute_path.hpp\"\n#include \"gen_fixed_traits.hpp\"\n");
     for c in gpu::mma_of(plan()) {
@@ -384,7 +396,7 @@ fn recorded_h200_run_shows_what_it_must() {
 fn recorded_run_used_the_engine_tables() {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
-    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    prepare(dir.path());
     let rec = root().join("fixtures/gpu/h200");
     for f in ["tables.txt", "tables_corrupt.txt", "copy_tables.txt", "plan.json"] {
         let now = std::fs::read_to_string(dir.path().join(f)).unwrap();
