@@ -19,6 +19,7 @@ pub use cutecheck_engine as engine;
 pub mod expr;
 pub mod fuzz;
 pub use cutecheck_engine::gen;
+pub mod gpu;
 pub mod known;
 pub mod limits;
 pub mod oracle;

@@ -4,15 +4,12 @@
 //! swizzle, the corrupted tables differ where they must, the host-side C++ (built with g++) reads
 //! every table, and the recorded hardware run in fixtures/gpu/h200/ shows what it must.
 
-#[allow(dead_code)]
-#[path = "../xtask/src/gpu.rs"]
-mod gpu;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
 use cutecheck::engine::atom::mma::mma_atom_names;
+use cutecheck::gpu;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,6 +19,21 @@ fn root() -> &'static Path {
 fn plan() -> &'static [gpu::Plan] {
     static PLAN: std::sync::OnceLock<Vec<gpu::Plan>> = std::sync::OnceLock::new();
     PLAN.get_or_init(|| gpu::plan().expect("plan"))
+}
+
+/// The work folder as `cargo xtask gpu --prepare DIR` writes it: the plan's generated files, and
+/// the fixed GPU sources (`cpp/gpu`) copied into `src/`.
+fn prepare(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    for (path, text) in gpu::work_files(plan()).unwrap() {
+        std::fs::write(dir.join(path), text).unwrap();
+    }
+    for entry in std::fs::read_dir(root().join("cpp/gpu")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, dir.join("src").join(p.file_name().unwrap())).unwrap();
+        }
+    }
 }
 
 fn mma_case(name: &str) -> gpu::MmaCase {
@@ -247,7 +259,7 @@ fn corrupt_swaps_exactly_two_a_entries() {
 #[test]
 fn host_side_cpp_reads_the_tables_and_its_inputs_are_exact() {
     let dir = tempfile::tempdir().unwrap();
-    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    prepare(dir.path());
     let exe = dir.path().join("host_test");
     let out = Command::new("g++")
         .args(["-std=c++17", "-O1", "-Wall", "-Werror", "-I"])
@@ -295,7 +307,7 @@ fn cute_path_type_checks_with_gpp() {
     let inc = prov.cutlass(option_env!("CUTECHECK_CUTE").unwrap_or(DEFAULT_CUTLASS)).unwrap().include_dir;
     let cuda = prov.cuda().unwrap().include_dirs;
     let dir = tempfile::tempdir().unwrap();
-    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    prepare(dir.path());
     // Every atom check 2 runs, one grid each, through the same body the CUDA program uses.
     let mut src = String::from("#include \"cute_path.hpp\"\n#include \"gen_fixed_traits.hpp\"\n");
     for c in gpu::mma_of(plan()) {
@@ -384,7 +396,7 @@ fn recorded_h200_run_shows_what_it_must() {
 fn recorded_run_used_the_engine_tables() {
     use sha2::{Digest, Sha256};
     let dir = tempfile::tempdir().unwrap();
-    gpu::prepare(dir.path(), &root().join("cpp/gpu")).unwrap();
+    prepare(dir.path());
     let rec = root().join("fixtures/gpu/h200");
     for f in ["tables.txt", "tables_corrupt.txt", "copy_tables.txt", "plan.json"] {
         let now = std::fs::read_to_string(dir.path().join(f)).unwrap();
@@ -402,5 +414,85 @@ fn recorded_run_used_the_engine_tables() {
         recorded.split_whitespace().next().unwrap(),
         hex,
         "gmma_tables.txt differs from the recorded run's: re-record it on a GPU (fixtures/gpu/README.md, 'Running it')"
+    );
+}
+
+/// sha256 of every generated CUDA/C++ file of the work folder (`src/`, in the order
+/// `gpu::work_files` gives them), as the generators wrote them before the check moved from
+/// xtask/src/gpu.rs into the library (harness/gpu/). The tables and plan.json are compared with the
+/// recorded H200 run above; this pins the code generated from them.
+const GENERATED_SOURCES: &str = "\
+5d4ce59ca347ddad4d386552129d4b05489069fa4d74ec6657ac57229853cf3a  src/gen_mma_ops.cuh
+87d92411f67fdae5065aeceaef11d058c0c5a7609023a6fe1e197bce28887092  src/gen_fixed_traits.hpp
+00b98148678cb3cd4f06c42df833f31de0517f12c344f04056991f0a5a9acf88  src/gen_cute_parts.hpp
+82bb9655809da2a0d3c758a924b206ef4ecdbc7142cce9b500ad1569864f94c1  src/cute_part0.cu
+d4cf251299489172c55203054e680af146148ff01532a6043a22d608c9e96e02  src/cute_part1.cu
+825da20473be4c17cf49a89bb827f4a6042429e309476d75133c89053b767442  src/cute_part2.cu
+9f81b247eef448b1956a3e41e2054370fa55faab7474f168c334601bcad25850  src/cute_part3.cu
+84508eee52a02d30b756317ac7854d34978278c0a13b98b733d7ac3024963ec1  src/cute_part4.cu
+71c69afdf579b51ac279b39872127bc1a5efbacf0c323e3777ac49d418281c1f  src/cute_part5.cu
+fb4cea233c44f36bde9f26b573170c66e50f0f2a50bce87d24026642fa1f1f65  src/cute_part6.cu
+005667f4d25ed32fc0b5dfe662f001a0d68cca98b10db77e8e06ce55a953aa69  src/cute_part7.cu
+ee8b57660d9c85ec78b87825e0f9176c441ffc7a28617ca8928e1b8e506b1999  src/cute_part8.cu
+c7cea8d45331c39d5b958be8e813ac8b4f7a656e9a0cdf5045c400ea896be491  src/cute_part9.cu
+81aa4f65b492beb9773d1b4c23111f1dd68bda47bee77337b2202c5d37f8b79a  src/cute_part10.cu
+b95d118b3b21ffb3d4bc9057eb05b50f843f91ccc978d17409d08f52dcf83add  src/cute_part11.cu
+31bd3ccc12ee18d5e052b39520fe33efbfd8cb3fcc49bd9247f298c0a1501937  src/gmma_part0.cu
+c367c84935dd983aacb525d42262905b7196aff27d4bd04dc06f36f4e622d11e  src/gmma_part1.cu
+340cb81373a632ef30b16532c1ad4fe0edf4fe08d5558de340033d2cb9c99bd2  src/gmma_part2.cu
+a435a5d0511001084af8a105436f8bb737764e83132f12a45d1d887dacdf077f  src/gmma_part3.cu
+92a00eed6ffd8cf0607af2fe62efca2fe90509766923e84ace6a7d08aa977668  src/gmma_part4.cu
+6154d78ac430b24aab11f7c04ea24c5c3f500d07ec1335e7fb66ac7f754e89b3  src/gmma_part5.cu
+747fbdd1e5446891c3c752a36e8423ca1a6c5b7f96ee1ed2a76840f2e4c5cfc1  src/gmma_part6.cu
+10dc5b2366cfb25f51916406e546f040db53dfe770719e9dc0015e14be28e36b  src/gmma_part7.cu
+b76befe155bd324bb71a5db022446ae87ddbb9921f00bc8d15865573116382f8  src/gen_gmma_parts.hpp
+9e9b575851dbd481729221a914067354d239b9c78f5898acf13883909ee02c47  src/gen_cute_gmma_parts.hpp
+e5ff88292b0cca46bdb4a450f49919a2df94f8a1c5271c220375a94f1b78f3ca  src/cute_gmma_part0.cu
+b1334e988830ac9d520e5456915cf024fc1ac39e034fb0a004a91bb302490f16  src/cute_gmma_part1.cu
+43338bf211c63ff2bbc9bf509f42436b5896bdebc3f2a5bd45840e77a12f3afe  src/cute_gmma_part2.cu
+1b9d7d660d6026707d377740119a46179ca8cd55c173c2571dbc1e2aa18a63b7  src/cute_gmma_part3.cu
+f1d0869ef162803595f195beb86df6be77a35eeac77966b5d56825e6a91b68e2  src/cute_gmma_part4.cu
+7636b44d1a3db67060b42a2609775014b6398cb2d39584c547ff31fb19a25907  src/cute_gmma_part5.cu
+c9be265144613f58d4cd13a034d597ace15c6f6bdfd8b44575f75f30ca52f15a  src/cute_gmma_part6.cu
+38a64130b0b17299a00eb320aedf109eefa298c321962d9afcf490fc08a456d6  src/cute_gmma_part7.cu
+e081d169620ebae74a90c9d39e77ab0fe41464a7eb4fb1692a236827127ff3ac  src/cute_gmma_part8.cu
+5bc94384b1dada963027b7e7210a62bc9a7baabe824b013b2e15e71ac8aa1751  src/cute_gmma_part9.cu
+c1b067217606609d194dcb7d90cbdcdeb9522eebb190ab260ca888541e2ab307  src/cute_gmma_part10.cu
+964383319314acfdec6f1ce5368b716b6e5391ed70585be652f495b68109dca6  src/cute_gmma_part11.cu
+ba21c326d6c7419d2e82ab38bc69a36535c637d737a58b0e78741dd4ad48e1b0  src/cute_gmma_part12.cu
+17f66b2d0d1bde1398cd011ba0aa6b7d390815980e8bdfd2be1cd978626d4992  src/cute_gmma_part13.cu
+8b37090028c95cd0c579bdcff1f171070e01e29209890953656bd03ca9f45492  src/cute_gmma_part14.cu
+402479a3179a8cb9e56ecd4938640d5f3e739aff39bfd5bdd41f7c61dcb440ce  src/cute_gmma_part15.cu
+7805f91f0ca629e395bd990ec4ea138879c23ac84ccf87c3fca6d16f0510443f  src/cute_gmma_part16.cu
+a3370c76491c6e19d1237008b48c842221d0698ef2d2914aa0c81d13cb5f483c  src/cute_gmma_part17.cu
+80230181728903d77d19f613cadc1d7492d356cba096eec06d647783b3a9c7d7  src/cute_gmma_part18.cu
+9243c3a6129181ab1eb993ebbdcd1a91b0a9ad4334e47d677aff14a2f441f2f0  src/cute_gmma_part19.cu
+bec90da17e052d87f081fd5a2c7fd3a77c3b77e14b51530dcb84b5316842d3b5  src/cute_gmma_part20.cu
+c86a6acea6e31284d3e7ad8686bb61a5da07fd7138a079c5f9d70b88a2659a89  src/cute_gmma_part21.cu
+d535fb5ecb3cc10d3fe54ca6eda0f2c551c4bb23b3bdc7a4828153770bb09612  src/cute_gmma_part22.cu
+97889d06d0f6a667bd1a8e4aa5d5f28c5b811d02f6f891debae835edaa40a7a5  src/cute_gmma_part23.cu
+1b76045a93b178fe81a0d168511bade3a7d3c42c20cbeade7139fb1187f742b1  src/cute_gmma_part24.cu
+36fbf6d42d62095c41775bde746b5fbee791680337f475cf7df35a2189a5c5d6  src/cute_gmma_part25.cu
+9e71df0cdc7d303111988632079464009e65574d1bdfac20d599ca56076ab5ca  src/cute_gmma_part26.cu
+c62857a65ff823fc72846064d49c45a5946fd0db0379d091e0d6baad3f97d8a5  src/cute_gmma_part27.cu
+cbac3f7cb39738db82d0ad2757ef3ec59e0874094a833be2d3e3cae4f6d43341  src/cute_gmma_part28.cu
+45fcf477dce6576ebbb3037799baa52dd9e6eb78fcd4af3676cbc19e92b56fec  src/cute_gmma_part29.cu
+f6bde3aaf35e6c28cb8a000207795dc3834f533c76ed328e23764155629a7463  src/cute_gmma_part30.cu
+475696b2cd3e4e52ee81d08c320309dc1c1ff7c9aaddf32ab77cfcf4a276efe9  src/cute_gmma_part31.cu
+";
+
+#[test]
+fn generated_sources_are_unchanged() {
+    use sha2::{Digest, Sha256};
+    let mut now = String::new();
+    for (path, text) in gpu::work_files(plan()).unwrap().iter().filter(|(p, _)| p.starts_with("src/")) {
+        let hex: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        now.push_str(&format!("{hex}  {path}\n"));
+    }
+    assert!(
+        now == GENERATED_SOURCES,
+        "the generated CUDA/C++ differs from what the generators wrote before; if the change is meant (a new atom, \
+         a generator's fix), check it on a GPU (fixtures/gpu/README.md, 'Running it') and replace GENERATED_SOURCES \
+         with:\n{now}"
     );
 }
