@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::case::{Case, Judge, Origin, Outcome};
+use crate::case::{Case, Origin, Outcome};
+use crate::judge::Judge;
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
 

@@ -1,0 +1,270 @@
+//! The conformance judge: an engine answer against CuTe C++'s, compared ([`super::compare`]),
+//! classified ([`super::classify`]) and looked up in the known discrepancies of one CUTLASS
+//! version, giving one [`Judgement`] with its [`Status`].
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::compare::{compare, Agreement};
+use super::verdict::{blame_name, classify, Answer, Verdict, ENGINE_CUTE};
+use crate::case::{engine, Case, EngineAnswer, Origin, Outcome};
+use crate::engine::release::{self, Release};
+use crate::expr::Value;
+use crate::known::{Discrepancy, KnownDiscrepancies};
+
+/// The final word on one case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "detail", rename_all = "snake_case")]
+pub enum Status {
+    /// Identical output.
+    Agree,
+    /// Both refuse.
+    BothRefuse,
+    /// CuTe's side has no result (unsupported): neither agreement nor failure.
+    Unchecked(String),
+    /// The oracle failed on the case: a failure of the run.
+    OracleError(String),
+    /// A disagreement listed in fixtures/known-discrepancies.toml (the entry's reproducer).
+    Explained(String),
+    /// A disagreement nobody has explained: a failure of the run.
+    New,
+    /// A listed discrepancy that no longer reproduces as listed: a failure of the run.
+    Stale(String),
+    /// On a release the engine does not model: a disagreement listed for the nearest older
+    /// modelled release, still present (`known since 4.2.0.0, still present`).
+    KnownEarlier(String),
+    /// On a release the engine does not model: a discrepancy listed for the nearest older modelled
+    /// release that no longer reproduces (`fixed in this release?`). News, not a failure.
+    FixedHere(String),
+}
+
+/// One case judged: how the outputs compare, the triage of a disagreement, and the final status.
+#[derive(Clone, Debug, Serialize)]
+pub struct Judgement {
+    pub agreement: Agreement,
+    /// For disagreements: the triage verdict with the definition checks.
+    pub triage: Option<Verdict>,
+    pub status: Status,
+}
+
+impl Judgement {
+    /// Whether this case fails a run (a new disagreement, a stale entry, an oracle failure).
+    pub fn fails(&self) -> bool {
+        matches!(self.status, Status::New | Status::Stale(_) | Status::OracleError(_))
+    }
+
+    /// One line for people: `agree`, `agree (both refuse)`, `unchecked: ...`, or
+    /// `DISAGREE class 3 (one rejects) blame: cute` and whether it is known.
+    pub fn summary(&self) -> String {
+        match &self.status {
+            Status::Agree => "agree".into(),
+            Status::BothRefuse => "agree (both refuse)".into(),
+            Status::Unchecked(why) => format!("unchecked: {why}"),
+            Status::OracleError(why) => format!("ORACLE ERROR: {why}"),
+            Status::Stale(why) => format!("STALE known discrepancy: {why}"),
+            Status::FixedHere(since) => format!("fixed in this release? (known since {since}, no longer reproduces)"),
+            Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
+                let mut s = match &self.triage {
+                    Some(t) => format!("DISAGREE {}", disagreement_line(t)),
+                    None => "DISAGREE (untriaged)".into(),
+                };
+                match &self.status {
+                    Status::Explained(e) => s.push_str(&format!(" (known: {e})")),
+                    Status::KnownEarlier(since) => s.push_str(&format!(" (known since {since}, still present)")),
+                    _ => {}
+                }
+                s
+            }
+        }
+    }
+}
+
+/// `class 3 (one rejects) blame: cute` for a triage verdict.
+pub fn disagreement_line(t: &Verdict) -> String {
+    let what = match t {
+        Verdict::Agree { .. } | Verdict::BothRefuse => "both reject, different reasons",
+        Verdict::SameFunction => "same function, different representation",
+        Verdict::DifferentFunction { .. } => "different functions",
+        Verdict::OneRejects { .. } => "one rejects",
+        Verdict::OracleCrashed { .. } => "CuTe crashes",
+        Verdict::ReferenceCrashed => "the engine crashes",
+        Verdict::Staticness { .. } | Verdict::DifferentUnknown { .. } | Verdict::Unchecked { .. } => t.class(),
+    };
+    let class = if t.agrees() { 3 } else { t.number() };
+    format!("class {class} ({what}) blame: {}", blame_name(t.blame(), ENGINE_CUTE))
+}
+
+/// The judge: compares, triages, and looks disagreements up in the known discrepancies of one
+/// CUTLASS version. The only place these steps are put together.
+pub struct Judge<'k> {
+    pub known: &'k KnownDiscrepancies,
+    /// The CUTLASS version the known discrepancies are matched against (`4.2.0.0`, or `dir:PATH`
+    /// for a checkout).
+    pub version: String,
+    /// The release the engine models for this run (`engine::release`).
+    pub release: Release,
+    /// When the version is not modelled exactly: the modelled release whose known discrepancies
+    /// carry over (reported as known earlier / fixed here, never as stale).
+    pub carried: Option<String>,
+}
+
+impl<'k> Judge<'k> {
+    /// A judge for a CUTLASS version: a modelled wheel version is modelled exactly; any other
+    /// version is modelled by the nearest older modelled release, whose known discrepancies carry
+    /// over; a version that does not parse (a checkout without version.h) by the default release.
+    pub fn new(known: &'k KnownDiscrepancies, version: impl Into<String>) -> Judge<'k> {
+        let version = version.into();
+        let release = version.parse::<Release>().ok();
+        Judge::for_release(known, version, release)
+    }
+
+    /// A judge for `version` whose CuTe is `release` (read from a checkout's version.h).
+    pub fn for_release(
+        known: &'k KnownDiscrepancies,
+        version: impl Into<String>,
+        release: Option<Release>,
+    ) -> Judge<'k> {
+        let model = release.and_then(Release::model).unwrap_or(release::DEFAULT);
+        let exact = release.is_some_and(Release::is_modelled);
+        Judge { known, version: version.into(), release: model, carried: (!exact).then(|| model.to_string()) }
+    }
+
+    /// The engine's answer to a case under this judge's release.
+    pub fn engine(&self, case: &Case, table: bool) -> EngineAnswer {
+        release::with_release(self.release, || engine(case, table))
+    }
+
+    /// Judge one case from both sides' answers (under this judge's release).
+    pub fn judge(&self, case: &Case, origin: Origin, engine: &EngineAnswer, cute: &Outcome) -> Judgement {
+        release::with_release(self.release, || self.judge_here(case, origin, engine, cute))
+    }
+
+    fn judge_here(&self, case: &Case, origin: Origin, engine: &EngineAnswer, cute: &Outcome) -> Judgement {
+        let agreement = compare(&engine.outcome, cute);
+        let triage = (agreement == Agreement::Differ).then(|| triage(case, engine, cute));
+        let status = match (&agreement, cute) {
+            (_, Outcome::Error(why)) => Status::OracleError(why.clone()),
+            (Agreement::Same | Agreement::BothRefuse, _) if origin == Origin::Known => match &self.carried {
+                Some(since) if self.known.lookup(&case.expr, &self.version).is_none() => {
+                    Status::FixedHere(since.clone())
+                }
+                _ => Status::Stale("listed in fixtures/known-discrepancies.toml but no longer reproduces".into()),
+            },
+            (Agreement::Same, _) => Status::Agree,
+            (Agreement::BothRefuse, _) => Status::BothRefuse,
+            (Agreement::Unchecked(why), _) => Status::Unchecked(why.clone()),
+            (Agreement::Differ, _) => {
+                let t = triage.as_ref().expect("a disagreement is triaged");
+                match self.explain(case, origin, t) {
+                    // A carried-over entry whose case now blames the engine (CuTe's result meets
+                    // the definition the earlier release broke) is news: fixed in this release?
+                    Ok(d) if !d.applies_to(&self.version) && t.blames_reference() => Status::New,
+                    Ok(d) if !d.applies_to(&self.version) => {
+                        Status::KnownEarlier(self.carried.clone().unwrap_or_default())
+                    }
+                    Ok(d) => Status::Explained(d.expr.clone()),
+                    Err(Some(why)) => Status::Stale(why),
+                    Err(None) => Status::New,
+                }
+            }
+        };
+        Judgement { agreement, triage, status }
+    }
+
+    /// The entry that explains a disagreement: an exact entry (same expression, same class), or a
+    /// family whose operand predicate holds (never for an admissible random case). `Err(Some)`:
+    /// the case is a listed reproducer that now disagrees differently.
+    fn explain(&self, case: &Case, origin: Origin, t: &Verdict) -> Result<&'k Discrepancy, Option<String>> {
+        let exact = self.known.lookup(&case.expr, &self.version);
+        let carried = || self.known.lookup(&case.expr, self.carried.as_deref()?);
+        if let Some(d) = exact.or_else(carried) {
+            return if d.class == t.class() {
+                Ok(d)
+            } else {
+                Err(Some(format!("listed as {} but now {}", d.class, t.class())))
+            };
+        }
+        if origin == Origin::Known {
+            return Err(Some("listed, but not for this version".into()));
+        }
+        if matches!(origin, Origin::Random { admissible: true }) {
+            return Err(None);
+        }
+        let sig = t.signature(ENGINE_CUTE);
+        self.known
+            .lookup_family(case, &sig, &self.version)
+            .or_else(|| self.known.lookup_family(case, &sig, self.carried.as_deref()?))
+            .ok_or(None)
+    }
+}
+
+impl fmt::Display for Judgement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.summary())
+    }
+}
+
+/// Classify an engine~CuTe disagreement with the definition check of the case's operation (only
+/// CuTe's own conditions blame a side: `definition::check_cute`).
+pub fn triage(case: &Case, engine: &EngineAnswer, cute: &Outcome) -> Verdict {
+    let check = |v: &Value| crate::definition::check_cute(&case.expr, v);
+    classify(Answer::engine(engine), Answer::printed(cute, None), &check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(s: &str) -> Case {
+        Case::parse(s, "test").unwrap()
+    }
+
+    #[test]
+    fn the_judge_names_class_and_blame() {
+        // The chapter's example: CuTe accepts an undefined composition and prints a wrong layout.
+        let known = KnownDiscrepancies::default();
+        let judge = Judge::new(&known, "4.2.0.0");
+        let c = case("composition((_6,_2):(_8,_2),_4:_4)");
+        let e = engine(&c, false);
+        let j = judge.judge(&c, Origin::Adhoc, &e, &Outcome::Printed("(_2,_2):(_32,_2)".into()));
+        assert_eq!(j.status, Status::New);
+        assert!(j.fails());
+        assert_eq!(j.summary(), "DISAGREE class 3 (one rejects) blame: cute");
+        // The same CuTe output as the engine's: agreement; as a listed reproducer: stale.
+        let j = judge.judge(&c, Origin::Known, &e, &e.outcome);
+        assert!(matches!(j.status, Status::Stale(_)), "{j:?}");
+        // An oracle failure fails the run; an unsupported case does not.
+        assert!(judge.judge(&c, Origin::Fixed, &e, &Outcome::Error("timeout".into())).fails());
+        assert!(!judge.judge(&c, Origin::Fixed, &e, &Outcome::Unsupported("x".into())).fails());
+    }
+
+    #[test]
+    fn an_unmodelled_release_carries_the_known_discrepancies_over() {
+        let known = KnownDiscrepancies::parse(
+            "[[discrepancy]]\nexpr = \"composition((_6,_2):(_8,_2),_4:_4)\"\nversions = [\"4.2.0.0\"]\nclass = \"one-rejects\"\nexplanation = \"x\"\n",
+        )
+        .unwrap();
+        let exact = Judge::new(&known, "4.2.0.0");
+        assert_eq!((exact.release, exact.carried.clone()), (release::DEFAULT, None));
+        // A checkout of 4.3 is modelled by 4.2, whose entries carry over.
+        let newer = Judge::for_release(&known, "dir:/x", Some("4.3.0".parse().unwrap()));
+        assert_eq!((newer.release, newer.carried.as_deref()), (release::DEFAULT, Some("4.2.0.0")));
+        let c = case("composition((_6,_2):(_8,_2),_4:_4)");
+        let e = newer.engine(&c, false);
+        let wrong = Outcome::Printed("(_2,_2):(_32,_2)".into());
+        let j = newer.judge(&c, Origin::Known, &e, &wrong);
+        assert_eq!(j.status, Status::KnownEarlier("4.2.0.0".into()));
+        assert!(!j.fails());
+        assert!(j.summary().ends_with("(known since 4.2.0.0, still present)"), "{}", j.summary());
+        // The same entry no longer reproducing: news on the new release, a failure on 4.2.
+        let j = newer.judge(&c, Origin::Known, &e, &e.outcome);
+        assert_eq!(j.status, Status::FixedHere("4.2.0.0".into()));
+        assert!(!j.fails());
+        assert!(matches!(exact.judge(&c, Origin::Known, &e, &e.outcome).status, Status::Stale(_)));
+        // Older than every model: the oldest model, entries of 3.5.1 carry over.
+        let old = Judge::new(&known, "3.3.0.0");
+        assert_eq!(old.release.to_string(), "3.5.1.0");
+        assert_eq!(old.carried.as_deref(), Some("3.5.1.0"));
+    }
+}
