@@ -328,9 +328,11 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| judge.engine(c, false)).collect();
     // pycute, the third oracle: asked on every case it can express, not only on disagreements.
     let mut opinions: Vec<Option<crate::pycute::Opinion>> = match ra.pycute {
-        true => {
-            crate::pycute::Pycute::new(&oracle)?.opinions(&refs, &outcomes, &engines).into_iter().map(Some).collect()
-        }
+        true => crate::pycute::Pycute::new(&oracle, args.jobs)?
+            .opinions(&refs, &outcomes, &engines)
+            .into_iter()
+            .map(Some)
+            .collect(),
         false => vec![None; refs.len()],
     };
     drop(refs);

@@ -1,55 +1,27 @@
 //! pycute, the Python reference shipped in the same nvidia-cutlass wheel, as a third oracle
-//! (`conformance --pycute`): every case pycute can express is asked (one long-lived python3 per
-//! batch), and its answer is compared with CuTe's and the engine's as a function (a layout's values
-//! over its domain) or as a number, since pycute has no static-ness. Where pycute and CuTe differ,
-//! the operation's definition (`cutecheck::definition::check`) says who is wrong: pycute's own
-//! defects are reported separately from the engine's and CuTe's.
+//! (`conformance --pycute`): every case pycute can express is asked through the pycute oracle
+//! (`cutecheck::oracle::pycute`: parallel python3 workers, each case bounded in time), and its
+//! answer is compared with CuTe's and the engine's as a function (a layout's values over its
+//! domain) or as a number, since pycute has no static-ness. Where pycute and CuTe differ, the
+//! operation's definition (`cutecheck::definition::check`) says who is wrong: pycute's own defects
+//! are reported separately from the engine's and CuTe's, and so are the cases pycute did not
+//! answer in time.
 //!
 //! The Python text is written from the parsed AST (never from the case's text): integers,
 //! `_` (pycute's `None`), tuples, `Layout(shape, stride)` and calls of the pycute functions named by
 //! the table of operations (the `pycute` part of each entry in harness/ops.rs).
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
-
-use std::time::Duration;
+use anyhow::Result;
+use serde::Serialize;
 
 use cutecheck::case::{Case, EngineAnswer, Outcome};
 use cutecheck::expr::Value;
+use cutecheck::oracle::pycute::{PycuteAnswer, PycuteOptions};
 use cutecheck::oracle::Oracle;
 use cutecheck::triage::read_printed;
-
-const SCRIPT: &str = r#"
-import sys, json
-sys.path.insert(0, sys.argv[1])
-from pycute import *
-for line in sys.stdin:
-    line = line.strip()
-    try:
-        r = eval(line)
-        if isinstance(r, Layout):
-            out = {"text": str(r), "values": [r(i) for i in range(size(r))]}
-        elif isinstance(r, int):
-            out = {"text": str(r), "number": r}
-        else:
-            out = {"text": str(r)}
-    except BaseException as e:
-        out = {"error": (type(e).__name__ + ": " + str(e)).strip()}
-    print(json.dumps(out), flush=True)
-"#;
-
-#[derive(Deserialize, Default)]
-struct Answer {
-    text: Option<String>,
-    values: Option<Vec<i64>>,
-    number: Option<i64>,
-    error: Option<String>,
-}
 
 /// pycute's answer to one case and how it compares with the other two.
 #[derive(Serialize, Clone, Debug)]
@@ -64,11 +36,14 @@ pub struct Opinion {
     pub blame: Option<String>,
     /// The violated condition, when the definition blames a side.
     pub why: Option<String>,
+    /// pycute did not answer within its time limit (`pycute` then says so).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
 }
 
 impl Opinion {
     fn unanswered(pycute: String) -> Opinion {
-        Opinion { pycute, agrees_with_cute: None, agrees_with_engine: None, blame: None, why: None }
+        Opinion { pycute, agrees_with_cute: None, agrees_with_engine: None, blame: None, why: None, timed_out: false }
     }
     /// Whether pycute was asked and answered (a result or an error of its own).
     pub fn answered(&self) -> bool {
@@ -103,86 +78,41 @@ impl Opinion {
     }
 }
 
+/// The pycute oracle (`cutecheck::oracle::pycute`), asked for the opinions of a run.
 pub struct Pycute {
-    root: PathBuf,
+    oracle: cutecheck::oracle::pycute::Pycute,
 }
 
 impl Pycute {
-    /// pycute from the wheel the oracle's headers come from (`<wheel>/pycute`).
-    pub fn new(oracle: &Oracle) -> Result<Pycute> {
-        let mut dir = oracle.headers.include_dir.clone();
-        loop {
-            if dir.join("pycute").join("layout.py").is_file() {
-                return Ok(Pycute { root: dir });
-            }
-            if !dir.pop() {
-                bail!(
-                    "no pycute next to {} (pycute comes with the nvidia-cutlass wheel)",
-                    oracle.headers.include_dir.display()
-                );
-            }
-        }
-    }
-
-    /// pycute's answers to many lines of Python, one python3 for all of them (bounded in time;
-    /// a batch that dies or hangs is retried line by line, so one bad case costs only itself).
-    fn ask_many(&self, codes: &[String]) -> Vec<Result<Answer>> {
-        match self.ask_batch(codes, Duration::from_secs(30 + codes.len() as u64)) {
-            Ok(v) if v.len() == codes.len() => v.into_iter().map(Ok).collect(),
-            _ if codes.len() > 1 => codes.iter().flat_map(|c| self.ask_many(std::slice::from_ref(c))).collect(),
-            Ok(_) => vec![Err(anyhow::anyhow!("pycute gave no answer"))],
-            Err(e) => vec![Err(e)],
-        }
-    }
-
-    fn ask_batch(&self, codes: &[String], limit: Duration) -> Result<Vec<Answer>> {
-        let mut child = Command::new("python3")
-            .arg("-c")
-            .arg(SCRIPT)
-            .arg(&self.root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("running python3 for pycute")?;
-        let mut stdin = child.stdin.take().context("stdin")?;
-        let input: String = codes.iter().map(|c| format!("{c}\n")).collect();
-        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-        let mut stdout = child.stdout.take().context("stdout")?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = String::new();
-            let _ = std::io::Read::read_to_string(&mut stdout, &mut buf);
-            let _ = tx.send(buf);
-        });
-        let out = rx.recv_timeout(limit);
-        let _ = child.kill();
-        let _ = child.wait();
-        let _ = writer.join();
-        let out = out.map_err(|_| anyhow::anyhow!("pycute did not answer within {limit:?}"))?;
-        Ok(out.lines().map(|l| serde_json::from_str(l).unwrap_or_default()).collect())
+    /// pycute from the wheel the oracle's headers come from (`<wheel>/pycute`), with `jobs`
+    /// workers (default: one per core).
+    pub fn new(oracle: &Oracle, jobs: Option<usize>) -> Result<Pycute> {
+        let opts = PycuteOptions { jobs, ..PycuteOptions::default() };
+        Ok(Pycute { oracle: cutecheck::oracle::pycute::Pycute::next_to(&oracle.headers.include_dir, opts)? })
     }
 
     /// pycute's opinion on every case, compared with CuTe's outcome and the engine's answer.
     pub fn opinions(&self, cases: &[&Case], cute: &[Outcome], engine: &[EngineAnswer]) -> Vec<Opinion> {
-        let codes: Vec<std::result::Result<String, String>> = cases.iter().map(|c| python(&c.expr)).collect();
-        let asked: Vec<String> = codes.iter().filter_map(|c| c.as_ref().ok().cloned()).collect();
-        let mut answers = Vec::with_capacity(asked.len());
-        for chunk in asked.chunks(512) {
-            answers.extend(self.ask_many(chunk));
-        }
-        let mut answers = answers.into_iter();
+        let start = Instant::now();
+        let answers = self.oracle.answers(cases);
+        let asked = answers.iter().filter(|a| a.code.is_some()).count();
+        let timeouts = answers.iter().filter(|a| a.timed_out).count();
+        eprintln!(
+            "xtask: pycute answered {asked} cases in {:.1?} ({} workers, {timeouts} timeouts of {} s)",
+            start.elapsed(),
+            self.oracle.jobs(),
+            self.oracle.opts.case_timeout.as_secs_f64()
+        );
         cases
             .iter()
-            .zip(codes)
+            .zip(answers)
             .zip(cute.iter().zip(engine))
-            .map(|((case, code), (c, e))| match code {
-                Err(why) => Opinion::unanswered(format!("unsupported: {why}")),
-                Ok(_) => match answers.next() {
-                    Some(Ok(a)) => judge(case, a, c, e),
-                    Some(Err(err)) => Opinion::unanswered(format!("oracle error: {err:#}")),
-                    None => Opinion::unanswered("oracle error: no answer".into()),
-                },
+            .map(|((case, a), (c, e))| match &a.outcome {
+                Outcome::Unsupported(why) => Opinion::unanswered(format!("unsupported: {why}")),
+                Outcome::Error(err) => {
+                    Opinion { timed_out: a.timed_out, ..Opinion::unanswered(format!("oracle error: {err}")) }
+                }
+                _ => judge(case, &a, c, e),
             })
             .collect()
     }
@@ -202,6 +132,8 @@ pub struct Summary {
     pub blame: BTreeMap<String, usize>,
     /// pycute's own defects: it differs from CuTe and the definition blames it.
     pub pycute_defects: Vec<String>,
+    /// Cases pycute did not answer within its time limit (each an oracle error, not a verdict).
+    pub timeouts: Vec<String>,
 }
 
 impl Summary {
@@ -212,6 +144,9 @@ impl Summary {
                 continue;
             }
             s.expressible += 1;
+            if o.timed_out {
+                s.timeouts.push(format!("{expr}: {}", o.pycute));
+            }
             if !o.answered() {
                 continue;
             }
@@ -239,7 +174,13 @@ impl Summary {
         for (b, n) in &self.blame {
             t.push_str(&format!("; blame {b}: {n}"));
         }
+        if !self.timeouts.is_empty() {
+            t.push_str(&format!("; {} timeouts", self.timeouts.len()));
+        }
         t.push('\n');
+        for d in &self.timeouts {
+            t.push_str(&format!("  pycute timeout: {d}\n"));
+        }
         if !self.pycute_defects.is_empty() {
             t.push_str(&format!("pycute defects ({}; first 10):\n", self.pycute_defects.len()));
             for d in self.pycute_defects.iter().take(10) {
@@ -252,9 +193,9 @@ impl Summary {
 
 /// Compare pycute's answer with CuTe's and the engine's, and blame by the definition where pycute
 /// and CuTe differ.
-fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opinion {
+fn judge(case: &Case, a: &PycuteAnswer, cute: &Outcome, engine: &EngineAnswer) -> Opinion {
     let cute_v = cute.printed().and_then(read_printed);
-    if let Some(err) = a.error {
+    if let Some(err) = &a.error {
         // pycute refuses: right when CuTe refuses too; otherwise pycute is wrong if CuTe's result
         // satisfies the definition.
         let cute_rejects = cute.printed().is_none();
@@ -272,12 +213,13 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
             agrees_with_engine: Some(engine.outcome.printed().is_none()),
             blame,
             why: None,
+            timed_out: false,
         };
     }
     let same = |v: Option<&Value>| -> Option<bool> {
         match v? {
-            Value::Layout(l) => Some(Some(l.values().ok()?) == a.values),
-            Value::Int(i) => Some(Some(i.value) == a.number),
+            Value::Layout(l) => Some(Some(&l.values().ok()?[..]) == a.values()),
+            Value::Int(i) => Some(Some(i.value) == a.number()),
             _ => None,
         }
     };
@@ -285,7 +227,7 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
     let engine_same = if engine.outcome.printed().is_some() { same(engine.value.as_ref()) } else { Some(false) };
     let (mut blame, mut why) = (None, None);
     if cute_same == Some(false) {
-        let py_v = a.text.as_deref().and_then(read_printed);
+        let py_v = a.text().and_then(read_printed);
         let check = |v: Option<&Value>| v.and_then(|v| cutecheck::definition::check_cute(&case.expr, v));
         let (pk, ck) = (check(py_v.as_ref()), check(cute_v.as_ref()));
         blame = Some(
@@ -310,20 +252,19 @@ fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opini
         );
     }
     Opinion {
-        pycute: a.text.unwrap_or_default(),
+        pycute: a.text().unwrap_or_default().to_string(),
         agrees_with_cute: cute_same,
         agrees_with_engine: engine_same,
         blame,
         why,
+        timed_out: false,
     }
 }
 
-/// The Python text of an expression (the library's, shared with the whole-command bench).
-pub use cutecheck::ops::pycute_text as python;
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    /// The Python text of an expression (the library's, shared with the whole-command bench).
+    use cutecheck::ops::pycute_text as python;
 
     #[test]
     fn python_is_written_from_the_ast() {
