@@ -4,7 +4,7 @@
 //! The mix is every line of the fixed suites (fixtures/cases/*.cases) that pycute can express, then
 //! random cases of the conformance generator (seed 1) that pycute can express, until there are at
 //! least `LINES` lines. Each line is written twice, from the same parsed AST: as cutecheck's
-//! expression text and as pycute's Python text (`cutecheck::oracle::pycute_spelling::pycute_text`). Both sides are whole
+//! expression text and as pycute's Python text (`cutecheck::oracle::pycute::spelling::pycute_text`). Both sides are whole
 //! processes timed by wall clock from start to exit: the release `cutecheck eval -` reading the
 //! lines on stdin and printing one answer per line, and a python3 that imports pycute, reads the
 //! Python lines, evaluates each (`eval`, pycute's way to read an expression) and prints `str()` of
@@ -52,7 +52,7 @@ fn mix() -> Vec<(String, String)> {
     }
     let both = |text: &str| -> Option<(String, String)> {
         let e = cutecheck::expr::parse(text).ok()?;
-        Some((text.to_string(), cutecheck::oracle::pycute_spelling::pycute_text(&e).ok()?))
+        Some((text.to_string(), cutecheck::oracle::pycute::spelling::pycute_text(&e).ok()?))
     };
     let mut lines: Vec<(String, String)> = fixed.iter().filter_map(|l| both(l)).collect();
     let fixed_n = lines.len();

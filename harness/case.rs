@@ -8,7 +8,6 @@
 //! is what is compared, the types are what is judged. Text with `rejected: ` prefixes exists only in
 //! snapshot files ([`Outcome::lines`] / [`Outcome::from_lines`]).
 
-
 use serde::{Deserialize, Serialize};
 
 use crate::engine::print_layout;
@@ -335,5 +334,4 @@ mod tests {
         assert_eq!(engine(&case("(_2,_2):(_1,_2)"), true).outcome, grid.outcome);
         assert!(matches!(engine(&case("complement((_2,_2):(_1,_1),_24)"), false).outcome, Outcome::Rejected(_)));
     }
-
 }

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::case::{Case, Origin, Outcome};
-use crate::judge::Judge;
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
+use crate::judge::Judge;
 
 /// A line to stderr, like `eprintln!` but never a panic when stderr is a closed pipe (`2>&1 |
 /// head -1`): the message is lost, the exit status still says what happened.

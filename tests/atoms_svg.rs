@@ -6,7 +6,8 @@
 //! for line, except the three comment lines after the first (CuTe prints its identity tensors
 //! there, the engine the TV layouts they are made from): `cutecheck::suite::compare`'s picture rule.
 
-use cutecheck::case::{self, compare, Agreement, Case, Outcome};
+use cutecheck::case::{self, Case, Outcome};
+use cutecheck::judge::{compare, Agreement};
 use cutecheck::suite::all_suites;
 
 #[test]

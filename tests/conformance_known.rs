@@ -3,7 +3,8 @@
 //! every entry for CUTLASS 4.2 still reproduces with its class and signature, and the
 //! disagreements of a small seeded fuzz run are all triaged and covered by the list.
 
-use cutecheck::case::{self, Case, Judge, Origin, Status};
+use cutecheck::case::{self, Case, Origin};
+use cutecheck::judge::{Judge, Status};
 use cutecheck::known::{predicate, KnownDiscrepancies};
 
 fn known() -> KnownDiscrepancies {
@@ -63,7 +64,7 @@ fn entries_reproduce_and_a_seeded_run_is_covered() {
         assert!(matches!(j.status, Status::Explained(_)), "{}: {} ({o:?})", c.text, j.summary());
         let d = k.lookup(&c.expr, version).unwrap();
         if let (Some(f), Some(t)) = (&d.family, &j.triage) {
-            assert_eq!(t.signature(), f.signature, "{}", c.text);
+            assert_eq!(t.signature(cutecheck::judge::ENGINE_CUTE), f.signature, "{}", c.text);
         }
     }
     let cases: Vec<(Case, bool)> = cutecheck::fuzz::cases(9, 60, (0, 1))

@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use cutecheck::case::{engine, Case, Oracle as _, Outcome};
-use cutecheck::oracle::dsl::{self, provision, DslOptions, DslOracle, DslVerdict};
+use cutecheck::judge::{judge_pair, Answer, Verdict};
+use cutecheck::oracle::dsl::{provision, DslOptions, DslOracle};
 
 fn oracle(opts: DslOptions) -> DslOracle {
     DslOracle::new(opts).unwrap_or_else(|e| panic!("CUTECHECK_DSL is set but the DSL is not usable: {e:#}"))
@@ -82,8 +83,8 @@ fn dsl_cases_agree_with_the_engine() {
     let mut bad = Vec::new();
     for (c, a) in cs.iter().zip(&answers) {
         let engine = engine(c, false).outcome;
-        let v = dsl::judge_case(c, &engine, a);
-        if !matches!(v, DslVerdict::Agree { .. }) {
+        let v = judge_pair(c, Answer::printed(&engine, None), Answer::dsl(a));
+        if !matches!(v, Verdict::Agree { .. }) {
             bad.push(format!("{}: engine {engine:?}, DSL {:?} ({:?}): {v:?}", c.text, a.outcome, a.dsl_text));
         }
     }

@@ -14,7 +14,8 @@
 //! `CUTECHECK_CUTE` is set at build time (`cargo xtask test` provisions CuTe and sets it);
 //! otherwise it is reported as ignored, with the reason.
 
-use cutecheck::case::{self, Case, Judge, Origin, Outcome};
+use cutecheck::case::{self, Case, Origin, Outcome};
+use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::provision::DEFAULT_CUTLASS;
 use cutecheck::suite::all_suites;

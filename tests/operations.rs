@@ -20,7 +20,7 @@ fn every_part_is_present_or_absent_with_a_reason() {
             ("C++ emitter", oracle::codegen::emitter(op).reason()),
             ("definition check", definition::checker(op).reason()),
             ("generator", fuzz::generator(op).reason()),
-            ("pycute spelling", oracle::pycute_spelling::spelling(op).reason()),
+            ("pycute spelling", oracle::pycute::spelling::spelling(op).reason()),
         ];
         for (part, why) in parts {
             if let Some(why) = why {
@@ -32,7 +32,7 @@ fn every_part_is_present_or_absent_with_a_reason() {
         if let Part::Has((w, _)) = fuzz::generator(op) {
             assert!(w > 0, "{op}: generator with weight 0");
         }
-        if let Part::Has(py) = oracle::pycute_spelling::spelling(op) {
+        if let Part::Has(py) = oracle::pycute::spelling::spelling(op) {
             assert!(py.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{op}: pycute spelling {py:?}");
         }
     }

@@ -3,8 +3,9 @@
 //! is judged with the engine modelling V (`engine::release`), by the same judge as `cargo xtask
 //! conformance --cutlass-version V`, with the known discrepancies listed for V. Needs no compiler.
 
-use cutecheck::case::{Case, Judge, Origin, Outcome};
+use cutecheck::case::{Case, Origin, Outcome};
 use cutecheck::engine::release::{Release, DEFAULT, MODELLED, SWITCHES};
+use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::suite::{all_suites, parse_snapshot_body, snapshot_body_of, snapshot_path};
 

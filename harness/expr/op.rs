@@ -9,7 +9,7 @@
 //! - the C++ emitter: `oracle::codegen::emitter`;
 //! - the definition check: `definition::checker`;
 //! - the random-case generator: `fuzz::generator`;
-//! - pycute's spelling: `oracle::pycute_spelling::spelling`.
+//! - pycute's spelling: `oracle::pycute::spelling::spelling`.
 //!
 //! A layer that has nothing for an operation says so with [`Part::Absent`] and the reason
 //! (tests/operations.rs fails on a reason that says nothing). Forms that are not operations (a

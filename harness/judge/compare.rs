@@ -155,5 +155,4 @@ mod tests {
         let big = Outcome::Unsupported("too large: 2^27 coordinates".into());
         assert!(matches!(compare(&big, &Outcome::Printed("_4:_1".into())), Agreement::Unchecked(_)));
     }
-
 }

@@ -209,7 +209,7 @@ impl fmt::Display for Judgement {
 /// CuTe's own conditions blame a side: `definition::check_cute`).
 pub fn triage(case: &Case, engine: &EngineAnswer, cute: &Outcome) -> Verdict {
     let check = |v: &Value| crate::definition::check_cute(&case.expr, v);
-    classify(Answer::engine(engine), Answer::printed(cute, None), &check)
+    classify(Answer::engine(engine), Answer::cute(cute), &check)
 }
 
 #[cfg(test)]

@@ -19,6 +19,6 @@ mod verdict;
 pub use compare::{compare, Agreement};
 pub use conformance::{disagreement_line, triage, Judge, Judgement, Status};
 pub use verdict::{
-    blame_name, classify, compare_partial, judge_pair, crash_signal, read_printed, refuses_dynamic, same_function, Answer, Blame,
-    DefinitionCheck, Fault, Match, Roles, Side, Verdict, ENGINE_CUTE,
+    blame_name, classify, compare_partial, crash_signal, judge_pair, read_printed, refuses_dynamic, same_function,
+    Answer, Blame, DefinitionCheck, Fault, Function, Match, Roles, Side, Verdict, ENGINE_CUTE,
 };

@@ -91,6 +91,8 @@ pub enum Verdict {
         message: Option<String>,
         dynamic: bool,
         undefined_here: bool,
+        /// The rejecter is CuTe C++ itself: its refusal is CuTe's stated precondition.
+        precondition: bool,
     },
     /// Class 4: the oracle died on the case (CuTe C++ at run time, the DSL's worker).
     OracleCrashed { message: String },
@@ -238,20 +240,25 @@ impl Verdict {
                 Blame::Both => Fault::Both,
                 Blame::Undetermined => Fault::Undetermined,
             },
-            Verdict::OneRejects { rejecter, accepted_ok, dynamic, undefined_here, .. } => match (rejecter, accepted_ok) {
-                // The oracle refuses a case whose reference answer breaks the definition.
-                (Side::Oracle, Some(false)) => Fault::Reference,
-                // The oracle refuses a case whose reference answer meets it.
-                (Side::Oracle, Some(true)) if *dynamic => Fault::OracleLimitation,
-                (Side::Oracle, Some(true)) => Fault::OracleDefect,
-                // The reference refuses a case whose oracle answer meets the definition.
-                (Side::Reference, Some(true)) if *undefined_here => Fault::ReleaseDifference,
-                (Side::Reference, Some(true)) => Fault::Reference,
-                // The reference refuses; the oracle's answer breaks the definition.
-                (Side::Reference, Some(false)) => Fault::OracleDefect,
-                (_, None) if *dynamic => Fault::OracleLimitation,
-                (_, None) => Fault::Undetermined,
-            },
+            Verdict::OneRejects { rejecter, accepted_ok, dynamic, undefined_here, precondition, .. } => {
+                match (rejecter, accepted_ok) {
+                    // The oracle refuses a case whose reference answer breaks the definition.
+                    (Side::Oracle, Some(false)) => Fault::Reference,
+                    // The oracle refuses a case whose reference answer meets it.
+                    (Side::Oracle, Some(true)) if *dynamic => Fault::OracleLimitation,
+                    (Side::Oracle, Some(true)) => Fault::OracleDefect,
+                    // The reference refuses a case whose oracle answer meets the definition.
+                    (Side::Reference, Some(true)) if *undefined_here => Fault::ReleaseDifference,
+                    // CuTe C++ refuses by its own precondition what the oracle answers: the
+                    // definition cannot tell (the oracle checks less, or CuTe is stricter).
+                    (Side::Reference, Some(true)) if *precondition => Fault::Undetermined,
+                    (Side::Reference, Some(true)) => Fault::Reference,
+                    // The reference refuses; the oracle's answer breaks the definition.
+                    (Side::Reference, Some(false)) => Fault::OracleDefect,
+                    (_, None) if *dynamic => Fault::OracleLimitation,
+                    (_, None) => Fault::Undetermined,
+                }
+            }
             Verdict::OracleCrashed { .. } => Fault::OracleDefect,
             Verdict::ReferenceCrashed => Fault::Reference,
         }
@@ -369,26 +376,52 @@ pub struct Answer<'a> {
     pub caps: Caps,
     /// The side refused because the modelled CuTe's own result breaks the definition.
     pub undefined: bool,
+    /// The side is CuTe C++ itself (its refusals are CuTe's preconditions).
+    pub is_cute: bool,
+    /// The result as a function, for an oracle that reports values but no layout (pycute).
+    pub function: Option<Function<'a>>,
+}
+
+/// A result as a function: a layout's values over its domain, or a number.
+#[derive(Clone, Copy, Debug)]
+pub enum Function<'a> {
+    Values(&'a [i64]),
+    Number(i64),
 }
 
 impl<'a> Answer<'a> {
     /// An answer in CuTe's printed form (CuTe C++'s, or an engine outcome without its value).
     pub fn printed(outcome: &'a Outcome, value: Option<&'a Value>) -> Answer<'a> {
-        Answer { outcome, value, partial: None, caps: Caps::CUTE, undefined: false }
+        Answer { outcome, value, partial: None, caps: Caps::CUTE, undefined: false, is_cute: false, function: None }
+    }
+
+    /// CuTe C++'s answer (the compiled driver's or the in-process one's).
+    pub fn cute(outcome: &'a Outcome) -> Answer<'a> {
+        Answer { is_cute: true, ..Answer::printed(outcome, None) }
+    }
+
+    /// pycute's answer: its text, and its result as a function where it has one.
+    pub fn pycute(a: &'a crate::oracle::pycute::PycuteAnswer) -> Answer<'a> {
+        let function = match (a.values(), a.number()) {
+            (Some(v), _) => Some(Function::Values(v)),
+            (None, Some(n)) => Some(Function::Number(n)),
+            _ => None,
+        };
+        Answer { caps: Caps::PYCUTE, function, ..Answer::printed(&a.outcome, None) }
     }
 
     /// The engine's answer: its value, and whether it refused because the modelled CuTe's own
     /// result breaks the definition ([`crate::engine::Error::Undefined`]).
     pub fn engine(a: &'a crate::case::EngineAnswer) -> Answer<'a> {
         let undefined = matches!(a.refusal, Some(crate::engine::Error::Undefined { .. }));
-        Answer { outcome: &a.outcome, value: a.value.as_ref(), partial: None, caps: Caps::CUTE, undefined }
+        Answer { undefined, ..Answer::printed(&a.outcome, a.value.as_ref()) }
     }
 }
 
 impl<'a> Answer<'a> {
     /// The CuTe DSL's answer: its result may have unknown dynamic leaves.
     pub fn dsl(a: &'a crate::oracle::dsl::DslAnswer) -> Answer<'a> {
-        Answer { outcome: &a.outcome, value: None, partial: a.value.as_ref(), caps: Caps::DSL, undefined: false }
+        Answer { partial: a.value.as_ref(), caps: Caps::DSL, ..Answer::printed(&a.outcome, None) }
     }
 }
 
@@ -424,6 +457,7 @@ pub fn classify(reference: Answer<'_>, oracle: Answer<'_>, check: DefinitionChec
                 message: Some(m.clone()),
                 dynamic: oracle.caps.partial_values && refuses_dynamic(m),
                 undefined_here: false,
+                precondition: oracle.is_cute,
             }
         }
         (Rejected(m), Printed(_)) => {
@@ -437,6 +471,7 @@ pub fn classify(reference: Answer<'_>, oracle: Answer<'_>, check: DefinitionChec
                 message: Some(m.clone()),
                 dynamic: unknown,
                 undefined_here: reference.undefined && !oracle.caps.modelled,
+                precondition: reference.is_cute,
             }
         }
         (Printed(r), Printed(o)) => {
@@ -455,6 +490,20 @@ pub fn classify(reference: Answer<'_>, oracle: Answer<'_>, check: DefinitionChec
                     (Some(rv), Some(ov))
                 }
                 None if r == o => return Verdict::Agree { unknown: 0 },
+                // An oracle that reports the function, not CuTe's layout: compared as a function.
+                None if oracle.function.is_some() => {
+                    let rv = reference_value();
+                    let same = match (&rv, oracle.function) {
+                        (Some(Value::Layout(l)), Some(Function::Values(v))) => l.values().ok().map(|x| x == v),
+                        (Some(Value::Int(i)), Some(Function::Number(n))) => Some(i.value == n),
+                        _ => None,
+                    };
+                    match same {
+                        Some(true) => return Verdict::Agree { unknown: 0 },
+                        None => return Verdict::Unchecked { why: "not comparable as a function".into() },
+                        Some(false) => (rv, oracle_value()),
+                    }
+                }
                 None => (reference_value(), oracle_value()),
             };
             if let (Some(a), Some(b)) = (&rv, &ov) {

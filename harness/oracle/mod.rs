@@ -15,7 +15,7 @@ pub mod compiler;
 pub mod dsl;
 pub mod inproc;
 pub mod provision;
-pub mod pycute_spelling;
+pub mod pycute;
 pub mod runner;
 
 use std::path::PathBuf;

@@ -21,12 +21,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use anyhow::Context;
-use cutecheck::case::{self, Case, Judge, Judgement, Origin, Outcome, Status};
+use cutecheck::case::{self, Case, Origin, Outcome};
 use cutecheck::fuzz::{self, CaseTree, ValueTree};
+use cutecheck::judge::Verdict as Triage;
+use cutecheck::judge::{Judge, Judgement, Status};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 use cutecheck::suite::all_suites;
-use cutecheck::triage::Verdict as Triage;
 
 /// Options of `cargo xtask conformance` besides the oracle's.
 #[derive(Clone, Debug, clap::Args)]
@@ -328,9 +329,11 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| judge.engine(c, false)).collect();
     // pycute, the third oracle: asked on every case it can express, not only on disagreements.
     let mut opinions: Vec<Option<crate::pycute::Opinion>> = match ra.pycute {
-        true => {
-            crate::pycute::Pycute::new(&oracle)?.opinions(&refs, &outcomes, &engines).into_iter().map(Some).collect()
-        }
+        true => crate::pycute::Pycute::new(&oracle, args.jobs)?
+            .opinions(&refs, &outcomes, &engines)
+            .into_iter()
+            .map(Some)
+            .collect(),
         false => vec![None; refs.len()],
     };
     drop(refs);
@@ -513,7 +516,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
 
 /// "1 same-function" style label of a triage verdict.
 pub fn class_label(t: &Triage) -> String {
-    if t.is_agreement() {
+    if t.agrees() {
         "3 both-reject (different reasons)".into()
     } else {
         format!("{} {}", t.number(), t.class())
@@ -522,10 +525,10 @@ pub fn class_label(t: &Triage) -> String {
 
 /// The triage signature (`both-reject:different-reason` for refusals with different conditions).
 pub fn signature_of(t: &Triage) -> String {
-    if t.is_agreement() {
+    if t.agrees() {
         "both-reject:different-reason".to_string()
     } else {
-        t.signature()
+        t.signature(cutecheck::judge::ENGINE_CUTE)
     }
 }
 

@@ -19,8 +19,21 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use cutecheck::case::{Case, EngineAnswer, Judge, Oracle as _, Status};
-use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle, DslVerdict};
+use cutecheck::case::{Case, EngineAnswer, Oracle as _};
+use cutecheck::judge::{judge_pair, Answer, Fault, Judge, Roles, Status, Verdict};
+use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle};
+
+/// The names of the sides of the DSL's pairs.
+const ENGINE_DSL: Roles = Roles { reference: "engine", oracle: "dsl" };
+const CPP_DSL: Roles = Roles { reference: "cpp", oracle: "dsl" };
+
+fn roles(pair: &str) -> Roles {
+    if pair.starts_with("cpp") {
+        CPP_DSL
+    } else {
+        ENGINE_DSL
+    }
+}
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 
 use crate::conformance::{fresh_seed, load_known, plan, release_of, run_oracle, version_of, RunArgs};
@@ -53,6 +66,8 @@ struct PairRow {
     unchecked: usize,
     differ: usize,
     explained: usize,
+    /// Differences by what the judge's blame matrix says of them (`Verdict::fault`).
+    faults: BTreeMap<String, usize>,
 }
 
 #[derive(Serialize)]
@@ -66,8 +81,10 @@ struct CaseRow {
     dsl_text: Option<String>,
     /// The project's judgement of engine ~ C++ when they do not agree (class, blame, known).
     engine_cpp: Option<String>,
-    engine_dsl: DslVerdict,
-    cpp_dsl: Option<DslVerdict>,
+    engine_dsl: Verdict,
+    /// What the engine~DSL verdict says of the sides (the judge's blame matrix).
+    engine_dsl_fault: Fault,
+    cpp_dsl: Option<Verdict>,
 }
 
 #[derive(Serialize)]
@@ -108,10 +125,10 @@ struct MessageRow {
 
 /// The DSL's message of a refusal or crash, with the operand types it quotes as `<...>` and
 /// numbers as `N`, so that one cause is one group.
-fn message_class(v: &DslVerdict) -> Option<String> {
+fn message_class(v: &Verdict) -> Option<String> {
     let m = match v {
-        DslVerdict::DslRejects { message, .. } | DslVerdict::DslRefusesDynamic { message, .. } => message,
-        DslVerdict::DslCrashed { message } => message,
+        Verdict::OneRejects { rejecter: cutecheck::judge::Side::Oracle, message: Some(message), .. } => message,
+        Verdict::OracleCrashed { message } => message,
         _ => return None,
     };
     let mut m = m.to_string();
@@ -142,7 +159,8 @@ fn messages(rows: &[CaseRow]) -> Vec<MessageRow> {
         for (pair, v) in [("engine~dsl", Some(&c.engine_dsl)), ("cpp~dsl", c.cpp_dsl.as_ref())] {
             let Some(v) = v else { continue };
             if let Some(m) = message_class(v) {
-                let g = groups.entry((pair.into(), v.signature(), op.clone(), m)).or_insert((0, c.expr.clone()));
+                let g =
+                    groups.entry((pair.into(), v.signature(roles(pair)), op.clone(), m)).or_insert((0, c.expr.clone()));
                 g.0 += 1;
             }
         }
@@ -239,11 +257,12 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     let mut ok = true;
     // The DSL pairs' verdicts (definition checks on differences), in parallel.
     let t = Instant::now();
-    let verdicts: Vec<(DslVerdict, Option<DslVerdict>)> = (0..refs.len())
+    let verdicts: Vec<(Verdict, Option<Verdict>)> = (0..refs.len())
         .into_par_iter()
         .map(|k| {
-            let ed = dsl::judge_case(refs[k], &engines[k].outcome, &answers[k]);
-            let cd = cpp_outcomes.as_ref().map(|outs| dsl::judge_case(refs[k], &outs[k], &answers[k]));
+            let dsl = Answer::dsl(&answers[k]);
+            let ed = judge_pair(refs[k], Answer::engine(&engines[k]), dsl);
+            let cd = cpp_outcomes.as_ref().map(|outs| judge_pair(refs[k], Answer::cute(&outs[k]), dsl));
             (ed, cd)
         })
         .collect();
@@ -280,7 +299,11 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
                 _ => row.differ += 1,
             }
             if let Some(t) = &j.triage {
-                let sig = if t.is_agreement() { "both-reject:different-reason".to_string() } else { t.signature() };
+                let sig = if t.agrees() {
+                    "both-reject:different-reason".to_string()
+                } else {
+                    t.signature(cutecheck::judge::ENGINE_CUTE)
+                };
                 *classes.entry(("engine~cpp".into(), sig, op.clone())).or_default() += 1;
             }
             if !j.agreement.agrees() {
@@ -300,6 +323,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
             dsl: ans.outcome.lines(),
             dsl_text: ans.dsl_text.clone(),
             engine_cpp: ec,
+            engine_dsl_fault: ed.fault(),
             engine_dsl: ed,
             cpp_dsl: cd,
         });
@@ -372,20 +396,23 @@ fn tally(
     classes: &mut BTreeMap<(String, String, String), usize>,
     pair: &str,
     op: &str,
-    v: &DslVerdict,
+    v: &Verdict,
 ) {
     let row = pairs.entry(pair.into()).or_default();
     row.cases += 1;
     match v {
         v if v.agrees() => row.agree += 1,
-        DslVerdict::Staticness { .. } => row.staticness += 1,
+        Verdict::Staticness { .. } => row.staticness += 1,
         v if v.unchecked() => row.unchecked += 1,
         _ => row.differ += 1,
     }
+    if !v.agrees() && !v.unchecked() {
+        *row.faults.entry(v.fault().word().to_string()).or_default() += 1;
+    }
     if !v.agrees() {
         let sig = match v {
-            DslVerdict::Unchecked { why } => format!("unchecked:{}", why.split(':').next().unwrap_or("")),
-            other => other.signature(),
+            Verdict::Unchecked { why } => format!("unchecked:{}", why.split(':').next().unwrap_or("")),
+            other => other.signature(roles(pair)),
         };
         *classes.entry((pair.into(), sig, op.into())).or_default() += 1;
     }
@@ -401,6 +428,12 @@ fn tables(r: &Report) -> String {
             "{:<12} {:>6} {:>6} {:>10} {:>9} {:>7} {:>9}\n",
             k, v.cases, v.agree, v.staticness, v.unchecked, v.differ, v.explained
         ));
+    }
+    s.push_str(&format!("\n{:<12} {:<28} {:>6}   (differences by the judge's blame)\n", "pair", "fault", "cases"));
+    for (k, v) in &r.pairs {
+        for (fault, n) in &v.faults {
+            s.push_str(&format!("{k:<12} {fault:<28} {n:>6}\n"));
+        }
     }
     s.push_str(&format!("\n{:<12} {:<48} {:<20} {:>6}\n", "pair", "class [signature]", "op", "cases"));
     if r.classes.is_empty() {
@@ -426,15 +459,15 @@ fn tables(r: &Report) -> String {
 fn listing(r: &Report) -> String {
     let mut s = String::new();
     for c in &r.cases {
-        let (label, v) = match (&c.cpp_dsl, &c.cpp) {
-            (Some(v), _) => ("C++~DSL", v),
-            (None, None) => ("engine~DSL", &c.engine_dsl),
+        let (label, v, r) = match (&c.cpp_dsl, &c.cpp) {
+            (Some(v), _) => ("C++~DSL", v, CPP_DSL),
+            (None, None) => ("engine~DSL", &c.engine_dsl, ENGINE_DSL),
             (None, Some(_)) => continue,
         };
         if v.agrees() || v.unchecked() {
             continue;
         }
-        s.push_str(&format!("- {label} {} `{}` ({})\n", v.signature(), c.expr, c.location));
+        s.push_str(&format!("- {label} {} `{}` ({})\n", v.signature(r), c.expr, c.location));
         if let Some(cpp) = &c.cpp {
             s.push_str(&format!("  - C++:    `{}`\n", cpp.join(" | ")));
         }
@@ -444,9 +477,9 @@ fn listing(r: &Report) -> String {
             c.dsl_text.as_ref().map_or(String::new(), |t| format!(" (prints `{t}`)"))
         ));
         s.push_str(&format!("  - engine: `{}`\n", c.engine.join(" | ")));
-        s.push_str(&format!("  - verdict: {}\n", detail(v)));
+        s.push_str(&format!("  - verdict: {} (fault: {})\n", v.describe(r), v.fault().word()));
         if c.cpp_dsl.is_some() && !c.engine_dsl.agrees() {
-            s.push_str(&format!("  - engine~DSL: {}\n", c.engine_dsl.signature()));
+            s.push_str(&format!("  - engine~DSL: {}\n", c.engine_dsl.signature(ENGINE_DSL)));
         }
         if let Some(e) = &c.engine_cpp {
             s.push_str(&format!("  - engine~C++: {e}\n"));
@@ -456,45 +489,6 @@ fn listing(r: &Report) -> String {
         s.push_str("None.\n");
     }
     s
-}
-
-fn detail(v: &DslVerdict) -> String {
-    match v {
-        DslVerdict::DifferentFunction { blame, reference_check, dsl_check } => {
-            let mut s = format!("different functions; blame {blame:?}");
-            if let Some(x) = reference_check {
-                s.push_str(&format!("; the reference violates: {x}"));
-            }
-            if let Some(x) = dsl_check {
-                s.push_str(&format!("; the DSL violates: {x}"));
-            }
-            s
-        }
-        DslVerdict::DslRejects { message, accepted_ok, detail }
-        | DslVerdict::DslRefusesDynamic { message, accepted_ok, detail } => format!(
-            "the DSL refuses ({message}); the reference's result {}",
-            match accepted_ok {
-                Some(true) => "satisfies the definition".to_string(),
-                Some(false) => format!("violates the definition: {}", detail.as_deref().unwrap_or("")),
-                None => "is not checked (no definition)".to_string(),
-            }
-        ),
-        DslVerdict::ReferenceRejects { accepted_ok, detail } => format!(
-            "the reference refuses; the DSL's result {}",
-            match accepted_ok {
-                Some(true) => "satisfies the definition".to_string(),
-                Some(false) => format!("violates the definition: {}", detail.as_deref().unwrap_or("")),
-                None => "is not checked (unknown values or no definition)".to_string(),
-            }
-        ),
-        DslVerdict::Staticness { leaves, at } => {
-            format!("same values; static-ness differs at {leaves} leaves (first {at})")
-        }
-        DslVerdict::DifferentUnknown { at } => {
-            format!("different ({at}); the DSL's dynamic values are unknown, no definition checked")
-        }
-        other => other.signature(),
-    }
 }
 
 /// User+system CPU seconds of this process's reaped children (Linux /proc/self/stat).
@@ -566,21 +560,21 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
     let ask = t.elapsed().as_secs_f64();
     // Engine and judge on every core (rayon), as conformance does.
     let t2 = Instant::now();
-    let timed: Vec<(DslVerdict, f64, f64)> = cases
+    let timed: Vec<(Verdict, f64, f64)> = cases
         .par_iter()
         .zip(&answers)
         .map(|(c, a)| {
             let t = Instant::now();
-            let engine = cutecheck::case::engine(c, false).outcome;
+            let engine = cutecheck::case::engine(c, false);
             let te = t.elapsed().as_secs_f64();
-            (dsl::judge_case(c, &engine, a), t.elapsed().as_secs_f64(), te)
+            (judge_pair(c, Answer::engine(&engine), Answer::dsl(a)), t.elapsed().as_secs_f64(), te)
         })
         .collect();
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
     for (v, _, _) in &timed {
-        *tally.entry(v.signature()).or_default() += 1;
+        *tally.entry(v.signature(ENGINE_DSL)).or_default() += 1;
     }
-    let blamed: Vec<(&DslVerdict, &str)> = timed
+    let blamed: Vec<(&Verdict, &str)> = timed
         .iter()
         .zip(&cases)
         .filter(|((v, _, _), _)| v.blames_reference())
@@ -620,7 +614,7 @@ fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool>
         slow.iter().sum::<f64>()
     );
     for (v, e) in blamed.iter().take(10) {
-        println!("the definition blames the engine: {e}: {}", detail(v));
+        println!("the definition blames the engine: {e}: {}", v.describe(ENGINE_DSL));
     }
     println!("slowest to judge (engine + judge, of which the engine):");
     for (t, te, e) in slowest.iter().take(8) {

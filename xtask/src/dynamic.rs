@@ -19,7 +19,8 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use cutecheck::case::{Case, EngineAnswer, Judge, Oracle as _, Origin, Outcome, Status};
+use cutecheck::case::{Case, EngineAnswer, Oracle as _, Origin, Outcome};
+use cutecheck::judge::{Judge, Status};
 use cutecheck::oracle::inproc::{self, gen, InProcess};
 use cutecheck::oracle::{provision, OracleArgs};
 

@@ -1,188 +1,109 @@
 //! pycute, the Python reference shipped in the same nvidia-cutlass wheel, as a third oracle
-//! (`conformance --pycute`): every case pycute can express is asked (one long-lived python3 per
-//! batch), and its answer is compared with CuTe's and the engine's as a function (a layout's values
-//! over its domain) or as a number, since pycute has no static-ness. Where pycute and CuTe differ,
-//! the operation's definition (`cutecheck::definition::check`) says who is wrong: pycute's own
-//! defects are reported separately from the engine's and CuTe's.
-//!
-//! The Python text is written from the parsed AST (never from the case's text): integers,
-//! `_` (pycute's `None`), tuples, `Layout(shape, stride)` and calls of the pycute functions named by
-//! the table of operations (the `pycute` part of each entry in harness/ops.rs).
+//! (`conformance --pycute`): every case pycute can express is asked through the pycute oracle
+//! (`cutecheck::oracle::pycute`: parallel python3 workers, each case bounded in time), and its
+//! answer is judged against CuTe's and the engine's by the one judge (`cutecheck::judge`, with
+//! pycute's capabilities: values, no static-ness, so results compare as functions). pycute's own
+//! defects are reported separately from the engine's and CuTe's, and so are the cases pycute did
+//! not answer in time. The Python text is written from the parsed AST
+//! (`cutecheck::oracle::pycute::spelling`).
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
-
-use std::time::Duration;
+use anyhow::Result;
+use serde::Serialize;
 
 use cutecheck::case::{Case, EngineAnswer, Outcome};
-use cutecheck::expr::Value;
+
+use cutecheck::judge::{judge_pair, Answer, Fault, Roles, Verdict};
+use cutecheck::oracle::pycute::{PycuteAnswer, PycuteOptions};
 use cutecheck::oracle::Oracle;
-use cutecheck::triage::read_printed;
 
-const SCRIPT: &str = r#"
-import sys, json
-sys.path.insert(0, sys.argv[1])
-from pycute import *
-for line in sys.stdin:
-    line = line.strip()
-    try:
-        r = eval(line)
-        if isinstance(r, Layout):
-            out = {"text": str(r), "values": [r(i) for i in range(size(r))]}
-        elif isinstance(r, int):
-            out = {"text": str(r), "number": r}
-        else:
-            out = {"text": str(r)}
-    except BaseException as e:
-        out = {"error": (type(e).__name__ + ": " + str(e)).strip()}
-    print(json.dumps(out), flush=True)
-"#;
+/// The names of the sides where pycute is judged against CuTe C++ and against the engine.
+const CUTE_PYCUTE: Roles = Roles { reference: "cute", oracle: "pycute" };
+const ENGINE_PYCUTE: Roles = Roles { reference: "engine", oracle: "pycute" };
 
-#[derive(Deserialize, Default)]
-struct Answer {
-    text: Option<String>,
-    values: Option<Vec<i64>>,
-    number: Option<i64>,
-    error: Option<String>,
-}
-
-/// pycute's answer to one case and how it compares with the other two.
+/// pycute's answer to one case and the judge's verdicts against CuTe C++ and the engine.
 #[derive(Serialize, Clone, Debug)]
 pub struct Opinion {
-    /// pycute's str() of the result, `error: ...`, or `unsupported: ...`.
+    /// pycute's str() of the result, `error: ...`, `unsupported: ...` or `oracle error: ...`.
     pub pycute: String,
-    /// Same function / number as CuTe's result (None: not comparable).
-    pub agrees_with_cute: Option<bool>,
-    pub agrees_with_engine: Option<bool>,
-    /// Where pycute and CuTe differ: who violates the operation's definition (`pycute`, `cute`,
-    /// `both`, `undetermined`).
-    pub blame: Option<String>,
-    /// The violated condition, when the definition blames a side.
-    pub why: Option<String>,
+    /// The judge's verdict, CuTe C++ against pycute (None: pycute was not asked or failed).
+    pub versus_cute: Option<Verdict>,
+    /// The judge's verdict, the engine against pycute.
+    pub versus_engine: Option<Verdict>,
+    /// pycute did not answer within its time limit (`pycute` then says so).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
 }
 
 impl Opinion {
     fn unanswered(pycute: String) -> Opinion {
-        Opinion { pycute, agrees_with_cute: None, agrees_with_engine: None, blame: None, why: None }
+        Opinion { pycute, versus_cute: None, versus_engine: None, timed_out: false }
     }
     /// Whether pycute was asked and answered (a result or an error of its own).
     pub fn answered(&self) -> bool {
-        !self.pycute.starts_with("unsupported: ") && !self.pycute.starts_with("oracle error: ")
+        self.versus_cute.is_some()
     }
     /// A pycute defect: it differs from CuTe and the definition blames pycute.
     pub fn is_pycute_defect(&self) -> bool {
-        self.agrees_with_cute == Some(false) && matches!(self.blame.as_deref(), Some("pycute" | "both"))
+        self.versus_cute.as_ref().is_some_and(|v| matches!(v.fault(), Fault::OracleDefect | Fault::Both))
     }
-}
 
-impl Opinion {
     pub fn summary(&self) -> String {
-        let y = |b: Option<bool>| match b {
-            Some(true) => "same",
-            Some(false) => "different",
-            None => "n/a",
+        let y = |v: &Option<Verdict>, r: Roles| match v {
+            Some(v) if v.agrees() => "same".to_string(),
+            Some(v) => format!("{} (fault: {})", v.signature(r), v.fault().word()),
+            None => "n/a".into(),
         };
         let mut s = format!(
             "`{}` (vs CuTe: {}, vs engine: {})",
             self.pycute,
-            y(self.agrees_with_cute),
-            y(self.agrees_with_engine)
+            y(&self.versus_cute, CUTE_PYCUTE),
+            y(&self.versus_engine, ENGINE_PYCUTE)
         );
-        if let Some(b) = &self.blame {
-            s.push_str(&format!("; blame: {b}"));
-        }
-        if let Some(w) = &self.why {
-            s.push_str(&format!(" ({w})"));
+        if let Some(v) = self.versus_cute.as_ref().filter(|v| !v.agrees() && !v.unchecked()) {
+            s.push_str(&format!("; {}", v.describe(CUTE_PYCUTE)));
         }
         s
     }
 }
 
+/// The pycute oracle (`cutecheck::oracle::pycute`), asked for the opinions of a run.
 pub struct Pycute {
-    root: PathBuf,
+    oracle: cutecheck::oracle::pycute::Pycute,
 }
 
 impl Pycute {
-    /// pycute from the wheel the oracle's headers come from (`<wheel>/pycute`).
-    pub fn new(oracle: &Oracle) -> Result<Pycute> {
-        let mut dir = oracle.headers.include_dir.clone();
-        loop {
-            if dir.join("pycute").join("layout.py").is_file() {
-                return Ok(Pycute { root: dir });
-            }
-            if !dir.pop() {
-                bail!(
-                    "no pycute next to {} (pycute comes with the nvidia-cutlass wheel)",
-                    oracle.headers.include_dir.display()
-                );
-            }
-        }
-    }
-
-    /// pycute's answers to many lines of Python, one python3 for all of them (bounded in time;
-    /// a batch that dies or hangs is retried line by line, so one bad case costs only itself).
-    fn ask_many(&self, codes: &[String]) -> Vec<Result<Answer>> {
-        match self.ask_batch(codes, Duration::from_secs(30 + codes.len() as u64)) {
-            Ok(v) if v.len() == codes.len() => v.into_iter().map(Ok).collect(),
-            _ if codes.len() > 1 => codes.iter().flat_map(|c| self.ask_many(std::slice::from_ref(c))).collect(),
-            Ok(_) => vec![Err(anyhow::anyhow!("pycute gave no answer"))],
-            Err(e) => vec![Err(e)],
-        }
-    }
-
-    fn ask_batch(&self, codes: &[String], limit: Duration) -> Result<Vec<Answer>> {
-        let mut child = Command::new("python3")
-            .arg("-c")
-            .arg(SCRIPT)
-            .arg(&self.root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("running python3 for pycute")?;
-        let mut stdin = child.stdin.take().context("stdin")?;
-        let input: String = codes.iter().map(|c| format!("{c}\n")).collect();
-        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-        let mut stdout = child.stdout.take().context("stdout")?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = String::new();
-            let _ = std::io::Read::read_to_string(&mut stdout, &mut buf);
-            let _ = tx.send(buf);
-        });
-        let out = rx.recv_timeout(limit);
-        let _ = child.kill();
-        let _ = child.wait();
-        let _ = writer.join();
-        let out = out.map_err(|_| anyhow::anyhow!("pycute did not answer within {limit:?}"))?;
-        Ok(out.lines().map(|l| serde_json::from_str(l).unwrap_or_default()).collect())
+    /// pycute from the wheel the oracle's headers come from (`<wheel>/pycute`), with `jobs`
+    /// workers (default: one per core).
+    pub fn new(oracle: &Oracle, jobs: Option<usize>) -> Result<Pycute> {
+        let opts = PycuteOptions { jobs, ..PycuteOptions::default() };
+        Ok(Pycute { oracle: cutecheck::oracle::pycute::Pycute::next_to(&oracle.headers.include_dir, opts)? })
     }
 
     /// pycute's opinion on every case, compared with CuTe's outcome and the engine's answer.
     pub fn opinions(&self, cases: &[&Case], cute: &[Outcome], engine: &[EngineAnswer]) -> Vec<Opinion> {
-        let codes: Vec<std::result::Result<String, String>> = cases.iter().map(|c| python(&c.expr)).collect();
-        let asked: Vec<String> = codes.iter().filter_map(|c| c.as_ref().ok().cloned()).collect();
-        let mut answers = Vec::with_capacity(asked.len());
-        for chunk in asked.chunks(512) {
-            answers.extend(self.ask_many(chunk));
-        }
-        let mut answers = answers.into_iter();
+        let start = Instant::now();
+        let answers = self.oracle.answers(cases);
+        let asked = answers.iter().filter(|a| a.code.is_some()).count();
+        let timeouts = answers.iter().filter(|a| a.timed_out).count();
+        eprintln!(
+            "xtask: pycute answered {asked} cases in {:.1?} ({} workers, {timeouts} timeouts of {} s)",
+            start.elapsed(),
+            self.oracle.jobs(),
+            self.oracle.opts.case_timeout.as_secs_f64()
+        );
         cases
             .iter()
-            .zip(codes)
+            .zip(answers)
             .zip(cute.iter().zip(engine))
-            .map(|((case, code), (c, e))| match code {
-                Err(why) => Opinion::unanswered(format!("unsupported: {why}")),
-                Ok(_) => match answers.next() {
-                    Some(Ok(a)) => judge(case, a, c, e),
-                    Some(Err(err)) => Opinion::unanswered(format!("oracle error: {err:#}")),
-                    None => Opinion::unanswered("oracle error: no answer".into()),
-                },
+            .map(|((case, a), (c, e))| match &a.outcome {
+                Outcome::Unsupported(why) => Opinion::unanswered(format!("unsupported: {why}")),
+                Outcome::Error(err) => {
+                    Opinion { timed_out: a.timed_out, ..Opinion::unanswered(format!("oracle error: {err}")) }
+                }
+                _ => judge(case, &a, c, e),
             })
             .collect()
     }
@@ -198,10 +119,12 @@ pub struct Summary {
     pub answered: usize,
     pub agree_with_cute: usize,
     pub differ_from_cute: usize,
-    /// Differences by blame: pycute, cute, both, undetermined.
+    /// Differences by the judge's blame matrix (`Verdict::fault`, CuTe C++ the reference).
     pub blame: BTreeMap<String, usize>,
     /// pycute's own defects: it differs from CuTe and the definition blames it.
     pub pycute_defects: Vec<String>,
+    /// Cases pycute did not answer within its time limit (each an oracle error, not a verdict).
+    pub timeouts: Vec<String>,
 }
 
 impl Summary {
@@ -212,17 +135,20 @@ impl Summary {
                 continue;
             }
             s.expressible += 1;
+            if o.timed_out {
+                s.timeouts.push(format!("{expr}: {}", o.pycute));
+            }
             if !o.answered() {
                 continue;
             }
             s.answered += 1;
-            match o.agrees_with_cute {
-                Some(true) => s.agree_with_cute += 1,
-                Some(false) => {
+            match &o.versus_cute {
+                Some(v) if v.agrees() => s.agree_with_cute += 1,
+                Some(v) if !v.unchecked() => {
                     s.differ_from_cute += 1;
-                    *s.blame.entry(o.blame.clone().unwrap_or_else(|| "undetermined".into())).or_default() += 1;
+                    *s.blame.entry(v.fault().word().to_string()).or_default() += 1;
                 }
-                None => {}
+                _ => {}
             }
             if o.is_pycute_defect() {
                 s.pycute_defects.push(format!("{expr}: pycute {}", o.summary()));
@@ -237,9 +163,15 @@ impl Summary {
             self.expressible, self.answered, self.agree_with_cute, self.differ_from_cute
         );
         for (b, n) in &self.blame {
-            t.push_str(&format!("; blame {b}: {n}"));
+            t.push_str(&format!("; fault {b}: {n}"));
+        }
+        if !self.timeouts.is_empty() {
+            t.push_str(&format!("; {} timeouts", self.timeouts.len()));
         }
         t.push('\n');
+        for d in &self.timeouts {
+            t.push_str(&format!("  pycute timeout: {d}\n"));
+        }
         if !self.pycute_defects.is_empty() {
             t.push_str(&format!("pycute defects ({}; first 10):\n", self.pycute_defects.len()));
             for d in self.pycute_defects.iter().take(10) {
@@ -250,80 +182,24 @@ impl Summary {
     }
 }
 
-/// Compare pycute's answer with CuTe's and the engine's, and blame by the definition where pycute
-/// and CuTe differ.
-fn judge(case: &Case, a: Answer, cute: &Outcome, engine: &EngineAnswer) -> Opinion {
-    let cute_v = cute.printed().and_then(read_printed);
-    if let Some(err) = a.error {
-        // pycute refuses: right when CuTe refuses too; otherwise pycute is wrong if CuTe's result
-        // satisfies the definition.
-        let cute_rejects = cute.printed().is_none();
-        let blame = (!cute_rejects).then(|| {
-            match cute_v.as_ref().and_then(|v| cutecheck::definition::check_cute(&case.expr, v)) {
-                Some(Ok(())) => "pycute",
-                Some(Err(_)) => "cute",
-                None => "undetermined",
-            }
-            .to_string()
-        });
-        return Opinion {
-            pycute: format!("error: {err}"),
-            agrees_with_cute: Some(cute_rejects),
-            agrees_with_engine: Some(engine.outcome.printed().is_none()),
-            blame,
-            why: None,
-        };
-    }
-    let same = |v: Option<&Value>| -> Option<bool> {
-        match v? {
-            Value::Layout(l) => Some(Some(l.values().ok()?) == a.values),
-            Value::Int(i) => Some(Some(i.value) == a.number),
-            _ => None,
-        }
-    };
-    let cute_same = if cute.printed().is_some() { same(cute_v.as_ref()) } else { Some(false) };
-    let engine_same = if engine.outcome.printed().is_some() { same(engine.value.as_ref()) } else { Some(false) };
-    let (mut blame, mut why) = (None, None);
-    if cute_same == Some(false) {
-        let py_v = a.text.as_deref().and_then(read_printed);
-        let check = |v: Option<&Value>| v.and_then(|v| cutecheck::definition::check_cute(&case.expr, v));
-        let (pk, ck) = (check(py_v.as_ref()), check(cute_v.as_ref()));
-        blame = Some(
-            match (&pk, &ck) {
-                (Some(Err(w)), Some(Err(_))) => {
-                    why = Some(w.clone());
-                    "both"
-                }
-                (Some(Err(w)), _) => {
-                    why = Some(w.clone());
-                    "pycute"
-                }
-                (_, Some(Err(w))) => {
-                    why = Some(w.clone());
-                    "cute"
-                }
-                // CuTe refused a case pycute answers correctly: CuTe is stricter (or pycute
-                // misses a precondition); the definition cannot tell.
-                _ => "undetermined",
-            }
-            .to_string(),
-        );
-    }
+/// The judge's verdicts on pycute's answer against CuTe's and the engine's.
+fn judge(case: &Case, a: &PycuteAnswer, cute: &Outcome, engine: &EngineAnswer) -> Opinion {
+    let py = Answer::pycute(a);
     Opinion {
-        pycute: a.text.unwrap_or_default(),
-        agrees_with_cute: cute_same,
-        agrees_with_engine: engine_same,
-        blame,
-        why,
+        pycute: match &a.error {
+            Some(err) => format!("error: {err}"),
+            None => a.text().unwrap_or_default().to_string(),
+        },
+        versus_cute: Some(judge_pair(case, Answer::cute(cute), py)),
+        versus_engine: Some(judge_pair(case, Answer::engine(engine), py)),
+        timed_out: false,
     }
 }
 
-/// The Python text of an expression (the library's, shared with the whole-command bench).
-pub use cutecheck::oracle::pycute_spelling::pycute_text as python;
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    /// The Python text of an expression (the library's, shared with the whole-command bench).
+    use cutecheck::oracle::pycute::spelling::pycute_text as python;
 
     #[test]
     fn python_is_written_from_the_ast() {

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::{Case, EngineAnswer, Judge, Outcome};
+use cutecheck::case::{Case, EngineAnswer, Outcome};
+use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 

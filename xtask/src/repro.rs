@@ -17,8 +17,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use cutecheck::case::{Case, Judge, Origin, Outcome};
+use cutecheck::case::{Case, Origin, Outcome};
 use cutecheck::expr::Expr;
+use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::codegen::{self, Kind};
 use cutecheck::oracle::compiler::run_limited;
@@ -202,7 +203,11 @@ pub fn make(oracle: &Oracle, judge: &Judge<'_>, case: &Case) -> Result<Repro> {
     readme.push_str(&format!("engine prints: {}\n", engine.outcome.lines().join(" | ")));
     readme.push_str(&format!("verdict:       {}\n", verdict.summary()));
     if let Some(t) = &verdict.triage {
-        readme.push_str(&format!("triage:        {} ({}): {t}\n", t.class(), t.signature()));
+        readme.push_str(&format!(
+            "triage:        {} ({}): {t}\n",
+            t.class(),
+            t.signature(cutecheck::judge::ENGINE_CUTE)
+        ));
     }
     readme.push_str(&format!("\nStandalone run ({compile}):\n{output}\n"));
     std::fs::write(dir.join("README.txt"), &readme)?;

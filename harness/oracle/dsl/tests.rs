@@ -1,5 +1,6 @@
 use super::*;
 use crate::expr::{eval_str, parse};
+use crate::judge::{compare_partial, judge_pair, Answer, Blame, Fault, Match, Roles, Side, Verdict};
 
 fn dsl(j: Json) -> DslValue {
     DslValue::from_json(&j).unwrap()
@@ -109,78 +110,95 @@ fn compare_checks_structure_values_staticness_and_divisors() {
     let l = |j: Json| dsl(j);
     // static layout: identical
     assert_eq!(
-        compare(&val("(_2,_2):(_32,_2)"), &l(json!({"shape": [2, 2], "stride": [32, 2]}))),
+        compare_partial(&val("(_2,_2):(_32,_2)"), &l(json!({"shape": [2, 2], "stride": [32, 2]}))),
         Match::Identical { unknown: 0 }
     );
     // dynamic leaves shown as ? match the reference's dynamic values
     let d = l(json!({"shape": [{"d": null, "v": null}, 8], "stride": [1, {"d": null, "v": null}]}));
-    assert_eq!(compare(&val("(4,_8):(_1,4)"), &d), Match::Identical { unknown: 2 });
+    assert_eq!(compare_partial(&val("(4,_8):(_1,4)"), &d), Match::Identical { unknown: 2 });
     // a ? against a static leaf: static-ness differs
-    assert!(matches!(compare(&val("(_4,_8):(_1,4)"), &d), Match::Staticness { leaves: 1, .. }));
+    assert!(matches!(compare_partial(&val("(_4,_8):(_1,4)"), &d), Match::Staticness { leaves: 1, .. }));
     // a known static value against a dynamic reference leaf
-    assert!(matches!(compare(&val("4:_1"), &l(json!({"shape": 4, "stride": 1}))), Match::Staticness { leaves: 1, .. }));
+    assert!(matches!(
+        compare_partial(&val("4:_1"), &l(json!({"shape": 4, "stride": 1}))),
+        Match::Staticness { leaves: 1, .. }
+    ));
     // a divisor that does not divide the reference's value
-    let m = compare(&val("12:_1"), &l(json!({"shape": {"d": 8, "v": null}, "stride": 1})));
+    let m = compare_partial(&val("12:_1"), &l(json!({"shape": {"d": 8, "v": null}, "stride": 1})));
     assert!(matches!(&m, Match::Different { at } if at.contains("multiple of 8")), "{m:?}");
     assert_eq!(
-        compare(&val("16:_1"), &l(json!({"shape": {"d": 8, "v": null}, "stride": 1}))),
+        compare_partial(&val("16:_1"), &l(json!({"shape": {"d": 8, "v": null}, "stride": 1}))),
         Match::Identical { unknown: 1 }
     );
     // different values, different ranks, different kinds
-    assert!(matches!(compare(&val("_4:_2"), &l(json!({"shape": 4, "stride": 1}))), Match::Different { .. }));
-    assert!(matches!(compare(&val("(_4):(_1)"), &l(json!({"shape": 4, "stride": 1}))), Match::Different { .. }));
-    assert!(matches!(compare(&val("_4"), &l(json!({"shape": 4, "stride": 1}))), Match::Different { .. }));
-    assert_eq!(compare(&val("_24"), &l(json!(24))), Match::Identical { unknown: 0 });
+    assert!(matches!(compare_partial(&val("_4:_2"), &l(json!({"shape": 4, "stride": 1}))), Match::Different { .. }));
+    assert!(matches!(
+        compare_partial(&val("(_4):(_1)"), &l(json!({"shape": 4, "stride": 1}))),
+        Match::Different { .. }
+    ));
+    assert!(matches!(compare_partial(&val("_4"), &l(json!({"shape": 4, "stride": 1}))), Match::Different { .. }));
+    assert_eq!(compare_partial(&val("_24"), &l(json!(24))), Match::Identical { unknown: 0 });
 }
 
 fn answer(j: Json) -> DslAnswer {
     DslAnswer::from_json(&j)
 }
 
+/// The judge on a reference outcome (printed by CuTe C++ or the engine) against the DSL's answer.
+fn judge_case(case: &Case, reference: &Outcome, dsl: &DslAnswer) -> Verdict {
+    judge_pair(case, Answer::printed(reference, None), Answer::dsl(dsl))
+}
+
 #[test]
 fn judge_classifies_with_blame_by_the_definition() {
+    let roles = Roles { reference: "reference", oracle: "dsl" };
     let case = Case::parse("composition((_6,_2):(_8,_2),_4:_4)", "t").unwrap();
     let p = |s: &str| Outcome::Printed(s.into());
     // CuTe C++ and the DSL both print (_2,_2):(_32,_2), which violates the definition: agreement.
     let a = answer(json!({"value": {"shape": [2, 2], "stride": [32, 2]}, "text": "(2,2):(32,2)"}));
-    assert_eq!(judge_case(&case, &p("(_2,_2):(_32,_2)"), &a), DslVerdict::Agree { unknown: 0 });
+    assert_eq!(judge_case(&case, &p("(_2,_2):(_32,_2)"), &a), Verdict::Agree { unknown: 0 });
     // The engine refuses; the DSL's accepted result violates the definition.
     let v = judge_case(&case, &Outcome::Rejected("undefined".into()), &a);
-    assert!(matches!(&v, DslVerdict::ReferenceRejects { accepted_ok: Some(false), .. }), "{v:?}");
+    assert!(matches!(&v, Verdict::OneRejects { rejecter: Side::Reference, accepted_ok: Some(false), .. }), "{v:?}");
     assert!(!v.blames_reference());
+    assert_eq!(v.fault(), Fault::OracleDefect);
     // A different function that satisfies the definition against one that does not: blame the DSL.
     let case = Case::parse("composition(_24:_1,_4:_2)", "t").unwrap();
     let wrong = answer(json!({"value": {"shape": 4, "stride": 3}, "text": "4:3"}));
     let v = judge_case(&case, &p("_4:_2"), &wrong);
-    assert!(matches!(v, DslVerdict::DifferentFunction { blame: DslBlame::Dsl, .. }), "{v:?}");
-    assert_eq!(v.signature(), "different-function:blame-dsl");
+    assert!(matches!(v, Verdict::DifferentFunction { blame: Blame::Oracle, .. }), "{v:?}");
+    assert_eq!(v.signature(roles), "different-function:blame-dsl");
+    assert_eq!(v.fault(), Fault::OracleDefect);
     // Same function, other representation.
     let case = Case::parse("coalesce((_2,_3):(_1,_2))", "t").unwrap();
     let flat = answer(json!({"value": {"shape": [2, 3], "stride": [1, 2]}, "text": "(2,3):(1,2)"}));
-    assert_eq!(judge_case(&case, &p("_6:_1"), &flat), DslVerdict::SameFunction);
+    assert_eq!(judge_case(&case, &p("_6:_1"), &flat), Verdict::SameFunction);
     // Different and the DSL's values unknown: no definition can be checked.
     let unk = answer(json!({"value": {"shape": {"d": null, "v": null}, "stride": 1}, "text": "?:1"}));
-    assert!(matches!(judge_case(&case, &p("(_2,_3):(_1,_2)"), &unk), DslVerdict::DifferentUnknown { .. }));
+    assert!(matches!(judge_case(&case, &p("(_2,_3):(_1,_2)"), &unk), Verdict::DifferentUnknown { .. }));
     // The DSL refuses what the reference accepts (and the accepted result is right).
     let rej = answer(json!({"rejected": "MLIRError: unable to compute"}));
     let v = judge_case(&case, &p("_6:_1"), &rej);
     assert!(
-        matches!(&v, DslVerdict::DslRejects { accepted_ok: Some(true), message, .. } if message.contains("unable")),
+        matches!(&v, Verdict::OneRejects { rejecter: Side::Oracle, accepted_ok: Some(true), message: Some(message), dynamic: false, .. } if message.contains("unable")),
         "{v:?}"
     );
-    assert_eq!(judge_case(&case, &Outcome::Rejected("x".into()), &rej), DslVerdict::BothReject);
+    assert_eq!(judge_case(&case, &Outcome::Rejected("x".into()), &rej), Verdict::BothRefuse);
     // ... a refusal that names an operand type with a dynamic leaf is the DSL's static-only limit.
     let dynr = answer(
         json!({"rejected": "MLIRError: error: unknown: expects an input with static shape, but got '!cute.layout<\"(?,4):(1,?)\">'"}),
     );
     let v = judge_case(&case, &p("_6:_1"), &dynr);
-    assert_eq!(v.signature(), "dsl-refuses-dynamic:accepted-ok");
+    assert_eq!(v.signature(roles), "one-rejects:dsl-refuses-dynamic:accepted-ok");
+    assert_eq!(v.fault(), Fault::OracleLimitation);
     let stat = answer(
         json!({"rejected": "MLIRError: error: unknown: unable to compute the left inverse of '!cute.layout<\"(4):(-1)\">'"}),
     );
-    assert_eq!(judge_case(&case, &p("_6:_1"), &stat).signature(), "dsl-rejects:accepted-ok");
+    assert_eq!(judge_case(&case, &p("_6:_1"), &stat).signature(roles), "one-rejects:dsl-rejects:accepted-ok");
+    assert_eq!(judge_case(&case, &p("_6:_1"), &stat).fault(), Fault::OracleDefect);
     let crash = answer(json!({"crashed": "the DSL died on this case: signal 8 (SIGFPE)"}));
-    assert_eq!(judge_case(&case, &p("_6:_1"), &crash).signature(), "dsl-crashed:SIGFPE");
+    assert_eq!(judge_case(&case, &p("_6:_1"), &crash).signature(roles), "dsl-crashed:SIGFPE");
+    assert_eq!(judge_case(&case, &p("_6:_1"), &crash).fault(), Fault::OracleDefect);
     let uns = answer(json!({"unsupported": "no such op"}));
     assert!(judge_case(&case, &p("_6:_1"), &uns).unchecked());
 }
