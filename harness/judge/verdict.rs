@@ -490,8 +490,9 @@ pub fn classify(reference: Answer<'_>, oracle: Answer<'_>, check: DefinitionChec
                     (Some(rv), Some(ov))
                 }
                 None if r == o => return Verdict::Agree { unknown: 0 },
-                // An oracle that reports the function, not CuTe's layout: compared as a function.
-                None if oracle.function.is_some() => {
+                // An oracle without static-ness reports the function, not CuTe's layout: compared
+                // as a function (a layout's values, a number), or not at all.
+                None if !oracle.caps.staticness => {
                     let rv = reference_value();
                     let same = match (&rv, oracle.function) {
                         (Some(Value::Layout(l)), Some(Function::Values(v))) => l.values().ok().map(|x| x == v),
@@ -625,5 +626,146 @@ impl Walk {
             self.first_static.get_or_insert_with(|| format!("{at}: {r} vs {d}"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(s: &str) -> Outcome {
+        Outcome::Printed(s.to_string())
+    }
+    fn no_definition(_: &Value) -> Option<Result<(), String>> {
+        None
+    }
+    fn pair<'a>(reference: &'a Outcome, oracle: &'a Outcome) -> (Answer<'a>, Answer<'a>) {
+        (Answer::printed(reference, None), Answer::cute(oracle))
+    }
+
+    #[test]
+    fn representation_difference_is_class_1() {
+        // coalesce of the chapter's layout: flattened (CuTe, dynamic) vs merged form, same function.
+        let (e, c) = (printed("(2,1,6):(1,6,2)"), printed("12:1"));
+        let (a, b) = pair(&e, &c);
+        let v = classify(a, b, &no_definition);
+        assert_eq!(v, Verdict::SameFunction);
+        assert_eq!(v.fault(), Fault::Representation);
+        let (e, c) = (printed("_12:_1"), printed("_12:_1"));
+        let (a, b) = pair(&e, &c);
+        assert_eq!(classify(a, b, &no_definition), Verdict::Agree { unknown: 0 });
+    }
+
+    #[test]
+    fn different_functions_blame_the_violating_side() {
+        // The chapter's example: CuTe prints (_2,_2):(_32,_2) for composition((_6,_2):(_8,_2), _4:_4),
+        // whose R(2) = 2 while A(B(2)) = A(8) = 18. A check that knows the definition blames CuTe.
+        let a = eval_str("(_6,_2):(_8,_2)").unwrap().to_layout().unwrap();
+        let b = eval_str("_4:_4").unwrap().to_layout().unwrap();
+        let check = move |r: &Value| -> Option<Result<(), String>> {
+            let r = r.to_layout().ok()?;
+            let (rv, bv, av) = (r.values().ok()?, b.values().ok()?, a.values().ok()?);
+            for (i, bi) in bv.iter().enumerate() {
+                let want = av.get(*bi as usize).copied();
+                if rv.get(i).copied() != want {
+                    return Some(Err(format!("R({i}) = {:?} but A(B({i})) = {want:?}", rv.get(i))));
+                }
+            }
+            Some(Ok(()))
+        };
+        let cute = printed("(_2,_2):(_32,_2)");
+        let (x, y) = pair(&cute, &cute);
+        assert_eq!(classify(x, y, &check), Verdict::Agree { unknown: 0 });
+        let refused = Outcome::Rejected("undefined".into());
+        let (x, y) = pair(&refused, &cute);
+        let v = classify(x, y, &check);
+        match &v {
+            Verdict::OneRejects { rejecter: Side::Reference, accepted_ok: Some(false), detail: Some(d), .. } => {
+                assert!(d.contains("R(2)"), "{d}")
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(v.signature(ENGINE_CUTE), "one-rejects:engine-rejects:accepted-wrong");
+        assert_eq!((v.fault(), v.blame()), (Fault::OracleDefect, Blame::Oracle));
+        let wrong = printed("(_2,_2):(_24,_2)");
+        let (x, y) = pair(&wrong, &cute);
+        let v = classify(x, y, &check);
+        assert!(matches!(v, Verdict::DifferentFunction { blame: Blame::Both, .. }), "{v:?}");
+        assert_eq!(v.fault(), Fault::Both);
+        assert!(v.blames_reference());
+    }
+
+    #[test]
+    fn crashes_are_class_4() {
+        let (e, c) = (printed("_1"), Outcome::Crashed("SIGFPE".into()));
+        let (a, b) = pair(&e, &c);
+        let v = classify(a, b, &no_definition);
+        assert!(matches!(v, Verdict::OracleCrashed { .. }), "{v:?}");
+        assert_eq!((v.class(), v.number(), v.fault()), ("cute-crashed", 4, Fault::OracleDefect));
+    }
+
+    /// The blame matrix: who is at fault for each refusal against an answer, by whether the
+    /// answer meets the definition, the oracle's capabilities and the refusal's kind.
+    #[test]
+    fn the_blame_matrix() {
+        let ok = |_: &Value| Some(Ok(()));
+        let bad = |_: &Value| Some(Err("breaks it".to_string()));
+        let answer = printed("_4:_1");
+        let refused = Outcome::Rejected("no".into());
+        let dynamic = Outcome::Rejected("expects an input with static shape, but got '!cute.layout<\"?:1\">'".into());
+        let dsl = crate::oracle::dsl::DslAnswer { outcome: dynamic.clone(), value: None, dsl_text: None };
+        let engine = Answer::printed(&answer, None);
+        // The oracle refuses: a defect when the reference's answer meets the definition, a limit
+        // when the refusal is about a dynamic operand, the reference's fault when its answer breaks it.
+        assert_eq!(classify(engine, Answer::cute(&refused), &ok).fault(), Fault::OracleDefect);
+        assert_eq!(classify(engine, Answer::dsl(&dsl), &ok).fault(), Fault::OracleLimitation);
+        assert_eq!(classify(engine, Answer::cute(&refused), &bad).fault(), Fault::Reference);
+        // The reference refuses: its fault when the oracle's answer meets the definition, unless it
+        // refused because the modelled CuTe's result breaks the definition and the oracle is another
+        // CuTe, or the reference is CuTe C++ refusing by its own precondition.
+        let dsl_ok = crate::oracle::dsl::DslAnswer {
+            outcome: answer.clone(),
+            value: Some(crate::oracle::dsl::DslValue::Layout {
+                shape: Box::new(crate::oracle::dsl::DslValue::Static(4)),
+                stride: Box::new(crate::oracle::dsl::DslValue::Static(1)),
+            }),
+            dsl_text: None,
+        };
+        let plain = Answer::printed(&refused, None);
+        assert_eq!(classify(plain, Answer::dsl(&dsl_ok), &ok).fault(), Fault::Reference);
+        let undefined = Answer { undefined: true, ..plain };
+        assert_eq!(classify(undefined, Answer::dsl(&dsl_ok), &ok).fault(), Fault::ReleaseDifference);
+        assert_eq!(classify(undefined, Answer::cute(&answer), &ok).fault(), Fault::Reference);
+        assert_eq!(classify(Answer::cute(&refused), Answer::dsl(&dsl_ok), &ok).fault(), Fault::Undetermined);
+        assert_eq!(classify(plain, Answer::dsl(&dsl_ok), &bad).fault(), Fault::OracleDefect);
+        // Nothing decides without a definition.
+        assert_eq!(classify(plain, Answer::cute(&answer), &no_definition).fault(), Fault::Undetermined);
+    }
+
+    #[test]
+    fn an_oracle_without_static_ness_is_compared_as_a_function() {
+        use crate::oracle::pycute::{PyValue, PycuteAnswer};
+        let py = |text: &str, values: Vec<i64>| PycuteAnswer {
+            outcome: printed(text),
+            code: Some(String::new()),
+            value: Some(PyValue::Layout { size: Some(values.len() as i64), values: Some(values) }),
+            error: None,
+            timed_out: false,
+            seconds: None,
+        };
+        let cute = printed("(_2,_2):(_1,_2)");
+        // pycute prints no static-ness and its own spacing: the same function agrees.
+        let same = py("(2, 2):(1, 2)", vec![0, 1, 2, 3]);
+        assert_eq!(classify(Answer::cute(&cute), Answer::pycute(&same), &no_definition), Verdict::Agree { unknown: 0 });
+        // Other values: a different function, read back for the definition check.
+        let other = py("(2, 2):(2, 1)", vec![0, 2, 1, 3]);
+        let bad = |v: &Value| Some(if v.to_string() == "(2,2):(2,1)" { Err("no".to_string()) } else { Ok(()) });
+        let v = classify(Answer::cute(&cute), Answer::pycute(&other), &bad);
+        assert!(matches!(v, Verdict::DifferentFunction { blame: Blame::Oracle, .. }), "{v:?}");
+        assert_eq!(v.signature(Roles { reference: "cute", oracle: "pycute" }), "different-function:blame-pycute");
+        // Without a value to compare (a tuple), no verdict.
+        let tuple = PycuteAnswer { value: Some(PyValue::Other), ..py("(2, 2)", vec![]) };
+        let pair = printed("(_2,_2)");
+        assert!(classify(Answer::cute(&pair), Answer::pycute(&tuple), &no_definition).unchecked());
     }
 }
