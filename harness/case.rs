@@ -202,16 +202,6 @@ pub trait Oracle: Send + Sync {
     }
 }
 
-impl Oracle for crate::oracle::Oracle {
-    fn describe(&self) -> String {
-        crate::oracle::Oracle::describe(self)
-    }
-    fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
-        let exprs: Vec<&Expr> = cases.iter().map(|c| &c.expr).collect();
-        self.run_parsed(&exprs, false)
-    }
-}
-
 /// The engine's answer to a case: the outcome, and the value itself (so triage never evaluates the
 /// case a second time).
 #[derive(Clone, Debug)]

@@ -28,6 +28,7 @@
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 use crate::expr::op::{Op, Part};
+pub use crate::gen::boundaries;
 use proptest::prelude::*;
 pub use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -376,26 +377,6 @@ fn signed_compact() -> impl Strategy<Value = Layout> {
 fn complement_takes(a: &Layout) -> bool {
     static_flag(a) || a.shape.leaves().len() == 1
 }
-/// The coordinate counts at which a right operand may start or end a mode when composing with a
-/// layout of shape `leaves` (in mode order): `P_k * e` for the prefix product `P_k` of the first
-/// `k` extents and `e` a divisor of extent `k`. A mode `n:s` with `s` and `s*n` in this set meets
-/// CuTe's divisibility conditions (the shape and stride divisibility of composition).
-pub fn boundaries(leaves: &[i64]) -> Vec<i64> {
-    let mut out = vec![1i64];
-    let mut p = 1i64;
-    for &x in leaves {
-        for e in 1..=x.max(1) {
-            if x % e == 0 {
-                out.push(p * e);
-            }
-        }
-        p *= x.max(1);
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
 /// A right operand admissible for composing with (or dividing) `a`: one mode `n:s` with `s` and
 /// `s*n` in [`boundaries`] of `a`'s shape, so composition's divisibility conditions hold; or two
 /// such modes (in either order) whose images sit in separate digits of `a`'s mixed radix

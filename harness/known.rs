@@ -429,7 +429,7 @@ impl KnownDiscrepancies {
 
     /// The project's list, fixtures/known-discrepancies.toml (empty when the file is absent).
     pub fn load_default() -> anyhow::Result<Self> {
-        let path = crate::oracle::repo_root().join("fixtures").join("known-discrepancies.toml");
+        let path = crate::paths::repo_root().join("fixtures").join("known-discrepancies.toml");
         if path.is_file() {
             Self::load(&path)
         } else {

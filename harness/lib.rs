@@ -24,5 +24,7 @@ pub mod judge;
 pub mod known;
 pub mod limits;
 pub mod oracle;
+pub mod paths;
+pub mod snapshot;
 pub mod suite;
 pub mod svg;

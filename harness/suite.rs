@@ -20,11 +20,12 @@
 //! xtask bless` (only it) writes these files from real CuTe; tests/fixed_suites.rs judges the engine against
 //! them with the same judge as `cargo xtask conformance`.
 
+pub use crate::snapshot::{parse_snapshot_body, snapshot_body_of};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::oracle::repo_root;
+use crate::paths::repo_root;
 
 /// One case of a suite.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,37 +219,6 @@ pub fn recorded_versions() -> Vec<String> {
 /// The whole insta file for a suite body: insta's header (`source`, `expression`) then the body.
 pub fn snapshot_file(name: &str, body: &str) -> String {
     format!("---\nsource: tests/fixed_suites.rs\nexpression: \"suite(\\\"{name}\\\")\"\n---\n{body}")
-}
-
-/// The body of an insta snapshot file (everything after the header's closing `---`).
-pub fn snapshot_body_of(file: &str) -> Option<&str> {
-    let rest = file.strip_prefix("---\n")?;
-    let end = rest.find("\n---\n")?;
-    Some(&rest[end + "\n---\n".len()..])
-}
-
-/// Split a snapshot body into (expression, result lines) per case.
-pub fn parse_snapshot_body(body: &str) -> Vec<(String, Vec<String>)> {
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    for l in body.lines() {
-        if l.is_empty() {
-            continue;
-        }
-        match l.strip_prefix("=> ") {
-            Some(r) => {
-                if let Some(last) = out.last_mut() {
-                    last.1.push(r.to_string());
-                }
-            }
-            None if l == "=>" => {
-                if let Some(last) = out.last_mut() {
-                    last.1.push(String::new());
-                }
-            }
-            None => out.push((l.to_string(), Vec::new())),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

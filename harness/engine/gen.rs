@@ -5,6 +5,26 @@ use proptest::prelude::*;
 
 use crate::{Int, IntTuple, Layout, Tup, View};
 
+/// The coordinate counts at which a right operand may start or end a mode when composing with a
+/// layout of shape `leaves` (in mode order): `P_k * e` for the prefix product `P_k` of the first
+/// `k` extents and `e` a divisor of extent `k`. A mode `n:s` with `s` and `s*n` in this set meets
+/// CuTe's divisibility conditions (the shape and stride divisibility of composition).
+pub fn boundaries(leaves: &[i64]) -> Vec<i64> {
+    let mut out = vec![1i64];
+    let mut p = 1i64;
+    for &x in leaves {
+        for e in 1..=x.max(1) {
+            if x % e == 0 {
+                out.push(p * e);
+            }
+        }
+        p *= x.max(1);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// How leaves are tagged static or dynamic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Staticness {

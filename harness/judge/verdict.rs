@@ -24,7 +24,7 @@ use serde::Serialize;
 use crate::case::{Caps, Outcome};
 use crate::engine::int_tuple::{Tup, View};
 use crate::engine::{Int, Layout};
-use crate::expr::{eval_str, Value};
+use crate::expr::Value;
 use crate::oracle::dsl::DslValue;
 
 /// The side of a pair: the reference (the engine, or CuTe C++ when the DSL is judged against
@@ -340,11 +340,7 @@ impl fmt::Display for Verdict {
 /// for the case, `Some(Err(why))` when the result violates it.
 pub type DefinitionCheck<'a> = &'a dyn Fn(&Value) -> Option<Result<(), String>>;
 
-/// Read a printed result back as a value (layouts, int tuples, tuples of layouts, ints): CuTe's
-/// print of these is valid expression syntax.
-pub fn read_printed(text: &str) -> Option<Value> {
-    eval_str(text.trim()).ok()
-}
+pub use crate::expr::read_printed;
 
 /// Same function: equal kind; layouts have equal size and equal values on every 1-D coordinate;
 /// tuples agree element by element; integers have equal values (static-ness aside).
@@ -632,6 +628,7 @@ impl Walk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::eval_str;
 
     fn printed(s: &str) -> Outcome {
         Outcome::Printed(s.to_string())

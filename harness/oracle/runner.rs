@@ -651,7 +651,8 @@ const SANITY: &[&str] = &["make_layout((4,8))", "coalesce((_2,(_1,_6)):(_1,(_6,_
 
 /// The sanity cases with the answers real CuTe printed for them.
 pub fn sanity_cases() -> Vec<(String, String)> {
-    let recorded = crate::suite::parse_snapshot_body(crate::suite::snapshot_body_of(SANITY_SNAPSHOT).unwrap_or(""));
+    let recorded =
+        crate::snapshot::parse_snapshot_body(crate::snapshot::snapshot_body_of(SANITY_SNAPSHOT).unwrap_or(""));
     SANITY
         .iter()
         .map(|e| {
@@ -851,7 +852,7 @@ mod tests {
             let dir = crate::oracle::repo_root().join("snapshots/versions");
             for v in std::fs::read_dir(&dir).unwrap().flatten() {
                 let f = std::fs::read_to_string(v.path().join("layout_basics.snap")).unwrap();
-                let recorded = crate::suite::parse_snapshot_body(crate::suite::snapshot_body_of(&f).unwrap());
+                let recorded = crate::snapshot::parse_snapshot_body(crate::snapshot::snapshot_body_of(&f).unwrap());
                 let r = recorded.iter().find(|(x, _)| x == e).map(|(_, r)| r.join("\n"));
                 assert_eq!(r.as_ref(), Some(want), "{e} in {}", v.path().display());
             }

@@ -47,8 +47,8 @@ use serde_json::{json, Value as Json};
 
 use crate::case::{Case, Outcome};
 
+use crate::expr::read_printed;
 use crate::expr::{Expr, Value};
-use crate::judge::read_printed;
 use crate::oracle::{sha256_hex, state_dir};
 
 /// The worker script, compiled in (written to the state directory under its digest at start).

@@ -13,7 +13,7 @@
 //! Case `i` of seed `s` is a pure function of `(s, i)` (its own small RNG), so `--shard K/N` picks
 //! cases `i % N == K` without drawing the others, and a run is reproduced by its seed.
 
-use crate::fuzz::boundaries;
+use crate::gen::boundaries;
 
 /// One generated case.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,167 @@
+//! The layering of the harness (rust-analyzer's "tidy" tests): every top-level module of the
+//! cutecheck crate has a layer, and a module's code (outside `#[cfg(test)]` modules and comments)
+//! names only modules of lower layers, so data flows one way: text -> expression -> case ->
+//! oracles -> judge -> reports, and nothing below the judge imports it. The engine is its own
+//! crate below all of them (the compiler keeps it so; tests/engine_layering.rs checks its
+//! manifest and its modules).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module of harness/ and its layer (lower layers never name higher ones).
+/// `engine` and `gen` are the engine crate's re-exports.
+const LAYERS: &[(&str, u8)] = &[
+    ("engine", 0),
+    ("gen", 0),
+    ("limits", 1),
+    ("paths", 1),
+    ("snapshot", 1),
+    ("expr", 2),
+    ("definition", 3),
+    ("svg", 3),
+    ("case", 4),
+    ("oracle", 5),
+    ("gpu", 5),
+    ("known", 6),
+    ("judge", 7),
+    ("fuzz", 8),
+    ("suite", 9),
+    ("cli", 10),
+];
+
+fn harness() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("harness")
+}
+
+/// The module a file of harness/ belongs to (`oracle/dsl/mod.rs` -> `oracle`), `None` for the
+/// engine crate and the crate roots.
+fn module_of(rel: &Path) -> Option<String> {
+    let first = rel.components().next()?.as_os_str().to_string_lossy().to_string();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+    (!["engine", "lib", "main"].contains(&name.as_str())).then_some(name)
+}
+
+/// The source without comments and without `#[cfg(test)]` modules (a `mod` item after the
+/// attribute, up to the `}` at column 0 that closes it).
+fn code_of(src: &str) -> String {
+    let mut out = String::new();
+    let mut lines = src.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[cfg(test)]" && lines.peek().is_some_and(|n| n.trim_start().starts_with("mod ")) {
+            let opener = lines.next().unwrap_or_default();
+            if opener.trim_end().ends_with(';') {
+                continue;
+            }
+            let depth_col0 = !opener.starts_with(' ');
+            for l in lines.by_ref() {
+                if (depth_col0 && l == "}") || (!depth_col0 && l.trim() == "}" && l.len() - l.trim_start().len() == 4) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push_str(line.split("//").next().unwrap_or(""));
+        out.push('\n');
+    }
+    out
+}
+
+/// The top-level modules a source names as `crate::<module>`.
+fn named_modules(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let before = code[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &code[i + "crate::".len()..];
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+    out
+}
+
+fn sources() -> Vec<(PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+        for e in std::fs::read_dir(dir).expect("harness") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push((p.clone(), std::fs::read_to_string(&p).expect("read")));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&harness(), &mut out);
+    out
+}
+
+#[test]
+fn every_module_names_only_lower_layers() {
+    let layer: BTreeMap<&str, u8> = LAYERS.iter().copied().collect();
+    let mut bad = Vec::new();
+    let mut unlisted = Vec::new();
+    let mut seen = 0;
+    for (path, src) in sources() {
+        let rel = path.strip_prefix(harness()).expect("under harness").to_path_buf();
+        let Some(m) = module_of(&rel) else { continue };
+        // A `tests.rs` is a `#[cfg(test)] mod tests;` of its folder.
+        if rel.file_name().is_some_and(|f| f == "tests.rs") {
+            continue;
+        }
+        let Some(&mine) = layer.get(m.as_str()) else {
+            unlisted.push(format!("harness/{}", rel.display()));
+            continue;
+        };
+        for (k, line) in code_of(&src).lines().enumerate() {
+            for n in named_modules(line) {
+                seen += 1;
+                match layer.get(n.as_str()) {
+                    Some(&theirs) if n != m && theirs >= mine => bad.push(format!(
+                        "harness/{}:{}: `{m}` (layer {mine}) names `crate::{n}` (layer {theirs})",
+                        rel.display(),
+                        k + 1
+                    )),
+                    None if n != m && !is_item_of_root(&n) => bad.push(format!(
+                        "harness/{}:{}: names `crate::{n}`, a module without a layer",
+                        rel.display(),
+                        k + 1
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(unlisted.is_empty(), "modules without a layer in LAYERS: {unlisted:?}");
+    assert!(seen > 200, "the scan saw only {seen} `crate::` paths: it no longer reads the sources");
+    assert!(bad.is_empty(), "imports against the layering:\n{}", bad.join("\n"));
+}
+
+/// Names the crate root defines itself rather than a module (none today).
+fn is_item_of_root(_: &str) -> bool {
+    false
+}
+
+#[test]
+fn the_scan_sees_what_it_must() {
+    assert_eq!(named_modules("use crate::judge::{Judge, Status};"), vec!["judge"]);
+    assert_eq!(named_modules("let x = cutecheck::crate::y; crate::oracle::repo_root()"), vec!["oracle"]);
+    let code = code_of("use crate::a;\n// crate::b\n#[cfg(test)]\nmod tests {\n    use crate::c;\n}\nuse crate::d;\n");
+    assert_eq!(named_modules(&code), vec!["a", "d"]);
+    // Every module of lib.rs has a layer.
+    let lib = std::fs::read_to_string(harness().join("lib.rs")).expect("lib.rs");
+    for l in lib.lines() {
+        let name = l.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(';'));
+        let reexport = l.strip_prefix("pub use cutecheck_engine").map(|r| r.trim_end_matches(';'));
+        if let Some(n) = name {
+            assert!(LAYERS.iter().any(|(m, _)| *m == n), "lib.rs declares `{n}`, which has no layer");
+        }
+        if let Some(r) = reexport {
+            let n = r.rsplit([' ', ':']).next().unwrap_or("");
+            assert!(LAYERS.iter().any(|(m, _)| *m == n), "lib.rs re-exports `{n}`, which has no layer");
+        }
+    }
+}
