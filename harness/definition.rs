@@ -257,6 +257,89 @@ pub fn check_cute(expr: &Expr, result: &Value) -> Option<Result<(), String>> {
     })
 }
 
+/// The definition check: the operands as the engine evaluates them and a printed result read
+/// back; `None` when the check does not apply to these operands, `Some(Err(why))` naming the
+/// violated postcondition.
+pub type Check = fn(&[Value], &Value) -> Option<Checked>;
+
+/// The definition check of each operation (an exhaustive match: a new operation is a compile error here).
+pub fn checker(op: Op) -> Part<Check> {
+    use crate::definition;
+    use Part::{Absent, Has};
+    match op {
+        Op::MakeLayout => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
+        Op::MakeLayoutRight => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
+        Op::Size => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Cosize => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Rank => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Depth => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Shape => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Stride => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Get => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
+        Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
+        Op::Coalesce => Has(definition::coalesce),
+        Op::Filter => Has(definition::filter),
+        Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),
+        Op::Composition => Has(definition::composition),
+        Op::Complement => Has(definition::complement),
+        Op::RightInverse => Has(definition::right_inverse),
+        Op::LeftInverse => Has(definition::left_inverse),
+        Op::LogicalDivide => Has(definition::logical_divide),
+        Op::ZippedDivide => Has(|v, r| definition::regrouped(Op::ZippedDivide, v, r)),
+        Op::TiledDivide => Has(|v, r| definition::regrouped(Op::TiledDivide, v, r)),
+        Op::FlatDivide => Has(|v, r| definition::regrouped(Op::FlatDivide, v, r)),
+        Op::LogicalProduct => Has(definition::logical_product),
+        Op::ZippedProduct => Has(|v, r| definition::regrouped(Op::ZippedProduct, v, r)),
+        Op::TiledProduct => Has(|v, r| definition::regrouped(Op::TiledProduct, v, r)),
+        Op::FlatProduct => Has(|v, r| definition::regrouped(Op::FlatProduct, v, r)),
+        Op::BlockedProduct => Has(|v, r| definition::blocked(v, r, false)),
+        Op::RakedProduct => Has(|v, r| definition::blocked(v, r, true)),
+        Op::MaxCommonVector => Has(definition::max_common_vector),
+        Op::MaxCommonLayout => Has(definition::max_common_layout),
+        Op::LocalTile => Absent("not wired yet: engine::local_tile::check_postconditions exists, but triage has no definition check for it (issue 10)"),
+        Op::LocalPartition => Absent("not wired yet: engine::local_partition::check_postconditions exists, but triage has no definition check for it (issue 10)"),
+        Op::LocalTileOffset => Absent("no definition of its own: the offset is local_tile's tensor pointer, compared with CuTe's as an int"),
+        Op::LocalPartitionOffset => Absent("no definition of its own: the offset is local_partition's tensor pointer, compared with CuTe's as an int"),
+        Op::MmaLayoutA => Has(|v, r| definition::atom(Op::MmaLayoutA, v, r)),
+        Op::MmaLayoutB => Has(|v, r| definition::atom(Op::MmaLayoutB, v, r)),
+        Op::MmaLayoutC => Has(|v, r| definition::atom(Op::MmaLayoutC, v, r)),
+        Op::MmaShape => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtomThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyTraitsSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyTraitsDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyTraitsRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaAtom => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyAtom => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopy => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopyA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopyB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledCopyC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaPartitionA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaPartitionB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MmaPartitionC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::PartitionShapeA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::PartitionShapeB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::PartitionShapeC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyPartitionS => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::CopyPartitionD => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTiledMma => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::TiledCopyTv => Has(|v, r| definition::atom(Op::TiledCopyTv, v, r)),
+        Op::TiledCopyTiler => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::TiledMmaTvA => Has(|v, r| definition::atom(Op::TiledMmaTvA, v, r)),
+        Op::TiledMmaTvB => Has(|v, r| definition::atom(Op::TiledMmaTvB, v, r)),
+        Op::TiledMmaTvC => Has(|v, r| definition::atom(Op::TiledMmaTvC, v, r)),
+        Op::TiledMmaTile => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::TiledMmaThrLayout => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::Upcast => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::Downcast => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,88 +436,5 @@ mod tests {
         assert_eq!(check_str(t, &v("((_4,_8),_4):((_1,_16),_4)")), Some(Ok(())));
         assert!(check_str(t, &v("((_4,_8),_4):((_1,_16),_0)")).unwrap().is_err());
         assert_eq!(check_str("_4:_1", &v("_4:_1")), None);
-    }
-}
-
-/// The definition check: the operands as the engine evaluates them and a printed result read
-/// back; `None` when the check does not apply to these operands, `Some(Err(why))` naming the
-/// violated postcondition.
-pub type Check = fn(&[Value], &Value) -> Option<Checked>;
-
-/// The definition check of each operation (an exhaustive match: a new operation is a compile error here).
-pub fn checker(op: Op) -> Part<Check> {
-    use crate::definition;
-    use Part::{Absent, Has};
-    match op {
-        Op::MakeLayout => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
-        Op::MakeLayoutRight => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
-        Op::Size => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Cosize => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Rank => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Depth => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Shape => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Stride => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Get => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
-        Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
-        Op::Coalesce => Has(definition::coalesce),
-        Op::Filter => Has(definition::filter),
-        Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),
-        Op::Composition => Has(definition::composition),
-        Op::Complement => Has(definition::complement),
-        Op::RightInverse => Has(definition::right_inverse),
-        Op::LeftInverse => Has(definition::left_inverse),
-        Op::LogicalDivide => Has(definition::logical_divide),
-        Op::ZippedDivide => Has(|v, r| definition::regrouped(Op::ZippedDivide, v, r)),
-        Op::TiledDivide => Has(|v, r| definition::regrouped(Op::TiledDivide, v, r)),
-        Op::FlatDivide => Has(|v, r| definition::regrouped(Op::FlatDivide, v, r)),
-        Op::LogicalProduct => Has(definition::logical_product),
-        Op::ZippedProduct => Has(|v, r| definition::regrouped(Op::ZippedProduct, v, r)),
-        Op::TiledProduct => Has(|v, r| definition::regrouped(Op::TiledProduct, v, r)),
-        Op::FlatProduct => Has(|v, r| definition::regrouped(Op::FlatProduct, v, r)),
-        Op::BlockedProduct => Has(|v, r| definition::blocked(v, r, false)),
-        Op::RakedProduct => Has(|v, r| definition::blocked(v, r, true)),
-        Op::MaxCommonVector => Has(definition::max_common_vector),
-        Op::MaxCommonLayout => Has(definition::max_common_layout),
-        Op::LocalTile => Absent("not wired yet: engine::local_tile::check_postconditions exists, but triage has no definition check for it (issue 10)"),
-        Op::LocalPartition => Absent("not wired yet: engine::local_partition::check_postconditions exists, but triage has no definition check for it (issue 10)"),
-        Op::LocalTileOffset => Absent("no definition of its own: the offset is local_tile's tensor pointer, compared with CuTe's as an int"),
-        Op::LocalPartitionOffset => Absent("no definition of its own: the offset is local_partition's tensor pointer, compared with CuTe's as an int"),
-        Op::MmaLayoutA => Has(|v, r| definition::atom(Op::MmaLayoutA, v, r)),
-        Op::MmaLayoutB => Has(|v, r| definition::atom(Op::MmaLayoutB, v, r)),
-        Op::MmaLayoutC => Has(|v, r| definition::atom(Op::MmaLayoutC, v, r)),
-        Op::MmaShape => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MmaThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyAtomSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyAtomDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyAtomRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyAtomThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyTraitsSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyTraitsDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyTraitsRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MmaAtom => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyAtom => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MakeTiledCopy => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MakeTiledCopyA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MakeTiledCopyB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MakeTiledCopyC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MmaPartitionA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MmaPartitionB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MmaPartitionC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::PartitionShapeA => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::PartitionShapeB => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::PartitionShapeC => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyPartitionS => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::CopyPartitionD => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::MakeTiledMma => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::TiledCopyTv => Has(|v, r| definition::atom(Op::TiledCopyTv, v, r)),
-        Op::TiledCopyTiler => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::TiledMmaTvA => Has(|v, r| definition::atom(Op::TiledMmaTvA, v, r)),
-        Op::TiledMmaTvB => Has(|v, r| definition::atom(Op::TiledMmaTvB, v, r)),
-        Op::TiledMmaTvC => Has(|v, r| definition::atom(Op::TiledMmaTvC, v, r)),
-        Op::TiledMmaTile => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::TiledMmaThrLayout => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::Upcast => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
-        Op::Downcast => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
     }
 }

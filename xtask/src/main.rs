@@ -155,8 +155,29 @@ fn test() -> Result<bool> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // The in-process oracle (cpp/ffi) is built and tested too.
     let ffi_env = cutecheck::oracle::inproc::provision::build_env(&prov, provision::DEFAULT_CUTLASS)?;
+    // The habits first, as CI runs them: formatting, then clippy on exactly what the tests build
+    // (the same environment, so the in-process oracle's code is linted too).
+    let root = cutecheck::oracle::repo_root();
+    let fmt = Command::new(&cargo).current_dir(&root).args(["fmt", "--all", "--check"]).status();
+    if !fmt.context("running cargo fmt --check")?.success() {
+        eprintln!("xtask: `cargo fmt --all --check` failed: run `cargo fmt --all`");
+        return Ok(false);
+    }
+    let mut clippy = Command::new(&cargo);
+    clippy
+        .current_dir(&root)
+        .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
+        .envs(ffi_env.clone())
+        .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS);
+    if dsl {
+        clippy.env("CUTECHECK_DSL", "1");
+    }
+    if !clippy.status().context("running cargo clippy")?.success() {
+        eprintln!("xtask: `cargo clippy --workspace --all-targets -- -D warnings` failed");
+        return Ok(false);
+    }
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(cutecheck::oracle::repo_root())
+    cmd.current_dir(root)
         .args(["test", "--workspace", "--no-fail-fast"])
         .envs(ffi_env)
         .env("CUTECHECK_CUTE", provision::DEFAULT_CUTLASS);

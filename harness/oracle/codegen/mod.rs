@@ -311,56 +311,6 @@ pub fn case_body_table(e: &Expr) -> Result<String, CodegenError> {
     ))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::expr::parse;
-
-    fn cpp(s: &str) -> String {
-        expression(&parse(s).unwrap()).unwrap().code
-    }
-
-    #[test]
-    fn writes_the_forms() {
-        assert_eq!(cpp("(_4,8):(_1,4)"), "make_layout(make_shape(Int<4>{}, int(8)), make_stride(Int<1>{}, int(4)))");
-        assert_eq!(cpp("_-1"), "Int<-1>{}");
-        assert_eq!(
-            cpp("(4,8):(1,4)(1,2)"),
-            "(make_layout(make_shape(int(4), int(8)), make_stride(int(1), int(4))))(make_coord(int(1), int(2)))"
-        );
-        assert_eq!(cpp("make_layout_right((_4,_8))"), "make_layout(make_shape(Int<4>{}, Int<8>{}), LayoutRight{})");
-        assert_eq!(cpp("get(_4:_1,0)"), "get<0>(make_layout(Int<4>{}, Int<1>{}))");
-        assert_eq!(
-            cpp("composition(_4:_1,(_,_2:_1))"),
-            "composition(make_layout(Int<4>{}, Int<1>{}), make_tile(_, make_layout(Int<2>{}, Int<1>{})))"
-        );
-    }
-
-    #[test]
-    fn runtime_bodies_pass_every_integer_through_the_identity() {
-        let body = |s: &str| case_body_runtime(&parse(s).unwrap()).unwrap();
-        let b = body("composition((_4,8):(_1,4),_2:_1)");
-        assert!(b.starts_with(RUNTIME_IDENTITY), "{b}");
-        assert!(b.contains("make_shape(cutecheck_rt(Int<4>{}), cutecheck_rt(int(8)))"), "{b}");
-        assert!(b.contains("make_layout(cutecheck_rt(Int<2>{}), cutecheck_rt(Int<1>{}))"), "{b}");
-        // Mode indices stay literal template arguments; whole-case forms are written the same way.
-        assert!(body("get(_4:_1,0)").contains("get<0>(make_layout(cutecheck_rt(Int<4>{}), cutecheck_rt(Int<1>{})))"));
-        assert!(body("print_layout((_2,_2):(_1,_2))")
-            .contains("print_layout(make_layout(make_shape(cutecheck_rt(Int<2>{})"));
-        // The plain body has no identity.
-        assert!(!case_body(&parse("composition((_4,8):(_1,4),_2:_1)").unwrap()).unwrap().contains("cutecheck_rt"));
-    }
-
-    #[test]
-    fn refuses_unknown_names_and_bad_indices() {
-        let e = expression(&parse("system(_1)").unwrap()).unwrap_err();
-        assert!(e.msg.contains("no C++ for 'system'"), "{e}");
-        assert!(expression(&parse("get(_4:_1,x)").unwrap()).is_err());
-        assert!(expression(&parse("get(_4:_1,-1)").unwrap()).is_err());
-        assert!(expression(&parse("(1,2)(3)").unwrap()).is_err());
-    }
-}
-
 /// The C++ emitter of each operation (an exhaustive match: a new operation is a compile error here).
 pub fn emitter(op: Op) -> Part<Emit> {
     use crate::oracle::codegen;
@@ -436,5 +386,55 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::TiledMmaThrLayout => Has(|g, n, a, e| codegen::atoms::tiled_mma(Op::TiledMmaThrLayout, g, n, a, e)),
         Op::Upcast => Has(|g, n, a, e| codegen::atoms::recast(Op::Upcast, g, n, a, e)),
         Op::Downcast => Has(|g, n, a, e| codegen::atoms::recast(Op::Downcast, g, n, a, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::parse;
+
+    fn cpp(s: &str) -> String {
+        expression(&parse(s).unwrap()).unwrap().code
+    }
+
+    #[test]
+    fn writes_the_forms() {
+        assert_eq!(cpp("(_4,8):(_1,4)"), "make_layout(make_shape(Int<4>{}, int(8)), make_stride(Int<1>{}, int(4)))");
+        assert_eq!(cpp("_-1"), "Int<-1>{}");
+        assert_eq!(
+            cpp("(4,8):(1,4)(1,2)"),
+            "(make_layout(make_shape(int(4), int(8)), make_stride(int(1), int(4))))(make_coord(int(1), int(2)))"
+        );
+        assert_eq!(cpp("make_layout_right((_4,_8))"), "make_layout(make_shape(Int<4>{}, Int<8>{}), LayoutRight{})");
+        assert_eq!(cpp("get(_4:_1,0)"), "get<0>(make_layout(Int<4>{}, Int<1>{}))");
+        assert_eq!(
+            cpp("composition(_4:_1,(_,_2:_1))"),
+            "composition(make_layout(Int<4>{}, Int<1>{}), make_tile(_, make_layout(Int<2>{}, Int<1>{})))"
+        );
+    }
+
+    #[test]
+    fn runtime_bodies_pass_every_integer_through_the_identity() {
+        let body = |s: &str| case_body_runtime(&parse(s).unwrap()).unwrap();
+        let b = body("composition((_4,8):(_1,4),_2:_1)");
+        assert!(b.starts_with(RUNTIME_IDENTITY), "{b}");
+        assert!(b.contains("make_shape(cutecheck_rt(Int<4>{}), cutecheck_rt(int(8)))"), "{b}");
+        assert!(b.contains("make_layout(cutecheck_rt(Int<2>{}), cutecheck_rt(Int<1>{}))"), "{b}");
+        // Mode indices stay literal template arguments; whole-case forms are written the same way.
+        assert!(body("get(_4:_1,0)").contains("get<0>(make_layout(cutecheck_rt(Int<4>{}), cutecheck_rt(Int<1>{})))"));
+        assert!(body("print_layout((_2,_2):(_1,_2))")
+            .contains("print_layout(make_layout(make_shape(cutecheck_rt(Int<2>{})"));
+        // The plain body has no identity.
+        assert!(!case_body(&parse("composition((_4,8):(_1,4),_2:_1)").unwrap()).unwrap().contains("cutecheck_rt"));
+    }
+
+    #[test]
+    fn refuses_unknown_names_and_bad_indices() {
+        let e = expression(&parse("system(_1)").unwrap()).unwrap_err();
+        assert!(e.msg.contains("no C++ for 'system'"), "{e}");
+        assert!(expression(&parse("get(_4:_1,x)").unwrap()).is_err());
+        assert!(expression(&parse("get(_4:_1,-1)").unwrap()).is_err());
+        assert!(expression(&parse("(1,2)(3)").unwrap()).is_err());
     }
 }
