@@ -1,131 +1,220 @@
 //! The engine against real CuTe's recorded output for every fixed suite (fixtures/cases/*.cases,
 //! snapshots/<suite>.snap, written only by `cargo xtask bless` from what CUTLASS 4.2 printed).
 //!
-//! `engine_matches_recorded_cute` needs no compiler: each case is parsed once, the engine answers
-//! it, and the judge (`cutecheck::case::Judge`, the same one `cargo xtask conformance` uses)
-//! compares the answer with the recorded CuTe outcome, triages a disagreement and looks it up in
-//! fixtures/known-discrepancies.toml (exact entries and families) for CUTLASS 4.2. Every case the
-//! judge fails is listed as `file:line` with both outputs and the verdict. The snapshots are only
-//! read here, never written (no insta, no pending `.snap.new` of the engine's lines): they hold what
-//! real CuTe printed. A missing snapshot, a case without its recorded result and recorded results
-//! without their case fail too, named `file:line`.
+//! A `harness = false` test (libtest-mimic): one trial per case file, selected by name like any
+//! test (`cargo test --test fixed_suites -- suite::layout_compose`, `-- --list` lists them).
 //!
-//! `real_cute_still_prints_the_snapshots` compiles every case against real CuTe 4.2. It runs when
-//! `CUTECHECK_CUTE` is set at build time (`cargo xtask test` provisions CuTe and sets it);
-//! otherwise it is reported as ignored, with the reason.
+//! - `suite::<name>` needs no compiler: each case of `fixtures/cases/<name>.cases` is parsed once,
+//!   the engine answers it, and the judge (`cutecheck::case::Judge`, the same one `cargo xtask
+//!   conformance` uses) compares the answer with the recorded CuTe outcome, triages a disagreement
+//!   and looks it up in fixtures/known-discrepancies.toml (exact entries and families) for CUTLASS
+//!   4.2 (`cutecheck::suite::judge_recorded`). Every case the judge fails is listed as `file:line`
+//!   with both outputs and the verdict. The snapshots are only read here, never written (no insta,
+//!   no pending `.snap.new` of the engine's lines): they hold what real CuTe printed. A missing
+//!   snapshot, a case without its recorded result and recorded results without their case fail
+//!   too, named `file:line`. `suites_hold_more_than_1000_cases` keeps the suites from emptying.
+//! - `cute::<name>` compiles every case of the file against real CuTe 4.2 and fails, naming
+//!   `file:line`, where CuTe now prints something other than the snapshot. The files selected in
+//!   one run are recorded in one oracle run, exactly as `cargo xtask bless` records them.
+//!   `oracle::one_batch_survives_static_asserts_and_crashes` compiles oracle_batch.cases as one
+//!   batch. These run when `CUTECHECK_CUTE` is set at build time (`cargo xtask test` provisions
+//!   CuTe and sets it); otherwise they are reported as ignored, their kind saying why.
 
-use cutecheck::case::{self, Case, Origin, Outcome};
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use cutecheck::case::Outcome;
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::provision::DEFAULT_CUTLASS;
-use cutecheck::suite::all_suites;
+use cutecheck::suite::{all_suites, judge_recorded, record, snapshot_path, Suite};
+use libtest_mimic::{Arguments, Failed, Trial};
 
-#[test]
-fn engine_matches_recorded_cute() {
-    let suites = all_suites().expect("fixtures/cases");
-    assert!(!suites.is_empty(), "no fixtures/cases/*.cases files");
-    let known = KnownDiscrepancies::load_default().expect("fixtures/known-discrepancies.toml");
-    let judge = Judge::new(&known, DEFAULT_CUTLASS);
-    let mut problems = Vec::new();
-    let mut judged = 0;
+/// The kind shown (`test [needs CuTe] cute::x ... ignored`) on the trials that need real CuTe when
+/// it is absent, and why.
+const NEEDS_CUTE: (&str, &str) =
+    ("needs CuTe", "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)");
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    let suites = match all_suites() {
+        Ok(s) => s,
+        Err(e) => {
+            let e = format!("{e:#}");
+            trials.push(Trial::test("fixtures", move || Err(format!("fixtures/cases: {e}").into())));
+            Vec::new()
+        }
+    };
     for s in &suites {
-        let recorded = match s.recorded(None) {
-            Ok(r) => r,
-            Err(p) => {
-                problems.extend(p);
-                continue;
-            }
-        };
-        for (c, lines) in s.cases.iter().zip(&recorded) {
-            let cute = Outcome::from_lines(lines);
-            let case = match Case::parse(&c.expr, s.locate(c)) {
-                Ok(case) => case,
-                Err(e) => {
-                    problems.push(format!("{}: {} does not parse: {e}", s.locate(c), c.expr));
-                    continue;
-                }
-            };
-            let engine = case::engine(&case, false);
-            let j = judge.judge(&case, Origin::Fixed, &engine, &cute);
-            judged += 1;
-            if j.fails() {
-                problems.push(format!(
-                    "{}: {}\n    CuTe:   {}\n    engine: {}\n    {}",
-                    case.location,
-                    case.text,
-                    cute.lines().join(" | "),
-                    engine.outcome.lines().join(" | "),
-                    j.summary()
-                ));
-            }
-        }
+        let s = s.clone();
+        trials.push(Trial::test(format!("suite::{}", s.name), move || engine_matches_recorded_cute(&s)));
     }
-    assert!(judged > 1000, "only {judged} fixed-suite cases were judged");
-    assert!(
-        problems.is_empty(),
-        "{} case(s) where the engine disagrees with real CuTe:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    let total: usize = suites.iter().map(|s| s.cases.len()).sum();
+    trials.push(Trial::test("suites_hold_more_than_1000_cases", move || {
+        if total > 1000 {
+            Ok(())
+        } else {
+            Err(format!("only {total} cases in fixtures/cases/*.cases").into())
+        }
+    }));
+    let cute = cfg!(cutecheck_cute);
+    if !cute && !args.list {
+        eprintln!("fixed_suites: the trials marked [{}] are ignored ({})", NEEDS_CUTE.0, NEEDS_CUTE.1);
+    }
+    let needs_cute = |t: Trial| if cute { t } else { t.with_kind(NEEDS_CUTE.0).with_ignored_flag(true) };
+    let recording = Arc::new(Recording::default());
+    for s in &suites {
+        let (s, recording) = (s.clone(), recording.clone());
+        trials
+            .push(needs_cute(Trial::test(cute_trial(&s), move || real_cute_still_prints_the_snapshot(&s, &recording))));
+    }
+    trials.push(needs_cute(Trial::test(
+        "oracle::one_batch_survives_static_asserts_and_crashes",
+        one_batch_survives_static_asserts_and_crashes,
+    )));
+    // The files whose `cute::` trial runs this time are recorded together, in one oracle run.
+    let wanted = suites
+        .iter()
+        .filter(|s| trials.iter().any(|t| t.name() == cute_trial(s) && !args.is_filtered_out(t) && !args.is_ignored(t)))
+        .cloned()
+        .collect::<Vec<Suite>>();
+    // The first of them to run records them all while the others wait: it runs first, beside the
+    // engine's trials, and the others after those.
+    if let Some(k) = wanted.first().and_then(|s| trials.iter().position(|t| t.name() == cute_trial(s))) {
+        let first = trials.remove(k);
+        trials.insert(0, first);
+    }
+    recording.wanted.set(wanted).expect("set once");
+    libtest_mimic::run(&args, trials).exit();
 }
 
-#[test]
-#[cfg_attr(
-    not(cutecheck_cute),
-    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
-)]
-fn real_cute_still_prints_the_snapshots() {
-    use cutecheck::oracle::{Oracle, OracleOptions};
-    let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
-    let opts = OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() };
-    let alone = Oracle::new(OracleOptions { cache: false, ..opts.clone() }).expect("real CuTe");
-    let oracle =
-        Oracle::new(opts).unwrap_or_else(|e| panic!("CUTECHECK_CUTE is set but real CuTe is not usable: {e:#}"));
-    let suites = all_suites().expect("fixtures/cases");
-    // Recorded exactly as `cargo xtask bless` records (a batch's compile errors asked again alone).
-    let results = cutecheck::suite::record(&oracle, &alone, &suites);
-    let mut changed = Vec::new();
-    for (s, results) in suites.iter().zip(&results) {
-        let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
-        for ((c, was), now) in s.cases.iter().zip(&recorded).zip(results) {
-            if was != now {
-                changed.push(format!(
-                    "{}: {}\n    recorded: {}\n    CuTe now: {}",
-                    s.locate(c),
-                    c.expr,
-                    was.join(" | "),
-                    now.join(" | ")
-                ));
-            }
-        }
-    }
-    assert!(
-        changed.is_empty(),
-        "real CuTe now prints something else (`cargo xtask bless --check`):\n{}",
-        changed.join("\n")
-    );
+fn cute_trial(s: &Suite) -> String {
+    format!("cute::{}", s.name)
 }
 
-#[test]
-#[cfg_attr(
-    not(cutecheck_cute),
-    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
-)]
-fn one_batch_survives_static_asserts_and_crashes() {
+/// fixtures/known-discrepancies.toml, loaded once for all trials.
+fn known() -> Result<&'static KnownDiscrepancies, Failed> {
+    static KNOWN: OnceLock<Result<KnownDiscrepancies, String>> = OnceLock::new();
+    KNOWN
+        .get_or_init(|| KnownDiscrepancies::load_default().map_err(|e| format!("{e:#}")))
+        .as_ref()
+        .map_err(|e| format!("fixtures/known-discrepancies.toml: {e}").into())
+}
+
+fn engine_matches_recorded_cute(s: &Suite) -> Result<(), Failed> {
+    let judge = Judge::new(known()?, DEFAULT_CUTLASS);
+    let j = judge_recorded(s, &judge, None);
+    if j.passed() {
+        return Ok(());
+    }
+    let snap = snapshot_path(&s.name, None);
+    let snap = snap.strip_prefix(cutecheck::oracle::repo_root()).unwrap_or(&snap);
+    Err(format!(
+        "{} problem(s) judging the engine against real CuTe {DEFAULT_CUTLASS} as recorded in {} ({} cases \
+         judged):\n{}",
+        j.problems.len(),
+        snap.display(),
+        j.judged,
+        j.problems.join("\n")
+    )
+    .into())
+}
+
+/// What real CuTe prints now for the suites whose `cute::` trial runs, recorded on first use.
+#[derive(Default)]
+struct Recording {
+    /// Those suites (set before any trial runs).
+    wanted: OnceLock<Vec<Suite>>,
+    /// Per suite name, the result lines of each case, or why real CuTe could not be asked.
+    results: OnceLock<Result<Recorded, String>>,
+}
+
+/// Per suite name, the result lines of each case.
+type Recorded = BTreeMap<String, Vec<Vec<String>>>;
+
+impl Recording {
+    fn of(&self, s: &Suite) -> Result<&[Vec<String>], Failed> {
+        let results = self.results.get_or_init(|| {
+            use cutecheck::oracle::{Oracle, OracleOptions};
+            let suites = self.wanted.get().expect("set before the trials run");
+            let version = option_env!("CUTECHECK_CUTE").unwrap_or(DEFAULT_CUTLASS);
+            let opts = OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() };
+            let alone =
+                Oracle::new(OracleOptions { cache: false, ..opts.clone() }).map_err(|e| format!("real CuTe: {e:#}"))?;
+            let oracle =
+                Oracle::new(opts).map_err(|e| format!("CUTECHECK_CUTE is set but real CuTe is not usable: {e:#}"))?;
+            // Recorded exactly as `cargo xtask bless` records (a batch's compile errors asked again alone).
+            let results = record(&oracle, &alone, suites);
+            Ok(suites.iter().map(|s| s.name.clone()).zip(results).collect())
+        });
+        let results = results.as_ref().map_err(|e| Failed::from(e.as_str()))?;
+        results.get(&s.name).map(Vec::as_slice).ok_or_else(|| format!("{} was not recorded", s.name).into())
+    }
+}
+
+fn real_cute_still_prints_the_snapshot(s: &Suite, recording: &Recording) -> Result<(), Failed> {
+    let recorded = s.recorded(None).map_err(|p| p.join("\n"))?;
+    let now = recording.of(s)?;
+    let changed: Vec<String> = s
+        .cases
+        .iter()
+        .zip(&recorded)
+        .zip(now)
+        .filter(|((_, was), now)| was != now)
+        .map(|((c, was), now)| {
+            format!("{}: {}\n    recorded: {}\n    CuTe now: {}", s.locate(c), c.expr, was.join(" | "), now.join(" | "))
+        })
+        .collect();
+    if changed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "real CuTe now prints something else for {} case(s) (`cargo xtask bless --check`):\n{}",
+            changed.len(),
+            changed.join("\n")
+        )
+        .into())
+    }
+}
+
+fn one_batch_survives_static_asserts_and_crashes() -> Result<(), Failed> {
     use cutecheck::oracle::{Oracle, OracleOptions};
     // fixtures/cases/oracle_batch.cases mixes prints, static_asserts and a run-time crash; compiled
     // as one batch (no results cache), each case still gets its own recorded outcome.
     let s = all_suites()
-        .expect("fixtures/cases")
+        .map_err(|e| format!("fixtures/cases: {e:#}"))?
         .into_iter()
         .find(|s| s.name == "oracle_batch")
-        .expect("fixtures/cases/oracle_batch.cases");
-    let recorded = s.recorded(None).unwrap_or_else(|p| panic!("{}", p.join("\n")));
+        .ok_or("no fixtures/cases/oracle_batch.cases")?;
+    let recorded = s.recorded(None).map_err(|p| p.join("\n"))?;
     let kinds: std::collections::BTreeSet<&str> = recorded.iter().map(|l| Outcome::from_lines(l).kind()).collect();
-    assert!(kinds.len() >= 3, "the batch should mix prints, refusals and crashes: {kinds:?}");
-    let oracle = Oracle::new(OracleOptions { cache: false, ..OracleOptions::default() }).expect("real CuTe");
+    if kinds.len() < 3 {
+        return Err(format!("the batch should mix prints, refusals and crashes: {kinds:?}").into());
+    }
+    let oracle = Oracle::new(OracleOptions { cache: false, ..OracleOptions::default() })
+        .map_err(|e| format!("real CuTe: {e:#}"))?;
     let exprs: Vec<String> = s.cases.iter().map(|c| c.expr.clone()).collect();
-    for ((c, was), now) in s.cases.iter().zip(&recorded).zip(oracle.run(&exprs)) {
-        assert_eq!(&now.lines(), was, "{}: {}", s.locate(c), c.expr);
+    let differ: Vec<String> = s
+        .cases
+        .iter()
+        .zip(&recorded)
+        .zip(oracle.run(&exprs))
+        .filter(|((_, was), now)| now.lines() != **was)
+        .map(|((c, was), now)| {
+            format!(
+                "{}: {}\n    recorded: {}\n    in one batch: {}",
+                s.locate(c),
+                c.expr,
+                was.join(" | "),
+                now.lines().join(" | ")
+            )
+        })
+        .collect();
+    if differ.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("compiled as one batch, {} case(s) print something else:\n{}", differ.len(), differ.join("\n"))
+            .into())
     }
 }

@@ -1,102 +1,117 @@
 //! The engine modelling each CUTLASS release against what that release's real CuTe printed: every
-//! fixed suite recorded under snapshots/versions/<V>/ (by `cargo xtask oracle --cutlass-version V`)
+//! fixed suite recorded under snapshots/versions/<V>/ (by `cargo xtask bless --cutlass-version V`)
 //! is judged with the engine modelling V (`engine::release`), by the same judge as `cargo xtask
 //! conformance --cutlass-version V`, with the known discrepancies listed for V. Needs no compiler.
+//!
+//! A `harness = false` test (libtest-mimic), selected by name like any test (`-- --list` lists
+//! them):
+//!
+//! - `release::<V>::<name>`: one trial per modelled release other than the default (whose suites
+//!   tests/fixed_suites.rs judges) and case file recorded for it (a file's `# recorded-for:` line
+//!   can leave a release out), judged by `cutecheck::suite::judge_recorded` as tests/fixed_suites.rs
+//!   judges the default; it fails with the `file:line` of every case the judge fails.
+//! - `switch::<name>` (the switch's name, `_` for each space): each modelled switch (`engine::release::SWITCHES`) has a fixture that real
+//!   CuTe prints differently in the last modelled release before the switch and in the switch's.
 
-use cutecheck::case::{Case, Origin, Outcome};
-use cutecheck::engine::release::{Release, DEFAULT, MODELLED, SWITCHES};
+use std::sync::OnceLock;
+
+use cutecheck::engine::release::{Release, Switch, DEFAULT, MODELLED, SWITCHES};
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
-use cutecheck::suite::{all_suites, parse_snapshot_body, snapshot_body_of, snapshot_path};
+use cutecheck::suite::{all_suites, judge_recorded, parse_snapshot_body, snapshot_body_of, snapshot_path, Suite};
+use libtest_mimic::{Arguments, Failed, Trial};
 
-/// Judge every recorded case of `version`; the failures as `file:line` lines.
-fn judge_release(version: Release, known: &KnownDiscrepancies) -> (usize, Vec<String>) {
-    let v = version.to_string();
-    let judge = Judge::new(known, v.clone());
-    assert_eq!(judge.release, version, "{v} is modelled exactly");
-    let (mut judged, mut problems) = (0, Vec::new());
-    for s in all_suites().expect("fixtures/cases").into_iter().filter(|s| s.is_recorded_for(Some(&v))) {
-        let path = snapshot_path(&s.name, Some(&v));
-        let Some(recorded) =
-            std::fs::read_to_string(&path).ok().and_then(|f| snapshot_body_of(&f).map(parse_snapshot_body))
-        else {
-            problems.push(format!(
-                "{}: no snapshot for {v} ({}): record it with `cargo xtask oracle --cutlass-version {v}`",
-                s.path.display(),
-                path.display()
-            ));
-            continue;
-        };
-        for (k, c) in s.cases.iter().enumerate() {
-            let Some((_, lines)) = recorded.get(k).filter(|(e, _)| *e == c.expr) else {
-                problems.push(format!(
-                    "{}: {} has no recorded result for {v} in {}",
-                    s.locate(c),
-                    c.expr,
-                    path.display()
-                ));
-                continue;
-            };
-            let cute = Outcome::from_lines(lines);
-            let case = Case::parse(&c.expr, s.locate(c)).expect("fixed cases parse");
-            let engine = judge.engine(&case, false);
-            let j = judge.judge(&case, Origin::Fixed, &engine, &cute);
-            judged += 1;
-            if j.fails() {
-                problems.push(format!(
-                    "{} [{v}]: {}\n    CuTe:   {}\n    engine: {}\n    {}",
-                    case.location,
-                    case.text,
-                    cute.lines().join(" | "),
-                    engine.outcome.lines().join(" | "),
-                    j.summary()
-                ));
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    match all_suites() {
+        Ok(suites) => {
+            for &r in MODELLED.iter().filter(|r| **r != DEFAULT) {
+                let v = r.to_string();
+                for s in suites.iter().filter(|s| s.is_recorded_for(Some(&v))) {
+                    let s = s.clone();
+                    trials.push(Trial::test(format!("release::{v}::{}", s.name), move || {
+                        release_matches_its_recorded_cute(r, &s)
+                    }));
+                }
             }
         }
+        Err(e) => {
+            let e = format!("{e:#}");
+            trials.push(Trial::test("fixtures", move || Err(format!("fixtures/cases: {e}").into())));
+        }
     }
-    (judged, problems)
+    for &s in SWITCHES {
+        // The switch's name, in words, as one word: `switch::inverses_by_sorted_strides`.
+        let name: String = s.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        trials.push(Trial::test(format!("switch::{name}"), move || real_cute_prints_the_fixture_differently_across(s)));
+    }
+    libtest_mimic::run(&args, trials).exit();
 }
 
-#[test]
-fn every_modelled_release_matches_its_recorded_cute() {
-    let known = KnownDiscrepancies::load_default().expect("fixtures/known-discrepancies.toml");
-    let mut report = Vec::new();
-    for &r in MODELLED.iter().filter(|r| **r != DEFAULT) {
-        let (judged, problems) = judge_release(r, &known);
-        eprintln!("{r}: {judged} cases judged, {} failing", problems.len());
-        report.extend(problems);
+/// fixtures/known-discrepancies.toml, loaded once for all trials.
+fn known() -> Result<&'static KnownDiscrepancies, Failed> {
+    static KNOWN: OnceLock<Result<KnownDiscrepancies, String>> = OnceLock::new();
+    KNOWN
+        .get_or_init(|| KnownDiscrepancies::load_default().map_err(|e| format!("{e:#}")))
+        .as_ref()
+        .map_err(|e| format!("fixtures/known-discrepancies.toml: {e}").into())
+}
+
+/// Judge every recorded case of `s` for `version`.
+fn release_matches_its_recorded_cute(version: Release, s: &Suite) -> Result<(), Failed> {
+    let v = version.to_string();
+    let judge = Judge::new(known()?, v.clone());
+    if judge.release != version {
+        return Err(format!("{v} is not modelled exactly: the judge models {}", judge.release).into());
     }
-    assert!(
-        report.is_empty(),
-        "{} case(s) where the engine's model of a release disagrees with it:\n{}",
-        report.len(),
-        report.join("\n")
-    );
+    let j = judge_recorded(s, &judge, Some(&v));
+    if j.passed() {
+        return Ok(());
+    }
+    let snap = snapshot_path(&s.name, Some(&v));
+    let snap = snap.strip_prefix(cutecheck::oracle::repo_root()).unwrap_or(&snap);
+    Err(format!(
+        "{} problem(s) judging the engine's model of CUTLASS {v} against its real CuTe as recorded in {} ({} cases \
+         judged; record with `cargo xtask bless --cutlass-version {v}`):\n{}",
+        j.problems.len(),
+        snap.display(),
+        j.judged,
+        j.problems.join("\n")
+    )
+    .into())
 }
 
 /// What real CuTe printed for `expr` in the releases suite as recorded for `version`.
-fn recorded(expr: &str, version: Release) -> Vec<String> {
+fn recorded(expr: &str, version: Release) -> Result<Vec<String>, Failed> {
     let v = (version != DEFAULT).then(|| version.to_string());
     let path = snapshot_path("releases", v.as_deref());
-    let file = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let cases = parse_snapshot_body(snapshot_body_of(&file).expect("snapshot header"));
-    cases
+    let file = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let body = snapshot_body_of(&file).ok_or_else(|| format!("{}: no snapshot header", path.display()))?;
+    parse_snapshot_body(body)
         .into_iter()
         .find(|(e, _)| e == expr)
         .map(|(_, l)| l)
-        .unwrap_or_else(|| panic!("{expr} is not recorded in {}", path.display()))
+        .ok_or_else(|| format!("{expr} is not recorded in {}", path.display()).into())
 }
 
-#[test]
-fn every_switch_has_a_fixture_that_real_cute_prints_differently_across_it() {
-    for s in SWITCHES {
-        let before =
-            MODELLED.iter().rev().find(|r| **r < s.since).copied().expect("a modelled release before the switch");
-        let (old, new) = (recorded(s.fixture, before), recorded(s.fixture, s.since));
-        assert_ne!(
-            old, new,
-            "switch `{}`: its fixture {} prints the same in CUTLASS {before} and {}",
-            s.name, s.fixture, s.since
-        );
+fn real_cute_prints_the_fixture_differently_across(s: &Switch) -> Result<(), Failed> {
+    let before = MODELLED
+        .iter()
+        .rev()
+        .find(|r| **r < s.since)
+        .copied()
+        .ok_or_else(|| format!("switch `{}`: no modelled release before {}", s.name, s.since))?;
+    let (old, new) = (recorded(s.fixture, before)?, recorded(s.fixture, s.since)?);
+    if old == new {
+        return Err(format!(
+            "switch `{}`: its fixture {} prints the same in CUTLASS {before} and {}: {}",
+            s.name,
+            s.fixture,
+            s.since,
+            old.join(" | ")
+        )
+        .into());
     }
+    Ok(())
 }
