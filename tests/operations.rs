@@ -88,10 +88,7 @@ fn sources() -> Vec<(String, String)> {
 
 /// Sources that still keep a hand-written list of operation names (each with the reason); the
 /// test fails when one of them no longer has one, so the list only shrinks.
-const NOT_YET: &[(&str, &str)] = &[(
-    "harness/oracle/inproc/gen.rs",
-    "the in-process oracle's dynamic-case generator is a second generator beside fuzz.rs, with its own lists",
-)];
+const NOT_YET: &[(&str, &str)] = &[];
 
 /// The names a source dispatches on by hand (match arms and comparisons with a name) must be
 /// forms, never operations, and no line lists three or more operation names: an operation is
