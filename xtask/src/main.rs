@@ -92,7 +92,7 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
-    /// Write the other languages' lists of operations from the Rust tables (sourcegen.rs); --check fails when one is stale.
+    /// Write the other languages' lists of operations from the Rust tables; --check fails on a stale one.
     Sourcegen {
         #[arg(long)]
         check: bool,

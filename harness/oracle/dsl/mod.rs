@@ -81,8 +81,8 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
                 }
                 Part::Has(DslForm::Copy(_)) => {
                     let atom = match args.as_slice() {
-                        [Expr::Call { name: copy_op, called: false, .. }, Expr::Call { name: ty, called: false, .. }] => {
-                            atoms::copy(copy_op, ty)?
+                        [Expr::Call { name: o, called: false, .. }, Expr::Call { name: ty, called: false, .. }] => {
+                            atoms::copy(o, ty)?
                         }
                         _ => return Err(format!("{name} takes a copy operation and a value type")),
                     };
