@@ -18,32 +18,11 @@ struct OpInfo {
   Fn (*find)(int32_t, int32_t);
 };
 
-// Indexed by enum cc_op.
+// Indexed by enum cc_op: the rows of ops_generated.inc (`cargo xtask sourcegen`).
 constexpr OpInfo kOps[CC_OP_COUNT] = {
-    {"coalesce", false, find_coalesce},
-    {"filter", false, find_filter},
-    {"filter_zeros", false, find_filter_zeros},
-    {"flatten", false, find_flatten},
-    {"size", false, find_size},
-    {"cosize", false, find_cosize},
-    {"rank", false, find_rank},
-    {"depth", false, find_depth},
-    {"right_inverse", false, find_right_inverse},
-    {"left_inverse", false, find_left_inverse},
-    {"complement", false, find_complement},
-    {"complement", false, find_complement_to},
-    {"evaluate", false, find_evaluate},
-    {"composition", true, find_composition},
-    {"logical_divide", true, find_logical_divide},
-    {"zipped_divide", true, find_zipped_divide},
-    {"tiled_divide", true, find_tiled_divide},
-    {"flat_divide", true, find_flat_divide},
-    {"logical_product", true, find_logical_product},
-    {"zipped_product", true, find_zipped_product},
-    {"tiled_product", true, find_tiled_product},
-    {"flat_product", true, find_flat_product},
-    {"blocked_product", true, find_blocked_product},
-    {"raked_product", true, find_raked_product},
+#define CC_FFI_OP(ID, NAME, BINARY, FIND) {NAME, BINARY, FIND},
+#include "ops_generated.inc"
+#undef CC_FFI_OP
 };
 
 // Profile spellings, in the order of `Profiles` (common.hpp).

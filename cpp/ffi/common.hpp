@@ -212,30 +212,9 @@ struct Table {
     return cutecheck_ffi::Table<OP>::find(pa, pb);                    \
   }
 
-// The lookup functions of every op (defined in the op TUs).
-Fn find_coalesce(int32_t, int32_t);
-Fn find_filter(int32_t, int32_t);
-Fn find_filter_zeros(int32_t, int32_t);
-Fn find_flatten(int32_t, int32_t);
-Fn find_size(int32_t, int32_t);
-Fn find_cosize(int32_t, int32_t);
-Fn find_rank(int32_t, int32_t);
-Fn find_depth(int32_t, int32_t);
-Fn find_right_inverse(int32_t, int32_t);
-Fn find_left_inverse(int32_t, int32_t);
-Fn find_complement(int32_t, int32_t);
-Fn find_complement_to(int32_t, int32_t);
-Fn find_evaluate(int32_t, int32_t);
-Fn find_composition(int32_t, int32_t);
-Fn find_logical_divide(int32_t, int32_t);
-Fn find_zipped_divide(int32_t, int32_t);
-Fn find_tiled_divide(int32_t, int32_t);
-Fn find_flat_divide(int32_t, int32_t);
-Fn find_logical_product(int32_t, int32_t);
-Fn find_zipped_product(int32_t, int32_t);
-Fn find_tiled_product(int32_t, int32_t);
-Fn find_flat_product(int32_t, int32_t);
-Fn find_blocked_product(int32_t, int32_t);
-Fn find_raked_product(int32_t, int32_t);
+// The lookup functions of every op (defined in the op TUs), one per row of ops_generated.inc.
+#define CC_FFI_OP(ID, NAME, BINARY, FIND) Fn FIND(int32_t, int32_t);
+#include "ops_generated.inc"
+#undef CC_FFI_OP
 
 }  // namespace cutecheck_ffi

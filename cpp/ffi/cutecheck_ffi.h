@@ -22,32 +22,13 @@ extern "C" {
 /* Most leaves of one operand (the rank-3 profile of triples has 9). */
 #define CC_FFI_MAX_LEAVES 9
 
-/* The operations. Unary ones read `a` (and `arg` where noted); binary ones read `a` and `b`. */
+/* The operations. Unary ones read `a` (and `arg` where noted); binary ones read `a` and `b`. The
+   rows, CC_FFI_OP(ID, name, binary, find), are written by `cargo xtask sourcegen` from the Rust
+   side's table (harness/oracle/inproc/gen.rs, ffi_form) into ops_generated.inc. */
 enum cc_op {
-  CC_OP_COALESCE = 0,
-  CC_OP_FILTER,
-  CC_OP_FILTER_ZEROS,
-  CC_OP_FLATTEN,
-  CC_OP_SIZE,
-  CC_OP_COSIZE,
-  CC_OP_RANK,
-  CC_OP_DEPTH,
-  CC_OP_RIGHT_INVERSE,
-  CC_OP_LEFT_INVERSE,
-  CC_OP_COMPLEMENT,    /* complement(a) */
-  CC_OP_COMPLEMENT_TO, /* complement(a, int(arg)) */
-  CC_OP_EVALUATE,      /* a(int(arg)) */
-  CC_OP_COMPOSITION,
-  CC_OP_LOGICAL_DIVIDE,
-  CC_OP_ZIPPED_DIVIDE,
-  CC_OP_TILED_DIVIDE,
-  CC_OP_FLAT_DIVIDE,
-  CC_OP_LOGICAL_PRODUCT,
-  CC_OP_ZIPPED_PRODUCT,
-  CC_OP_TILED_PRODUCT,
-  CC_OP_FLAT_PRODUCT,
-  CC_OP_BLOCKED_PRODUCT,
-  CC_OP_RAKED_PRODUCT,
+#define CC_FFI_OP(ID, NAME, BINARY, FIND) CC_OP_##ID,
+#include "ops_generated.inc"
+#undef CC_FFI_OP
   CC_OP_COUNT
 };
 

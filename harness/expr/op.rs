@@ -9,7 +9,11 @@
 //! - the C++ emitter: `oracle::codegen::emitter`;
 //! - the definition check: `definition::checker`;
 //! - the random-case generator: `fuzz::generator`;
-//! - pycute's spelling: `oracle::pycute::spelling::spelling`.
+//! - pycute's spelling: `oracle::pycute::spelling::spelling`;
+//! - the CuTe DSL's form: `oracle::dsl::spelling::dsl_form`;
+//! - the in-process ABI's form: `oracle::inproc::gen::ffi_form` (the C++ table, cpp/ffi/ops_generated.inc,
+//!   and the DSL worker's lists are written from these by `cargo xtask sourcegen`; tests/sourcegen.rs
+//!   fails when a checked-in one is stale).
 //!
 //! A layer that has nothing for an operation says so with [`Part::Absent`] and the reason
 //! (tests/operations.rs fails on a reason that says nothing). Forms that are not operations (a

@@ -26,6 +26,7 @@ mod pycute;
 mod random;
 mod release_diff;
 mod repro;
+mod sourcegen;
 
 use std::process::{Command, ExitCode};
 
@@ -91,6 +92,11 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
+    /// Write the other languages' lists of operations from the Rust tables; --check fails on a stale one.
+    Sourcegen {
+        #[arg(long)]
+        check: bool,
+    },
     /// Line coverage of CuTe's algebra headers: a seeded random run vs CUTLASS's own unit-test
     /// cases, compiled with g++ --coverage; target/cutecheck/coverage.json.
     Coverage(coverage::CoverageArgs),
@@ -121,6 +127,7 @@ fn main() -> ExitCode {
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
         Cmd::ExtractCutlassTests(a) => extract::run(&a),
         Cmd::AtomReleases { check } => atom_releases::run(check),
+        Cmd::Sourcegen { check } => sourcegen::run(check),
         Cmd::Coverage(a) => coverage::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
     };

@@ -22,17 +22,12 @@
 //!   `SM80_CP_ASYNC_CACHE{ALWAYS,GLOBAL}<T>` is `cpasync.CopyG2SOp(LoadCacheMode.X)` and
 //!   `UniversalCopy<T>` is `CopyUniversalOp()`, both with `num_bits_per_copy = sizeof_bits(T)`.
 //!   The DSL's copy atom has no reference layout (`copy_atom_ref`), and the traits' layouts in
-//!   bits (`copy_traits_*`) have no DSL form.
+//!   bits (`copy_traits_*`) have no DSL form ([`super::dsl_form`] says which members it has).
 
 use serde_json::{json, Value as Json};
 
 use crate::expr::parse::TemplateArg;
 use crate::expr::Name;
-
-/// The members of an MMA atom the DSL oracle asks for and the DSL's property for each.
-pub const MMA_MEMBERS: &[&str] = &["mma_layout_a", "mma_layout_b", "mma_layout_c", "mma_shape", "mma_thr_id"];
-/// The members of a copy atom (`copy_atom_X(OP, T)`) the DSL oracle knows about.
-pub const COPY_MEMBERS: &[&str] = &["copy_atom_src", "copy_atom_dst", "copy_atom_thr_id", "copy_atom_ref"];
 
 /// Split a run of element-type codes (`F32BF16BF16`) into tokens, longest spelling first.
 fn type_codes(mut t: &str) -> Option<Vec<&'static str>> {
@@ -202,11 +197,9 @@ fn op_bits(op: &Name) -> Option<i64> {
     }
 }
 
-/// The DSL's construction of `copy_atom_X(OP, T)`: `{"op", "args", "dtype", "bits"}`, or why none.
-pub fn copy(member: &str, op: &Name, val: &Name) -> Result<Json, String> {
-    if member == "copy_atom_ref" {
-        return Err("the DSL's CopyAtom has no reference layout (only layout_src_tv and layout_dst_tv)".into());
-    }
+/// The DSL's construction of the copy atom of `copy_atom_X(OP, T)`: `{"op", "args", "dtype",
+/// "bits"}`, or why none. Which members the DSL has is [`super::dsl_form`]'s.
+pub fn copy(op: &Name, val: &Name) -> Result<Json, String> {
     let Some((dt, _)) = value_type(val) else { return Err(format!("the DSL oracle has no element type for {val}")) };
     let base = op.base();
     let matrix = |kind: &str, rest: &str| -> Option<Json> {
@@ -325,16 +318,15 @@ mod tests {
 
     #[test]
     fn copy_names() {
-        let c = |m: &str, op: &str, t: &str| copy(m, &name(op), &name(t));
+        let c = |op: &str, t: &str| copy(&name(op), &name(t));
         assert_eq!(
-            c("copy_atom_src", "SM75_U16x8_LDSM_T", "half_t").unwrap(),
+            c("SM75_U16x8_LDSM_T", "half_t").unwrap(),
             json!({"op": "warp.LdMatrix8x8x16bOp", "args": [true, 4], "dtype": "Float16", "bits": null})
         );
-        assert_eq!(c("copy_atom_dst", "SM90_U32x2_STSM_N", "float").unwrap()["args"], json!([false, 2]));
-        let a = c("copy_atom_src", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t").unwrap();
+        assert_eq!(c("SM90_U32x2_STSM_N", "float").unwrap()["args"], json!([false, 2]));
+        let a = c("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "half_t").unwrap();
         assert_eq!((a["op"].as_str(), a["bits"].as_i64()), (Some("cpasync.CopyG2SOp"), Some(128)));
-        assert_eq!(c("copy_atom_thr_id", "UniversalCopy<uint64_t>", "bfloat16_t").unwrap()["bits"], json!(64));
-        assert!(c("copy_atom_ref", "UniversalCopy<uint64_t>", "half_t").unwrap_err().contains("reference layout"));
+        assert_eq!(c("UniversalCopy<uint64_t>", "bfloat16_t").unwrap()["bits"], json!(64));
         for (op, t) in [
             ("SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint128_t>", "half_t"),
             ("SM75_U32x1_MOVM_T", "half_t"),
@@ -342,7 +334,7 @@ mod tests {
             ("DefaultCopy", "half_t"),
             ("SM75_U32x4_LDSM_N", "cutlass::half_t"),
         ] {
-            assert!(c("copy_atom_src", op, t).is_err(), "{op}");
+            assert!(c(op, t).is_err(), "{op}");
         }
     }
 }

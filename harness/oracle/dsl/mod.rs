@@ -7,9 +7,10 @@
 //! case comes back as one JSON line: its value as structure (ints, dynamic leaves, tuples,
 //! shape/stride), the DSL's printed text, or the DSL's error message.
 //!
-//! - Translation: the case's parsed AST is sent as a small JSON tree ([`ast`]); the only calls are
-//!   the allow-listed operations of [`OPS`] (the worker holds the same table, names to DSL
-//!   functions). A name without a DSL counterpart is [`Outcome::Unsupported`] before any Python runs.
+//! - Translation: the case's parsed AST is sent as a small JSON tree ([`ast`]); a call is sent as
+//!   its operation's [`dsl_form`] (a plain call, an MMA or a copy atom's member), and the worker
+//!   answers only the names of that table (its generated block, `cargo xtask sourcegen`). An
+//!   operation without a DSL form is [`Outcome::Unsupported`], with the reason, before any Python runs.
 //! - Static-ness: in the DSL a static integer is a Python `int` and a dynamic one is a traced
 //!   value (`cutlass.Int32`), whose value is unknown at trace time: the DSL prints it as `?`
 //!   (`?{div=N}` when it knows a divisor). Dynamic operands are passed as `cutlass.Int32(v)`.
@@ -27,8 +28,9 @@
 
 pub mod atoms;
 pub mod provision;
+pub mod spelling;
 
-pub use atoms::{COPY_MEMBERS, MMA_MEMBERS};
+pub use spelling::{dsl_form, DslForm};
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -46,7 +48,7 @@ use serde::Serialize;
 use serde_json::{json, Value as Json};
 
 use crate::case::{Case, Outcome};
-
+use crate::expr::op::{Op, Part};
 use crate::expr::read_printed;
 use crate::expr::{Expr, Value};
 use crate::oracle::{sha256_hex, state_dir};
@@ -54,66 +56,38 @@ use crate::oracle::{sha256_hex, state_dir};
 /// The worker script, compiled in (written to the state directory under its digest at start).
 pub const WORKER_PY: &str = include_str!("worker.py");
 
-/// The operations the DSL oracle translates (the worker's `OPS` table, plus `get`).
-pub const OPS: &[&str] = &[
-    "make_layout",
-    "make_layout_right",
-    "size",
-    "cosize",
-    "rank",
-    "depth",
-    "shape",
-    "stride",
-    "get",
-    "flatten",
-    "coalesce",
-    "filter",
-    "filter_zeros",
-    "composition",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "max_common_vector",
-    "max_common_layout",
-];
-
 /// The JSON tree the worker evaluates, written from the parsed AST, or why the DSL has no form.
+/// A call is sent as its operation's [`dsl_form`]; nothing else is called.
 pub fn ast(e: &Expr) -> Result<Json, String> {
     Ok(match e {
         Expr::Int { value, is_static, .. } => json!(["i", value, is_static]),
         Expr::Underscore { .. } => json!(["u"]),
         Expr::Tuple { items, .. } => json!(["t", items.iter().map(ast).collect::<Result<Vec<_>, _>>()?]),
         Expr::Layout { shape, stride, .. } => json!(["l", ast(shape)?, ast(stride)?]),
-        Expr::Call { name, args, called: true, .. } if name.simple().is_some_and(|n| MMA_MEMBERS.contains(&n)) => {
-            let atom = match args.as_slice() {
-                [Expr::Call { name: atom, called: false, .. }] => atoms::mma(atom)?,
-                _ => return Err(format!("{name} takes one MMA atom name")),
-            };
-            json!(["m", name.simple(), atom])
-        }
-        Expr::Call { name, args, called: true, .. } if name.simple().is_some_and(|n| COPY_MEMBERS.contains(&n)) => {
-            let member = name.simple().unwrap_or_default();
-            let atom = match args.as_slice() {
-                [Expr::Call { name: op, called: false, .. }, Expr::Call { name: ty, called: false, .. }] => {
-                    atoms::copy(member, op, ty)?
-                }
-                _ => return Err(format!("{name} takes a copy operation and a value type")),
-            };
-            json!(["k", member, atom])
-        }
         Expr::Call { name, args, called: true, .. } => {
-            let n = name.simple().filter(|n| OPS.contains(n)).ok_or_else(|| format!("the DSL oracle has no {name}"))?;
-            json!(["c", n, args.iter().map(ast).collect::<Result<Vec<_>, _>>()?])
+            let op = Op::lookup(name).ok_or_else(|| format!("the DSL oracle has no {name}"))?;
+            match dsl_form(op) {
+                Part::Absent(why) => return Err(format!("the DSL oracle has no {name}: {why}")),
+                Part::Has(DslForm::Call) => {
+                    json!(["c", op.name(), args.iter().map(ast).collect::<Result<Vec<_>, _>>()?])
+                }
+                Part::Has(DslForm::Mma(_)) => {
+                    let atom = match args.as_slice() {
+                        [Expr::Call { name: atom, called: false, .. }] => atoms::mma(atom)?,
+                        _ => return Err(format!("{name} takes one MMA atom name")),
+                    };
+                    json!(["m", op.name(), atom])
+                }
+                Part::Has(DslForm::Copy(_)) => {
+                    let atom = match args.as_slice() {
+                        [Expr::Call { name: o, called: false, .. }, Expr::Call { name: ty, called: false, .. }] => {
+                            atoms::copy(o, ty)?
+                        }
+                        _ => return Err(format!("{name} takes a copy operation and a value type")),
+                    };
+                    json!(["k", op.name(), atom])
+                }
+            }
         }
         Expr::Call { name, .. } => return Err(format!("the DSL oracle has no bare name {name}")),
         Expr::Apply { target, args, .. } => {

@@ -13,11 +13,13 @@
 //! Case `i` of seed `s` is a pure function of `(s, i)` (its own small RNG), so `--shard K/N` picks
 //! cases `i % N == K` without drawing the others, and a run is reproduced by its seed.
 
+use crate::expr::op::{Op, Part};
 use crate::gen::boundaries;
 
 /// One generated case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DynCase {
+    /// The operation's name ([`EVALUATE`] for an evaluation).
     pub op: &'static str,
     pub expr: String,
     pub admissible: bool,
@@ -170,16 +172,169 @@ fn on_boundaries(r: &mut Rng, p: &Profile, a_extents: &[i64]) -> String {
     spell(p, &e, &d)
 }
 
-const UNARY: &[&str] =
-    &["coalesce", "filter", "filter_zeros", "flatten", "size", "cosize", "rank", "depth", "right_inverse"];
-const DIVIDES: &[&str] = &["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"];
-const PRODUCTS: &[&str] =
-    &["logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product"];
+/// What the in-process library (cpp/ffi) instantiates for an operation, on all-dynamic layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ffi {
+    /// `op(a)`.
+    Unary,
+    /// `op(a)` and `op(a, int(arg))` (two rows of the ABI's table: `complement(a)` and
+    /// `complement(a, n)`, the second named `<OP>_TO`).
+    UnaryOrTo,
+    /// `op(a, b)`.
+    Binary,
+}
+
+/// The in-process library's form of each operation (an exhaustive match: a new operation is a
+/// compile error here). Its rows of the ABI's table (`enum cc_op`, api.cpp's `kOps`) are written
+/// from this by `cargo xtask sourcegen` into cpp/ffi/ops_generated.inc ([`abi_rows`]); the C++ of
+/// each operation (`find_<name>`, in the op TUs) is hand-written.
+pub fn ffi_form(op: Op) -> Part<Ffi> {
+    use Ffi::{Binary, Unary, UnaryOrTo};
+    use Part::{Absent, Has};
+    const CORE: &str = "not instantiated in cpp/ffi: a construction or mode query, which the compiled driver covers";
+    const ATOMS: &str = "not instantiated in cpp/ffi: atoms are static types, with no all-dynamic operands";
+    match op {
+        Op::MakeLayout => Absent(CORE),
+        Op::MakeLayoutRight => Absent(CORE),
+        Op::Size => Has(Unary),
+        Op::Cosize => Has(Unary),
+        Op::Rank => Has(Unary),
+        Op::Depth => Has(Unary),
+        Op::Shape => Absent(CORE),
+        Op::Stride => Absent(CORE),
+        Op::Get => Absent(CORE),
+        Op::Layout => Absent(CORE),
+        Op::Flatten => Has(Unary),
+        Op::Coalesce => Has(Unary),
+        Op::Filter => Has(Unary),
+        Op::FilterZeros => Has(Unary),
+        Op::Composition => Has(Binary),
+        Op::Complement => Has(UnaryOrTo),
+        Op::RightInverse => Has(Unary),
+        Op::LeftInverse => Has(Unary),
+        Op::LogicalDivide => Has(Binary),
+        Op::ZippedDivide => Has(Binary),
+        Op::TiledDivide => Has(Binary),
+        Op::FlatDivide => Has(Binary),
+        Op::LogicalProduct => Has(Binary),
+        Op::ZippedProduct => Has(Binary),
+        Op::TiledProduct => Has(Binary),
+        Op::FlatProduct => Has(Binary),
+        Op::BlockedProduct => Has(Binary),
+        Op::RakedProduct => Has(Binary),
+        Op::MaxCommonVector => Absent("not instantiated in cpp/ffi yet: the compiled driver covers it"),
+        Op::MaxCommonLayout => Absent("not instantiated in cpp/ffi yet: the compiled driver covers it"),
+        Op::LocalTile => Absent("not instantiated in cpp/ffi: it works on tensors, the library on layouts"),
+        Op::LocalPartition => Absent("not instantiated in cpp/ffi: it works on tensors, the library on layouts"),
+        Op::LocalTileOffset => Absent("not instantiated in cpp/ffi: it works on tensors, the library on layouts"),
+        Op::LocalPartitionOffset => Absent("not instantiated in cpp/ffi: it works on tensors, the library on layouts"),
+        Op::MmaLayoutA => Absent(ATOMS),
+        Op::MmaLayoutB => Absent(ATOMS),
+        Op::MmaLayoutC => Absent(ATOMS),
+        Op::MmaShape => Absent(ATOMS),
+        Op::MmaThrId => Absent(ATOMS),
+        Op::CopyAtomSrc => Absent(ATOMS),
+        Op::CopyAtomDst => Absent(ATOMS),
+        Op::CopyAtomRef => Absent(ATOMS),
+        Op::CopyAtomThrId => Absent(ATOMS),
+        Op::CopyTraitsSrc => Absent(ATOMS),
+        Op::CopyTraitsDst => Absent(ATOMS),
+        Op::CopyTraitsRef => Absent(ATOMS),
+        Op::MmaAtom => Absent(ATOMS),
+        Op::CopyAtom => Absent(ATOMS),
+        Op::MakeTiledCopy => Absent(ATOMS),
+        Op::MakeTiledCopyA => Absent(ATOMS),
+        Op::MakeTiledCopyB => Absent(ATOMS),
+        Op::MakeTiledCopyC => Absent(ATOMS),
+        Op::MmaPartitionA => Absent(ATOMS),
+        Op::MmaPartitionB => Absent(ATOMS),
+        Op::MmaPartitionC => Absent(ATOMS),
+        Op::PartitionShapeA => Absent(ATOMS),
+        Op::PartitionShapeB => Absent(ATOMS),
+        Op::PartitionShapeC => Absent(ATOMS),
+        Op::CopyPartitionS => Absent(ATOMS),
+        Op::CopyPartitionD => Absent(ATOMS),
+        Op::MakeTiledMma => Absent(ATOMS),
+        Op::TiledCopyTv => Absent(ATOMS),
+        Op::TiledCopyTiler => Absent(ATOMS),
+        Op::TiledMmaTvA => Absent(ATOMS),
+        Op::TiledMmaTvB => Absent(ATOMS),
+        Op::TiledMmaTvC => Absent(ATOMS),
+        Op::TiledMmaTile => Absent(ATOMS),
+        Op::TiledMmaThrLayout => Absent(ATOMS),
+        Op::Upcast => Absent("not instantiated in cpp/ffi: recasts take swizzles and template arguments"),
+        Op::Downcast => Absent("not instantiated in cpp/ffi: recasts take swizzles and template arguments"),
+    }
+}
+
+/// The form `L(i)` (an evaluation, not an operation): the ABI's last row.
+pub const EVALUATE: &str = "evaluate";
+
+/// One row of the in-process ABI's table of operations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AbiRow {
+    /// The enum's name without `CC_OP_` (`COMPLEMENT_TO`).
+    pub id: String,
+    /// The expression language's name (`cc_ffi_op_name`).
+    pub name: &'static str,
+    /// Whether the row reads the second layout `b`.
+    pub binary: bool,
+    /// The op TU's lookup function (`find_complement_to`).
+    pub find: String,
+    /// What the row evaluates (`complement(a, int(arg))`), for the generated file's comment.
+    pub call: String,
+}
+
+/// The rows of the ABI's table, in the order of `enum cc_op`: every operation [`ffi_form`] has,
+/// in `Op::ALL`'s order, then the evaluation.
+pub fn abi_rows() -> Vec<AbiRow> {
+    let row = |name: &'static str, suffix: &str, binary: bool, call: String| AbiRow {
+        id: format!("{name}{suffix}").to_ascii_uppercase(),
+        name,
+        binary,
+        find: format!("find_{name}{suffix}"),
+        call,
+    };
+    let mut rows = Vec::new();
+    for &op in Op::ALL {
+        let n = op.name();
+        match ffi_form(op) {
+            Part::Has(Ffi::Unary) => rows.push(row(n, "", false, format!("{n}(a)"))),
+            Part::Has(Ffi::UnaryOrTo) => {
+                rows.push(row(n, "", false, format!("{n}(a)")));
+                rows.push(row(n, "_to", false, format!("{n}(a, int(arg))")));
+            }
+            Part::Has(Ffi::Binary) => rows.push(row(n, "", true, format!("{n}(a, b)"))),
+            Part::Absent(_) => {}
+        }
+    }
+    rows.push(row(EVALUATE, "", false, "a(int(arg))".into()));
+    rows
+}
+
+/// The unary operations a case draws from, in the draw's order (reordering changes every seed's
+/// cases). Not drawn: left_inverse, on which CuTe static_asserts for dynamic operands.
+const UNARY: &[Op] = &[
+    Op::Coalesce,
+    Op::Filter,
+    Op::FilterZeros,
+    Op::Flatten,
+    Op::Size,
+    Op::Cosize,
+    Op::Rank,
+    Op::Depth,
+    Op::RightInverse,
+];
+/// The divides, in the draw's order.
+const DIVIDES: &[Op] = &[Op::LogicalDivide, Op::ZippedDivide, Op::TiledDivide, Op::FlatDivide];
+/// The products, in the draw's order.
+const PRODUCTS: &[Op] =
+    &[Op::LogicalProduct, Op::ZippedProduct, Op::TiledProduct, Op::FlatProduct, Op::BlockedProduct, Op::RakedProduct];
 
 /// Case `index` of `seed`.
 pub fn case(seed: u64, index: u64) -> DynCase {
     let r = &mut Rng::new(seed, index);
-    let c = |op: &'static str, expr: String, admissible: bool| DynCase { op, expr, admissible };
+    let c = |op: Op, expr: String, admissible: bool| DynCase { op: op.name(), expr, admissible };
     match r.below(16) {
         0..=2 => {
             let op = r.pick(UNARY);
@@ -192,34 +347,36 @@ pub fn case(seed: u64, index: u64) -> DynCase {
             let (l, e) = any_layout(r, &p);
             let size: i64 = e.iter().product();
             let i = r.below(size.max(1) as usize);
-            c("evaluate", format!("{l}({i})"), true)
+            DynCase { op: EVALUATE, expr: format!("{l}({i})"), admissible: true }
         }
         4 | 5 => {
+            let op = Op::Complement;
             let p = single_leaf_profile(r);
             if r.chance(2, 3) {
                 let (l, _, cos) = compact(r, &p);
                 let k = 1 + r.below(3) as i64;
                 if r.chance(1, 2) {
-                    c("complement", format!("complement({l},{})", cos * k), true)
+                    c(op, format!("{op}({l},{})", cos * k), true)
                 } else {
-                    c("complement", format!("complement({l})"), true)
+                    c(op, format!("{op}({l})"), true)
                 }
             } else {
                 let (l, _) = any_layout(r, &p);
-                c("complement", format!("complement({l},{})", 1 + r.below(64)), false)
+                c(op, format!("{op}({l},{})", 1 + r.below(64)), false)
             }
         }
         6..=9 => {
+            let op = Op::Composition;
             let pa = any_profile(r);
             let pb = any_profile(r);
             if r.chance(3, 4) {
                 let (a, e, _) = compact(r, &pa);
                 let b = on_boundaries(r, &pb, &e);
-                c("composition", format!("composition({a},{b})"), leaves(&pb) == 1)
+                c(op, format!("{op}({a},{b})"), leaves(&pb) == 1)
             } else {
                 let (a, _) = any_layout(r, &pa);
                 let (b, _) = any_layout(r, &pb);
-                c("composition", format!("composition({a},{b})"), false)
+                c(op, format!("{op}({a},{b})"), false)
             }
         }
         10..=12 => {
@@ -245,8 +402,8 @@ pub fn case(seed: u64, index: u64) -> DynCase {
             // raked_product an integer with anything of rank 1.
             let rank = |p: &Profile| p.len().max(1);
             let bad = |pb: &Profile| match op {
-                "blocked_product" => pa.len() == 1 && pb.is_empty(),
-                "raked_product" => rank(&pa) <= 1 && rank(pb) <= 1 && (pa.is_empty() || pb.is_empty()),
+                Op::BlockedProduct => pa.len() == 1 && pb.is_empty(),
+                Op::RakedProduct => rank(&pa) <= 1 && rank(pb) <= 1 && (pa.is_empty() || pb.is_empty()),
                 _ => false,
             };
             while bad(&pb) {
@@ -279,6 +436,27 @@ pub fn cases(seed: u64, n: usize, shard: (usize, usize)) -> impl Iterator<Item =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_drawn_operations_are_the_librarys() {
+        for &op in UNARY {
+            assert!(matches!(ffi_form(op), Part::Has(Ffi::Unary)), "{op}");
+        }
+        for &op in DIVIDES.iter().chain(PRODUCTS).chain(&[Op::Composition]) {
+            assert!(matches!(ffi_form(op), Part::Has(Ffi::Binary)), "{op}");
+        }
+        assert!(matches!(ffi_form(Op::Complement), Part::Has(Ffi::UnaryOrTo)));
+        // Every operation the library has is drawn, but left_inverse (see UNARY).
+        let drawn: Vec<Op> = UNARY.iter().chain(DIVIDES).chain(PRODUCTS).copied().collect();
+        for &op in Op::ALL {
+            if ffi_form(op).get().is_some() && ![Op::Composition, Op::Complement, Op::LeftInverse].contains(&op) {
+                assert!(drawn.contains(&op), "{op} is in the library but never drawn");
+            }
+        }
+        let rows = abi_rows();
+        assert_eq!(rows.last().map(|r| r.name), Some(EVALUATE));
+        assert!(rows.iter().any(|r| r.id == "COMPLEMENT_TO" && r.find == "find_complement_to"));
+    }
 
     #[test]
     fn cases_reproduce_parse_and_cover_the_operations() {

@@ -1,0 +1,129 @@
+//! How the CuTe DSL oracle sends each operation: [`dsl_form`], an exhaustive match on [`Op`] (a new
+//! operation is a compile error here), [`Part::Absent`] with the reason where the DSL oracle has
+//! no form of it.
+//!
+//! The worker (`worker.py`) gets its list of the names it may be asked, and the DSL property of
+//! each atom member, from this table: `cargo xtask sourcegen` writes them into the generated block
+//! of worker.py (tests/sourcegen.rs fails when the block is stale). The worker keeps its own
+//! implementation of each plain call (its `OPS` table of functions).
+
+use crate::expr::op::{Op, Part};
+
+/// How a case of an operation is sent to the worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DslForm {
+    /// A plain call, `["c", name, [args]]`: the worker's function of that name (`get` is
+    /// evaluated by the worker's `build` itself, with literal mode indices).
+    Call,
+    /// A member of an MMA atom, `["m", name, atom]`: the DSL `MmaAtom`'s property of that name.
+    Mma(&'static str),
+    /// A member of a copy atom, `["k", name, atom]`: the DSL `CopyAtom`'s property of that name.
+    Copy(&'static str),
+}
+
+/// The DSL oracle's form of each operation (an exhaustive match: a new operation is a compile
+/// error here).
+pub fn dsl_form(op: Op) -> Part<DslForm> {
+    use DslForm::{Call, Copy, Mma};
+    use Part::{Absent, Has};
+    const TILED: &str = "not translated: the DSL oracle builds single MMA and copy atoms, not tiled ones";
+    const PARTITION: &str = "not translated: partitioning works on tensors, and the DSL oracle sends layouts only";
+    const TRAITS: &str =
+        "the copy traits' layouts are in bits, and the DSL's CopyAtom gives its layouts in elements only";
+    match op {
+        Op::MakeLayout => Has(Call),
+        Op::MakeLayoutRight => Has(Call),
+        Op::Size => Has(Call),
+        Op::Cosize => Has(Call),
+        Op::Rank => Has(Call),
+        Op::Depth => Has(Call),
+        Op::Shape => Has(Call),
+        Op::Stride => Has(Call),
+        Op::Get => Has(Call),
+        Op::Layout => Absent("not translated: the worker has no function for layout(L, i, ...), only for get"),
+        Op::Flatten => Has(Call),
+        Op::Coalesce => Has(Call),
+        Op::Filter => Has(Call),
+        Op::FilterZeros => Has(Call),
+        Op::Composition => Has(Call),
+        Op::Complement => Has(Call),
+        Op::RightInverse => Has(Call),
+        Op::LeftInverse => Has(Call),
+        Op::LogicalDivide => Has(Call),
+        Op::ZippedDivide => Has(Call),
+        Op::TiledDivide => Has(Call),
+        Op::FlatDivide => Has(Call),
+        Op::LogicalProduct => Has(Call),
+        Op::ZippedProduct => Has(Call),
+        Op::TiledProduct => Has(Call),
+        Op::FlatProduct => Has(Call),
+        Op::BlockedProduct => Has(Call),
+        Op::RakedProduct => Has(Call),
+        Op::MaxCommonVector => Has(Call),
+        Op::MaxCommonLayout => Has(Call),
+        Op::LocalTile => Absent("not translated: local_tile works on a tensor, and the DSL oracle sends layouts only"),
+        Op::LocalPartition => {
+            Absent("not translated: local_partition works on a tensor, and the DSL oracle sends layouts only")
+        }
+        Op::LocalTileOffset => Absent("not translated: the offset of a tensor's pointer needs tensors in the DSL"),
+        Op::LocalPartitionOffset => Absent("not translated: the offset of a tensor's pointer needs tensors in the DSL"),
+        Op::MmaLayoutA => Has(Mma("tv_layout_A")),
+        Op::MmaLayoutB => Has(Mma("tv_layout_B")),
+        Op::MmaLayoutC => Has(Mma("tv_layout_C")),
+        Op::MmaShape => Has(Mma("shape_mnk")),
+        Op::MmaThrId => Has(Mma("thr_id")),
+        Op::CopyAtomSrc => Has(Copy("layout_src_tv")),
+        Op::CopyAtomDst => Has(Copy("layout_dst_tv")),
+        Op::CopyAtomRef => Absent("the DSL's CopyAtom has no reference layout (only layout_src_tv and layout_dst_tv)"),
+        Op::CopyAtomThrId => Has(Copy("thr_id")),
+        Op::CopyTraitsSrc => Absent(TRAITS),
+        Op::CopyTraitsDst => Absent(TRAITS),
+        Op::CopyTraitsRef => Absent(TRAITS),
+        Op::MmaAtom => Absent("not translated: a whole atom prints as C++ text; the DSL oracle compares its members"),
+        Op::CopyAtom => Absent("not translated: a whole atom prints as C++ text; the DSL oracle compares its members"),
+        Op::MakeTiledCopy => Absent(TILED),
+        Op::MakeTiledCopyA => Absent(TILED),
+        Op::MakeTiledCopyB => Absent(TILED),
+        Op::MakeTiledCopyC => Absent(TILED),
+        Op::MmaPartitionA => Absent(PARTITION),
+        Op::MmaPartitionB => Absent(PARTITION),
+        Op::MmaPartitionC => Absent(PARTITION),
+        Op::PartitionShapeA => Absent(TILED),
+        Op::PartitionShapeB => Absent(TILED),
+        Op::PartitionShapeC => Absent(TILED),
+        Op::CopyPartitionS => Absent(PARTITION),
+        Op::CopyPartitionD => Absent(PARTITION),
+        Op::MakeTiledMma => Absent(TILED),
+        Op::TiledCopyTv => Absent(TILED),
+        Op::TiledCopyTiler => Absent(TILED),
+        Op::TiledMmaTvA => Absent(TILED),
+        Op::TiledMmaTvB => Absent(TILED),
+        Op::TiledMmaTvC => Absent(TILED),
+        Op::TiledMmaTile => Absent(TILED),
+        Op::TiledMmaThrLayout => Absent(TILED),
+        Op::Upcast => Absent("not translated: the DSL oracle sends no swizzles and no template arguments (upcast<N>)"),
+        Op::Downcast => {
+            Absent("not translated: the DSL oracle sends no swizzles and no template arguments (downcast<N>)")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_forms_are_well_formed() {
+        let mut calls = 0;
+        for &op in Op::ALL {
+            match dsl_form(op) {
+                Part::Has(DslForm::Call) => calls += 1,
+                Part::Has(DslForm::Mma(p) | DslForm::Copy(p)) => {
+                    assert!(p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{op}: {p}")
+                }
+                Part::Absent(why) => assert!(why.split_whitespace().count() >= 4, "{op}: {why}"),
+            }
+        }
+        assert!(calls >= 20, "{calls}");
+    }
+}
