@@ -144,6 +144,12 @@ pub fn regrouped(op: Op, vals: &[Value], r: &Value) -> Option<Checked> {
     })
 }
 
+/// product_each: the product of each mode (engine::product_each's postconditions).
+pub fn product_each(vals: &[Value], r: &Value) -> Option<Checked> {
+    let t = vals.first()?.to_int_tuple().ok()?;
+    Some(crate::engine::product_each::check_postconditions(&t, &r.to_int_tuple().ok()?))
+}
+
 /// blocked_product (`raked` false) and raked_product.
 pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
@@ -278,6 +284,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Get => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
+        Op::ProductEach => Has(definition::product_each),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),
         Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),

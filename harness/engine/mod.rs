@@ -24,6 +24,7 @@ pub mod logical_divide;
 pub mod logical_product;
 pub mod max_common;
 pub mod postcondition;
+pub mod product_each;
 pub mod raked_product;
 pub mod release;
 pub mod right_inverse;

@@ -191,6 +191,7 @@ operations! {
     TiledMmaThrLayout = "tiled_mma_thr_layout", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
     Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
+    ProductEach = "product_each", Core, (1, 1), None, "(int tuple)";
 }
 
 impl Op {

@@ -36,6 +36,11 @@ pub fn flatten(_: &Name, args: &[Value]) -> Result<Value> {
     }
 }
 
+/// `product_each(t)`: the product of each mode of an int tuple (`engine::product_each`).
+pub fn product_each(_: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::from_int_tuple(&crate::engine::product_each::product_each(&args[0].to_int_tuple()?)?))
+}
+
 /// `make_layout(shape)`, `make_layout(shape, stride)` or `make_layout(L0, L1, ...)`.
 pub fn make_layout(_: &Name, args: &[Value]) -> Result<Value> {
     if args.iter().all(|a| matches!(a, Value::Layout(_))) {

@@ -84,6 +84,12 @@ pub fn flatten(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, 
     Ok(Cpp::new(call_code("flatten", &[c]), kind))
 }
 
+/// `product_each(t)`: an int tuple in, an int tuple out.
+pub fn product_each(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.int_like(&args[0], Role::Shape)?;
+    Ok(Cpp::new(call_code(Op::ProductEach.name(), &[c]), Kind::IntTuple))
+}
+
 /// `get(x, i, j, ...)` is `get<i,j,...>(x)`; `layout(L, i, ...)` is `layout<i,...>(L)`.
 fn mode(g: &mut Gen, op: Op, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let f = op.name();

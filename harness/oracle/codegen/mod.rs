@@ -327,6 +327,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Get => Has(codegen::core::get),
         Op::Layout => Has(codegen::core::layout),
         Op::Flatten => Has(codegen::core::flatten),
+        Op::ProductEach => Has(codegen::core::product_each),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),
         Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::FilterZeros.name(), a)),
