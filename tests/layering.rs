@@ -26,7 +26,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("judge", 7),
     ("fuzz", 8),
     ("suite", 9),
-    ("cli", 10),
+    ("run", 10),
+    ("cli", 11),
 ];
 
 fn harness() -> PathBuf {

@@ -1,6 +1,8 @@
 //! `cargo xtask conformance`: every fixed suite and N seeded random cases (cutecheck::fuzz) through
 //! the engine and real CuTe; a summary table on stdout, `target/cutecheck/report.md` and
-//! `report.json` (`--json`: the report on stdout instead of the tables).
+//! `report.json` (`--json`: the report on stdout instead of the tables). The cases are planned,
+//! asked and judged by the one run loop, cutecheck::run (for every `--oracle`); this file and
+//! xtask/src/dsl.rs read its result.
 //!
 //! Every disagreement is triaged (cutecheck::triage) with the operation's definition check
 //! (cutecheck::definition): class 1 same function, 2 different functions (with blame), 3 one side
@@ -17,17 +19,15 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use anyhow::Context;
 use cutecheck::case::{self, Case, Origin, Outcome};
-use cutecheck::fuzz::{self, CaseTree, ValueTree};
+use cutecheck::fuzz::{self, CaseTree};
 use cutecheck::judge::Verdict as Triage;
 use cutecheck::judge::{Judge, Judgement, Status};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
-use cutecheck::suite::all_suites;
+use cutecheck::run::PlanSpec;
 
 /// Options of `cargo xtask conformance` besides the oracle's.
 #[derive(Clone, Debug, clap::Args)]
@@ -199,84 +199,13 @@ pub fn load_known() -> Result<KnownDiscrepancies> {
     KnownDiscrepancies::load_default()
 }
 
-/// Ask the oracle for many cases in chunks, with a progress bar on long runs.
-pub fn run_oracle(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str) -> Vec<Outcome> {
-    let chunk = 32 * std::thread::available_parallelism().map_or(1, |n| n.get()) * 6;
-    let bar = if exprs.len() > chunk {
-        let b = ProgressBar::new(exprs.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b.set_prefix(label.to_string());
-        Some(b)
-    } else {
-        None
-    };
-    let mut out = Vec::with_capacity(exprs.len());
-    for part in exprs.chunks(chunk.max(1)) {
-        out.extend(oracle.run(part));
-        if let Some(b) = &bar {
-            b.inc(part.len() as u64);
-        }
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    out
-}
+pub use cutecheck::run::plan::draw as plan;
+pub use cutecheck::run::{run_oracle, Planned};
 
-/// A case of a run, parsed once, with its group and origin.
-pub struct Planned {
-    pub group: String,
-    pub case: Case,
-    pub origin: Origin,
-    /// Index into the random case trees (for shrinking).
-    pub random: Option<usize>,
-}
-
-impl Planned {
-    pub fn admissible(&self) -> Option<bool> {
-        match self.origin {
-            Origin::Random { admissible } => Some(admissible),
-            _ => None,
-        }
-    }
-}
-
-/// Fixed suites (unless skipped) and the random cases of `seed` in `shard`.
-pub fn plan(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(Vec<Planned>, Vec<Option<CaseTree>>)> {
-    let mut cases = Vec::new();
-    if fixed {
-        for s in all_suites()? {
-            for c in &s.cases {
-                let case = Case::parse(&c.expr, s.locate(c))
-                    .with_context(|| format!("{}: cannot parse the case", s.locate(c)))?;
-                cases.push(Planned { group: s.name.clone(), case, origin: Origin::Fixed, random: None });
-            }
-        }
-    }
-    let trees: Vec<Option<CaseTree>> = fuzz::case_trees(seed, n).into_iter().map(Some).collect();
-    let (k, of) = shard;
-    for (i, t) in trees.iter().enumerate() {
-        if of > 1 && i % of != k {
-            continue;
-        }
-        let Some(t) = t else { continue };
-        let c = t.current();
-        let location = format!("random #{i} (seed {seed})");
-        let case =
-            Case::parse(&c.expr, &location).with_context(|| format!("{location}: the generator wrote `{}`", c.expr))?;
-        cases.push(Planned {
-            group: "random".into(),
-            case,
-            origin: Origin::Random { admissible: c.admissible },
-            random: Some(i),
-        });
-    }
-    Ok((cases, trees))
+/// The run's plan for these options: fixed suites unless skipped, the random cases, and with
+/// `known` the known discrepancies' reproducers.
+pub fn plan_spec(ra: &RunArgs, seed: u64, shard: (usize, usize), known: bool) -> PlanSpec {
+    PlanSpec { cases: ra.cases, seed, shard, fixed: !ra.no_fixed, known }
 }
 
 pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
@@ -298,73 +227,65 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let known = load_known()?;
     let version = version_of(args);
     let judge = Judge::for_release(&known, version.clone(), release_of(args));
-    // Drawn under the release's model, so that a case is admissible for this release (an atom
-    // whose traits break its definition only before 4.2 makes no admissible tiled MMA there).
-    let (mut cases, mut trees) = cutecheck::engine::release::with_release(judge.release, || {
-        plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)
-    })?;
     match &judge.carried {
         None => eprintln!("xtask: the engine models CUTLASS {}", judge.release),
         Some(m) => eprintln!(
             "xtask: CUTLASS {version} is not modelled: the engine models the nearest older release, {m}; its known discrepancies carry over"
         ),
     }
-    if shard.0 == 0 {
-        let mut listed: Vec<&str> = Vec::new();
-        let versions = std::iter::once(version.as_str()).chain(judge.carried.as_deref());
-        for d in versions.flat_map(|v| known.for_version(v)) {
-            if listed.contains(&d.expr.as_str()) {
-                continue;
-            }
-            listed.push(&d.expr);
-            let case = Case::parse(&d.expr, "fixtures/known-discrepancies.toml")?;
-            cases.push(Planned { group: "known".into(), case, origin: Origin::Known, random: None });
-        }
-    }
-    let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
     let start = Instant::now();
-    let mut outcomes = run_oracle(&oracle, &refs, "conformance");
-    let oracle_time = start.elapsed();
-    eprintln!("xtask: oracle answered {} cases in {:.1?}", refs.len(), oracle_time);
-    let engines: Vec<case::EngineAnswer> = refs.iter().map(|c| judge.engine(c, false)).collect();
-    // pycute, the third oracle: asked on every case it can express, not only on disagreements.
-    let mut opinions: Vec<Option<crate::pycute::Opinion>> = match ra.pycute {
-        true => crate::pycute::Pycute::new(&oracle, args.jobs)?
-            .opinions(&refs, &outcomes, &engines)
-            .into_iter()
-            .map(Some)
-            .collect(),
-        false => vec![None; refs.len()],
-    };
-    drop(refs);
-    let mut engines = engines;
-    // Dynamic cases: only those the judge must see join the loop below; the rest are counted.
-    let dynamic = match ra.dynamic_cases {
-        0 => None,
-        n => Some(crate::dynamic::run(&judge, n, seed, shard)?),
-    };
-    if ra.dynamic_driver_sample > 0 {
-        crate::dynamic::versus_driver(args, ra.dynamic_driver_sample.min(ra.dynamic_cases), seed, shard)?;
-    }
-    let dynamic = dynamic.map(|mut d| {
-        for (p, o, e) in d.judged.drain(..) {
-            cases.push(p);
-            outcomes.push(o);
-            engines.push(e);
-            opinions.push(None);
+    let mut opinions: Vec<Option<crate::pycute::Opinion>> = Vec::new();
+    let mut dynamic = None;
+    let asking = cutecheck::run::Asking { cpp: Some(&oracle), dsl: None };
+    let run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, true), asking, |plan, asked| {
+        let outcomes = asked.cpp.as_mut().expect("C++ answers");
+        eprintln!(
+            "xtask: oracle answered {} cases in {:.1?}",
+            plan.cases.len(),
+            Duration::from_secs_f64(asked.cpp_seconds.unwrap_or(0.0))
+        );
+        // pycute, the third oracle: asked on every case it can express, not only on disagreements.
+        let refs: Vec<&Case> = plan.cases.iter().map(|p| &p.case).collect();
+        opinions = match ra.pycute {
+            true => crate::pycute::Pycute::new(&oracle, args.jobs)?
+                .opinions(&refs, outcomes, &asked.engines)
+                .into_iter()
+                .map(Some)
+                .collect(),
+            false => vec![None; refs.len()],
+        };
+        drop(refs);
+        // Dynamic cases: only those the judge must see join the judge; the rest are counted.
+        if ra.dynamic_cases > 0 {
+            dynamic = Some(crate::dynamic::run(&judge, ra.dynamic_cases, seed, shard)?);
         }
-        d
-    });
+        if ra.dynamic_driver_sample > 0 {
+            crate::dynamic::versus_driver(args, ra.dynamic_driver_sample.min(ra.dynamic_cases), seed, shard)?;
+        }
+        if let Some(d) = &mut dynamic {
+            for (p, o, e) in d.judged.drain(..) {
+                plan.cases.push(p);
+                outcomes.push(o);
+                asked.engines.push(e);
+                opinions.push(None);
+            }
+        }
+        Ok(())
+    })?;
+    let oracle_time = run.asked.cpp_seconds.unwrap_or(0.0);
+    let cutecheck::run::Run { plan: cutecheck::run::Plan { cases, mut trees, .. }, asked, judged } = run;
+    let ok = judged.ok;
+    let outcomes = asked.cpp.expect("C++ answers");
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
     let mut omissions = Omissions::default();
     let shrink_deadline = Instant::now() + Duration::from_secs(ra.shrink_secs);
-    for ((p, outcome), (engine, opinion)) in
-        cases.into_iter().zip(outcomes).zip(engines.into_iter().zip(opinions.drain(..)))
+    for (((p, outcome), (engine, opinion)), judged) in
+        cases.into_iter().zip(outcomes).zip(asked.engines.into_iter().zip(opinions.drain(..))).zip(judged.cases)
     {
-        let j = judge.judge(&p.case, p.origin, &engine, &outcome);
+        let j = judged.engine_cpp.expect("an engine~cpp judgement for every case");
         let row = rows.entry(p.group.clone()).or_default();
         row.cases += 1;
         let sig = j.triage.as_ref().map(signature_of);
@@ -458,7 +379,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         seconds: elapsed,
         // The dynamic cases' time is their whole verification (drawn, answered, compared).
         cases_per_minute: total.cases as f64 * 60.0
-            / (oracle_time.as_secs_f64() + dynamic.as_ref().map_or(0.0, |d| d.seconds)).max(1e-3),
+            / (oracle_time + dynamic.as_ref().map_or(0.0, |d| d.seconds)).max(1e-3),
         rows,
         total: total.clone(),
         classes,
@@ -511,7 +432,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         elapsed,
         report.cases_per_minute
     );
-    Ok(total.disagree == 0 && total.oracle_errors == 0)
+    Ok(ok)
 }
 
 /// "1 same-function" style label of a triage verdict.
@@ -523,14 +444,7 @@ pub fn class_label(t: &Triage) -> String {
     }
 }
 
-/// The triage signature (`both-reject:different-reason` for refusals with different conditions).
-pub fn signature_of(t: &Triage) -> String {
-    if t.agrees() {
-        "both-reject:different-reason".to_string()
-    } else {
-        t.signature(cutecheck::judge::ENGINE_CUTE)
-    }
-}
+pub use cutecheck::run::judge::signature_of;
 
 /// Shrink one random disagreement: a simpler case still fails when the judge still finds a new
 /// disagreement with the same triage signature.

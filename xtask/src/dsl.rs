@@ -1,10 +1,11 @@
 //! The CuTe DSL as an oracle in xtask (cutecheck::oracle::dsl):
 //!
 //! - `cargo xtask conformance --oracle dsl`: the fixed suites and the random cases, engine vs the
-//!   DSL; `--oracle cpp,dsl`: engine, CuTe C++ and the DSL, three-way. Every pair is judged
-//!   (engine~C++ by the project's judge, cutecheck::case::Judge, with the known discrepancies; engine~DSL and C++~DSL by
-//!   `cutecheck::oracle::dsl::judge`, blame by the operation's definition); tables by pair, class
-//!   and operation on stdout, every difference in `target/cutecheck/report-dsl.{md,json}`.
+//!   DSL; `--oracle cpp,dsl`: engine, CuTe C++ and the DSL, three-way. Planned, asked and judged
+//!   by the one run loop, cutecheck::run (engine~C++ by the project's judge with the known
+//!   discrepancies; engine~DSL and C++~DSL by `cutecheck::judge::judge_pair`, blame by the
+//!   operation's definition); this file reads its result: tables by pair, class and operation on
+//!   stdout, every difference in `target/cutecheck/report-dsl.{md,json}`.
 //! - `cargo xtask dsl provision`: provision the pinned DSL and print where it is.
 //! - `cargo xtask dsl bench`: static random cases judged per minute through the DSL oracle.
 //!
@@ -19,24 +20,15 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use cutecheck::case::{Case, EngineAnswer, Oracle as _};
-use cutecheck::judge::{judge_pair, Answer, Fault, Judge, Roles, Status, Verdict};
+use cutecheck::case::{Case, Oracle as _};
+use cutecheck::judge::{judge_pair, Answer, Fault, Judge, Verdict};
 use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle};
 
-/// The names of the sides of the DSL's pairs.
-const ENGINE_DSL: Roles = Roles { reference: "engine", oracle: "dsl" };
-const CPP_DSL: Roles = Roles { reference: "cpp", oracle: "dsl" };
-
-fn roles(pair: &str) -> Roles {
-    if pair.starts_with("cpp") {
-        CPP_DSL
-    } else {
-        ENGINE_DSL
-    }
-}
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
+use cutecheck::run::judge::{roles, CPP_DSL, ENGINE_DSL};
+use cutecheck::run::PairRow;
 
-use crate::conformance::{fresh_seed, load_known, plan, release_of, run_oracle, version_of, RunArgs};
+use crate::conformance::{fresh_seed, load_known, plan_spec, release_of, version_of, RunArgs};
 
 /// Which oracles `conformance` asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,18 +48,6 @@ pub fn parse_oracles(s: &str) -> Result<Oracles, String> {
         }
     }
     Ok(o)
-}
-
-#[derive(Serialize, Default, Clone)]
-struct PairRow {
-    cases: usize,
-    agree: usize,
-    staticness: usize,
-    unchecked: usize,
-    differ: usize,
-    explained: usize,
-    /// Differences by what the judge's blame matrix says of them (`Verdict::fault`).
-    faults: BTreeMap<String, usize>,
 }
 
 #[derive(Serialize)]
@@ -220,114 +200,48 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     };
     let known = load_known()?;
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
-    let t = Instant::now();
-    let (planned, _trees) = plan(ra.cases, seed, shard, !ra.no_fixed && shard.0 == 0)?;
-    let plan_time = t.elapsed().as_secs_f64();
-    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
-    // The DSL's workers answer while the engine answers every case on this process's cores.
-    let t = Instant::now();
-    let (answers, dsl_time, engines) = std::thread::scope(|s| {
-        let asked = s.spawn(|| {
-            let answers = dsl_oracle.answers(&refs);
-            (answers, t.elapsed().as_secs_f64())
-        });
-        let engines: Vec<EngineAnswer> = refs.par_iter().map(|c| judge.engine(c, false)).collect();
-        let (answers, dsl_time) = asked.join().expect("the DSL oracle's thread panicked");
-        (answers, dsl_time, engines)
-    });
-    let engine_time = t.elapsed().as_secs_f64();
-    eprintln!(
-        "xtask: the DSL answered {} cases in {dsl_time:.1} s (the engine alongside, done in {engine_time:.1} s)",
-        refs.len()
-    );
-    let (cpp_outcomes, cpp_time) = match &cpp_oracle {
-        Some(o) => {
-            let t = Instant::now();
-            let r = run_oracle(o, &refs, "C++");
-            let s = t.elapsed().as_secs_f64();
-            eprintln!("xtask: CuTe C++ answered {} cases in {s:.1} s", refs.len());
-            (Some(r), Some(s))
-        }
-        None => (None, None),
+    let asking = cutecheck::run::Asking {
+        cpp: cpp_oracle.as_ref().map(|o| o as &dyn cutecheck::case::Oracle),
+        dsl: Some(&dsl_oracle),
     };
-
-    let mut pairs: BTreeMap<String, PairRow> = BTreeMap::new();
-    let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
-    let mut rows = Vec::with_capacity(refs.len());
-    let mut ok = true;
-    // The DSL pairs' verdicts (definition checks on differences), in parallel.
-    let t = Instant::now();
-    let verdicts: Vec<(Verdict, Option<Verdict>)> = (0..refs.len())
-        .into_par_iter()
-        .map(|k| {
-            let dsl = Answer::dsl(&answers[k]);
-            let ed = judge_pair(refs[k], Answer::engine(&engines[k]), dsl);
-            let cd = cpp_outcomes.as_ref().map(|outs| judge_pair(refs[k], Answer::cute(&outs[k]), dsl));
-            (ed, cd)
-        })
-        .collect();
-    let judge_time = t.elapsed().as_secs_f64();
-    for (k, ((p, ans), (ed, cd_v))) in planned.iter().zip(&answers).zip(verdicts).enumerate() {
+    // The DSL runs have no reproducers of the known discrepancies (they are engine~C++ entries).
+    let run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, false), asking, |plan, asked| {
+        eprintln!(
+            "xtask: the DSL answered {} cases in {:.1} s (the engine alongside, done in {:.1} s)",
+            plan.cases.len(),
+            asked.dsl_seconds.unwrap_or(0.0),
+            asked.engine_seconds
+        );
+        if let Some(s) = asked.cpp_seconds {
+            eprintln!("xtask: CuTe C++ answered {} cases in {s:.1} s", plan.cases.len());
+        }
+        Ok(())
+    })?;
+    let cutecheck::run::Run { plan, asked, judged } = run;
+    let ok = judged.ok;
+    let (plan_time, engine_time, judge_time) = (plan.seconds, asked.engine_seconds, judged.seconds);
+    let dsl_time = asked.dsl_seconds.unwrap_or(0.0);
+    let cpp_time = asked.cpp_seconds;
+    let answers = asked.dsl.as_ref().expect("DSL answers");
+    let mut rows = Vec::with_capacity(plan.cases.len());
+    for (k, (p, j)) in plan.cases.iter().zip(&judged.cases).enumerate() {
         let case = &p.case;
-        let op = case.op().map(str::to_string).unwrap_or_else(|| "-".into());
-        let engine = &engines[k];
-        if ans.outcome.is_error() {
-            ok = false;
-        }
-        // engine ~ DSL
-        if ed.blames_reference() {
-            ok = false;
-        }
-        tally(&mut pairs, &mut classes, "engine~dsl", &op, &ed);
-        // engine ~ C++ (the project's judge, known discrepancies included) and C++ ~ DSL
-        let (mut cpp_l, mut ec, mut cd) = (None, None, None);
-        if let Some(outs) = &cpp_outcomes {
-            let o = &outs[k];
-            let j = judge.judge(case, p.origin, engine, o);
-            if j.fails() {
-                ok = false;
-            }
-            let row = pairs.entry("engine~cpp".into()).or_default();
-            row.cases += 1;
-            match &j.status {
-                Status::Agree | Status::BothRefuse => row.agree += 1,
-                Status::Unchecked(_) | Status::OracleError(_) => row.unchecked += 1,
-                Status::Explained(_) | Status::KnownEarlier(_) => {
-                    row.differ += 1;
-                    row.explained += 1;
-                }
-                _ => row.differ += 1,
-            }
-            if let Some(t) = &j.triage {
-                let sig = if t.agrees() {
-                    "both-reject:different-reason".to_string()
-                } else {
-                    t.signature(cutecheck::judge::ENGINE_CUTE)
-                };
-                *classes.entry(("engine~cpp".into(), sig, op.clone())).or_default() += 1;
-            }
-            if !j.agreement.agrees() {
-                ec = Some(j.summary());
-            }
-            let v = cd_v.expect("a C++~DSL verdict for every case with C++");
-            tally(&mut pairs, &mut classes, "cpp~dsl", &op, &v);
-            cd = Some(v);
-            cpp_l = Some(o.lines());
-        }
+        let ed = j.engine_dsl.clone().expect("an engine~DSL verdict for every case");
         rows.push(CaseRow {
             location: case.location.clone(),
             op: case.op().map(str::to_string),
             expr: case.text.clone(),
-            engine: engine.outcome.lines(),
-            cpp: cpp_l,
-            dsl: ans.outcome.lines(),
-            dsl_text: ans.dsl_text.clone(),
-            engine_cpp: ec,
+            engine: asked.engines[k].outcome.lines(),
+            cpp: asked.cpp.as_ref().map(|o| o[k].lines()),
+            dsl: answers[k].outcome.lines(),
+            dsl_text: answers[k].dsl_text.clone(),
+            engine_cpp: j.engine_cpp.as_ref().filter(|j| !j.agreement.agrees()).map(|j| j.summary()),
             engine_dsl_fault: ed.fault(),
             engine_dsl: ed,
-            cpp_dsl: cd,
+            cpp_dsl: j.cpp_dsl.clone(),
         });
     }
+    let n = rows.len();
     let mut names = Vec::new();
     if which.cpp {
         names.push("cpp".to_string());
@@ -340,14 +254,14 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         random_cases: ra.cases,
         dsl_seconds: dsl_time,
         cpp_seconds: cpp_time,
-        dsl_cases_per_minute: refs.len() as f64 * 60.0 / dsl_time.max(1e-3),
+        dsl_cases_per_minute: n as f64 * 60.0 / dsl_time.max(1e-3),
         plan_seconds: plan_time,
         engine_seconds: engine_time,
         judge_seconds: judge_time,
         total_seconds: start.elapsed().as_secs_f64(),
-        judged_per_minute: refs.len() as f64 * 60.0 / start.elapsed().as_secs_f64().max(1e-3),
-        pairs,
-        classes: classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
+        judged_per_minute: n as f64 * 60.0 / start.elapsed().as_secs_f64().max(1e-3),
+        pairs: judged.pairs,
+        classes: judged.classes.into_iter().map(|((p, s, o), n)| (p, s, o, n)).collect(),
         messages: messages(&rows),
         cases: rows,
     };
@@ -389,33 +303,6 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
         judge_time
     );
     Ok(ok)
-}
-
-fn tally(
-    pairs: &mut BTreeMap<String, PairRow>,
-    classes: &mut BTreeMap<(String, String, String), usize>,
-    pair: &str,
-    op: &str,
-    v: &Verdict,
-) {
-    let row = pairs.entry(pair.into()).or_default();
-    row.cases += 1;
-    match v {
-        v if v.agrees() => row.agree += 1,
-        Verdict::Staticness { .. } => row.staticness += 1,
-        v if v.unchecked() => row.unchecked += 1,
-        _ => row.differ += 1,
-    }
-    if !v.agrees() && !v.unchecked() {
-        *row.faults.entry(v.fault().word().to_string()).or_default() += 1;
-    }
-    if !v.agrees() {
-        let sig = match v {
-            Verdict::Unchecked { why } => format!("unchecked:{}", why.split(':').next().unwrap_or("")),
-            other => other.signature(roles(pair)),
-        };
-        *classes.entry((pair.into(), sig, op.into())).or_default() += 1;
-    }
 }
 
 fn tables(r: &Report) -> String {

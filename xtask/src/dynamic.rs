@@ -4,8 +4,8 @@
 //!
 //! Cases are drawn, answered and compared in chunks; a case where CuTe and the engine print the
 //! same, or both refuse, is only counted. Every other case (a disagreement, an oracle failure) is
-//! handed to conformance.rs's judge with its outcome, so it is triaged, matched against the known
-//! discrepancies and reported exactly like the other random cases.
+//! handed to the run's judge (cutecheck::run) with its outcome, so it is triaged, matched against
+//! the known discrepancies and reported exactly like the other random cases.
 //!
 //! The in-process library is built by cutecheck's build.rs when CuTe is provisioned. When this
 //! xtask binary was built without it (a fresh machine: the crate was compiled before CuTe was
@@ -24,7 +24,7 @@ use cutecheck::judge::{Judge, Status};
 use cutecheck::oracle::inproc::{self, gen, InProcess};
 use cutecheck::oracle::{provision, OracleArgs};
 
-use crate::conformance::Planned;
+use cutecheck::run::Planned;
 
 /// Set on the second run so a build that still lacks the library is reported, not retried.
 const REEXEC: &str = "CUTECHECK_FFI_REEXEC";

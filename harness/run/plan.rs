@@ -1,0 +1,118 @@
+//! The run's first step: what cases it asks. The fixed suites (fixtures/cases), the random cases
+//! of a seed and shard (cutecheck::fuzz, drawn under the judge's release), and one reproducer of
+//! every known discrepancy of the version under test.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use crate::case::{Case, Origin};
+use crate::fuzz::{self, CaseTree, ValueTree};
+use crate::judge::Judge;
+use crate::suite::all_suites;
+
+/// A case of a run, parsed once, with its group and origin.
+pub struct Planned {
+    pub group: String,
+    pub case: Case,
+    pub origin: Origin,
+    /// Index into the random case trees (for shrinking).
+    pub random: Option<usize>,
+}
+
+impl Planned {
+    pub fn admissible(&self) -> Option<bool> {
+        match self.origin {
+            Origin::Random { admissible } => Some(admissible),
+            _ => None,
+        }
+    }
+}
+
+/// What a run plans.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanSpec {
+    /// Number of random cases (before sharding).
+    pub cases: usize,
+    pub seed: u64,
+    /// Shard K of N (0-based) of the random cases; the fixed suites and the known discrepancies
+    /// run in shard 0.
+    pub shard: (usize, usize),
+    /// The fixed suites (in shard 0).
+    pub fixed: bool,
+    /// One case per known discrepancy of the judge's version and the release it carries (in
+    /// shard 0).
+    pub known: bool,
+}
+
+/// The planned cases, the random cases' trees (for shrinking), and how long planning took.
+pub struct Plan {
+    pub cases: Vec<Planned>,
+    pub trees: Vec<Option<CaseTree>>,
+    pub seconds: f64,
+}
+
+/// Plan a run: the fixed suites, the random cases drawn under the judge's release (so that a case
+/// is admissible for this release: an atom whose traits break its definition only before 4.2
+/// makes no admissible tiled MMA there), then the known discrepancies' reproducers.
+pub fn plan(judge: &Judge<'_>, spec: &PlanSpec) -> Result<Plan> {
+    let t = Instant::now();
+    let first = spec.shard.0 == 0;
+    let (mut cases, trees) = crate::engine::release::with_release(judge.release, || {
+        draw(spec.cases, spec.seed, spec.shard, spec.fixed && first)
+    })?;
+    if spec.known && first {
+        cases.extend(known_cases(judge)?);
+    }
+    Ok(Plan { cases, trees, seconds: t.elapsed().as_secs_f64() })
+}
+
+/// Fixed suites (unless skipped) and the random cases of `seed` in `shard`.
+pub fn draw(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(Vec<Planned>, Vec<Option<CaseTree>>)> {
+    let mut cases = Vec::new();
+    if fixed {
+        for s in all_suites()? {
+            for c in &s.cases {
+                let case = Case::parse(&c.expr, s.locate(c))
+                    .with_context(|| format!("{}: cannot parse the case", s.locate(c)))?;
+                cases.push(Planned { group: s.name.clone(), case, origin: Origin::Fixed, random: None });
+            }
+        }
+    }
+    let trees: Vec<Option<CaseTree>> = fuzz::case_trees(seed, n).into_iter().map(Some).collect();
+    let (k, of) = shard;
+    for (i, t) in trees.iter().enumerate() {
+        if of > 1 && i % of != k {
+            continue;
+        }
+        let Some(t) = t else { continue };
+        let c = t.current();
+        let location = format!("random #{i} (seed {seed})");
+        let case =
+            Case::parse(&c.expr, &location).with_context(|| format!("{location}: the generator wrote `{}`", c.expr))?;
+        cases.push(Planned {
+            group: "random".into(),
+            case,
+            origin: Origin::Random { admissible: c.admissible },
+            random: Some(i),
+        });
+    }
+    Ok((cases, trees))
+}
+
+/// One case per expression the known discrepancies list for the judge's version (and, on a
+/// release the engine does not model, for the release whose discrepancies carry over).
+pub fn known_cases(judge: &Judge<'_>) -> Result<Vec<Planned>> {
+    let mut cases = Vec::new();
+    let mut listed: Vec<&str> = Vec::new();
+    let versions = std::iter::once(judge.version.as_str()).chain(judge.carried.as_deref());
+    for d in versions.flat_map(|v| judge.known.for_version(v)) {
+        if listed.contains(&d.expr.as_str()) {
+            continue;
+        }
+        listed.push(&d.expr);
+        let case = Case::parse(&d.expr, "fixtures/known-discrepancies.toml")?;
+        cases.push(Planned { group: "known".into(), case, origin: Origin::Known, random: None });
+    }
+    Ok(cases)
+}
