@@ -49,6 +49,51 @@ pub struct PairRow {
     pub faults: BTreeMap<String, usize>,
 }
 
+/// One group's tally of engine~cpp judgements (a fixed suite, `random`, `known`, `dynamic`), by
+/// the conformance judge's status.
+#[derive(Serialize, Default, Clone, Debug, PartialEq, Eq)]
+pub struct GroupRow {
+    pub cases: usize,
+    pub agree: usize,
+    pub both_refuse: usize,
+    pub unchecked: usize,
+    pub explained: usize,
+    pub oracle_errors: usize,
+    pub disagree: usize,
+}
+
+impl GroupRow {
+    /// Count one judgement.
+    pub fn count(&mut self, status: &Status) {
+        self.cases += 1;
+        match status {
+            Status::OracleError(_) => self.oracle_errors += 1,
+            Status::Stale(_) | Status::New => self.disagree += 1,
+            // A discrepancy of the nearest older model that no longer reproduces: both sides
+            // agree now; listed in the release news.
+            Status::Agree | Status::FixedHere(_) => self.agree += 1,
+            Status::BothRefuse => self.both_refuse += 1,
+            Status::Unchecked(_) => self.unchecked += 1,
+            Status::Explained(_) | Status::KnownEarlier(_) => self.explained += 1,
+        }
+    }
+
+    /// The sum of rows.
+    pub fn total<'a>(rows: impl IntoIterator<Item = &'a GroupRow>) -> GroupRow {
+        let mut t = GroupRow::default();
+        for r in rows {
+            t.cases += r.cases;
+            t.agree += r.agree;
+            t.both_refuse += r.both_refuse;
+            t.unchecked += r.unchecked;
+            t.explained += r.explained;
+            t.oracle_errors += r.oracle_errors;
+            t.disagree += r.disagree;
+        }
+        t
+    }
+}
+
 /// The judgements of one case, one per pair its oracles make.
 pub struct Judged {
     /// engine ~ CuTe C++ (the conformance judge).
@@ -62,6 +107,8 @@ pub struct Judgements {
     pub cases: Vec<Judged>,
     pub pairs: BTreeMap<String, PairRow>,
     pub classes: BTreeMap<(String, String, String), usize>,
+    /// engine~cpp by the case's group (when C++ is asked).
+    pub groups: BTreeMap<String, GroupRow>,
     /// Whether the engine is shown right: no failing engine~cpp judgement (a new or stale
     /// disagreement, an oracle error), no DSL error, no engine~dsl difference the definition
     /// blames on the engine.
@@ -90,6 +137,7 @@ pub fn judge(judge: &Judge<'_>, cases: &[Planned], asked: &Asked) -> Judgements 
     let seconds = t.elapsed().as_secs_f64();
     let mut pairs: BTreeMap<String, PairRow> = BTreeMap::new();
     let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut groups: BTreeMap<String, GroupRow> = BTreeMap::new();
     let mut ok = true;
     for (k, (p, j)) in cases.iter().zip(&cases_judged).enumerate() {
         let op = p.case.op().map(str::to_string).unwrap_or_else(|| "-".into());
@@ -106,6 +154,7 @@ pub fn judge(judge: &Judge<'_>, cases: &[Planned], asked: &Asked) -> Judgements 
             if j.fails() {
                 ok = false;
             }
+            groups.entry(p.group.clone()).or_default().count(&j.status);
             let row = pairs.entry("engine~cpp".into()).or_default();
             row.cases += 1;
             match &j.status {
@@ -125,7 +174,7 @@ pub fn judge(judge: &Judge<'_>, cases: &[Planned], asked: &Asked) -> Judgements 
             tally(&mut pairs, &mut classes, "cpp~dsl", &op, cd);
         }
     }
-    Judgements { cases: cases_judged, pairs, classes, ok, seconds }
+    Judgements { cases: cases_judged, pairs, classes, groups, ok, seconds }
 }
 
 fn tally(

@@ -9,6 +9,7 @@
 pub mod ask;
 pub mod judge;
 pub mod plan;
+pub mod shrink;
 
 use anyhow::Result;
 

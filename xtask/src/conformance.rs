@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::{self, Case, Origin, Outcome};
-use cutecheck::fuzz::{self, CaseTree};
+use cutecheck::case::Case;
+use cutecheck::fuzz;
 use cutecheck::judge::Verdict as Triage;
-use cutecheck::judge::{Judge, Judgement, Status};
+use cutecheck::judge::{Judge, Status};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 use cutecheck::run::PlanSpec;
@@ -98,25 +98,9 @@ pub struct CaseReport {
     pub features: Vec<String>,
 }
 
-#[derive(Serialize, Clone)]
-pub struct Shrunk {
-    pub expr: String,
-    pub cute: Vec<String>,
-    pub engine: Vec<String>,
-    pub signature: String,
-    pub steps: usize,
-}
+pub use cutecheck::run::shrink::Shrunk;
 
-#[derive(Serialize, Default, Clone)]
-struct Row {
-    cases: usize,
-    agree: usize,
-    both_refuse: usize,
-    unchecked: usize,
-    explained: usize,
-    oracle_errors: usize,
-    disagree: usize,
-}
+use cutecheck::run::judge::GroupRow as Row;
 
 #[derive(Serialize)]
 struct Report {
@@ -276,7 +260,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let cutecheck::run::Run { plan: cutecheck::run::Plan { cases, mut trees, .. }, asked, judged } = run;
     let ok = judged.ok;
     let outcomes = asked.cpp.expect("C++ answers");
-    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    let mut rows = judged.groups;
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
@@ -286,46 +270,34 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         cases.into_iter().zip(outcomes).zip(asked.engines.into_iter().zip(opinions.drain(..))).zip(judged.cases)
     {
         let j = judged.engine_cpp.expect("an engine~cpp judgement for every case");
-        let row = rows.entry(p.group.clone()).or_default();
-        row.cases += 1;
         let sig = j.triage.as_ref().map(signature_of);
         let mut explained = None;
         let mut shrunk = None;
         match &j.status {
-            Status::OracleError(_) => row.oracle_errors += 1,
-            Status::Stale(why) => {
-                row.disagree += 1;
-                explained = Some(why.clone());
-            }
-            // A discrepancy of the nearest older model that no longer reproduces: both sides
-            // agree now; listed in the release news.
-            Status::Agree | Status::FixedHere(_) => row.agree += 1,
-            Status::BothRefuse => row.both_refuse += 1,
-            Status::Unchecked(_) => row.unchecked += 1,
+            Status::Stale(why) => explained = Some(why.clone()),
             Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
                 let class = j.triage.as_ref().map_or("untriaged".to_string(), class_label);
                 *classes.entry(class).or_default() += 1;
                 *signatures.entry(sig.clone().unwrap_or_default()).or_default() += 1;
                 match &j.status {
                     Status::Explained(by) => {
-                        row.explained += 1;
                         let class = known.lookup(&p.case.expr, &version).map_or("family", |d| d.class.as_str());
                         explained = Some(format!("{class}: {by}"));
                     }
-                    Status::KnownEarlier(since) => {
-                        row.explained += 1;
-                        explained = Some(format!("known since {since}, still present"));
-                    }
-                    _ => row.disagree += 1,
+                    Status::KnownEarlier(since) => explained = Some(format!("known since {since}, still present")),
+                    _ => {}
                 }
                 if let (Some(i), Status::New, Some(t)) = (p.random, &j.status, &j.triage) {
                     if ra.shrink_budget > 0 && Instant::now() < shrink_deadline {
                         if let Some(tree) = trees[i].take() {
-                            shrunk = Some(shrink_one(&oracle, &judge, tree, t, ra.shrink_budget));
+                            shrunk =
+                                Some(cutecheck::run::shrink::shrink_one(&oracle, &judge, tree, t, ra.shrink_budget));
                         }
                     }
                 }
             }
+            // Agreements, refusals, unchecked cases, oracle errors: counted by the judge.
+            _ => {}
         }
         if let (Status::Explained(_), true, Some(e)) = (&j.status, p.group == "dynamic", &explained) {
             let class = j.triage.as_ref().map_or("untriaged".to_string(), class_label);
@@ -360,16 +332,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         row.both_refuse += d.both_refuse;
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let mut total = Row::default();
-    for r in rows.values() {
-        total.cases += r.cases;
-        total.agree += r.agree;
-        total.both_refuse += r.both_refuse;
-        total.unchecked += r.unchecked;
-        total.explained += r.explained;
-        total.oracle_errors += r.oracle_errors;
-        total.disagree += r.disagree;
-    }
+    let total = Row::total(rows.values());
     let report = Report {
         oracle: oracle.describe(),
         version,
@@ -445,50 +408,6 @@ pub fn class_label(t: &Triage) -> String {
 }
 
 pub use cutecheck::run::judge::signature_of;
-
-/// Shrink one random disagreement: a simpler case still fails when the judge still finds a new
-/// disagreement with the same triage signature.
-fn shrink_one(oracle: &Oracle, judge: &Judge<'_>, tree: CaseTree, t: &Triage, budget: usize) -> Shrunk {
-    let want = signature_of(t);
-    let mut steps = 0;
-    let ask = |expr: &str| -> Option<(Case, case::EngineAnswer, Outcome, Judgement)> {
-        let c = Case::parse(expr, "shrunk").ok()?;
-        let e = judge.engine(&c, false);
-        let o = case::Oracle::run(oracle, &[&c]).pop()?;
-        let j = judge.judge(&c, Origin::Random { admissible: false }, &e, &o);
-        Some((c, e, o, j))
-    };
-    let best = fuzz::shrink(
-        tree,
-        |c| {
-            // The engine's side is free to compute: a candidate where it no longer rejects (or no
-            // longer accepts) as in the original cannot keep the signature, so CuTe is not asked.
-            let Ok(parsed) = Case::parse(&c.expr, "shrunk") else {
-                return false;
-            };
-            let engine_rejects = judge.engine(&parsed, false).outcome.printed().is_none();
-            if want.contains("engine-rejects") != engine_rejects || steps >= budget {
-                return false;
-            }
-            steps += 1;
-            ask(&c.expr).is_some_and(|(_, _, _, j)| {
-                j.status == Status::New && j.triage.as_ref().map(signature_of).as_deref() == Some(&want)
-            })
-        },
-        // `budget` bounds the CuTe queries; the engine-only rejections are cheap.
-        budget * 8,
-    );
-    match ask(&best.expr) {
-        Some((_, e, o, j)) => Shrunk {
-            engine: e.outcome.lines(),
-            cute: o.lines(),
-            signature: j.triage.as_ref().map(signature_of).unwrap_or_default(),
-            expr: best.expr,
-            steps,
-        },
-        None => Shrunk { engine: Vec::new(), cute: Vec::new(), signature: String::new(), expr: best.expr, steps },
-    }
-}
 
 /// Whether a reported case is a disagreement (explained or not).
 pub fn is_disagreement(c: &CaseReport) -> bool {
