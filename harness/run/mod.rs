@@ -44,3 +44,6 @@ pub fn run(
     let judged = judge::judge(judge, &plan.cases, &asked);
     Ok(Run { plan, asked, judged })
 }
+
+#[cfg(test)]
+mod tests;

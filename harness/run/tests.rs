@@ -1,0 +1,54 @@
+//! The run loop without CuTe: an oracle that answers as the engine does agrees on every random
+//! case, and no known discrepancy reproduces against it.
+
+use super::*;
+use crate::case::{self, Outcome};
+use crate::known::KnownDiscrepancies;
+
+/// Answers every case with the engine's own outcome.
+struct Mirror;
+
+impl case::Oracle for Mirror {
+    fn describe(&self) -> String {
+        "the engine, mirrored".into()
+    }
+
+    fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+        cases.iter().map(|c| case::engine(c, false).outcome).collect()
+    }
+}
+
+#[test]
+fn a_mirror_oracle_agrees_on_every_random_case_and_leaves_every_reproducer_stale() {
+    let known = KnownDiscrepancies::load_default().expect("fixtures/known-discrepancies.toml");
+    let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
+    let spec = PlanSpec { cases: 40, seed: 11, shard: (0, 1), fixed: false, known: true };
+    let oracles = Asking { cpp: Some(&Mirror), dsl: None };
+    let r = run(&judge, &spec, oracles, |_, _| Ok(())).expect("the run");
+    let random = r.plan.cases.iter().filter(|p| p.group == "random").count();
+    let reproducers = r.plan.cases.iter().filter(|p| p.group == "known").count();
+    assert_eq!(random, 40);
+    assert_eq!(reproducers, plan::known_cases(&judge).unwrap().len());
+    let groups = &r.judged.groups;
+    let random_row = &groups["random"];
+    assert_eq!(random_row.cases, 40);
+    assert_eq!(random_row.agree + random_row.both_refuse + random_row.unchecked, 40, "{random_row:?}");
+    // A known discrepancy's reproducer on which CuTe answers as the engine no longer reproduces.
+    if reproducers > 0 {
+        assert_eq!(groups["known"].disagree, reproducers, "{:?}", groups["known"]);
+        assert!(!r.judged.ok);
+    }
+    let pair = &r.judged.pairs["engine~cpp"];
+    assert_eq!(pair.cases, random + reproducers);
+    assert!(r.judged.cases.iter().all(|j| j.engine_dsl.is_none() && j.cpp_dsl.is_none()));
+}
+
+#[test]
+fn a_shard_other_than_the_first_plans_neither_fixed_suites_nor_reproducers() {
+    let known = KnownDiscrepancies::load_default().expect("fixtures/known-discrepancies.toml");
+    let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
+    let spec = PlanSpec { cases: 10, seed: 3, shard: (1, 2), fixed: true, known: true };
+    let p = plan(&judge, &spec).expect("the plan");
+    assert_eq!(p.cases.len(), 5);
+    assert!(p.cases.iter().all(|c| c.group == "random" && c.random.is_some_and(|i| i % 2 == 1)));
+}
