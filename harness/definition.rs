@@ -25,7 +25,7 @@ pub fn op_name(e: &Expr) -> Option<&str> {
 }
 
 /// Check `result` against the definition of the case `expr`: `None` when no definition is known
-/// (an operation whose entry in `harness/ops.rs` has no definition check, operands the engine
+/// (an operation whose entry in `harness/expr/op.rs` has no definition check, operands the engine
 /// cannot evaluate, a result of the wrong kind), `Some(Err(why))` naming the violated
 /// postcondition.
 pub fn check(expr: &Expr, result: &Value) -> Option<Checked> {
@@ -35,7 +35,7 @@ pub fn check(expr: &Expr, result: &Value) -> Option<Checked> {
     check(&vals, result)
 }
 
-// The definition checks of the operations (named by their entries in `harness/ops.rs`): operands
+// The definition checks of the operations (named by the arms of this layer's match on `expr::op::Op`): operands
 // as the engine evaluates them, the result one side printed, read back as a value.
 
 fn lay(vals: &[Value], k: usize) -> Option<Layout> {

@@ -797,7 +797,7 @@ fn case_of(op: &'static str, expr: String, admissible: bool) -> Case {
     Case::new(op, expr, admissible)
 }
 
-// The generators of the operations: each entry of the table of operations (`harness/ops.rs`)
+// The generators of the operations: each entry of the table of operations (`harness/expr/op.rs`)
 // names one of these (or says why it has none). Each gives admissible operands and, where the
 // operation has preconditions, a share of ill-defined ones.
 

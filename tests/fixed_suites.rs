@@ -5,7 +5,7 @@
 //! test (`cargo test --test fixed_suites -- suite::layout_compose`, `-- --list` lists them).
 //!
 //! - `suite::<name>` needs no compiler: each case of `fixtures/cases/<name>.cases` is parsed once,
-//!   the engine answers it, and the judge (`cutecheck::case::Judge`, the same one `cargo xtask
+//!   the engine answers it, and the judge (`cutecheck::judge::Judge`, the same one `cargo xtask
 //!   conformance` uses) compares the answer with the recorded CuTe outcome, triages a disagreement
 //!   and looks it up in fixtures/known-discrepancies.toml (exact entries and families) for CUTLASS
 //!   4.2 (`cutecheck::suite::judge_recorded`). Every case the judge fails is listed as `file:line`

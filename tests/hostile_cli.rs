@@ -65,45 +65,19 @@ fn seeds() -> Vec<String> {
     out
 }
 
-const OPS: &[&str] = &[
-    "make_layout",
-    "make_layout_right",
-    "size",
-    "cosize",
-    "rank",
-    "depth",
-    "shape",
-    "stride",
-    "get",
-    "flatten",
-    "coalesce",
-    "filter",
-    "filter_zeros",
-    "composition",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "local_tile",
-    "local_partition",
-    "max_common_vector",
-    "max_common_layout",
-    "print_layout",
-    "upcast<2>",
-    "downcast<2>",
-    "mma_layout_a",
-    "tiled_copy_tv",
-    "make_tiled_mma",
-];
+/// Every operation (spelled as a call, `upcast<2>` for one with template arguments) and the
+/// `print_layout` form: the names come from the enum, never from a list kept here.
+fn ops() -> &'static [String] {
+    static OPS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    OPS.get_or_init(|| {
+        let mut v: Vec<String> = cutecheck::expr::Op::ALL
+            .iter()
+            .map(|o| format!("{o}{}", if o.targs().is_some() { "<2>" } else { "" }))
+            .collect();
+        v.push("print_layout".into());
+        v
+    })
+}
 
 /// Operands chosen to be hostile: huge, negative, zero, overflowing, degenerate.
 const HOSTILE: &[&str] = &[
@@ -141,7 +115,7 @@ fn line(rng: &mut Rng, seeds: &[String]) -> Vec<u8> {
         }
         // An operation over hostile operands.
         3..=5 => {
-            let op = rng.pick(OPS);
+            let op = rng.pick(ops());
             let n = rng.below(4);
             let args: Vec<&str> = (0..n).map(|_| *rng.pick(HOSTILE)).collect();
             format!("{op}({})", args.join(",")).into_bytes()

@@ -28,7 +28,7 @@ fn layout<'a>(v: &'a Value, what: &str) -> Result<&'a Layout> {
     }
 }
 
-// The engine entries of the algebra (see the table in `harness/ops.rs`, which checks the argument
+// The engine entries of the algebra (see the table in `harness/expr/op.rs`, which checks the argument
 // counts before calling them).
 
 /// An operation `f(A, tiler)`: the divides and the by-tiler products.

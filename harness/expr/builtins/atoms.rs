@@ -41,7 +41,7 @@ use crate::expr::value::{AtomValue, Value};
 
 use super::arity;
 
-/// The forms of this area that are not operations of the table (`harness/ops.rs`): a bare atom,
+/// The forms of this area that are not operations of the table (`harness/expr/op.rs`): a bare atom,
 /// copy-operation or value-type name (itself), `Swizzle<B,M,S>` and `Swizzle<B,M,S>(x)`. `None`
 /// when `name` is none of them.
 pub fn form(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> {

@@ -5,7 +5,7 @@ use crate::engine::{Error, Int, Layout, Result};
 use crate::expr::parse::Name;
 use crate::expr::value::Value;
 
-// The engine entries of the core operations (see the table in `harness/ops.rs`, which checks the
+// The engine entries of the core operations (see the table in `harness/expr/op.rs`, which checks the
 // argument counts before calling them).
 
 pub fn make_layout_right(_: &Name, args: &[Value]) -> Result<Value> {

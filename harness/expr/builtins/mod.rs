@@ -1,6 +1,6 @@
-//! Named functions of the expression language. Every operation is an entry of the one table of
-//! operations (`harness/ops.rs`), which gives its argument count and its engine entry (a function
-//! of one of the area files here: `core`, `algebra`, `atoms`). Besides operations, the atom area
+//! Named functions of the expression language. Every operation is a variant of `expr::op::Op`
+//! (its argument count is the enum's); its engine entry is [`entry`]'s arm for it (a function of
+//! one of the area files here: `core`, `algebra`, `atoms`). Besides operations, the atom area
 //! has forms that are values rather than calls: bare atom / copy-operation / value-type names and
 //! `Swizzle<B,M,S>` (see [`atoms::form`]).
 

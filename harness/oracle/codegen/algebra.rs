@@ -9,7 +9,7 @@ use crate::expr::parse::{Expr, Name};
 
 use super::{call_code, CodegenError, Cpp, Gen, Kind, Role};
 
-// The C++ emitters of the algebra (named by their entries in `harness/ops.rs`). Most are CuTe's
+// The C++ emitters of the algebra (named by the arms of this layer's match on `expr::op::Op`). Most are CuTe's
 // function of the same name applied to the arguments: [`with_profile`], [`unary`], [`binary`].
 
 /// `f(L)` or `f(L, x)` where `x` is an int tuple (coalesce's profile, complement's cotarget).

@@ -96,7 +96,7 @@ fn arity(n: &str, args: &[Expr], lo: usize, hi: usize, at: &Expr) -> Result<(), 
     Ok(())
 }
 
-/// The forms of this area that are not operations of the table (`harness/ops.rs`):
+/// The forms of this area that are not operations of the table (`harness/expr/op.rs`):
 /// `Swizzle<B,M,S>`, `Swizzle<B,M,S>(x)` and the GMMA shared-memory layout atoms (bare names, e.g.
 /// `GMMA::Layout_K_SW128_Atom<half_t>`). `None` when `name` is none of them.
 pub fn form(g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr) -> Option<Result<Cpp, CodegenError>> {

@@ -5,7 +5,7 @@ use crate::expr::Op;
 
 use super::{call_code, err, literal_index, CodegenError, Cpp, Gen, Kind, Role};
 
-// The C++ emitters of the core operations (named by their entries in `harness/ops.rs`).
+// The C++ emitters of the core operations (named by the arms of this layer's match on `expr::op::Op`).
 
 pub fn size(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     query(g, "size", &a[0], Kind::Int)

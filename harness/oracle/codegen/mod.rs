@@ -1,10 +1,9 @@
 //! C++ generation for the oracle: a parsed [`Expr`] becomes one C++ expression over CuTe.
 //!
 //! Nothing the user typed is ever pasted into the generated code. Integers are formatted from the
-//! parsed `i64`, and every called name is looked up in the table of operations
-//! (`harness/ops.rs`), whose entries name their C++ emitter (a function of [`core`], [`algebra`]
-//! or [`atoms`]); a name the table does not know, or whose entry has no emitter, is a
-//! [`CodegenError`], not C++. The atom area's forms that are not operations (`Swizzle<B,M,S>`, the
+//! parsed `i64`, and every called name is looked up as an operation (`expr::op::Op`), whose C++
+//! emitter is [`emitter`]'s arm for it (a function of [`core`], [`algebra`] or [`atoms`]); a name
+//! that is no operation, or an operation without an emitter, is a [`CodegenError`], not C++. The atom area's forms that are not operations (`Swizzle<B,M,S>`, the
 //! GMMA shared-memory layout atoms) are written by [`atoms::form`].
 //!
 //! How each form is written:
@@ -93,7 +92,7 @@ pub fn err<T>(e: &Expr, msg: impl fmt::Display) -> Result<T, CodegenError> {
     Err(CodegenError { col: e.col(), msg: msg.to_string() })
 }
 
-/// Signature of an operation's C++ emitter (the `emit` part of its entry in `harness/ops.rs`):
+/// Signature of an operation's C++ emitter (the `emit` part of its entry in `harness/expr/op.rs`):
 /// the generator, the called name (with its template arguments), the argument expressions and the
 /// whole call (for error columns). The argument count is checked before it is called.
 pub type Emit = fn(&mut Gen, &Name, &[Expr], &Expr) -> Result<Cpp, CodegenError>;
