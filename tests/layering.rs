@@ -166,3 +166,18 @@ fn the_scan_sees_what_it_must() {
         }
     }
 }
+
+/// `cargo xtask conformance` plans, asks and judges through the library's one run loop
+/// (`cutecheck::run::run`) for every oracle choice, and keeps no judging loop of its own.
+#[test]
+fn conformance_goes_through_the_run_loop() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("xtask/src");
+    for f in ["conformance.rs", "dsl.rs"] {
+        let code = code_of(&std::fs::read_to_string(root.join(f)).expect("xtask source"));
+        assert!(code.contains("cutecheck::run::run("), "xtask/src/{f} does not call cutecheck::run::run");
+    }
+    let conformance = code_of(&std::fs::read_to_string(root.join("conformance.rs")).expect("conformance.rs"));
+    for call in [".judge(", "judge_pair(", "classify("] {
+        assert!(!conformance.contains(call), "xtask/src/conformance.rs judges by itself: `{call}`");
+    }
+}
