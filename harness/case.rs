@@ -11,7 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::print_layout;
-use crate::expr::{eval, parse, Expr, ParseError, Value};
+use std::fmt;
+
+use crate::expr::{eval, parse, read_printed, Expr, ParseError, Value};
 
 /// One case: its text as written, the AST parsed once, and where it came from.
 #[derive(Clone, Debug)]
@@ -175,16 +177,19 @@ pub struct Caps {
     /// The oracle runs the CuTe release and implementation the engine models (CuTe C++ of that
     /// release), not another one (the DSL's own release, pycute).
     pub modelled: bool,
+    /// The run fails when this oracle fails or its answer shows the engine wrong (CuTe C++ and
+    /// the DSL); pycute, a Python model of CuTe with defects of its own, is reported only.
+    pub binding: bool,
 }
 
 impl Caps {
     /// CuTe's own print: every value and its static-ness (the compiled driver, in-process CuTe,
     /// and the engine).
-    pub const CUTE: Caps = Caps { partial_values: false, staticness: true, modelled: true };
+    pub const CUTE: Caps = Caps { partial_values: false, staticness: true, modelled: true, binding: true };
     /// The CuTe DSL: static leaves known, dynamic leaves often unknown at trace time.
-    pub const DSL: Caps = Caps { partial_values: true, staticness: true, modelled: false };
+    pub const DSL: Caps = Caps { partial_values: true, staticness: true, modelled: false, binding: true };
     /// pycute: every value, no static-ness.
-    pub const PYCUTE: Caps = Caps { partial_values: false, staticness: false, modelled: false };
+    pub const PYCUTE: Caps = Caps { partial_values: false, staticness: false, modelled: false, binding: false };
 }
 
 /// A source of CuTe's answers: the compiled driver, an in-process CuTe, the CuTe DSL, pycute.
@@ -200,6 +205,157 @@ pub trait Oracle: Send + Sync {
     fn caps(&self) -> Caps {
         Caps::CUTE
     }
+    /// Its name in a run's pairs (`engine~dsl`, `cpp~pycute`): `cpp` for CuTe C++ (any oracle
+    /// of the modelled release), `dsl`, `pycute`.
+    fn name(&self) -> &'static str {
+        "cpp"
+    }
+    /// Each case's reply, in order: the outcome and the oracle's own structured reading of it
+    /// (the DSL's partial value, pycute's function). An oracle without one answers [`Oracle::run`]'s
+    /// outcomes.
+    fn replies(&self, cases: &[&Case]) -> Vec<Reply> {
+        self.run(cases).into_iter().map(Reply::of).collect()
+    }
+}
+
+/// An oracle's answer to one case: the outcome, and what the oracle can say of its result beyond
+/// the printed text (the judge reads it by the oracle's [`Caps`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reply {
+    pub outcome: Outcome,
+    pub structure: Option<Structure>,
+}
+
+impl Reply {
+    /// An outcome with no structured reading.
+    pub fn of(outcome: Outcome) -> Reply {
+        Reply { outcome, structure: None }
+    }
+
+    /// The value with unknown dynamic leaves (the DSL's), if any.
+    pub fn partial(&self) -> Option<&DslValue> {
+        match &self.structure {
+            Some(Structure::Partial { value, .. }) => value.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The oracle's own printed text of its result (the DSL's `print`), if it differs in form
+    /// from CuTe's.
+    pub fn own_text(&self) -> Option<&str> {
+        match &self.structure {
+            Some(Structure::Partial { text, .. }) => text.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The result as a function (pycute's), if any.
+    pub fn function(&self) -> Option<&PyValue> {
+        match &self.structure {
+            Some(Structure::Function { value, .. }) => value.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The exception the oracle raised on its own (pycute's), if any.
+    pub fn raised(&self) -> Option<&str> {
+        match &self.structure {
+            Some(Structure::Function { error, .. }) => error.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The oracle did not answer within its time limit.
+    pub fn timed_out(&self) -> bool {
+        matches!(&self.structure, Some(Structure::Function { timed_out: true, .. }))
+    }
+}
+
+/// An oracle's structured reading of a result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Structure {
+    /// A value whose dynamic leaves may be unknown (the CuTe DSL traces them), and the oracle's
+    /// own print of it.
+    Partial { value: Option<DslValue>, text: Option<String> },
+    /// A result as a function, without CuTe's types (pycute): its values, the exception it
+    /// raised, whether it ran out of time.
+    Function { value: Option<PyValue>, error: Option<String>, timed_out: bool },
+}
+
+/// A value as the DSL returned it: static leaves are known, dynamic leaves usually are not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DslValue {
+    /// A Python `int`: CuTe's static `_v`.
+    Static(i64),
+    /// A traced integer: its value if the DSL shows it, and a divisor if it knows one.
+    Dynamic {
+        value: Option<i64>,
+        div: Option<i64>,
+    },
+    Underscore,
+    Tuple(Vec<DslValue>),
+    Layout {
+        shape: Box<DslValue>,
+        stride: Box<DslValue>,
+    },
+}
+
+impl DslValue {
+    /// Whether every leaf's value is known.
+    pub fn is_known(&self) -> bool {
+        match self {
+            DslValue::Static(_) | DslValue::Underscore => true,
+            DslValue::Dynamic { value, .. } => value.is_some(),
+            DslValue::Tuple(v) => v.iter().all(DslValue::is_known),
+            DslValue::Layout { shape, stride } => shape.is_known() && stride.is_known(),
+        }
+    }
+
+    /// The value as the engine's [`Value`] (static-ness kept), when every leaf is known.
+    pub fn to_value(&self) -> Option<Value> {
+        if !self.is_known() {
+            return None;
+        }
+        read_printed(&self.to_string())
+    }
+
+    pub fn leaves(&self) -> usize {
+        match self {
+            DslValue::Tuple(v) => v.iter().map(DslValue::leaves).sum(),
+            DslValue::Layout { shape, stride } => shape.leaves() + stride.leaves(),
+            _ => 1,
+        }
+    }
+}
+
+impl fmt::Display for DslValue {
+    /// CuTe C++'s print format (`_4` static, `4` dynamic), with `?` for an unknown dynamic value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DslValue::Static(v) => write!(f, "_{v}"),
+            DslValue::Dynamic { value: Some(v), .. } => write!(f, "{v}"),
+            DslValue::Dynamic { value: None, div: Some(d) } => write!(f, "?{{div={d}}}"),
+            DslValue::Dynamic { value: None, div: None } => f.write_str("?"),
+            DslValue::Underscore => f.write_str("_"),
+            DslValue::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v.iter()),
+            DslValue::Layout { shape, stride } => write!(f, "{shape}:{stride}"),
+        }
+    }
+}
+
+/// What pycute's result is, where it has a structure a judge can compare.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PyValue {
+    /// A `Layout`: its size, and its values over its domain `0..size` (`None` when the size is
+    /// over [`crate::limits::WALK`] or a value is not a 64-bit integer).
+    Layout { size: Option<i64>, values: Option<Vec<i64>> },
+    /// An integer.
+    Number { value: i64 },
+    /// Anything else (a tuple, ...): only its text.
+    Other,
 }
 
 /// The engine's answer to a case: the outcome, and the value itself (so triage never evaluates the

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::case::{Case, Origin, Outcome};
+use crate::case::{Case, Outcome};
 use crate::engine::print_layout;
 use crate::expr::{eval, eval_str, Value};
 use crate::judge::Judge;
@@ -463,32 +463,42 @@ fn oracle_cmd(
         .enumerate()
         .map(|(k, e)| e.and_then(|e| Case::parse(&e, format!("line {}", k + 1)).map_err(|err| format!("{e}: {err}"))))
         .collect();
-    let parsed: Vec<&crate::expr::Expr> = cases.iter().filter_map(|c| c.as_ref().ok()).map(|c| &c.expr).collect();
-    let mut results = oracle.run_parsed(&parsed, table).into_iter();
-    let known =
-        if both { crate::known::KnownDiscrepancies::load_default().unwrap_or_default() } else { Default::default() };
-    let judge = Judge::for_release(&known, version_of(args), release_of(args));
     let mut ok = true;
-    for case in &cases {
-        let case = match case {
-            Ok(c) => c,
-            Err(why) => {
+    if !both {
+        let parsed: Vec<&crate::expr::Expr> = cases.iter().filter_map(|c| c.as_ref().ok()).map(|c| &c.expr).collect();
+        let mut results = oracle.run_parsed(&parsed, table).into_iter();
+        for case in &cases {
+            if let Err(why) = case {
                 writeln!(out, "error: {why}")?;
                 ok = false;
                 continue;
             }
-        };
-        let cute = results.next().unwrap_or_else(|| Outcome::Error("no result".into()));
-        if !both {
+            let cute = results.next().unwrap_or_else(|| Outcome::Error("no result".into()));
             for l in cute.lines() {
                 writeln!(out, "{l}")?;
             }
             ok &= matches!(cute, Outcome::Printed(_));
+        }
+        return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    }
+    // Both sides: the cases asked and judged by the one run loop.
+    let known = crate::known::KnownDiscrepancies::load_default().unwrap_or_default();
+    let judge = Judge::for_release(&known, version_of(args), release_of(args));
+    let tables = crate::oracle::Tables(&oracle);
+    let cpp: &dyn crate::case::Oracle = if table { &tables } else { &oracle };
+    let given: Vec<Case> = cases.iter().filter_map(|c| c.as_ref().ok()).cloned().collect();
+    let run = crate::run::given(&judge, given, &[cpp], table);
+    let cutes = run.asked.cpp().unwrap_or_default();
+    let mut answers = run.plan.cases.iter().zip(&run.asked.engines).zip(cutes).zip(&run.judged.cases);
+    for case in &cases {
+        if let Err(why) = case {
+            writeln!(out, "error: {why}")?;
+            ok = false;
             continue;
         }
-        let engine = judge.engine(case, table);
-        let j = judge.judge(case, Origin::Adhoc, &engine, &cute);
-        writeln!(out, "{}", case.text)?;
+        let Some((((p, engine), cute), judged)) = answers.next() else { break };
+        let Some(j) = &judged.engine_cpp else { break };
+        writeln!(out, "{}", p.case.text)?;
         writeln!(out, "  cute:   {}", cute.lines().join("\n          "))?;
         writeln!(out, "  engine: {}", engine.outcome.lines().join("\n          "))?;
         if let Some(t) = &j.triage {

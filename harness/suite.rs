@@ -166,43 +166,6 @@ impl Judged {
     }
 }
 
-/// Judge the engine against real CuTe's recorded output for every case of `suite`: the results
-/// recorded for `version` (`None`: `snapshots/<name>.snap`; see `Suite::recorded`), each case
-/// answered by the engine under the judge's release and judged by `judge` (the judge of `cargo
-/// xtask conformance`) as a fixed case. Only reads the snapshot.
-pub fn judge_recorded(suite: &Suite, judge: &crate::judge::Judge, version: Option<&str>) -> Judged {
-    use crate::case::{Case, Origin, Outcome};
-    let recorded = match suite.recorded(version) {
-        Ok(r) => r,
-        Err(problems) => return Judged { judged: 0, problems },
-    };
-    let mut out = Judged::default();
-    for (c, lines) in suite.cases.iter().zip(&recorded) {
-        let cute = Outcome::from_lines(lines);
-        let case = match Case::parse(&c.expr, suite.locate(c)) {
-            Ok(case) => case,
-            Err(e) => {
-                out.problems.push(format!("{}: {} does not parse: {e}", suite.locate(c), c.expr));
-                continue;
-            }
-        };
-        let engine = judge.engine(&case, false);
-        let j = judge.judge(&case, Origin::Fixed, &engine, &cute);
-        out.judged += 1;
-        if j.fails() {
-            out.problems.push(format!(
-                "{}: {}\n    CuTe:   {}\n    engine: {}\n    {}",
-                case.location,
-                case.text,
-                cute.lines().join(" | "),
-                engine.outcome.lines().join(" | "),
-                j.summary()
-            ));
-        }
-    }
-    out
-}
-
 /// Every suite in `fixtures/cases/`, sorted by name.
 pub fn all_suites() -> Result<Vec<Suite>> {
     let dir = repo_root().join("fixtures").join("cases");

@@ -3,9 +3,10 @@
 //! every entry for CUTLASS 4.2 still reproduces with its class and signature, and the
 //! disagreements of a small seeded fuzz run are all triaged and covered by the list.
 
-use cutecheck::case::{self, Case, Origin};
+use cutecheck::case::{Case, Origin};
 use cutecheck::judge::{Judge, Status};
 use cutecheck::known::{predicate, KnownDiscrepancies};
+use cutecheck::run::{Plan, Planned};
 
 fn known() -> KnownDiscrepancies {
     KnownDiscrepancies::load_default().expect("known discrepancies")
@@ -56,27 +57,39 @@ fn entries_reproduce_and_a_seeded_run_is_covered() {
         .expect("real CuTe");
     let k = known();
     let judge = Judge::new(&k, version);
-    let entries: Vec<Case> =
-        k.for_version(version).map(|d| Case::parse(&d.expr, "fixtures/known-discrepancies.toml").unwrap()).collect();
-    let refs: Vec<&Case> = entries.iter().collect();
-    for (c, o) in entries.iter().zip(case::Oracle::run(&oracle, &refs)) {
-        let j = judge.judge(c, Origin::Known, &case::engine(c, false), &o);
+    // The entries' reproducers and a small seeded random run, asked and judged by the run loop.
+    let planned = |case: Case, origin: Origin| Planned { group: "known".into(), case, origin, random: None };
+    let entries: Vec<Planned> = k
+        .for_version(version)
+        .map(|d| planned(Case::parse(&d.expr, "fixtures/known-discrepancies.toml").unwrap(), Origin::Known))
+        .collect();
+    let run = |cases: Vec<Planned>| {
+        let plan = Plan { cases, trees: Vec::new(), seconds: 0.0 };
+        cutecheck::run::run_planned(&judge, plan, &[&oracle], false, |_, _| Ok(())).expect("the run")
+    };
+    let r = run(entries);
+    let cute = r.asked.cpp().unwrap();
+    for ((p, o), j) in r.plan.cases.iter().zip(cute).zip(&r.judged.cases) {
+        let (c, j) = (&p.case, j.engine_cpp.as_ref().unwrap());
         assert!(matches!(j.status, Status::Explained(_)), "{}: {} ({o:?})", c.text, j.summary());
         let d = k.lookup(&c.expr, version).unwrap();
         if let (Some(f), Some(t)) = (&d.family, &j.triage) {
             assert_eq!(t.signature(cutecheck::judge::ENGINE_CUTE), f.signature, "{}", c.text);
         }
     }
-    let cases: Vec<(Case, bool)> = cutecheck::fuzz::cases(9, 60, (0, 1))
+    let cases: Vec<Planned> = cutecheck::fuzz::cases(9, 60, (0, 1))
         .into_iter()
-        .map(|(i, c)| (Case::parse(&c.expr, format!("random #{i} (seed 9)")).unwrap(), c.admissible))
+        .map(|(i, c)| {
+            let case = Case::parse(&c.expr, format!("random #{i} (seed 9)")).unwrap();
+            planned(case, Origin::Random { admissible: c.admissible })
+        })
         .collect();
-    let refs: Vec<&Case> = cases.iter().map(|(c, _)| c).collect();
+    let r = run(cases);
     let mut uncovered = Vec::new();
-    for ((c, admissible), o) in cases.iter().zip(case::Oracle::run(&oracle, &refs)) {
-        let j = judge.judge(c, Origin::Random { admissible: *admissible }, &case::engine(c, false), &o);
+    for (p, j) in r.plan.cases.iter().zip(&r.judged.cases) {
+        let j = j.engine_cpp.as_ref().unwrap();
         if j.fails() {
-            uncovered.push(format!("{} ({}): {}", c.text, c.location, j.summary()));
+            uncovered.push(format!("{} ({}): {}", p.case.text, p.case.location, j.summary()));
         }
     }
     assert!(uncovered.is_empty(), "disagreements not in fixtures/known-discrepancies.toml:\n{}", uncovered.join("\n"));

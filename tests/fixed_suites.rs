@@ -8,7 +8,7 @@
 //!   the engine answers it, and the judge (`cutecheck::judge::Judge`, the same one `cargo xtask
 //!   conformance` uses) compares the answer with the recorded CuTe outcome, triages a disagreement
 //!   and looks it up in fixtures/known-discrepancies.toml (exact entries and families) for CUTLASS
-//!   4.2 (`cutecheck::suite::judge_recorded`). Every case the judge fails is listed as `file:line`
+//!   4.2 (`cutecheck::run::judge_recorded`). Every case the judge fails is listed as `file:line`
 //!   with both outputs and the verdict. The snapshots are only read here, never written (no insta,
 //!   no pending `.snap.new` of the engine's lines): they hold what real CuTe printed. A missing
 //!   snapshot, a case without its recorded result and recorded results without their case fail
@@ -27,7 +27,8 @@ use cutecheck::case::Outcome;
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::provision::DEFAULT_CUTLASS;
-use cutecheck::suite::{all_suites, judge_recorded, record, snapshot_path, Suite};
+use cutecheck::run::judge_recorded;
+use cutecheck::suite::{all_suites, record, snapshot_path, Suite};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// The kind shown (`test [needs CuTe] cute::x ... ignored`) on the trials that need real CuTe when

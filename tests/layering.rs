@@ -167,17 +167,67 @@ fn the_scan_sees_what_it_must() {
     }
 }
 
-/// `cargo xtask conformance` plans, asks and judges through the library's one run loop
-/// (`cutecheck::run::run`) for every oracle choice, and keeps no judging loop of its own.
+/// Every command and test that compares the engine with CuTe plans, asks and judges through the
+/// library's one run loop (`cutecheck::run`): `cargo xtask conformance` for every oracle choice
+/// (pycute and the dynamic cases included), `release-diff`, `repro`, `cutecheck eval --both`,
+/// tests/conformance_known.rs and the snapshot tests (tests/fixed_suites.rs, tests/releases.rs);
+/// none of them, and no other source outside the judge and the run loop, judges by itself.
 #[test]
 fn conformance_goes_through_the_run_loop() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("xtask/src");
-    for f in ["conformance.rs", "dsl.rs"] {
-        let code = code_of(&std::fs::read_to_string(root.join(f)).expect("xtask source"));
-        assert!(code.contains("cutecheck::run::run("), "xtask/src/{f} does not call cutecheck::run::run");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let code = |f: &str| code_of(&std::fs::read_to_string(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")));
+    for (f, call) in [
+        ("xtask/src/conformance.rs", "cutecheck::run::run("),
+        ("xtask/src/conformance.rs", "cutecheck::run::dynamic::extend("),
+        ("xtask/src/dsl.rs", "cutecheck::run::run("),
+        ("xtask/src/release_diff.rs", "cutecheck::run::run_planned("),
+        ("xtask/src/repro.rs", "cutecheck::run::given("),
+        ("harness/cli.rs", "crate::run::given("),
+        ("tests/conformance_known.rs", "cutecheck::run::run_planned("),
+        ("tests/fixed_suites.rs", "judge_recorded("),
+        ("tests/releases.rs", "judge_recorded("),
+    ] {
+        assert!(code(f).contains(call), "{f} does not call `{call}`");
     }
-    let conformance = code_of(&std::fs::read_to_string(root.join("conformance.rs")).expect("conformance.rs"));
-    for call in [".judge(", "judge_pair(", "classify("] {
-        assert!(!conformance.contains(call), "xtask/src/conformance.rs judges by itself: `{call}`");
+    // The files that may judge: the judge, the run loop, and a benchmark of the judge's speed
+    // (`cargo xtask dsl bench` times the engine and the judge case by case). Tests of the judge
+    // itself (its module tests, tests/dsl_oracle.rs) call it on purpose and are not scanned.
+    let may_judge = |rel: &str| {
+        rel.starts_with("harness/judge/") || rel.starts_with("harness/run/") || rel == "xtask/src/dsl_bench.rs"
+    };
+    let mut scanned = Vec::new();
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut dirs = vec![root.join("harness"), root.join("xtask/src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    files.extend(["tests/conformance_known.rs", "tests/fixed_suites.rs", "tests/releases.rs"].map(|f| root.join(f)));
+    for p in files {
+        let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        // A module's `tests.rs` is `#[cfg(test)]` code, as code_of drops inline test modules.
+        if may_judge(&rel) || rel.starts_with("harness/engine/") || rel.ends_with("/tests.rs") {
+            continue;
+        }
+        let c = code(&rel);
+        for call in [".judge(", "judge_pair(", "classify(", "Judge::judge", "judge_each("] {
+            assert!(!c.contains(call), "{rel} judges by itself (`{call}`) instead of through cutecheck::run");
+        }
+        // xtask asks the engine only through the run (no loop of its own that asks and compares).
+        if rel.starts_with("xtask/") {
+            for call in [".engine(", "case::engine("] {
+                assert!(!c.contains(call), "{rel} asks the engine by itself (`{call}`)");
+            }
+        }
+        scanned.push(rel);
+    }
+    for f in ["xtask/src/dynamic.rs", "xtask/src/pycute.rs", "xtask/src/release_diff.rs", "harness/cli.rs"] {
+        assert!(scanned.iter().any(|s| s == f), "the scan missed {f}");
     }
 }

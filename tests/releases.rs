@@ -8,7 +8,7 @@
 //!
 //! - `release::<V>::<name>`: one trial per modelled release other than the default (whose suites
 //!   tests/fixed_suites.rs judges) and case file recorded for it (a file's `# recorded-for:` line
-//!   can leave a release out), judged by `cutecheck::suite::judge_recorded` as tests/fixed_suites.rs
+//!   can leave a release out), judged by `cutecheck::run::judge_recorded` as tests/fixed_suites.rs
 //!   judges the default; it fails with the `file:line` of every case the judge fails.
 //! - `switch::<name>` (the switch's name, `_` for each space): each modelled switch (`engine::release::SWITCHES`) has a fixture that real
 //!   CuTe prints differently in the last modelled release before the switch and in the switch's.
@@ -18,7 +18,8 @@ use std::sync::OnceLock;
 use cutecheck::engine::release::{Release, Switch, DEFAULT, MODELLED, SWITCHES};
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
-use cutecheck::suite::{all_suites, judge_recorded, parse_snapshot_body, snapshot_body_of, snapshot_path, Suite};
+use cutecheck::run::judge_recorded;
+use cutecheck::suite::{all_suites, parse_snapshot_body, snapshot_body_of, snapshot_path, Suite};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {

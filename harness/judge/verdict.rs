@@ -22,10 +22,10 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::case::{Caps, Outcome};
+use crate::case::{DslValue, PyValue, Reply};
 use crate::engine::int_tuple::{Tup, View};
 use crate::engine::{Int, Layout};
 use crate::expr::Value;
-use crate::oracle::dsl::DslValue;
 
 /// The side of a pair: the reference (the engine, or CuTe C++ when the DSL is judged against
 /// it) or the oracle being judged.
@@ -398,12 +398,20 @@ impl<'a> Answer<'a> {
 
     /// pycute's answer: its text, and its result as a function where it has one.
     pub fn pycute(a: &'a crate::oracle::pycute::PycuteAnswer) -> Answer<'a> {
-        let function = match (a.values(), a.number()) {
-            (Some(v), _) => Some(Function::Values(v)),
-            (None, Some(n)) => Some(Function::Number(n)),
-            _ => None,
-        };
-        Answer { caps: Caps::PYCUTE, function, ..Answer::printed(&a.outcome, None) }
+        Answer { caps: Caps::PYCUTE, function: function_of(a.value.as_ref()), ..Answer::printed(&a.outcome, None) }
+    }
+
+    /// An oracle's reply, read by what the oracle can report: CuTe C++ of the modelled release
+    /// (its refusals are CuTe's preconditions), a partial value (the DSL's), a function
+    /// (pycute's).
+    pub fn reply(r: &'a Reply, caps: Caps) -> Answer<'a> {
+        Answer {
+            partial: r.partial(),
+            function: function_of(r.function()),
+            caps,
+            is_cute: caps.modelled,
+            ..Answer::printed(&r.outcome, None)
+        }
     }
 
     /// The engine's answer: its value, and whether it refused because the modelled CuTe's own
@@ -418,6 +426,15 @@ impl<'a> Answer<'a> {
     /// The CuTe DSL's answer: its result may have unknown dynamic leaves.
     pub fn dsl(a: &'a crate::oracle::dsl::DslAnswer) -> Answer<'a> {
         Answer { partial: a.value.as_ref(), caps: Caps::DSL, ..Answer::printed(&a.outcome, None) }
+    }
+}
+
+/// A result as a function, from pycute's structure.
+fn function_of(v: Option<&PyValue>) -> Option<Function<'_>> {
+    match v? {
+        PyValue::Layout { values: Some(v), .. } => Some(Function::Values(v)),
+        PyValue::Number { value } => Some(Function::Number(*value)),
+        _ => None,
     }
 }
 

@@ -40,6 +40,20 @@ impl crate::case::Oracle for Oracle {
     }
 }
 
+/// The compiled driver in table mode: rank-2 layout results printed as print_layout grids
+/// (`eval --table`).
+pub struct Tables<'a>(pub &'a Oracle);
+
+impl crate::case::Oracle for Tables<'_> {
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+    fn run(&self, cases: &[&crate::case::Case]) -> Vec<Outcome> {
+        let exprs: Vec<&crate::expr::Expr> = cases.iter().map(|c| &c.expr).collect();
+        self.0.run_parsed(&exprs, true)
+    }
+}
+
 /// pycute for the benches: `$PYCUTE_DIR`, else the newest provisioned CUTLASS wheel under
 /// [`state_dir`] that ships it (`cargo xtask cutlass` provisions one).
 pub fn pycute_dir() -> Option<PathBuf> {

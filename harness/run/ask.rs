@@ -1,69 +1,116 @@
-//! The run's second step: every selected oracle answers every case, and the engine answers them
-//! all. The DSL's workers answer while the engine answers on this process's cores; CuTe C++
-//! (the compiled driver, in chunks, with a progress bar on long runs) answers then.
+//! The run's second step: every oracle of the run answers every case, and the engine answers them
+//! all. The oracles are peers behind `case::Oracle`, routed by their [`Caps`]: an oracle of
+//! another implementation (the DSL, pycute: its own workers) answers while the engine answers on
+//! this process's cores; CuTe C++ of the modelled release (the compiled driver, in chunks, with a
+//! progress bar on long runs) answers then.
 
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::case::{self, Case, EngineAnswer, Outcome};
+use crate::case::{self, Caps, Case, EngineAnswer, Outcome, Reply};
 use crate::judge::Judge;
-use crate::oracle::dsl::{DslAnswer, DslOracle};
 
-/// The oracles a run asks.
-#[derive(Clone, Copy, Default)]
-pub struct Asking<'a> {
-    /// CuTe C++ (the compiled driver, or any oracle of CuTe's C++ answers).
-    pub cpp: Option<&'a dyn case::Oracle>,
-    /// The CuTe DSL.
-    pub dsl: Option<&'a DslOracle>,
+/// One oracle's replies to a run's cases, in the order of the cases.
+pub struct Peer {
+    /// The oracle's name in the run's pairs (`cpp`, `dsl`, `pycute`).
+    pub name: &'static str,
+    pub caps: Caps,
+    pub replies: Vec<Reply>,
+    /// Wall seconds of its answers (for an oracle asked beside the engine: from the start of both).
+    pub seconds: f64,
 }
 
 /// Every side's answers, in the order of the planned cases, and how long each side took.
 pub struct Asked {
     pub engines: Vec<EngineAnswer>,
-    pub cpp: Option<Vec<Outcome>>,
-    pub dsl: Option<Vec<DslAnswer>>,
-    /// Wall seconds of the engine (alongside the DSL when it is asked).
+    /// The oracles' replies, in the order the run was given them.
+    pub peers: Vec<Peer>,
+    /// Wall seconds of the engine (alongside the oracles of other implementations).
     pub engine_seconds: f64,
-    pub cpp_seconds: Option<f64>,
-    pub dsl_seconds: Option<f64>,
 }
 
-/// Ask the engine and every oracle of `oracles` for every case.
-pub fn ask(judge: &Judge<'_>, cases: &[&Case], oracles: Asking<'_>) -> Asked {
+impl Asked {
+    /// The replies of the oracle named `name`.
+    pub fn peer(&self, name: &str) -> Option<&Peer> {
+        self.peers.iter().find(|p| p.name == name)
+    }
+
+    /// The oracle of the modelled release (CuTe C++), which the conformance judge reads.
+    pub fn reference(&self) -> Option<&Peer> {
+        self.peers.iter().find(|p| p.caps.modelled)
+    }
+
+    /// The modelled oracle's outcomes.
+    pub fn cpp(&self) -> Option<Vec<&Outcome>> {
+        self.reference().map(|p| p.replies.iter().map(|r| &r.outcome).collect())
+    }
+
+    /// Add one case's answers (the engine's, and each oracle's or none: `replies` in the order of
+    /// `peers`), keeping every list in step with the cases.
+    pub fn push(&mut self, engine: EngineAnswer, mut reply: impl FnMut(&Peer) -> Reply) {
+        self.engines.push(engine);
+        for p in &mut self.peers {
+            let r = reply(p);
+            p.replies.push(r);
+        }
+    }
+}
+
+/// Ask the engine and every oracle of `oracles` for every case (the engine with `table`: rank-2
+/// layouts as print_layout grids, as `eval --table` does).
+pub fn ask(judge: &Judge<'_>, cases: &[&Case], oracles: &[&dyn case::Oracle], table: bool) -> Asked {
+    ask_in(judge, cases, oracles, table, chunk())
+}
+
+/// [`ask`], the modelled oracles asked `chunk` cases at a time.
+pub fn ask_in(judge: &Judge<'_>, cases: &[&Case], oracles: &[&dyn case::Oracle], table: bool, chunk: usize) -> Asked {
     let t = Instant::now();
-    let (dsl, engines) = std::thread::scope(|s| {
-        let asked = oracles.dsl.map(|o| {
-            s.spawn(move || {
-                let answers = o.answers(cases);
-                (answers, t.elapsed().as_secs_f64())
+    let (beside, engines) = std::thread::scope(|s| {
+        let asked: Vec<_> = oracles
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.caps().modelled)
+            .map(|(k, o)| {
+                s.spawn(move || {
+                    let replies = o.replies(cases);
+                    (k, replies, t.elapsed().as_secs_f64())
+                })
             })
-        });
-        let engines: Vec<EngineAnswer> = cases.par_iter().map(|c| judge.engine(c, false)).collect();
-        let dsl = asked.map(|h| h.join().expect("the DSL oracle's thread panicked"));
-        (dsl, engines)
+            .collect();
+        let engines: Vec<EngineAnswer> = cases.par_iter().map(|c| judge.engine(c, table)).collect();
+        let beside: Vec<_> = asked.into_iter().map(|h| h.join().expect("an oracle's thread panicked")).collect();
+        (beside, engines)
     });
     let engine_seconds = t.elapsed().as_secs_f64();
-    let (dsl, dsl_seconds) = match dsl {
-        Some((a, s)) => (Some(a), Some(s)),
-        None => (None, None),
-    };
-    let (cpp, cpp_seconds) = match oracles.cpp {
-        Some(o) => {
-            let t = Instant::now();
-            let r = run_oracle(o, cases, "C++");
-            (Some(r), Some(t.elapsed().as_secs_f64()))
-        }
-        None => (None, None),
-    };
-    Asked { engines, cpp, dsl, engine_seconds, cpp_seconds, dsl_seconds }
+    let mut slots: Vec<Option<(Vec<Reply>, f64)>> = oracles.iter().map(|_| None).collect();
+    for (k, replies, seconds) in beside {
+        slots[k] = Some((replies, seconds));
+    }
+    for (k, o) in oracles.iter().enumerate().filter(|(_, o)| o.caps().modelled) {
+        let t = Instant::now();
+        let replies = replies_in(*o, cases, "C++", chunk);
+        slots[k] = Some((replies, t.elapsed().as_secs_f64()));
+    }
+    let peers = oracles
+        .iter()
+        .zip(slots)
+        .map(|(o, s)| {
+            let (replies, seconds) = s.expect("every oracle asked");
+            Peer { name: o.name(), caps: o.caps(), replies, seconds }
+        })
+        .collect();
+    Asked { engines, peers, engine_seconds }
+}
+
+/// Cases per request to a modelled oracle (a progress bar counts them on long runs).
+fn chunk() -> usize {
+    32 * std::thread::available_parallelism().map_or(1, |n| n.get()) * 6
 }
 
 /// Ask the oracle for many cases in chunks, with a progress bar on long runs.
-pub fn run_oracle(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str) -> Vec<Outcome> {
-    let chunk = 32 * std::thread::available_parallelism().map_or(1, |n| n.get()) * 6;
+fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: usize) -> Vec<Reply> {
     let bar = if exprs.len() > chunk {
         let b = ProgressBar::new(exprs.len() as u64);
         b.set_style(
@@ -79,7 +126,7 @@ pub fn run_oracle(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str) -> Ve
     };
     let mut out = Vec::with_capacity(exprs.len());
     for part in exprs.chunks(chunk.max(1)) {
-        out.extend(oracle.run(part));
+        out.extend(oracle.replies(part));
         if let Some(b) = &bar {
             b.inc(part.len() as u64);
         }

@@ -1,6 +1,8 @@
-//! The run's third step: every pair of answers judged, and the per-pair tallies. engine~cpp by
-//! the conformance judge (crate::judge::Judge, known discrepancies included); engine~dsl and
-//! cpp~dsl by crate::judge::judge_pair, blame by the operation's definition.
+//! The run's third step: every pair of answers judged, and the per-pair tallies. The engine
+//! against the oracle of the modelled release (CuTe C++) by the conformance judge
+//! (crate::judge::Judge, known discrepancies included); every other oracle X (the DSL, pycute)
+//! against the engine and against CuTe C++ (`engine~X`, `cpp~X`) by crate::judge::judge_pair,
+//! blame by the operation's definition, each answer read by its oracle's Caps.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -10,20 +12,16 @@ use serde::Serialize;
 
 use crate::judge::{judge_pair, Answer, Judge, Judgement, Roles, Status, Verdict, ENGINE_CUTE};
 
-use super::ask::Asked;
+use super::ask::{Asked, Peer};
 use super::plan::Planned;
 
 /// The names of the sides of the DSL's pairs.
 pub const ENGINE_DSL: Roles = Roles { reference: "engine", oracle: "dsl" };
 pub const CPP_DSL: Roles = Roles { reference: "cpp", oracle: "dsl" };
 
-/// The roles of a pair's name (`cpp~dsl`, `engine~dsl`).
-pub fn roles(pair: &str) -> Roles {
-    if pair.starts_with("cpp") {
-        CPP_DSL
-    } else {
-        ENGINE_DSL
-    }
+/// A pair's name in the tallies (`engine~dsl`, `cpp~pycute`).
+pub fn pair_name(r: Roles) -> String {
+    format!("{}~{}", r.reference, r.oracle)
 }
 
 /// The triage signature of an engine~cpp disagreement (`both-reject:different-reason` for
@@ -95,14 +93,24 @@ impl GroupRow {
 }
 
 /// The judgements of one case, one per pair its oracles make.
+#[derive(Clone, Debug)]
 pub struct Judged {
     /// engine ~ CuTe C++ (the conformance judge).
     pub engine_cpp: Option<Judgement>,
-    pub engine_dsl: Option<Verdict>,
-    pub cpp_dsl: Option<Verdict>,
+    /// engine ~ X and cpp ~ X for every oracle X of another implementation, in the order of the
+    /// run's oracles.
+    pub pairs: Vec<(Roles, Verdict)>,
+}
+
+impl Judged {
+    /// The verdict of the pair `reference~oracle` (`engine`, `dsl`).
+    pub fn pair(&self, reference: &str, oracle: &str) -> Option<&Verdict> {
+        self.pairs.iter().find(|(r, _)| r.reference == reference && r.oracle == oracle).map(|(_, v)| v)
+    }
 }
 
 /// Every case's judgements and the tallies: by pair, and by (pair, signature, operation).
+#[derive(Default)]
 pub struct Judgements {
     pub cases: Vec<Judged>,
     pub pairs: BTreeMap<String, PairRow>,
@@ -110,8 +118,8 @@ pub struct Judgements {
     /// engine~cpp by the case's group (when C++ is asked).
     pub groups: BTreeMap<String, GroupRow>,
     /// Whether the engine is shown right: no failing engine~cpp judgement (a new or stale
-    /// disagreement, an oracle error), no DSL error, no engine~dsl difference the definition
-    /// blames on the engine.
+    /// disagreement, an oracle error), no error of a binding oracle (`Caps::binding`: the DSL),
+    /// no engine~X difference of a binding oracle that the definition blames on the engine.
     pub ok: bool,
     /// Wall seconds of judging.
     pub seconds: f64,
@@ -120,42 +128,68 @@ pub struct Judgements {
 /// Judge every pair of every case (in parallel), then tally.
 pub fn judge(judge: &Judge<'_>, cases: &[Planned], asked: &Asked) -> Judgements {
     let t = Instant::now();
-    let cases_judged: Vec<Judged> = (0..cases.len())
-        .into_par_iter()
-        .map(|k| {
-            let p = &cases[k];
-            let engine = &asked.engines[k];
-            let cpp = asked.cpp.as_ref().map(|o| &o[k]);
-            let dsl = asked.dsl.as_ref().map(|d| Answer::dsl(&d[k]));
-            Judged {
-                engine_cpp: cpp.map(|o| judge.judge(&p.case, p.origin, engine, o)),
-                engine_dsl: dsl.map(|d| judge_pair(&p.case, Answer::engine(engine), d)),
-                cpp_dsl: cpp.zip(dsl).map(|(o, d)| judge_pair(&p.case, Answer::cute(o), d)),
-            }
-        })
-        .collect();
-    let seconds = t.elapsed().as_secs_f64();
-    let mut pairs: BTreeMap<String, PairRow> = BTreeMap::new();
-    let mut classes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
-    let mut groups: BTreeMap<String, GroupRow> = BTreeMap::new();
-    let mut ok = true;
-    for (k, (p, j)) in cases.iter().zip(&cases_judged).enumerate() {
-        let op = p.case.op().map(str::to_string).unwrap_or_else(|| "-".into());
-        if asked.dsl.as_ref().is_some_and(|d| d[k].outcome.is_error()) {
-            ok = false;
+    let judged = judge_each(judge, cases, asked);
+    let mut j = Judgements { ok: true, ..Judgements::default() };
+    for (k, (p, c)) in cases.iter().zip(&judged).enumerate() {
+        j.tally(p, asked, k, c);
+    }
+    j.cases = judged;
+    j.seconds = t.elapsed().as_secs_f64();
+    j
+}
+
+/// Every case's judgements, in parallel, without tallies.
+pub fn judge_each(judge: &Judge<'_>, cases: &[Planned], asked: &Asked) -> Vec<Judged> {
+    let reference = asked.reference();
+    let others: Vec<&Peer> = asked.peers.iter().filter(|p| !p.caps.modelled).collect();
+    (0..cases.len()).into_par_iter().map(|k| judge_one(judge, &cases[k], asked, k, reference, &others)).collect()
+}
+
+fn judge_one(
+    judge: &Judge<'_>,
+    p: &Planned,
+    asked: &Asked,
+    k: usize,
+    reference: Option<&Peer>,
+    others: &[&Peer],
+) -> Judged {
+    let engine = &asked.engines[k];
+    let cpp = reference.map(|r| (r, &r.replies[k]));
+    let mut pairs = Vec::with_capacity(others.len() * 2);
+    for x in others {
+        let reply = Answer::reply(&x.replies[k], x.caps);
+        let engine_x = Roles { reference: "engine", oracle: x.name };
+        pairs.push((engine_x, judge_pair(&p.case, Answer::engine(engine), reply)));
+        if let Some((r, c)) = cpp {
+            let cpp_x = Roles { reference: r.name, oracle: x.name };
+            pairs.push((cpp_x, judge_pair(&p.case, Answer::reply(c, r.caps), reply)));
         }
-        if let Some(ed) = &j.engine_dsl {
-            if ed.blames_reference() {
-                ok = false;
+    }
+    Judged { engine_cpp: cpp.map(|(_, c)| judge.judge(&p.case, p.origin, engine, &c.outcome)), pairs }
+}
+
+impl Judgements {
+    /// Count case `k`'s judgements (`asked` holds its answers at `k`).
+    pub fn tally(&mut self, p: &Planned, asked: &Asked, k: usize, j: &Judged) {
+        let op = p.case.op().map(str::to_string).unwrap_or_else(|| "-".into());
+        if asked.peers.iter().any(|x| x.caps.binding && x.replies[k].outcome.is_error() && !x.caps.modelled) {
+            self.ok = false;
+        }
+        for (roles, v) in &j.pairs {
+            let binding = asked.peer(roles.oracle).is_some_and(|x| x.caps.binding);
+            if roles.reference == "engine" && binding && v.blames_reference() {
+                self.ok = false;
             }
-            tally(&mut pairs, &mut classes, "engine~dsl", &op, ed);
+        }
+        for (roles, v) in j.pairs.iter().filter(|(r, _)| r.reference == "engine") {
+            tally(&mut self.pairs, &mut self.classes, *roles, &op, v);
         }
         if let Some(j) = &j.engine_cpp {
             if j.fails() {
-                ok = false;
+                self.ok = false;
             }
-            groups.entry(p.group.clone()).or_default().count(&j.status);
-            let row = pairs.entry("engine~cpp".into()).or_default();
+            self.groups.entry(p.group.clone()).or_default().count(&j.status);
+            let row = self.pairs.entry("engine~cpp".into()).or_default();
             row.cases += 1;
             match &j.status {
                 Status::Agree | Status::BothRefuse => row.agree += 1,
@@ -167,24 +201,24 @@ pub fn judge(judge: &Judge<'_>, cases: &[Planned], asked: &Asked) -> Judgements 
                 _ => row.differ += 1,
             }
             if let Some(t) = &j.triage {
-                *classes.entry(("engine~cpp".into(), signature_of(t), op.clone())).or_default() += 1;
+                *self.classes.entry(("engine~cpp".into(), signature_of(t), op.clone())).or_default() += 1;
             }
         }
-        if let Some(cd) = &j.cpp_dsl {
-            tally(&mut pairs, &mut classes, "cpp~dsl", &op, cd);
+        for (roles, v) in j.pairs.iter().filter(|(r, _)| r.reference != "engine") {
+            tally(&mut self.pairs, &mut self.classes, *roles, &op, v);
         }
     }
-    Judgements { cases: cases_judged, pairs, classes, groups, ok, seconds }
 }
 
 fn tally(
     pairs: &mut BTreeMap<String, PairRow>,
     classes: &mut BTreeMap<(String, String, String), usize>,
-    pair: &str,
+    roles: Roles,
     op: &str,
     v: &Verdict,
 ) {
-    let row = pairs.entry(pair.into()).or_default();
+    let pair = pair_name(roles);
+    let row = pairs.entry(pair.clone()).or_default();
     row.cases += 1;
     match v {
         v if v.agrees() => row.agree += 1,
@@ -198,8 +232,8 @@ fn tally(
     if !v.agrees() {
         let sig = match v {
             Verdict::Unchecked { why } => format!("unchecked:{}", why.split(':').next().unwrap_or("")),
-            other => other.signature(roles(pair)),
+            other => other.signature(roles),
         };
-        *classes.entry((pair.into(), sig, op.into())).or_default() += 1;
+        *classes.entry((pair, sig, op.into())).or_default() += 1;
     }
 }

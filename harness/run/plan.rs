@@ -12,6 +12,7 @@ use crate::judge::Judge;
 use crate::suite::all_suites;
 
 /// A case of a run, parsed once, with its group and origin.
+#[derive(Clone)]
 pub struct Planned {
     pub group: String,
     pub case: Case,

@@ -23,8 +23,7 @@ fn a_mirror_oracle_agrees_on_every_random_case_and_leaves_every_reproducer_stale
     let known = KnownDiscrepancies::load_default().expect("fixtures/known-discrepancies.toml");
     let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
     let spec = PlanSpec { cases: 40, seed: 11, shard: (0, 1), fixed: false, known: true };
-    let oracles = Asking { cpp: Some(&Mirror), dsl: None };
-    let r = run(&judge, &spec, oracles, |_, _| Ok(())).expect("the run");
+    let r = run(&judge, &spec, &[&Mirror], |_, _| Ok(())).expect("the run");
     let random = r.plan.cases.iter().filter(|p| p.group == "random").count();
     let reproducers = r.plan.cases.iter().filter(|p| p.group == "known").count();
     assert_eq!(random, 40);
@@ -40,7 +39,7 @@ fn a_mirror_oracle_agrees_on_every_random_case_and_leaves_every_reproducer_stale
     }
     let pair = &r.judged.pairs["engine~cpp"];
     assert_eq!(pair.cases, random + reproducers);
-    assert!(r.judged.cases.iter().all(|j| j.engine_dsl.is_none() && j.cpp_dsl.is_none()));
+    assert!(r.judged.cases.iter().all(|j| j.pairs.is_empty()));
 }
 
 #[test]

@@ -18,10 +18,11 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+
+use cutecheck::case::Outcome;
 use serde::Serialize;
 
-use cutecheck::case::Case;
 use cutecheck::fuzz;
 use cutecheck::judge::Verdict as Triage;
 use cutecheck::judge::{Judge, Status};
@@ -183,9 +184,6 @@ pub fn load_known() -> Result<KnownDiscrepancies> {
     KnownDiscrepancies::load_default()
 }
 
-pub use cutecheck::run::plan::draw as plan;
-pub use cutecheck::run::{run_oracle, Planned};
-
 /// The run's plan for these options: fixed suites unless skipped, the random cases, and with
 /// `known` the known discrepancies' reproducers.
 pub fn plan_spec(ra: &RunArgs, seed: u64, shard: (usize, usize), known: bool) -> PlanSpec {
@@ -218,56 +216,53 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         ),
     }
     let start = Instant::now();
-    let mut opinions: Vec<Option<crate::pycute::Opinion>> = Vec::new();
-    let mut dynamic = None;
-    let asking = cutecheck::run::Asking { cpp: Some(&oracle), dsl: None };
-    let run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, true), asking, |plan, asked| {
-        let outcomes = asked.cpp.as_mut().expect("C++ answers");
+    // pycute, the third oracle: asked on every case it can express, not only on disagreements.
+    let pycute = match ra.pycute {
+        true => Some(crate::pycute::oracle(&oracle, args.jobs)?),
+        false => None,
+    };
+    let mut peers: Vec<&dyn cutecheck::case::Oracle> = vec![&oracle];
+    if let Some(p) = &pycute {
+        peers.push(p);
+    }
+    let mut run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, true), &peers, |plan, asked| {
         eprintln!(
             "xtask: oracle answered {} cases in {:.1?}",
             plan.cases.len(),
-            Duration::from_secs_f64(asked.cpp_seconds.unwrap_or(0.0))
+            Duration::from_secs_f64(asked.reference().map_or(0.0, |p| p.seconds))
         );
-        // pycute, the third oracle: asked on every case it can express, not only on disagreements.
-        let refs: Vec<&Case> = plan.cases.iter().map(|p| &p.case).collect();
-        opinions = match ra.pycute {
-            true => crate::pycute::Pycute::new(&oracle, args.jobs)?
-                .opinions(&refs, outcomes, &asked.engines)
-                .into_iter()
-                .map(Some)
-                .collect(),
-            false => vec![None; refs.len()],
-        };
-        drop(refs);
-        // Dynamic cases: only those the judge must see join the judge; the rest are counted.
-        if ra.dynamic_cases > 0 {
-            dynamic = Some(crate::dynamic::run(&judge, ra.dynamic_cases, seed, shard)?);
-        }
-        if ra.dynamic_driver_sample > 0 {
-            crate::dynamic::versus_driver(args, ra.dynamic_driver_sample.min(ra.dynamic_cases), seed, shard)?;
-        }
-        if let Some(d) = &mut dynamic {
-            for (p, o, e) in d.judged.drain(..) {
-                plan.cases.push(p);
-                outcomes.push(o);
-                asked.engines.push(e);
-                opinions.push(None);
-            }
+        if let (Some(p), Some(o)) = (asked.peer("pycute"), &pycute) {
+            crate::pycute::asked(p, o);
         }
         Ok(())
     })?;
-    let oracle_time = run.asked.cpp_seconds.unwrap_or(0.0);
+    // Dynamic cases: drawn, asked in process and judged chunk by chunk; those that do not agree
+    // join the run.
+    let mut dynamic = None;
+    if ra.dynamic_cases > 0 {
+        let inproc = cutecheck::oracle::inproc::InProcess::new(None).context(cutecheck::oracle::inproc::OFF)?;
+        eprintln!("xtask: dynamic cases through {}", cutecheck::case::Oracle::describe(&inproc));
+        let d = cutecheck::run::dynamic::extend(&mut run, &judge, &inproc, ra.dynamic_cases, seed, shard)?;
+        crate::dynamic::print(&d);
+        dynamic = Some(d);
+    }
+    if ra.dynamic_driver_sample > 0 {
+        crate::dynamic::versus_driver(args, ra.dynamic_driver_sample.min(ra.dynamic_cases), seed, shard)?;
+    }
+    let oracle_time = run.asked.reference().map_or(0.0, |p| p.seconds);
     let cutecheck::run::Run { plan: cutecheck::run::Plan { cases, mut trees, .. }, asked, judged } = run;
     let ok = judged.ok;
-    let outcomes = asked.cpp.expect("C++ answers");
-    let mut rows = judged.groups;
+    let opinions = crate::pycute::opinions(&asked, &judged.cases);
+    let outcomes: Vec<Outcome> =
+        asked.reference().expect("C++ answers").replies.iter().map(|r| r.outcome.clone()).collect();
+    let rows = judged.groups;
     let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
     let mut omissions = Omissions::default();
     let shrink_deadline = Instant::now() + Duration::from_secs(ra.shrink_secs);
     for (((p, outcome), (engine, opinion)), judged) in
-        cases.into_iter().zip(outcomes).zip(asked.engines.into_iter().zip(opinions.drain(..))).zip(judged.cases)
+        cases.into_iter().zip(outcomes).zip(asked.engines.into_iter().zip(opinions)).zip(judged.cases)
     {
         let j = judged.engine_cpp.expect("an engine~cpp judgement for every case");
         let sig = j.triage.as_ref().map(signature_of);
@@ -324,12 +319,6 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             shrunk,
             pycute: opinion,
         });
-    }
-    if let Some(d) = &dynamic {
-        let row = rows.entry("dynamic".into()).or_default();
-        row.cases += d.agree + d.both_refuse;
-        row.agree += d.agree;
-        row.both_refuse += d.both_refuse;
     }
     let elapsed = start.elapsed().as_secs_f64();
     let total = Row::total(rows.values());

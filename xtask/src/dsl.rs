@@ -17,15 +17,14 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use anyhow::Result;
-use rayon::prelude::*;
 use serde::Serialize;
 
-use cutecheck::case::{Case, Oracle as _};
-use cutecheck::judge::{judge_pair, Answer, Fault, Judge, Verdict};
-use cutecheck::oracle::dsl::{self, DslAnswer, DslOptions, DslOracle};
+use cutecheck::case::Oracle as _;
+use cutecheck::judge::{Fault, Judge, Verdict};
+use cutecheck::oracle::dsl::{self, DslOptions, DslOracle};
 
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
-use cutecheck::run::judge::{roles, CPP_DSL, ENGINE_DSL};
+use cutecheck::run::judge::{pair_name, CPP_DSL, ENGINE_DSL};
 use cutecheck::run::PairRow;
 
 use crate::conformance::{fresh_seed, load_known, plan_spec, release_of, version_of, RunArgs};
@@ -136,11 +135,11 @@ fn messages(rows: &[CaseRow]) -> Vec<MessageRow> {
     let mut groups: BTreeMap<(String, String, String, String), (usize, String)> = BTreeMap::new();
     for c in rows {
         let op = c.op.clone().unwrap_or_else(|| "-".into());
-        for (pair, v) in [("engine~dsl", Some(&c.engine_dsl)), ("cpp~dsl", c.cpp_dsl.as_ref())] {
+        for (roles, v) in [(ENGINE_DSL, Some(&c.engine_dsl)), (CPP_DSL, c.cpp_dsl.as_ref())] {
             let Some(v) = v else { continue };
             if let Some(m) = message_class(v) {
-                let g =
-                    groups.entry((pair.into(), v.signature(roles(pair)), op.clone(), m)).or_insert((0, c.expr.clone()));
+                let pair = pair_name(roles);
+                let g = groups.entry((pair, v.signature(roles), op.clone(), m)).or_insert((0, c.expr.clone()));
                 g.0 += 1;
             }
         }
@@ -200,45 +199,48 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     };
     let known = load_known()?;
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
-    let asking = cutecheck::run::Asking {
-        cpp: cpp_oracle.as_ref().map(|o| o as &dyn cutecheck::case::Oracle),
-        dsl: Some(&dsl_oracle),
-    };
+    let mut peers: Vec<&dyn cutecheck::case::Oracle> = Vec::new();
+    if let Some(o) = &cpp_oracle {
+        peers.push(o);
+    }
+    peers.push(&dsl_oracle);
     // The DSL runs have no reproducers of the known discrepancies (they are engine~C++ entries).
-    let run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, false), asking, |plan, asked| {
+    let run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, false), &peers, |plan, asked| {
         eprintln!(
             "xtask: the DSL answered {} cases in {:.1} s (the engine alongside, done in {:.1} s)",
             plan.cases.len(),
-            asked.dsl_seconds.unwrap_or(0.0),
+            asked.peer("dsl").map_or(0.0, |p| p.seconds),
             asked.engine_seconds
         );
-        if let Some(s) = asked.cpp_seconds {
-            eprintln!("xtask: CuTe C++ answered {} cases in {s:.1} s", plan.cases.len());
+        if let Some(c) = asked.reference() {
+            eprintln!("xtask: CuTe C++ answered {} cases in {:.1} s", plan.cases.len(), c.seconds);
         }
         Ok(())
     })?;
     let cutecheck::run::Run { plan, asked, judged } = run;
     let ok = judged.ok;
     let (plan_time, engine_time, judge_time) = (plan.seconds, asked.engine_seconds, judged.seconds);
-    let dsl_time = asked.dsl_seconds.unwrap_or(0.0);
-    let cpp_time = asked.cpp_seconds;
-    let answers = asked.dsl.as_ref().expect("DSL answers");
+    let dsl_peer = asked.peer("dsl").expect("DSL answers");
+    let dsl_time = dsl_peer.seconds;
+    let cpp_time = asked.reference().map(|p| p.seconds);
+    let cpp = asked.reference();
+    let answers = &dsl_peer.replies;
     let mut rows = Vec::with_capacity(plan.cases.len());
     for (k, (p, j)) in plan.cases.iter().zip(&judged.cases).enumerate() {
         let case = &p.case;
-        let ed = j.engine_dsl.clone().expect("an engine~DSL verdict for every case");
+        let ed = j.pair("engine", "dsl").cloned().expect("an engine~DSL verdict for every case");
         rows.push(CaseRow {
             location: case.location.clone(),
             op: case.op().map(str::to_string),
             expr: case.text.clone(),
             engine: asked.engines[k].outcome.lines(),
-            cpp: asked.cpp.as_ref().map(|o| o[k].lines()),
+            cpp: cpp.map(|c| c.replies[k].outcome.lines()),
             dsl: answers[k].outcome.lines(),
-            dsl_text: answers[k].dsl_text.clone(),
+            dsl_text: answers[k].own_text().map(str::to_string),
             engine_cpp: j.engine_cpp.as_ref().filter(|j| !j.agreement.agrees()).map(|j| j.summary()),
             engine_dsl_fault: ed.fault(),
             engine_dsl: ed,
-            cpp_dsl: j.cpp_dsl.clone(),
+            cpp_dsl: j.pair("cpp", "dsl").cloned(),
         });
     }
     let n = rows.len();
@@ -378,16 +380,6 @@ fn listing(r: &Report) -> String {
     s
 }
 
-/// User+system CPU seconds of this process's reaped children (Linux /proc/self/stat).
-fn children_cpu_secs() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // Fields 16 and 17 of stat (cutime, cstime) are 13 and 14 after the state field.
-    let ticks: f64 = f.get(13)?.parse::<f64>().ok()? + f.get(14)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
 /// `cargo xtask dsl ...`
 #[derive(clap::Subcommand)]
 pub enum DslCmd {
@@ -417,95 +409,6 @@ pub fn main(cmd: DslCmd) -> Result<bool> {
             eprintln!("xtask: {} ready in {:.1} s", i.describe, t.elapsed().as_secs_f64());
             Ok(true)
         }
-        DslCmd::Bench { cases, seed, jobs, batch } => bench(cases, seed, jobs, batch),
+        DslCmd::Bench { cases, seed, jobs, batch } => crate::dsl_bench::bench(cases, seed, jobs, batch),
     }
-}
-
-fn bench(n: usize, seed: u64, jobs: Option<usize>, batch: usize) -> Result<bool> {
-    let mut cases: Vec<Case> = Vec::with_capacity(n);
-    let mut s = seed;
-    while cases.len() < n {
-        for e in crate::random::cases(2 * n, s) {
-            if cases.len() < n {
-                if let Ok(c) = Case::parse(&e, "bench") {
-                    if crate::bench::all_static(&c.expr) && dsl::ast(&c.expr).is_ok() {
-                        cases.push(c);
-                    }
-                }
-            }
-        }
-        s += 1;
-    }
-    let o = DslOracle::new(DslOptions { jobs, batch, ..DslOptions::default() })?;
-    let describe = o.describe();
-    let refs: Vec<&Case> = cases.iter().collect();
-    // Start the workers (import the DSL) outside the timing, as a long-lived pool does once.
-    let warm: Vec<&Case> = refs.iter().take(o.opts.jobs.unwrap_or(2) * 2).copied().collect();
-    o.answers(&warm);
-    let t = Instant::now();
-    let answers: Vec<DslAnswer> = o.answers(&refs);
-    let ask = t.elapsed().as_secs_f64();
-    // Engine and judge on every core (rayon), as conformance does.
-    let t2 = Instant::now();
-    let timed: Vec<(Verdict, f64, f64)> = cases
-        .par_iter()
-        .zip(&answers)
-        .map(|(c, a)| {
-            let t = Instant::now();
-            let engine = cutecheck::case::engine(c, false);
-            let te = t.elapsed().as_secs_f64();
-            (judge_pair(c, Answer::engine(&engine), Answer::dsl(a)), t.elapsed().as_secs_f64(), te)
-        })
-        .collect();
-    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
-    for (v, _, _) in &timed {
-        *tally.entry(v.signature(ENGINE_DSL)).or_default() += 1;
-    }
-    let blamed: Vec<(&Verdict, &str)> = timed
-        .iter()
-        .zip(&cases)
-        .filter(|((v, _, _), _)| v.blames_reference())
-        .map(|((v, _, _), c)| (v, c.text.as_str()))
-        .collect();
-    let mut slowest: Vec<(f64, f64, &str)> =
-        timed.iter().zip(&cases).map(|((_, t, te), c)| (*t, *te, c.text.as_str())).collect();
-    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let cpu_total: f64 = slowest.iter().map(|s| s.0).sum();
-    let slow: Vec<f64> = slowest.iter().map(|s| s.0).filter(|t| *t > 0.01).collect();
-    let judge = t2.elapsed().as_secs_f64();
-    // The workers' CPU time: end them (they and their children are reaped) and read this
-    // process's children's user+system time.
-    let cpu0 = children_cpu_secs();
-    drop(o);
-    let cpu = children_cpu_secs().zip(cpu0).map(|(a, b)| a - b);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("{describe}; {n} static random cases (seed {seed}), {} workers on {cores} cores, {batch} cases per jit function", jobs.unwrap_or(cores));
-    println!("| step | wall time | static cases per minute |");
-    println!("|---|---:|---:|");
-    println!("| DSL oracle (answers) | {ask:.2} s | {:.0} |", n as f64 * 60.0 / ask.max(1e-6));
-    println!("| engine + judge | {judge:.2} s | {:.0} |", n as f64 * 60.0 / judge.max(1e-6));
-    println!("| judged (both) | {:.2} s | {:.0} |", ask + judge, n as f64 * 60.0 / (ask + judge).max(1e-6));
-    if let Some(cpu) = cpu {
-        println!(
-            "| DSL workers' CPU time (user+sys, warm-up included) | {cpu:.2} s | {:.0} per CPU-minute, {:.0} on {cores} idle cores |",
-            n as f64 * 60.0 / cpu.max(1e-6),
-            n as f64 * 60.0 * cores as f64 / cpu.max(1e-6)
-        );
-    }
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("load average at the end: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
-    println!("verdicts: {}", tally.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "));
-    println!(
-        "engine + judge: {cpu_total:.2} s in all over the cases; {} cases over 10 ms take {:.2} s of it",
-        slow.len(),
-        slow.iter().sum::<f64>()
-    );
-    for (v, e) in blamed.iter().take(10) {
-        println!("the definition blames the engine: {e}: {}", v.describe(ENGINE_DSL));
-    }
-    println!("slowest to judge (engine + judge, of which the engine):");
-    for (t, te, e) in slowest.iter().take(8) {
-        println!("  {:.1} ms ({:.1} ms) {e}", t * 1e3, te * 1e3);
-    }
-    Ok(true)
 }

@@ -2,10 +2,10 @@
 //! `oracle::inproc::gen`) through the engine and the in-process CuTe oracle (cpp/ffi in forked
 //! workers), at fuzzing speed.
 //!
-//! Cases are drawn, answered and compared in chunks; a case where CuTe and the engine print the
-//! same, or both refuse, is only counted. Every other case (a disagreement, an oracle failure) is
-//! handed to the run's judge (cutecheck::run) with its outcome, so it is triaged, matched against
-//! the known discrepancies and reported exactly like the other random cases.
+//! The cases are drawn, asked and judged by the run (cutecheck::run::dynamic), chunk by chunk; a
+//! case where CuTe and the engine agree, or both refuse, is only counted. Every other case (a
+//! disagreement, an oracle failure) joins the run with its judgement, so it is reported exactly
+//! like the other random cases. This file prints the counts and keeps the build step.
 //!
 //! The in-process library is built by cutecheck's build.rs when CuTe is provisioned. When this
 //! xtask binary was built without it (a fresh machine: the crate was compiled before CuTe was
@@ -16,40 +16,14 @@
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
-use cutecheck::case::{Case, EngineAnswer, Oracle as _, Origin, Outcome};
-use cutecheck::judge::{Judge, Status};
+use cutecheck::case::{Oracle as _, Outcome};
 use cutecheck::oracle::inproc::{self, gen, InProcess};
 use cutecheck::oracle::{provision, OracleArgs};
-
-use cutecheck::run::Planned;
+use cutecheck::run::dynamic::DynamicRun;
 
 /// Set on the second run so a build that still lacks the library is reported, not retried.
 const REEXEC: &str = "CUTECHECK_FFI_REEXEC";
-
-/// What the dynamic run counted, and the cases the judge must see.
-pub struct DynamicRun {
-    pub cases: usize,
-    pub agree: usize,
-    pub both_refuse: usize,
-    /// Disagreements, unchecked cases and oracle failures, with both answers, for the judge loop.
-    pub judged: Vec<(Planned, Outcome, EngineAnswer)>,
-    pub seconds: f64,
-}
-
-impl DynamicRun {
-    pub fn per_minute(&self) -> f64 {
-        self.cases as f64 * 60.0 / self.seconds.max(1e-3)
-    }
-}
-
-enum Judged {
-    Agree,
-    BothRefuse,
-    Judge(Box<(Planned, Outcome, EngineAnswer)>),
-}
 
 /// The CUTLASS version the in-process library must be built for ("4.2.0" for wheel 4.2.0.0).
 fn wanted(args: &OracleArgs) -> Result<String> {
@@ -102,94 +76,21 @@ pub fn ensure_built(args: &OracleArgs, n: usize) -> Result<Option<bool>> {
     Ok(Some(status.success()))
 }
 
-/// Draw, answer and compare the dynamic cases `0..n` of `seed` in `shard`.
-pub fn run(judge: &Judge, n: usize, seed: u64, shard: (usize, usize)) -> Result<DynamicRun> {
-    let oracle = InProcess::new(None).context(inproc::OFF)?;
-    let describe = oracle.describe();
-    eprintln!("xtask: dynamic cases through {describe}");
-    let start = Instant::now();
-    let indices: Vec<usize> = gen::shard_indices(n, shard).collect();
-    let mine = indices.len();
-    let bar = (mine > 20_000).then(|| {
-        let b = ProgressBar::new(mine as u64);
-        b.set_style(
-            ProgressStyle::with_template(
-                "dynamic [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}, eta {eta})",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b
-    });
-    let mut run = DynamicRun { cases: 0, agree: 0, both_refuse: 0, judged: Vec::new(), seconds: 0.0 };
-    const CHUNK: usize = 50_000;
-    let (mut t_draw, mut t_cute, mut t_engine) = (0.0, 0.0, 0.0);
-    for part in indices.chunks(CHUNK) {
-        // Draw and parse (in parallel), answer in the workers, then evaluate and compare.
-        let t0 = Instant::now();
-        let drawn: Vec<(usize, bool, Case)> = part
-            .par_iter()
-            .map(|&i| {
-                let c = gen::case(seed, i as u64);
-                let case = Case::parse(&c.expr, format!("dynamic #{i} (seed {seed})"))
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", c.expr))?;
-                Ok((i, c.admissible, case))
-            })
-            .collect::<Result<_>>()?;
-        let exprs: Vec<&cutecheck::expr::Expr> = drawn.iter().map(|(_, _, c)| &c.expr).collect();
-        let t1 = Instant::now();
-        let outcomes = oracle.run_exprs(&exprs);
-        let t2 = Instant::now();
-        let judged: Vec<Judged> = drawn
-            .into_par_iter()
-            .zip(outcomes)
-            .map(|((_, admissible, case), o)| {
-                let engine = judge.engine(&case, false);
-                // The common case costs one comparison; anything else gets the judge's word.
-                if engine.outcome == o && !o.is_error() {
-                    return Judged::Agree;
-                }
-                let origin = Origin::Random { admissible };
-                match judge.judge(&case, origin, &engine, &o).status {
-                    Status::Agree => Judged::Agree,
-                    Status::BothRefuse => Judged::BothRefuse,
-                    _ => Judged::Judge(Box::new((
-                        Planned { group: "dynamic".into(), case, origin, random: None },
-                        o,
-                        engine,
-                    ))),
-                }
-            })
-            .collect();
-        t_draw += (t1 - t0).as_secs_f64();
-        t_cute += (t2 - t1).as_secs_f64();
-        t_engine += t2.elapsed().as_secs_f64();
-        run.cases += part.len();
-        for j in judged {
-            match j {
-                Judged::Agree => run.agree += 1,
-                Judged::BothRefuse => run.both_refuse += 1,
-                Judged::Judge(j) => run.judged.push(*j),
-            }
-        }
-        if let Some(b) = &bar {
-            b.inc(part.len() as u64);
-        }
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    run.seconds = start.elapsed().as_secs_f64();
+/// The dynamic cases' counts and time split.
+pub fn print(d: &DynamicRun) {
     eprintln!(
         "xtask: {} dynamic cases in {:.1} s ({:.0} verified a minute): {} agree, {} both refuse, {} to the judge",
-        run.cases,
-        run.seconds,
-        run.per_minute(),
-        run.agree,
-        run.both_refuse,
-        run.judged.len()
+        d.cases,
+        d.seconds,
+        d.per_minute(),
+        d.agree,
+        d.both_refuse,
+        d.judged
     );
-    eprintln!("xtask: dynamic time: {t_draw:.1} s drawing and parsing, {t_cute:.1} s in-process CuTe, {t_engine:.1} s engine and comparison");
-    Ok(run)
+    eprintln!(
+        "xtask: dynamic time: {:.1} s drawing and parsing, {:.1} s in-process CuTe, {:.1} s engine and comparison",
+        d.draw_seconds, d.cute_seconds, d.engine_seconds
+    );
 }
 
 /// The first `k` dynamic cases of the shard through the compiled driver (no results cache) and

@@ -19,6 +19,7 @@ mod bless;
 mod conformance;
 mod coverage;
 mod dsl;
+mod dsl_bench;
 mod dynamic;
 mod extract;
 mod gpu;

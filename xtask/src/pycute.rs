@@ -1,23 +1,24 @@
 //! pycute, the Python reference shipped in the same nvidia-cutlass wheel, as a third oracle
 //! (`conformance --pycute`): every case pycute can express is asked through the pycute oracle
-//! (`cutecheck::oracle::pycute`: parallel python3 workers, each case bounded in time), and its
-//! answer is judged against CuTe's and the engine's by the one judge (`cutecheck::judge`, with
-//! pycute's capabilities: values, no static-ness, so results compare as functions). pycute's own
+//! (`cutecheck::oracle::pycute`: parallel python3 workers, each case bounded in time), a peer of
+//! the run (`cutecheck::run`), whose answer the run's judge compares with CuTe's and the engine's
+//! (with pycute's capabilities: values, no static-ness, so results compare as functions); this
+//! file reads those verdicts. pycute's own
 //! defects are reported separately from the engine's and CuTe's, and so are the cases pycute did
 //! not answer in time. The Python text is written from the parsed AST
 //! (`cutecheck::oracle::pycute::spelling`).
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::Duration;
 
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::{Case, EngineAnswer, Outcome};
-
-use cutecheck::judge::{judge_pair, Answer, Fault, Roles, Verdict};
-use cutecheck::oracle::pycute::{PycuteAnswer, PycuteOptions};
+use cutecheck::case::Outcome;
+use cutecheck::judge::{Fault, Roles, Verdict};
+use cutecheck::oracle::pycute::PycuteOptions;
 use cutecheck::oracle::Oracle;
+use cutecheck::run::{Asked, Judged, Peer};
 
 /// The names of the sides where pycute is judged against CuTe C++ and against the engine.
 const CUTE_PYCUTE: Roles = Roles { reference: "cute", oracle: "pycute" };
@@ -69,44 +70,51 @@ impl Opinion {
     }
 }
 
-/// The pycute oracle (`cutecheck::oracle::pycute`), asked for the opinions of a run.
-pub struct Pycute {
-    oracle: cutecheck::oracle::pycute::Pycute,
+/// pycute from the wheel the oracle's headers come from (`<wheel>/pycute`), with `jobs` workers
+/// (default: one per core): a peer of the run (`cutecheck::run`).
+pub fn oracle(oracle: &Oracle, jobs: Option<usize>) -> Result<cutecheck::oracle::pycute::Pycute> {
+    let opts = PycuteOptions { jobs, ..PycuteOptions::default() };
+    cutecheck::oracle::pycute::Pycute::next_to(&oracle.headers.include_dir, opts)
 }
 
-impl Pycute {
-    /// pycute from the wheel the oracle's headers come from (`<wheel>/pycute`), with `jobs`
-    /// workers (default: one per core).
-    pub fn new(oracle: &Oracle, jobs: Option<usize>) -> Result<Pycute> {
-        let opts = PycuteOptions { jobs, ..PycuteOptions::default() };
-        Ok(Pycute { oracle: cutecheck::oracle::pycute::Pycute::next_to(&oracle.headers.include_dir, opts)? })
-    }
+/// The line on how pycute answered.
+pub fn asked(p: &Peer, o: &cutecheck::oracle::pycute::Pycute) {
+    let asked = p.replies.iter().filter(|r| !matches!(r.outcome, Outcome::Unsupported(_))).count();
+    let timeouts = p.replies.iter().filter(|r| r.timed_out()).count();
+    eprintln!(
+        "xtask: pycute answered {asked} cases in {:.1?} ({} workers, {timeouts} timeouts of {} s)",
+        Duration::from_secs_f64(p.seconds),
+        o.jobs(),
+        o.opts.case_timeout.as_secs_f64()
+    );
+}
 
-    /// pycute's opinion on every case, compared with CuTe's outcome and the engine's answer.
-    pub fn opinions(&self, cases: &[&Case], cute: &[Outcome], engine: &[EngineAnswer]) -> Vec<Opinion> {
-        let start = Instant::now();
-        let answers = self.oracle.answers(cases);
-        let asked = answers.iter().filter(|a| a.code.is_some()).count();
-        let timeouts = answers.iter().filter(|a| a.timed_out).count();
-        eprintln!(
-            "xtask: pycute answered {asked} cases in {:.1?} ({} workers, {timeouts} timeouts of {} s)",
-            start.elapsed(),
-            self.oracle.jobs(),
-            self.oracle.opts.case_timeout.as_secs_f64()
-        );
-        cases
-            .iter()
-            .zip(answers)
-            .zip(cute.iter().zip(engine))
-            .map(|((case, a), (c, e))| match &a.outcome {
+/// pycute's opinion on every case of a run, read from the run's verdicts (cpp~pycute,
+/// engine~pycute); `None` where pycute was not asked.
+pub fn opinions(asked: &Asked, judged: &[Judged]) -> Vec<Option<Opinion>> {
+    let Some(p) = asked.peer("pycute") else { return vec![None; judged.len()] };
+    p.replies
+        .iter()
+        .zip(judged)
+        .map(|(a, j)| {
+            let versus_engine = j.pair("engine", "pycute")?;
+            Some(match &a.outcome {
                 Outcome::Unsupported(why) => Opinion::unanswered(format!("unsupported: {why}")),
                 Outcome::Error(err) => {
-                    Opinion { timed_out: a.timed_out, ..Opinion::unanswered(format!("oracle error: {err}")) }
+                    Opinion { timed_out: a.timed_out(), ..Opinion::unanswered(format!("oracle error: {err}")) }
                 }
-                _ => judge(case, &a, c, e),
+                _ => Opinion {
+                    pycute: match a.raised() {
+                        Some(err) => format!("error: {err}"),
+                        None => a.outcome.printed().unwrap_or_default().to_string(),
+                    },
+                    versus_cute: j.pair("cpp", "pycute").cloned(),
+                    versus_engine: Some(versus_engine.clone()),
+                    timed_out: false,
+                },
             })
-            .collect()
-    }
+        })
+        .collect()
 }
 
 /// pycute as a third oracle over a whole run: how often it agrees with CuTe, and who the
@@ -179,20 +187,6 @@ impl Summary {
             }
         }
         t
-    }
-}
-
-/// The judge's verdicts on pycute's answer against CuTe's and the engine's.
-fn judge(case: &Case, a: &PycuteAnswer, cute: &Outcome, engine: &EngineAnswer) -> Opinion {
-    let py = Answer::pycute(a);
-    Opinion {
-        pycute: match &a.error {
-            Some(err) => format!("error: {err}"),
-            None => a.text().unwrap_or_default().to_string(),
-        },
-        versus_cute: Some(judge_pair(case, Answer::cute(cute), py)),
-        versus_engine: Some(judge_pair(case, Answer::engine(engine), py)),
-        timed_out: false,
     }
 }
 

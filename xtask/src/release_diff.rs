@@ -1,6 +1,7 @@
 //! `cargo xtask release-diff --from A --to B`: the fixed suites and the same seeded random cases on
 //! two CUTLASS versions; every case whose CuTe output changed is reported with the engine's verdict
-//! against both versions (agree / triage class), each side judged with the engine modelling its release.
+//! against both versions (agree / triage class): each side asked and judged by the run
+//! (cutecheck::run) with the engine modelling its release.
 //! `--cutlass-dir D` replaces the `--to` wheel by a checkout and `--from-dir D` the `--from` one (PyPI
 //! has no wheel for 3.9, 4.0, 4.1 or anything after 4.2; their git checkouts work here).
 //! Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
@@ -10,12 +11,14 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::Serialize;
 
-use cutecheck::case::{Case, EngineAnswer, Outcome};
+use cutecheck::case::Outcome;
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
+use cutecheck::run::plan::draw;
+use cutecheck::run::{Plan, Planned};
 
-use crate::conformance::{fresh_seed, plan, run_oracle};
+use crate::conformance::fresh_seed;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct DiffArgs {
@@ -91,12 +94,6 @@ fn kind_of(o: &Outcome) -> &'static str {
     }
 }
 
-/// The engine against one side's output, judged as a conformance run would (no known
-/// discrepancies: a release diff shows every difference).
-fn engine_vs(judge: &Judge<'_>, p: &crate::conformance::Planned, engine: &EngineAnswer, o: &Outcome) -> String {
-    judge.judge(&p.case, p.origin, engine, o).summary()
-}
-
 pub fn run(a: &DiffArgs) -> Result<bool> {
     let seed = a.seed.unwrap_or_else(fresh_seed);
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed})");
@@ -123,28 +120,33 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     let to = Oracle::new(to_args.options())?;
     let (from_name, to_name) = (cutecheck::cli::version_of(&from_args), cutecheck::cli::version_of(&to_args));
     eprintln!("xtask: from {}\nxtask: to   {}", from.describe(), to.describe());
-    let (cases, _) = plan(a.cases, seed, (0, 1), !a.no_fixed)?;
-    let refs: Vec<&Case> = cases.iter().map(|p| &p.case).collect();
-    let old = run_oracle(&from, &refs, &from_name);
-    let new = run_oracle(&to, &refs, &to_name);
+    // The same cases on both sides, each asked and judged by the run with the engine modelling its
+    // side's release (the nearest older model for a checkout) and no known discrepancies: a
+    // release diff shows every difference.
+    let (cases, _) = draw(a.cases, seed, (0, 1), !a.no_fixed)?;
     let none = KnownDiscrepancies::default();
     let (judge_from, judge_to) = (
         Judge::for_release(&none, from_name.clone(), cutecheck::cli::release_of(&from_args)),
         Judge::for_release(&none, to_name.clone(), cutecheck::cli::release_of(&to_args)),
     );
+    let side = |judge: &Judge<'_>, oracle: &Oracle, cases: Vec<Planned>| {
+        let plan = Plan { cases, trees: Vec::new(), seconds: 0.0 };
+        cutecheck::run::run_planned(judge, plan, &[oracle], false, |_, _| Ok(()))
+    };
+    let old = side(&judge_from, &from, cases.clone())?;
+    let new = side(&judge_to, &to, cases)?;
+    let (old_cpp, new_cpp) = (old.asked.cpp().unwrap_or_default(), new.asked.cpp().unwrap_or_default());
     let mut changes = Vec::new();
     let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let (mut with_from, mut with_to) = (0, 0);
-    for ((p, o), n) in cases.iter().zip(&old).zip(&new) {
+    for (k, (p, (o, n))) in new.plan.cases.iter().zip(old_cpp.iter().zip(&new_cpp)).enumerate() {
         if o.lines() == n.lines() || o.is_error() || n.is_error() {
             continue;
         }
         let kind = format!("{} -> {}", kind_of(o), kind_of(n));
         *by_kind.entry(kind.clone()).or_default() += 1;
-        // The engine modelling each side's release (the nearest older model for a checkout).
-        let (ef, et) = (judge_from.engine(&p.case, false), judge_to.engine(&p.case, false));
-        let (vf, vt) = (engine_vs(&judge_from, p, &ef, o), engine_vs(&judge_to, p, &et, n));
-        let engine = et;
+        let summary = |r: &cutecheck::run::Run| r.judged.cases[k].engine_cpp.as_ref().map(|j| j.summary());
+        let (vf, vt) = (summary(&old).unwrap_or_default(), summary(&new).unwrap_or_default());
         with_from += usize::from(vf.starts_with("agree"));
         with_to += usize::from(vt.starts_with("agree"));
         changes.push(Change {
@@ -154,7 +156,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
             kind,
             from: o.lines(),
             to: n.lines(),
-            engine: engine.outcome.lines(),
+            engine: new.asked.engines[k].outcome.lines(),
             engine_vs_from: vf,
             engine_vs_to: vt,
         });
@@ -163,7 +165,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         from: from_name.clone(),
         to: to_name.clone(),
         seed,
-        cases: refs.len(),
+        cases: new.plan.cases.len(),
         changed: changes.len(),
         by_kind,
         engine_agrees_with_from: with_from,

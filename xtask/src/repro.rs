@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use cutecheck::case::{Case, Origin, Outcome};
+use cutecheck::case::{Case, Outcome};
 use cutecheck::expr::Expr;
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
@@ -190,10 +190,12 @@ pub fn make(oracle: &Oracle, judge: &Judge<'_>, case: &Case) -> Result<Repro> {
         let first: String = stderr.lines().filter(|l| l.contains("error")).take(3).collect::<Vec<_>>().join("\n");
         (msg, first)
     };
-    let cute =
-        cutecheck::case::Oracle::run(oracle, &[case]).pop().unwrap_or_else(|| Outcome::Error("no result".into()));
-    let engine = judge.engine(case, false);
-    let verdict = judge.judge(case, Origin::Adhoc, &engine, &cute);
+    // CuTe and the engine asked, and judged, by the run.
+    let run = cutecheck::run::given(judge, vec![case.clone()], &[oracle], false);
+    let cute = run.asked.cpp().and_then(|c| c.first().cloned().cloned());
+    let cute = cute.unwrap_or_else(|| Outcome::Error("no result".into()));
+    let engine = &run.asked.engines[0];
+    let verdict = run.judged.cases[0].engine_cpp.clone().context("no judgement")?;
     let mut readme = String::new();
     readme.push_str(&format!("Case:     {expr}\n"));
     readme.push_str(&format!("CuTe:     {}\n", oracle.describe()));

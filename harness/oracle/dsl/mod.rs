@@ -30,11 +30,11 @@ pub mod atoms;
 pub mod provision;
 pub mod spelling;
 
+pub use crate::case::DslValue;
 pub use spelling::{dsl_form, DslForm};
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -49,8 +49,8 @@ use serde_json::{json, Value as Json};
 
 use crate::case::{Case, Outcome};
 use crate::expr::op::{Op, Part};
-use crate::expr::read_printed;
-use crate::expr::{Expr, Value};
+
+use crate::expr::Expr;
 use crate::oracle::{sha256_hex, state_dir};
 
 /// The worker script, compiled in (written to the state directory under its digest at start).
@@ -96,25 +96,6 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
     })
 }
 
-/// A value as the DSL returned it: static leaves are known, dynamic leaves usually are not.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DslValue {
-    /// A Python `int`: CuTe's static `_v`.
-    Static(i64),
-    /// A traced integer: its value if the DSL shows it, and a divisor if it knows one.
-    Dynamic {
-        value: Option<i64>,
-        div: Option<i64>,
-    },
-    Underscore,
-    Tuple(Vec<DslValue>),
-    Layout {
-        shape: Box<DslValue>,
-        stride: Box<DslValue>,
-    },
-}
-
 impl DslValue {
     /// Read the worker's JSON encoding.
     pub fn from_json(j: &Json) -> Result<DslValue, String> {
@@ -132,47 +113,6 @@ impl DslValue {
             other => return Err(format!("not a DSL value: {other}")),
         })
     }
-
-    /// Whether every leaf's value is known.
-    pub fn is_known(&self) -> bool {
-        match self {
-            DslValue::Static(_) | DslValue::Underscore => true,
-            DslValue::Dynamic { value, .. } => value.is_some(),
-            DslValue::Tuple(v) => v.iter().all(DslValue::is_known),
-            DslValue::Layout { shape, stride } => shape.is_known() && stride.is_known(),
-        }
-    }
-
-    /// The value as the engine's [`Value`] (static-ness kept), when every leaf is known.
-    pub fn to_value(&self) -> Option<Value> {
-        if !self.is_known() {
-            return None;
-        }
-        read_printed(&self.to_string())
-    }
-
-    fn leaves(&self) -> usize {
-        match self {
-            DslValue::Tuple(v) => v.iter().map(DslValue::leaves).sum(),
-            DslValue::Layout { shape, stride } => shape.leaves() + stride.leaves(),
-            _ => 1,
-        }
-    }
-}
-
-impl fmt::Display for DslValue {
-    /// CuTe C++'s print format (`_4` static, `4` dynamic), with `?` for an unknown dynamic value.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DslValue::Static(v) => write!(f, "_{v}"),
-            DslValue::Dynamic { value: Some(v), .. } => write!(f, "{v}"),
-            DslValue::Dynamic { value: None, div: Some(d) } => write!(f, "?{{div={d}}}"),
-            DslValue::Dynamic { value: None, div: None } => f.write_str("?"),
-            DslValue::Underscore => f.write_str("_"),
-            DslValue::Tuple(v) => crate::engine::int_tuple::write_tuple(f, v.iter()),
-            DslValue::Layout { shape, stride } => write!(f, "{shape}:{stride}"),
-        }
-    }
 }
 
 /// The DSL's answer to one case: the outcome (a printed result in CuTe's format, see
@@ -186,6 +126,12 @@ pub struct DslAnswer {
 }
 
 impl DslAnswer {
+    /// The reply the run carries: the outcome, the partial value and the DSL's own print.
+    pub fn into_reply(self) -> crate::case::Reply {
+        let structure = crate::case::Structure::Partial { value: self.value, text: self.dsl_text };
+        crate::case::Reply { outcome: self.outcome, structure: Some(structure) }
+    }
+
     fn of(outcome: Outcome) -> DslAnswer {
         DslAnswer { outcome, value: None, dsl_text: None }
     }
@@ -362,6 +308,12 @@ impl crate::case::Oracle for DslOracle {
     }
     fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
         self.answers(cases).into_iter().map(|a| a.outcome).collect()
+    }
+    fn name(&self) -> &'static str {
+        "dsl"
+    }
+    fn replies(&self, cases: &[&Case]) -> Vec<crate::case::Reply> {
+        self.answers(cases).into_iter().map(DslAnswer::into_reply).collect()
     }
 }
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::expr::{eval_str, parse};
+use crate::expr::{eval_str, parse, Value};
 use crate::judge::{compare_partial, judge_pair, Answer, Blame, Fault, Match, Roles, Side, Verdict};
 
 fn dsl(j: Json) -> DslValue {

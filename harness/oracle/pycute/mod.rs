@@ -22,6 +22,8 @@
 
 pub mod spelling;
 
+pub use crate::case::PyValue;
+
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -68,19 +70,6 @@ impl Default for PycuteOptions {
     }
 }
 
-/// What pycute's result is, where it has a structure a judge can compare.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum PyValue {
-    /// A `Layout`: its size, and its values over its domain `0..size` (`None` when the size is
-    /// over [`crate::limits::WALK`] or a value is not a 64-bit integer).
-    Layout { size: Option<i64>, values: Option<Vec<i64>> },
-    /// An integer.
-    Number { value: i64 },
-    /// Anything else (a tuple, ...): only its text.
-    Other,
-}
-
 /// pycute's answer to one case.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PycuteAnswer {
@@ -101,6 +90,13 @@ pub struct PycuteAnswer {
 }
 
 impl PycuteAnswer {
+    /// The reply the run carries: the outcome and the result as a function.
+    pub fn into_reply(self) -> crate::case::Reply {
+        let structure =
+            crate::case::Structure::Function { value: self.value, error: self.error, timed_out: self.timed_out };
+        crate::case::Reply { outcome: self.outcome, structure: Some(structure) }
+    }
+
     fn of(outcome: Outcome, code: Option<String>) -> PycuteAnswer {
         PycuteAnswer { outcome, code, value: None, error: None, timed_out: false, seconds: None }
     }
@@ -345,6 +341,15 @@ impl crate::case::Oracle for Pycute {
     }
     fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
         self.answers(cases).into_iter().map(|a| a.outcome).collect()
+    }
+    fn caps(&self) -> crate::case::Caps {
+        crate::case::Caps::PYCUTE
+    }
+    fn name(&self) -> &'static str {
+        "pycute"
+    }
+    fn replies(&self, cases: &[&Case]) -> Vec<crate::case::Reply> {
+        self.answers(cases).into_iter().map(PycuteAnswer::into_reply).collect()
     }
 }
 
