@@ -25,6 +25,7 @@ pub mod known;
 pub mod limits;
 pub mod oracle;
 pub mod paths;
+pub mod report;
 pub mod run;
 pub mod snapshot;
 pub mod suite;

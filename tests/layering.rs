@@ -27,7 +27,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("fuzz", 8),
     ("suite", 9),
     ("run", 10),
-    ("cli", 11),
+    ("report", 11),
+    ("cli", 12),
 ];
 
 fn harness() -> PathBuf {

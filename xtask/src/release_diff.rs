@@ -6,15 +6,12 @@
 //! has no wheel for 3.9, 4.0, 4.1 or anything after 4.2; their git checkouts work here).
 //! Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
 
-use std::collections::BTreeMap;
-
 use anyhow::Result;
-use serde::Serialize;
 
-use cutecheck::case::Outcome;
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
+use cutecheck::report::release_diff as report;
 use cutecheck::run::plan::draw;
 use cutecheck::run::{Plan, Planned};
 
@@ -52,46 +49,6 @@ pub struct DiffArgs {
     /// Print the JSON report on stdout.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Serialize)]
-struct Change {
-    group: String,
-    location: String,
-    expr: String,
-    kind: String,
-    from: Vec<String>,
-    to: Vec<String>,
-    engine: Vec<String>,
-    /// The engine against the old / new output: `agree`, or the triage class and signature.
-    engine_vs_from: String,
-    engine_vs_to: String,
-}
-
-#[derive(Serialize)]
-struct Report {
-    from: String,
-    to: String,
-    seed: u64,
-    cases: usize,
-    changed: usize,
-    by_kind: BTreeMap<String, usize>,
-    /// How many changes the engine agrees with on each side.
-    engine_agrees_with_from: usize,
-    engine_agrees_with_to: usize,
-    changes: Vec<Change>,
-}
-
-fn kind_of(o: &Outcome) -> &'static str {
-    // A refusal is split by how CuTe refused: a static_assert or another compile error.
-    match o {
-        Outcome::Printed(_) => "printed",
-        Outcome::Rejected(s) if s.starts_with("compile error") => "compile-error",
-        Outcome::Rejected(_) => "static_assert",
-        Outcome::Crashed(_) => "crashed",
-        Outcome::Unsupported(_) => "unsupported",
-        Outcome::Error(_) => "oracle-error",
-    }
 }
 
 pub fn run(a: &DiffArgs) -> Result<bool> {
@@ -135,70 +92,12 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     };
     let old = side(&judge_from, &from, cases.clone())?;
     let new = side(&judge_to, &to, cases)?;
-    let (old_cpp, new_cpp) = (old.asked.cpp().unwrap_or_default(), new.asked.cpp().unwrap_or_default());
-    let mut changes = Vec::new();
-    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut with_from, mut with_to) = (0, 0);
-    for (k, (p, (o, n))) in new.plan.cases.iter().zip(old_cpp.iter().zip(&new_cpp)).enumerate() {
-        if o.lines() == n.lines() || o.is_error() || n.is_error() {
-            continue;
-        }
-        let kind = format!("{} -> {}", kind_of(o), kind_of(n));
-        *by_kind.entry(kind.clone()).or_default() += 1;
-        let summary = |r: &cutecheck::run::Run| r.judged.cases[k].engine_cpp.as_ref().map(|j| j.summary());
-        let (vf, vt) = (summary(&old).unwrap_or_default(), summary(&new).unwrap_or_default());
-        with_from += usize::from(vf.starts_with("agree"));
-        with_to += usize::from(vt.starts_with("agree"));
-        changes.push(Change {
-            group: p.group.clone(),
-            location: p.case.location.clone(),
-            expr: p.case.text.clone(),
-            kind,
-            from: o.lines(),
-            to: n.lines(),
-            engine: new.asked.engines[k].outcome.lines(),
-            engine_vs_from: vf,
-            engine_vs_to: vt,
-        });
-    }
-    let report = Report {
-        from: from_name.clone(),
-        to: to_name.clone(),
+    let report = report::build(
+        &report::Side { version: &from_name, run: &old },
+        &report::Side { version: &to_name, run: &new },
         seed,
-        cases: new.plan.cases.len(),
-        changed: changes.len(),
-        by_kind,
-        engine_agrees_with_from: with_from,
-        engine_agrees_with_to: with_to,
-        changes,
-    };
-    let mut md = format!(
-        "# CuTe release diff {} -> {}\n\n{} cases (fixed suites{} + random, seed {seed}); {} changed output.\nThe engine (CUTLASS 4.2 semantics) agrees with the old output on {with_from} and with the new on {with_to} of them.\n\n| change | cases |\n|---|---|\n",
-        report.from,
-        report.to,
-        report.cases,
-        if a.no_fixed { " skipped" } else { "" },
-        report.changed
     );
-    for (k, n) in &report.by_kind {
-        md.push_str(&format!("| {k} | {n} |\n"));
-    }
-    md.push_str("\n## Changed cases\n\n");
-    for c in &report.changes {
-        md.push_str(&format!(
-            "- `{}` ({}; {})\n  - {}: `{}`\n  - {}: `{}`\n  - engine: `{}` (vs old: {}; vs new: {})\n",
-            c.expr,
-            c.location,
-            c.kind,
-            report.from,
-            c.from.join(" | "),
-            report.to,
-            c.to.join(" | "),
-            c.engine.join(" | "),
-            c.engine_vs_from,
-            c.engine_vs_to
-        ));
-    }
+    let md = report::markdown(&report, a.no_fixed);
     let slug =
         |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect::<String>();
     let base = state_dir().join(format!("release-diff-{}-{}", slug(&report.from), slug(&report.to)));
@@ -220,7 +119,10 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         for (k, n) in &report.by_kind {
             println!("  {k:<32} {n:>5}");
         }
-        println!("  engine agrees with {}: {with_from}, with {}: {with_to}", report.from, report.to);
+        println!(
+            "  engine agrees with {}: {}, with {}: {}",
+            report.from, report.engine_agrees_with_from, report.to, report.engine_agrees_with_to
+        );
         println!("report: {}", md_path.display());
     }
     Ok(true)

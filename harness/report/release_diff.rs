@@ -1,0 +1,135 @@
+//! The report of `cargo xtask release-diff`: every case whose CuTe output changed between two
+//! releases, with the judge's word on the engine against each side. Reads the two runs' answers
+//! and verdicts, computes none.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::case::Outcome;
+use crate::run::Run;
+
+#[derive(Serialize)]
+pub struct Change {
+    pub group: String,
+    pub location: String,
+    pub expr: String,
+    pub kind: String,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+    pub engine: Vec<String>,
+    /// The engine against the old / new output: `agree`, or the triage class and signature.
+    pub engine_vs_from: String,
+    pub engine_vs_to: String,
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    pub from: String,
+    pub to: String,
+    pub seed: u64,
+    pub cases: usize,
+    pub changed: usize,
+    pub by_kind: BTreeMap<String, usize>,
+    /// How many changes the engine agrees with on each side.
+    pub engine_agrees_with_from: usize,
+    pub engine_agrees_with_to: usize,
+    pub changes: Vec<Change>,
+}
+
+/// What kind of answer an outcome is, a refusal split by how CuTe refused.
+pub fn kind_of(o: &Outcome) -> &'static str {
+    // A refusal is split by how CuTe refused: a static_assert or another compile error.
+    match o {
+        Outcome::Printed(_) => "printed",
+        Outcome::Rejected(s) if s.starts_with("compile error") => "compile-error",
+        Outcome::Rejected(_) => "static_assert",
+        Outcome::Crashed(_) => "crashed",
+        Outcome::Unsupported(_) => "unsupported",
+        Outcome::Error(_) => "oracle-error",
+    }
+}
+
+/// The cases whose CuTe output changed between two runs of the same cases (`old` on the older
+/// release, `new` on the newer, each judged with the engine modelling its release), with the
+/// judge's word on the engine against each side.
+pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
+    let (old_cpp, new_cpp) = (old.run.asked.cpp().unwrap_or_default(), new.run.asked.cpp().unwrap_or_default());
+    let (from_name, to_name) = (old.version.to_string(), new.version.to_string());
+    let (old, new) = (old.run, new.run);
+    let mut changes = Vec::new();
+    let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut with_from, mut with_to) = (0, 0);
+    for (k, (p, (o, n))) in new.plan.cases.iter().zip(old_cpp.iter().zip(&new_cpp)).enumerate() {
+        if o.lines() == n.lines() || o.is_error() || n.is_error() {
+            continue;
+        }
+        let kind = format!("{} -> {}", kind_of(o), kind_of(n));
+        *by_kind.entry(kind.clone()).or_default() += 1;
+        let summary = |r: &Run| r.judged.cases[k].engine_cpp.as_ref().map(|j| j.summary());
+        let (vf, vt) = (summary(old).unwrap_or_default(), summary(new).unwrap_or_default());
+        with_from += usize::from(vf.starts_with("agree"));
+        with_to += usize::from(vt.starts_with("agree"));
+        changes.push(Change {
+            group: p.group.clone(),
+            location: p.case.location.clone(),
+            expr: p.case.text.clone(),
+            kind,
+            from: o.lines(),
+            to: n.lines(),
+            engine: new.asked.engines[k].outcome.lines(),
+            engine_vs_from: vf,
+            engine_vs_to: vt,
+        });
+    }
+    Report {
+        from: from_name,
+        to: to_name,
+        seed,
+        cases: new.plan.cases.len(),
+        changed: changes.len(),
+        by_kind,
+        engine_agrees_with_from: with_from,
+        engine_agrees_with_to: with_to,
+        changes,
+    }
+}
+
+/// One side of a release diff: the CUTLASS version's name and its run.
+pub struct Side<'r> {
+    pub version: &'r str,
+    pub run: &'r Run,
+}
+
+/// The markdown report.
+pub fn markdown(report: &Report, no_fixed: bool) -> String {
+    let (seed, with_from, with_to) = (report.seed, report.engine_agrees_with_from, report.engine_agrees_with_to);
+    let mut md = format!(
+        "# CuTe release diff {} -> {}\n\n{} cases (fixed suites{} + random, seed {seed}); {} changed output.\nThe engine (CUTLASS 4.2 semantics) agrees with the old output on {with_from} and with the new on {with_to} of them.\n\n| change | cases |\n|---|---|\n",
+        report.from,
+        report.to,
+        report.cases,
+        if no_fixed { " skipped" } else { "" },
+        report.changed
+    );
+    for (k, n) in &report.by_kind {
+        md.push_str(&format!("| {k} | {n} |\n"));
+    }
+    md.push_str("\n## Changed cases\n\n");
+    for c in &report.changes {
+        md.push_str(&format!(
+            "- `{}` ({}; {})\n  - {}: `{}`\n  - {}: `{}`\n  - engine: `{}` (vs old: {}; vs new: {})\n",
+            c.expr,
+            c.location,
+            c.kind,
+            report.from,
+            c.from.join(" | "),
+            report.to,
+            c.to.join(" | "),
+            c.engine.join(" | "),
+            c.engine_vs_from,
+            c.engine_vs_to
+        ));
+    }
+    md
+}
