@@ -51,3 +51,58 @@ fn a_shard_other_than_the_first_plans_neither_fixed_suites_nor_reproducers() {
     assert_eq!(p.cases.len(), 5);
     assert!(p.cases.iter().all(|c| c.group == "random" && c.random.is_some_and(|i| i % 2 == 1)));
 }
+
+/// An oracle of another implementation: answers as the engine does, or fails on every case.
+struct Other {
+    caps: case::Caps,
+    fails: bool,
+}
+
+impl case::Oracle for Other {
+    fn describe(&self) -> String {
+        "another oracle".into()
+    }
+
+    fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+        cases
+            .iter()
+            .map(|c| match self.fails {
+                true => Outcome::Error("down".into()),
+                false => case::engine(c, false).outcome,
+            })
+            .collect()
+    }
+
+    fn caps(&self) -> case::Caps {
+        self.caps
+    }
+
+    fn name(&self) -> &'static str {
+        "other"
+    }
+}
+
+/// A fifth oracle is a peer by implementing the trait: the run asks it, judges it against the
+/// engine and against CuTe C++, and its failures fail the run only when its Caps bind it.
+#[test]
+fn any_oracle_is_a_peer_judged_against_the_engine_and_cpp() {
+    let known = KnownDiscrepancies::load_default().expect("fixtures/known-discrepancies.toml");
+    let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
+    let spec = PlanSpec { cases: 20, seed: 5, shard: (0, 1), fixed: false, known: false };
+    let agreeing = Other { caps: case::Caps::PYCUTE, fails: false };
+    let r = run(&judge, &spec, &[&Mirror, &agreeing], |_, _| Ok(())).expect("the run");
+    assert!(r.judged.ok);
+    assert_eq!(r.asked.peer("other").map(|p| p.replies.len()), Some(20));
+    for j in &r.judged.cases {
+        let (e, c) = (j.pair("engine", "other").expect("engine~other"), j.pair("cpp", "other").expect("cpp~other"));
+        assert!(e.agrees() || e.unchecked(), "{e:?}");
+        assert!(!c.blames_reference(), "{c:?}");
+    }
+    assert_eq!(r.judged.pairs["engine~other"].cases, 20);
+    assert_eq!(r.judged.pairs["cpp~other"].cases, 20);
+    for (caps, ok) in [(case::Caps::PYCUTE, true), (case::Caps::DSL, false)] {
+        let failing = Other { caps, fails: true };
+        let r = run(&judge, &spec, &[&Mirror, &failing], |_, _| Ok(())).expect("the run");
+        assert_eq!(r.judged.ok, ok, "an oracle failing on every case, binding: {}", caps.binding);
+    }
+}
