@@ -26,10 +26,12 @@ pub struct DynamicRun {
     /// Cases that joined the run (neither agreeing nor both refusing).
     pub judged: usize,
     pub seconds: f64,
-    /// Wall seconds drawing and parsing, in the oracle, in the engine and the judge.
+    /// Wall seconds drawing and parsing, in the oracle, in the engine and the judge (and of
+    /// those, in the judge and its tallies).
     pub draw_seconds: f64,
     pub cute_seconds: f64,
     pub engine_seconds: f64,
+    pub judge_seconds: f64,
 }
 
 impl DynamicRun {
@@ -88,6 +90,7 @@ pub fn extend(
         let cute = asked.peers[0].seconds;
         d.draw_seconds += (t1 - t0).as_secs_f64();
         d.cute_seconds += cute;
+        d.judge_seconds += t2.elapsed().as_secs_f64();
         d.engine_seconds += (t2 - t1).as_secs_f64() - cute + t2.elapsed().as_secs_f64();
         d.cases += part.len();
         let ask::Asked { engines, peers, .. } = asked;

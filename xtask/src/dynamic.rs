@@ -88,8 +88,8 @@ pub fn print(d: &DynamicRun) {
         d.judged
     );
     eprintln!(
-        "xtask: dynamic time: {:.1} s drawing and parsing, {:.1} s in-process CuTe, {:.1} s engine and comparison",
-        d.draw_seconds, d.cute_seconds, d.engine_seconds
+        "xtask: dynamic time: {:.1} s drawing and parsing, {:.1} s in-process CuTe, {:.1} s engine and comparison ({:.2} s of it judging)",
+        d.draw_seconds, d.cute_seconds, d.engine_seconds, d.judge_seconds
     );
 }
 
