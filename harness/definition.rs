@@ -150,6 +150,26 @@ pub fn product_each(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(crate::engine::product_each::check_postconditions(&t, &r.to_int_tuple().ok()?))
 }
 
+/// tile_to_shape on a plain layout (engine::tile_to_shape's postconditions); a swizzled block is
+/// not checked here (its result is the same swizzle over the tiled layout, compared as text).
+pub fn tile_to_shape(vals: &[Value], r: &Value) -> Option<Checked> {
+    use crate::engine::tile_to_shape::{self as tts, Order};
+    let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
+    let trg = vals.get(1)?.to_int_tuple().ok()?;
+    let order = match vals.get(2) {
+        None => Order::ColMajor,
+        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) => {
+            if crate::expr::builtins::atoms::is_row_major(tag) {
+                Order::RowMajor
+            } else {
+                Order::ColMajor
+            }
+        }
+        Some(v) => Order::Steps(v.to_int_tuple().ok()?),
+    };
+    Some(tts::check_postconditions(&a, &trg, &order, &r))
+}
+
 /// blocked_product (`raked` false) and raked_product.
 pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
@@ -285,6 +305,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
         Op::ProductEach => Has(definition::product_each),
+        Op::TileToShape => Has(definition::tile_to_shape),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),
         Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),

@@ -32,6 +32,7 @@ pub(crate) mod runtime;
 pub mod slice;
 pub mod swizzle;
 pub mod tile;
+pub mod tile_to_shape;
 pub mod tiled_divide;
 pub mod tiled_product;
 pub mod tiler;

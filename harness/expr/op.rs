@@ -62,6 +62,13 @@ pub enum Area {
 /// Names that the builtins and the code generator handle without being operations.
 pub const FORMS: &[(&str, &str)] = &[
     ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
+    ("LayoutLeft", "a mode order: make_layout(shape, LayoutLeft), tile_to_shape(L, shape, LayoutLeft) (atoms::form)"),
+    (
+        "LayoutRight",
+        "a mode order: make_layout(shape, LayoutRight), tile_to_shape(L, shape, LayoutRight) (atoms::form)",
+    ),
+    ("GenColMajor", "a mode order, CuTe's alias of LayoutLeft (atoms::form)"),
+    ("GenRowMajor", "a mode order, CuTe's alias of LayoutRight (atoms::form)"),
     ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
     (
         "print_svg",
@@ -192,6 +199,7 @@ operations! {
     Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     ProductEach = "product_each", Core, (1, 1), None, "(int tuple)";
+    TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
 }
 
 impl Op {

@@ -170,6 +170,33 @@ pub fn local_partition(name: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
 }
 
+/// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple) or a mode-order tag
+/// (`GenColMajor`, `GenRowMajor`, `LayoutLeft`, `LayoutRight`); a swizzled layout is the atom
+/// area's (`atoms::on_composed`).
+pub fn tile_to_shape(name: &Name, args: &[Value]) -> Result<Value> {
+    use crate::engine::tile_to_shape::{self as tts, Order};
+    let block = layout(&args[0], name.base())?;
+    let order = match args.get(2) {
+        None => Order::ColMajor,
+        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) if super::atoms::is_row_major(tag) => {
+            Order::RowMajor
+        }
+        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag)))
+            if tag.ends_with("Left") || tag.ends_with("ColMajor") =>
+        {
+            Order::ColMajor
+        }
+        Some(v @ (Value::Int(_) | Value::Tuple(_))) => Order::Steps(v.to_int_tuple()?),
+        Some(other) => {
+            return Err(Error::Type(format!(
+                "tile_to_shape: the order must be a Step or GenColMajor/GenRowMajor, found {}",
+                other.kind()
+            )))
+        }
+    };
+    Ok(Value::Layout(tts::tile_to_shape(block, &args[1].to_int_tuple()?, &order)?))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::expr::eval_str;

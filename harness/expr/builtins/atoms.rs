@@ -49,9 +49,30 @@ pub fn form(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         return Some(swizzle(name, args, called));
     }
     if !called {
+        if let Some(major) = mode_order(name) {
+            return Some(Ok(Value::Atom(AtomValue::Name(major.to_string()))));
+        }
         return bare_name(name);
     }
     None
+}
+
+/// A mode-order tag (`LayoutLeft`, `LayoutRight`, `GenColMajor`, `GenRowMajor`, with or without
+/// `cute::`): its name as the FORMS table spells it, and whether it is row-major.
+pub fn mode_order(name: &Name) -> Option<&'static str> {
+    if name.targs.is_some() || name.path.len() > 2 || (name.path.len() == 2 && name.path[0] != "cute") {
+        return None;
+    }
+    crate::expr::op::FORMS
+        .iter()
+        .map(|f| f.0)
+        .filter(|f| f.starts_with("Layout") || f.starts_with("Gen"))
+        .find(|f| *f == name.base())
+}
+
+/// Whether a mode-order tag is row-major (`LayoutRight`, `GenRowMajor`).
+pub fn is_row_major(tag: &str) -> bool {
+    tag.ends_with("Right") || tag.ends_with("RowMajor")
 }
 
 /// `mma_atom(ATOM)`: `MMA_Atom<ATOM>{}`.
@@ -380,6 +401,7 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
             | FlatProduct
             | BlockedProduct
             | RakedProduct
+            | TileToShape
             | Coalesce
             | Flatten
             | Get

@@ -86,3 +86,19 @@ pub fn local_partition(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Resu
     let i = g.int_like(&args[2], Role::Coord)?;
     Ok(Cpp::new(format!("local_partition({}, {}, {}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
 }
+
+/// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple, written as a tuple) or
+/// a mode-order tag (`GenRowMajor{}` ...); L may be a swizzled layout (CuTe's ComposedLayout
+/// overload).
+pub fn tile_to_shape(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+    let mut parts = vec![g.layout(&args[0])?, g.int_like(&args[1], Role::Shape)?];
+    if let Some(o) = args.get(2) {
+        let c = g.emit(o, Role::Shape)?;
+        let tag = matches!(o, Expr::Call { name, called: false, .. } if crate::expr::builtins::atoms::mode_order(name).is_some());
+        if !(c.kind.is_int_like() || tag) {
+            return super::err(o, "tile_to_shape's order must be a Step tuple or GenColMajor/GenRowMajor");
+        }
+        parts.push(c);
+    }
+    Ok(Cpp::new(call_code(crate::expr::op::Op::TileToShape.name(), &parts), Kind::Layout))
+}

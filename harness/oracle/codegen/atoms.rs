@@ -111,6 +111,9 @@ pub fn form(g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr) ->
         }));
     }
     if !called {
+        if let Some(tag) = crate::expr::builtins::atoms::mode_order(name) {
+            return Some(Ok(Cpp::new(format!("{tag}{{}}"), Kind::Other)));
+        }
         let text = name.to_string();
         if let Some(Ok(_)) = crate::engine::atom::recast::gmma_smem_atom(&text) {
             return Some(Ok(Cpp::new(format!("{text}{{}}"), Kind::Layout)));

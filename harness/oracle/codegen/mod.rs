@@ -327,6 +327,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Layout => Has(codegen::core::layout),
         Op::Flatten => Has(codegen::core::flatten),
         Op::ProductEach => Has(codegen::core::product_each),
+        Op::TileToShape => Has(codegen::algebra::tile_to_shape),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),
         Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::FilterZeros.name(), a)),

@@ -205,6 +205,9 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::Get => Absent(CORE),
         Op::Layout => Absent(CORE),
         Op::Flatten => Has(Unary),
+        Op::TileToShape => Absent(
+            "not in the in-process ABI: cpp/ffi has no tile_to_shape entry; its cases run through the compiled driver",
+        ),
         Op::ProductEach => Absent(
             "not in the in-process ABI: cpp/ffi has no product_each entry; its cases run through the compiled driver",
         ),

@@ -53,6 +53,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::Layout => Absent("not translated: pycute indexes with [] rather than a function"),
         Op::Flatten => Absent("not translated: pycute's flatten is an int-tuple helper, not a layout operation"),
         Op::ProductEach => Absent("pycute (the nvidia-cutlass wheel) has no product_each"),
+        Op::TileToShape => Absent("pycute (the nvidia-cutlass wheel) has no tile_to_shape"),
         Op::Coalesce => Has("coalesce"),
         Op::Filter => Has("filter"),
         Op::FilterZeros => Absent("pycute (the nvidia-cutlass wheel) has no filter_zeros"),
