@@ -170,6 +170,24 @@ pub fn tile_to_shape(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(tts::check_postconditions(&a, &trg, &order, &r))
 }
 
+/// slice / slice_and_offset (`engine::slice`'s postconditions) and dice (`engine::dice`'s).
+pub fn slice(op: Op, vals: &[Value], r: &Value) -> Option<Checked> {
+    let c = crate::expr::builtins::algebra::to_coord(vals.first()?).ok()?;
+    let a = vals.get(1)?.to_layout().ok()?;
+    match (op, r) {
+        (Op::Dice, Value::Layout(r)) => Some(crate::engine::dice::check_postconditions(&c, &a, r)),
+        (Op::Slice, Value::Layout(r)) => {
+            let off = crate::engine::layout::crd2idx(&c.zeroed(), &a.shape, &a.stride).ok()?;
+            Some(crate::engine::slice::check_postconditions(&a, &c, r, off))
+        }
+        (Op::SliceAndOffset, Value::Tuple(v)) => match v.as_slice() {
+            [Value::Layout(r), Value::Int(off)] => Some(crate::engine::slice::check_postconditions(&a, &c, r, *off)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// blocked_product (`raked` false) and raked_product.
 pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
@@ -306,6 +324,9 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
         Op::ProductEach => Has(definition::product_each),
         Op::TileToShape => Has(definition::tile_to_shape),
+        Op::Slice => Has(|v, r| definition::slice(Op::Slice, v, r)),
+        Op::Dice => Has(|v, r| definition::slice(Op::Dice, v, r)),
+        Op::SliceAndOffset => Has(|v, r| definition::slice(Op::SliceAndOffset, v, r)),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),
         Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),

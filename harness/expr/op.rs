@@ -199,6 +199,9 @@ operations! {
     Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     ProductEach = "product_each", Core, (1, 1), None, "(int tuple)";
+    Slice = "slice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with _ (also L(_,2))";
+    Dice = "dice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with an integer";
+    SliceAndOffset = "slice_and_offset", Algebra, (2, 2), None, "(coordinate with _, L): (slice(c, L), L(c with _ as 0))";
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
 }
 

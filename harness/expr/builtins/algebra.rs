@@ -197,6 +197,44 @@ pub fn tile_to_shape(name: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Layout(tts::tile_to_shape(block, &args[1].to_int_tuple()?, &order)?))
 }
 
+/// Whether a value holds CuTe's `_` anywhere (then `L(c)` slices rather than evaluates).
+pub fn has_underscore(v: &Value) -> bool {
+    match v {
+        Value::Underscore => true,
+        Value::Tuple(items) => items.iter().any(has_underscore),
+        _ => false,
+    }
+}
+
+/// A value as a slicing coordinate: `_`, an integer, or a tuple of them.
+pub fn to_coord(v: &Value) -> Result<Coord> {
+    match v {
+        Value::Underscore => Ok(Coord::Under),
+        Value::Int(i) => Ok(Coord::Int(*i)),
+        Value::Tuple(items) => Ok(Coord::Tuple(items.iter().map(to_coord).collect::<Result<_>>()?)),
+        other => Err(Error::Type(format!("a coordinate holds integers and _, found {}", other.kind()))),
+    }
+}
+
+/// `slice(c, L)` (and `L(c)` for a coordinate with `_`): the modes `c` pairs with `_`.
+pub fn slice(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[1], name.base())?;
+    Ok(Value::Layout(crate::engine::slice::slice(&to_coord(&args[0])?, l)?))
+}
+
+/// `dice(c, L)`: the modes `c` pairs with an integer.
+pub fn dice(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[1], name.base())?;
+    Ok(Value::Layout(crate::engine::dice::dice(&to_coord(&args[0])?, l)?))
+}
+
+/// `slice_and_offset(c, L)`: the tuple `(slice(c, L), L(c with _ as 0))`, printed as CuTe prints it.
+pub fn slice_and_offset(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[1], name.base())?;
+    let (r, off) = crate::engine::slice::slice_and_offset(&to_coord(&args[0])?, l)?;
+    Ok(Value::Tuple(vec![Value::Layout(r), Value::Int(off)]))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::expr::eval_str;

@@ -102,3 +102,11 @@ pub fn tile_to_shape(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result
     }
     Ok(Cpp::new(call_code(crate::expr::op::Op::TileToShape.name(), &parts), Kind::Layout))
 }
+
+/// `slice(c, L)`, `dice(c, L)`, `slice_and_offset(c, L)`: the coordinate may hold `_`.
+pub fn slice(g: &mut Gen, op: crate::expr::op::Op, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.slice_coord(&args[0])?;
+    let l = g.layout(&args[1])?;
+    let kind = if op == crate::expr::op::Op::SliceAndOffset { Kind::Other } else { Kind::Layout };
+    Ok(Cpp::new(call_code(op.name(), &[c, l]), kind))
+}

@@ -43,6 +43,9 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::Layout => Absent("not translated: the worker has no function for layout(L, i, ...), only for get"),
         Op::Flatten => Has(Call),
         Op::ProductEach => Absent("not translated: the DSL worker has no product_each call yet"),
+        Op::Slice => Absent("not translated: the DSL worker has no slice call yet"),
+        Op::Dice => Absent("not translated: the DSL worker has no dice call yet"),
+        Op::SliceAndOffset => Absent("not translated: the DSL worker has no slice_and_offset call yet"),
         Op::TileToShape => Absent(
             "not translated: the DSL worker has no tile_to_shape call yet (cute.tile_to_shape exists in the DSL)",
         ),

@@ -205,6 +205,9 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::Get => Absent(CORE),
         Op::Layout => Absent(CORE),
         Op::Flatten => Has(Unary),
+        Op::Slice => Absent("not in the in-process ABI: cpp/ffi has no slice entry; its cases run through the compiled driver"),
+        Op::Dice => Absent("not in the in-process ABI: cpp/ffi has no dice entry; its cases run through the compiled driver"),
+        Op::SliceAndOffset => Absent("not in the in-process ABI: cpp/ffi has no slice_and_offset entry; its cases run through the compiled driver"),
         Op::TileToShape => Absent(
             "not in the in-process ABI: cpp/ffi has no tile_to_shape entry; its cases run through the compiled driver",
         ),

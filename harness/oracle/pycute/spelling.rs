@@ -53,6 +53,11 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::Layout => Absent("not translated: pycute indexes with [] rather than a function"),
         Op::Flatten => Absent("not translated: pycute's flatten is an int-tuple helper, not a layout operation"),
         Op::ProductEach => Absent("pycute (the nvidia-cutlass wheel) has no product_each"),
+        Op::Slice => Absent("not translated: pycute slices with [] on a layout, not with a slice function"),
+        Op::Dice => Absent("not translated: pycute slices with [] on a layout, not with a dice function"),
+        Op::SliceAndOffset => {
+            Absent("not translated: pycute slices with [] on a layout, not with a slice_and_offset function")
+        }
         Op::TileToShape => Absent("pycute (the nvidia-cutlass wheel) has no tile_to_shape"),
         Op::Coalesce => Has("coalesce"),
         Op::Filter => Has("filter"),
