@@ -158,10 +158,10 @@ operations! {
     RakedProduct = "raked_product", Algebra, (2, 2), None, "(L, L)";
     MaxCommonVector = "max_common_vector", Algebra, (2, 2), None, "(L, L)";
     MaxCommonLayout = "max_common_layout", Algebra, (2, 2), None, "(L, L)";
-    LocalTile = "local_tile", Algebra, (3, 3), None, "(L, tiler, coord)";
-    LocalPartition = "local_partition", Algebra, (3, 3), None, "(L, thread layout, index)";
-    LocalTileOffset = "local_tile_offset", Algebra, (3, 3), None, "(L, tiler, coord)";
-    LocalPartitionOffset = "local_partition_offset", Algebra, (3, 3), None, "(L, thread layout, index)";
+    LocalTile = "local_tile", Algebra, (3, 4), None, "(L, tiler, coord[, projection Step])";
+    LocalPartition = "local_partition", Algebra, (3, 4), None, "(L, thread layout, index[, projection Step])";
+    LocalTileOffset = "local_tile_offset", Algebra, (3, 4), None, "(L, tiler, coord[, projection Step])";
+    LocalPartitionOffset = "local_partition_offset", Algebra, (3, 4), None, "(L, thread layout, index[, projection Step])";
     MmaLayoutA = "mma_layout_a", Atoms, (1, 1), None, "(MMA atom name)";
     MmaLayoutB = "mma_layout_b", Atoms, (1, 1), None, "(MMA atom name)";
     MmaLayoutC = "mma_layout_c", Atoms, (1, 1), None, "(MMA atom name)";

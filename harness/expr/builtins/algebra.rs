@@ -144,15 +144,70 @@ pub fn max_common_vector(name: &Name, args: &[Value]) -> Result<Value> {
 }
 
 pub fn local_tile(name: &Name, args: &[Value]) -> Result<Value> {
-    let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-    Ok(Value::Layout(local_tile::local_tile(layout(&args[0], name.base())?, &to_tiler(&args[1])?, &coord)?))
+    let (tiler, coord) = projected_tile(args)?;
+    let coord = Coord::from_tiler(&to_tiler(&coord)?)?;
+    Ok(Value::Layout(local_tile::local_tile(layout(&args[0], name.base())?, &to_tiler(&tiler)?, &coord)?))
+}
+
+/// CuTe's `dice(proj, t)` on values (underscore.hpp): the parts of `t` that `proj` pairs with an
+/// integer (a nested projection's kept parts flattened one level, as `filter_tuple` does).
+pub fn dice_value(proj: &Value, t: &Value) -> Result<Value> {
+    fn lift(p: &Value, t: &Value, out: &mut Vec<Value>) -> Result<()> {
+        match p {
+            Value::Underscore => Ok(()),
+            Value::Int(_) => {
+                out.push(t.clone());
+                Ok(())
+            }
+            Value::Tuple(ps) => {
+                let Value::Tuple(ts) = t else {
+                    return Err(Error::OutOfRange(format!("a projection of rank {} for {t}", ps.len())));
+                };
+                if ps.len() != ts.len() {
+                    return Err(Error::MismatchedRanks {
+                        detail: format!("projecting {t} by a Step of rank {}", ps.len()),
+                    });
+                }
+                ps.iter().zip(ts).try_for_each(|(p, t)| lift(p, t, out))
+            }
+            other => Err(Error::Type(format!("a projection holds integers and _, found {}", other.kind()))),
+        }
+    }
+    match proj {
+        Value::Underscore => Ok(Value::Tuple(vec![])),
+        Value::Int(_) => Ok(t.clone()),
+        _ => {
+            let mut out = Vec::new();
+            lift(proj, t, &mut out)?;
+            Ok(Value::Tuple(out))
+        }
+    }
+}
+
+/// The tiler and coordinate of `local_tile(L, tiler, coord[, proj])`: with a projection (a Step such
+/// as `(_1,_,_1)`, CuTe's `Step<_1,X,_1>`), `dice(proj, tiler)` and `dice(proj, coord)` (tensor_impl.hpp).
+fn projected_tile(args: &[Value]) -> Result<(Value, Value)> {
+    match args.get(3) {
+        None => Ok((args[1].clone(), args[2].clone())),
+        Some(p) => Ok((dice_value(p, &args[1])?, dice_value(p, &args[2])?)),
+    }
+}
+
+/// The thread layout of `local_partition(L, thr, index[, proj])`: `dice(proj, thr)` with a projection.
+fn projected_threads(args: &[Value], n: &str) -> Result<Layout> {
+    let thr = layout(&args[1], n)?;
+    match args.get(3) {
+        None => Ok(thr.clone()),
+        Some(p) => crate::engine::dice::dice(&to_coord(p)?, thr),
+    }
 }
 
 /// The offset of local_tile's tensor into the original one (where its pointer moves): CuTe's
 /// `*local_tile(counting tensor, ...).data()`, a plain `int`.
 pub fn local_tile_offset(name: &Name, args: &[Value]) -> Result<Value> {
-    let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-    let (_, off) = local_tile::local_tile_with_offset(layout(&args[0], name.base())?, &to_tiler(&args[1])?, &coord)?;
+    let (tiler, coord) = projected_tile(args)?;
+    let coord = Coord::from_tiler(&to_tiler(&coord)?)?;
+    let (_, off) = local_tile::local_tile_with_offset(layout(&args[0], name.base())?, &to_tiler(&tiler)?, &coord)?;
     Ok(Value::Int(crate::engine::Int::dy(off.value)))
 }
 
@@ -160,14 +215,15 @@ pub fn local_tile_offset(name: &Name, args: &[Value]) -> Result<Value> {
 pub fn local_partition_offset(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let idx = args[2].to_int()?;
-    let (_, off) = local_partition::local_partition_with_offset(layout(&args[0], n)?, layout(&args[1], n)?, idx)?;
+    let (_, off) =
+        local_partition::local_partition_with_offset(layout(&args[0], n)?, &projected_threads(args, n)?, idx)?;
     Ok(Value::Int(crate::engine::Int::dy(off.value)))
 }
 
 pub fn local_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let idx = args[2].to_int()?;
-    Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
+    Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, &projected_threads(args, n)?, idx)?))
 }
 
 /// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple) or a mode-order tag

@@ -57,11 +57,21 @@ fn counting_tensor(l: &Cpp) -> String {
 }
 
 /// `local_tile(L, tiler, coord)`: the layout of the tile of a tensor with layout L.
-pub fn local_tile(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+/// A fourth argument is the projection (CuTe's `Step<_1,X,_1>{}`, written `make_coord(_1{}, _, _1{})`).
+pub fn local_tile(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
     let l = g.layout(&args[0])?;
     let t = g.tiler(&args[1])?;
-    let c = g.coord(std::slice::from_ref(&args[2]), at)?;
-    Ok(Cpp::new(format!("local_tile({}, {}, {}).layout()", counting_tensor(&l), t.code, c.code), Kind::Layout))
+    let c = g.slice_coord(&args[2])?;
+    let p = projection(g, args)?;
+    Ok(Cpp::new(format!("local_tile({}, {}, {}{p}).layout()", counting_tensor(&l), t.code, c.code), Kind::Layout))
+}
+
+/// `, proj` for a fourth argument, else nothing.
+fn projection(g: &mut Gen, args: &[Expr]) -> Result<String, CodegenError> {
+    match args.get(3) {
+        Some(p) => Ok(format!(", {}", g.slice_coord(p)?.code)),
+        None => Ok(String::new()),
+    }
 }
 
 /// `local_tile_offset(...)` / `local_partition_offset(...)`: where the partition's pointer moved,
@@ -84,7 +94,8 @@ pub fn local_partition(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Resu
     let l = g.layout(&args[0])?;
     let t = g.layout(&args[1])?;
     let i = g.int_like(&args[2], Role::Coord)?;
-    Ok(Cpp::new(format!("local_partition({}, {}, {}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
+    let p = projection(g, args)?;
+    Ok(Cpp::new(format!("local_partition({}, {}, {}{p}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
 }
 
 /// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple, written as a tuple) or
