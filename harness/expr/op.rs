@@ -176,7 +176,7 @@ operations! {
     CopyTraitsRef = "copy_traits_ref", Atoms, (1, 1), None, "(copy op)";
     MmaAtom = "mma_atom", Atoms, (1, 1), None, "(MMA atom name)";
     CopyAtom = "copy_atom", Atoms, (2, 2), None, "(copy op, value type)";
-    MakeTiledCopy = "make_tiled_copy", Atoms, (3, 3), None, "(copy_atom(OP,T), thread layout, value layout)";
+    MakeTiledCopy = "make_tiled_copy", Atoms, (2, 3), None, "(copy_atom(OP,T), thread layout[, value layout]), the value layout Layout<_1> when left out";
     MakeTiledCopyA = "make_tiled_copy_A", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
     MakeTiledCopyB = "make_tiled_copy_B", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
     MakeTiledCopyC = "make_tiled_copy_C", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";

@@ -251,7 +251,11 @@ pub fn make_tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
     let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
         return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
     };
-    let tc = tiled_copy::make_tiled_copy(atom, &layout_arg(n, &args[1])?, &layout_arg(n, &args[2])?)?;
+    // CuTe's default `ValLayout = Layout<_1>` (atom/copy_atom.hpp).
+    let one = || crate::engine::Layout::leaf(crate::engine::Int::st(1), crate::engine::Int::st(0));
+    let thr = layout_arg(n, &args[1])?;
+    let val = args.get(2).map(|a| layout_arg(n, a)).transpose()?.unwrap_or_else(one);
+    let tc = tiled_copy::make_tiled_copy(atom, &thr, &val)?;
     Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
 }
 
@@ -381,6 +385,29 @@ fn compose(args: &[Value]) -> Result<Value> {
     }
 }
 
+/// `right_inverse(Sw o O o L)` / `left_inverse` (swizzle_layout.hpp): for a static zero offset
+/// `composition(inverse(L), Sw)`, the swizzle read through the inverse (`make_swizzle` of its images
+/// of the Y and Z bits) composed with it, e.g. `right_inverse(Sw<3,3,3> o _0 o (_8,_64):(_64,_1))`
+/// is `Sw<3,0,-6> o _0 o (_64,_8):(_8,_1)`. Another offset makes `inverse(L) o -O o Sw`, a composed
+/// layout whose outer function is a layout, which the engine does not model: refused.
+fn inverse_composed(op: Op, c: &ComposedLayout) -> Result<Value> {
+    use crate::engine::swizzle::{compose_layout_swizzle, Offset};
+    if !matches!(c.offset, Offset::Int(o) if o.is_static_value(0)) {
+        return Err(Error::Type(format!(
+            "{op} of {c}: CuTe's result for an offset other than _0 (inverse(L) o -offset o swizzle) is not modelled"
+        )));
+    }
+    let inv = if op == Op::RightInverse {
+        crate::engine::right_inverse::right_inverse(&c.layout)?
+    } else {
+        crate::engine::left_inverse::left_inverse(&c.layout)?
+    };
+    Ok(match compose_layout_swizzle(&inv, c.swizzle)? {
+        SwizzledLayout::Plain(l) => Value::Layout(l),
+        SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+    })
+}
+
 /// CuTe's operations on `ComposedLayout<Sw,O,L>` (layout_composed.hpp): the divides, products,
 /// coalesce, flatten and mode access act on L and keep Sw and O (`composition(Sw, O, op(L, ...))`);
 /// size, rank, depth, shape, cosize and complement are L's. `None` when the first argument is not
@@ -389,6 +416,9 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     let Some(Value::Atom(AtomValue::Composed(c))) = args.first() else { return None };
     use Op::*;
     let op = Op::lookup(name)?;
+    if matches!(op, RightInverse | LeftInverse) {
+        return Some(inverse_composed(op, c));
+    }
     let wrap = matches!(
         op,
         LogicalDivide

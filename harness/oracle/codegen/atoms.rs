@@ -156,8 +156,13 @@ pub fn make_tiled_copy(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result
         }
         other => return err(other, "make_tiled_copy expects copy_atom(OP,T) first"),
     };
-    let (thr, val) = (layout_or_shape(g, &args[1])?, layout_or_shape(g, &args[2])?);
-    Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
+    let mut code = format!("make_tiled_copy({atom}");
+    for a in &args[1..] {
+        code.push_str(", ");
+        code.push_str(&layout_or_shape(g, a)?.code);
+    }
+    code.push(')');
+    Ok(Cpp::new(code, Kind::Other))
 }
 
 /// `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`.
