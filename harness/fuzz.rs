@@ -933,6 +933,93 @@ pub fn logical_product() -> BoxedStrategy<Case> {
 }
 
 /// blocked_product / raked_product of two compact layouts.
+/// `tile_to_shape(block, shape[, order])` as shared-memory layouts are made: a compact block, a
+/// GMMA shared-memory atom or `composition(Swizzle, block)`, tiled to a shape whose modes are
+/// multiples of the block's (plus up to two stage modes), in column-major order, `GenRowMajor` or a
+/// `Step` permutation; sometimes in CuTe's C++ spelling (`make_shape(Int<N>{},...)`, `Step<...>{}`).
+/// Ill-defined: a static target mode the block does not divide (CuTe's static_assert).
+pub fn tile_to_shape() -> BoxedStrategy<Case> {
+    const TYPES: &[&str] = &["half_t", "bfloat16_t", "float", "int8_t", "tfloat32_t"];
+    let gmma = (
+        prop::sample::select(vec!["MN", "K"]),
+        prop::sample::select(vec!["INTER", "SW32", "SW64", "SW128"]),
+        prop::sample::select(TYPES.to_vec()),
+    )
+        .prop_map(|(major, sw, ty)| format!("GMMA::Layout_{major}_{sw}_Atom<{ty}>"));
+    // Static blocks (CuTe's blocked product needs static strides for a rank > 1 complement).
+    fn static_of(l: Layout) -> Layout {
+        let st = |t: &crate::engine::Tup| t.map_leaves(&mut |i| Ok(crate::engine::Int::st(i.value))).expect("no error");
+        Layout { shape: st(&l.shape), stride: st(&l.stride) }
+    }
+    let plain = compact_sized(3, false, 64).prop_map(|l| static_of(l).to_string());
+    let swz = (swizzle(true), compact_sized(3, false, 64))
+        .prop_map(|(sw, l)| format!("composition({},{})", swizzle_text(sw), static_of(l)));
+    let block = prop_oneof![2 => plain, 2 => gmma, 1 => swz];
+    (
+        block,
+        prop::collection::vec(1i64..=4, 4),
+        0usize..=2,
+        prop::collection::vec(1i64..=4, 2),
+        0usize..6,
+        Just(()).prop_perturb(|_, mut rng| {
+            let mut p: Vec<usize> = (0..5).collect();
+            for i in (1..p.len()).rev() {
+                p.swap(i, (rng.next_u32() as usize) % (i + 1));
+            }
+            p
+        }),
+        any::<bool>(),
+    )
+        .prop_map(|(block, mult, stages, stage_n, how, perm, cpp)| {
+            // The block's layout, for its mode sizes (the plain block or the one inside).
+            let l = match crate::expr::eval_str(&block) {
+                Ok(crate::expr::Value::Layout(l)) => l,
+                Ok(crate::expr::Value::Atom(crate::expr::value::AtomValue::Composed(c))) => c.layout,
+                _ => return Case::new("tile_to_shape", format!("tile_to_shape({block},(_8,_8))"), false),
+            };
+            let sizes: Vec<i64> = if l.shape.is_tuple() {
+                l.modes().iter().map(|m| m.size().map_or(1, |s| s.value)).collect()
+            } else {
+                vec![l.size().map_or(1, |s| s.value)]
+            };
+            let bad = how == 5;
+            let mut target: Vec<i64> = sizes.iter().zip(&mult).map(|(s, m)| s * m).collect();
+            if bad {
+                // A mode the block does not divide (block sizes above 1 only).
+                if let Some(k) = sizes.iter().position(|&s| s > 1) {
+                    target[k] = sizes[k] * mult[k] + 1;
+                }
+            }
+            target.extend(stage_n.iter().take(stages));
+            let r = target.len();
+            // A dynamic block mode has no static answer to CuTe's divisibility check against a
+            // static target: such a block is tiled to a dynamic target (no check at all).
+            let dynamic = !l.shape.is_static() || how == 1;
+            let int = |t: &i64| match (cpp, dynamic) {
+                (true, false) => format!("Int<{t}>{{}}"),
+                (false, false) => format!("_{t}"),
+                (_, true) => t.to_string(),
+            };
+            let shape = if cpp {
+                format!("make_shape({})", target.iter().map(int).collect::<Vec<_>>().join(", "))
+            } else {
+                format!("({})", target.iter().map(int).collect::<Vec<_>>().join(","))
+            };
+            let steps: Vec<usize> = perm.iter().copied().filter(|&p| p < r).collect();
+            let order = match how {
+                2 => ",GenRowMajor".to_string(),
+                3 | 4 if cpp => {
+                    format!(",Step<{}>{{}}", steps.iter().map(|s| format!("_{}", s + 1)).collect::<Vec<_>>().join(","))
+                }
+                3 | 4 => format!(",({})", steps.iter().map(|s| format!("_{}", s + 1)).collect::<Vec<_>>().join(",")),
+                _ => String::new(),
+            };
+            let divides = !bad || dynamic || sizes.iter().all(|&s| s <= 1);
+            Case::new("tile_to_shape", format!("tile_to_shape({block},{shape}{order})"), divides)
+        })
+        .boxed()
+}
+
 pub fn blocked(op: Op) -> BoxedStrategy<Case> {
     product_pair()
         .prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},{b})"), product_admissible(&a, &b)))
@@ -1185,6 +1272,26 @@ mod tests {
     }
 
     #[test]
+    fn tile_to_shape_cases_are_drawn_and_admissible_ones_evaluate() {
+        let mut runner = runner(3);
+        let strategy = tile_to_shape();
+        let (mut good, mut bad) = (0, 0);
+        for _ in 0..400 {
+            let c = strategy.new_tree(&mut runner).expect("a case").current();
+            parse(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+            let r = crate::expr::eval_str(&c.expr);
+            if c.admissible {
+                good += 1;
+                r.unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+            } else {
+                bad += 1;
+                assert!(r.is_err(), "{} is ill-defined but evaluates", c.expr);
+            }
+        }
+        assert!(good > 250 && bad > 10, "{good} admissible, {bad} ill-defined");
+    }
+
+    #[test]
     fn seeds_reproduce_and_cases_parse() {
         let a = cases(7, 200, (0, 1));
         let b = cases(7, 200, (0, 1));
@@ -1362,7 +1469,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::Slice => Absent("not generated yet: its cases are in fixtures/cases/slice.cases"),
         Op::Dice => Absent("not generated yet: its cases are in fixtures/cases/slice.cases"),
         Op::SliceAndOffset => Absent("not generated yet: its cases are in fixtures/cases/slice.cases"),
-        Op::TileToShape => Absent("not generated yet: its cases are in fixtures/cases/tile_to_shape.cases"),
+        Op::TileToShape => Has((2, fuzz::tile_to_shape)),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),
         Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
         Op::Filter => Has((4, || fuzz::simplify(Op::Filter))),
