@@ -188,6 +188,12 @@ pub fn slice(op: Op, vals: &[Value], r: &Value) -> Option<Checked> {
     }
 }
 
+/// make_layout_like / make_fragment_like (`engine::make_fragment_like`'s postconditions).
+pub fn fragment_like(vals: &[Value], r: &Value, fragment: bool) -> Option<Checked> {
+    let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
+    Some(crate::engine::make_fragment_like::check_postconditions(&a, &r, fragment))
+}
+
 /// blocked_product (`raked` false) and raked_product.
 pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
@@ -324,6 +330,12 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
         Op::ProductEach => Has(definition::product_each),
         Op::TileToShape => Has(definition::tile_to_shape),
+        Op::MakeLayoutLike => Has(|v, r| definition::fragment_like(v, r, false)),
+        Op::MakeFragmentLike => Has(|v, r| definition::fragment_like(v, r, true)),
+        Op::PartitionFragmentC => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::MmaFragmentA => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::MmaFragmentB => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::MmaFragmentC => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
         Op::Slice => Has(|v, r| definition::slice(Op::Slice, v, r)),
         Op::Dice => Has(|v, r| definition::slice(Op::Dice, v, r)),
         Op::SliceAndOffset => Has(|v, r| definition::slice(Op::SliceAndOffset, v, r)),

@@ -202,6 +202,12 @@ operations! {
     Slice = "slice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with _ (also L(_,2))";
     Dice = "dice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with an integer";
     SliceAndOffset = "slice_and_offset", Algebra, (2, 2), None, "(coordinate with _, L): (slice(c, L), L(c with _ as 0))";
+    MakeLayoutLike = "make_layout_like", Algebra, (1, 1), None, "(L)";
+    MakeFragmentLike = "make_fragment_like", Algebra, (1, 1), None, "(L): the layout of CuTe's make_fragment_like";
+    PartitionFragmentC = "partition_fragment_C", Atoms, (2, 2), None, "(make_tiled_mma(...), shape): the fragment's layout";
+    MmaFragmentA = "mma_fragment_a", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_A's layout";
+    MmaFragmentB = "mma_fragment_b", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_B's layout";
+    MmaFragmentC = "mma_fragment_c", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_C's layout";
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
 }
 

@@ -17,28 +17,32 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use cutecheck::expr::Op;
 use cutecheck::oracle::{provision, repo_root};
 
-/// The names whose presence makes a binding a case.
-const BUILDERS: &[&str] = &[
-    "make_layout",
-    "Layout",
-    "tile_to_shape",
-    "composition",
-    "make_tiled_copy",
-    "make_tiled_copy_A",
-    "make_tiled_copy_B",
-    "make_tiled_copy_C",
-    "make_tiled_mma",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "blocked_product",
-    "raked_product",
-    "right_inverse",
-    "local_tile",
-    "local_partition",
+/// The operations whose presence makes a binding a case (besides the type `Layout<...>`).
+const BUILDERS: &[Op] = &[
+    Op::MakeLayout,
+    Op::TileToShape,
+    Op::Composition,
+    Op::MakeTiledCopy,
+    Op::MakeTiledCopyA,
+    Op::MakeTiledCopyB,
+    Op::MakeTiledCopyC,
+    Op::MakeTiledMma,
+    Op::LogicalDivide,
+    Op::ZippedDivide,
+    Op::TiledDivide,
+    Op::BlockedProduct,
+    Op::RakedProduct,
+    Op::RightInverse,
+    Op::LocalTile,
+    Op::LocalPartition,
 ];
+
+fn builds(w: &str) -> bool {
+    w == "Layout" || Op::by_name(w).is_some_and(|o| BUILDERS.contains(&o))
+}
 
 /// The keywords that start a binding.
 const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using"];
@@ -331,8 +335,8 @@ fn forms(text: &str) -> Vec<(usize, String)> {
             continue;
         }
         let v = substitute(&rhs, &env);
-        let builds = rhs.iter().any(|t| matches!(t, Tok::Word(w) if BUILDERS.contains(&w.as_str())));
-        if builds && !v.is_empty() {
+        let case = rhs.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)));
+        if case && !v.is_empty() {
             out.push((line, render(&v)));
         }
         env.insert(name, v);

@@ -66,6 +66,11 @@ pub fn by_tiler_view(
 }
 
 /// An operation `f(A, B)` of two layouts: blocked_product, raked_product, max_common_layout.
+/// An operation `f(L)` of one layout.
+pub fn of_layout(name: &Name, args: &[Value], op: fn(&Layout) -> Result<Layout>) -> Result<Value> {
+    Ok(Value::Layout(op(layout(&args[0], name.base())?)?))
+}
+
 pub fn of_layouts(name: &Name, args: &[Value], op: fn(&Layout, &Layout) -> Result<Layout>) -> Result<Value> {
     let n = name.base();
     Ok(Value::Layout(op(layout(&args[0], n)?, layout(&args[1], n)?)?))

@@ -115,6 +115,36 @@ pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Atom(AtomValue::Partition(p)))
 }
 
+/// `partition_fragment_C(MMA, SHAPE)`: the layout of CuTe's `make_tensor<FrgTypeC>(partition_shape_C(MMA,
+/// SHAPE))` (mma_atom.hpp), compact column-major.
+pub fn partition_fragment_c(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let s = partition::mma_partition_shape(tiled_mma_arg(n, &args[0])?, 'c', &args[1].to_int_tuple()?)?;
+    Ok(Value::Layout(crate::engine::Layout::col_major(s)?))
+}
+
+/// `mma_fragment_a/b/c(MMA, L, i)`: the layout of `MMA.get_slice(i).partition_fragment_X(T)` for a
+/// tensor T with layout L (mma_atom.hpp): `make_fragment_like(partition_X(T))` for A and B,
+/// `make_tensor<FrgTypeC>(shape(partition_C(T)))` for C. An SM90 GMMA operand read from shared memory
+/// has a descriptor fragment (a view of the tensor), which is not modelled.
+pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let which = n.chars().last().unwrap_or('c');
+    let m = tiled_mma_arg(n, &args[0])?;
+    let atom = &m.atom.name;
+    let smem = atom.starts_with("SM90") && (atom.contains("_SS") || (which == 'b' && atom.contains("_RS")));
+    if which != 'c' && smem {
+        return Err(Error::Type(format!("{n}: the GMMA descriptor fragment of {atom} is not modelled")));
+    }
+    let p = partition::mma_partition(m, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+    let l = if which == 'c' {
+        crate::engine::Layout::col_major(p.layout.shape.clone())?
+    } else {
+        crate::engine::make_fragment_like::make_fragment_like(&p.layout)?
+    };
+    Ok(Value::Layout(l))
+}
+
 /// `partition_shape_a/b/c(MMA, SHAPE)`.
 pub fn partition_shape(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();

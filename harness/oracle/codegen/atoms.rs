@@ -277,6 +277,32 @@ pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
     ))
 }
 
+/// `partition_fragment_C(MMA, SHAPE).layout()` (a register tensor prints its address; its layout is compared).
+pub fn partition_fragment_c(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let m = made_by(g, &args[0], Op::MakeTiledMma)?;
+    let shape = g.int_like(&args[1], Role::Shape)?;
+    Ok(Cpp::new(format!("{}({m}, {}).layout()", Op::PartitionFragmentC.name(), shape.code), Kind::Layout))
+}
+
+/// `MMA.get_slice(i).partition_fragment_X(make_tensor(counting_iterator<int>(0), L)).layout()`.
+pub fn mma_fragment(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let m = made_by(g, &args[0], Op::MakeTiledMma)?;
+    let l = g.layout(&args[1])?;
+    let i = g.emit(&args[2], Role::Coord)?;
+    if i.kind != Kind::Int {
+        return err(&args[2], "expected a thread index");
+    }
+    let method = match op {
+        Op::MmaFragmentA => "partition_fragment_A",
+        Op::MmaFragmentB => "partition_fragment_B",
+        _ => "partition_fragment_C",
+    };
+    Ok(Cpp::new(
+        format!("{m}.get_slice({}).{method}(make_tensor(counting_iterator<int>(0), {})).layout()", i.code, l.code),
+        Kind::Layout,
+    ))
+}
+
 /// `Copy_Atom<OP,T>{}`.
 fn copy_atom_code(n: &str, args: &[Expr], at: &Expr) -> Result<String, CodegenError> {
     arity(n, args, 2, 2, at)?;

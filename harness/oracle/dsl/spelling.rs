@@ -46,6 +46,12 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::Slice => Absent("not translated: the DSL worker has no slice call yet"),
         Op::Dice => Absent("not translated: the DSL worker has no dice call yet"),
         Op::SliceAndOffset => Absent("not translated: the DSL worker has no slice_and_offset call yet"),
+        Op::MakeLayoutLike => Absent("not translated: the DSL worker has no make_layout_like call yet"),
+        Op::MakeFragmentLike => Absent("not translated: the DSL worker has no make_fragment_like call yet"),
+        Op::PartitionFragmentC => Absent("not translated: the DSL worker has no partition_fragment_C call yet"),
+        Op::MmaFragmentA => Absent("not translated: the DSL worker has no mma_fragment_a call yet"),
+        Op::MmaFragmentB => Absent("not translated: the DSL worker has no mma_fragment_b call yet"),
+        Op::MmaFragmentC => Absent("not translated: the DSL worker has no mma_fragment_c call yet"),
         Op::TileToShape => Absent(
             "not translated: the DSL worker has no tile_to_shape call yet (cute.tile_to_shape exists in the DSL)",
         ),
