@@ -23,6 +23,8 @@ fn near_miss() -> impl Strategy<Value = String> {
             Just("{".to_string()),
             Just("}".to_string()),
             Just("::".to_string()),
+            Just("+".to_string()),
+            Just("*".to_string()),
             // CuTe's C++ spelling (parse.rs, module cpp).
             "(Int|C|Shape|Stride|Step|Layout|X|make_shape|make_stride|make_coord|make_tile|cute|MMA_Atom|Copy_Atom|LayoutRight|GenRowMajor|tile_to_shape|_4|_8)",
         ],

@@ -353,7 +353,10 @@ impl<B: Build> Parser<'_, B> {
         self.nest()?;
         self.skip_ws();
         let col = self.col_of(self.pos);
-        let mut e = self.operand(col)?;
+        let mut e = match self.arithmetic()? {
+            Some(i) => self.build.int(i.value, i.is_static, col),
+            None => self.operand(col)?,
+        };
         if self.eat(b':') {
             e = self.build.shape(e);
             self.skip_ws();
@@ -466,6 +469,95 @@ impl<B: Build> Parser<'_, B> {
                 }
             }
             Some(_) => Err(self.err(&format!("unexpected '{}'", self.peek_char().unwrap_or(' ')))),
+        }
+    }
+
+    /// C++ integer arithmetic on integer literals (`bM+Int<1>{}`, `2*_64`): `+`, `-` and `*` (which
+    /// binds tighter) folded with CuTe's rules of static-ness (static only when both operands are;
+    /// `_0 *` anything is `_0`, [`crate::engine::Int`]). `None` (nothing consumed) when the text
+    /// here is not an integer literal followed by an operator.
+    fn arithmetic(&mut self) -> Result<Option<crate::engine::Int>, ParseError> {
+        let (save, depth) = (self.pos, self.depth);
+        let Some(first) = self.int_term() else {
+            (self.pos, self.depth) = (save, depth);
+            return Ok(None);
+        };
+        self.skip_ws();
+        if !matches!(self.peek(), Some(b'+' | b'-' | b'*')) {
+            (self.pos, self.depth) = (save, depth);
+            return Ok(None);
+        }
+        let overflow = |at: usize, p: &Self| p.err_at(at, "integer arithmetic leaves CuTe's 32-bit int");
+        // sum := product (('+' | '-') product)*, product := term ('*' term)*
+        let mut sum: Option<(crate::engine::Int, u8)> = None;
+        let mut product = first;
+        loop {
+            self.skip_ws();
+            let at = self.pos;
+            let op = self.peek();
+            match op {
+                Some(b'*') => {
+                    self.pos += 1;
+                    let t = self.term_after_operator()?;
+                    product = product.mul(t).map_err(|_| overflow(at, self))?;
+                }
+                Some(c @ (b'+' | b'-')) => {
+                    self.pos += 1;
+                    let acc = match sum {
+                        None => product,
+                        Some((a, b'+')) => a.add(product).map_err(|_| overflow(at, self))?,
+                        Some((a, _)) => a.sub(product).map_err(|_| overflow(at, self))?,
+                    };
+                    sum = Some((acc, c));
+                    product = self.term_after_operator()?;
+                }
+                _ => break,
+            }
+        }
+        let at = self.pos;
+        Ok(Some(match sum {
+            None => product,
+            Some((a, b'+')) => a.add(product).map_err(|_| overflow(at, self))?,
+            Some((a, _)) => a.sub(product).map_err(|_| overflow(at, self))?,
+        }))
+    }
+
+    /// The integer literal after an arithmetic operator, or an error there.
+    fn term_after_operator(&mut self) -> Result<crate::engine::Int, ParseError> {
+        self.skip_ws();
+        let (at, depth) = (self.pos, self.depth);
+        match self.int_term() {
+            Some(t) => Ok(t),
+            None => {
+                (self.pos, self.depth) = (at, depth);
+                Err(self.err("integer arithmetic takes integer literals only (4, _4, Int<4>{})"))
+            }
+        }
+    }
+
+    /// An integer literal (`4`, `-4`, `_4`, `_4{}`, `Int<4>{}`, `C<4>()`) read without building
+    /// it; `None` (position unspecified: the caller restores it) when there is none.
+    fn int_term(&mut self) -> Option<crate::engine::Int> {
+        self.skip_ws();
+        match self.peek()? {
+            c if c.is_ascii_digit() || c == b'-' => Some(crate::engine::Int::dy(self.number().ok()?)),
+            b'_' if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == b'-') => {
+                self.pos += 1;
+                let v = self.number().ok()?;
+                self.braces().ok()?;
+                Some(crate::engine::Int::st(v))
+            }
+            c if is_ident_start(c) => {
+                let name = cpp::strip_cute(self.name().ok()?);
+                let Some(cpp::ValueType::Int(v)) = cpp::value_type(&name) else { return None };
+                if name.targs.is_none() {
+                    // `_4` spelled as a name only inside template arguments.
+                    return None;
+                }
+                self.value_of_type().ok()?;
+                Some(crate::engine::Int::st(v))
+            }
+            _ => None,
         }
     }
 
@@ -891,6 +983,22 @@ pub(crate) mod tests {
         // The short spelling is unchanged, and a name that is not a C++ form stays a name.
         assert_eq!(round_trip("make_shape"), "make_shape");
         assert_eq!(round_trip("Int"), "Int");
+    }
+
+    #[test]
+    fn integer_arithmetic_on_literals_is_folded() {
+        assert_eq!(round_trip("Int<128>{}+Int<1>{}"), "_129");
+        assert_eq!(round_trip("make_stride(Int<1>{}, Int<128>{} + Int<1>{})"), "(_1,_129)");
+        assert_eq!(round_trip("128+_1"), "129");
+        assert_eq!(round_trip("2+3*_4-1"), "13");
+        assert_eq!(round_trip("_2+_3*_4-_1"), "_13");
+        assert_eq!(round_trip("_0*7"), "_0");
+        assert_eq!(round_trip("(_4,-1)"), "(_4,-1)");
+        let e = parse("_4+size(_4:_1)").unwrap_err();
+        assert_eq!(e.col, 4, "{e}");
+        let e = parse("2147483647+1").unwrap_err();
+        assert!(e.msg.contains("32-bit"), "{e}");
+        assert!(parse("_4+").is_err());
     }
 
     #[test]
