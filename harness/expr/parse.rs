@@ -550,10 +550,8 @@ impl<B: Build> Parser<'_, B> {
             c if is_ident_start(c) => {
                 let name = cpp::strip_cute(self.name().ok()?);
                 let Some(cpp::ValueType::Int(v)) = cpp::value_type(&name) else { return None };
-                if name.targs.is_none() {
-                    // `_4` spelled as a name only inside template arguments.
-                    return None;
-                }
+                // `_4` is spelled as a name only inside template arguments.
+                name.targs.as_ref()?;
                 self.value_of_type().ok()?;
                 Some(crate::engine::Int::st(v))
             }
