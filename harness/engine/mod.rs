@@ -33,6 +33,7 @@ pub mod right_inverse;
 pub(crate) mod runtime;
 pub mod slice;
 pub mod swizzle;
+pub mod swizzle_slice;
 pub mod tile;
 pub mod tile_to_shape;
 pub mod tiled_divide;

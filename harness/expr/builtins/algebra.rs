@@ -7,7 +7,7 @@ use crate::engine::tiler::{Elem, TilerView};
 use crate::engine::{coalesce, complement, composition, filter, left_inverse, local_partition, local_tile, max_common};
 use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
 use crate::expr::parse::Name;
-use crate::expr::value::Value;
+use crate::expr::value::{AtomValue, Value};
 
 /// A value as a tiler: a layout, an integer (`n:_1`), `_`, or a tuple of tilers.
 pub fn to_tiler(v: &Value) -> Result<Tiler> {
@@ -279,6 +279,10 @@ pub fn to_coord(v: &Value) -> Result<Coord> {
 
 /// `slice(c, L)` (and `L(c)` for a coordinate with `_`): the modes `c` pairs with `_`.
 pub fn slice(name: &Name, args: &[Value]) -> Result<Value> {
+    if let Value::Atom(AtomValue::Composed(x)) = &args[1] {
+        let (r, _) = crate::engine::swizzle_slice::slice_and_offset(&to_coord(&args[0])?, x)?;
+        return Ok(Value::Atom(AtomValue::Composed(r)));
+    }
     let l = layout(&args[1], name.base())?;
     Ok(Value::Layout(crate::engine::slice::slice(&to_coord(&args[0])?, l)?))
 }
@@ -291,6 +295,10 @@ pub fn dice(name: &Name, args: &[Value]) -> Result<Value> {
 
 /// `slice_and_offset(c, L)`: the tuple `(slice(c, L), L(c with _ as 0))`, printed as CuTe prints it.
 pub fn slice_and_offset(name: &Name, args: &[Value]) -> Result<Value> {
+    if let Value::Atom(AtomValue::Composed(x)) = &args[1] {
+        let (r, off) = crate::engine::swizzle_slice::slice_and_offset(&to_coord(&args[0])?, x)?;
+        return Ok(Value::Tuple(vec![Value::Atom(AtomValue::Composed(r)), Value::Int(off)]));
+    }
     let l = layout(&args[1], name.base())?;
     let (r, off) = crate::engine::slice::slice_and_offset(&to_coord(&args[0])?, l)?;
     Ok(Value::Tuple(vec![Value::Layout(r), Value::Int(off)]))
