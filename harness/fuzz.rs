@@ -1020,6 +1020,56 @@ pub fn tile_to_shape() -> BoxedStrategy<Case> {
         .boxed()
 }
 
+/// Slicing with `_`: `slice(c, L)` (also as `L(c)`), `dice(c, L)`, `slice_and_offset(c, L)` for an
+/// arbitrary layout and a coordinate congruent to it at the top level (each mode `_`, an integer
+/// inside it, or, for a nested mode, a tuple of those per sub-mode). Ill-defined: a coordinate of
+/// another rank (CuTe's "Mismatched Ranks").
+pub fn slicing(op: Op) -> BoxedStrategy<Case> {
+    fn coord(l: &Layout, picks: &[u32], k: &mut usize, depth: usize) -> String {
+        let mut pick = || {
+            *k += 1;
+            picks[*k % picks.len()]
+        };
+        let p = pick();
+        if p % 3 == 0 {
+            return "_".into();
+        }
+        if depth < 2 && l.shape.is_tuple() && p % 3 == 2 {
+            let parts: Vec<String> = l.modes().iter().map(|m| coord(m, picks, k, depth + 1)).collect();
+            return format!("({})", parts.join(","));
+        }
+        let n = l.size().map_or(1, |s| s.value).max(1);
+        (i64::from(pick()) % n).to_string()
+    }
+    (any_layout(), prop::collection::vec(any::<u32>(), 16), 0u32..8)
+        .prop_map(move |(l, picks, how)| {
+            let mut k = 0;
+            let top: Vec<String> = if l.shape.is_tuple() {
+                l.modes().iter().map(|m| coord(m, &picks, &mut k, 1)).collect()
+            } else {
+                vec![coord(&l, &picks, &mut k, 1)]
+            };
+            let bad = how == 7 && l.shape.is_tuple();
+            let mut parts = top.clone();
+            if bad {
+                parts.push("_".into());
+            }
+            let c = if l.shape.is_tuple() || bad { format!("({})", parts.join(",")) } else { parts[0].clone() };
+            let text = if op == Op::Slice && how % 2 == 1 && l.shape.is_tuple() {
+                // CuTe's Layout::operator() with several arguments, at least one of them `_`.
+                let mut args = parts.clone();
+                if !args.iter().any(|a| a.contains('_')) {
+                    args[0] = "_".into();
+                }
+                format!("{l}({})", args.join(","))
+            } else {
+                format!("{op}({c},{l})")
+            };
+            case_of(op.name(), text, !bad)
+        })
+        .boxed()
+}
+
 pub fn blocked(op: Op) -> BoxedStrategy<Case> {
     product_pair()
         .prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},{b})"), product_admissible(&a, &b)))
@@ -1292,6 +1342,23 @@ mod tests {
     }
 
     #[test]
+    fn slicing_cases_are_drawn_and_admissible_ones_evaluate() {
+        let mut runner = runner(4);
+        for op in [Op::Slice, Op::Dice, Op::SliceAndOffset] {
+            let strategy = slicing(op);
+            for _ in 0..150 {
+                let c = strategy.new_tree(&mut runner).expect("a case").current();
+                let r = crate::expr::eval_str(&c.expr);
+                if c.admissible {
+                    r.unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+                } else {
+                    assert!(r.is_err(), "{} is ill-defined but evaluates", c.expr);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn seeds_reproduce_and_cases_parse() {
         let a = cases(7, 200, (0, 1));
         let b = cases(7, 200, (0, 1));
@@ -1466,9 +1533,9 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::Get => Has((2, || fuzz::mode_query(Op::Get))),
         Op::Layout => Has((2, || fuzz::mode_query(Op::Layout))),
         Op::Flatten => Has((4, || fuzz::unary(Op::Flatten))),
-        Op::Slice => Absent("not generated yet: its cases are in fixtures/cases/slice.cases"),
-        Op::Dice => Absent("not generated yet: its cases are in fixtures/cases/slice.cases"),
-        Op::SliceAndOffset => Absent("not generated yet: its cases are in fixtures/cases/slice.cases"),
+        Op::Slice => Has((1, || fuzz::slicing(Op::Slice))),
+        Op::Dice => Has((1, || fuzz::slicing(Op::Dice))),
+        Op::SliceAndOffset => Has((1, || fuzz::slicing(Op::SliceAndOffset))),
         Op::MakeLayoutLike => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MakeFragmentLike => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::PartitionFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
