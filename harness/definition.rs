@@ -150,6 +150,50 @@ pub fn product_each(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(crate::engine::product_each::check_postconditions(&t, &r.to_int_tuple().ok()?))
 }
 
+/// tile_to_shape on a plain layout (engine::tile_to_shape's postconditions); a swizzled block is
+/// not checked here (its result is the same swizzle over the tiled layout, compared as text).
+pub fn tile_to_shape(vals: &[Value], r: &Value) -> Option<Checked> {
+    use crate::engine::tile_to_shape::{self as tts, Order};
+    let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
+    let trg = vals.get(1)?.to_int_tuple().ok()?;
+    let order = match vals.get(2) {
+        None => Order::ColMajor,
+        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) => {
+            if crate::expr::builtins::atoms::is_row_major(tag) {
+                Order::RowMajor
+            } else {
+                Order::ColMajor
+            }
+        }
+        Some(v) => Order::Steps(v.to_int_tuple().ok()?),
+    };
+    Some(tts::check_postconditions(&a, &trg, &order, &r))
+}
+
+/// slice / slice_and_offset (`engine::slice`'s postconditions) and dice (`engine::dice`'s).
+pub fn slice(op: Op, vals: &[Value], r: &Value) -> Option<Checked> {
+    let c = crate::expr::builtins::algebra::to_coord(vals.first()?).ok()?;
+    let a = vals.get(1)?.to_layout().ok()?;
+    match (op, r) {
+        (Op::Dice, Value::Layout(r)) => Some(crate::engine::dice::check_postconditions(&c, &a, r)),
+        (Op::Slice, Value::Layout(r)) => {
+            let off = crate::engine::layout::crd2idx(&c.zeroed(), &a.shape, &a.stride).ok()?;
+            Some(crate::engine::slice::check_postconditions(&a, &c, r, off))
+        }
+        (Op::SliceAndOffset, Value::Tuple(v)) => match v.as_slice() {
+            [Value::Layout(r), Value::Int(off)] => Some(crate::engine::slice::check_postconditions(&a, &c, r, *off)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// make_layout_like / make_fragment_like (`engine::make_fragment_like`'s postconditions).
+pub fn fragment_like(vals: &[Value], r: &Value, fragment: bool) -> Option<Checked> {
+    let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
+    Some(crate::engine::make_fragment_like::check_postconditions(&a, &r, fragment))
+}
+
 /// blocked_product (`raked` false) and raked_product.
 pub fn blocked(vals: &[Value], r: &Value, raked: bool) -> Option<Checked> {
     let (a, r) = unary(vals, r, 2)?;
@@ -285,6 +329,16 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
         Op::ProductEach => Has(definition::product_each),
+        Op::TileToShape => Has(definition::tile_to_shape),
+        Op::MakeLayoutLike => Has(|v, r| definition::fragment_like(v, r, false)),
+        Op::MakeFragmentLike => Has(|v, r| definition::fragment_like(v, r, true)),
+        Op::PartitionFragmentC => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::MmaFragmentA => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::MmaFragmentB => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::MmaFragmentC => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::Slice => Has(|v, r| definition::slice(Op::Slice, v, r)),
+        Op::Dice => Has(|v, r| definition::slice(Op::Dice, v, r)),
+        Op::SliceAndOffset => Has(|v, r| definition::slice(Op::SliceAndOffset, v, r)),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),
         Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),

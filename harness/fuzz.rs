@@ -933,6 +933,143 @@ pub fn logical_product() -> BoxedStrategy<Case> {
 }
 
 /// blocked_product / raked_product of two compact layouts.
+/// `tile_to_shape(block, shape[, order])` as shared-memory layouts are made: a compact block, a
+/// GMMA shared-memory atom or `composition(Swizzle, block)`, tiled to a shape whose modes are
+/// multiples of the block's (plus up to two stage modes), in column-major order, `GenRowMajor` or a
+/// `Step` permutation; sometimes in CuTe's C++ spelling (`make_shape(Int<N>{},...)`, `Step<...>{}`).
+/// Ill-defined: a static target mode the block does not divide (CuTe's static_assert).
+pub fn tile_to_shape() -> BoxedStrategy<Case> {
+    const TYPES: &[&str] = &["half_t", "bfloat16_t", "float", "int8_t", "tfloat32_t"];
+    let gmma = (
+        prop::sample::select(vec!["MN", "K"]),
+        prop::sample::select(vec!["INTER", "SW32", "SW64", "SW128"]),
+        prop::sample::select(TYPES.to_vec()),
+    )
+        .prop_map(|(major, sw, ty)| format!("GMMA::Layout_{major}_{sw}_Atom<{ty}>"));
+    // Static blocks (CuTe's blocked product needs static strides for a rank > 1 complement).
+    fn static_of(l: Layout) -> Layout {
+        let st = |t: &crate::engine::Tup| t.map_leaves(&mut |i| Ok(crate::engine::Int::st(i.value))).expect("no error");
+        Layout { shape: st(&l.shape), stride: st(&l.stride) }
+    }
+    let plain = compact_sized(3, false, 64).prop_map(|l| static_of(l).to_string());
+    let swz = (swizzle(true), compact_sized(3, false, 64))
+        .prop_map(|(sw, l)| format!("composition({},{})", swizzle_text(sw), static_of(l)));
+    let block = prop_oneof![2 => plain, 2 => gmma, 1 => swz];
+    (
+        block,
+        prop::collection::vec(1i64..=4, 4),
+        0usize..=2,
+        prop::collection::vec(1i64..=4, 2),
+        0usize..6,
+        Just(()).prop_perturb(|_, mut rng| {
+            let mut p: Vec<usize> = (0..5).collect();
+            for i in (1..p.len()).rev() {
+                p.swap(i, (rng.next_u32() as usize) % (i + 1));
+            }
+            p
+        }),
+        any::<bool>(),
+    )
+        .prop_map(|(block, mult, stages, stage_n, how, perm, cpp)| {
+            // The block's layout, for its mode sizes (the plain block or the one inside).
+            let l = match crate::expr::eval_str(&block) {
+                Ok(crate::expr::Value::Layout(l)) => l,
+                Ok(crate::expr::Value::Atom(crate::expr::value::AtomValue::Composed(c))) => c.layout,
+                _ => return Case::new("tile_to_shape", format!("tile_to_shape({block},(_8,_8))"), false),
+            };
+            let sizes: Vec<i64> = if l.shape.is_tuple() {
+                l.modes().iter().map(|m| m.size().map_or(1, |s| s.value)).collect()
+            } else {
+                vec![l.size().map_or(1, |s| s.value)]
+            };
+            let bad = how == 5;
+            let mut target: Vec<i64> = sizes.iter().zip(&mult).map(|(s, m)| s * m).collect();
+            if bad {
+                // A mode the block does not divide (block sizes above 1 only).
+                if let Some(k) = sizes.iter().position(|&s| s > 1) {
+                    target[k] = sizes[k] * mult[k] + 1;
+                }
+            }
+            target.extend(stage_n.iter().take(stages));
+            let r = target.len();
+            // A dynamic block mode has no static answer to CuTe's divisibility check against a
+            // static target: such a block is tiled to a dynamic target (no check at all).
+            let dynamic = !l.shape.is_static() || how == 1;
+            let int = |t: &i64| match (cpp, dynamic) {
+                (true, false) => format!("Int<{t}>{{}}"),
+                (false, false) => format!("_{t}"),
+                (_, true) => t.to_string(),
+            };
+            let shape = if cpp {
+                format!("make_shape({})", target.iter().map(int).collect::<Vec<_>>().join(", "))
+            } else {
+                format!("({})", target.iter().map(int).collect::<Vec<_>>().join(","))
+            };
+            let steps: Vec<usize> = perm.iter().copied().filter(|&p| p < r).collect();
+            let order = match how {
+                2 => ",GenRowMajor".to_string(),
+                3 | 4 if cpp => {
+                    format!(",Step<{}>{{}}", steps.iter().map(|s| format!("_{}", s + 1)).collect::<Vec<_>>().join(","))
+                }
+                3 | 4 => format!(",({})", steps.iter().map(|s| format!("_{}", s + 1)).collect::<Vec<_>>().join(",")),
+                _ => String::new(),
+            };
+            let divides = !bad || dynamic || sizes.iter().all(|&s| s <= 1);
+            Case::new("tile_to_shape", format!("tile_to_shape({block},{shape}{order})"), divides)
+        })
+        .boxed()
+}
+
+/// Slicing with `_`: `slice(c, L)` (also as `L(c)`), `dice(c, L)`, `slice_and_offset(c, L)` for an
+/// arbitrary layout and a coordinate congruent to it at the top level (each mode `_`, an integer
+/// inside it, or, for a nested mode, a tuple of those per sub-mode). Ill-defined: a coordinate of
+/// another rank (CuTe's "Mismatched Ranks").
+pub fn slicing(op: Op) -> BoxedStrategy<Case> {
+    fn coord(l: &Layout, picks: &[u32], k: &mut usize, depth: usize) -> String {
+        let mut pick = || {
+            *k += 1;
+            picks[*k % picks.len()]
+        };
+        let p = pick();
+        if p % 3 == 0 {
+            return "_".into();
+        }
+        if depth < 2 && l.shape.is_tuple() && p % 3 == 2 {
+            let parts: Vec<String> = l.modes().iter().map(|m| coord(m, picks, k, depth + 1)).collect();
+            return format!("({})", parts.join(","));
+        }
+        let n = l.size().map_or(1, |s| s.value).max(1);
+        (i64::from(pick()) % n).to_string()
+    }
+    (any_layout(), prop::collection::vec(any::<u32>(), 16), 0u32..8)
+        .prop_map(move |(l, picks, how)| {
+            let mut k = 0;
+            let top: Vec<String> = if l.shape.is_tuple() {
+                l.modes().iter().map(|m| coord(m, &picks, &mut k, 1)).collect()
+            } else {
+                vec![coord(&l, &picks, &mut k, 1)]
+            };
+            let bad = how == 7 && l.shape.is_tuple();
+            let mut parts = top.clone();
+            if bad {
+                parts.push("_".into());
+            }
+            let c = if l.shape.is_tuple() || bad { format!("({})", parts.join(",")) } else { parts[0].clone() };
+            let text = if op == Op::Slice && how % 2 == 1 && l.shape.is_tuple() {
+                // CuTe's Layout::operator() with several arguments, at least one of them `_`.
+                let mut args = parts.clone();
+                if !args.iter().any(|a| a.contains('_')) {
+                    args[0] = "_".into();
+                }
+                format!("{l}({})", args.join(","))
+            } else {
+                format!("{op}({c},{l})")
+            };
+            case_of(op.name(), text, !bad)
+        })
+        .boxed()
+}
+
 pub fn blocked(op: Op) -> BoxedStrategy<Case> {
     product_pair()
         .prop_map(move |(a, b)| case_of(op.name(), format!("{op}({a},{b})"), product_admissible(&a, &b)))
@@ -1185,6 +1322,43 @@ mod tests {
     }
 
     #[test]
+    fn tile_to_shape_cases_are_drawn_and_admissible_ones_evaluate() {
+        let mut runner = runner(3);
+        let strategy = tile_to_shape();
+        let (mut good, mut bad) = (0, 0);
+        for _ in 0..400 {
+            let c = strategy.new_tree(&mut runner).expect("a case").current();
+            parse(&c.expr).unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+            let r = crate::expr::eval_str(&c.expr);
+            if c.admissible {
+                good += 1;
+                r.unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+            } else {
+                bad += 1;
+                assert!(r.is_err(), "{} is ill-defined but evaluates", c.expr);
+            }
+        }
+        assert!(good > 250 && bad > 10, "{good} admissible, {bad} ill-defined");
+    }
+
+    #[test]
+    fn slicing_cases_are_drawn_and_admissible_ones_evaluate() {
+        let mut runner = runner(4);
+        for op in [Op::Slice, Op::Dice, Op::SliceAndOffset] {
+            let strategy = slicing(op);
+            for _ in 0..150 {
+                let c = strategy.new_tree(&mut runner).expect("a case").current();
+                let r = crate::expr::eval_str(&c.expr);
+                if c.admissible {
+                    r.unwrap_or_else(|e| panic!("{}: {e}", c.expr));
+                } else {
+                    assert!(r.is_err(), "{} is ill-defined but evaluates", c.expr);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn seeds_reproduce_and_cases_parse() {
         let a = cases(7, 200, (0, 1));
         let b = cases(7, 200, (0, 1));
@@ -1359,6 +1533,16 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::Get => Has((2, || fuzz::mode_query(Op::Get))),
         Op::Layout => Has((2, || fuzz::mode_query(Op::Layout))),
         Op::Flatten => Has((4, || fuzz::unary(Op::Flatten))),
+        Op::Slice => Has((1, || fuzz::slicing(Op::Slice))),
+        Op::Dice => Has((1, || fuzz::slicing(Op::Dice))),
+        Op::SliceAndOffset => Has((1, || fuzz::slicing(Op::SliceAndOffset))),
+        Op::MakeLayoutLike => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
+        Op::MakeFragmentLike => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
+        Op::PartitionFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
+        Op::MmaFragmentA => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
+        Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
+        Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
+        Op::TileToShape => Has((2, fuzz::tile_to_shape)),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),
         Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
         Op::Filter => Has((4, || fuzz::simplify(Op::Filter))),

@@ -20,6 +20,13 @@ fn near_miss() -> impl Strategy<Value = String> {
             Just(" ".to_string()),
             "[0-9]{1,12}",
             "(coalesce|composition|complement|logical_divide|zipped_divide|make_layout|size|cosize|get|flatten|Swizzle|SM80_16x8x16_F32F16F16F32_TN)",
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just("::".to_string()),
+            Just("+".to_string()),
+            Just("*".to_string()),
+            // CuTe's C++ spelling (parse.rs, module cpp).
+            "(Int|C|Shape|Stride|Step|Layout|X|make_shape|make_stride|make_coord|make_tile|cute|MMA_Atom|Copy_Atom|LayoutRight|GenRowMajor|tile_to_shape|_4|_8)",
         ],
         0..40,
     )

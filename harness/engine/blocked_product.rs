@@ -31,7 +31,7 @@ const CITE_BLOCKED: &str = "layout.hpp blocked_product/raked_product: @post rank
 
 /// CuTe's `append<R>(layout)`: pad with `_1:_0` modes up to rank `r` (a leaf layout of rank 1 is
 /// left as it is when `r == 1`).
-fn pad(l: &Layout, r: usize) -> Layout {
+pub(crate) fn pad(l: &Layout, r: usize) -> Layout {
     if l.rank() >= r {
         return l.clone();
     }

@@ -56,7 +56,7 @@ impl Coord {
         }
     }
     /// The int-tuple coordinate with `_` read as 0 (for offsets).
-    pub(crate) fn zeroed(&self) -> IntTuple {
+    pub fn zeroed(&self) -> IntTuple {
         match self {
             Coord::Under => IntTuple::st(0),
             Coord::Int(i) => IntTuple::leaf(*i),
@@ -71,7 +71,12 @@ fn lift(c: &Coord, l: &Layout, out: &mut Vec<Layout>) -> Result<()> {
         Coord::Under => out.push(l.clone()),
         Coord::Int(_) => {}
         Coord::Tuple(v) => {
-            if !l.shape.is_tuple() || v.len() != l.rank() {
+            // CuTe: get<I> of a non-tuple mode is "Index out of range"; tuples of two ranks are
+            // "Mismatched Ranks".
+            if !l.shape.is_tuple() {
+                return Err(Error::OutOfRange(format!("a coordinate of rank {} for the mode {l}", v.len())));
+            }
+            if v.len() != l.rank() {
                 return Err(Error::MismatchedRanks {
                     detail: format!("slicing {l} with a coordinate of rank {}", v.len()),
                 });

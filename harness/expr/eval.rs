@@ -34,7 +34,10 @@ pub fn eval(e: &Expr) -> Result<Value> {
         }
         Expr::Apply { target, args, .. } => {
             let t = eval(target)?;
-            apply(t, &coord_of(args)?)
+            match coord_of(args)? {
+                Coord::Ints(c) => apply(t, &c),
+                Coord::Slice(c) => slice(t, &c),
+            }
         }
         Expr::Call { name, args, called, .. } => {
             let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_>>()?;
@@ -69,15 +72,45 @@ fn literals(items: &[Expr]) -> Option<IntTuple> {
     (t.rank() == items.len()).then_some(t)
 }
 
+/// The coordinate of `L(args)`: integers (an evaluation) or a coordinate with `_` (a slice).
+enum Coord {
+    Ints(IntTuple),
+    Slice(Value),
+}
+
 /// The coordinate of `L(args)`: one argument is the coordinate itself, several form a tuple.
-fn coord_of(args: &[Expr]) -> Result<IntTuple> {
+fn coord_of(args: &[Expr]) -> Result<Coord> {
     if let [one] = args {
-        return int_tuple(one);
+        if let Some(t) = literal(one) {
+            return Ok(Coord::Ints(t));
+        }
+        return coord_value(eval(one)?);
     }
     if let Some(t) = literals(args) {
-        return Ok(t);
+        return Ok(Coord::Ints(t));
     }
-    Value::Tuple(args.iter().map(eval).collect::<Result<_>>()?).to_int_tuple()
+    coord_value(Value::Tuple(args.iter().map(eval).collect::<Result<_>>()?))
+}
+
+/// A coordinate value: a slice when it holds `_`, else an int tuple.
+fn coord_value(v: Value) -> Result<Coord> {
+    if builtins::algebra::has_underscore(&v) {
+        return Ok(Coord::Slice(v));
+    }
+    Ok(Coord::Ints(v.to_int_tuple()?))
+}
+
+/// `target(c)` for a coordinate with `_`: CuTe's `Layout::operator()` slices, `slice(c, L)`.
+fn slice(target: Value, c: &Value) -> Result<Value> {
+    match target {
+        Value::Layout(l) => Ok(Value::Layout(crate::engine::slice::slice(&builtins::algebra::to_coord(c)?, &l)?)),
+        // ComposedLayout::operator() with `_` is slice(c, L): the layout part of slice_and_offset.
+        Value::Atom(crate::expr::value::AtomValue::Composed(x)) => {
+            let (r, _) = crate::engine::swizzle_slice::slice_and_offset(&builtins::algebra::to_coord(c)?, &x)?;
+            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(r)))
+        }
+        t => Err(Error::Type(format!("only a layout can be sliced with _, found {}", t.kind()))),
+    }
 }
 
 /// `target(coord)`: a layout, swizzle or swizzled layout evaluated at a coordinate.
@@ -248,16 +281,19 @@ impl Fused {
         self.take_values(n, &mut out);
         out
     }
-    /// The int tuple of `L(args)`'s coordinate, the top `n` nodes ([`coord_of`]).
-    fn coord(&mut self, n: usize) -> Result<IntTuple> {
+    /// The coordinate of `L(args)`, the top `n` nodes ([`coord_of`]).
+    fn coord(&mut self, n: usize) -> Result<Coord> {
         if n == 1 || self.literals(n) {
             let node = self.pop();
+            if let Node::Val(v) = node {
+                return coord_value(v);
+            }
             let start = lit_start(&node);
             let t = node_int_tuple(&self.lits, node);
             self.release(start);
-            return t;
+            return t.map(Coord::Ints);
         }
-        Value::Tuple(self.values(n)).to_int_tuple()
+        coord_value(Value::Tuple(self.values(n)))
     }
 }
 
@@ -348,7 +384,12 @@ impl Build for Fused {
         let start = lit_start(&target);
         let target = node_value(&self.lits, target);
         self.release(start);
-        let v = coord.and_then(|c| apply(target, &c)).map(Node::Val);
+        let v = coord
+            .and_then(|c| match c {
+                Coord::Ints(c) => apply(target, &c),
+                Coord::Slice(c) => slice(target, &c),
+            })
+            .map(Node::Val);
         self.push_result(v);
     }
 }

@@ -62,6 +62,13 @@ pub enum Area {
 /// Names that the builtins and the code generator handle without being operations.
 pub const FORMS: &[(&str, &str)] = &[
     ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
+    ("LayoutLeft", "a mode order: make_layout(shape, LayoutLeft), tile_to_shape(L, shape, LayoutLeft) (atoms::form)"),
+    (
+        "LayoutRight",
+        "a mode order: make_layout(shape, LayoutRight), tile_to_shape(L, shape, LayoutRight) (atoms::form)",
+    ),
+    ("GenColMajor", "a mode order, CuTe's alias of LayoutLeft (atoms::form)"),
+    ("GenRowMajor", "a mode order, CuTe's alias of LayoutRight (atoms::form)"),
     ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
     (
         "print_svg",
@@ -151,10 +158,10 @@ operations! {
     RakedProduct = "raked_product", Algebra, (2, 2), None, "(L, L)";
     MaxCommonVector = "max_common_vector", Algebra, (2, 2), None, "(L, L)";
     MaxCommonLayout = "max_common_layout", Algebra, (2, 2), None, "(L, L)";
-    LocalTile = "local_tile", Algebra, (3, 3), None, "(L, tiler, coord)";
-    LocalPartition = "local_partition", Algebra, (3, 3), None, "(L, thread layout, index)";
-    LocalTileOffset = "local_tile_offset", Algebra, (3, 3), None, "(L, tiler, coord)";
-    LocalPartitionOffset = "local_partition_offset", Algebra, (3, 3), None, "(L, thread layout, index)";
+    LocalTile = "local_tile", Algebra, (3, 4), None, "(L, tiler, coord[, projection Step])";
+    LocalPartition = "local_partition", Algebra, (3, 4), None, "(L, thread layout, index[, projection Step])";
+    LocalTileOffset = "local_tile_offset", Algebra, (3, 4), None, "(L, tiler, coord[, projection Step])";
+    LocalPartitionOffset = "local_partition_offset", Algebra, (3, 4), None, "(L, thread layout, index[, projection Step])";
     MmaLayoutA = "mma_layout_a", Atoms, (1, 1), None, "(MMA atom name)";
     MmaLayoutB = "mma_layout_b", Atoms, (1, 1), None, "(MMA atom name)";
     MmaLayoutC = "mma_layout_c", Atoms, (1, 1), None, "(MMA atom name)";
@@ -169,7 +176,7 @@ operations! {
     CopyTraitsRef = "copy_traits_ref", Atoms, (1, 1), None, "(copy op)";
     MmaAtom = "mma_atom", Atoms, (1, 1), None, "(MMA atom name)";
     CopyAtom = "copy_atom", Atoms, (2, 2), None, "(copy op, value type)";
-    MakeTiledCopy = "make_tiled_copy", Atoms, (3, 3), None, "(copy_atom(OP,T), thread layout, value layout)";
+    MakeTiledCopy = "make_tiled_copy", Atoms, (2, 3), None, "(copy_atom(OP,T), thread layout[, value layout]), the value layout Layout<_1> when left out";
     MakeTiledCopyA = "make_tiled_copy_A", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
     MakeTiledCopyB = "make_tiled_copy_B", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
     MakeTiledCopyC = "make_tiled_copy_C", Atoms, (2, 2), None, "(copy_atom(OP,T), make_tiled_mma(...))";
@@ -192,6 +199,16 @@ operations! {
     Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     ProductEach = "product_each", Core, (1, 1), None, "(int tuple)";
+    Slice = "slice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with _ (also L(_,2))";
+    Dice = "dice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with an integer";
+    SliceAndOffset = "slice_and_offset", Algebra, (2, 2), None, "(coordinate with _, L): (slice(c, L), L(c with _ as 0))";
+    MakeLayoutLike = "make_layout_like", Algebra, (1, 1), None, "(L)";
+    MakeFragmentLike = "make_fragment_like", Algebra, (1, 1), None, "(L): the layout of CuTe's make_fragment_like";
+    PartitionFragmentC = "partition_fragment_C", Atoms, (2, 2), None, "(make_tiled_mma(...), shape): the fragment's layout";
+    MmaFragmentA = "mma_fragment_a", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_A's layout";
+    MmaFragmentB = "mma_fragment_b", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_B's layout";
+    MmaFragmentC = "mma_fragment_c", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_C's layout";
+    TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
 }
 
 impl Op {

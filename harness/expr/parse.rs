@@ -353,7 +353,10 @@ impl<B: Build> Parser<'_, B> {
         self.nest()?;
         self.skip_ws();
         let col = self.col_of(self.pos);
-        let mut e = self.operand(col)?;
+        let mut e = match self.arithmetic()? {
+            Some(i) => self.build.int(i.value, i.is_static, col),
+            None => self.operand(col)?,
+        };
         if self.eat(b':') {
             e = self.build.shape(e);
             self.skip_ws();
@@ -442,6 +445,8 @@ impl<B: Build> Parser<'_, B> {
             Some(b'_') if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == b'-') => {
                 self.pos += 1;
                 let value = self.number()?;
+                // C++'s `_4{}`.
+                self.braces()?;
                 Ok(self.build.int(value, true, col))
             }
             Some(b'_') if !self.peek_at(1).is_some_and(is_ident_char) => {
@@ -449,17 +454,225 @@ impl<B: Build> Parser<'_, B> {
                 Ok(self.build.underscore(col))
             }
             Some(c) if is_ident_start(c) => {
-                let name = self.name()?;
+                let name = cpp::strip_cute(self.name()?);
                 self.skip_ws();
+                if let Some(node) = self.cpp_form(&name, col)? {
+                    return Ok(node);
+                }
                 if self.peek() == Some(b'(') {
                     let n = self.args()?;
                     Ok(self.build.call(name, n, true, col))
                 } else {
+                    // C++'s value of a type: `Swizzle<3,3,3>{}`, `GMMA::Layout_K_SW128_Atom<half_t>{}`.
+                    self.braces()?;
                     Ok(self.build.call(name, 0, false, col))
                 }
             }
             Some(_) => Err(self.err(&format!("unexpected '{}'", self.peek_char().unwrap_or(' ')))),
         }
+    }
+
+    /// C++ integer arithmetic on integer literals (`bM+Int<1>{}`, `2*_64`): `+`, `-` and `*` (which
+    /// binds tighter) folded with CuTe's rules of static-ness (static only when both operands are;
+    /// `_0 *` anything is `_0`, [`crate::engine::Int`]). `None` (nothing consumed) when the text
+    /// here is not an integer literal followed by an operator.
+    fn arithmetic(&mut self) -> Result<Option<crate::engine::Int>, ParseError> {
+        let (save, depth) = (self.pos, self.depth);
+        let Some(first) = self.int_term() else {
+            (self.pos, self.depth) = (save, depth);
+            return Ok(None);
+        };
+        self.skip_ws();
+        if !matches!(self.peek(), Some(b'+' | b'-' | b'*')) {
+            (self.pos, self.depth) = (save, depth);
+            return Ok(None);
+        }
+        let overflow = |at: usize, p: &Self| p.err_at(at, "integer arithmetic leaves CuTe's 32-bit int");
+        // sum := product (('+' | '-') product)*, product := term ('*' term)*
+        let mut sum: Option<(crate::engine::Int, u8)> = None;
+        let mut product = first;
+        loop {
+            self.skip_ws();
+            let at = self.pos;
+            let op = self.peek();
+            match op {
+                Some(b'*') => {
+                    self.pos += 1;
+                    let t = self.term_after_operator()?;
+                    product = product.mul(t).map_err(|_| overflow(at, self))?;
+                }
+                Some(c @ (b'+' | b'-')) => {
+                    self.pos += 1;
+                    let acc = match sum {
+                        None => product,
+                        Some((a, b'+')) => a.add(product).map_err(|_| overflow(at, self))?,
+                        Some((a, _)) => a.sub(product).map_err(|_| overflow(at, self))?,
+                    };
+                    sum = Some((acc, c));
+                    product = self.term_after_operator()?;
+                }
+                _ => break,
+            }
+        }
+        let at = self.pos;
+        Ok(Some(match sum {
+            None => product,
+            Some((a, b'+')) => a.add(product).map_err(|_| overflow(at, self))?,
+            Some((a, _)) => a.sub(product).map_err(|_| overflow(at, self))?,
+        }))
+    }
+
+    /// The integer literal after an arithmetic operator, or an error there.
+    fn term_after_operator(&mut self) -> Result<crate::engine::Int, ParseError> {
+        self.skip_ws();
+        let (at, depth) = (self.pos, self.depth);
+        match self.int_term() {
+            Some(t) => Ok(t),
+            None => {
+                (self.pos, self.depth) = (at, depth);
+                Err(self.err("integer arithmetic takes integer literals only (4, _4, Int<4>{})"))
+            }
+        }
+    }
+
+    /// An integer literal (`4`, `-4`, `_4`, `_4{}`, `Int<4>{}`, `C<4>()`) read without building
+    /// it; `None` (position unspecified: the caller restores it) when there is none.
+    fn int_term(&mut self) -> Option<crate::engine::Int> {
+        self.skip_ws();
+        match self.peek()? {
+            c if c.is_ascii_digit() || c == b'-' => Some(crate::engine::Int::dy(self.number().ok()?)),
+            b'_' if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == b'-') => {
+                self.pos += 1;
+                let v = self.number().ok()?;
+                self.braces().ok()?;
+                Some(crate::engine::Int::st(v))
+            }
+            c if is_ident_start(c) => {
+                let name = cpp::strip_cute(self.name().ok()?);
+                let Some(cpp::ValueType::Int(v)) = cpp::value_type(&name) else { return None };
+                // `_4` is spelled as a name only inside template arguments.
+                name.targs.as_ref()?;
+                self.value_of_type().ok()?;
+                Some(crate::engine::Int::st(v))
+            }
+            _ => None,
+        }
+    }
+
+    /// An empty brace initializer `{}` (C++'s value of a type), if one follows; anything inside
+    /// the braces is an error.
+    fn braces(&mut self) -> Result<(), ParseError> {
+        let save = self.pos;
+        self.skip_ws();
+        if self.peek() != Some(b'{') {
+            self.pos = save;
+            return Ok(());
+        }
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek() != Some(b'}') {
+            return Err(self.err("expected '}': only an empty brace initializer `{}` is understood"));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// An empty brace initializer or an empty call `()` after a C++ type (`Int<4>()`).
+    fn value_of_type(&mut self) -> Result<(), ParseError> {
+        self.skip_ws();
+        if self.peek() == Some(b'(') && self.peek_at(1) == Some(b')') {
+            self.pos += 2;
+            return Ok(());
+        }
+        self.braces()
+    }
+
+    /// CuTe's C++ spelling of the language's own forms (see [`cpp`]): the node it builds, or
+    /// `None` when `name` is not one of them (nothing consumed).
+    fn cpp_form(&mut self, name: &Name, col: usize) -> Result<Option<B::Node>, ParseError> {
+        let Some(form) = cpp::form(name) else { return Ok(None) };
+        match form {
+            cpp::Form::Maker => {
+                if self.peek() != Some(b'(') {
+                    return Ok(None);
+                }
+                let n = self.args()?;
+                Ok(Some(self.build.tuple(n, col)))
+            }
+            cpp::Form::Type => {
+                let node = self.targ_node(name, col)?;
+                self.value_of_type()?;
+                Ok(Some(node))
+            }
+            cpp::Form::Atom(op) => {
+                let targs = name.targs.as_deref().unwrap_or(&[]);
+                let n = targs.len();
+                let (lo, hi) = op.arity();
+                if n < lo || n > hi {
+                    return Err(
+                        self.err_at_col(col, &format!("{}<...> takes {lo}..={hi} template arguments", name.base()))
+                    );
+                }
+                for t in targs {
+                    let TemplateArg::Name(a) = t else {
+                        return Err(self.err_at_col(col, &format!("{}<...> takes type names", name.base())));
+                    };
+                    let node = self.build.call(a.clone(), 0, false, col);
+                    self.build.push(node);
+                }
+                self.value_of_type()?;
+                Ok(Some(self.build.call(cpp::op_name(op), n, true, col)))
+            }
+        }
+    }
+
+    /// The node of a C++ type used as a value (`_4`, `Int<4>`, `Shape<...>`, `Layout<S,D>`, `X`).
+    fn targ_node(&mut self, name: &Name, col: usize) -> Result<B::Node, ParseError> {
+        match cpp::value_type(name) {
+            Some(cpp::ValueType::Int(v)) => Ok(self.build.int(v, true, col)),
+            Some(cpp::ValueType::Underscore) => Ok(self.build.underscore(col)),
+            Some(cpp::ValueType::Tuple) => {
+                let targs = name.targs.as_deref().unwrap_or(&[]);
+                for t in targs {
+                    let node = self.targ(t, col)?;
+                    self.build.push(node);
+                }
+                Ok(self.build.tuple(targs.len(), col))
+            }
+            Some(cpp::ValueType::Layout) => match name.targs.as_deref().unwrap_or(&[]) {
+                [s] => {
+                    let node = self.targ(s, col)?;
+                    self.build.push(node);
+                    Ok(self.build.call(cpp::op_name(super::op::Op::MakeLayout), 1, true, col))
+                }
+                [s, d] => {
+                    let shape = self.targ(s, col)?;
+                    let shape = self.build.shape(shape);
+                    let stride = self.targ(d, col)?;
+                    Ok(self.build.layout(shape, stride, col))
+                }
+                _ => Err(self.err_at_col(col, "Layout<...> takes a Shape and an optional Stride")),
+            },
+            None => Err(self.err_at_col(
+                col,
+                &format!("'{name}' is not a C++ shape element (_4, Int<4>, Shape<...>, Stride<...>, Step<...>, X)"),
+            )),
+        }
+    }
+
+    fn targ(&mut self, t: &TemplateArg, col: usize) -> Result<B::Node, ParseError> {
+        match t {
+            TemplateArg::Name(n) => self.targ_node(&cpp::strip_cute(n.clone()), col),
+            TemplateArg::Int(v) => Err(self.err_at_col(
+                col,
+                &format!("a C++ tuple type takes types such as _{v} or Int<{v}>, not the number {v}"),
+            )),
+        }
+    }
+
+    /// An error at a 1-based column already computed.
+    fn err_at_col(&self, col: usize, msg: &str) -> ParseError {
+        ParseError { col, msg: msg.to_string() }
     }
 
     /// The int tuple literal at the current position (a `(`) read whole into the builder's literal
@@ -628,6 +841,88 @@ fn scan_into(b: &[u8], mut pos: usize, depth: usize, buf: &mut LitBuf) -> Option
     }
 }
 
+/// CuTe's C++ spelling of the language's forms, read by the parser into the same nodes as the
+/// short spelling (so everything after the parser sees one language):
+/// - `_4{}`, `Int<4>{}`, `C<4>{}`, `Int<4>()` are `_4`;
+/// - `make_shape(a, b)`, `make_stride`, `make_coord`, `make_step`, `make_tile`, `make_tuple` are `(a,b)`;
+/// - `Shape<_4,_8>{}`, `Stride<...>`, `Step<...>`, `Coord<...>`, `Tile<...>`, `tuple<...>` are
+///   `(_4,_8)` (`X` / `Underscore` inside them is `_`);
+/// - `Layout<Shape<...>,Stride<...>>{}` is `S:D`, `Layout<Shape<...>>{}` is `make_layout(S)`;
+/// - `MMA_Atom<OP>{}` is `mma_atom(OP)`, `Copy_Atom<OP,T>{}` is `copy_atom(OP,T)`;
+/// - `T{}` for any other type (a swizzle, an atom, a mode order such as `LayoutRight{}`) is `T`;
+/// - a leading `cute::` is dropped.
+pub mod cpp {
+    use super::{Ident, Name, TemplateArg};
+    use crate::expr::op::Op;
+
+    /// What a C++ name is in the language.
+    pub enum Form {
+        /// `make_shape(...)` and the like: a tuple of the arguments.
+        Maker,
+        /// A type whose value is an integer, `_` or a tuple / layout of them.
+        Type,
+        /// `MMA_Atom<OP>` / `Copy_Atom<OP,T>`: the operation's call on the template arguments.
+        Atom(Op),
+    }
+
+    /// What a type's value is.
+    pub enum ValueType {
+        Int(i64),
+        Underscore,
+        Tuple,
+        Layout,
+    }
+
+    /// The name without a leading `cute::`.
+    pub fn strip_cute(mut n: Name) -> Name {
+        if n.path.len() > 1 && n.path[0] == "cute" {
+            n.path.remove(0);
+        }
+        n
+    }
+
+    /// The name of an operation, as the parser names it.
+    pub fn op_name(op: Op) -> Name {
+        Name { path: smallvec::smallvec![Ident::Borrowed(op.name())], targs: None }
+    }
+
+    pub fn form(n: &Name) -> Option<Form> {
+        if n.path.len() != 1 {
+            return None;
+        }
+        let id: &str = &n.path[0];
+        match (id, n.targs.is_some()) {
+            ("make_shape" | "make_stride" | "make_coord" | "make_step" | "make_tile" | "make_tuple", false) => {
+                Some(Form::Maker)
+            }
+            ("MMA_Atom", true) => Some(Form::Atom(Op::MmaAtom)),
+            ("Copy_Atom", true) => Some(Form::Atom(Op::CopyAtom)),
+            _ => value_type(n).is_some_and(|t| !matches!(t, ValueType::Underscore) || id != "_").then_some(Form::Type),
+        }
+    }
+
+    /// The value a C++ type stands for, if it is one of the language's.
+    pub fn value_type(n: &Name) -> Option<ValueType> {
+        let n = strip_cute(n.clone());
+        if n.path.len() != 1 {
+            return None;
+        }
+        let id: &str = &n.path[0];
+        match (id, n.targs.as_deref()) {
+            ("Int" | "C", Some([TemplateArg::Int(v)])) => Some(ValueType::Int(*v)),
+            ("X" | "Underscore" | "_", None) => Some(ValueType::Underscore),
+            ("Shape" | "Stride" | "Step" | "Coord" | "Tile" | "tuple", Some(_)) => Some(ValueType::Tuple),
+            ("Layout", Some(_)) => Some(ValueType::Layout),
+            (_, None) => {
+                let digits = id.strip_prefix('_')?;
+                let v: i64 = digits.parse().ok().filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))?;
+                (v <= i32::MAX as i64).then_some(ValueType::Int(v))
+            }
+            _ => None,
+        }
+    }
+}
+
 fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
@@ -656,6 +951,69 @@ pub(crate) mod tests {
             "mma_layout_a(SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>)"
         );
         assert_eq!(round_trip("Swizzle<2,0,3>"), "Swizzle<2,0,3>");
+    }
+
+    #[test]
+    fn reads_the_cpp_spelling_into_the_short_one() {
+        assert_eq!(round_trip("Layout<Shape<_8,_64>,Stride<_64,_1>>{}"), "(_8,_64):(_64,_1)");
+        assert_eq!(round_trip("cute::Layout<cute::Shape<cute::_8>, cute::Stride<Int<2>>>{}"), "(_8):(_2)");
+        assert_eq!(round_trip("Layout<Shape<_4,_8>>{}"), "make_layout((_4,_8))");
+        assert_eq!(round_trip("Layout<_4,_2>{}"), "_4:_2");
+        assert_eq!(
+            round_trip("make_layout(make_shape(Int<128>{}, 64), make_stride(_1{}, C<128>()))"),
+            "make_layout((_128,64),(_1,_128))"
+        );
+        assert_eq!(round_trip("make_layout(make_shape(_4{},_8{}), LayoutRight{})"), "make_layout((_4,_8),LayoutRight)");
+        assert_eq!(round_trip("Step<_1,X,_1>{}"), "(_1,_,_1)");
+        assert_eq!(round_trip("make_coord(_, _, 2)"), "(_,_,2)");
+        assert_eq!(round_trip("Shape<>{}"), "()");
+        assert_eq!(round_trip("Int<-3>{}"), "_-3");
+        assert_eq!(round_trip("Swizzle<3,3,3>{}"), "Swizzle<3,3,3>");
+        assert_eq!(round_trip("MMA_Atom<SM80_16x8x8_F16F16F16F16_TN>{}"), "mma_atom(SM80_16x8x8_F16F16F16F16_TN)");
+        assert_eq!(
+            round_trip("Copy_Atom<UniversalCopy<uint32_t>,float>{}"),
+            "copy_atom(UniversalCopy<uint32_t>,float)"
+        );
+        assert_eq!(
+            round_trip("tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>{}, make_shape(Int<128>{},Int<64>{},Int<3>{}))"),
+            "tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>,(_128,_64,_3))"
+        );
+        // The short spelling is unchanged, and a name that is not a C++ form stays a name.
+        assert_eq!(round_trip("make_shape"), "make_shape");
+        assert_eq!(round_trip("Int"), "Int");
+    }
+
+    #[test]
+    fn integer_arithmetic_on_literals_is_folded() {
+        assert_eq!(round_trip("Int<128>{}+Int<1>{}"), "_129");
+        assert_eq!(round_trip("make_stride(Int<1>{}, Int<128>{} + Int<1>{})"), "(_1,_129)");
+        assert_eq!(round_trip("128+_1"), "129");
+        assert_eq!(round_trip("2+3*_4-1"), "13");
+        assert_eq!(round_trip("_2+_3*_4-_1"), "_13");
+        assert_eq!(round_trip("_0*7"), "_0");
+        assert_eq!(round_trip("(_4,-1)"), "(_4,-1)");
+        let e = parse("_4+size(_4:_1)").unwrap_err();
+        assert_eq!(e.col, 4, "{e}");
+        let e = parse("2147483647+1").unwrap_err();
+        assert!(e.msg.contains("32-bit"), "{e}");
+        assert!(parse("_4+").is_err());
+    }
+
+    #[test]
+    fn cpp_spelling_errors_point_at_the_column() {
+        let e = parse("size(Shape<4,_8>{})").unwrap_err();
+        assert_eq!(e.col, 6, "{e}");
+        assert!(e.msg.contains("not the number 4"), "{e}");
+        let e = parse("size(Shape<_4,foo>{})").unwrap_err();
+        assert_eq!(e.col, 6, "{e}");
+        let e = parse("make_layout(Layout<Shape<_4>,Stride<_1>,Stride<_1>>{})").unwrap_err();
+        assert_eq!(e.col, 13, "{e}");
+        let e = parse("Int<4>{3}").unwrap_err();
+        assert_eq!(e.col, 8, "{e}");
+        let e = parse("make_shape(_4{},").unwrap_err();
+        assert_eq!(e.col, 17, "{e}");
+        let e = parse("Copy_Atom<UniversalCopy<uint32_t>>{}").unwrap_err();
+        assert_eq!(e.col, 1, "{e}");
     }
 
     #[test]

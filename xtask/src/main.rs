@@ -23,6 +23,7 @@ mod dsl_bench;
 mod dynamic;
 mod extract;
 mod gpu;
+mod kernel_forms;
 mod pycute;
 mod random;
 mod release_diff;
@@ -87,6 +88,8 @@ enum Cmd {
     ReleaseDiff(release_diff::DiffArgs),
     /// CUTLASS's unit tests of the layout algebra (a local copy) into fixtures/cases/cutlass_tests.cases.
     ExtractCutlassTests(extract::ExtractArgs),
+    /// The layouts, tiled copies and tiled MMAs of CUTLASS's CuTe tutorials into fixtures/cases/kernel_forms.cases.
+    ExtractKernelForms(kernel_forms::KernelFormsArgs),
     /// Which modelled CUTLASS release first declares each atom (harness/engine/atom/since.rs, read
     /// from every release's headers); --check fails when the file is stale.
     AtomReleases {
@@ -127,6 +130,7 @@ fn main() -> ExitCode {
         Cmd::Repro { args, exprs } => repro::run(&args, &exprs),
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
         Cmd::ExtractCutlassTests(a) => extract::run(&a),
+        Cmd::ExtractKernelForms(a) => kernel_forms::run(&a),
         Cmd::AtomReleases { check } => atom_releases::run(check),
         Cmd::Sourcegen { check } => sourcegen::run(check),
         Cmd::Coverage(a) => coverage::run(&a),

@@ -7,7 +7,7 @@ use crate::engine::tiler::{Elem, TilerView};
 use crate::engine::{coalesce, complement, composition, filter, left_inverse, local_partition, local_tile, max_common};
 use crate::engine::{right_inverse, Error, Layout, Result, Tiler};
 use crate::expr::parse::Name;
-use crate::expr::value::Value;
+use crate::expr::value::{AtomValue, Value};
 
 /// A value as a tiler: a layout, an integer (`n:_1`), `_`, or a tuple of tilers.
 pub fn to_tiler(v: &Value) -> Result<Tiler> {
@@ -66,6 +66,11 @@ pub fn by_tiler_view(
 }
 
 /// An operation `f(A, B)` of two layouts: blocked_product, raked_product, max_common_layout.
+/// An operation `f(L)` of one layout.
+pub fn of_layout(name: &Name, args: &[Value], op: fn(&Layout) -> Result<Layout>) -> Result<Value> {
+    Ok(Value::Layout(op(layout(&args[0], name.base())?)?))
+}
+
 pub fn of_layouts(name: &Name, args: &[Value], op: fn(&Layout, &Layout) -> Result<Layout>) -> Result<Value> {
     let n = name.base();
     Ok(Value::Layout(op(layout(&args[0], n)?, layout(&args[1], n)?)?))
@@ -144,15 +149,70 @@ pub fn max_common_vector(name: &Name, args: &[Value]) -> Result<Value> {
 }
 
 pub fn local_tile(name: &Name, args: &[Value]) -> Result<Value> {
-    let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-    Ok(Value::Layout(local_tile::local_tile(layout(&args[0], name.base())?, &to_tiler(&args[1])?, &coord)?))
+    let (tiler, coord) = projected_tile(args)?;
+    let coord = Coord::from_tiler(&to_tiler(&coord)?)?;
+    Ok(Value::Layout(local_tile::local_tile(layout(&args[0], name.base())?, &to_tiler(&tiler)?, &coord)?))
+}
+
+/// CuTe's `dice(proj, t)` on values (underscore.hpp): the parts of `t` that `proj` pairs with an
+/// integer (a nested projection's kept parts flattened one level, as `filter_tuple` does).
+pub fn dice_value(proj: &Value, t: &Value) -> Result<Value> {
+    fn lift(p: &Value, t: &Value, out: &mut Vec<Value>) -> Result<()> {
+        match p {
+            Value::Underscore => Ok(()),
+            Value::Int(_) => {
+                out.push(t.clone());
+                Ok(())
+            }
+            Value::Tuple(ps) => {
+                let Value::Tuple(ts) = t else {
+                    return Err(Error::OutOfRange(format!("a projection of rank {} for {t}", ps.len())));
+                };
+                if ps.len() != ts.len() {
+                    return Err(Error::MismatchedRanks {
+                        detail: format!("projecting {t} by a Step of rank {}", ps.len()),
+                    });
+                }
+                ps.iter().zip(ts).try_for_each(|(p, t)| lift(p, t, out))
+            }
+            other => Err(Error::Type(format!("a projection holds integers and _, found {}", other.kind()))),
+        }
+    }
+    match proj {
+        Value::Underscore => Ok(Value::Tuple(vec![])),
+        Value::Int(_) => Ok(t.clone()),
+        _ => {
+            let mut out = Vec::new();
+            lift(proj, t, &mut out)?;
+            Ok(Value::Tuple(out))
+        }
+    }
+}
+
+/// The tiler and coordinate of `local_tile(L, tiler, coord[, proj])`: with a projection (a Step such
+/// as `(_1,_,_1)`, CuTe's `Step<_1,X,_1>`), `dice(proj, tiler)` and `dice(proj, coord)` (tensor_impl.hpp).
+fn projected_tile(args: &[Value]) -> Result<(Value, Value)> {
+    match args.get(3) {
+        None => Ok((args[1].clone(), args[2].clone())),
+        Some(p) => Ok((dice_value(p, &args[1])?, dice_value(p, &args[2])?)),
+    }
+}
+
+/// The thread layout of `local_partition(L, thr, index[, proj])`: `dice(proj, thr)` with a projection.
+fn projected_threads(args: &[Value], n: &str) -> Result<Layout> {
+    let thr = layout(&args[1], n)?;
+    match args.get(3) {
+        None => Ok(thr.clone()),
+        Some(p) => crate::engine::dice::dice(&to_coord(p)?, thr),
+    }
 }
 
 /// The offset of local_tile's tensor into the original one (where its pointer moves): CuTe's
 /// `*local_tile(counting tensor, ...).data()`, a plain `int`.
 pub fn local_tile_offset(name: &Name, args: &[Value]) -> Result<Value> {
-    let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
-    let (_, off) = local_tile::local_tile_with_offset(layout(&args[0], name.base())?, &to_tiler(&args[1])?, &coord)?;
+    let (tiler, coord) = projected_tile(args)?;
+    let coord = Coord::from_tiler(&to_tiler(&coord)?)?;
+    let (_, off) = local_tile::local_tile_with_offset(layout(&args[0], name.base())?, &to_tiler(&tiler)?, &coord)?;
     Ok(Value::Int(crate::engine::Int::dy(off.value)))
 }
 
@@ -160,14 +220,88 @@ pub fn local_tile_offset(name: &Name, args: &[Value]) -> Result<Value> {
 pub fn local_partition_offset(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let idx = args[2].to_int()?;
-    let (_, off) = local_partition::local_partition_with_offset(layout(&args[0], n)?, layout(&args[1], n)?, idx)?;
+    let (_, off) =
+        local_partition::local_partition_with_offset(layout(&args[0], n)?, &projected_threads(args, n)?, idx)?;
     Ok(Value::Int(crate::engine::Int::dy(off.value)))
 }
 
 pub fn local_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let idx = args[2].to_int()?;
-    Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, layout(&args[1], n)?, idx)?))
+    Ok(Value::Layout(local_partition::local_partition(layout(&args[0], n)?, &projected_threads(args, n)?, idx)?))
+}
+
+/// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple) or a mode-order tag
+/// (`GenColMajor`, `GenRowMajor`, `LayoutLeft`, `LayoutRight`); a swizzled layout is the atom
+/// area's (`atoms::on_composed`).
+pub fn tile_to_shape(name: &Name, args: &[Value]) -> Result<Value> {
+    use crate::engine::tile_to_shape::{self as tts, Order};
+    let block = layout(&args[0], name.base())?;
+    let order = match args.get(2) {
+        None => Order::ColMajor,
+        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) if super::atoms::is_row_major(tag) => {
+            Order::RowMajor
+        }
+        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag)))
+            if tag.ends_with("Left") || tag.ends_with("ColMajor") =>
+        {
+            Order::ColMajor
+        }
+        Some(v @ (Value::Int(_) | Value::Tuple(_))) => Order::Steps(v.to_int_tuple()?),
+        Some(other) => {
+            return Err(Error::Type(format!(
+                "tile_to_shape: the order must be a Step or GenColMajor/GenRowMajor, found {}",
+                other.kind()
+            )))
+        }
+    };
+    Ok(Value::Layout(tts::tile_to_shape(block, &args[1].to_int_tuple()?, &order)?))
+}
+
+/// Whether a value holds CuTe's `_` anywhere (then `L(c)` slices rather than evaluates).
+pub fn has_underscore(v: &Value) -> bool {
+    match v {
+        Value::Underscore => true,
+        Value::Tuple(items) => items.iter().any(has_underscore),
+        _ => false,
+    }
+}
+
+/// A value as a slicing coordinate: `_`, an integer, or a tuple of them.
+pub fn to_coord(v: &Value) -> Result<Coord> {
+    match v {
+        Value::Underscore => Ok(Coord::Under),
+        Value::Int(i) => Ok(Coord::Int(*i)),
+        Value::Tuple(items) => Ok(Coord::Tuple(items.iter().map(to_coord).collect::<Result<_>>()?)),
+        other => Err(Error::Type(format!("a coordinate holds integers and _, found {}", other.kind()))),
+    }
+}
+
+/// `slice(c, L)` (and `L(c)` for a coordinate with `_`): the modes `c` pairs with `_`.
+pub fn slice(name: &Name, args: &[Value]) -> Result<Value> {
+    if let Value::Atom(AtomValue::Composed(x)) = &args[1] {
+        let (r, _) = crate::engine::swizzle_slice::slice_and_offset(&to_coord(&args[0])?, x)?;
+        return Ok(Value::Atom(AtomValue::Composed(r)));
+    }
+    let l = layout(&args[1], name.base())?;
+    Ok(Value::Layout(crate::engine::slice::slice(&to_coord(&args[0])?, l)?))
+}
+
+/// `dice(c, L)`: the modes `c` pairs with an integer.
+pub fn dice(name: &Name, args: &[Value]) -> Result<Value> {
+    let l = layout(&args[1], name.base())?;
+    Ok(Value::Layout(crate::engine::dice::dice(&to_coord(&args[0])?, l)?))
+}
+
+/// `slice_and_offset(c, L)`: the tuple `(slice(c, L), L(c with _ as 0))`, printed as CuTe prints it.
+pub fn slice_and_offset(name: &Name, args: &[Value]) -> Result<Value> {
+    if let Value::Atom(AtomValue::Composed(x)) = &args[1] {
+        let (r, off) = crate::engine::swizzle_slice::slice_and_offset(&to_coord(&args[0])?, x)?;
+        return Ok(Value::Tuple(vec![Value::Atom(AtomValue::Composed(r)), Value::Int(off)]));
+    }
+    let l = layout(&args[1], name.base())?;
+    let (r, off) = crate::engine::slice::slice_and_offset(&to_coord(&args[0])?, l)?;
+    Ok(Value::Tuple(vec![Value::Layout(r), Value::Int(off)]))
 }
 
 #[cfg(test)]

@@ -49,9 +49,30 @@ pub fn form(name: &Name, args: &[Value], called: bool) -> Option<Result<Value>> 
         return Some(swizzle(name, args, called));
     }
     if !called {
+        if let Some(major) = mode_order(name) {
+            return Some(Ok(Value::Atom(AtomValue::Name(major.to_string()))));
+        }
         return bare_name(name);
     }
     None
+}
+
+/// A mode-order tag (`LayoutLeft`, `LayoutRight`, `GenColMajor`, `GenRowMajor`, with or without
+/// `cute::`): its name as the FORMS table spells it, and whether it is row-major.
+pub fn mode_order(name: &Name) -> Option<&'static str> {
+    if name.targs.is_some() || name.path.len() > 2 || (name.path.len() == 2 && name.path[0] != "cute") {
+        return None;
+    }
+    crate::expr::op::FORMS
+        .iter()
+        .map(|f| f.0)
+        .filter(|f| f.starts_with("Layout") || f.starts_with("Gen"))
+        .find(|f| *f == name.base())
+}
+
+/// Whether a mode-order tag is row-major (`LayoutRight`, `GenRowMajor`).
+pub fn is_row_major(tag: &str) -> bool {
+    tag.ends_with("Right") || tag.ends_with("RowMajor")
 }
 
 /// `mma_atom(ATOM)`: `MMA_Atom<ATOM>{}`.
@@ -92,6 +113,36 @@ pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let p =
         partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
     Ok(Value::Atom(AtomValue::Partition(p)))
+}
+
+/// `partition_fragment_C(MMA, SHAPE)`: the layout of CuTe's `make_tensor<FrgTypeC>(partition_shape_C(MMA,
+/// SHAPE))` (mma_atom.hpp), compact column-major.
+pub fn partition_fragment_c(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let s = partition::mma_partition_shape(tiled_mma_arg(n, &args[0])?, 'c', &args[1].to_int_tuple()?)?;
+    Ok(Value::Layout(crate::engine::Layout::col_major(s)?))
+}
+
+/// `mma_fragment_a/b/c(MMA, L, i)`: the layout of `MMA.get_slice(i).partition_fragment_X(T)` for a
+/// tensor T with layout L (mma_atom.hpp): `make_fragment_like(partition_X(T))` for A and B,
+/// `make_tensor<FrgTypeC>(shape(partition_C(T)))` for C. An SM90 GMMA operand read from shared memory
+/// has a descriptor fragment (a view of the tensor), which is not modelled.
+pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let which = n.chars().last().unwrap_or('c');
+    let m = tiled_mma_arg(n, &args[0])?;
+    let atom = &m.atom.name;
+    let smem = atom.starts_with("SM90") && (atom.contains("_SS") || (which == 'b' && atom.contains("_RS")));
+    if which != 'c' && smem {
+        return Err(Error::Type(format!("{n}: the GMMA descriptor fragment of {atom} is not modelled")));
+    }
+    let p = partition::mma_partition(m, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+    let l = if which == 'c' {
+        crate::engine::Layout::col_major(p.layout.shape.clone())?
+    } else {
+        crate::engine::make_fragment_like::make_fragment_like(&p.layout)?
+    };
+    Ok(Value::Layout(l))
 }
 
 /// `partition_shape_a/b/c(MMA, SHAPE)`.
@@ -230,7 +281,11 @@ pub fn make_tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
     let Value::Atom(AtomValue::Copy(atom)) = &args[0] else {
         return Err(Error::Type(format!("{n} expects copy_atom(OP,T) first, found {}", args[0].kind())));
     };
-    let tc = tiled_copy::make_tiled_copy(atom, &layout_arg(n, &args[1])?, &layout_arg(n, &args[2])?)?;
+    // CuTe's default `ValLayout = Layout<_1>` (atom/copy_atom.hpp).
+    let one = || crate::engine::Layout::leaf(crate::engine::Int::st(1), crate::engine::Int::st(0));
+    let thr = layout_arg(n, &args[1])?;
+    let val = args.get(2).map(|a| layout_arg(n, a)).transpose()?.unwrap_or_else(one);
+    let tc = tiled_copy::make_tiled_copy(atom, &thr, &val)?;
     Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
 }
 
@@ -360,6 +415,29 @@ fn compose(args: &[Value]) -> Result<Value> {
     }
 }
 
+/// `right_inverse(Sw o O o L)` / `left_inverse` (swizzle_layout.hpp): for a static zero offset
+/// `composition(inverse(L), Sw)`, the swizzle read through the inverse (`make_swizzle` of its images
+/// of the Y and Z bits) composed with it, e.g. `right_inverse(Sw<3,3,3> o _0 o (_8,_64):(_64,_1))`
+/// is `Sw<3,0,-6> o _0 o (_64,_8):(_8,_1)`. Another offset makes `inverse(L) o -O o Sw`, a composed
+/// layout whose outer function is a layout, which the engine does not model: refused.
+fn inverse_composed(op: Op, c: &ComposedLayout) -> Result<Value> {
+    use crate::engine::swizzle::{compose_layout_swizzle, Offset};
+    if !matches!(c.offset, Offset::Int(o) if o.is_static_value(0)) {
+        return Err(Error::Type(format!(
+            "{op} of {c}: CuTe's result for an offset other than _0 (inverse(L) o -offset o swizzle) is not modelled"
+        )));
+    }
+    let inv = if op == Op::RightInverse {
+        crate::engine::right_inverse::right_inverse(&c.layout)?
+    } else {
+        crate::engine::left_inverse::left_inverse(&c.layout)?
+    };
+    Ok(match compose_layout_swizzle(&inv, c.swizzle)? {
+        SwizzledLayout::Plain(l) => Value::Layout(l),
+        SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+    })
+}
+
 /// CuTe's operations on `ComposedLayout<Sw,O,L>` (layout_composed.hpp): the divides, products,
 /// coalesce, flatten and mode access act on L and keep Sw and O (`composition(Sw, O, op(L, ...))`);
 /// size, rank, depth, shape, cosize and complement are L's. `None` when the first argument is not
@@ -368,6 +446,9 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     let Some(Value::Atom(AtomValue::Composed(c))) = args.first() else { return None };
     use Op::*;
     let op = Op::lookup(name)?;
+    if matches!(op, RightInverse | LeftInverse) {
+        return Some(inverse_composed(op, c));
+    }
     let wrap = matches!(
         op,
         LogicalDivide
@@ -380,6 +461,7 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
             | FlatProduct
             | BlockedProduct
             | RakedProduct
+            | TileToShape
             | Coalesce
             | Flatten
             | Get

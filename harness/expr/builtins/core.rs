@@ -49,6 +49,14 @@ pub fn make_layout(_: &Name, args: &[Value]) -> Result<Value> {
     }
     match args {
         [shape] => Ok(Value::Layout(Layout::col_major(shape.to_int_tuple()?)?)),
+        [shape, Value::Atom(crate::expr::value::AtomValue::Name(tag))] if super::atoms::is_row_major(tag) => {
+            Ok(Value::Layout(Layout::row_major(shape.to_int_tuple()?)?))
+        }
+        [shape, Value::Atom(crate::expr::value::AtomValue::Name(tag))]
+            if tag.ends_with("Left") || tag.ends_with("ColMajor") =>
+        {
+            Ok(Value::Layout(Layout::col_major(shape.to_int_tuple()?)?))
+        }
         [shape, stride] => Ok(Value::Layout(Layout::new(shape.to_int_tuple()?, stride.to_int_tuple()?)?)),
         _ => Err(Error::Type("make_layout takes (shape), (shape, stride) or layouts".into())),
     }

@@ -64,6 +64,20 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Layout => Has(builtins::core::get),
         Op::Flatten => Has(builtins::core::flatten),
         Op::ProductEach => Has(builtins::core::product_each),
+        Op::TileToShape => Has(builtins::algebra::tile_to_shape),
+        Op::MakeLayoutLike => {
+            Has(|n, a| builtins::algebra::of_layout(n, a, crate::engine::make_fragment_like::make_layout_like))
+        }
+        Op::MakeFragmentLike => {
+            Has(|n, a| builtins::algebra::of_layout(n, a, crate::engine::make_fragment_like::make_fragment_like))
+        }
+        Op::PartitionFragmentC => Has(builtins::atoms::partition_fragment_c),
+        Op::MmaFragmentA => Has(builtins::atoms::mma_fragment),
+        Op::MmaFragmentB => Has(builtins::atoms::mma_fragment),
+        Op::MmaFragmentC => Has(builtins::atoms::mma_fragment),
+        Op::Slice => Has(builtins::algebra::slice),
+        Op::Dice => Has(builtins::algebra::dice),
+        Op::SliceAndOffset => Has(builtins::algebra::slice_and_offset),
         Op::Coalesce => Has(builtins::algebra::coalesce),
         Op::Filter => Has(builtins::algebra::filter),
         Op::FilterZeros => Has(builtins::algebra::filter_zeros),

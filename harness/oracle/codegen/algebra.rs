@@ -57,11 +57,21 @@ fn counting_tensor(l: &Cpp) -> String {
 }
 
 /// `local_tile(L, tiler, coord)`: the layout of the tile of a tensor with layout L.
-pub fn local_tile(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+/// A fourth argument is the projection (CuTe's `Step<_1,X,_1>{}`, written `make_coord(_1{}, _, _1{})`).
+pub fn local_tile(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
     let l = g.layout(&args[0])?;
     let t = g.tiler(&args[1])?;
-    let c = g.coord(std::slice::from_ref(&args[2]), at)?;
-    Ok(Cpp::new(format!("local_tile({}, {}, {}).layout()", counting_tensor(&l), t.code, c.code), Kind::Layout))
+    let c = g.slice_coord(&args[2])?;
+    let p = projection(g, args)?;
+    Ok(Cpp::new(format!("local_tile({}, {}, {}{p}).layout()", counting_tensor(&l), t.code, c.code), Kind::Layout))
+}
+
+/// `, proj` for a fourth argument, else nothing.
+fn projection(g: &mut Gen, args: &[Expr]) -> Result<String, CodegenError> {
+    match args.get(3) {
+        Some(p) => Ok(format!(", {}", g.slice_coord(p)?.code)),
+        None => Ok(String::new()),
+    }
 }
 
 /// `local_tile_offset(...)` / `local_partition_offset(...)`: where the partition's pointer moved,
@@ -84,5 +94,30 @@ pub fn local_partition(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Resu
     let l = g.layout(&args[0])?;
     let t = g.layout(&args[1])?;
     let i = g.int_like(&args[2], Role::Coord)?;
-    Ok(Cpp::new(format!("local_partition({}, {}, {}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
+    let p = projection(g, args)?;
+    Ok(Cpp::new(format!("local_partition({}, {}, {}{p}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
+}
+
+/// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple, written as a tuple) or
+/// a mode-order tag (`GenRowMajor{}` ...); L may be a swizzled layout (CuTe's ComposedLayout
+/// overload).
+pub fn tile_to_shape(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+    let mut parts = vec![g.layout(&args[0])?, g.int_like(&args[1], Role::Shape)?];
+    if let Some(o) = args.get(2) {
+        let c = g.emit(o, Role::Shape)?;
+        let tag = matches!(o, Expr::Call { name, called: false, .. } if crate::expr::builtins::atoms::mode_order(name).is_some());
+        if !(c.kind.is_int_like() || tag) {
+            return super::err(o, "tile_to_shape's order must be a Step tuple or GenColMajor/GenRowMajor");
+        }
+        parts.push(c);
+    }
+    Ok(Cpp::new(call_code(crate::expr::op::Op::TileToShape.name(), &parts), Kind::Layout))
+}
+
+/// `slice(c, L)`, `dice(c, L)`, `slice_and_offset(c, L)`: the coordinate may hold `_`.
+pub fn slice(g: &mut Gen, op: crate::expr::op::Op, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.slice_coord(&args[0])?;
+    let l = g.layout(&args[1])?;
+    let kind = if op == crate::expr::op::Op::SliceAndOffset { Kind::Other } else { Kind::Layout };
+    Ok(Cpp::new(call_code(op.name(), &[c, l]), kind))
 }

@@ -111,6 +111,9 @@ pub fn form(g: &mut Gen, name: &Name, args: &[Expr], called: bool, at: &Expr) ->
         }));
     }
     if !called {
+        if let Some(tag) = crate::expr::builtins::atoms::mode_order(name) {
+            return Some(Ok(Cpp::new(format!("{tag}{{}}"), Kind::Other)));
+        }
         let text = name.to_string();
         if let Some(Ok(_)) = crate::engine::atom::recast::gmma_smem_atom(&text) {
             return Some(Ok(Cpp::new(format!("{text}{{}}"), Kind::Layout)));
@@ -153,8 +156,13 @@ pub fn make_tiled_copy(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result
         }
         other => return err(other, "make_tiled_copy expects copy_atom(OP,T) first"),
     };
-    let (thr, val) = (layout_or_shape(g, &args[1])?, layout_or_shape(g, &args[2])?);
-    Ok(Cpp::new(format!("make_tiled_copy({atom}, {}, {})", thr.code, val.code), Kind::Other))
+    let mut code = format!("make_tiled_copy({atom}");
+    for a in &args[1..] {
+        code.push_str(", ");
+        code.push_str(&layout_or_shape(g, a)?.code);
+    }
+    code.push(')');
+    Ok(Cpp::new(code, Kind::Other))
 }
 
 /// `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`.
@@ -266,6 +274,32 @@ pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
     Ok(Cpp::new(
         format!("{x}.get_slice({}).{method}(make_tensor(counting_iterator<int>(0), {}))", i.code, l.code),
         Kind::Other,
+    ))
+}
+
+/// `partition_fragment_C(MMA, SHAPE).layout()` (a register tensor prints its address; its layout is compared).
+pub fn partition_fragment_c(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let m = made_by(g, &args[0], Op::MakeTiledMma)?;
+    let shape = g.int_like(&args[1], Role::Shape)?;
+    Ok(Cpp::new(format!("{}({m}, {}).layout()", Op::PartitionFragmentC.name(), shape.code), Kind::Layout))
+}
+
+/// `MMA.get_slice(i).partition_fragment_X(make_tensor(counting_iterator<int>(0), L)).layout()`.
+pub fn mma_fragment(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let m = made_by(g, &args[0], Op::MakeTiledMma)?;
+    let l = g.layout(&args[1])?;
+    let i = g.emit(&args[2], Role::Coord)?;
+    if i.kind != Kind::Int {
+        return err(&args[2], "expected a thread index");
+    }
+    let method = match op {
+        Op::MmaFragmentA => "partition_fragment_A",
+        Op::MmaFragmentB => "partition_fragment_B",
+        _ => "partition_fragment_C",
+    };
+    Ok(Cpp::new(
+        format!("{m}.get_slice({}).{method}(make_tensor(counting_iterator<int>(0), {})).layout()", i.code, l.code),
+        Kind::Layout,
     ))
 }
 

@@ -47,6 +47,10 @@ pub fn make_layout(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cp
     }
     match args {
         [_] => Ok(Cpp::new(call_code("make_layout", &[first]), Kind::Layout)),
+        [_, Expr::Call { name, called: false, .. }] if crate::expr::builtins::atoms::mode_order(name).is_some() => {
+            let tag = crate::expr::builtins::atoms::mode_order(name).unwrap_or("LayoutLeft");
+            Ok(Cpp::new(format!("make_layout({}, {tag}{{}})", first.code), Kind::Layout))
+        }
         [_, stride] => {
             let d = g.int_like(stride, Role::Stride)?;
             Ok(Cpp::new(call_code("make_layout", &[first, d]), Kind::Layout))

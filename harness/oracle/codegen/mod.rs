@@ -153,6 +153,10 @@ impl Gen {
                 if t.kind != Kind::Layout {
                     return err(target, "only a layout can be evaluated at a coordinate");
                 }
+                if let Some(c) = self.slicing_coord(args)? {
+                    // A coordinate with `_`: CuTe's Layout::operator() slices (`slice(c, L)`).
+                    return Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Layout));
+                }
                 let c = self.coord(args, e)?;
                 Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Int))
             }
@@ -188,6 +192,39 @@ impl Gen {
             0 => err(at, "a coordinate needs at least one integer"),
             1 => Ok(parts.into_iter().next().expect("one part")),
             _ => Ok(Cpp::new(call_code("make_coord", &parts), Kind::IntTuple)),
+        }
+    }
+
+    /// The coordinate of `L(args)` when it holds `_` (a slice), as `make_coord(...)`; `None` when
+    /// it holds none.
+    pub fn slicing_coord(&mut self, args: &[Expr]) -> Result<Option<Cpp>, CodegenError> {
+        fn under(e: &Expr) -> bool {
+            match e {
+                Expr::Underscore { .. } => true,
+                Expr::Tuple { items, .. } => items.iter().any(under),
+                _ => false,
+            }
+        }
+        if !args.iter().any(under) {
+            return Ok(None);
+        }
+        let mut parts: Vec<Cpp> = args.iter().map(|a| self.slice_coord(a)).collect::<Result<_, _>>()?;
+        // `L(c)` with one argument is `L(c)`; several are CuTe's `L(make_coord(c0, c1, ...))`.
+        if parts.len() == 1 {
+            return Ok(parts.pop());
+        }
+        Ok(Some(Cpp::new(call_code("make_coord", &parts), Kind::Tile)))
+    }
+
+    /// One part of a slicing coordinate: `_`, an integer, or a tuple of them (`make_coord`).
+    pub fn slice_coord(&mut self, e: &Expr) -> Result<Cpp, CodegenError> {
+        match e {
+            Expr::Underscore { .. } => Ok(Cpp::new("_".into(), Kind::Underscore)),
+            Expr::Tuple { items, .. } => {
+                let parts: Vec<Cpp> = items.iter().map(|x| self.slice_coord(x)).collect::<Result<_, _>>()?;
+                Ok(Cpp::new(call_code("make_coord", &parts), Kind::Tile))
+            }
+            _ => self.int_like(e, Role::Coord),
         }
     }
 
@@ -327,6 +364,16 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Layout => Has(codegen::core::layout),
         Op::Flatten => Has(codegen::core::flatten),
         Op::ProductEach => Has(codegen::core::product_each),
+        Op::TileToShape => Has(codegen::algebra::tile_to_shape),
+        Op::MakeLayoutLike => Has(|g, _, a, _| codegen::algebra::unary(g, Op::MakeLayoutLike.name(), a)),
+        Op::MakeFragmentLike => Has(|g, _, a, _| codegen::algebra::unary(g, Op::MakeFragmentLike.name(), a)),
+        Op::PartitionFragmentC => Has(codegen::atoms::partition_fragment_c),
+        Op::MmaFragmentA => Has(|g, n, a, e| codegen::atoms::mma_fragment(Op::MmaFragmentA, g, n, a, e)),
+        Op::MmaFragmentB => Has(|g, n, a, e| codegen::atoms::mma_fragment(Op::MmaFragmentB, g, n, a, e)),
+        Op::MmaFragmentC => Has(|g, n, a, e| codegen::atoms::mma_fragment(Op::MmaFragmentC, g, n, a, e)),
+        Op::Slice => Has(|g, _, a, at| codegen::algebra::slice(g, Op::Slice, a, at)),
+        Op::Dice => Has(|g, _, a, at| codegen::algebra::slice(g, Op::Dice, a, at)),
+        Op::SliceAndOffset => Has(|g, _, a, at| codegen::algebra::slice(g, Op::SliceAndOffset, a, at)),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),
         Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::FilterZeros.name(), a)),

@@ -205,6 +205,18 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::Get => Absent(CORE),
         Op::Layout => Absent(CORE),
         Op::Flatten => Has(Unary),
+        Op::Slice => Absent("not in the in-process ABI: cpp/ffi has no slice entry; its cases run through the compiled driver"),
+        Op::Dice => Absent("not in the in-process ABI: cpp/ffi has no dice entry; its cases run through the compiled driver"),
+        Op::SliceAndOffset => Absent("not in the in-process ABI: cpp/ffi has no slice_and_offset entry; its cases run through the compiled driver"),
+        Op::MakeLayoutLike => Absent("not in the in-process ABI: cpp/ffi has no make_layout_like entry; its cases run through the compiled driver"),
+        Op::MakeFragmentLike => Absent("not in the in-process ABI: cpp/ffi has no make_fragment_like entry; its cases run through the compiled driver"),
+        Op::PartitionFragmentC => Absent("not in the in-process ABI: cpp/ffi has no partition_fragment_C entry; its cases run through the compiled driver"),
+        Op::MmaFragmentA => Absent("not in the in-process ABI: cpp/ffi has no mma_fragment_a entry; its cases run through the compiled driver"),
+        Op::MmaFragmentB => Absent("not in the in-process ABI: cpp/ffi has no mma_fragment_b entry; its cases run through the compiled driver"),
+        Op::MmaFragmentC => Absent("not in the in-process ABI: cpp/ffi has no mma_fragment_c entry; its cases run through the compiled driver"),
+        Op::TileToShape => Absent(
+            "not in the in-process ABI: cpp/ffi has no tile_to_shape entry; its cases run through the compiled driver",
+        ),
         Op::ProductEach => Absent(
             "not in the in-process ABI: cpp/ffi has no product_each entry; its cases run through the compiled driver",
         ),

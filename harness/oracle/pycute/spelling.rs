@@ -53,6 +53,18 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::Layout => Absent("not translated: pycute indexes with [] rather than a function"),
         Op::Flatten => Absent("not translated: pycute's flatten is an int-tuple helper, not a layout operation"),
         Op::ProductEach => Absent("pycute (the nvidia-cutlass wheel) has no product_each"),
+        Op::Slice => Absent("not translated: pycute slices with [] on a layout, not with a slice function"),
+        Op::Dice => Absent("not translated: pycute slices with [] on a layout, not with a dice function"),
+        Op::SliceAndOffset => {
+            Absent("not translated: pycute slices with [] on a layout, not with a slice_and_offset function")
+        }
+        Op::MakeLayoutLike => Absent("pycute (the nvidia-cutlass wheel) has no make_layout_like"),
+        Op::MakeFragmentLike => Absent("pycute (the nvidia-cutlass wheel) has no make_fragment_like"),
+        Op::PartitionFragmentC => Absent("pycute (the nvidia-cutlass wheel) has no partition_fragment_C"),
+        Op::MmaFragmentA => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_a"),
+        Op::MmaFragmentB => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_b"),
+        Op::MmaFragmentC => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_c"),
+        Op::TileToShape => Absent("pycute (the nvidia-cutlass wheel) has no tile_to_shape"),
         Op::Coalesce => Has("coalesce"),
         Op::Filter => Has("filter"),
         Op::FilterZeros => Absent("pycute (the nvidia-cutlass wheel) has no filter_zeros"),

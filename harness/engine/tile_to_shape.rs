@@ -1,0 +1,303 @@
+//! `tile_to_shape(block, trg_shape[, ord_shape])` (layout.hpp) and the ordered layout it tiles
+//! with, `make_ordered_layout(shape, order)` (layout.hpp, through stride.hpp's `compact_order`).
+//!
+//! Definition (CuTe 4.2, cute/layout.hpp `tile_to_shape`): with `R = rank(trg_shape)`
+//! (`static_assert` "Rank of layout must be <= rank of target shape." when `rank(block) > R`),
+//! `padded = append<R>(block)` (`_1:_0` modes), `block_shape = product_each(shape(padded))`,
+//! `target_shape = product_each(trg_shape)`; where `target_shape` is static, every mode of the
+//! block must divide it ("tile_to_shape: block shape does not divide the target shape."; a
+//! dynamic block mode against a static target has no static answer: CuTe does not compile it);
+//! `product_shape = ceil_div(target_shape, block_shape)` mode by mode, and the result is
+//! `blocked_product(padded, make_ordered_layout(product_shape, ord_shape))`. The default order
+//! is `LayoutLeft` (column-major: the block repeats along mode 0 first); `GenRowMajor` /
+//! `LayoutRight` repeats along the last mode first; a `Step<...>` order repeats along the mode
+//! with the smallest step first.
+//!
+//! `make_ordered_layout(shape, order) = make_layout(shape, compact_order(shape, order))`
+//! (stride.hpp): each leaf `o` of `order` (weakly congruent to `shape`; "Need equal rank of shape
+//! and order") gets the compact column-major strides of its part of `shape`, starting at the
+//! product of the sizes of the parts whose order is smaller; dynamic orders count as larger than
+//! every static one, in their left-to-right order. A static `_1` extent gets stride `_0`.
+//!
+//! Before CUTLASS 3.8 the result was coalesced by `product_shape` (each mode coalesced on its own),
+//! which is what the blocked product of those releases did itself
+//! ([`super::release::PRODUCTS_KEEP_MODES`]); a swizzled or composed block
+//! (`ComposedLayout<A,O,B>`, layout_composed.hpp) keeps `A` and `O`: `composition(A, O,
+//! tile_to_shape(B, trg_shape, ord_shape))` (the expression language's composed-layout rule).
+//!
+//! Postconditions (checked by [`check_postconditions`]):
+//! 1. `rank(R) == rank(trg_shape)` [layout.hpp: blocked_product's `@post rank(result) ==
+//!    max(rank(block), rank(tiler))`, the tiler being rank R];
+//! 2. the size of mode i of R is `product(block_i) * ceil_div(product(trg_i), product(block_i))`,
+//!    hence `product(trg_i)` when the block divides the target [layout.hpp tile_to_shape: `@post
+//!    compatible(trg_shape, shape(result))` in size];
+//! 3. R is `blocked_product(padded, O)` as a function, with `O =
+//!    make_ordered_layout(product_shape, ord_shape)` [layout.hpp tile_to_shape's defining code;
+//!    checked by [`super::blocked_product::check_blocked`]];
+//! 4. where the orders are distinct (column- or row-major, or a Step with distinct static steps),
+//!    `O` is compact: a bijection of `0..size(O)`, and a mode with a smaller order has a smaller
+//!    stride [layout.hpp make_ordered_layout: "Make a compact layout with shape @a shape and
+//!    strides following the order induced by @a order"].
+
+use super::blocked_product::{blocked_product, check_blocked, pad};
+use super::error::{Error, Result};
+use super::int::Int;
+use super::int_tuple::{IntTuple, Tup, View};
+use super::layout::Layout;
+use super::postcondition::{Checked, Violation};
+use super::product_each::product_each;
+
+const CITE: &str = "layout.hpp tile_to_shape: blocked_product(append<R>(block), make_ordered_layout(ceil_div(product_each(trg_shape), product_each(shape(block))), ord_shape)); @post compatible(trg_shape, shape(result))";
+const CITE_ORDERED: &str =
+    "layout.hpp make_ordered_layout: a compact layout with strides following the order induced by @a order";
+
+/// The mode order of `tile_to_shape` / `make_ordered_layout`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// `LayoutLeft` / `GenColMajor` (the default).
+    ColMajor,
+    /// `LayoutRight` / `GenRowMajor`.
+    RowMajor,
+    /// A `Step<...>` (any int tuple, static or dynamic leaves).
+    Steps(IntTuple),
+}
+
+/// CuTe's `compact_order(shape, order)` for a `Step` order (stride.hpp).
+pub fn compact_order(shape: &Tup, order: &Tup) -> Result<IntTuple> {
+    // Pair each leaf of `order` with the product of its part of `shape`.
+    let mut parts: Vec<(Int, Int)> = Vec::new();
+    pair_leaves(shape, order, &mut parts)?;
+    let max_order = parts.iter().filter(|(_, o)| o.is_static).map(|(_, o)| o.value).fold(0, i64::max);
+    let ref_order: Vec<i64> = parts
+        .iter()
+        .enumerate()
+        .map(|(k, (_, o))| if o.is_static { o.value } else { max_order + 1 + k as i64 })
+        .collect();
+    let mut k = 0usize;
+    build_strides(shape, order, &parts, &ref_order, &mut k)
+}
+
+fn pair_leaves(shape: &Tup, order: &Tup, out: &mut Vec<(Int, Int)>) -> Result<()> {
+    match order.view() {
+        View::Leaf(o) => out.push((shape.product()?, o)),
+        View::Tuple(os) => {
+            let View::Tuple(ss) = shape.view() else {
+                return Err(Error::MismatchedRanks {
+                    detail: format!("Need equal rank of shape and order: {shape} vs {order}"),
+                });
+            };
+            if ss.len() != os.len() {
+                return Err(Error::MismatchedRanks {
+                    detail: format!("Need equal rank of shape and order: {shape} vs {order}"),
+                });
+            }
+            for (s, o) in ss.iter().zip(os.iter()) {
+                pair_leaves(s, o, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn build_strides(shape: &Tup, order: &Tup, parts: &[(Int, Int)], ref_order: &[i64], k: &mut usize) -> Result<IntTuple> {
+    match order.view() {
+        View::Leaf(_) => {
+            let me = ref_order[*k];
+            *k += 1;
+            // CuTe's product(transform(ref_shape, ref_order, o < order ? s : _1)): a fold from _1.
+            let mut start = Int::st(1);
+            for ((s, _), &o) in parts.iter().zip(ref_order) {
+                start = start.mul(if o < me { *s } else { Int::st(1) })?;
+            }
+            shape.compact_col_major(start)
+        }
+        View::Tuple(os) => {
+            let ss = shape.modes();
+            let items: Vec<IntTuple> = ss
+                .iter()
+                .zip(os.iter())
+                .map(|(s, o)| build_strides(s, o, parts, ref_order, k))
+                .collect::<Result<_>>()?;
+            Ok(IntTuple::tuple(items))
+        }
+    }
+}
+
+/// CuTe's `make_ordered_layout(shape, order)` (and `make_layout(shape, LayoutLeft/LayoutRight)`).
+pub fn make_ordered_layout(shape: &Tup, order: &Order) -> Result<Layout> {
+    match order {
+        Order::ColMajor => Layout::col_major(shape.to_owned()),
+        Order::RowMajor => Layout::row_major(shape.to_owned()),
+        Order::Steps(o) => Ok(Layout { shape: shape.to_owned(), stride: compact_order(shape, o)? }),
+    }
+}
+
+/// The parts of `tile_to_shape` that the result and its check share: the padded block and the
+/// ordered layout it is tiled with.
+fn parts(block: &Layout, trg: &Tup, order: &Order) -> Result<(Layout, Layout)> {
+    let r = trg.rank();
+    if block.rank() > r {
+        return Err(Error::Rejected {
+            condition: "Rank of layout must be <= rank of target shape.",
+            detail: format!("{block} to {trg}"),
+        });
+    }
+    let padded = pad(block, r);
+    let block_shape = product_each(&padded.shape)?;
+    let target_shape = product_each(trg)?;
+    let (bs, ts) = (block_shape.leaves(), target_shape.leaves());
+    if target_shape.is_static() {
+        for (b, t) in bs.iter().zip(&ts) {
+            if !b.is_static {
+                return Err(Error::Rejected {
+                    condition:
+                        "tile_to_shape: a dynamic block mode against a static target has no static evenly_divides",
+                    detail: format!("{block} to {trg}"),
+                });
+            }
+            if b.value == 0 || t.value % b.value != 0 {
+                return Err(Error::Rejected {
+                    condition: "tile_to_shape: block shape does not divide the target shape.",
+                    detail: format!("{block_shape} into {target_shape}"),
+                });
+            }
+        }
+    }
+    let product_shape = IntTuple::of_leaves(
+        ts.iter().zip(&bs).map(|(t, b)| t.ceil_div(*b)).collect::<std::result::Result<Vec<_>, _>>()?,
+    );
+    let ordered = make_ordered_layout(&product_shape, order)?;
+    Ok((padded, ordered))
+}
+
+/// CuTe's `tile_to_shape(block, trg_shape, ord_shape)` for a layout block.
+pub fn tile_to_shape(block: &Layout, trg: &Tup, order: &Order) -> Result<Layout> {
+    let (padded, ordered) = parts(block, trg, order)?;
+    blocked_product(&padded, &ordered)
+}
+
+/// Whether the order's leaves are distinct (then the ordered layout is compact).
+fn distinct(order: &Order) -> bool {
+    match order {
+        Order::ColMajor | Order::RowMajor => true,
+        Order::Steps(o) => {
+            let l = o.leaves();
+            let mut v: Vec<i64> = l.iter().map(|i| i.value).collect();
+            v.sort_unstable();
+            v.dedup();
+            l.iter().all(|i| i.is_static) && v.len() == l.len()
+        }
+    }
+}
+
+/// The numbered postconditions above for `tile_to_shape(block, trg, order) == r`.
+pub fn check_postconditions(block: &Layout, trg: &Tup, order: &Order, r: &Layout) -> Checked {
+    let rank = trg.rank();
+    if r.rank() != rank {
+        return Err(Violation::cute(CITE, format!("1: rank of {r} is not rank({trg}) = {rank}")));
+    }
+    let (padded, ordered) = parts(block, trg, order).map_err(|e| Violation::unverifiable(e.to_string()))?;
+    let bs = product_each(&padded.shape).map_err(|e| Violation::unverifiable(e.to_string()))?;
+    let ts = product_each(trg).map_err(|e| Violation::unverifiable(e.to_string()))?;
+    for (i, (b, t)) in bs.leaves().iter().zip(ts.leaves()).enumerate() {
+        let want = b.value * ((t.value + b.value - 1) / b.value.max(1));
+        let got = r.mode(i).and_then(|m| m.size()).map_err(|e| Violation::unverifiable(e.to_string()))?;
+        if got.value != want {
+            return Err(Violation::cute(CITE, format!("2: mode {i} of {r} has size {}, not {want}", got.value)));
+        }
+    }
+    check_blocked(&padded, &ordered, r, false).map_err(|v| v.context("3: "))?;
+    if distinct(order) {
+        let vals = ordered.values().map_err(|e| Violation::unverifiable(e.to_string()))?;
+        let mut seen = vec![false; vals.len()];
+        for &v in &vals {
+            if v < 0 || v as usize >= seen.len() || std::mem::replace(&mut seen[v as usize], true) {
+                return Err(Violation::cute(
+                    CITE_ORDERED,
+                    format!("4: {ordered} is not a bijection of 0..{}", vals.len()),
+                ));
+            }
+        }
+        if let Order::Steps(o) = order {
+            let pairs = ordered.modes().into_iter().zip(o.leaves()).collect::<Vec<_>>();
+            for (m, a) in &pairs {
+                for (n, b) in &pairs {
+                    let (sm, sn) = (m.size().map(|s| s.value).unwrap_or(1), n.size().map(|s| s.value).unwrap_or(1));
+                    let first =
+                        |l: &Layout| l.leaf_pairs().into_iter().find(|(s, _)| s.value != 1).map(|(_, d)| d.value);
+                    if let (true, true, Some(dm), Some(dn)) = (a.value < b.value, sm > 1 && sn > 1, first(m), first(n))
+                    {
+                        if dm >= dn {
+                            return Err(Violation::cute(
+                                CITE_ORDERED,
+                                format!(
+                                    "4: in {ordered} a mode of order {} has stride {dm} >= {dn} of order {}",
+                                    a.value, b.value
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{self, Staticness};
+    use crate::test_util::{l, tup};
+    use proptest::prelude::*;
+
+    fn tts(b: &str, s: &str, o: Order) -> String {
+        tile_to_shape(&l(b), &tup(s), &o).map(|r| r.to_string()).unwrap_or_else(|e| format!("error: {e}"))
+    }
+
+    #[test]
+    fn ordered_layouts_as_the_header_documents() {
+        // The examples of layout.hpp's make_ordered_layout comment.
+        let o = make_ordered_layout(&tup("(_2,_2,_2,_2)"), &Order::Steps(tup("(_0,_2,_3,_1)"))).unwrap();
+        assert_eq!(o.to_string(), "(_2,_2,_2,_2):(_1,_4,_8,_2)");
+        let o = make_ordered_layout(&tup("(2,3,4,5)"), &Order::Steps(tup("(_2,67,42,_50)"))).unwrap();
+        assert_eq!(o.to_string(), "(2,3,4,5):(_1,10,30,2)");
+    }
+
+    #[test]
+    fn smem_atoms_tiled_to_cta_shapes() {
+        // The GMMA K-major SW128 half_t atom's layout tiled to (_128,_64,_3), as SM90 mainloops do.
+        assert_eq!(
+            tts("(_8,_64):(_64,_1)", "(_128,_64,_3)", Order::ColMajor),
+            "((_8,_16),(_64,_1),(_1,_3)):((_64,_512),(_1,_0),(_0,_8192))"
+        );
+        assert_eq!(
+            tts("(_8,_64):(_64,_1)", "(_128,_64,_3)", Order::Steps(tup("(_2,_1,_3)"))),
+            "((_8,_16),(_64,_1),(_1,_3)):((_64,_512),(_1,_0),(_0,_8192))"
+        );
+        assert_eq!(tts("(_8,_32):(_32,_1)", "(_16,_64)", Order::RowMajor), "((_8,_2),(_32,_2)):((_32,_512),(_1,_256))");
+        assert!(tts("(_8,_64):(_64,_1)", "(_100,_64)", Order::ColMajor).contains("does not divide"));
+        assert!(tts("(_8,_64,_2):(_64,_1,_0)", "(_128,_64)", Order::ColMajor).contains("Rank of layout"));
+    }
+
+    proptest! {
+        #[test]
+        fn every_postcondition_holds(
+            block in gen::small_compact(4, 1, Staticness::AllStatic),
+            mult in prop::collection::vec(1i64..4, 1..4),
+            steps in prop::collection::vec(0i64..4, 8),
+            how in 0usize..3,
+        ) {
+            // A target each of whose modes is a multiple of the block's.
+            let bs = product_each(&pad(&block, mult.len().max(block.rank())).shape).unwrap().leaves();
+            let trg = IntTuple::of_leaves(bs.iter().zip(mult.iter().chain(std::iter::repeat(&1))).map(|(b, m)| Int::st(b.value * m)));
+            let order = match how {
+                0 => Order::ColMajor,
+                1 => Order::RowMajor,
+                _ => Order::Steps(IntTuple::of_leaves(steps.iter().take(bs.len()).map(|&s| Int::st(s)))),
+            };
+            let r = tile_to_shape(&block, &trg, &order).unwrap();
+            prop_assert_eq!(check_postconditions(&block, &trg, &order, &r), Ok(()));
+        }
+    }
+}
