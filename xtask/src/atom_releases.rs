@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Context, Result};
-use cutecheck::engine::atom::{copy::copy_atom_cases, mma::mma_atom_names, name::AtomName};
+use cutecheck::engine::atom::{copy::copy_atom_cases, mma::mma_atom_names, name::AtomName, umma::umma_atom_names};
 use cutecheck::engine::release::{registry_source, Release, MODELLED};
 use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner};
 
@@ -50,12 +50,17 @@ fn declared(include: &std::path::Path) -> Result<BTreeSet<String>> {
 /// The base names (no template arguments) of every MMA and copy atom the engine knows.
 fn engine_atoms() -> BTreeSet<String> {
     let base = |n: &str| AtomName::parse(n).map(|a| a.base).unwrap_or_else(|_| n.to_string());
-    mma_atom_names().iter().map(|n| base(n)).chain(copy_atom_cases().iter().map(|(op, _)| base(op))).collect()
+    mma_atom_names()
+        .iter()
+        .chain(&umma_atom_names())
+        .map(|n| base(n))
+        .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
+        .collect()
 }
 
 fn render(since: &BTreeMap<String, Release>) -> String {
     let mut s = String::from(
-        "//! The first modelled CUTLASS release that declares each atom newer than the oldest modelled\n//! release (read from each release's cute/arch headers by `cargo xtask atom-releases`; do not\n//! edit by hand). An atom not listed is in every modelled release.\n\nuse crate::engine::release::Release;\n\n/// (atom base name, first release that declares it), sorted by name.\npub const SINCE: &[(&str, Release)] = &[\n",
+        "//! The first modelled CUTLASS release that declares each atom newer than the oldest modelled\n//! release (read from each release's cute/arch headers by `cargo xtask atom-releases`; do not\n//! edit by hand). An atom not listed is in every modelled release.\n\nuse crate::release::Release;\n\n/// (atom base name, first release that declares it), sorted by name.\npub const SINCE: &[(&str, Release)] = &[\n",
     );
     for (n, r) in since {
         let [a, b, c, d] = r.0;
