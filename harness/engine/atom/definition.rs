@@ -233,6 +233,14 @@ mod tests {
     }
 
     #[test]
+    fn the_umma_atoms_satisfy_it() {
+        // One issuing thread holding the whole tile, or two SMs holding half of M (and of N for B).
+        for n in crate::atom::umma::umma_atom_names() {
+            check_mma(&mma_atom(&n).unwrap()).unwrap_or_else(|v| panic!("{n}: {v}"));
+        }
+    }
+
+    #[test]
     fn which_atoms_violate_their_definition() {
         // The warp-level table (the GMMA families are generated from one structure, checked above).
         let bad: Vec<String> = mma_atom_names()

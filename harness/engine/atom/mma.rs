@@ -498,8 +498,16 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     if let Some(rest) = n.base.strip_prefix("SM90_64x") {
         return gmma(&n, rest);
     }
-    if let Some(a) = super::umma::umma_atom(&n)? {
-        return Ok(a);
+    if let Some(t) = super::umma::umma_traits(&n)? {
+        return Ok(MmaAtom {
+            name: n.canonical(),
+            shape_mnk: t.shape_mnk,
+            thr_id: t.thr_id,
+            a: t.a,
+            b: t.b,
+            c: t.c,
+            val_types: t.val_types,
+        });
     }
     Err(Error::Type(format!("unknown MMA atom '{name}'")))
 }
