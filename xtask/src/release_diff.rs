@@ -69,14 +69,39 @@ struct Change {
 struct Report {
     from: String,
     to: String,
+    /// The releases the engine modelled for each side.
+    model_from: String,
+    model_to: String,
     seed: u64,
     cases: usize,
     changed: usize,
     by_kind: BTreeMap<String, usize>,
+    /// The changes grouped by operation and atom family (`op [FAMILY]`, see [`op_and_family`]).
+    by_operation: BTreeMap<String, usize>,
     /// How many changes the engine agrees with on each side.
     engine_agrees_with_from: usize,
     engine_agrees_with_to: usize,
     changes: Vec<Change>,
+}
+
+/// A case's operation (its outermost call) and, when it names an atom, the atom's family: the
+/// atom's base name with its M x N x K cut (`SM80_16x8x32_S32S4S4S32_TN` -> `SM80_S32S4S4S32_TN`;
+/// `SM100_MMA_F16BF16_SS<...>` -> `SM100_MMA_F16BF16_SS`).
+fn op_and_family(expr: &str) -> String {
+    let op = expr.split(['(', '<']).next().unwrap_or(expr).trim();
+    let atom = expr
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .find(|w| w.len() > 3 && w.starts_with("SM") && w.as_bytes()[2].is_ascii_digit());
+    let family = atom.map(|a| {
+        a.split('_')
+            .filter(|p| !(p.contains('x') && p.split('x').all(|d| d.parse::<u32>().is_ok())))
+            .collect::<Vec<_>>()
+            .join("_")
+    });
+    match family {
+        Some(f) => format!("{op} [{f}]"),
+        None => op.to_string(),
+    }
 }
 
 fn kind_of(o: &Outcome) -> &'static str {
@@ -134,6 +159,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     );
     let mut changes = Vec::new();
     let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_operation: BTreeMap<String, usize> = BTreeMap::new();
     let (mut with_from, mut with_to) = (0, 0);
     for ((p, o), n) in cases.iter().zip(&old).zip(&new) {
         if o.lines() == n.lines() || o.is_error() || n.is_error() {
@@ -141,6 +167,7 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         }
         let kind = format!("{} -> {}", kind_of(o), kind_of(n));
         *by_kind.entry(kind.clone()).or_default() += 1;
+        *by_operation.entry(op_and_family(&p.case.text)).or_default() += 1;
         // The engine modelling each side's release (the nearest older model for a checkout).
         let (ef, et) = (judge_from.engine(&p.case, false), judge_to.engine(&p.case, false));
         let (vf, vt) = (engine_vs(&judge_from, p, &ef, o), engine_vs(&judge_to, p, &et, n));
@@ -162,23 +189,32 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     let report = Report {
         from: from_name.clone(),
         to: to_name.clone(),
+        model_from: judge_from.release.to_string(),
+        model_to: judge_to.release.to_string(),
         seed,
         cases: refs.len(),
         changed: changes.len(),
         by_kind,
+        by_operation,
         engine_agrees_with_from: with_from,
         engine_agrees_with_to: with_to,
         changes,
     };
     let mut md = format!(
-        "# CuTe release diff {} -> {}\n\n{} cases (fixed suites{} + random, seed {seed}); {} changed output.\nThe engine (CUTLASS 4.2 semantics) agrees with the old output on {with_from} and with the new on {with_to} of them.\n\n| change | cases |\n|---|---|\n",
+        "# CuTe release diff {} -> {}\n\n{} cases (fixed suites{} + random, seed {seed}); {} changed output.\nThe engine (modelling CUTLASS {} for the old side, {} for the new) agrees with the old output on {with_from} and with the new on {with_to} of them.\n\n| change | cases |\n|---|---|\n",
         report.from,
         report.to,
         report.cases,
         if a.no_fixed { " skipped" } else { "" },
-        report.changed
+        report.changed,
+        report.model_from,
+        report.model_to
     );
     for (k, n) in &report.by_kind {
+        md.push_str(&format!("| {k} | {n} |\n"));
+    }
+    md.push_str("\n| operation [atom family] | cases |\n|---|---|\n");
+    for (k, n) in &report.by_operation {
         md.push_str(&format!("| {k} | {n} |\n"));
     }
     md.push_str("\n## Changed cases\n\n");
@@ -218,8 +254,27 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         for (k, n) in &report.by_kind {
             println!("  {k:<32} {n:>5}");
         }
+        for (k, n) in &report.by_operation {
+            println!("  {k:<48} {n:>5}");
+        }
         println!("  engine agrees with {}: {with_from}, with {}: {with_to}", report.from, report.to);
         println!("report: {}", md_path.display());
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::op_and_family;
+
+    #[test]
+    fn changes_group_by_operation_and_atom_family() {
+        assert_eq!(op_and_family("mma_layout_b(SM80_16x8x32_S32S4S4S32_TN)"), "mma_layout_b [SM80_S32S4S4S32_TN]");
+        assert_eq!(
+            op_and_family("mma_atom(SM100_MMA_F16BF16_SS<half_t,half_t,float,128,8,UMMA::Major::K,UMMA::Major::K>)"),
+            "mma_atom [SM100_MMA_F16BF16_SS]"
+        );
+        assert_eq!(op_and_family("tiled_divide(make_layout((4,2)),(_))"), "tiled_divide");
+        assert_eq!(op_and_family("upcast<4>((_4,_8):(_3,_8))"), "upcast");
+    }
 }
