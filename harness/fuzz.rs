@@ -666,7 +666,9 @@ fn atoms() -> BoxedStrategy<Case> {
     let names = mma::mma_atom_names();
     let warp: Vec<String> = names.iter().filter(|n| !n.starts_with("SM90_64x")).cloned().collect();
     let gmma: Vec<String> = names.iter().filter(|n| n.starts_with("SM90_64x")).cloned().collect();
-    let atom = prop_oneof![prop::sample::select(warp), prop::sample::select(gmma)];
+    // The SM100 UMMA atoms (engine::atom::umma), one issuing thread (or SM pair) per tile.
+    let umma = crate::engine::atom::umma::umma_atom_names();
+    let atom = prop_oneof![prop::sample::select(warp), prop::sample::select(gmma), prop::sample::select(umma)];
     let mma = (
         atom,
         prop::sample::select(vec![1i64, 2, 4]),
@@ -679,7 +681,7 @@ fn atoms() -> BoxedStrategy<Case> {
         .prop_map(|(atom, m, n, n_major, f, pm, pk)| {
             // A warpgroup atom alone already has up to 2^20 (thread, value) pairs: the engine's
             // walk limit (limits::WALK); no larger tilings of it.
-            let gmma = atom.starts_with("SM90_64x");
+            let gmma = atom.starts_with("SM90_64x") || atom.starts_with("SM100_");
             let (m, n, pm, pk) = if gmma { (1, 1, 1, 1) } else { (m, n, pm, pk) };
             let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
             // Permutations: multiples of the tiled atom's M and K, `_` for N.
@@ -694,7 +696,10 @@ fn atoms() -> BoxedStrategy<Case> {
             // Nor, before 4.2, an atom with a thread-ID layout that is not compact (SM70): the
             // pre-4.2 tiled layouts do not cover their tile (known.rs,
             // tiled-mma-thr-id-not-compact-before-4.2).
-            let ok = crate::known::mma_atom_meets_definition(&atom)
+            // Nor an atom the modelled release does not declare yet (SM100 before 3.8).
+            let declared = crate::engine::atom::mma::mma_atom(&atom).is_ok();
+            let ok = declared
+                && crate::known::mma_atom_meets_definition(&atom)
                 && !crate::known::mma_thr_id_not_compact_before_4_2(&atom);
             match f % 5 {
                 _ if f == 9 => Case::new(

@@ -90,17 +90,22 @@ fn the_partition_check_can_fail() {
 fn the_matrix_runs_every_modelled_release_on_pypi() {
     let w = workflow();
     let got = strings(&w["jobs"]["fuzz"]["strategy"]["matrix"]["cutlass"], "matrix.cutlass");
-    // The modelled releases: the pinned nvidia-cutlass wheels from 3.5.1.0 (the oldest the engine
-    // models) to the default, 4.2.0.0.
+    // The modelled releases a pinned PyPI wheel ships (engine::release::registry_source):
+    // nvidia-cutlass from 3.5.1.0 (the oldest the engine models) to 4.2.0.0, then 4.5.0.0 from
+    // flashinfer-python; each pinned.
     let pins: toml::Table = cutecheck::oracle::provision::PINS_TOML.parse().expect("cutlass-pins.toml");
     let key = |v: &str| v.split('.').map(|x| x.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
-    let mut want: Vec<String> = pins["wheel"]
-        .as_array()
-        .expect("[[wheel]]")
+    let pinned = |name: &str, version: &str| {
+        pins["wheel"]
+            .as_array()
+            .expect("[[wheel]]")
+            .iter()
+            .any(|w| w["name"].as_str() == Some(name) && w["version"].as_str() == Some(version))
+    };
+    let mut want: Vec<String> = cutecheck::engine::release::MODELLED
         .iter()
-        .filter(|w| w["name"].as_str() == Some("nvidia-cutlass"))
-        .filter_map(|w| w["version"].as_str().map(String::from))
-        .filter(|v| key(v) >= key("3.5.1.0") && key(v) <= key(cutecheck::oracle::provision::DEFAULT_CUTLASS))
+        .filter(|r| cutecheck::engine::release::registry_source(**r).is_some_and(|(name, v)| pinned(name, &v)))
+        .map(|r| r.to_string())
         .collect();
     want.sort_by_key(|v| key(v));
     let mut sorted = got.clone();

@@ -1,7 +1,9 @@
 //! Which CUTLASS release the engine models.
 //!
 //! CuTe's algebra changed between releases; the engine models each PyPI release of
-//! `nvidia-cutlass` from 3.3.0.0 to 4.2.0.0. The default is 4.2.0.0. A run selects a release with
+//! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, and the CUTLASS tags after it where CuTe's behaviour
+//! changed (4.5.0 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
+//! The default is 4.2.0.0. A run selects a release with
 //! [`with_release`] (the CLI's and xtask's `--cutlass-version`, or the version a checkout's
 //! `include/cutlass/version.h` names, through [`Release::model`]); the operations read it through
 //! the named [`Switch`]es below, each with the release that introduced the change, what changed,
@@ -70,16 +72,48 @@ impl FromStr for Release {
     }
 }
 
-/// The releases the engine models, oldest first (every `nvidia-cutlass` wheel on PyPI from 3.5.1;
-/// 3.3.0.0's algebra differs in more places and is not modelled: a run on it uses 3.5.1.0's model
-/// and reports what differs as news).
+/// The releases the engine models, oldest first: every `nvidia-cutlass` wheel on PyPI from 3.5.1
+/// (3.3.0.0's algebra differs in more places and is not modelled: a run on it uses 3.5.1.0's model
+/// and reports what differs as news), then the CUTLASS tags after 4.2.0 whose include/cute differs
+/// in something the engine models (read from `git diff v4.2.0 v4.7.0 -- include/cute`):
+///
+/// - 4.2.1 to 4.4.3: the algebra headers changed in their copyright lines only; their SM100
+///   traits grew families the engine does not model yet. Modelled as 4.2.0.0.
+/// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]). 4.5.1 to
+///   4.6.2 change only SM100 traits the engine does not model (4.5.1 makes `SM100_MMA_F8F6F4_SS`
+///   a template; 4.6.0 moves the TMEM fragments to mma_traits_sm100_frag.hpp) and
+///   `for_each` over two tuples (not an operation here). Modelled as 4.5.0.0.
+/// - 4.7.0: ScaledBasis equality forms the value comparison only for equal bases (a compile fix
+///   for bases of incomparable value types; no operation of the expression language compares
+///   ScaledBasis values, so no switch), the newest tag. Modelled so that a 4.7 checkout is judged
+///   as itself, not as an older release.
+///
+/// No wheel of `nvidia-cutlass` exists after 4.2.0.0: 4.5.0.0 is provisioned from the pinned
+/// `flashinfer-python` wheel that ships its headers ([`registry_source`]), 4.7.0.0 only from a
+/// checkout (`--cutlass-dir`).
 pub const MODELLED: &[Release] = &[
     Release::new(3, 5, 1, 0),
     Release::new(3, 6, 0, 0),
     Release::new(3, 7, 0, 0),
     Release::new(3, 8, 0, 0),
     Release::new(4, 2, 0, 0),
+    Release::new(4, 5, 0, 0),
+    Release::new(4, 7, 0, 0),
 ];
+
+/// Where a release's CuTe headers come from on a package registry: `(package, version)` of a PyPI
+/// wheel that ships them. `nvidia-cutlass` for its own versions (3.3.0.0 to 4.2.0.0); after it
+/// only `flashinfer-python` ships CUTLASS headers (`flashinfer/data/cutlass/include`): 0.6.11's
+/// version.h names CUTLASS 4.5.0, and its cute/ is tag v4.5.0's except four SM100 files
+/// (arch/config.hpp, arch/copy_sm100.hpp, atom/copy_traits_sm100.hpp, atom/mma_traits_sm100.hpp:
+/// a later commit's descriptor arithmetic and `SM100_MMA_F8F6F4_SS` spelling). `None`: a
+/// checkout only.
+pub fn registry_source(release: Release) -> Option<(&'static str, String)> {
+    if release <= Release::new(4, 2, 0, 0) {
+        return Some(("nvidia-cutlass", release.to_string()));
+    }
+    (release == Release::new(4, 5, 0, 0)).then(|| ("flashinfer-python", "0.6.11".to_string()))
+}
 
 /// The release modelled when none is selected.
 pub const DEFAULT: Release = Release::new(4, 2, 0, 0);
@@ -217,6 +251,29 @@ pub const COSHAPE_INNER_PRODUCT: Switch = Switch {
     fixture: "cosize((4,_2):(_0,_1))",
 };
 
+/// The SM80 int4 m16n8k32 atoms' BLayout (every signedness and `_SATURATE` variant derives from
+/// `MMA_Traits<SM80_16x8x32_S32S4S4S32_TN>`): before 4.5 `((_4,_8),(_8)):((_32,_1),(_8))`, which
+/// names element 32 of the 8 x 32 tile twice (the atom's definition refuses it); from 4.5
+/// `((_4,_8),(_8)):((_64,_1),(_8))`, one-to-one onto the tile.
+pub const SM80_INT4_B_LAYOUT_ONE_TO_ONE: Switch = Switch {
+    name: "SM80 int4 m16n8k32 BLayout one to one",
+    since: Release::new(4, 5, 0, 0),
+    what: "before 4.5 MMA_Traits<SM80_16x8x32_S32S4S4S32_TN>::BLayout was ((_4,_8),(_8)):((_32,_1),(_8)) (two registers per element of B, refused by the atom's definition); from 4.5 ((_4,_8),(_8)):((_64,_1),(_8))",
+    fixture: "mma_layout_b(SM80_16x8x32_S32S4S4S32_TN)",
+};
+
+/// The N an SM100 UMMA `_SS` atom accepts (cute/arch/mma_sm100_umma.hpp, F16BF16 and TF32): from
+/// 4.2 (the change came in 4.0 or 4.1, which have no wheels) a one-SM `_SS` takes any multiple of 8
+/// from 8 to 256 for either M, and a two-SM `_SS` any multiple of 16 from 16; before, a one-SM
+/// `_SS` with M = 128 needed a multiple of 16 (as `_TS` still does) and a two-SM `_SS` a multiple of
+/// 32. The traits print either way; `MMA_Atom` refuses.
+pub const SM100_SS_N_RELAXED: Switch = Switch {
+    name: "SM100 UMMA SS atoms take smaller N",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 SM100_MMA_F16BF16_SS/TF32_SS with M=128 required N a multiple of 16 and the 2x1SM_SS forms N a multiple of 32; from 4.2 a multiple of 8 (one SM) or of 16 (two SMs)",
+    fixture: "mma_atom(SM100_MMA_F16BF16_SS<half_t,half_t,float,128,8,UMMA::Major::K,UMMA::Major::K>)",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &COPY_OP_SIZE_ASSERTS,
@@ -228,6 +285,8 @@ pub const SWITCHES: &[&Switch] = &[
     &UPCAST_DIVISIBILITY_CONDITION,
     &DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE,
     &COSHAPE_INNER_PRODUCT,
+    &SM100_SS_N_RELAXED,
+    &SM80_INT4_B_LAYOUT_ONE_TO_ONE,
 ];
 
 #[cfg(test)]
@@ -241,6 +300,12 @@ mod tests {
         assert!(r("3.5.1.0") < r("3.6.0.0") && r("3.8.0.0") < r("4.2.0.0"));
         assert_eq!(r("4.1.0").model(), Some(r("3.8.0.0")));
         assert_eq!(r("4.3.0").model(), Some(r("4.2.0.0")));
+        assert_eq!(r("4.5.3").model(), Some(r("4.5.0.0")));
+        assert_eq!(r("4.7.0").model(), Some(r("4.7.0.0")));
+        assert_eq!(r("4.8.0").model(), Some(r("4.7.0.0")));
+        assert_eq!(registry_source(r("4.2.0.0")), Some(("nvidia-cutlass", "4.2.0.0".to_string())));
+        assert_eq!(registry_source(r("4.5.0.0")), Some(("flashinfer-python", "0.6.11".to_string())));
+        assert_eq!(registry_source(r("4.7.0.0")), None);
         assert_eq!(r("3.5.1.0").model(), Some(r("3.5.1.0")));
         assert_eq!(r("3.3.0.0").model(), Some(r("3.5.1.0")));
         assert!(!r("3.3.0.0").is_modelled());

@@ -127,7 +127,13 @@ impl<'k> Judge<'k> {
     ) -> Judge<'k> {
         let model = release.and_then(Release::model).unwrap_or(release::DEFAULT);
         let exact = release.is_some_and(Release::is_modelled);
-        Judge { known, version: version.into(), release: model, carried: (!exact).then(|| model.to_string()) }
+        let mut version = version.into();
+        // A checkout (`dir:...`) of a release the engine models exactly is judged as that release:
+        // its own known discrepancies apply.
+        if exact && version.parse::<Release>().ok() != release {
+            version = model.to_string();
+        }
+        Judge { known, version, release: model, carried: (!exact).then(|| model.to_string()) }
     }
 
     /// The engine's answer to a case under this judge's release.
@@ -262,6 +268,10 @@ mod tests {
         assert_eq!(j.status, Status::FixedHere("4.2.0.0".into()));
         assert!(!j.fails());
         assert!(matches!(exact.judge(&c, Origin::Known, &e, &e.outcome).status, Status::Stale(_)));
+        // A checkout of a modelled release is judged as that release, with its own entries.
+        let dir = Judge::for_release(&known, "dir:/x", Some(release::DEFAULT));
+        assert_eq!((dir.version.as_str(), dir.carried.clone()), ("4.2.0.0", None));
+        assert!(matches!(dir.judge(&c, Origin::Known, &e, &wrong).status, Status::Explained(_)));
         // Older than every model: the oldest model, entries of 3.5.1 carry over.
         let old = Judge::new(&known, "3.3.0.0");
         assert_eq!(old.release.to_string(), "3.5.1.0");

@@ -218,16 +218,33 @@ impl Provisioner {
         }
     }
 
-    /// CUTLASS's headers from the `nvidia-cutlass` wheel of this version.
+    /// CUTLASS's headers of this version from the PyPI wheel that ships them
+    /// ([`crate::engine::release::registry_source`]): `nvidia-cutlass` up to 4.2.0.0, the pinned
+    /// `flashinfer-python` wheel for 4.5.0.0. A later release with no wheel is refused, naming
+    /// `--cutlass-dir`.
     pub fn cutlass(&self, version: &str) -> Result<Headers> {
-        let (dir, content) = self.wheel_verified("nvidia-cutlass", version)?;
+        let (package, wheel_version) = match version.parse::<crate::engine::release::Release>() {
+            Ok(r) => crate::engine::release::registry_source(r).ok_or_else(|| {
+                anyhow!(
+                    "CUTLASS {version}: no PyPI wheel ships these headers (nvidia-cutlass ends at 4.2.0.0; \
+                     flashinfer-python 0.6.11 ships 4.5.0); give a checkout with --cutlass-dir"
+                )
+            })?,
+            Err(_) => ("nvidia-cutlass", version.to_string()),
+        };
+        let (dir, content) = self.wheel_verified(package, &wheel_version)?;
         let include =
-            find_include(&dir).ok_or_else(|| anyhow!("nvidia-cutlass {version} has no include/cute/tensor.hpp"))?;
+            find_include(&dir).ok_or_else(|| anyhow!("{package} {wheel_version} has no include/cute/tensor.hpp"))?;
         let m = read_marker(&dir).ok_or_else(|| anyhow!("cache entry {} lost its marker", dir.display()))?;
+        let describe = if package == "nvidia-cutlass" {
+            format!("CUTLASS {version} (PyPI wheel nvidia-cutlass)")
+        } else {
+            format!("CUTLASS {version} (headers of the PyPI wheel {package} {wheel_version})")
+        };
         Ok(Headers {
             include_dir: include,
-            identity: format!("nvidia-cutlass=={version} sha256:{} content:{content}", m.sha256),
-            describe: format!("CUTLASS {version} (PyPI wheel nvidia-cutlass)"),
+            identity: format!("{package}=={wheel_version} sha256:{} content:{content}", m.sha256),
+            describe,
         })
     }
 
@@ -820,6 +837,12 @@ mod tests {
         let p = Pins::load().unwrap();
         for v in ["4.2.0.0", "3.8.0.0", "3.5.1.0"] {
             assert!(p.sha256("nvidia-cutlass", v).is_some_and(|s| s.len() == 64), "{v}");
+        }
+        // Every modelled release with a registry source has its wheel pinned.
+        for &r in crate::engine::release::MODELLED {
+            if let Some((name, v)) = crate::engine::release::registry_source(r) {
+                assert!(p.sha256(name, &v).is_some_and(|s| s.len() == 64), "{r}: {name} {v} is not pinned");
+            }
         }
         for (n, v) in &p.cuda {
             assert!(p.sha256(n, v).is_some(), "{n} {v}");

@@ -27,10 +27,15 @@ pub struct Change {
 pub struct Report {
     pub from: String,
     pub to: String,
+    /// The releases the engine modelled for each side.
+    pub model_from: String,
+    pub model_to: String,
     pub seed: u64,
     pub cases: usize,
     pub changed: usize,
     pub by_kind: BTreeMap<String, usize>,
+    /// The changes grouped by operation and atom family (`op [FAMILY]`, see [`op_and_family`]).
+    pub by_operation: BTreeMap<String, usize>,
     /// How many changes the engine agrees with on each side.
     pub engine_agrees_with_from: usize,
     pub engine_agrees_with_to: usize,
@@ -50,15 +55,38 @@ pub fn kind_of(o: &Outcome) -> &'static str {
     }
 }
 
+/// A case's operation (its outermost call, from the enum) and, when it names an atom, the atom's
+/// family: the atom's base name with its M x N x K cut (`SM80_16x8x32_S32S4S4S32_TN` ->
+/// `SM80_S32S4S4S32_TN`; `SM100_MMA_F16BF16_SS<...>` -> `SM100_MMA_F16BF16_SS`).
+pub fn op_and_family(case: &crate::case::Case) -> String {
+    let op = case.operation().map_or("-", |o| o.name());
+    let atom = case
+        .text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .find(|w| w.len() > 3 && w.starts_with("SM") && w.as_bytes()[2].is_ascii_digit());
+    let family = atom.map(|a| {
+        a.split('_')
+            .filter(|p| !(p.contains('x') && p.split('x').all(|d| d.parse::<u32>().is_ok())))
+            .collect::<Vec<_>>()
+            .join("_")
+    });
+    match family {
+        Some(f) => format!("{op} [{f}]"),
+        None => op.to_string(),
+    }
+}
+
 /// The cases whose CuTe output changed between two runs of the same cases (`old` on the older
 /// release, `new` on the newer, each judged with the engine modelling its release), with the
 /// judge's word on the engine against each side.
 pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
     let (old_cpp, new_cpp) = (old.run.asked.cpp().unwrap_or_default(), new.run.asked.cpp().unwrap_or_default());
     let (from_name, to_name) = (old.version.to_string(), new.version.to_string());
+    let (model_from, model_to) = (old.model.to_string(), new.model.to_string());
     let (old, new) = (old.run, new.run);
     let mut changes = Vec::new();
     let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_operation: BTreeMap<String, usize> = BTreeMap::new();
     let (mut with_from, mut with_to) = (0, 0);
     for (k, (p, (o, n))) in new.plan.cases.iter().zip(old_cpp.iter().zip(&new_cpp)).enumerate() {
         if o.lines() == n.lines() || o.is_error() || n.is_error() {
@@ -66,6 +94,7 @@ pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
         }
         let kind = format!("{} -> {}", kind_of(o), kind_of(n));
         *by_kind.entry(kind.clone()).or_default() += 1;
+        *by_operation.entry(op_and_family(&p.case)).or_default() += 1;
         let summary = |r: &Run| r.judged.cases[k].engine_cpp.as_ref().map(|j| j.summary());
         let (vf, vt) = (summary(old).unwrap_or_default(), summary(new).unwrap_or_default());
         with_from += usize::from(vf.starts_with("agree"));
@@ -85,10 +114,13 @@ pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
     Report {
         from: from_name,
         to: to_name,
+        model_from,
+        model_to,
         seed,
         cases: new.plan.cases.len(),
         changed: changes.len(),
         by_kind,
+        by_operation,
         engine_agrees_with_from: with_from,
         engine_agrees_with_to: with_to,
         changes,
@@ -98,6 +130,8 @@ pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
 /// One side of a release diff: the CUTLASS version's name and its run.
 pub struct Side<'r> {
     pub version: &'r str,
+    /// The release the engine modelled for this side.
+    pub model: crate::engine::release::Release,
     pub run: &'r Run,
 }
 
@@ -105,14 +139,20 @@ pub struct Side<'r> {
 pub fn markdown(report: &Report, no_fixed: bool) -> String {
     let (seed, with_from, with_to) = (report.seed, report.engine_agrees_with_from, report.engine_agrees_with_to);
     let mut md = format!(
-        "# CuTe release diff {} -> {}\n\n{} cases (fixed suites{} + random, seed {seed}); {} changed output.\nThe engine (CUTLASS 4.2 semantics) agrees with the old output on {with_from} and with the new on {with_to} of them.\n\n| change | cases |\n|---|---|\n",
+        "# CuTe release diff {} -> {}\n\n{} cases (fixed suites{} + random, seed {seed}); {} changed output.\nThe engine (modelling CUTLASS {} for the old side, {} for the new) agrees with the old output on {with_from} and with the new on {with_to} of them.\n\n| change | cases |\n|---|---|\n",
         report.from,
         report.to,
         report.cases,
         if no_fixed { " skipped" } else { "" },
-        report.changed
+        report.changed,
+        report.model_from,
+        report.model_to
     );
     for (k, n) in &report.by_kind {
+        md.push_str(&format!("| {k} | {n} |\n"));
+    }
+    md.push_str("\n| operation [atom family] | cases |\n|---|---|\n");
+    for (k, n) in &report.by_operation {
         md.push_str(&format!("| {k} | {n} |\n"));
     }
     md.push_str("\n## Changed cases\n\n");
@@ -132,4 +172,25 @@ pub fn markdown(report: &Report, no_fixed: bool) -> String {
         ));
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::op_and_family;
+    use crate::case::Case;
+
+    fn of(text: &str) -> String {
+        op_and_family(&Case::parse(text, "test").unwrap())
+    }
+
+    #[test]
+    fn changes_group_by_operation_and_atom_family() {
+        assert_eq!(of("mma_layout_b(SM80_16x8x32_S32S4S4S32_TN)"), "mma_layout_b [SM80_S32S4S4S32_TN]");
+        assert_eq!(
+            of("mma_atom(SM100_MMA_F16BF16_SS<half_t,half_t,float,128,8,UMMA::Major::K,UMMA::Major::K>)"),
+            "mma_atom [SM100_MMA_F16BF16_SS]"
+        );
+        assert_eq!(of("tiled_divide(make_layout((4,2)),(_))"), "tiled_divide");
+        assert_eq!(of("upcast<4>((_4,_8):(_3,_8))"), "upcast");
+    }
 }

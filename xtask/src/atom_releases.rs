@@ -1,5 +1,6 @@
-//! `cargo xtask atom-releases [--check]`: which modelled CUTLASS release first declares each atom
-//! the engine knows. For every modelled release it provisions the wheel, reads the identifiers
+//! `cargo xtask atom-releases [--check] [--cutlass-dir DIR]...`: which modelled CUTLASS release
+//! first declares each atom the engine knows. For every modelled release it provisions the wheel
+//! (or reads the `--cutlass-dir` whose version.h names a release no wheel ships), reads the identifiers
 //! declared as `struct NAME` in `cute/arch/*.hpp` that `cute/atom/*.hpp` (the traits) also name,
 //! and writes harness/engine/atom/since.rs: the
 //! atoms that are not in the oldest modelled release, each with the first release that has it
@@ -8,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Context, Result};
-use cutecheck::engine::atom::{copy::copy_atom_cases, mma::mma_atom_names, name::AtomName};
-use cutecheck::engine::release::{Release, MODELLED};
-use cutecheck::oracle::provision::Provisioner;
+use cutecheck::engine::atom::{copy::copy_atom_cases, mma::mma_atom_names, name::AtomName, umma::umma_atom_names};
+use cutecheck::engine::release::{registry_source, Release, MODELLED};
+use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner};
 
 const OUT: &str = "harness/engine/atom/since.rs";
 
@@ -49,12 +50,17 @@ fn declared(include: &std::path::Path) -> Result<BTreeSet<String>> {
 /// The base names (no template arguments) of every MMA and copy atom the engine knows.
 fn engine_atoms() -> BTreeSet<String> {
     let base = |n: &str| AtomName::parse(n).map(|a| a.base).unwrap_or_else(|_| n.to_string());
-    mma_atom_names().iter().map(|n| base(n)).chain(copy_atom_cases().iter().map(|(op, _)| base(op))).collect()
+    mma_atom_names()
+        .iter()
+        .chain(&umma_atom_names())
+        .map(|n| base(n))
+        .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
+        .collect()
 }
 
 fn render(since: &BTreeMap<String, Release>) -> String {
     let mut s = String::from(
-        "//! The first modelled CUTLASS release that declares each atom newer than the oldest modelled\n//! release (read from each release's cute/arch headers by `cargo xtask atom-releases`; do not\n//! edit by hand). An atom not listed is in every modelled release.\n\nuse crate::engine::release::Release;\n\n/// (atom base name, first release that declares it), sorted by name.\npub const SINCE: &[(&str, Release)] = &[\n",
+        "//! The first modelled CUTLASS release that declares each atom newer than the oldest modelled\n//! release (read from each release's cute/arch headers by `cargo xtask atom-releases`; do not\n//! edit by hand). An atom not listed is in every modelled release.\n\nuse crate::release::Release;\n\n/// (atom base name, first release that declares it), sorted by name.\npub const SINCE: &[(&str, Release)] = &[\n",
     );
     for (n, r) in since {
         let [a, b, c, d] = r.0;
@@ -64,14 +70,29 @@ fn render(since: &BTreeMap<String, Release>) -> String {
     s
 }
 
-pub fn run(check: bool) -> Result<bool> {
+/// The include directory of release `r`: its wheel when a registry ships it, else the
+/// `--cutlass-dir` whose version.h names it.
+fn include_of(prov: &Provisioner, r: Release, dirs: &[std::path::PathBuf]) -> Result<std::path::PathBuf> {
+    if registry_source(r).is_some() {
+        return Ok(prov.cutlass(&r.to_string())?.include_dir);
+    }
+    for d in dirs {
+        let include = resolve_cutlass_dir(d)?;
+        let vh = std::fs::read_to_string(include.join("cutlass/version.h")).unwrap_or_default();
+        if Release::from_version_h(&vh) == Some(r) {
+            return Ok(include);
+        }
+    }
+    bail!("CUTLASS {r}: no wheel ships it; give a checkout of that tag with --cutlass-dir DIR")
+}
+
+pub fn run(check: bool, dirs: &[std::path::PathBuf]) -> Result<bool> {
     let prov = Provisioner::new()?;
     let atoms = engine_atoms();
     let mut first: BTreeMap<String, Release> = BTreeMap::new();
     let mut missing: BTreeSet<String> = atoms.clone();
     for &r in MODELLED {
-        let h = prov.cutlass(&r.to_string())?;
-        let names = declared(&h.include_dir)?;
+        let names = declared(&include_of(&prov, r, dirs)?)?;
         for a in &atoms {
             if names.contains(a) && missing.remove(a) && r != MODELLED[0] {
                 first.insert(a.clone(), r);

@@ -11,7 +11,13 @@
 //!
 //! - `cargo xtask bless`: record the default version's snapshots.
 //! - `cargo xtask bless --cutlass-version V`: record `snapshots/versions/V/`.
-//! - `cargo xtask bless --all-versions`: the default version and every `snapshots/versions/<V>/`.
+//! - `cargo xtask bless --cutlass-dir DIR`: record `snapshots/versions/V/` for the release V that
+//!   DIR's `include/cutlass/version.h` names (a CUTLASS checkout or `git archive` of a tag, for the
+//!   releases no wheel ships: 4.7.0), and write `snapshots/versions/V/SOURCE` naming it and the
+//!   sha256 of its cute/ tree.
+//! - `cargo xtask bless --all-versions`: the default version and every `snapshots/versions/<V>/`
+//!   whose release a PyPI wheel ships (`engine::release::registry_source`); the others are named
+//!   and skipped (check them with `--cutlass-dir`).
 //! - `--check` (with any of the above): write nothing; re-run real CuTe and fail on any recorded
 //!   result it no longer prints, naming each case `file:line`, and on snapshot files without a
 //!   case file.
@@ -24,6 +30,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use cutecheck::engine::release::{self, Release};
 use cutecheck::oracle::{provision, repo_root, Oracle, OracleArgs, OracleOptions};
 use cutecheck::suite::{self, Suite};
 
@@ -46,13 +53,49 @@ pub struct BlessArgs {
 }
 
 /// Which recorded files one run covers: `None` is the default version (snapshots/), `Some(V)`
-/// snapshots/versions/V/.
-fn versions(a: &BlessArgs) -> Vec<Option<String>> {
+/// snapshots/versions/V/. With `--cutlass-dir`, the release its version.h names.
+fn versions(a: &BlessArgs) -> Result<Vec<Option<String>>> {
     if a.all_versions {
-        std::iter::once(None).chain(suite::recorded_versions().into_iter().map(Some)).collect()
-    } else {
-        vec![a.args.cutlass_version.clone().filter(|v| v != provision::DEFAULT_CUTLASS)]
+        return Ok(std::iter::once(None).chain(suite::recorded_versions().into_iter().map(Some)).collect());
     }
+    let v = match &a.args.cutlass_dir {
+        Some(d) => Some(dir_release(d)?.to_string()),
+        None => a.args.cutlass_version.clone(),
+    };
+    Ok(vec![v.filter(|v| v != provision::DEFAULT_CUTLASS)])
+}
+
+/// The release a `--cutlass-dir` holds, from its include/cutlass/version.h.
+fn dir_release(d: &Path) -> Result<Release> {
+    let include = provision::resolve_cutlass_dir(d)?;
+    let vh = include.join("cutlass").join("version.h");
+    let text = std::fs::read_to_string(&vh).with_context(|| format!("--cutlass-dir: reading {}", vh.display()))?;
+    Release::from_version_h(&text).with_context(|| format!("{}: no CUTLASS_MAJOR/MINOR/PATCH", vh.display()))
+}
+
+/// Whether a recorded version can be provisioned without a checkout (a PyPI wheel ships it).
+fn has_registry_source(v: &Option<String>) -> bool {
+    v.as_deref().is_none_or(|v| v.parse::<Release>().map_or(true, |r| release::registry_source(r).is_some()))
+}
+
+/// `snapshots/versions/V/SOURCE`: where the snapshots of a release recorded from a checkout came
+/// from (the version.h release and the sha256 of the cute/ tree, as `--cutlass-dir` hashes it).
+fn write_source(d: &Path, version: &str) -> Result<()> {
+    let include = provision::resolve_cutlass_dir(d)?;
+    let cute = provision::hash_tree(&include.join("cute"))?;
+    let text = format!(
+        "Recorded by `cargo xtask bless --cutlass-dir DIR` from a CUTLASS checkout, not a wheel:\n\
+         release {version} (include/cutlass/version.h)\n\
+         include/cute sha256 {cute} (provision::hash_tree)\n\
+         Re-check with: cargo xtask bless --check --cutlass-dir <a checkout of that tag>\n"
+    );
+    let path = suite::snapshot_path("x", Some(version)).with_file_name("SOURCE");
+    std::fs::create_dir_all(path.parent().context("snapshot dir")?)?;
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote    {}", rel(&path));
+    }
+    Ok(())
 }
 
 fn label(v: &Option<String>) -> &str {
@@ -65,9 +108,6 @@ fn rel(p: &Path) -> String {
 }
 
 pub fn run(a: &BlessArgs) -> Result<bool> {
-    if a.args.cutlass_dir.is_some() && !a.check {
-        bail!("recorded files hold a CUTLASS wheel version's output; use --cutlass-dir only with --check (or with conformance)");
-    }
     let mut suites = suite::all_suites()?;
     if !a.suite.is_empty() {
         for n in &a.suite {
@@ -79,10 +119,18 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
     }
     eprintln!("xtask: checkout {}", repo_root().display());
     if a.list {
-        return Ok(list(&suites, &versions(a), a.suite.is_empty()));
+        return Ok(list(&suites, &versions(a)?, a.suite.is_empty()));
     }
     let mut ok = true;
-    for v in versions(a) {
+    for v in versions(a)? {
+        if a.args.cutlass_dir.is_none() && !has_registry_source(&v) {
+            println!(
+                "skipped  snapshots/versions/{} (no PyPI wheel ships CUTLASS {}: check it with --cutlass-dir)",
+                label(&v),
+                label(&v)
+            );
+            continue;
+        }
         let mut opts = a.args.options();
         opts.verbose = true;
         if a.args.cutlass_dir.is_none() {
@@ -93,6 +141,9 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
         eprintln!("xtask: oracle is {}", oracle.describe());
         let started = std::time::Instant::now();
         ok &= bless_version(&oracle, &alone, &suites, v.as_deref(), a.check, a.suite.is_empty())?;
+        if let (Some(d), Some(v), false) = (&a.args.cutlass_dir, &v, a.check) {
+            write_source(d, v)?;
+        }
         eprintln!("xtask: CUTLASS {} done in {:.1?}", label(&v), started.elapsed());
     }
     Ok(ok)

@@ -95,6 +95,10 @@ enum Cmd {
     AtomReleases {
         #[arg(long)]
         check: bool,
+        /// A CUTLASS checkout (or its include/) for a modelled release no wheel ships (4.7.0);
+        /// repeatable, each matched to its release by its version.h.
+        #[arg(long = "cutlass-dir", value_name = "DIR")]
+        cutlass_dirs: Vec<std::path::PathBuf>,
     },
     /// Write the other languages' lists of operations from the Rust tables; --check fails on a stale one.
     Sourcegen {
@@ -131,7 +135,7 @@ fn main() -> ExitCode {
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
         Cmd::ExtractCutlassTests(a) => extract::run(&a),
         Cmd::ExtractKernelForms(a) => kernel_forms::run(&a),
-        Cmd::AtomReleases { check } => atom_releases::run(check),
+        Cmd::AtomReleases { check, cutlass_dirs } => atom_releases::run(check, &cutlass_dirs),
         Cmd::Sourcegen { check } => sourcegen::run(check),
         Cmd::Coverage(a) => coverage::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),

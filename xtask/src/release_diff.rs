@@ -93,8 +93,8 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     let old = side(&judge_from, &from, cases.clone())?;
     let new = side(&judge_to, &to, cases)?;
     let report = report::build(
-        &report::Side { version: &from_name, run: &old },
-        &report::Side { version: &to_name, run: &new },
+        &report::Side { version: &from_name, model: judge_from.release, run: &old },
+        &report::Side { version: &to_name, model: judge_to.release, run: &new },
         seed,
     );
     let md = report::markdown(&report, a.no_fixed);
@@ -118,6 +118,9 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         );
         for (k, n) in &report.by_kind {
             println!("  {k:<32} {n:>5}");
+        }
+        for (k, n) in &report.by_operation {
+            println!("  {k:<48} {n:>5}");
         }
         println!(
             "  engine agrees with {}: {}, with {}: {}",

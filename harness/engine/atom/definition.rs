@@ -213,6 +213,13 @@ mod tests {
         let v = check_mma_operand(&a, 'B').unwrap_err();
         assert!(v.is_cute(), "{v}");
         assert!(v.condition.contains("(thread 1, value 0) and (thread 0, value 4)"), "{v}");
+        // CUTLASS 4.5 fixed it (release::SM80_INT4_B_LAYOUT_ONE_TO_ONE): every variant satisfies
+        // its definition there.
+        crate::release::with_release(crate::release::SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, || {
+            for n in mma_atom_names().into_iter().filter(|n| n.starts_with("SM80_16x8x32_S32") && n.contains('4')) {
+                check_mma(&mma_atom(&n).unwrap()).unwrap_or_else(|v| panic!("{n} in 4.5: {v}"));
+            }
+        });
     }
 
     #[test]
@@ -223,6 +230,14 @@ mod tests {
         }
         let g = mma_atom_names().into_iter().find(|n| n.starts_with("SM90_64x") && n.contains("_SS")).unwrap();
         check_mma(&mma_atom(&g).unwrap()).unwrap_or_else(|v| panic!("{g}: {v}"));
+    }
+
+    #[test]
+    fn the_umma_atoms_satisfy_it() {
+        // One issuing thread holding the whole tile, or two SMs holding half of M (and of N for B).
+        for n in crate::atom::umma::umma_atom_names() {
+            check_mma(&mma_atom(&n).unwrap()).unwrap_or_else(|v| panic!("{n}: {v}"));
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //!   fixed strides. Only the N of the base header (8,16,32,64,96,128,192,256) exist unless CuTe
 //!   is built with `CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED`, so the others are refused.
 
-use crate::release::{current, Release, GMMA_C_64X8_THIRD_MODE};
+use crate::release::{current, Release, GMMA_C_64X8_THIRD_MODE, SM80_INT4_B_LAYOUT_ONE_TO_ONE};
 use std::sync::OnceLock;
 
 use super::lit;
@@ -250,7 +250,7 @@ fn fixed_table() -> &'static [Fixed] {
                     ty,
                     "(_16,_8,_32)",
                     T32,
-                    ["((_4,_8),(_8,_2)):((_128,_1),(_16,_8))", "((_4,_8),(_8)):((_32,_1),(_8))", QUAD_16X8],
+                    ["((_4,_8),(_8,_2)):((_128,_1),(_16,_8))", "((_4,_8),(_8)):((_64,_1),(_8))", QUAD_16X8],
                 ));
                 t.push(fixed(
                     format!("SM80_16x8x64_S32{a}{b}S32_TN{sat}"),
@@ -457,7 +457,18 @@ const TRAITS_BEFORE: &[(&str, char, Release, &str)] = &[
         "(_32,(_8,_4,_2,_2)):(_64,(_64,_16,_8,_2048))",
     ),
     ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", 'B', Release::new(3, 6, 0, 0), "(_32,(_32,_2)):(_32,(_1,_1024))"),
+    ("SM80_16x8x32_S32S4S4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32S4S4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32S4U4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32S4U4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4S4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4S4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4U4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4U4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
 ];
+
+/// The int4 m16n8k32 BLayout before [`SM80_INT4_B_LAYOUT_ONE_TO_ONE`] (not one-to-one onto its tile).
+const INT4_B_BEFORE_4_5: &str = "((_4,_8),(_8)):((_32,_1),(_8))";
 
 /// Look up an MMA atom by its C++ name, e.g. `SM80_16x8x16_F32F16F16F32_TN`,
 /// `SM90_64x64x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>`, `SM90_64x64x8_F32TF32TF32_SS_TN<>`,
@@ -487,7 +498,31 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     if let Some(rest) = n.base.strip_prefix("SM90_64x") {
         return gmma(&n, rest);
     }
+    if let Some(t) = super::umma::umma_traits(&n)? {
+        return Ok(MmaAtom {
+            name: n.canonical(),
+            shape_mnk: t.shape_mnk,
+            thr_id: t.thr_id,
+            a: t.a,
+            b: t.b,
+            c: t.c,
+            val_types: t.val_types,
+        });
+    }
     Err(Error::Type(format!("unknown MMA atom '{name}'")))
+}
+
+/// What `MMA_Atom<Op>{}` refuses beyond the traits (they print; the atom instantiates the
+/// operation and constructs the traits): a register-sourced GMMA with an MN-major A, and the SM100
+/// UMMA operations' own static_asserts ([`super::umma::check_atom`]). Call it after [`mma_atom`].
+pub fn check_atom(name: &str) -> Result<()> {
+    if rs_with_mn_major_a(name) {
+        return Err(Error::Rejected {
+            condition: "Register source operand A must have K major layout.",
+            detail: name.to_string(),
+        });
+    }
+    super::umma::check_atom(&AtomName::parse(name)?)
 }
 
 /// `UniversalFMA<D[,A,B,C]>`: one thread, one multiply-add.

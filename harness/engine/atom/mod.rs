@@ -6,6 +6,8 @@
 //!
 //! - [`mma`]: `MMA_Traits` of every SM61/70/75/80/89/90 warp-level atom, the SM90 GMMA families
 //!   (base header N, SS and RS, both majors) and `UniversalFMA`.
+//! - [`umma`]: the SM100 UMMA atoms (F16/BF16 and TF32; SS and TS; one SM and 2x1SM), with the
+//!   refusals of their traits and, apart, of `MMA_Atom` ([`mma::check_atom`]).
 //! - [`copy`]: `Copy_Traits` (bits) and `Copy_Atom<Op,T>` (values) for UniversalCopy, cp.async,
 //!   ldmatrix/movmatrix/stmatrix and the auto-vectorizing copies.
 //! - [`table`]: (thread, value) -> (row, col) ownership tables (`cutecheck atom-table`).
@@ -26,6 +28,7 @@ pub mod since;
 pub mod table;
 pub mod tiled_copy;
 pub mod tiled_mma;
+pub mod umma;
 
 pub use copy::{copy_atom, CopyAtom};
 

@@ -152,13 +152,66 @@ pub fn print_layout_composed(c: &ComposedLayout) -> Result<String> {
     crate::layout::print_grid(&c.to_string(), &c.layout, &|x| c.call(x))
 }
 
-/// The GMMA shared-memory layout atoms: `GMMA::Layout_K_SW128_Atom<half_t>`, `..._Atom_Bits`.
-/// `None` when `name` is not one of them.
+/// The first release whose cute/atom/mma_traits_sm100.hpp declares the UMMA shared-memory layout
+/// atoms (tag v3.8.0).
+pub const UMMA_SMEM_ATOMS_SINCE: crate::release::Release = crate::release::Release::new(3, 8, 0, 0);
+
+/// The GMMA shared-memory layout atoms: `GMMA::Layout_K_SW128_Atom<half_t>`, `..._Atom_Bits`;
+/// and the SM100 UMMA ones (cute/atom/mma_traits_sm100.hpp): `UMMA::Layout_{MN,K}_{INTER,SW32,
+/// SW64,SW128}_Atom<T>` are GMMA's (`using cute::GMMA::...`, the `<T>` forms only), and
+/// `UMMA::Layout_MN_SW128_32B_Atom_Bits` is `Sw<2,5,2> o smem_ptr o (_1024,_4):(_1,_1024)`,
+/// `UMMA::Layout_MN_SW128_32B_Atom<T>` its `upcast<sizeof_bits<T>>`. `None` when `name` is none
+/// of them.
 pub fn gmma_smem_atom(name: &str) -> Option<Result<Recastable>> {
     let text: String = name.chars().filter(|c| !c.is_whitespace()).collect();
     let text = text.strip_prefix("cute::").unwrap_or(&text);
+    if let Some(rest) = text.strip_prefix("UMMA::Layout_") {
+        return umma_smem_atom(rest);
+    }
     let text = text.strip_prefix("SM90::").unwrap_or(text);
     let rest = text.strip_prefix("GMMA::Layout_")?;
+    smem_atom(rest)
+}
+
+/// `UMMA::Layout_<rest>`.
+fn umma_smem_atom(rest: &str) -> Option<Result<Recastable>> {
+    let (head, targ) = match rest.split_once('<') {
+        Some((h, t)) => (h, Some(t.strip_suffix('>')?)),
+        None => (rest, None),
+    };
+    let atom = match (head, targ) {
+        ("MN_SW128_32B_Atom_Bits", None) | ("MN_SW128_32B_Atom", Some(_)) => None,
+        (h, Some(_)) if h.ends_with("_Atom") => Some(smem_atom(rest)?),
+        _ => return None,
+    };
+    let r = crate::release::current();
+    if r < UMMA_SMEM_ATOMS_SINCE {
+        return Some(Err(Error::Rejected {
+            condition: "'UMMA' has not been declared",
+            detail: format!(
+                "the UMMA shared-memory layout atoms first appear in CUTLASS {UMMA_SMEM_ATOMS_SINCE} (modelled: {r})"
+            ),
+        }));
+    }
+    if let Some(a) = atom {
+        return Some(a);
+    }
+    let bits = Recastable::Composed(ComposedLayout {
+        swizzle: Swizzle { b: 2, m: 5, s: 2 },
+        offset: Offset::SmemPtr(1),
+        layout: Layout {
+            shape: IntTuple::tuple([IntTuple::st(1024), IntTuple::st(4)]),
+            stride: IntTuple::tuple([IntTuple::st(1), IntTuple::st(1024)]),
+        },
+    });
+    match targ {
+        None => Some(Ok(bits)),
+        Some(t) => Some(type_bits(t).and_then(|b| upcast_any(&bits, b))),
+    }
+}
+
+/// `GMMA::Layout_<rest>`.
+fn smem_atom(rest: &str) -> Option<Result<Recastable>> {
     let (head, targ) = match rest.split_once('<') {
         Some((h, t)) => (h, Some(t.strip_suffix('>')?)),
         None => (rest, None),
@@ -210,6 +263,27 @@ mod tests {
             Recastable::Swizzle(s) => s.to_string(),
             Recastable::Composed(c) => c.to_string(),
         }
+    }
+
+    #[test]
+    fn umma_smem_atoms() {
+        let s = |n: &str| gmma_smem_atom(n).map(|r| r.map(|x| show(&x)));
+        // GMMA's atoms under the UMMA name (the <T> forms only), and the MN SW128_32B atom.
+        assert_eq!(s("UMMA::Layout_K_SW128_Atom<half_t>"), s("GMMA::Layout_K_SW128_Atom<half_t>"));
+        assert_eq!(s("UMMA::Layout_K_SW128_Atom_Bits"), None);
+        assert_eq!(
+            s("UMMA::Layout_MN_SW128_32B_Atom_Bits"),
+            Some(Ok("Sw<2,5,2> o smem_ptr[1b](unset) o (_1024,_4):(_1,_1024)".into()))
+        );
+        assert_eq!(
+            s("UMMA::Layout_MN_SW128_32B_Atom<half_t>"),
+            Some(Ok("Sw<2,5,2> o smem_ptr[16b](unset) o (_64,_4):(_1,_64)".into()))
+        );
+        assert_eq!(s("UMMA::Layout_K_SW128_32B_Atom<half_t>"), None);
+        // Not declared before 3.8.
+        crate::release::with_release(crate::release::Release::new(3, 7, 0, 0), || {
+            assert!(matches!(gmma_smem_atom("UMMA::Layout_K_SW128_Atom<half_t>"), Some(Err(Error::Rejected { .. }))));
+        });
     }
 
     #[test]

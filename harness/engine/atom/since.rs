@@ -6,6 +6,14 @@ use crate::release::Release;
 
 /// (atom base name, first release that declares it), sorted by name.
 pub const SINCE: &[(&str, Release)] = &[
+    ("SM100_MMA_F16BF16_2x1SM_SS", Release::new(3, 8, 0, 0)),
+    ("SM100_MMA_F16BF16_2x1SM_TS", Release::new(3, 8, 0, 0)),
+    ("SM100_MMA_F16BF16_SS", Release::new(3, 8, 0, 0)),
+    ("SM100_MMA_F16BF16_TS", Release::new(3, 8, 0, 0)),
+    ("SM100_MMA_TF32_2x1SM_SS", Release::new(3, 8, 0, 0)),
+    ("SM100_MMA_TF32_2x1SM_TS", Release::new(3, 8, 0, 0)),
+    ("SM100_MMA_TF32_SS", Release::new(3, 8, 0, 0)),
+    ("SM100_MMA_TF32_TS", Release::new(3, 8, 0, 0)),
     ("SM75_U32x1_MOVM_T", Release::new(4, 2, 0, 0)),
     ("SM80_16x8x128_S32U1U1S32_TN_ANDPOPC", Release::new(3, 6, 0, 0)),
     ("SM80_16x8x128_S32U1U1S32_TN_XORPOPC", Release::new(3, 6, 0, 0)),

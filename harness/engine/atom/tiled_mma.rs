@@ -20,7 +20,7 @@
 //! CuTe requires the permutations to be static and the op to be instantiable: an `RS` GMMA with
 //! MN-major A fails "Register source operand A must have K major layout.".
 
-use super::mma::{mma_atom, rs_with_mn_major_a, MmaAtom};
+use super::mma::{check_atom, mma_atom, MmaAtom};
 use crate::complement::complement;
 use crate::composition::composition_tiler;
 use crate::logical_divide::logical_divide;
@@ -158,12 +158,8 @@ impl TiledMma {
 /// default `Layout<Shape<_1,_1,_1>>`.
 pub fn make_tiled_mma(atom: &str, atom_layout: Option<&Layout>, permutations: &[Tiler]) -> Result<TiledMma> {
     let atom_v = mma_atom(atom)?;
-    if rs_with_mn_major_a(atom) {
-        return Err(Error::Rejected {
-            condition: "Register source operand A must have K major layout.",
-            detail: atom_v.name,
-        });
-    }
+    // The TiledMMA holds an MMA_Atom: the atom's own refusals apply.
+    check_atom(atom)?;
     let mut thr = match atom_layout {
         Some(l) => l.clone(),
         None => Layout::col_major(IntTuple::tuple([IntTuple::st(1), IntTuple::st(1), IntTuple::st(1)]))?,

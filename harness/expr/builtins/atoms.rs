@@ -79,11 +79,10 @@ pub fn is_row_major(tag: &str) -> bool {
 pub fn mma_atom(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let name = name_arg(n, &args[0])?;
+    let atom = mma::mma_atom(&name)?;
     // An MMA_Atom object instantiates its operation, and with it the op's static_asserts.
-    if mma::rs_with_mn_major_a(&name) {
-        return Err(Error::Rejected { condition: "Register source operand A must have K major layout.", detail: name });
-    }
-    Ok(Value::Atom(AtomValue::Mma(Box::new(mma::mma_atom(&name)?))))
+    mma::check_atom(&name)?;
+    Ok(Value::Atom(AtomValue::Mma(Box::new(atom))))
 }
 
 /// `copy_atom(OP, T)`: `Copy_Atom<OP,T>{}`.
