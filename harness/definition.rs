@@ -285,6 +285,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
         Op::ProductEach => Has(definition::product_each),
+        Op::WarpAccess => Absent("a cost, not a layout: its figures are checked against ncu's counters (tests/gpu_access.rs), not by a definition"),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),
         Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),

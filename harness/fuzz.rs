@@ -1359,6 +1359,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::Get => Has((2, || fuzz::mode_query(Op::Get))),
         Op::Layout => Has((2, || fuzz::mode_query(Op::Layout))),
         Op::Flatten => Has((4, || fuzz::unary(Op::Flatten))),
+        Op::WarpAccess => Absent("not generated: CuTe has no warp_access to compare with; its random cases are the GPU check's (cutecheck::gpu::access)"),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),
         Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
         Op::Filter => Has((4, || fuzz::simplify(Op::Filter))),

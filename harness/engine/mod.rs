@@ -36,6 +36,7 @@ pub mod tiled_divide;
 pub mod tiled_product;
 pub mod tiler;
 pub(crate) mod walk;
+pub mod warp_access;
 pub mod zipped_divide;
 pub mod zipped_product;
 

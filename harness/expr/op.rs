@@ -62,6 +62,8 @@ pub enum Area {
 /// Names that the builtins and the code generator handle without being operations.
 pub const FORMS: &[(&str, &str)] = &[
     ("Swizzle", "Swizzle<B,M,S> is a value and Swizzle<B,M,S>(x) its application (atoms::form)"),
+    ("global", "the memory space warp_access(global, ...) names (atoms::form)"),
+    ("shared", "the memory space warp_access(shared, ...) names (atoms::form)"),
     ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
     (
         "print_svg",
@@ -192,6 +194,7 @@ operations! {
     Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     ProductEach = "product_each", Core, (1, 1), None, "(int tuple)";
+    WarpAccess = "warp_access", Atoms, (5, 5), None, "(global or shared, element bytes, vector bytes, data layout or swizzled layout, thread layout of 32)";
 }
 
 impl Op {

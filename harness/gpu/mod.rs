@@ -31,6 +31,7 @@
 //! CUDA, files), [`NO_GPU`] = 3 no GPU (no nvcc or nvidia-smi, or no device listed): nothing was
 //! checked.
 
+pub mod access;
 pub mod cuda;
 pub mod plan;
 pub mod ptx;

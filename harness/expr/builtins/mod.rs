@@ -64,6 +64,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Layout => Has(builtins::core::get),
         Op::Flatten => Has(builtins::core::flatten),
         Op::ProductEach => Has(builtins::core::product_each),
+        Op::WarpAccess => Has(builtins::atoms::warp_access),
         Op::Coalesce => Has(builtins::algebra::coalesce),
         Op::Filter => Has(builtins::algebra::filter),
         Op::FilterZeros => Has(builtins::algebra::filter_zeros),

@@ -327,6 +327,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Layout => Has(codegen::core::layout),
         Op::Flatten => Has(codegen::core::flatten),
         Op::ProductEach => Has(codegen::core::product_each),
+        Op::WarpAccess => Part::Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),
         Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::FilterZeros.name(), a)),
