@@ -22,6 +22,7 @@ pub mod local_partition;
 pub mod local_tile;
 pub mod logical_divide;
 pub mod logical_product;
+pub mod max_alignment;
 pub mod max_common;
 pub mod postcondition;
 pub mod product_each;

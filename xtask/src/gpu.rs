@@ -78,6 +78,11 @@ pub struct GpuArgs {
     /// the cases and the sources; with --report: compare a run's ncu.csv with the engine.
     #[arg(long)]
     pub access: bool,
+    /// The SASS check of CuTe's copy vector width instead (nvcc and cuobjdump, no GPU): writes
+    /// vector_cases.cu, builds it for sm_90, reads the loads back; with --report DIR re-reads a
+    /// recorded sass.txt.
+    #[arg(long, conflicts_with = "access")]
+    pub vector: bool,
     /// How many random cases the access check draws (after the chapter's six).
     #[arg(long, default_value_t = 2500)]
     pub cases: usize,
@@ -124,6 +129,9 @@ fn run(args: GpuArgs) -> Result<u8> {
     let src = root.join("cpp/gpu");
     if args.access {
         return access::run(&args, &src);
+    }
+    if args.vector {
+        return access::vector(&args);
     }
     if let Some(dir) = &args.report {
         return Ok(if report(dir)? { 0 } else { 1 });

@@ -111,3 +111,59 @@ pub fn run(args: &GpuArgs, src: &Path) -> Result<u8> {
         }
     }
 }
+
+/// `--vector`: the SASS check of CuTe's copy vector width (no GPU needed: nvcc and cuobjdump,
+/// from PATH or `$NVCC` / `$CUOBJDUMP`, and the CuTe headers).
+pub fn vector(args: &GpuArgs) -> Result<u8> {
+    use cutecheck::gpu::vector;
+    let cases = vector::vector_cases()?;
+    let dir = match &args.report {
+        Some(d) => d.clone(),
+        None => {
+            let dir = args.work.join("vector");
+            std::fs::create_dir_all(&dir)?;
+            let cu = dir.join("vector_cases.cu");
+            std::fs::write(&cu, vector::cuda(&cases))?;
+            let include = super::cute_include()?;
+            let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
+            let cuobjdump = std::env::var("CUOBJDUMP").unwrap_or_else(|_| "cuobjdump".into());
+            let cubin = dir.join("vector_cases.cubin");
+            let st = Command::new(&nvcc)
+                .args(["-std=c++17", "-O2", "-arch=sm_90a", "--cubin", "--expt-relaxed-constexpr", "-I"])
+                .arg(&include)
+                .arg("-o")
+                .arg(&cubin)
+                .arg(&cu)
+                .status()
+                .with_context(|| format!("running {nvcc}"))?;
+            if !st.success() {
+                eprintln!("nvcc failed ({st})");
+                return Ok(2);
+            }
+            let out = Command::new(&cuobjdump)
+                .arg("--dump-sass")
+                .arg(&cubin)
+                .output()
+                .with_context(|| format!("running {cuobjdump}"))?;
+            if !out.status.success() {
+                eprintln!("cuobjdump failed: {}", String::from_utf8_lossy(&out.stderr));
+                return Ok(2);
+            }
+            let text = String::from_utf8_lossy(&out.stdout);
+            let kept: String = text
+                .lines()
+                .filter(|l| l.contains("Function :") || l.contains("LDG") || l.contains("LDS"))
+                .map(|l| format!("{}\n", l.trim_end()))
+                .collect();
+            std::fs::write(dir.join("sass.txt"), kept)?;
+            dir
+        }
+    };
+    let sass =
+        cutecheck::gpu::vector::read_sass(&std::fs::read_to_string(dir.join("sass.txt")).context("reading sass.txt")?)?;
+    let rows = vector::compare(&cases, &sass)?;
+    let s = vector::summary(&rows);
+    print!("{s}");
+    std::fs::write(dir.join("summary.txt"), &s)?;
+    Ok(if rows.iter().all(|r| r.agrees) { 0 } else { 1 })
+}
