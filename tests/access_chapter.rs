@@ -76,3 +76,20 @@ fn bad_arguments_are_refused_with_a_reason() {
     let ok = warp_access::global(&[0; 32], 4).unwrap();
     assert_eq!((ok.sectors, ok.bytes), (1, 4), "32 threads on one word: one sector, a broadcast");
 }
+
+#[test]
+fn the_access_report_explains_the_chapter_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("a.svg");
+    let text =
+        cutecheck::cli::access_report("warp_access(global, 4, 4, (16,8):(1,16), (8,4):(2,32))", Some(&svg)).unwrap();
+    let want_pct = format!("({}%)", 50); // chapter.txt's utilization of this case
+    assert!(text.contains(&want_pct), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("sector ")).count(), 8, "{text}");
+    let pic = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(pic.matches("<rect").count(), 16 * 8, "one cell per element of the 16x8 tile");
+    assert_eq!(pic.matches(">T").count(), 32, "every thread marks the element it loads");
+    let shared = cutecheck::cli::access_report("warp_access(shared, 4, 4, (16,8):(1,16), (8,4):(2,32))", None).unwrap();
+    assert_eq!(shared.lines().filter(|l| l.contains("collides")).count(), 8, "{shared}");
+    assert!(cutecheck::cli::access_report("warp_access(shared, 4, 4, (16,8):(1,16), (16):(1))", None).is_err());
+}

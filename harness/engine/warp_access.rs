@@ -95,6 +95,25 @@ pub enum Data<'a> {
 /// The widths a thread can move in one instruction (ld.u8 .. ld.v4.b32).
 pub const VECTOR_WIDTHS: [i64; 5] = [1, 2, 4, 8, 16];
 
+/// The byte offset of element `i` (a column-major index in DATA's domain).
+pub fn byte_offset(elem_bytes: i64, data: Data<'_>, i: i64) -> Result<i64> {
+    Ok(match data {
+        Data::Plain(l) => elem_bytes * l.call_int(Int::dy(i))?.value,
+        Data::Swizzled(c) => match c.offset {
+            Offset::Int(o) => elem_bytes * c.swizzle.apply(o.value + c.layout.call_int(Int::dy(i))?.value),
+            Offset::SmemPtr(bits) => {
+                if bits != 8 * elem_bytes {
+                    return Err(Error::Rejected {
+                        condition: "a smem_ptr layout's element size is its own",
+                        detail: format!("{c} holds {bits}-bit elements, not {elem_bytes}-byte ones"),
+                    });
+                }
+                c.swizzle.apply(elem_bytes * c.layout.call_int(Int::dy(i))?.value)
+            }
+        },
+    })
+}
+
 /// The byte offset each of the 32 threads loads from (`elem_bytes * DATA(THREADS(t))`).
 pub fn lane_offsets(elem_bytes: i64, vector_bytes: i64, data: Data<'_>, threads: &Layout) -> Result<Vec<i64>> {
     if !(1..=16).contains(&elem_bytes) {
@@ -125,21 +144,7 @@ pub fn lane_offsets(elem_bytes: i64, vector_bytes: i64, data: Data<'_>, threads:
         if !(0..domain).contains(&i) {
             return Err(Error::OutOfRange(format!("THREADS({t}) = {i} is outside DATA's domain 0..{domain}")));
         }
-        let off = match data {
-            Data::Plain(l) => elem_bytes * l.call_int(Int::dy(i))?.value,
-            Data::Swizzled(c) => match c.offset {
-                Offset::Int(o) => elem_bytes * c.swizzle.apply(o.value + c.layout.call_int(Int::dy(i))?.value),
-                Offset::SmemPtr(bits) => {
-                    if bits != 8 * elem_bytes {
-                        return Err(Error::Rejected {
-                            condition: "a smem_ptr layout's element size is its own",
-                            detail: format!("{c} holds {bits}-bit elements, not {elem_bytes}-byte ones"),
-                        });
-                    }
-                    c.swizzle.apply(elem_bytes * c.layout.call_int(Int::dy(i))?.value)
-                }
-            },
-        };
+        let off = byte_offset(elem_bytes, data, i)?;
         if off < 0 {
             return Err(Error::OutOfRange(format!("thread {t} loads at byte offset {off} < 0")));
         }
