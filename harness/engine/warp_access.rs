@@ -33,11 +33,11 @@
 //!   conflicts `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` are the wavefronts
 //!   beyond the ideal). A phase moves at most 128 bytes from the banks: 8-byte accesses are served
 //!   by half warps and 16-byte accesses by quarter warps (the guide's 64-bit and 128-bit modes).
-//!   That is not the whole truth for repeated addresses: the H200 serves a 256-byte group of lanes
-//!   (8-byte: the warp, 16-byte: a half warp) as *one* phase when every quad of its lanes reads at
-//!   at most 2 distinct addresses ([`phases`]; measured, not documented). Each phase takes as many
-//!   wavefronts as its most-loaded bank has distinct words; the ideal is one per phase, and the
-//!   conflicts are the difference.
+//!   That is not the whole truth for repeated addresses: the H200 serves 256-byte groups of lanes
+//!   (8-byte: the warp, 16-byte: a half warp) as *one* phase each when every quad of the warp's
+//!   lanes reads at most 2 distinct addresses ([`phases`]; measured, not documented). Each phase
+//!   takes as many wavefronts as its most-loaded bank has distinct words; the ideal is one per
+//!   phase, and the conflicts are the difference.
 //!
 //! Postconditions (checked by the tests below and, against the hardware, by the recorded H200 run
 //! in `fixtures/gpu/h200-access/`):
@@ -241,39 +241,36 @@ fn bank_depth(offsets: &[i64], vector_bytes: i64) -> i64 {
     banks.values().map(|s| s.len() as i64).max().unwrap_or(0)
 }
 
-/// Whether every quad of threads (4 consecutive lanes) in `lanes` reads at most 2 distinct
-/// addresses: the condition under which the H200 serves a 256-byte group of an 8- or 16-byte
-/// load as one phase (see [`phases`]).
+/// Whether every quad of threads (4 consecutive lanes) reads at most 2 distinct addresses: the
+/// condition under which the H200 serves an 8- or 16-byte load in 256-byte phases (see [`phases`]).
 fn quads_pair_up(lanes: &[i64]) -> bool {
     lanes.chunks(4).all(|q| q.iter().collect::<BTreeSet<_>>().len() <= 2)
 }
 
 /// The phases a warp-wide shared load is served in, as ranges of lanes: the whole warp for
-/// accesses up to 4 bytes (at most 128 bytes); for 8- and 16-byte accesses, groups of lanes that
-/// ask for 256 bytes (8-byte: the warp, 16-byte: each half warp), each served as one phase when
-/// every quad of its lanes reads at most 2 distinct addresses and as its two halves (the naive
-/// 128-byte phases: half warps of 8-byte, quarter warps of 16-byte accesses) otherwise.
+/// accesses up to 4 bytes (at most 128 bytes). An 8- or 16-byte load is served in 256-byte phases
+/// (8-byte: the warp, 16-byte: each half warp) when every quad of the warp's lanes reads at most 2
+/// distinct addresses, and in the 128-byte phases (8-byte: half warps, 16-byte: quarter warps)
+/// otherwise.
 ///
-/// The naive rule (always the 128-byte phases) is what the CUDA documentation implies; the merged
-/// 256-byte phase is what the H200 measures (the module doc's run): e.g. all 32 threads reading
-/// one 16-byte address take 2 wavefronts, not 4, and one 8-byte address 1, not 2, while 8-byte
-/// loads in which each quad reads 4 distinct addresses take one wavefront per half warp even when
-/// the whole warp's words are conflict-free.
+/// The 128-byte phases are what the CUDA documentation implies; the 256-byte phase is what the
+/// H200 measures (fixtures/gpu/h200-access*): e.g. all 32 threads reading one 16-byte address
+/// take 2 wavefronts, not 4, and one 8-byte address 1, not 2, while 8-byte loads in which each quad
+/// reads 4 distinct addresses take one wavefront per half warp even when the whole warp's words
+/// are conflict-free. The condition is the warp's, not each half warp's: in the only 16-byte load
+/// of the recorded runs whose half warps differ (one pairs up, the other does not: case 1771 of
+/// h200-access), both half warps were served in quarter-warp phases.
 pub fn phases(offsets: &[i64], vector_bytes: i64) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     if vector_bytes <= BANK_BYTES {
         out.push(0..WARP);
         return out;
     }
-    let group = (WARP as i64 * 8 / vector_bytes) as usize; // 256 bytes of lanes
+    let wide = quads_pair_up(offsets);
+    let bytes = if wide { 256 } else { 128 };
+    let group = (bytes / vector_bytes) as usize;
     for start in (0..WARP).step_by(group) {
-        let g = start..start + group;
-        if quads_pair_up(&offsets[g.clone()]) {
-            out.push(g);
-        } else {
-            out.push(start..start + group / 2);
-            out.push(start + group / 2..start + group);
-        }
+        out.push(start..start + group);
     }
     out
 }
