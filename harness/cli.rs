@@ -55,6 +55,16 @@ enum Cmd {
         #[arg(long, value_name = "ROWS,COLS")]
         tile: Option<String>,
     },
+    /// Explain one warp-wide load, `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)`:
+    /// each thread's byte offset, the sectors (global) or the phases and colliding banks (shared).
+    Access {
+        /// The `warp_access(...)` expression.
+        expr: String,
+        /// Also draw DATA's tile (its first mode by the rest) into FILE, each cell coloured by bank
+        /// (shared) or sector (global) and marked with the thread that loads it.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
+    },
     /// Print an MMA atom's (lane, value) -> (row, col) tables of A (MxK), B (NxK), C (MxN) as JSON.
     AtomTable {
         /// The atom as CuTe's C++ names it, e.g. SM80_16x8x16_F32F16F16F32_TN.
@@ -90,6 +100,13 @@ pub fn main() -> ExitCode {
         }
         Cmd::Eval { expr, table, oracle, .. } => with_model(&oracle, || eval_cmd(&expr, table, &mut out)),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom, &mut out),
+        Cmd::Access { expr, svg } => match access_report(&expr, svg.as_deref()) {
+            Ok(text) => out.write_all(text.as_bytes()).map(|()| ExitCode::SUCCESS),
+            Err(e) => {
+                say!("error: {e}");
+                Ok(ExitCode::FAILURE)
+            }
+        },
     };
     printed(status.and_then(|s| out.flush().map(|()| s)))
 }
@@ -123,6 +140,96 @@ fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The report of `cutecheck access` (and the picture, when asked).
+pub fn access_report(expr: &str, svg: Option<&std::path::Path>) -> anyhow::Result<String> {
+    use crate::engine::warp_access::{self, Cost};
+    use std::fmt::Write as _;
+    let case = crate::gpu::access::AccessCase::from_expr(0, "ad hoc", expr.trim())?;
+    let (offs, v) = (&case.offsets, case.vector);
+    let mut s = format!("{}\n{}\n", case.expr, case.predicted()?);
+    let _ = writeln!(
+        s,
+        "byte offsets: {}",
+        offs.iter().enumerate().map(|(t, o)| format!("T{t}:{o}")).collect::<Vec<_>>().join(" ")
+    );
+    match case.predicted()? {
+        Cost::Global(g) => {
+            let _ = writeln!(
+                s,
+                "{} useful bytes of {} moved ({:.0}%), {} request(s)",
+                g.bytes,
+                32 * g.sectors,
+                100.0 * g.utilization(),
+                g.requests
+            );
+            let mut sectors: std::collections::BTreeMap<i64, Vec<usize>> = std::collections::BTreeMap::new();
+            for (t, o) in offs.iter().enumerate() {
+                sectors.entry(o / 32).or_default().push(t);
+            }
+            for (sec, ts) in sectors {
+                let used: std::collections::BTreeSet<i64> = ts.iter().flat_map(|&t| offs[t]..offs[t] + v).collect();
+                let _ = writeln!(
+                    s,
+                    "sector {sec} (bytes {}..{}): {} of 32 bytes used, threads {ts:?}",
+                    sec * 32,
+                    sec * 32 + 32,
+                    used.len()
+                );
+            }
+        }
+        Cost::Shared(sh) => {
+            let phases = warp_access::phases(offs, v);
+            let _ = writeln!(
+                s,
+                "{} phase(s), ideal {} wavefront(s), {} conflict(s)",
+                phases.len(),
+                phases.len(),
+                sh.conflicts
+            );
+            for p in phases {
+                let mut banks: std::collections::BTreeMap<i64, std::collections::BTreeMap<i64, Vec<usize>>> =
+                    Default::default();
+                for t in p.clone() {
+                    for w in offs[t] / 4..=(offs[t] + v - 1) / 4 {
+                        banks.entry(w % 32).or_default().entry(w).or_default().push(t);
+                    }
+                }
+                let depth = banks.values().map(|w| w.len()).max().unwrap_or(0);
+                let _ = writeln!(s, "phase threads {}..{}: {depth} wavefront(s)", p.start, p.end);
+                for (b, words) in banks.iter().filter(|(_, w)| w.len() > 1) {
+                    let ws: Vec<String> = words.iter().map(|(w, ts)| format!("word {w} (threads {ts:?})")).collect();
+                    let _ = writeln!(s, "  bank {b} collides: {}", ws.join(", "));
+                }
+            }
+        }
+    }
+    if let Some(file) = svg {
+        let inner = case.expr.strip_prefix("warp_access(").and_then(|x| x.strip_suffix(')')).unwrap_or("");
+        let crate::expr::value::Value::Tuple(args) = crate::expr::eval::eval_str(&format!("({inner})"))? else {
+            anyhow::bail!("{expr}: arguments are not a tuple");
+        };
+        let (elem, data) = (args[1].to_int()?.value, &args[3]);
+        use crate::expr::value::{AtomValue, Value};
+        let (layout, data) = match data {
+            Value::Layout(l) => (l.clone(), warp_access::Data::Plain(l)),
+            Value::Atom(AtomValue::Composed(c)) => (c.layout.clone(), warp_access::Data::Swizzled(c)),
+            other => anyhow::bail!("no picture for {}", other.kind()),
+        };
+        let rows = layout.mode(0)?.size()?.value;
+        let cols = layout.size()?.value / rows.max(1);
+        let cells = (0..rows * cols)
+            .map(|i| warp_access::byte_offset(elem, data, i))
+            .collect::<crate::engine::Result<Vec<i64>>>()?;
+        let title = format!("{}: {}", case.expr, case.predicted()?);
+        std::fs::write(
+            file,
+            crate::svg::access_svg(&title, rows, cols, &cells, offs, v, case.space == warp_access::Space::Shared)?,
+        )?;
+        let _ = writeln!(s, "picture: {}", file.display());
+    }
+    Ok(s)
 }
 
 fn atom_table_cmd(atom: &str, out: &mut impl Write) -> std::io::Result<ExitCode> {

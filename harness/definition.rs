@@ -339,6 +339,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Slice => Has(|v, r| definition::slice(Op::Slice, v, r)),
         Op::Dice => Has(|v, r| definition::slice(Op::Dice, v, r)),
         Op::SliceAndOffset => Has(|v, r| definition::slice(Op::SliceAndOffset, v, r)),
+        Op::WarpAccess => Absent("a cost, not a layout: its figures are checked against ncu's counters (tests/gpu_access.rs), not by a definition"),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),
         Op::FilterZeros => Absent("no definition check yet (issue 10 adds definitions)"),

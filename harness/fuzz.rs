@@ -1548,6 +1548,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::TileToShape => Has((2, fuzz::tile_to_shape)),
+        Op::WarpAccess => Absent("not generated: CuTe has no warp_access to compare with; its random cases are the GPU check's (cutecheck::gpu::access)"),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),
         Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
         Op::Filter => Has((4, || fuzz::simplify(Op::Filter))),

@@ -295,6 +295,65 @@ pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
     }
 }
 
+/// A warp-wide load over its data tile (`cutecheck access`): the `rows x cols` tile of element
+/// byte addresses `addr` (column-major cell order), each cell coloured by its shared-memory bank
+/// (`address / 4 mod 32`) or global sector (`address / 32`), labelled with the bank or sector and
+/// with the thread whose access starts there, if any (`T<t>`; a vector access covers the
+/// following cells of its bytes too, drawn with a thick border).
+pub fn access_svg(
+    title: &str,
+    rows: i64,
+    cols: i64,
+    addr: &[i64],
+    lanes: &[i64],
+    vector: i64,
+    shared: bool,
+) -> Result<String> {
+    check_cells(rows, cols)?;
+    if addr.len() as i64 != rows * cols {
+        return Err(Error::Rejected {
+            condition: "one address per cell",
+            detail: format!("{} for {rows}x{cols}", addr.len()),
+        });
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "<!-- {title} -->");
+    header(&mut out, (cols + 1) * CELL, (rows + 1) * CELL);
+    for c in 0..cols {
+        for r in 0..rows {
+            let a = addr[(r + c * rows) as usize];
+            let group = if shared { (a / 4).rem_euclid(32) } else { a.div_euclid(32) };
+            let hue = if shared { group * 360 / 32 } else { (group * 137).rem_euclid(360) };
+            let starts = lanes.iter().position(|&o| o == a);
+            let covered = lanes.iter().any(|&o| (o..o + vector).contains(&a));
+            let (x, y) = ((c + 1) * CELL, (r + 1) * CELL);
+            let _ = writeln!(
+                out,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"hsl({hue},70%,{}%)\" stroke=\"black\" stroke-width=\"{}\"/>",
+                if covered { 70 } else { 92 },
+                if covered { 2 } else { 1 }
+            );
+            let tag = if shared { "B" } else { "S" };
+            let _ = writeln!(
+                out,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" alignment-baseline=\"central\" font-size=\"7\">{tag}{group}</text>",
+                x + CELL / 2,
+                y + 3 * CELL / 4
+            );
+            if let Some(t) = starts {
+                let _ = writeln!(
+                    out,
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" alignment-baseline=\"central\" font-size=\"7\">T{t}</text>",
+                    x + CELL / 2,
+                    y + CELL / 4
+                );
+            }
+        }
+    }
+    finish_grid(&mut out, rows, cols);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

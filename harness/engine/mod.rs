@@ -24,6 +24,7 @@ pub mod local_tile;
 pub mod logical_divide;
 pub mod logical_product;
 pub mod make_fragment_like;
+pub mod max_alignment;
 pub mod max_common;
 pub mod postcondition;
 pub mod product_each;
@@ -40,6 +41,7 @@ pub mod tiled_divide;
 pub mod tiled_product;
 pub mod tiler;
 pub(crate) mod walk;
+pub mod warp_access;
 pub mod zipped_divide;
 pub mod zipped_product;
 

@@ -69,6 +69,8 @@ pub const FORMS: &[(&str, &str)] = &[
     ),
     ("GenColMajor", "a mode order, CuTe's alias of LayoutLeft (atoms::form)"),
     ("GenRowMajor", "a mode order, CuTe's alias of LayoutRight (atoms::form)"),
+    ("global", "the memory space warp_access(global, ...) names (atoms::form)"),
+    ("shared", "the memory space warp_access(shared, ...) names (atoms::form)"),
     ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
     (
         "print_svg",
@@ -209,6 +211,7 @@ operations! {
     MmaFragmentB = "mma_fragment_b", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_B's layout";
     MmaFragmentC = "mma_fragment_c", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_C's layout";
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
+    WarpAccess = "warp_access", Atoms, (5, 5), None, "(global or shared, element bytes, vector bytes, data layout or swizzled layout, thread layout of 32)";
 }
 
 impl Op {

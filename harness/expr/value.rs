@@ -104,6 +104,8 @@ pub enum AtomValue {
     TiledCopy(Box<tiled_copy::TiledCopy>),
     /// One thread's part of a tensor over a counting iterator (`counting_iter(N) o L`).
     Partition(partition::Partition),
+    /// What one warp-wide load costs (`warp_access`).
+    Access(crate::engine::warp_access::Cost),
 }
 
 impl AtomValue {
@@ -117,6 +119,7 @@ impl AtomValue {
             AtomValue::TiledMma(_) => "a tiled MMA",
             AtomValue::TiledCopy(_) => "a tiled copy",
             AtomValue::Partition(_) => "a partitioned tensor",
+            AtomValue::Access(_) => "a warp access's cost",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -144,6 +147,7 @@ impl fmt::Display for AtomValue {
             AtomValue::TiledMma(m) => f.write_str(&m.print()),
             AtomValue::TiledCopy(c) => f.write_str(&c.print()),
             AtomValue::Partition(p) => write!(f, "{p}"),
+            AtomValue::Access(c) => write!(f, "{c}"),
         }
     }
 }

@@ -31,12 +31,14 @@
 //! CUDA, files), [`NO_GPU`] = 3 no GPU (no nvcc or nvidia-smi, or no device listed): nothing was
 //! checked.
 
+pub mod access;
 pub mod cuda;
 pub mod plan;
 pub mod ptx;
 pub mod report;
 pub mod results;
 pub mod tables;
+pub mod vector;
 pub mod work;
 
 use std::path::PathBuf;

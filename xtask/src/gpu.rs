@@ -15,6 +15,9 @@ use std::process::{Command, ExitCode};
 use anyhow::{bail, Context, Result};
 use cutecheck::gpu::{self, Plan, NO_GPU, RESULT_RUNS};
 
+#[path = "gpu_access.rs"]
+mod access;
+
 /// Writes the tables, the generated code and the plan (`plan.json`: every atom with its check or
 /// skip reason) into `dir`, and copies the GPU sources to `dir/src` so that the folder is
 /// self-contained.
@@ -70,6 +73,19 @@ pub struct GpuArgs {
     /// Only read the results in this folder (e.g. a recorded run) and print the summary.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// The memory access check instead: random warp-wide loads (`warp_access`), one kernel each
+    /// under ncu, every figure of the engine against ncu's counters. With --prepare: only write
+    /// the cases and the sources; with --report: compare a run's ncu.csv with the engine.
+    #[arg(long)]
+    pub access: bool,
+    /// The SASS check of CuTe's copy vector width instead (nvcc and cuobjdump, no GPU): writes
+    /// vector_cases.cu, builds it for sm_90, reads the loads back; with --report DIR re-reads a
+    /// recorded sass.txt.
+    #[arg(long, conflicts_with = "access")]
+    pub vector: bool,
+    /// How many random cases the access check draws (after the chapter's six).
+    #[arg(long, default_value_t = 2500)]
+    pub cases: usize,
 }
 
 /// CuTe's include directory: `$CUTE_INCLUDE`, else CUTLASS 4.2 as the oracle provisions it.
@@ -111,6 +127,12 @@ pub fn main(args: GpuArgs) -> ExitCode {
 fn run(args: GpuArgs) -> Result<u8> {
     let root = repo_root();
     let src = root.join("cpp/gpu");
+    if args.access {
+        return access::run(&args, &src);
+    }
+    if args.vector {
+        return access::vector(&args);
+    }
     if let Some(dir) = &args.report {
         return Ok(if report(dir)? { 0 } else { 1 });
     }

@@ -34,6 +34,7 @@
 use crate::engine::atom::recast::{self, Recastable};
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
+use crate::engine::warp_access;
 use crate::engine::{Error, Result};
 use crate::expr::op::Op;
 use crate::expr::parse::{Name, TemplateArg};
@@ -186,6 +187,9 @@ pub fn composition(args: &[Value]) -> Option<Result<Value>> {
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
 fn bare_name(name: &Name) -> Option<Result<Value>> {
     let text = name.to_string();
+    if warp_access::Space::parse(&text).is_some() {
+        return Some(Ok(Value::Atom(AtomValue::Name(text))));
+    }
     if let Some(r) = recast::gmma_smem_atom(&text) {
         return Some(r.map(from_recastable));
     }
@@ -475,4 +479,37 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
         Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
         other => other,
     })
+}
+
+/// The arguments of `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)`: the space, the
+/// vector width and the 32 threads' byte offsets (`engine::warp_access::lane_offsets`).
+pub fn warp_access_offsets(args: &[Value]) -> Result<(warp_access::Space, i64, Vec<i64>)> {
+    let n = Op::WarpAccess.name();
+    let space = match &args[0] {
+        Value::Atom(AtomValue::Name(s)) => warp_access::Space::parse(s),
+        _ => None,
+    }
+    .ok_or_else(|| Error::Type(format!("{n} expects global or shared first, found {}", args[0])))?;
+    let elem = args[1].to_int()?.value;
+    let vector = args[2].to_int()?.value;
+    let data = match &args[3] {
+        Value::Layout(l) => warp_access::Data::Plain(l),
+        Value::Atom(AtomValue::Composed(c)) => warp_access::Data::Swizzled(c),
+        other => {
+            return Err(Error::Type(format!(
+                "{n} expects a layout or a swizzled layout as DATA, found {}",
+                other.kind()
+            )))
+        }
+    };
+    let threads = args[4].to_layout()?;
+    Ok((space, vector, warp_access::lane_offsets(elem, vector, data, &threads)?))
+}
+
+/// `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)`: the sectors and requests of a
+/// warp-wide global load, or the wavefronts and bank conflicts of a shared one
+/// (`engine::warp_access`).
+pub fn warp_access(_: &Name, args: &[Value]) -> Result<Value> {
+    let (space, vector, offsets) = warp_access_offsets(args)?;
+    Ok(Value::Atom(AtomValue::Access(warp_access::cost(space, &offsets, vector)?)))
 }

@@ -78,6 +78,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Slice => Has(builtins::algebra::slice),
         Op::Dice => Has(builtins::algebra::dice),
         Op::SliceAndOffset => Has(builtins::algebra::slice_and_offset),
+        Op::WarpAccess => Has(builtins::atoms::warp_access),
         Op::Coalesce => Has(builtins::algebra::coalesce),
         Op::Filter => Has(builtins::algebra::filter),
         Op::FilterZeros => Has(builtins::algebra::filter_zeros),

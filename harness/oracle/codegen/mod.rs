@@ -374,6 +374,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Slice => Has(|g, _, a, at| codegen::algebra::slice(g, Op::Slice, a, at)),
         Op::Dice => Has(|g, _, a, at| codegen::algebra::slice(g, Op::Dice, a, at)),
         Op::SliceAndOffset => Has(|g, _, a, at| codegen::algebra::slice(g, Op::SliceAndOffset, a, at)),
+        Op::WarpAccess => Part::Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),
         Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::FilterZeros.name(), a)),

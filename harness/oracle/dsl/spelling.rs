@@ -42,6 +42,7 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::Get => Has(Call),
         Op::Layout => Absent("not translated: the worker has no function for layout(L, i, ...), only for get"),
         Op::Flatten => Has(Call),
+        Op::WarpAccess => Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::ProductEach => Absent("not translated: the DSL worker has no product_each call yet"),
         Op::Slice => Absent("not translated: the DSL worker has no slice call yet"),
         Op::Dice => Absent("not translated: the DSL worker has no dice call yet"),

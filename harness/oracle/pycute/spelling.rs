@@ -52,6 +52,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::Get => Absent("not translated: pycute indexes with [] rather than a function"),
         Op::Layout => Absent("not translated: pycute indexes with [] rather than a function"),
         Op::Flatten => Absent("not translated: pycute's flatten is an int-tuple helper, not a layout operation"),
+        Op::WarpAccess => Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::ProductEach => Absent("pycute (the nvidia-cutlass wheel) has no product_each"),
         Op::Slice => Absent("not translated: pycute slices with [] on a layout, not with a slice function"),
         Op::Dice => Absent("not translated: pycute slices with [] on a layout, not with a dice function"),

@@ -1,0 +1,367 @@
+//! `warp_access`: what one warp-wide load costs the memory system, from the layouts that place
+//! its addresses (not a CuTe function: CuTe has no such analysis; the figures are the ones Nsight
+//! Compute measures).
+//!
+//! Definition. A warp of 32 threads executes one load instruction. Thread `t` moves
+//! `vector_bytes` bytes starting at byte offset `elem_bytes * DATA(THREADS(t))`, where `THREADS`
+//! is a layout of 32 threads giving the column-major index, in `DATA`'s domain, of the first element
+//! the thread loads, and `DATA` a layout, a swizzled layout `Swizzle<B,M,S> o L` (the swizzle
+//! acts on element offsets), or a GMMA shared-memory atom (`Swizzle o smem_ptr[Nb] o L`: the
+//! swizzle acts on byte addresses, as CuTe applies it to a shared-memory pointer). The base
+//! address is assumed aligned to 1024 bytes (a swizzle's period, CuTe's requirement for the GMMA
+//! atoms), so offsets are addresses modulo that alignment.
+//!
+//! The rules, with their sources:
+//!
+//! - **Global memory** (CUDA C++ Programming Guide, "Device Memory Accesses": global memory is
+//!   accessed through 32-, 64- or 128-byte memory transactions, and a warp's accesses coalesce
+//!   into as few as the addresses allow; Nsight Compute Kernel Profiling Guide, "Memory Tables":
+//!   a *sector* is an aligned 32-byte chunk of memory, a *request* a command into L1TEX, and the
+//!   metrics `l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum` and
+//!   `l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum`). `sectors` is the number of distinct
+//!   32-byte sectors the warp's bytes lie in, however many threads touch each (an aligned access
+//!   of at most 16 bytes lies in one sector). `requests` is 1: one instruction of 32 active
+//!   threads is one request, for every width from 1 to 16 bytes and every pattern the H200 run
+//!   measured (a 128-byte *cache line* is 4 sectors; the request count does not grow with the
+//!   lines touched). Utilization is the distinct bytes requested over `32 * sectors`.
+//! - **Shared memory** (CUDA C++ Programming Guide, Compute Capability 5.x and later, "Shared
+//!   Memory": 32 banks of 4 bytes, successive 32-bit words in successive banks; a request for
+//!   several distinct words in one bank is a bank conflict and is split into as many
+//!   conflict-free requests; threads reading the same 32-bit word get it broadcast (multicast),
+//!   without a conflict. Nsight Compute: a *wavefront* is the unit of work processed per cycle in
+//!   the data stage of L1TEX, `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`; the bank
+//!   conflicts `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` are the wavefronts
+//!   beyond the ideal). A phase moves at most 128 bytes from the banks: 8-byte accesses are served
+//!   by half warps and 16-byte accesses by quarter warps (the guide's 64-bit and 128-bit modes).
+//!   That is not the whole truth for repeated addresses: the H200 serves 256-byte groups of lanes
+//!   (8-byte: the warp, 16-byte: a half warp) as *one* phase each when every quad of the warp's
+//!   lanes reads at most 2 distinct addresses ([`phases`]; measured, not documented). Each phase
+//!   takes as many wavefronts as its most-loaded bank has distinct words; the ideal is one per
+//!   phase, and the conflicts are the difference.
+//!
+//! Postconditions (checked by the tests below and, against the hardware, by the recorded H200 run
+//! in `fixtures/gpu/h200-access/`):
+//! 1. `32 * sectors >= distinct bytes >= vector_bytes` (for a global load), so utilization is in (0, 1];
+//! 2. `wavefronts >= 1` and `conflicts = wavefronts - ideal >= 0`, `ideal` the wavefronts the
+//!    same access with distinct, conflict-free addresses takes;
+//! 3. permuting the threads changes neither the sectors nor the requests of a global load.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use super::error::{Error, Result};
+use super::int::Int;
+use super::layout::Layout;
+use super::swizzle::{ComposedLayout, Offset};
+
+/// The threads of a warp.
+pub const WARP: usize = 32;
+/// Bytes of a global-memory sector.
+pub const SECTOR: i64 = 32;
+/// Shared-memory banks, and bytes per bank word.
+pub const BANKS: i64 = 32;
+pub const BANK_BYTES: i64 = 4;
+
+/// The memory space of a load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Global,
+    Shared,
+}
+
+impl Space {
+    pub fn parse(s: &str) -> Option<Space> {
+        match s {
+            "global" => Some(Space::Global),
+            "shared" => Some(Space::Shared),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+        }
+    }
+}
+
+/// The data layout of a load: plain or swizzled (see the module doc for where the swizzle acts).
+#[derive(Clone, Copy, Debug)]
+pub enum Data<'a> {
+    Plain(&'a Layout),
+    Swizzled(&'a ComposedLayout),
+}
+
+/// The widths a thread can move in one instruction (ld.u8 .. ld.v4.b32).
+pub const VECTOR_WIDTHS: [i64; 5] = [1, 2, 4, 8, 16];
+
+/// The byte offset of element `i` (a column-major index in DATA's domain).
+pub fn byte_offset(elem_bytes: i64, data: Data<'_>, i: i64) -> Result<i64> {
+    Ok(match data {
+        Data::Plain(l) => elem_bytes * l.call_int(Int::dy(i))?.value,
+        Data::Swizzled(c) => match c.offset {
+            Offset::Int(o) => elem_bytes * c.swizzle.apply(o.value + c.layout.call_int(Int::dy(i))?.value),
+            Offset::SmemPtr(bits) => {
+                if bits != 8 * elem_bytes {
+                    return Err(Error::Rejected {
+                        condition: "a smem_ptr layout's element size is its own",
+                        detail: format!("{c} holds {bits}-bit elements, not {elem_bytes}-byte ones"),
+                    });
+                }
+                c.swizzle.apply(elem_bytes * c.layout.call_int(Int::dy(i))?.value)
+            }
+        },
+    })
+}
+
+/// The byte offset each of the 32 threads loads from (`elem_bytes * DATA(THREADS(t))`).
+pub fn lane_offsets(elem_bytes: i64, vector_bytes: i64, data: Data<'_>, threads: &Layout) -> Result<Vec<i64>> {
+    if !(1..=16).contains(&elem_bytes) {
+        return Err(Error::Rejected {
+            condition: "element size out of range",
+            detail: format!("{elem_bytes} bytes (1 to 16)"),
+        });
+    }
+    if !VECTOR_WIDTHS.contains(&vector_bytes) {
+        return Err(Error::Rejected {
+            condition: "a thread moves 1, 2, 4, 8 or 16 bytes",
+            detail: format!("{vector_bytes} bytes"),
+        });
+    }
+    if threads.size()?.value != WARP as i64 {
+        return Err(Error::Rejected {
+            condition: "the thread layout has 32 threads (one warp)",
+            detail: format!("size({threads}) = {}", threads.size()?.value),
+        });
+    }
+    let domain = match data {
+        Data::Plain(l) => l.size()?.value,
+        Data::Swizzled(c) => c.layout.size()?.value,
+    };
+    let mut out = Vec::with_capacity(WARP);
+    for t in 0..WARP as i64 {
+        let i = threads.call_int(Int::dy(t))?.value;
+        if !(0..domain).contains(&i) {
+            return Err(Error::OutOfRange(format!("THREADS({t}) = {i} is outside DATA's domain 0..{domain}")));
+        }
+        let off = byte_offset(elem_bytes, data, i)?;
+        if off < 0 {
+            return Err(Error::OutOfRange(format!("thread {t} loads at byte offset {off} < 0")));
+        }
+        if off % vector_bytes != 0 {
+            return Err(Error::Rejected {
+                condition: "a vector access is aligned to its width",
+                detail: format!("thread {t} loads {vector_bytes} bytes at byte offset {off}"),
+            });
+        }
+        out.push(off);
+    }
+    Ok(out)
+}
+
+/// What a warp-wide global load costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlobalCost {
+    pub sectors: i64,
+    pub requests: i64,
+    /// Distinct bytes the warp asked for.
+    pub bytes: i64,
+}
+
+impl GlobalCost {
+    /// Useful bytes over bytes moved (`bytes / (32 * sectors)`).
+    pub fn utilization(&self) -> f64 {
+        self.bytes as f64 / (SECTOR * self.sectors) as f64
+    }
+}
+
+impl fmt::Display for GlobalCost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sectors={} requests={}", self.sectors, self.requests)
+    }
+}
+
+/// What a warp-wide shared load costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedCost {
+    pub wavefronts: i64,
+    pub conflicts: i64,
+}
+
+impl fmt::Display for SharedCost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "wavefronts={} conflicts={}", self.wavefronts, self.conflicts)
+    }
+}
+
+fn check_offsets(offsets: &[i64], vector_bytes: i64) -> Result<()> {
+    if offsets.len() != WARP || !VECTOR_WIDTHS.contains(&vector_bytes) {
+        return Err(Error::Rejected {
+            condition: "one warp of 32 threads, each moving 1, 2, 4, 8 or 16 bytes",
+            detail: format!("{} threads, {vector_bytes} bytes", offsets.len()),
+        });
+    }
+    if let Some(o) = offsets.iter().find(|&&o| o < 0 || o % vector_bytes != 0) {
+        return Err(Error::Rejected {
+            condition: "a vector access is aligned to its width",
+            detail: format!("offset {o}"),
+        });
+    }
+    Ok(())
+}
+
+/// The requests of one global load instruction of a full warp: 1 (see the module doc).
+pub fn requests(_offsets: &[i64], _vector_bytes: i64) -> i64 {
+    1
+}
+
+/// The cost of one warp-wide global load at these byte offsets.
+pub fn global(offsets: &[i64], vector_bytes: i64) -> Result<GlobalCost> {
+    check_offsets(offsets, vector_bytes)?;
+    let sectors: BTreeSet<i64> = offsets.iter().map(|o| o / SECTOR).collect();
+    let addrs: BTreeSet<i64> = offsets.iter().copied().collect();
+    Ok(GlobalCost {
+        sectors: sectors.len() as i64,
+        requests: requests(offsets, vector_bytes),
+        bytes: addrs.len() as i64 * vector_bytes,
+    })
+}
+
+/// Wavefronts one group of accesses needs: the most distinct 4-byte words in one bank (a word
+/// several threads read is read once: broadcast and multicast).
+fn bank_depth(offsets: &[i64], vector_bytes: i64) -> i64 {
+    let mut banks: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
+    for &o in offsets {
+        let first = o / BANK_BYTES;
+        let last = (o + vector_bytes - 1) / BANK_BYTES;
+        for w in first..=last {
+            banks.entry(w % BANKS).or_default().insert(w);
+        }
+    }
+    banks.values().map(|s| s.len() as i64).max().unwrap_or(0)
+}
+
+/// Whether every quad of threads (4 consecutive lanes) reads at most 2 distinct addresses: the
+/// condition under which the H200 serves an 8- or 16-byte load in 256-byte phases (see [`phases`]).
+fn quads_pair_up(lanes: &[i64]) -> bool {
+    lanes.chunks(4).all(|q| q.iter().collect::<BTreeSet<_>>().len() <= 2)
+}
+
+/// The phases a warp-wide shared load is served in, as ranges of lanes: the whole warp for
+/// accesses up to 4 bytes (at most 128 bytes). An 8- or 16-byte load is served in 256-byte phases
+/// (8-byte: the warp, 16-byte: each half warp) when every quad of the warp's lanes reads at most 2
+/// distinct addresses, and in the 128-byte phases (8-byte: half warps, 16-byte: quarter warps)
+/// otherwise.
+///
+/// The 128-byte phases are what the CUDA documentation implies; the 256-byte phase is what the
+/// H200 measures (fixtures/gpu/h200-access*): e.g. all 32 threads reading one 16-byte address
+/// take 2 wavefronts, not 4, and one 8-byte address 1, not 2, while 8-byte loads in which each quad
+/// reads 4 distinct addresses take one wavefront per half warp even when the whole warp's words
+/// are conflict-free. The condition is the warp's, not each half warp's: in the only 16-byte load
+/// of the recorded runs whose half warps differ (one pairs up, the other does not: case 1771 of
+/// h200-access), both half warps were served in quarter-warp phases.
+pub fn phases(offsets: &[i64], vector_bytes: i64) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    if vector_bytes <= BANK_BYTES {
+        out.push(0..WARP);
+        return out;
+    }
+    let wide = quads_pair_up(offsets);
+    let bytes = if wide { 256 } else { 128 };
+    let group = (bytes / vector_bytes) as usize;
+    for start in (0..WARP).step_by(group) {
+        out.push(start..start + group);
+    }
+    out
+}
+
+/// The cost of one warp-wide shared load at these byte offsets: each phase takes as many
+/// wavefronts as its most-loaded bank has distinct words; the conflicts are the wavefronts beyond
+/// one per phase.
+pub fn shared(offsets: &[i64], vector_bytes: i64) -> Result<SharedCost> {
+    check_offsets(offsets, vector_bytes)?;
+    let ph = phases(offsets, vector_bytes);
+    let wavefronts: i64 = ph.iter().map(|r| bank_depth(&offsets[r.clone()], vector_bytes)).sum();
+    Ok(SharedCost { wavefronts, conflicts: wavefronts - ph.len() as i64 })
+}
+
+/// One warp-wide load as the expression language states it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cost {
+    Global(GlobalCost),
+    Shared(SharedCost),
+}
+
+impl fmt::Display for Cost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cost::Global(g) => g.fmt(f),
+            Cost::Shared(s) => s.fmt(f),
+        }
+    }
+}
+
+/// `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)`.
+pub fn warp_access(space: Space, elem_bytes: i64, vector_bytes: i64, data: Data<'_>, threads: &Layout) -> Result<Cost> {
+    let offsets = lane_offsets(elem_bytes, vector_bytes, data, threads)?;
+    cost(space, &offsets, vector_bytes)
+}
+
+/// The cost of one warp-wide load at these byte offsets.
+pub fn cost(space: Space, offsets: &[i64], vector_bytes: i64) -> Result<Cost> {
+    Ok(match space {
+        Space::Global => Cost::Global(global(offsets, vector_bytes)?),
+        Space::Shared => Cost::Shared(shared(offsets, vector_bytes)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// 32 aligned offsets drawn from a few addresses (so that broadcasts and conflicts occur).
+    fn warp(vector: i64) -> impl Strategy<Value = Vec<i64>> {
+        (prop::collection::vec(0i64..4096, 1..9), prop::collection::vec(0usize..8, 32))
+            .prop_map(move |(pool, pick)| pick.iter().map(|&i| pool[i % pool.len()] / vector * vector).collect())
+    }
+
+    fn width() -> impl Strategy<Value = i64> {
+        prop::sample::select(VECTOR_WIDTHS.to_vec())
+    }
+
+    proptest! {
+        /// Postconditions 1 and 3.
+        #[test]
+        fn global_postconditions((v, offs, rot) in width().prop_flat_map(|v| (Just(v), warp(v), 0usize..32))) {
+            let g = global(&offs, v).unwrap();
+            prop_assert!(SECTOR * g.sectors >= g.bytes && g.bytes >= v);
+            prop_assert!(g.utilization() > 0.0 && g.utilization() <= 1.0);
+            let mut p = offs.clone();
+            p.rotate_left(rot);
+            p.reverse();
+            prop_assert_eq!(global(&p, v).unwrap(), g);
+        }
+
+        /// Postcondition 2, and the merged phases never cost more than the 128-byte phases.
+        #[test]
+        fn shared_postconditions((v, offs) in width().prop_flat_map(|v| (Just(v), warp(v)))) {
+            let s = shared(&offs, v).unwrap();
+            let ph = phases(&offs, v);
+            prop_assert!(s.conflicts >= 0 && s.wavefronts >= ph.len() as i64);
+            prop_assert_eq!(ph.iter().map(|r| r.len()).sum::<usize>(), WARP);
+            let naive = WARP / (WARP * 4 / v.max(4) as usize);
+            prop_assert!(ph.len() <= naive && ph.len() >= naive.div_ceil(2).max(1));
+            let n = WARP * 4 / v.max(4) as usize;
+            let per_128: i64 = offs.chunks(n).map(|c| bank_depth(c, v)).sum();
+            prop_assert!(s.wavefronts <= per_128);
+        }
+    }
+
+    #[test]
+    fn misaligned_or_partial_warps_are_refused() {
+        assert!(global(&[4; 32], 8).is_err());
+        assert!(shared(&[0; 16], 4).is_err());
+        assert!(shared(&[0; 32], 3).is_err());
+    }
+}
