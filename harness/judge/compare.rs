@@ -28,6 +28,9 @@ pub enum Agreement {
     Unchecked(String),
     /// They differ.
     Differ,
+    /// CuTe's own computation overflowed ([`Outcome::Overflow`]: UBSan or the compiler said so):
+    /// CuTe has no defined answer, so there is nothing to compare and no side to blame.
+    CuteOverflows(String),
 }
 
 impl Agreement {
@@ -78,6 +81,7 @@ const OVERFLOW: &str = "integer overflow in ";
 /// Compare the engine's outcome with CuTe's (two `print_svg` pictures: by [`same_picture`]).
 pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
     match (engine, cute) {
+        (_, Outcome::Overflow(at)) => Agreement::CuteOverflows(at.clone()),
         (_, Outcome::Unsupported(why)) => Agreement::Unchecked(format!("the oracle: {why}")),
         (_, Outcome::Error(why)) => Agreement::Unchecked(format!("the oracle failed: {why}")),
         (Outcome::Unsupported(why), _) => Agreement::Unchecked(format!("the engine: {why}")),

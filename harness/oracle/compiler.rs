@@ -67,10 +67,15 @@ impl Compiler {
         };
         let mut flags: Vec<String> = vec!["-std=c++17".into(), "-O0".into()];
         match kind {
-            CompilerKind::Gcc => {
-                flags.extend(["-w", "-fdiagnostics-color=never", "-ftemplate-backtrace-limit=0"].map(String::from))
-            }
-            CompilerKind::Clang => flags.extend(["-w", "-fno-color-diagnostics"].map(String::from)),
+            // No `-w`: the compiler's overflow diagnostics (-Woverflow, -Winteger-overflow) are
+            // facts about CuTe (crate::oracle::runner reads them). UBSan stops a case whose
+            // run-time arithmetic overflows CuTe's int (undefined behaviour) and names CuTe's
+            // file:line; at -O0 most of CuTe's static arithmetic runs at run time too.
+            CompilerKind::Gcc => flags.extend(
+                ["-fdiagnostics-color=never", "-ftemplate-backtrace-limit=0", SANITIZE, SANITIZE_STOP]
+                    .map(String::from),
+            ),
+            CompilerKind::Clang => flags.extend(["-fno-color-diagnostics", SANITIZE, SANITIZE_STOP].map(String::from)),
             CompilerKind::Nvcc => {
                 flags.extend(["-arch=sm_80", "-w"].map(String::from));
                 if let Some(t) = nvcc_tree {
@@ -96,6 +101,13 @@ impl Compiler {
         matches!(self.kind, CompilerKind::Gcc | CompilerKind::Clang)
     }
 }
+
+/// UBSan's check of signed integer overflow (CuTe's `int` arithmetic), for g++ and clang++.
+pub const SANITIZE: &str = "-fsanitize=signed-integer-overflow";
+/// A case whose arithmetic overflows stops at the first overflow (exit status 1, UBSan's
+/// `runtime error:` line in its record) instead of printing a result computed through undefined
+/// behaviour.
+pub const SANITIZE_STOP: &str = "-fno-sanitize-recover=signed-integer-overflow";
 
 /// The compiler used when none is named: `$CXX` if set (as the `cc` crate reads it), else `g++`.
 fn default_cxx() -> String {
