@@ -21,6 +21,7 @@ mod coverage;
 mod dsl;
 mod dynamic;
 mod extract;
+mod fuzz_cli;
 mod gpu;
 mod pycute;
 mod random;
@@ -100,6 +101,9 @@ enum Cmd {
     /// Line coverage of CuTe's algebra headers: a seeded random run vs CUTLASS's own unit-test
     /// cases, compiled with g++ --coverage; target/cutecheck/coverage.json.
     Coverage(coverage::CoverageArgs),
+    /// Fuzz the expression parser, the engine and the CLI's stdin path for --minutes; failing
+    /// inputs are kept in fixtures/fuzz_regressions.txt (xtask/src/fuzz_cli.rs).
+    Fuzz(fuzz_cli::FuzzArgs),
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
         Cmd::Sourcegen { check } => sourcegen::run(check),
         Cmd::Coverage(a) => coverage::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
+        Cmd::Fuzz(a) => fuzz_cli::run(&a),
     };
     match r {
         Ok(true) => ExitCode::SUCCESS,
