@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 fn unhex(line: &str) -> Vec<u8> {
     let l = line.trim();
-    assert!(l.len() % 2 == 0, "odd hex line {l:?}");
+    assert!(l.len().is_multiple_of(2), "odd hex line {l:?}");
     (0..l.len()).step_by(2).map(|i| u8::from_str_radix(&l[i..i + 2], 16).expect("hex")).collect()
 }
 

@@ -294,7 +294,7 @@ fn hex(b: &[u8]) -> String {
 #[cfg(test)]
 pub fn unhex(line: &str) -> Option<Vec<u8>> {
     let l = line.trim();
-    if l.len() % 2 != 0 {
+    if !l.len().is_multiple_of(2) {
         return None;
     }
     (0..l.len()).step_by(2).map(|i| u8::from_str_radix(&l[i..i + 2], 16).ok()).collect()
