@@ -146,6 +146,8 @@ pub struct Ran {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub status: Option<std::process::ExitStatus>,
+    /// SIGINT asked the run to stop ([`super::interrupt`]) and the program was stopped.
+    pub interrupted: bool,
 }
 
 /// What one run of a child program may use.
@@ -212,9 +214,17 @@ pub fn run_with(mut cmd: Command, limits: &RunLimits) -> Result<Ran> {
     let t_err = std::thread::spawn(move || read_capped(&mut err, err_max, None, None));
     let start = Instant::now();
     let mut timed_out = false;
+    let mut interrupted = false;
     let status = loop {
         if let Some(s) = child.try_wait()? {
             break Some(s);
+        }
+        if super::interrupt::requested() {
+            interrupted = true;
+            guard.kill();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
         }
         if start.elapsed() > limits.time || capped.load(Ordering::Relaxed) {
             timed_out = !capped.load(Ordering::Relaxed);
@@ -230,7 +240,15 @@ pub fn run_with(mut cmd: Command, limits: &RunLimits) -> Result<Ran> {
     let stdout = t_out.join().unwrap_or_default();
     let stderr = t_err.join().unwrap_or_default();
     let output_capped = capped.load(Ordering::Relaxed);
-    Ok(Ran { success: status.is_some_and(|s| s.success()), timed_out, output_capped, stdout, stderr, status })
+    Ok(Ran {
+        success: status.is_some_and(|s| s.success()),
+        timed_out,
+        output_capped,
+        stdout,
+        stderr,
+        status,
+        interrupted,
+    })
 }
 
 /// Kills a process group when dropped (also when the caller unwinds).

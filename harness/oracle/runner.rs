@@ -308,7 +308,12 @@ impl Oracle {
     fn batch(&self, cases: Vec<(usize, String)>) -> Vec<(usize, Outcome)> {
         let mut out = Vec::new();
         let mut todo = cases;
+        let interrupted = || Outcome::Error(super::interrupt::INTERRUPTED.to_string());
         while !todo.is_empty() {
+            if super::interrupt::requested() {
+                out.extend(todo.iter().map(|(i, _)| (*i, interrupted())));
+                return out;
+            }
             let dir = match tempfile::Builder::new().prefix("tu-").tempdir_in(&self.build_dir) {
                 Ok(d) => d,
                 Err(e) => {
@@ -328,6 +333,10 @@ impl Oracle {
                     return out;
                 }
             };
+            if ran.interrupted {
+                out.extend(todo.iter().map(|(i, _)| (*i, interrupted())));
+                return out;
+            }
             if ran.success {
                 // The compiler's overflow diagnostics of a case that compiled: CuTe's static
                 // arithmetic wrapped (g++ folds `Int<589824>{} * Int<4096>{}` with a warning).
@@ -458,6 +467,9 @@ impl Oracle {
             let mut c = self.base_command(b);
             c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
             let r = run_with(c, &self.compile_limits())?;
+            if r.interrupted {
+                bail!("{}", super::interrupt::INTERRUPTED);
+            }
             if r.timed_out {
                 bail!(
                     "the compiler took longer than {:?} on the oracle driver and was stopped",
@@ -481,6 +493,10 @@ impl Oracle {
                 let mut c = self.base_command(b);
                 c.args(self.include_flags()).arg("-x").arg("c++-header").arg(&hdr).arg("-o").arg(&tmp);
                 let r = run_with(c, &self.compile_limits())?;
+                if r.interrupted {
+                    let _ = std::fs::remove_file(&tmp);
+                    bail!("{}", super::interrupt::INTERRUPTED);
+                }
                 if r.timed_out {
                     let _ = std::fs::remove_file(&tmp);
                     bail!(
@@ -584,6 +600,11 @@ impl Oracle {
                 }
                 None => true,
             });
+            if ran.interrupted {
+                // Answered cases stay answered; the rest were never run to the end.
+                out.extend(todo.drain(..).map(|i| (i, Outcome::Error(super::interrupt::INTERRUPTED.to_string()))));
+                return out;
+            }
             if todo.len() == before {
                 fruitless += 1;
             }

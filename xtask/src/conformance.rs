@@ -198,6 +198,8 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     }
     let seed = ra.seed.unwrap_or_else(fresh_seed);
     let shard = ra.shard.unwrap_or((0, 1));
+    // Ctrl-C stops the oracle; the tables below still print what was done (oracle::interrupt).
+    cutecheck::oracle::interrupt::install();
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
     if ra.dynamic_cases > 0 {
         if let Some(ok) = crate::dynamic::ensure_built(args, ra.dynamic_cases)? {
@@ -401,6 +403,19 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         elapsed,
         report.cases_per_minute
     );
+    if cutecheck::oracle::interrupt::requested() {
+        let unanswered = report
+            .cases
+            .iter()
+            .filter(|c| c.cute.join(" ").contains(cutecheck::oracle::interrupt::INTERRUPTED))
+            .count();
+        eprintln!(
+            "interrupted (SIGINT): CuTe answered {} of {} cases (the other {unanswered} are oracle errors above); every cached answer is whole",
+            report.cases.len() - unanswered,
+            report.cases.len()
+        );
+        std::process::exit(130);
+    }
     Ok(ok)
 }
 
