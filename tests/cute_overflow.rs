@@ -72,3 +72,81 @@ fn cute_overflow_is_reported_and_judged_as_its_own_class() {
         assert!(!j.fails(), "{}", c.text);
     }
 }
+
+/// Cases around 2^31 on both sides: extents `a` and `b` with `a * b` just below, at and just
+/// above 2^31, static and dynamic, through the operations whose arithmetic reaches it.
+fn near_int_max() -> Vec<String> {
+    let mut v = Vec::new();
+    let mut x: u64 = 0x2027;
+    let mut next = |n: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    let n = std::env::var("CUTECHECK_NEAR_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48);
+    for k in 0..n {
+        let a = 2 + next(65535) as i64;
+        let b = (1i64 << 31) / a + [-1, 0, 1][k % 3];
+        let st = |v: i64, s: bool| if s { format!("_{v}") } else { v.to_string() };
+        let (sa, sb) = (next(2) == 0, next(2) == 0);
+        let (ea, eb) = (st(a, sa), st(b, sb));
+        let l = format!("({ea},{eb}):(_1,{ea})");
+        v.push(match k % 8 {
+            0 => format!("size(({ea},{eb}))"),
+            1 => format!("cosize({l})"),
+            2 => format!("coalesce({l})"),
+            3 => format!("logical_product({ea}:_1,{eb}:_1)"),
+            4 => format!("complement({ea}:_1,{})", st((a * b).min(i32::MAX as i64), sa && sb)),
+            5 => format!("max_common_layout({l},{l})"),
+            6 => format!("make_layout(({ea},{eb}))"),
+            _ => format!("{l}({})", (a * b - 1).min(i32::MAX as i64)),
+        });
+    }
+    v
+}
+
+/// UBSan agrees with the engine around 2^31: every engine refusal for overflow is a case where
+/// CuTe overflows (or refuses at compile time), and every case where CuTe overflows is one the
+/// engine refuses.
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
+)]
+fn ubsan_agrees_with_the_engine_near_int_max() {
+    use cutecheck::oracle::{Oracle, OracleOptions};
+    let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
+    let oracle = Oracle::new(OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() })
+        .expect("real CuTe");
+    let known = KnownDiscrepancies::load_default().expect("known discrepancies");
+    let judge = Judge::new(&known, version);
+    let cases: Vec<Case> = near_int_max().iter().map(|e| Case::parse(e, "tests/cute_overflow.rs").unwrap()).collect();
+    let refs: Vec<&Case> = cases.iter().collect();
+    let got = case::Oracle::run(&oracle, &refs);
+    let mut wrong = Vec::new();
+    let mut tally = std::collections::BTreeMap::<(bool, &str), usize>::new();
+    for (c, o) in cases.iter().zip(&got) {
+        let e = judge.engine(c, false);
+        let engine_overflows = matches!(e.refusal, Some(cutecheck::engine::Error::Overflow { .. }));
+        let cute_overflows = matches!(o, Outcome::Overflow(_));
+        *tally.entry((engine_overflows, o.kind())).or_default() += 1;
+        if cute_overflows != engine_overflows {
+            eprintln!("{}: engine {}", c.text, e.outcome.lines().join(" | "));
+        }
+        let agrees = match (engine_overflows, cute_overflows) {
+            (true, _) => cute_overflows || matches!(o, Outcome::Rejected(_)),
+            (false, true) => matches!(e.outcome, Outcome::Rejected(_) | Outcome::Unsupported(_)),
+            (false, false) => true,
+        };
+        if !agrees || judge.judge(c, Origin::Random { admissible: true }, &e, o).fails() {
+            wrong.push(format!(
+                "{}\n  cute:   {}\n  engine: {}",
+                c.text,
+                o.lines().join(" | "),
+                e.outcome.lines().join(" | ")
+            ));
+        }
+    }
+    eprintln!("(engine refuses for overflow, CuTe's outcome) -> cases: {tally:?}");
+    assert!(tally.get(&(true, "overflow")).is_some_and(|n| *n > 0), "no case overflowed: {tally:?}");
+    assert!(wrong.is_empty(), "{} of {} cases:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+}
