@@ -75,7 +75,8 @@ fn same_picture(engine: &str, cute: &str) -> bool {
 const DIVISION_BY_ZERO: &str = "division by zero";
 /// The start of the engine's refusal of a 32-bit overflow ([`crate::engine::Error::Overflow`]):
 /// run-time arithmetic comes after every compile-time check, so it too agrees with any CuTe
-/// refusal (against a result CuTe printed it is a disagreement, e.g. product-overflows-32-bit).
+/// refusal (against a result CuTe printed it is a disagreement; where CuTe itself overflows the
+/// oracle says so, `Outcome::Overflow`, and the judge's class "CuTe overflows" takes the case).
 const OVERFLOW: &str = "integer overflow in ";
 
 /// Compare the engine's outcome with CuTe's (two `print_svg` pictures: by [`same_picture`]).
