@@ -40,26 +40,11 @@ pub struct FuzzArgs {
 /// The file of kept failing inputs (hex of the bytes, one a line; `#` starts a comment).
 pub const REGRESSIONS: &str = "fixtures/fuzz_regressions.txt";
 
-/// splitmix64: small, seeded, good enough to draw inputs.
-struct Rng(u64);
+use cutecheck::oracle::inproc::gen::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len())]
-    }
-    fn line<'a>(&mut self, corpus: &'a [String]) -> &'a str {
-        &corpus[self.below(corpus.len())]
-    }
+/// A line of the corpus.
+fn line<'a>(rng: &mut Rng, corpus: &'a [String]) -> &'a str {
+    &corpus[rng.below(corpus.len())]
 }
 
 /// Numbers at the edges of CuTe's `int` and of the engine's i64.
@@ -126,18 +111,18 @@ fn input(rng: &mut Rng, corpus: &[String], names: &[&str]) -> Vec<u8> {
             s.into_bytes()
         }
         3 => {
-            let a = rng.line(corpus);
-            let b = rng.line(corpus);
+            let a = line(rng, corpus);
+            let b = line(rng, corpus);
             let (i, j) = (rng.below(a.len() + 1), rng.below(b.len() + 1));
             let (i, j) = (floor_char(a, i), floor_char(b, j));
             format!("{}{}", &a[..i], &b[j..]).into_bytes()
         }
         4 => {
-            let l = rng.line(corpus);
+            let l = line(rng, corpus);
             numbers_to_edges(rng, l).into_bytes()
         }
         _ => {
-            let mut s = rng.line(corpus).as_bytes().to_vec();
+            let mut s = line(rng, corpus).as_bytes().to_vec();
             for _ in 0..1 + rng.below(4) {
                 mutate(rng, &mut s);
             }
@@ -316,7 +301,7 @@ pub fn run(a: &FuzzArgs) -> Result<bool> {
     let corpus = corpus(&root)?;
     let names: Vec<&str> = cutecheck::expr::Op::ALL.iter().map(|o| o.name()).collect();
     let modes: [&[&str]; 3] = [&[], &["--table"], &["--unchecked"]];
-    let mut rng = Rng(a.seed);
+    let mut rng = Rng::new(a.seed, 0);
     let deadline = Instant::now() + Duration::from_secs_f64(a.minutes * 60.0);
     let start = Instant::now();
     let (mut inputs, mut batches) = (0usize, 0usize);
@@ -402,7 +387,7 @@ mod tests {
         let corpus = vec!["coalesce((_2,_4):(_1,_2))".to_string(), "size(_8)".to_string()];
         let names = ["coalesce", "size"];
         let draw = |seed| {
-            let mut r = Rng(seed);
+            let mut r = Rng::new(seed, 0);
             (0..200).map(|_| input(&mut r, &corpus, &names)).collect::<Vec<_>>()
         };
         assert_eq!(draw(3), draw(3));
