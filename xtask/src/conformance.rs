@@ -394,8 +394,10 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     }
     let dir = state_dir();
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&report)?)?;
-    std::fs::write(dir.join("report.md"), markdown(&report, &tables))?;
+    // Whole files even when runs sharing the state directory finish at once (the last one wins).
+    let write = cutecheck::oracle::cache::write_atomic;
+    write(&dir.join("report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
+    write(&dir.join("report.md"), markdown(&report, &tables).as_bytes())?;
     eprintln!(
         "report: {} and report.json ({} cases in {:.1} s, {:.0} cases/minute through the oracle, cache hits included; seed {seed})",
         dir.join("report.md").display(),
