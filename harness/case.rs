@@ -91,6 +91,12 @@ pub enum Outcome {
     Unsupported(String),
     /// The oracle itself failed on this case (compiler timed out, could not run); never cached.
     Error(String),
+    /// CuTe's own computation overflowed CuTe's integer type (signed overflow: undefined
+    /// behaviour, so whatever CuTe printed is no answer): where and what, as UBSan reported it at
+    /// run time (`cute/layout.hpp:1108:80: runtime error: signed integer overflow: 258048 * 10752
+    /// cannot be represented in type 'int'`) or the compiler at compile time (`compile time:
+    /// ... [-Woverflow]`). A fact about CuTe, never a verdict: the judge blames neither side.
+    Overflow(String),
 }
 
 impl Outcome {
@@ -117,6 +123,7 @@ impl Outcome {
             Outcome::Crashed(s) => tagged("crashed", s),
             Outcome::Unsupported(s) => tagged("unsupported", s),
             Outcome::Error(s) => tagged("error", s),
+            Outcome::Overflow(s) => tagged("overflow", s),
         }
     }
 
@@ -129,11 +136,12 @@ impl Outcome {
             v.join("\n")
         };
         type Make = fn(String) -> Outcome;
-        let tags: [(&str, Make); 4] = [
+        let tags: [(&str, Make); 5] = [
             ("rejected: ", Outcome::Rejected),
             ("crashed: ", Outcome::Crashed),
             ("unsupported: ", Outcome::Unsupported),
             ("error: ", Outcome::Error),
+            ("overflow: ", Outcome::Overflow),
         ];
         for (tag, make) in tags {
             if let Some(head) = first.strip_prefix(tag) {
@@ -155,7 +163,7 @@ impl Outcome {
         }
     }
 
-    /// Short name of the kind: printed, rejected, crashed, unsupported, error.
+    /// Short name of the kind: printed, rejected, crashed, unsupported, error, overflow.
     pub fn kind(&self) -> &'static str {
         match self {
             Outcome::Printed(_) => "printed",
@@ -163,6 +171,7 @@ impl Outcome {
             Outcome::Crashed(_) => "crashed",
             Outcome::Unsupported(_) => "unsupported",
             Outcome::Error(_) => "error",
+            Outcome::Overflow(_) => "overflow",
         }
     }
 }
@@ -465,6 +474,7 @@ mod tests {
             Outcome::Crashed("SIGFPE (signal 8)".into()),
             Outcome::Unsupported("no C++ for x".into()),
             Outcome::Error("compiler timed out".into()),
+            Outcome::Overflow("cute/layout.hpp:1108:80: runtime error: signed integer overflow".into()),
         ] {
             assert_eq!(Outcome::from_lines(&o.lines()), o);
         }

@@ -558,6 +558,7 @@ fn oracle_cmd(
     out: &mut impl Write,
 ) -> std::io::Result<ExitCode> {
     let exprs = expressions(expr);
+    crate::oracle::interrupt::install();
     let oracle = match crate::oracle::Oracle::new(args.options()) {
         Ok(o) => o,
         Err(e) => {
@@ -613,6 +614,11 @@ fn oracle_cmd(
         }
         writeln!(out, "{}", j.summary())?;
         ok &= j.agreement.agrees();
+    }
+    if crate::oracle::interrupt::requested() {
+        // What was done is printed above; the unanswered cases say `error: interrupted ...`.
+        say!("interrupted (SIGINT): the cases without an answer say so; every cached answer is whole");
+        return Ok(ExitCode::from(130));
     }
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

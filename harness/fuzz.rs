@@ -475,8 +475,8 @@ fn product_pair() -> impl Strategy<Value = (Layout, Layout)> {
 /// Whether CuTe's product of `a` and `b` stays inside its 32-bit ints: every product (blocked and
 /// raked included) takes the complement of `a` in size(a) * cosize(b) (layout.hpp,
 /// logical_product), and the result has size(a) * size(b) coordinates. Beyond that CuTe's static
-/// arithmetic wraps (g++ folds Int<589824>{} * Int<4096>{} to -1879048192, a warning the oracle's
-/// -w hides), so no product is defined.
+/// arithmetic overflows (undefined behaviour: the oracle reports `Outcome::Overflow`), so no
+/// product is defined.
 fn product_fits(a: &Layout, b: &Layout) -> bool {
     let v = |x: crate::engine::Result<Int>| x.map(|i| i.value.max(1)).unwrap_or(i64::MAX / 4);
     let (sa, sb, cb) = (v(a.size()), v(b.size()), v(b.cosize()));

@@ -89,11 +89,6 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
         complement_of_negative_stride,
     ),
     (
-        "product-overflows-32-bit",
-        "logical_product(A, B) and the products built on it (blocked and raked included): size(A) * cosize(B), the cotarget of A's complement, or size(A) * size(B) is 2^31 or more, past CuTe's 32-bit int (g++ wraps the static product silently)",
-        product_overflows_32_bit,
-    ),
-    (
         "complement-breaks-cute-definition",
         "complement(A[, M]): CuTe's algorithm (the engine's unchecked model of it) gives a result that violates one of CuTe's own conditions of complement (test/unit/cute/core/complement.cpp, e.g. its cosize upper bound (2)); conditions of ours alone never count",
         complement_breaks_cute_definition,
@@ -260,21 +255,6 @@ fn product_pairs(case: &Case) -> Vec<(Layout, Layout)> {
 
 fn product_carries(case: &Case) -> bool {
     product_pairs(case).iter().any(|(a, b)| !divisibility_fails(a, b) && walk_fails(a, b, true))
-}
-
-fn product_overflows_32_bit(case: &Case) -> bool {
-    let Some(v) = operands(case) else {
-        return false;
-    };
-    let [Value::Layout(a), b] = v.as_slice() else {
-        return false;
-    };
-    by_mode(a, b).iter().any(|(a, b)| {
-        let (Ok(sa), Ok(sb), Ok(cb)) = (a.size(), b.size(), b.cosize()) else {
-            return false;
-        };
-        sa.value.saturating_mul(cb.value) >= 1 << 31 || sa.value.saturating_mul(sb.value) >= 1 << 31
-    })
 }
 
 fn product_divisibility_fails(case: &Case) -> bool {

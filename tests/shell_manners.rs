@@ -1,6 +1,7 @@
 //! Shell manners: `cutecheck` writing into a pipe whose reader has gone (`| head -1`) stops
 //! quietly with status 0 (no panic, no message), and any other write error (a full disk) fails
-//! with one `error:` line instead of passing a truncated answer for a whole one.
+//! with one `error:` line instead of passing a truncated answer for a whole one. SIGINT stops a
+//! run and says what was done (status 130), and two runs sharing one cache both finish right.
 //!
 //! Each command runs with stdout a pipe: either closed before the command starts (every write it
 //! makes fails with EPIPE, so the test does not depend on timing), or read for one line and then
@@ -164,4 +165,149 @@ fn an_error_into_a_closed_stderr_still_fails_plainly() {
             .unwrap();
         assert_eq!(status.code(), Some(1), "{}", args.join(" "));
     }
+}
+
+/// SIGINT stops a run that is waiting on CuTe: no new compile starts, the running one is stopped
+/// with its process group, each unanswered case says `error: interrupted ...` (never cached), one
+/// `interrupted` line on stderr, status 130, and nothing half-written is left in the state
+/// directory. Needs no CuTe: the "compiler" answers `--version` and then hangs, as a long compile.
+#[test]
+fn sigint_stops_a_run_and_says_what_was_done() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path();
+    std::fs::create_dir_all(p.join("cutlass/include/cute")).unwrap();
+    std::fs::write(p.join("cutlass/include/cute/layout.hpp"), "").unwrap();
+    std::fs::create_dir_all(p.join("cuda")).unwrap();
+    std::fs::write(p.join("cuda/cuda_runtime.h"), "").unwrap();
+    let started = p.join("started");
+    let fake = p.join("fake-g++");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'g++ (fake) 0'; exit 0; fi\necho $$ > {}\nexec sleep 600\n",
+            started.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(["eval", "--cute", "--cutlass-dir"])
+        .arg(p.join("cutlass"))
+        .arg("--cuda-include")
+        .arg(p.join("cuda"))
+        .arg("--cxx")
+        .arg(&fake)
+        .arg("-")
+        .env("CUTECHECK_DIR", p.join("state"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"size(_4)\ncoalesce((_2,_4):(_1,_2))\n").unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&started).map_or(true, |s| s.trim().is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "the fake compiler never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let compiler: libc::pid_t = std::fs::read_to_string(&started).unwrap().trim().parse().unwrap();
+    // SAFETY: kill has no memory-safety preconditions; the pid is our child's.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let t1 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(t1.elapsed() < Duration::from_secs(20), "SIGINT did not stop the run");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(130), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stderr.contains("interrupted (SIGINT)"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("error: interrupted (SIGINT)")).count(), 2, "{stdout}");
+    // The compile was stopped with its group.
+    std::thread::sleep(Duration::from_millis(200));
+    // Gone, or a zombie waiting for a reaper (a container's init may not reap).
+    let state = std::fs::read_to_string(format!("/proc/{compiler}/stat")).ok();
+    let running = state.as_deref().and_then(|s| s.rsplit(") ").next()).is_some_and(|s| !s.starts_with('Z'));
+    assert!(!running, "the interrupted compiler {compiler} still runs: {state:?}");
+    // Nothing cached for unanswered cases, nothing half-written anywhere.
+    let mut stack = vec![p.join("state")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            assert!(!name.contains(".tmp-") && !name.starts_with("tmp-"), "left behind: {}", e.path().display());
+            if e.path().is_dir() {
+                assert_ne!(name, "results", "an interrupted case was cached");
+                stack.push(e.path());
+            }
+        }
+    }
+}
+
+/// Two runs sharing one state directory at once (one results cache, one build directory: the
+/// driver object and the precompiled header built by both at the same time) both finish with
+/// CuTe's answers, and a third run answers the same from the cache they left, which holds only
+/// whole entries.
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
+)]
+fn two_runs_sharing_one_cache_both_finish_right() {
+    let prov = cutecheck::oracle::provision::Provisioner::new().expect("the provisioned state");
+    let include = prov.cutlass(option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0")).expect("CuTe").include_dir;
+    let cuda = prov.cuda().expect("CUDA headers").include_dirs;
+    let t = tempfile::tempdir().unwrap();
+    let cases = "make_layout((4,8))\ncoalesce((_2,(_1,_6)):(_1,(_6,_2)))\ncomplement((_4,_2):(_1,_4),_32)\n\
+                 logical_divide((_8,_4):(_1,_8),_4:_2)\nsize((_65536,_32768))\ncomplement((_2,_2):(_1,_1))\n";
+    let run = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cutecheck"));
+        c.args(["eval", "--both", "--cutlass-dir"]).arg(&include);
+        for d in &cuda {
+            c.arg("--cuda-include").arg(d);
+        }
+        let mut child = c
+            .arg("-")
+            .env("CUTECHECK_DIR", t.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(cases.as_bytes()).unwrap();
+        child
+    };
+    let (a, b) = (run(), run());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    let text = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).to_string();
+    for o in [&a, &b] {
+        let (out, err) = (text(o), String::from_utf8_lossy(&o.stderr));
+        assert!(!out.contains("ORACLE ERROR") && !out.lines().any(|l| l.starts_with("error:")), "{out}\n{err}");
+        // Every case agrees, refuses on both sides, or is CuTe's overflow (the fifth case).
+        let verdicts: Vec<&str> = out.lines().filter(|l| !l.starts_with(' ') && !cases.contains(*l)).collect();
+        assert_eq!(verdicts.len(), 6, "{out}\n{err}");
+        assert!(verdicts.iter().all(|v| v.starts_with("agree") || v.starts_with("CuTe overflows")), "{out}\n{err}");
+    }
+    assert_eq!(text(&a), text(&b));
+    let c = run().wait_with_output().unwrap();
+    assert_eq!(text(&c), text(&a), "the cache the two runs left answers the same");
+    let cache = cutecheck::oracle::cache::ResultCache::new(t.path().join("results"));
+    let mut stack = vec![t.path().join("results")];
+    let mut entries = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            assert!(!name.contains("tmp-"), "left behind: {}", p.display());
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Some(key) = name.strip_suffix(".json") {
+                assert!(cache.get(key).is_some(), "a cache entry that does not read back whole: {}", p.display());
+                entries += 1;
+            }
+        }
+    }
+    assert!(entries >= 6, "{entries} cache entries");
 }

@@ -4,9 +4,11 @@
 /// Everything the engine can refuse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// An intermediate or final integer left CuTe's 32-bit `int` range.
-    #[error("integer overflow in {what} (CuTe's ints are 32-bit)")]
-    Overflow { what: &'static str },
+    /// An intermediate or final integer left CuTe's 32-bit `int` range: `what` the arithmetic
+    /// (`multiplication`, ...), `op` the CuTe operation computing it (`max_common_layout`; empty
+    /// until the expression layer names it).
+    #[error("integer overflow in {what}{} (CuTe's ints are 32-bit)", in_op(op))]
+    Overflow { what: &'static str, op: &'static str },
     #[error("division by zero")]
     DivisionByZero,
     /// CuTe: `static_assert(... "Shape Divisibility Condition")` (composition, layout.hpp).
@@ -52,3 +54,12 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// ` in OP` for an overflow whose CuTe operation is known.
+fn in_op(op: &str) -> String {
+    if op.is_empty() {
+        String::new()
+    } else {
+        format!(" in {op}")
+    }
+}

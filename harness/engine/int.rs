@@ -11,6 +11,40 @@
 //!
 //! CuTe's ints are 32-bit `int`s; a result outside that range is an [`Error::Overflow`], never a
 //! wrap or a panic.
+//!
+//! # Overflow audit
+//!
+//! Every path where the engine refuses for overflow, the CuTe computation it models, CuTe's type
+//! there and the test that guards it. CuTe's type is `int` throughout: a static `Int<N>` is
+//! `C<int(N)>` and `C<a> op C<b>` is `C<a op b>` with `a op b` an `int` expression
+//! (integral_constant.hpp); a dynamic leaf of a case is an `int` (the oracle's C++ spells it so);
+//! mixed arithmetic is `int`. Nothing in the layout algebra promotes to 64 bits for the values a
+//! case can hold. The engine computes each step in i64 and refuses a result outside `int`, in
+//! CuTe's order, so it refuses exactly where CuTe's arithmetic overflows (undefined behaviour,
+//! which the compiled oracle reports through UBSan: `Outcome::Overflow`). The error names the
+//! arithmetic and the innermost operation of the case (`integer overflow in multiplication in
+//! max_common_layout`).
+//!
+//! | refusal path | CuTe's computation (source) | type | guarded by |
+//! |---|---|---|---|
+//! | [`Int::add`], [`Int::sub`], [`Int::mul`] | `C<a> op C<b>`, `int op int` (integral_constant.hpp) | `int` | `tests::arithmetic_overflows_exactly_past_int` |
+//! | [`Int::div`], [`Int::rem`] (`INT_MIN / -1`, `INT_MIN % -1`), [`Int::abs`] (`abs(INT_MIN)`) | `/`, `%`, `abs` (integral_constant.hpp, math.hpp) | `int` | `tests::the_edges_of_int` (`INT_MIN % -1` was answered `0` before this audit) |
+//! | [`Int::lcm`] | `(t / gcd(t,u)) * u` (numeric/math.hpp), same order | `int` | `tests::arithmetic_overflows_exactly_past_int` |
+//! | [`Int::ceil_div`] | `(a + b - Int<1>{}) / b` (int_tuple.hpp), `a + b` first | `int` | `tests::arithmetic_overflows_exactly_past_int` (before this audit only the quotient was checked) |
+//! | `IntTuple::product` (`size`, every size) | the fold `(u * ... * t)` (algorithm/functional.hpp:231) | `int` | tests/cute_overflow.rs (`size((_65536,_32768))`, dynamic too) |
+//! | `IntTuple::compact_col_major` / `compact_row_major` (`make_layout(shape)`, compact strides) | `detail::compact`: `current * shape` after every leaf but a static `_1`, the last included (stride.hpp:305) | `int` | tests/cute_overflow.rs::ubsan_agrees_with_the_engine_near_int_max (`make_layout` cases; before, the engine skipped the last product and answered where CuTe overflows) |
+//! | `Layout::cosize` | 4.2: `coshape` = inner product of `shape - 1` and `abs(stride)`, plus 1; before 4.2: `L(size - 1) + 1` with absolute strides (layout.hpp) | `int` | tests/cute_overflow.rs (`cosize` cases near 2^31) |
+//! | composition's strides and extents | `rest_stride * curr_stride` (layout.hpp:1108, composition_impl; max_common_layout and max_common_vector reach it through composition with a right inverse) | `int` | tests/cute_overflow.rs (the seed-2027 and seed-3032 cases of issue 30) |
+//! | the products (logical, zipped, tiled, flat, blocked, raked) | `complement(block, size(block) * cosize(tiler))` (layout.hpp:1656) | `int` | tests/cute_overflow.rs (`raked_product`, `zipped_product`, `logical_product` cases) |
+//! | complement | the products and `ceil_div`s of complement (layout.hpp) | `int` | tests/cute_overflow.rs (`complement` cases) |
+//! | `Swizzle::new` (`swizzle mask`) | `constant<int, bit_msk{} << (num_base + max(0,num_shft))>` and `zzz_msk` (swizzle.hpp): a shift into bit 31 is defined in C++17, one past it is not, so `BBits + MBase + abs(SShift) <= 32` | `int` | `swizzle::tests::a_mask_past_int_is_an_overflow` (the engine refused 32 before this audit; CuTe prints `Sw<1,0,31>`) |
+//! | `upcast` of a swizzled smem layout (`smem_ptr_flag_bits<B*N>`) | `smem_ptr_flag_bits<B*N>` (pointer_flagged.hpp) | `int` template argument | checked in `int` by `atom::recast::upcast_any` (i64 before this audit; no test reaches 2^31 bits) |
+//!
+//! Measured against CuTe 4.2 under UBSan (tests/cute_overflow.rs, 200 cases with sizes just
+//! below, at and above 2^31): every engine refusal for overflow (49) is a case where CuTe
+//! overflows; the cases where CuTe overflows and the engine does not refuse for overflow (17)
+//! are all the engine's walk limit (`unsupported: too large`, no answer); none where the engine
+//! answers.
 
 use std::fmt;
 
@@ -56,7 +90,7 @@ impl Op {
 impl From<IntError> for Error {
     fn from(e: IntError) -> Error {
         match e {
-            IntError::Overflow(op) => Error::Overflow { what: op.name() },
+            IntError::Overflow(op) => Error::Overflow { what: op.name(), op: "" },
             IntError::DivisionByZero => Error::DivisionByZero,
         }
     }
@@ -143,6 +177,10 @@ impl Int {
         if o.value == 0 {
             return Err(IntError::DivisionByZero);
         }
+        // `INT_MIN % -1` overflows in C++ as `INT_MIN / -1` does (UBSan reports it).
+        if self.value == INT_MIN && o.value == -1 {
+            return Err(IntError::Overflow(Op::Remainder));
+        }
         Ok(Int::new(Self::checked(self.value.checked_rem(o.value), Op::Remainder)?, Self::both(self, o)))
     }
     pub fn min(self, o: Int) -> Int {
@@ -174,7 +212,11 @@ impl Int {
         if o.value == 0 {
             return Err(IntError::DivisionByZero);
         }
-        let v = self.value.checked_add(o.value).and_then(|x| x.checked_sub(1)).and_then(|x| x.checked_div(o.value));
+        // Each step in `int`, as CuTe computes `(a + b - Int<1>{}) / b`: `a + b` may overflow
+        // where the quotient would fit (the engine used to check only the quotient).
+        let v = int32(self.value.checked_add(o.value))
+            .and_then(|x| int32(x.checked_sub(1)))
+            .and_then(|x| x.checked_div(o.value));
         Ok(Int::new(Self::checked(v, Op::CeilDiv)?, Self::both(self, o)))
     }
 }
@@ -282,6 +324,43 @@ mod tests {
         assert_eq!(Int::dy(7).mul(Int::st(0)).unwrap(), Int::st(0));
         assert_eq!(Int::dy(7).rem(Int::st(1)).unwrap(), Int::st(0));
         assert_eq!(Int::st(1).mul(Int::dy(7)).unwrap(), Int::dy(7));
+    }
+
+    proptest::proptest! {
+        /// Near 2^31 on both sides: each operation refuses exactly when CuTe's `int` arithmetic,
+        /// in CuTe's order, leaves `int` (computed exactly in i128 here).
+        #[test]
+        fn arithmetic_overflows_exactly_past_int(
+            a in (1i64 << 15)..(1i64 << 17),
+            d in -3i64..=3,
+            sa in proptest::bool::ANY,
+            sb in proptest::bool::ANY,
+            neg in proptest::bool::ANY,
+        ) {
+            let fits = |v: i128| (INT_MIN as i128..=INT_MAX as i128).contains(&v);
+            let b = (1i64 << 31) / a + d;
+            let (x, y) = (Int::new(if neg { -a } else { a }, sa), Int::new(b, sb));
+            let (p, q) = (x.value as i128, y.value as i128);
+            proptest::prop_assert_eq!(x.mul(y).is_ok(), fits(p * q));
+            let big = Int::new(INT_MAX - a + d, sa);
+            proptest::prop_assert_eq!(big.add(y).is_ok(), fits(big.value as i128 + q));
+            proptest::prop_assert_eq!(Int::new(-big.value, sa).sub(y).is_ok(), fits(-(big.value as i128) - q));
+            // ceil_div adds first: (a + b - 1) / b.
+            proptest::prop_assert_eq!(big.ceil_div(y).is_ok(), fits(big.value as i128 + q) && fits(big.value as i128 + q - 1));
+            // lcm: (t / gcd(t, u)) * u.
+            let g = x.gcd(y).value as i128;
+            proptest::prop_assert_eq!(x.lcm(y).is_ok(), fits((p / g * q).abs()));
+        }
+    }
+
+    #[test]
+    fn the_edges_of_int() {
+        assert!(Int::dy(INT_MIN).div(Int::dy(-1)).is_err());
+        assert!(Int::dy(INT_MIN).rem(Int::dy(-1)).is_err());
+        assert!(Int::dy(INT_MIN).abs().is_err());
+        assert_eq!(Int::dy(INT_MIN + 1).abs().unwrap(), Int::dy(INT_MAX));
+        assert_eq!(Int::st(46340).mul(Int::st(46341)).unwrap(), Int::st(2147441940));
+        assert!(Int::st(46341).mul(Int::st(46341)).is_err());
     }
 
     #[test]

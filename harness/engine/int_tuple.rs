@@ -755,13 +755,18 @@ impl Tup {
     /// leaves in colexicographic order, starting from `current` (`_1` for default strides), with
     /// the structure of `self`. Static-ness follows the arithmetic: `(1,8)` gives `(_1,1)`.
     pub fn compact_col_major(&self, current: Int) -> Result<IntTuple> {
+        // CuTe's `detail::compact` (stride.hpp) returns `(result, current * product(shape))`: it
+        // multiplies after every leaf but a static `_1`, the last one included, in `int`. The
+        // engine does the same, so it refuses exactly where CuTe's product overflows (UBSan names
+        // stride.hpp's `current * shape`; tests/cute_overflow.rs, `make_layout((_17413,123327))`).
         if let Some(e) = self.as_leaf() {
-            return Ok(IntTuple::leaf(if e.is_static_value(1) { Int::st(0) } else { current }));
+            if e.is_static_value(1) {
+                return Ok(IntTuple::leaf(Int::st(0)));
+            }
+            current.mul(e)?;
+            return Ok(IntTuple::leaf(current));
         }
-        // The product after the last leaf is never needed (and may overflow where CuTe's doesn't).
-        let n = self.leaf_count();
         let mut acc = current;
-        let mut k = 0;
         let mut nodes = Nodes::with_capacity(self.0.len());
         for node in (Items { rest: &self.0 }) {
             let Item::Leaf(e) = node else {
@@ -769,15 +774,12 @@ impl Tup {
                 nodes.push(Node::tuple(len, 1));
                 continue;
             };
-            k += 1;
             if e.is_static_value(1) {
                 Node::push_leaf(&mut nodes, Int::st(0)); // CuTe (stride.hpp): a static _1 extent gets stride _0
                 continue;
             }
             Node::push_leaf(&mut nodes, acc);
-            if k < n {
-                acc = acc.mul(e)?;
-            }
+            acc = acc.mul(e)?;
         }
         Ok(IntTuple::with_spans_fixed(nodes))
     }
@@ -793,9 +795,8 @@ impl Tup {
                 continue;
             }
             strides[k] = acc;
-            if k > 0 {
-                acc = acc.mul(*n)?;
-            }
+            // As in compact_col_major: CuTe multiplies after the last leaf too.
+            acc = acc.mul(*n)?;
         }
         self.unflatten_like(&strides)
     }

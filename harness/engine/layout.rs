@@ -100,11 +100,27 @@ impl Layout {
     /// size is, except where every dynamic coordinate meets a zero stride): the release switch
     /// `COSHAPE_INNER_PRODUCT`.
     pub fn cosize(&self) -> Result<Int> {
+        self.congruent_to_evaluate()?;
         if super::release::COSHAPE_INNER_PRODUCT.on() {
             return self.cosize_of_leaves();
         }
         let abs = Layout { shape: self.shape.clone(), stride: self.stride.map_leaves(&mut |d| Ok(d.abs()?))? };
         Ok(abs.call_int(abs.size()?.sub(Int::st(1))?)?.add(Int::st(1))?)
+    }
+    /// A layout that is evaluated must be congruent: CuTe's `Layout` leaves the check of its
+    /// constructor commented out (layout.hpp, `//static_assert(is_congruent<Shape, Stride>::value,
+    /// "Shape and Stride must be congruent")`), so a trait may declare a layout whose stride does
+    /// not match its shape (CUTLASS's SM80_16x8x128_S32U1U1S32_TN_XORPOPC ALayout, stride
+    /// `((_16,_8))` for the shape `(_32,_2)`); it prints, but `crd2idx` of it (cosize, any value)
+    /// does not compile. The engine refuses what CuTe cannot compile instead of pairing the leaves
+    /// as they come.
+    pub fn congruent_to_evaluate(&self) -> Result<()> {
+        if self.shape.congruent(&self.stride) {
+            return Ok(());
+        }
+        Err(Error::MismatchedRanks {
+            detail: format!("shape {} vs stride {} (not congruent)", self.shape, self.stride),
+        })
     }
     /// [`cosize_pairs`] of the leaves (4.2's formula whatever the release).
     pub(crate) fn cosize_of_leaves(&self) -> Result<Int> {
@@ -136,6 +152,7 @@ impl Layout {
     }
     /// The values of [`Layout::values`] one by one, without the vector.
     pub fn walk(&self) -> Result<Walk> {
+        self.congruent_to_evaluate()?;
         let n = self.size()?.value;
         if !(0..=MAX_WALK).contains(&n) {
             return Err(Error::TooLarge(format!("{self} has {n} coordinates (limit {MAX_WALK})")));

@@ -43,17 +43,24 @@ impl Swizzle {
         if s.abs() < b {
             return rej("abs(SShift) must be more than BBits.");
         }
-        // Keep every mask inside CuTe's 32-bit int.
-        if m + b + s.abs() > 31 {
-            return Err(Error::Overflow { what: "swizzle mask" });
+        // swizzle.hpp: `constant<int, bit_msk{} << (num_base + max(0,num_shft))>` (and zzz_msk).
+        // In C++17 a left shift into the sign bit is defined (the bits, read as an `int`), so
+        // CuTe accepts `BBits + MBase + abs(SShift) == 32` (`Sw<1,0,31>` prints); one bit more is
+        // a shift past the width, which no constant expression allows (g++: "right operand of
+        // shift expression '(1 << 32)' is greater than or equal to the precision 32").
+        if m + b + s.abs() > 32 {
+            return Err(Error::Overflow { what: "swizzle mask", op: "Swizzle" });
         }
         Ok(Swizzle { b: b as i32, m: m as i32, s: s as i32 })
     }
+    /// CuTe's `yyy_msk`, an `int`: the bits of `bit_msk << (MBase + max(0,SShift))` read as
+    /// 32-bit (a mask reaching bit 31 is negative, as in CuTe).
     pub fn yyy_mask(&self) -> i64 {
-        ((1i64 << self.b) - 1) << (self.m + self.s.max(0))
+        ((((1i64 << self.b) - 1) << (self.m + self.s.max(0))) as u32 as i32).into()
     }
+    /// CuTe's `zzz_msk`, an `int` like [`Swizzle::yyy_mask`].
     pub fn zzz_mask(&self) -> i64 {
-        ((1i64 << self.b) - 1) << (self.m - self.s.min(0))
+        ((((1i64 << self.b) - 1) << (self.m - self.s.min(0))) as u32 as i32).into()
     }
     /// `Sw(x)`.
     pub fn apply(&self, x: i64) -> i64 {
@@ -187,6 +194,21 @@ pub fn compose_layout_swizzle(layout: &Layout, sw: Swizzle) -> Result<SwizzledLa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CuTe (4.2, g++ 12) prints `Sw<1,0,31>`, `Sw<1,1,30>` and `Sw<2,0,30>` (masks reaching bit
+    /// 31) and refuses `Swizzle<1,1,31>` ("right operand of shift expression '(1 << 32)' is
+    /// greater than or equal to the precision 32"), as `cutecheck eval --both` showed.
+    #[test]
+    fn a_mask_past_int_is_an_overflow() {
+        for (b, m, s) in [(1, 0, 31), (1, 1, 30), (2, 0, 30), (1, 0, -31)] {
+            let sw = Swizzle::new(b, m, s).unwrap();
+            assert!(sw.yyy_mask() < 0 || sw.zzz_mask() < 0, "{sw}: a mask reaches bit 31");
+        }
+        for (b, m, s) in [(1, 1, 31), (2, 0, 31), (1, 0, 32), (4, 10, 20)] {
+            assert!(matches!(Swizzle::new(b, m, s), Err(Error::Overflow { .. })), "Swizzle<{b},{m},{s}>");
+        }
+        assert_eq!(Swizzle::new(3, 4, 3).unwrap().yyy_mask(), 0b111 << 7);
+    }
 
     #[test]
     fn involution_and_permutation() {

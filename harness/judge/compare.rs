@@ -28,6 +28,9 @@ pub enum Agreement {
     Unchecked(String),
     /// They differ.
     Differ,
+    /// CuTe's own computation overflowed ([`Outcome::Overflow`]: UBSan or the compiler said so):
+    /// CuTe has no defined answer, so there is nothing to compare and no side to blame.
+    CuteOverflows(String),
 }
 
 impl Agreement {
@@ -72,12 +75,14 @@ fn same_picture(engine: &str, cute: &str) -> bool {
 const DIVISION_BY_ZERO: &str = "division by zero";
 /// The start of the engine's refusal of a 32-bit overflow ([`crate::engine::Error::Overflow`]):
 /// run-time arithmetic comes after every compile-time check, so it too agrees with any CuTe
-/// refusal (against a result CuTe printed it is a disagreement, e.g. product-overflows-32-bit).
+/// refusal (against a result CuTe printed it is a disagreement; where CuTe itself overflows the
+/// oracle says so, `Outcome::Overflow`, and the judge's class "CuTe overflows" takes the case).
 const OVERFLOW: &str = "integer overflow in ";
 
 /// Compare the engine's outcome with CuTe's (two `print_svg` pictures: by [`same_picture`]).
 pub fn compare(engine: &Outcome, cute: &Outcome) -> Agreement {
     match (engine, cute) {
+        (_, Outcome::Overflow(at)) => Agreement::CuteOverflows(at.clone()),
         (_, Outcome::Unsupported(why)) => Agreement::Unchecked(format!("the oracle: {why}")),
         (_, Outcome::Error(why)) => Agreement::Unchecked(format!("the oracle failed: {why}")),
         (Outcome::Unsupported(why), _) => Agreement::Unchecked(format!("the engine: {why}")),

@@ -37,6 +37,11 @@ pub enum Status {
     /// On a release the engine does not model: a discrepancy listed for the nearest older modelled
     /// release that no longer reproduces (`fixed in this release?`). News, not a failure.
     FixedHere(String),
+    /// CuTe's own computation overflows ([`Outcome::Overflow`]: UBSan or the compiler said so):
+    /// CuTe has no defined answer. Neither side is blamed, never new, never explained by a known
+    /// discrepancy; the detail says where CuTe overflowed and whether the engine refused for
+    /// overflow too (`...; the engine refuses for overflow too`).
+    CuteOverflows(String),
 }
 
 /// One case judged: how the outputs compare, the triage of a disagreement, and the final status.
@@ -64,6 +69,7 @@ impl Judgement {
             Status::OracleError(why) => format!("ORACLE ERROR: {why}"),
             Status::Stale(why) => format!("STALE known discrepancy: {why}"),
             Status::FixedHere(since) => format!("fixed in this release? (known since {since}, no longer reproduces)"),
+            Status::CuteOverflows(at) => format!("CuTe overflows (neither side blamed): {at}"),
             Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
                 let mut s = match &self.triage {
                     Some(t) => format!("DISAGREE {}", disagreement_line(t)),
@@ -89,7 +95,10 @@ pub fn disagreement_line(t: &Verdict) -> String {
         Verdict::OneRejects { .. } => "one rejects",
         Verdict::OracleCrashed { .. } => "CuTe crashes",
         Verdict::ReferenceCrashed => "the engine crashes",
-        Verdict::Staticness { .. } | Verdict::DifferentUnknown { .. } | Verdict::Unchecked { .. } => t.class(),
+        Verdict::Staticness { .. }
+        | Verdict::DifferentUnknown { .. }
+        | Verdict::Unchecked { .. }
+        | Verdict::CuteOverflows { .. } => t.class(),
     };
     let class = if t.agrees() { 3 } else { t.number() };
     format!("class {class} ({what}) blame: {}", blame_name(t.blame(), ENGINE_CUTE))
@@ -148,9 +157,25 @@ impl<'k> Judge<'k> {
 
     fn judge_here(&self, case: &Case, origin: Origin, engine: &EngineAnswer, cute: &Outcome) -> Judgement {
         let agreement = compare(&engine.outcome, cute);
-        let triage = (agreement == Agreement::Differ).then(|| triage(case, engine, cute));
+        let differ = matches!(agreement, Agreement::Differ | Agreement::CuteOverflows(_));
+        let triage = differ.then(|| triage(case, engine, cute));
         let status = match (&agreement, cute) {
             (_, Outcome::Error(why)) => Status::OracleError(why.clone()),
+            // A listed reproducer must disagree as listed: one that rests on CuTe's overflow
+            // belongs to the overflow class, not to the list.
+            (Agreement::CuteOverflows(at), _) if origin == Origin::Known => Status::Stale(format!(
+                "listed in fixtures/known-discrepancies.toml, but CuTe's own computation overflows ({at}): \
+                 the overflow class covers it, remove the entry"
+            )),
+            (Agreement::CuteOverflows(at), _) => {
+                let engine_too = matches!(engine.refusal, Some(crate::engine::Error::Overflow { .. }));
+                let engine = if engine_too {
+                    "the engine refuses for overflow too".to_string()
+                } else {
+                    format!("the engine: {}", engine.outcome.lines().join(" | "))
+                };
+                Status::CuteOverflows(format!("{at}; {engine}"))
+            }
             (Agreement::Same | Agreement::BothRefuse, _) if origin == Origin::Known => match &self.carried {
                 Some(since) if self.known.lookup(&case.expr, &self.version).is_none() => {
                     Status::FixedHere(since.clone())
@@ -243,6 +268,45 @@ mod tests {
         // An oracle failure fails the run; an unsupported case does not.
         assert!(judge.judge(&c, Origin::Fixed, &e, &Outcome::Error("timeout".into())).fails());
         assert!(!judge.judge(&c, Origin::Fixed, &e, &Outcome::Unsupported("x".into())).fails());
+    }
+
+    #[test]
+    fn cute_overflow_is_its_own_class_and_blames_no_side() {
+        // The seed-2027 case (issue 30): the engine refuses for overflow; CuTe built with UBSan
+        // stops at layout.hpp:1108. Without UBSan CuTe printed `_1:_0` and the engine was blamed.
+        let known = KnownDiscrepancies::default();
+        let judge = Judge::new(&known, "4.2.0.0");
+        let c = case("max_common_layout((1,(1,21),4096,3):(258048,(258048,12288),3,1),(((_21,_2),_8),(_32,_4)):(((_2048,_1),_256),(_8,_2)))");
+        let e = engine(&c, false);
+        assert!(matches!(e.refusal, Some(crate::engine::Error::Overflow { .. })), "{e:?}");
+        let ub = Outcome::Overflow(
+            "cute/layout.hpp:1108:80: runtime error: signed integer overflow: 258048 * 10752 cannot be represented in type 'int'".into(),
+        );
+        for origin in
+            [Origin::Random { admissible: true }, Origin::Random { admissible: false }, Origin::Fixed, Origin::Adhoc]
+        {
+            let j = judge.judge(&c, origin, &e, &ub);
+            assert!(
+                matches!(&j.status, Status::CuteOverflows(d) if d.ends_with("the engine refuses for overflow too")),
+                "{j:?}"
+            );
+            assert!(!j.fails());
+            let t = j.triage.as_ref().unwrap();
+            assert_eq!(
+                (t.class(), t.fault(), t.blames_reference()),
+                ("cute-overflows", super::super::Fault::CuteOverflows, false)
+            );
+        }
+        // The engine answering where CuTe overflows: still neither side blamed, the detail says so.
+        let c = case("size((_4,_8))");
+        let j = judge.judge(&c, Origin::Random { admissible: true }, &engine(&c, false), &ub);
+        assert!(matches!(&j.status, Status::CuteOverflows(d) if d.ends_with("the engine: _32")), "{j:?}");
+        // Without UBSan's word, what CuTe printed is judged as before (blame: engine).
+        let c = case("max_common_layout((1,(1,21),4096,3):(258048,(258048,12288),3,1),(((_21,_2),_8),(_32,_4)):(((_2048,_1),_256),(_8,_2)))");
+        let j = judge.judge(&c, Origin::Random { admissible: true }, &e, &Outcome::Printed("_1:_0".into()));
+        assert_eq!(j.status, Status::New);
+        // A listed reproducer that rests on overflow is stale: the class covers it.
+        assert!(matches!(judge.judge(&c, Origin::Known, &e, &ub).status, Status::Stale(_)));
     }
 
     #[test]

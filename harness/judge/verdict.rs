@@ -100,6 +100,10 @@ pub enum Verdict {
     ReferenceCrashed,
     /// One side has no answer to compare (no form for the case, or the side failed).
     Unchecked { why: String },
+    /// CuTe's own computation overflowed on `side` (CuTe C++ built with UBSan, or its compiler's
+    /// overflow diagnostic): undefined behaviour, so that side has no answer and neither side is
+    /// blamed ([`Fault::CuteOverflows`]).
+    CuteOverflows { side: Side, at: String },
 }
 
 /// What a verdict says about the sides: nothing wrong, a fault of the reference (an engine fault
@@ -131,6 +135,9 @@ pub enum Fault {
     /// The sides differ and no definition decides (a representation or static-ness difference,
     /// results the definition does not pin down, an operation without a definition check).
     Undetermined,
+    /// CuTe's own computation overflows (signed overflow, undefined behaviour): a fact about
+    /// CuTe, shown by UBSan or the compiler; neither side is blamed.
+    CuteOverflows,
 }
 
 impl Fault {
@@ -145,6 +152,7 @@ impl Fault {
             Fault::ReleaseDifference => "release difference",
             Fault::Unchecked => "unchecked",
             Fault::Undetermined => "undetermined",
+            Fault::CuteOverflows => "cute overflows",
         }
     }
 }
@@ -172,6 +180,7 @@ impl Verdict {
             Verdict::OracleCrashed { .. } => "cute-crashed",
             Verdict::ReferenceCrashed => "reference-crashed",
             Verdict::Unchecked { .. } => "unchecked",
+            Verdict::CuteOverflows { .. } => "cute-overflows",
         }
     }
 
@@ -232,6 +241,7 @@ impl Verdict {
         match self {
             Verdict::Agree { .. } | Verdict::BothRefuse => Fault::None,
             Verdict::Unchecked { .. } => Fault::Unchecked,
+            Verdict::CuteOverflows { .. } => Fault::CuteOverflows,
             Verdict::DifferentUnknown { .. } => Fault::OracleLimitation,
             Verdict::Staticness { .. } | Verdict::SameFunction => Fault::Representation,
             Verdict::DifferentFunction { blame, .. } => match blame {
@@ -316,6 +326,7 @@ impl Verdict {
             Verdict::OracleCrashed { message } => format!("{} crashed: {message}", roles.oracle),
             Verdict::ReferenceCrashed => format!("{} crashed", roles.reference),
             Verdict::Unchecked { why } => format!("unchecked: {why}"),
+            Verdict::CuteOverflows { side, at } => format!("CuTe overflows ({}): {at}", name(*side)),
         }
     }
 }
@@ -457,6 +468,8 @@ pub fn classify(reference: Answer<'_>, oracle: Answer<'_>, check: DefinitionChec
     match (reference.outcome, oracle.outcome) {
         (_, Unsupported(w)) => Verdict::Unchecked { why: format!("unsupported: {w}") },
         (_, Error(w)) => Verdict::Unchecked { why: format!("error: {w}") },
+        (_, Overflow(at)) => Verdict::CuteOverflows { side: Side::Oracle, at: at.clone() },
+        (Overflow(at), _) => Verdict::CuteOverflows { side: Side::Reference, at: at.clone() },
         (_, Crashed(m)) => Verdict::OracleCrashed { message: m.clone() },
         (Unsupported(w) | Error(w), _) => Verdict::Unchecked { why: format!("the reference has no result: {w}") },
         (Crashed(_), _) => Verdict::ReferenceCrashed,

@@ -67,10 +67,15 @@ impl Compiler {
         };
         let mut flags: Vec<String> = vec!["-std=c++17".into(), "-O0".into()];
         match kind {
-            CompilerKind::Gcc => {
-                flags.extend(["-w", "-fdiagnostics-color=never", "-ftemplate-backtrace-limit=0"].map(String::from))
-            }
-            CompilerKind::Clang => flags.extend(["-w", "-fno-color-diagnostics"].map(String::from)),
+            // No `-w`: the compiler's overflow diagnostics (-Woverflow, -Winteger-overflow) are
+            // facts about CuTe (crate::oracle::runner reads them). UBSan stops a case whose
+            // run-time arithmetic overflows CuTe's int (undefined behaviour) and names CuTe's
+            // file:line; at -O0 most of CuTe's static arithmetic runs at run time too.
+            CompilerKind::Gcc => flags.extend(
+                ["-fdiagnostics-color=never", "-ftemplate-backtrace-limit=0", SANITIZE, SANITIZE_STOP]
+                    .map(String::from),
+            ),
+            CompilerKind::Clang => flags.extend(["-fno-color-diagnostics", SANITIZE, SANITIZE_STOP].map(String::from)),
             CompilerKind::Nvcc => {
                 flags.extend(["-arch=sm_80", "-w"].map(String::from));
                 if let Some(t) = nvcc_tree {
@@ -96,6 +101,13 @@ impl Compiler {
         matches!(self.kind, CompilerKind::Gcc | CompilerKind::Clang)
     }
 }
+
+/// UBSan's check of signed integer overflow (CuTe's `int` arithmetic), for g++ and clang++.
+pub const SANITIZE: &str = "-fsanitize=signed-integer-overflow";
+/// A case whose arithmetic overflows stops at the first overflow (exit status 1, UBSan's
+/// `runtime error:` line in its record) instead of printing a result computed through undefined
+/// behaviour.
+pub const SANITIZE_STOP: &str = "-fno-sanitize-recover=signed-integer-overflow";
 
 /// The compiler used when none is named: `$CXX` if set (as the `cc` crate reads it), else `g++`.
 fn default_cxx() -> String {
@@ -134,6 +146,8 @@ pub struct Ran {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub status: Option<std::process::ExitStatus>,
+    /// SIGINT asked the run to stop ([`super::interrupt`]) and the program was stopped.
+    pub interrupted: bool,
 }
 
 /// What one run of a child program may use.
@@ -200,9 +214,17 @@ pub fn run_with(mut cmd: Command, limits: &RunLimits) -> Result<Ran> {
     let t_err = std::thread::spawn(move || read_capped(&mut err, err_max, None, None));
     let start = Instant::now();
     let mut timed_out = false;
+    let mut interrupted = false;
     let status = loop {
         if let Some(s) = child.try_wait()? {
             break Some(s);
+        }
+        if super::interrupt::requested() {
+            interrupted = true;
+            guard.kill();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
         }
         if start.elapsed() > limits.time || capped.load(Ordering::Relaxed) {
             timed_out = !capped.load(Ordering::Relaxed);
@@ -218,7 +240,15 @@ pub fn run_with(mut cmd: Command, limits: &RunLimits) -> Result<Ran> {
     let stdout = t_out.join().unwrap_or_default();
     let stderr = t_err.join().unwrap_or_default();
     let output_capped = capped.load(Ordering::Relaxed);
-    Ok(Ran { success: status.is_some_and(|s| s.success()), timed_out, output_capped, stdout, stderr, status })
+    Ok(Ran {
+        success: status.is_some_and(|s| s.success()),
+        timed_out,
+        output_capped,
+        stdout,
+        stderr,
+        status,
+        interrupted,
+    })
 }
 
 /// Kills a process group when dropped (also when the caller unwinds).

@@ -14,6 +14,7 @@ pub mod codegen;
 pub mod compiler;
 pub mod dsl;
 pub mod inproc;
+pub mod interrupt;
 pub mod provision;
 pub mod pycute;
 pub mod runner;

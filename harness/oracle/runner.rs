@@ -29,7 +29,7 @@ const DRIVER_HPP: &str = include_str!("../../cpp/driver/driver.hpp");
 const DRIVER_CPP: &str = include_str!("../../cpp/driver/driver.cpp");
 const PCH_HPP: &str = include_str!("../../cpp/driver/pch.hpp");
 /// Bumped whenever the generated code's framing changes, to invalidate cached results.
-const FORMAT_VERSION: &str = "cutecheck-oracle-2";
+const FORMAT_VERSION: &str = "cutecheck-oracle-3";
 /// The generated translation unit's file name (diagnostics refer to it).
 const TU: &str = "cases.cpp";
 
@@ -308,7 +308,12 @@ impl Oracle {
     fn batch(&self, cases: Vec<(usize, String)>) -> Vec<(usize, Outcome)> {
         let mut out = Vec::new();
         let mut todo = cases;
+        let interrupted = || Outcome::Error(super::interrupt::INTERRUPTED.to_string());
         while !todo.is_empty() {
+            if super::interrupt::requested() {
+                out.extend(todo.iter().map(|(i, _)| (*i, interrupted())));
+                return out;
+            }
             let dir = match tempfile::Builder::new().prefix("tu-").tempdir_in(&self.build_dir) {
                 Ok(d) => d,
                 Err(e) => {
@@ -328,8 +333,23 @@ impl Oracle {
                     return out;
                 }
             };
+            if ran.interrupted {
+                out.extend(todo.iter().map(|(i, _)| (*i, interrupted())));
+                return out;
+            }
             if ran.success {
-                out.extend(self.execute(&dir.path().join("cases"), &todo));
+                // The compiler's overflow diagnostics of a case that compiled: CuTe's static
+                // arithmetic wrapped (g++ folds `Int<589824>{} * Int<4096>{}` with a warning).
+                let warned =
+                    overflow_warnings(&self.clean(&String::from_utf8_lossy(&ran.stderr)), &ranges, self.compiler.kind);
+                out.extend(self.execute(&dir.path().join("cases"), &todo).into_iter().map(|(i, o)| {
+                    match (warned.get(&i), o) {
+                        (Some(w), o) if !matches!(o, Outcome::Overflow(_)) => {
+                            (i, Outcome::Overflow(format!("compile time: {w}")))
+                        }
+                        (_, o) => (i, o),
+                    }
+                }));
                 if self.opts.keep_builds {
                     let _ = dir.keep();
                 }
@@ -361,7 +381,7 @@ impl Oracle {
             let blamed = blame(&diag, &ranges, self.compiler.kind);
             todo.retain(|(i, _)| {
                 if let Some(msg) = blamed.get(i) {
-                    out.push((*i, Outcome::Rejected(msg.clone())));
+                    out.push((*i, refusal(msg.clone())));
                     false
                 } else {
                     true
@@ -447,6 +467,9 @@ impl Oracle {
             let mut c = self.base_command(b);
             c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
             let r = run_with(c, &self.compile_limits())?;
+            if r.interrupted {
+                bail!("{}", super::interrupt::INTERRUPTED);
+            }
             if r.timed_out {
                 bail!(
                     "the compiler took longer than {:?} on the oracle driver and was stopped",
@@ -470,6 +493,10 @@ impl Oracle {
                 let mut c = self.base_command(b);
                 c.args(self.include_flags()).arg("-x").arg("c++-header").arg(&hdr).arg("-o").arg(&tmp);
                 let r = run_with(c, &self.compile_limits())?;
+                if r.interrupted {
+                    let _ = std::fs::remove_file(&tmp);
+                    bail!("{}", super::interrupt::INTERRUPTED);
+                }
                 if r.timed_out {
                     let _ = std::fs::remove_file(&tmp);
                     bail!(
@@ -573,6 +600,11 @@ impl Oracle {
                 }
                 None => true,
             });
+            if ran.interrupted {
+                // Answered cases stay answered; the rest were never run to the end.
+                out.extend(todo.drain(..).map(|i| (i, Outcome::Error(super::interrupt::INTERRUPTED.to_string()))));
+                return out;
+            }
             if todo.len() == before {
                 fruitless += 1;
             }
@@ -592,7 +624,13 @@ impl Oracle {
 
     fn clean_outcome(&self, o: Outcome) -> Outcome {
         match o {
-            Outcome::Crashed(s) => Outcome::Crashed(self.clean(&s)),
+            Outcome::Crashed(s) => {
+                let s = self.clean(&s);
+                match ubsan_overflow(&s) {
+                    Some(at) => Outcome::Overflow(at),
+                    None => Outcome::Crashed(s),
+                }
+            }
             o => o,
         }
     }
@@ -801,30 +839,100 @@ fn rejection_from(errors: &[String]) -> String {
 /// the error points at (its own location, or the instantiation context: before the error for
 /// g++, after it for clang and EDG).
 fn blame(diag: &str, ranges: &Ranges, kind: CompilerKind) -> BTreeMap<usize, String> {
+    attribute(diag, ranges, kind, error_text, false).into_iter().map(|(id, e)| (id, rejection_from(&e))).collect()
+}
+
+/// The diagnostics `pick` selects (it returns the diagnostic's text), each attributed to the case
+/// whose function contains the generated-file line it points at, as [`blame`] does for errors;
+/// `located`: each text says where (a line of CuTe's headers, or the case's own line).
+fn attribute(
+    diag: &str,
+    ranges: &Ranges,
+    kind: CompilerKind,
+    pick: fn(&str) -> Option<&str>,
+    located: bool,
+) -> BTreeMap<usize, Vec<String>> {
     let case_of = |line: usize| ranges.iter().find(|(_, a, b)| (*a..=*b).contains(&line)).map(|(id, _, _)| *id);
     let lines: Vec<&str> = diag.lines().collect();
-    let mut errs: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut found: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut last_ref: Option<usize> = None;
     for (k, l) in lines.iter().enumerate() {
         let r = tu_line(l).and_then(case_of);
-        if let Some(e) = error_text(l) {
+        if let Some(e) = pick(l) {
             let own = r;
             let ctx = match kind {
                 CompilerKind::Gcc => last_ref,
                 _ => lines[k + 1..]
                     .iter()
-                    .take_while(|x| error_text(x).is_none())
+                    .take_while(|x| error_text(x).is_none() && warning_text(x).is_none())
                     .find_map(|x| tu_line(x).and_then(case_of)),
             };
             if let Some(id) = own.or(ctx) {
-                errs.entry(id).or_default().push(e.to_string());
+                let at = match l.split(": ").next() {
+                    _ if !located => String::new(),
+                    Some(loc) if own.is_none() && !loc.trim_start().starts_with(TU) => format!("{}: ", loc.trim()),
+                    _ => "the case's own line: ".to_string(),
+                };
+                found.entry(id).or_default().push(format!("{at}{e}"));
             }
         }
         if r.is_some() {
             last_ref = r;
         }
     }
-    errs.into_iter().map(|(id, e)| (id, rejection_from(&e))).collect()
+    found
+}
+
+fn warning_text(line: &str) -> Option<&str> {
+    line.find("warning: ").map(|p| line[p + "warning: ".len()..].trim())
+}
+
+/// Whether a diagnostic's text says that a computation overflowed `int`: g++'s -Woverflow
+/// (`integer overflow in expression of type 'int' results in '-1879048192'`), its error
+/// `overflow in constant expression`, clang's -Winteger-overflow (`overflow in expression;
+/// result is ... with type 'int'`), and a narrowing of a constant that does not fit (-Wnarrowing,
+/// `narrowing conversion of '4294967296' from 'long int' to 'int'`).
+pub fn is_overflow_diagnostic(text: &str) -> bool {
+    text.contains("[-Woverflow]")
+        || text.contains("[-Winteger-overflow]")
+        || text.contains("integer overflow in expression")
+        || text.contains("overflow in constant expression")
+        || text.contains("overflow in expression; result is")
+        || (text.contains("narrowing conversion of") && text.contains("[-Wnarrowing]"))
+}
+
+/// The overflow warnings of a compile that succeeded, by case: (case id, `where: what`).
+fn overflow_warnings(diag: &str, ranges: &Ranges, kind: CompilerKind) -> BTreeMap<usize, String> {
+    fn pick(l: &str) -> Option<&str> {
+        warning_text(l).filter(|w| is_overflow_diagnostic(w))
+    }
+    attribute(diag, ranges, kind, pick, true)
+        .into_iter()
+        .filter_map(|(id, w)| Some((id, w.into_iter().next()?)))
+        .collect()
+}
+
+/// The outcome of a compile-time refusal: CuTe's overflow (a constant expression that overflows
+/// is an error) or a rejection.
+fn refusal(msg: String) -> Outcome {
+    match msg.strip_prefix("compile error: ") {
+        Some(e) if is_overflow_diagnostic(e) => Outcome::Overflow(format!("compile time: {e}")),
+        _ => Outcome::Rejected(msg),
+    }
+}
+
+/// UBSan's report of a signed overflow in a case's record (`cute/layout.hpp:1108:80: runtime
+/// error: signed integer overflow: 258048 * 10752 cannot be represented in type 'int'`, or
+/// `negation of -2147483648 cannot be represented ...`), as one line.
+pub fn ubsan_overflow(record: &str) -> Option<String> {
+    record
+        .lines()
+        .find(|l| {
+            l.contains("runtime error: ")
+                && (l.contains("signed integer overflow")
+                    || (l.contains("negation of") && l.contains("cannot be represented")))
+        })
+        .map(|l| l.trim().to_string())
 }
 
 /// The outcome of a case compiled alone that failed: a rejection when the errors point into the
@@ -832,7 +940,7 @@ fn blame(diag: &str, ranges: &Ranges, kind: CompilerKind) -> BTreeMap<usize, Str
 /// (a broken toolchain, a link error), which is reported but never cached.
 fn single_rejection(diag: &str, ranges: &Ranges, kind: CompilerKind) -> Outcome {
     if let Some(msg) = blame(diag, ranges, kind).into_values().next() {
-        return Outcome::Rejected(msg);
+        return refusal(msg);
     }
     let errors: Vec<&str> = diag.lines().filter(|l| error_text(l).is_some()).take(3).collect();
     let shown = if errors.is_empty() { diag.lines().rev().take(5).collect::<Vec<_>>() } else { errors };
@@ -903,6 +1011,47 @@ mod tests {
         let r = o.eval("_1");
         assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
         assert!(matches!(&r, Outcome::Error(m) if m.contains("took longer")), "{r:?}");
+    }
+
+    #[test]
+    fn cute_overflow_is_read_from_ubsan_and_the_compiler() {
+        // UBSan's line in a case's record (the driver sends the child's stderr there).
+        let rec = "exit status 1\ncute/layout.hpp:1108:80: runtime error: signed integer overflow: 258048 * 10752 \
+                   cannot be represented in type 'int'";
+        assert_eq!(
+            ubsan_overflow(rec).as_deref(),
+            Some(
+                "cute/layout.hpp:1108:80: runtime error: signed integer overflow: 258048 * 10752 cannot be \
+                 represented in type 'int'"
+            )
+        );
+        assert_eq!(ubsan_overflow("SIGFPE (signal 8)"), None);
+        assert_eq!(ubsan_overflow("exit status 1\nx.hpp:3:1: runtime error: load of misaligned address"), None);
+        // g++'s -Woverflow on the case's own line (g++ 12, LC_ALL=C), attributed to that case.
+        let d = "cases.cpp: In function 'void cutecheck_case_1()':\n\
+cases.cpp:10:39: warning: integer overflow in expression of type 'cute::C<589824>::value_type' {aka 'int'} results in '-1879048192' [-Woverflow]\n\
+   10 |   print(Int<589824>{} * Int<4096>{});\n";
+        let ranges = vec![(0, 5, 8), (1, 9, 12)];
+        let w = overflow_warnings(d, &ranges, CompilerKind::Gcc);
+        assert_eq!(w.keys().copied().collect::<Vec<_>>(), vec![1]);
+        assert!(w[&1].starts_with("the case's own line: integer overflow in expression"), "{}", w[&1]);
+        // In CuTe's headers, through the instantiation context: the header's line is named.
+        let d = "cute/int_tuple.hpp: In instantiation of 'constexpr auto cute::product(...)':\n\
+cases.cpp:6:39:   required from here\n\
+cute/int_tuple.hpp:313:16: warning: integer overflow in expression of type 'int' results in '0' [-Woverflow]\n";
+        let w = overflow_warnings(d, &ranges, CompilerKind::Gcc);
+        assert_eq!(
+            w[&0],
+            "cute/int_tuple.hpp:313:16: integer overflow in expression of type 'int' results in '0' [-Woverflow]"
+        );
+        // Other warnings are not overflow.
+        let d = "cases.cpp:10:5: warning: unused variable 'x' [-Wunused-variable]\n";
+        assert!(overflow_warnings(d, &ranges, CompilerKind::Gcc).is_empty());
+        // A constant expression that overflows is an error: CuTe overflows at compile time.
+        assert!(
+            matches!(refusal("compile error: overflow in constant expression [-fpermissive]".into()), Outcome::Overflow(m) if m.starts_with("compile time: "))
+        );
+        assert!(matches!(refusal("Non-injective Layout detected in complement.".into()), Outcome::Rejected(_)));
     }
 
     #[test]

@@ -230,7 +230,13 @@ pub fn build(
 /// The tables of a report, as printed: groups, classes, features, pycute, and on a release the
 /// engine does not model, the release news first.
 pub fn tables(report: &Report, judge: &Judge<'_>) -> String {
-    let mut tables = format!("{}\n{}\n{}", table(report), class_table(report), feature_table(&report.cases));
+    let mut tables = format!(
+        "{}{}\n{}\n{}",
+        table(report),
+        overflow_rows(report),
+        class_table(report),
+        feature_table(&report.cases)
+    );
     if let Some(p) = &report.pycute {
         tables.push_str(&p.table());
     }
@@ -346,6 +352,29 @@ fn table(r: &Report) -> String {
     }
     line("total", &r.total);
     s
+}
+
+/// The overflow class's rows: CuTe's own computation overflowed (UBSan or the compiler said so),
+/// neither side blamed, never NEW; split by whether the engine refused for overflow too.
+fn overflow_rows(r: &Report) -> String {
+    let (mut too, mut answers) = (0, 0);
+    for c in &r.cases {
+        if let Status::CuteOverflows(d) = &c.status {
+            if d.ends_with("the engine refuses for overflow too") {
+                too += 1;
+            } else {
+                answers += 1;
+            }
+        }
+    }
+    if too + answers == 0 {
+        return String::new();
+    }
+    format!(
+        "{:<20} {:>6}   (neither side blamed: the engine refuses for overflow too {too}, the engine answers {answers})\n",
+        "CuTe overflows",
+        too + answers
+    )
 }
 
 fn class_table(r: &Report) -> String {

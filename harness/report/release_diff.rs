@@ -52,6 +52,7 @@ pub fn kind_of(o: &Outcome) -> &'static str {
         Outcome::Crashed(_) => "crashed",
         Outcome::Unsupported(_) => "unsupported",
         Outcome::Error(_) => "oracle-error",
+        Outcome::Overflow(_) => "overflow",
     }
 }
 

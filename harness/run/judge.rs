@@ -58,6 +58,8 @@ pub struct GroupRow {
     pub explained: usize,
     pub oracle_errors: usize,
     pub disagree: usize,
+    /// CuTe's own computation overflows (UBSan or the compiler): neither side blamed.
+    pub cute_overflows: usize,
 }
 
 impl GroupRow {
@@ -73,6 +75,7 @@ impl GroupRow {
             Status::BothRefuse => self.both_refuse += 1,
             Status::Unchecked(_) => self.unchecked += 1,
             Status::Explained(_) | Status::KnownEarlier(_) => self.explained += 1,
+            Status::CuteOverflows(_) => self.cute_overflows += 1,
         }
     }
 
@@ -87,6 +90,7 @@ impl GroupRow {
             t.explained += r.explained;
             t.oracle_errors += r.oracle_errors;
             t.disagree += r.disagree;
+            t.cute_overflows += r.cute_overflows;
         }
         t
     }
@@ -193,7 +197,7 @@ impl Judgements {
             row.cases += 1;
             match &j.status {
                 Status::Agree | Status::BothRefuse => row.agree += 1,
-                Status::Unchecked(_) | Status::OracleError(_) => row.unchecked += 1,
+                Status::Unchecked(_) | Status::OracleError(_) | Status::CuteOverflows(_) => row.unchecked += 1,
                 Status::Explained(_) | Status::KnownEarlier(_) => {
                     row.differ += 1;
                     row.explained += 1;

@@ -95,6 +95,8 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     }
     let seed = ra.seed.unwrap_or_else(fresh_seed);
     let shard = ra.shard.unwrap_or((0, 1));
+    // Ctrl-C stops the oracle; the tables below still print what was done (oracle::interrupt).
+    cutecheck::oracle::interrupt::install();
     eprintln!("xtask: seed {seed} (reproduce with --seed {seed}), shard {}/{}", shard.0, shard.1);
     if ra.dynamic_cases > 0 {
         if let Some(ok) = crate::dynamic::ensure_built(args, ra.dynamic_cases)? {
@@ -184,9 +186,11 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     }
     let dir = state_dir();
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(&report)?)?;
+    // Whole files even when runs sharing the state directory finish at once (the last one wins).
+    let write = cutecheck::oracle::cache::write_atomic;
+    write(&dir.join("report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
     let command: Vec<String> = std::env::args().skip(1).collect();
-    std::fs::write(dir.join("report.md"), report::markdown(&report, &tables, &command.join(" ")))?;
+    write(&dir.join("report.md"), report::markdown(&report, &tables, &command.join(" ")).as_bytes())?;
     eprintln!(
         "report: {} and report.json ({} cases in {:.1} s, {:.0} cases/minute through the oracle, cache hits included; seed {seed})",
         dir.join("report.md").display(),
@@ -194,5 +198,18 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         report.seconds,
         report.cases_per_minute
     );
+    if cutecheck::oracle::interrupt::requested() {
+        let unanswered = report
+            .cases
+            .iter()
+            .filter(|c| c.cute.join(" ").contains(cutecheck::oracle::interrupt::INTERRUPTED))
+            .count();
+        eprintln!(
+            "interrupted (SIGINT): CuTe answered {} of {} cases (the other {unanswered} are oracle errors above); every cached answer is whole",
+            report.cases.len() - unanswered,
+            report.cases.len()
+        );
+        std::process::exit(130);
+    }
     Ok(ok)
 }

@@ -22,12 +22,14 @@ mod dsl;
 mod dsl_bench;
 mod dynamic;
 mod extract;
+mod fuzz_cli;
 mod gpu;
 mod kernel_forms;
 mod pycute;
 mod random;
 mod release_diff;
 mod repro;
+mod soak;
 mod sourcegen;
 
 use std::process::{Command, ExitCode};
@@ -108,6 +110,12 @@ enum Cmd {
     /// Line coverage of CuTe's algebra headers: a seeded random run vs CUTLASS's own unit-test
     /// cases, compiled with g++ --coverage; target/cutecheck/coverage.json.
     Coverage(coverage::CoverageArgs),
+    /// The proof soak (`--cases 100000`): `conformance --no-fixed` on every modelled release (or
+    /// each --release V) with one seed, one line per release (xtask/src/soak.rs).
+    Soak(soak::SoakArgs),
+    /// Fuzz the expression parser, the engine and the CLI's stdin path for --minutes; failing
+    /// inputs are kept in fixtures/fuzz_regressions.txt (xtask/src/fuzz_cli.rs).
+    Fuzz(fuzz_cli::FuzzArgs),
     /// Time the oracle on static random cases: one TU per case, batched, batched + PCH, warm cache.
     Bench {
         #[command(flatten)]
@@ -139,6 +147,8 @@ fn main() -> ExitCode {
         Cmd::Sourcegen { check } => sourcegen::run(check),
         Cmd::Coverage(a) => coverage::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),
+        Cmd::Fuzz(a) => fuzz_cli::run(&a),
+        Cmd::Soak(a) => soak::run(&a),
     };
     match r {
         Ok(true) => ExitCode::SUCCESS,

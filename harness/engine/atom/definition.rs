@@ -6,6 +6,12 @@
 //!    `(thread, value)` with `size<0>` equal to `size(ThrID)` [CuTe: mma_traits.hpp, "ThrID:
 //!    Logical thread id (tid) -> tidx", "ALayout: (Logical thread id (tid), Logical value id
 //!    (vid)) -> Flat MK-coord"].
+//!    The layout's stride is congruent with its shape: `crd2idx` (layout.hpp) pairs each
+//!    coordinate with its stride mode by mode, so a TV layout that is not congruent has no value
+//!    CuTe can compute (CuTe's `Layout` constructor leaves `static_assert(is_congruent<Shape,
+//!    Stride>)` commented out, so such a trait prints; `cosize` or any evaluation of it does not
+//!    compile: CUTLASS's `SM80_16x8x128_S32U1U1S32_TN_XORPOPC` / `_ANDPOPC` ALayout
+//!    `((_4,_8),(_32,_2)):((_512,_1),((_16,_8)))`).
 //! 2. Every `(thread, value)` lands inside the tile: A in `[0, M*K)`, B in `[0, N*K)`, C in
 //!    `[0, M*N)` [CuTe: mma_traits.hpp, "-> Flat MK-coord" (NK, MN)].
 //! 3. One-to-one onto the tile: after dropping the modes of stride `_0` (a value replicated over
@@ -38,6 +44,7 @@ use crate::postcondition::{enforce, Checked, Violation};
 use crate::{Layout, Result};
 
 const CITE_MMA_THR: &str = "mma_traits.hpp: ThrID: Logical thread id (tid) -> tidx; ALayout/BLayout/CLayout: (Logical thread id (tid), Logical value id (vid)) -> coord";
+const CITE_CONGRUENT: &str = "layout.hpp: crd2idx(coord, shape, stride) maps each mode of a congruent coordinate through the matching mode of the stride (Layout's own static_assert(is_congruent<Shape, Stride>) is commented out, so a non-congruent trait prints but cannot be evaluated)";
 const CITE_MMA_TILE: &str =
     "mma_traits.hpp: ALayout -> Flat MK-coord, BLayout -> Flat NK-coord, CLayout -> Flat MN-coord";
 const CITE_MMA_ONE: &str =
@@ -69,6 +76,15 @@ pub fn check_mma_operand(atom: &MmaAtom, which: char) -> Checked {
             format!(
                 "1: {which}Layout {l} of {name} is not (thread, value) over the {thr} threads of ThrID {}",
                 atom.thr_id
+            ),
+        ));
+    }
+    if !l.shape.congruent(&l.stride) {
+        return Err(Violation::cute(
+            CITE_CONGRUENT,
+            format!(
+                "1: {which}Layout {l} of {name} is not congruent: its stride {} does not match its shape {}",
+                l.stride, l.shape
             ),
         ));
     }
@@ -179,8 +195,15 @@ pub fn with_operand(atom: &MmaAtom, which: char, l: Layout) -> MmaAtom {
 
 /// The engine's refusal of an MMA operand that violates the definition (nothing when the
 /// definition checks are off, `--unchecked`).
+///
+/// A layout that is not congruent is printed as declared (CuTe prints it, and its `size` reads
+/// only the shape); every evaluation of it is refused by the layout itself with CuTe's own
+/// "Mismatched ranks" ([`Layout::congruent_to_evaluate`]).
 pub fn enforce_mma_operand(atom: &MmaAtom, which: char) -> Result<()> {
     if !crate::runtime::checks_on() {
+        return Ok(());
+    }
+    if operand(atom, which).is_ok_and(|(l, _, _)| !l.shape.congruent(&l.stride)) {
         return Ok(());
     }
     enforce("mma_atom", check_mma_operand(atom, which))
@@ -193,6 +216,11 @@ pub fn enforce_tv(op: &'static str, tv: &Layout, tile: i64, atom: Option<(&MmaAt
         return Ok(());
     }
     if let Some((a, w)) = atom {
+        // A tiled MMA evaluates its atom's operand layout: one that is not congruent is refused
+        // as CuTe refuses it (its crd2idx does not compile: "Mismatched ranks").
+        if let Ok((l, _, _)) = operand(a, w) {
+            l.congruent_to_evaluate()?;
+        }
         enforce(op, check_mma_operand(a, w))?;
     }
     enforce(op, check_tv_covers(tv, tile))
@@ -248,9 +276,20 @@ mod tests {
             .filter(|n| !n.starts_with("SM90_64x"))
             .filter(|n| mma_atom(n).ok().is_some_and(|a| check_mma(&a).is_err()))
             .collect();
-        // Exactly the int4 m16n8k32 family (all signedness and saturation variants).
+        // Exactly the int4 m16n8k32 family (all signedness and saturation variants; one element
+        // held twice) and the single-bit m16n8k128 pair (an ALayout that is not congruent).
         assert!(!bad.is_empty());
-        assert!(bad.iter().all(|n| n.starts_with("SM80_16x8x32_S32") && n.contains('4')), "{bad:?}");
+        let int4 = |n: &String| n.starts_with("SM80_16x8x32_S32") && n.contains('4');
+        let b1 = |n: &String| n.starts_with("SM80_16x8x128_S32U1U1S32_TN_");
+        assert!(bad.iter().all(|n| int4(n) || b1(n)), "{bad:?}");
+        assert_eq!(bad.iter().filter(|n| b1(n)).count(), 2, "{bad:?}");
+        let x = mma_atom("SM80_16x8x128_S32U1U1S32_TN_XORPOPC").unwrap();
+        let v = check_mma_operand(&x, 'A').unwrap_err();
+        assert!(v.is_cute() && v.condition.contains("not congruent"), "{v}");
+        assert_eq!(check_mma_operand(&x, 'B'), Ok(()));
+        // It prints (CuTe prints it), but nothing evaluates it: CuTe's crd2idx does not compile.
+        assert!(matches!(x.a.cosize(), Err(crate::Error::MismatchedRanks { .. })));
+        assert!(matches!(x.a.values(), Err(crate::Error::MismatchedRanks { .. })));
     }
 
     #[test]

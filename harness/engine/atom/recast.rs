@@ -89,7 +89,11 @@ pub fn upcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
         Recastable::Composed(c) => match c.offset {
             Offset::SmemPtr(b) => Ok(Recastable::Composed(ComposedLayout {
                 swizzle: c.swizzle,
-                offset: Offset::SmemPtr(b.checked_mul(n).ok_or(Error::Overflow { what: "smem_ptr bits" })?),
+                // pointer_flagged.hpp: smem_ptr_flag_bits<B*N>, an `int` template argument.
+                offset: Offset::SmemPtr(
+                    crate::int::int32(b.checked_mul(n))
+                        .ok_or(Error::Overflow { what: "smem_ptr_flag_bits<B*N>", op: "upcast" })?,
+                ),
                 layout: upcast(&c.layout, n)?,
             })),
             Offset::Int(o) => {

@@ -28,7 +28,11 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
     let (lo, hi) = op.arity();
     arity(op.name(), args, lo..=hi)?;
     match entry(op) {
-        Part::Has(f) => f(name, args),
+        // An overflow names the innermost CuTe operation that computed it.
+        Part::Has(f) => f(name, args).map_err(|e| match e {
+            Error::Overflow { what, op: "" } => Error::Overflow { what, op: op.name() },
+            e => e,
+        }),
         Part::Absent(why) => Err(Error::Type(format!("the engine has no {op}: {why}"))),
     }
 }

@@ -25,26 +25,27 @@ pub struct DynCase {
     pub admissible: bool,
 }
 
-/// splitmix64: a tiny, good-enough generator for case values.
-struct Rng(u64);
+/// splitmix64: a tiny, good-enough generator for case values (also `cargo xtask fuzz`'s).
+pub struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64, index: u64) -> Rng {
+    pub fn new(seed: u64, index: u64) -> Rng {
         let mut r = Rng(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ 0xD1B5_4A32_D192_ED03);
         r.next();
         r
     }
-    fn next(&mut self) -> u64 {
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
         xs[self.below(xs.len())]
     }
     fn chance(&mut self, num: u64, den: u64) -> bool {
