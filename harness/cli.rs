@@ -587,7 +587,7 @@ fn oracle_cmd(
             }
             ok &= matches!(cute, Outcome::Printed(_));
         }
-        return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        return Ok(interrupted().unwrap_or(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }));
     }
     // Both sides: the cases asked and judged by the one run loop.
     let known = crate::known::KnownDiscrepancies::load_default().unwrap_or_default();
@@ -615,12 +615,16 @@ fn oracle_cmd(
         writeln!(out, "{}", j.summary())?;
         ok &= j.agreement.agrees();
     }
-    if crate::oracle::interrupt::requested() {
-        // What was done is printed above; the unanswered cases say `error: interrupted ...`.
+    Ok(interrupted().unwrap_or(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }))
+}
+
+/// After a SIGINT: one line on stderr and status 130 (what was done is printed above; the
+/// unanswered cases say `error: interrupted ...`).
+fn interrupted() -> Option<ExitCode> {
+    crate::oracle::interrupt::requested().then(|| {
         say!("interrupted (SIGINT): the cases without an answer say so; every cached answer is whole");
-        return Ok(ExitCode::from(130));
-    }
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        ExitCode::from(130)
+    })
 }
 
 /// Run `f` with the engine modelling the release the options name.
