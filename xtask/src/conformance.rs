@@ -67,6 +67,15 @@ pub struct RunArgs {
     /// (three-way); see xtask/src/dsl.rs.
     #[arg(long, value_name = "cpp|dsl|cpp,dsl", value_parser = crate::dsl::parse_oracles)]
     pub oracle: Option<crate::dsl::Oracles>,
+    /// The user's own cases: one expression a line, `#` comments and blank lines skipped; each
+    /// case is reported at FILE:line. Run beside the fixed suites and random cases (shard 0).
+    #[arg(long, value_name = "FILE")]
+    pub case_file: Option<std::path::PathBuf>,
+    /// The user's accepted discrepancies, in the format of fixtures/known-discrepancies.toml (expr,
+    /// versions, class, explanation), added to the project's list; an entry that no longer
+    /// reproduces is reported as stale and fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub known: Option<std::path::PathBuf>,
 }
 
 /// A fresh seed when none is given (time and the process's random hasher keys).
@@ -79,8 +88,13 @@ pub fn fresh_seed() -> u64 {
 
 pub use cutecheck::cli::{release_of, version_of};
 
-pub fn load_known() -> Result<KnownDiscrepancies> {
-    KnownDiscrepancies::load_default()
+/// The project's known discrepancies and, with `--known FILE`, the user's.
+pub fn load_known(ra: &RunArgs) -> Result<KnownDiscrepancies> {
+    let mut k = KnownDiscrepancies::load_default()?;
+    if let Some(f) = &ra.known {
+        k.extend(KnownDiscrepancies::load(f)?);
+    }
+    Ok(k)
 }
 
 /// The run's plan for these options: fixed suites unless skipped, the random cases, and with
@@ -105,7 +119,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     opts.verbose = false;
     let oracle = Oracle::new(opts)?;
     eprintln!("xtask: oracle is {}", oracle.describe());
-    let known = load_known()?;
+    let known = load_known(ra)?;
     let version = version_of(args);
     let judge = Judge::for_release(&known, version.clone(), release_of(args));
     match &judge.carried {
@@ -124,7 +138,8 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     if let Some(p) = &pycute {
         peers.push(p);
     }
-    let mut run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, true), &peers, |plan, asked| {
+    let plan = cutecheck::run::plan_with_file(&judge, &plan_spec(ra, seed, shard, true), ra.case_file.as_deref())?;
+    let mut run = cutecheck::run::run_planned(&judge, plan, &peers, false, |plan, asked| {
         eprintln!(
             "xtask: oracle answered {} cases in {:.1?}",
             plan.cases.len(),
