@@ -141,3 +141,10 @@ fn a_user_case_file_is_planned_with_file_and_line_and_a_stale_user_entry_fails_t
     assert_eq!(stale, ["ci/known.toml:3"]);
     assert!(!r.judged.ok);
 }
+
+#[test]
+fn a_log_gets_progress_lines_with_done_total_and_an_estimate() {
+    assert_eq!(ask::progress_line("cpp", 300, 1000, 12.0), "cpp: 300/1000 cases (30%), 12 s, about 28 s left");
+    assert_eq!(ask::progress_line("cpp", 0, 10, 1.0), "cpp: 0/10 cases (0%), 1 s, estimating");
+    assert_eq!(ask::progress_line("cpp", 10, 10, 4.0), "cpp: 10/10 cases (100%), 4 s, about 0 s left");
+}
