@@ -129,17 +129,30 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
         None
     };
     let start = Instant::now();
-    let mut last = start;
     let mut out = Vec::with_capacity(exprs.len());
-    for part in exprs.chunks(chunk.max(1)) {
-        out.extend(oracle.replies(part));
-        if let Some(b) = &bar {
-            b.inc(part.len() as u64);
-        } else if long && !tty && last.elapsed().as_secs_f64() >= PROGRESS_EVERY_SECS {
-            last = Instant::now();
-            eprintln!("{}", progress_line(label, out.len(), exprs.len(), start.elapsed().as_secs_f64()));
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        if exprs.len() > 1 && !tty {
+            // A line every PROGRESS_EVERY_SECS, even while one chunk is being answered.
+            let done = &done;
+            s.spawn(move || {
+                let every = std::time::Duration::from_secs_f64(PROGRESS_EVERY_SECS);
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                    let n = done.load(std::sync::atomic::Ordering::Relaxed);
+                    eprintln!("{}", progress_line(label, n, exprs.len(), start.elapsed().as_secs_f64()));
+                }
+            });
         }
-    }
+        for part in exprs.chunks(chunk.max(1)) {
+            out.extend(oracle.replies(part));
+            done.fetch_add(part.len(), std::sync::atomic::Ordering::Relaxed);
+            if let Some(b) = &bar {
+                b.inc(part.len() as u64);
+            }
+        }
+        drop(stop);
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
