@@ -369,10 +369,25 @@ fn eval_cmd(expr: &str, table: bool, stdout: &mut impl Write) -> std::io::Result
     } else {
         let (text, ok) = answer(expr, table);
         out.write_all(text.as_bytes())?;
+        if let Some(c) = caret(expr) {
+            // Under the answer (stdout keeps one line per expression): the text and a caret.
+            out.flush()?;
+            eprint!("{c}");
+        }
         ok
     };
     out.flush()?;
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// For an expression that does not parse: the expression and a caret under the column of the
+/// error (`None` when it parses, or spans lines).
+pub fn caret(expr: &str) -> Option<String> {
+    let e = crate::expr::parse(expr).err()?;
+    if expr.contains(['\n', '\r', '\t']) {
+        return None;
+    }
+    Some(format!("  {expr}\n  {}^ {}\n", " ".repeat(e.col.saturating_sub(1)), e.msg))
 }
 
 /// The answer to one expression: its text (ending in a newline) and whether it succeeded. A panic
@@ -661,5 +676,18 @@ pub fn version_of(args: &crate::oracle::OracleArgs) -> String {
         }
         (None, Some(v)) => v.clone(),
         (None, None) => crate::oracle::provision::DEFAULT_CUTLASS.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod caret_tests {
+    #[test]
+    fn a_parse_error_gets_a_caret_under_its_column() {
+        let c = super::caret("coalesce((_2,_4):(_1,_2)").expect("a parse error");
+        let lines: Vec<&str> = c.lines().collect();
+        assert_eq!(lines[0], "  coalesce((_2,_4):(_1,_2)");
+        assert_eq!(lines[1].find('^'), Some(2 + 24), "{c}");
+        assert!(lines[1].contains("expected ')'"), "{c}");
+        assert_eq!(super::caret("coalesce(_2:_1)"), None);
     }
 }

@@ -32,6 +32,9 @@ pub struct Discrepancy {
     /// reproducer and must keep reproducing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub family: Option<Family>,
+    /// Where the entry is written (`FILE:line` of its `expr`), set by [`KnownDiscrepancies::load`].
+    #[serde(skip)]
+    pub location: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -404,7 +407,33 @@ impl Discrepancy {
 impl KnownDiscrepancies {
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        let shown = path.strip_prefix(crate::paths::repo_root()).unwrap_or(path);
+        Self::parse_at(&text, &shown.display().to_string()).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    }
+
+    /// [`parse`](Self::parse), each entry located at `file:line` of its `expr = ` line.
+    pub fn parse_at(text: &str, file: &str) -> anyhow::Result<Self> {
+        let mut k = Self::parse(text)?;
+        let expr_lines: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with("expr") && l.contains('='))
+            .map(|(i, _)| i + 1)
+            .collect();
+        for (i, d) in k.entries.iter_mut().enumerate() {
+            d.location = match expr_lines.get(i) {
+                Some(line) if expr_lines.len() == k.canonical.len() => format!("{file}:{line}"),
+                _ => file.to_string(),
+            };
+        }
+        Ok(k)
+    }
+
+    /// The project's list and the user's (`--known FILE`) as one list; the user's entries keep
+    /// their locations.
+    pub fn extend(&mut self, other: KnownDiscrepancies) {
+        self.entries.extend(other.entries);
+        self.canonical.extend(other.canonical);
     }
 
     /// The project's list, fixtures/known-discrepancies.toml (empty when the file is absent).

@@ -266,3 +266,21 @@ fn a_real_cutlass_dir_works_relative_and_as_include() {
     let (out, err, code) = cutecheck_in(cache, &["eval", "--cute", "--no-cache", "--cutlass-dir", &rel, case]);
     assert_eq!((out.as_str(), code), ("_12:_1\n", 0), "{err}");
 }
+
+/// An unknown name gets the nearest operation's name; a parse error, the expression on stderr
+/// with a caret under the failing column (stdout keeps its one line).
+#[test]
+fn errors_help_with_did_you_mean_and_a_caret() {
+    let here = std::env::current_dir().unwrap();
+    let (out, _, code) = cutecheck_in(&here, &["eval", "logical_divid(_8:_1,_2)"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("(did you mean 'logical_divide'?)"), "{out}");
+    let (out, err, code) = cutecheck_in(&here, &["eval", "coalesce((_2,_4):(_1_2))"]);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let col: usize =
+        out.trim_start_matches("error: parse error at column ").split(':').next().unwrap().parse().unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.first(), Some(&"  coalesce((_2,_4):(_1_2))"), "{err}");
+    assert_eq!(lines.get(1).and_then(|l| l.find('^')), Some(2 + col - 1), "{err}");
+}

@@ -178,9 +178,11 @@ fn conformance_goes_through_the_run_loop() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let code = |f: &str| code_of(&std::fs::read_to_string(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")));
     for (f, call) in [
-        ("xtask/src/conformance.rs", "cutecheck::run::run("),
+        ("xtask/src/conformance.rs", "cutecheck::run::plan_with_file("),
+        ("xtask/src/conformance.rs", "cutecheck::run::run_planned("),
         ("xtask/src/conformance.rs", "cutecheck::run::dynamic::extend("),
-        ("xtask/src/dsl.rs", "cutecheck::run::run("),
+        ("xtask/src/dsl.rs", "cutecheck::run::plan_with_file("),
+        ("xtask/src/dsl.rs", "cutecheck::run::run_planned("),
         ("xtask/src/release_diff.rs", "cutecheck::run::run_planned("),
         ("xtask/src/repro.rs", "cutecheck::run::given("),
         ("harness/cli.rs", "crate::run::given("),

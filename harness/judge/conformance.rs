@@ -180,7 +180,7 @@ impl<'k> Judge<'k> {
                 Some(since) if self.known.lookup(&case.expr, &self.version).is_none() => {
                     Status::FixedHere(since.clone())
                 }
-                _ => Status::Stale("listed in fixtures/known-discrepancies.toml but no longer reproduces".into()),
+                _ => Status::Stale(format!("listed at {} but no longer reproduces", case.location)),
             },
             (Agreement::Same, _) => Status::Agree,
             (Agreement::BothRefuse, _) => Status::BothRefuse,

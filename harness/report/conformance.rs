@@ -40,6 +40,10 @@ pub struct CaseReport {
     pub pycute: Option<super::pycute::Opinion>,
     /// Random cases: what part of CuTe's input space the case exercises (cutecheck::fuzz::features).
     pub features: Vec<String>,
+    /// The command that reproduces a disagreeing or failing case (`cargo xtask repro '...'`), and
+    /// the shrunk case's.
+    pub reproduce: Option<String>,
+    pub reproduce_shrunk: Option<String>,
 }
 
 pub use crate::run::shrink::Shrunk;
@@ -67,6 +71,8 @@ pub struct Report {
     /// their operation and entry: counted here, left out of `cases`.
     pub dynamic_explained_omitted: Vec<Omitted>,
     pub cases: Vec<CaseReport>,
+    /// PASS/FAIL, counts per status, time (set by the command from the run's verdict).
+    pub summary: Option<super::ci::Summary>,
 }
 
 /// Explained dynamic cases of one operation, triage class and signature, and known discrepancy
@@ -185,7 +191,10 @@ pub fn build(
         }
         let admissible = p.admissible();
         let features = if p.random.is_some() { fuzz::features(&p.case.text) } else { Vec::new() };
+        let listed = j.fails() || j.triage.is_some();
         reports.push(CaseReport {
+            reproduce: listed.then(|| super::ci::reproducer(&p.case.text)),
+            reproduce_shrunk: shrunk.as_ref().map(|s: &Shrunk| super::ci::reproducer(&s.expr)),
             features,
             group: p.group,
             location: p.case.location.clone(),
@@ -223,6 +232,7 @@ pub fn build(
         }),
         dynamic_explained_omitted: omissions.omitted(),
         cases: reports,
+        summary: None,
     };
     report
 }

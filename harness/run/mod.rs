@@ -21,7 +21,7 @@ use anyhow::Result;
 
 pub use ask::{ask, Asked, Peer};
 pub use judge::{judge, Judged, Judgements, PairRow};
-pub use plan::{plan, Plan, PlanSpec, Planned};
+pub use plan::{plan, plan_with_file, Plan, PlanSpec, Planned};
 pub use recorded::judge_recorded;
 
 use crate::case::{self, Case};

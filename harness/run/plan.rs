@@ -68,6 +68,18 @@ pub fn plan(judge: &Judge<'_>, spec: &PlanSpec) -> Result<Plan> {
     Ok(Plan { cases, trees, seconds: t.elapsed().as_secs_f64() })
 }
 
+/// [`plan`], then the cases of the user's case file (`--case-file`, in shard 0), after the fixed
+/// suites and random cases and before nothing else changes: the same run, the same judge.
+pub fn plan_with_file(judge: &Judge<'_>, spec: &PlanSpec, case_file: Option<&std::path::Path>) -> Result<Plan> {
+    let t = Instant::now();
+    let mut p = plan(judge, spec)?;
+    if let (Some(f), 0) = (case_file, spec.shard.0) {
+        p.cases.extend(case_file_cases(f)?);
+    }
+    p.seconds += t.elapsed().as_secs_f64() - p.seconds;
+    Ok(p)
+}
+
 /// Fixed suites (unless skipped) and the random cases of `seed` in `shard`.
 pub fn draw(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(Vec<Planned>, Vec<Option<CaseTree>>)> {
     let mut cases = Vec::new();
@@ -101,6 +113,33 @@ pub fn draw(n: usize, seed: u64, shard: (usize, usize), fixed: bool) -> Result<(
     Ok((cases, trees))
 }
 
+/// The cases of a user's case file (`--case-file FILE`): one expression a line, `#` comments and
+/// blank lines skipped; each case is located at `FILE:line` and grouped under the file's name.
+pub fn case_file_cases(path: &std::path::Path) -> Result<Vec<Planned>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read the case file {}", path.display()))?;
+    case_lines(&text, &path.display().to_string())
+}
+
+/// [`case_file_cases`] on text already read; `file` names it in every location.
+pub fn case_lines(text: &str, file: &str) -> Result<Vec<Planned>> {
+    let group = std::path::Path::new(file).file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let mut cases = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let expr = line.trim();
+        if expr.is_empty() || expr.starts_with('#') {
+            continue;
+        }
+        let location = format!("{file}:{}", i + 1);
+        let case = Case::parse(expr, &location).with_context(|| format!("{location}: cannot parse `{expr}`"))?;
+        cases.push(Planned { group: group.clone(), case, origin: Origin::Fixed, random: None });
+    }
+    if cases.is_empty() {
+        anyhow::bail!("{file}: no cases (one expression a line; `#` starts a comment)");
+    }
+    Ok(cases)
+}
+
 /// One case per expression the known discrepancies list for the judge's version (and, on a
 /// release the engine does not model, for the release whose discrepancies carry over).
 pub fn known_cases(judge: &Judge<'_>) -> Result<Vec<Planned>> {
@@ -112,7 +151,8 @@ pub fn known_cases(judge: &Judge<'_>) -> Result<Vec<Planned>> {
             continue;
         }
         listed.push(&d.expr);
-        let case = Case::parse(&d.expr, "fixtures/known-discrepancies.toml")?;
+        let location = if d.location.is_empty() { "fixtures/known-discrepancies.toml" } else { &d.location };
+        let case = Case::parse(&d.expr, location)?;
         cases.push(Planned { group: "known".into(), case, origin: Origin::Known, random: None });
     }
     Ok(cases)

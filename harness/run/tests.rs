@@ -106,3 +106,45 @@ fn any_oracle_is_a_peer_judged_against_the_engine_and_cpp() {
         assert_eq!(r.judged.ok, ok, "an oracle failing on every case, binding: {}", caps.binding);
     }
 }
+
+#[test]
+fn a_user_case_file_is_planned_with_file_and_line_and_a_stale_user_entry_fails_the_run() {
+    let text =
+        "# the layouts of my kernel\n\ncoalesce((_2,_4):(_1,_2))\n  # indented comment\ncomposition(_8:_1,_4:_2)\n";
+    let cases = plan::case_lines(text, "ci/my.cases").expect("the case file");
+    let locations: Vec<&str> = cases.iter().map(|p| p.case.location.as_str()).collect();
+    assert_eq!(locations, ["ci/my.cases:3", "ci/my.cases:5"]);
+    assert!(cases.iter().all(|p| p.group == "my.cases"));
+    let bad =
+        plan::case_lines("coalesce(_2:_1)\ncoalesce((_2,_4):(_1,\n", "ci/bad.cases").err().expect("a parse error");
+    assert!(format!("{bad:#}").contains("ci/bad.cases:2"), "{bad:#}");
+    assert!(plan::case_lines("# nothing\n", "empty.cases").is_err());
+
+    // The user's accepted discrepancy, which the mirror oracle does not reproduce: stale, at the
+    // user's file and line, and the run fails.
+    let mut known = KnownDiscrepancies::default();
+    let user = "# mine\n[[discrepancy]]\nexpr = \"coalesce((_2,_4):(_1,_2))\"\nversions = [\"*\"]\nclass = \"same-function\"\nexplanation = \"accepted\"\n";
+    known.extend(KnownDiscrepancies::parse_at(user, "ci/known.toml").expect("the user's list"));
+    let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
+    let spec = PlanSpec { cases: 0, seed: 1, shard: (0, 1), fixed: false, known: true };
+    let mut p = plan(&judge, &spec).expect("the plan");
+    p.cases.extend(cases);
+    let r = run_planned(&judge, p, &[&Mirror], false, |_, _| Ok(())).expect("the run");
+    let stale: Vec<_> = r
+        .plan
+        .cases
+        .iter()
+        .zip(&r.judged.cases)
+        .filter(|(_, j)| j.engine_cpp.as_ref().is_some_and(|j| matches!(j.status, crate::judge::Status::Stale(_))))
+        .map(|(p, _)| p.case.location.clone())
+        .collect();
+    assert_eq!(stale, ["ci/known.toml:3"]);
+    assert!(!r.judged.ok);
+}
+
+#[test]
+fn a_log_gets_progress_lines_with_done_total_and_an_estimate() {
+    assert_eq!(ask::progress_line("cpp", 300, 1000, 12.0), "cpp: 300/1000 cases (30%), 12 s, about 28 s left");
+    assert_eq!(ask::progress_line("cpp", 0, 10, 1.0), "cpp: 0/10 cases (0%), 1 s, estimating");
+    assert_eq!(ask::progress_line("cpp", 10, 10, 4.0), "cpp: 10/10 cases (100%), 4 s, about 0 s left");
+}

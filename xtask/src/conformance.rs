@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use cutecheck::fuzz;
-use cutecheck::judge::{Judge, Status};
+use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
+use cutecheck::report::ci;
 use cutecheck::report::conformance as report;
 use cutecheck::run::PlanSpec;
 
@@ -67,6 +68,19 @@ pub struct RunArgs {
     /// (three-way); see xtask/src/dsl.rs.
     #[arg(long, value_name = "cpp|dsl|cpp,dsl", value_parser = crate::dsl::parse_oracles)]
     pub oracle: Option<crate::dsl::Oracles>,
+    /// The user's own cases: one expression a line, `#` comments and blank lines skipped; each
+    /// case is reported at FILE:line. Run beside the fixed suites and random cases (shard 0).
+    #[arg(long, value_name = "FILE")]
+    pub case_file: Option<std::path::PathBuf>,
+    /// The user's accepted discrepancies, in the format of fixtures/known-discrepancies.toml (expr,
+    /// versions, class, explanation), added to the project's list; an entry that no longer
+    /// reproduces is reported as stale and fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub known: Option<std::path::PathBuf>,
+    /// Also write a JUnit XML file: a testsuite per group, a testcase per case, a failure with the
+    /// reproducer for every NEW, stale or oracle-error case.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<std::path::PathBuf>,
 }
 
 /// A fresh seed when none is given (time and the process's random hasher keys).
@@ -79,8 +93,13 @@ pub fn fresh_seed() -> u64 {
 
 pub use cutecheck::cli::{release_of, version_of};
 
-pub fn load_known() -> Result<KnownDiscrepancies> {
-    KnownDiscrepancies::load_default()
+/// The project's known discrepancies and, with `--known FILE`, the user's.
+pub fn load_known(ra: &RunArgs) -> Result<KnownDiscrepancies> {
+    let mut k = KnownDiscrepancies::load_default()?;
+    if let Some(f) = &ra.known {
+        k.extend(KnownDiscrepancies::load(f)?);
+    }
+    Ok(k)
 }
 
 /// The run's plan for these options: fixed suites unless skipped, the random cases, and with
@@ -107,7 +126,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     opts.verbose = false;
     let oracle = Oracle::new(opts)?;
     eprintln!("xtask: oracle is {}", oracle.describe());
-    let known = load_known()?;
+    let known = load_known(ra)?;
     let version = version_of(args);
     let judge = Judge::for_release(&known, version.clone(), release_of(args));
     match &judge.carried {
@@ -126,7 +145,8 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     if let Some(p) = &pycute {
         peers.push(p);
     }
-    let mut run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, true), &peers, |plan, asked| {
+    let plan = cutecheck::run::plan_with_file(&judge, &plan_spec(ra, seed, shard, true), ra.case_file.as_deref())?;
+    let mut run = cutecheck::run::run_planned(&judge, plan, &peers, false, |plan, asked| {
         eprintln!(
             "xtask: oracle answered {} cases in {:.1?}",
             plan.cases.len(),
@@ -164,26 +184,18 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         (ra.shrink_budget > 0 && Instant::now() < shrink_deadline)
             .then(|| cutecheck::run::shrink::shrink_one(&oracle, &judge, tree, t, ra.shrink_budget))
     };
-    let report = report::build(run, &judge, about, dynamic.as_ref(), shrink);
+    let mut report = report::build(run, &judge, about, dynamic.as_ref(), shrink);
+    let summary = ci::Summary::of(&report, ok);
+    report.summary = Some(summary.clone());
     let tables = report::tables(&report, &judge);
+    let listing = ci::failing_listing(&report);
     if ra.json {
-        eprint!("{tables}");
+        eprint!("{tables}{listing}");
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{tables}");
-        for c in report.cases.iter().filter(|c| matches!(c.status, Status::New | Status::Stale(_))) {
-            println!("NEW DISAGREEMENT {} ({})", c.expr, c.location);
-            println!("  CuTe:   {}", c.cute.join(" | "));
-            println!("  engine: {}", c.engine.join(" | "));
-            if let Some(t) = &c.triage {
-                println!("  triage: {}: {t}", report::class_label(t));
-            }
-            if let Some(s) = &c.shrunk {
-                println!("  shrunk: {}  (CuTe {} / engine {})", s.expr, s.cute.join(" | "), s.engine.join(" | "));
-            }
-            println!("  reproduce: cargo xtask repro '{}'", c.shrunk.as_ref().map_or(&c.expr, |s| &s.expr));
-        }
+        print!("{tables}{listing}");
     }
+    ci_outputs(ra, &report, &summary)?;
     let dir = state_dir();
     std::fs::create_dir_all(&dir)?;
     // Whole files even when runs sharing the state directory finish at once (the last one wins).
@@ -198,6 +210,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         report.seconds,
         report.cases_per_minute
     );
+    eprintln!("{}", summary.line());
     if cutecheck::oracle::interrupt::requested() {
         let unanswered = report
             .cases
@@ -212,4 +225,39 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         std::process::exit(130);
     }
     Ok(ok)
+}
+
+/// The JUnit file (`--junit`), and on GitHub Actions (`GITHUB_STEP_SUMMARY` set) the step summary
+/// and `::error` annotations at the lines of the user's case file and known list.
+fn ci_outputs(ra: &RunArgs, report: &report::Report, summary: &ci::Summary) -> Result<()> {
+    if let Some(f) = &ra.junit {
+        std::fs::write(f, ci::junit(report, summary)).with_context(|| format!("cannot write {}", f.display()))?;
+        eprintln!("xtask: JUnit report written to {}", f.display());
+    }
+    let Some(step) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) else { return Ok(()) };
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&step)
+        .with_context(|| format!("cannot append to GITHUB_STEP_SUMMARY ({})", step.to_string_lossy()))?;
+    writeln!(f, "{}", ci::step_summary(report, summary))?;
+    // GitHub names files relative to the workspace.
+    let workspace = std::env::var_os("GITHUB_WORKSPACE").map(std::path::PathBuf::from);
+    let cwd = std::env::current_dir()?;
+    let files: Vec<(String, String)> = [&ra.case_file, &ra.known]
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let located = p.display().to_string();
+            let abs = cwd.join(p);
+            let shown = workspace.as_deref().and_then(|w| abs.strip_prefix(w).ok()).unwrap_or(p);
+            (located, shown.display().to_string())
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    for a in ci::annotations(report, &files) {
+        eprintln!("{a}");
+    }
+    Ok(())
 }

@@ -66,7 +66,7 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     } else {
         None
     };
-    let known = load_known()?;
+    let known = load_known(ra)?;
     let judge = Judge::for_release(&known, version_of(args), release_of(args));
     let mut peers: Vec<&dyn cutecheck::case::Oracle> = Vec::new();
     if let Some(o) = &cpp_oracle {
@@ -74,7 +74,8 @@ pub fn conformance(args: &OracleArgs, ra: &RunArgs, which: Oracles) -> Result<bo
     }
     peers.push(&dsl_oracle);
     // The DSL runs have no reproducers of the known discrepancies (they are engine~C++ entries).
-    let run = cutecheck::run::run(&judge, &plan_spec(ra, seed, shard, false), &peers, |plan, asked| {
+    let plan = cutecheck::run::plan_with_file(&judge, &plan_spec(ra, seed, shard, false), ra.case_file.as_deref())?;
+    let run = cutecheck::run::run_planned(&judge, plan, &peers, false, |plan, asked| {
         eprintln!(
             "xtask: the DSL answered {} cases in {:.1} s (the engine alongside, done in {:.1} s)",
             plan.cases.len(),

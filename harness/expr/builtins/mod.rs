@@ -23,7 +23,8 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
         return r;
     }
     let Some(op) = Op::lookup(name) else {
-        return Err(Error::Type(format!("unknown function or name '{name}'")));
+        let hint = did_you_mean(&name.to_string()).map_or(String::new(), |n| format!(" (did you mean '{n}'?)"));
+        return Err(Error::Type(format!("unknown function or name '{name}'{hint}")));
     };
     let (lo, hi) = op.arity();
     arity(op.name(), args, lo..=hi)?;
@@ -35,6 +36,34 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
         }),
         Part::Absent(why) => Err(Error::Type(format!("the engine has no {op}: {why}"))),
     }
+}
+
+/// The operation whose name is nearest to `name` (edit distance at most 2, and at most a third of
+/// the name), for an unknown name's error.
+pub fn did_you_mean(name: &str) -> Option<&'static str> {
+    let limit = 2.min(name.chars().count() / 3).max(1);
+    Op::ALL
+        .iter()
+        .map(|op| (edit_distance(name, op.name()), op.name()))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, n)| (*d, n.len()))
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance by characters (names are short: one row of the table is kept).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (diag + usize::from(ca != *cb)).min(row[j] + 1).min(up + 1);
+            diag = up;
+        }
+    }
+    row[b.len()]
 }
 
 /// Check the argument count of a builtin.
@@ -146,5 +175,22 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::TiledMmaThrLayout => Has(|n, a| builtins::atoms::tiled_mma(Op::TiledMmaThrLayout, n, a)),
         Op::Upcast => Has(|n, a| builtins::atoms::recast(Op::Upcast, n, a)),
         Op::Downcast => Has(|n, a| builtins::atoms::recast(Op::Downcast, n, a)),
+    }
+}
+
+#[cfg(test)]
+mod did_you_mean_tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_name_gets_the_nearest_operation() {
+        assert_eq!(edit_distance("coalesc", "coalesce"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(did_you_mean("coalesc"), Some("coalesce"));
+        assert_eq!(did_you_mean("compositon"), Some("composition"));
+        assert_eq!(did_you_mean("logical_divid"), Some("logical_divide"));
+        assert_eq!(did_you_mean("zzzzzzzz"), None);
+        let e = crate::expr::eval::eval_str("coalesc(_2:_1)").unwrap_err().to_string();
+        assert!(e.contains("unknown function or name 'coalesc' (did you mean 'coalesce'?)"), "{e}");
     }
 }
