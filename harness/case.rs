@@ -377,6 +377,15 @@ pub struct EngineAnswer {
     pub refusal: Option<crate::engine::Error>,
 }
 
+/// `v`'s print (its `Display`), written into a buffer sized for a typical result at once rather
+/// than grown piece by piece.
+fn printed(v: &Value) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(128);
+    write!(s, "{v}").expect("a Display implementation returned an error unexpectedly");
+    s
+}
+
 /// Evaluate a case on the engine (a top-level `print_layout(L)` prints CuTe's grid; with `table`,
 /// so does every rank-2 layout result, as `eval --table` and the oracle's table mode do). A panic
 /// is caught and reported as [`Outcome::Crashed`]: it is an engine bug, never CuTe's.
@@ -429,7 +438,7 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
             Err(e) => EngineAnswer { outcome: Outcome::Rejected(e.to_string()), value: None, refusal: Some(e) },
             Ok(v) if case.print_layout_arg().is_some() => grid(v),
             Ok(v @ Value::Layout(_)) if table && v.to_layout().is_ok_and(|l| l.rank() == 2) => grid(v),
-            Ok(v) => EngineAnswer { outcome: Outcome::Printed(v.to_string()), value: Some(v), refusal: None },
+            Ok(v) => EngineAnswer { outcome: Outcome::Printed(printed(&v)), value: Some(v), refusal: None },
         }
     };
     std::panic::catch_unwind(run).unwrap_or_else(|p| {

@@ -67,9 +67,36 @@ fn literal(e: &Expr) -> Option<IntTuple> {
 
 /// The tuple of `items` when each is a [`literal`].
 fn literals(items: &[Expr]) -> Option<IntTuple> {
-    // Built in one pass; an item that is no literal stops it short of the full rank.
-    let t = IntTuple::tuple(items.iter().map_while(literal));
-    (t.rank() == items.len()).then_some(t)
+    // Built in one pass into one buffer (nested tuples in place, no tuple per level), kept per
+    // thread; an item that is no literal stops it.
+    thread_local! {
+        static BUF: std::cell::RefCell<LitBuf> = std::cell::RefCell::default();
+    }
+    BUF.with(|b| {
+        let mut fresh = LitBuf::default();
+        let mut kept = b.try_borrow_mut().ok();
+        let buf = kept.as_deref_mut().unwrap_or(&mut fresh);
+        buf.clear();
+        push_literals(buf, items)?;
+        Some(buf.get((0, buf.len())).to_owned())
+    })
+}
+
+/// Appends the tuple of `items` to `buf` when each is a [`literal`]; `None` (and a partial
+/// tuple left in `buf`) at the first that is not.
+fn push_literals(buf: &mut LitBuf, items: &[Expr]) -> Option<()> {
+    let at = buf.open_tuple();
+    for e in items {
+        match e {
+            Expr::Int { value, is_static, .. } => {
+                buf.leaf(Int::new(*value, *is_static));
+            }
+            Expr::Tuple { items, .. } => push_literals(buf, items)?,
+            _ => return None,
+        }
+    }
+    buf.close_tuple(at, items.len());
+    Some(())
 }
 
 /// The coordinate of `L(args)`: integers (an evaluation) or a coordinate with `_` (a slice).
