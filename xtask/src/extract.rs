@@ -112,68 +112,24 @@ enum Tok {
     Punct(char),
 }
 
-/// Tokens with their line numbers; comments, string and character literals and preprocessor
-/// lines are dropped.
+/// Tokens with their line numbers (the shared scanner's, `crate::cxx_tokens`), a word that starts
+/// with a digit read as a number.
 fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>> {
-    let b: Vec<char> = text.chars().collect();
-    let (mut i, mut line, mut out) = (0, 1, Vec::new());
-    let mut at_line_start = true;
-    while i < b.len() {
-        let c = b[i];
-        if c == '\n' {
-            line += 1;
-            i += 1;
-            at_line_start = true;
-            continue;
-        }
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if at_line_start && c == '#' {
-            while i < b.len() && b[i] != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        at_line_start = false;
-        if c == '/' && b.get(i + 1) == Some(&'/') {
-            while i < b.len() && b[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && b.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i < b.len() && !(b[i] == '*' && b.get(i + 1) == Some(&'/')) {
-                line += usize::from(b[i] == '\n');
-                i += 1;
-            }
-            i += 2;
-        } else if c == '"' || c == '\'' {
-            i += 1;
-            while i < b.len() && b[i] != c {
-                i += if b[i] == '\\' { 2 } else { 1 };
-            }
-            i += 1;
-        } else if c.is_ascii_digit() {
-            let s = i;
-            while i < b.len() && b[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            let lit: String = b[s..i].iter().collect();
-            let n = lit.parse().with_context(|| format!("line {line}: number {lit}"))?;
-            out.push((Tok::Num(n), line));
-        } else if c.is_alphabetic() || c == '_' {
-            let s = i;
-            while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_') {
-                i += 1;
-            }
-            out.push((Tok::Ident(b[s..i].iter().collect()), line));
-        } else {
-            out.push((Tok::Punct(c), line));
-            i += 1;
-        }
-    }
-    Ok(out)
+    crate::cxx_tokens::tokenize(text)
+        .into_iter()
+        .map(|(t, line)| {
+            Ok((
+                match t {
+                    crate::cxx_tokens::Tok::Word(w) if w.starts_with(|c: char| c.is_ascii_digit()) => {
+                        Tok::Num(w.parse().with_context(|| format!("line {line}: number {w}"))?)
+                    }
+                    crate::cxx_tokens::Tok::Word(w) => Tok::Ident(w),
+                    crate::cxx_tokens::Tok::Punct(c) => Tok::Punct(c),
+                },
+                line,
+            ))
+        })
+        .collect()
 }
 
 /// A C++ operand translated to the expression language, or why it cannot be.

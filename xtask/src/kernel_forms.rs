@@ -20,6 +20,8 @@ use anyhow::{bail, Context, Result};
 use cutecheck::expr::Op;
 use cutecheck::oracle::{provision, repo_root};
 
+use crate::cxx_tokens::{tokenize, Tok};
+
 /// The operations whose presence makes a binding a case (besides the type `Layout<...>`).
 const BUILDERS: &[Op] = &[
     Op::MakeLayout,
@@ -137,69 +139,6 @@ fn admit(text: &str) -> std::result::Result<String, String> {
     }
     cutecheck::oracle::codegen::case_body(&e).map_err(|e| format!("the oracle has no C++ for it ({e})"))?;
     Ok(e.to_string())
-}
-
-/// A token: a word (identifier or number, as written) or one punctuation character.
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Word(String),
-    Punct(char),
-}
-
-/// Tokens with their lines; comments, strings, character literals and preprocessor lines dropped.
-fn tokenize(text: &str) -> Vec<(Tok, usize)> {
-    let b: Vec<char> = text.chars().collect();
-    let (mut i, mut line, mut out) = (0, 1, Vec::new());
-    let mut at_line_start = true;
-    while i < b.len() {
-        let c = b[i];
-        if c == '\n' {
-            line += 1;
-            i += 1;
-            at_line_start = true;
-            continue;
-        }
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if at_line_start && c == '#' {
-            while i < b.len() && b[i] != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        at_line_start = false;
-        if c == '/' && b.get(i + 1) == Some(&'/') {
-            while i < b.len() && b[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && b.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i < b.len() && !(b[i] == '*' && b.get(i + 1) == Some(&'/')) {
-                line += usize::from(b[i] == '\n');
-                i += 1;
-            }
-            i += 2;
-        } else if c == '"' || c == '\'' {
-            i += 1;
-            while i < b.len() && b[i] != c {
-                line += usize::from(b[i] == '\n');
-                i += if b[i] == '\\' { 2 } else { 1 };
-            }
-            i += 1;
-        } else if c.is_alphanumeric() || c == '_' {
-            let s = i;
-            while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_') {
-                i += 1;
-            }
-            out.push((Tok::Word(b[s..i].iter().collect()), line));
-        } else {
-            out.push((Tok::Punct(c), line));
-            i += 1;
-        }
-    }
-    out
 }
 
 /// The tokens as text: words apart by a space where two meet, punctuation joined.

@@ -18,6 +18,7 @@ mod bench;
 mod bless;
 mod conformance;
 mod coverage;
+mod cxx_tokens;
 mod dsl;
 mod dsl_bench;
 mod dynamic;
