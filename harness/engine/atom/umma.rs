@@ -46,6 +46,12 @@ const FAMILIES: &[Family] = &[
 /// The accumulator types `to_CFormat` accepts.
 const C_TYPES: &[&str] = &["half_t", "float", "int32_t"];
 
+/// A value type as C++ may spell it, without its namespace (`cutlass::half_t` is `half_t`, as the
+/// CuTe tutorials write it).
+fn value_type(t: &str) -> String {
+    t.strip_prefix("cute::").or_else(|| t.strip_prefix("cutlass::")).unwrap_or(t).to_string()
+}
+
 /// The largest M or N the engine models (CuTe's largest valid one is 256; the traits of a larger
 /// one print, but no instruction has it).
 const MAX_MN: i64 = 512;
@@ -134,9 +140,9 @@ impl Umma {
             family,
             pair,
             ts,
-            a: t[0].clone(),
-            b: t[1].clone(),
-            c: t[2].clone(),
+            a: value_type(&t[0]),
+            b: value_type(&t[1]),
+            c: value_type(&t[2]),
             m: int(&t[3])?,
             n: int(&t[4])?,
             a_k_major: a_major == "K",
