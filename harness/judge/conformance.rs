@@ -44,6 +44,14 @@ pub enum Status {
     CuteOverflows(String),
 }
 
+impl Status {
+    /// Whether a case with this status fails a run (a new disagreement, a stale entry, an oracle
+    /// failure).
+    pub fn fails(&self) -> bool {
+        matches!(self, Status::New | Status::Stale(_) | Status::OracleError(_))
+    }
+}
+
 /// One case judged: how the outputs compare, the triage of a disagreement, and the final status.
 #[derive(Clone, Debug, Serialize)]
 pub struct Judgement {
@@ -56,7 +64,7 @@ pub struct Judgement {
 impl Judgement {
     /// Whether this case fails a run (a new disagreement, a stale entry, an oracle failure).
     pub fn fails(&self) -> bool {
-        matches!(self.status, Status::New | Status::Stale(_) | Status::OracleError(_))
+        self.status.fails()
     }
 
     /// One line for people: `agree`, `agree (both refuse)`, `unchecked: ...`, or

@@ -34,7 +34,7 @@ pub fn status_name(s: &Status) -> &'static str {
 
 /// Whether a case fails the run (the judge's rule, read from its status).
 pub fn fails(c: &CaseReport) -> bool {
-    matches!(c.status, Status::New | Status::Stale(_) | Status::OracleError(_))
+    c.status.fails()
 }
 
 /// The summary of a run, carried in the JSON report and printed as its last line.
