@@ -396,6 +396,27 @@ pub struct KnownDiscrepancies {
     /// Each entry's expression, parsed once at load, in canonical form (the lookup key).
     #[serde(skip)]
     canonical: Vec<String>,
+    /// The hash of each canonical form (see [`canonical_hash`]) to the entries that have it: a
+    /// lookup hashes the case's printed expression without building it (the dynamic path looks up
+    /// every disagreeing case) and compares text only on a hit.
+    #[serde(skip)]
+    index: std::collections::HashMap<u64, Vec<usize>>,
+}
+
+/// The hash of `e`'s canonical (printed) form, computed as it prints: no string is built.
+fn canonical_hash(e: &impl std::fmt::Display) -> u64 {
+    use std::hash::Hasher;
+    struct Feed(std::collections::hash_map::DefaultHasher);
+    impl std::fmt::Write for Feed {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut f = Feed(std::collections::hash_map::DefaultHasher::new());
+    // Writing into a hasher cannot fail.
+    let _ = std::fmt::write(&mut f, format_args!("{e}"));
+    f.0.finish()
 }
 
 impl Discrepancy {
@@ -434,6 +455,14 @@ impl KnownDiscrepancies {
     pub fn extend(&mut self, other: KnownDiscrepancies) {
         self.entries.extend(other.entries);
         self.canonical.extend(other.canonical);
+        self.reindex();
+    }
+
+    fn reindex(&mut self) {
+        self.index.clear();
+        for (i, c) in self.canonical.iter().enumerate() {
+            self.index.entry(canonical_hash(c)).or_default().push(i);
+        }
     }
 
     /// The project's list, fixtures/known-discrepancies.toml (empty when the file is absent).
@@ -466,13 +495,19 @@ impl KnownDiscrepancies {
             }
             k.canonical.push(e.to_string());
         }
+        k.reindex();
         Ok(k)
     }
 
     /// The entry for the parsed expression `expr` on `version`, if listed.
     pub fn lookup(&self, expr: &Expr, version: &str) -> Option<&Discrepancy> {
+        let hits = self.index.get(&canonical_hash(expr))?;
         let key = expr.to_string();
-        self.entries.iter().zip(&self.canonical).find(|(d, e)| d.applies_to(version) && **e == key).map(|(d, _)| d)
+        hits.iter()
+            .map(|&i| &self.entries[i])
+            .zip(hits.iter().map(|&i| &self.canonical[i]))
+            .find(|(d, e)| d.applies_to(version) && **e == key)
+            .map(|(d, _)| d)
     }
 
     /// The entry whose family covers `case`: its operation is one of the family's, its triage

@@ -29,6 +29,9 @@ pub struct Asked {
     pub peers: Vec<Peer>,
     /// Wall seconds of the engine (alongside the oracles of other implementations).
     pub engine_seconds: f64,
+    /// CPU seconds of this process while the engine answered (the threads of oracles asked beside
+    /// it only wait for their own worker processes).
+    pub engine_cpu: f64,
 }
 
 impl Asked {
@@ -67,6 +70,7 @@ pub fn ask(judge: &Judge<'_>, cases: &[&Case], oracles: &[&dyn case::Oracle], ta
 /// [`ask`], the modelled oracles asked `chunk` cases at a time.
 pub fn ask_in(judge: &Judge<'_>, cases: &[&Case], oracles: &[&dyn case::Oracle], table: bool, chunk: usize) -> Asked {
     let t = Instant::now();
+    let cpu = super::cpu_seconds();
     let (beside, engines) = std::thread::scope(|s| {
         let asked: Vec<_> = oracles
             .iter()
@@ -84,6 +88,7 @@ pub fn ask_in(judge: &Judge<'_>, cases: &[&Case], oracles: &[&dyn case::Oracle],
         (beside, engines)
     });
     let engine_seconds = t.elapsed().as_secs_f64();
+    let engine_cpu = super::cpu_seconds() - cpu;
     let mut slots: Vec<Option<(Vec<Reply>, f64)>> = oracles.iter().map(|_| None).collect();
     for (k, replies, seconds) in beside {
         slots[k] = Some((replies, seconds));
@@ -101,7 +106,7 @@ pub fn ask_in(judge: &Judge<'_>, cases: &[&Case], oracles: &[&dyn case::Oracle],
             Peer { name: o.name(), caps: o.caps(), replies, seconds }
         })
         .collect();
-    Asked { engines, peers, engine_seconds }
+    Asked { engines, peers, engine_seconds, engine_cpu }
 }
 
 /// Cases per request to a modelled oracle (a progress bar counts them on long runs).

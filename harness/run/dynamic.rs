@@ -32,6 +32,14 @@ pub struct DynamicRun {
     pub cute_seconds: f64,
     pub engine_seconds: f64,
     pub judge_seconds: f64,
+    /// CPU seconds of this process in the engine and in the judge (with its tallies), and in the
+    /// in-process oracle's side of the exchange (encoding cases, reading answers).
+    pub engine_cpu: f64,
+    pub judge_cpu: f64,
+    pub encode_cpu: f64,
+    /// CPU seconds of CuTe itself, in the oracle's worker processes: set by the caller once the
+    /// oracle is dropped and its workers waited for ([`super::children_cpu_seconds`] around it).
+    pub cute_cpu: Option<f64>,
 }
 
 impl DynamicRun {
@@ -80,13 +88,18 @@ pub fn extend(
             .collect::<Result<_>>()?;
         let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
         let t1 = Instant::now();
+        let c1 = super::cpu_seconds();
         let asked = ask::ask_in(judge, &refs, &[oracle], false, usize::MAX);
         drop(refs);
         let t2 = Instant::now();
+        let c2 = super::cpu_seconds();
         let judged = judge::judge_each(judge, &planned, &asked);
         for (k, (p, j)) in planned.iter().zip(&judged).enumerate() {
             run.judged.tally(p, &asked, k, j);
         }
+        d.judge_cpu += super::cpu_seconds() - c2;
+        d.engine_cpu += asked.engine_cpu;
+        d.encode_cpu += (c2 - c1) - asked.engine_cpu;
         let cute = asked.peers[0].seconds;
         d.draw_seconds += (t1 - t0).as_secs_f64();
         d.cute_seconds += cute;

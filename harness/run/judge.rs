@@ -175,7 +175,7 @@ fn judge_one(
 impl Judgements {
     /// Count case `k`'s judgements (`asked` holds its answers at `k`).
     pub fn tally(&mut self, p: &Planned, asked: &Asked, k: usize, j: &Judged) {
-        let op = p.case.op().map(str::to_string).unwrap_or_else(|| "-".into());
+        let op = p.case.op().unwrap_or("-");
         if asked.peers.iter().any(|x| x.caps.binding && x.replies[k].outcome.is_error() && !x.caps.modelled) {
             self.ok = false;
         }
@@ -186,14 +186,14 @@ impl Judgements {
             }
         }
         for (roles, v) in j.pairs.iter().filter(|(r, _)| r.reference == "engine") {
-            tally(&mut self.pairs, &mut self.classes, *roles, &op, v);
+            tally(&mut self.pairs, &mut self.classes, *roles, op, v);
         }
         if let Some(j) = &j.engine_cpp {
             if j.fails() {
                 self.ok = false;
             }
-            self.groups.entry(p.group.clone()).or_default().count(&j.status);
-            let row = self.pairs.entry("engine~cpp".into()).or_default();
+            row_of(&mut self.groups, &p.group).count(&j.status);
+            let row = row_of(&mut self.pairs, "engine~cpp");
             row.cases += 1;
             match &j.status {
                 Status::Agree | Status::BothRefuse => row.agree += 1,
@@ -205,13 +205,22 @@ impl Judgements {
                 _ => row.differ += 1,
             }
             if let Some(t) = &j.triage {
-                *self.classes.entry(("engine~cpp".into(), signature_of(t), op.clone())).or_default() += 1;
+                *self.classes.entry(("engine~cpp".into(), signature_of(t), op.to_string())).or_default() += 1;
             }
         }
         for (roles, v) in j.pairs.iter().filter(|(r, _)| r.reference != "engine") {
-            tally(&mut self.pairs, &mut self.classes, *roles, &op, v);
+            tally(&mut self.pairs, &mut self.classes, *roles, op, v);
         }
     }
+}
+
+/// The row of `map` for `key`, made on first use (a key is copied only then: the dynamic path
+/// tallies every one of its cases here).
+fn row_of<'m, V: Default>(map: &'m mut BTreeMap<String, V>, key: &str) -> &'m mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), V::default());
+    }
+    map.get_mut(key).expect("inserted above")
 }
 
 fn tally(

@@ -73,5 +73,25 @@ pub fn given(judge: &Judge<'_>, cases: Vec<Case>, oracles: &[&dyn case::Oracle],
     run_planned(judge, plan, oracles, table, |_, _| Ok(())).expect("a run without a between step cannot fail")
 }
 
+/// CPU seconds (user and system) this process has used so far, all threads together.
+pub fn cpu_seconds() -> f64 {
+    rusage(libc::RUSAGE_SELF)
+}
+
+/// CPU seconds used by this process's children that have ended and been waited for.
+pub fn children_cpu_seconds() -> f64 {
+    rusage(libc::RUSAGE_CHILDREN)
+}
+
+fn rusage(who: libc::c_int) -> f64 {
+    // SAFETY: getrusage fills the struct it is given; a zeroed rusage is a valid value.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(who, &mut u) } != 0 {
+        return 0.0;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(u.ru_utime) + secs(u.ru_stime)
+}
+
 #[cfg(test)]
 mod tests;

@@ -161,9 +161,14 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     // join the run.
     let mut dynamic = None;
     if ra.dynamic_cases > 0 {
-        let inproc = cutecheck::oracle::inproc::InProcess::new(None).context(cutecheck::oracle::inproc::OFF)?;
-        eprintln!("xtask: dynamic cases through {}", cutecheck::case::Oracle::describe(&inproc));
-        let d = cutecheck::run::dynamic::extend(&mut run, &judge, &inproc, ra.dynamic_cases, seed, shard)?;
+        // CuTe's CPU time is its workers': they are waited for when the oracle is dropped.
+        let children = cutecheck::run::children_cpu_seconds();
+        let mut d = {
+            let inproc = cutecheck::oracle::inproc::InProcess::new(None).context(cutecheck::oracle::inproc::OFF)?;
+            eprintln!("xtask: dynamic cases through {}", cutecheck::case::Oracle::describe(&inproc));
+            cutecheck::run::dynamic::extend(&mut run, &judge, &inproc, ra.dynamic_cases, seed, shard)?
+        };
+        d.cute_cpu = Some(cutecheck::run::children_cpu_seconds() - children);
         crate::dynamic::print(&d);
         dynamic = Some(d);
     }

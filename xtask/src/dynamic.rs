@@ -88,9 +88,21 @@ pub fn print(d: &DynamicRun) {
         d.judged
     );
     eprintln!(
-        "xtask: dynamic time: {:.1} s drawing and parsing, {:.1} s in-process CuTe, {:.1} s engine and comparison ({:.2} s of it judging)",
+        "xtask: dynamic time: {:.2} s drawing and parsing, {:.2} s in-process CuTe, {:.2} s engine and comparison ({:.2} s of it judging)",
         d.draw_seconds, d.cute_seconds, d.engine_seconds, d.judge_seconds
     );
+    // CPU time is what the two sides spend whatever else the machine runs (wall time on a busy
+    // machine is not): issue 33's figure compares the engine and the judge with CuTe itself.
+    if let Some(cute) = d.cute_cpu {
+        eprintln!(
+            "xtask: dynamic CPU: {:.2} s engine and judge ({:.2} s engine, {:.2} s judge), {:.2} s CuTe in its workers, {:.2} s encoding cases and reading answers here",
+            d.engine_cpu + d.judge_cpu,
+            d.engine_cpu,
+            d.judge_cpu,
+            cute,
+            d.encode_cpu
+        );
+    }
 }
 
 /// The first `k` dynamic cases of the shard through the compiled driver (no results cache) and
