@@ -12,7 +12,9 @@
 //! A disagreement is explained when `fixtures/known-discrepancies.toml` lists it for the CUTLASS
 //! version under test, by expression or by family (operation + triage signature); every listed
 //! case is run too, and a listed entry that no longer reproduces fails the run. Any other
-//! disagreement, and any failure of the oracle itself, makes the command exit 1. Cases the oracle
+//! disagreement, and any failure of the oracle itself, makes the command exit 1; on a release
+//! newer than every modelled one, a disagreement that does not blame the engine is CHANGED IN
+//! RELEASE and, with no failure, exits 4. Cases the oracle
 //! cannot express are counted as unchecked.
 
 use std::time::{Duration, Instant};
@@ -223,6 +225,10 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
             report.cases.len()
         );
         std::process::exit(130);
+    }
+    // No failure, but CuTe changed in a release newer than every model: its own exit status.
+    if ok && summary.exit_status() == cutecheck::judge::CHANGED_IN_RELEASE_EXIT {
+        std::process::exit(cutecheck::judge::CHANGED_IN_RELEASE_EXIT);
     }
     Ok(ok)
 }
