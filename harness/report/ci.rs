@@ -232,8 +232,9 @@ fn md_cell(s: &str) -> String {
 }
 
 /// The GitHub step summary: the summary line, then a table of every failing case with its
-/// location, both outputs and its reproducer (and the shrunk case's).
-pub fn step_summary(r: &Report, summary: &Summary) -> String {
+/// location, both outputs and its reproducer (and the shrunk case's). A location in one of `files`
+/// (as the cases name it, as GitHub names it) is shown as GitHub names it.
+pub fn step_summary(r: &Report, summary: &Summary, files: &[(&str, &str)]) -> String {
     let mut out = format!(
         "## cutecheck conformance: {}\n\n{}\n\nCUTLASS {}, oracle {}, seed {}\n",
         summary.verdict(),
@@ -257,7 +258,7 @@ pub fn step_summary(r: &Report, summary: &Summary) -> String {
                 out,
                 "| {} | {} | `{}` | {} | {} | {} |",
                 status_name(&c.status),
-                md_cell(&c.location),
+                md_cell(&shown_location(&c.location, files)),
                 md_cell(&c.expr),
                 md_cell(&c.cute.join(" / ")),
                 md_cell(&c.engine.join(" / ")),
@@ -266,6 +267,14 @@ pub fn step_summary(r: &Report, summary: &Summary) -> String {
         }
     }
     out
+}
+
+/// `FILE:line` with FILE as GitHub names it when it is one of `files`.
+fn shown_location(location: &str, files: &[(&str, &str)]) -> String {
+    match location.rsplit_once(':').and_then(|(f, l)| Some((files.iter().find(|(x, _)| *x == f)?.1, l))) {
+        Some((shown, line)) => format!("{shown}:{line}"),
+        None => location.to_string(),
+    }
 }
 
 /// `::error file=F,line=N::...` workflow commands for failing cases (`::warning` for a change in
