@@ -42,7 +42,16 @@ pub enum Status {
     /// discrepancy; the detail says where CuTe overflowed and whether the engine refused for
     /// overflow too (`...; the engine refuses for overflow too`).
     CuteOverflows(String),
+    /// On a release newer than every modelled one: a disagreement no known entry explains whose
+    /// triage does not blame the engine (the engine's answer meets CuTe's definition of the
+    /// operation): CuTe changed after the newest model (the detail). Not an engine fault and not
+    /// a pass: the run ends with its own exit status ([`CHANGED_IN_RELEASE_EXIT`]).
+    ChangedInRelease(String),
 }
+
+/// The exit status of a conformance run with no failure but some [`Status::ChangedInRelease`]
+/// (1 is a failure, 130 an interrupted run).
+pub const CHANGED_IN_RELEASE_EXIT: i32 = 4;
 
 impl Status {
     /// Whether a case with this status fails a run (a new disagreement, a stale entry, an oracle
@@ -78,6 +87,9 @@ impl Judgement {
             Status::Stale(why) => format!("STALE known discrepancy: {why}"),
             Status::FixedHere(since) => format!("fixed in this release? (known since {since}, no longer reproduces)"),
             Status::CuteOverflows(at) => format!("CuTe overflows (neither side blamed): {at}"),
+            Status::ChangedInRelease(model) => format!(
+                "CHANGED IN RELEASE: CuTe differs from the engine's model of {model} (newer than every modelled release)"
+            ),
             Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
                 let mut s = match &self.triage {
                     Some(t) => format!("DISAGREE {}", disagreement_line(t)),
@@ -124,6 +136,9 @@ pub struct Judge<'k> {
     /// When the version is not modelled exactly: the modelled release whose known discrepancies
     /// carry over (reported as known earlier / fixed here, never as stale).
     pub carried: Option<String>,
+    /// The version is newer than every modelled release: a disagreement that does not blame the
+    /// engine is [`Status::ChangedInRelease`], not [`Status::New`].
+    pub newer: bool,
 }
 
 impl<'k> Judge<'k> {
@@ -150,7 +165,9 @@ impl<'k> Judge<'k> {
         if exact && version.parse::<Release>().ok() != release {
             version = model.to_string();
         }
-        Judge { known, version, release: model, carried: (!exact).then(|| model.to_string()) }
+        let newest = release::MODELLED.last().copied();
+        let newer = release.zip(newest).is_some_and(|(r, n)| r > n);
+        Judge { known, version, release: model, carried: (!exact).then(|| model.to_string()), newer }
     }
 
     /// The engine's answer to a case under this judge's release.
@@ -204,6 +221,9 @@ impl<'k> Judge<'k> {
                     }
                     Ok(d) => Status::Explained(d.expr.clone()),
                     Err(Some(why)) => Status::Stale(why),
+                    Err(None) if self.newer && !t.blames_reference() => {
+                        Status::ChangedInRelease(self.release.to_string())
+                    }
                     Err(None) => Status::New,
                 }
             }
@@ -348,5 +368,41 @@ mod tests {
         let old = Judge::new(&known, "3.3.0.0");
         assert_eq!(old.release.to_string(), "3.5.1.0");
         assert_eq!(old.carried.as_deref(), Some("3.5.1.0"));
+    }
+
+    #[test]
+    fn a_release_newer_than_every_model_reads_as_changed_not_as_an_engine_fault() {
+        let known = KnownDiscrepancies::default();
+        let newest = *release::MODELLED.last().unwrap();
+        let next = Release::new(99, 0, 0, 0);
+        let newer = Judge::for_release(&known, "dir:/x", Some(next));
+        assert!(newer.newer);
+        assert_eq!(newer.release, newest);
+        // CuTe's answer breaks its own definition, the engine's meets it: CuTe changed.
+        let c = case("composition((_6,_2):(_8,_2),_4:_4)");
+        let e = newer.engine(&c, false);
+        let changed = Outcome::Printed("(_2,_2):(_32,_2)".into());
+        for origin in [Origin::Random { admissible: true }, Origin::Fixed, Origin::Adhoc] {
+            let j = newer.judge(&c, origin, &e, &changed);
+            assert_eq!(j.status, Status::ChangedInRelease(newest.to_string()), "{origin:?}");
+            assert!(!j.fails());
+            assert!(j.summary().starts_with("CHANGED IN RELEASE"), "{}", j.summary());
+        }
+        // The engine blamed (its answer breaks the definition CuTe's meets): an engine fault, NEW.
+        let m = case("max_common_layout((1,(1,21),4096,3):(258048,(258048,12288),3,1),(((_21,_2),_8),(_32,_4)):(((_2048,_1),_256),(_8,_2)))");
+        let j = newer.judge(
+            &m,
+            Origin::Random { admissible: true },
+            &newer.engine(&m, false),
+            &Outcome::Printed("_1:_0".into()),
+        );
+        assert_eq!(j.status, Status::New);
+        // The same disagreement on a release the models cover (a modelled one, or one between
+        // models): NEW, a failure.
+        for j in [Judge::new(&known, "4.2.0.0"), Judge::for_release(&known, "dir:/y", Some("4.3.0".parse().unwrap()))] {
+            assert!(!j.newer);
+            let v = j.judge(&c, Origin::Random { admissible: true }, &j.engine(&c, false), &changed);
+            assert_eq!(v.status, Status::New, "{}", j.version);
+        }
     }
 }

@@ -17,7 +17,7 @@ mod conformance;
 mod verdict;
 
 pub use compare::{compare, Agreement};
-pub use conformance::{disagreement_line, triage, Judge, Judgement, Status};
+pub use conformance::{disagreement_line, triage, Judge, Judgement, Status, CHANGED_IN_RELEASE_EXIT};
 pub use verdict::{
     blame_name, classify, compare_partial, crash_signal, judge_pair, read_printed, refuses_dynamic, same_function,
     Answer, Blame, DefinitionCheck, Fault, Function, Match, Roles, Side, Verdict, ENGINE_CUTE,

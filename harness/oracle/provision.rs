@@ -248,12 +248,22 @@ impl Provisioner {
         })
     }
 
-    /// The pinned CUDA header wheels.
+    /// The pinned CUDA header wheels (fetched and unpacked at once, one thread each: on a cold
+    /// machine the downloads overlap).
     pub fn cuda(&self) -> Result<CudaHeaders> {
         let mut dirs = Vec::new();
         let mut id = String::new();
-        for (name, version) in &self.pins.cuda {
-            let (dir, content) = self.wheel_verified(name, version)?;
+        let wheels: Vec<Result<(PathBuf, String)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .pins
+                .cuda
+                .iter()
+                .map(|(name, version)| s.spawn(move || self.wheel_verified(name, version)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("provisioning panicked")))).collect()
+        });
+        for ((name, version), wheel) in self.pins.cuda.iter().zip(wheels) {
+            let (dir, content) = wheel?;
             let inc = cuda_include_of(&dir, name)?;
             let m = read_marker(&dir).ok_or_else(|| anyhow!("cache entry {} lost its marker", dir.display()))?;
             id.push_str(&format!("{name}=={version} sha256:{} content:{content};", m.sha256));

@@ -122,10 +122,20 @@ impl Oracle {
     /// Provision what `opts` asks for and find the compiler.
     pub fn new(opts: OracleOptions) -> Result<Oracle> {
         let prov = Provisioner::new()?;
-        let headers = match (&opts.cutlass_dir, &opts.cutlass_version) {
-            (Some(d), _) => provision::cutlass_dir(d)?,
-            (None, v) => prov.cutlass(v.as_deref().unwrap_or(provision::DEFAULT_CUTLASS))?,
-        };
+        // The pinned CUDA headers are fetched while CUTLASS is (a cold machine downloads both)
+        // when the last step below will want them.
+        let cuda_early = opts.cuda_include.is_empty()
+            && std::env::var_os("CUDA_HOME").is_none()
+            && !opts.cxx.as_deref().is_some_and(|c| c.contains("nvcc"));
+        let (headers, mut early) = std::thread::scope(|s| {
+            let cuda = cuda_early.then(|| s.spawn(|| prov.cuda()));
+            let headers = match (&opts.cutlass_dir, &opts.cutlass_version) {
+                (Some(d), _) => provision::cutlass_dir(d),
+                (None, v) => prov.cutlass(v.as_deref().unwrap_or(provision::DEFAULT_CUTLASS)),
+            };
+            (headers, cuda.map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("provisioning panicked")))))
+        });
+        let headers = headers?;
         let nvcc_tree = super::provision::nvcc_tree_if_needed(&prov, opts.cxx.as_deref())?;
         let compiler = Compiler::find(opts.cxx.as_deref(), nvcc_tree.as_deref())?;
         let cuda = match (opts.cuda_include.as_slice(), std::env::var_os("CUDA_HOME")) {
@@ -135,7 +145,10 @@ impl Oracle {
                 CudaHeaders { include_dirs: Vec::new(), identity: format!("nvcc's own ({})", compiler.version) }
             }
             ([], Some(home)) => provision::cuda_dirs(&[PathBuf::from(home).join("include")])?,
-            ([], None) => prov.cuda()?,
+            ([], None) => match early.take() {
+                Some(c) => c?,
+                None => prov.cuda()?,
+            },
         };
         Oracle::with_parts(headers, cuda, compiler, opts)
     }

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::conformance::{class_label, CaseReport, Report};
+use crate::engine::release::{registry_source, Release};
 use crate::judge::Status;
+use crate::judge::CHANGED_IN_RELEASE_EXIT;
 
 /// The command that reproduces a case: `cargo xtask repro 'EXPR'` (a single quote in the
 /// expression is written as `'\''`).
@@ -29,12 +31,37 @@ pub fn status_name(s: &Status) -> &'static str {
         Status::KnownEarlier(_) => "known-earlier",
         Status::FixedHere(_) => "fixed-here",
         Status::CuteOverflows(_) => "cute-overflows",
+        Status::ChangedInRelease(_) => "CHANGED-IN-RELEASE",
     }
 }
 
 /// Whether a case fails the run (the judge's rule, read from its status).
 pub fn fails(c: &CaseReport) -> bool {
     c.status.fails()
+}
+
+/// Whether a case is listed for the CI reader: it fails the run, or CuTe changed in a release
+/// newer than every model.
+pub fn listed(c: &CaseReport) -> bool {
+    fails(c) || matches!(c.status, Status::ChangedInRelease(_))
+}
+
+/// The command that compares CuTe of the engine's newest model with the run's release on many
+/// cases: `cargo xtask release-diff --from MODEL --to VERSION` (a checkout: `--cutlass-dir DIR`; a
+/// model no wheel ships: `--from-dir` a checkout of its tag).
+pub fn release_diff_command(version: &str, model: &str) -> String {
+    let from = match model.parse::<Release>().ok().and_then(registry_source) {
+        Some(("nvidia-cutlass", v)) => format!("--from {v}"),
+        _ => {
+            let tag = model.strip_suffix(".0").unwrap_or(model);
+            format!("--from-dir CUTLASS_v{tag}_CHECKOUT")
+        }
+    };
+    let to = match version.strip_prefix("dir:") {
+        Some(d) => format!("--cutlass-dir '{}'", d.replace('\'', r"'\''")),
+        None => format!("--to {version}"),
+    };
+    format!("cargo xtask release-diff {from} {to}")
 }
 
 /// The summary of a run, carried in the JSON report and printed as its last line.
@@ -61,16 +88,34 @@ impl Summary {
         Summary { pass: ok, cases: r.total.cases, statuses, seconds: r.seconds }
     }
 
-    /// `PASS: 1234 cases (1200 agree, 4 explained, ...) in 12.3 s` or `FAIL: ...`, on one line.
+    /// Cases of a release newer than every model whose CuTe changed ([`Status::ChangedInRelease`]).
+    pub fn changed(&self) -> usize {
+        self.statuses.get(status_name(&Status::ChangedInRelease(String::new()))).copied().unwrap_or(0)
+    }
+
+    /// `PASS`, `FAIL`, or `CHANGED IN RELEASE` (no failure, but CuTe changed after the newest model).
+    pub fn verdict(&self) -> &'static str {
+        match (self.pass, self.changed()) {
+            (false, _) => "FAIL",
+            (true, 0) => "PASS",
+            (true, _) => "CHANGED IN RELEASE",
+        }
+    }
+
+    /// The process's exit status: 0 (PASS), 1 (FAIL), [`CHANGED_IN_RELEASE_EXIT`].
+    pub fn exit_status(&self) -> i32 {
+        match self.verdict() {
+            "PASS" => 0,
+            "FAIL" => 1,
+            _ => CHANGED_IN_RELEASE_EXIT,
+        }
+    }
+
+    /// `PASS: 1234 cases (1200 agree, 4 explained, ...) in 12.3 s`, `FAIL: ...` or `CHANGED IN
+    /// RELEASE: ...`, on one line.
     pub fn line(&self) -> String {
         let counts: Vec<String> = self.statuses.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        format!(
-            "{}: {} cases ({}) in {:.1} s",
-            if self.pass { "PASS" } else { "FAIL" },
-            self.cases,
-            counts.join(", "),
-            self.seconds
-        )
+        format!("{}: {} cases ({}) in {:.1} s", self.verdict(), self.cases, counts.join(", "), self.seconds)
     }
 }
 
@@ -78,12 +123,15 @@ impl Summary {
 /// and the reproducer of each (original and shrunk).
 pub fn failing_listing(r: &Report) -> String {
     let mut out = String::new();
-    for c in r.cases.iter().filter(|c| fails(c)) {
+    for c in r.cases.iter().filter(|c| listed(c)) {
         let head = match &c.status {
             Status::New => "NEW DISAGREEMENT".to_string(),
             Status::Stale(why) => format!("STALE KNOWN DISCREPANCY ({why})"),
             Status::OracleError(e) => format!("ORACLE ERROR ({e})"),
-            _ => unreachable!("fails() lists these three"),
+            Status::ChangedInRelease(model) => {
+                format!("CHANGED IN RELEASE (CUTLASS {} against the engine's model of {model})", r.version)
+            }
+            _ => unreachable!("listed() lists these four"),
         };
         let _ = writeln!(out, "{head} {} ({})", c.expr, c.location);
         let _ = writeln!(out, "  CuTe:   {}", c.cute.join(" | "));
@@ -92,6 +140,9 @@ pub fn failing_listing(r: &Report) -> String {
             let _ = writeln!(out, "  triage: {}: {t}", class_label(t));
         }
         let _ = writeln!(out, "  reproduce: {}", reproducer(&c.expr));
+        if let Status::ChangedInRelease(model) = &c.status {
+            let _ = writeln!(out, "  release-diff: {}", release_diff_command(&r.version, model));
+        }
         if let Some(s) = &c.shrunk {
             let _ =
                 writeln!(out, "  shrunk: {}  (CuTe {} / engine {})", s.expr, s.cute.join(" | "), s.engine.join(" | "));
@@ -181,17 +232,18 @@ fn md_cell(s: &str) -> String {
 }
 
 /// The GitHub step summary: the summary line, then a table of every failing case with its
-/// location, both outputs and its reproducer (and the shrunk case's).
-pub fn step_summary(r: &Report, summary: &Summary) -> String {
+/// location, both outputs and its reproducer (and the shrunk case's). A location in one of `files`
+/// (as the cases name it, as GitHub names it) is shown as GitHub names it.
+pub fn step_summary(r: &Report, summary: &Summary, files: &[(&str, &str)]) -> String {
     let mut out = format!(
         "## cutecheck conformance: {}\n\n{}\n\nCUTLASS {}, oracle {}, seed {}\n",
-        if summary.pass { "PASS" } else { "FAIL" },
+        summary.verdict(),
         summary.line(),
         r.version,
         r.oracle,
         r.seed
     );
-    let failing: Vec<&CaseReport> = r.cases.iter().filter(|c| fails(c)).collect();
+    let failing: Vec<&CaseReport> = r.cases.iter().filter(|c| listed(c)).collect();
     if !failing.is_empty() {
         out.push_str("\n| status | location | case | CuTe | engine | reproduce |\n|---|---|---|---|---|---|\n");
         for c in failing {
@@ -199,11 +251,14 @@ pub fn step_summary(r: &Report, summary: &Summary) -> String {
             if let Some(s) = &c.shrunk {
                 let _ = write!(repro, "<br>shrunk: `{}`", reproducer(&s.expr));
             }
+            if let Status::ChangedInRelease(model) = &c.status {
+                let _ = write!(repro, "<br>release-diff: `{}`", release_diff_command(&r.version, model));
+            }
             let _ = writeln!(
                 out,
                 "| {} | {} | `{}` | {} | {} | {} |",
                 status_name(&c.status),
-                md_cell(&c.location),
+                md_cell(&shown_location(&c.location, files)),
                 md_cell(&c.expr),
                 md_cell(&c.cute.join(" / ")),
                 md_cell(&c.engine.join(" / ")),
@@ -214,12 +269,21 @@ pub fn step_summary(r: &Report, summary: &Summary) -> String {
     out
 }
 
-/// `::error file=F,line=N::...` workflow commands for failing cases located in one of `files`
+/// `FILE:line` with FILE as GitHub names it when it is one of `files`.
+fn shown_location(location: &str, files: &[(&str, &str)]) -> String {
+    match location.rsplit_once(':').and_then(|(f, l)| Some((files.iter().find(|(x, _)| *x == f)?.1, l))) {
+        Some((shown, line)) => format!("{shown}:{line}"),
+        None => location.to_string(),
+    }
+}
+
+/// `::error file=F,line=N::...` workflow commands for failing cases (`::warning` for a change in
+/// a release newer than every model) located in one of `files`
 /// (the user's case file and known list, each as the cases name it and as GitHub names it:
 /// relative to the workspace), so that GitHub marks those lines.
 pub fn annotations(r: &Report, files: &[(&str, &str)]) -> Vec<String> {
     let mut out = Vec::new();
-    for c in r.cases.iter().filter(|c| fails(c)) {
+    for c in r.cases.iter().filter(|c| listed(c)) {
         let Some((file, line)) = c.location.rsplit_once(':') else { continue };
         let Some((_, shown)) = files.iter().find(|(f, _)| *f == file) else { continue };
         if line.parse::<usize>().is_err() {
@@ -236,7 +300,9 @@ pub fn annotations(r: &Report, files: &[(&str, &str)]) -> Vec<String> {
         // Workflow command data: %, CR and LF are escaped; properties also escape : and ,.
         let data = msg.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
         let prop = |s: &str| s.replace('%', "%25").replace(':', "%3A").replace(',', "%2C");
-        out.push(format!("::error file={},line={line}::{data}", prop(shown)));
+        // A change in a newer release is news, not an engine fault: a warning.
+        let level = if fails(c) { "error" } else { "warning" };
+        out.push(format!("::{level} file={},line={line}::{data}", prop(shown)));
     }
     out
 }

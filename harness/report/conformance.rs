@@ -161,7 +161,7 @@ pub fn build(
         let mut shrunk = None;
         match &j.status {
             Status::Stale(why) => explained = Some(why.clone()),
-            Status::Explained(_) | Status::New | Status::KnownEarlier(_) => {
+            Status::Explained(_) | Status::New | Status::KnownEarlier(_) | Status::ChangedInRelease(_) => {
                 let class = j.triage.as_ref().map_or("untriaged".to_string(), class_label);
                 *classes.entry(class).or_default() += 1;
                 *signatures.entry(sig.clone().unwrap_or_default()).or_default() += 1;
@@ -273,7 +273,7 @@ pub fn class_label(t: &Triage) -> String {
 
 /// Whether a reported case is a disagreement (explained or not).
 pub fn is_disagreement(c: &CaseReport) -> bool {
-    matches!(c.status, Status::New | Status::Explained(_) | Status::KnownEarlier(_))
+    matches!(c.status, Status::New | Status::Explained(_) | Status::KnownEarlier(_) | Status::ChangedInRelease(_))
 }
 
 /// The group of a case in the release news: its operation, and for atom cases the atom's
@@ -295,7 +295,7 @@ fn release_news(r: &Report, judge: &Judge<'_>) -> String {
     for c in &r.cases {
         let g = groups.entry(news_group(c)).or_default();
         match c.status {
-            Status::New => g.0 += 1,
+            Status::New | Status::ChangedInRelease(_) => g.0 += 1,
             Status::KnownEarlier(_) => g.1 += 1,
             Status::FixedHere(_) => g.2 += 1,
             _ => {}
@@ -318,13 +318,17 @@ fn release_news(r: &Report, judge: &Judge<'_>) -> String {
     // Each new behaviour once (a fixed-suite case and the known list's reproducer of one
     // expression are one change), with both outputs and the triage's blame.
     let mut seen = std::collections::BTreeSet::new();
-    let news: Vec<&CaseReport> =
-        r.cases.iter().filter(|c| c.status == Status::New && seen.insert(c.expr.clone())).collect();
+    let news: Vec<&CaseReport> = r
+        .cases
+        .iter()
+        .filter(|c| matches!(c.status, Status::New | Status::ChangedInRelease(_)) && seen.insert(c.expr.clone()))
+        .collect();
     const SHOWN: usize = 20;
     for c in news.iter().take(SHOWN) {
         let was_known =
             crate::case::Case::parse(&c.expr, "news").ok().and_then(|k| judge.known.lookup(&k.expr, &model)).is_some();
-        s.push_str(&format!("NEW {} [{}] {}\n", news_group(c), c.signature.as_deref().unwrap_or("-"), c.expr));
+        let head = if c.status == Status::New { "NEW" } else { "CHANGED IN RELEASE" };
+        s.push_str(&format!("{head} {} [{}] {}\n", news_group(c), c.signature.as_deref().unwrap_or("-"), c.expr));
         s.push_str(&format!("    CuTe:   {}\n    engine: {}\n", c.cute.join(" | "), short(&c.engine.join(" | "))));
         if was_known {
             s.push_str(&format!(

@@ -68,7 +68,8 @@ impl GroupRow {
         self.cases += 1;
         match status {
             Status::OracleError(_) => self.oracle_errors += 1,
-            Status::Stale(_) | Status::New => self.disagree += 1,
+            // A change in a release newer than every model is a disagreement with the model.
+            Status::Stale(_) | Status::New | Status::ChangedInRelease(_) => self.disagree += 1,
             // A discrepancy of the nearest older model that no longer reproduces: both sides
             // agree now; listed in the release news.
             Status::Agree | Status::FixedHere(_) => self.agree += 1,

@@ -2,6 +2,12 @@
 //! like any other (it answers each case with what CuTe printed when `cargo xtask bless` ran), and
 //! the run asks and judges it as it does a live one. tests/fixed_suites.rs and tests/releases.rs
 //! call [`judge_recorded`].
+//!
+//! [`Replay`]: `cargo xtask conformance` on a pinned wheel whose suites are recorded answers the
+//! fixed suites from their snapshots and asks real CuTe only for the other cases (random, the
+//! user's, the known reproducers). The snapshots are what real CuTe printed from exactly these
+//! headers (the wheel's sha256 is pinned), and tests/fixed_suites.rs's `cute::` trials check live
+//! that CuTe still prints them (`cargo xtask test`); `--live-fixed` asks CuTe for every case.
 
 use std::collections::HashMap;
 
@@ -67,4 +73,122 @@ pub fn judge_recorded(suite: &Suite, judge: &Judge, version: Option<&str>) -> Ju
         }
     }
     out
+}
+
+/// Recorded outcomes by (location, expression).
+pub type Answers = HashMap<(String, String), Outcome>;
+
+/// Every fixed suite's recorded answers for `version` (`None`: the default release's
+/// `snapshots/`), by (location, expression), for the suites whose snapshot records every case;
+/// and how many suites that is.
+pub fn recorded_answers(version: Option<&str>) -> anyhow::Result<(Answers, usize)> {
+    let mut out = HashMap::new();
+    let mut suites = 0;
+    for s in crate::suite::all_suites()? {
+        let Ok(recorded) = s.recorded(version) else { continue };
+        suites += 1;
+        for (c, lines) in s.cases.iter().zip(&recorded) {
+            out.insert((s.locate(c), c.expr.trim().to_string()), Outcome::from_lines(lines));
+        }
+    }
+    Ok((out, suites))
+}
+
+/// An oracle that answers the cases it holds a recorded answer for (by location and expression)
+/// from the record and asks `live` for the others, in one call per request.
+pub struct Replay<'a> {
+    live: &'a dyn case::Oracle,
+    answers: Answers,
+    note: String,
+    replayed: std::sync::atomic::AtomicUsize,
+}
+
+impl<'a> Replay<'a> {
+    /// `note` says where the answers come from (for the report's oracle line).
+    pub fn new(live: &'a dyn case::Oracle, answers: Answers, note: String) -> Replay<'a> {
+        Replay { live, answers, note, replayed: Default::default() }
+    }
+
+    /// How many cases were answered from the record so far.
+    pub fn replayed(&self) -> usize {
+        self.replayed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn recorded(&self, c: &Case) -> Option<&Outcome> {
+        self.answers.get(&(c.location.clone(), c.text.clone()))
+    }
+}
+
+impl case::Oracle for Replay<'_> {
+    fn describe(&self) -> String {
+        format!("{}; {}", self.live.describe(), self.note)
+    }
+
+    fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+        self.replies(cases).into_iter().map(|r| r.outcome).collect()
+    }
+
+    fn caps(&self) -> case::Caps {
+        self.live.caps()
+    }
+
+    fn name(&self) -> &'static str {
+        self.live.name()
+    }
+
+    fn replies(&self, cases: &[&Case]) -> Vec<case::Reply> {
+        let rest: Vec<&Case> = cases.iter().copied().filter(|c| self.recorded(c).is_none()).collect();
+        let mut live = if rest.is_empty() { Vec::new() } else { self.live.replies(&rest) }.into_iter();
+        let out: Vec<case::Reply> = cases
+            .iter()
+            .map(|c| match self.recorded(c) {
+                Some(o) => case::Reply::of(o.clone()),
+                None => {
+                    live.next().unwrap_or_else(|| case::Reply::of(Outcome::Error("the oracle gave no answer".into())))
+                }
+            })
+            .collect();
+        self.replayed.fetch_add(cases.len() - rest.len(), std::sync::atomic::Ordering::Relaxed);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A live oracle that answers `live:EXPR` and counts what it was asked.
+    struct Live(std::sync::Mutex<Vec<String>>);
+
+    impl case::Oracle for Live {
+        fn describe(&self) -> String {
+            "live".into()
+        }
+        fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+            self.0.lock().unwrap().extend(cases.iter().map(|c| c.text.clone()));
+            cases.iter().map(|c| Outcome::Printed(format!("live:{}", c.text))).collect()
+        }
+    }
+
+    #[test]
+    fn a_replay_answers_recorded_cases_from_the_record_and_asks_live_for_the_rest_in_order() {
+        let (answers, suites) = recorded_answers(None).unwrap();
+        assert!(suites > 20 && answers.len() > 1000, "{suites} suites, {} answers", answers.len());
+        // A recorded fixed case, the same expression elsewhere (a user's file), a random case.
+        let ((loc, expr), want) = answers.iter().next().map(|(k, v)| (k.clone(), v.clone())).unwrap();
+        let fixed = Case::parse(&expr, loc.clone()).unwrap();
+        let elsewhere = Case::parse(&expr, "my.cases:1").unwrap();
+        let random = Case::parse("size(_4:_1)", "random #0 (seed 1)").unwrap();
+        let live = Live(Default::default());
+        let r = Replay::new(&live, answers, "recorded".into());
+        let got = case::Oracle::run(&r, &[&elsewhere, &fixed, &random]);
+        assert_eq!(got[1], want);
+        assert_eq!(got[0], Outcome::Printed(format!("live:{}", expr)));
+        assert_eq!(got[2], Outcome::Printed("live:size(_4:_1)".into()));
+        assert_eq!(*live.0.lock().unwrap(), vec![expr.clone(), "size(_4:_1)".to_string()]);
+        assert_eq!(r.replayed(), 1);
+        assert_eq!(case::Oracle::describe(&r), "live; recorded");
+        // Another release's record (none for a version never blessed): nothing to replay.
+        assert_eq!(recorded_answers(Some("0.0.0.0")).unwrap().1, 0);
+    }
 }

@@ -12,7 +12,9 @@
 //! A disagreement is explained when `fixtures/known-discrepancies.toml` lists it for the CUTLASS
 //! version under test, by expression or by family (operation + triage signature); every listed
 //! case is run too, and a listed entry that no longer reproduces fails the run. Any other
-//! disagreement, and any failure of the oracle itself, makes the command exit 1. Cases the oracle
+//! disagreement, and any failure of the oracle itself, makes the command exit 1; on a release
+//! newer than every modelled one, a disagreement that does not blame the engine is CHANGED IN
+//! RELEASE and, with no failure, exits 4. Cases the oracle
 //! cannot express are counted as unchecked.
 
 use std::time::{Duration, Instant};
@@ -81,6 +83,12 @@ pub struct RunArgs {
     /// reproducer for every NEW, stale or oracle-error case.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<std::path::PathBuf>,
+    /// Ask real CuTe for the fixed suites too. Without it, on a pinned PyPI wheel whose suites are
+    /// recorded in snapshots/ (what real CuTe printed from exactly these headers, which `cargo
+    /// xtask test` checks live), the fixed suites are answered from the record and CuTe is asked
+    /// for the other cases (cutecheck::run::recorded::Replay).
+    #[arg(long)]
+    pub live_fixed: bool,
 }
 
 /// A fresh seed when none is given (time and the process's random hasher keys).
@@ -128,6 +136,11 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     eprintln!("xtask: oracle is {}", oracle.describe());
     let known = load_known(ra)?;
     let version = version_of(args);
+    let replay = replay(args, ra, &version, &oracle)?;
+    let cpp: &dyn cutecheck::case::Oracle = match &replay {
+        Some(r) => r,
+        None => &oracle,
+    };
     let judge = Judge::for_release(&known, version.clone(), release_of(args));
     match &judge.carried {
         None => eprintln!("xtask: the engine models CUTLASS {}", judge.release),
@@ -141,7 +154,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         true => Some(crate::pycute::oracle(&oracle, args.jobs)?),
         false => None,
     };
-    let mut peers: Vec<&dyn cutecheck::case::Oracle> = vec![&oracle];
+    let mut peers: Vec<&dyn cutecheck::case::Oracle> = vec![cpp];
     if let Some(p) = &pycute {
         peers.push(p);
     }
@@ -176,7 +189,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         crate::dynamic::versus_driver(args, ra.dynamic_driver_sample.min(ra.dynamic_cases), seed, shard)?;
     }
     let about = cutecheck::report::conformance::About {
-        oracle: oracle.describe(),
+        oracle: cpp.describe(),
         seed,
         shard,
         random_cases: ra.cases,
@@ -229,7 +242,37 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
         );
         std::process::exit(130);
     }
+    // No failure, but CuTe changed in a release newer than every model: its own exit status.
+    if ok && summary.exit_status() == cutecheck::judge::CHANGED_IN_RELEASE_EXIT {
+        std::process::exit(cutecheck::judge::CHANGED_IN_RELEASE_EXIT);
+    }
     Ok(ok)
+}
+
+/// The recorded answers of the fixed suites, when this run's CuTe is a pinned `nvidia-cutlass`
+/// wheel whose suites were recorded by `cargo xtask bless` (`--live-fixed`, a checkout, `--no-fixed`:
+/// none).
+fn replay<'a>(
+    args: &OracleArgs,
+    ra: &RunArgs,
+    version: &str,
+    live: &'a Oracle,
+) -> Result<Option<cutecheck::run::recorded::Replay<'a>>> {
+    let pinned = cutecheck::oracle::provision::Pins::load()?.sha256("nvidia-cutlass", version).is_some();
+    if ra.live_fixed || ra.no_fixed || args.cutlass_dir.is_some() || !pinned {
+        return Ok(None);
+    }
+    let default = version == cutecheck::oracle::provision::DEFAULT_CUTLASS;
+    let (answers, suites) = cutecheck::run::recorded::recorded_answers((!default).then_some(version))?;
+    if answers.is_empty() {
+        return Ok(None);
+    }
+    let note = format!(
+        "{} cases of {suites} fixed suites answered from snapshots/ (real CuTe {version} from the same pinned wheel, recorded by cargo xtask bless; --live-fixed asks CuTe)",
+        answers.len()
+    );
+    eprintln!("xtask: {note}");
+    Ok(Some(cutecheck::run::recorded::Replay::new(live, answers, note)))
 }
 
 /// The JUnit file (`--junit`), and on GitHub Actions (`GITHUB_STEP_SUMMARY` set) the step summary
@@ -246,7 +289,6 @@ fn ci_outputs(ra: &RunArgs, report: &report::Report, summary: &ci::Summary) -> R
         .append(true)
         .open(&step)
         .with_context(|| format!("cannot append to GITHUB_STEP_SUMMARY ({})", step.to_string_lossy()))?;
-    writeln!(f, "{}", ci::step_summary(report, summary))?;
     // GitHub names files relative to the workspace.
     let workspace = std::env::var_os("GITHUB_WORKSPACE").map(std::path::PathBuf::from);
     let cwd = std::env::current_dir()?;
@@ -261,6 +303,7 @@ fn ci_outputs(ra: &RunArgs, report: &report::Report, summary: &ci::Summary) -> R
         })
         .collect();
     let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    writeln!(f, "{}", ci::step_summary(report, summary, &files))?;
     for a in ci::annotations(report, &files) {
         eprintln!("{a}");
     }

@@ -102,7 +102,7 @@ fn junit_has_a_testcase_per_case_and_a_failure_per_failing_case() {
 #[test]
 fn the_step_summary_tables_the_failing_cases_with_reproducers() {
     let r = sample();
-    let md = step_summary(&r, &Summary::of(&r, false));
+    let md = step_summary(&r, &Summary::of(&r, false), &[]);
     assert!(md.starts_with("## cutecheck conformance: FAIL\n"), "{md}");
     assert_eq!(md.lines().filter(|l| l.starts_with("| NEW") || l.starts_with("| STALE")).count(), 3, "{md}");
     assert!(md.contains("`cargo xtask repro 'composition((_6,_2):(_8,_2),_4:_4)'`<br>shrunk: `cargo xtask repro 'composition(_6:_8,_4:_4)'`"));
@@ -116,4 +116,42 @@ fn annotations_point_at_the_users_files_only() {
     assert!(a[0].ends_with("reproduce: cargo xtask repro 'composition(_6:_8,_4:_4)'"));
     assert!(a[1].starts_with("::error file=ci/known.toml,line=3::STALE "));
     assert!(annotations(&sample(), &[]).is_empty());
+}
+
+#[test]
+fn a_change_in_a_newer_release_has_its_verdict_exit_status_and_release_diff_command() {
+    let mut r = report(vec![
+        case("my.cases", "/w/ci/my.cases:2", "coalesce(_2:_1)", Status::Agree),
+        case(
+            "my.cases",
+            "/w/ci/my.cases:5",
+            "composition((_6,_2):(_8,_2),_4:_4)",
+            Status::ChangedInRelease("4.7.0.0".into()),
+        ),
+    ]);
+    r.version = "dir:/w/cutlass/include".into();
+    let s = Summary::of(&r, true);
+    assert_eq!(s.line(), "CHANGED IN RELEASE: 2 cases (1 CHANGED-IN-RELEASE, 1 agree) in 1.2 s");
+    assert_eq!((s.changed(), s.exit_status()), (1, crate::judge::CHANGED_IN_RELEASE_EXIT));
+    // Not a failure: a failing case makes the run FAIL (exit 1) whatever else changed.
+    let fail = Summary::of(&r, false);
+    assert_eq!((fail.verdict(), fail.exit_status()), ("FAIL", 1));
+    assert_eq!(Summary::of(&report(vec![case("g", "f:1", "size(_1:_1)", Status::Agree)]), true).exit_status(), 0);
+    let text = failing_listing(&r);
+    assert!(text.contains("CHANGED IN RELEASE (CUTLASS dir:/w/cutlass/include against the engine's model of 4.7.0.0) composition((_6,_2):(_8,_2),_4:_4) (/w/ci/my.cases:5)"), "{text}");
+    assert!(text.contains("  CuTe:   (_2,_2):(_32,_2)\n  engine: error: <undefined>\n"), "{text}");
+    assert!(text.contains("  release-diff: cargo xtask release-diff --from-dir CUTLASS_v4.7.0_CHECKOUT --cutlass-dir '/w/cutlass/include'"), "{text}");
+    let step = step_summary(&r, &s, &[("/w/ci/my.cases", "ci/my.cases")]);
+    assert!(step.starts_with("## cutecheck conformance: CHANGED IN RELEASE"), "{step}");
+    assert!(
+        step.contains("| CHANGED-IN-RELEASE | ci/my.cases:5 |")
+            && step.contains("release-diff: `cargo xtask release-diff"),
+        "{step}"
+    );
+    // A warning at the user's line, not an error.
+    let a = annotations(&r, &[("/w/ci/my.cases", "ci/my.cases")]);
+    assert_eq!(a.len(), 1);
+    assert!(a[0].starts_with("::warning file=ci/my.cases,line=5::CHANGED-IN-RELEASE composition"), "{a:?}");
+    // A wheel model: `--from VERSION`, `--to VERSION`.
+    assert_eq!(release_diff_command("4.3.0.0", "4.2.0.0"), "cargo xtask release-diff --from 4.2.0.0 --to 4.3.0.0");
 }
