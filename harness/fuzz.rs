@@ -110,6 +110,7 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
                 }
             }
         }
+        Expr::Basis { .. } => add("basis-stride"),
         Expr::Apply { target, args, .. } => {
             if args.iter().any(
                 |a| matches!(a, Expr::Tuple { items, .. } if items.iter().any(|x| matches!(x, Expr::Tuple { .. }))),
@@ -1529,6 +1530,8 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
     match op {
         Op::MakeLayout => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
         Op::MakeLayoutRight => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
+        Op::MakeIdentityLayout => Absent("drawn by fuzz::basis_case (the basis-stride stream, --basis), not by this mix: a new arm here would change the random cases of every seed"),
+        Op::MakeBasisLike => Absent("drawn by fuzz::basis_case (the basis-stride stream, --basis), not by this mix: a new arm here would change the random cases of every seed"),
         Op::Size => Has((1, || fuzz::unary(Op::Size))),
         Op::Cosize => Has((1, || fuzz::unary(Op::Cosize))),
         Op::Rank => Has((1, || fuzz::unary(Op::Rank))),
