@@ -463,11 +463,10 @@ pub fn composition_tiler(a: &BasisLayout, t: &Tiler) -> Result<BasisLayout> {
             compose(&ax.leaf_pairs(), ax.shape.is_tuple(), &IntTuple::leaf(*n), &IntTuple::leaf(Int::st(1)))
         }
         Tiler::Tuple(items) => {
-            let (View::Tuple(sm), BasisValue::Tuple(dm)) = (a.shape.view(), &a.stride) else {
-                return Err(Error::Rejected {
-                    condition: "tuple_size<Tiler>::value <= Layout::rank",
-                    detail: format!("a tuple tiler on the rank-1 layout {a}"),
-                });
+            // The modes of A: a leaf layout is its own only mode.
+            let (sm, dm): (Vec<&Tup>, Vec<BasisValue>) = match (a.shape.view(), &a.stride) {
+                (View::Tuple(sm), BasisValue::Tuple(dm)) => (sm.iter().collect(), dm.clone()),
+                _ => (vec![&*a.shape], vec![a.stride.clone()]),
             };
             if items.len() > sm.len() {
                 return Err(Error::Rejected {
@@ -477,8 +476,8 @@ pub fn composition_tiler(a: &BasisLayout, t: &Tiler) -> Result<BasisLayout> {
             }
             let mut shape = Vec::new();
             let mut stride = Vec::new();
-            for ((s, d), ti) in sm.iter().zip(dm).zip(items) {
-                let r = composition_tiler(&BasisLayout { shape: s.to_owned(), stride: d.clone() }, ti)?;
+            for ((s, d), ti) in sm.into_iter().zip(dm).zip(items) {
+                let r = composition_tiler(&BasisLayout { shape: s.to_owned(), stride: d }, ti)?;
                 shape.push(r.shape);
                 stride.push(r.stride);
             }

@@ -64,12 +64,9 @@ fn on(op: Op, a: &BasisLayout, args: &[Value]) -> Result<Value> {
 }
 
 /// Where the tensor's iterator moved: `*T.data()` of an `ArithmeticTupleIterator` starting at
-/// `_0` (`_0 + offset`, which is the offset itself; a plain integer offset is an `int`).
+/// `_0`: `_0 + offset`, which is the offset itself (static where it is).
 fn offset(v: BasisValue) -> Value {
-    match v {
-        BasisValue::Int(i) => Value::Int(Int::dy(i.value)),
-        other => Value::from_basis(other),
-    }
+    Value::from_basis(v)
 }
 
 fn not_modelled(op: Op, what: &str) -> Error {
