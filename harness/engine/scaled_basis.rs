@@ -574,6 +574,61 @@ fn compose_leaf(a: &[(Int, BasisValue)], a_tuple: bool, s: Int, t: Int) -> Resul
     Ok(BasisLayout { shape: IntTuple::of_leaves(shape), stride: BasisValue::Tuple(stride) })
 }
 
+/// `composition(A, B)` for an integer layout A and a layout B with basis strides (CUTLASS
+/// test/unit/cute/core/composition.cpp composes with `Stride<E<1>,E<0>>`): A is first coalesced
+/// at the terminals of `coprofile(B)` (the tree of the arithmetic tuple `sum(stride(B))`), then
+/// each leaf `s:d` of B composes the sub-layout `basis_get(d, A)` (A's mode `N...` for
+/// `d = v@N...`) with `s:v` (layout.hpp, composition_impl's "RHS ScaledBasis stride" case). The
+/// result is an integer layout shaped as B.
+pub fn composition_by_basis(a: &Layout, b: &BasisLayout) -> Result<Layout> {
+    let mut leaves = Vec::new();
+    b.stride.leaves(&mut leaves);
+    let mut sum = BasisValue::Int(Int::st(0));
+    for d in &leaves {
+        sum = sum.add(d)?;
+    }
+    let profile = coprofile(&sum.as_arithmetic_tuple());
+    let flat = coalesce_x_by(a, &profile)?;
+    compose_by_basis(&flat, &b.shape, &b.stride)
+}
+
+/// `repeat_like(t, _0)`: the tree of `t`.
+fn coprofile(t: &BasisValue) -> IntTuple {
+    match t {
+        BasisValue::Tuple(v) => IntTuple::tuple(v.iter().map(coprofile)),
+        _ => IntTuple::st(0),
+    }
+}
+
+/// `detail::coalesce_x(A, profile)`: `coalesce_x` at the terminals of the profile.
+fn coalesce_x_by(a: &Layout, profile: &Tup) -> Result<Layout> {
+    match profile.view() {
+        View::Leaf(_) => super::coalesce::coalesce_x(a),
+        View::Tuple(p) => super::coalesce::by_mode(a, p.iter(), "coalesce_x", coalesce_x_by),
+    }
+}
+
+fn compose_by_basis(a: &Layout, s: &Tup, d: &BasisValue) -> Result<Layout> {
+    match (s.view(), d) {
+        (View::Tuple(ss), BasisValue::Tuple(dd)) if ss.len() == dd.len() => {
+            let parts: Vec<Layout> =
+                ss.iter().zip(dd).map(|(si, di)| compose_by_basis(a, si, di)).collect::<Result<_>>()?;
+            Ok(Layout::concat(&parts))
+        }
+        (View::Leaf(n), BasisValue::Basis(e)) => {
+            let mut sub = a.clone();
+            for &m in &e.modes {
+                sub = sub.mode(m as usize)?;
+            }
+            super::composition::composition(&sub, &Layout::leaf(n, e.value))
+        }
+        (View::Leaf(n), BasisValue::Int(v)) if a.shape.depth() <= 1 => {
+            super::composition::composition(a, &Layout::leaf(n, *v))
+        }
+        _ => Err(Error::Type(format!("composition with {s}:{d} after a nested coalesce is not modelled"))),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The divides (layout.hpp), local_tile and local_partition (tensor_impl.hpp)
 

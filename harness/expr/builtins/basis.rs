@@ -15,8 +15,13 @@ fn layout(l: BasisLayout) -> Value {
     Value::Atom(AtomValue::BasisLayout(l))
 }
 
-/// `op(args)` when `args[0]` is a layout with basis strides; `None` otherwise.
+/// `op(args)` when `args[0]` is a layout with basis strides (or the right operand of a
+/// composition is); `None` otherwise.
 pub fn call(op: Op, args: &[Value]) -> Option<Result<Value>> {
+    if let (Op::Composition, [Value::Layout(a), b]) = (op, args) {
+        let b = b.as_basis_layout()?;
+        return Some(sb::composition_by_basis(a, b).map(Value::Layout));
+    }
     let a = args.first()?.as_basis_layout()?;
     Some(on(op, a, args))
 }
