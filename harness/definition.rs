@@ -30,9 +30,34 @@ pub fn op_name(e: &Expr) -> Option<&str> {
 /// postcondition.
 pub fn check(expr: &Expr, result: &Value) -> Option<Checked> {
     let Expr::Call { name, args, called: true, .. } = expr else { return None };
-    let Part::Has(check) = checker(Op::lookup(name)?) else { return None };
+    let op = Op::lookup(name)?;
+    let Part::Has(check) = checker(op) else { return None };
     let vals: Vec<Value> = args.iter().map(eval).collect::<Result<_, _>>().ok()?;
+    if vals.first().is_some_and(|v| v.as_basis_layout().is_some()) {
+        return basis(op, &vals, result);
+    }
     check(&vals, result)
+}
+
+/// The definition checks of the operations on a layout with basis strides
+/// (`engine::scaled_basis`'s postconditions); `None` where it has none for `op`.
+fn basis(op: Op, vals: &[Value], r: &Value) -> Option<Checked> {
+    use crate::engine::scaled_basis::{check_postconditions, Checkable};
+    let a = vals[0].as_basis_layout()?;
+    let r = r.as_basis_layout()?;
+    match (op, vals.get(1)) {
+        (Op::Coalesce, None) => Some(check_postconditions(Checkable::Coalesce(a), r)),
+        (Op::Composition, Some(Value::Layout(b))) => Some(check_postconditions(Checkable::Composition(a, b), r)),
+        (Op::LogicalDivide, Some(Value::Layout(b))) => Some(check_postconditions(Checkable::LogicalDivide(a, b), r)),
+        _ => None,
+    }
+}
+
+/// `make_identity_layout(shape)` maps every coordinate of the shape to itself.
+pub fn make_identity_layout(vals: &[Value], r: &Value) -> Option<Checked> {
+    use crate::engine::scaled_basis::{check_postconditions, Checkable};
+    let s = vals.first()?.to_int_tuple().ok()?;
+    Some(check_postconditions(Checkable::IdentityLayout(&s), r.as_basis_layout()?))
 }
 
 // The definition checks of the operations (named by the arms of this layer's match on `expr::op::Op`): operands
@@ -319,6 +344,8 @@ pub fn checker(op: Op) -> Part<Check> {
     match op {
         Op::MakeLayout => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
         Op::MakeLayoutRight => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
+        Op::MakeIdentityLayout => Has(definition::make_identity_layout),
+        Op::MakeBasisLike => Absent("a constructor of strides: the result is compared with CuTe's print as text; make_identity_layout's check covers the same E<...>"),
         Op::Size => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Cosize => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Rank => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),

@@ -21,11 +21,16 @@
 //!   drawn, recast, divided, multiplied, queried);
 //! - every MMA atom and copy operation the engine knows, in tiled MMAs and tiled copies;
 //! - local_tile / local_partition, each with its offset (`local_tile_offset`);
+//! - layouts with basis strides (`fuzz::basis`): identity layouts and compact layouts whose strides
+//!   go to random axes (`_4@1`), printed, evaluated, coalesced, composed, divided, tiled and
+//!   partitioned (make_identity_layout's arm);
 //! - upcast / downcast of layouts, swizzles and swizzled layouts; coalesce / filter under a target
 //!   profile; `get` / `layout` with literal mode indices, `shape` / `stride` (aimed at the lines
 //!   `cargo xtask coverage` found no run reaching).
 //!
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
+
+mod basis;
 
 use crate::expr::op::{Op, Part};
 pub use crate::gen::boundaries;
@@ -110,6 +115,7 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
                 }
             }
         }
+        Expr::Basis { .. } => add("basis-stride"),
         Expr::Apply { target, args, .. } => {
             if args.iter().any(
                 |a| matches!(a, Expr::Tuple { items, .. } if items.iter().any(|x| matches!(x, Expr::Tuple { .. }))),
@@ -1529,6 +1535,8 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
     match op {
         Op::MakeLayout => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
         Op::MakeLayoutRight => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
+        Op::MakeIdentityLayout => Has((10, basis::basis_case)),
+        Op::MakeBasisLike => Absent("its strides are drawn inside the basis-stride cases (fuzz::basis, make_identity_layout's arm): identity layouts and literal strides along random axes"),
         Op::Size => Has((1, || fuzz::unary(Op::Size))),
         Op::Cosize => Has((1, || fuzz::unary(Op::Cosize))),
         Op::Rank => Has((1, || fuzz::unary(Op::Rank))),

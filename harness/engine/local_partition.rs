@@ -47,13 +47,19 @@ fn flat_coord(thr: &Layout, index: Int) -> Result<Coord> {
 pub(crate) fn partition_parts(a: &Layout, thr: &Layout, index: Int) -> Result<(Tiler, Layout, Coord)> {
     let tiler = Tiler::Tuple(thr.modes().iter().map(|m| m.size().map(Tiler::Int)).collect::<Result<_>>()?);
     let z = zipped_divide_unchecked(a, &tiler)?;
+    let c = partition_coord(&z, thr, index)?;
+    Ok((tiler, z, c))
+}
+
+/// The full coordinate that slices the zipped divide `z` for thread `index` of `thr`.
+pub(crate) fn partition_coord(z: &Layout, thr: &Layout, index: Int) -> Result<Coord> {
     let coord = flat_coord(thr, index)?;
     let (r0, r1) = (z.mode(0)?.rank(), z.mode(1)?.rank());
     let c0 = match &coord {
         Coord::Tuple(v) => pad(v, r0)?,
         other => other.clone(),
     };
-    Ok((tiler, z, Coord::Tuple(vec![c0, repeat_under(r1)])))
+    Ok(Coord::Tuple(vec![c0, repeat_under(r1)]))
 }
 
 /// `local_partition(A, thr, index)` with the offset the tensor's pointer would move by.

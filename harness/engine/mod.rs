@@ -32,6 +32,7 @@ pub mod raked_product;
 pub mod release;
 pub mod right_inverse;
 pub(crate) mod runtime;
+pub mod scaled_basis;
 pub mod slice;
 pub mod swizzle;
 pub mod swizzle_slice;

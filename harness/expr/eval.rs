@@ -28,9 +28,13 @@ pub fn eval(e: &Expr) -> Result<Value> {
         Expr::Int { value, is_static, .. } => Ok(Value::Int(Int::new(*value, *is_static))),
         Expr::Underscore { .. } => Ok(Value::Underscore),
         Expr::Tuple { items, .. } => Ok(Value::Tuple(items.iter().map(eval).collect::<Result<_>>()?)),
+        Expr::Basis { value, is_static, modes, .. } => Ok(basis(*value, *is_static, modes)),
         Expr::Layout { shape, stride, .. } => {
             let s = int_tuple(shape)?;
-            Ok(Value::Layout(crate::engine::Layout::new(s, int_tuple(stride)?)?))
+            match literal(stride) {
+                Some(d) => Ok(Value::Layout(crate::engine::Layout::new(s, d)?)),
+                None => Value::layout_of(s, &eval(stride)?),
+            }
         }
         Expr::Apply { target, args, .. } => {
             let t = eval(target)?;
@@ -44,6 +48,16 @@ pub fn eval(e: &Expr) -> Result<Value> {
             builtins::call(name, &vals, *called)
         }
     }
+}
+
+/// The basis element `value@modes` (`modes` as written: innermost first).
+fn basis(value: i64, is_static: bool, modes: &[u32]) -> Value {
+    use crate::engine::scaled_basis::{BasisValue, ScaledBasis};
+    Value::Atom(crate::expr::value::AtomValue::Basis(BasisValue::Basis(ScaledBasis {
+        value: Int::new(value, is_static),
+        // The text names the modes innermost first, as CuTe prints them.
+        modes: modes.iter().rev().copied().collect(),
+    })))
 }
 
 /// The int tuple `e` evaluates to (an error if it is no int tuple). A literal of integers and
@@ -131,6 +145,12 @@ fn coord_value(v: Value) -> Result<Coord> {
 fn slice(target: Value, c: &Value) -> Result<Value> {
     match target {
         Value::Layout(l) => Ok(Value::Layout(crate::engine::slice::slice(&builtins::algebra::to_coord(c)?, &l)?)),
+        Value::Atom(crate::expr::value::AtomValue::BasisLayout(l)) => {
+            Ok(Value::Atom(crate::expr::value::AtomValue::BasisLayout(crate::engine::scaled_basis::slice(
+                &builtins::algebra::to_coord(c)?,
+                &l,
+            )?)))
+        }
         // ComposedLayout::operator() with `_` is slice(c, L): the layout part of slice_and_offset.
         Value::Atom(crate::expr::value::AtomValue::Composed(x)) => {
             let (r, _) = crate::engine::swizzle_slice::slice_and_offset(&builtins::algebra::to_coord(c)?, &x)?;
@@ -343,6 +363,9 @@ impl Build for Fused {
     fn underscore(&mut self, _: usize) {
         self.stack.push(Node::Val(Value::Underscore));
     }
+    fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, _: usize) {
+        self.stack.push(Node::Val(basis(value, is_static, &modes)));
+    }
     /// The item is on the stack already.
     fn push(&mut self, _: ()) {}
     fn tuple(&mut self, n: usize, _: usize) {
@@ -382,10 +405,12 @@ impl Build for Fused {
         }
         let (stride, shape) = (self.pop(), self.pop());
         let start = lit_start(&shape).or(lit_start(&stride));
-        let l = node_int_tuple(&self.lits, shape)
-            .and_then(|s| crate::engine::Layout::new(s, node_int_tuple(&self.lits, stride)?));
+        let l = node_int_tuple(&self.lits, shape).and_then(|s| match stride {
+            Node::Val(ref v) if v.to_basis().is_some_and(|d| d.has_basis()) => Value::layout_of(s, v),
+            _ => Ok(Value::Layout(crate::engine::Layout::new(s, node_int_tuple(&self.lits, stride)?)?)),
+        });
         self.release(start);
-        self.push_result(l.map(|l| Node::Val(Value::Layout(l))));
+        self.push_result(l.map(Node::Val));
     }
     fn call(&mut self, name: Name, n: usize, called: bool, _: usize) {
         if name.simple().is_some_and(|n| n.starts_with("print_")) {

@@ -26,6 +26,9 @@ use crate::engine::int_tuple::LitBuf;
 pub enum Expr {
     /// `N` (dynamic) or `_N` (static).
     Int { value: i64, is_static: bool, col: usize },
+    /// `v@N@...`: a basis element (`_1@0`, `3@1`), as CuTe prints it: the modes innermost first
+    /// (`_1@0@1` is `E<1,0>`), kept here in the order written.
+    Basis { value: i64, is_static: bool, modes: Vec<u32>, col: usize },
     /// `_`, CuTe's Underscore (a mode left alone in a tiler or a slice).
     Underscore { col: usize },
     /// `(a,b,...)`: an int tuple or a tuple of layouts.
@@ -92,6 +95,7 @@ impl Expr {
     pub fn col(&self) -> usize {
         match self {
             Expr::Int { col, .. }
+            | Expr::Basis { col, .. }
             | Expr::Underscore { col }
             | Expr::Tuple { col, .. }
             | Expr::Layout { col, .. }
@@ -108,6 +112,10 @@ impl fmt::Display for Expr {
         match self {
             Expr::Int { value, is_static: true, .. } => write!(f, "_{value}"),
             Expr::Int { value, .. } => write!(f, "{value}"),
+            Expr::Basis { value, is_static, modes, .. } => {
+                write!(f, "{}{value}", if *is_static { "_" } else { "" })?;
+                modes.iter().try_for_each(|m| write!(f, "@{m}"))
+            }
             Expr::Underscore { .. } => f.write_str("_"),
             Expr::Tuple { items, .. } => list(f, items),
             Expr::Layout { shape, stride, .. } => write!(f, "{shape}:{stride}"),
@@ -154,6 +162,8 @@ pub trait Build {
     type Node;
     fn int(&mut self, value: i64, is_static: bool, col: usize) -> Self::Node;
     fn underscore(&mut self, col: usize) -> Self::Node;
+    /// `v@N@...`: a basis element.
+    fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, col: usize) -> Self::Node;
     /// One item of the list being read.
     fn push(&mut self, item: Self::Node);
     /// `(items)`: the last `n` items pushed.
@@ -197,6 +207,9 @@ impl Build for ExprBuild {
     }
     fn underscore(&mut self, col: usize) -> Expr {
         Expr::Underscore { col }
+    }
+    fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, col: usize) -> Expr {
+        Expr::Basis { value, is_static, modes, col }
     }
     fn push(&mut self, item: Expr) {
         self.items.push(item);
@@ -399,6 +412,27 @@ impl<B: Build> Parser<'_, B> {
         }
     }
 
+    /// An integer just read, or the basis element `value@N@...` when `@` follows.
+    fn int_or_basis(&mut self, value: i64, is_static: bool, col: usize) -> Result<B::Node, ParseError> {
+        let mut modes = Vec::new();
+        while self.peek() == Some(b'@') {
+            self.pos += 1;
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.err("expected a mode index after '@'"));
+            }
+            let m = self.number()?;
+            if modes.len() >= 8 || m > 64 {
+                return Err(self.err("a basis element takes at most 8 mode indices, each at most 64"));
+            }
+            modes.push(m as u32);
+        }
+        if modes.is_empty() {
+            Ok(self.build.int(value, is_static, col))
+        } else {
+            Ok(self.build.basis(value, is_static, modes, col))
+        }
+    }
+
     fn number(&mut self) -> Result<i64, ParseError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
@@ -440,14 +474,14 @@ impl<B: Build> Parser<'_, B> {
             }
             Some(c) if c.is_ascii_digit() || c == b'-' => {
                 let value = self.number()?;
-                Ok(self.build.int(value, false, col))
+                self.int_or_basis(value, false, col)
             }
             Some(b'_') if self.peek_at(1).is_some_and(|c| c.is_ascii_digit() || c == b'-') => {
                 self.pos += 1;
                 let value = self.number()?;
                 // C++'s `_4{}`.
                 self.braces()?;
-                Ok(self.build.int(value, true, col))
+                self.int_or_basis(value, true, col)
             }
             Some(b'_') if !self.peek_at(1).is_some_and(is_ident_char) => {
                 self.pos += 1;

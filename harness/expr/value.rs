@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
+use crate::engine::scaled_basis::{self, BasisLayout, BasisValue};
 use crate::engine::swizzle::{ComposedLayout, Swizzle};
 use crate::engine::{Error, Int, IntTuple, Layout, Result, Tup, View};
 
@@ -48,6 +49,36 @@ impl Value {
         match self {
             Value::Layout(l) => Ok(l.clone()),
             other => Err(Error::Type(format!("expected a layout, found {}", other.kind()))),
+        }
+    }
+    /// A value of the basis arithmetic as a value of the language (an integer stays one).
+    pub fn from_basis(v: BasisValue) -> Value {
+        match v {
+            BasisValue::Int(i) => Value::Int(i),
+            other => Value::Atom(AtomValue::Basis(other)),
+        }
+    }
+    /// This value as a stride that may hold basis elements (`None`: it holds something else).
+    pub fn to_basis(&self) -> Option<BasisValue> {
+        match self {
+            Value::Int(i) => Some(BasisValue::Int(*i)),
+            Value::Atom(AtomValue::Basis(b @ BasisValue::Basis(_))) => Some(b.clone()),
+            Value::Tuple(v) => Some(BasisValue::Tuple(v.iter().map(Value::to_basis).collect::<Option<_>>()?)),
+            _ => None,
+        }
+    }
+    /// A layout with basis strides, when the value is one.
+    pub fn as_basis_layout(&self) -> Option<&BasisLayout> {
+        match self {
+            Value::Atom(AtomValue::BasisLayout(l)) => Some(l),
+            _ => None,
+        }
+    }
+    /// `shape:stride` for any stride value: a layout, or a layout with basis strides.
+    pub fn layout_of(shape: IntTuple, stride: &Value) -> Result<Value> {
+        match stride.to_basis() {
+            Some(d) if d.has_basis() => Ok(Value::Atom(AtomValue::BasisLayout(BasisLayout::new(shape, d)?))),
+            _ => Ok(Value::Layout(Layout::new(shape, stride.to_int_tuple()?)?)),
         }
     }
     pub fn from_int_tuple(t: &Tup) -> Value {
@@ -106,6 +137,10 @@ pub enum AtomValue {
     Partition(partition::Partition),
     /// What one warp-wide load costs (`warp_access`).
     Access(crate::engine::warp_access::Cost),
+    /// A basis element (`_1@0`, `3@1`) or an arithmetic tuple (`L(c)` of a basis layout).
+    Basis(scaled_basis::BasisValue),
+    /// A layout whose strides hold basis elements (`make_identity_layout(S)`, `(_4,_8):(_1@0,_1@1)`).
+    BasisLayout(scaled_basis::BasisLayout),
 }
 
 impl AtomValue {
@@ -120,6 +155,8 @@ impl AtomValue {
             AtomValue::TiledCopy(_) => "a tiled copy",
             AtomValue::Partition(_) => "a partitioned tensor",
             AtomValue::Access(_) => "a warp access's cost",
+            AtomValue::Basis(_) => "a basis element or arithmetic tuple",
+            AtomValue::BasisLayout(_) => "a layout with basis strides",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -131,6 +168,7 @@ impl AtomValue {
                 Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
+            AtomValue::BasisLayout(l) => Ok(Value::from_basis(l.call(coord)?)),
             other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
         }
     }
@@ -148,6 +186,8 @@ impl fmt::Display for AtomValue {
             AtomValue::TiledCopy(c) => f.write_str(&c.print()),
             AtomValue::Partition(p) => write!(f, "{p}"),
             AtomValue::Access(c) => write!(f, "{c}"),
+            AtomValue::Basis(b) => write!(f, "{b}"),
+            AtomValue::BasisLayout(l) => write!(f, "{l}"),
         }
     }
 }

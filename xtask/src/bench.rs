@@ -11,7 +11,7 @@ use cutecheck::oracle::{Oracle, OracleArgs, Outcome};
 
 pub fn all_static(e: &Expr) -> bool {
     match e {
-        Expr::Int { is_static, .. } => *is_static,
+        Expr::Int { is_static, .. } | Expr::Basis { is_static, .. } => *is_static,
         Expr::Underscore { .. } => true,
         Expr::Tuple { items, .. } => items.iter().all(all_static),
         Expr::Layout { shape, stride, .. } => all_static(shape) && all_static(stride),

@@ -49,9 +49,13 @@ pub struct ExtractArgs {
     /// Directory holding CUTLASS's test/unit/cute/core/*.cpp (a local copy, never committed).
     #[arg(long, value_name = "DIR")]
     pub from: Option<PathBuf>,
-    /// Where to write the cases (default fixtures/cases/cutlass_tests.cases).
+    /// Where to write the cases (default fixtures/cases/cutlass_tests.cases, with --basis
+    /// fixtures/cases/cutlass_basis.cases).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Only the calls whose operands hold basis strides (`E<...>`), the suite cutlass_basis.
+    #[arg(long)]
+    pub basis: bool,
 }
 
 pub fn run(args: &ExtractArgs) -> Result<bool> {
@@ -64,7 +68,8 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
             dir.display()
         );
     }
-    let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/cutlass_tests.cases"));
+    let name = if args.basis { "cutlass_basis" } else { "cutlass_tests" };
+    let out = args.out.clone().unwrap_or_else(|| root.join(format!("fixtures/cases/{name}.cases")));
     let mut cases: Vec<(String, Vec<String>)> = Vec::new();
     let mut skipped = Vec::new();
     for f in FILES {
@@ -74,6 +79,8 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
         let found = extract(&text).with_context(|| format!("parsing {}", path.display()))?;
         for (line, c) in found {
             match c {
+                // The basis suite keeps the calls with basis strides, the other suite the rest.
+                Ok(expr) if expr.contains('@') != args.basis => {}
                 Ok(expr) => match cases.iter_mut().find(|(e, _)| *e == expr) {
                     Some((_, from)) => from.push(format!("{src}:{line}")),
                     None => cases.push((expr, vec![format!("{src}:{line}")])),
@@ -84,11 +91,13 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
     }
     let mut body = String::new();
     body.push_str(
-        "# CUTLASS's own unit tests of the layout algebra (NVIDIA/cutlass test/unit/cute/core/*.cpp) as cases:\n\
+        &"# CUTLASS's own unit tests of the layout algebra (NVIDIA/cutlass test/unit/cute/core/*.cpp) as cases:\n\
          # each case is the operation and operands of one test_OP(...) call of those files (facts, no code).\n\
          # Written by `cargo xtask extract-cutlass-tests` (xtask/src/extract.rs); do not edit by hand.\n\
-         # Expected output: snapshots/cutlass_tests.snap, recorded from real CuTe by `cargo xtask oracle`.\n\
-         # recorded-for: 4.2.0.0\n",
+         # Expected output: snapshots/NAME_.snap, recorded from real CuTe by `cargo xtask bless --suite NAME_`.\n\
+         # recorded-for: RELEASES_\n"
+            .replace("NAME_", name)
+            .replace("RELEASES_", if args.basis { "4.2.0.0 4.7.0.0" } else { "4.2.0.0" }),
     );
     let _ =
         writeln!(body, "# {} cases; {} calls not expressible in the expression language:", cases.len(), skipped.len());
@@ -222,6 +231,14 @@ impl Parser<'_> {
                 _ => Err("Int<> without one integer".into()),
             },
             "Shape" | "Stride" => all(&args).map(|v| format!("({})", v.join(","))),
+            // E<N...>: `_1@...` as CuTe prints it, the modes innermost first.
+            "E" => match all(&args) {
+                Ok(v) if !v.is_empty() => {
+                    Ok(format!("_1@{}", v.iter().rev().map(String::as_str).collect::<Vec<_>>().join("@")))
+                }
+                Ok(_) => Err("E<> without a mode".into()),
+                Err(e) => Err(e),
+            },
             "Layout" => match all(&args) {
                 Ok(v) if v.len() == 1 => Ok(format!("make_layout({})", v[0])),
                 Ok(v) if v.len() == 2 => Ok(format!("{}:{}", v[0], v[1])),

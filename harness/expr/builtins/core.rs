@@ -57,7 +57,7 @@ pub fn make_layout(_: &Name, args: &[Value]) -> Result<Value> {
         {
             Ok(Value::Layout(Layout::col_major(shape.to_int_tuple()?)?))
         }
-        [shape, stride] => Ok(Value::Layout(Layout::new(shape.to_int_tuple()?, stride.to_int_tuple()?)?)),
+        [shape, stride] => Value::layout_of(shape.to_int_tuple()?, stride),
         _ => Err(Error::Type("make_layout takes (shape), (shape, stride) or layouts".into())),
     }
 }

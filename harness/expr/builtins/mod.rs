@@ -12,6 +12,7 @@ use super::value::Value;
 
 pub mod algebra;
 pub mod atoms;
+pub mod basis;
 pub mod core;
 
 /// Call the builtin `name` with evaluated arguments; `called` is false for a bare name.
@@ -28,6 +29,9 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
     };
     let (lo, hi) = op.arity();
     arity(op.name(), args, lo..=hi)?;
+    if let Some(r) = basis::call(op, args) {
+        return r;
+    }
     match entry(op) {
         // An overflow names the innermost CuTe operation that computed it.
         Part::Has(f) => f(name, args).map_err(|e| match e {
@@ -97,6 +101,8 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Layout => Has(builtins::core::get),
         Op::Flatten => Has(builtins::core::flatten),
         Op::ProductEach => Has(builtins::core::product_each),
+        Op::MakeIdentityLayout => Has(builtins::basis::make_identity_layout),
+        Op::MakeBasisLike => Has(builtins::basis::make_basis_like),
         Op::TileToShape => Has(builtins::algebra::tile_to_shape),
         Op::MakeLayoutLike => {
             Has(|n, a| builtins::algebra::of_layout(n, a, crate::engine::make_fragment_like::make_layout_like))

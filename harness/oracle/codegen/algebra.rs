@@ -51,9 +51,15 @@ pub fn max_common_layout(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Re
     Ok(Cpp::new(call_code("max_common_layout", &[a, b]), Kind::Layout))
 }
 
-/// A tensor over a counting iterator with layout `l` (its values are the layout's indices).
-fn counting_tensor(l: &Cpp) -> String {
-    format!("make_tensor(counting_iterator<int>(0), {})", l.code)
+/// A tensor over a counting iterator with layout `l` (its values are the layout's indices); in a
+/// case with basis strides, over an arithmetic-tuple iterator from `_0` (as `make_identity_tensor`
+/// builds one), whose values are the layout's coordinates.
+fn counting_tensor(g: &Gen, l: &Cpp) -> String {
+    if g.basis {
+        format!("make_tensor(make_inttuple_iter(Int<0>{{}}), {})", l.code)
+    } else {
+        format!("make_tensor(counting_iterator<int>(0), {})", l.code)
+    }
 }
 
 /// `local_tile(L, tiler, coord)`: the layout of the tile of a tensor with layout L.
@@ -63,7 +69,7 @@ pub fn local_tile(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cp
     let t = g.tiler(&args[1])?;
     let c = g.slice_coord(&args[2])?;
     let p = projection(g, args)?;
-    Ok(Cpp::new(format!("local_tile({}, {}, {}{p}).layout()", counting_tensor(&l), t.code, c.code), Kind::Layout))
+    Ok(Cpp::new(format!("local_tile({}, {}, {}{p}).layout()", counting_tensor(g, &l), t.code, c.code), Kind::Layout))
 }
 
 /// `, proj` for a fourth argument, else nothing.
@@ -95,7 +101,10 @@ pub fn local_partition(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Resu
     let t = g.layout(&args[1])?;
     let i = g.int_like(&args[2], Role::Coord)?;
     let p = projection(g, args)?;
-    Ok(Cpp::new(format!("local_partition({}, {}, {}{p}).layout()", counting_tensor(&l), t.code, i.code), Kind::Layout))
+    Ok(Cpp::new(
+        format!("local_partition({}, {}, {}{p}).layout()", counting_tensor(g, &l), t.code, i.code),
+        Kind::Layout,
+    ))
 }
 
 /// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple, written as a tuple) or

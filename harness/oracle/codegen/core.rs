@@ -109,3 +109,15 @@ fn mode(g: &mut Gen, op: Op, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let kind = if x.kind == Kind::Layout { Kind::Layout } else { Kind::IntTuple };
     Ok(Cpp::new(format!("{f}<{}>({})", idx.join(","), x.code), kind))
 }
+
+/// `make_identity_layout(shape)`: a layout with basis strides.
+pub fn make_identity_layout(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.int_like(&args[0], Role::Shape)?;
+    Ok(Cpp::new(call_code(Op::MakeIdentityLayout.name(), &[c]), Kind::Layout))
+}
+
+/// `make_basis_like(shape)`: a stride of basis elements.
+pub fn make_basis_like(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.int_like(&args[0], Role::Shape)?;
+    Ok(Cpp::new(call_code(Op::MakeBasisLike.name(), &[c]), Kind::IntTuple))
+}

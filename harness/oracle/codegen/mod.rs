@@ -92,6 +92,19 @@ pub fn err<T>(e: &Expr, msg: impl fmt::Display) -> Result<T, CodegenError> {
     Err(CodegenError { col: e.col(), msg: msg.to_string() })
 }
 
+/// A basis element as C++: `E<0>{}` for `_1@0`, `ScaledBasis<Int<3>,1>{}` for `_3@1`,
+/// `ScaledBasis<int,1>{3}` for `3@1`.
+/// The text writes the modes innermost first (as CuTe prints them), `E<...>` outermost first.
+fn basis_code(value: i64, is_static: bool, modes: &[u32]) -> String {
+    let ms: Vec<String> = modes.iter().rev().map(u32::to_string).collect();
+    let ms = ms.join(",");
+    match (is_static, value) {
+        (true, 1) => format!("E<{ms}>{{}}"),
+        (true, v) => format!("ScaledBasis<Int<{v}>,{ms}>{{}}"),
+        (false, v) => format!("ScaledBasis<int,{ms}>{{{v}}}"),
+    }
+}
+
 /// Signature of an operation's C++ emitter (the `emit` part of its entry in `harness/expr/op.rs`):
 /// the generator, the called name (with its template arguments), the argument expressions and the
 /// whole call (for error columns). The argument count is checked before it is called.
@@ -107,6 +120,23 @@ pub struct Gen {
     depth: usize,
     /// Pass every integer through `cutecheck_rt` (see [`case_body_runtime`]).
     runtime: bool,
+    /// The case holds basis strides: its tensors iterate over arithmetic tuples (see
+    /// `algebra::counting_tensor`).
+    pub basis: bool,
+}
+
+/// Whether `e` holds a basis element or an operation that makes basis strides.
+pub fn has_basis(e: &Expr) -> bool {
+    match e {
+        Expr::Basis { .. } => true,
+        Expr::Int { .. } | Expr::Underscore { .. } => false,
+        Expr::Tuple { items, .. } => items.iter().any(has_basis),
+        Expr::Layout { shape, stride, .. } => has_basis(shape) || has_basis(stride),
+        Expr::Apply { target, args, .. } => has_basis(target) || args.iter().any(has_basis),
+        Expr::Call { name, args, .. } => {
+            matches!(Op::lookup(name), Some(Op::MakeIdentityLayout | Op::MakeBasisLike)) || args.iter().any(has_basis)
+        }
+    }
 }
 
 impl Gen {
@@ -128,6 +158,9 @@ impl Gen {
             }
             Expr::Int { value, is_static, .. } => Ok(Cpp::new(int_code(*value, *is_static), Kind::Int)),
             Expr::Underscore { .. } => Ok(Cpp::new("_".into(), Kind::Underscore)),
+            Expr::Basis { value, is_static, modes, .. } => {
+                Ok(Cpp::new(basis_code(*value, *is_static, modes), Kind::Int))
+            }
             Expr::Tuple { items, .. } => {
                 let parts: Vec<Cpp> = items.iter().map(|x| self.emit(x, role)).collect::<Result<_, _>>()?;
                 let tile = parts.iter().any(|p| matches!(p.kind, Kind::Layout | Kind::Tile | Kind::Underscore));
@@ -289,7 +322,7 @@ pub fn literal_index(e: &Expr) -> Result<i64, CodegenError> {
 
 /// The C++ expression for a whole case, or why there is none.
 pub fn expression(e: &Expr) -> Result<Cpp, CodegenError> {
-    Gen::default().emit(e, Role::Shape)
+    Gen { basis: has_basis(e), ..Gen::default() }.emit(e, Role::Shape)
 }
 
 /// The body of one case function: compute the value and print it with CuTe's `print`.
@@ -312,6 +345,7 @@ pub fn case_body_runtime(e: &Expr) -> Result<String, CodegenError> {
 }
 
 fn body(e: &Expr, g: &mut Gen) -> Result<String, CodegenError> {
+    g.basis = has_basis(e);
     let mut expression = |x: &Expr| g.emit(x, Role::Shape);
     // A whole case `print_layout(L)` prints L's grid with CuTe's print_layout (it returns nothing).
     if let Expr::Call { name, args, called: true, .. } = e {
@@ -352,6 +386,8 @@ pub fn emitter(op: Op) -> Part<Emit> {
     use crate::oracle::codegen;
     use Part::Has;
     match op {
+        Op::MakeIdentityLayout => Has(codegen::core::make_identity_layout),
+        Op::MakeBasisLike => Has(codegen::core::make_basis_like),
         Op::MakeLayout => Has(codegen::core::make_layout),
         Op::MakeLayoutRight => Has(codegen::core::make_layout_right),
         Op::Size => Has(codegen::core::size),

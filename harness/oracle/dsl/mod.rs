@@ -62,6 +62,7 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
     Ok(match e {
         Expr::Int { value, is_static, .. } => json!(["i", value, is_static]),
         Expr::Underscore { .. } => json!(["u"]),
+        Expr::Basis { .. } => return Err("the DSL oracle has no basis-element strides".into()),
         Expr::Tuple { items, .. } => json!(["t", items.iter().map(ast).collect::<Result<Vec<_>, _>>()?]),
         Expr::Layout { shape, stride, .. } => json!(["l", ast(shape)?, ast(stride)?]),
         Expr::Call { name, args, called: true, .. } => {

@@ -33,6 +33,8 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
     match op {
         Op::MakeLayout => Has(Call),
         Op::MakeLayoutRight => Has(Call),
+        Op::MakeIdentityLayout => Absent("not translated: the DSL worker sends integer layouts only, no basis strides"),
+        Op::MakeBasisLike => Absent("not translated: the DSL worker sends integer layouts only, no basis strides"),
         Op::Size => Has(Call),
         Op::Cosize => Has(Call),
         Op::Rank => Has(Call),

@@ -35,6 +35,8 @@ pub fn pycute_text(e: &Expr) -> std::result::Result<String, String> {
 pub fn spelling(op: Op) -> Part<&'static str> {
     use Part::{Absent, Has};
     match op {
+        Op::MakeIdentityLayout => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
+        Op::MakeBasisLike => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
         Op::MakeLayout => {
             Absent("not translated: pycute's make_layout is not cross-checked by the conformance run yet")
         }

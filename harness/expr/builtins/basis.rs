@@ -1,0 +1,89 @@
+//! The operations on layouts with basis strides (`engine::scaled_basis`): CuTe's algebra where it
+//! accepts `ScaledBasis` strides. [`call`] is asked first for every operation whose first operand
+//! is such a layout; an operation CuTe has for them is answered by the engine's basis module, one
+//! it refuses (complement) by its typed error, and one not modelled here is a type error.
+
+use crate::engine::scaled_basis::{self as sb, BasisLayout, BasisValue};
+use crate::engine::slice::Coord;
+use crate::engine::{Error, Int, Result};
+use crate::expr::op::Op;
+use crate::expr::value::{AtomValue, Value};
+
+use super::algebra::{to_coord, to_tiler};
+
+fn layout(l: BasisLayout) -> Value {
+    Value::Atom(AtomValue::BasisLayout(l))
+}
+
+/// `op(args)` when `args[0]` is a layout with basis strides (or the right operand of a
+/// composition is); `None` otherwise.
+pub fn call(op: Op, args: &[Value]) -> Option<Result<Value>> {
+    if let (Op::Composition, [Value::Layout(a), b]) = (op, args) {
+        let b = b.as_basis_layout()?;
+        return Some(sb::composition_by_basis(a, b).map(Value::Layout));
+    }
+    let a = args.first()?.as_basis_layout()?;
+    Some(on(op, a, args))
+}
+
+fn on(op: Op, a: &BasisLayout, args: &[Value]) -> Result<Value> {
+    let tiler = || to_tiler(&args[1]);
+    match op {
+        Op::Size => Ok(Value::Int(a.size()?)),
+        Op::Rank => Ok(Value::Int(Int::st(a.shape.rank() as i64))),
+        Op::Depth => Ok(Value::Int(Int::st(a.shape.depth() as i64))),
+        Op::Shape => Ok(Value::from_int_tuple(&a.shape)),
+        Op::Stride => Ok(Value::from_basis(a.stride.clone())),
+        Op::Coalesce => match args.get(1) {
+            None => Ok(layout(sb::coalesce(a)?)),
+            Some(p) => Ok(layout(sb::coalesce_by(a, &p.to_int_tuple()?)?)),
+        },
+        Op::Composition => match &args[1] {
+            Value::Layout(b) => Ok(layout(sb::composition(a, b)?)),
+            t => Ok(layout(sb::composition_tiler(a, &to_tiler(t)?)?)),
+        },
+        Op::Complement => Ok(layout(sb::complement(a)?)),
+        Op::LogicalDivide => Ok(layout(sb::logical_divide(a, &tiler()?)?)),
+        Op::ZippedDivide => Ok(layout(sb::zipped_divide(a, &tiler()?)?)),
+        Op::TiledDivide => Ok(layout(sb::tiled_divide(a, &tiler()?)?)),
+        Op::FlatDivide => Ok(layout(sb::flat_divide(a, &tiler()?)?)),
+        Op::LocalTile | Op::LocalTileOffset => {
+            if args.len() > 3 {
+                return Err(not_modelled(op, "a projection"));
+            }
+            let coord = Coord::from_tiler(&to_tiler(&args[2])?)?;
+            let (l, off) = sb::local_tile_with_offset(a, &tiler()?, &coord)?;
+            Ok(if op == Op::LocalTile { layout(l) } else { offset(off) })
+        }
+        Op::LocalPartition | Op::LocalPartitionOffset => {
+            if args.len() > 3 {
+                return Err(not_modelled(op, "a projection"));
+            }
+            let thr = args[1].to_layout()?;
+            let (l, off) = sb::local_partition_with_offset(a, &thr, args[2].to_int()?)?;
+            Ok(if op == Op::LocalPartition { layout(l) } else { offset(off) })
+        }
+        Op::Slice => Ok(layout(sb::slice(&to_coord(&args[0])?, a)?)),
+        _ => Err(not_modelled(op, "this operation")),
+    }
+}
+
+/// Where the tensor's iterator moved: `*T.data()` of an `ArithmeticTupleIterator` starting at
+/// `_0`: `_0 + offset`, which is the offset itself (static where it is).
+fn offset(v: BasisValue) -> Value {
+    Value::from_basis(v)
+}
+
+fn not_modelled(op: Op, what: &str) -> Error {
+    Error::Type(format!("{op} of a layout with basis strides: {what} is not modelled"))
+}
+
+/// `make_identity_layout(shape)`.
+pub fn make_identity_layout(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
+    Ok(layout(sb::make_identity_layout(&args[0].to_int_tuple()?)))
+}
+
+/// `make_basis_like(shape)`.
+pub fn make_basis_like(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::from_basis(sb::make_basis_like(&args[0].to_int_tuple()?)))
+}
