@@ -150,3 +150,48 @@ fn ubsan_agrees_with_the_engine_near_int_max() {
     assert!(tally.get(&(true, "overflow")).is_some_and(|n| *n > 0), "no case overflowed: {tally:?}");
     assert!(wrong.is_empty(), "{} of {} cases:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
 }
+
+/// UBSan agrees with every overflow refusal of the engine on random cases: the conformance run's
+/// random cases (`cutecheck::run::plan::draw`, seed `CUTECHECK_OVERFLOW_SEED`, default 30030;
+/// `CUTECHECK_OVERFLOW_CASES`, default 20,000) through the engine, and every case the engine
+/// refuses for overflow through real CuTe: CuTe overflows too (UBSan or the compiler says so) or
+/// refuses before its arithmetic (a compile error, a static_assert, a run-time check that stops
+/// the program); it never prints a result.
+/// Seed 30030's random #14130 (a flat_product CuTe refuses first) is among the default cases.
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE)"
+)]
+fn ubsan_agrees_with_every_engine_overflow_refusal_of_random_cases() {
+    use cutecheck::oracle::{Oracle, OracleOptions};
+    use rayon::prelude::*;
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let (n, seed) = (env("CUTECHECK_OVERFLOW_CASES", 20_000) as usize, env("CUTECHECK_OVERFLOW_SEED", 30030));
+    let version = option_env!("CUTECHECK_CUTE").unwrap_or("4.2.0.0");
+    let known = KnownDiscrepancies::load_default().expect("known discrepancies");
+    let judge = Judge::new(&known, version);
+    let (planned, _) = cutecheck::run::plan::draw(n, seed, (0, 1), false).unwrap();
+    let refused: Vec<&Case> = planned
+        .par_iter()
+        .map(|p| &p.case)
+        .filter(|c| matches!(judge.engine(c, false).refusal, Some(cutecheck::engine::Error::Overflow { .. })))
+        .collect();
+    let oracle = Oracle::new(OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() })
+        .expect("real CuTe");
+    let got = case::Oracle::run(&oracle, &refused);
+    let mut tally = std::collections::BTreeMap::<&str, usize>::new();
+    let mut answered = Vec::new();
+    for (c, o) in refused.iter().zip(&got) {
+        *tally.entry(o.kind()).or_default() += 1;
+        if !matches!(o, Outcome::Overflow(_) | Outcome::Rejected(_) | Outcome::Crashed(_)) {
+            answered.push(format!("{} ({}): CuTe {}", c.text, c.location, o.lines().join(" | ")));
+        }
+    }
+    eprintln!(
+        "seed {seed}, {n} random cases: the engine refuses {} for overflow; CuTe's outcomes: {tally:?}",
+        refused.len()
+    );
+    assert!(!refused.is_empty(), "no overflow refusal among {n} cases of seed {seed}");
+    assert!(answered.is_empty(), "CuTe answers where the engine refuses for overflow:\n{}", answered.join("\n"));
+}

@@ -159,3 +159,44 @@ fn the_pool_answers_in_input_order() {
         }
     }
 }
+
+/// Issue 30: a `--pycute` run of 5,000 random cases finishes on 2 cores in a few minutes. The
+/// random cases of a conformance run (`cutecheck::run::plan::draw`, seed
+/// `CUTECHECK_PYCUTE_SEED`, default 2027; `CUTECHECK_PYCUTE_CASES`, default 5,000) through 2
+/// pycute workers with the default time bound; every case is answered, refused, unsupported or
+/// that oracle's timeout (listed by case), no worker is lost, and the whole takes less than 10
+/// minutes. Slow (minutes): run by hand with `-- --ignored --nocapture`.
+#[test]
+#[ignore = "slow: 5,000 random cases through 2 pycute workers (minutes); run with -- --ignored --nocapture"]
+fn five_thousand_random_cases_finish_on_two_workers() {
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let (n, seed) = (env("CUTECHECK_PYCUTE_CASES", 5000) as usize, env("CUTECHECK_PYCUTE_SEED", 2027));
+    let (planned, _) = cutecheck::run::plan::draw(n, seed, (0, 1), false).unwrap();
+    let refs: Vec<&Case> = planned.iter().map(|p| &p.case).collect();
+    let o = pycute(PycuteOptions { jobs: Some(2), ..PycuteOptions::default() });
+    let start = std::time::Instant::now();
+    let answers = o.answers(&refs);
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(answers.len(), n);
+    let (mut printed, mut rejected, mut unsupported, mut timeouts) = (0, 0, 0, Vec::new());
+    for (c, a) in refs.iter().zip(&answers) {
+        match &a.outcome {
+            Outcome::Printed(_) => printed += 1,
+            Outcome::Rejected(_) => rejected += 1,
+            Outcome::Unsupported(_) => unsupported += 1,
+            _ if a.timed_out => timeouts.push(format!("{} ({})", c.text, c.location)),
+            other => panic!("{} ({}): pycute failed: {other:?}", c.text, c.location),
+        }
+    }
+    let slowest = answers.iter().filter_map(|a| a.seconds).fold(0.0, f64::max);
+    eprintln!(
+        "pycute, seed {seed}, {n} random cases, 2 workers: {secs:.1} s; printed {printed}, rejected {rejected}, \
+         no pycute form {unsupported}, timeouts {} (of {} s); slowest answered case {slowest:.2} s",
+        timeouts.len(),
+        o.opts.case_timeout.as_secs_f64()
+    );
+    for t in &timeouts {
+        eprintln!("  pycute timeout: {t}");
+    }
+    assert!(secs < 600.0, "{n} cases took {secs:.0} s");
+}

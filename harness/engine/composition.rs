@@ -654,7 +654,7 @@ pub fn composition_tiler(a: &Layout, t: &Tiler) -> Result<Layout> {
 
 /// Refuse to verify (and so to answer) when `l` has more than [`MAX_WALK`] coordinates.
 pub(crate) fn walkable(l: &Layout) -> Result<()> {
-    let n = l.size()?.value;
+    let n = l.walk_size()?;
     if n > MAX_WALK {
         return Err(Error::TooLarge(format!("{l} has {n} coordinates; the engine verifies at most {MAX_WALK}")));
     }
@@ -753,6 +753,27 @@ pub fn check_postconditions(a: &Layout, b: &Layout, r: &Layout) -> Checked {
 mod tests {
     use super::*;
     use crate::test_util::l;
+
+    #[test]
+    fn a_walk_past_int_is_too_large_not_an_overflow() {
+        // The pair (A, complement(A, size(A) * cosize(B))) of logical_product((_15,_4096):(_13,_0),
+        // _4096:_-8) has 61440 * 13 * 10322236 coordinates: only the engine's check builds it,
+        // so its size is the walk limit, not CuTe overflowing (CuTe 4.2 answers this product;
+        // tests/cute_overflow.rs::ubsan_agrees_with_every_engine_overflow_refusal_of_random_cases
+        // found it, seed 2027 random #153268).
+        let pair = l("(_15,_4096,_13,_10322236):(_13,_0,_1,_195)");
+        assert!(matches!(pair.size(), Err(Error::Overflow { .. })));
+        assert!(matches!(walkable(&pair), Err(Error::TooLarge(_))), "{:?}", walkable(&pair));
+        assert!(matches!(pair.values(), Err(Error::TooLarge(_))));
+        let got = crate::logical_product::logical_product_layout(&l("(_15,_4096):(_13,_0)"), &l("_4096:_-8"));
+        assert!(matches!(got, Err(Error::TooLarge(_))), "{got:?}");
+        // CuTe's own computation in it is answered unchecked, as CuTe prints it.
+        let c = crate::complement::complement_unchecked(
+            &l("(_15,_4096):(_13,_0)"),
+            Some(&IntTuple::leaf(Int::st(2012835840))),
+        );
+        assert_eq!(composition_unchecked(&c.unwrap(), &l("_4096:_-8")).unwrap().to_string(), "(_2,_2048):(_-8,_-195)");
+    }
 
     #[test]
     fn chapter_cases() {

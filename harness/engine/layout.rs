@@ -92,6 +92,21 @@ impl Layout {
     pub fn size(&self) -> Result<Int> {
         self.shape.product()
     }
+    /// The number of coordinates the engine would walk to evaluate or verify this layout: its
+    /// size, where a size past CuTe's `int` is [`Error::TooLarge`] (the walk limit), never
+    /// [`Error::Overflow`]: a walk is the engine's own check, not CuTe's computation, so it must
+    /// not be reported as CuTe overflowing (seed 2027's random #153268,
+    /// `logical_product((_15,_4096):(_13,_0),_4096:_-8)`, was refused for overflow in the size of
+    /// the pair `(A, complement)` that only the engine's check builds; CuTe answers it).
+    pub(crate) fn walk_size(&self) -> Result<i64> {
+        match self.size() {
+            Ok(n) => Ok(n.value),
+            Err(Error::Overflow { .. }) => {
+                Err(Error::TooLarge(format!("{self} has more than 2^31 coordinates (limit {MAX_WALK})")))
+            }
+            Err(e) => Err(e),
+        }
+    }
     /// CuTe's `cosize(layout) = size(coshape(layout))` (layout.hpp), the engine's only cosize.
     /// From 4.2 `coshape` is the inner product of the extents minus `_1` with the absolute
     /// strides, plus `_1`: `sum (s_i - _1) * |d_i| + _1`, static when every term is (a size-1
@@ -153,7 +168,7 @@ impl Layout {
     /// The values of [`Layout::values`] one by one, without the vector.
     pub fn walk(&self) -> Result<Walk> {
         self.congruent_to_evaluate()?;
-        let n = self.size()?.value;
+        let n = self.walk_size()?;
         if !(0..=MAX_WALK).contains(&n) {
             return Err(Error::TooLarge(format!("{self} has {n} coordinates (limit {MAX_WALK})")));
         }

@@ -15,6 +15,7 @@ pub mod compiler;
 pub mod dsl;
 pub mod inproc;
 pub mod interrupt;
+pub mod progress;
 pub mod provision;
 pub mod pycute;
 pub mod runner;

@@ -70,9 +70,62 @@ pub struct Report {
     /// Dynamic cases explained by a known discrepancy beyond the first [`DYNAMIC_EXPLAINED_KEPT`] of
     /// their operation and entry: counted here, left out of `cases`.
     pub dynamic_explained_omitted: Vec<Omitted>,
+    /// The engine's refusals for overflow against what CuTe did on the same cases (issue 30: UBSan
+    /// agrees with the engine on every overflow refusal).
+    pub overflow_refusals: OverflowRefusals,
     pub cases: Vec<CaseReport>,
     /// PASS/FAIL, counts per status, time (set by the command from the run's verdict).
     pub summary: Option<super::ci::Summary>,
+}
+
+/// The cases the engine refused for 32-bit overflow (`engine::Error::Overflow`), by what CuTe
+/// did: its own computation overflowed too (UBSan stopped it, or the compiler's overflow
+/// diagnostic: `Outcome::Overflow`), it refused before any arithmetic (a compile error, a
+/// static_assert, a crash), it printed a result (UBSan saw no overflow: the engine refused what
+/// CuTe computes; each such case is named), or the oracle did not answer.
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct OverflowRefusals {
+    pub engine: usize,
+    pub cute_overflows: usize,
+    pub cute_refuses_first: usize,
+    pub cute_answers: Vec<String>,
+    pub unanswered: usize,
+}
+
+impl OverflowRefusals {
+    /// Count one case: the engine's refusal (if any) and CuTe's outcome.
+    pub fn count(&mut self, refusal: Option<&crate::engine::Error>, cute: &Outcome, expr: &str) {
+        if !matches!(refusal, Some(crate::engine::Error::Overflow { .. })) {
+            return;
+        }
+        self.engine += 1;
+        match cute {
+            Outcome::Overflow(_) => self.cute_overflows += 1,
+            Outcome::Rejected(_) | Outcome::Crashed(_) => self.cute_refuses_first += 1,
+            Outcome::Printed(_) => self.cute_answers.push(expr.to_string()),
+            Outcome::Unsupported(_) | Outcome::Error(_) => self.unanswered += 1,
+        }
+    }
+
+    /// The report's line (and one line per case CuTe answered), empty when the engine refused
+    /// nothing for overflow.
+    pub fn line(&self) -> String {
+        if self.engine == 0 {
+            return String::new();
+        }
+        let mut s = format!(
+            "engine overflow refusals {}: CuTe overflows too (UBSan or the compiler) {}, CuTe refuses first {}, CuTe answers {}, oracle unanswered {}\n",
+            self.engine,
+            self.cute_overflows,
+            self.cute_refuses_first,
+            self.cute_answers.len(),
+            self.unanswered
+        );
+        for e in &self.cute_answers {
+            s.push_str(&format!("  the engine refuses for overflow, CuTe answers (no UBSan report): {e}\n"));
+        }
+        s
+    }
 }
 
 /// Explained dynamic cases of one operation, triage class and signature, and known discrepancy
@@ -152,10 +205,12 @@ pub fn build(
     let mut signatures: BTreeMap<String, usize> = BTreeMap::new();
     let mut reports = Vec::new();
     let mut omissions = Omissions::default();
+    let mut overflow_refusals = OverflowRefusals::default();
     for (((p, outcome), (engine, opinion)), judged) in
         cases.into_iter().zip(outcomes).zip(asked.engines.into_iter().zip(opinions)).zip(judged.cases)
     {
         let j = judged.engine_cpp.expect("an engine~cpp judgement for every case");
+        overflow_refusals.count(engine.refusal.as_ref(), &outcome, &p.case.text);
         let sig = j.triage.as_ref().map(signature_of);
         let mut explained = None;
         let mut shrunk = None;
@@ -231,6 +286,7 @@ pub fn build(
             super::pycute::Summary::of(reports.iter().filter_map(|c| Some((c.expr.as_str(), c.pycute.as_ref()?))))
         }),
         dynamic_explained_omitted: omissions.omitted(),
+        overflow_refusals,
         cases: reports,
         summary: None,
     };
@@ -241,9 +297,10 @@ pub fn build(
 /// engine does not model, the release news first.
 pub fn tables(report: &Report, judge: &Judge<'_>) -> String {
     let mut tables = format!(
-        "{}{}\n{}\n{}",
+        "{}{}{}\n{}\n{}",
         table(report),
         overflow_rows(report),
+        report.overflow_refusals.line(),
         class_table(report),
         feature_table(&report.cases)
     );
@@ -531,5 +588,34 @@ mod tests {
             (omitted[0].op.as_str(), omitted[0].explained.as_str(), omitted[0].cases),
             ("flat_divide", "family: d", 5)
         );
+    }
+
+    #[test]
+    fn the_engines_overflow_refusals_are_counted_by_what_cute_did() {
+        let overflow = crate::engine::Error::Overflow { what: "multiplication", op: "max_common_layout" };
+        let other = crate::engine::Error::DivisionByZero;
+        let mut o = OverflowRefusals::default();
+        assert_eq!(o.line(), "");
+        let ub = Outcome::Overflow("layout.hpp:1108: signed integer overflow".into());
+        o.count(Some(&overflow), &ub, "a");
+        o.count(Some(&overflow), &Outcome::Rejected("compile error: static assertion failed".into()), "b");
+        o.count(Some(&overflow), &Outcome::Printed("_1:_0".into()), "max_common_layout(x,y)");
+        o.count(Some(&overflow), &Outcome::Error("timeout".into()), "d");
+        // Not the engine's overflow refusal: not counted, whatever CuTe did.
+        o.count(Some(&other), &ub, "e");
+        o.count(None, &ub, "f");
+        assert_eq!(
+            o,
+            OverflowRefusals {
+                engine: 4,
+                cute_overflows: 1,
+                cute_refuses_first: 1,
+                cute_answers: vec!["max_common_layout(x,y)".into()],
+                unanswered: 1
+            }
+        );
+        let line = o.line();
+        assert!(line.starts_with("engine overflow refusals 4: CuTe overflows too (UBSan or the compiler) 1, CuTe refuses first 1, CuTe answers 1, oracle unanswered 1\n"), "{line}");
+        assert!(line.contains("CuTe answers (no UBSan report): max_common_layout(x,y)"), "{line}");
     }
 }

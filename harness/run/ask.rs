@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::case::{self, Caps, Case, EngineAnswer, Outcome, Reply};
 use crate::judge::Judge;
+use crate::oracle::progress;
 
 /// One oracle's replies to a run's cases, in the order of the cases.
 pub struct Peer {
@@ -116,10 +117,9 @@ fn chunk() -> usize {
 
 /// Ask the oracle for many cases in chunks, with a progress bar on long runs.
 fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: usize) -> Vec<Reply> {
-    use std::io::IsTerminal;
     let long = exprs.len() > chunk;
     // A terminal gets indicatif's bar; a log (every CI) a line every few seconds instead.
-    let tty = std::io::stderr().is_terminal();
+    let tty = !progress::stderr_is_log();
     let bar = if long && tty {
         let b = ProgressBar::new(exprs.len() as u64);
         b.set_style(
@@ -133,22 +133,11 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
     } else {
         None
     };
-    let start = Instant::now();
     let mut out = Vec::with_capacity(exprs.len());
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let (stop, stopped) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|s| {
-        if exprs.len() > 1 && !tty {
-            // A line every PROGRESS_EVERY_SECS, even while one chunk is being answered.
-            let done = &done;
-            s.spawn(move || {
-                let every = std::time::Duration::from_secs_f64(PROGRESS_EVERY_SECS);
-                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                    let n = done.load(std::sync::atomic::Ordering::Relaxed);
-                    eprintln!("{}", progress_line(label, n, exprs.len(), start.elapsed().as_secs_f64()));
-                }
-            });
-        }
+        // A line every PROGRESS_EVERY_SECS, even while one chunk is being answered.
+        let ticking = (exprs.len() > 1 && !tty).then(|| progress::ticker(s, label, &done, exprs.len()));
         for part in exprs.chunks(chunk.max(1)) {
             out.extend(oracle.replies(part));
             done.fetch_add(part.len(), std::sync::atomic::Ordering::Relaxed);
@@ -156,7 +145,7 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
                 b.inc(part.len() as u64);
             }
         }
-        drop(stop);
+        drop(ticking);
     });
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -164,16 +153,5 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
     out
 }
 
-/// How often a log (stderr not a terminal) gets a progress line, in seconds.
-pub const PROGRESS_EVERY_SECS: f64 = 5.0;
-
-/// `LABEL: 300/1000 cases (30%), 12 s, about 28 s left`: a progress line for a log.
-pub fn progress_line(label: &str, done: usize, total: usize, seconds: f64) -> String {
-    let pct = (done * 100).checked_div(total).unwrap_or(100);
-    let left = if done == 0 {
-        "estimating".to_string()
-    } else {
-        format!("about {:.0} s left", seconds / done as f64 * total.saturating_sub(done) as f64)
-    };
-    format!("{label}: {done}/{total} cases ({pct}%), {seconds:.0} s, {left}")
-}
+/// The progress line of a log (one place for every oracle: crate::oracle::progress).
+pub use crate::oracle::progress::{progress_line, PROGRESS_EVERY_SECS};

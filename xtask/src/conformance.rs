@@ -58,6 +58,10 @@ pub struct RunArgs {
     /// own defects are listed separately, blamed by the operation's definition.
     #[arg(long)]
     pub pycute: bool,
+    /// pycute's python3 workers (default: --jobs, else one per core); each case is bounded in
+    /// time, a case over the bound is pycute's timeout and its worker is replaced.
+    #[arg(long, value_name = "N")]
+    pub pycute_jobs: Option<usize>,
     /// Random dynamic cases through the in-process CuTe oracle (xtask/src/dynamic.rs), besides
     /// `--cases`; sharded like them.
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -151,7 +155,7 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let start = Instant::now();
     // pycute, the third oracle: asked on every case it can express, not only on disagreements.
     let pycute = match ra.pycute {
-        true => Some(crate::pycute::oracle(&oracle, args.jobs)?),
+        true => Some(crate::pycute::oracle(&oracle, ra.pycute_jobs.or(args.jobs))?),
         false => None,
     };
     let mut peers: Vec<&dyn cutecheck::case::Oracle> = vec![cpp];

@@ -8,7 +8,8 @@
 //! - Workers: a pool of long-lived `python3` processes (one per core unless
 //!   [`PycuteOptions::jobs`] says otherwise), each running `worker.py` (compiled in): pycute is
 //!   imported once, then one case a line in, one JSON answer a line out. Cases are handed to the
-//!   workers one at a time from a shared queue, and answers come back in input order.
+//!   workers one at a time from a shared queue, and answers come back in input order. Progress
+//!   on stderr: a bar on a terminal, a line every few seconds in a log ([`crate::oracle::progress`]).
 //! - Time bound: each case may take [`PycuteOptions::case_timeout`] (default
 //!   [`crate::limits::PYCUTE_CASE_SECS`]); a worker still busy then is killed, the case is that
 //!   oracle's timeout ([`timeout_outcome`]), and a fresh worker takes the next case. A worker that
@@ -55,7 +56,8 @@ pub struct PycuteOptions {
     pub case_timeout: Duration,
     /// Longest wait for a worker to start (python3 up, pycute imported).
     pub start_timeout: Duration,
-    /// A progress bar on stderr for runs of many cases (drawn only when stderr is a terminal).
+    /// Progress on stderr for runs of many cases: a bar when stderr is a terminal, else a line
+    /// every few seconds (crate::oracle::progress).
     pub progress: bool,
 }
 
@@ -236,7 +238,9 @@ impl Pycute {
             cases.iter().map(|c| spelling::pycute_text(&c.expr).and_then(|t| one_line(t, &c.text))).collect();
         let todo: Vec<(usize, &str)> =
             codes.iter().enumerate().filter_map(|(i, c)| Some((i, c.as_ref().ok()?.as_str()))).collect();
-        let bar = if self.opts.progress && todo.len() >= 64 {
+        // A terminal gets indicatif's bar; a log (every CI) a progress line every few seconds.
+        let log = crate::oracle::progress::stderr_is_log();
+        let bar = if self.opts.progress && todo.len() >= 64 && !log {
             let b = indicatif::ProgressBar::new(todo.len() as u64);
             if let Ok(style) = indicatif::ProgressStyle::with_template(
                 "cutecheck: pycute {bar:30} {pos}/{len} cases ({elapsed}, about {eta} left)",
@@ -248,8 +252,11 @@ impl Pycute {
             indicatif::ProgressBar::hidden()
         };
         let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
         let mut asked: Vec<(usize, PycuteAnswer)> = Vec::with_capacity(todo.len());
         std::thread::scope(|s| {
+            let ticking = (self.opts.progress && todo.len() >= 64 && log)
+                .then(|| crate::oracle::progress::ticker(s, "pycute", &done, todo.len()));
             let handles: Vec<_> = self
                 .workers
                 .iter()
@@ -260,6 +267,7 @@ impl Pycute {
                         let mut got = Vec::new();
                         while let Some(&(i, code)) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
                             got.push((i, self.ask(&mut w, code)));
+                            done.fetch_add(1, Ordering::Relaxed);
                             bar.inc(1);
                         }
                         got
@@ -269,6 +277,7 @@ impl Pycute {
             for h in handles {
                 asked.extend(h.join().unwrap_or_default());
             }
+            drop(ticking);
         });
         bar.finish_and_clear();
         let mut out: Vec<Option<PycuteAnswer>> = codes

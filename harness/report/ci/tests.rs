@@ -42,6 +42,7 @@ fn report(cases: Vec<CaseReport>) -> Report {
         signatures: Default::default(),
         pycute: None,
         dynamic_explained_omitted: Vec::new(),
+        overflow_refusals: Default::default(),
         cases,
         summary: None,
     }
