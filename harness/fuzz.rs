@@ -638,6 +638,8 @@ fn tiler_parts_or_unit(l: &Layout) -> BoxedStrategy<Vec<TilePart>> {
 fn atoms() -> BoxedStrategy<Case> {
     let copies: Vec<(String, String, i64, i64)> = copy::copy_atom_cases()
         .into_iter()
+        // The SM100 TMEM loads and stores (engine::atom::tmem).
+        .chain(crate::engine::atom::tmem::tmem_copy_cases())
         .filter_map(|(op, t)| {
             let a = copy::copy_atom(&op, &t).ok()?;
             let thr = a.thr_id.size().ok()?.value;
@@ -670,7 +672,9 @@ fn atoms() -> BoxedStrategy<Case> {
             }
         });
     let names = mma::mma_atom_names();
-    let warp: Vec<String> = names.iter().filter(|n| !n.starts_with("SM90_64x")).cloned().collect();
+    let mut warp: Vec<String> = names.iter().filter(|n| !n.starts_with("SM90_64x")).cloned().collect();
+    // The SM120 warp-level F8F6F4 and block-scaled atoms (engine::atom::sm120).
+    warp.extend(crate::engine::atom::sm120::sm120_atom_names());
     let gmma: Vec<String> = names.iter().filter(|n| n.starts_with("SM90_64x")).cloned().collect();
     // The SM100 UMMA atoms (engine::atom::umma), one issuing thread (or SM pair) per tile.
     let umma = crate::engine::atom::umma::umma_atom_names();

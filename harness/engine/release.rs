@@ -2,7 +2,7 @@
 //!
 //! CuTe's algebra changed between releases; the engine models each PyPI release of
 //! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, and the CUTLASS tags after it where CuTe's behaviour
-//! changed (4.5.0 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
+//! changed (4.5.0, 4.5.1 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
 //! The default is 4.2.0.0. A run selects a release with
 //! [`with_release`] (the CLI's and xtask's `--cutlass-version`, or the version a checkout's
 //! `include/cutlass/version.h` names, through [`Release::model`]); the operations read it through
@@ -79,10 +79,11 @@ impl FromStr for Release {
 ///
 /// - 4.2.1 to 4.4.3: the algebra headers changed in their copyright lines only; their SM100
 ///   traits grew families the engine does not model yet. Modelled as 4.2.0.0.
-/// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]). 4.5.1 to
-///   4.6.2 change only SM100 traits the engine does not model (4.5.1 makes `SM100_MMA_F8F6F4_SS`
-///   a template; 4.6.0 moves the TMEM fragments to mma_traits_sm100_frag.hpp) and
-///   `for_each` over two tuples (not an operation here). Modelled as 4.5.0.0.
+/// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]).
+/// - 4.5.1: `SM100_MMA_F8F6F4_SS` and `_2x1SM_SS` become templates
+///   ([`SM100_F8F6F4_SS_TEMPLATE`]). 4.5.2 to 4.6.2 change only what the engine does not model
+///   (4.6.0 moves the TMEM fragments to mma_traits_sm100_frag.hpp; `for_each` over two tuples is
+///   not an operation here). Modelled as 4.5.1.0.
 /// - 4.7.0: ScaledBasis equality forms the value comparison only for equal bases (a compile fix
 ///   for bases of incomparable value types; no operation of the expression language compares
 ///   ScaledBasis values, so no switch), the newest tag. Modelled so that a 4.7 checkout is judged
@@ -98,6 +99,7 @@ pub const MODELLED: &[Release] = &[
     Release::new(3, 8, 0, 0),
     Release::new(4, 2, 0, 0),
     Release::new(4, 5, 0, 0),
+    Release::new(4, 5, 1, 0),
     Release::new(4, 7, 0, 0),
 ];
 
@@ -274,6 +276,18 @@ pub const SM100_SS_N_RELAXED: Switch = Switch {
     fixture: "mma_atom(SM100_MMA_F16BF16_SS<half_t,half_t,float,128,8,UMMA::Major::K,UMMA::Major::K>)",
 };
 
+/// `SM100_MMA_F8F6F4_SS` and `SM100_MMA_F8F6F4_2x1SM_SS` (cute/arch/mma_sm100_umma.hpp): before
+/// 4.5.1 plain structs whose traits take the types and shape as extra arguments
+/// (`MMA_Traits<SM100_MMA_F8F6F4_SS, a, b, c, M, N, a_major, b_major, a_neg, b_neg>`), so the name
+/// with template arguments does not compile; from 4.5.1 templates like every other UMMA operation,
+/// their traits checking M and N (by B's major).
+pub const SM100_F8F6F4_SS_TEMPLATE: Switch = Switch {
+    name: "SM100 F8F6F4 SS operations are templates",
+    since: Release::new(4, 5, 1, 0),
+    what: "before 4.5.1 SM100_MMA_F8F6F4_SS and SM100_MMA_F8F6F4_2x1SM_SS were plain structs (their MMA_Traits took the types and shape), so SM100_MMA_F8F6F4_SS<a,b,c,M,N,...> did not compile; from 4.5.1 they are templates like the other UMMA operations",
+    fixture: "mma_layout_a(SM100_MMA_F8F6F4_SS<float_e4m3_t,float_e4m3_t,float,128,64,UMMA::Major::K,UMMA::Major::K>)",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &COPY_OP_SIZE_ASSERTS,
@@ -287,6 +301,7 @@ pub const SWITCHES: &[&Switch] = &[
     &COSHAPE_INNER_PRODUCT,
     &SM100_SS_N_RELAXED,
     &SM80_INT4_B_LAYOUT_ONE_TO_ONE,
+    &SM100_F8F6F4_SS_TEMPLATE,
 ];
 
 #[cfg(test)]
@@ -300,7 +315,8 @@ mod tests {
         assert!(r("3.5.1.0") < r("3.6.0.0") && r("3.8.0.0") < r("4.2.0.0"));
         assert_eq!(r("4.1.0").model(), Some(r("3.8.0.0")));
         assert_eq!(r("4.3.0").model(), Some(r("4.2.0.0")));
-        assert_eq!(r("4.5.3").model(), Some(r("4.5.0.0")));
+        assert_eq!(r("4.5.0").model(), Some(r("4.5.0.0")));
+        assert_eq!(r("4.5.3").model(), Some(r("4.5.1.0")));
         assert_eq!(r("4.7.0").model(), Some(r("4.7.0.0")));
         assert_eq!(r("4.8.0").model(), Some(r("4.7.0.0")));
         assert_eq!(registry_source(r("4.2.0.0")), Some(("nvidia-cutlass", "4.2.0.0".to_string())));

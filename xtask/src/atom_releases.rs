@@ -9,7 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{bail, Context, Result};
-use cutecheck::engine::atom::{copy::copy_atom_cases, mma::mma_atom_names, name::AtomName, umma::umma_atom_names};
+use cutecheck::engine::atom::{
+    copy::copy_atom_cases, mma::mma_atom_names, name::AtomName, sm120::sm120_atom_names, tmem::tmem_copy_ops,
+    umma::umma_atom_names,
+};
 use cutecheck::engine::release::{registry_source, Release, MODELLED};
 use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner};
 
@@ -49,10 +52,16 @@ fn declared(include: &std::path::Path) -> Result<BTreeSet<String>> {
 
 /// The base names (no template arguments) of every MMA and copy atom the engine knows.
 fn engine_atoms() -> BTreeSet<String> {
-    let base = |n: &str| AtomName::parse(n).map(|a| a.base).unwrap_or_else(|_| n.to_string());
+    // The struct's own name (SM120::BLOCKSCALED::X is declared as `struct X`).
+    let base = |n: &str| {
+        let b = AtomName::parse(n).map(|a| a.base).unwrap_or_else(|_| n.to_string());
+        b.rsplit("::").next().unwrap_or(&b).to_string()
+    };
     mma_atom_names()
         .iter()
         .chain(&umma_atom_names())
+        .chain(&sm120_atom_names())
+        .chain(&tmem_copy_ops())
         .map(|n| base(n))
         .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
         .collect()

@@ -11,7 +11,8 @@
 //!    per leaf, a static stride 0 stays; a static stride `d` needs `d % n == 0 || n % d == 0`
 //!    (CuTe's "Divisibility condition") and becomes shape `ceil_div(s, ceil_div(n,|d|))`, stride
 //!    `sign(d) * ceil_div(|d|, n)`; a dynamic stride is divided by n.
-//! 4. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
+//! 4. The SM100 TMEM loads and stores (`tcgen05.ld`/`st`): see [`super::tmem`].
+//! 5. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
 //!    (CuTe: "CopyOperation is not valid for Src of ValType.", and Dst, Ref likewise).
 
 use super::lit;
@@ -229,6 +230,9 @@ fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, La
         }
         base => {
             no_targs()?;
+            if let Some(t) = super::tmem::tmem_copy_traits(base)? {
+                return Ok(t);
+            }
             if let Some((_, s, d)) = LDSM.iter().find(|(name, _, _)| *name == base) {
                 let (s, d) = (lit::layout(s)?, lit::layout(d)?);
                 return Ok((t32, s, d.clone(), d));

@@ -263,9 +263,12 @@ mod tests {
     #[test]
     fn the_umma_atoms_satisfy_it() {
         // One issuing thread holding the whole tile, or two SMs holding half of M (and of N for B).
-        for n in crate::atom::umma::umma_atom_names() {
-            check_mma(&mma_atom(&n).unwrap()).unwrap_or_else(|v| panic!("{n}: {v}"));
-        }
+        // In the newest modelled release, which has every listed form.
+        crate::release::with_release(*crate::release::MODELLED.last().unwrap(), || {
+            for n in crate::atom::umma::umma_atom_names() {
+                check_mma(&mma_atom(&n).unwrap()).unwrap_or_else(|v| panic!("{n}: {v}"));
+            }
+        });
     }
 
     #[test]

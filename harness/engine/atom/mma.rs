@@ -498,7 +498,11 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     if let Some(rest) = n.base.strip_prefix("SM90_64x") {
         return gmma(&n, rest);
     }
-    if let Some(t) = super::umma::umma_traits(&n)? {
+    let t = match super::umma::umma_traits(&n)? {
+        Some(t) => Some(t),
+        None => super::sm120::sm120_traits(&n)?,
+    };
+    if let Some(t) = t {
         return Ok(MmaAtom {
             name: n.canonical(),
             shape_mnk: t.shape_mnk,
@@ -522,7 +526,9 @@ pub fn check_atom(name: &str) -> Result<()> {
             detail: name.to_string(),
         });
     }
-    super::umma::check_atom(&AtomName::parse(name)?)
+    let n = AtomName::parse(name)?;
+    super::umma::check_atom(&n)?;
+    super::sm120::check_atom(&n)
 }
 
 /// `UniversalFMA<D[,A,B,C]>`: one thread, one multiply-add.

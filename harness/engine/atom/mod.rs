@@ -6,8 +6,10 @@
 //!
 //! - [`mma`]: `MMA_Traits` of every SM61/70/75/80/89/90 warp-level atom, the SM90 GMMA families
 //!   (base header N, SS and RS, both majors) and `UniversalFMA`.
-//! - [`umma`]: the SM100 UMMA atoms (F16/BF16 and TF32; SS and TS; one SM and 2x1SM), with the
-//!   refusals of their traits and, apart, of `MMA_Atom` ([`mma::check_atom`]).
+//! - [`umma`]: the SM100 UMMA atoms (F16/BF16, TF32, S8, F8F6F4, MXF8F6F4, MXF4; SS and TS; one
+//!   SM and 2x1SM), with the refusals of their traits and, apart, of `MMA_Atom` ([`mma::check_atom`]).
+//! - [`sm120`]: the SM120 F8F6F4 and block-scaled warp-level atoms.
+//! - [`tmem`]: the SM100 tensor-memory copy operations (`SM100_TMEM_LOAD/STORE_...`).
 //! - [`copy`]: `Copy_Traits` (bits) and `Copy_Atom<Op,T>` (values) for UniversalCopy, cp.async,
 //!   ldmatrix/movmatrix/stmatrix and the auto-vectorizing copies.
 //! - [`table`]: (thread, value) -> (row, col) ownership tables (`cutecheck atom-table`).
@@ -25,9 +27,11 @@ pub mod name;
 pub mod partition;
 pub mod recast;
 pub mod since;
+pub mod sm120;
 pub mod table;
 pub mod tiled_copy;
 pub mod tiled_mma;
+pub mod tmem;
 pub mod umma;
 
 pub use copy::{copy_atom, CopyAtom};
@@ -38,6 +42,8 @@ pub use copy::{copy_atom, CopyAtom};
 /// `condition` names ("MMA_Traits not implemented for this MMA_Operation.").
 pub fn check_declared(base: &str, condition: &'static str) -> crate::Result<()> {
     let r = crate::release::current();
+    // The release tables know a struct by its own name, without its namespace.
+    let base = base.rsplit("::").next().unwrap_or(base);
     match since::SINCE.iter().find(|(n, _)| *n == base) {
         Some((_, first)) if r < *first => Err(crate::Error::Rejected {
             condition,

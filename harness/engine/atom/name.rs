@@ -6,7 +6,7 @@ use crate::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AtomName {
-    /// The identifier without a leading `cute::`.
+    /// The identifier without a leading `cute::` (namespace-qualified where C++ qualifies it).
     pub base: String,
     /// The template arguments (each as text, spaces removed), if the name had `<...>`.
     pub targs: Option<Vec<String>>,
@@ -48,7 +48,9 @@ impl AtomName {
             }
         };
         let base = base.strip_prefix("cute::").unwrap_or(base);
-        if base.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        // An identifier, or namespace-qualified ones (`SM120::BLOCKSCALED::SM120_16x8x32_TN_VS`).
+        let ident = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !base.split("::").all(ident) {
             return Err(bad());
         }
         Ok(AtomName { base: base.to_string(), targs })
@@ -78,5 +80,7 @@ mod tests {
         assert_eq!(n.targs.unwrap(), vec!["uint_bit_t<128>"]);
         assert!(AtomName::parse("X<a,>").is_err());
         assert!(AtomName::parse("X<a").is_err());
+        assert_eq!(AtomName::parse("cute::A::B<x>").unwrap().base, "A::B");
+        assert!(AtomName::parse("A::<x>").is_err() && AtomName::parse("::A").is_err());
     }
 }

@@ -1,55 +1,178 @@
-//! SM100 UMMA atoms (`tcgen05.mma`) as data: the F16/BF16 and TF32 families of
-//! cute/atom/mma_traits_sm100.hpp, shared-memory (`_SS`) and tensor-memory A (`_TS`) forms, on one
-//! SM and on a pair of SMs (`_2x1SM_`), e.g.
-//! `SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>`.
+//! SM100 UMMA atoms (`tcgen05.mma`) as data: the dense families of cute/atom/mma_traits_sm100.hpp
+//! (F16/BF16, TF32, S8, F8F6F4, and the block-scaled MXF8F6F4 and MXF4), shared-memory (`_SS`) and
+//! tensor-memory A (`_TS`, where the family has it) forms, on one SM and on a pair of SMs
+//! (`_2x1SM_`), e.g. `SM100_MMA_F16BF16_SS<half_t,half_t,float,128,256,UMMA::Major::K,UMMA::Major::K>`
+//! or `SM100_MMA_MXF4_SS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,128,64,32,UMMA::Major::K,UMMA::Major::K>`.
 //!
 //! Definition, from `MMA_Traits<SM100_MMA_F16BF16_SS<a,b,c,M,N,a_major,b_major,a_neg,b_neg>>`
-//! (CUTLASS 3.8 to 4.7, the same in each; `_TS` adds `c_sat`, TF32 is the same with 32-bit types):
-//! - `K = 256 / sizeof_bits<a>` ("Logical shape-K is always 256bits"), `Shape_MNK = (M,N,K)`;
+//! and its siblings (CUTLASS 3.8 to 4.7, the same layouts in each):
+//! - `K`: 256 bits of A for F16BF16, TF32 and S8 (`256 / sizeof_bits<a>`, "Logical shape-K is
+//!   always 256bits"); 32 for F8F6F4 and MXF8F6F4, 64 for MXF4 (fixed, whatever the type's width);
+//!   `Shape_MNK = (M,N,K)`;
 //! - one SM: `ThrID = _1`, `ALayout = (_1,(M,K)):(_0,(_1,M))`, B likewise over `(N,K)`, C over
 //!   `(M,N)`: the one issuing thread holds the whole tile (a shared-memory descriptor, or a TMEM
 //!   address);
 //! - two SMs: `ThrID = _2`, `ALayout = (_2,(M/2,K)):(M/2,(_1,M))`, B `(_2,(N/2,K)):(N/2,(_1,N))`,
 //!   C `(_2,(M/2,N)):(M/2,(_1,M))`: each SM of the pair holds half of M (and of N for B);
-//! - value types `(D,A,B,C) = (c,a,b,c)`.
+//! - value types `(D,A,B,C) = (c,a,b,c)`; the block-scaled families take a scale-factor type `sf`
+//!   after `c` (and MXF4 a vector size `VS` after N).
+//!
+//! Template arguments: `<a,b,c[,sf],M,N[,VS],a_major,b_major` then the defaulted ones: `_SS`
+//! `[,a_neg,b_neg]` (S8's `_SS`: `[,c_sat]`), `_TS` `[,a_neg,b_neg[,c_sat]]`.
 //!
 //! Refusals, where CuTe makes them:
-//! - the traits (every member, so `mma_layout_a` too): `static_assert(sizeof_bits_v<a_type> ==
-//!   sizeof_bits_v<b_type> && sizeof_bits_v<b_type> == 16, "SM100_MMA_F16BF16_SS supports 16bit
-//!   types")` (32 for TF32), named by the variant;
+//! - the traits (every member, so `mma_layout_a` too): the width of A and B ("`BASE` supports
+//!   16bit types", 32 for TF32, 8 for S8, 4 for MXF4; "supports types with leq 8bit types" for
+//!   F8F6F4 and MXF8F6F4), named by the variant; F8F6F4's `_SS` forms check M and N (by B's
+//!   major) in the traits; MXF4's one-SM `_SS` checks that a vector size of 32 comes with
+//!   `float_e2m1_t` A and B and `float_ue8m0_t` scale factors;
+//! - before CUTLASS 4.5.1, `SM100_MMA_F8F6F4_SS` and `SM100_MMA_F8F6F4_2x1SM_SS` are not templates
+//!   (their traits take the types as extra arguments of `MMA_Traits`), so the name with template
+//!   arguments does not compile: g++ goes on with the primary `MMA_Traits` and its static_assert
+//!   "MMA_Traits not implemented for this MMA_Operation." ([`SM100_F8F6F4_SS_TEMPLATE`]);
 //! - the atom (`MMA_Atom<Op>{}`, `make_tiled_mma`: they instantiate the operation and construct
 //!   the traits) [`check_atom`]: the operation's static_asserts in cute/arch/mma_sm100_umma.hpp
-//!   (M: 64 or 128 on one SM, 128 or 256 on two; N by variant and release, see
-//!   [`SM100_SS_N_RELAXED`]; `_TS`: "A from TMEM can't be transposed"), then the instruction
-//!   descriptor's formats (mma_sm100_desc.hpp `make_instr_desc`: A and B `half_t`/`bfloat16_t`
-//!   (`tfloat32_t` for TF32), "Unknown type for UMMAFormat"; C `half_t`, `float` or `int32_t`,
-//!   "Unknown type for CFormat"). The traits print for those, as CuTe's do.
+//!   (S8's `_SS` result type; M; N by family, form and release, see [`SM100_SS_N_RELAXED`]; MXF4's
+//!   vector size; `_TS`: "A from TMEM can't be transposed"), then the instruction descriptor's
+//!   formats (mma_sm100_desc.hpp `make_instr_desc`: A and B "Unknown type for UMMAFormat", C
+//!   "Unknown type for CFormat"; `make_instr_desc_block_scaled`: A and B, then the scale factor
+//!   "Unknown type for ScaleFormat"). The traits print for those, as CuTe's do.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 
 use super::name::AtomName;
-use crate::release::SM100_SS_N_RELAXED;
+use crate::release::{SM100_F8F6F4_SS_TEMPLATE, SM100_SS_N_RELAXED};
 use crate::{Error, IntTuple, Layout, Result};
 
-/// A UMMA family of this module: its code in the name, operand width and the A/B types its
-/// instruction descriptor accepts.
+/// What the traits' static_assert requires of A's and B's widths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Width {
+    /// Both exactly this many bits ("supports 16bit types").
+    Eq(i64),
+    /// Both at most 8 bits ("supports types with leq 8bit types").
+    Leq8,
+}
+
+/// A UMMA family of this module.
 #[derive(Debug)]
 struct Family {
+    /// Its code in the name (`SM100_MMA_<code>_...`).
     code: &'static str,
-    bits: u32,
-    ab_types: &'static [&'static str],
+    width: Width,
+    /// K when fixed; `None`: 256 bits of A.
+    k: Option<i64>,
+    /// A scale-factor type after C (the block-scaled families).
+    scaled: bool,
+    /// A vector-size argument after N (MXF4).
+    vs: bool,
+    /// The family has `_TS` forms.
+    ts: bool,
+    /// A, B, C (and SF) of the listed atoms.
+    sample: [&'static str; 4],
 }
 
 const FAMILIES: &[Family] = &[
-    Family { code: "F16BF16", bits: 16, ab_types: &["half_t", "bfloat16_t"] },
-    Family { code: "TF32", bits: 32, ab_types: &["tfloat32_t"] },
+    Family {
+        code: "F16BF16",
+        width: Width::Eq(16),
+        k: None,
+        scaled: false,
+        vs: false,
+        ts: true,
+        sample: ["half_t", "half_t", "float", ""],
+    },
+    Family {
+        code: "TF32",
+        width: Width::Eq(32),
+        k: None,
+        scaled: false,
+        vs: false,
+        ts: true,
+        sample: ["tfloat32_t", "tfloat32_t", "float", ""],
+    },
+    Family {
+        code: "S8",
+        width: Width::Eq(8),
+        k: None,
+        scaled: false,
+        vs: false,
+        ts: true,
+        sample: ["int8_t", "uint8_t", "int32_t", ""],
+    },
+    Family {
+        code: "F8F6F4",
+        width: Width::Leq8,
+        k: Some(32),
+        scaled: false,
+        vs: false,
+        ts: true,
+        sample: ["float_e4m3_t", "float_e5m2_t", "float", ""],
+    },
+    Family {
+        code: "MXF8F6F4",
+        width: Width::Leq8,
+        k: Some(32),
+        scaled: true,
+        vs: false,
+        ts: false,
+        sample: ["float_e4m3_t", "float_e4m3_t", "float", "float_ue8m0_t"],
+    },
+    Family {
+        code: "MXF4",
+        width: Width::Eq(4),
+        k: Some(64),
+        scaled: true,
+        vs: true,
+        ts: false,
+        sample: ["float_e2m1_t", "float_e2m1_t", "float", "float_ue8m0_t"],
+    },
+];
+
+/// The A/B types `to_UMMAFormat` accepts (mma_sm100_desc.hpp, the same from 3.8 to 4.7; the
+/// `detail::` unpacked forms are not spelled here).
+const UMMA_FORMATS: &[&str] = &[
+    "half_t",
+    "bfloat16_t",
+    "tfloat32_t",
+    "uint8_t",
+    "int8_t",
+    "type_erased_dynamic_float8_t",
+    "type_erased_dynamic_float6_t",
+    "type_erased_dynamic_float4_t",
+    "float_e4m3_t",
+    "float_e5m2_t",
+    "float_e2m3_t",
+    "float_e3m2_t",
+    "float_e2m1_t",
 ];
 
 /// The accumulator types `to_CFormat` accepts.
 const C_TYPES: &[&str] = &["half_t", "float", "int32_t"];
 
+/// The scale-factor types `to_ScaleFormat` accepts.
+const SF_TYPES: &[&str] = &["float_ue4m3_t", "float_ue8m0_t"];
+
 /// A value type as C++ may spell it, without its namespace (`cutlass::half_t` is `half_t`, as the
-/// CuTe tutorials write it).
+/// CuTe tutorials write it); `int` is `int32_t`.
 fn value_type(t: &str) -> String {
-    t.strip_prefix("cute::").or_else(|| t.strip_prefix("cutlass::")).unwrap_or(t).to_string()
+    let t = t.strip_prefix("cute::").or_else(|| t.strip_prefix("cutlass::")).unwrap_or(t);
+    if t == "int" {
+        "int32_t".to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+/// `sizeof_bits` of a value type: the narrow floating-point types of the UMMA formats, else
+/// [`super::copy::type_bits`].
+fn bits(ty: &str) -> Result<i64> {
+    Ok(match value_type(ty).as_str() {
+        "float_e2m1_t" | "type_erased_dynamic_float4_t" => 4,
+        "float_e2m3_t" | "float_e3m2_t" | "type_erased_dynamic_float6_t" => 6,
+        "float_ue8m0_t" | "float_ue4m3_t" | "type_erased_dynamic_float8_t" => 8,
+        _ => super::copy::type_bits(ty)?,
+    })
 }
 
 /// The largest M or N the engine models (CuTe's largest valid one is 256; the traits of a larger
@@ -67,12 +190,17 @@ pub struct Umma {
     a: String,
     b: String,
     c: String,
+    /// The scale-factor type (block-scaled families).
+    sf: Option<String>,
     m: i64,
     n: i64,
+    /// The vector size (MXF4).
+    vs: Option<i64>,
     a_k_major: bool,
+    b_k_major: bool,
 }
 
-/// Whether `base` names an atom of this module (`SM100_MMA_{F16BF16,TF32}[_2x1SM]_{SS,TS}`).
+/// Whether `base` names an atom of this module.
 pub fn is_umma(base: &str) -> bool {
     parse_base(base).is_some()
 }
@@ -80,14 +208,14 @@ pub fn is_umma(base: &str) -> bool {
 fn parse_base(base: &str) -> Option<(&'static Family, bool, bool)> {
     let rest = base.strip_prefix("SM100_MMA_")?;
     let family = FAMILIES.iter().find(|f| rest.starts_with(f.code) && rest[f.code.len()..].starts_with('_'))?;
-    let (pair, src) = match &rest[family.code.len() + 1..] {
-        "SS" => (false, "SS"),
-        "TS" => (false, "TS"),
-        "2x1SM_SS" => (true, "SS"),
-        "2x1SM_TS" => (true, "TS"),
+    let (pair, ts) = match &rest[family.code.len() + 1..] {
+        "SS" => (false, false),
+        "TS" => (false, true),
+        "2x1SM_SS" => (true, false),
+        "2x1SM_TS" => (true, true),
         _ => return None,
     };
-    Some((family, pair, src == "TS"))
+    (!ts || family.ts).then_some((family, pair, ts))
 }
 
 /// `GROUP::TYPE::VALUE` or `cute::GROUP::TYPE::VALUE` with VALUE in `vals`: the allow-list of
@@ -101,40 +229,59 @@ fn enum_arg<'a>(arg: &str, ty: &str, vals: &[&'a str]) -> Option<&'a str> {
     }
 }
 
+/// A message made at run time, kept for the life of the process (the set of messages is finite:
+/// a few per family and form).
+fn intern(s: String) -> &'static str {
+    static SEEN: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut seen = SEEN.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(x) = seen.get(s.as_str()) {
+        return x;
+    }
+    let x: &'static str = Box::leak(s.into_boxed_str());
+    seen.insert(x);
+    x
+}
+
 impl Umma {
     fn parse(n: &AtomName) -> Result<Option<Umma>> {
         let Some((family, pair, ts)) = parse_base(&n.base) else { return Ok(None) };
         let base = &n.base;
-        let form = if ts {
-            "<A,B,C,M,N,UMMA::Major,UMMA::Major[,UMMA::ScaleIn,UMMA::ScaleIn[,UMMA::Saturate]]>"
-        } else {
-            "<A,B,C,M,N,UMMA::Major,UMMA::Major[,UMMA::ScaleIn,UMMA::ScaleIn]>"
+        let optional: &[&str] = match (family.code, ts) {
+            ("S8", false) => &["Saturate"],
+            (_, false) => &["ScaleIn", "ScaleIn"],
+            (_, true) => &["ScaleIn", "ScaleIn", "Saturate"],
         };
+        let types = if family.scaled { "A,B,C,SF" } else { "A,B,C" };
+        let vs = if family.vs { ",VS" } else { "" };
+        let tail: String =
+            optional.iter().map(|o| format!("[,UMMA::{o}")).collect::<String>() + &"]".repeat(optional.len());
+        let form = format!("<{types},M,N{vs},UMMA::Major,UMMA::Major{tail}>");
         let bad = |why: &str| Error::Type(format!("{base} takes {form}: {why} in {}", n.canonical()));
         let t = n.targs.as_deref().ok_or_else(|| bad("no template arguments"))?;
-        let most = if ts { 10 } else { 9 };
-        if t.len() < 7 || t.len() > most || t.len() == 8 {
+        let nt = if family.scaled { 4 } else { 3 };
+        let fixed = nt + 4 + usize::from(family.vs);
+        if t.len() < fixed || t.len() > fixed + optional.len() {
             return Err(bad("wrong number of template arguments"));
         }
-        for ty in &t[..3] {
-            super::copy::type_bits(ty).map_err(|_| bad(&format!("unknown value type '{ty}'")))?;
+        for ty in &t[..nt] {
+            bits(ty).map_err(|_| bad(&format!("unknown value type '{ty}'")))?;
         }
-        let int = |s: &str| -> Result<i64> {
+        let int = |s: &str, what: &str, max: i64| -> Result<i64> {
             match s.parse::<i64>() {
-                Ok(v) if (1..=MAX_MN).contains(&v) => Ok(v),
-                _ => Err(bad(&format!("M and N must be integers from 1 to {MAX_MN}, got '{s}'"))),
+                Ok(v) if (1..=max).contains(&v) => Ok(v),
+                _ => Err(bad(&format!("{what} must be an integer from 1 to {max}, got '{s}'"))),
             }
         };
+        let m = int(&t[nt], "M", MAX_MN)?;
+        let nn = int(&t[nt + 1], "N", MAX_MN)?;
+        let vs = if family.vs { Some(int(&t[nt + 2], "VS", 256)?) } else { None };
         let major =
             |s: &str| enum_arg(s, "Major", &["K", "MN"]).ok_or_else(|| bad(&format!("'{s}' is not a UMMA::Major")));
-        let a_major = major(&t[5])?;
-        major(&t[6])?;
-        for s in t.iter().skip(7).take(2) {
-            enum_arg(s, "ScaleIn", &["One", "Neg"]).ok_or_else(|| bad(&format!("'{s}' is not a UMMA::ScaleIn")))?;
-        }
-        if let Some(s) = t.get(9) {
-            enum_arg(s, "Saturate", &["False", "True"])
-                .ok_or_else(|| bad(&format!("'{s}' is not a UMMA::Saturate")))?;
+        let a_major = major(&t[fixed - 2])?;
+        let b_major = major(&t[fixed - 1])?;
+        for (s, ty) in t[fixed..].iter().zip(optional) {
+            let vals: &[&str] = if *ty == "ScaleIn" { &["One", "Neg"] } else { &["False", "True"] };
+            enum_arg(s, ty, vals).ok_or_else(|| bad(&format!("'{s}' is not a UMMA::{ty}")))?;
         }
         Ok(Some(Umma {
             family,
@@ -143,37 +290,216 @@ impl Umma {
             a: value_type(&t[0]),
             b: value_type(&t[1]),
             c: value_type(&t[2]),
-            m: int(&t[3])?,
-            n: int(&t[4])?,
+            sf: family.scaled.then(|| value_type(&t[3])),
+            m,
+            n: nn,
+            vs,
             a_k_major: a_major == "K",
+            b_k_major: b_major == "K",
         }))
     }
 
-    /// The traits' `static_assert`: A and B of the family's width.
-    fn check_traits(&self, base: &str) -> Result<()> {
-        let bits = |ty: &str| super::copy::type_bits(ty).ok();
-        let w = Some(self.family.bits as usize);
-        if bits(&self.a) != bits(&self.b) || bits(&self.b).map(|b| b as usize) != w {
+    /// The traits' `static_assert`s, in the order of the traits' body.
+    fn check_traits(&self, n: &AtomName) -> Result<()> {
+        let base = &n.base;
+        let rejected =
+            |condition: String, detail: String| Err(Error::Rejected { condition: intern(condition), detail });
+        let f16_ss = self.family.code == "F8F6F4" && !self.ts;
+        if f16_ss && !SM100_F8F6F4_SS_TEMPLATE.on() {
+            // g++ says "'X' is not a template" and goes on with the primary MMA_Traits, whose
+            // static_assert is what the oracle reports.
             return Err(Error::Rejected {
-                condition: traits_condition(base),
-                detail: format!("A {}, B {}", self.a, self.b),
+                condition: "MMA_Traits not implemented for this MMA_Operation.",
+                detail: format!(
+                    "'{base}' is not a template before CUTLASS {} (a plain struct; MMA_Traits<{base}, a, b, c, M, N, ...> takes the types): {}",
+                    SM100_F8F6F4_SS_TEMPLATE.since,
+                    n.canonical()
+                ),
             });
+        }
+        let (a, b) = (bits(&self.a)?, bits(&self.b)?);
+        let detail = || format!("A {} ({a} bits), B {} ({b} bits)", self.a, self.b);
+        match self.family.width {
+            Width::Eq(w) if a != b || b != w => return rejected(format!("{base} supports {w}bit types"), detail()),
+            Width::Leq8 if a > 8 || b > 8 => {
+                return rejected(format!("{base} supports types with leq 8bit types"), detail())
+            }
+            _ => {}
+        }
+        let (m, nn) = (self.m, self.n);
+        let mn = || format!("{} (M {m}, N {nn})", n.canonical());
+        if f16_ss {
+            let (m_ok, n_ok, m_text, n_text) = if self.pair {
+                let n_ok = if self.b_k_major {
+                    nn % 16 == 0 && (16..=256).contains(&nn)
+                } else {
+                    nn % 32 == 0 && (32..=256).contains(&nn)
+                };
+                (m == 128 || m == 256, n_ok, "64 or 128 for 1 CTA cluster MMA.", ("16", "32"))
+            } else {
+                let n_ok = if self.b_k_major {
+                    nn % 8 == 0 && (8..=256).contains(&nn)
+                } else {
+                    nn % 16 == 0 && (16..=256).contains(&nn)
+                };
+                (m == 64 || m == 128, n_ok, "64 or 128 for 1 CTA cluster MMA.", ("8", "16"))
+            };
+            if !m_ok {
+                return rejected(format!("{base} M-mode size should be {m_text}"), mn());
+            }
+            if !n_ok {
+                let (k, mn_step) = n_text;
+                return rejected(
+                    format!(
+                        "{base} N-mode size should be a multiple of {k} between {k} and 256 when B is K major.                  {base} N-mode size should be a multiple of {mn_step} between {mn_step} and 256 when B is MN major."
+                    ),
+                    mn(),
+                );
+            }
+        }
+        if self.family.code == "MXF4" && !self.pair {
+            let e2m1 = |t: &str| t == "float_e2m1_t" || t == "type_erased_dynamic_float4_t";
+            let two_x =
+                self.vs == Some(32) && e2m1(&self.a) && e2m1(&self.b) && self.sf.as_deref() == Some("float_ue8m0_t");
+            if !(two_x || self.vs == Some(16)) {
+                return rejected(
+                    "2x mode (VectorSize=32) only supports a_type and b_type=float_e2m1_t or cutlass::type_erased_dynamic_float4_t and sf_type=ue8m0_t".to_string(),
+                    format!("{} (VS {}, A {}, B {}, SF {})", n.canonical(), self.vs.unwrap_or(0), self.a, self.b, self.sf.as_deref().unwrap_or("")),
+                );
+            }
         }
         Ok(())
     }
+
+    /// The operation's static_asserts (cute/arch/mma_sm100_umma.hpp), in order: the first that
+    /// fails, as its message.
+    fn operation_refusal(&self, base: &str) -> Option<String> {
+        let (m, nn) = (self.m, self.n);
+        let code = self.family.code;
+        let mult = |step: i64| nn % step == 0 && (step..=256).contains(&nn);
+        let mult_text =
+            |step: i64| format!("{base} N-mode size should be a multiple of {step} between {step} and 256.");
+        let transposed = || {
+            (self.ts && !self.a_k_major)
+                .then(|| format!("{} A from TMEM can't be transposed", ts_name(base, code, self.pair)))
+        };
+        let by_m_text = |name: &str| {
+            format!("{name} N-mode size should be a multiple of 8 between 8 and 256 for M=64,                 or a multiple of 16 between 16 and 256 for M=128.")
+        };
+        let by_m = (m == 64 && mult(8)) || (m == 128 && mult(16));
+        match code {
+            "F16BF16" | "TF32" => {
+                let short = format!("SM100_MMA_{code}");
+                if self.pair {
+                    if m != 128 && m != 256 {
+                        return Some(format!("{base} M-mode size should be 128 or 256 for 2 CTA cluster MMA."));
+                    }
+                    // 2x1SM_SS: N a multiple of 16 from 16 (from 4.2; of 32 from 32 before); 2x1SM_TS: of 32.
+                    let step = if !self.ts && SM100_SS_N_RELAXED.on() { 16 } else { 32 };
+                    if !mult(step) {
+                        return Some(mult_text(step));
+                    }
+                } else {
+                    if m != 64 && m != 128 {
+                        return Some(format!("{short} M-mode size should be 64 or 128 for 1 CTA cluster MMA."));
+                    }
+                    // SS: a multiple of 8 for either M (from 4.2; before, as TS); TS: by M.
+                    let relaxed = !self.ts && SM100_SS_N_RELAXED.on();
+                    if relaxed && !mult(8) {
+                        return Some(format!("{short} N-mode size should be a multiple of 8 between 8 and 256."));
+                    }
+                    if !relaxed && !by_m {
+                        return Some(by_m_text(&short));
+                    }
+                }
+                transposed()
+            }
+            "S8" => {
+                if !self.pair && !self.ts && self.c != "int32_t" {
+                    return Some(format!("{base} result type can only be int32_t."));
+                }
+                if self.pair {
+                    if m != 128 && m != 256 {
+                        return Some(format!("{base} M-mode size should be 128 or 256 for 2 CTA cluster MMA."));
+                    }
+                    if !mult(32) {
+                        return Some(mult_text(32));
+                    }
+                } else {
+                    if m != 64 && m != 128 {
+                        return Some(format!("{base} M-mode size should be 64 or 128 for 1 CTA cluster MMA."));
+                    }
+                    if nn != 8 && !mult(16) {
+                        return Some(format!("{base} N-mode size should be 8 or a multiple of 16 between 16 and 256."));
+                    }
+                }
+                transposed()
+            }
+            "F8F6F4" => {
+                // The `_SS` forms check M and N in their traits.
+                if !self.ts {
+                    return None;
+                }
+                if self.pair {
+                    if m != 128 && m != 256 {
+                        return Some(format!("{base} M-mode size should be 64 or 128 for 1 CTA cluster MMA."));
+                    }
+                    if !mult(32) {
+                        return Some(mult_text(32));
+                    }
+                } else {
+                    if m != 64 && m != 128 {
+                        return Some(format!("{base} M-mode size should be 64 or 128 for 1 CTA cluster MMA."));
+                    }
+                    if !by_m {
+                        return Some(by_m_text(base));
+                    }
+                }
+                transposed()
+            }
+            "MXF8F6F4" => {
+                if self.pair {
+                    if m != 256 {
+                        return Some(format!("{base} M-mode size should be 128 or 256 for 2 CTA cluster MMA."));
+                    }
+                    (!mult(16)).then(|| mult_text(16))
+                } else {
+                    if m != 128 {
+                        return Some(format!("{base} M-mode size should be 64 or 128 for 1 CTA cluster MMA."));
+                    }
+                    (!mult(8)).then(|| mult_text(8))
+                }
+            }
+            _ => {
+                // MXF4.
+                if self.pair {
+                    if m != 128 && m != 256 {
+                        return Some(format!("{base} M-mode size should be 128 or 256 for 2 CTA cluster MMA."));
+                    }
+                    if !mult(16) {
+                        return Some(mult_text(16));
+                    }
+                } else {
+                    if m != 128 {
+                        return Some(format!("{base} M-mode size should be 128 for 1 CTA cluster MMA."));
+                    }
+                    if !mult(8) {
+                        return Some(mult_text(8));
+                    }
+                }
+                (!matches!(self.vs, Some(16 | 32))).then(|| format!("{base} Vector size can only be 16 or 32."))
+            }
+        }
+    }
 }
 
-/// The traits' message: "`BASE` supports 16bit types" (32 for TF32).
-fn traits_condition(base: &str) -> &'static str {
-    match base {
-        "SM100_MMA_F16BF16_SS" => "SM100_MMA_F16BF16_SS supports 16bit types",
-        "SM100_MMA_F16BF16_TS" => "SM100_MMA_F16BF16_TS supports 16bit types",
-        "SM100_MMA_F16BF16_2x1SM_SS" => "SM100_MMA_F16BF16_2x1SM_SS supports 16bit types",
-        "SM100_MMA_F16BF16_2x1SM_TS" => "SM100_MMA_F16BF16_2x1SM_TS supports 16bit types",
-        "SM100_MMA_TF32_SS" => "SM100_MMA_TF32_SS supports 32bit types",
-        "SM100_MMA_TF32_TS" => "SM100_MMA_TF32_TS supports 32bit types",
-        "SM100_MMA_TF32_2x1SM_SS" => "SM100_MMA_TF32_2x1SM_SS supports 32bit types",
-        _ => "SM100_MMA_TF32_2x1SM_TS supports 32bit types",
+/// The name the "A from TMEM can't be transposed" message gives a `_TS` operation: the one-SM
+/// F16BF16 and TF32 ones say the family (`SM100_MMA_F16BF16`), every other the operation.
+fn ts_name(base: &str, code: &str, pair: bool) -> String {
+    if !pair && (code == "F16BF16" || code == "TF32") {
+        format!("SM100_MMA_{code}")
+    } else {
+        base.to_string()
     }
 }
 
@@ -210,8 +536,11 @@ pub struct UmmaTraits {
 /// The traits of a UMMA atom, or `None` when `n` names none of this module's families.
 pub fn umma_traits(n: &AtomName) -> Result<Option<UmmaTraits>> {
     let Some(u) = Umma::parse(n)? else { return Ok(None) };
-    u.check_traits(&n.base)?;
-    let k = 256 / i64::from(u.family.bits);
+    u.check_traits(n)?;
+    let k = match u.family.k {
+        Some(k) => k,
+        None => 256 / bits(&u.a)?,
+    };
     let (m, nn) = (u.m, u.n);
     let (t, mh, nh) = if u.pair { (2, m / 2, nn / 2) } else { (1, m, nn) };
     Ok(Some(UmmaTraits {
@@ -228,112 +557,61 @@ pub fn umma_traits(n: &AtomName) -> Result<Option<UmmaTraits>> {
 /// then the instruction descriptor's formats. `Ok` for a name of no UMMA family.
 pub fn check_atom(n: &AtomName) -> Result<()> {
     let Some(u) = Umma::parse(n)? else { return Ok(()) };
-    u.check_traits(&n.base)?;
-    let rejected = |condition: &'static str| {
-        Err(Error::Rejected { condition, detail: format!("{} (M {}, N {})", n.canonical(), u.m, u.n) })
+    u.check_traits(n)?;
+    let rejected = |condition: String| {
+        Err(Error::Rejected {
+            condition: intern(condition),
+            detail: format!("{} (M {}, N {})", n.canonical(), u.m, u.n),
+        })
     };
-    let (m, nn) = (u.m, u.n);
-    let f16 = u.family.code == "F16BF16";
-    if u.pair {
-        if m != 128 && m != 256 {
-            return rejected(match (f16, u.ts) {
-                (true, false) => "SM100_MMA_F16BF16_2x1SM_SS M-mode size should be 128 or 256 for 2 CTA cluster MMA.",
-                (true, true) => "SM100_MMA_F16BF16_2x1SM_TS M-mode size should be 128 or 256 for 2 CTA cluster MMA.",
-                (false, false) => "SM100_MMA_TF32_2x1SM_SS M-mode size should be 128 or 256 for 2 CTA cluster MMA.",
-                (false, true) => "SM100_MMA_TF32_2x1SM_TS M-mode size should be 128 or 256 for 2 CTA cluster MMA.",
-            });
-        }
-        // 2x1SM_SS: N a multiple of 16 from 16 (from 4.2; of 32 from 32 before); 2x1SM_TS: of 32.
-        let step = if !u.ts && SM100_SS_N_RELAXED.on() { 16 } else { 32 };
-        if nn % step != 0 || nn < step || nn > 256 {
-            return rejected(match (f16, u.ts, step) {
-                (true, false, 16) => {
-                    "SM100_MMA_F16BF16_2x1SM_SS N-mode size should be a multiple of 16 between 16 and 256."
-                }
-                (true, false, _) => {
-                    "SM100_MMA_F16BF16_2x1SM_SS N-mode size should be a multiple of 32 between 32 and 256."
-                }
-                (true, true, _) => {
-                    "SM100_MMA_F16BF16_2x1SM_TS N-mode size should be a multiple of 32 between 32 and 256."
-                }
-                (false, false, 16) => {
-                    "SM100_MMA_TF32_2x1SM_SS N-mode size should be a multiple of 16 between 16 and 256."
-                }
-                (false, false, _) => {
-                    "SM100_MMA_TF32_2x1SM_SS N-mode size should be a multiple of 32 between 32 and 256."
-                }
-                (false, true, _) => {
-                    "SM100_MMA_TF32_2x1SM_TS N-mode size should be a multiple of 32 between 32 and 256."
-                }
-            });
-        }
-    } else {
-        if m != 64 && m != 128 {
-            return rejected(if f16 {
-                "SM100_MMA_F16BF16 M-mode size should be 64 or 128 for 1 CTA cluster MMA."
-            } else {
-                "SM100_MMA_TF32 M-mode size should be 64 or 128 for 1 CTA cluster MMA."
-            });
-        }
-        let by_m = (m == 64 && nn % 8 == 0 && (8..=256).contains(&nn))
-            || (m == 128 && nn % 16 == 0 && (16..=256).contains(&nn));
-        let any_m = nn % 8 == 0 && (8..=256).contains(&nn);
-        // SS: a multiple of 8 for either M (from 4.2; before, as TS); TS: by M.
-        let relaxed = !u.ts && SM100_SS_N_RELAXED.on();
-        if relaxed && !any_m {
-            return rejected(if f16 {
-                "SM100_MMA_F16BF16 N-mode size should be a multiple of 8 between 8 and 256."
-            } else {
-                "SM100_MMA_TF32 N-mode size should be a multiple of 8 between 8 and 256."
-            });
-        }
-        if !relaxed && !by_m {
-            return rejected(if f16 {
-                "SM100_MMA_F16BF16 N-mode size should be a multiple of 8 between 8 and 256 for M=64,                 or a multiple of 16 between 16 and 256 for M=128."
-            } else {
-                "SM100_MMA_TF32 N-mode size should be a multiple of 8 between 8 and 256 for M=64,                 or a multiple of 16 between 16 and 256 for M=128."
-            });
-        }
-    }
-    if u.ts && !u.a_k_major {
-        return rejected(match (f16, u.pair) {
-            (true, false) => "SM100_MMA_F16BF16 A from TMEM can't be transposed",
-            (true, true) => "SM100_MMA_F16BF16_2x1SM_TS A from TMEM can't be transposed",
-            (false, false) => "SM100_MMA_TF32 A from TMEM can't be transposed",
-            (false, true) => "SM100_MMA_TF32_2x1SM_TS A from TMEM can't be transposed",
-        });
+    if let Some(why) = u.operation_refusal(&n.base) {
+        return rejected(why);
     }
     for ty in [&u.a, &u.b] {
-        if !u.family.ab_types.contains(&ty.as_str()) {
-            return rejected("Unknown type for UMMAFormat");
+        if !UMMA_FORMATS.contains(&ty.as_str()) {
+            return rejected("Unknown type for UMMAFormat".to_string());
         }
     }
-    if !C_TYPES.contains(&u.c.as_str()) {
-        return rejected("Unknown type for CFormat");
+    match &u.sf {
+        // make_instr_desc_block_scaled: no accumulator format, the scale factor's.
+        Some(sf) if !SF_TYPES.contains(&sf.as_str()) => rejected("Unknown type for ScaleFormat".to_string()),
+        None if !C_TYPES.contains(&u.c.as_str()) => rejected("Unknown type for CFormat".to_string()),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// Every UMMA atom name the engine lists (the random mix and `atom-releases` read them): each
 /// family and form over the M CuTe accepts, N from a small valid set, both majors of B and, for
-/// `_SS`, of A.
+/// `_SS`, of A (MXF4: K-major A and B, vector sizes 16 and 32).
 pub fn umma_atom_names() -> Vec<String> {
     let mut out = Vec::new();
     for f in FAMILIES {
-        let ab = f.ab_types[0];
-        for (pair, ms, ns) in [(false, [64, 128], [64, 256]), (true, [128, 256], [64, 256])] {
+        let [a, b, c, sf] = f.sample;
+        let types = if f.scaled { format!("{a},{b},{c},{sf}") } else { format!("{a},{b},{c}") };
+        let one_m: &[i64] = if f.scaled { &[128] } else { &[64, 128] };
+        let two_m: &[i64] = if f.code == "MXF8F6F4" { &[256] } else { &[128, 256] };
+        for (pair, ms) in [(false, one_m), (true, two_m)] {
             for ts in [false, true] {
+                if ts && !f.ts {
+                    continue;
+                }
                 let base = format!(
                     "SM100_MMA_{}_{}{}",
                     f.code,
                     if pair { "2x1SM_" } else { "" },
                     if ts { "TS" } else { "SS" }
                 );
-                for m in ms {
-                    for n in ns {
-                        for a in if ts { &["K"][..] } else { &["K", "MN"][..] } {
-                            for b in ["K", "MN"] {
-                                out.push(format!("{base}<{ab},{ab},float,{m},{n},UMMA::Major::{a},UMMA::Major::{b}>"));
+                for &m in ms {
+                    for n in [64, 256] {
+                        for vs in if f.vs { &[",16", ",32"][..] } else { &[""][..] } {
+                            let a_majors = if ts || f.vs { &["K"][..] } else { &["K", "MN"][..] };
+                            let b_majors = if f.vs { &["K"][..] } else { &["K", "MN"][..] };
+                            for am in a_majors {
+                                for bm in b_majors {
+                                    out.push(format!(
+                                        "{base}<{types},{m},{n}{vs},UMMA::Major::{am},UMMA::Major::{bm}>"
+                                    ));
+                                }
                             }
                         }
                     }
@@ -355,6 +633,12 @@ mod tests {
     fn check(s: &str) -> Result<()> {
         check_atom(&AtomName::parse(s).unwrap())
     }
+    fn refusal(r: Result<impl std::fmt::Debug>) -> String {
+        match r {
+            Err(Error::Rejected { condition, .. }) => condition.to_string(),
+            other => panic!("not a refusal: {other:?}"),
+        }
+    }
 
     #[test]
     fn one_sm_and_two_sm_traits() {
@@ -372,10 +656,32 @@ mod tests {
         let t = atom("SM100_MMA_TF32_SS<tfloat32_t,tfloat32_t,float,64,8,UMMA::Major::MN,UMMA::Major::K>").unwrap();
         assert_eq!(t.shape_mnk.to_string(), "(_64,_8,_8)");
         // Every listed name is a valid atom (its definition: atom/definition.rs's tests).
-        for n in umma_atom_names() {
-            atom(&n).unwrap();
-            check(&n).unwrap_or_else(|e| panic!("{n}: {e}"));
-        }
+        // (From 4.5.1, where F8F6F4's SS forms are templates.)
+        with_release(Release::new(4, 7, 0, 0), || {
+            for n in umma_atom_names() {
+                atom(&n).unwrap();
+                check(&n).unwrap_or_else(|e| panic!("{n}: {e}"));
+            }
+        });
+    }
+
+    #[test]
+    fn k_by_family() {
+        // 256 bits of A (S8: 32), or fixed whatever the width (F8F6F4 with 6-bit types: 32; MXF4: 64).
+        let k = |s: &str| atom(s).unwrap().shape_mnk.to_string();
+        assert_eq!(k("SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>"), "(_128,_64,_32)");
+        assert_eq!(
+            k("SM100_MMA_F8F6F4_TS<float_e2m3_t,float_e3m2_t,float,64,8,UMMA::Major::K,UMMA::Major::K>"),
+            "(_64,_8,_32)"
+        );
+        assert_eq!(
+            k("SM100_MMA_MXF4_2x1SM_SS<float_e2m1_t,float_e2m1_t,float,float_ue4m3_t,256,128,16,UMMA::Major::K,UMMA::Major::K>"),
+            "(_256,_128,_64)"
+        );
+        let mx = atom("SM100_MMA_MXF8F6F4_2x1SM_SS<float_e5m2_t,float_e2m1_t,half_t,float_ue8m0_t,256,32,UMMA::Major::K,UMMA::Major::MN>").unwrap();
+        assert_eq!(mx.a.to_string(), "(_2,(_128,_32)):(_128,(_1,_256))");
+        assert_eq!(mx.b.to_string(), "(_2,(_16,_32)):(_16,(_1,_32))");
+        assert_eq!(mx.val_types, ["half_t", "float_e5m2_t", "float_e2m1_t", "half_t"].map(String::from));
     }
 
     #[test]
@@ -383,6 +689,29 @@ mod tests {
         // Traits: the width of A and B.
         let e = atom("SM100_MMA_F16BF16_SS<float,float,float,128,16,UMMA::Major::K,UMMA::Major::K>").unwrap_err();
         assert!(e.to_string().starts_with("SM100_MMA_F16BF16_SS supports 16bit types"), "{e}");
+        assert_eq!(
+            refusal(atom("SM100_MMA_S8_TS<half_t,half_t,int32_t,128,16,UMMA::Major::K,UMMA::Major::K>")),
+            "SM100_MMA_S8_TS supports 8bit types"
+        );
+        assert_eq!(
+            refusal(atom("SM100_MMA_F8F6F4_TS<half_t,float_e4m3_t,float,128,16,UMMA::Major::K,UMMA::Major::K>")),
+            "SM100_MMA_F8F6F4_TS supports types with leq 8bit types"
+        );
+        assert_eq!(
+            refusal(atom("SM100_MMA_MXF4_2x1SM_SS<float_e4m3_t,float_e2m1_t,float,float_ue8m0_t,128,16,16,UMMA::Major::K,UMMA::Major::K>")),
+            "SM100_MMA_MXF4_2x1SM_SS supports 4bit types"
+        );
+        // MXF4 one SM: VS 32 only with e2m1 and ue8m0 (the traits); VS 64 fails there too.
+        let vs = |v: &str, sf: &str| {
+            format!("SM100_MMA_MXF4_SS<float_e2m1_t,float_e2m1_t,float,{sf},128,64,{v},UMMA::Major::K,UMMA::Major::K>")
+        };
+        assert!(atom(&vs("32", "float_ue8m0_t")).is_ok() && atom(&vs("16", "float_ue4m3_t")).is_ok());
+        assert!(refusal(atom(&vs("32", "float_ue4m3_t"))).starts_with("2x mode (VectorSize=32)"));
+        assert!(refusal(atom(&vs("64", "float_ue8m0_t"))).starts_with("2x mode (VectorSize=32)"));
+        // Two SMs: no such traits check; the operation refuses VS 64.
+        let p64 = "SM100_MMA_MXF4_2x1SM_SS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,128,64,64,UMMA::Major::K,UMMA::Major::K>";
+        assert!(atom(p64).is_ok());
+        assert_eq!(refusal(check(p64)), "SM100_MMA_MXF4_2x1SM_SS Vector size can only be 16 or 32.");
         // The atom: N, M, the TMEM A's major, the descriptor's formats; the traits still print.
         let n12 = "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,12,UMMA::Major::K,UMMA::Major::K>";
         assert!(atom(n12).is_ok());
@@ -390,22 +719,72 @@ mod tests {
         let m96 = "SM100_MMA_F16BF16_2x1SM_SS<half_t,half_t,float,96,64,UMMA::Major::K,UMMA::Major::K>";
         assert!(check(m96).unwrap_err().to_string().contains("should be 128 or 256"));
         let mn = "SM100_MMA_F16BF16_TS<half_t,half_t,float,128,16,UMMA::Major::MN,UMMA::Major::K>";
-        assert!(check(mn).unwrap_err().to_string().contains("A from TMEM can't be transposed"));
+        assert_eq!(refusal(check(mn)), "SM100_MMA_F16BF16 A from TMEM can't be transposed");
+        let mn = "SM100_MMA_S8_2x1SM_TS<int8_t,int8_t,int32_t,128,32,UMMA::Major::MN,UMMA::Major::K>";
+        assert_eq!(refusal(check(mn)), "SM100_MMA_S8_2x1SM_TS A from TMEM can't be transposed");
         let i16 = "SM100_MMA_F16BF16_SS<int16_t,int16_t,float,128,16,UMMA::Major::K,UMMA::Major::K>";
         assert!(check(i16).unwrap_err().to_string().contains("Unknown type for UMMAFormat"));
         let d = "SM100_MMA_F16BF16_SS<half_t,half_t,double,128,16,UMMA::Major::K,UMMA::Major::K>";
         assert!(check(d).unwrap_err().to_string().contains("Unknown type for CFormat"));
+        // S8: the one-SM SS result type, and N = 8 or a multiple of 16.
+        let s8 = |c: &str, n: i64| format!("SM100_MMA_S8_SS<int8_t,int8_t,{c},64,{n},UMMA::Major::K,UMMA::Major::K>");
+        assert_eq!(refusal(check(&s8("float", 64))), "SM100_MMA_S8_SS result type can only be int32_t.");
+        assert!(check(&s8("int32_t", 8)).is_ok() && check(&s8("int", 8)).is_ok());
+        assert!(refusal(check(&s8("int32_t", 24))).contains("8 or a multiple of 16"));
+        // Block-scaled: no accumulator format; the scale factor's.
+        let mx = |c: &str, sf: &str| {
+            format!("SM100_MMA_MXF8F6F4_SS<float_e4m3_t,float_e4m3_t,{c},{sf},128,64,UMMA::Major::K,UMMA::Major::K>")
+        };
+        assert!(check(&mx("double", "float_ue8m0_t")).is_ok());
+        assert_eq!(refusal(check(&mx("float", "float_e4m3_t"))), "Unknown type for ScaleFormat");
+        let mx64 =
+            "SM100_MMA_MXF8F6F4_SS<float_e4m3_t,float_e4m3_t,float,float_ue8m0_t,64,64,UMMA::Major::K,UMMA::Major::K>";
+        assert_eq!(
+            refusal(check(mx64)),
+            "SM100_MMA_MXF8F6F4_SS M-mode size should be 64 or 128 for 1 CTA cluster MMA."
+        );
         // Malformed arguments are type errors, never a panic.
         for bad in [
             "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,16,UMMA::Major::K>",
             "SM100_MMA_F16BF16_SS<half_t,half_t,float,0,16,UMMA::Major::K,UMMA::Major::K>",
             "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,16,GMMA::Major::K,UMMA::Major::K>",
-            "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,16,UMMA::Major::K,UMMA::Major::K,UMMA::ScaleIn::One>",
+            "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,16,UMMA::Major::K,UMMA::Major::K,UMMA::Saturate::False>",
             "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,16,UMMA::Major::K,UMMA::Major::K,UMMA::ScaleIn::One,UMMA::ScaleIn::One,UMMA::Saturate::False>",
+            "SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,16,UMMA::Major::K,UMMA::Major::K,UMMA::ScaleIn::One>",
+            "SM100_MMA_MXF4_SS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,128,64,UMMA::Major::K,UMMA::Major::K>",
+            "SM100_MMA_MXF8F6F4_TS<float_e4m3_t,float_e4m3_t,float,float_ue8m0_t,128,64,UMMA::Major::K,UMMA::Major::K>",
             "SM100_MMA_F16BF16_SS",
         ] {
-            assert!(matches!(atom(bad), Err(Error::Type(_))), "{bad}");
+            assert!(matches!(atom(bad), Err(Error::Type(_))) || !is_umma(&AtomName::parse(bad).unwrap().base), "{bad}");
         }
+        // The defaulted arguments may be given in part, as C++ allows.
+        assert!(atom(
+            "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,16,UMMA::Major::K,UMMA::Major::K,UMMA::ScaleIn::Neg>"
+        )
+        .is_ok());
+        assert!(atom(
+            "SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,16,UMMA::Major::K,UMMA::Major::K,UMMA::Saturate::True>"
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn f8f6f4_ss_is_a_template_from_4_5_1() {
+        let ss = "SM100_MMA_F8F6F4_SS<float_e4m3_t,float_e4m3_t,float,128,8,UMMA::Major::K,UMMA::Major::K>";
+        assert_eq!(refusal(atom(ss)), "MMA_Traits not implemented for this MMA_Operation.");
+        assert!(atom(ss).unwrap_err().to_string().contains("is not a template before CUTLASS 4.5.1"));
+        with_release(Release::new(4, 5, 0, 0), || assert!(atom(ss).is_err()));
+        with_release(Release::new(4, 5, 1, 0), || assert!(atom(ss).is_ok() && check(ss).is_ok()));
+        // From 4.5.1 its traits check M and N (by B's major).
+        with_release(Release::new(4, 7, 0, 0), || {
+            let mn = "SM100_MMA_F8F6F4_SS<float_e4m3_t,float_e4m3_t,float,128,8,UMMA::Major::K,UMMA::Major::MN>";
+            assert!(refusal(atom(mn)).ends_with("multiple of 16 between 16 and 256 when B is MN major."));
+            let m = "SM100_MMA_F8F6F4_2x1SM_SS<float_e4m3_t,float_e4m3_t,float,64,32,UMMA::Major::K,UMMA::Major::K>";
+            assert_eq!(
+                refusal(atom(m)),
+                "SM100_MMA_F8F6F4_2x1SM_SS M-mode size should be 64 or 128 for 1 CTA cluster MMA."
+            );
+        });
     }
 
     #[test]

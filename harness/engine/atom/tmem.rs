@@ -1,0 +1,141 @@
+//! SM100 tensor-memory copy atoms (`tcgen05.ld` / `tcgen05.st`): `SM100_TMEM_LOAD_<dp>dp<b>b<x>x`
+//! and `SM100_TMEM_STORE_...` of cute/arch/copy_sm100.hpp and their `Copy_Traits` in
+//! cute/atom/copy_traits_sm100.hpp (CUTLASS 3.8 to 4.7), as CuTe's pattern computes them.
+//!
+//! Definition (bits; one warp, `ThrID = _32`): the datapath shape `<dp>dp<b>b` is one of 32dp32b,
+//! 16dp32b, 16dp64b, 16dp128b and 16dp256b, `x` the repetition (1 to 128; 64 for 16dp128b, 32 for
+//! 16dp256b); `_16b` variants (16-bit packing) have the same Src/Dst/Ref. A load's `SrcLayout` is
+//! the TMEM side, every thread naming the whole block: `(_32, B):(_0,_1)` with `B` = 1024x bits (32
+//! lanes x 32 bits; 2048x for 16dp128b, 4096x for 16dp256b); its `DstLayout` is the registers,
+//! (thread, value) -> bit:
+//! - 32dp32b: `(_32,32x):(32x,_1)` (each thread one lane, x words);
+//! - 16dp32b: `((_16,_2),32x):((64x,32x),_1)`;
+//! - 16dp64b: `((_2,_2,_8),(_32,x)):((512x,_32,64x),(_1,_64))`;
+//! - 16dp128b: `((_4,_8),(_32,_2,x)):((_32,128x),(_1,1024x,_128))`;
+//! - 16dp256b: `((_4,_8),(_64,_2,x)):((_64,256x),(_1,2048x,_256))`;
+//!
+//! (a mode of size 1 dropped: x = 1 leaves `(_32)` and `(_32,_2)`), and `RefLayout = SrcLayout`.
+//! A store is the load's traits with Src and Dst swapped (`RefLayout` stays the load's).
+
+use super::lit;
+use crate::{Layout, Result};
+
+/// The datapath shapes and their largest repetition.
+const SHAPES: &[(&str, i64)] =
+    &[("32dp32b", 128), ("16dp32b", 128), ("16dp64b", 128), ("16dp128b", 64), ("16dp256b", 32)];
+
+/// (load, shape, x) of an operation name, or `None` when it is none of these.
+fn parse(base: &str) -> Option<(bool, &'static str, i64)> {
+    let (load, rest) = match base.strip_prefix("SM100_TMEM_LOAD_") {
+        Some(r) => (true, r),
+        None => (false, base.strip_prefix("SM100_TMEM_STORE_")?),
+    };
+    let rest = rest.strip_suffix("_16b").unwrap_or(rest);
+    let (shape, max) = SHAPES.iter().find(|(s, _)| rest.starts_with(s))?;
+    let x: i64 = rest[shape.len()..].strip_suffix('x')?.parse().ok()?;
+    (x > 0 && (x & (x - 1)) == 0 && x <= *max && !rest[shape.len()..].starts_with('0')).then_some((load, *shape, x))
+}
+
+/// A layout literal `shape:stride` from mode texts, dropping a value mode of size 1.
+fn layout(thr: (&str, &str), vals: &[(i64, i64)]) -> Result<Layout> {
+    let vals: Vec<&(i64, i64)> = vals.iter().filter(|(s, _)| *s != 1).collect();
+    let (vs, vd) = if vals.len() == 1 {
+        (format!("_{}", vals[0].0), format!("_{}", vals[0].1))
+    } else {
+        let s: Vec<String> = vals.iter().map(|(s, _)| format!("_{s}")).collect();
+        let d: Vec<String> = vals.iter().map(|(_, d)| format!("_{d}")).collect();
+        (format!("({})", s.join(",")), format!("({})", d.join(",")))
+    };
+    lit::layout(&format!("({},{vs}):({},{vd})", thr.0, thr.1))
+}
+
+/// The `Copy_Traits` of a TMEM copy operation: (ThrID, Src, Dst, Ref) in bits; `None` when `base`
+/// names none.
+pub fn tmem_copy_traits(base: &str) -> Result<Option<(Layout, Layout, Layout, Layout)>> {
+    let Some((load, shape, x)) = parse(base) else { return Ok(None) };
+    let tmem_bits = match shape {
+        "16dp128b" => 2048,
+        "16dp256b" => 4096,
+        _ => 1024,
+    } * x;
+    let tmem = lit::layout(&format!("(_32,_{tmem_bits}):(_0,_1)"))?;
+    let regs = match shape {
+        "32dp32b" => layout(("_32", &format!("_{}", 32 * x)), &[(32 * x, 1)])?,
+        "16dp32b" => layout(("(_16,_2)", &format!("(_{},_{})", 64 * x, 32 * x)), &[(32 * x, 1)])?,
+        "16dp64b" => layout(("(_2,_2,_8)", &format!("(_{},_32,_{})", 512 * x, 64 * x)), &[(32, 1), (x, 64)])?,
+        "16dp128b" => layout(("(_4,_8)", &format!("(_32,_{})", 128 * x)), &[(32, 1), (2, 1024 * x), (x, 128)])?,
+        _ => layout(("(_4,_8)", &format!("(_64,_{})", 256 * x)), &[(64, 1), (2, 2048 * x), (x, 256)])?,
+    };
+    let thr = lit::layout("_32:_1")?;
+    Ok(Some(if load { (thr, tmem.clone(), regs, tmem) } else { (thr, regs, tmem.clone(), tmem) }))
+}
+
+/// Every TMEM copy operation name (the random mix and `atom-releases` read them).
+pub fn tmem_copy_ops() -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in ["LOAD", "STORE"] {
+        for (shape, max) in SHAPES {
+            let mut x = 1;
+            while x <= *max {
+                out.push(format!("SM100_TMEM_{dir}_{shape}{x}x"));
+                out.push(format!("SM100_TMEM_{dir}_{shape}{x}x_16b"));
+                x *= 2;
+            }
+        }
+    }
+    out
+}
+
+/// The TMEM copy atoms of the random mix: each operation of one and two repetitions, with `float`
+/// (`half_t` for the `_16b` ones). Apart from `copy::copy_atom_cases` (whose atoms_copy suite is
+/// recorded for every release; these are recorded in atoms_sm100).
+pub fn tmem_copy_cases() -> Vec<(String, String)> {
+    tmem_copy_ops()
+        .into_iter()
+        .filter(|o| o.contains("b1x") || o.contains("b2x"))
+        .map(|o| {
+            let t = if o.ends_with("_16b") { "half_t" } else { "float" };
+            (o, t.to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> [String; 4] {
+        let (a, b, c, d) = tmem_copy_traits(s).unwrap().unwrap();
+        [a, b, c, d].map(|l| l.to_string())
+    }
+
+    #[test]
+    fn loads_and_stores() {
+        assert_eq!(
+            t("SM100_TMEM_LOAD_32dp32b1x"),
+            ["_32:_1", "(_32,_1024):(_0,_1)", "(_32,_32):(_32,_1)", "(_32,_1024):(_0,_1)"]
+        );
+        let s = t("SM100_TMEM_STORE_16dp128b1x_16b");
+        assert_eq!(s[1], "((_4,_8),(_32,_2)):((_32,_128),(_1,_1024))");
+        assert_eq!(s[2], s[3]);
+        assert_eq!(t("SM100_TMEM_LOAD_16dp64b2x")[2], "((_2,_2,_8),(_32,_2)):((_1024,_32,_128),(_1,_64))");
+        // Every (thread, value) of the register side names a distinct bit of the block.
+        for op in tmem_copy_ops() {
+            let (_, s, d, _) = tmem_copy_traits(&op).unwrap().unwrap();
+            let regs = if op.contains("LOAD") { d } else { s };
+            let mut v = regs.values().unwrap();
+            v.sort_unstable();
+            let n = v.len() as i64;
+            assert!(v.iter().copied().eq(0..n), "{op}: {regs}");
+        }
+        assert_eq!(tmem_copy_ops().len(), 2 * 2 * (8 + 8 + 8 + 7 + 6));
+        for bad in [
+            "SM100_TMEM_LOAD_16dp256b64x",
+            "SM100_TMEM_LOAD_32dp32b3x",
+            "SM100_TMEM_LOAD_32dp32b",
+            "SM100_TMEM_LOAD_8dp32b1x",
+        ] {
+            assert!(tmem_copy_traits(bad).unwrap().is_none(), "{bad}");
+        }
+    }
+}
