@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
-use crate::engine::swizzle::{ComposedLayout, Swizzle};
+use crate::engine::swizzle::{ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Int, IntTuple, Layout, Result, Tup, View};
 
 /// What an expression evaluates to.
@@ -63,6 +63,15 @@ impl From<Layout> for Value {
         Value::Layout(l)
     }
 }
+impl From<SwizzledLayout> for Value {
+    fn from(x: SwizzledLayout) -> Value {
+        match x {
+            SwizzledLayout::Plain(l) => Value::Layout(l),
+            SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+        }
+    }
+}
+
 impl From<Int> for Value {
     fn from(i: Int) -> Self {
         Value::Int(i)
