@@ -360,6 +360,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MakeLayoutLike => Has(|v, r| definition::fragment_like(v, r, false)),
         Op::MakeFragmentLike => Has(|v, r| definition::fragment_like(v, r, true)),
         Op::PartitionFragmentC => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
+        Op::RetileS | Op::RetileD => Absent("no atom definition for retiling yet: the layout is compared with CuTe's print as text"),
         Op::MmaFragmentA => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
         Op::MmaFragmentB => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),
         Op::MmaFragmentC => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),

@@ -1556,6 +1556,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MakeLayoutLike => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MakeFragmentLike => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::PartitionFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
+        Op::RetileS | Op::RetileD => Absent("not generated yet: its cases are in fixtures/cases/partition_swizzled.cases"),
         Op::MmaFragmentA => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),

@@ -154,7 +154,7 @@ fn slice(target: Value, c: &Value) -> Result<Value> {
         // ComposedLayout::operator() with `_` is slice(c, L): the layout part of slice_and_offset.
         Value::Atom(crate::expr::value::AtomValue::Composed(x)) => {
             let (r, _) = crate::engine::swizzle_slice::slice_and_offset(&builtins::algebra::to_coord(c)?, &x)?;
-            Ok(Value::Atom(crate::expr::value::AtomValue::Composed(r)))
+            Ok(r.into())
         }
         t => Err(Error::Type(format!("only a layout can be sliced with _, found {}", t.kind()))),
     }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
 use crate::engine::scaled_basis::{self, BasisLayout, BasisValue};
-use crate::engine::swizzle::{ComposedLayout, Swizzle};
+use crate::engine::swizzle::{ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::{Error, Int, IntTuple, Layout, Result, Tup, View};
 
 /// What an expression evaluates to.
@@ -94,6 +94,15 @@ impl From<Layout> for Value {
         Value::Layout(l)
     }
 }
+impl From<SwizzledLayout> for Value {
+    fn from(x: SwizzledLayout) -> Value {
+        match x {
+            SwizzledLayout::Plain(l) => Value::Layout(l),
+            SwizzledLayout::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+        }
+    }
+}
+
 impl From<Int> for Value {
     fn from(i: Int) -> Self {
         Value::Int(i)

@@ -1,16 +1,26 @@
-//! `cargo xtask extract-kernel-forms`: the layouts, tiled copies and tiled MMAs that CUTLASS's CuTe
-//! tutorials build on the host (`examples/cute/tutorial/**/*.cu` of the provisioned wheel, or
-//! `--from DIR`) turned into a fixed suite, `fixtures/cases/kernel_forms.cases`.
+//! `cargo xtask extract-kernel-forms`: the layouts, tiled copies, tiled MMAs and per-thread
+//! partitions that CUTLASS's CuTe tutorials (`examples/cute/tutorial/**`), its SM80/SM90 collective
+//! mainloops and the unit tests' default SM80 configurations build on the host, turned into a fixed
+//! suite, `fixtures/cases/kernel_forms.cases`, per release: `--git-dir MIRROR --tag v4.2.0 --tag
+//! v4.7.0` reads each tag of a bare NVIDIA/cutlass mirror (`--from DIR` a source tree, default the
+//! provisioned 4.2 wheel's), and the suite is recorded for every release read (the command fails
+//! when the releases' forms differ).
 //!
-//! Only facts are extracted, never code: each `auto NAME = EXPR;` (also `TiledCopy`, `TiledMMA`
-//! and `using NAME = TYPE;`) binds NAME to EXPR with the earlier bindings of the file substituted
-//! (the `using` ones of the whole file first, as the tutorials declare their value types last);
-//! a binding whose expression builds a layout, a tiled copy or a tiled MMA (`make_layout`,
-//! `Layout<...>`, `tile_to_shape`, `composition`, `make_tiled_copy`, `make_tiled_mma`, ...) is a
-//! case, written in CuTe's C++ spelling, which the expression language reads as it is (see
-//! `harness/expr/parse.rs`, module `cpp`). A form the language or the oracle cannot express (run-
-//! time values such as `int(m)`, tensors, names the tables do not know) is listed as skipped
-//! with the reason, in the case file's header.
+//! Only facts are extracted, never code: each `auto NAME = EXPR;` (also `TiledCopy`, `TiledMMA`,
+//! `using NAME = TYPE;` and `using NAME = decltype(EXPR);`) binds NAME to EXPR with the earlier
+//! bindings of the file substituted (the `using` ones of the whole file first, as the tutorials
+//! declare their value types last); a binding whose expression builds a layout, a tiled copy or a
+//! tiled MMA (`make_layout`, `Layout<...>`, `tile_to_shape`, `composition`, `make_tiled_copy`,
+//! `make_tiled_mma`, ...) is a case, written in CuTe's C++ spelling, which the expression language
+//! reads as it is (see `harness/expr/parse.rs`, module `cpp`). A kernel a host function launches
+//! (`k<<<...>>>(args)`, through a pointer or `cutlass::launch_kernel_on_cluster`) is read with its
+//! parameters (and their types, for `SmemLayout{}`) bound to the launch's arguments: its
+//! shared-memory tensors (`make_tensor(make_smem_ptr(..), L)`), their `partition_S/D/A/B/C`,
+//! `partition_fragment_A/B/C`, `make_fragment_A/B` and `retile_S/D` by `X.get_slice(threadIdx.x)`
+//! become the language's `copy_partition_s(...)`, `mma_fragment_a(...)`, `retile_D(...)` at thread
+//! [`THREAD`]. A form the language or the oracle cannot express (run-time values such as
+//! `int(m)`, global-memory tensors, template parameters) is listed as skipped with the reason, in
+//! the case file's header.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -47,72 +57,234 @@ fn builds(w: &str) -> bool {
 }
 
 /// The keywords that start a binding.
-const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using"];
+const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "ThrCopy", "ThrMMA"];
+
+/// The files read besides the tutorials (examples/cute/tutorial/**): the SM80 and SM90 collective
+/// mainloops and the unit tests' default SM80 configurations (their `using X = decltype(...)`).
+const MAINLOOPS: &[&str] = &[
+    "include/cutlass/gemm/collective/sm80_mma_multistage.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
+    "test/unit/gemm/device/default_gemm_configuration.hpp",
+];
+
+/// The thread whose partitions the kernel forms take (`threadIdx.x` in the kernels).
+const THREAD: i64 = 37;
 
 #[derive(clap::Args)]
 pub struct KernelFormsArgs {
     /// A CUTLASS source tree (holding examples/cute/tutorial); default the provisioned 4.2 wheel's.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "tag")]
     pub from: Option<PathBuf>,
+    /// Release tags of a bare CUTLASS mirror to read instead (`git show TAG:path`), e.g. v4.2.0
+    /// and v4.7.0 (repeatable): each release is extracted and the suite is recorded for each; the
+    /// command fails, naming the forms, when the releases' forms differ.
+    #[arg(long, value_name = "TAG", requires = "git_dir")]
+    pub tag: Vec<String>,
+    /// The mirror's git directory (the `fetch` of github:NVIDIA/cutlass).
+    #[arg(long, value_name = "DIR")]
+    pub git_dir: Option<PathBuf>,
     /// Where to write the cases (default fixtures/cases/kernel_forms.cases).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: &KernelFormsArgs) -> Result<bool> {
-    let root = repo_root();
-    let src = match &args.from {
-        Some(d) => d.clone(),
-        None => {
-            let prov = provision::Provisioner::new()?;
-            let h = prov.cutlass(provision::DEFAULT_CUTLASS)?;
-            h.include_dir.parent().context("the wheel's include directory has no parent")?.to_path_buf()
-        }
-    };
-    let dir = src.join("examples/cute/tutorial");
-    if !dir.is_dir() {
-        bail!("{} does not exist: pass --from a CUTLASS source tree", dir.display());
-    }
-    let mut files = Vec::new();
-    collect(&dir, &mut files)?;
-    files.sort();
-    // (canonical text, text as written first, where it was found)
-    let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
-    let mut skipped = Vec::new();
-    for f in &files {
-        let text = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
-        let rel = f.strip_prefix(&src).unwrap_or(f).display().to_string();
-        for (line, text) in forms(&text) {
-            match admit(&text) {
-                Ok(canon) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
-                    Some((_, _, from)) => from.push(format!("{rel}:{line}")),
-                    None => cases.push((canon, text, vec![format!("{rel}:{line}")])),
-                },
-                Err(why) => skipped.push(format!("{rel}:{line}: {why}")),
+/// The release a tag names, as the suites spell releases: v4.7.0 -> 4.7.0.0.
+fn release_of(tag: &str) -> String {
+    format!("{}.0", tag.trim_start_matches('v'))
+}
+
+/// Where the sources come from: a directory tree or a tag of a bare git mirror.
+enum Source {
+    Dir(PathBuf),
+    Git(PathBuf, String),
+}
+
+impl Source {
+    /// The files under `prefix` (relative paths), or the one file `prefix` names.
+    fn list(&self, prefix: &str) -> Result<Vec<String>> {
+        match self {
+            Source::Dir(d) => {
+                let p = d.join(prefix);
+                let mut files = Vec::new();
+                if p.is_dir() {
+                    collect(&p, &mut files)?;
+                } else if p.is_file() {
+                    files.push(p);
+                }
+                Ok(files.iter().map(|f| f.strip_prefix(d).unwrap_or(f).display().to_string()).collect())
+            }
+            Source::Git(g, tag) => {
+                let out = std::process::Command::new("git")
+                    .arg("--git-dir")
+                    .arg(g)
+                    .args(["ls-tree", "-r", "--name-only", tag, "--", prefix])
+                    .output()
+                    .context("running git ls-tree")?;
+                if !out.status.success() {
+                    bail!("git ls-tree {tag} {prefix}: {}", String::from_utf8_lossy(&out.stderr));
+                }
+                Ok(String::from_utf8(out.stdout)?.lines().map(str::to_string).collect())
             }
         }
     }
+    fn read(&self, rel: &str) -> Result<String> {
+        match self {
+            Source::Dir(d) => std::fs::read_to_string(d.join(rel)).with_context(|| format!("reading {rel}")),
+            Source::Git(g, tag) => {
+                let out = std::process::Command::new("git")
+                    .arg("--git-dir")
+                    .arg(g)
+                    .args(["show", &format!("{tag}:{rel}")])
+                    .output()
+                    .context("running git show")?;
+                if !out.status.success() {
+                    bail!("git show {tag}:{rel}: {}", String::from_utf8_lossy(&out.stderr));
+                }
+                Ok(String::from_utf8(out.stdout)?)
+            }
+        }
+    }
+    fn describe(&self) -> String {
+        match self {
+            Source::Dir(d) => d.display().to_string(),
+            Source::Git(_, tag) => format!("the NVIDIA/cutlass mirror at {tag}"),
+        }
+    }
+}
+
+pub fn run(args: &KernelFormsArgs) -> Result<bool> {
+    let root = repo_root();
+    let sources: Vec<(Source, String)> = match (&args.from, &args.git_dir) {
+        (_, Some(g)) if !args.tag.is_empty() => {
+            args.tag.iter().map(|t| (Source::Git(g.clone(), t.clone()), release_of(t))).collect()
+        }
+        (Some(d), _) => vec![(Source::Dir(d.clone()), provision::DEFAULT_CUTLASS.to_string())],
+        _ => {
+            let prov = provision::Provisioner::new()?;
+            let h = prov.cutlass(provision::DEFAULT_CUTLASS)?;
+            let d = h.include_dir.parent().context("the wheel's include directory has no parent")?.to_path_buf();
+            vec![(Source::Dir(d), provision::DEFAULT_CUTLASS.to_string())]
+        }
+    };
+    let mut per_release = Vec::new();
+    for (src, release) in &sources {
+        per_release.push((release.clone(), src.describe(), extract(src)?));
+    }
+    let (_, _, first) = &per_release[0];
+    for (release, _, e) in &per_release[1..] {
+        let texts = |e: &Extraction| e.cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>();
+        if texts(e) != texts(first) {
+            let only: Vec<String> = texts(e).into_iter().filter(|c| !texts(first).contains(c)).collect();
+            bail!(
+                "the kernel forms of {release} differ from {}'s ({} cases against {}; new in {release}: {only:?}): \
+                 extract them into one case file per release",
+                per_release[0].0,
+                e.cases.len(),
+                first.cases.len()
+            );
+        }
+    }
+    let releases: Vec<&str> = per_release.iter().map(|(r, _, _)| r.as_str()).collect();
     let mut body = String::new();
     body.push_str(
-        "# The layouts, tiled copies and tiled MMAs that CUTLASS's CuTe tutorials build on the host\n\
-         # (examples/cute/tutorial/**/*.cu), with each file's bindings substituted, in CuTe's C++ spelling.\n\
+        "# The layouts, tiled copies, tiled MMAs and per-thread partitions that CUTLASS's CuTe tutorials\n\
+         # (examples/cute/tutorial/**), its SM80/SM90 collective mainloops and the unit tests' default SM80\n\
+         # configurations build on the host, with each file's bindings substituted (a kernel's parameters\n\
+         # bound to its launch's arguments; threadIdx.x is thread 37), in CuTe's C++ spelling.\n\
          # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
-         # Expected output: snapshots/kernel_forms.snap, recorded from real CuTe by `cargo xtask bless`.\n\
-         # recorded-for: 4.2.0.0\n",
+         # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n",
     );
-    let _ = writeln!(body, "# {} cases from {} files; {} forms skipped:", cases.len(), files.len(), skipped.len());
-    for s in &skipped {
-        let _ = writeln!(body, "#   skipped {s}");
+    let _ = writeln!(body, "# recorded-for: {}", releases.join(" "));
+    for (release, from, e) in &per_release {
+        let _ = writeln!(
+            body,
+            "# {release} ({from}): {} cases from {} files; {} forms skipped:",
+            e.cases.len(),
+            e.files,
+            e.skipped.len()
+        );
+        for m in &e.missing {
+            let _ = writeln!(body, "#   not in this release: {m}");
+        }
+        for s in &e.skipped {
+            let _ = writeln!(body, "#   skipped {s}");
+        }
     }
-    for (_, text, from) in &cases {
+    for (_, text, from) in &first.cases {
         let _ = writeln!(body, "\n# {}", from.join(", "));
         body.push_str(text);
         body.push('\n');
     }
     let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
     std::fs::write(&out, &body).with_context(|| format!("writing {}", out.display()))?;
-    println!("wrote {} ({} cases, {} skipped)", out.display(), cases.len(), skipped.len());
+    println!(
+        "wrote {} ({} cases, {} skipped, for {})",
+        out.display(),
+        first.cases.len(),
+        first.skipped.len(),
+        releases.join(" ")
+    );
     Ok(true)
+}
+
+/// What one release's sources hold: the cases (canonical text, text as written first, where
+/// found), the skipped forms with their reasons, the number of files read and the files missing.
+struct Extraction {
+    cases: Vec<(String, String, Vec<String>)>,
+    skipped: Vec<String>,
+    files: usize,
+    missing: Vec<&'static str>,
+}
+
+fn extract(src: &Source) -> Result<Extraction> {
+    let mut files: Vec<String> =
+        src.list("examples/cute/tutorial")?.into_iter().filter(|f| f.ends_with(".cu") || f.ends_with(".hpp")).collect();
+    if files.is_empty() {
+        bail!("{} has no examples/cute/tutorial: pass --from a CUTLASS source tree", src.describe());
+    }
+    files.sort();
+    let mut missing = Vec::new();
+    for m in MAINLOOPS {
+        match src.list(m) {
+            Ok(v) if !v.is_empty() => files.extend(v),
+            _ => missing.push(*m),
+        }
+    }
+    let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut skipped = Vec::new();
+    for rel in &files {
+        let text = src.read(rel)?;
+        for (line, form) in forms(&text) {
+            let text = match form {
+                Form::Case(t) => t,
+                Form::Skip(why) => {
+                    skipped.push(format!("{rel}:{line}: {why}"));
+                    continue;
+                }
+            };
+            match admit(&text) {
+                Ok(canon) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
+                    Some((_, _, from)) => {
+                        let at = format!("{rel}:{line}");
+                        if !from.contains(&at) {
+                            from.push(at);
+                        }
+                    }
+                    None => cases.push((canon, text, vec![format!("{rel}:{line}")])),
+                },
+                Err(why) => {
+                    if std::env::var_os("CUTECHECK_KERNEL_FORMS_DEBUG").is_some() {
+                        eprintln!("{rel}:{line}: {text}");
+                    }
+                    skipped.push(format!("{rel}:{line}: {why}"))
+                }
+            }
+        }
+    }
+    // A kernel launched twice skips its forms twice.
+    let mut seen = std::collections::HashSet::new();
+    skipped.retain(|s| seen.insert(s.clone()));
+    Ok(Extraction { cases, skipped, files: files.len(), missing })
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -120,7 +292,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let p = e?.path();
         if p.is_dir() {
             collect(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "cu" || x == "hpp") {
+        } else {
             out.push(p);
         }
     }
@@ -195,13 +367,22 @@ fn atom_declaration(toks: &[(Tok, usize)], i: usize) -> Option<(String, Vec<Tok>
     Some((name.clone(), v, j + 1))
 }
 
-/// The bindings of a file, in order: (line, name, right-hand side tokens, whether `using`).
-fn bindings(toks: &[(Tok, usize)]) -> Vec<(usize, String, Vec<Tok>, bool)> {
+/// One binding: (token index, line, keyword, name, right-hand side tokens).
+struct Binding {
+    pos: usize,
+    line: usize,
+    keyword: String,
+    name: String,
+    rhs: Vec<Tok>,
+}
+
+/// The bindings of a file, in order.
+fn bindings(toks: &[(Tok, usize)]) -> Vec<Binding> {
     let mut out = Vec::new();
     let mut i = 0;
     while i + 2 < toks.len() {
         if let Some((name, v, next)) = atom_declaration(toks, i) {
-            out.push((toks[i].1, name, v, false));
+            out.push(Binding { pos: i, line: toks[i].1, keyword: "auto".into(), name, rhs: v });
             i = next;
             continue;
         }
@@ -233,7 +414,7 @@ fn bindings(toks: &[(Tok, usize)]) -> Vec<(usize, String, Vec<Tok>, bool)> {
             rhs.push(toks[j].0.clone());
             j += 1;
         }
-        out.push((*line, name.clone(), rhs, k == "using"));
+        out.push(Binding { pos: i, line: *line, keyword: k.clone(), name: name.clone(), rhs });
         i = j;
     }
     out
@@ -256,30 +437,353 @@ fn substitute(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>) -> Vec<Tok> {
     out
 }
 
-/// The cases of one file: (line, text) of each binding that builds a layout or an object.
-fn forms(text: &str) -> Vec<(usize, String)> {
+/// What the extractor makes of one binding: a case, or a form it skips and why.
+#[derive(Debug, PartialEq)]
+enum Form {
+    Case(String),
+    Skip(String),
+}
+
+/// The index of the token closing the bracket opened at `i`.
+fn closing(toks: &[Tok], i: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (j, t) in toks.iter().enumerate().skip(i) {
+        match t {
+            Tok::Punct('(' | '{' | '[') => depth += 1,
+            Tok::Punct(')' | '}' | ']') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The comma-separated pieces of `toks` (outside brackets, template argument lists included: a
+/// parameter or argument list holds no comparisons).
+fn split_commas(toks: &[Tok]) -> Vec<Vec<Tok>> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), Vec::new(), 0i32);
+    for t in toks {
+        match t {
+            Tok::Punct('(' | '{' | '[' | '<') => depth += 1,
+            Tok::Punct(')' | '}' | ']' | '>') => depth -= 1,
+            Tok::Punct(',') if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(t.clone());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A kernel launch `NAME<<<...>>>(args)`: (token index, name, arguments).
+fn launches(toks: &[Tok]) -> Vec<(usize, String, Vec<Vec<Tok>>)> {
+    let mut out = Vec::new();
+    for i in 0..toks.len().saturating_sub(4) {
+        let Tok::Word(name) = &toks[i] else { continue };
+        if toks[i + 1..i + 4].iter().all(|t| *t == Tok::Punct('<')) {
+            let Some(end) =
+                (i + 4..toks.len().saturating_sub(3)).find(|&j| toks[j..j + 3].iter().all(|t| *t == Tok::Punct('>')))
+            else {
+                continue;
+            };
+            if toks.get(end + 3) != Some(&Tok::Punct('(')) {
+                continue;
+            }
+            let Some(close) = closing(toks, end + 3) else { continue };
+            out.push((i, name.clone(), split_commas(&toks[end + 4..close])));
+        }
+        // cutlass::launch_kernel_on_cluster(params, (void const*) KERNEL, args...)
+        if name == "launch_kernel_on_cluster" && toks[i + 1] == Tok::Punct('(') {
+            let Some(close) = closing(toks, i + 1) else { continue };
+            let mut args = split_commas(&toks[i + 2..close]);
+            if args.len() < 2 {
+                continue;
+            }
+            let Some(Tok::Word(k)) = args[1].last().cloned() else { continue };
+            args.drain(..2);
+            out.push((i, k, args));
+        }
+    }
+    out
+}
+
+/// A kernel's definition `NAME(params) { body }`: its parameters' names and its body's token range.
+/// A kernel's parameters as (type, name) and its body's token range.
+type Kernel = (Vec<(String, String)>, std::ops::Range<usize>);
+
+fn kernel(toks: &[Tok], name: &str) -> Option<Kernel> {
+    for i in 0..toks.len().saturating_sub(2) {
+        if toks[i] != Tok::Word(name.to_string()) || toks[i + 1] != Tok::Punct('(') {
+            continue;
+        }
+        let close = closing(toks, i + 1)?;
+        if toks.get(close + 1) != Some(&Tok::Punct('{')) {
+            continue;
+        }
+        let end = closing(toks, close + 1)?;
+        // Each parameter as (type, name): its first and last words.
+        let params = split_commas(&toks[i + 2..close])
+            .iter()
+            .map(|p| {
+                let words: Vec<String> = p
+                    .iter()
+                    .filter_map(|t| match t {
+                        Tok::Word(w) => Some(w.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                (words.first().cloned().unwrap_or_default(), words.last().cloned().unwrap_or_default())
+            })
+            .collect();
+        return Some((params, close + 1..end));
+    }
+    None
+}
+
+/// The per-thread forms a kernel body builds (with `env` holding its parameters' arguments):
+/// `OBJ.get_slice(threadIdx.x)` slices, shared-memory tensors `make_tensor(make_smem_ptr(..), L)`,
+/// and their `partition_S/D/A/B/C`, `partition_fragment_A/B/C`, `retile_S/D` as the language's
+/// operations at thread [`THREAD`].
+fn kernel_forms(
+    body: &[Binding],
+    mut env: HashMap<String, Vec<Tok>>,
+    types: &HashMap<String, Vec<Tok>>,
+    out: &mut Vec<(usize, Form)>,
+) {
+    let mut slices: HashMap<String, Vec<Tok>> = HashMap::new();
+    let mut tensors: HashMap<String, Vec<Tok>> = HashMap::new();
+    // The MMA partitions of shared-memory tensors: name -> (operand, the tensor's layout).
+    let mut partitions: HashMap<String, (char, Vec<Tok>)> = HashMap::new();
+    let mut independent = std::collections::HashSet::new();
+    let word = |t: &Tok, w: &str| matches!(t, Tok::Word(x) if x == w);
+    for b in body {
+        let r = &b.rhs;
+        // OBJ.get_slice(...) / OBJ.get_thread_slice(...)
+        if r.len() >= 4
+            && r[1] == Tok::Punct('.')
+            && (word(&r[2], "get_slice") || word(&r[2], "get_thread_slice"))
+            && r[3] == Tok::Punct('(')
+        {
+            slices.insert(b.name.clone(), substitute(&r[..1], &env));
+            continue;
+        }
+        if r.first().is_some_and(|t| word(t, "as_position_independent_swizzle_tensor")) {
+            independent.insert(b.name.clone());
+            continue;
+        }
+        // make_tensor(make_smem_ptr(...), L)
+        if r.len() > 4 && word(&r[0], "make_tensor") && word(&r[2], "make_smem_ptr") {
+            if let Some(args) = closing(r, 1).map(|c| split_commas(&r[2..c])) {
+                if args.len() == 2 {
+                    let l = match args[1].as_slice() {
+                        [Tok::Word(t), Tok::Punct('{'), Tok::Punct('}')] if types.contains_key(t) => types[t].clone(),
+                        l => substitute(l, &env),
+                    };
+                    tensors.insert(b.name.clone(), l);
+                    continue;
+                }
+            }
+        }
+        // S.method(ARG)
+        if let (Some(Tok::Word(s)), Some(Tok::Punct('.')), Some(Tok::Word(m)), Some(Tok::Punct('('))) =
+            (r.first(), r.get(1), r.get(2), r.get(3))
+        {
+            if let Some(obj) = slices.get(s) {
+                // The ThrCopy/ThrMMA method and the operation that says it.
+                let op = match (m.strip_prefix("partition_fragment_"), m.strip_prefix("partition_")) {
+                    (Some("A"), _) => Some(Op::MmaFragmentA),
+                    (Some("B"), _) => Some(Op::MmaFragmentB),
+                    (Some("C"), _) => Some(Op::MmaFragmentC),
+                    (_, Some("S")) => Some(Op::CopyPartitionS),
+                    (_, Some("D")) => Some(Op::CopyPartitionD),
+                    (_, Some("A")) => Some(Op::MmaPartitionA),
+                    (_, Some("B")) => Some(Op::MmaPartitionB),
+                    (_, Some("C")) => Some(Op::MmaPartitionC),
+                    _ => [Op::RetileS, Op::RetileD].into_iter().find(|o| o.name() == m),
+                };
+                let Some(close) = closing(r, 3) else { continue };
+                let arg = &r[4..close];
+                // ThrMMA::make_fragment_A/B(partition_A/B(T)) is partition_fragment_A/B(T).
+                if let Some(x) = m.strip_prefix("make_fragment_") {
+                    let known = match arg {
+                        [Tok::Word(p)] => partitions.get(p).filter(|(w, _)| w.to_string() == x.to_lowercase()),
+                        _ => None,
+                    };
+                    let form = match known {
+                        Some((w, l)) => {
+                            let op = match w {
+                                'a' => Op::MmaFragmentA,
+                                'b' => Op::MmaFragmentB,
+                                _ => Op::MmaFragmentC,
+                            };
+                            let text = format!("{}({}, {}, {THREAD})", op.name(), render(obj), render(l));
+                            tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
+                            Form::Case(text)
+                        }
+                        None => Form::Skip(format!(
+                            "{}.{m}({}): not the partition of a shared-memory tensor (a run-time global-memory tensor)",
+                            b.name,
+                            render(arg)
+                        )),
+                    };
+                    out.push((b.line, form));
+                    continue;
+                }
+                let Some(op) = op else { continue };
+                let tensor = match arg.first() {
+                    Some(Tok::Word(t)) => tensors.get(t).map(|l| {
+                        let mut l = l.clone();
+                        l.extend(arg[1..].iter().cloned());
+                        l
+                    }),
+                    _ => None,
+                };
+                let Some(layout) = tensor else {
+                    out.push((
+                        b.line,
+                        Form::Skip(format!(
+                            "{}.{m}({}): {}",
+                            b.name,
+                            render(arg),
+                            match arg.first() {
+                                Some(Tok::Word(t)) if independent.contains(t) => {
+                                    "a position-independent swizzle tensor (as_position_independent_swizzle_tensor) is not modelled"
+                                }
+                                _ => "not a shared-memory tensor or fragment (a run-time global-memory tensor)",
+                            }
+                        )),
+                    ));
+                    continue;
+                };
+                let retile = matches!(op, Op::RetileS | Op::RetileD);
+                let thr = if retile { String::new() } else { format!(", {THREAD}") };
+                let text = format!("{}({}, {}{thr})", op.name(), render(obj), render(&layout));
+                if matches!(op, Op::MmaFragmentA | Op::MmaFragmentB | Op::MmaFragmentC) {
+                    tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
+                }
+                let operand = match op {
+                    Op::MmaPartitionA => Some('a'),
+                    Op::MmaPartitionB => Some('b'),
+                    Op::MmaPartitionC => Some('c'),
+                    _ => None,
+                };
+                if let Some(w) = operand {
+                    partitions.insert(b.name.clone(), (w, layout.clone()));
+                }
+                out.push((b.line, Form::Case(text)));
+                continue;
+            }
+        }
+        if b.keyword == "Tensor" || b.keyword == "ThrCopy" || b.keyword == "ThrMMA" {
+            continue;
+        }
+        let v = substitute(r, &env);
+        if r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) && !v.is_empty() {
+            out.push((b.line, Form::Case(render(&v))));
+        }
+        env.insert(b.name.clone(), v);
+    }
+}
+
+/// The cases of one file: (line, form) of each binding that builds a layout or an object, each
+/// `using X = decltype(...)` of one, and the per-thread forms of each kernel a host function
+/// launches (its parameters bound to the launch's arguments).
+fn forms(text: &str) -> Vec<(usize, Form)> {
     let toks = tokenize(text);
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
     let all = bindings(&toks);
+    let launched = launches(&plain);
+    let mut kernels: HashMap<String, Kernel> = HashMap::new();
+    for (_, name, _) in &launched {
+        // A launch through a pointer (`auto kernel_fptr = gemm_device<...>;`) launches its kernel.
+        // ... or `kernel_ptr = reinterpret_cast<void const*>(&gemm_device<...>)`: the first name
+        // up to the `;` that a definition in the file has.
+        let alias = (0..plain.len().saturating_sub(3)).rev().find_map(|i| {
+            if plain[i] != Tok::Word(name.clone()) || plain[i + 1] != Tok::Punct('=') {
+                return None;
+            }
+            plain[i + 2..].iter().take_while(|t| **t != Tok::Punct(';')).find_map(|t| match t {
+                Tok::Word(w) => kernel(&plain, w),
+                _ => None,
+            })
+        });
+        if let Some(k) = kernel(&plain, name).or(alias) {
+            kernels.insert(name.clone(), k);
+        }
+    }
+    let in_kernel = |pos: usize| kernels.values().any(|(_, r)| r.contains(&pos));
     let mut env: HashMap<String, Vec<Tok>> = HashMap::new();
     // `using` bindings (types) hold for the whole file.
-    for (_, name, rhs, using) in &all {
-        if *using {
-            let v = substitute(rhs, &env);
-            env.insert(name.clone(), v);
+    for b in &all {
+        if b.keyword == "using" {
+            let v = substitute(&b.rhs, &env);
+            env.insert(b.name.clone(), v);
         }
     }
     let mut out = Vec::new();
-    for (line, name, rhs, using) in all {
-        if using {
+    let mut next_launch = 0;
+    let mut launch = |upto: usize, env: &HashMap<String, Vec<Tok>>, out: &mut Vec<(usize, Form)>| {
+        while next_launch < launched.len() && launched[next_launch].0 < upto {
+            let (_, name, args) = &launched[next_launch];
+            next_launch += 1;
+            let Some((params, body)) = kernels.get(name) else { continue };
+            let mut kenv = env.clone();
+            // A parameter's type names its argument's type too: `ASmemLayout{}` is the argument.
+            let mut types = HashMap::new();
+            for ((ty, p), a) in params.iter().zip(args) {
+                let a = substitute(a, env);
+                types.insert(ty.clone(), a.clone());
+                kenv.insert(p.clone(), a);
+            }
+            let inside: Vec<Binding> = all
+                .iter()
+                .filter(|b| body.contains(&b.pos))
+                .map(|b| Binding {
+                    pos: b.pos,
+                    line: b.line,
+                    keyword: b.keyword.clone(),
+                    name: b.name.clone(),
+                    rhs: b.rhs.clone(),
+                })
+                .collect();
+            kernel_forms(&inside, kenv, &types, out);
+        }
+    };
+    for b in &all {
+        if in_kernel(b.pos) {
             continue;
         }
-        let v = substitute(&rhs, &env);
-        let case = rhs.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)));
-        if case && !v.is_empty() {
-            out.push((line, render(&v)));
+        launch(b.pos, &env, &mut out);
+        if b.keyword == "using" {
+            // using X = decltype(EXPR): EXPR is a case when it builds one.
+            if b.rhs.len() > 3 && b.rhs[0] == Tok::Word("decltype".into()) && b.rhs[1] == Tok::Punct('(') {
+                let inner = &b.rhs[2..b.rhs.len() - 1];
+                if inner.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) {
+                    out.push((b.line, Form::Case(render(&substitute(inner, &env)))));
+                }
+            }
+            continue;
         }
-        env.insert(name, v);
+        if matches!(b.keyword.as_str(), "Tensor" | "ThrCopy" | "ThrMMA") {
+            continue;
+        }
+        let v = substitute(&b.rhs, &env);
+        let case = b.rhs.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)));
+        if case && !v.is_empty() {
+            out.push((b.line, Form::Case(render(&v))));
+        }
+        env.insert(b.name.clone(), v);
     }
+    launch(usize::MAX, &env, &mut out);
     out
 }
 
@@ -293,7 +797,13 @@ mod tests {
                    auto s = make_layout(make_shape(bM, bK));\n  auto bM = Int<64>{};\n\
                    auto t = tile_to_shape(s, make_shape(bM, bK));\n  TiledCopy c = make_tiled_copy(Copy_Atom<UniversalCopy<T>, T>{},\n\
                    Layout<Shape<_32,_8>>{});\n  Copy_Atom<UniversalCopy<T>, T> a;\n  TiledCopy d = make_tiled_copy(a, Layout<Shape<_4>>{});\n}\nusing T = float;\n";
-        let f = forms(src);
+        let f: Vec<(usize, String)> = forms(src)
+            .into_iter()
+            .map(|(l, f)| match f {
+                Form::Case(t) => (l, t),
+                Form::Skip(w) => (l, w),
+            })
+            .collect();
         assert_eq!(
             f,
             vec![
@@ -309,5 +819,49 @@ mod tests {
         );
         assert!(admit(&f[1].1).is_ok());
         assert!(admit("make_layout(make_shape(int(m), 4))").unwrap_err().contains("unknown function or name"));
+    }
+
+    #[test]
+    fn a_kernels_partitions_are_taken_with_its_launch_arguments() {
+        // A kernel whose layouts and copies are parameters (one by type, as the SM90 tutorials
+        // pass them), launched through a pointer: its partitions of shared memory become cases at
+        // thread 37, global-memory ones are skipped with the reason.
+        let src = "template <class L, class C, class M>\n__global__ void k(int* A, L sA_layout, C copy_a, M mma) {\n\
+                   Tensor sA = make_tensor(make_smem_ptr(smem), L{});\n\
+                   Tensor gA = make_tensor(make_gmem_ptr(A), make_shape(4, 8));\n\
+                   ThrCopy thr_copy = copy_a.get_slice(threadIdx.x);\n\
+                   Tensor tAsA = thr_copy.partition_D(sA);\n  Tensor tAgA = thr_copy.partition_S(gA);\n\
+                   ThrMMA thr_mma = mma.get_thread_slice(threadIdx.x);\n  Tensor tCsA = thr_mma.partition_A(sA);\n\
+                   Tensor tCrA = thr_mma.make_fragment_A(tCsA);\n  Tensor tXrA = thr_copy.retile_D(tCrA);\n}\n\
+                   void host(int* A) {\n  auto sA = make_layout(make_shape(Int<64>{}, Int<8>{}));\n\
+                   TiledCopy copyA = make_tiled_copy(Copy_Atom<UniversalCopy<float>, float>{}, Layout<Shape<_32, _4>>{});\n\
+                   TiledMMA mmaC = make_tiled_mma(UniversalFMA<float, float, float>{}, Layout<Shape<_16, _8, _1>>{});\n\
+                   auto* kernel_ptr = &k<decltype(sA), decltype(copyA), decltype(mmaC)>;\n\
+                   kernel_ptr<<<1, 128>>>(A, sA, copyA, mmaC);\n}\n";
+        let f = forms(src);
+        let (cases, skips): (Vec<_>, Vec<_>) = f.into_iter().partition(|(_, f)| matches!(f, Form::Case(_)));
+        let text = |f: &Form| match f {
+            Form::Case(t) | Form::Skip(t) => t.clone(),
+        };
+        let cases: Vec<String> = cases.iter().map(|(_, f)| text(f)).collect();
+        let (l, c, m) = (
+            "make_layout(make_shape(Int<64>{}, Int<8>{}))",
+            "make_tiled_copy(Copy_Atom<UniversalCopy<float>, float>{}, Layout<Shape<_32, _4>>{})",
+            "make_tiled_mma(UniversalFMA<float, float, float>{}, Layout<Shape<_16, _8, _1>>{})",
+        );
+        let frag = format!("mma_fragment_a({m}, {l}, 37)");
+        for want in [
+            format!("copy_partition_d({c}, {l}, 37)"),
+            format!("mma_partition_a({m}, {l}, 37)"),
+            frag.clone(),
+            format!("retile_D({c}, {frag})"),
+        ] {
+            assert!(cases.contains(&want), "{want} not in {cases:#?}");
+        }
+        assert_eq!(skips.len(), 1);
+        assert!(text(&skips[0].1).contains("tAgA.partition_S(gA): not a shared-memory tensor"));
+        for c in &cases {
+            assert!(admit(c).is_ok(), "{c}: {:?}", admit(c));
+        }
     }
 }

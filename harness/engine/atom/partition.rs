@@ -30,8 +30,10 @@ use super::tiled_copy::TiledCopy;
 use super::tiled_mma::TiledMma;
 use crate::coalesce::coalesce_by;
 use crate::composition::{composition, composition_tiler};
+use crate::logical_product::logical_product_layout;
 use crate::right_inverse::right_inverse;
 use crate::slice::{slice, slice_and_offset, Coord};
+use crate::swizzle::{ComposedLayout, Offset, Swizzle, SwizzledLayout};
 use crate::zipped_divide::zipped_divide;
 use crate::{Error, Int, IntTuple, Layout, Result, Tiler, Tup};
 
@@ -40,12 +42,74 @@ use crate::{Error, Int, IntTuple, Layout, Result, Tiler, Tup};
 pub struct Partition {
     pub offset: Int,
     pub layout: Layout,
+    /// What the tensor's iterator and layout are beyond a counting iterator over a plain layout.
+    pub over: Over,
 }
 
+/// The tensor a partition is taken of (see [`Partition`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Over {
+    /// `make_tensor(counting_iterator<int>(0), L)` with a plain layout, or a swizzled one whose
+    /// slice CuTe decayed to a plain layout.
+    Counting,
+    /// A counting tensor whose layout kept its swizzle: `Sw o offset o layout`.
+    Composed(Swizzle, Offset),
+    /// `make_tensor(make_smem_ptr(p), Sw o smem_ptr[B] o L)` (pointer_flagged.hpp): the swizzle
+    /// moves onto the pointer, the tensor's layout is L; `p` is [`SMEM_BASE`] as a pointer to
+    /// B-bit unsigned integers.
+    SmemSwizzle(Swizzle, i64),
+}
+
+/// The address the shared-memory tensors of the C++ oracle's partition cases start at (aligned
+/// to every swizzle; CuTe prints the pointer with `%p`).
+pub const SMEM_BASE: i64 = 0x10000;
+
 impl fmt::Display for Partition {
-    /// CuTe's `print` of a tensor over `counting_iterator<int>`.
+    /// CuTe's `print` of the tensor.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "counting_iter({}) o {}", self.offset.value, self.layout)
+        match &self.over {
+            Over::Counting => write!(f, "counting_iter({}) o {}", self.offset.value, self.layout),
+            Over::Composed(sw, o) => write!(f, "counting_iter({}) o {sw} o {o} o {}", self.offset.value, self.layout),
+            Over::SmemSwizzle(sw, bits) => {
+                write!(f, "{sw}_smem_ptr[{bits}b]({:#x}) o {}", SMEM_BASE + self.offset.value * bits / 8, self.layout)
+            }
+        }
+    }
+}
+
+impl Partition {
+    fn counting((layout, offset): (Layout, Int)) -> Partition {
+        Partition { offset, layout, over: Over::Counting }
+    }
+}
+
+/// The thread's slice `coord` of `f` (a thrfrg/tidfrg of the tensor's layout), for a tensor whose
+/// layout is `t`: plain slicing, the swizzled slice of a counting tensor (swizzle_layout.hpp
+/// slice_and_offset), or the plain slice of a shared-memory tensor whose swizzle is on its pointer.
+fn thread_slice(coord: &Coord, t: &SwizzledLayout, frag: impl Fn(&Layout) -> Result<Layout>) -> Result<Partition> {
+    match t {
+        SwizzledLayout::Plain(l) => Ok(Partition::counting(slice_and_offset(coord, &frag(l)?)?)),
+        SwizzledLayout::Composed(x) => match x.offset {
+            Offset::SmemPtr(bits) => {
+                if bits % 8 != 0 {
+                    return Err(Error::Type(format!(
+                        "a shared-memory tensor of {bits}-bit elements ({x}) is not modelled"
+                    )));
+                }
+                let (layout, offset) = slice_and_offset(coord, &frag(&x.layout)?)?;
+                Ok(Partition { offset, layout, over: Over::SmemSwizzle(x.swizzle, bits) })
+            }
+            Offset::Int(_) => {
+                let f = ComposedLayout { layout: frag(&x.layout)?, ..x.clone() };
+                let (r, offset) = crate::swizzle_slice::slice_and_offset(coord, &f)?;
+                Ok(match r {
+                    SwizzledLayout::Plain(layout) => Partition { offset, layout, over: Over::Counting },
+                    SwizzledLayout::Composed(c) => {
+                        Partition { offset, layout: c.layout, over: Over::Composed(c.swizzle, c.offset) }
+                    }
+                })
+            }
+        },
     }
 }
 
@@ -92,7 +156,16 @@ fn operand(which: char) -> Result<(usize, usize, usize)> {
 
 /// `thr_mma = mma.get_slice(thr); thr_mma.partition_X(tensor with layout L)`.
 pub fn mma_partition(mma: &TiledMma, which: char, l: &Layout, thr: i64) -> Result<Partition> {
+    mma_partition_of(mma, which, &SwizzledLayout::Plain(l.clone()), thr)
+}
+
+/// [`mma_partition`] of a tensor whose layout may be swizzled (see [`thread_slice`]).
+pub fn mma_partition_of(mma: &TiledMma, which: char, t: &SwizzledLayout, thr: i64) -> Result<Partition> {
     let (sel, t0, t1) = operand(which)?;
+    let l = match t {
+        SwizzledLayout::Plain(l) => l,
+        SwizzledLayout::Composed(x) => &x.layout,
+    };
     let f = mma.thrfrg(l, sel)?;
     let c = flat_coord(&mma.thr_layout_vmnk, thr)?;
     let at = |i: usize| {
@@ -105,8 +178,7 @@ pub fn mma_partition(mma: &TiledMma, which: char, l: &Layout, thr: i64) -> Resul
         Coord::Tuple(vec![Coord::Int(at(0)?), Coord::Tuple(vec![Coord::Int(at(t0)?), Coord::Int(at(t1)?)])]),
         Coord::Tuple(vec![Coord::Under, under_tuple(rest_rank)]),
     ]);
-    let (layout, offset) = slice_and_offset(&coord, &f)?;
-    Ok(Partition { offset, layout })
+    thread_slice(&coord, t, |l| mma.thrfrg(l, sel))
 }
 
 /// `partition_shape_X(mma, shape)`.
@@ -144,10 +216,69 @@ pub fn tidfrg(tc: &TiledCopy, l: &Layout, src: bool) -> Result<Layout> {
 
 /// `tiled_copy.get_slice(thr).partition_S(tensor with layout L)` (or `partition_D`).
 pub fn copy_partition(tc: &TiledCopy, l: &Layout, thr: i64, src: bool) -> Result<Partition> {
-    let f = tidfrg(tc, l, src)?;
-    let coord = Coord::Tuple(vec![Coord::Int(Int::dy(thr)), Coord::Under, under_tuple(l.rank())]);
-    let (layout, offset) = slice_and_offset(&coord, &f)?;
-    Ok(Partition { offset, layout })
+    copy_partition_of(tc, &SwizzledLayout::Plain(l.clone()), thr, src)
+}
+
+/// [`copy_partition`] of a tensor whose layout may be swizzled (see [`thread_slice`]).
+pub fn copy_partition_of(tc: &TiledCopy, t: &SwizzledLayout, thr: i64, src: bool) -> Result<Partition> {
+    let rank = match t {
+        SwizzledLayout::Plain(l) => l.rank(),
+        SwizzledLayout::Composed(x) => x.layout.rank(),
+    };
+    let coord = Coord::Tuple(vec![Coord::Int(Int::dy(thr)), Coord::Under, under_tuple(rank)]);
+    thread_slice(&coord, t, |l| tidfrg(tc, l, src))
+}
+
+/// `TiledCopy::retile(L)` (copy_atom.hpp; `retile_S` and `retile_D` are the same): a
+/// thread's fragment `(V, ...)` regrouped as the tiled copy's values, `((atom_vals, rest_vals),
+/// RestM, RestN, ...)`:
+/// `frg_mn = upcast<NumThr*V>(right_inverse(TV).with_shape(Tiler_MN))`,
+/// `frg_v = zipped_divide(logical_product(make_layout(V), right_inverse(frg_mn)), AtomNumVal)`,
+/// then `zipped_divide(L, (V, product_each(shape(frg_mn))...)).compose(frg_v, _)(_, (_0, _, ...))`.
+pub fn retile(tc: &TiledCopy, l: &Layout) -> Result<Layout> {
+    let v = l.mode(0)?.size()?;
+    let nthr = tc.tv.mode(0)?.size()?;
+    let shaped = composition(&right_inverse(&tc.tv)?, &Layout::col_major(tc.tiler.clone())?)?;
+    let frg_mn = super::copy::upcast(&shaped, nthr.mul(v)?.value)?;
+    let atom_vals = tc.atom.ref_.mode(1)?.size()?;
+    let prod = logical_product_layout(&Layout::col_major(IntTuple::leaf(v))?, &right_inverse(&frg_mn)?)?;
+    let frg_v = zipped_divide(&prod, &Tiler::Layout(Layout::col_major(IntTuple::leaf(atom_vals))?))?;
+    let mut tile = vec![Tiler::Int(v)];
+    tile.extend(super::tiled_copy::product_each(&frg_mn.shape)?.leaves().into_iter().map(Tiler::Int));
+    let t = zipped_divide(l, &Tiler::Tuple(tile))?;
+    let vt = composition_tiler(&t, &Tiler::Tuple(vec![Tiler::Layout(frg_v), Tiler::Underscore]))?;
+    let mut rest = vec![Coord::Int(Int::st(0))];
+    rest.extend((1..l.rank()).map(|_| Coord::Under));
+    slice(&Coord::Tuple(vec![Coord::Under, Coord::Tuple(rest)]), &vt)
+}
+
+/// The layout of an SM90 GMMA operand's descriptor fragment, `make_fragment_A/B` of the
+/// partition `p` of a shared-memory tensor (atom/mma_traits_sm90_gmma.hpp `MakeTensor<smem_desc>`):
+/// `replace<0>(recast<uint128_t const>(p).layout(), Layout<_1,_0>{})`, one descriptor per
+/// 128-bit column of the values. `bits` is the width of the operand's value type.
+/// Refusals as CuTe's static_asserts: a counting tensor's `int` is not the value type
+/// (mma_atom.hpp "Expecting ValTypeA type"), a layout over smem_ptr_flag_bits<B> needs a B-bit
+/// element (pointer_flagged.hpp "Expected a B-bit pointer type.").
+pub fn gmma_descriptor_fragment(p: &Partition, bits: i64) -> Result<Layout> {
+    let Over::SmemSwizzle(_, b) = p.over else {
+        return Err(Error::Rejected {
+            condition: "Expecting ValTypeA type",
+            detail: format!("a GMMA descriptor fragment of {p}, which is not a shared-memory tensor"),
+        });
+    };
+    if b != bits {
+        return Err(Error::Rejected {
+            condition: "Expected a B-bit pointer type.",
+            detail: format!("a {b}-bit shared-memory layout for {bits}-bit values"),
+        });
+    }
+    let up = super::copy::upcast(&p.layout, 128 / bits)?;
+    let mut modes = up.modes();
+    if modes.is_empty() {
+        return Err(Error::MismatchedRanks { detail: format!("replace<0> of {up}") });
+    }
+    modes[0] = Layout::leaf(Int::st(1), Int::st(0));
+    Ok(Layout::concat(&modes))
 }
 
 #[cfg(test)]
@@ -214,5 +345,48 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n == 1));
+    }
+
+    #[test]
+    fn swizzled_partitions_cover_the_swizzled_tile() {
+        // sgemm_sm80's sA (Sw<3,3,3> atom tiled to 128x64x3) partitioned by its cp.async copy and
+        // by an LDSM copy of A: each thread's decayed slice, at its offset, gives CuTe's swizzled
+        // indices; all threads together cover the swizzled tile once per value.
+        use crate::swizzle::Swizzle;
+        let atom = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();
+        let tc =
+            make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_8):(_0,_1)").unwrap())
+                .unwrap();
+        let x = ComposedLayout {
+            swizzle: Swizzle { b: 3, m: 3, s: 3 },
+            offset: Offset::Int(Int::st(0)),
+            layout: lit::layout("((_8,_16),((_8,_8),_1),(_1,_3)):((_8,_512),((_1,_64),_0),(_0,_8192))").unwrap(),
+        };
+        let t = SwizzledLayout::Composed(x);
+        let n = 128 * 64 * 3;
+        let mut seen = vec![0; n];
+        for thr in 0..128 {
+            let p = copy_partition_of(&tc, &t, thr, false).unwrap();
+            assert_eq!(p.over, Over::Counting);
+            for v in p.layout.values().unwrap() {
+                seen[(p.offset.value + v) as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&k| k == 1));
+        // Thread 37's 8 values are 8 contiguous swizzled halfs (one 128-bit cp.async).
+        let p = copy_partition_of(&tc, &t, 37, false).unwrap();
+        assert_eq!(p.to_string(), "counting_iter(328) o ((_8,_1),_8,_1,(_1,_3)):((_1,_0),_1024,_0,(_0,_8192))");
+        let m =
+            make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", Some(&lit::layout("(_2,_2,_1):(_1,_2,_0)").unwrap()), &[])
+                .unwrap();
+        let mut seen = vec![0; n];
+        for thr in 0..128 {
+            let p = mma_partition_of(&m, 'A', &t, thr).unwrap();
+            for v in p.layout.values().unwrap() {
+                seen[(p.offset.value + v) as usize] += 1;
+            }
+        }
+        // A is read by the two N-warps: every element twice.
+        assert!(seen.iter().all(|&k| k == 2));
     }
 }

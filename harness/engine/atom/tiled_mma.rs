@@ -96,7 +96,10 @@ impl TiledMma {
             Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(self.atom.shape_mnk.mode(i)?.product()?))?))
         };
         let a_tensor = zipped_divide(&t_tensor, &tup(vec![ext(m0)?, ext(m1)?]))?;
-        let tv_tensor = composition_tiler(&a_tensor, &tup(vec![Tiler::Layout(atom_tv.clone()), Tiler::Underscore]))?;
+        // composition(a_tensor, (atom_tv, _)) is by mode: mode 0 composed (and verified alone, so a
+        // large tensor of many atoms is still answered), mode 1 kept.
+        let tv_tensor =
+            Layout::concat(&[crate::composition::composition(&a_tensor.mode(0)?, atom_tv)?, a_tensor.mode(1)?]);
         let v = &self.thr_layout_vmnk;
         let thr = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(sz(v, i)?))?)) };
         zipped_divide(&tv_tensor, &tup(vec![Tiler::Underscore, tup(vec![thr(t0)?, thr(t1)?])]))

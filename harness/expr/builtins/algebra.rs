@@ -281,7 +281,7 @@ pub fn to_coord(v: &Value) -> Result<Coord> {
 pub fn slice(name: &Name, args: &[Value]) -> Result<Value> {
     if let Value::Atom(AtomValue::Composed(x)) = &args[1] {
         let (r, _) = crate::engine::swizzle_slice::slice_and_offset(&to_coord(&args[0])?, x)?;
-        return Ok(Value::Atom(AtomValue::Composed(r)));
+        return Ok(r.into());
     }
     let l = layout(&args[1], name.base())?;
     Ok(Value::Layout(crate::engine::slice::slice(&to_coord(&args[0])?, l)?))
@@ -297,7 +297,7 @@ pub fn dice(name: &Name, args: &[Value]) -> Result<Value> {
 pub fn slice_and_offset(name: &Name, args: &[Value]) -> Result<Value> {
     if let Value::Atom(AtomValue::Composed(x)) = &args[1] {
         let (r, off) = crate::engine::swizzle_slice::slice_and_offset(&to_coord(&args[0])?, x)?;
-        return Ok(Value::Tuple(vec![Value::Atom(AtomValue::Composed(r)), Value::Int(off)]));
+        return Ok(Value::Tuple(vec![r.into(), Value::Int(off)]));
     }
     let l = layout(&args[1], name.base())?;
     let (r, off) = crate::engine::slice::slice_and_offset(&to_coord(&args[0])?, l)?;

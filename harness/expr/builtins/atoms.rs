@@ -110,8 +110,12 @@ pub fn make_tiled_copy_for(name: &Name, args: &[Value]) -> Result<Value> {
 pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let which = n.chars().last().unwrap_or('c');
-    let p =
-        partition::mma_partition(tiled_mma_arg(n, &args[0])?, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+    let p = partition::mma_partition_of(
+        tiled_mma_arg(n, &args[0])?,
+        which,
+        &tensor_layout(&args[1])?,
+        thread_arg(n, &args[2])?,
+    )?;
     Ok(Value::Atom(AtomValue::Partition(p)))
 }
 
@@ -133,10 +137,14 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
     let m = tiled_mma_arg(n, &args[0])?;
     let atom = &m.atom.name;
     let smem = atom.starts_with("SM90") && (atom.contains("_SS") || (which == 'b' && atom.contains("_RS")));
+    let p = partition::mma_partition_of(m, which, &tensor_layout(&args[1])?, thread_arg(n, &args[2])?)?;
     if which != 'c' && smem {
-        return Err(Error::Type(format!("{n}: the GMMA descriptor fragment of {atom} is not modelled")));
+        let bits = copy::type_bits(&m.atom.val_types[if which == 'a' { 1 } else { 2 }])?;
+        return Ok(Value::Layout(partition::gmma_descriptor_fragment(&p, bits)?));
     }
-    let p = partition::mma_partition(m, which, &args[1].to_layout()?, thread_arg(n, &args[2])?)?;
+    if !matches!(p.over, partition::Over::Counting) {
+        return Err(Error::Type(format!("{n}: a fragment of a swizzled tensor ({p}) is not modelled")));
+    }
     let l = if which == 'c' {
         crate::engine::Layout::col_major(p.layout.shape.clone())?
     } else {
@@ -162,8 +170,28 @@ pub fn copy_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
         return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
     };
-    let p = partition::copy_partition(tc, &args[1].to_layout()?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
+    let p = partition::copy_partition_of(tc, &tensor_layout(&args[1])?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
     Ok(Value::Atom(AtomValue::Partition(p)))
+}
+
+/// The layout of a tensor to partition: a layout, or a swizzled one (`Sw o _0 o L` is a counting
+/// tensor's layout; `Sw o smem_ptr[B] o L` makes a shared-memory tensor with the swizzle on its
+/// pointer, as kernels' smem tensors are).
+fn tensor_layout(v: &Value) -> Result<SwizzledLayout> {
+    Ok(match v {
+        Value::Atom(AtomValue::Composed(x)) => SwizzledLayout::Composed(x.clone()),
+        v => SwizzledLayout::Plain(v.to_layout()?),
+    })
+}
+
+/// `retile_S/retile_D(COPY, L)`: the layout of `COPY.get_slice(i).retile_S(T)` for a thread's
+/// fragment T with layout L (copy_atom.hpp TiledCopy::retile).
+pub fn retile(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
+        return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
+    };
+    Ok(Value::Layout(partition::retile(tc, &args[1].to_layout()?)?))
 }
 
 /// `composition` where an operand is a swizzle: `composition(Swizzle, L)`, `composition(Sw o _0 o

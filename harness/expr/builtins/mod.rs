@@ -112,6 +112,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         }
         Op::PartitionFragmentC => Has(builtins::atoms::partition_fragment_c),
         Op::MmaFragmentA => Has(builtins::atoms::mma_fragment),
+        Op::RetileS | Op::RetileD => Has(builtins::atoms::retile),
         Op::MmaFragmentB => Has(builtins::atoms::mma_fragment),
         Op::MmaFragmentC => Has(builtins::atoms::mma_fragment),
         Op::Slice => Has(builtins::algebra::slice),

@@ -271,9 +271,51 @@ pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
     if i.kind != Kind::Int {
         return err(&args[2], "expected a thread index");
     }
+    Ok(Cpp::new(format!("{x}.get_slice({}).{method}({})", i.code, tensor_of(&l.code)), Kind::Other))
+}
+
+/// The tensor a partition case partitions: `make_tensor(counting_iterator<int>(0), L)`, or, for a
+/// layout over `smem_ptr_flag_bits<B>` (a GMMA shared-memory layout), CuTe's shared-memory tensor
+/// `make_tensor(make_smem_ptr(p), L)` at the fixed address engine::atom::partition::SMEM_BASE
+/// (pointer_flagged.hpp moves the swizzle onto the pointer).
+fn tensor_of(l: &str) -> String {
+    tensor_of_type(l, None)
+}
+
+/// [`tensor_of`], with the shared-memory elements of type `elem` (the MMA's value type, which
+/// make_fragment_A/B check) in place of B-bit unsigned integers.
+fn tensor_of_type(l: &str, elem: Option<&str>) -> String {
+    let base = crate::engine::atom::partition::SMEM_BASE;
+    let mut smem = String::new();
+    for (bits, ty) in [(8, "uint8_t"), (16, "uint16_t"), (32, "uint32_t"), (64, "uint64_t")] {
+        let ty = elem.unwrap_or(ty);
+        smem.push_str(&format!(
+            "if constexpr (std::is_same_v<O_, smem_ptr_flag_bits<{bits}>>) {{ return make_tensor(make_smem_ptr(reinterpret_cast<{ty}*>({base:#x})), l_); }} else "
+        ));
+    }
+    format!(
+        "[](auto const& l_) {{ using L_ = remove_cvref_t<decltype(l_)>; \
+if constexpr (is_composed_layout<L_>::value) {{ using O_ = remove_cvref_t<decltype(l_.offset())>; \
+{smem}{{ return make_tensor(counting_iterator<int>(0), l_); }} }} \
+else {{ return make_tensor(counting_iterator<int>(0), l_); }} }}({l})"
+    )
+}
+
+/// `COPY.get_slice(0).retile_S(make_tensor(counting_iterator<int>(0), L)).layout()` (or retile_D).
+pub fn retile(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let copy_maker = match &args[0] {
+        Expr::Call { name, .. } => match Op::lookup(name) {
+            Some(m @ (Op::MakeTiledCopyA | Op::MakeTiledCopyB | Op::MakeTiledCopyC)) => m,
+            _ => Op::MakeTiledCopy,
+        },
+        _ => Op::MakeTiledCopy,
+    };
+    let x = made_by(g, &args[0], copy_maker)?;
+    let l = g.layout(&args[1])?;
+    let method = if op == Op::RetileS { "retile_S" } else { "retile_D" };
     Ok(Cpp::new(
-        format!("{x}.get_slice({}).{method}(make_tensor(counting_iterator<int>(0), {}))", i.code, l.code),
-        Kind::Other,
+        format!("{x}.get_slice(0).{method}(make_tensor(counting_iterator<int>(0), {})).layout()", l.code),
+        Kind::Layout,
     ))
 }
 
@@ -292,13 +334,22 @@ pub fn mma_fragment(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
     if i.kind != Kind::Int {
         return err(&args[2], "expected a thread index");
     }
-    let method = match op {
-        Op::MmaFragmentA => "partition_fragment_A",
-        Op::MmaFragmentB => "partition_fragment_B",
-        _ => "partition_fragment_C",
+    let (method, elem) = match op {
+        Op::MmaFragmentA => ("partition_fragment_A", "ValTypeA"),
+        Op::MmaFragmentB => ("partition_fragment_B", "ValTypeB"),
+        _ => ("partition_fragment_C", "ValTypeC"),
     };
+    let elem = format!("typename decltype({m})::{elem}");
+    let (t, frag) = (tensor_of_type(&l.code, Some(&elem)), format!("{m}.get_slice({}).{method}(t_)", i.code));
+    // A static layout is printed from the fragment's type: CuTe's host build of a GMMA descriptor
+    // (the fragment's iterator, not its layout) prints "ERROR: cast_smem_ptr_to_uint not
+    // supported but used." when run.
     Ok(Cpp::new(
-        format!("{m}.get_slice({}).{method}(make_tensor(counting_iterator<int>(0), {})).layout()", i.code, l.code),
+        format!(
+            "[&](auto) {{ auto t_ = {t}; using T_ = decltype({frag}); \
+if constexpr (is_static<typename T_::layout_type>::value) {{ return typename T_::layout_type{{}}; }} \
+else {{ return {frag}.layout(); }} }}(0)"
+        ),
         Kind::Layout,
     ))
 }

@@ -404,6 +404,8 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::MakeLayoutLike => Has(|g, _, a, _| codegen::algebra::unary(g, Op::MakeLayoutLike.name(), a)),
         Op::MakeFragmentLike => Has(|g, _, a, _| codegen::algebra::unary(g, Op::MakeFragmentLike.name(), a)),
         Op::PartitionFragmentC => Has(codegen::atoms::partition_fragment_c),
+        Op::RetileS => Has(|g, n, a, e| codegen::atoms::retile(Op::RetileS, g, n, a, e)),
+        Op::RetileD => Has(|g, n, a, e| codegen::atoms::retile(Op::RetileD, g, n, a, e)),
         Op::MmaFragmentA => Has(|g, n, a, e| codegen::atoms::mma_fragment(Op::MmaFragmentA, g, n, a, e)),
         Op::MmaFragmentB => Has(|g, n, a, e| codegen::atoms::mma_fragment(Op::MmaFragmentB, g, n, a, e)),
         Op::MmaFragmentC => Has(|g, n, a, e| codegen::atoms::mma_fragment(Op::MmaFragmentC, g, n, a, e)),

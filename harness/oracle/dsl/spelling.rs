@@ -52,6 +52,7 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::MakeLayoutLike => Absent("not translated: the DSL worker has no make_layout_like call yet"),
         Op::MakeFragmentLike => Absent("not translated: the DSL worker has no make_fragment_like call yet"),
         Op::PartitionFragmentC => Absent("not translated: the DSL worker has no partition_fragment_C call yet"),
+        Op::RetileS | Op::RetileD => Absent("not translated: the DSL worker has no retile call yet"),
         Op::MmaFragmentA => Absent("not translated: the DSL worker has no mma_fragment_a call yet"),
         Op::MmaFragmentB => Absent("not translated: the DSL worker has no mma_fragment_b call yet"),
         Op::MmaFragmentC => Absent("not translated: the DSL worker has no mma_fragment_c call yet"),

@@ -213,6 +213,7 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::SliceAndOffset => Absent("not in the in-process ABI: cpp/ffi has no slice_and_offset entry; its cases run through the compiled driver"),
         Op::MakeLayoutLike => Absent("not in the in-process ABI: cpp/ffi has no make_layout_like entry; its cases run through the compiled driver"),
         Op::MakeFragmentLike => Absent("not in the in-process ABI: cpp/ffi has no make_fragment_like entry; its cases run through the compiled driver"),
+        Op::RetileS | Op::RetileD => Absent(ATOMS),
         Op::PartitionFragmentC => Absent("not in the in-process ABI: cpp/ffi has no partition_fragment_C entry; its cases run through the compiled driver"),
         Op::MmaFragmentA => Absent("not in the in-process ABI: cpp/ffi has no mma_fragment_a entry; its cases run through the compiled driver"),
         Op::MmaFragmentB => Absent("not in the in-process ABI: cpp/ffi has no mma_fragment_b entry; its cases run through the compiled driver"),

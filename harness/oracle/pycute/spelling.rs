@@ -64,6 +64,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::MakeLayoutLike => Absent("pycute (the nvidia-cutlass wheel) has no make_layout_like"),
         Op::MakeFragmentLike => Absent("pycute (the nvidia-cutlass wheel) has no make_fragment_like"),
         Op::PartitionFragmentC => Absent("pycute (the nvidia-cutlass wheel) has no partition_fragment_C"),
+        Op::RetileS | Op::RetileD => Absent("pycute has no copy atoms"),
         Op::MmaFragmentA => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_a"),
         Op::MmaFragmentB => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_b"),
         Op::MmaFragmentC => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_c"),
