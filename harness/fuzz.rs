@@ -65,7 +65,8 @@ impl Case {
 /// `zero-stride`, `prime-3`/`5`/`7`, `size>=2^10`, `size>=2^16`, `rank>=5`, `depth>=3`, `depth=4`,
 /// `dynamic`, `tiler-underscore`, `tiler-int`, `hier-coord`, `swizzle`, `composed`, `gmma-smem-atom`,
 /// `print_layout`, `offset`, `recast`, `mode-index`, `profile` (coalesce/filter under a target
-/// profile), `mma-atom`, `copy-atom`, and `atom:NAME` for each atom or copy operation.
+/// profile), `mma-atom`, `copy-atom`, `basis-stride` (a basis element or an identity layout), and
+/// `atom:NAME` for each atom or copy operation.
 pub fn features(text: &str) -> Vec<String> {
     let mut out = std::collections::BTreeSet::new();
     if let Ok(e) = parse(text) {
@@ -133,6 +134,9 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             }
         }
         Expr::Call { name, args, .. } => {
+            if Op::lookup(name) == Some(Op::MakeIdentityLayout) {
+                add("basis-stride");
+            }
             let n = name.to_string();
             let simple = name.simple().unwrap_or("");
             if n.starts_with("Swizzle<") {

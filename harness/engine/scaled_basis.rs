@@ -45,7 +45,7 @@ use super::error::{Error, Result};
 use super::int::Int;
 use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
-use super::postcondition::{cite, Checked, Violation};
+use super::postcondition::{cite, enforce, Checked, Violation};
 use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
 use super::slice::Coord;
 use super::tiler::Tiler;
@@ -445,11 +445,19 @@ fn encoded(l: &BasisLayout, f: impl FnOnce(&Layout, &Table) -> Result<Layout>) -
 // composition (layout.hpp: composition, detail::composition_impl), A with basis strides, B integer
 
 /// `composition(A, B)` for an integer layout `B`: postcondition 2.
+///
+/// CuTe's computation first (its static_asserts are reported as CuTe reports them); then, as for
+/// integer layouts, a result that breaks postcondition 2 (dynamic extents CuTe cannot check) is
+/// refused ([`Error::Undefined`]), never returned.
 pub fn composition(a: &BasisLayout, b: &Layout) -> Result<BasisLayout> {
     // coprofile(B) of an integer B is an integer: coalesce_x(A) whole.
     let ax = coalesce_x(a)?;
     let modes = ax.leaf_pairs();
-    compose(&modes, ax.shape.is_tuple(), &b.shape, &b.stride)
+    let r = compose(&modes, ax.shape.is_tuple(), &b.shape, &b.stride)?;
+    if super::runtime::checks_on() {
+        enforce("composition", check_postconditions(Checkable::Composition(a, b), &r))?;
+    }
+    Ok(r)
 }
 
 /// `composition(A, tiler)`: a tuple applies mode by mode (A's modes past the tiler dropped), `_`
@@ -458,10 +466,7 @@ pub fn composition_tiler(a: &BasisLayout, t: &Tiler) -> Result<BasisLayout> {
     match t {
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Layout(b) => composition(a, b),
-        Tiler::Int(n) => {
-            let ax = coalesce_x(a)?;
-            compose(&ax.leaf_pairs(), ax.shape.is_tuple(), &IntTuple::leaf(*n), &IntTuple::leaf(Int::st(1)))
-        }
+        Tiler::Int(n) => composition(a, &Layout::leaf(*n, Int::st(1))),
         Tiler::Tuple(items) => {
             // The modes of A: a leaf layout is its own only mode.
             let (sm, dm): (Vec<&Tup>, Vec<BasisValue>) = match (a.shape.view(), &a.stride) {
@@ -746,34 +751,31 @@ pub fn make_identity_layout(shape: &Tup) -> BasisLayout {
 // ---------------------------------------------------------------------------------------------
 // Postconditions
 
-/// The value as a flat list of integers (an arithmetic tuple's leaves), for comparing functions.
-fn flat_value(v: &BasisValue) -> Vec<i64> {
+/// The nonzero components of a value, by their position in its arithmetic tuple.
+fn components(v: &BasisValue, path: &mut Vec<usize>, out: &mut std::collections::BTreeMap<Vec<usize>, i64>) {
     match v.as_arithmetic_tuple() {
-        BasisValue::Int(i) => vec![i.value],
-        BasisValue::Tuple(t) => t.iter().flat_map(flat_value).collect(),
-        BasisValue::Basis(b) => vec![b.value.value],
+        BasisValue::Tuple(t) => {
+            for (k, x) in t.iter().enumerate() {
+                path.push(k);
+                components(x, path, out);
+                path.pop();
+            }
+        }
+        BasisValue::Int(i) if i.value != 0 => {
+            out.insert(path.clone(), i.value);
+        }
+        _ => {}
     }
 }
 
-/// Two coordinates are equal as vectors (trailing zeros do not count).
+/// Two values are the same point: the same nonzero components (an integer is component `()`,
+/// a zero anywhere is no component, so `_0`, `0@1` and `(0,_0)` are one point).
 fn same_point(a: &BasisValue, b: &BasisValue) -> bool {
-    fn norm(v: &BasisValue) -> BasisValue {
-        match v.as_arithmetic_tuple() {
-            BasisValue::Tuple(t) => {
-                let mut t: Vec<BasisValue> = t.iter().map(norm).collect();
-                while t.last().is_some_and(|x| matches!(x, BasisValue::Int(i) if i.value == 0)) {
-                    t.pop();
-                }
-                BasisValue::Tuple(t)
-            }
-            BasisValue::Int(i) if i.value == 0 => BasisValue::Tuple(vec![]),
-            other => BasisValue::Int(match other {
-                BasisValue::Int(i) => Int::dy(i.value),
-                _ => unreachable!("leaf"),
-            }),
-        }
-    }
-    norm(a) == norm(b) || (flat_value(a) == flat_value(b) && flat_value(a).iter().all(|&x| x == 0))
+    let (mut x, mut y) = (Default::default(), Default::default());
+    components(a, &mut Vec::new(), &mut x);
+    components(b, &mut Vec::new(), &mut y);
+    // An integer i and the basis element i@0 differ (position () against (0)).
+    x == y
 }
 
 /// The natural coordinate of index `i` in `shape` (colexicographic), every leaf dynamic.
@@ -922,5 +924,85 @@ mod tests {
         assert_eq!(off.to_string(), "(2,4)");
         let d = logical_divide_layout(&l, &b).unwrap();
         check_postconditions(Checkable::LogicalDivide(&l, &b), &d).unwrap();
+    }
+
+    #[test]
+    fn equality_as_each_release_forms_it() {
+        let a = e(&[0]);
+        let b = e(&[1]);
+        let d = |v: i64, m: &[u32]| BasisValue::Basis(ScaledBasis { value: Int::dy(v), modes: m.to_vec() });
+        // Same modes: the value comparison, static where both values are.
+        assert_eq!(a.equals(&e(&[0]), false).unwrap(), Int::st(1));
+        assert_eq!(d(2, &[0]).equals(&d(2, &[0]), false).unwrap(), Int::dy(1));
+        // Different modes: 4.2 forms C<false> && (v == w), a dynamic bool for dynamic values;
+        // 4.7 answers false_type.
+        assert_eq!(a.equals(&b, false).unwrap(), Int::st(0));
+        assert_eq!(d(2, &[0]).equals(&d(2, &[1]), false).unwrap(), Int::dy(0));
+        assert_eq!(d(2, &[0]).equals(&d(2, &[1]), true).unwrap(), Int::st(0));
+        // Different numbers of modes, or a basis element against an integer: false_type.
+        assert_eq!(a.equals(&e(&[0, 1]), false).unwrap(), Int::st(0));
+        assert_eq!(a.equals(&BasisValue::Int(Int::st(1)), false).unwrap(), Int::st(0));
+    }
+
+    use proptest::prelude::*;
+
+    /// A shape of 1-4 leaves (a nesting of at most two levels) and its layout with basis strides:
+    /// each leaf's stride a compact column-major stride along a random axis (0..3), so the layout
+    /// is injective per axis; or the identity layout.
+    fn basis_layout() -> impl Strategy<Value = BasisLayout> {
+        (
+            prop::collection::vec((prop::sample::select(vec![1i64, 2, 3, 4, 6, 8]), 0u32..3, any::<bool>()), 1..5),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(leaves, nest, identity)| {
+                let mut next = [1i64; 3];
+                let mut shape = Vec::new();
+                let mut stride = Vec::new();
+                for (n, axis, st) in &leaves {
+                    shape.push(IntTuple::leaf(Int::new(*n, *st)));
+                    let d = next[*axis as usize];
+                    next[*axis as usize] *= n;
+                    stride.push(BasisValue::Basis(ScaledBasis { value: Int::new(d, *st), modes: vec![*axis] }));
+                }
+                let (shape, stride) = if nest && shape.len() > 2 {
+                    let (s1, d1) = (shape.split_off(1), stride.split_off(1));
+                    shape.push(IntTuple::tuple(s1));
+                    stride.push(BasisValue::Tuple(d1));
+                    (IntTuple::tuple(shape), BasisValue::Tuple(stride))
+                } else {
+                    (IntTuple::tuple(shape), BasisValue::Tuple(stride))
+                };
+                if identity {
+                    make_identity_layout(&shape)
+                } else {
+                    BasisLayout::new(shape, stride).expect("congruent by construction")
+                }
+            })
+    }
+
+    proptest! {
+        /// Postconditions 1-4 on layouts drawn by construction; right operands and tilers are the
+        /// compact layouts of divisors of the size (composition's divisibility conditions hold
+        /// for those only where they split A's extents, so a refusal is allowed, a wrong answer
+        /// is not).
+        #[test]
+        fn every_postcondition_holds(a in basis_layout(), k in 0usize..4, st in 1i64..4) {
+            let c = coalesce(&a).unwrap();
+            prop_assert!(check_postconditions(Checkable::Coalesce(&a), &c).is_ok(), "{a} -> {c}");
+            let n = a.size().unwrap().value;
+            let divisors: Vec<i64> = (1..=n).filter(|d| n % d == 0).collect();
+            let m = divisors[k % divisors.len()];
+            let b = Layout::new(IntTuple::leaf(Int::st(m)), IntTuple::leaf(Int::st(if n % (m * st) == 0 { st } else { 1 }))).unwrap();
+            if let Ok(r) = composition(&a, &b) {
+                prop_assert!(check_postconditions(Checkable::Composition(&a, &b), &r).is_ok(), "{a} o {b} -> {r}");
+            }
+            let t = Layout::new(IntTuple::leaf(Int::st(m)), IntTuple::leaf(Int::st(1))).unwrap();
+            if let Ok(r) = logical_divide_layout(&a, &t) {
+                prop_assert!(check_postconditions(Checkable::LogicalDivide(&a, &t), &r).is_ok(), "{a} / {t} -> {r}");
+            }
+            let id = make_identity_layout(&a.shape);
+            prop_assert!(check_postconditions(Checkable::IdentityLayout(&a.shape), &id).is_ok());
+        }
     }
 }

@@ -15,6 +15,7 @@ use proptest::prelude::*;
 use super::{admissible_rhs, case_of, evaluation, signed_compact, tiler_for, Case};
 use crate::engine::int_tuple::{IntTuple, Tup, View};
 use crate::engine::Layout;
+use crate::expr::op::Op;
 
 /// The stride text of `a`'s strides sent to the axes `axes` (in preorder, cycled).
 fn basis_stride(d: &Tup, axes: &[u32], k: &mut usize) -> String {
@@ -103,16 +104,16 @@ pub fn basis_case() -> BoxedStrategy<Case> {
             .prop_map(move |(l, t)| c("logical_divide", format!("logical_divide({l},{t})"), true)),
         3 => (on().prop_flat_map(|(a, l, _)| (Just(l), tiler_for(&a, false))), 0..3usize).prop_map(
             move |((l, t), k)| {
-                let op = ["zipped_divide", "tiled_divide", "flat_divide"][k];
-                c(op, format!("{op}({l},{t})"), true)
+                let op = [Op::ZippedDivide, Op::TiledDivide, Op::FlatDivide][k];
+                c(op.name(), format!("{op}({l},{t})"), true)
             }
         ),
         3 => (tiled_identity(), 0..4usize).prop_map(move |((l, tile, coord, thr, idx), k)| {
-            match k {
-                0 => c("local_tile", format!("local_tile({l},{tile},{coord})"), true),
-                1 => c("local_tile_offset", format!("local_tile_offset({l},{tile},{coord})"), true),
-                2 => c("local_partition", format!("local_partition({l},{thr},{idx})"), true),
-                _ => c("local_partition_offset", format!("local_partition_offset({l},{thr},{idx})"), true),
+            let op = [Op::LocalTile, Op::LocalTileOffset, Op::LocalPartition, Op::LocalPartitionOffset][k];
+            if k < 2 {
+                c(op.name(), format!("{op}({l},{tile},{coord})"), true)
+            } else {
+                c(op.name(), format!("{op}({l},{thr},{idx})"), true)
             }
         }),
     ]
