@@ -131,6 +131,9 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
     let start = Instant::now();
     let mut out = Vec::with_capacity(exprs.len());
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let work = |part: &[&Case]| part.iter().filter(|c| !oracle.recorded(c)).count();
+    let (label, total) = progress_total(oracle, exprs, label);
+    let label = label.as_str();
     let (stop, stopped) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|s| {
         if exprs.len() > 1 && !tty {
@@ -140,13 +143,13 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
                 let every = std::time::Duration::from_secs_f64(PROGRESS_EVERY_SECS);
                 while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
                     let n = done.load(std::sync::atomic::Ordering::Relaxed);
-                    eprintln!("{}", progress_line(label, n, exprs.len(), start.elapsed().as_secs_f64()));
+                    eprintln!("{}", progress_line(label, n, total, start.elapsed().as_secs_f64()));
                 }
             });
         }
         for part in exprs.chunks(chunk.max(1)) {
             out.extend(oracle.replies(part));
-            done.fetch_add(part.len(), std::sync::atomic::Ordering::Relaxed);
+            done.fetch_add(work(part), std::sync::atomic::Ordering::Relaxed);
             if let Some(b) = &bar {
                 b.inc(part.len() as u64);
             }
@@ -157,6 +160,16 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
         b.finish_and_clear();
     }
     out
+}
+
+/// The label and total of the log's progress line: it counts the cases the oracle works on, not
+/// those it has a recorded answer for (which take no time), so that its estimate holds.
+pub fn progress_total(oracle: &dyn case::Oracle, cases: &[&Case], label: &str) -> (String, usize) {
+    let total = cases.iter().filter(|c| !oracle.recorded(c)).count();
+    match cases.len() - total {
+        0 => (label.to_string(), total),
+        n => (format!("{label} ({n} more from the record)"), total),
+    }
 }
 
 /// How often a log (stderr not a terminal) gets a progress line, in seconds.
