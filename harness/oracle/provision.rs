@@ -5,7 +5,7 @@
 //! checked against `fixtures/cutlass-pins.toml` (a version without a pin is trusted on first use,
 //! with a warning; its digest is recorded in `<state>/cache/trust-on-first-use.toml` and a later
 //! download with another digest is refused), and it is unpacked with
-//! `python3 -m zipfile -e` into a temporary directory that is then renamed to
+//! the `zip` crate into a temporary directory that is then renamed to
 //! `<state>/cache/<name>-<version>/` — so an entry is either complete or absent. The entry's
 //! marker file holds the wheel's sha256, the trust kind and the number of unpacked files; an entry
 //! whose marker is missing, unreadable or disagrees with the pin is removed and provisioned again.
@@ -334,12 +334,9 @@ impl Provisioner {
                 }
             }
             all.push_str(&sha);
-            let out = Command::new("python3").args(["-m", "zipfile", "-e"]).arg(&wheel).arg(tmp.path()).output()?;
-            if !out.status.success() {
-                bail!("unpacking {} failed: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
-            }
+            unzip(&wheel, tmp.path())?;
         }
-        // zipfile does not keep the executable bits.
+        // Wheels need not record the executable bits.
         for sub in ["bin", "nvvm/bin"] {
             if let Ok(rd) = std::fs::read_dir(tmp.path().join("nvidia/cu13").join(sub)) {
                 for e in rd.flatten() {
@@ -595,16 +592,13 @@ pub(crate) fn count_files(dir: &Path) -> Option<usize> {
     Some(files.iter().filter(|f| f.as_str() != MARKER).count())
 }
 
+/// Unpack a wheel (a zip file) into `into` with the `zip` crate: names that would leave `into`
+/// (absolute, `..`) are refused by its `extract`, Unix modes are kept where the archive has them.
 fn unzip(wheel: &Path, into: &Path) -> Result<()> {
-    let out = Command::new("python3")
-        .args(["-m", "zipfile", "-e"])
-        .arg(wheel)
-        .arg(into)
-        .output()
-        .map_err(|e| anyhow!("could not run `python3 -m zipfile`: {e}"))?;
-    if !out.status.success() {
-        bail!("unpacking {} failed: {}", wheel.display(), String::from_utf8_lossy(&out.stderr).trim());
-    }
+    let file = std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
+    let mut archive =
+        zip::ZipArchive::new(file).with_context(|| format!("{} is not a zip archive", wheel.display()))?;
+    archive.extract(into).with_context(|| format!("unpacking {} failed", wheel.display()))?;
     Ok(())
 }
 

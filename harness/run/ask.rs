@@ -135,12 +135,15 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
     };
     let mut out = Vec::with_capacity(exprs.len());
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let work = |part: &[&Case]| part.iter().filter(|c| !oracle.recorded(c)).count();
+    let (label, total) = progress_total(oracle, exprs, label);
+    let label = label.as_str();
     std::thread::scope(|s| {
         // A line every PROGRESS_EVERY_SECS, even while one chunk is being answered.
-        let ticking = (exprs.len() > 1 && !tty).then(|| progress::ticker(s, label, &done, exprs.len()));
+        let ticking = (exprs.len() > 1 && !tty).then(|| progress::ticker(s, label, &done, total));
         for part in exprs.chunks(chunk.max(1)) {
             out.extend(oracle.replies(part));
-            done.fetch_add(part.len(), std::sync::atomic::Ordering::Relaxed);
+            done.fetch_add(work(part), std::sync::atomic::Ordering::Relaxed);
             if let Some(b) = &bar {
                 b.inc(part.len() as u64);
             }
@@ -155,3 +158,13 @@ fn replies_in(oracle: &dyn case::Oracle, exprs: &[&Case], label: &str, chunk: us
 
 /// The progress line of a log (one place for every oracle: crate::oracle::progress).
 pub use crate::oracle::progress::{progress_line, PROGRESS_EVERY_SECS};
+
+/// The label and total of the log's progress line: it counts the cases the oracle works on, not
+/// those it has a recorded answer for (which take no time), so that its estimate holds.
+pub fn progress_total(oracle: &dyn case::Oracle, cases: &[&Case], label: &str) -> (String, usize) {
+    let total = cases.iter().filter(|c| !oracle.recorded(c)).count();
+    match cases.len() - total {
+        0 => (label.to_string(), total),
+        n => (format!("{label} ({n} more from the record)"), total),
+    }
+}

@@ -114,7 +114,7 @@ impl<'a> Replay<'a> {
         self.replayed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn recorded(&self, c: &Case) -> Option<&Outcome> {
+    fn answer(&self, c: &Case) -> Option<&Outcome> {
         self.answers.get(&(c.location.clone(), c.text.clone()))
     }
 }
@@ -136,12 +136,16 @@ impl case::Oracle for Replay<'_> {
         self.live.name()
     }
 
+    fn recorded(&self, c: &Case) -> bool {
+        self.answer(c).is_some()
+    }
+
     fn replies(&self, cases: &[&Case]) -> Vec<case::Reply> {
-        let rest: Vec<&Case> = cases.iter().copied().filter(|c| self.recorded(c).is_none()).collect();
+        let rest: Vec<&Case> = cases.iter().copied().filter(|c| self.answer(c).is_none()).collect();
         let mut live = if rest.is_empty() { Vec::new() } else { self.live.replies(&rest) }.into_iter();
         let out: Vec<case::Reply> = cases
             .iter()
-            .map(|c| match self.recorded(c) {
+            .map(|c| match self.answer(c) {
                 Some(o) => case::Reply::of(o.clone()),
                 None => {
                     live.next().unwrap_or_else(|| case::Reply::of(Outcome::Error("the oracle gave no answer".into())))
@@ -187,6 +191,13 @@ mod tests {
         assert_eq!(got[2], Outcome::Printed("live:size(_4:_1)".into()));
         assert_eq!(*live.0.lock().unwrap(), vec![expr.clone(), "size(_4:_1)".to_string()]);
         assert_eq!(r.replayed(), 1);
+        assert!(case::Oracle::recorded(&r, &fixed) && !case::Oracle::recorded(&r, &elsewhere));
+        // The log's progress line counts only what the live oracle works on.
+        assert_eq!(
+            crate::run::ask::progress_total(&r, &[&elsewhere, &fixed, &random], "C++"),
+            ("C++ (1 more from the record)".to_string(), 2)
+        );
+        assert_eq!(crate::run::ask::progress_total(&live, &[&fixed, &random], "C++"), ("C++".to_string(), 2));
         assert_eq!(case::Oracle::describe(&r), "live; recorded");
         // Another release's record (none for a version never blessed): nothing to replay.
         assert_eq!(recorded_answers(Some("0.0.0.0")).unwrap().1, 0);
