@@ -288,6 +288,18 @@ pub const SM100_F8F6F4_SS_TEMPLATE: Switch = Switch {
     fixture: "mma_layout_a(SM100_MMA_F8F6F4_SS<float_e4m3_t,float_e4m3_t,float,128,64,UMMA::Major::K,UMMA::Major::K>)",
 };
 
+/// `slice_and_offset` of a shared-memory swizzled layout `Sw o smem_ptr[B] o L` (a GMMA layout):
+/// from 4.7 an overload of its own (pointer_flagged.hpp) slices L alone and keeps the offset in the
+/// layout, `(Sw o smem_ptr[B] o slice(c, L), _0)` when L's offset is a static 0 and `(Sw o (0 +
+/// offset) o slice(c, L), _0)` otherwise; before, the swizzled slice of swizzle_layout.hpp
+/// (`(Sw o _0 o slice(c, L), offset)` for a stage).
+pub const SMEM_FLAG_SLICE_KEEPS_OFFSET: Switch = Switch {
+    name: "smem swizzled slices keep their offset",
+    since: Release::new(4, 7, 0, 0),
+    what: "before 4.7 slice_and_offset(c, Sw o smem_ptr[B] o L) was swizzle_layout.hpp's (Sw o _0 o slice(c, L), offset); from 4.7 pointer_flagged.hpp's overload returns (Sw o smem_ptr[B] o slice(c, L), _0) for a static zero offset, else (Sw o offset o slice(c, L), _0)",
+    fixture: "slice_and_offset((_,_,_2),tile_to_shape(GMMA::Layout_MN_SW64_Atom<float>{},make_shape(Int<64>{},Int<32>{},Int<4>{})))",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &COPY_OP_SIZE_ASSERTS,
@@ -302,6 +314,7 @@ pub const SWITCHES: &[&Switch] = &[
     &SM100_SS_N_RELAXED,
     &SM80_INT4_B_LAYOUT_ONE_TO_ONE,
     &SM100_F8F6F4_SS_TEMPLATE,
+    &SMEM_FLAG_SLICE_KEEPS_OFFSET,
 ];
 
 #[cfg(test)]
