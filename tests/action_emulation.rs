@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cutecheck::oracle::repo_root;
-use serde_yaml::Value;
+use serde_yaml_ng::Value;
 
 /// What one emulated run of the Action gave.
 struct ActionRun {
@@ -93,7 +93,7 @@ fn read_outputs(text: &str) -> BTreeMap<String, String> {
 fn run_action(workspace: &Path, with: &[(&str, &str)]) -> ActionRun {
     let action_path = repo_root();
     let text = std::fs::read_to_string(action_path.join("action.yml")).expect("action.yml");
-    let action: Value = serde_yaml::from_str(&text).expect("action.yml is YAML");
+    let action: Value = serde_yaml_ng::from_str(&text).expect("action.yml is YAML");
     assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
     let mut inputs = BTreeMap::new();
     for (k, v) in action["inputs"].as_mapping().expect("inputs") {

@@ -70,10 +70,13 @@ fn every_invariant_names_a_guard_that_exists() {
             };
             if let Some(n) = name {
                 let n = n.split(['(', ' ', ',']).next().unwrap_or("");
-                // A folder's `#[cfg(test)] mod tests;` lives in its tests.rs.
-                let tests_rs = file.parent().map(|d| d.join("tests.rs")).and_then(|p| std::fs::read_to_string(p).ok());
+                // A folder's `#[cfg(test)] mod tests;` lives in its tests.rs; a file module's
+                // (`report/ci.rs`) in `report/ci/tests.rs`.
+                let read = |p: std::path::PathBuf| std::fs::read_to_string(p).ok();
+                let tests_rs = file.parent().map(|d| d.join("tests.rs")).and_then(read);
+                let beside = read(file.with_extension("").join("tests.rs"));
                 let found = |s: &str| s.contains(&format!("fn {n}("));
-                if !found(&src) && !tests_rs.as_deref().is_some_and(found) {
+                if !found(&src) && !tests_rs.as_deref().is_some_and(found) && !beside.as_deref().is_some_and(found) {
                     problems.push(format!("`{t}`: {} has no `fn {n}`", file.display()));
                 }
             }

@@ -148,3 +148,54 @@ fn a_log_gets_progress_lines_with_done_total_and_an_estimate() {
     assert_eq!(ask::progress_line("cpp", 0, 10, 1.0), "cpp: 0/10 cases (0%), 1 s, estimating");
     assert_eq!(ask::progress_line("cpp", 10, 10, 4.0), "cpp: 10/10 cases (100%), 4 s, about 0 s left");
 }
+
+/// Answers `(_2,_2):(_32,_2)` for the chapter's undefined composition (as CuTe does), and as the
+/// engine for the rest.
+struct CuteLike;
+
+impl case::Oracle for CuteLike {
+    fn describe(&self) -> String {
+        "the engine, but CuTe's answer to one undefined composition".into()
+    }
+
+    fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+        cases
+            .iter()
+            .map(|c| match c.text.as_str() {
+                "composition((_6,_2):(_8,_2),_4:_4)" => Outcome::Printed("(_2,_2):(_32,_2)".into()),
+                _ => case::engine(c, false).outcome,
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_json_report_carries_every_case_and_a_new_one_with_its_reproducer() {
+    let known = KnownDiscrepancies::default();
+    let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
+    let spec = PlanSpec { cases: 5, seed: 3, shard: (0, 1), fixed: false, known: false };
+    let mut p = plan(&judge, &spec).expect("the plan");
+    p.cases.extend(
+        plan::case_lines("coalesce((_2,_4):(_1,_2))\ncomposition((_6,_2):(_8,_2),_4:_4)\n", "ci/my.cases").unwrap(),
+    );
+    let n = p.cases.len();
+    let r = run_planned(&judge, p, &[&CuteLike], false, |_, _| Ok(())).expect("the run");
+    assert!(!r.judged.ok);
+    let about = crate::report::conformance::About {
+        oracle: "cute-like".into(),
+        seed: 3,
+        shard: (0, 1),
+        random_cases: 5,
+        pycute: false,
+        start: std::time::Instant::now(),
+    };
+    let report = crate::report::conformance::build(r, &judge, about, None, |_, _| None);
+    let json: serde_json::Value = serde_json::to_value(&report).unwrap();
+    let cases = json["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), n, "every case is in the JSON");
+    let new: Vec<&serde_json::Value> = cases.iter().filter(|c| c["status"]["status"] == "new").collect();
+    assert_eq!(new.len(), 1, "{cases:?}");
+    assert_eq!(new[0]["location"], "ci/my.cases:2");
+    assert_eq!(new[0]["reproduce"], "cargo xtask repro 'composition((_6,_2):(_8,_2),_4:_4)'");
+    assert_eq!(new[0]["cute"][0], "(_2,_2):(_32,_2)");
+}
