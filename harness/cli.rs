@@ -154,56 +154,59 @@ pub fn access_report(expr: &str, svg: Option<&std::path::Path>) -> anyhow::Resul
         "byte offsets: {}",
         offs.iter().enumerate().map(|(t, o)| format!("T{t}:{o}")).collect::<Vec<_>>().join(" ")
     );
+    let global_part = |s: &mut String, offs: &[i64], g: &warp_access::GlobalCost| {
+        let _ = writeln!(
+            s,
+            "{} useful bytes of {} moved ({:.0}%), {} request(s)",
+            g.bytes,
+            32 * g.sectors,
+            100.0 * g.utilization(),
+            g.requests
+        );
+        let mut sectors: std::collections::BTreeMap<i64, Vec<usize>> = std::collections::BTreeMap::new();
+        for (t, o) in offs.iter().enumerate() {
+            sectors.entry(o / 32).or_default().push(t);
+        }
+        for (sec, ts) in sectors {
+            let used: std::collections::BTreeSet<i64> = ts.iter().flat_map(|&t| offs[t]..offs[t] + v).collect();
+            let _ = writeln!(
+                s,
+                "sector {sec} (bytes {}..{}): {} of 32 bytes used, threads {ts:?}",
+                sec * 32,
+                sec * 32 + 32,
+                used.len()
+            );
+        }
+    };
+    let shared_part = |s: &mut String, space: warp_access::Space, offs: &[i64], sh: &warp_access::SharedCost| {
+        let phases = warp_access::phases_of(space, offs, v);
+        let _ = writeln!(
+            s,
+            "{} phase(s){}, ideal {} wavefront(s), {} conflict(s)",
+            phases.len(),
+            if space.matrices().is_some() { " (one per 8x8 matrix)" } else { "" },
+            phases.len(),
+            sh.conflicts
+        );
+        for p in phases {
+            let mut banks: std::collections::BTreeMap<i64, std::collections::BTreeMap<i64, Vec<usize>>> =
+                Default::default();
+            for t in p.clone() {
+                for w in offs[t] / 4..=(offs[t] + v - 1) / 4 {
+                    banks.entry(w % 32).or_default().entry(w).or_default().push(t);
+                }
+            }
+            let depth = banks.values().map(|w| w.len()).max().unwrap_or(0);
+            let _ = writeln!(s, "phase threads {}..{}: {depth} wavefront(s)", p.start, p.end);
+            for (b, words) in banks.iter().filter(|(_, w)| w.len() > 1) {
+                let ws: Vec<String> = words.iter().map(|(w, ts)| format!("word {w} (threads {ts:?})")).collect();
+                let _ = writeln!(s, "  bank {b} collides: {}", ws.join(", "));
+            }
+        }
+    };
     match case.predicted()? {
-        Cost::Global(g) => {
-            let _ = writeln!(
-                s,
-                "{} useful bytes of {} moved ({:.0}%), {} request(s)",
-                g.bytes,
-                32 * g.sectors,
-                100.0 * g.utilization(),
-                g.requests
-            );
-            let mut sectors: std::collections::BTreeMap<i64, Vec<usize>> = std::collections::BTreeMap::new();
-            for (t, o) in offs.iter().enumerate() {
-                sectors.entry(o / 32).or_default().push(t);
-            }
-            for (sec, ts) in sectors {
-                let used: std::collections::BTreeSet<i64> = ts.iter().flat_map(|&t| offs[t]..offs[t] + v).collect();
-                let _ = writeln!(
-                    s,
-                    "sector {sec} (bytes {}..{}): {} of 32 bytes used, threads {ts:?}",
-                    sec * 32,
-                    sec * 32 + 32,
-                    used.len()
-                );
-            }
-        }
-        Cost::Shared(sh) => {
-            let phases = warp_access::phases(offs, v);
-            let _ = writeln!(
-                s,
-                "{} phase(s), ideal {} wavefront(s), {} conflict(s)",
-                phases.len(),
-                phases.len(),
-                sh.conflicts
-            );
-            for p in phases {
-                let mut banks: std::collections::BTreeMap<i64, std::collections::BTreeMap<i64, Vec<usize>>> =
-                    Default::default();
-                for t in p.clone() {
-                    for w in offs[t] / 4..=(offs[t] + v - 1) / 4 {
-                        banks.entry(w % 32).or_default().entry(w).or_default().push(t);
-                    }
-                }
-                let depth = banks.values().map(|w| w.len()).max().unwrap_or(0);
-                let _ = writeln!(s, "phase threads {}..{}: {depth} wavefront(s)", p.start, p.end);
-                for (b, words) in banks.iter().filter(|(_, w)| w.len() > 1) {
-                    let ws: Vec<String> = words.iter().map(|(w, ts)| format!("word {w} (threads {ts:?})")).collect();
-                    let _ = writeln!(s, "  bank {b} collides: {}", ws.join(", "));
-                }
-            }
-        }
+        Cost::Global(g) => global_part(&mut s, offs, &g),
+        Cost::Shared(sh) => shared_part(&mut s, case.space, offs, &sh),
     }
     if let Some(file) = svg {
         let inner = case.expr.strip_prefix("warp_access(").and_then(|x| x.strip_suffix(')')).unwrap_or("");
@@ -223,10 +226,7 @@ pub fn access_report(expr: &str, svg: Option<&std::path::Path>) -> anyhow::Resul
             .map(|i| warp_access::byte_offset(elem, data, i))
             .collect::<crate::engine::Result<Vec<i64>>>()?;
         let title = format!("{}: {}", case.expr, case.predicted()?);
-        std::fs::write(
-            file,
-            crate::svg::access_svg(&title, rows, cols, &cells, offs, v, case.space == warp_access::Space::Shared)?,
-        )?;
+        std::fs::write(file, crate::svg::access_svg(&title, rows, cols, &cells, offs, v, case.space.is_shared())?)?;
         let _ = writeln!(s, "picture: {}", file.display());
     }
     Ok(s)
