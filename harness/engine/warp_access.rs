@@ -452,6 +452,116 @@ pub fn cost_copy(space: Space, src: &[i64], dst: &[i64], vector_bytes: i64) -> R
     Ok(Cost::Global(global(src, vector_bytes)?))
 }
 
+/// One warp's instructions of a whole copy (a TiledCopy's or a partition's TV layout over a
+/// tensor): what [`copy_access`] gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyAccess {
+    /// Bytes each thread moves per instruction.
+    pub vector_bytes: i64,
+    /// Per warp, per instruction: the 32 byte offsets and the cost.
+    pub warps: Vec<Vec<(Vec<i64>, Cost)>>,
+}
+
+impl CopyAccess {
+    /// Instructions per warp.
+    pub fn instructions(&self) -> usize {
+        self.warps.first().map_or(0, Vec::len)
+    }
+    /// The sum of every instruction's figures: (sectors, requests) or (wavefronts, conflicts).
+    pub fn total(&self) -> (i64, i64) {
+        self.warps.iter().flatten().fold((0, 0), |(a, b), (_, c)| match c {
+            Cost::Global(g) => (a + g.sectors, b + g.requests),
+            Cost::Shared(s) => (a + s.wavefronts, b + s.conflicts),
+        })
+    }
+}
+
+/// The widest vector (in elements) every thread's values can be moved in: the largest power of
+/// two `k`, at most 16 bytes, dividing the values per thread, such that each run of `k` values
+/// of every thread lies at consecutive addresses starting at a multiple of `k` elements. This is
+/// what CuTe's auto-vectorizing copy (copy.hpp, `AutoVectorizingCopyWithAssumedAlignment<128>`:
+/// `max_common_vector` of source and register destination, capped by `max_alignment`) uses when
+/// the other side is a register fragment and the tensor's base is 16-byte aligned.
+pub fn widest_vector(elem_bytes: i64, data: Data<'_>, tv: &Layout) -> Result<i64> {
+    let threads = tv.mode(0)?.size()?.value;
+    let values = tv.size()?.value / threads.max(1);
+    let mut k = 1i64;
+    'grow: while (2 * k) * elem_bytes <= 16 && values % (2 * k) == 0 {
+        let w = 2 * k;
+        for t in 0..threads {
+            for j in 0..values / w {
+                let first = byte_offset(elem_bytes, data, tv.call_int(Int::dy(t + threads * j * w))?.value)?;
+                if first % (w * elem_bytes) != 0 {
+                    break 'grow;
+                }
+                for i in 1..w {
+                    let idx = tv.call_int(Int::dy(t + threads * (j * w + i)))?.value;
+                    if byte_offset(elem_bytes, data, idx)? != first + i * elem_bytes {
+                        break 'grow;
+                    }
+                }
+            }
+        }
+        k = w;
+    }
+    Ok(k)
+}
+
+/// Every warp's instructions of a copy through this TV layout ((thread, value) -> column-major
+/// index in DATA's domain; a multiple of 32 threads): instruction `j` of thread `t` moves values
+/// `j*k .. j*k+k` (`k` elements: `vector_bytes / elem_bytes`, by default [`widest_vector`]).
+pub fn copy_access(
+    space: Space,
+    elem_bytes: i64,
+    data: Data<'_>,
+    tv: &Layout,
+    vector_bytes: Option<i64>,
+) -> Result<CopyAccess> {
+    let threads = tv.mode(0)?.size()?.value;
+    if threads <= 0 || threads % WARP as i64 != 0 {
+        return Err(Error::Rejected {
+            condition: "a TV layout of whole warps",
+            detail: format!("{threads} threads in {tv}"),
+        });
+    }
+    let values = tv.size()?.value / threads;
+    let vector_bytes = match vector_bytes {
+        Some(v) => v,
+        None => elem_bytes * widest_vector(elem_bytes, data, tv)?,
+    };
+    let k = vector_bytes / elem_bytes;
+    if k < 1 || vector_bytes % elem_bytes != 0 || values % k != 0 {
+        return Err(Error::Rejected {
+            condition: "a whole number of vectors per thread",
+            detail: format!("{values} values of {elem_bytes} bytes per thread, vectors of {vector_bytes} bytes"),
+        });
+    }
+    let domain = match data {
+        Data::Plain(l) => l.size()?.value,
+        Data::Swizzled(c) => c.layout.size()?.value,
+    };
+    let mut warps = Vec::new();
+    for w in 0..threads / WARP as i64 {
+        let mut instrs = Vec::new();
+        for j in 0..values / k {
+            let mut offs = Vec::with_capacity(WARP);
+            for l in 0..WARP as i64 {
+                let idx = tv.call_int(Int::dy(w * WARP as i64 + l + threads * j * k))?.value;
+                if !(0..domain).contains(&idx) {
+                    return Err(Error::OutOfRange(format!(
+                        "TV maps into index {idx}, outside DATA's domain 0..{domain}"
+                    )));
+                }
+                offs.push(byte_offset(elem_bytes, data, idx)?);
+            }
+            let c = cost(space, &offs, vector_bytes)?;
+            instrs.push((offs, c));
+        }
+        warps.push(instrs);
+    }
+    Ok(CopyAccess { vector_bytes, warps })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
