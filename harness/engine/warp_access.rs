@@ -481,7 +481,11 @@ impl CopyAccess {
 /// of every thread lies at consecutive addresses starting at a multiple of `k` elements. This is
 /// what CuTe's auto-vectorizing copy (copy.hpp, `AutoVectorizingCopyWithAssumedAlignment<128>`:
 /// `max_common_vector` of source and register destination, capped by `max_alignment`) uses when
-/// the other side is a register fragment and the tensor's base is 16-byte aligned.
+/// the other side is a register fragment and every thread's start is aligned to it (the test
+/// below checks the two agree). CuTe assumes each thread's pointer 128-bit aligned; where a
+/// thread's start is not (a padded tile), CuTe's rule is wider than the addresses allow and this
+/// is the narrower, safe width (e.g. `(8,8):(1,9)` floats, 2 per thread down a column: CuTe 64
+/// bits, thread 4 starting at byte 36).
 pub fn widest_vector(elem_bytes: i64, data: Data<'_>, tv: &Layout) -> Result<i64> {
     let threads = tv.mode(0)?.size()?.value;
     let values = tv.size()?.value / threads.max(1);
@@ -602,7 +606,59 @@ mod tests {
             let n = WARP * 4 / v.max(4) as usize;
             let per_128: i64 = offs.chunks(n).map(|c| bank_depth(c, v)).sum();
             prop_assert!(s.wavefronts <= per_128);
+            // A store is served in the 128-byte phases: never fewer wavefronts than the load.
+            let st = shared_store(&offs, v).unwrap();
+            prop_assert_eq!(st.wavefronts, per_128);
+            prop_assert!(st.wavefronts >= s.wavefronts && st.conflicts >= 0);
         }
+
+        /// An ldmatrix / stmatrix of x matrices takes between x and 8x wavefronts (a matrix's 8
+        /// rows of 4 words each reach a bank at most 8 times), and the threads past 8x are ignored.
+        #[test]
+        fn matrix_postconditions((offs, x, junk) in (warp(16), prop::sample::select(vec![1usize, 2, 4]), warp(16))) {
+            let m = matrix(&offs, x).unwrap();
+            prop_assert!(m.wavefronts >= x as i64 && m.wavefronts <= 8 * x as i64);
+            prop_assert_eq!(m.conflicts, m.wavefronts - x as i64);
+            let mut other = offs.clone();
+            other[8 * x..].copy_from_slice(&junk[8 * x..]);
+            prop_assert_eq!(matrix(&other, x).unwrap(), m);
+        }
+    }
+
+    /// The widest vector equals CuTe's `copy_vector_bits` (max_common_vector of the thread's
+    /// source layout `DATA o TV(t,_)` and its register fragment, capped by max_alignment and 128
+    /// bits) on static tiles whose per-thread starts are 16-byte aligned.
+    #[test]
+    fn the_widest_vector_is_cutes_copy_vector() {
+        use crate::max_alignment::copy_vector_bits;
+        use crate::test_util::l;
+        let cases = [
+            ("(_8,_32):(_32,_1)", "((_4,_8),_8):((_64,_1),_8)", 2),
+            ("(_8,_32):(_1,_8)", "((_4,_8),_8):((_64,_1),_8)", 2),
+            ("(_16,_8):(_1,_16)", "((_8,_4),(_2,_2)):((_2,_32),(_1,_16))", 4),
+            ("(_16,_8):(_1,_16)", "((_16,_2),_4):((_1,_16),_32)", 4),
+            ("(_32,_32):(_32,_1)", "((_8,_4),_8):((_128,_1),_4)", 4),
+            ("(_64,_8):(_8,_1)", "(_32,(_2,_8)):(_2,(_1,_64))", 8),
+        ];
+        for (data, tv, elem) in cases {
+            let (d, t) = (l(data), l(tv));
+            let vals = t.mode(1).unwrap();
+            let src = crate::composition::composition(&d, &vals).unwrap();
+            let dst = Layout::col_major(vals.shape.clone()).unwrap();
+            let bits = copy_vector_bits(&src, &dst, 8 * elem).unwrap();
+            let k = widest_vector(elem, Data::Plain(&d), &t).unwrap();
+            assert_eq!(k * 8 * elem, bits, "{data} {tv}");
+        }
+        // Where a thread's start is not aligned, CuTe's rule (which assumes 128-bit aligned
+        // thread pointers) is wider than what the addresses allow: the padded (8,8):(1,9) tile
+        // with 2 floats per thread down a column: CuTe 64 bits, but thread 4 starts at byte 36.
+        let (d, t) = (l("(_8,_8):(_1,_9)"), l("(_32,_2):(_2,_1)"));
+        let vals = t.mode(1).unwrap();
+        let src = crate::composition::composition(&d, &vals).unwrap();
+        let dst = Layout::col_major(vals.shape.clone()).unwrap();
+        assert_eq!(copy_vector_bits(&src, &dst, 32).unwrap(), 64);
+        assert_eq!(byte_offset(4, Data::Plain(&d), t.call_int(Int::dy(4)).unwrap().value).unwrap(), 36);
+        assert_eq!(widest_vector(4, Data::Plain(&d), &t).unwrap(), 1);
     }
 
     #[test]
