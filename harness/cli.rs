@@ -65,6 +65,25 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         svg: Option<std::path::PathBuf>,
     },
+    /// Explain a whole copy: every instruction of every warp of a TV layout ((thread, value) ->
+    /// column-major index in DATA's domain: a TiledCopy's `tiled_copy_tv(...)`, a partition's)
+    /// over DATA, each thread moving the widest vector CuTe's auto-vectorizing copy would use.
+    AccessCopy {
+        /// The instruction: global, shared, st_shared (see warp_access).
+        space: String,
+        /// Bytes per element.
+        elem: i64,
+        /// The data layout (plain or composition(Swizzle<B,M,S>,L)).
+        data: String,
+        /// The TV layout.
+        tv: String,
+        /// Bytes per thread and instruction instead of the widest vector.
+        #[arg(long, value_name = "BYTES")]
+        vector: Option<i64>,
+        /// Also draw warp 0's first instruction over DATA's tile into FILE.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
+    },
     /// Print an MMA atom's (lane, value) -> (row, col) tables of A (MxK), B (NxK), C (MxN) as JSON.
     AtomTable {
         /// The atom as CuTe's C++ names it, e.g. SM80_16x8x16_F32F16F16F32_TN.
@@ -100,6 +119,15 @@ pub fn main() -> ExitCode {
         }
         Cmd::Eval { expr, table, oracle, .. } => with_model(&oracle, || eval_cmd(&expr, table, &mut out)),
         Cmd::AtomTable { atom } => atom_table_cmd(&atom, &mut out),
+        Cmd::AccessCopy { space, elem, data, tv, vector, svg } => {
+            match access_copy_report(&space, elem, &data, &tv, vector, svg.as_deref()) {
+                Ok(text) => out.write_all(text.as_bytes()).map(|()| ExitCode::SUCCESS),
+                Err(e) => {
+                    say!("error: {e}");
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
         Cmd::Access { expr, svg } => match access_report(&expr, svg.as_deref()) {
             Ok(text) => out.write_all(text.as_bytes()).map(|()| ExitCode::SUCCESS),
             Err(e) => {
@@ -142,6 +170,95 @@ fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
     }
 }
 
+/// The report of `cutecheck access-copy` (and the picture, when asked).
+pub fn access_copy_report(
+    space: &str,
+    elem: i64,
+    data: &str,
+    tv: &str,
+    vector: Option<i64>,
+    svg: Option<&std::path::Path>,
+) -> anyhow::Result<String> {
+    use crate::engine::warp_access::{self, Cost, Data, Space};
+    use crate::expr::value::{AtomValue, Value};
+    use std::fmt::Write as _;
+    let sp = Space::parse(space).ok_or_else(|| anyhow::anyhow!("unknown instruction {space}"))?;
+    if matches!(sp, Space::CpAsync { .. }) || sp.matrices().is_some() {
+        anyhow::bail!("access-copy takes global, shared or st_shared (one address per thread and instruction)");
+    }
+    let dv = crate::expr::eval::eval_str(data)?;
+    let (layout, d) = match &dv {
+        Value::Layout(l) => (l.clone(), Data::Plain(l)),
+        Value::Atom(AtomValue::Composed(c)) => (c.layout.clone(), Data::Swizzled(c)),
+        other => anyhow::bail!("DATA must be a layout or a swizzled layout, not {}", other.kind()),
+    };
+    let tvl = crate::expr::eval::eval_str(tv)?.to_layout()?;
+    let ca = warp_access::copy_access(sp, elem, d, &tvl, vector)?;
+    let widest = warp_access::widest_vector(elem, d, &tvl)?;
+    let threads = tvl.mode(0)?.size()?.value;
+    let mut s = format!("copy: {space}, {elem}-byte elements, DATA {data}, TV {tv}\n");
+    let _ = writeln!(
+        s,
+        "{threads} threads ({} warps), {} values per thread; {} bytes per thread and instruction{} (widest vector CuTe's auto-vectorizing copy would use: {} bytes)",
+        ca.warps.len(),
+        tvl.size()?.value / threads,
+        ca.vector_bytes,
+        if vector.is_some() { " (asked)" } else { "" },
+        widest * elem
+    );
+    for (w, instrs) in ca.warps.iter().enumerate() {
+        let mut sum = (0i64, 0i64, 0i64);
+        for (j, (offs, c)) in instrs.iter().enumerate() {
+            if w == 0 {
+                let extra = match c {
+                    Cost::Global(g) => format!(" ({:.0}% of the bytes moved used)", 100.0 * g.utilization()),
+                    Cost::Shared(_) => {
+                        format!(" (phases: {})", warp_access::phases_of(sp, offs, ca.vector_bytes).len())
+                    }
+                };
+                let _ = writeln!(s, "warp 0 instruction {j}: {c}{extra}");
+            }
+            match c {
+                Cost::Global(g) => {
+                    sum.0 += g.sectors;
+                    sum.1 += g.requests;
+                    sum.2 += g.bytes;
+                }
+                Cost::Shared(sh) => {
+                    sum.0 += sh.wavefronts;
+                    sum.1 += sh.conflicts;
+                }
+            }
+        }
+        let what = if sp == Space::Global {
+            format!("sectors={} requests={}", sum.0, sum.1)
+        } else {
+            format!("wavefronts={} conflicts={}", sum.0, sum.1)
+        };
+        let _ = writeln!(s, "warp {w}: {} instructions, {what}", instrs.len());
+    }
+    let (a, b) = ca.total();
+    let what =
+        if sp == Space::Global { format!("sectors={a} requests={b}") } else { format!("wavefronts={a} conflicts={b}") };
+    let _ = writeln!(s, "total ({} instructions): {what}", ca.warps.len() * ca.instructions());
+    if let Some(file) = svg {
+        let rows = layout.mode(0)?.size()?.value;
+        let cols = layout.size()?.value / rows.max(1);
+        let cells = (0..rows * cols)
+            .map(|i| warp_access::byte_offset(elem, d, i))
+            .collect::<crate::engine::Result<Vec<i64>>>()?;
+        let (offs, c) = &ca.warps[0][0];
+        let title =
+            format!("{space} {elem}B, {data}, TV {tv}: warp 0 instruction 0 ({} B/thread): {c}", ca.vector_bytes);
+        std::fs::write(
+            file,
+            crate::svg::access_svg(&title, rows, cols, &cells, offs, ca.vector_bytes, sp.is_shared())?,
+        )?;
+        let _ = writeln!(s, "picture: {}", file.display());
+    }
+    Ok(s)
+}
+
 /// The report of `cutecheck access` (and the picture, when asked).
 pub fn access_report(expr: &str, svg: Option<&std::path::Path>) -> anyhow::Result<String> {
     use crate::engine::warp_access::{self, Cost};
@@ -154,56 +271,59 @@ pub fn access_report(expr: &str, svg: Option<&std::path::Path>) -> anyhow::Resul
         "byte offsets: {}",
         offs.iter().enumerate().map(|(t, o)| format!("T{t}:{o}")).collect::<Vec<_>>().join(" ")
     );
+    let global_part = |s: &mut String, offs: &[i64], g: &warp_access::GlobalCost| {
+        let _ = writeln!(
+            s,
+            "{} useful bytes of {} moved ({:.0}%), {} request(s)",
+            g.bytes,
+            32 * g.sectors,
+            100.0 * g.utilization(),
+            g.requests
+        );
+        let mut sectors: std::collections::BTreeMap<i64, Vec<usize>> = std::collections::BTreeMap::new();
+        for (t, o) in offs.iter().enumerate() {
+            sectors.entry(o / 32).or_default().push(t);
+        }
+        for (sec, ts) in sectors {
+            let used: std::collections::BTreeSet<i64> = ts.iter().flat_map(|&t| offs[t]..offs[t] + v).collect();
+            let _ = writeln!(
+                s,
+                "sector {sec} (bytes {}..{}): {} of 32 bytes used, threads {ts:?}",
+                sec * 32,
+                sec * 32 + 32,
+                used.len()
+            );
+        }
+    };
+    let shared_part = |s: &mut String, space: warp_access::Space, offs: &[i64], sh: &warp_access::SharedCost| {
+        let phases = warp_access::phases_of(space, offs, v);
+        let _ = writeln!(
+            s,
+            "{} phase(s){}, ideal {} wavefront(s), {} conflict(s)",
+            phases.len(),
+            if space.matrices().is_some() { " (one per 8x8 matrix)" } else { "" },
+            phases.len(),
+            sh.conflicts
+        );
+        for p in phases {
+            let mut banks: std::collections::BTreeMap<i64, std::collections::BTreeMap<i64, Vec<usize>>> =
+                Default::default();
+            for t in p.clone() {
+                for w in offs[t] / 4..=(offs[t] + v - 1) / 4 {
+                    banks.entry(w % 32).or_default().entry(w).or_default().push(t);
+                }
+            }
+            let depth = banks.values().map(|w| w.len()).max().unwrap_or(0);
+            let _ = writeln!(s, "phase threads {}..{}: {depth} wavefront(s)", p.start, p.end);
+            for (b, words) in banks.iter().filter(|(_, w)| w.len() > 1) {
+                let ws: Vec<String> = words.iter().map(|(w, ts)| format!("word {w} (threads {ts:?})")).collect();
+                let _ = writeln!(s, "  bank {b} collides: {}", ws.join(", "));
+            }
+        }
+    };
     match case.predicted()? {
-        Cost::Global(g) => {
-            let _ = writeln!(
-                s,
-                "{} useful bytes of {} moved ({:.0}%), {} request(s)",
-                g.bytes,
-                32 * g.sectors,
-                100.0 * g.utilization(),
-                g.requests
-            );
-            let mut sectors: std::collections::BTreeMap<i64, Vec<usize>> = std::collections::BTreeMap::new();
-            for (t, o) in offs.iter().enumerate() {
-                sectors.entry(o / 32).or_default().push(t);
-            }
-            for (sec, ts) in sectors {
-                let used: std::collections::BTreeSet<i64> = ts.iter().flat_map(|&t| offs[t]..offs[t] + v).collect();
-                let _ = writeln!(
-                    s,
-                    "sector {sec} (bytes {}..{}): {} of 32 bytes used, threads {ts:?}",
-                    sec * 32,
-                    sec * 32 + 32,
-                    used.len()
-                );
-            }
-        }
-        Cost::Shared(sh) => {
-            let phases = warp_access::phases(offs, v);
-            let _ = writeln!(
-                s,
-                "{} phase(s), ideal {} wavefront(s), {} conflict(s)",
-                phases.len(),
-                phases.len(),
-                sh.conflicts
-            );
-            for p in phases {
-                let mut banks: std::collections::BTreeMap<i64, std::collections::BTreeMap<i64, Vec<usize>>> =
-                    Default::default();
-                for t in p.clone() {
-                    for w in offs[t] / 4..=(offs[t] + v - 1) / 4 {
-                        banks.entry(w % 32).or_default().entry(w).or_default().push(t);
-                    }
-                }
-                let depth = banks.values().map(|w| w.len()).max().unwrap_or(0);
-                let _ = writeln!(s, "phase threads {}..{}: {depth} wavefront(s)", p.start, p.end);
-                for (b, words) in banks.iter().filter(|(_, w)| w.len() > 1) {
-                    let ws: Vec<String> = words.iter().map(|(w, ts)| format!("word {w} (threads {ts:?})")).collect();
-                    let _ = writeln!(s, "  bank {b} collides: {}", ws.join(", "));
-                }
-            }
-        }
+        Cost::Global(g) => global_part(&mut s, offs, &g),
+        Cost::Shared(sh) => shared_part(&mut s, case.space, offs, &sh),
     }
     if let Some(file) = svg {
         let inner = case.expr.strip_prefix("warp_access(").and_then(|x| x.strip_suffix(')')).unwrap_or("");
@@ -223,10 +343,7 @@ pub fn access_report(expr: &str, svg: Option<&std::path::Path>) -> anyhow::Resul
             .map(|i| warp_access::byte_offset(elem, data, i))
             .collect::<crate::engine::Result<Vec<i64>>>()?;
         let title = format!("{}: {}", case.expr, case.predicted()?);
-        std::fs::write(
-            file,
-            crate::svg::access_svg(&title, rows, cols, &cells, offs, v, case.space == warp_access::Space::Shared)?,
-        )?;
+        std::fs::write(file, crate::svg::access_svg(&title, rows, cols, &cells, offs, v, case.space.is_shared())?)?;
         let _ = writeln!(s, "picture: {}", file.display());
     }
     Ok(s)

@@ -93,3 +93,25 @@ fn the_access_report_explains_the_chapter_case() {
     assert_eq!(shared.lines().filter(|l| l.contains("collides")).count(), 8, "{shared}");
     assert!(cutecheck::cli::access_report("warp_access(shared, 4, 4, (16,8):(1,16), (16):(1))", None).is_err());
 }
+
+/// `cutecheck access-copy`: a whole TiledCopy's instructions, with the widest vector: a 16-byte
+/// vector when each thread's 8 halves are contiguous (row-major tile), element-wise when they are
+/// not (column-major); each instruction's figures are warp_access's for that instruction.
+#[test]
+fn access_copy_reports_every_instruction_with_the_widest_vector() {
+    let tv =
+        "tiled_copy_tv(UniversalCopy<uint128_t>, half_t, Layout<Shape<_8,_4>,Stride<_4,_1>>{}, Layout<Shape<_1,_8>>{})";
+    let row = cutecheck::cli::access_copy_report("shared", 2, "(8,32):(32,1)", tv, None, None).unwrap();
+    assert!(row.contains("16 bytes per thread and instruction"), "{row}");
+    assert!(row.contains("total (1 instructions): wavefronts=4 conflicts=0"), "{row}");
+    let col = cutecheck::cli::access_copy_report("shared", 2, "(8,32):(1,8)", tv, None, None).unwrap();
+    assert!(col.contains("2 bytes per thread and instruction"), "{col}");
+    assert!(col.contains("total (8 instructions): wavefronts=32 conflicts=24"), "{col}");
+    // Instruction 0 of the column-major copy is this warp_access: thread t at (t/4, 8(t%4)).
+    let one = cutecheck::expr::eval::eval_str("warp_access(shared, 2, 2, (8,32):(1,8), (4,8):(64,1))").unwrap();
+    assert!(col.contains(&format!("warp 0 instruction 0: {one}")), "{col} vs {one}");
+    // A vector that does not divide the values, or a TV of 31 threads, is refused.
+    assert!(cutecheck::cli::access_copy_report("shared", 2, "(8,32):(32,1)", tv, Some(6), None).is_err());
+    assert!(cutecheck::cli::access_copy_report("shared", 2, "(8,32):(32,1)", "(31,8):(8,1)", None, None).is_err());
+    assert!(cutecheck::cli::access_copy_report("ldmatrix_x4", 2, "(8,32):(32,1)", tv, None, None).is_err());
+}

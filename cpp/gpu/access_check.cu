@@ -1,7 +1,11 @@
 // access_check.cu: one warp, one load, per case, for `cargo xtask gpu --access` (run under ncu by
 // access_run.sh). Reads the cases file the xtask wrote, one case a line:
 //
-//   ID SPACE VECTOR_BYTES O0 O1 ... O31      (SPACE: g global, s shared; Ot thread t's byte offset)
+//   ID KIND VECTOR_BYTES O0 O1 ... O31 [D0 ... D31]
+//
+// KIND: g ld.global, s ld.shared, ss st.shared, lmN / lmNt ldmatrix.xN (.trans), smN / smNt
+// stmatrix.xN (.trans), cp / cpg cp.async.ca / .cg (global O -> shared D); Ot thread t's byte
+// offset (for ldmatrix / stmatrix the address of the row thread t gives).
 //
 // and launches, in file order, one kernel per case: 32 threads, thread t loads VECTOR_BYTES bytes
 // at byte offset Ot from a 1024-byte-aligned base (cudaMalloc'd global memory, or dynamic shared
@@ -55,7 +59,108 @@ __global__ void warp_load(const char* gbase, const __grid_constant__ Offsets off
   out[threadIdx.x] = r;
 }
 
+struct Offsets2 {
+  unsigned s[32];
+  unsigned d[32];
+};
+
+__device__ __forceinline__ unsigned smem_base() {
+  extern __shared__ __align__(1024) char smem[];
+  return static_cast<unsigned>(__cvta_generic_to_shared(smem));
+}
+
+// st.shared of V bytes.
+template <int V>
+__global__ void warp_store(const __grid_constant__ Offsets offs, uint4* out) {
+  unsigned a = smem_base() + offs.o[threadIdx.x];
+  unsigned x = threadIdx.x + 1;
+  unsigned short h = static_cast<unsigned short>(x);
+  if (V == 1) asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "h"(h) : "memory");
+  if (V == 2) asm volatile("st.shared.u16 [%0], %1;" ::"r"(a), "h"(h) : "memory");
+  if (V == 4) asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(x) : "memory");
+  if (V == 8) asm volatile("st.shared.v2.b32 [%0], {%1,%2};" ::"r"(a), "r"(x), "r"(x) : "memory");
+  if (V == 16) asm volatile("st.shared.v4.b32 [%0], {%1,%2,%3,%4};" ::"r"(a), "r"(x), "r"(x), "r"(x), "r"(x) : "memory");
+}
+
+// ldmatrix.sync.aligned.m8n8.xX[.trans].shared.b16: thread t gives the address of a 16-byte row.
+template <int X, int T>
+__global__ void warp_ldsm(const __grid_constant__ Offsets offs, uint4* out) {
+  unsigned a = smem_base() + offs.o[threadIdx.x];
+  uint4 r = make_uint4(0, 0, 0, 0);
+  if (X == 1 && !T) asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r.x) : "r"(a));
+  if (X == 1 && T) asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(r.x) : "r"(a));
+  if (X == 2 && !T) asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r.x), "=r"(r.y) : "r"(a));
+  if (X == 2 && T) asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];" : "=r"(r.x), "=r"(r.y) : "r"(a));
+  if (X == 4 && !T)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(a));
+  if (X == 4 && T)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(a));
+  out[threadIdx.x] = r;
+}
+
+// stmatrix.sync.aligned.m8n8.xX[.trans].shared.b16 (sm_90).
+template <int X, int T>
+__global__ void warp_stsm(const __grid_constant__ Offsets offs, uint4* out) {
+  unsigned a = smem_base() + offs.o[threadIdx.x];
+  unsigned x = threadIdx.x + 1;
+  if (X == 1 && !T) asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" ::"r"(a), "r"(x) : "memory");
+  if (X == 1 && T) asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" ::"r"(a), "r"(x) : "memory");
+  if (X == 2 && !T) asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1,%2};" ::"r"(a), "r"(x), "r"(x) : "memory");
+  if (X == 2 && T) asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1,%2};" ::"r"(a), "r"(x), "r"(x) : "memory");
+  if (X == 4 && !T)
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};" ::"r"(a), "r"(x), "r"(x), "r"(x), "r"(x) : "memory");
+  if (X == 4 && T)
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1,%2,%3,%4};" ::"r"(a), "r"(x), "r"(x), "r"(x), "r"(x) : "memory");
+}
+
+// cp.async.{ca,cg}.shared.global [dst], [src], V; then commit and wait.
+template <int V, int CG>
+__global__ void warp_cp(const char* gbase, const __grid_constant__ Offsets2 offs) {
+  unsigned d = smem_base() + offs.d[threadIdx.x];
+  const char* p = gbase + offs.s[threadIdx.x];
+  if (CG) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(p) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(d), "l"(p), "n"(V) : "memory");
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
 typedef void (*Kernel)(const char*, const Offsets, uint4*);
+typedef void (*Kernel1)(const Offsets, uint4*);
+typedef void (*KernelCp)(const char*, const Offsets2);
+
+static Kernel1 store_kernel(int v) {
+  switch (v) {
+    case 1: return warp_store<1>;
+    case 2: return warp_store<2>;
+    case 4: return warp_store<4>;
+    case 8: return warp_store<8>;
+    case 16: return warp_store<16>;
+  }
+  return nullptr;
+}
+
+static Kernel1 matrix_kernel(bool load, int x, bool t) {
+  if (load) {
+    if (x == 1) return t ? warp_ldsm<1, 1> : warp_ldsm<1, 0>;
+    if (x == 2) return t ? warp_ldsm<2, 1> : warp_ldsm<2, 0>;
+    if (x == 4) return t ? warp_ldsm<4, 1> : warp_ldsm<4, 0>;
+  } else {
+    if (x == 1) return t ? warp_stsm<1, 1> : warp_stsm<1, 0>;
+    if (x == 2) return t ? warp_stsm<2, 1> : warp_stsm<2, 0>;
+    if (x == 4) return t ? warp_stsm<4, 1> : warp_stsm<4, 0>;
+  }
+  return nullptr;
+}
+
+static KernelCp cp_kernel(int v, bool cg) {
+  if (cg) return v == 16 ? warp_cp<16, 1> : nullptr;
+  switch (v) {
+    case 4: return warp_cp<4, 0>;
+    case 8: return warp_cp<8, 0>;
+    case 16: return warp_cp<16, 0>;
+  }
+  return nullptr;
+}
 
 static Kernel kernel(char space, int v) {
   bool s = space == 's';
@@ -90,27 +195,61 @@ int main(int argc, char** argv) {
   const char* gbase = reinterpret_cast<const char*>((reinterpret_cast<size_t>(gbuf) + 1023) & ~size_t(1023));
   for (char sp : {'g', 's'})
     for (int v : {1, 2, 4, 8, 16}) CHECK(cudaFuncSetAttribute(kernel(sp, v), cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
-  char line[4096];
+  for (int v : {1, 2, 4, 8, 16}) CHECK(cudaFuncSetAttribute(store_kernel(v), cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  for (int l = 0; l < 2; ++l)
+    for (int x : {1, 2, 4})
+      for (int t = 0; t < 2; ++t) CHECK(cudaFuncSetAttribute(matrix_kernel(l, x, t), cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  for (int v : {4, 8, 16}) CHECK(cudaFuncSetAttribute(cp_kernel(v, false), cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  CHECK(cudaFuncSetAttribute(cp_kernel(16, true), cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+  char line[8192];
   long n = 0;
   while (fgets(line, sizeof line, f)) {
     if (line[0] == '#' || line[0] == '\n') continue;
     char* p = line;
     long id = strtol(p, &p, 10);
     while (*p == ' ') ++p;
-    char space = *p++;
+    char kind[8] = {0};
+    int k = 0;
+    while (*p && *p != ' ' && k < 7) kind[k++] = *p++;
     int v = (int)strtol(p, &p, 10);
-    Offsets o;
-    unsigned long top = 0;
+    bool cp = kind[0] == 'c';
+    Offsets2 o2;
+    unsigned long top = 0, topd = 0;
     for (int t = 0; t < 32; ++t) {
-      o.o[t] = (unsigned)strtoul(p, &p, 10);
-      if (o.o[t] > top) top = o.o[t];
+      o2.s[t] = (unsigned)strtoul(p, &p, 10);
+      if (o2.s[t] > top) top = o2.s[t];
     }
-    Kernel k = kernel(space, v);
-    if (!k || top + 16 > (space == 's' ? (unsigned long)SHARED_BYTES : GLOBAL_BYTES)) {
-      fprintf(stderr, "case %ld: bad space/width/offset (%c %d, max offset %lu)\n", id, space, v, top);
+    if (cp)
+      for (int t = 0; t < 32; ++t) {
+        o2.d[t] = (unsigned)strtoul(p, &p, 10);
+        if (o2.d[t] > topd) topd = o2.d[t];
+      }
+    Offsets o;
+    memcpy(o.o, o2.s, sizeof o.o);
+    bool ok = true;
+    if (!strcmp(kind, "g") || !strcmp(kind, "s")) {
+      Kernel kk = kernel(kind[0], v);
+      ok = kk && top + 16 <= (kind[0] == 's' ? (unsigned long)SHARED_BYTES : GLOBAL_BYTES);
+      if (ok) kk<<<1, 32, kind[0] == 's' ? SHARED_BYTES : 0>>>(gbase, o, out);
+    } else if (!strcmp(kind, "ss")) {
+      Kernel1 kk = store_kernel(v);
+      ok = kk && top + 16 <= (unsigned long)SHARED_BYTES;
+      if (ok) kk<<<1, 32, SHARED_BYTES>>>(o, out);
+    } else if ((kind[0] == 'l' || kind[0] == 's') && kind[1] == 'm') {
+      Kernel1 kk = matrix_kernel(kind[0] == 'l', kind[2] - '0', kind[3] == 't');
+      ok = kk && v == 16 && top + 16 <= (unsigned long)SHARED_BYTES;
+      if (ok) kk<<<1, 32, SHARED_BYTES>>>(o, out);
+    } else if (cp) {
+      KernelCp kk = cp_kernel(v, kind[2] == 'g');
+      ok = kk && top + 16 <= GLOBAL_BYTES && topd + 16 <= (unsigned long)SHARED_BYTES;
+      if (ok) kk<<<1, 32, SHARED_BYTES>>>(gbase, o2);
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      fprintf(stderr, "case %ld: bad kind/width/offset (%s %d, max offsets %lu %lu)\n", id, kind, v, top, topd);
       return 2;
     }
-    k<<<1, 32, space == 's' ? SHARED_BYTES : 0>>>(gbase, o, out);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     ++n;

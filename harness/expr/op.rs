@@ -71,6 +71,21 @@ pub const FORMS: &[(&str, &str)] = &[
     ("GenRowMajor", "a mode order, CuTe's alias of LayoutRight (atoms::form)"),
     ("global", "the memory space warp_access(global, ...) names (atoms::form)"),
     ("shared", "the memory space warp_access(shared, ...) names (atoms::form)"),
+    ("st_shared", "the instruction warp_access(st_shared, ...) names: st.shared (atoms::form)"),
+    ("ldmatrix_x1", "the instruction warp_access(ldmatrix_x1, ...) names (atoms::form)"),
+    ("ldmatrix_x2", "the instruction warp_access(ldmatrix_x2, ...) names (atoms::form)"),
+    ("ldmatrix_x4", "the instruction warp_access(ldmatrix_x4, ...) names (atoms::form)"),
+    ("ldmatrix_x1_trans", "the instruction warp_access(ldmatrix_x1_trans, ...) names (atoms::form)"),
+    ("ldmatrix_x2_trans", "the instruction warp_access(ldmatrix_x2_trans, ...) names (atoms::form)"),
+    ("ldmatrix_x4_trans", "the instruction warp_access(ldmatrix_x4_trans, ...) names (atoms::form)"),
+    ("stmatrix_x1", "the instruction warp_access(stmatrix_x1, ...) names (atoms::form)"),
+    ("stmatrix_x2", "the instruction warp_access(stmatrix_x2, ...) names (atoms::form)"),
+    ("stmatrix_x4", "the instruction warp_access(stmatrix_x4, ...) names (atoms::form)"),
+    ("stmatrix_x1_trans", "the instruction warp_access(stmatrix_x1_trans, ...) names (atoms::form)"),
+    ("stmatrix_x2_trans", "the instruction warp_access(stmatrix_x2_trans, ...) names (atoms::form)"),
+    ("stmatrix_x4_trans", "the instruction warp_access(stmatrix_x4_trans, ...) names (atoms::form)"),
+    ("cp_async", "the instruction warp_access(cp_async, ...) names: cp.async.ca (atoms::form)"),
+    ("cp_async_cg", "the instruction warp_access(cp_async_cg, ...) names: cp.async.cg (atoms::form)"),
     ("print_layout", "a whole case, print_layout(L): CuTe's grid (cli::eval_line, codegen::case_body)"),
     (
         "print_svg",
@@ -215,7 +230,7 @@ operations! {
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
     MakeIdentityLayout = "make_identity_layout", Core, (1, 1), None, "(shape): the layout shape:make_basis_like(shape)";
     MakeBasisLike = "make_basis_like", Core, (1, 1), None, "(shape): E<i,j,...> at each leaf";
-    WarpAccess = "warp_access", Atoms, (5, 5), None, "(global or shared, element bytes, vector bytes, data layout or swizzled layout, thread layout of 32)";
+    WarpAccess = "warp_access", Atoms, (5, 6), None, "(instruction: global, shared, st_shared, ldmatrix_xN[_trans], stmatrix_xN[_trans], cp_async[_cg]; element bytes, vector bytes, data layout or swizzled layout (cp.async: source, then destination), thread layout of 32)";
 }
 
 impl Op {

@@ -46,6 +46,8 @@ pub struct AccessCase {
     pub elem: i64,
     pub vector: i64,
     pub offsets: Vec<i64>,
+    /// cp.async: the destination's byte offsets (`offsets` are the source's).
+    pub dst: Option<Vec<i64>>,
 }
 
 impl AccessCase {
@@ -58,23 +60,59 @@ impl AccessCase {
         // Evaluate the arguments as a tuple: the same values the operation receives.
         let v = eval_str(&format!("({inner})")).map_err(|e| anyhow::anyhow!("{expr}: {e}"))?;
         let Value::Tuple(args) = v else { bail!("{expr}: arguments are not a tuple") };
-        if args.len() != 5 {
-            bail!("{expr}: warp_access takes 5 arguments");
+        if !(5..=6).contains(&args.len()) {
+            bail!("{expr}: warp_access takes 5 arguments (6 for cp.async)");
         }
-        let (space, vector, offsets) =
+        let (space, vector, offsets, dst) =
             crate::expr::builtins::atoms::warp_access_offsets(&args).map_err(|e| anyhow::anyhow!("{expr}: {e}"))?;
         let elem = args[1].to_int().map_err(|e| anyhow::anyhow!("{e}"))?.value;
-        Ok(AccessCase { id, family, expr: expr.to_string(), space, elem, vector, offsets })
+        let c = AccessCase { id, family, expr: expr.to_string(), space, elem, vector, offsets, dst };
+        c.predicted()?;
+        Ok(c)
     }
     /// The engine's figures.
     pub fn predicted(&self) -> Result<Cost> {
-        warp_access::cost(self.space, &self.offsets, self.vector).map_err(|e| anyhow::anyhow!("{}: {e}", self.expr))
+        match &self.dst {
+            Some(d) => warp_access::cost_copy(self.space, &self.offsets, d, self.vector),
+            None => warp_access::cost(self.space, &self.offsets, self.vector),
+        }
+        .map_err(|e| anyhow::anyhow!("{}: {e}", self.expr))
     }
-    /// The line of `cases.txt`.
+    /// The instruction's token in `cases.txt` (g and s: the loads of the first run).
+    pub fn token(&self) -> String {
+        match self.space {
+            Space::Global => "g".into(),
+            Space::Shared => "s".into(),
+            Space::StShared => "ss".into(),
+            Space::Ldmatrix { x, trans } => format!("lm{x}{}", if trans { "t" } else { "" }),
+            Space::Stmatrix { x, trans } => format!("sm{x}{}", if trans { "t" } else { "" }),
+            Space::CpAsync { cg } => if cg { "cpg" } else { "cp" }.into(),
+        }
+    }
+    /// The kernel ncu must name for this case (access_check.cu).
+    pub fn kernel(&self) -> String {
+        match self.space {
+            Space::Global | Space::Shared => {
+                format!("warp_load<{}, {}>", self.vector, (self.space == Space::Shared) as u8)
+            }
+            Space::StShared => format!("warp_store<{}>", self.vector),
+            Space::Ldmatrix { x, trans } => format!("warp_ldsm<{x}, {}>", trans as u8),
+            Space::Stmatrix { x, trans } => format!("warp_stsm<{x}, {}>", trans as u8),
+            Space::CpAsync { cg } => format!("warp_cp<{}, {}>", self.vector, cg as u8),
+        }
+    }
+    /// The line of `cases.txt` (for cp.async the 32 destination offsets follow the source's).
     pub fn device_line(&self) -> String {
-        let sp = if self.space == Space::Global { 'g' } else { 's' };
-        let offs: Vec<String> = self.offsets.iter().map(|o| o.to_string()).collect();
-        format!("{} {} {} {}", self.id, sp, self.vector, offs.join(" "))
+        let offs: Vec<String> = self.offsets.iter().chain(self.dst.iter().flatten()).map(|o| o.to_string()).collect();
+        format!("{} {} {} {}", self.id, self.token(), self.vector, offs.join(" "))
+    }
+}
+
+impl AccessCase {
+    /// Whether the offsets lie in the memory access_check.cu allocates.
+    pub fn fits(&self) -> bool {
+        let limit = if self.space == Space::Global || self.dst.is_some() { GLOBAL_LIMIT } else { SHARED_LIMIT };
+        self.offsets.iter().all(|&o| o + 16 <= limit) && self.dst.iter().flatten().all(|&o| o + 16 <= SHARED_LIMIT)
     }
 }
 
@@ -138,6 +176,26 @@ fn gmma_type(elem: i64) -> Option<&'static str> {
 fn draw(r: &mut Rng, family: &'static str) -> String {
     let space = if family == "gmma" || r.chance(50) { "shared" } else { "global" };
     let vector = r.pick(&[1i64, 2, 4, 8, 16, 8, 16]); // 8 and 16 twice: the merged shared phases
+    draw_parts(r, family, space, vector).text()
+}
+
+/// The parts of one drawn `warp_access(...)`.
+struct Drawn {
+    space: &'static str,
+    elem: i64,
+    vector: i64,
+    data: String,
+    threads: String,
+}
+
+impl Drawn {
+    fn text(&self) -> String {
+        format!("warp_access({}, {}, {}, {}, {})", self.space, self.elem, self.vector, self.data, self.threads)
+    }
+}
+
+/// A random access of a family for this instruction and width.
+fn draw_parts(r: &mut Rng, family: &'static str, space: &'static str, vector: i64) -> Drawn {
     let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
     let elem = if family == "gmma" { r.pick(&elems[..elems.len().min(4)]) } else { r.pick(&elems) };
     let k = vector / elem; // elements per vector
@@ -194,7 +252,7 @@ fn draw(r: &mut Rng, family: &'static str) -> String {
         })
         .collect();
     let threads = layout_text(&tshape, &tstride);
-    format!("warp_access({space}, {elem}, {vector}, {data}, {threads})")
+    Drawn { space, elem, vector, data, threads }
 }
 
 /// The chapter's cases (its 16x8 column-major fp32 tile), first in every run.
@@ -224,11 +282,254 @@ pub fn random_cases(seed: u64, n: usize) -> Result<Vec<AccessCase>> {
         let family = r.pick(&families);
         let e = draw(&mut r, family);
         let Ok(c) = AccessCase::from_expr(out.len(), family, &e) else { continue };
-        let limit = if c.space == Space::Global { GLOBAL_LIMIT } else { SHARED_LIMIT };
-        if c.offsets.iter().any(|&o| o + 16 > limit) {
+        if !c.fits() {
             continue;
         }
         out.push(c);
+    }
+    Ok(out)
+}
+
+/// A mixed-radix access (modes of extent 2 to 8, not only powers of two, so that carries make
+/// the lanes' address patterns differ from quad to quad and from half warp to half warp).
+fn draw_mixed(r: &mut Rng, space: &'static str, vector: i64) -> Drawn {
+    let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
+    let elem = r.pick(&elems);
+    let k = vector / elem;
+    let n = 2 + r.below(3) as usize;
+    let shape: Vec<i64> = (0..n).map(|_| r.pick(&[2i64, 3, 4, 5, 6, 8])).collect();
+    let stride: Vec<i64> =
+        (0..n).map(|_| k * r.pick(&[0i64, 0, 1, 1, 2, 3, 4, 8, 16, 32, 64, 128, 5, 24, 40])).collect();
+    let size: i64 = shape.iter().product();
+    let threads = match r.below(4) {
+        0 => "(32):(1)".to_string(),
+        1 => format!("(16,2):(1,{})", r.below(size as u64 / 2 + 1).max(1)),
+        2 => format!("(4,8):({},{})", r.pick(&[0i64, 1, 2, 3]), 1 + r.below(6)),
+        _ => format!("(2,16):({},1)", 16 + r.below(size as u64 / 2 + 1)),
+    };
+    Drawn { space, elem, vector, data: layout_text(&shape, &stride), threads }
+}
+
+/// An access whose first half warp pairs up (lanes 2j and 2j+1 on one address: DATA's first mode
+/// has extent 2 and stride 0, the half starts at an even index) and whose second half does not
+/// (it starts at an odd index, so its quads straddle three addresses).
+fn draw_halves(r: &mut Rng, space: &'static str) -> Drawn {
+    let vector = r.pick(&[16i64, 16, 16, 8]);
+    let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
+    let elem = r.pick(&elems);
+    let k = vector / elem;
+    let n1 = r.pick(&[8i64, 16, 32]);
+    let n2 = r.pick(&[2i64, 4, 8]);
+    let s1 = k * r.pick(&[1i64, 1, 2, 3, 4, 5, 8, 16, 32]);
+    let s2 = k * r.pick(&[0i64, 1, 8, 16, 64, 128, 256, 24, 40]);
+    let plain = layout_text(&[2, n1, n2], &[0, s1, s2]);
+    let data = if r.chance(40) {
+        let b = 1 + r.below(3) as i64;
+        let m = k.trailing_zeros() as i64 + r.below(2) as i64;
+        let sh = b + r.below(3) as i64;
+        format!("composition(Swizzle<{b},{m},{sh}>,{plain})")
+    } else {
+        plain
+    };
+    let size = 2 * n1 * n2;
+    let c = 1 + 2 * r.below(((size - 16) / 2).max(1) as u64) as i64; // odd, c + 15 < size
+    let threads = if r.chance(50) { format!("(16,2):(1,{c})") } else { format!("(2,8,2):(1,2,{c})") };
+    Drawn { space, elem, vector, data, threads }
+}
+
+/// An access whose quads read `{a,a,b,b}`, `{a,b,b,b}`, `{a,a,a,b}` or one address, depending
+/// on where each group of lanes starts in DATA's stride-0 first mode (extent 2, 4 or 8): the
+/// loads that tell "every quad in pairs" from "at most 2 addresses per quad".
+fn draw_quads(r: &mut Rng, space: &'static str) -> Drawn {
+    let vector = r.pick(&[16i64, 16, 8]);
+    let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
+    let elem = r.pick(&elems);
+    let k = vector / elem;
+    let e0 = r.pick(&[2i64, 4, 4, 8]);
+    let n1 = r.pick(&[4i64, 8, 16]);
+    let n2 = r.pick(&[2i64, 4, 8]);
+    let s1 = k * r.pick(&[1i64, 1, 2, 3, 4, 5, 8, 16, 32]);
+    let s2 = k * r.pick(&[0i64, 1, 8, 16, 64, 128, 256, 24, 40]);
+    let plain = layout_text(&[e0, n1, n2], &[0, s1, s2]);
+    let data = if r.chance(30) {
+        let b = 1 + r.below(3) as i64;
+        let m = k.trailing_zeros() as i64 + r.below(2) as i64;
+        let sh = b + r.below(3) as i64;
+        format!("composition(Swizzle<{b},{m},{sh}>,{plain})")
+    } else {
+        plain
+    };
+    let size = e0 * n1 * n2;
+    let threads = if r.chance(50) {
+        format!("(16,2):(1,{})", r.below((size - 15).max(1) as u64))
+    } else {
+        format!("(8,4):(1,{})", r.below(((size - 8) / 3).max(1) as u64))
+    };
+    Drawn { space, elem, vector, data, threads }
+}
+
+/// The third run (`cargo xtask gpu --access --quads`): shared 8/16-byte loads and stores whose
+/// quads read one, two-in-pairs or two-unpaired addresses ([`draw_quads`]), 3 of 4 of them loads.
+pub fn random_quad_cases(seed: u64, n: usize) -> Result<Vec<AccessCase>> {
+    let mut out = Vec::with_capacity(n);
+    let mut r = Rng(seed);
+    let mut tries = 0usize;
+    while out.len() < n {
+        tries += 1;
+        if tries > 1000 * n.max(1) {
+            bail!("could not draw {n} cases ({} drawn)", out.len());
+        }
+        let space = if out.len() * 4 < n * 3 { "shared" } else { "st_shared" };
+        let text = draw_quads(&mut r, space).text();
+        let Ok(c) = AccessCase::from_expr(out.len(), "quads", &text) else { continue };
+        if c.fits() {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// The first 16 lanes pair up (every quad reads at most 2 addresses) and the last 16 do not, or
+/// the other way round.
+pub fn halves_differ(offsets: &[i64]) -> bool {
+    warp_access::quads_pair_up(&offsets[..16]) != warp_access::quads_pair_up(&offsets[16..])
+}
+
+/// The half warps' offsets lie in different 256-byte windows.
+pub fn windows_differ(offsets: &[i64]) -> bool {
+    let w = |h: &[i64]| h.iter().map(|o| o / 256).collect::<std::collections::BTreeSet<_>>();
+    w(&offsets[..16]) != w(&offsets[16..])
+}
+
+/// The rule the first run's one difference replaced (each 256-byte group of an 8/16-byte shared
+/// access merged when its own quads pair up), kept to show which cases tell the two apart.
+pub fn half_warp_rule(offsets: &[i64], vector: i64) -> (i64, i64) {
+    if vector <= 4 {
+        let w = warp_access::bank_depth(offsets, vector);
+        return (w, w - 1);
+    }
+    let (mut w, mut ph) = (0, 0);
+    for g in offsets.chunks((256 / vector) as usize) {
+        let n = if warp_access::quads_pair_up(g) { g.len() } else { (128 / vector) as usize };
+        for c in g.chunks(n) {
+            w += warp_access::bank_depth(c, vector);
+            ph += 1;
+        }
+    }
+    (w, w - ph)
+}
+
+/// The fixed cases from CuTe's users (CUTLASS issues), first in the second run: see
+/// fixtures/gpu/README.md.
+pub const USERS: [&str; 5] = [
+    // #3172: SM75_U16x8_LDSM_T (ldmatrix.x4.trans) of the m16n8k16 A operand, M-major half_t
+    // (128,32) tile of the (128,8) atom under Swizzle<3,3,4>: thread t gives row k = t%8 + 8(t/16)
+    // of M-block 8((t/8)%2).
+    "warp_access(ldmatrix_x4_trans, 2, 16, composition(Swizzle<3,3,4>,(128,32):(1,128)), (8,2,2):(128,8,1024))",
+    // the same without the swizzle
+    "warp_access(ldmatrix_x4_trans, 2, 16, (128,32):(1,128), (8,2,2):(128,8,1024))",
+    // #1882: the tutorial's copy with a (8,32):(32,1) thread layout storing half_t into a (16,32)
+    // tile of a column-major (128,32) shared tensor: warp 0 stores row 0, threads along the columns.
+    "warp_access(st_shared, 2, 2, (16,32):(1,128), (32):(16))",
+    // the same tile row-major
+    "warp_access(st_shared, 2, 2, (16,32):(32,1), (32):(16))",
+    // #1882 with CuTe's widest vector for that partition of a row-major tile: 16 bytes per thread
+    "warp_access(st_shared, 2, 16, (16,32):(32,1), (4,8):(128,1))",
+];
+
+/// The second run (`cargo xtask gpu --access --ops`): the users' cases, then `n` random cases in
+/// groups of one kind of instruction each: shared 8/16-byte loads whose half warps differ (in
+/// pairing or in 256-byte window), st.shared, ldmatrix, stmatrix, cp.async.
+pub fn random_op_cases(seed: u64, n: usize) -> Result<Vec<AccessCase>> {
+    let mut out = Vec::with_capacity(n + USERS.len());
+    for e in USERS {
+        out.push(AccessCase::from_expr(out.len(), "users", e)?);
+    }
+    let mut r = Rng(seed);
+    // (share of n in percent, what to draw)
+    let groups: [(usize, &str); 5] = [(28, "halves"), (14, "st"), (22, "ldsm"), (16, "stsm"), (20, "cp")];
+    let fams = ["tile", "bits", "swizzle", "swizzle", "gmma"];
+    for (share, group) in groups {
+        let want = out.len() + n * share / 100;
+        let mut tries = 0usize;
+        while out.len() < want {
+            tries += 1;
+            if tries > 2000 * n.max(1) {
+                bail!("could not draw the {group} cases ({} drawn)", out.len());
+            }
+            let (family, text): (&'static str, String) = match group {
+                "halves" => {
+                    if r.chance(70) {
+                        ("halves", draw_halves(&mut r, "shared").text())
+                    } else {
+                        let v = r.pick(&[8i64, 16]);
+                        ("windows", draw_mixed(&mut r, "shared", v).text())
+                    }
+                }
+                "st" => {
+                    let v = r.pick(&[1i64, 2, 4, 8, 16, 8, 16]);
+                    if r.chance(30) {
+                        ("halves", draw_halves(&mut r, "st_shared").text())
+                    } else {
+                        let f = r.pick(&fams);
+                        (f, draw_parts(&mut r, f, "st_shared", v).text())
+                    }
+                }
+                "ldsm" | "stsm" => {
+                    let x = r.pick(&["x1", "x2", "x4", "x4"]);
+                    let t = if r.chance(50) { "_trans" } else { "" };
+                    let name = format!("{}matrix_{x}{t}", if group == "ldsm" { "ld" } else { "st" });
+                    let sp: &'static str = warp_access::Space::names().find(|n| *n == name).unwrap_or("ldmatrix_x4");
+                    let f = r.pick(&fams);
+                    (f, draw_parts(&mut r, f, sp, 16).text())
+                }
+                _ => {
+                    let cg = r.chance(25);
+                    let v = if cg { 16 } else { r.pick(&[4i64, 8, 16]) };
+                    let f = r.pick(&["tile", "bits", "swizzle", "swizzle"]);
+                    let d = draw_parts(&mut r, f, "cp_async", v);
+                    // The source: the destination's domain read from global memory, column-major
+                    // with a random row pitch, or the destination's own layout unswizzled.
+                    let plain = d
+                        .data
+                        .strip_prefix("composition(")
+                        .and_then(|x| x.split_once(">,"))
+                        .and_then(|p| p.1.strip_suffix(')'))
+                        .map(str::to_string);
+                    let src = match plain {
+                        Some(p) if r.chance(50) => p,
+                        _ => {
+                            let Ok(size) = eval_str(&format!("size({})", d.data)).map(|v| v.to_string()) else {
+                                continue;
+                            };
+                            format!("({size}):({})", r.pick(&[1i64, 1, 2, 4]))
+                        }
+                    };
+                    let sp = if cg { "cp_async_cg" } else { "cp_async" };
+                    (f, format!("warp_access({sp}, {}, {}, {src}, {}, {})", d.elem, d.vector, d.data, d.threads))
+                }
+            };
+            let c = match AccessCase::from_expr(out.len(), family, &text) {
+                Ok(c) => c,
+                Err(e) => {
+                    if std::env::var_os("ACCESS_DEBUG").is_some() {
+                        eprintln!("{e}");
+                    }
+                    continue;
+                }
+            };
+            if !c.fits() {
+                continue;
+            }
+            let keep = match family {
+                "halves" => c.vector >= 8 && halves_differ(&c.offsets),
+                "windows" => c.vector >= 8 && windows_differ(&c.offsets),
+                _ => true,
+            };
+            if keep {
+                out.push(c);
+            }
+        }
     }
     Ok(out)
 }
@@ -254,7 +555,7 @@ pub fn expressions_file(cases: &[AccessCase]) -> String {
 
 /// Reads `expressions.txt` back into cases.
 pub fn read_expressions(text: &str) -> Result<Vec<AccessCase>> {
-    let fams = ["chapter", "tile", "bits", "swizzle", "gmma"];
+    let fams = ["chapter", "tile", "bits", "swizzle", "gmma", "halves", "windows", "users", "quads"];
     let mut out = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let mut it = line.splitn(3, '\t');
@@ -265,7 +566,8 @@ pub fn read_expressions(text: &str) -> Result<Vec<AccessCase>> {
     Ok(out)
 }
 
-/// ncu's counters of one launch.
+/// ncu's counters of one launch (the four of the first run; 0 where a launch's metrics did not
+/// include one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Counters {
     pub sectors: i64,
@@ -274,11 +576,29 @@ pub struct Counters {
     pub conflicts: i64,
 }
 
-/// One launch as ncu saw it: the kernel's name and its counters.
+/// One launch as ncu saw it: the kernel's name, the four counters and every metric measured.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
     pub kernel: String,
     pub counters: Counters,
+    /// Every metric of the launch (name as ncu prints it, `.sum` included).
+    pub all: BTreeMap<String, i64>,
+}
+
+impl Launch {
+    pub fn from_all(kernel: String, all: BTreeMap<String, i64>) -> Launch {
+        let g = |m: &str| all.get(m).copied().unwrap_or(0);
+        let counters = Counters {
+            sectors: g(METRICS[0]),
+            requests: g(METRICS[1]),
+            wavefronts: g(METRICS[2]),
+            conflicts: g(METRICS[3]),
+        };
+        Launch { kernel, counters, all }
+    }
+    pub fn get(&self, metric: &str) -> Option<i64> {
+        self.all.get(metric).copied()
+    }
 }
 
 /// Splits one CSV line (fields in double quotes, `""` an escaped quote).
@@ -302,38 +622,50 @@ fn csv_fields(line: &str) -> Vec<String> {
     out
 }
 
+/// Whether an ncu column is one of the counters this check reads (l1tex metrics).
+fn is_metric(name: &str) -> bool {
+    name.starts_with("l1tex__") && name.ends_with(".sum")
+}
+
 /// ncu's raw page (`--page raw --csv`): one row per launch, in launch order; the file may hold
-/// several blocks (one per ncu process, each with its header and IDs from 0), read in order.
+/// several blocks (one per ncu process, each with its header, its metrics and IDs from 0), read
+/// in order.
 pub fn read_counters(csv: &str) -> Result<Vec<Launch>> {
     let mut out = Vec::new();
-    let mut cols: Option<(usize, usize, Vec<usize>)> = None;
+    type Columns = (usize, usize, Vec<(usize, String)>);
+    let mut cols: Option<Columns> = None;
     let mut base = 0usize;
     for line in csv.lines() {
         let f = csv_fields(line);
         if f.first().map(String::as_str) == Some("ID") {
             let col =
                 |name: &str| f.iter().position(|h| h == name).with_context(|| format!("ncu.csv has no column {name}"));
-            cols = Some((col("ID")?, col("Kernel Name")?, METRICS.iter().map(|m| col(m)).collect::<Result<_>>()?));
+            let metrics: Vec<(usize, String)> =
+                f.iter().enumerate().filter(|(_, h)| is_metric(h)).map(|(i, h)| (i, h.clone())).collect();
+            if metrics.is_empty() {
+                bail!("ncu.csv: a block without l1tex metrics");
+            }
+            cols = Some((col("ID")?, col("Kernel Name")?, metrics));
             base = out.len();
             continue;
         }
         let Some((id_col, kname, mcols)) = &cols else { continue };
         // The units row follows the header; ncu's own messages are not rows.
         let Some(Ok(id)) = f.get(*id_col).map(|s| s.parse::<usize>()) else { continue };
-        let num = |i: usize| -> Result<i64> {
-            let s = f.get(i).map(|s| s.replace(',', "")).unwrap_or_default();
-            s.trim().parse::<f64>().map(|x| x as i64).with_context(|| format!("ncu.csv: not a number: {s:?} in {line}"))
-        };
-        let c = Counters {
-            sectors: num(mcols[0])?,
-            requests: num(mcols[1])?,
-            wavefronts: num(mcols[2])?,
-            conflicts: num(mcols[3])?,
-        };
+        let mut all = BTreeMap::new();
+        for (i, name) in mcols {
+            let s = f.get(*i).map(|s| s.replace(',', "")).unwrap_or_default();
+            let v = s
+                .trim()
+                .parse::<f64>()
+                .map(|x| x as i64)
+                .with_context(|| format!("ncu.csv: not a number: {s:?} in {line}"))?;
+            all.insert(name.clone(), v);
+        }
         if base + id != out.len() {
             bail!("ncu.csv: launch {id} of a block out of order");
         }
-        out.push(Launch { kernel: f[*kname].clone(), counters: c });
+        out.push(Launch::from_all(f[*kname].clone(), all));
     }
     if cols.is_none() {
         bail!("ncu.csv has no header row");
@@ -341,35 +673,105 @@ pub fn read_counters(csv: &str) -> Result<Vec<Launch>> {
     Ok(out)
 }
 
-/// `counters.tsv`: the launches as read from ncu.csv (launch number, kernel, the four counters),
-/// the form the recorded run keeps (ncu's raw page repeats the device's attributes on every row).
+fn short_kernel(k: &str) -> &str {
+    k.split('(').next().unwrap_or(k).trim_start_matches("void ").trim()
+}
+
+/// `counters.tsv`: the launches as read from ncu.csv, the form the recorded runs keep (ncu's raw
+/// page repeats the device's attributes on every row). The first run's form: launch number,
+/// kernel, the four counters; when a launch has other metrics (the second run), every launch is
+/// `launch, kernel, metric=value...`.
 pub fn counters_file(launches: &[Launch]) -> String {
-    let mut s = String::from("# launch\tkernel\tsectors\trequests\twavefronts\tconflicts (ncu: ");
-    s += &METRICS.join(", ");
-    s += ")\n";
-    for (i, l) in launches.iter().enumerate() {
-        let k = l.kernel.split('(').next().unwrap_or(&l.kernel).trim_start_matches("void ").trim();
-        let c = l.counters;
-        s += &format!("{i}\t{k}\t{}\t{}\t{}\t{}\n", c.sectors, c.requests, c.wavefronts, c.conflicts);
+    let only_four = launches.iter().all(|l| l.all.len() == 4 && METRICS.iter().all(|m| l.all.contains_key(*m)));
+    let mut s = String::new();
+    if only_four {
+        s += "# launch\tkernel\tsectors\trequests\twavefronts\tconflicts (ncu: ";
+        s += &METRICS.join(", ");
+        s += ")\n";
+        for (i, l) in launches.iter().enumerate() {
+            let c = l.counters;
+            s += &format!(
+                "{i}\t{}\t{}\t{}\t{}\t{}\n",
+                short_kernel(&l.kernel),
+                c.sectors,
+                c.requests,
+                c.wavefronts,
+                c.conflicts
+            );
+        }
+    } else {
+        s += "# launch\tkernel\tmetric=value ... (ncu's counters of the launch, as ncu named them)\n";
+        for (i, l) in launches.iter().enumerate() {
+            let m: Vec<String> = l.all.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s += &format!("{i}\t{}\t{}\n", short_kernel(&l.kernel), m.join("\t"));
+        }
     }
     s
 }
 
-/// Reads `counters.tsv`.
+/// Reads `counters.tsv` (either form).
 pub fn read_counters_file(text: &str) -> Result<Vec<Launch>> {
     let mut out = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let f: Vec<&str> = line.split('\t').collect();
-        if f.len() != 6 || f[0].parse::<usize>().ok() != Some(out.len()) {
+        if f.len() < 3 || f[0].parse::<usize>().ok() != Some(out.len()) {
             bail!("counters.tsv: bad line {line:?}");
         }
-        let n = |i: usize| f[i].parse::<i64>().with_context(|| format!("counters.tsv: {line:?}"));
-        out.push(Launch {
-            kernel: f[1].to_string(),
-            counters: Counters { sectors: n(2)?, requests: n(3)?, wavefronts: n(4)?, conflicts: n(5)? },
-        });
+        let mut all = BTreeMap::new();
+        if f[2].contains('=') {
+            for kv in &f[2..] {
+                let (k, v) = kv.split_once('=').with_context(|| format!("counters.tsv: {line:?}"))?;
+                all.insert(k.to_string(), v.parse::<i64>().with_context(|| format!("counters.tsv: {line:?}"))?);
+            }
+        } else {
+            if f.len() != 6 {
+                bail!("counters.tsv: bad line {line:?}");
+            }
+            for (i, m) in METRICS.iter().enumerate() {
+                all.insert(m.to_string(), f[2 + i].parse::<i64>().with_context(|| format!("counters.tsv: {line:?}"))?);
+            }
+        }
+        out.push(Launch::from_all(f[1].to_string(), all));
     }
     Ok(out)
+}
+
+fn wavefronts(op: &str) -> String {
+    format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum")
+}
+fn bank_conflicts(op: &str) -> String {
+    format!("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum")
+}
+
+/// A pair of figures ncu measured (sectors and requests, or wavefronts and conflicts).
+pub type Pair = Option<(i64, i64)>;
+
+/// What ncu measured for the case's instruction: (sectors, requests) of global memory and
+/// (wavefronts, conflicts) of shared memory, each None where the instruction has none.
+pub fn measured(space: Space, l: &Launch) -> (Pair, Pair) {
+    let shared_op =
+        |ops: &[&str]| ops.iter().find_map(|op| Some((l.get(&wavefronts(op))?, l.get(&bank_conflicts(op))?)));
+    match space {
+        Space::Global => (Some((l.counters.sectors, l.counters.requests)), None),
+        Space::Shared => (None, Some((l.counters.wavefronts, l.counters.conflicts))),
+        Space::StShared => (None, shared_op(&["st"])),
+        Space::Ldmatrix { .. } => (None, shared_op(&["ldsm", "ld"])),
+        Space::Stmatrix { .. } => (None, shared_op(&["stsm", "st"])),
+        Space::CpAsync { .. } => {
+            let g = |what: &str| {
+                let base = format!("l1tex__t_{what}_pipe_lsu_mem_global_op_ldgsts");
+                l.get(&format!("{base}.sum")).or_else(|| {
+                    let a = l.get(&format!("{base}_cache_access.sum"));
+                    let b = l.get(&format!("{base}_cache_bypass.sum"));
+                    (a.is_some() || b.is_some()).then(|| a.unwrap_or(0) + b.unwrap_or(0))
+                })
+            };
+            // cp.async.cg bypasses L1: no l1tex counter sees its sectors.
+            let global =
+                if matches!(space, Space::CpAsync { cg: true }) { None } else { g("sectors").zip(g("requests")) };
+            (global, None)
+        }
+    }
 }
 
 /// A case's verdict: the engine's figures against the counters.
@@ -378,30 +780,69 @@ pub struct Compared {
     pub case: AccessCase,
     pub predicted: Cost,
     pub measured: Counters,
+    /// Every counter of the launch.
+    pub launch: Launch,
     pub agrees: bool,
+    /// False where ncu has no counter of the case's figures (cp.async.cg: its sectors bypass L1).
+    pub checked: bool,
 }
 
 /// Compares every case with its launch (cases and launches in the same order; the kernel's
-/// template arguments must name the case's width and space).
+/// template arguments must name the case's instruction and width).
 pub fn compare(cases: &[AccessCase], launches: &[Launch]) -> Result<Vec<Compared>> {
     if cases.len() != launches.len() {
         bail!("{} cases but {} launches measured", cases.len(), launches.len());
     }
     let mut out = Vec::with_capacity(cases.len());
     for (c, l) in cases.iter().zip(launches) {
-        let want = format!("warp_load<{}, {}>", c.vector, (c.space == Space::Shared) as u8);
+        let want = c.kernel();
         if !l.kernel.contains(&want) {
             bail!("case {}: launch is {}, not {want}", c.id, l.kernel);
         }
         let p = c.predicted()?;
         let m = l.counters;
-        let agrees = match p {
-            Cost::Global(g) => g.sectors == m.sectors && g.requests == m.requests && m.wavefronts == 0,
-            Cost::Shared(s) => s.wavefronts == m.wavefronts && s.conflicts == m.conflicts && m.sectors == 0,
+        let agrees = match (c.space, p) {
+            (Space::Global, Cost::Global(g)) => g.sectors == m.sectors && g.requests == m.requests && m.wavefronts == 0,
+            (Space::Shared, Cost::Shared(s)) => {
+                s.wavefronts == m.wavefronts && s.conflicts == m.conflicts && m.sectors == 0
+            }
+            (sp, Cost::Shared(s)) => measured(sp, l).1 == Some((s.wavefronts, s.conflicts)),
+            (sp @ Space::CpAsync { .. }, Cost::Global(g)) => measured(sp, l).0 == Some((g.sectors, g.requests)),
+            _ => false,
         };
-        out.push(Compared { case: c.clone(), predicted: p, measured: m, agrees });
+        let checked = !matches!(c.space, Space::CpAsync { cg: true });
+        out.push(Compared {
+            case: c.clone(),
+            predicted: p,
+            measured: m,
+            launch: l.clone(),
+            agrees: agrees && checked,
+            checked,
+        });
     }
     Ok(out)
+}
+
+/// ncu's figures for a case as the engine prints its own (`sectors=.. requests=..`,
+/// `wavefronts=.. conflicts=..`, or both for cp.async).
+pub fn measured_text(r: &Compared) -> String {
+    let m = r.measured;
+    let (g, s) = match r.case.space {
+        Space::Global => (Some((m.sectors, m.requests)), None),
+        Space::Shared => (None, Some((m.wavefronts, m.conflicts))),
+        sp => measured(sp, &r.launch),
+    };
+    let mut parts = Vec::new();
+    if let Some((a, b)) = g {
+        parts.push(format!("sectors={a} requests={b}"));
+    }
+    if let Some((a, b)) = s {
+        parts.push(format!("wavefronts={a} conflicts={b}"));
+    }
+    if parts.is_empty() {
+        parts.push("(no counter of this instruction)".into());
+    }
+    parts.join(" ")
 }
 
 /// Counts by (space, vector bytes): cases and agreements.

@@ -78,6 +78,14 @@ pub struct GpuArgs {
     /// the cases and the sources; with --report: compare a run's ncu.csv with the engine.
     #[arg(long)]
     pub access: bool,
+    /// With --access: the second run's cases instead (the users' cases from CUTLASS's tracker,
+    /// shared loads whose half warps differ, st.shared, ldmatrix, stmatrix, cp.async).
+    #[arg(long, requires = "access")]
+    pub ops: bool,
+    /// With --access: the third run's cases instead (shared 8/16-byte loads and stores whose
+    /// quads read one address, two in pairs, or two unpaired).
+    #[arg(long, requires = "access", conflicts_with = "ops")]
+    pub quads: bool,
     /// The SASS check of CuTe's copy vector width instead (nvcc and cuobjdump, no GPU): writes
     /// vector_cases.cu, builds it for sm_90, reads the loads back; with --report DIR re-reads a
     /// recorded sass.txt.

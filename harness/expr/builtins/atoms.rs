@@ -509,35 +509,63 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     })
 }
 
-/// The arguments of `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)`: the space, the
-/// vector width and the 32 threads' byte offsets (`engine::warp_access::lane_offsets`).
-pub fn warp_access_offsets(args: &[Value]) -> Result<(warp_access::Space, i64, Vec<i64>)> {
+/// What `warp_access_offsets` gives: the instruction, the width, the offsets and (cp.async) the
+/// destination's offsets.
+pub type AccessOffsets = (warp_access::Space, i64, Vec<i64>, Option<Vec<i64>>);
+
+/// The arguments of `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)` (and of
+/// `warp_access(cp_async[_cg], ELEM_BYTES, VECTOR_BYTES, SRC, DST, THREADS)`): the instruction,
+/// the vector width and the 32 threads' byte offsets (`engine::warp_access::lane_offsets`; for
+/// cp.async those of the source, then those of the destination).
+pub fn warp_access_offsets(args: &[Value]) -> Result<AccessOffsets> {
     let n = Op::WarpAccess.name();
     let space = match &args[0] {
         Value::Atom(AtomValue::Name(s)) => warp_access::Space::parse(s),
         _ => None,
     }
-    .ok_or_else(|| Error::Type(format!("{n} expects global or shared first, found {}", args[0])))?;
+    .ok_or_else(|| {
+        Error::Type(format!(
+            "{n} expects one of {} first, found {}",
+            warp_access::Space::names().collect::<Vec<_>>().join(", "),
+            args[0]
+        ))
+    })?;
+    let copy = matches!(space, warp_access::Space::CpAsync { .. });
+    let want = if copy { 6 } else { 5 };
+    if args.len() != want {
+        return Err(Error::Type(format!(
+            "{n}({}, ...) takes {want} arguments{}, found {}",
+            space.name(),
+            if copy { " (SRC and DST layouts)" } else { "" },
+            args.len()
+        )));
+    }
     let elem = args[1].to_int()?.value;
     let vector = args[2].to_int()?.value;
-    let data = match &args[3] {
-        Value::Layout(l) => warp_access::Data::Plain(l),
-        Value::Atom(AtomValue::Composed(c)) => warp_access::Data::Swizzled(c),
-        other => {
-            return Err(Error::Type(format!(
-                "{n} expects a layout or a swizzled layout as DATA, found {}",
+    fn data(v: &Value) -> Result<warp_access::Data<'_>> {
+        match v {
+            Value::Layout(l) => Ok(warp_access::Data::Plain(l)),
+            Value::Atom(AtomValue::Composed(c)) => Ok(warp_access::Data::Swizzled(c)),
+            other => Err(Error::Type(format!(
+                "{} expects a layout or a swizzled layout as DATA, found {}",
+                Op::WarpAccess.name(),
                 other.kind()
-            )))
+            ))),
         }
-    };
-    let threads = args[4].to_layout()?;
-    Ok((space, vector, warp_access::lane_offsets(elem, vector, data, &threads)?))
+    }
+    let threads = args[want - 1].to_layout()?;
+    let offsets = warp_access::lane_offsets(elem, vector, data(&args[3])?, &threads)?;
+    let dst = if copy { Some(warp_access::lane_offsets(elem, vector, data(&args[4])?, &threads)?) } else { None };
+    Ok((space, vector, offsets, dst))
 }
 
 /// `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)`: the sectors and requests of a
-/// warp-wide global load, or the wavefronts and bank conflicts of a shared one
-/// (`engine::warp_access`).
+/// warp-wide global load, the wavefronts and bank conflicts of a shared load, store, ldmatrix or
+/// stmatrix, or both for a cp.async (`engine::warp_access`).
 pub fn warp_access(_: &Name, args: &[Value]) -> Result<Value> {
-    let (space, vector, offsets) = warp_access_offsets(args)?;
-    Ok(Value::Atom(AtomValue::Access(warp_access::cost(space, &offsets, vector)?)))
+    let (space, vector, offsets, dst) = warp_access_offsets(args)?;
+    Ok(Value::Atom(AtomValue::Access(match dst {
+        Some(d) => warp_access::cost_copy(space, &offsets, &d, vector)?,
+        None => warp_access::cost(space, &offsets, vector)?,
+    })))
 }
