@@ -83,7 +83,11 @@ impl FromStr for Release {
 /// - 4.5.1: `SM100_MMA_F8F6F4_SS` and `_2x1SM_SS` become templates
 ///   ([`SM100_F8F6F4_SS_TEMPLATE`]). 4.5.2 to 4.6.2 change only what the engine does not model
 ///   (4.6.0 moves the TMEM fragments to mma_traits_sm100_frag.hpp; `for_each` over two tuples is
-///   not an operation here). Modelled as 4.5.1.0.
+///   not an operation here), except one change not modelled yet, in any release: 4.6.0's
+///   pointer_flagged.hpp `slice_and_offset` of a swizzled shared-memory layout (`Sw o
+///   smem_ptr_flag o L`) folds a non-zero slice offset into the layout's offset and returns `_0`
+///   (4.2: the offset apart), which `cargo xtask conformance` on 4.7 reports as new
+///   (swizzled_slice.cases:16-17). Modelled as 4.5.1.0.
 /// - 4.7.0: ScaledBasis equality forms the value comparison only for equal bases (a compile fix
 ///   for bases of incomparable value types; no operation of the expression language compares
 ///   ScaledBasis values, so no switch), the newest tag. Modelled so that a 4.7 checkout is judged

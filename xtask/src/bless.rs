@@ -66,7 +66,7 @@ fn versions(a: &BlessArgs) -> Result<Vec<Option<String>>> {
 }
 
 /// The release a `--cutlass-dir` holds, from its include/cutlass/version.h.
-fn dir_release(d: &Path) -> Result<Release> {
+pub fn dir_release(d: &Path) -> Result<Release> {
     let include = provision::resolve_cutlass_dir(d)?;
     let vh = include.join("cutlass").join("version.h");
     let text = std::fs::read_to_string(&vh).with_context(|| format!("--cutlass-dir: reading {}", vh.display()))?;

@@ -165,11 +165,13 @@ pub fn run(a: &CoverageArgs) -> Result<bool> {
     let path = cutecheck::oracle::repo_root().join("fixtures/cases").join(format!("{}.cases", a.suite));
     let (fixed_label, fixed, recorded): (String, Vec<String>, Option<Vec<Vec<String>>>) = if path.is_file() {
         let s = Suite::load(&path)?;
-        let recorded = s
-            .recorded(
-                a.oracle.cutlass_version.as_deref().filter(|v| *v != cutecheck::oracle::provision::DEFAULT_CUTLASS),
-            )
-            .ok();
+        // The release the headers are: a checkout's version.h, else --cutlass-version.
+        let version = match &a.oracle.cutlass_dir {
+            Some(d) => Some(crate::bless::dir_release(d)?.to_string()),
+            None => a.oracle.cutlass_version.clone(),
+        };
+        let recorded =
+            s.recorded(version.as_deref().filter(|v| *v != cutecheck::oracle::provision::DEFAULT_CUTLASS)).ok();
         (format!("{} ({} cases)", a.suite, s.cases.len()), s.cases.iter().map(|c| c.expr.clone()).collect(), recorded)
     } else {
         let all = suite::all_suites()?;

@@ -16,6 +16,8 @@
 //!   a_major, b_major)` and `MmaF8Op(a, b, acc, (64,n,32), a_src, K, K)`; `SS` is
 //!   `OperandSource.SMEM`, `RS` is `OperandSource.RMEM`, `GMMA::Major::K|MN` the
 //!   `OperandMajorMode`s, `_TN` both K-major. No TF32 or integer GMMA is exported.
+//! - tcgen05 MMA (`cute.nvgpu.tcgen05`, SM100 UMMA): see [`umma`] (built with the DSL's target set
+//!   to sm_100a for the call, the other families' sm_90a restored after).
 //! - copy atoms, in elements of the value type (`copy_atom_src|dst|thr_id`):
 //!   `SM75_U32x{1,2,4}_LDSM_N` / `SM75_U16x{2,4,8}_LDSM_T` are `warp.LdMatrix8x8x16bOp(transpose,
 //!   n)`, `SM90_U32x{1,2,4}_STSM_N` / `SM90_U16x{2,4,8}_STSM_T` are `warp.StMatrix8x8x16bOp`,
@@ -77,6 +79,9 @@ pub fn mma(name: &Name) -> Result<Json, String> {
     }
     if base.starts_with("SM90_64x") {
         return gmma(name);
+    }
+    if base.starts_with("SM100_MMA_") {
+        return umma(name);
     }
     if name.targs.is_some() {
         return Err(format!("the DSL oracle has no MMA atom {name}"));
@@ -162,6 +167,85 @@ fn gmma(name: &Name) -> Result<Json, String> {
         })),
         _ => none("the DSL exports F16/BF16 and F8 warpgroup MMAs only"),
     }
+}
+
+/// An SM100 UMMA `SM100_MMA_<family>[_2x1SM]_{SS,TS}<a,b,c,M,N,a_major,b_major>` as a
+/// `cute.nvgpu.tcgen05` operation: `MmaF16BF16Op(ab, acc, (M,N,K), cta_group, a_src, a_major,
+/// b_major)`, `MmaTF32Op((M,N,K), ...)`, `MmaI8Op(ab, (M,N,K), ...)` (A = B) and `MmaF8F6F4Op(a, b,
+/// acc, (M,N,K), ...)`; `_2x1SM_` is `CtaGroup.TWO`, `_TS` `OperandSource.TMEM`; K is 256 bits of A
+/// (32 for F8F6F4). The block-scaled families and the defaulted trailing arguments (negation,
+/// saturation) are not read.
+fn umma(name: &Name) -> Result<Json, String> {
+    let none = |why: &str| Err(format!("cute.nvgpu.tcgen05 has no form of {name}: {why}"));
+    let rest = name.base().strip_prefix("SM100_MMA_").unwrap_or("");
+    let (family, form) = rest.split_once('_').unwrap_or((rest, ""));
+    let (cta, src) = match form {
+        "SS" => ("CtaGroup.ONE", "OperandSource.SMEM"),
+        "TS" => ("CtaGroup.ONE", "OperandSource.TMEM"),
+        "2x1SM_SS" => ("CtaGroup.TWO", "OperandSource.SMEM"),
+        "2x1SM_TS" => ("CtaGroup.TWO", "OperandSource.TMEM"),
+        _ => return none("a form other than SS, TS and their 2x1SM twins"),
+    };
+    let Some(t) = name.targs.as_deref().filter(|t| t.len() == 7) else {
+        return none("template arguments other than <A,B,C,M,N,a_major,b_major>");
+    };
+    let ty = |i: usize| match &t[i] {
+        TemplateArg::Name(n) if n.path.len() == 1 || (n.path.len() == 2 && n.path[0] == "cutlass") => {
+            umma_type(n.path.last().map(|p| p.as_ref()).unwrap_or(""))
+        }
+        _ => None,
+    };
+    let int = |i: usize| match &t[i] {
+        TemplateArg::Int(v) => Some(*v),
+        _ => None,
+    };
+    let major = |i: usize| match &t[i] {
+        TemplateArg::Name(m) if m.path.len() == 3 && m.path[0] == "UMMA" && m.path[1] == "Major" => {
+            Some(enum_value(&format!("OperandMajorMode.{}", m.path[2])))
+        }
+        _ => None,
+    };
+    let (Some((a, a_bits)), Some((b, _)), Some((c, _)), Some(m), Some(n), Some(am), Some(bm)) =
+        (ty(0), ty(1), ty(2), int(3), int(4), major(5), major(6))
+    else {
+        return none("types, M, N or majors the DSL oracle does not read");
+    };
+    let k = if family == "F8F6F4" { 32 } else { 256 / a_bits };
+    let tail = [json!([m, n, k]), enum_value(cta), enum_value(src), am, bm];
+    let args: Vec<Json> = match family {
+        "F16BF16" if a == b => [dtype_of(a), dtype_of(c)].into_iter().chain(tail).collect(),
+        "TF32" => tail.to_vec(),
+        "S8" if a == b => [dtype_of(a)].into_iter().chain(tail).collect(),
+        "F8F6F4" => [dtype_of(a), dtype_of(b), dtype_of(c)].into_iter().chain(tail).collect(),
+        _ => return none("the DSL oracle reads the F16BF16 (A = B), TF32, S8 (A = B) and F8F6F4 families"),
+    };
+    let op = match family {
+        "F16BF16" => "tcgen05.MmaF16BF16Op",
+        "TF32" => "tcgen05.MmaTF32Op",
+        "S8" => "tcgen05.MmaI8Op",
+        _ => "tcgen05.MmaF8F6F4Op",
+    };
+    Ok(json!({"op": op, "args": args}))
+}
+
+fn dtype_of(t: &str) -> Json {
+    json!({ "dtype": t })
+}
+
+/// The DSL's element type and width of a UMMA operand or accumulator type.
+fn umma_type(t: &str) -> Option<(&'static str, i64)> {
+    Some(match t {
+        "half_t" => ("Float16", 16),
+        "bfloat16_t" => ("BFloat16", 16),
+        "tfloat32_t" => ("TFloat32", 32),
+        "float" => ("Float32", 32),
+        "int32_t" => ("Int32", 32),
+        "int8_t" => ("Int8", 8),
+        "uint8_t" => ("Uint8", 8),
+        "float_e4m3_t" => ("Float8E4M3FN", 8),
+        "float_e5m2_t" => ("Float8E5M2", 8),
+        _ => return None,
+    })
 }
 
 /// The DSL's element type and width of a CuTe C++ value type.
@@ -311,6 +395,37 @@ mod tests {
             "SM90_64x8x32_S32S8S8_SS_TN_SATURATE",
             "SM90_64x8x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K,GMMA::ScaleIn::One,GMMA::ScaleIn::One>",
             "SM90_64x8x16_F16F16F16_XS<GMMA::Major::K,GMMA::Major::K>",
+        ] {
+            assert!(mma(&name(no)).is_err(), "{no}");
+        }
+    }
+
+    #[test]
+    fn umma_names() {
+        let u = mma(&name("SM100_MMA_F16BF16_2x1SM_TS<half_t,half_t,float,256,64,UMMA::Major::K,UMMA::Major::MN>"))
+            .unwrap();
+        assert_eq!(u["op"], json!("tcgen05.MmaF16BF16Op"));
+        assert_eq!(
+            u["args"],
+            json!([{"dtype": "Float16"}, {"dtype": "Float32"}, [256, 64, 16], {"enum": "CtaGroup.TWO"},
+                   {"enum": "OperandSource.TMEM"}, {"enum": "OperandMajorMode.K"}, {"enum": "OperandMajorMode.MN"}])
+        );
+        let t =
+            mma(&name("SM100_MMA_TF32_SS<tfloat32_t,tfloat32_t,float,64,8,UMMA::Major::MN,UMMA::Major::K>")).unwrap();
+        assert_eq!(t["args"][0], json!([64, 8, 8]));
+        let f8 = mma(&name("SM100_MMA_F8F6F4_TS<float_e4m3_t,float_e5m2_t,half_t,64,8,UMMA::Major::K,UMMA::Major::K>"))
+            .unwrap();
+        assert_eq!((f8["op"].as_str(), &f8["args"][3]), (Some("tcgen05.MmaF8F6F4Op"), &json!([64, 8, 32])));
+        assert_eq!(
+            mma(&name("SM100_MMA_S8_SS<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>")).unwrap()["args"]
+                [1],
+            json!([128, 64, 32])
+        );
+        for no in [
+            "SM100_MMA_S8_SS<int8_t,uint8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>",
+            "SM100_MMA_MXF4_SS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,128,64,32,UMMA::Major::K,UMMA::Major::K>",
+            "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K,UMMA::ScaleIn::Neg,UMMA::ScaleIn::One>",
+            "SM100_MMA_F16BF16_SS_SCALED<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>",
         ] {
             assert!(mma(&name(no)).is_err(), "{no}");
         }

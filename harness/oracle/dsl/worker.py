@@ -51,7 +51,7 @@ site.addsitedir(sys.argv[1])
 import cutlass  # noqa: E402
 import cutlass.cute as cute  # noqa: E402
 from cutlass.cute import nvgpu  # noqa: E402
-from cutlass.cute.nvgpu import cpasync, warp, warpgroup  # noqa: E402
+from cutlass.cute.nvgpu import cpasync, tcgen05, warp, warpgroup  # noqa: E402
 
 
 class Unsupported(Exception):
@@ -264,6 +264,10 @@ MMA_OPS = {
     "warp.MmaFP8Op": lambda: warp.MmaFP8Op,
     "warpgroup.MmaF16BF16Op": lambda: warpgroup.MmaF16BF16Op,
     "warpgroup.MmaF8Op": lambda: warpgroup.MmaF8Op,
+    "tcgen05.MmaF16BF16Op": lambda: tcgen05.MmaF16BF16Op,
+    "tcgen05.MmaTF32Op": lambda: tcgen05.MmaTF32Op,
+    "tcgen05.MmaI8Op": lambda: tcgen05.MmaI8Op,
+    "tcgen05.MmaF8F6F4Op": lambda: tcgen05.MmaF8F6F4Op,
 }
 COPY_OPS = {
     "warp.LdMatrix8x8x16bOp": lambda: warp.LdMatrix8x8x16bOp,
@@ -283,6 +287,9 @@ ENUMS = {
     "OperandMajorMode.MN": lambda: nvgpu.OperandMajorMode.MN,
     "LoadCacheMode.ALWAYS": lambda: cpasync.LoadCacheMode.ALWAYS,
     "LoadCacheMode.GLOBAL": lambda: cpasync.LoadCacheMode.GLOBAL,
+    "CtaGroup.ONE": lambda: tcgen05.CtaGroup.ONE,
+    "CtaGroup.TWO": lambda: tcgen05.CtaGroup.TWO,
+    "OperandSource.TMEM": lambda: tcgen05.OperandSource.TMEM,
 }
 
 
@@ -301,8 +308,26 @@ def atom_arg(a):
 def mma_member(member, atom):
     if member not in MMA_MEMBERS or atom.get("op") not in MMA_OPS:
         raise Unsupported(f"no DSL form for {member} of {atom.get('op')}")
+    if atom["op"].startswith("tcgen05."):
+        return tcgen05_member(member, atom)
     op = MMA_OPS[atom["op"]]()(*[atom_arg(a) for a in atom.get("args", [])])
     return getattr(cute.make_mma_atom(op), MMA_MEMBERS[member])
+
+
+def tcgen05_member(member, atom):
+    # The tcgen05 operations check the target is sm_100a (the warpgroup ones sm_90a): the DSL's
+    # arch is switched for this call only.
+    env = cutlass.base_dsl.BaseDSL._get_dsl().envar
+    old = env.arch
+    env.arch = "sm_100a"
+    try:
+        # SMEM is tcgen05's own OperandSource here (warpgroup's is another enum).
+        args = [tcgen05.OperandSource.SMEM if a == {"enum": "OperandSource.SMEM"} else atom_arg(a)
+                for a in atom.get("args", [])]
+        op = MMA_OPS[atom["op"]]()(*args)
+        return getattr(cute.make_mma_atom(op), MMA_MEMBERS[member])
+    finally:
+        env.arch = old
 
 
 def copy_member(member, atom):
