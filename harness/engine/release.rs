@@ -83,11 +83,11 @@ impl FromStr for Release {
 /// - 4.5.1: `SM100_MMA_F8F6F4_SS` and `_2x1SM_SS` become templates
 ///   ([`SM100_F8F6F4_SS_TEMPLATE`]). 4.5.2 to 4.6.2 change only what the engine does not model
 ///   (4.6.0 moves the TMEM fragments to mma_traits_sm100_frag.hpp; `for_each` over two tuples is
-///   not an operation here), except one change not modelled yet, in any release: 4.6.0's
+///   not an operation here), and one the engine models at the next modelled release: 4.6.0's
 ///   pointer_flagged.hpp `slice_and_offset` of a swizzled shared-memory layout (`Sw o
 ///   smem_ptr_flag o L`) folds a non-zero slice offset into the layout's offset and returns `_0`
-///   (4.2: the offset apart), which `cargo xtask conformance` on 4.7 reports as new
-///   (swizzled_slice.cases:16-17). Modelled as 4.5.1.0.
+///   (4.2: the offset apart): [`SMEM_FLAG_SLICE_KEEPS_OFFSET`], since 4.7.0.0 because 4.6 is not
+///   modelled (swizzled_slice.cases:16-17). Modelled as 4.5.1.0.
 /// - 4.7.0: ScaledBasis equality forms the value comparison only for equal bases (a compile fix
 ///   for bases of incomparable value types; no operation of the expression language compares
 ///   ScaledBasis values, so no switch), the newest tag. Modelled so that a 4.7 checkout is judged
@@ -293,7 +293,7 @@ pub const SM100_F8F6F4_SS_TEMPLATE: Switch = Switch {
 };
 
 /// `slice_and_offset` of a shared-memory swizzled layout `Sw o smem_ptr[B] o L` (a GMMA layout):
-/// from 4.7 an overload of its own (pointer_flagged.hpp) slices L alone and keeps the offset in the
+/// from 4.6.0 (the first modelled release with it is 4.7.0.0; 4.6 is not modelled) an overload of its own (pointer_flagged.hpp) slices L alone and keeps the offset in the
 /// layout, `(Sw o smem_ptr[B] o slice(c, L), _0)` when L's offset is a static 0 and `(Sw o (0 +
 /// offset) o slice(c, L), _0)` otherwise; before, the swizzled slice of swizzle_layout.hpp
 /// (`(Sw o _0 o slice(c, L), offset)` for a stage).
