@@ -2,6 +2,10 @@
 //! its addresses (not a CuTe function: CuTe has no such analysis; the figures are the ones Nsight
 //! Compute measures).
 //!
+//! Instructions ([`Space`]): ld.global, ld.shared, st.shared, ldmatrix / stmatrix (x1, x2, x4,
+//! .trans; one 128-byte phase per 8x8 matrix, [`matrix`]) and cp.async (its global side,
+//! [`cost_copy`]); [`copy_access`] gives every instruction of a whole copy through a TV layout.
+//!
 //! Definition. A warp of 32 threads executes one load instruction. Thread `t` moves
 //! `vector_bytes` bytes starting at byte offset `elem_bytes * DATA(THREADS(t))`, where `THREADS`
 //! is a layout of 32 threads giving the column-major index, in `DATA`'s domain, of the first element
