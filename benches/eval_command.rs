@@ -72,15 +72,6 @@ fn mix() -> Vec<(String, String)> {
     lines
 }
 
-/// CPU time (user + system) of the children waited for so far.
-fn children_cpu() -> f64 {
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage only writes the struct it is given.
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
-    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
-    t(u.ru_utime) + t(u.ru_stime)
-}
-
 /// The fastest of RUNS runs of `cmd` with `input` (if any) on stdin: (wall s, CPU s, lines out).
 fn time(what: &str, mut cmd: impl FnMut() -> Command, input: Option<&Path>) -> (f64, f64, usize) {
     let (mut wall, mut cpu) = (f64::INFINITY, f64::INFINITY);
@@ -92,9 +83,9 @@ fn time(what: &str, mut cmd: impl FnMut() -> Command, input: Option<&Path>) -> (
             Some(p) => Stdio::from(std::fs::File::open(p).expect("the mix file")),
             None => Stdio::null(),
         });
-        let (t, c0) = (Instant::now(), children_cpu());
+        let (t, c0) = (Instant::now(), cutecheck::run::children_cpu_seconds());
         let out = c.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-        let (s, c1) = (t.elapsed().as_secs_f64(), children_cpu());
+        let (s, c1) = (t.elapsed().as_secs_f64(), cutecheck::run::children_cpu_seconds());
         if !out.status.success() && out.stdout.is_empty() {
             panic!("{what} failed: {}", String::from_utf8_lossy(&out.stderr));
         }

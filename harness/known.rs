@@ -504,10 +504,8 @@ impl KnownDiscrepancies {
         let hits = self.index.get(&canonical_hash(expr))?;
         let key = expr.to_string();
         hits.iter()
+            .find(|&&i| self.entries[i].applies_to(version) && self.canonical[i] == key)
             .map(|&i| &self.entries[i])
-            .zip(hits.iter().map(|&i| &self.canonical[i]))
-            .find(|(d, e)| d.applies_to(version) && **e == key)
-            .map(|(d, _)| d)
     }
 
     /// The entry whose family covers `case`: its operation is one of the family's, its triage

@@ -194,9 +194,26 @@ impl Drawn {
     }
 }
 
+/// The element sizes (bytes) that fit in a vector of `vector` bytes, smallest first.
+fn elems_up_to(vector: i64) -> Vec<i64> {
+    warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect()
+}
+
+/// `plain` under a random `Swizzle<B,M,S>` (M at least the vector's bits, `k` elements a vector)
+/// `percent` times in a hundred, else `plain` itself.
+fn maybe_swizzled(r: &mut Rng, percent: u64, k: i64, plain: String) -> String {
+    if !r.chance(percent) {
+        return plain;
+    }
+    let b = 1 + r.below(3) as i64;
+    let m = k.trailing_zeros() as i64 + r.below(2) as i64;
+    let sh = b + r.below(3) as i64;
+    format!("composition(Swizzle<{b},{m},{sh}>,{plain})")
+}
+
 /// A random access of a family for this instruction and width.
 fn draw_parts(r: &mut Rng, family: &'static str, space: &'static str, vector: i64) -> Drawn {
-    let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
+    let elems = elems_up_to(vector);
     let elem = if family == "gmma" { r.pick(&elems[..elems.len().min(4)]) } else { r.pick(&elems) };
     let k = vector / elem; // elements per vector
     let tshape = thread_shape(r);
@@ -293,8 +310,7 @@ pub fn random_cases(seed: u64, n: usize) -> Result<Vec<AccessCase>> {
 /// A mixed-radix access (modes of extent 2 to 8, not only powers of two, so that carries make
 /// the lanes' address patterns differ from quad to quad and from half warp to half warp).
 fn draw_mixed(r: &mut Rng, space: &'static str, vector: i64) -> Drawn {
-    let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
-    let elem = r.pick(&elems);
+    let elem = r.pick(&elems_up_to(vector));
     let k = vector / elem;
     let n = 2 + r.below(3) as usize;
     let shape: Vec<i64> = (0..n).map(|_| r.pick(&[2i64, 3, 4, 5, 6, 8])).collect();
@@ -315,22 +331,14 @@ fn draw_mixed(r: &mut Rng, space: &'static str, vector: i64) -> Drawn {
 /// (it starts at an odd index, so its quads straddle three addresses).
 fn draw_halves(r: &mut Rng, space: &'static str) -> Drawn {
     let vector = r.pick(&[16i64, 16, 16, 8]);
-    let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
-    let elem = r.pick(&elems);
+    let elem = r.pick(&elems_up_to(vector));
     let k = vector / elem;
     let n1 = r.pick(&[8i64, 16, 32]);
     let n2 = r.pick(&[2i64, 4, 8]);
     let s1 = k * r.pick(&[1i64, 1, 2, 3, 4, 5, 8, 16, 32]);
     let s2 = k * r.pick(&[0i64, 1, 8, 16, 64, 128, 256, 24, 40]);
     let plain = layout_text(&[2, n1, n2], &[0, s1, s2]);
-    let data = if r.chance(40) {
-        let b = 1 + r.below(3) as i64;
-        let m = k.trailing_zeros() as i64 + r.below(2) as i64;
-        let sh = b + r.below(3) as i64;
-        format!("composition(Swizzle<{b},{m},{sh}>,{plain})")
-    } else {
-        plain
-    };
+    let data = maybe_swizzled(r, 40, k, plain);
     let size = 2 * n1 * n2;
     let c = 1 + 2 * r.below(((size - 16) / 2).max(1) as u64) as i64; // odd, c + 15 < size
     let threads = if r.chance(50) { format!("(16,2):(1,{c})") } else { format!("(2,8,2):(1,2,{c})") };
@@ -342,8 +350,7 @@ fn draw_halves(r: &mut Rng, space: &'static str) -> Drawn {
 /// loads that tell "every quad in pairs" from "at most 2 addresses per quad".
 fn draw_quads(r: &mut Rng, space: &'static str) -> Drawn {
     let vector = r.pick(&[16i64, 16, 8]);
-    let elems: Vec<i64> = warp_access::VECTOR_WIDTHS.iter().copied().filter(|&e| e <= vector).collect();
-    let elem = r.pick(&elems);
+    let elem = r.pick(&elems_up_to(vector));
     let k = vector / elem;
     let e0 = r.pick(&[2i64, 4, 4, 8]);
     let n1 = r.pick(&[4i64, 8, 16]);
@@ -351,14 +358,7 @@ fn draw_quads(r: &mut Rng, space: &'static str) -> Drawn {
     let s1 = k * r.pick(&[1i64, 1, 2, 3, 4, 5, 8, 16, 32]);
     let s2 = k * r.pick(&[0i64, 1, 8, 16, 64, 128, 256, 24, 40]);
     let plain = layout_text(&[e0, n1, n2], &[0, s1, s2]);
-    let data = if r.chance(30) {
-        let b = 1 + r.below(3) as i64;
-        let m = k.trailing_zeros() as i64 + r.below(2) as i64;
-        let sh = b + r.below(3) as i64;
-        format!("composition(Swizzle<{b},{m},{sh}>,{plain})")
-    } else {
-        plain
-    };
+    let data = maybe_swizzled(r, 30, k, plain);
     let size = e0 * n1 * n2;
     let threads = if r.chance(50) {
         format!("(16,2):(1,{})", r.below((size - 15).max(1) as u64))
