@@ -1,18 +1,23 @@
 //! The engine modelling each CUTLASS release against what that release's real CuTe printed: every
-//! fixed suite recorded under snapshots/versions/<V>/ (by `cargo xtask bless --cutlass-version V`)
-//! is judged with the engine modelling V (`engine::release`), by the same judge as `cargo xtask
+//! fixed suite recorded under snapshots/versions/<V>/ (by `cargo xtask bless --cutlass-version V`
+//! or `--cutlass-dir`) is judged with the engine modelling V (`engine::release`), by the same judge as `cargo xtask
 //! conformance --cutlass-version V`, with the known discrepancies listed for V. Needs no compiler.
 //!
 //! A `harness = false` test (libtest-mimic), selected by name like any test (`-- --list` lists
 //! them):
 //!
-//! - `release::<V>::<name>`: one trial per modelled release other than the default (whose suites
-//!   tests/fixed_suites.rs judges) and case file recorded for it (a file's `# recorded-for:` line
-//!   can leave a release out), judged by `cutecheck::run::judge_recorded` as tests/fixed_suites.rs
-//!   judges the default; it fails with the `file:line` of every case the judge fails.
-//! - `switch::<name>` (the switch's name, `_` for each space): each modelled switch (`engine::release::SWITCHES`) has a fixture that real
-//!   CuTe prints differently in the last modelled release before the switch and in the switch's
-//!   (looked up in the releases suite, else in any suite recorded for both).
+//! - `release::<V>::<name>`: one trial per recorded release other than the default (whose suites
+//!   tests/fixed_suites.rs judges; each directory of snapshots/versions/) and case file recorded
+//!   for it (a file's `# recorded-for:` line can leave a release out), judged by
+//!   `cutecheck::run::judge_recorded` with the engine modelling `V.model()` (V itself when
+//!   modelled, else the nearest older model: tag 3.9.2 by the 3.9.0.0 model) as
+//!   tests/fixed_suites.rs judges the default; it fails with the `file:line` of every case the
+//!   judge fails.
+//! - `models::every_model_is_recorded`: every modelled release has a recorded release it models.
+//! - `switch::<name>` (the switch's name, `_` for each space): each modelled switch
+//!   (`engine::release::SWITCHES`) has a fixture that real CuTe prints differently in the releases
+//!   recorded for the last model before the switch and for the switch's (looked up in the releases
+//!   suite, else in any suite recorded for both).
 
 use std::sync::OnceLock;
 
@@ -20,7 +25,7 @@ use cutecheck::engine::release::{Release, Switch, DEFAULT, MODELLED, SWITCHES};
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::run::judge_recorded;
-use cutecheck::suite::{all_suites, parse_snapshot_body, snapshot_body_of, snapshot_path, Suite};
+use cutecheck::suite::{all_suites, parse_snapshot_body, recorded_versions, snapshot_body_of, snapshot_path, Suite};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
@@ -28,7 +33,7 @@ fn main() {
     let mut trials = Vec::new();
     match all_suites() {
         Ok(suites) => {
-            for &r in MODELLED.iter().filter(|r| **r != DEFAULT) {
+            for r in recorded_releases() {
                 let v = r.to_string();
                 for s in suites.iter().filter(|s| s.is_recorded_for(Some(&v))) {
                     let s = s.clone();
@@ -43,6 +48,7 @@ fn main() {
             trials.push(Trial::test("fixtures", move || Err(format!("fixtures/cases: {e}").into())));
         }
     }
+    trials.push(Trial::test("models::every_model_is_recorded", every_model_is_recorded));
     for &s in SWITCHES {
         // The switch's name, in words, as one word: `switch::inverses_by_sorted_strides`.
         let name: String = s.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
@@ -60,12 +66,50 @@ fn known() -> Result<&'static KnownDiscrepancies, Failed> {
         .map_err(|e| format!("fixtures/known-discrepancies.toml: {e}").into())
 }
 
-/// Judge every recorded case of `s` for `version`.
+/// Every release with recorded snapshots other than the default (whose suites
+/// tests/fixed_suites.rs judges): each directory of snapshots/versions/ (a wheel's release, or a tag
+/// recorded from a checkout), oldest first. Each is judged with the engine modelling its
+/// `Release::model()`: itself when modelled, else the nearest older model.
+fn recorded_releases() -> Vec<Release> {
+    let mut v: Vec<Release> = recorded_versions().iter().filter_map(|d| d.parse::<Release>().ok()).collect();
+    v.retain(|r| *r != DEFAULT);
+    v.sort();
+    v
+}
+
+/// The recorded release that stands for modelled release `m`: `m` itself when recorded (the
+/// default's snapshots/ count), else the newest recorded release that `m` models (a tag like 3.9.2
+/// for the 3.9.0.0 model).
+fn recorded_for_model(m: Release) -> Option<Release> {
+    let mut all = recorded_releases();
+    all.push(DEFAULT);
+    if all.contains(&m) {
+        return Some(m);
+    }
+    all.into_iter().filter(|r| r.model() == Some(m)).max()
+}
+
+/// Every modelled release is checked against real CuTe: some recorded release stands for it.
+fn every_model_is_recorded() -> Result<(), Failed> {
+    let missing: Vec<String> =
+        MODELLED.iter().filter(|m| recorded_for_model(**m).is_none()).map(|m| m.to_string()).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "modelled releases with no recorded release they model (record one with `cargo xtask bless --cutlass-dir`): {}",
+        missing.join(", ")
+    )
+    .into())
+}
+
+/// Judge every recorded case of `s` for `version`, with the engine modelling `version.model()`
+/// (itself when modelled) as `cargo xtask conformance --cutlass-version V` judges it.
 fn release_matches_its_recorded_cute(version: Release, s: &Suite) -> Result<(), Failed> {
     let v = version.to_string();
     let judge = Judge::new(known()?, v.clone());
-    if judge.release != version {
-        return Err(format!("{v} is not modelled exactly: the judge models {}", judge.release).into());
+    if Some(judge.release) != version.model() {
+        return Err(format!("{v}: the judge models {}, not {v}'s model {:?}", judge.release, version.model()).into());
     }
     let j = judge_recorded(s, &judge, Some(&v));
     if j.passed() {
@@ -74,9 +118,10 @@ fn release_matches_its_recorded_cute(version: Release, s: &Suite) -> Result<(), 
     let snap = snapshot_path(&s.name, Some(&v));
     let snap = snap.strip_prefix(cutecheck::oracle::repo_root()).unwrap_or(&snap);
     Err(format!(
-        "{} problem(s) judging the engine's model of CUTLASS {v} against its real CuTe as recorded in {} ({} cases \
-         judged; record with `cargo xtask bless --cutlass-version {v}`):\n{}",
+        "{} problem(s) judging the engine's model of CUTLASS {v} ({}) against its real CuTe as recorded in {} ({} \
+         cases judged; record with `cargo xtask bless --cutlass-version {v}`):\n{}",
         j.problems.len(),
+        judge.release,
         snap.display(),
         j.judged,
         j.problems.join("\n")
@@ -109,10 +154,14 @@ fn real_cute_prints_the_fixture_differently_across(s: &Switch) -> Result<(), Fai
         .find(|r| **r < s.since)
         .copied()
         .ok_or_else(|| format!("switch `{}`: no modelled release before {}", s.name, s.since))?;
-    let (old, new) = (recorded(s.fixture, before)?, recorded(s.fixture, s.since)?);
+    let (old_r, new_r) = (recorded_for_model(before), recorded_for_model(s.since));
+    let (Some(old_r), Some(new_r)) = (old_r, new_r) else {
+        return Err(format!("switch `{}`: no release recorded for the model {before} or {}", s.name, s.since).into());
+    };
+    let (old, new) = (recorded(s.fixture, old_r)?, recorded(s.fixture, new_r)?);
     if old == new {
         return Err(format!(
-            "switch `{}`: its fixture {} prints the same in CUTLASS {before} and {}: {}",
+            "switch `{}`: its fixture {} prints the same in CUTLASS {old_r} (modelled by {before}) and {new_r} (modelled by {}): {}",
             s.name,
             s.fixture,
             s.since,

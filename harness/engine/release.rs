@@ -101,6 +101,7 @@ pub const MODELLED: &[Release] = &[
     Release::new(3, 6, 0, 0),
     Release::new(3, 7, 0, 0),
     Release::new(3, 8, 0, 0),
+    Release::new(3, 9, 0, 0),
     Release::new(4, 2, 0, 0),
     Release::new(4, 5, 0, 0),
     Release::new(4, 5, 1, 0),
@@ -108,17 +109,41 @@ pub const MODELLED: &[Release] = &[
 ];
 
 /// Where a release's CuTe headers come from on a package registry: `(package, version)` of a PyPI
-/// wheel that ships them. `nvidia-cutlass` for its own versions (3.3.0.0 to 4.2.0.0); after it
-/// only `flashinfer-python` ships CUTLASS headers (`flashinfer/data/cutlass/include`): 0.6.11's
-/// version.h names CUTLASS 4.5.0, and its cute/ is tag v4.5.0's except four SM100 files
-/// (arch/config.hpp, arch/copy_sm100.hpp, atom/copy_traits_sm100.hpp, atom/mma_traits_sm100.hpp:
-/// a later commit's descriptor arithmetic and `SM100_MMA_F8F6F4_SS` spelling). `None`: a
-/// checkout only.
+/// wheel that ships them, pinned by sha256 in fixtures/cutlass-pins.toml. `None`: a checkout only
+/// (`--cutlass-dir`).
+///
+/// - `nvidia-cutlass` ships its own versions: 3.3.0.0, 3.4.0.0, 3.4.1.0, 3.5.0.0, 3.5.1.0,
+///   3.6.0.0, 3.7.0.0, 3.8.0.0 and 4.2.0.0 (`pip index versions nvidia-cutlass`, 2026-12-04); no
+///   wheel of 3.9, 4.0 or 4.1.
+/// - `flashinfer-python` ships CUTLASS's include/ under `flashinfer/data/cutlass/include` in its
+///   wheels (each checked 2026-12-04 by its version.h and `diff -r` of its cute/ against the tags):
+///   0.6.6 names 4.2.1 and its include/ is tag v4.2.1's; 0.6.7 to 0.6.10 name 4.4.2 and their
+///   include/ is tag v4.4.2's; 0.6.11 to 0.6.18 name 4.5.0, cute/ tag v4.5.0's except four SM100
+///   files (arch/config.hpp, arch/copy_sm100.hpp, atom/copy_traits_sm100.hpp,
+///   atom/mma_traits_sm100.hpp: a later commit's descriptor arithmetic and `SM100_MMA_F8F6F4_SS`
+///   spelling). 0.2.11 (tag v4.1.0's cute/, version.h 4.0.0 like the tag) and 0.4.0 are source
+///   distributions only, which the provisioner does not build: no registry source for 4.1.
 pub fn registry_source(release: Release) -> Option<(&'static str, String)> {
-    if release <= Release::new(4, 2, 0, 0) {
+    const NVIDIA_CUTLASS: &[Release] = &[
+        Release::new(3, 3, 0, 0),
+        Release::new(3, 4, 0, 0),
+        Release::new(3, 4, 1, 0),
+        Release::new(3, 5, 0, 0),
+        Release::new(3, 5, 1, 0),
+        Release::new(3, 6, 0, 0),
+        Release::new(3, 7, 0, 0),
+        Release::new(3, 8, 0, 0),
+        Release::new(4, 2, 0, 0),
+    ];
+    const FLASHINFER: &[(Release, &str)] = &[
+        (Release::new(4, 2, 1, 0), "0.6.6"),
+        (Release::new(4, 4, 2, 0), "0.6.10"),
+        (Release::new(4, 5, 0, 0), "0.6.11"),
+    ];
+    if NVIDIA_CUTLASS.contains(&release) {
         return Some(("nvidia-cutlass", release.to_string()));
     }
-    (release == Release::new(4, 5, 0, 0)).then(|| ("flashinfer-python", "0.6.11".to_string()))
+    FLASHINFER.iter().find(|(r, _)| *r == release).map(|(_, v)| ("flashinfer-python", v.to_string()))
 }
 
 /// The release modelled when none is selected.
@@ -126,6 +151,8 @@ pub const DEFAULT: Release = Release::new(4, 2, 0, 0);
 
 thread_local! {
     static CURRENT: Cell<Release> = const { Cell::new(DEFAULT) };
+    /// The name of a switch turned off by [`with_switch_off`] on this thread.
+    static OFF: Cell<Option<&'static str>> = const { Cell::new(None) };
 }
 
 /// The release the engine models on this thread.
@@ -145,6 +172,21 @@ pub fn with_release<T>(release: Release, f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// Run `f` with the engine modelling the current release except that `switch` keeps its old
+/// behaviour (restored afterwards, also on panic): what the release would do without that one
+/// change. A release diff blames a change on the switch whose turning off brings the old output
+/// back (`judge::release_blame`).
+pub fn with_switch_off<T>(switch: &'static Switch, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<&'static str>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OFF.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(OFF.with(|c| c.replace(Some(switch.name))));
+    f()
+}
+
 /// One change of CuTe's behaviour between releases, as the engine models it.
 #[derive(Debug)]
 pub struct Switch {
@@ -161,7 +203,7 @@ pub struct Switch {
 impl Switch {
     /// Whether the modelled release has the new behaviour.
     pub fn on(&self) -> bool {
-        current() >= self.since
+        current() >= self.since && OFF.with(Cell::get) != Some(self.name)
     }
 }
 
@@ -199,7 +241,7 @@ pub const PRODUCTS_KEEP_MODES: Switch = Switch {
 /// backwards.
 pub const COMPOSITION_WEAK_DIVISIBILITY: Switch = Switch {
     name: "composition checks the weak divisibility conditions",
-    since: Release::new(4, 2, 0, 0),
+    since: Release::new(3, 9, 0, 0),
     what: "before 4.2 composition divided with shape_div (static_assert \"Static shape_div failure\") and coalesced its result; from 4.2 it walks with ceil_div and checks the weak Stride/Shape Divisibility Conditions only where static",
     fixture: "composition((_6,_2):(_8,_2),_4:_4)",
 };
@@ -210,7 +252,7 @@ pub const COMPOSITION_WEAK_DIVISIBILITY: Switch = Switch {
 /// (`detail::inverse_seq`) and left_inverse was `right_inverse(make_layout(L, complement(L)))`.
 pub const INVERSES_SORTED: Switch = Switch {
     name: "inverses by sorted strides",
-    since: Release::new(4, 2, 0, 0),
+    since: Release::new(3, 9, 0, 0),
     what: "before 4.2 right_inverse followed the chain of static strides from _1 (inverse_seq) and left_inverse(L) was right_inverse(make_layout(L, complement(L))); from 4.2 both sort the static-stride modes, and left_inverse requires static strides",
     fixture: "left_inverse((_2,_4):(_1,_4))",
 };
@@ -231,7 +273,7 @@ pub const TILED_MMA_THREADS_WITH_COMPLEMENT: Switch = Switch {
 /// shape_div ("Static shape_div failure").
 pub const UPCAST_DIVISIBILITY_CONDITION: Switch = Switch {
     name: "upcast names its divisibility condition",
-    since: Release::new(4, 2, 0, 0),
+    since: Release::new(3, 9, 0, 0),
     what: "before 4.2 an upcast<N> of a stride N does not divide (nor divides N) failed in shape_div with \"Static shape_div failure\"; from 4.2 upcast checks \"Divisibility condition\" itself",
     fixture: "upcast<4>((_4,_8):(_3,_8))",
 };
@@ -241,7 +283,7 @@ pub const UPCAST_DIVISIBILITY_CONDITION: Switch = Switch {
 /// shape made a different (smaller) rest mode.
 pub const DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE: Switch = Switch {
     name: "logical_divide complements in the coalesced shape",
-    since: Release::new(4, 2, 0, 0),
+    since: Release::new(3, 9, 0, 0),
     what: "before 4.2 logical_divide took complement(B, shape(A)); from 4.2 complement(B, shape(coalesce(A)))",
     fixture: "logical_divide(((_3,_3)):((_1,_3)),_4:_2)",
 };
@@ -252,7 +294,7 @@ pub const DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE: Switch = Switch {
 /// dynamic coordinate). The value is the same.
 pub const COSHAPE_INNER_PRODUCT: Switch = Switch {
     name: "cosize by the inner product of extents and strides",
-    since: Release::new(4, 2, 0, 0),
+    since: Release::new(3, 9, 0, 0),
     what: "before 4.2 coshape evaluated the layout with absolute strides at its last coordinate (dynamic where the size is dynamic); from 4.2 it is the inner product of (extents - _1) with the absolute strides, static where every term is",
     fixture: "cosize((4,_2):(_0,_1))",
 };
@@ -339,6 +381,10 @@ mod tests {
         assert_eq!(registry_source(r("4.2.0.0")), Some(("nvidia-cutlass", "4.2.0.0".to_string())));
         assert_eq!(registry_source(r("4.5.0.0")), Some(("flashinfer-python", "0.6.11".to_string())));
         assert_eq!(registry_source(r("4.7.0.0")), None);
+        assert_eq!(registry_source(r("3.4.1.0")), Some(("nvidia-cutlass", "3.4.1.0".to_string())));
+        assert_eq!(registry_source(r("3.9.2.0")), None, "no nvidia-cutlass wheel of 3.9");
+        assert_eq!(registry_source(r("4.1.0.0")), None, "flashinfer 0.2.11 is a source distribution");
+        assert_eq!(registry_source(r("4.4.2.0")), Some(("flashinfer-python", "0.6.10".to_string())));
         assert_eq!(r("3.5.1.0").model(), Some(r("3.5.1.0")));
         assert_eq!(r("3.3.0.0").model(), Some(r("3.5.1.0")));
         assert!(!r("3.3.0.0").is_modelled());
@@ -352,6 +398,11 @@ mod tests {
         let old = Release::new(3, 7, 0, 0);
         assert!(PRODUCTS_KEEP_MODES.on());
         with_release(old, || assert!(!PRODUCTS_KEEP_MODES.on()));
+        with_switch_off(&PRODUCTS_KEEP_MODES, || {
+            assert!(!PRODUCTS_KEEP_MODES.on());
+            assert!(INVERSES_SORTED.on(), "only the named switch is off");
+        });
+        assert!(PRODUCTS_KEEP_MODES.on());
         assert_eq!(current(), DEFAULT);
         for s in SWITCHES {
             assert!(s.since.is_modelled(), "{}: since {} is not a modelled release", s.name, s.since);

@@ -12,6 +12,8 @@ use crate::run::Run;
 #[derive(Serialize)]
 pub struct Change {
     pub group: String,
+    /// The case's operation and atom family ([`op_and_family`]); the report groups by it.
+    pub operation: String,
     pub location: String,
     pub expr: String,
     pub kind: String,
@@ -21,6 +23,9 @@ pub struct Change {
     /// The engine against the old / new output: `agree`, or the triage class and signature.
     pub engine_vs_from: String,
     pub engine_vs_to: String,
+    /// What the change is blamed on (`judge::release_blame`): a release switch, an atom's first
+    /// release, or not modelled.
+    pub blame: String,
 }
 
 #[derive(Serialize)]
@@ -36,6 +41,8 @@ pub struct Report {
     pub by_kind: BTreeMap<String, usize>,
     /// The changes grouped by operation and atom family (`op [FAMILY]`, see [`op_and_family`]).
     pub by_operation: BTreeMap<String, usize>,
+    /// The changes by blame (`judge::release_blame`).
+    pub by_blame: BTreeMap<String, usize>,
     /// How many changes the engine agrees with on each side.
     pub engine_agrees_with_from: usize,
     pub engine_agrees_with_to: usize,
@@ -79,15 +86,17 @@ pub fn op_and_family(case: &crate::case::Case) -> String {
 
 /// The cases whose CuTe output changed between two runs of the same cases (`old` on the older
 /// release, `new` on the newer, each judged with the engine modelling its release), with the
-/// judge's word on the engine against each side.
+/// judge's word on the engine against each side and the change's blame.
 pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
     let (old_cpp, new_cpp) = (old.run.asked.cpp().unwrap_or_default(), new.run.asked.cpp().unwrap_or_default());
     let (from_name, to_name) = (old.version.to_string(), new.version.to_string());
+    let (old_model, new_model) = (old.model, new.model);
     let (model_from, model_to) = (old.model.to_string(), new.model.to_string());
     let (old, new) = (old.run, new.run);
     let mut changes = Vec::new();
     let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_operation: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_blame: BTreeMap<String, usize> = BTreeMap::new();
     let (mut with_from, mut with_to) = (0, 0);
     for (k, (p, (o, n))) in new.plan.cases.iter().zip(old_cpp.iter().zip(&new_cpp)).enumerate() {
         if o.lines() == n.lines() || o.is_error() || n.is_error() {
@@ -95,13 +104,17 @@ pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
         }
         let kind = format!("{} -> {}", kind_of(o), kind_of(n));
         *by_kind.entry(kind.clone()).or_default() += 1;
-        *by_operation.entry(op_and_family(&p.case)).or_default() += 1;
+        let operation = op_and_family(&p.case);
+        *by_operation.entry(operation.clone()).or_default() += 1;
         let summary = |r: &Run| r.judged.cases[k].engine_cpp.as_ref().map(|j| j.summary());
         let (vf, vt) = (summary(old).unwrap_or_default(), summary(new).unwrap_or_default());
         with_from += usize::from(vf.starts_with("agree"));
         with_to += usize::from(vt.starts_with("agree"));
+        let blame = crate::judge::release_blame(&p.case, false, (old_model, new_model), o, n);
+        *by_blame.entry(blame.clone()).or_default() += 1;
         changes.push(Change {
             group: p.group.clone(),
+            operation,
             location: p.case.location.clone(),
             expr: p.case.text.clone(),
             kind,
@@ -110,6 +123,7 @@ pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
             engine: new.asked.engines[k].outcome.lines(),
             engine_vs_from: vf,
             engine_vs_to: vt,
+            blame,
         });
     }
     Report {
@@ -122,6 +136,7 @@ pub fn build(old: &Side, new: &Side, seed: u64) -> Report {
         changed: changes.len(),
         by_kind,
         by_operation,
+        by_blame,
         engine_agrees_with_from: with_from,
         engine_agrees_with_to: with_to,
         changes,
@@ -156,21 +171,33 @@ pub fn markdown(report: &Report, no_fixed: bool) -> String {
     for (k, n) in &report.by_operation {
         md.push_str(&format!("| {k} | {n} |\n"));
     }
-    md.push_str("\n## Changed cases\n\n");
+    md.push_str("\n| blame | cases |\n|---|---|\n");
+    for (k, n) in &report.by_blame {
+        md.push_str(&format!("| {k} | {n} |\n"));
+    }
+    md.push_str("\n## Changed cases, by operation and atom family\n");
+    let mut groups: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
     for c in &report.changes {
-        md.push_str(&format!(
-            "- `{}` ({}; {})\n  - {}: `{}`\n  - {}: `{}`\n  - engine: `{}` (vs old: {}; vs new: {})\n",
-            c.expr,
-            c.location,
-            c.kind,
-            report.from,
-            c.from.join(" | "),
-            report.to,
-            c.to.join(" | "),
-            c.engine.join(" | "),
-            c.engine_vs_from,
-            c.engine_vs_to
-        ));
+        groups.entry(c.operation.as_str()).or_default().push(c);
+    }
+    for (g, changes) in groups {
+        md.push_str(&format!("\n### {g} ({})\n\n", changes.len()));
+        for c in changes {
+            md.push_str(&format!(
+                "- `{}` ({}; {})\n  - {}: `{}`\n  - {}: `{}`\n  - engine: `{}` (vs old: {}; vs new: {})\n  - blame: {}\n",
+                c.expr,
+                c.location,
+                c.kind,
+                report.from,
+                c.from.join(" | "),
+                report.to,
+                c.to.join(" | "),
+                c.engine.join(" | "),
+                c.engine_vs_from,
+                c.engine_vs_to,
+                c.blame
+            ));
+        }
     }
     md
 }

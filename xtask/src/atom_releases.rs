@@ -1,6 +1,8 @@
-//! `cargo xtask atom-releases [--check] [--cutlass-dir DIR]...`: which modelled CUTLASS release
-//! first declares each atom the engine knows. For every modelled release it provisions the wheel
-//! (or reads the `--cutlass-dir` whose version.h names a release no wheel ships), reads the identifiers
+//! `cargo xtask atom-releases [--check] [--cutlass-git REPO | --cutlass-dir DIR...]`: which modelled
+//! CUTLASS release first declares each atom the engine knows. For every modelled release it reads
+//! the headers of the tag `vMAJOR.MINOR.PATCH` in the CUTLASS git repository `--cutlass-git` (a
+//! bare clone will do), or else provisions the wheel (or reads the `--cutlass-dir` whose version.h
+//! names a release no wheel ships), reads the identifiers
 //! declared as `struct NAME` in `cute/arch/*.hpp` that `cute/atom/*.hpp` (the traits) also name,
 //! and writes harness/engine/atom/since.rs: the
 //! atoms that are not in the oldest modelled release, each with the first release that has it
@@ -18,23 +20,62 @@ use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner};
 
 const OUT: &str = "harness/engine/atom/since.rs";
 
-/// The words of every .hpp file in `dir`, and the identifiers declared there as `struct NAME`.
-fn words_of(dir: &std::path::Path) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
-    let (mut words, mut structs) = (BTreeSet::new(), BTreeSet::new());
-    for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let p = e?.path();
-        if p.extension().is_some_and(|x| x == "hpp") {
-            let text = std::fs::read_to_string(&p)?;
-            let mut it = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-            while let Some(w) = it.next() {
-                if w == "struct" {
-                    if let Some(n) = it.next() {
-                        structs.insert(n.to_string());
-                        words.insert(n.to_string());
+/// Where a release's headers are read: an include directory (a wheel's or a checkout's), or a tag
+/// of a CUTLASS git repository (`git show TAG:include/...`).
+enum Headers {
+    Dir(std::path::PathBuf),
+    Tag { git: std::path::PathBuf, tag: String },
+}
+
+impl Headers {
+    /// The text of every .hpp file directly in `include/<sub>`.
+    fn hpp_texts(&self, sub: &str) -> Result<Vec<String>> {
+        match self {
+            Headers::Dir(include) => {
+                let dir = include.join(sub);
+                let mut out = Vec::new();
+                for e in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+                    let p = e?.path();
+                    if p.extension().is_some_and(|x| x == "hpp") {
+                        out.push(std::fs::read_to_string(&p)?);
                     }
-                } else {
-                    words.insert(w.to_string());
                 }
+                Ok(out)
+            }
+            Headers::Tag { git, tag } => {
+                let run = |args: &[&str]| -> Result<String> {
+                    let o = std::process::Command::new("git")
+                        .arg("--git-dir")
+                        .arg(git)
+                        .args(args)
+                        .output()
+                        .context("running git")?;
+                    if !o.status.success() {
+                        bail!("git {}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr).trim());
+                    }
+                    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+                };
+                let list = run(&["ls-tree", "--name-only", tag, &format!("include/{sub}/")])?;
+                list.lines().filter(|p| p.ends_with(".hpp")).map(|p| run(&["show", &format!("{tag}:{p}")])).collect()
+            }
+        }
+    }
+}
+
+/// The words of every .hpp file in `include/<sub>`, and the identifiers declared there as
+/// `struct NAME`.
+fn words_of(h: &Headers, sub: &str) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    let (mut words, mut structs) = (BTreeSet::new(), BTreeSet::new());
+    for text in h.hpp_texts(sub)? {
+        let mut it = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+        while let Some(w) = it.next() {
+            if w == "struct" {
+                if let Some(n) = it.next() {
+                    structs.insert(n.to_string());
+                    words.insert(n.to_string());
+                }
+            } else {
+                words.insert(w.to_string());
             }
         }
     }
@@ -44,9 +85,9 @@ fn words_of(dir: &std::path::Path) -> Result<(BTreeSet<String>, BTreeSet<String>
 /// The atoms a release can use: declared as `struct NAME` in cute/arch/ and named in cute/atom/
 /// (where its MMA_Traits / Copy_Traits are; an operation without traits is refused by CuTe too:
 /// "MMA_Traits not implemented for this MMA_Operation").
-fn declared(include: &std::path::Path) -> Result<BTreeSet<String>> {
-    let (_, arch) = words_of(&include.join("cute").join("arch"))?;
-    let (atom, _) = words_of(&include.join("cute").join("atom"))?;
+fn declared(h: &Headers) -> Result<BTreeSet<String>> {
+    let (_, arch) = words_of(h, "cute/arch")?;
+    let (atom, _) = words_of(h, "cute/atom")?;
     Ok(arch.intersection(&atom).cloned().collect())
 }
 
@@ -79,29 +120,39 @@ fn render(since: &BTreeMap<String, Release>) -> String {
     s
 }
 
-/// The include directory of release `r`: its wheel when a registry ships it, else the
-/// `--cutlass-dir` whose version.h names it.
-fn include_of(prov: &Provisioner, r: Release, dirs: &[std::path::PathBuf]) -> Result<std::path::PathBuf> {
+/// Where release `r`'s headers are read: with `--cutlass-git`, the repository's tag
+/// `vMAJOR.MINOR.PATCH`; else its wheel when a registry ships it, else the `--cutlass-dir` whose
+/// version.h names it.
+fn headers_of(
+    prov: &Provisioner,
+    r: Release,
+    dirs: &[std::path::PathBuf],
+    git: Option<&std::path::Path>,
+) -> Result<Headers> {
+    if let Some(git) = git {
+        let [a, b, c, _] = r.0;
+        return Ok(Headers::Tag { git: git.to_path_buf(), tag: format!("v{a}.{b}.{c}") });
+    }
     if registry_source(r).is_some() {
-        return Ok(prov.cutlass(&r.to_string())?.include_dir);
+        return Ok(Headers::Dir(prov.cutlass(&r.to_string())?.include_dir));
     }
     for d in dirs {
         let include = resolve_cutlass_dir(d)?;
         let vh = std::fs::read_to_string(include.join("cutlass/version.h")).unwrap_or_default();
         if Release::from_version_h(&vh) == Some(r) {
-            return Ok(include);
+            return Ok(Headers::Dir(include));
         }
     }
-    bail!("CUTLASS {r}: no wheel ships it; give a checkout of that tag with --cutlass-dir DIR")
+    bail!("CUTLASS {r}: no wheel ships it; give a checkout of that tag with --cutlass-dir DIR, or the repository with --cutlass-git")
 }
 
-pub fn run(check: bool, dirs: &[std::path::PathBuf]) -> Result<bool> {
+pub fn run(check: bool, dirs: &[std::path::PathBuf], git: Option<&std::path::Path>) -> Result<bool> {
     let prov = Provisioner::new()?;
     let atoms = engine_atoms();
     let mut first: BTreeMap<String, Release> = BTreeMap::new();
     let mut missing: BTreeSet<String> = atoms.clone();
     for &r in MODELLED {
-        let names = declared(&include_of(&prov, r, dirs)?)?;
+        let names = declared(&headers_of(&prov, r, dirs, git)?)?;
         for a in &atoms {
             if names.contains(a) && missing.remove(a) && r != MODELLED[0] {
                 first.insert(a.clone(), r);

@@ -14,7 +14,8 @@
 //! - `cargo xtask bless --cutlass-dir DIR`: record `snapshots/versions/V/` for the release V that
 //!   DIR's `include/cutlass/version.h` names (a CUTLASS checkout or `git archive` of a tag, for the
 //!   releases no wheel ships: 4.7.0), and write `snapshots/versions/V/SOURCE` naming it and the
-//!   sha256 of its cute/ tree.
+//!   sha256 of its cute/ tree. `--as-release V` records it as release V instead (a tag whose
+//!   version.h names another release: v4.1.0's says 4.0.0; v3.3.0 has none).
 //! - `cargo xtask bless --all-versions`: the default version and every `snapshots/versions/<V>/`
 //!   whose release a PyPI wheel ships (`engine::release::registry_source`); the others are named
 //!   and skipped (check them with `--cutlass-dir`).
@@ -48,6 +49,10 @@ pub struct BlessArgs {
     /// Only these suites (case file names without .cases); repeatable. Default: every suite.
     #[arg(long, value_name = "NAME")]
     pub suite: Vec<String>,
+    /// With --cutlass-dir: record the checkout as this release rather than the one its version.h
+    /// names (tag v4.1.0's version.h says 4.0.0).
+    #[arg(long, value_name = "V", requires = "cutlass_dir")]
+    pub as_release: Option<String>,
     #[command(flatten)]
     pub args: OracleArgs,
 }
@@ -58,9 +63,10 @@ fn versions(a: &BlessArgs) -> Result<Vec<Option<String>>> {
     if a.all_versions {
         return Ok(std::iter::once(None).chain(suite::recorded_versions().into_iter().map(Some)).collect());
     }
-    let v = match &a.args.cutlass_dir {
-        Some(d) => Some(dir_release(d)?.to_string()),
-        None => a.args.cutlass_version.clone(),
+    let v = match (&a.args.cutlass_dir, &a.as_release) {
+        (Some(_), Some(r)) => Some(r.parse::<Release>().map_err(anyhow::Error::msg)?.to_string()),
+        (Some(d), None) => Some(dir_release(d)?.to_string()),
+        (None, _) => a.args.cutlass_version.clone(),
     };
     Ok(vec![v.filter(|v| v != provision::DEFAULT_CUTLASS)])
 }
@@ -83,11 +89,21 @@ fn has_registry_source(v: &Option<String>) -> bool {
 fn write_source(d: &Path, version: &str) -> Result<()> {
     let include = provision::resolve_cutlass_dir(d)?;
     let cute = provision::hash_tree(&include.join("cute"))?;
+    let named = dir_release(d).map(|r| r.to_string()).unwrap_or_else(|_| "no release".to_string());
+    let (how, whence, again) = if named == version {
+        ("--cutlass-dir DIR", "include/cutlass/version.h".to_string(), String::new())
+    } else {
+        (
+            "--cutlass-dir DIR --as-release V",
+            format!("--as-release; its include/cutlass/version.h names {named}"),
+            format!(" --as-release {version}"),
+        )
+    };
     let text = format!(
-        "Recorded by `cargo xtask bless --cutlass-dir DIR` from a CUTLASS checkout, not a wheel:\n\
-         release {version} (include/cutlass/version.h)\n\
+        "Recorded by `cargo xtask bless {how}` from a CUTLASS checkout, not a wheel:\n\
+         release {version} ({whence})\n\
          include/cute sha256 {cute} (provision::hash_tree)\n\
-         Re-check with: cargo xtask bless --check --cutlass-dir <a checkout of that tag>\n"
+         Re-check with: cargo xtask bless --check --cutlass-dir <a checkout of that tag>{again}\n"
     );
     let path = suite::snapshot_path("x", Some(version)).with_file_name("SOURCE");
     std::fs::create_dir_all(path.parent().context("snapshot dir")?)?;

@@ -102,6 +102,10 @@ enum Cmd {
         /// repeatable, each matched to its release by its version.h.
         #[arg(long = "cutlass-dir", value_name = "DIR")]
         cutlass_dirs: Vec<std::path::PathBuf>,
+        /// A CUTLASS git repository (a bare clone will do): every modelled release is read from its
+        /// tag vMAJOR.MINOR.PATCH instead of a wheel or checkout.
+        #[arg(long = "cutlass-git", value_name = "REPO", conflicts_with = "cutlass_dirs")]
+        cutlass_git: Option<std::path::PathBuf>,
     },
     /// Write the other languages' lists of operations from the Rust tables; --check fails on a stale one.
     Sourcegen {
@@ -144,7 +148,9 @@ fn main() -> ExitCode {
         Cmd::ReleaseDiff(a) => release_diff::run(&a),
         Cmd::ExtractCutlassTests(a) => extract::run(&a),
         Cmd::ExtractKernelForms(a) => kernel_forms::run(&a),
-        Cmd::AtomReleases { check, cutlass_dirs } => atom_releases::run(check, &cutlass_dirs),
+        Cmd::AtomReleases { check, cutlass_dirs, cutlass_git } => {
+            atom_releases::run(check, &cutlass_dirs, cutlass_git.as_deref())
+        }
         Cmd::Sourcegen { check } => sourcegen::run(check),
         Cmd::Coverage(a) => coverage::run(&a),
         Cmd::Bench { args, cases, seed, skip_single } => bench::run(&args, cases, seed, skip_single),

@@ -447,24 +447,47 @@ fn gmma_a_regs(k: i64) -> Result<Layout> {
     })
 }
 
-/// Traits that changed between modelled releases: (atom, operand, the release that changed it, the
-/// layout before that release), as the older release's MMA_Traits declare it.
-const TRAITS_BEFORE: &[(&str, char, Release, &str)] = &[
+/// When changed traits apply: from a release on, or with a release switch on (which
+/// `release::with_switch_off` can turn off for a release diff's blame).
+enum Changed {
+    Since(Release),
+    With(&'static crate::release::Switch),
+}
+
+impl Changed {
+    fn applies(&self) -> bool {
+        match self {
+            Changed::Since(r) => current() >= *r,
+            Changed::With(s) => s.on(),
+        }
+    }
+}
+
+const INT4_B: Changed = Changed::With(&SM80_INT4_B_LAYOUT_ONE_TO_ONE);
+
+/// Traits that changed between modelled releases: (atom, operand, when the change applies, the
+/// layout before it), as the older release's MMA_Traits declare it.
+const TRAITS_BEFORE: &[(&str, char, Changed, &str)] = &[
     (
         "SM80_16x8x256_S32U1U1S32_TN_XORPOPC",
         'A',
-        Release::new(3, 6, 0, 0),
+        Changed::Since(Release::new(3, 6, 0, 0)),
         "(_32,(_8,_4,_2,_2)):(_64,(_64,_16,_8,_2048))",
     ),
-    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", 'B', Release::new(3, 6, 0, 0), "(_32,(_32,_2)):(_32,(_1,_1024))"),
-    ("SM80_16x8x32_S32S4S4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
-    ("SM80_16x8x32_S32S4S4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
-    ("SM80_16x8x32_S32S4U4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
-    ("SM80_16x8x32_S32S4U4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
-    ("SM80_16x8x32_S32U4S4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
-    ("SM80_16x8x32_S32U4S4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
-    ("SM80_16x8x32_S32U4U4S32_TN", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
-    ("SM80_16x8x32_S32U4U4S32_TN_SATURATE", 'B', SM80_INT4_B_LAYOUT_ONE_TO_ONE.since, INT4_B_BEFORE_4_5),
+    (
+        "SM80_16x8x256_S32U1U1S32_TN_XORPOPC",
+        'B',
+        Changed::Since(Release::new(3, 6, 0, 0)),
+        "(_32,(_32,_2)):(_32,(_1,_1024))",
+    ),
+    ("SM80_16x8x32_S32S4S4S32_TN", 'B', INT4_B, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32S4S4S32_TN_SATURATE", 'B', INT4_B, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32S4U4S32_TN", 'B', INT4_B, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32S4U4S32_TN_SATURATE", 'B', INT4_B, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4S4S32_TN", 'B', INT4_B, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4S4S32_TN_SATURATE", 'B', INT4_B, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4U4S32_TN", 'B', INT4_B, INT4_B_BEFORE_4_5),
+    ("SM80_16x8x32_S32U4U4S32_TN_SATURATE", 'B', INT4_B, INT4_B_BEFORE_4_5),
 ];
 
 /// The int4 m16n8k32 BLayout before [`SM80_INT4_B_LAYOUT_ONE_TO_ONE`] (not one-to-one onto its tile).
@@ -484,7 +507,7 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
             return Err(Error::Type(format!("{} is not a template: {name}", n.base)));
         }
         let older =
-            |which: char| TRAITS_BEFORE.iter().find(|t| t.0 == n.base && t.1 == which && current() < t.2).map(|t| t.3);
+            |which: char| TRAITS_BEFORE.iter().find(|t| t.0 == n.base && t.1 == which && !t.2.applies()).map(|t| t.3);
         return Ok(MmaAtom {
             name: n.canonical(),
             shape_mnk: lit::int_tuple(f.mnk)?,
