@@ -198,21 +198,23 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
 /// error: no matching function for call to 'repeat<R1>(const cute::Underscore&)'` in a batch and
 /// `Dynamic-stride complement only for rank-1 layouts` alone). So every case refused with a
 /// compile error that is not a static_assert is asked again alone, through `alone` (an oracle
-/// without the results cache), and that answer is the recorded one: a recorded result does not
-/// depend on which cases were batched with it.
+/// without the results cache, whose translation units hold one case each: `batch: 1`), and that
+/// answer is the recorded one: a recorded result does not depend on which cases were batched with
+/// it. The retries go to `alone` in one run, which compiles them in parallel on its own thread
+/// pool: asked one by one from a rayon pool, each blocked retry's worker took the next retry onto
+/// its own stack, and 3.4.1's hundreds of retries overflowed it.
 pub fn record(
     oracle: &crate::oracle::Oracle,
     alone: &crate::oracle::Oracle,
     suites: &[Suite],
 ) -> Vec<Vec<Vec<String>>> {
-    use rayon::prelude::*;
     let exprs: Vec<String> = suites.iter().flat_map(|s| s.cases.iter().map(|c| c.expr.clone())).collect();
     let mut outcomes = oracle.run(&exprs);
     let again: Vec<usize> = (0..outcomes.len())
         .filter(|&k| matches!(&outcomes[k], crate::oracle::Outcome::Rejected(m) if m.starts_with("compile error: ")))
         .collect();
-    let answers: Vec<(usize, crate::oracle::Outcome)> = again.par_iter().map(|&k| (k, alone.eval(&exprs[k]))).collect();
-    for (k, o) in answers {
+    let retried: Vec<String> = again.iter().map(|&k| exprs[k].clone()).collect();
+    for (k, o) in again.into_iter().zip(alone.run(&retried)) {
         outcomes[k] = o;
     }
     let mut it = outcomes.into_iter();

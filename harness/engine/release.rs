@@ -234,7 +234,7 @@ pub const PRODUCTS_KEEP_MODES: Switch = Switch {
     fixture: "blocked_product(_2:_1,_3:_1)",
 };
 
-/// composition's walk: from 4.2 (the change came in 4.0 or 4.1, which have no PyPI wheels) the
+/// composition's walk: from 3.9 (tag v3.9.2 recorded; no PyPI wheel of 3.9) the
 /// walk takes `ceil_div` steps and checks the weak Stride / Shape Divisibility Conditions where
 /// static; before, it used `shape_div` / `shape_min` and `static_assert`ed "Static shape_div
 /// failure" wherever both operands of a `shape_div` were static, then coalesced the result
@@ -242,18 +242,18 @@ pub const PRODUCTS_KEEP_MODES: Switch = Switch {
 pub const COMPOSITION_WEAK_DIVISIBILITY: Switch = Switch {
     name: "composition checks the weak divisibility conditions",
     since: Release::new(3, 9, 0, 0),
-    what: "before 4.2 composition divided with shape_div (static_assert \"Static shape_div failure\") and coalesced its result; from 4.2 it walks with ceil_div and checks the weak Stride/Shape Divisibility Conditions only where static",
+    what: "before 3.9 composition divided with shape_div (static_assert \"Static shape_div failure\") and coalesced its result; from 3.9 it walks with ceil_div and checks the weak Stride/Shape Divisibility Conditions only where static",
     fixture: "composition((_6,_2):(_8,_2),_4:_4)",
 };
 
-/// right_inverse / left_inverse: from 4.2, right_inverse takes the static-stride modes sorted by
+/// right_inverse / left_inverse: from 3.9, right_inverse takes the static-stride modes sorted by
 /// stride and left_inverse is its own construction (a quasi-inverse, rejecting dynamic strides);
 /// before, right_inverse followed the chain of strides `_1, n0*d0, ...` through the modes
 /// (`detail::inverse_seq`) and left_inverse was `right_inverse(make_layout(L, complement(L)))`.
 pub const INVERSES_SORTED: Switch = Switch {
     name: "inverses by sorted strides",
     since: Release::new(3, 9, 0, 0),
-    what: "before 4.2 right_inverse followed the chain of static strides from _1 (inverse_seq) and left_inverse(L) was right_inverse(make_layout(L, complement(L))); from 4.2 both sort the static-stride modes, and left_inverse requires static strides",
+    what: "before 3.9 right_inverse followed the chain of static strides from _1 (inverse_seq) and left_inverse(L) was right_inverse(make_layout(L, complement(L))); from 3.9 both sort the static-stride modes, and left_inverse requires static strides",
     fixture: "left_inverse((_2,_4):(_1,_4))",
 };
 
@@ -268,34 +268,34 @@ pub const TILED_MMA_THREADS_WITH_COMPLEMENT: Switch = Switch {
     fixture: "tiled_mma_tv_a(SM70_8x8x4_F32F16F16F32_NT)",
 };
 
-/// upcast<N> of a static stride that neither divides nor is divided by N: from 4.2 upcast
+/// upcast<N> of a static stride that neither divides nor is divided by N: from 3.9 upcast
 /// `static_assert`s "Divisibility condition" itself; before, the same case failed inside
 /// shape_div ("Static shape_div failure").
 pub const UPCAST_DIVISIBILITY_CONDITION: Switch = Switch {
     name: "upcast names its divisibility condition",
     since: Release::new(3, 9, 0, 0),
-    what: "before 4.2 an upcast<N> of a stride N does not divide (nor divides N) failed in shape_div with \"Static shape_div failure\"; from 4.2 upcast checks \"Divisibility condition\" itself",
+    what: "before 3.9 an upcast<N> of a stride N does not divide (nor divides N) failed in shape_div with \"Static shape_div failure\"; from 3.9 upcast checks \"Divisibility condition\" itself",
     fixture: "upcast<4>((_4,_8):(_3,_8))",
 };
 
-/// logical_divide(A, B) for a layout B: from 4.2 `composition(A, (B, complement(B,
+/// logical_divide(A, B) for a layout B: from 3.9 `composition(A, (B, complement(B,
 /// shape(coalesce(A)))))`; before, the complement's cotarget was `shape(A)` as it is, so a nested
 /// shape made a different (smaller) rest mode.
 pub const DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE: Switch = Switch {
     name: "logical_divide complements in the coalesced shape",
     since: Release::new(3, 9, 0, 0),
-    what: "before 4.2 logical_divide took complement(B, shape(A)); from 4.2 complement(B, shape(coalesce(A)))",
+    what: "before 3.9 logical_divide took complement(B, shape(A)); from 3.9 complement(B, shape(coalesce(A)))",
     fixture: "logical_divide(((_3,_3)):((_1,_3)),_4:_2)",
 };
 
-/// cosize / coshape: from 4.2 `coshape(L)` is `inner_product(shape - _1, abs(stride)) + _1`, static
+/// cosize / coshape: from 3.9 `coshape(L)` is `inner_product(shape - _1, abs(stride)) + _1`, static
 /// when every term is; before, it was `L'(size(L') - _1) + _1` for `L'` the layout with absolute
 /// strides (layout.hpp `coshape`), dynamic wherever the size is (unless a zero stride meets every
 /// dynamic coordinate). The value is the same.
 pub const COSHAPE_INNER_PRODUCT: Switch = Switch {
     name: "cosize by the inner product of extents and strides",
     since: Release::new(3, 9, 0, 0),
-    what: "before 4.2 coshape evaluated the layout with absolute strides at its last coordinate (dynamic where the size is dynamic); from 4.2 it is the inner product of (extents - _1) with the absolute strides, static where every term is",
+    what: "before 3.9 coshape evaluated the layout with absolute strides at its last coordinate (dynamic where the size is dynamic); from 3.9 it is the inner product of (extents - _1) with the absolute strides, static where every term is",
     fixture: "cosize((4,_2):(_0,_1))",
 };
 

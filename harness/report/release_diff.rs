@@ -67,7 +67,12 @@ pub fn kind_of(o: &Outcome) -> &'static str {
 /// family: the atom's base name with its M x N x K cut (`SM80_16x8x32_S32S4S4S32_TN` ->
 /// `SM80_S32S4S4S32_TN`; `SM100_MMA_F16BF16_SS<...>` -> `SM100_MMA_F16BF16_SS`).
 pub fn op_and_family(case: &crate::case::Case) -> String {
-    let op = case.operation().map_or("-", |o| o.name());
+    // Not an operation: an evaluation or slice `L(c)` (a call of a value), else a literal or form.
+    let op = match (case.operation(), &case.expr) {
+        (Some(o), _) => o.name(),
+        (None, crate::expr::parse::Expr::Apply { .. }) => "L(c) (evaluation or slice)",
+        (None, _) => "literal or form",
+    };
     let atom = case
         .text
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -220,5 +225,6 @@ mod tests {
         );
         assert_eq!(of("tiled_divide(make_layout((4,2)),(_))"), "tiled_divide");
         assert_eq!(of("upcast<4>((_4,_8):(_3,_8))"), "upcast");
+        assert_eq!(of("make_layout((_4,_8))(_,2)"), "L(c) (evaluation or slice)");
     }
 }

@@ -8,6 +8,9 @@
 //! user's, the known reproducers). The snapshots are what real CuTe printed from exactly these
 //! headers (the wheel's sha256 is pinned), and tests/fixed_suites.rs's `cute::` trials check live
 //! that CuTe still prints them (`cargo xtask test`); `--live-fixed` asks CuTe for every case.
+//! A checkout (`--cutlass-dir`) is replayed the same way when its cute/ tree is the one a release's
+//! snapshots were recorded from ([`recorded_from_checkout`]: the sha256 in
+//! snapshots/versions/V/SOURCE).
 
 use std::collections::HashMap;
 
@@ -77,6 +80,28 @@ pub fn judge_recorded(suite: &Suite, judge: &Judge, version: Option<&str>) -> Ju
 
 /// Recorded outcomes by (location, expression).
 pub type Answers = HashMap<(String, String), Outcome>;
+
+/// The recorded release whose snapshots were taken from exactly this checkout's headers: the
+/// `snapshots/versions/V/SOURCE` (written by `cargo xtask bless --cutlass-dir`) whose `include/cute
+/// sha256` is the checkout's cute/ tree hash (`provision::hash_tree`). `None` when no recorded
+/// release came from these headers.
+pub fn recorded_from_checkout(dir: &std::path::Path) -> anyhow::Result<Option<String>> {
+    let include = crate::oracle::provision::resolve_cutlass_dir(dir)?;
+    let mut hash = None;
+    for v in crate::suite::recorded_versions() {
+        let path = crate::suite::snapshot_path("x", Some(&v)).with_file_name("SOURCE");
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Some(recorded) = text.lines().find_map(|l| l.strip_prefix("include/cute sha256 ")) else { continue };
+        let recorded = recorded.split_whitespace().next().unwrap_or_default();
+        if hash.is_none() {
+            hash = Some(crate::oracle::provision::hash_tree(&include.join("cute"))?);
+        }
+        if hash.as_deref() == Some(recorded) {
+            return Ok(Some(v));
+        }
+    }
+    Ok(None)
+}
 
 /// Every fixed suite's recorded answers for `version` (`None`: the default release's
 /// `snapshots/`), by (location, expression), for the suites whose snapshot records every case;

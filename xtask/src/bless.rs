@@ -152,7 +152,8 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
         if a.args.cutlass_dir.is_none() {
             opts.cutlass_version = Some(label(&v).to_string());
         }
-        let alone = Oracle::new(OracleOptions { cache: false, verbose: false, ..opts.clone() })?;
+        // One case per translation unit (suite::record).
+        let alone = Oracle::new(OracleOptions { cache: false, verbose: false, batch: 1, ..opts.clone() })?;
         let oracle = Oracle::new(opts)?;
         eprintln!("xtask: oracle is {}", oracle.describe());
         let started = std::time::Instant::now();

@@ -253,26 +253,37 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     Ok(ok)
 }
 
+/// The release whose recorded snapshots came from exactly this run's headers, and from what: a
+/// pinned `nvidia-cutlass` wheel (by its version), or a checkout whose cute/ tree hash is a
+/// snapshots/versions/V/SOURCE's.
+pub fn recorded_source(args: &OracleArgs, version: &str) -> Result<Option<(String, &'static str)>> {
+    if let Some(d) = &args.cutlass_dir {
+        return Ok(cutecheck::run::recorded::recorded_from_checkout(d)?.map(|v| (v, "the same cute/ tree")));
+    }
+    let pinned = cutecheck::oracle::provision::Pins::load()?.sha256("nvidia-cutlass", version).is_some();
+    Ok(pinned.then(|| (version.to_string(), "the same pinned wheel")))
+}
+
 /// The recorded answers of the fixed suites, when this run's CuTe is a pinned `nvidia-cutlass`
-/// wheel whose suites were recorded by `cargo xtask bless` (`--live-fixed`, a checkout, `--no-fixed`:
-/// none).
+/// wheel or a checkout whose suites were recorded by `cargo xtask bless` ([`recorded_source`];
+/// `--live-fixed`, `--no-fixed`: none).
 fn replay<'a>(
     args: &OracleArgs,
     ra: &RunArgs,
     version: &str,
     live: &'a Oracle,
 ) -> Result<Option<cutecheck::run::recorded::Replay<'a>>> {
-    let pinned = cutecheck::oracle::provision::Pins::load()?.sha256("nvidia-cutlass", version).is_some();
-    if ra.live_fixed || ra.no_fixed || args.cutlass_dir.is_some() || !pinned {
+    if ra.live_fixed || ra.no_fixed {
         return Ok(None);
     }
-    let default = version == cutecheck::oracle::provision::DEFAULT_CUTLASS;
-    let (answers, suites) = cutecheck::run::recorded::recorded_answers((!default).then_some(version))?;
+    let Some((recorded, whence)) = recorded_source(args, version)? else { return Ok(None) };
+    let default = recorded == cutecheck::oracle::provision::DEFAULT_CUTLASS;
+    let (answers, suites) = cutecheck::run::recorded::recorded_answers((!default).then_some(recorded.as_str()))?;
     if answers.is_empty() {
         return Ok(None);
     }
     let note = format!(
-        "{} cases of {suites} fixed suites answered from snapshots/ (real CuTe {version} from the same pinned wheel, recorded by cargo xtask bless; --live-fixed asks CuTe)",
+        "{} cases of {suites} fixed suites answered from snapshots/ (real CuTe {recorded} from {whence}, recorded by cargo xtask bless; --live-fixed asks CuTe)",
         answers.len()
     );
     eprintln!("xtask: {note}");

@@ -4,7 +4,11 @@
 //! (cutecheck::run) with the engine modelling its release.
 //! `--cutlass-dir D` replaces the `--to` wheel by a checkout and `--from-dir D` the `--from` one (PyPI
 //! has no wheel for 3.9, 4.0, 4.1 or anything after 4.2; their git checkouts work here).
-//! Reports: `target/cutecheck/release-diff-A-B.{md,json}`.
+//! Each change is grouped by operation and atom family and blamed (`judge::release_blame`: the
+//! release switch or atom the engine models it by, or not modelled). The fixed suites are answered
+//! from their snapshots on a side whose headers they were recorded from (a pinned wheel, or a
+//! checkout whose cute/ hash a snapshots/versions/V/SOURCE names).
+//! Reports: `target/cutecheck/release-diff-A-B.{md,json}` (and `--out FILE`).
 
 use anyhow::Result;
 
@@ -13,6 +17,7 @@ use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 use cutecheck::report::release_diff as report;
 use cutecheck::run::plan::draw;
+use cutecheck::run::recorded::{recorded_answers, Replay};
 use cutecheck::run::{Plan, Planned};
 
 use crate::conformance::fresh_seed;
@@ -49,6 +54,9 @@ pub struct DiffArgs {
     /// Print the JSON report on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Also write the markdown report to this file (e.g. docs/release-diff-4.2-4.7.md).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 pub fn run(a: &DiffArgs) -> Result<bool> {
@@ -86,12 +94,25 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         Judge::for_release(&none, from_name.clone(), cutecheck::cli::release_of(&from_args)),
         Judge::for_release(&none, to_name.clone(), cutecheck::cli::release_of(&to_args)),
     );
-    let side = |judge: &Judge<'_>, oracle: &Oracle, cases: Vec<Planned>| {
+    let (from_replay, to_replay) = if a.no_fixed {
+        (None, None)
+    } else {
+        (replay(&from_args, &from_name, &from)?, replay(&to_args, &to_name, &to)?)
+    };
+    let side = |judge: &Judge<'_>, oracle: &dyn cutecheck::case::Oracle, cases: Vec<Planned>| {
         let plan = Plan { cases, trees: Vec::new(), seconds: 0.0 };
         cutecheck::run::run_planned(judge, plan, &[oracle], false, |_, _| Ok(()))
     };
-    let old = side(&judge_from, &from, cases.clone())?;
-    let new = side(&judge_to, &to, cases)?;
+    let from_oracle: &dyn cutecheck::case::Oracle = match &from_replay {
+        Some(r) => r,
+        None => &from,
+    };
+    let to_oracle: &dyn cutecheck::case::Oracle = match &to_replay {
+        Some(r) => r,
+        None => &to,
+    };
+    let old = side(&judge_from, from_oracle, cases.clone())?;
+    let new = side(&judge_to, to_oracle, cases)?;
     let report = report::build(
         &report::Side { version: &from_name, model: judge_from.release, run: &old },
         &report::Side { version: &to_name, model: judge_to.release, run: &new },
@@ -108,6 +129,10 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         base.with_file_name(format!("{}.json", base.file_name().and_then(|n| n.to_str()).unwrap_or("release-diff"))),
     );
     std::fs::write(&md_path, &md)?;
+    if let Some(out) = &a.out {
+        std::fs::write(out, &md)?;
+        eprintln!("xtask: report also written to {}", out.display());
+    }
     std::fs::write(&json_path, serde_json::to_string_pretty(&report)?)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -129,4 +154,21 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         println!("report: {}", md_path.display());
     }
     Ok(true)
+}
+
+/// The fixed suites answered from their snapshots where a side's headers are the ones they were
+/// recorded from (a pinned wheel, or a checkout whose cute/ hash a SOURCE names): real CuTe
+/// printed exactly that; only the other cases are compiled.
+fn replay<'a>(args: &OracleArgs, name: &str, oracle: &'a Oracle) -> Result<Option<Replay<'a>>> {
+    let Some((v, whence)) = crate::conformance::recorded_source(args, name)? else { return Ok(None) };
+    let default = v == cutecheck::oracle::provision::DEFAULT_CUTLASS;
+    let (answers, suites) = recorded_answers((!default).then_some(v.as_str()))?;
+    if answers.is_empty() {
+        return Ok(None);
+    }
+    eprintln!(
+        "xtask: {name}: {} cases of {suites} fixed suites answered from the snapshots of {v} ({whence})",
+        answers.len()
+    );
+    Ok(Some(Replay::new(oracle, answers, format!("fixed suites from the snapshots of {v}"))))
 }
