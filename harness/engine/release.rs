@@ -1,8 +1,8 @@
 //! Which CUTLASS release the engine models.
 //!
 //! CuTe's algebra changed between releases; the engine models each PyPI release of
-//! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, and the CUTLASS tags after it where CuTe's behaviour
-//! changed (4.5.0, 4.5.1 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
+//! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, and the CUTLASS tags where CuTe's behaviour changed
+//! (3.9.0, 4.5.0, 4.5.1 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
 //! The default is 4.2.0.0. A run selects a release with
 //! [`with_release`] (the CLI's and xtask's `--cutlass-version`, or the version a checkout's
 //! `include/cutlass/version.h` names, through [`Release::model`]); the operations read it through
@@ -74,9 +74,16 @@ impl FromStr for Release {
 
 /// The releases the engine models, oldest first: every `nvidia-cutlass` wheel on PyPI from 3.5.1
 /// (3.3.0.0's algebra differs in more places and is not modelled: a run on it uses 3.5.1.0's model
-/// and reports what differs as news), then the CUTLASS tags after 4.2.0 whose include/cute differs
-/// in something the engine models (read from `git diff v4.2.0 v4.7.0 -- include/cute`):
+/// and reports what differs as news; tests/releases.rs lists its problems), then the CUTLASS tags
+/// whose include/cute differs in something the engine models (each tag from 3.9 to 4.7 recorded
+/// under snapshots/versions/ by `cargo xtask bless --cutlass-dir`, and judged by its model in
+/// tests/releases.rs):
 ///
+/// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
+///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
+///   complement and cosize's inner product ([`COMPOSITION_WEAK_DIVISIBILITY`] and the four after
+///   it), and the SM89 FP8 and SM120 atoms. 4.0.0 is modelled as 3.9.0.0 (tag v4.0.0 recorded).
+/// - 4.2.0: the tiled MMA thread map through the complement and SM100 `_SS` atoms' smaller N.
 /// - 4.2.1 to 4.4.3: the algebra headers changed in their copyright lines only; their SM100
 ///   traits grew families the engine does not model yet. Modelled as 4.2.0.0.
 /// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]).
@@ -93,9 +100,8 @@ impl FromStr for Release {
 ///   ScaledBasis values, so no switch), the newest tag. Modelled so that a 4.7 checkout is judged
 ///   as itself, not as an older release.
 ///
-/// No wheel of `nvidia-cutlass` exists after 4.2.0.0: 4.5.0.0 is provisioned from the pinned
-/// `flashinfer-python` wheel that ships its headers ([`registry_source`]), 4.7.0.0 only from a
-/// checkout (`--cutlass-dir`).
+/// Where a wheel ships a release's headers, [`registry_source`] names it; the others come only from
+/// a checkout (`--cutlass-dir`).
 pub const MODELLED: &[Release] = &[
     Release::new(3, 5, 1, 0),
     Release::new(3, 6, 0, 0),
@@ -372,7 +378,8 @@ mod tests {
         let r = |s: &str| s.parse::<Release>().unwrap();
         assert_eq!(r("4.2"), r("4.2.0.0"));
         assert!(r("3.5.1.0") < r("3.6.0.0") && r("3.8.0.0") < r("4.2.0.0"));
-        assert_eq!(r("4.1.0").model(), Some(r("3.8.0.0")));
+        assert_eq!(r("4.1.0").model(), Some(r("3.9.0.0")));
+        assert_eq!(r("3.9.2").model(), Some(r("3.9.0.0")));
         assert_eq!(r("4.3.0").model(), Some(r("4.2.0.0")));
         assert_eq!(r("4.5.0").model(), Some(r("4.5.0.0")));
         assert_eq!(r("4.5.3").model(), Some(r("4.5.1.0")));
