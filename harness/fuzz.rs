@@ -707,7 +707,7 @@ fn atoms() -> BoxedStrategy<Case> {
             let perms = if f >= 5 { perms } else { String::new() };
             // An atom whose own traits break the atom's definition (CuTe 4.2's int4 m16n8k32
             // BLayout) makes no tiled MMA admissible.
-            // Nor, before 4.2, an atom with a thread-ID layout that is not compact (SM70): the
+            // Nor, before 4.1, an atom with a thread-ID layout that is not compact (SM70): the
             // pre-4.2 tiled layouts do not cover their tile (known.rs,
             // tiled-mma-thr-id-not-compact-before-4.2).
             // Nor an atom the modelled release does not declare yet (SM100 before 3.8).

@@ -98,12 +98,12 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
     ),
     (
         "left-inverse-of-dynamic-layout",
-        "left_inverse(L) of a layout L with a dynamic extent or stride: before 4.2 layout.hpp states @pre is_static<Layout> and computes right_inverse(make_layout(L, complement(L))), whose chain of strides from _1 (inverse_seq) stops at the first product that is not static",
+        "left_inverse(L) of a layout L with a dynamic extent or stride: before 3.9 layout.hpp states @pre is_static<Layout> and computes right_inverse(make_layout(L, complement(L))), whose chain of strides from _1 (inverse_seq) stops at the first product that is not static",
         left_inverse_of_dynamic_layout,
     ),
     (
         "inverse-of-negative-stride",
-        "right_inverse(L) / left_inverse(L) of a layout L with a negative stride on a mode of extent above 1: before 4.2 the inverse follows the absolute strides (inverse_seq on abs(stride)) and multiplies the result's strides by their signum",
+        "right_inverse(L) / left_inverse(L) of a layout L with a negative stride on a mode of extent above 1: before 3.9 the inverse follows the absolute strides (inverse_seq on abs(stride)) and multiplies the result's strides by their signum",
         inverse_of_negative_stride,
     ),
     (
@@ -113,7 +113,7 @@ pub const PREDICATES: &[(&str, &str, Predicate)] = &[
     ),
     (
         "tiled-mma-thr-id-not-compact-before-4.2",
-        "before 4.2 (release switch TILED_MMA_THREADS_WITH_COMPLEMENT) a tiled MMA maps thread indices with right_inverse(ThrLayoutVMNK), which covers the tile only when the atom's thread-ID layout is compact; over an atom whose ThrID is not (SM70's quad pairs, (_4,_2):(_1,_16)) its TV layouts miss elements of the tile",
+        "before 4.1 (release switch TILED_MMA_THREADS_WITH_COMPLEMENT) a tiled MMA maps thread indices with right_inverse(ThrLayoutVMNK), which covers the tile only when the atom's thread-ID layout is compact; over an atom whose ThrID is not (SM70's quad pairs, (_4,_2):(_1,_16)) its TV layouts miss elements of the tile",
         tiled_mma_thr_id_not_compact,
     ),
 ];
@@ -340,15 +340,15 @@ pub fn mma_atom_meets_definition(atom: &str) -> bool {
         .all(|f| crate::expr::eval_str(&format!("{f}({atom})")).is_ok())
 }
 
-/// `true` when the engine models a release before 4.2 and `atom`'s thread-ID layout
-/// (`mma_thr_id`) is not compact: then the tiled MMAs over it are built by a pre-4.2 algorithm
+/// `true` when the engine models a release before 4.1 and `atom`'s thread-ID layout
+/// (`mma_thr_id`) is not compact: then the tiled MMAs over it are built by a pre-4.1 algorithm
 /// that does not cover their tile (see the predicate above). For the generator's admissibility.
 pub fn mma_thr_id_not_compact_before_4_2(atom: &str) -> bool {
     !crate::engine::release::TILED_MMA_THREADS_WITH_COMPLEMENT.on() && mma_thr_id_not_compact(atom)
 }
 
 /// `true` when `atom`'s thread-ID layout (`mma_thr_id`) is not compact (its cosize exceeds its
-/// size). The family's entries name the releases (before 4.2) where that breaks tiled MMAs.
+/// size). The family's entries name the releases (before 4.1) where that breaks tiled MMAs.
 fn mma_thr_id_not_compact(atom: &str) -> bool {
     match crate::expr::eval_str(&format!("mma_thr_id({atom})")).map(|v| v.to_layout()) {
         Ok(Ok(l)) => matches!((l.size(), l.cosize()), (Ok(s), Ok(c)) if c.value > s.value),
@@ -594,7 +594,7 @@ mod tests {
         assert!(holds("complement-strides-do-not-nest", "complement((_4,_6):(_1,_6))"));
         assert!(!holds("complement-strides-do-not-nest", "complement((_4,_6):(_1,_4))"));
         assert!(!holds("complement-strides-do-not-nest", "complement(_4:_2,_24)"));
-        // Before 4.2: left_inverse of dynamic layouts, inverses of reversed views.
+        // Before 3.9: left_inverse of dynamic layouts, inverses of reversed views.
         assert!(holds("left-inverse-of-dynamic-layout", "left_inverse(21:1)"));
         assert!(holds("left-inverse-of-dynamic-layout", "left_inverse((_4,2):(_1,_4))"));
         assert!(!holds("left-inverse-of-dynamic-layout", "left_inverse((_4,_2):(_1,_4))"));

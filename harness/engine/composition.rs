@@ -206,7 +206,7 @@ fn compose_leaf(a: ModesRef<'_>, s: Int, t: Int, out: &mut Out) -> Result<()> {
     Ok(())
 }
 
-/// CuTe before 4.2 (3.5.1 to 3.8): `shape_div(a, b)` on integers. Both static: `static_assert(a % b
+/// CuTe before 3.9 (3.5.1 to 3.8): `shape_div(a, b)` on integers. Both static: `static_assert(a % b
 /// == 0 || b % a == 0, "Static shape_div failure")`; then `a / b`, rounded away from zero to
 /// `signum(a) * signum(b)` when the quotient is 0.
 fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(IntResult<Int>, Int, Int) -> Result<Int>) -> Result<Int> {
@@ -229,12 +229,12 @@ fn shape_div_int(a: Int, b: Int, mut rt: impl FnMut(IntResult<Int>, Int, Int) ->
     Ok(Int::new(a.value.signum() * b.value.signum(), q.is_static))
 }
 
-/// CuTe before 4.2: `shape_div(a, b)` on integers, as [`shape_div_int`] (for upcast).
+/// CuTe before 3.9: `shape_div(a, b)` on integers, as [`shape_div_int`] (for upcast).
 pub(crate) fn shape_div(a: Int, b: Int) -> Result<Int> {
     shape_div_int(a, b, |q, _, _| Ok(q?))
 }
 
-/// CuTe before 4.2: `shape_min(a, b)`: a static `_1` on either side wins, else the minimum.
+/// CuTe before 3.9: `shape_min(a, b)`: a static `_1` on either side wins, else the minimum.
 fn shape_min(a: Int, b: Int) -> Int {
     if a.is_static_value(1) || b.is_static_value(1) {
         Int::st(1)
@@ -243,7 +243,7 @@ fn shape_min(a: Int, b: Int) -> Int {
     }
 }
 
-/// composition_impl's leaf case before 4.2 ([`COMPOSITION_WEAK_DIVISIBILITY`] off), on the flat
+/// composition_impl's leaf case before 3.9 ([`COMPOSITION_WEAK_DIVISIBILITY`] off), on the flat
 /// modes of `coalesce_x(A)` (a tuple) and the leaf `s:t` of B (`t` not a static zero).
 fn composition_leaf_shape_div(a: ModesRef<'_>, s: Int, t: Int) -> Result<Layout> {
     let modes = a.modes;
@@ -343,7 +343,7 @@ fn ceil_div(x: i64, y: i64) -> Option<i64> {
 /// 32-bit leaves, all static, `B`'s extents at least 1 and strides at least 0. Every value is then
 /// static, so CuTe's static-ness rules reduce to the values. Anything else along the way (a
 /// divisibility condition, a zero divisor, a value leaving CuTe's 32-bit range, a release model
-/// before 4.2) hands the case back (`None`) to the general path, which computes it, or its error,
+/// before 3.9) hands the case back (`None`) to the general path, which computes it, or its error,
 /// as before; where the small path answers, it answers the same (property test below).
 pub(crate) struct SmallA {
     /// `A`'s leaves (the certificate reads `A` itself).

@@ -49,7 +49,7 @@ pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     certified_or_checked(|mode| divide_layout(a, b, mode))
 }
 
-/// The cotarget of the complement: `shape(coalesce(A))`, or before 4.2 `shape(A)` as it is
+/// The cotarget of the complement: `shape(coalesce(A))`, or before 3.9 `shape(A)` as it is
 /// ([`DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE`]; a nested shape folds `ceil_div` through its modes).
 fn cotarget(a: &Layout) -> Result<IntTuple> {
     with_cotarget_and_coalesce_x(a, |cot, _| Ok(cot))

@@ -83,7 +83,10 @@ impl FromStr for Release {
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
 ///   complement and cosize's inner product ([`COMPOSITION_WEAK_DIVISIBILITY`] and the four after
 ///   it), and the SM89 FP8 and SM120 atoms. 4.0.0 is modelled as 3.9.0.0 (tag v4.0.0 recorded).
-/// - 4.2.0: the tiled MMA thread map through the complement and SM100 `_SS` atoms' smaller N.
+/// - 4.1.0 (recorded from tag v4.1.0, whose version.h says 4.0.0: `bless --as-release 4.1.0.0`;
+///   a checkout of it is judged by its version.h, as 4.0): the tiled MMA thread map through the
+///   complement ([`TILED_MMA_THREADS_WITH_COMPLEMENT`]).
+/// - 4.2.0: SM100 `_SS` atoms' smaller N ([`SM100_SS_N_RELAXED`]).
 /// - 4.2.1 to 4.4.3: the algebra headers changed in their copyright lines only; their SM100
 ///   traits grew families the engine does not model yet. Modelled as 4.2.0.0.
 /// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]).
@@ -108,6 +111,7 @@ pub const MODELLED: &[Release] = &[
     Release::new(3, 7, 0, 0),
     Release::new(3, 8, 0, 0),
     Release::new(3, 9, 0, 0),
+    Release::new(4, 1, 0, 0),
     Release::new(4, 2, 0, 0),
     Release::new(4, 5, 0, 0),
     Release::new(4, 5, 1, 0),
@@ -263,14 +267,14 @@ pub const INVERSES_SORTED: Switch = Switch {
     fixture: "left_inverse((_2,_4):(_1,_4))",
 };
 
-/// TiledMMA's thread index -> (ThrV, ThrM, ThrN, ThrK) map in get_layoutA/B/C_TV: from 4.2
+/// TiledMMA's thread index -> (ThrV, ThrM, ThrN, ThrK) map in get_layoutA/B/C_TV: from 4.1
 /// `composition((size(VMNK),_1):(_1,_0), right_inverse(make_layout(VMNK, complement(VMNK))))`,
 /// which keeps every thread of an atom whose ThrID is not compact (SM70's quad-pairs); before,
 /// `right_inverse(VMNK)` alone.
 pub const TILED_MMA_THREADS_WITH_COMPLEMENT: Switch = Switch {
     name: "tiled MMA thread map through the complement",
-    since: Release::new(4, 2, 0, 0),
-    what: "before 4.2 TiledMMA's TV layouts mapped thread indices with right_inverse(ThrLayoutVMNK); from 4.2 with right_inverse of (ThrLayoutVMNK, its complement) cut to size(ThrLayoutVMNK)",
+    since: Release::new(4, 1, 0, 0),
+    what: "before 4.1 TiledMMA's TV layouts mapped thread indices with right_inverse(ThrLayoutVMNK); from 4.1 with right_inverse of (ThrLayoutVMNK, its complement) cut to size(ThrLayoutVMNK)",
     fixture: "tiled_mma_tv_a(SM70_8x8x4_F32F16F16F32_NT)",
 };
 
@@ -317,7 +321,7 @@ pub const SM80_INT4_B_LAYOUT_ONE_TO_ONE: Switch = Switch {
 };
 
 /// The N an SM100 UMMA `_SS` atom accepts (cute/arch/mma_sm100_umma.hpp, F16BF16 and TF32): from
-/// 4.2 (the change came in 4.0 or 4.1, which have no wheels) a one-SM `_SS` takes any multiple of 8
+/// 4.2 (tags v4.0.0 and v4.1.0 refuse them: recorded atoms_sm100) a one-SM `_SS` takes any multiple of 8
 /// from 8 to 256 for either M, and a two-SM `_SS` any multiple of 16 from 16; before, a one-SM
 /// `_SS` with M = 128 needed a multiple of 16 (as `_TS` still does) and a two-SM `_SS` a multiple of
 /// 32. The traits print either way; `MMA_Atom` refuses.
@@ -378,7 +382,8 @@ mod tests {
         let r = |s: &str| s.parse::<Release>().unwrap();
         assert_eq!(r("4.2"), r("4.2.0.0"));
         assert!(r("3.5.1.0") < r("3.6.0.0") && r("3.8.0.0") < r("4.2.0.0"));
-        assert_eq!(r("4.1.0").model(), Some(r("3.9.0.0")));
+        assert_eq!(r("4.1.0").model(), Some(r("4.1.0.0")));
+        assert_eq!(r("4.0.0").model(), Some(r("3.9.0.0")));
         assert_eq!(r("3.9.2").model(), Some(r("3.9.0.0")));
         assert_eq!(r("4.3.0").model(), Some(r("4.2.0.0")));
         assert_eq!(r("4.5.0").model(), Some(r("4.5.0.0")));

@@ -89,7 +89,7 @@ pub fn right_inverse_unchecked(layout: &Layout) -> Result<Layout> {
     coalesce_flat(rs, rd)
 }
 
-/// `right_inverse` before 4.2 ([`INVERSES_SORTED`] off): on `coalesce(L)`, follow the chain of
+/// `right_inverse` before 3.9 ([`INVERSES_SORTED`] off): on `coalesce(L)`, follow the chain of
 /// static absolute strides `_1, n_i*|d_i|, ...` (`detail::inverse_seq<1>`: the first mode whose
 /// absolute stride is that static value; the chain stops at a dynamic or repeated next stride);
 /// the result has the chain's extents and strides `signum(d_i) * (prefix product of the extents

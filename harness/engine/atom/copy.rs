@@ -91,7 +91,7 @@ pub fn upcast(layout: &Layout, n: i64) -> Result<Layout> {
             let ad = d.abs()?;
             if ad.value == 0 || (ad.value % n != 0 && n % ad.value != 0) {
                 // CuTe: static_assert(Stride::value % N == 0 or N % Stride::value == 0, "Divisibility condition");
-                // before 4.2 the same case failed inside shape_div ("Static shape_div failure").
+                // before 3.9 the same case failed inside shape_div ("Static shape_div failure").
                 let condition = if UPCAST_DIVISIBILITY_CONDITION.on() {
                     "Divisibility condition"
                 } else {
