@@ -160,7 +160,7 @@ pub fn printed(status: std::io::Result<ExitCode>) -> ExitCode {
 
 fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
     let picture =
-        eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, tile).map_err(|e| e.to_string()));
+        eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::draw(&v, tile).map_err(|e| e.to_string()));
     match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
