@@ -283,3 +283,24 @@ fn the_action_runs_on_a_users_repository_with_their_cases_and_known_list() {
     assert!(log.lines().any(|l| l.starts_with("FAIL: ") && l.contains("1 STALE")), "{log}");
     assert!(run.outputs["key"]["key"].starts_with("cutecheck-Linux-"), "{:?}", run.outputs);
 }
+
+/// README's copy of the step summary and the annotation is what the emulated run wrote into
+/// docs/action-run/ (not written by hand).
+#[test]
+fn the_readme_shows_the_recorded_run() {
+    let root = repo_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let summary = std::fs::read_to_string(root.join("docs/action-run/step-summary.md")).unwrap();
+    let (head, body) = summary.split_once('\n').unwrap();
+    assert!(head.starts_with("<!-- Written by tests/action_emulation.rs"), "{head}");
+    assert!(
+        readme.contains(&format!("```markdown\n{}```", body.trim_end_matches('\n').to_string() + "\n")),
+        "README's step summary is not docs/action-run/step-summary.md's"
+    );
+    let annotations = std::fs::read_to_string(root.join("docs/action-run/annotations.txt")).unwrap();
+    assert!(annotations.starts_with("::error file=ci/known.toml,line="), "{annotations}");
+    assert!(
+        readme.contains(&format!("```text\n{annotations}```")),
+        "README's annotation is not docs/action-run/annotations.txt's"
+    );
+}
