@@ -182,6 +182,40 @@ mod tests {
         assert!(super::super::ci::junit(&report, &summary).contains(&format!("picture: {path}")));
     }
 
+    /// On a release newer than every model, a disagreement that does not blame the engine is
+    /// CHANGED IN RELEASE: its picture is `changed-N.svg`, named in the log too.
+    #[test]
+    fn a_change_in_a_newer_release_gets_its_picture() {
+        let known = KnownDiscrepancies::default();
+        let newer = crate::engine::release::Release::new(9, 0, 0, 0);
+        let judge = Judge::for_release(&known, "9.0.0.0", Some(newer));
+        let spec = crate::run::PlanSpec { cases: 0, seed: 1, shard: (0, 1), fixed: false, known: false };
+        let mut p = crate::run::plan(&judge, &spec).expect("the plan");
+        p.cases.extend(crate::run::plan::case_lines("coalesce((_2,_4):(_1,_2))\n", "ci/my.cases").unwrap());
+        let r = crate::run::run_planned(&judge, p, &[&Disagreeing], false, |_, _| Ok(())).expect("the run");
+        let about = crate::report::conformance::About {
+            oracle: "test".into(),
+            seed: 1,
+            shard: (0, 1),
+            random_cases: 0,
+            pycute: false,
+            start: std::time::Instant::now(),
+        };
+        let mut report = crate::report::conformance::build(r, &judge, about, None, |_, _| None);
+        let c = &report.cases[0];
+        assert!(matches!(c.status, Status::ChangedInRelease(_)), "{}: {:?}", c.verdict, c.status);
+        let state = tempfile::tempdir().unwrap();
+        let written = write_pictures(&mut report, state.path()).unwrap();
+        assert_eq!(written, vec![state.path().join(FOLDER).join("changed-1.svg")]);
+        let svg = std::fs::read_to_string(&written[0]).unwrap();
+        assert!(
+            svg.contains("CHANGED-IN-RELEASE coalesce((_2,_4):(_1,_2))") && svg.contains("CuTe 9.0.0.0: "),
+            "{svg}"
+        );
+        let listing = super::super::ci::failing_listing(&report);
+        assert!(listing.contains(&format!("  picture: {}\n", written[0].display())), "{listing}");
+    }
+
     #[test]
     fn printed_outputs_are_read_back_as_layouts_and_nothing_else() {
         let g = |s: &str| layout_grid(&[s.to_string()]);
