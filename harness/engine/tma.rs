@@ -261,6 +261,8 @@ pub struct TmaCopy {
     pub cta_v_map: BasisLayout,
     /// The number of CTAs multicast to.
     pub multicast: i64,
+    /// The smem layout it was made for.
+    pub smem: SmemLayout,
 }
 
 /// The flat leaves of a basis value, in preorder.
@@ -742,7 +744,17 @@ pub fn make_tma_copy(a: &TmaArgs) -> Result<TmaCopy> {
     let layout_big_t = composition(&inv_smem, &composition(&layout_t, &cta_t_map)?)?;
     let tv = Layout::concat(&[layout_big_t, layout_big_v]);
     let tiled = TiledCopy { atom, tiler: product_each(&cta_v_map.shape)?, tv };
-    let r = TmaCopy { op: a.op, val_type: a.val_type.clone(), gbasis, g_stride, desc, tiled, cta_v_map, multicast };
+    let r = TmaCopy {
+        op: a.op,
+        val_type: a.val_type.clone(),
+        gbasis,
+        g_stride,
+        desc,
+        tiled,
+        cta_v_map,
+        multicast,
+        smem: a.smem.clone(),
+    };
     if super::runtime::checks_on() {
         enforce("make_tma_copy", check_postconditions(a, &r))?;
     }
@@ -753,6 +765,29 @@ pub fn make_tma_copy(a: &TmaArgs) -> Result<TmaCopy> {
 /// `cuTensorMapEncodeTiled` for `make_tma_copy(op, gmem, smem, tiler, cluster)`.
 pub fn tma_descriptor_args(a: &TmaArgs) -> Result<TmaDescriptor> {
     make_tma_copy(a).map(|t| t.desc)
+}
+
+/// Postcondition 2 for a gbasis `gbasis` (the engine's, or one CuTe printed) of the TMA `r`: for
+/// every box index `i`, `gbasis(i)` is the gmem coordinate `cta_v_map(right_inverse(smem)(i))`.
+pub fn check_gbasis(r: &TmaCopy, gbasis: &BasisLayout) -> Checked {
+    let v = |e: Error| Violation::ours("make_tma_copy", e.to_string());
+    let inv = right_inverse(r.smem.nonswizzle()).map_err(v)?;
+    let n = gbasis.size().map_err(v)?.value;
+    if n != r.gbasis.size().map_err(v)?.value {
+        return Err(Violation::ours("make_tma_copy", format!("size({gbasis}) is not one TMA's {}", r.gbasis)));
+    }
+    for i in 0..n.min(4096) {
+        let got = gbasis.call(&IntTuple::leaf(Int::dy(i))).map_err(v)?;
+        let s = inv.call_int(Int::dy(i)).map_err(v)?;
+        let want = r.cta_v_map.call(&IntTuple::leaf(Int::dy(s.value))).map_err(v)?;
+        if !sb::same_point(&got, &want) {
+            return Err(Violation::ours(
+                "make_tma_copy",
+                format!("gbasis({i}) = {got}, but smem element {i} is gmem coordinate {want}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The module doc's postconditions for `make_tma_copy(a) == r`.
@@ -769,20 +804,7 @@ pub fn check_postconditions(a: &TmaArgs, r: &TmaCopy) -> Checked {
         return ours(format!("size(gbasis) = {gsize} does not divide size(smem) = {ssize}"));
     }
     // 2.
-    let inv = right_inverse(a.smem.nonswizzle()).map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
-    let (gshape, gmodes) = (r.gbasis.shape.clone(), r.gbasis.stride.clone());
-    let gl = BasisLayout { shape: gshape, stride: gmodes };
-    for i in 0..gsize.min(4096) {
-        let got = gl.call(&IntTuple::leaf(Int::dy(i))).map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
-        let s = inv.call_int(Int::dy(i)).map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
-        let want = r
-            .cta_v_map
-            .call(&IntTuple::leaf(Int::dy(s.value)))
-            .map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
-        if !sb::same_point(&got, &want) {
-            return ours(format!("gbasis({i}) = {got}, but smem element {i} is gmem coordinate {want}"));
-        }
-    }
+    check_gbasis(r, &r.gbasis)?;
     // 3.
     if r.desc.box_dim.iter().any(|&b| !(1..=256).contains(&b)) || r.desc.global_strides.iter().any(|s| s % 16 != 0) {
         return ours(format!("descriptor out of TMA's range: {}", r.desc));
