@@ -236,7 +236,7 @@ impl TmaRefusal {
             TmaRefusal::BoxTooLarge => "smem_box_shape[i] <= 2^8: Size must be max 2^8 = 256",
             TmaRefusal::MulticastSplit => "smem_box_shape[i] % multicast == 0 || multicast % smem_box_shape[i] == 0",
             TmaRefusal::Swizzle => "Unsupported layout swizzle.",
-            TmaRefusal::MulticastDivide => "safe_div: num_elems_per_tma % cosize(cta_t_map) == 0",
+            TmaRefusal::MulticastDivide => "Static safe_div requires t % u == 0",
         }
     }
 }
@@ -255,8 +255,10 @@ pub struct TmaCopy {
     /// `aux_params_.g_stride_`: gmem mode -> TMA coordinate basis.
     pub g_stride: BasisValue,
     pub desc: TmaDescriptor,
-    /// The TiledCopy (its `atom` is the Copy_Atom `make_tma_atom` returns).
-    pub tiled: TiledCopy,
+    /// The Copy_Atom.
+    pub atom: CopyAtom,
+    /// The TiledCopy (`make_tma_copy`; `None` for `make_tma_atom`).
+    pub tiled: Option<TiledCopy>,
     /// `cta_v_map`: CTA value index -> gmem coordinate.
     pub cta_v_map: BasisLayout,
     /// The number of CTAs multicast to.
@@ -581,17 +583,25 @@ pub fn descriptor(
 
 /// `TMA::to_CUtensorMapSwizzle(get_tma_swizzle_bits(sw), get_tma_swizzle_base(sw))`
 /// (atom/copy_traits_sm90_tma_swizzle.hpp): `Swizzle<B,4,3>` is NONE, 32B, 64B, 128B for B = 0..3;
-/// `Swizzle<2,5,2>` and `Swizzle<2,6,S>` are the 128B swizzles with 32B and 64B atoms.
+/// `Swizzle<2,5,2>` and `Swizzle<2,6,S>` are the 128B swizzles with 32B and 64B atoms. Any other
+/// swizzle fails the first of the two functions' static_asserts, whose message is the refusal.
 pub fn swizzle_name(sw: Swizzle) -> Result<&'static str> {
-    let bad = || refuse(TmaRefusal::Swizzle, format!("{sw}"));
-    match (sw.b, sw.m, sw.s) {
-        (0, 4, 3) => Ok("NONE"),
-        (1, 4, 3) => Ok("32B"),
-        (2, 4, 3) => Ok("64B"),
-        (3, 4, 3) => Ok("128B"),
-        (2, 5, 2) => Ok("128B_ATOM_32B"),
-        (2, 6, _) => Ok("128B_ATOM_64B"),
-        _ => Err(bad()),
+    let bad = |condition: &'static str| Err(Error::Rejected { condition, detail: format!("{sw}") });
+    let (b, m, s) = (sw.b, sw.m, sw.s);
+    // get_tma_swizzle_bits
+    match m {
+        4 if !(0..=3).contains(&b) => return bad("Expected B = 0,1,2, or 3 when M == 4. Unsupported layout swizzle."),
+        5 | 6 if b != 2 => return bad("Expected B = 2 when M == 5 or 6. Unsupported layout swizzle."),
+        4..=6 => {}
+        _ => return bad(TmaRefusal::Swizzle.condition()),
+    }
+    // get_tma_swizzle_base
+    match (m, s) {
+        (4, 3) => Ok(["NONE", "32B", "64B", "128B"][b as usize]),
+        (4, _) => bad("Expected S = 3 when M == 4. Unsupported layout swizzle."),
+        (5, 2) => Ok("128B_ATOM_32B"),
+        (5, _) => bad("Expected S = 2 when M == 5. Unsupported layout swizzle."),
+        _ => Ok("128B_ATOM_64B"),
     }
 }
 
@@ -657,7 +667,7 @@ pub fn g_stride(gmem: &Layout, gbasis: &BasisLayout, desc: &TmaDescriptor, val_b
 
 /// What `make_tma_copy` and `make_tma_atom` take: the operation, the element type, the gmem layout,
 /// the smem layout, the CTA tiler (`product_each(shape(slayout))` when left out) and the cluster
-/// size (the static `_1` when left out).
+/// size (the static `_1` when left out; an int tuple is a cluster layout's shape, as in CuTe).
 #[derive(Clone, Debug)]
 pub struct TmaArgs {
     pub op: TmaOp,
@@ -665,7 +675,7 @@ pub struct TmaArgs {
     pub gmem: Layout,
     pub smem: SmemLayout,
     pub cta_tiler: Option<Tiler>,
-    pub cluster: Option<Int>,
+    pub cluster: Option<IntTuple>,
 }
 
 fn static_layout(l: &Layout, what: &str) -> Result<()> {
@@ -678,18 +688,39 @@ fn static_layout(l: &Layout, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// `make_tma_copy(op, gtensor, slayout, cta_tiler, cluster_size)` (steps 1 to 5 of the module doc).
+/// `make_tma_copy(op, gtensor, slayout[, cta_tiler], cluster_size)` (steps 1 to 5 of the module
+/// doc): the TiledCopy and what CuTe computed on the host for it.
 pub fn make_tma_copy(a: &TmaArgs) -> Result<TmaCopy> {
+    build(a, true)
+}
+
+/// `make_tma_atom(op, gtensor, slayout, cta_tiler, cluster_size)`: the Copy_Atom alone (the
+/// multicast count `size(cluster_size)`, no TiledCopy and none of its static checks).
+pub fn make_tma_atom(a: &TmaArgs) -> Result<TmaCopy> {
+    build(a, false)
+}
+
+/// Several of CuTe's static_asserts fail on one case (a compile goes on after the first): one
+/// refusal naming each, so that whichever the compiler reports first is named.
+fn all_of(mut errors: Vec<Error>) -> Error {
+    if errors.len() == 1 {
+        return errors.pop().expect("one");
+    }
+    let detail = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; and ");
+    Error::Rejected { condition: "several of CuTe's static_asserts fail", detail }
+}
+
+fn build(a: &TmaArgs, tiled_copy: bool) -> Result<TmaCopy> {
     let slayout = a.smem.nonswizzle();
     static_layout(slayout, "smem layout")?;
     let tiler = match &a.cta_tiler {
         Some(t) => t.clone(),
         None => Tiler::from_shape(&product_each(&slayout.shape)?),
     };
-    let cluster = a.cluster.unwrap_or(Int::st(1));
-    if !cluster.is_static || cluster.value < 1 {
+    let cluster = a.cluster.clone().unwrap_or(IntTuple::st(1));
+    if cluster.leaf_iter().any(|i| !i.is_static || i.value < 1) {
         return Err(Error::Rejected {
-            condition: "TMA: the cluster size must be a static positive integer",
+            condition: "TMA: the cluster size must be static and positive",
             detail: cluster.to_string(),
         });
     }
@@ -701,18 +732,22 @@ pub fn make_tma_copy(a: &TmaArgs) -> Result<TmaCopy> {
             detail: format!("cta_v_map {cta_v_map}"),
         });
     }
-    // cta_t_map = make_layout(cluster_size); num_multicast = cosize(cta_t_map).
-    let cta_t_map = Layout::col_major(IntTuple::leaf(cluster))?;
-    let multicast = cta_t_map.cosize()?.value;
-    // Step 2.
+    // make_tma_copy: cta_t_map = make_layout(cluster_size), num_multicast = cosize(cta_t_map);
+    // make_tma_atom: num_multicast = size(cluster_size).
+    let cta_t_map = Layout::col_major(cluster.clone())?;
+    let multicast = if tiled_copy { cta_t_map.cosize()?.value } else { cluster.product()?.value };
+    // Step 2 (its static_asserts end the computation).
     let gbasis = construct_tma_gbasis(&a.gmem, slayout, &cta_v_map)?;
-    // Step 3.
+    // The other compile-time checks, all of them.
+    let mut statics = Vec::new();
     let swizzle = a.smem.swizzle();
-    swizzle_name(swizzle)?;
-    let desc = descriptor(&a.gmem, &gbasis, swizzle, &a.val_type, multicast)?;
+    if let Err(e) = swizzle_name(swizzle) {
+        statics.push(e);
+    }
+    if let Err(e) = tensor_map_data_type(&a.val_type) {
+        statics.push(e);
+    }
     let bits = type_bits(&a.val_type)?;
-    // Step 4.
-    let g_stride = g_stride(&a.gmem, &gbasis, &desc, bits)?;
     // Step 5: the atom.
     let num_elems = gbasis.size()?.value;
     let bits_layout = Layout::new(
@@ -732,24 +767,30 @@ pub fn make_tma_copy(a: &TmaArgs) -> Result<TmaCopy> {
         dst: vals.clone(),
         ref_: vals,
     };
-    // The TiledCopy.
-    let inv_smem = right_inverse(slayout)?;
-    let layout_v = super::composition::composition_tiler(&inv_smem, &Tiler::Int(Int::st(num_elems)))?;
-    let wrapped_v = Layout::new(IntTuple::tuple([layout_v.shape.clone()]), IntTuple::tuple([layout_v.stride.clone()]))?;
-    let layout_big_v = tile_to_shape(&wrapped_v, &IntTuple::leaf(cta_v_map.size()?), &Order::ColMajor)?;
-    if num_elems % multicast != 0 {
-        return Err(refuse(TmaRefusal::MulticastDivide, format!("{num_elems} elements per TMA, {multicast} CTAs")));
+    let tiled = if tiled_copy {
+        match tiled_layouts(slayout, num_elems, &cta_v_map, &cta_t_map, multicast, &mut statics) {
+            Ok(tv) => Some(TiledCopy { atom: atom.clone(), tiler: product_each(&cta_v_map.shape)?, tv }),
+            Err(e) => {
+                statics.push(e);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if !statics.is_empty() {
+        return Err(all_of(statics));
     }
-    let layout_t = Layout::leaf(Int::st(multicast), Int::st(num_elems / multicast));
-    let layout_big_t = composition(&inv_smem, &composition(&layout_t, &cta_t_map)?)?;
-    let tv = Layout::concat(&[layout_big_t, layout_big_v]);
-    let tiled = TiledCopy { atom, tiler: product_each(&cta_v_map.shape)?, tv };
+    // Steps 3 and 4: the descriptor (CuTe's run-time asserts) and the coordinate strides.
+    let desc = descriptor(&a.gmem, &gbasis, swizzle, &a.val_type, multicast)?;
+    let g_stride = g_stride(&a.gmem, &gbasis, &desc, bits)?;
     let r = TmaCopy {
         op: a.op,
         val_type: a.val_type.clone(),
         gbasis,
         g_stride,
         desc,
+        atom,
         tiled,
         cta_v_map,
         multicast,
@@ -759,6 +800,39 @@ pub fn make_tma_copy(a: &TmaArgs) -> Result<TmaCopy> {
         enforce("make_tma_copy", check_postconditions(a, &r))?;
     }
     Ok(r)
+}
+
+/// `make_tma_copy_tiled`'s TiledLayout_TV: `(layout_T, layout_V)`. A failed `safe_div` (the
+/// static_assert "Static safe_div requires t % u == 0") is recorded in `statics` and the
+/// computation goes on with the quotient CuTe returns (`C<t / u>`), as CuTe's compile does.
+fn tiled_layouts(
+    slayout: &Layout,
+    num_elems: i64,
+    cta_v_map: &BasisLayout,
+    cta_t_map: &Layout,
+    multicast: i64,
+    statics: &mut Vec<Error>,
+) -> Result<Layout> {
+    let inv_smem = right_inverse(slayout)?;
+    // CTA V -> smem coord, one TMA's worth, tiled to the CTA tile.
+    let layout_v = super::composition::composition_tiler(&inv_smem, &Tiler::Int(Int::st(num_elems)))?;
+    let wrapped_v = Layout::new(IntTuple::tuple([layout_v.shape.clone()]), IntTuple::tuple([layout_v.stride.clone()]))?;
+    let layout_big_v = tile_to_shape(&wrapped_v, &IntTuple::leaf(cta_v_map.size()?), &Order::ColMajor)?;
+    // CTA T -> smem idx -> smem coord.
+    if num_elems % multicast != 0 {
+        statics.push(refuse(TmaRefusal::MulticastDivide, format!("{num_elems} elements per TMA, {multicast} CTAs")));
+    }
+    let layout_t = Layout::leaf(Int::st(multicast), Int::st(num_elems / multicast));
+    let layout_big_t = composition(&inv_smem, &composition(&layout_t, cta_t_map)?)?;
+    let tv = Layout::concat(&[layout_big_t, layout_big_v]);
+    // TiledCopy's own checks.
+    if tv.mode(1)?.size()?.value % num_elems != 0 {
+        return Err(Error::Rejected {
+            condition: "TiledCopy uses too few vals for selected CopyAtom",
+            detail: format!("{tv} for {num_elems} values"),
+        });
+    }
+    Ok(tv)
 }
 
 /// The descriptor arguments alone (for the device check of the tmagpu helper): what CuTe passes to
@@ -797,7 +871,7 @@ pub fn check_postconditions(a: &TmaArgs, r: &TmaCopy) -> Checked {
     let gsize = r.gbasis.size().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?.value;
     let ssize = a.smem.nonswizzle().size().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?.value;
     // 1.
-    if box_elems * r.multicast as u64 != gsize as u64 && r.multicast <= box_elems as i64 {
+    if gsize % r.multicast == 0 && box_elems * r.multicast as u64 != gsize as u64 {
         return ours(format!("box {:?} x {} CTAs is not size(gbasis) = {gsize}", r.desc.box_dim, r.multicast));
     }
     if gsize <= 0 || ssize % gsize != 0 {
@@ -810,7 +884,8 @@ pub fn check_postconditions(a: &TmaArgs, r: &TmaCopy) -> Checked {
         return ours(format!("descriptor out of TMA's range: {}", r.desc));
     }
     // 4.
-    let tv = &r.tiled.tv;
+    let Some(tiled) = &r.tiled else { return Ok(()) };
+    let tv = &tiled.tv;
     let threads = tv.mode(0).and_then(|m| m.size()).map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
     let vals = tv.mode(1).map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
     if threads.value != r.multicast {

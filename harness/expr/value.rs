@@ -212,8 +212,11 @@ impl fmt::Display for AtomValue {
             AtomValue::Access(c) => write!(f, "{c}"),
             AtomValue::Basis(b) => write!(f, "{b}"),
             AtomValue::BasisLayout(l) => write!(f, "{l}"),
-            AtomValue::Tma(t, TmaView::TiledCopy) => f.write_str(&t.tiled.print()),
-            AtomValue::Tma(t, TmaView::Atom) => f.write_str(&t.tiled.atom.print()),
+            AtomValue::Tma(t, TmaView::TiledCopy) => match &t.tiled {
+                Some(tc) => f.write_str(&tc.print()),
+                None => f.write_str(&t.atom.print()),
+            },
+            AtomValue::Tma(t, TmaView::Atom) => f.write_str(&t.atom.print()),
             AtomValue::TmaDesc(d) => write!(f, "{d}"),
         }
     }

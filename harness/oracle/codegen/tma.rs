@@ -8,7 +8,8 @@
 //!   `X.aux_params_.g_stride_`, and `tma_desc_args(X)` the arguments the driver recorded while X was
 //!   made (`cutecheck::tma_encode_args()`, printed by the driver's `cutecheck::print`).
 
-use crate::engine::tma::{self, TmaOp};
+use crate::engine::atom::copy;
+use crate::engine::tma::TmaOp;
 use crate::expr::op::Op;
 use crate::expr::parse::{Expr, Name};
 
@@ -26,8 +27,9 @@ pub fn make(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cp
     let Some(tma_op) = name_text(&args[0]).and_then(|n| TmaOp::by_name(&n)) else {
         return err(&args[0], "expected an SM90 TMA operation (SM90_TMA_LOAD, ...)");
     };
-    let Some(t) = name_text(&args[1]).filter(|t| tma::tensor_map_data_type(t).is_ok()) else {
-        return err(&args[1], "expected a value type TMA takes");
+    // A type the tables know, TMA's format or not (CuTe refuses the others: "Unknown TMA Format!").
+    let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
+        return err(&args[1], "expected a value type");
     };
     let gmem = g.layout(&args[2])?;
     let smem = g.layout(&args[3])?;
