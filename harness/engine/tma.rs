@@ -29,8 +29,8 @@
 //!    and `TiledLayout_TV = (layout_T, layout_V)`: `layout_V` the inverse smem layout cut to one box
 //!    and tiled to the CTA tile, `layout_T` the multicast CTAs' slices of one box.
 //!
-//! Postconditions (checked by [`check_postconditions`], property tests in this module and in
-//! tests/properties.rs::tma_postconditions):
+//! Postconditions (checked by [`check_postconditions`]; property tests in this module,
+//! `tma::tests::every_postcondition_holds` and `::a_wrong_gbasis_fails_the_check`):
 //! 1. The box covers one TMA's worth of smem: `prod(boxDim) * multicast == size(TmaGmemBasis)` and
 //!    `size(TmaGmemBasis)` divides `size(smem layout)` (the copy repeats the box over the tile).
 //! 2. The gbasis maps box coordinates into the CTA's gmem tile: for every index `i` of the box,
@@ -899,4 +899,107 @@ pub fn check_postconditions(a: &TmaArgs, r: &TmaCopy) -> Checked {
         seen[v as usize] = true;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn l(shape: &[i64], stride: &[i64], dynamic: bool) -> Layout {
+        let int = |v: i64| if dynamic { Int::dy(v) } else { Int::st(v) };
+        Layout::new(
+            IntTuple::of_leaves(shape.iter().map(|&v| int(v))),
+            IntTuple::of_leaves(stride.iter().map(|&v| if v == 1 { Int::st(1) } else { int(v) })),
+        )
+        .unwrap()
+    }
+
+    /// A random admissible TMA: a static compact smem tile (row- or column-major, each mode a power
+    /// of two up to 128), a gmem matrix contiguous along the same mode with its leading dimension
+    /// padded to 16 bytes, an element width, a cluster that splits the box.
+    fn admissible() -> impl Strategy<Value = TmaArgs> {
+        (
+            (2u32..=7, 2u32..=7),
+            any::<bool>(),
+            prop::sample::select(vec![("half_t", 2i64), ("float", 4), ("int8_t", 1), ("double", 8)]),
+            (1i64..4, 0i64..5),
+            prop::sample::select(vec![1i64, 2, 4]),
+            0usize..4,
+        )
+            .prop_map(|((a, b), col, (ty, bytes), (mult, extra), cluster, op)| {
+                let (tm, tk) = (1i64 << a, 1i64 << b);
+                let align = 16 / bytes;
+                let (mg, kg) = (tm * mult + extra, tk * mult + extra);
+                let (gmem, smem) = if col {
+                    let ld = (mg + align - 1) / align * align;
+                    (l(&[mg, kg], &[1, ld], true), l(&[tm, tk], &[1, tm], false))
+                } else {
+                    let ld = (kg + align - 1) / align * align;
+                    (l(&[mg, kg], &[ld, 1], true), l(&[tm, tk], &[tk, 1], false))
+                };
+                TmaArgs {
+                    op: TmaOp::ALL[op],
+                    val_type: ty.to_string(),
+                    gmem,
+                    smem: SmemLayout::Plain(smem),
+                    cta_tiler: Some(Tiler::from_shape(&IntTuple::of_leaves([Int::st(tm), Int::st(tk)]))),
+                    cluster: Some(IntTuple::st(cluster)),
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Every postcondition of the module doc holds on every admissible TMA, and the
+        /// descriptor's box with the multicast count is one TMA's elements.
+        #[test]
+        fn every_postcondition_holds(a in admissible()) {
+            let r = make_tma_copy(&a).unwrap();
+            prop_assert!(check_postconditions(&a, &r).is_ok(), "{:?}", check_postconditions(&a, &r));
+            let boxed: u64 = r.desc.box_dim.iter().map(|&b| u64::from(b)).product();
+            prop_assert_eq!(boxed * r.multicast as u64, r.gbasis.size().unwrap().value as u64);
+            prop_assert_eq!(tma_descriptor_args(&a).unwrap(), r.desc);
+        }
+
+        /// The gbasis check can fail: the gbasis of a transposed box is refused.
+        #[test]
+        fn a_wrong_gbasis_fails_the_check(a in admissible()) {
+            let r = make_tma_copy(&a).unwrap();
+            let modes = top_modes(&r.gbasis);
+            prop_assume!(modes.len() >= 2 && modes[0].0.product().unwrap().value > 1);
+            let mut swapped = modes.clone();
+            let (d0, d1) = (swapped[0].1.clone(), swapped[1].1.clone());
+            swapped[0].1 = d1;
+            swapped[1].1 = d0;
+            prop_assert!(check_gbasis(&r, &basis_layout_of(swapped)).is_err());
+        }
+    }
+
+    #[test]
+    fn refusals_name_cutes_conditions() {
+        let half = |gmem: Layout, smem: Layout| TmaArgs {
+            op: TmaOp::Load,
+            val_type: "half_t".into(),
+            gmem,
+            smem: SmemLayout::Plain(smem),
+            cta_tiler: None,
+            cluster: None,
+        };
+        let e = make_tma_copy(&half(l(&[1024, 256], &[256, 1], true), l(&[64, 32], &[1, 64], false))).unwrap_err();
+        assert!(e.to_string().contains("Majorness of smem doesn't match majorness of gmem"), "{e}");
+        let e = make_tma_copy(&half(l(&[1024, 256], &[1, 1001], true), l(&[64, 32], &[1, 64], false))).unwrap_err();
+        assert!(e.to_string().contains("Stride must be multiple of 16B"), "{e}");
+        let e = make_tma_copy(&half(l(&[4096, 4], &[1, 4096], false), l(&[512, 2], &[1, 512], false))).unwrap_err();
+        assert!(e.to_string().contains("Size must be max 2^8 = 256"), "{e}");
+        let sw = ComposedLayout {
+            swizzle: Swizzle { b: 3, m: 3, s: 3 },
+            offset: super::super::swizzle::Offset::Int(Int::st(0)),
+            layout: l(&[64, 32], &[1, 64], false),
+        };
+        let mut a = half(l(&[1024, 256], &[1, 1024], true), l(&[64, 32], &[1, 64], false));
+        a.smem = SmemLayout::Swizzled(sw);
+        assert!(make_tma_copy(&a).unwrap_err().to_string().contains("Unsupported layout swizzle."));
+    }
 }
