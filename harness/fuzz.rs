@@ -31,6 +31,7 @@
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 mod basis;
+mod tma;
 
 use crate::expr::op::{Op, Part};
 pub use crate::gen::boundaries;
@@ -1565,6 +1566,11 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::TileToShape => Has((2, fuzz::tile_to_shape)),
+        Op::MakeTmaCopy => Has((6, tma::tma_case)),
+        Op::MakeTmaAtom => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaGbasis => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaGStride => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaDescArgs => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::WarpAccess => Absent("not generated: CuTe has no warp_access to compare with; its random cases are the GPU check's (cutecheck::gpu::access)"),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),
         Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
