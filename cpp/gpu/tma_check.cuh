@@ -191,7 +191,7 @@ template <class T, bool Store, class SL, class Tma, class GShape, class Tiler, c
 __global__ void tma_kernel(CUTE_GRID_CONSTANT Tma const tma, GShape gshape, Tiler tiler, Coord tc, uint8_t* sio,
                            int nbytes, int* status) {
   extern __shared__ uint8_t smem_raw[];
-  __shared__ alignas(16) uint64_t bar;
+  __shared__ uint64_t bar;  // 8-byte aligned, as an mbarrier must be
   uint8_t* base = (uint8_t*)(((uintptr_t)smem_raw + 1023) & ~uintptr_t(1023));
   T* sp = reinterpret_cast<T*>(base);
   Tensor sA = make_tensor(make_smem_ptr(sp), SL{});

@@ -14,6 +14,24 @@
 # CUDA error) is restarted after the case it stopped in, which reports `error crashed`.
 # Exit: 0 done, 2 build error, 3 no GPU.
 set -u
+# Runs $BIN over every case into $1 (flags $2), restarting after a case that stops it.
+run_all() {
+  local out=$1 flag=$2 from=0 rc last
+  rm -f "$out"
+  while :; do
+    $BIN $flag --from $from --out "$out"
+    rc=$?
+    [ $rc -eq 0 ] && break
+    last=$(grep -E '^(begin|args|case) [0-9]+' "$out" | tail -1)
+    id=$(echo "$last" | awk '{print $2}')
+    [ -n "$id" ] || break
+    case $last in
+      begin*|args*) echo "case $id error crashed rc=$rc" >> "$out" ;;
+    esac
+    from=$((id + 1))
+    [ $from -lt "$N" ] || break
+  done
+}
 if [ "${1:-}" = host ]; then
   DIR=$2
   cd "$DIR" || exit 2
@@ -34,9 +52,9 @@ if [ "${1:-}" = host ]; then
   for f in host_*.log; do [ -s "$f" ] && grep -q "error" "$f" && { echo "host build failed: $f"; fail=1; }; done
   [ $fail = 0 ] || exit 2
   $CXX -o tma_host $objs || exit 2
-  rm -f host_args.txt
-  ./tma_host --out host_args.txt
-  exit $?
+  N=$(grep -c '^extern int tma_case_' tma_parts.cuh)
+  BIN=./tma_host run_all host_args.txt ""
+  exit 0
 fi
 DIR=$1
 cd "$DIR" || exit 2
@@ -77,27 +95,10 @@ done
 objs=$(ls tma_check.o tma_part*.o case_*.o 2>/dev/null)
 nvcc -arch=$ARCH -o tma_check $objs >> build.log 2>&1 || { cat build.log; exit 2; }
 echo "build: $(( $(date +%s) - t0 )) s, $(grep -c 'FAILED case' build.log) cases not built" | tee -a device.txt
-run_all() {
-  local out=$1 flag=$2 from=0 rc last
-  rm -f "$out"
-  while :; do
-    ./tma_check $flag --from $from --out "$out"
-    rc=$?
-    [ $rc -eq 0 ] && break
-    last=$(grep -E '^(begin|args|case) [0-9]+' "$out" | tail -1)
-    id=$(echo "$last" | awk '{print $2}')
-    [ -n "$id" ] || break
-    case $last in
-      begin*|args*) echo "case $id error crashed rc=$rc" >> "$out" ;;
-    esac
-    from=$((id + 1))
-    [ $from -lt "$N" ] || break
-  done
-}
 t0=$(date +%s)
-run_all results.txt ""
+BIN=./tma_check run_all results.txt ""
 echo "run: $(( $(date +%s) - t0 )) s" | tee -a device.txt
 t0=$(date +%s)
-run_all results_corrupt.txt --corrupt
+BIN=./tma_check run_all results_corrupt.txt --corrupt
 echo "corrupt run: $(( $(date +%s) - t0 )) s" | tee -a device.txt
 exit 0

@@ -16,8 +16,8 @@
 //! reports every shared-memory element (global element `j` carries `j+1`; 0 is the zero fill, -1
 //! untouched), a store every element of the global allocation (shared element `i` carries `i+1`).
 //! The engine's prediction ([`predict`]): for each index `k` of the tile, `local_tile(G, tiler,
-//! coord)` and `local_tile_offset` give the global element, the same tiling of a digit layout
-//! `shape(G):(1, 2^15, 2^30, 2^45)` gives its coordinate (in bounds or not), and `S(k)` (for a
+//! coord)` and `local_tile_offset` give the global element, the same tiling of `shape(G)` with
+//! stride 1 on mode `i` and 0 elsewhere its coordinate `i` (in bounds or not), and `S(k)` (for a
 //! swizzled atom: the swizzle applied to the byte address, `smem_ptr_flag`) the shared element.
 //!
 //! The device also records the `cuTensorMapEncodeTiled` arguments CuTe passed (`args` lines), and a
@@ -55,8 +55,6 @@ pub const TYPES: [(&str, i64, &str); 13] = [
 pub const GLOBAL_ALLOC: i64 = 96 << 20;
 pub const GLOBAL_SLACK: i64 = 1 << 20;
 pub const SMEM_LIMIT: i64 = 160 * 1024;
-/// The digit base of the coordinate layout.
-const DIGIT: i64 = 1 << 15;
 
 /// The shared-memory layout of a case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,9 +123,9 @@ impl TmaCase {
     pub fn coord_expr(&self) -> String {
         format!("({})", join(&self.coord, |x| x.to_string()))
     }
-    /// The digit layout of G's coordinates: `shape(G):(1, 2^15, ...)`.
-    fn d_expr(&self) -> String {
-        let strides: Vec<i64> = (0..self.gshape.len()).map(|i| DIGIT.pow(i as u32)).collect();
+    /// The layout of G's coordinate `i`: `shape(G)` with stride 1 on mode `i`, 0 elsewhere.
+    fn coord_layout(&self, i: usize) -> String {
+        let strides: Vec<i64> = (0..self.gshape.len()).map(|j| (i == j) as i64).collect();
         format!("({}):({})", join(&self.gshape, |x| x.to_string()), join(&strides, |x| x.to_string()))
     }
     /// The plan line (`cases.txt`).
@@ -239,23 +237,28 @@ pub fn smem_offsets(case: &TmaCase) -> Result<Vec<i64>> {
 /// What the engine says the device must observe: per element of the reported array, the index
 /// +1 it holds, 0 (zero fill) or -1 (untouched).
 pub fn predict(case: &TmaCase) -> Result<Vec<i64>> {
-    let (g, t, c, d) = (case.g_expr(), case.tiler_expr(), case.coord_expr(), case.d_expr());
+    let (g, t, c) = (case.g_expr(), case.tiler_expr(), case.coord_expr());
     let gt = layout_values(&format!("local_tile({g}, {t}, {c})"))?;
     let go = int_of(&format!("local_tile_offset({g}, {t}, {c})"))?;
-    let dt = layout_values(&format!("local_tile({d}, {t}, {c})"))?;
-    let dof = int_of(&format!("local_tile_offset({d}, {t}, {c})"))?;
     let so = smem_offsets(case)?;
-    if gt.len() != so.len() || dt.len() != so.len() {
+    if gt.len() != so.len() {
         bail!("case {}: tile of {} elements, smem of {}", case.id, gt.len(), so.len());
     }
-    let inb = |k: usize| {
-        let mut v = dof + dt[k];
-        case.gshape.iter().all(|&s| {
-            let x = v % DIGIT;
-            v /= DIGIT;
-            x < s
-        })
-    };
+    // In bounds: every coordinate below its extent (coordinate i from the same tiling of the
+    // coordinate layout of mode i).
+    let mut inside = vec![true; so.len()];
+    for (i, &extent) in case.gshape.iter().enumerate() {
+        let d = case.coord_layout(i);
+        let dt = layout_values(&format!("local_tile({d}, {t}, {c})"))?;
+        let dof = int_of(&format!("local_tile_offset({d}, {t}, {c})"))?;
+        if dt.len() != so.len() {
+            bail!("case {}: coordinate tile of {} elements", case.id, dt.len());
+        }
+        for (k, x) in dt.iter().enumerate() {
+            inside[k] &= dof + x < extent;
+        }
+    }
+    let inb = |k: usize| inside[k];
     if case.store {
         let n = case.global_elems()? as usize;
         let mut out = vec![-1i64; n];
@@ -681,4 +684,94 @@ pub fn tally(cases: &[TmaCase]) -> BTreeMap<String, usize> {
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive model of a case with plain (extent) tilers: tile index `k` is the colexicographic
+    /// coordinate `c` of the tile, the global coordinate `coord*T + c`, in bounds when every mode
+    /// is below G's extent, global element `sum(g_i * d_i)`.
+    fn naive_global(c: &TmaCase, k: i64) -> (i64, bool) {
+        let mut rest = k;
+        let (mut off, mut inb) = (0, true);
+        for i in 0..c.gshape.len() {
+            let t = c.tiler[i].0;
+            let ci = rest % t;
+            rest /= t;
+            let g = c.coord[i] * t + ci;
+            inb &= g < c.gshape[i];
+            off += g * c.gstride[i];
+        }
+        (off, inb)
+    }
+
+    #[test]
+    fn predictions_equal_the_naive_model_for_plain_tilers() {
+        let cases = random_cases(7, 120).unwrap();
+        let mut checked = 0;
+        for c in cases.iter().filter(|c| c.tiler.iter().all(|t| t.1 == 1)) {
+            let p = predict(c).unwrap();
+            let so = smem_offsets(c).unwrap();
+            for (k, &s) in so.iter().enumerate() {
+                let (g, inb) = naive_global(c, k as i64);
+                if c.store {
+                    if inb {
+                        assert_eq!(p[g as usize], s + 1, "case {} k {k}", c.line());
+                    }
+                } else {
+                    assert_eq!(p[s as usize], if inb { g + 1 } else { 0 }, "case {} k {k}", c.line());
+                }
+            }
+            if c.store {
+                let written = p.iter().filter(|&&v| v >= 0).count();
+                let inb = (0..so.len() as i64).filter(|&k| naive_global(c, k).1).count();
+                assert_eq!(written, inb, "case {}", c.line());
+            }
+            checked += 1;
+        }
+        assert!(checked > 80, "{checked}");
+    }
+
+    #[test]
+    fn drawn_cases_cover_every_kind_and_are_reproducible() {
+        let a = random_cases(1, 200).unwrap();
+        assert_eq!(a, random_cases(1, 200).unwrap());
+        let t = tally(&a);
+        for k in ["elem 1B", "elem 2B", "elem 4B", "elem 8B", "load", "store", "smem plain", "partial tile", "static G"]
+        {
+            assert!(t.get(k).copied().unwrap_or(0) > 5, "{k}: {t:?}");
+        }
+        for kind in ["INTER", "SW32", "SW64", "SW128"] {
+            assert!(t.keys().any(|k| k.starts_with("smem") && k.ends_with(kind)), "{kind}");
+        }
+    }
+
+    #[test]
+    fn results_round_trip_and_differences_are_counted() {
+        let c = &random_cases(3, 1).unwrap()[0];
+        let p = predict(c).unwrap();
+        let mut runs = String::new();
+        for v in &p {
+            runs += &format!(" {v}:0:1");
+        }
+        let text = format!(
+            "begin 0\nargs 0 dtype=0 rank=1 dims=5 box=4\ncase 0 {} passes=1 ok n={}{runs}\n",
+            if c.store { "store" } else { "load" },
+            p.len()
+        );
+        let obs = read_results(&text).unwrap();
+        let v = compare(std::slice::from_ref(c), &obs, false).unwrap();
+        assert!(v[0].pass(), "{v:?}");
+        let mut bad = p.clone();
+        let i = bad.iter().position(|&x| x > 0).unwrap();
+        bad[i] += 1;
+        let runs: String = bad.iter().map(|v| format!(" {v}:0:1")).collect();
+        let text = format!("case 0 load passes=1 ok n={}{runs}\n", bad.len());
+        let v = compare(std::slice::from_ref(c), &read_results(&text).unwrap(), false).unwrap();
+        assert!(!v[0].pass());
+        assert_eq!(v[0].wrong, 1);
+        assert_eq!(decode_runs(&["3:2:4", "7:0:1"]).unwrap(), vec![3, 5, 7, 9, 7]);
+    }
 }
