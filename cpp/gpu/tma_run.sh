@@ -12,7 +12,7 @@
 # colon-separated. A part that fails to build is built case by case (-DONLY_CASE=N); a case that
 # does not build reports `error not-built`. A run that stops (an assert in CuTe's host code, a
 # CUDA error) is restarted after the case it stopped in, which reports `error crashed`.
-# Exit: 0 done, 2 build error, 3 no GPU.
+# REUSE=1 keeps a tma_check already built in DIR. Exit: 0 done, 2 build error, 3 no GPU.
 set -u
 # Runs $BIN over every case into $1 (flags $2), restarting after a case that stops it.
 run_all() {
@@ -70,31 +70,34 @@ N=$(grep -c '^extern int tma_case_' tma_parts.cuh)
   echo "nvcc: $(nvcc --version | tail -2 | tr '\n' ' ')"
   echo "arch: $ARCH"
   echo "cases: $N"
-} | tee device.txt
-NV="nvcc -std=c++17 -O1 -arch=$ARCH --expt-relaxed-constexpr -I. -I$CUTE_INCLUDE"
-JOBS=${JOBS:-$(nproc)}
-t0=$(date +%s)
-: > build.log
-pids=()
-for f in tma_check.cu tma_part*.cu; do
-  ( $NV -c "$f" -o "${f%.cu}.o" > "${f%.cu}.log" 2>&1 || echo "FAILED $f" >> build.log ) &
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
-done
-wait
-grep -q "FAILED tma_check.cu" build.log && { cat tma_check.log; exit 2; }
-# A part that failed: its cases one by one.
-for f in $(grep FAILED build.log | awk '{print $2}'); do
-  head -c 3000 "${f%.cu}.log" >> build.log
-  for id in $(grep -o '^#if !defined(ONLY_CASE) || ONLY_CASE == [0-9]*' "$f" | awk '{print $NF}'); do
-    ( $NV -DONLY_CASE=$id -c "$f" -o "case_$id.o" > "case_$id.log" 2>&1 || { echo "FAILED case $id" >> build.log; rm -f "case_$id.o"; } ) &
+} | tee -a device.txt
+if [ -n "${REUSE:-}" ] && [ -x tma_check ]; then
+  echo "build: reused" | tee -a device.txt
+else
+  NV="nvcc -std=c++17 -O1 -arch=$ARCH --expt-relaxed-constexpr -I. -I$CUTE_INCLUDE"
+  JOBS=${JOBS:-$(nproc)}
+  t0=$(date +%s)
+  : > build.log
+  for f in tma_check.cu tma_part*.cu; do
+    ( $NV -c "$f" -o "${f%.cu}.o" > "${f%.cu}.log" 2>&1 || echo "FAILED $f" >> build.log ) &
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
   done
   wait
-  rm -f "${f%.cu}.o"
-done
-objs=$(ls tma_check.o tma_part*.o case_*.o 2>/dev/null)
-nvcc -arch=$ARCH -o tma_check $objs >> build.log 2>&1 || { cat build.log; exit 2; }
-echo "build: $(( $(date +%s) - t0 )) s, $(grep -c 'FAILED case' build.log) cases not built" | tee -a device.txt
+  grep -q "FAILED tma_check.cu" build.log && { cat tma_check.log; exit 2; }
+  # A part that failed: its cases one by one.
+  for f in $(grep FAILED build.log | awk '{print $2}'); do
+    head -c 3000 "${f%.cu}.log" >> build.log
+    for id in $(grep -o '^#if !defined(ONLY_CASE) || ONLY_CASE == [0-9]*' "$f" | awk '{print $NF}'); do
+      ( $NV -DONLY_CASE=$id -c "$f" -o "case_$id.o" > "case_$id.log" 2>&1 || { echo "FAILED case $id" >> build.log; rm -f "case_$id.o"; } ) &
+      while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
+    done
+    wait
+    rm -f "${f%.cu}.o"
+  done
+  objs=$(ls tma_check.o tma_part*.o case_*.o 2>/dev/null)
+  nvcc -arch=$ARCH -o tma_check $objs >> build.log 2>&1 || { cat build.log; exit 2; }
+  echo "build: $(( $(date +%s) - t0 )) s, $(grep -c 'FAILED case' build.log) cases not built" | tee -a device.txt
+fi
 t0=$(date +%s)
 BIN=./tma_check run_all results.txt ""
 echo "run: $(( $(date +%s) - t0 )) s" | tee -a device.txt

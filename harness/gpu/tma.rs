@@ -160,7 +160,7 @@ impl TmaCase {
             self.gshape.iter().map(|&x| sh(x)).collect::<Vec<_>>().join(", "),
             self.gstride.iter().map(|&x| st(x)).collect::<Vec<_>>().join(", ")
         );
-        let ints = |v: &[i64]| v.iter().map(|x| format!("_{x}")).collect::<Vec<_>>().join(",");
+        let ints = |v: &[i64]| v.iter().map(|x| format!("Int<{x}>")).collect::<Vec<_>>().join(",");
         let sl = match &self.smem {
             Smem::Plain { shape, stride } => format!("Layout<Shape<{}>, Stride<{}>>", ints(shape), ints(stride)),
             Smem::Gmma { major, kind, shape } => {
@@ -173,7 +173,7 @@ impl TmaCase {
         let tiler: Vec<String> = self
             .tiler
             .iter()
-            .map(|&(n, s)| if s == 1 { format!("_{n}{{}}") } else { format!("Layout<_{n},_{s}>{{}}") })
+            .map(|&(n, s)| if s == 1 { format!("Int<{n}>{{}}") } else { format!("Layout<Int<{n}>,Int<{s}>>{{}}") })
             .collect();
         let mut o = String::new();
         let _ = writeln!(o, "// case {}: {}", self.id, self.line().replace('\t', " "));
@@ -480,25 +480,44 @@ pub fn plan_seed(text: &str) -> Result<(u64, usize)> {
     Ok((w[2].trim_end_matches(',').parse()?, w[3].parse()?))
 }
 
-/// Why the corrupted descriptor cannot change what a case moves, if it cannot: the perturbed
-/// TMA dimension 1 is only ever addressed at coordinate 0 (its global extent is 1, or the case's
-/// boxes along it start at 0 and span 1), so its stride never enters an address. Read from CuTe's
-/// recorded descriptor arguments (`args`: dims, box) and the case.
+/// Why the corrupted descriptor cannot change what a case moves, if it cannot. The twin adds 16
+/// bytes to the stride of TMA dimension 1 (rank 1: to the address), so an element moves unless its
+/// coordinate along dimension 1 is 0. The coordinates are read from CuTe's recorded descriptor
+/// (`args`: the byte strides) and the engine's global element of every in-bounds element of the
+/// tile (nested strides: the largest first). None when some element moves.
 pub fn corrupt_cannot_fail(case: &TmaCase, args: &str) -> Option<String> {
-    let field = |k: &str| -> Option<Vec<u64>> {
+    let field = |k: &str| -> Option<Vec<i64>> {
         let v = args.split_whitespace().find_map(|w| w.strip_prefix(k))?;
         v.split(',').filter(|x| !x.is_empty()).map(|x| x.parse().ok()).collect()
     };
-    let dims = field("dims=")?;
-    let box_ = field("box=")?;
-    if dims.len() < 2 {
-        return None;
+    let strides = field("strides=")?;
+    if strides.is_empty() {
+        return None; // rank 1: the address moves every element
     }
-    if dims[1] == 1 {
-        return Some(format!("TMA dimension 1 has extent 1 (dims {dims:?}): its stride never enters an address"));
+    let e = case.elem();
+    // TMA dimensions 1.. by element stride, largest first.
+    let mut dims: Vec<(i64, usize)> = strides.iter().enumerate().map(|(i, s)| (s / e, i + 1)).collect();
+    dims.sort_unstable_by(|a, b| b.cmp(a));
+    let p = predict(case).ok()?;
+    let globals: Vec<i64> = if case.store {
+        (0..p.len() as i64).filter(|&g| p[g as usize] > 0).collect()
+    } else {
+        p.iter().filter(|&&v| v > 0).map(|v| v - 1).collect()
+    };
+    for g in &globals {
+        let mut rest = *g;
+        for &(st, d) in &dims {
+            let x = rest / st;
+            rest %= st;
+            if d == 1 && x != 0 {
+                return None;
+            }
+        }
     }
-    let _ = (case, box_);
-    None
+    Some(format!(
+        "every one of its {} in-bounds elements has coordinate 0 along TMA dimension 1 (strides {strides:?} bytes), so the perturbed stride never enters an address",
+        globals.len()
+    ))
 }
 
 /// Whether a run is as it must be: every case ran and agrees with the engine, and (when the
