@@ -184,6 +184,9 @@ operations! {
     MmaLayoutC = "mma_layout_c", Atoms, (1, 1), None, "(MMA atom name)";
     MmaShape = "mma_shape", Atoms, (1, 1), None, "(MMA atom name)";
     MmaThrId = "mma_thr_id", Atoms, (1, 1), None, "(MMA atom name)";
+    MmaLayoutE = "mma_layout_e", Atoms, (1, 1), None, "(sparse MMA atom name): its traits' ELayout, the metadata's (thread, value) -> (M,K)";
+    MmaLayoutSfa = "mma_layout_sfa", Atoms, (1, 1), None, "(block-scaled MMA atom name): its traits' SFALayout, (thread, value) -> (M,K)";
+    MmaLayoutSfb = "mma_layout_sfb", Atoms, (1, 1), None, "(block-scaled MMA atom name): its traits' SFBLayout, (thread, value) -> (N,K)";
     CopyAtomSrc = "copy_atom_src", Atoms, (2, 2), None, "(copy op, value type)";
     CopyAtomDst = "copy_atom_dst", Atoms, (2, 2), None, "(copy op, value type)";
     CopyAtomRef = "copy_atom_ref", Atoms, (2, 2), None, "(copy op, value type)";

@@ -223,6 +223,9 @@ pub fn mma_member(op: Op, _: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Res
         Op::MmaLayoutB => ("BLayout", Kind::Layout),
         Op::MmaLayoutC => ("CLayout", Kind::Layout),
         Op::MmaShape => ("Shape_MNK", Kind::IntTuple),
+        Op::MmaLayoutE => ("ELayout", Kind::Layout),
+        Op::MmaLayoutSfa => ("SFALayout", Kind::Layout),
+        Op::MmaLayoutSfb => ("SFBLayout", Kind::Layout),
         _ => ("ThrID", Kind::Layout),
     };
     Ok(Cpp::new(format!("typename MMA_Traits<{x}>::{member}{{}}"), kind))
