@@ -42,7 +42,7 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
 use super::name::AtomName;
-use crate::release::{SM100_F8F6F4_SS_TEMPLATE, SM100_SS_N_RELAXED};
+use crate::release::{SM100_COMPLEX_SCALED_TRAITS, SM100_F8F6F4_SS_TEMPLATE, SM100_SS_N_RELAXED};
 use crate::{Error, IntTuple, Layout, Result};
 
 /// What the traits' static_assert requires of A's and B's widths.
@@ -436,7 +436,7 @@ impl Umma {
             return Ok(());
         }
         let complex = |t: &str| t.strip_prefix("complex<").and_then(|r| r.strip_suffix('>')).map(str::to_string);
-        if self.form == Form::Scaled && self.c == "float" {
+        if self.form == Form::Scaled && self.c == "float" && SM100_COMPLEX_SCALED_TRAITS.on() {
             // The partial specialization for interleaved complex (emulated): A and B
             // `cutlass::complex<T>` of one T, C `float`; no width check of its own.
             if let (Some(x), Some(y)) = (complex(&self.a), complex(&self.b)) {
@@ -448,6 +448,17 @@ impl Umma {
                 }
             }
         }
+        // Complex A or B in the generic traits (no complex specialization applies): the descriptor's
+        // static_assert fails too, and `MMA_Atom` reports it first (recorded:
+        // atoms_sm100_sparse.cases:66-67 on 4.2.0.0); the refusal names both.
+        let complex = self.a.starts_with("complex<") || self.b.starts_with("complex<");
+        let detail = || {
+            if complex {
+                format!("{} (and the instruction descriptor's: Unknown type for UMMAFormat)", detail())
+            } else {
+                detail()
+            }
+        };
         match self.family.width {
             Width::Eq(w) if a != b || b != w => return rejected(format!("{base} supports {w}bit types"), detail()),
             Width::Leq8 if a > 8 || b > 8 => {
