@@ -406,6 +406,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MmaLayoutC => Has(|v, r| definition::atom(Op::MmaLayoutC, v, r)),
         Op::MmaShape => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
         Op::MmaThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTmemCopy => Absent("no definition of a whole TiledCopy's print; its TV layout is checked by engine::atom::tiled_copy's tests"),
         Op::MmaLayoutE => Has(|v, r| definition::atom_extra('E', v, r)),
         Op::MmaLayoutSfa => Has(|v, r| definition::atom_extra('S', v, r)),
         Op::MmaLayoutSfb => Has(|v, r| definition::atom_extra('T', v, r)),

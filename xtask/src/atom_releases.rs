@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{bail, Context, Result};
 use cutecheck::engine::atom::{
     copy::copy_atom_cases, mma::mma_atom_names, name::AtomName, sm120::sm120_atom_names, tmem::tmem_copy_ops,
-    umma::umma_atom_names,
+    tmem::utccp_ops, umma::umma_atom_names,
 };
 use cutecheck::engine::release::{registry_source, Release, MODELLED};
 use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner};
@@ -100,6 +100,7 @@ fn engine_atoms() -> BTreeSet<String> {
         .chain(&umma_atom_names())
         .chain(&sm120_atom_names())
         .chain(&tmem_copy_ops())
+        .chain(&utccp_ops())
         .map(|n| base(n))
         .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
         .collect()

@@ -342,6 +342,15 @@ pub fn make_tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
 }
 
+/// `make_tmem_copy(OP, T, L)`: CuTe's `make_tmem_copy(OP{}, make_tensor(make_tmem_ptr<T>(0), L))`.
+pub fn make_tmem_copy(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    let l = layout_arg(n, &args[2])?;
+    let tc = tiled_copy::make_tmem_copy(&atom, &l)?;
+    Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+}
+
 /// `tiled_copy_tv(OP, T, THR, VAL)` / `tiled_copy_tiler`: `TiledLayout_TV` / `Tiler_MN` of the tiled copy.
 pub fn tiled_copy(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();

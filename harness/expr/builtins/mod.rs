@@ -151,6 +151,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::MmaLayoutC => Has(|n, a| builtins::atoms::mma_member(Op::MmaLayoutC, n, a)),
         Op::MmaShape => Has(|n, a| builtins::atoms::mma_member(Op::MmaShape, n, a)),
         Op::MmaThrId => Has(|n, a| builtins::atoms::mma_member(Op::MmaThrId, n, a)),
+        Op::MakeTmemCopy => Has(builtins::atoms::make_tmem_copy),
         Op::MmaLayoutE => Has(|n, a| builtins::atoms::mma_extra('E', n, a)),
         Op::MmaLayoutSfa => Has(|n, a| builtins::atoms::mma_extra('S', n, a)),
         Op::MmaLayoutSfb => Has(|n, a| builtins::atoms::mma_extra('T', n, a)),

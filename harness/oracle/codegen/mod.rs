@@ -441,6 +441,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::MmaLayoutC => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaLayoutC, g, n, a, e)),
         Op::MmaShape => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaShape, g, n, a, e)),
         Op::MmaThrId => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaThrId, g, n, a, e)),
+        Op::MakeTmemCopy => Has(codegen::atoms::make_tmem_copy),
         Op::MmaLayoutE => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaLayoutE, g, n, a, e)),
         Op::MmaLayoutSfa => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaLayoutSfa, g, n, a, e)),
         Op::MmaLayoutSfb => Has(|g, n, a, e| codegen::atoms::mma_member(Op::MmaLayoutSfb, g, n, a, e)),

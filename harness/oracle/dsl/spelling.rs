@@ -89,6 +89,7 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::MmaLayoutC => Has(Mma("tv_layout_C")),
         Op::MmaShape => Has(Mma("shape_mnk")),
         Op::MmaThrId => Has(Mma("thr_id")),
+        Op::MakeTmemCopy => Absent("not translated: a whole TiledCopy prints as C++ text"),
         Op::MmaLayoutE => Absent("the DSL's MmaAtom has no metadata layout member"),
         Op::MmaLayoutSfa => Absent("the DSL's MmaAtom has no scale-factor layout member"),
         Op::MmaLayoutSfb => Absent("the DSL's MmaAtom has no scale-factor layout member"),

@@ -253,6 +253,7 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::MmaLayoutC => Absent(ATOMS),
         Op::MmaShape => Absent(ATOMS),
         Op::MmaThrId => Absent(ATOMS),
+        Op::MakeTmemCopy => Absent(ATOMS),
         Op::MmaLayoutE => Absent(ATOMS),
         Op::MmaLayoutSfa => Absent(ATOMS),
         Op::MmaLayoutSfb => Absent(ATOMS),

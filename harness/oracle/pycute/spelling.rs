@@ -97,6 +97,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::MmaLayoutC => Absent("pycute has no MMA or copy atoms"),
         Op::MmaShape => Absent("pycute has no MMA or copy atoms"),
         Op::MmaThrId => Absent("pycute has no MMA or copy atoms"),
+        Op::MakeTmemCopy => Absent("pycute has no MMA or copy atoms"),
         Op::MmaLayoutE => Absent("pycute has no MMA or copy atoms"),
         Op::MmaLayoutSfa => Absent("pycute has no MMA or copy atoms"),
         Op::MmaLayoutSfb => Absent("pycute has no MMA or copy atoms"),
