@@ -61,11 +61,7 @@ const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "
 
 /// The files read besides the tutorials (examples/cute/tutorial/**): the SM80 and SM90 collective
 /// mainloops and the unit tests' default SM80 configurations (their `using X = decltype(...)`).
-const MAINLOOPS: &[&str] = &[
-    "include/cutlass/gemm/collective/sm80_mma_multistage.hpp",
-    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
-    "test/unit/gemm/device/default_gemm_configuration.hpp",
-];
+const MAINLOOPS: &[&str] = &["test/unit/gemm/device/default_gemm_configuration.hpp"];
 
 /// The thread whose partitions the kernel forms take (`threadIdx.x` in the kernels).
 const THREAD: i64 = 37;
@@ -210,10 +206,16 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
             let _ = writeln!(body, "#   skipped {s}");
         }
     }
-    for (_, text, from) in &first.cases {
+    // Each form in both spellings: as the C++ reads (what a kernel writer pastes) and as the
+    // language's short spelling of the same expression (the parser's canonical text).
+    for (canon, text, from) in &first.cases {
         let _ = writeln!(body, "\n# {}", from.join(", "));
         body.push_str(text);
         body.push('\n');
+        if canon != text {
+            body.push_str(canon);
+            body.push('\n');
+        }
     }
     let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
     std::fs::write(&out, &body).with_context(|| format!("writing {}", out.display()))?;
@@ -250,34 +252,47 @@ fn extract(src: &Source) -> Result<Extraction> {
             _ => missing.push(*m),
         }
     }
-    let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
-    let mut skipped = Vec::new();
+    // Every form with where it was found (the configuration too) and where a skip is listed.
+    let mut all: Vec<(String, String, Form)> = Vec::new();
     for rel in &files {
         let text = src.read(rel)?;
         for (line, form) in forms(&text) {
-            let text = match form {
-                Form::Case(t) => t,
-                Form::Skip(why) => {
-                    skipped.push(format!("{rel}:{line}: {why}"));
-                    continue;
-                }
-            };
-            match admit(&text) {
-                Ok(canon) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
-                    Some((_, _, from)) => {
-                        let at = format!("{rel}:{line}");
-                        if !from.contains(&at) {
-                            from.push(at);
-                        }
+            all.push((format!("{rel}:{line}"), format!("{rel}:{line}"), form));
+        }
+    }
+    for m in COLLECTIVES {
+        if !src.list(m).is_ok_and(|v| !v.is_empty()) {
+            missing.push(*m);
+        }
+    }
+    for (at, _, form) in collective_forms(src)? {
+        let listed = at.split(" [").next().unwrap_or(&at).to_string();
+        all.push((at, listed, form));
+    }
+    let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut skipped = Vec::new();
+    for (at, listed, form) in all {
+        let text = match form {
+            Form::Case(t) => t,
+            Form::Skip(why) => {
+                skipped.push(format!("{listed}: {why}"));
+                continue;
+            }
+        };
+        match admit(&text) {
+            Ok(canon) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
+                Some((_, _, from)) => {
+                    if !from.contains(&at) {
+                        from.push(at);
                     }
-                    None => cases.push((canon, text, vec![format!("{rel}:{line}")])),
-                },
-                Err(why) => {
-                    if std::env::var_os("CUTECHECK_KERNEL_FORMS_DEBUG").is_some() {
-                        eprintln!("{rel}:{line}: {text}");
-                    }
-                    skipped.push(format!("{rel}:{line}: {why}"))
                 }
+                None => cases.push((canon, text, vec![at])),
+            },
+            Err(why) => {
+                if std::env::var_os("CUTECHECK_KERNEL_FORMS_DEBUG").is_some() {
+                    eprintln!("{at}: {text}");
+                }
+                skipped.push(format!("{listed}: {why}"))
             }
         }
     }
@@ -427,14 +442,16 @@ fn substitute(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>) -> Vec<Tok> {
         let qualified = k > 0 && matches!(rhs[k - 1], Tok::Punct(':' | '.'));
         let qualifies = matches!(rhs.get(k + 1), Some(Tok::Punct(':')));
         match t {
-            Tok::Word(w) if !qualified && !qualifies => match env.get(w) {
-                Some(v) => out.extend(v.iter().cloned()),
-                None => out.push(t.clone()),
+            // A bound name; one that qualifies (`DispatchPolicy::Stages`) only where it stands for
+            // a template-id, whose members `normalize` knows.
+            Tok::Word(w) if !qualified => match env.get(w) {
+                Some(v) if !qualifies || v.last() == Some(&Tok::Punct('>')) => out.extend(v.iter().cloned()),
+                _ => out.push(t.clone()),
             },
             _ => out.push(t.clone()),
         }
     }
-    out
+    normalize(&out)
 }
 
 /// What the extractor makes of one binding: a case, or a form it skips and why.
@@ -564,6 +581,7 @@ fn kernel_forms(
     // The MMA partitions of shared-memory tensors: name -> (operand, the tensor's layout).
     let mut partitions: HashMap<String, (char, Vec<Tok>)> = HashMap::new();
     let mut independent = std::collections::HashSet::new();
+    let mut identity = std::collections::HashSet::new();
     let word = |t: &Tok, w: &str| matches!(t, Tok::Word(x) if x == w);
     for b in body {
         let r = &b.rhs;
@@ -578,6 +596,10 @@ fn kernel_forms(
         }
         if r.first().is_some_and(|t| word(t, "as_position_independent_swizzle_tensor")) {
             independent.insert(b.name.clone());
+            continue;
+        }
+        if r.first().is_some_and(|t| word(t, "make_identity_tensor")) {
+            identity.insert(b.name.clone());
             continue;
         }
         // make_tensor(make_smem_ptr(...), L)
@@ -614,8 +636,17 @@ fn kernel_forms(
                 let arg = &r[4..close];
                 // ThrMMA::make_fragment_A/B(partition_A/B(T)) is partition_fragment_A/B(T).
                 if let Some(x) = m.strip_prefix("make_fragment_") {
+                    let inline; // `make_fragment_A(thr_mma.partition_A(sA))`
                     let known = match arg {
                         [Tok::Word(p)] => partitions.get(p).filter(|(w, _)| w.to_string() == x.to_lowercase()),
+                        [Tok::Word(s2), Tok::Punct('.'), Tok::Word(pm), Tok::Punct('('), Tok::Word(t), Tok::Punct(')')]
+                            if slices.contains_key(s2)
+                                && *pm == format!("partition_{x}")
+                                && tensors.contains_key(t) =>
+                        {
+                            inline = (x.to_lowercase().chars().next().unwrap_or('c'), tensors[t].clone());
+                            Some(&inline)
+                        }
                         _ => None,
                     };
                     let form = match known {
@@ -658,6 +689,9 @@ fn kernel_forms(
                                 Some(Tok::Word(t)) if independent.contains(t) => {
                                     "a position-independent swizzle tensor (as_position_independent_swizzle_tensor) is not modelled"
                                 }
+                                Some(Tok::Word(t)) if identity.contains(t) => {
+                                    "an identity tensor (make_identity_tensor: ArithTuple iterator and E<i> strides) is not modelled in partitions"
+                                }
                                 _ => "not a shared-memory tensor or fragment (a run-time global-memory tensor)",
                             }
                         )),
@@ -688,10 +722,16 @@ fn kernel_forms(
         }
         let v = substitute(r, &env);
         if r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) && !v.is_empty() {
-            out.push((b.line, Form::Case(render(&v))));
+            out.push((b.line, Form::Case(render(decltype_inner(&v).unwrap_or(&v)))));
         }
         env.insert(b.name.clone(), v);
     }
+}
+
+/// `E` of `decltype(E)`.
+fn decltype_inner(v: &[Tok]) -> Option<&[Tok]> {
+    let is = matches!(v.first(), Some(Tok::Word(w)) if w == "decltype") && v.get(1) == Some(&Tok::Punct('('));
+    (is && closing(v, 1) == Some(v.len() - 1)).then(|| &v[2..v.len() - 1])
 }
 
 /// The cases of one file: (line, form) of each binding that builds a layout or an object, each
@@ -785,6 +825,606 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
     }
     launch(usize::MAX, &env, &mut out);
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The collective mainloops, instantiated for the unit tests' concrete configurations.
+//
+// `test/unit/gemm/device/sm{50,61,80}_gemm_*.cu` name their configurations as
+// `DefaultGemmConfigurationToCutlass3Types<OpClass, Arch, ElementA, LayoutA, ..., ElementAccumulator>`;
+// default_gemm_configuration.hpp holds the (partial) specializations of that struct, whose
+// `CollectiveMainloop` is a `CollectiveMma<DispatchPolicy, TileShape, ..., SmemCopyAtomB, TransformB>`;
+// the mainloop headers hold the `CollectiveMma` specializations (per dispatch policy), whose
+// bodies build the shared-memory layouts (`tile_to_shape` of the atom to the CTA tile with its
+// stages) and partition them (`partition_D`, `partition_fragment_A`, `make_tiled_copy_A`,
+// `partition_S`, `retile_D`). The extractor matches each configuration to its most specialized
+// struct (C++'s partial ordering, approximated by the number of fixed arguments), evaluates its
+// `using` members (members of other specializations, e.g. `typename DefaultOperandA::SmemLayoutAtom`,
+// by the same matching, a base class's members first), and reads the matching mainloop's body with
+// its template parameters bound, exactly as a launched kernel's body is read.
+
+/// The mainloop headers whose `CollectiveMma` specializations the configurations instantiate.
+const COLLECTIVES: &[&str] = &[
+    "include/cutlass/gemm/collective/sm70_mma_twostage.hpp",
+    "include/cutlass/gemm/collective/sm80_mma_multistage.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
+];
+
+/// The configurations' struct file.
+const CONFIGURATIONS: &str = "test/unit/gemm/device/default_gemm_configuration.hpp";
+
+/// A struct template's definition or specialization.
+struct StructDef {
+    name: String,
+    /// Its template parameters' names.
+    params: Vec<String>,
+    /// A specialization's arguments (None: the primary template).
+    pattern: Option<Vec<Vec<Tok>>>,
+    /// A base class `: Base<args>`.
+    base: Option<Vec<Tok>>,
+    /// Its body's token range (inside the braces).
+    body: std::ops::Range<usize>,
+}
+
+/// The index of the `>` closing the `<` at `i` (angle brackets only, parentheses skipped).
+fn angle_close(toks: &[Tok], i: usize) -> Option<usize> {
+    let (mut depth, mut paren) = (0i32, 0i32);
+    for (j, t) in toks.iter().enumerate().skip(i) {
+        match t {
+            Tok::Punct('(') => paren += 1,
+            Tok::Punct(')') => paren -= 1,
+            Tok::Punct('<') if paren == 0 => depth += 1,
+            Tok::Punct('>') if paren == 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            Tok::Punct(';' | '{') if paren == 0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The struct templates (and their specializations) of a file.
+fn struct_defs(toks: &[(Tok, usize)]) -> Vec<StructDef> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < plain.len() {
+        let is_template = plain[i] == Tok::Word("template".into()) && plain[i + 1] == Tok::Punct('<');
+        if !is_template {
+            i += 1;
+            continue;
+        }
+        let Some(pc) = angle_close(&plain, i + 1) else {
+            i += 1;
+            continue;
+        };
+        let params: Vec<String> = split_commas(&plain[i + 2..pc])
+            .iter()
+            .filter_map(|p| {
+                let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
+                p[..until].iter().rev().find_map(|t| match t {
+                    Tok::Word(w) => Some(w.clone()),
+                    _ => None,
+                })
+            })
+            .collect();
+        let mut j = pc + 1;
+        if !matches!(plain.get(j), Some(Tok::Word(w)) if w == "struct" || w == "class") {
+            i = pc + 1;
+            continue;
+        }
+        j += 1;
+        let Some(Tok::Word(name)) = plain.get(j).cloned() else {
+            i = j;
+            continue;
+        };
+        j += 1;
+        let mut pattern = None;
+        if plain.get(j) == Some(&Tok::Punct('<')) {
+            let Some(c) = angle_close(&plain, j) else {
+                i = j;
+                continue;
+            };
+            pattern = Some(split_commas(&plain[j + 1..c]));
+            j = c + 1;
+        }
+        let mut base = None;
+        if plain.get(j) == Some(&Tok::Punct(':')) {
+            let open = (j..plain.len()).find(|&k| matches!(plain[k], Tok::Punct('{' | ';')));
+            let Some(open) = open else { break };
+            let b: Vec<Tok> =
+                plain[j + 1..open].iter().filter(|t| !matches!(t, Tok::Word(w) if w == "public")).cloned().collect();
+            base = Some(b);
+            j = open;
+        }
+        if plain.get(j) != Some(&Tok::Punct('{')) {
+            i = j;
+            continue;
+        }
+        let Some(end) = closing(&plain, j) else { break };
+        out.push(StructDef { name, params, pattern, base, body: j + 1..end });
+        // Nested templates (member functions) are inside the body: keep scanning after the head.
+        i = j + 1;
+    }
+    out
+}
+
+/// A name without its namespace qualifiers and `typename`/`class` keywords: `cutlass::layout::RowMajor`
+/// -> `RowMajor`.
+fn unqualified(toks: &[Tok]) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if let Tok::Word(w) = &toks[k] {
+            if w == "typename" || w == "struct" || w == "class" {
+                k += 1;
+                continue;
+            }
+            if toks.get(k + 1) == Some(&Tok::Punct(':')) && toks.get(k + 2) == Some(&Tok::Punct(':')) {
+                k += 3;
+                continue;
+            }
+        }
+        if toks[k] == Tok::Punct(':') && toks.get(k + 1) == Some(&Tok::Punct(':')) {
+            k += 2;
+            continue;
+        }
+        out.push(toks[k].clone());
+        k += 1;
+    }
+    out
+}
+
+/// A template-id `Head<args>` as (head, args).
+fn template_id(toks: &[Tok]) -> Option<(String, Vec<Vec<Tok>>)> {
+    let t = unqualified(toks);
+    let Some(Tok::Word(h)) = t.first() else { return None };
+    if t.len() == 1 {
+        return Some((h.clone(), Vec::new()));
+    }
+    if t.get(1) != Some(&Tok::Punct('<')) || angle_close(&t, 1)? != t.len() - 1 {
+        return None;
+    }
+    Some((h.clone(), split_commas(&t[2..t.len() - 1])))
+}
+
+/// Whether `arg` matches `pat` (template parameters `params` bound in `bind`); the number of fixed
+/// tokens matched (how specialized the match is), or None.
+fn match_arg(pat: &[Tok], arg: &[Tok], params: &[String], bind: &mut HashMap<String, Vec<Tok>>) -> Option<usize> {
+    let (p, a) = (unqualified(pat), unqualified(arg));
+    if let [Tok::Word(w)] = p.as_slice() {
+        if params.contains(w) {
+            return match bind.get(w) {
+                Some(b) if unqualified(b) != a => None,
+                _ => {
+                    bind.insert(w.clone(), arg.to_vec());
+                    Some(0)
+                }
+            };
+        }
+    }
+    if p == a {
+        return Some(p.len());
+    }
+    let ((ph, pa), (ah, aa)) = (template_id(&p)?, template_id(&a)?);
+    if ph != ah || pa.len() < aa.len() {
+        return None;
+    }
+    let mut n = 1;
+    for (k, pk) in pa.iter().enumerate() {
+        match aa.get(k) {
+            Some(ak) => n += match_arg(pk, ak, params, bind)?,
+            // A defaulted parameter the argument list leaves out.
+            None if matches!(unqualified(pk).as_slice(), [Tok::Word(w)] if params.contains(w)) => {}
+            None => return None,
+        }
+    }
+    Some(n)
+}
+
+/// The most specialized struct `head` matching `args`, with its parameters bound.
+fn specialization<'a>(
+    defs: &'a [StructDef],
+    head: &str,
+    args: &[Vec<Tok>],
+) -> Option<(&'a StructDef, HashMap<String, Vec<Tok>>)> {
+    let mut best: Option<(usize, &StructDef, HashMap<String, Vec<Tok>>)> = None;
+    for d in defs.iter().filter(|d| d.name == head) {
+        let Some(pat) = &d.pattern else { continue };
+        if pat.len() != args.len() {
+            continue;
+        }
+        let mut bind = HashMap::new();
+        let score: Option<usize> =
+            pat.iter().zip(args).map(|(p, a)| match_arg(p, a, &d.params, &mut bind)).sum::<Option<usize>>();
+        if let Some(s) = score {
+            if best.as_ref().is_none_or(|(b, _, _)| s > *b) {
+                best = Some((s, d, bind));
+            }
+        }
+    }
+    best.map(|(_, d, b)| (d, b))
+}
+
+/// The `using` members (and `static constexpr` integers) of a struct instantiated with `bind`,
+/// a base class's first; `typename X::M` resolved through the specializations of X's template.
+fn members(
+    defs: &[StructDef],
+    toks: &[Tok],
+    d: &StructDef,
+    bind: HashMap<String, Vec<Tok>>,
+    depth: usize,
+) -> HashMap<String, Vec<Tok>> {
+    let mut env = bind;
+    if depth > 8 {
+        return env;
+    }
+    if let Some(b) = &d.base {
+        if let Some((h, args)) = template_id(&substitute(b, &env)) {
+            if let Some((bd, bb)) = specialization(defs, &h, &args) {
+                for (k, v) in members(defs, toks, bd, bb, depth + 1) {
+                    env.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+    let body = &toks[d.body.clone()];
+    let mut k = 0;
+    let mut level = 0i32;
+    while k < body.len() {
+        match &body[k] {
+            Tok::Punct('{') => level += 1,
+            Tok::Punct('}') => level -= 1,
+            _ => {}
+        }
+        // Only the struct's own members (not those of nested structs or functions).
+        let member = level == 0 && (k == 0 || matches!(body[k - 1], Tok::Punct(';' | '{' | '}' | ':')));
+        let using = member && body[k] == Tok::Word("using".into());
+        let constexpr =
+            member && body[k] == Tok::Word("static".into()) && body.get(k + 1) == Some(&Tok::Word("constexpr".into()));
+        if !(using || constexpr) {
+            k += 1;
+            continue;
+        }
+        let end = (k..body.len()).find(|&e| body[e] == Tok::Punct(';')).unwrap_or(body.len());
+        let stmt = &body[k..end];
+        k = end + 1;
+        let Some(eq) = stmt.iter().position(|t| *t == Tok::Punct('=')) else { continue };
+        let Some(Tok::Word(name)) = stmt[..eq].last().cloned() else { continue };
+        let rhs = &stmt[eq + 1..];
+        // `typename X::M`: a member of another instantiation.
+        let un = unqualified(rhs);
+        let member_of = match (rhs.iter().rposition(|t| *t == Tok::Punct(':')), un.last()) {
+            (Some(c), Some(Tok::Word(m))) if c + 2 == rhs.len() && c >= 2 => {
+                let owner: Vec<Tok> =
+                    rhs[..c - 1].iter().filter(|t| !matches!(t, Tok::Word(w) if w == "typename")).cloned().collect();
+                let owner = substitute(&owner, &env);
+                template_id(&owner)
+                    .and_then(|(h, a)| specialization(defs, &h, &a))
+                    .and_then(|(od, ob)| members(defs, toks, od, ob, depth + 1).remove(m))
+            }
+            _ => None,
+        };
+        let v = match member_of {
+            Some(v) => v,
+            None => normalize(&substitute(rhs, &env)),
+        };
+        env.insert(name, v);
+    }
+    env
+}
+
+/// Rewrites of substituted tokens into the language's forms, each CuTe's definition of the form:
+/// - `decltype(E){}` is `E`;
+/// - `shape<N>(Shape<a0,a1,...>{})` and `get<N>(...)` are `aN`;
+/// - `P<S, ...>::Stages` of a mainloop dispatch policy `P` is its first argument `S`;
+/// - `TiledMMA<MMA_Atom<OP>, L, P>{}` is `make_tiled_mma(OP{}, L{}, P{})` (CuTe's make_tiled_mma
+///   appends nothing to a rank-3 atom layout and a rank-3 permutation, so it builds that type);
+/// - `conditional_t<is_major<0,StrideX>(), T, F>{}` is `T{}` where operand X's layout tag makes its
+///   mode 0 (M or N) the unit-stride one (A `ColumnMajor`, B `RowMajor`), else `F{}`.
+fn normalize(toks: &[Tok]) -> Vec<Tok> {
+    let mut t = toks.to_vec();
+    loop {
+        let before = t.len();
+        t = normalize_once(&t);
+        if t.len() == before {
+            return t;
+        }
+    }
+}
+
+fn normalize_once(t: &[Tok]) -> Vec<Tok> {
+    let w = |k: usize, s: &str| matches!(t.get(k), Some(Tok::Word(x)) if x == s);
+    let p = |k: usize, c: char| t.get(k) == Some(&Tok::Punct(c));
+    let splice = |a: usize, b: usize, mid: Vec<Tok>| {
+        let mut out = t[..a].to_vec();
+        out.extend(mid);
+        out.extend(t[b..].iter().cloned());
+        out
+    };
+    for i in 0..t.len() {
+        // static_cast<int>(E) is E; sizeof(T) of a value type is its bytes.
+        if w(i, "static_cast") && p(i + 1, '<') {
+            if let Some(c) = angle_close(t, i + 1) {
+                if p(c + 1, '(') {
+                    if let Some(e) = closing(t, c + 1) {
+                        let mut v = vec![Tok::Punct('(')];
+                        v.extend(t[c + 2..e].iter().cloned());
+                        v.push(Tok::Punct(')'));
+                        return splice(i, e + 1, v);
+                    }
+                }
+            }
+        }
+        if w(i, "sizeof") && p(i + 1, '(') {
+            if let Some(c) = closing(t, i + 1) {
+                let ty = render(&unqualified(&t[i + 2..c]));
+                if let Some(b) = type_bytes(&ty) {
+                    return splice(i, c + 1, vec![Tok::Word(b.to_string())]);
+                }
+            }
+        }
+        // Integer arithmetic on literals: (a), a*b, a+b.
+        if p(i, '(') && p(i + 2, ')') {
+            if let Some(Tok::Word(a)) = t.get(i + 1) {
+                if a.parse::<i64>().is_ok() {
+                    return splice(i, i + 3, vec![Tok::Word(a.clone())]);
+                }
+            }
+        }
+        if let (Some(Tok::Word(a)), Some(Tok::Punct(op @ ('*' | '+'))), Some(Tok::Word(b))) =
+            (t.get(i), t.get(i + 1), t.get(i + 2))
+        {
+            let before_ok = i == 0 || matches!(t[i - 1], Tok::Punct('<' | ',' | '('));
+            let after_ok = matches!(t.get(i + 3), Some(Tok::Punct('>' | ',' | ')')));
+            if let (Ok(x), Ok(y), true, true) = (a.parse::<i64>(), b.parse::<i64>(), before_ok, after_ok) {
+                let v = if *op == '*' { x * y } else { x + y };
+                return splice(i, i + 3, vec![Tok::Word(v.to_string())]);
+            }
+        }
+        // uint_byte_t<N> is the unsigned type of N bytes.
+        if w(i, "uint_byte_t") && p(i + 1, '<') && p(i + 3, '>') {
+            let ty = match t.get(i + 2) {
+                Some(Tok::Word(n)) => match n.as_str() {
+                    "1" => Some("uint8_t"),
+                    "2" => Some("uint16_t"),
+                    "4" => Some("uint32_t"),
+                    "8" => Some("uint64_t"),
+                    "16" => Some("uint128_t"),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(ty) = ty {
+                let start = if i >= 3 && w(i - 3, "cute") && p(i - 2, ':') { i - 3 } else { i };
+                return splice(start, i + 4, vec![Tok::Word(ty.into())]);
+            }
+        }
+        // decltype(E){}
+        if w(i, "decltype") && p(i + 1, '(') {
+            if let Some(c) = closing(t, i + 1) {
+                if p(c + 1, '{') && p(c + 2, '}') {
+                    return splice(i, c + 3, t[i + 2..c].to_vec());
+                }
+            }
+        }
+        // shape<N>(Shape<...>{}) / get<N>(...)
+        if (w(i, "shape") || w(i, "get")) && p(i + 1, '<') && p(i + 3, '>') && p(i + 4, '(') {
+            if let (Some(Tok::Word(n)), Some(c)) = (t.get(i + 2), closing(t, i + 4)) {
+                let inner = &t[i + 5..c];
+                let n: usize = match n.parse() {
+                    Ok(n) => n,
+                    Err(_) => continue,
+                };
+                let value = if inner.ends_with(&[Tok::Punct('{'), Tok::Punct('}')]) {
+                    template_id(&inner[..inner.len() - 2]).filter(|(h, _)| h == "Shape" || h == "Tile")
+                } else {
+                    None
+                };
+                if let Some((_, args)) = value {
+                    if let Some(a) = args.get(n) {
+                        let mut v = a.clone();
+                        v.extend([Tok::Punct('{'), Tok::Punct('}')]);
+                        return splice(i, c + 1, v);
+                    }
+                }
+            }
+        }
+        // Policy<S, ...>::Stages
+        if let Some(Tok::Word(h)) = t.get(i) {
+            if h.starts_with("Mainloop") && p(i + 1, '<') {
+                if let Some(c) = angle_close(t, i + 1) {
+                    if p(c + 1, ':') && p(c + 2, ':') && w(c + 3, "Stages") {
+                        if let Some(s) = split_commas(&t[i + 2..c]).into_iter().next() {
+                            return splice(i, c + 4, s);
+                        }
+                    }
+                }
+            }
+        }
+        // TiledMMA<MMA_Atom<OP>, L, P>{}
+        if w(i, "TiledMMA") && p(i + 1, '<') {
+            if let Some(c) = angle_close(t, i + 1) {
+                if p(c + 1, '{') && p(c + 2, '}') {
+                    let args = split_commas(&t[i + 2..c]);
+                    let atom = args.first().and_then(|a| template_id(a)).filter(|(h, _)| h == "MMA_Atom");
+                    if let Some((_, op)) = atom {
+                        if let [op] = op.as_slice() {
+                            let mut v = vec![Tok::Word("make_tiled_mma".into()), Tok::Punct('(')];
+                            for (k, a) in std::iter::once(op).chain(&args[1..]).enumerate() {
+                                if k > 0 {
+                                    v.push(Tok::Punct(','));
+                                }
+                                v.extend(a.iter().cloned());
+                                v.extend([Tok::Punct('{'), Tok::Punct('}')]);
+                            }
+                            v.push(Tok::Punct(')'));
+                            let start = if i >= 3 && w(i - 3, "cute") && p(i - 2, ':') { i - 3 } else { i };
+                            return splice(start, c + 3, v);
+                        }
+                    }
+                }
+            }
+        }
+        // conditional_t<is_major<0,Stride>(), T, F>{}
+        if w(i, "conditional_t") && p(i + 1, '<') {
+            if let Some(c) = angle_close(t, i + 1) {
+                let args = split_commas(&t[i + 2..c]);
+                if let [cond, yes, no] = args.as_slice() {
+                    let cond = unqualified(cond);
+                    let major0 = if cond.first() == Some(&Tok::Word("is_major".into())) {
+                        let text = render(&cond);
+                        match (text.contains("TagToStrideA"), text.contains("TagToStrideB")) {
+                            (true, _) => Some(text.contains("ColumnMajor")),
+                            (_, true) => Some(text.contains("RowMajor")),
+                            _ => None,
+                        }
+                    } else {
+                        None
+                    };
+                    if let Some(m) = major0 {
+                        let start = if i >= 3 && w(i - 3, "cute") && p(i - 2, ':') { i - 3 } else { i };
+                        return splice(start, c + 1, if m { yes.clone() } else { no.clone() });
+                    }
+                }
+            }
+        }
+    }
+    t.to_vec()
+}
+
+/// The bytes of a value type (`sizeof`), for the ones the configurations use.
+fn type_bytes(ty: &str) -> Option<usize> {
+    Some(match ty {
+        "int8_t" | "uint8_t" => 1,
+        "half_t" | "bfloat16_t" | "int16_t" | "uint16_t" => 2,
+        "float" | "tfloat32_t" | "int32_t" | "uint32_t" | "int" => 4,
+        "double" | "int64_t" | "uint64_t" => 8,
+        "uint128_t" => 16,
+        _ => return None,
+    })
+}
+
+/// The concrete configurations the unit tests instantiate: (where, the struct's arguments).
+fn test_configurations(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
+    let mut out: Vec<(String, Vec<Vec<Tok>>)> = Vec::new();
+    let files = match src.list("test/unit/gemm/device") {
+        Ok(f) => f,
+        Err(_) => return Ok(out),
+    };
+    for f in files {
+        let name = f.rsplit('/').next().unwrap_or(&f);
+        if !(name.ends_with(".cu")
+            && ["sm50_gemm_", "sm61_gemm_", "sm70_gemm_", "sm80_gemm_"].iter().any(|p| name.starts_with(p)))
+        {
+            continue;
+        }
+        let toks = tokenize(&src.read(&f)?);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        for i in 0..plain.len() {
+            if plain[i] != Tok::Word("DefaultGemmConfigurationToCutlass3Types".into())
+                || plain.get(i + 1) != Some(&Tok::Punct('<'))
+            {
+                continue;
+            }
+            let Some(c) = angle_close(&plain, i + 1) else { continue };
+            let args = split_commas(&plain[i + 2..c]);
+            if !out.iter().any(|(_, a)| unqualified_all(a) == unqualified_all(&args)) {
+                out.push((format!("{f}:{}", toks[i].1), args));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn unqualified_all(a: &[Vec<Tok>]) -> Vec<Vec<Tok>> {
+    a.iter().map(|x| unqualified(x)).collect()
+}
+
+/// The forms of each configuration's mainloop: the configuration resolved in CONFIGURATIONS, its
+/// `CollectiveMainloop` matched to a `CollectiveMma` specialization of COLLECTIVES, whose body is
+/// read with its parameters bound. Each form is attributed to `mainloop:line [configuration]`.
+fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
+    let mut out = Vec::new();
+    let Ok(conf_text) = src.read(CONFIGURATIONS) else { return Ok(out) };
+    let conf_toks = tokenize(&conf_text);
+    let conf_plain: Vec<Tok> = conf_toks.iter().map(|t| t.0.clone()).collect();
+    let conf_defs = struct_defs(&conf_toks);
+    let mut mainloops = Vec::new();
+    for m in COLLECTIVES {
+        if let Ok(text) = src.read(m) {
+            let toks = tokenize(&text);
+            let defs = struct_defs(&toks);
+            mainloops.push((*m, toks, defs));
+        }
+    }
+    for (at, args) in test_configurations(src)? {
+        let short = at.rsplit('/').next().unwrap_or(&at).to_string();
+        let Some((d, bind)) = specialization(&conf_defs, "DefaultGemmConfigurationToCutlass3Types", &args) else {
+            out.push((
+                at.clone(),
+                0,
+                Form::Skip(format!(
+                    "no DefaultGemmConfigurationToCutlass3Types specialization matches {}",
+                    render(&args.concat())
+                )),
+            ));
+            continue;
+        };
+        let env = members(&conf_defs, &conf_plain, d, bind, 0);
+        let Some(ml) = env.get("CollectiveMainloop").cloned() else { continue };
+        let Some((_, margs)) = template_id(&ml) else { continue };
+        let mut found = false;
+        for (file, toks, defs) in &mainloops {
+            let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+            let Some((md, mbind)) = specialization(defs, "CollectiveMma", &margs) else { continue };
+            found = true;
+            // The mainloop's body, its template parameters bound to the configuration's values.
+            let all = bindings(toks);
+            let mut inside: Vec<Binding> = all.into_iter().filter(|b| md.body.contains(&b.pos)).collect();
+            // `TYPE NAME;` declarations of the body whose type is a member: `TiledMma tiled_mma;`.
+            for k in md.body.clone() {
+                if let (Some(Tok::Word(ty)), Some(Tok::Word(n)), Some(Tok::Punct(';'))) =
+                    (plain.get(k), plain.get(k + 1), plain.get(k + 2))
+                {
+                    let known = ["TiledMma", "GmemTiledCopyA", "GmemTiledCopyB"].contains(&ty.as_str());
+                    if known && matches!(plain.get(k.wrapping_sub(1)), Some(Tok::Punct(';' | '{' | '}'))) {
+                        inside.push(Binding {
+                            pos: k,
+                            line: toks[k].1,
+                            keyword: "auto".into(),
+                            name: n.clone(),
+                            rhs: vec![Tok::Word(ty.clone()), Tok::Punct('{'), Tok::Punct('}')],
+                        });
+                    }
+                }
+            }
+            inside.sort_by_key(|b| b.pos);
+            // Members first (`using X = ...` of the struct), then the function bodies' bindings.
+            let mut kenv = mbind.clone();
+            let mut forms = Vec::new();
+            kernel_forms(&inside, kenv.drain().collect(), &HashMap::new(), &mut forms);
+            for (line, f) in forms {
+                out.push((format!("{file}:{line} [{short}]"), line, f));
+            }
+        }
+        if !found {
+            out.push((
+                at.clone(),
+                0,
+                Form::Skip(format!(
+                    "no CollectiveMma specialization of {} matches {}",
+                    COLLECTIVES.join(", "),
+                    render(&ml)
+                )),
+            ));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
