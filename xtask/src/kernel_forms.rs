@@ -20,7 +20,16 @@
 //! become the language's `copy_partition_s(...)`, `mma_fragment_a(...)`, `retile_D(...)` at thread
 //! [`THREAD`]. A form the language or the oracle cannot express (run-time values such as
 //! `int(m)`, global-memory tensors, template parameters) is listed as skipped with the reason, in
-//! the case file's header.
+//! the case file's header, with a table of the forms found, cased and skipped per source and per
+//! reason. Every case is written in both spellings (the C++ as read, then the short one).
+//!
+//! The collective mainloops are templates: they are read instantiated. The SM50/SM61/SM80 unit
+//! tests' `DefaultGemmConfigurationToCutlass3Types<...>` are matched to the specializations of
+//! default_gemm_configuration.hpp, whose `CollectiveMainloop` selects a `CollectiveMma`
+//! specialization of sm70_mma_twostage.hpp / sm80_mma_multistage.hpp; the SM90 unit tests' and
+//! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses go through the builder's selectors
+//! ([`sm90_builder`]) to sm90_mma_tma_gmma_ss_warpspecialized.hpp. The mainloop's body is then read
+//! like a launched kernel's, its template parameters bound (see "The collective mainloops" below).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -184,9 +193,17 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     let mut body = String::new();
     body.push_str(
         "# The layouts, tiled copies, tiled MMAs and per-thread partitions that CUTLASS's CuTe tutorials\n\
-         # (examples/cute/tutorial/**), its SM80/SM90 collective mainloops and the unit tests' default SM80\n\
-         # configurations build on the host, with each file's bindings substituted (a kernel's parameters\n\
-         # bound to its launch's arguments; threadIdx.x is thread 37), in CuTe's C++ spelling.\n\
+         # (examples/cute/tutorial/**) build on the host, and those of its SM70/SM80 collective mainloops\n\
+         # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
+         # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
+         # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 TMA warp-specialized\n\
+         # mainloop (sm90_mma_tma_gmma_ss_warpspecialized.hpp) for every SM90 CollectiveBuilder use of the\n\
+         # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
+         # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
+         # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
+         # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
+         # mainloop's template parameters to the configuration's). Each form is written twice: in CuTe's\n\
+         # C++ spelling as read, then in the language's short spelling of the same expression.\n\
          # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
          # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n",
     );
@@ -202,6 +219,32 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         for m in &e.missing {
             let _ = writeln!(body, "#   not in this release: {m}");
         }
+        let _ = writeln!(body, "#   | source | forms found | cases | skipped |");
+        let _ = writeln!(body, "#   |---|---:|---:|---:|");
+        for (g, c, k) in &e.groups {
+            let _ = writeln!(body, "#   | {g} | {} | {c} | {k} |", c + k);
+        }
+        let (c, k) = (e.cases.len(), e.skipped.len());
+        let _ = writeln!(
+            body,
+            "#   | total | {} | {c} (each in both spellings: {} lines) | {k} |",
+            c + k,
+            e.cases.iter().map(|(a, b, _)| 1 + usize::from(a != b)).sum::<usize>()
+        );
+        let mut by_reason: Vec<(&str, usize)> = Vec::new();
+        for s in &e.skipped {
+            let r = reason_class(s);
+            match by_reason.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, n)) => *n += 1,
+                None => by_reason.push((r, 1)),
+            }
+        }
+        by_reason.sort_by(|a, b| b.1.cmp(&a.1));
+        let _ = writeln!(body, "#   | skipped because | forms |");
+        let _ = writeln!(body, "#   |---|---:|");
+        for (r, n) in by_reason {
+            let _ = writeln!(body, "#   | {r} | {n} |");
+        }
         for s in &e.skipped {
             let _ = writeln!(body, "#   skipped {s}");
         }
@@ -209,7 +252,9 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     // Each form in both spellings: as the C++ reads (what a kernel writer pastes) and as the
     // language's short spelling of the same expression (the parser's canonical text).
     for (canon, text, from) in &first.cases {
-        let _ = writeln!(body, "\n# {}", from.join(", "));
+        // Where the form was found (a mainloop's line with each configuration): the first three.
+        let more = if from.len() > 3 { format!(" (and {} more)", from.len() - 3) } else { String::new() };
+        let _ = writeln!(body, "\n# {}{more}", from[..from.len().min(3)].join(", "));
         body.push_str(text);
         body.push('\n');
         if canon != text {
@@ -234,6 +279,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
 struct Extraction {
     cases: Vec<(String, String, Vec<String>)>,
     skipped: Vec<String>,
+    /// Per source group: (cases first found there, forms skipped there).
+    groups: Vec<(&'static str, usize, usize)>,
     files: usize,
     missing: Vec<&'static str>,
 }
@@ -271,16 +318,16 @@ fn extract(src: &Source) -> Result<Extraction> {
     }
     let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut skipped = Vec::new();
+    let mut groups: Vec<(&'static str, usize, usize)> = GROUPS.iter().map(|g| (*g, 0, 0)).collect();
     for (at, listed, form) in all {
-        let text = match form {
-            Form::Case(t) => t,
-            Form::Skip(why) => {
-                skipped.push(format!("{listed}: {why}"));
-                continue;
-            }
+        let g = group_of(&at);
+        let before = (cases.len(), skipped.len());
+        let admitted = match form {
+            Form::Case(text) => admit(&text).map(|c| (c, text.clone())).map_err(|why| (why, Some(text))),
+            Form::Skip(why) => Err((why, None)),
         };
-        match admit(&text) {
-            Ok(canon) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
+        match admitted {
+            Ok((canon, text)) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
                 Some((_, _, from)) => {
                     if !from.contains(&at) {
                         from.push(at);
@@ -288,18 +335,65 @@ fn extract(src: &Source) -> Result<Extraction> {
                 }
                 None => cases.push((canon, text, vec![at])),
             },
-            Err(why) => {
-                if std::env::var_os("CUTECHECK_KERNEL_FORMS_DEBUG").is_some() {
+            Err((why, text)) => {
+                if let (Some(text), true) = (text, std::env::var_os("CUTECHECK_KERNEL_FORMS_DEBUG").is_some()) {
                     eprintln!("{at}: {text}");
                 }
                 skipped.push(format!("{listed}: {why}"))
             }
         }
+        groups[g].1 += cases.len() - before.0;
+        // (A skip listed twice, as the same kernel launched twice, is counted once below.)
+        if skipped.len() > before.1 && skipped[..before.1].contains(skipped.last().expect("pushed")) {
+            skipped.pop();
+        }
+        groups[g].2 += skipped.len() - before.1;
     }
     // A kernel launched twice skips its forms twice.
     let mut seen = std::collections::HashSet::new();
     skipped.retain(|s| seen.insert(s.clone()));
-    Ok(Extraction { cases, skipped, files: files.len(), missing })
+    Ok(Extraction { cases, skipped, groups, files: files.len(), missing })
+}
+
+/// The source groups of the header's table.
+const GROUPS: &[&str] = &[
+    "CuTe tutorials (examples/cute/tutorial/**)",
+    "default_gemm_configuration.hpp, its operand structs read alone",
+    "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
+    "SM90 TMA warp-specialized mainloop x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+];
+
+fn group_of(at: &str) -> usize {
+    if at.starts_with("examples/cute/tutorial") {
+        0
+    } else if at.starts_with(CONFIGURATIONS) {
+        1
+    } else if at.contains("sm90") || at.starts_with("examples/4") {
+        3
+    } else {
+        2
+    }
+}
+
+/// The class of a skip's reason, for the header's table.
+fn reason_class(why: &str) -> &'static str {
+    const CLASSES: &[(&str, &str)] = &[
+        (
+            "run-time global-memory tensor",
+            "a global-memory tensor (its extents are run-time values): not a host-side form",
+        ),
+        ("identity tensor", "an identity tensor's partition (ArithTuple iterator, E<i> strides): not modelled"),
+        ("position-independent swizzle", "a position-independent swizzle tensor's partition: not modelled"),
+        ("MixedBits", "a swizzled partition keeping the swizzle with a MixedBits offset: not modelled"),
+        ("not in the expression language", "template code read uninstantiated (a template parameter in an expression)"),
+        ("unknown", "a template parameter or run-time value (unbound name)"),
+        ("schedule", "an SM90 builder schedule whose mainloop is not read (cp.async, KernelTma, FP8)"),
+        ("stage count", "an SM90 stage count carving out the epilogue's shared storage (its size not modelled)"),
+        ("value types", "SM90 FP8 inputs (the FP8 mainloop, not read)"),
+        ("MN-major operand", "SM90 32/8-bit MN-major inputs (the register-sourced mainloop, not read)"),
+        ("mixed inputs", "SM90 mixed inputs (the register-sourced mainloop, not read)"),
+    ];
+    CLASSES.iter().find(|(k, _)| why.contains(k)).map_or("other", |(_, c)| c)
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -721,7 +815,9 @@ fn kernel_forms(
             continue;
         }
         let v = substitute(r, &env);
-        if r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) && !v.is_empty() {
+        // A declaration `TiledMma tiled_mma;` of a mainloop is a case when its type builds one.
+        let declared = b.keyword == "declared" && v.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)));
+        if (declared || r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)))) && !v.is_empty() {
             out.push((b.line, Form::Case(render(decltype_inner(&v).unwrap_or(&v)))));
         }
         env.insert(b.name.clone(), v);
@@ -1121,7 +1217,8 @@ fn members(
 /// Rewrites of substituted tokens into the language's forms, each CuTe's definition of the form:
 /// - `decltype(E){}` is `E`;
 /// - `shape<N>(Shape<a0,a1,...>{})` and `get<N>(...)` are `aN`;
-/// - `P<S, ...>::Stages` of a mainloop dispatch policy `P` is its first argument `S`;
+/// - `P<S, C, ...>::Stages` of a mainloop dispatch policy `P` is its first argument `S`, and
+///   `P<S, C, ...>::ClusterShape` its second `C`;
 /// - `TiledMMA<MMA_Atom<OP>, L, P>{}` is `make_tiled_mma(OP{}, L{}, P{})` (CuTe's make_tiled_mma
 ///   appends nothing to a rank-3 atom layout and a rank-3 permutation, so it builds that type);
 /// - `conditional_t<is_major<0,StrideX>(), T, F>{}` is `T{}` where operand X's layout tag makes its
@@ -1238,6 +1335,12 @@ fn normalize_once(t: &[Tok]) -> Vec<Tok> {
         if let Some(Tok::Word(h)) = t.get(i) {
             if h.starts_with("Mainloop") && p(i + 1, '<') {
                 if let Some(c) = angle_close(t, i + 1) {
+                    if p(c + 1, ':') && p(c + 2, ':') && w(c + 3, "ClusterShape") {
+                        if let Some(s) = split_commas(&t[i + 2..c]).into_iter().nth(1) {
+                            let start = if i >= 1 && w(i - 1, "typename") { i - 1 } else { i };
+                            return splice(start, c + 4, s);
+                        }
+                    }
                     if p(c + 1, ':') && p(c + 2, ':') && w(c + 3, "Stages") {
                         if let Some(s) = split_commas(&t[i + 2..c]).into_iter().next() {
                             return splice(i, c + 4, s);
@@ -1350,10 +1453,6 @@ fn unqualified_all(a: &[Vec<Tok>]) -> Vec<Vec<Tok>> {
 /// read with its parameters bound. Each form is attributed to `mainloop:line [configuration]`.
 fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
     let mut out = Vec::new();
-    let Ok(conf_text) = src.read(CONFIGURATIONS) else { return Ok(out) };
-    let conf_toks = tokenize(&conf_text);
-    let conf_plain: Vec<Tok> = conf_toks.iter().map(|t| t.0.clone()).collect();
-    let conf_defs = struct_defs(&conf_toks);
     let mut mainloops = Vec::new();
     for m in COLLECTIVES {
         if let Ok(text) = src.read(m) {
@@ -1362,53 +1461,49 @@ fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
             mainloops.push((*m, toks, defs));
         }
     }
-    for (at, args) in test_configurations(src)? {
-        let short = at.rsplit('/').next().unwrap_or(&at).to_string();
-        let Some((d, bind)) = specialization(&conf_defs, "DefaultGemmConfigurationToCutlass3Types", &args) else {
-            out.push((
-                at.clone(),
-                0,
-                Form::Skip(format!(
+    // Each configuration: (where, the arguments of its CollectiveMma) or why none.
+    let mut configs: Vec<(String, std::result::Result<Vec<Vec<Tok>>, String>)> = Vec::new();
+    if let Ok(conf_text) = src.read(CONFIGURATIONS) {
+        let conf_toks = tokenize(&conf_text);
+        let conf_plain: Vec<Tok> = conf_toks.iter().map(|t| t.0.clone()).collect();
+        let conf_defs = struct_defs(&conf_toks);
+        for (at, args) in test_configurations(src)? {
+            let margs = match specialization(&conf_defs, "DefaultGemmConfigurationToCutlass3Types", &args) {
+                None => Err(format!(
                     "no DefaultGemmConfigurationToCutlass3Types specialization matches {}",
                     render(&args.concat())
                 )),
-            ));
+                Some((d, bind)) => members(&conf_defs, &conf_plain, d, bind, 0)
+                    .get("CollectiveMainloop")
+                    .and_then(|ml| template_id(ml))
+                    .map(|(_, a)| a)
+                    .ok_or_else(|| "the configuration has no CollectiveMainloop".to_string()),
+            };
+            configs.push((at, margs));
+        }
+    }
+    let mut seen: Vec<Vec<Vec<Tok>>> = Vec::new();
+    for (at, args) in builder_uses(src)? {
+        if seen.contains(&unqualified_all(&args)) {
             continue;
+        }
+        seen.push(unqualified_all(&args));
+        configs.push((at, sm90_builder(&args)));
+    }
+    for (at, margs) in configs {
+        let margs = match margs {
+            Ok(m) => m,
+            Err(why) => {
+                out.push((at, 0, Form::Skip(why)));
+                continue;
+            }
         };
-        let env = members(&conf_defs, &conf_plain, d, bind, 0);
-        let Some(ml) = env.get("CollectiveMainloop").cloned() else { continue };
-        let Some((_, margs)) = template_id(&ml) else { continue };
+        let short = at.rsplit('/').next().unwrap_or(&at).to_string();
         let mut found = false;
         for (file, toks, defs) in &mainloops {
-            let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
             let Some((md, mbind)) = specialization(defs, "CollectiveMma", &margs) else { continue };
             found = true;
-            // The mainloop's body, its template parameters bound to the configuration's values.
-            let all = bindings(toks);
-            let mut inside: Vec<Binding> = all.into_iter().filter(|b| md.body.contains(&b.pos)).collect();
-            // `TYPE NAME;` declarations of the body whose type is a member: `TiledMma tiled_mma;`.
-            for k in md.body.clone() {
-                if let (Some(Tok::Word(ty)), Some(Tok::Word(n)), Some(Tok::Punct(';'))) =
-                    (plain.get(k), plain.get(k + 1), plain.get(k + 2))
-                {
-                    let known = ["TiledMma", "GmemTiledCopyA", "GmemTiledCopyB"].contains(&ty.as_str());
-                    if known && matches!(plain.get(k.wrapping_sub(1)), Some(Tok::Punct(';' | '{' | '}'))) {
-                        inside.push(Binding {
-                            pos: k,
-                            line: toks[k].1,
-                            keyword: "auto".into(),
-                            name: n.clone(),
-                            rhs: vec![Tok::Word(ty.clone()), Tok::Punct('{'), Tok::Punct('}')],
-                        });
-                    }
-                }
-            }
-            inside.sort_by_key(|b| b.pos);
-            // Members first (`using X = ...` of the struct), then the function bodies' bindings.
-            let mut kenv = mbind.clone();
-            let mut forms = Vec::new();
-            kernel_forms(&inside, kenv.drain().collect(), &HashMap::new(), &mut forms);
-            for (line, f) in forms {
+            for (line, f) in mainloop_forms(toks, md, mbind) {
                 out.push((format!("{file}:{line} [{short}]"), line, f));
             }
         }
@@ -1419,9 +1514,264 @@ fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
                 Form::Skip(format!(
                     "no CollectiveMma specialization of {} matches {}",
                     COLLECTIVES.join(", "),
-                    render(&ml)
+                    render(&margs[0])
                 )),
             ));
+        }
+    }
+    Ok(out)
+}
+
+/// The forms of one `CollectiveMma` specialization's body, its template parameters bound.
+fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, Vec<Tok>>) -> Vec<(usize, Form)> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let mut inside: Vec<Binding> = bindings(toks).into_iter().filter(|b| md.body.contains(&b.pos)).collect();
+    // `TYPE NAME;` declarations of the body whose type is a member: `TiledMma tiled_mma;`.
+    for k in md.body.clone() {
+        if let (Some(Tok::Word(ty)), Some(Tok::Word(n)), Some(Tok::Punct(';'))) =
+            (plain.get(k), plain.get(k + 1), plain.get(k + 2))
+        {
+            let known = ["TiledMma", "GmemTiledCopyA", "GmemTiledCopyB"].contains(&ty.as_str());
+            if known && matches!(plain.get(k.wrapping_sub(1)), Some(Tok::Punct(';' | '{' | '}'))) {
+                inside.push(Binding {
+                    pos: k,
+                    line: toks[k].1,
+                    keyword: "declared".into(),
+                    name: n.clone(),
+                    rhs: vec![Tok::Word(ty.clone()), Tok::Punct('{'), Tok::Punct('}')],
+                });
+            }
+        }
+    }
+    inside.sort_by_key(|b| b.pos);
+    let mut forms = Vec::new();
+    kernel_forms(&inside, mbind, &HashMap::new(), &mut forms);
+    forms
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SM90 collective builder, for the TMA warp-specialized SS mainloop.
+//
+// `CollectiveBuilder<Sm90, OpClassTensorOp, EA, LayoutA, AlignA, EB, LayoutB, AlignB, EAcc, TileShape,
+// ClusterShape, StageCount, Schedule>::CollectiveOp` (sm90_gmma_builder.inl, its first
+// specialization: KernelTmaWarpSpecialized / Pingpong / Cooperative, A not from registers) builds
+// `CollectiveMma<MainloopSm90TmaGmmaWarpSpecialized<Stages, ClusterShape, Schedule>, TileShape, EA,
+// TagToStrideA_t<LayoutA>, EB, TagToStrideB_t<LayoutB>, TiledMma, ..., SmemLayoutAtomA, ...>` with
+// - the operand majors from the layout tags (A RowMajor and B ColumnMajor are K-major);
+// - `TiledMma = make_tiled_mma(ss_op_selector<EAMma, EBMma, EAcc, TileShape, MajorA, MajorB>(),
+//   Layout<Shape<_2,_1,_1>> for Cooperative, else <_1,_1,_1>)`, float read as tfloat32_t, the
+//   selector's N the largest of 256, 192, 128, 96, 64, 32, 16, 8 dividing the tile's N (the shapes
+//   it has without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED);
+// - `SmemLayoutAtomA = ss_smem_selector<MajorA, EAMma, BLK_M, BLK_K>()` (sm90_common.inl): the
+//   widest of the SW128, SW64, SW32, INTER atoms whose extent along the major mode divides the tile's;
+// - Stages from compute_stage_count_or_override: `StageCount<N>` is N; `StageCountAuto` (carveout 0)
+//   is `(232448 / 128 * 128) / (round_up(bytes(A tile) + bytes(B tile), 128) + 16)` (16 bytes: the
+//   two 8-byte barriers of PipelineTmaAsync<1>::SharedStorage).
+
+/// The 13 arguments of an SM90 builder use, as the mainloop's `CollectiveMma` arguments, or why not.
+fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String> {
+    let word = |a: &Vec<Tok>| match unqualified(a).as_slice() {
+        [Tok::Word(w)] => w.clone(),
+        other => render(other),
+    };
+    if args.len() != 13 {
+        return Err(format!("a builder of {} arguments (13 read)", args.len()));
+    }
+    if word(&args[0]) != "Sm90" || word(&args[1]) != "OpClassTensorOp" {
+        return Err(format!("{} / {}: only the SM90 tensor-op builder is read", word(&args[0]), word(&args[1])));
+    }
+    let mut schedule = word(&args[12]);
+    let (ea, eb) = (word(&args[2]), word(&args[5]));
+    let bits = |t: &str| type_bytes(t).map(|b| 8 * b as i64);
+    let (Some(abits), Some(bbits)) = (bits(&ea), bits(&eb)) else {
+        return Err(format!("value types {ea} x {eb}: FP8 and other types use other mainloops (not read)"));
+    };
+    if schedule == "KernelScheduleAuto" {
+        // The KernelScheduleAuto builder (CUDA >= 12.1): TMA warp-specialized, Pingpong for a tile
+        // M of 64, else Cooperative, where both alignments are whole 16-byte TMA units; else the
+        // cp.async warp-specialized schedule.
+        let tile_m = template_id(&args[9])
+            .and_then(|(_, a)| a.first().map(word))
+            .and_then(|w| w.strip_prefix('_').and_then(|n| n.parse::<i64>().ok()));
+        let tma = [(&args[4], &ea), (&args[7], &eb)].iter().all(|(al, e)| {
+            let b = type_bytes(e).map(|b| 8 * b as i64);
+            matches!((alignment(al), b), (Some(a), Some(b)) if a * b % 128 == 0)
+        });
+        schedule = match (tma, tile_m) {
+            (true, Some(64)) => "KernelTmaWarpSpecializedPingpong".into(),
+            (true, Some(_)) => "KernelTmaWarpSpecializedCooperative".into(),
+            _ => return Err("schedule KernelScheduleAuto: picks KernelCpAsyncWarpSpecialized (an alignment below 16 bytes, or not read), whose mainloop is not read".into()),
+        };
+    }
+    let cooperative = schedule == "KernelTmaWarpSpecializedCooperative";
+    if !["KernelTmaWarpSpecialized", "KernelTmaWarpSpecializedPingpong"].contains(&schedule.as_str()) && !cooperative {
+        return Err(format!("schedule {schedule}: only the TMA warp-specialized SS builder is read"));
+    }
+    let acc = word(&args[8]);
+    if abits != bbits || ea != eb {
+        return Err(format!("mixed inputs {ea} x {eb}: the register-sourced (RS) mixed-input builder is not read"));
+    }
+    let (la, lb) = (word(&args[3]), word(&args[6]));
+    let major = |tag: &str, k_tag: &str| if tag == k_tag { "K" } else { "MN" };
+    let (ma, mb) = (major(&la, "RowMajor"), major(&lb, "ColumnMajor"));
+    if !["RowMajor", "ColumnMajor"].contains(&la.as_str()) || !["RowMajor", "ColumnMajor"].contains(&lb.as_str()) {
+        return Err(format!("layout tags {la} / {lb}: only RowMajor and ColumnMajor are read"));
+    }
+    if abits != 16 && (ma == "MN" || mb == "MN") {
+        return Err(format!(
+            "{ea} with an MN-major operand: the builder takes the register-sourced (RS) mainloop (not read)"
+        ));
+    }
+    let tile = template_id(&args[9]).filter(|(h, _)| h == "Shape").map(|(_, a)| a).unwrap_or_default();
+    let ext: Vec<i64> = tile.iter().filter_map(|a| word(a).strip_prefix('_').and_then(|n| n.parse().ok())).collect();
+    let [m, n, k] = ext[..] else {
+        return Err(format!("tile shape {}: not a static Shape<_M,_N,_K>", render(&args[9])));
+    };
+    let emma = if ea == "float" { "tfloat32_t".to_string() } else { ea.clone() };
+    let stages = match template_id(&args[11]).map(|(h, a)| (h, a.iter().map(word).collect::<Vec<_>>())) {
+        Some((h, a)) if h == "StageCountAuto" && a.is_empty() => {
+            let bytes = abits * m * k / 8 + bbits * n * k / 8;
+            let stage = (bytes + 127) / 128 * 128 + 16;
+            (232448 / 128 * 128) / stage
+        }
+        Some((h, a)) if h == "StageCount" && a.len() == 1 => {
+            a[0].parse().map_err(|_| format!("stage count {}: not an integer", a[0]))?
+        }
+        _ => {
+            return Err(format!(
+                "stage count {}: a carveout of the epilogue's shared storage (its size is not modelled)",
+                render(&args[11])
+            ))
+        }
+    };
+    // ss_op_selector.
+    let (shape, kind, tn) = match (emma.as_str(), acc.as_str()) {
+        ("half_t", "half_t") => (16, "F16F16F16", false),
+        ("half_t", "float") => (16, "F32F16F16", false),
+        ("bfloat16_t", "float") => (16, "F32BF16BF16", false),
+        ("tfloat32_t", "float") => (8, "F32TF32TF32", true),
+        ("int8_t", "int32_t") => (32, "S32S8S8", true),
+        _ => return Err(format!("{ea} x {eb} -> {acc}: not one of the selector's cases read here")),
+    };
+    let Some(atom_n) = [256, 192, 128, 96, 64, 32, 16, 8].into_iter().find(|a| n % a == 0) else {
+        return Err(format!("tile N {n}: no GMMA N divides it"));
+    };
+    if m % 64 != 0 || k % shape != 0 {
+        return Err(format!("tile {m}x{n}x{k}: the selector's static_asserts (M % 64, K % {shape})"));
+    }
+    let op = match (kind, tn) {
+        ("S32S8S8", _) => format!("SM90_64x{atom_n}x{shape}_{kind}_SS_TN"),
+        (_, true) => format!("SM90_64x{atom_n}x{shape}_{kind}_SS_TN<>"),
+        _ => format!("SM90_64x{atom_n}x{shape}_{kind}_SS<GMMA::Major::{ma}, GMMA::Major::{mb}>"),
+    };
+    let atom_layout = if cooperative { "Layout<Shape<_2,_1,_1>>" } else { "Layout<Shape<_1,_1,_1>>" };
+    // ss_smem_selector.
+    let smem = |major: &str, mn: i64| -> std::result::Result<String, String> {
+        let along = if major == "K" { k } else { mn };
+        ["SW128", "SW64", "SW32", "INTER"]
+            .iter()
+            .zip([1024, 512, 256, 128])
+            .find(|(_, w)| along % (w / abits) == 0)
+            .map(|(sw, _)| format!("GMMA::Layout_{major}_{sw}_Atom<{emma}>"))
+            .ok_or_else(|| format!("tile extent {along}: no GMMA atom divides it"))
+    };
+    let (sa, sb) = (smem(ma, m)?, smem(mb, n)?);
+    let text = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+    let policy = format!("MainloopSm90TmaGmmaWarpSpecialized<{stages}, {}, {schedule}>", render(&args[10]));
+    Ok(vec![
+        text(&policy),
+        args[9].clone(),
+        args[2].clone(),
+        text(&format!("TagToStrideA_t<cutlass::layout::{la}>")),
+        args[5].clone(),
+        text(&format!("TagToStrideB_t<cutlass::layout::{lb}>")),
+        text(&format!("decltype(make_tiled_mma({op}{{}}, {atom_layout}{{}}))")),
+        text("SM90_TMA_LOAD"),
+        text(&sa),
+        text("void"),
+        text("cute::identity"),
+        text("SM90_TMA_LOAD"),
+        text(&sb),
+        text("void"),
+        text("cute::identity"),
+    ])
+}
+
+/// An alignment argument: an integer, or `BITS / sizeof_bits<T>::value`.
+fn alignment(a: &[Tok]) -> Option<i64> {
+    let t = unqualified(a);
+    match t.as_slice() {
+        [Tok::Word(n)] => n.parse().ok(),
+        [Tok::Word(n), Tok::Punct('/'), Tok::Word(sb), Tok::Punct('<'), ty @ .., Tok::Punct('>'), Tok::Word(v)]
+            if sb == "sizeof_bits" && v == "value" =>
+        {
+            let bits = 8 * type_bytes(&render(ty))? as i64;
+            Some(n.parse::<i64>().ok()? / bits)
+        }
+        _ => None,
+    }
+}
+
+/// The SM90 builder uses of the SM90 unit tests and the Hopper examples: (where, arguments with the
+/// file's `using` aliases before the use substituted).
+fn builder_uses(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
+    let mut files = Vec::new();
+    for dir in [
+        "test/unit/gemm/device",
+        "examples/48_hopper_warp_specialized_gemm",
+        "examples/49_hopper_gemm_with_collective_builder",
+    ] {
+        if let Ok(v) = src.list(dir) {
+            files.extend(v.into_iter().filter(|f| {
+                let name = f.rsplit('/').next().unwrap_or(f);
+                name.ends_with(".cu") && (!f.starts_with("test/") || name.starts_with("sm90_gemm_"))
+            }));
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let toks = tokenize(&src.read(&f)?);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let usings = bindings(&toks);
+        for i in 0..plain.len() {
+            if plain[i] != Tok::Word("CollectiveBuilder".into()) || plain.get(i + 1) != Some(&Tok::Punct('<')) {
+                continue;
+            }
+            // The GEMM builder (gemm::collective), not the epilogue's.
+            let mut q = i;
+            let mut epilogue = false;
+            while q >= 3 && plain[q - 1] == Tok::Punct(':') && plain[q - 2] == Tok::Punct(':') {
+                epilogue |= plain[q - 3] == Tok::Word("epilogue".into());
+                q -= 3;
+            }
+            if epilogue {
+                continue;
+            }
+            let Some(c) = angle_close(&plain, i + 1) else { continue };
+            let mut env: HashMap<String, Vec<Tok>> = HashMap::new();
+            for b in usings.iter().filter(|b| b.pos < i && (b.keyword == "using" || b.keyword == "auto")) {
+                let v = substitute(&b.rhs, &env);
+                env.insert(b.name.clone(), v);
+            }
+            // `constexpr int NAME = EXPR;` (the examples' alignments).
+            for k in 0..i.saturating_sub(3) {
+                if let (Tok::Word(c), Tok::Word(ty), Tok::Word(n), Tok::Punct('=')) =
+                    (&plain[k], &plain[k + 1], &plain[k + 2], &plain[k + 3])
+                {
+                    if c == "constexpr" && ty == "int" {
+                        let end = (k + 4..i).find(|&e| plain[e] == Tok::Punct(';')).unwrap_or(i);
+                        let v = substitute(&plain[k + 4..end], &env);
+                        env.insert(n.clone(), v);
+                    }
+                }
+            }
+            // `constexpr int AlignmentA = ...;` and other non-type arguments stay as written.
+            let args: Vec<Vec<Tok>> = split_commas(&plain[i + 2..c]).iter().map(|a| substitute(a, &env)).collect();
+            if !args.iter().any(|a| a.iter().any(|t| matches!(t, Tok::Word(w) if w == "Sm90"))) {
+                continue;
+            }
+            out.push((format!("{f}:{}", toks[i].1), args));
         }
     }
     Ok(out)
@@ -1503,5 +1853,91 @@ mod tests {
         for c in &cases {
             assert!(admit(c).is_ok(), "{c}: {:?}", admit(c));
         }
+    }
+
+    #[test]
+    fn a_configuration_instantiates_its_mainloop() {
+        // A configuration whose operand struct is picked by the layout tag (a full and a partial
+        // specialization), and a mainloop specialization whose dispatch policy defaults a parameter.
+        let conf = "namespace detail { template <class E, class L, int A> struct Op;\n\
+            template <> struct Op<half_t, layout::RowMajor, 8> { using SmemLayoutAtom = decltype(\n\
+            composition(Swizzle<3,3,3>{}, Layout<Shape<_8,_64>,Stride<_64,_1>>{})); };\n\
+            template <int A> struct Op<half_t, layout::ColumnMajor, A> { using SmemLayoutAtom = Layout<Shape<_64,_8>>; }; }\n\
+            template <class LA> struct Config<half_t, LA> { using TileShape = Shape<_128,_128,_64>;\n\
+            static constexpr int kAlignmentA = 8; using D = detail::Op<half_t, LA, kAlignmentA>;\n\
+            using SmemLayoutAtomA = typename D::SmemLayoutAtom;\n\
+            using TiledMma = TiledMMA<MMA_Atom<SM80_16x8x16_F32F16F16F32_TN>, Layout<Shape<_2,_2,_1>>, Tile<_32,_32,_16>>;\n\
+            using CollectiveMainloop = CollectiveMma<MainloopSm80CpAsync<3>, TileShape, SmemLayoutAtomA, TiledMma>; };";
+        let ml = "template <int Stages, class ClusterShape_, class TileShape_, class SmemLayoutAtomA_, class TiledMma_>\n\
+            struct CollectiveMma<MainloopSm80CpAsync<Stages, ClusterShape_>, TileShape_, SmemLayoutAtomA_, TiledMma_> {\n\
+            using DispatchPolicy = MainloopSm80CpAsync<Stages, ClusterShape_>; using TileShape = TileShape_;\n\
+            using SmemLayoutAtomA = SmemLayoutAtomA_; using TiledMma = TiledMma_;\n\
+            using SmemLayoutA = decltype(tile_to_shape(SmemLayoutAtomA{},\n\
+              make_shape(shape<0>(TileShape{}), shape<2>(TileShape{}), Int<DispatchPolicy::Stages>{})));\n\
+            void operator()() { Tensor sA = make_tensor(make_smem_ptr(p), SmemLayoutA{}); TiledMma tiled_mma;\n\
+            auto thr_mma = tiled_mma.get_thread_slice(thread_idx);\n\
+            Tensor tCrA = thr_mma.partition_fragment_A(sA(_,_,0)); } };";
+        let (ct, mt) = (tokenize(conf), tokenize(ml));
+        let cplain: Vec<Tok> = ct.iter().map(|t| t.0.clone()).collect();
+        let (cdefs, mdefs) = (struct_defs(&ct), struct_defs(&mt));
+        let tag = |t: &str| {
+            vec![
+                tokenize("cutlass::half_t").into_iter().map(|t| t.0).collect(),
+                tokenize(t).into_iter().map(|t| t.0).collect(),
+            ]
+        };
+        let run = |layout: &str| -> Vec<String> {
+            let (d, bind) = specialization(&cdefs, "Config", &tag(layout)).expect("a specialization");
+            let env = members(&cdefs, &cplain, d, bind, 0);
+            let (_, margs) = template_id(&env["CollectiveMainloop"]).expect("a template-id");
+            let (md, mbind) = specialization(&mdefs, "CollectiveMma", &margs).expect("the mainloop");
+            mainloop_forms(&mt, md, mbind)
+                .into_iter()
+                .map(|(_, f)| match f {
+                    Form::Case(t) | Form::Skip(t) => t,
+                })
+                .collect()
+        };
+        let sa = "tile_to_shape(composition(Swizzle<3, 3, 3>{}, Layout<Shape<_8, _64>, Stride<_64, _1>>{}), make_shape(_128{}, _64{}, Int<3>{}))";
+        let mma = "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2, _2, _1>>{}, Tile<_32, _32, _16>{})";
+        assert_eq!(
+            run("cutlass::layout::RowMajor"),
+            vec![sa.to_string(), mma.to_string(), format!("mma_fragment_a({mma}, {sa}(_, _, 0), 37)")]
+        );
+        let col = run("cutlass::layout::ColumnMajor");
+        assert_eq!(col[0], "tile_to_shape(Layout<Shape<_64, _8>>{}, make_shape(_128{}, _64{}, Int<3>{}))");
+        for c in run("cutlass::layout::RowMajor").iter().chain(&col) {
+            assert!(admit(c).is_ok(), "{c}: {:?}", admit(c));
+        }
+    }
+
+    #[test]
+    fn the_sm90_builder_selects_as_cutlass_does() {
+        let args: Vec<Vec<Tok>> = split_commas(
+            &tokenize(
+                "cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, cutlass::half_t, cutlass::layout::RowMajor, 8, \
+                       cutlass::half_t, cutlass::layout::RowMajor, 8, float, Shape<_128,_128,_64>, Shape<_2,_1,_1>, \
+                       cutlass::gemm::collective::StageCountAuto, cutlass::gemm::KernelScheduleAuto",
+            )
+            .into_iter()
+            .map(|t| t.0)
+            .collect::<Vec<_>>(),
+        );
+        let m = sm90_builder(&args).expect("a TMA warp-specialized SS mainloop");
+        let text: Vec<String> = m.iter().map(|a| render(a)).collect();
+        // Auto with 16-byte alignments and M = 128: Cooperative; 232448 / (2 * 128*64*2 + 16) = 7 stages.
+        assert_eq!(
+            text[0],
+            "MainloopSm90TmaGmmaWarpSpecialized<7, Shape<_2, _1, _1>, KernelTmaWarpSpecializedCooperative>"
+        );
+        assert_eq!(
+            text[6],
+            "decltype(make_tiled_mma(SM90_64x128x16_F32F16F16_SS<GMMA::Major::K, GMMA::Major::MN>{}, Layout<Shape<_2, _1, _1>>{}))"
+        );
+        assert_eq!(text[8], "GMMA::Layout_K_SW128_Atom<half_t>");
+        assert_eq!(text[12], "GMMA::Layout_MN_SW128_Atom<half_t>");
+        let mut fp8 = args.clone();
+        fp8[2] = vec![Tok::Word("float_e4m3_t".into())];
+        assert!(sm90_builder(&fp8).unwrap_err().contains("FP8"));
     }
 }
