@@ -155,4 +155,51 @@ mod tests {
             assert!(n >= 3, "{op}: {n} kernel partitions in 1500 cases");
         }
     }
+
+    /// A register fragment of a swizzled tile is the fragment of its layout_b (swizzle_layout.hpp:
+    /// make_fragment_like(ComposedLayout) is make_fragment_like(layout.layout_b())), for every SM80
+    /// MMA, swizzled atom, tile, stage and thread drawn, where the swizzled slice is modelled and
+    /// where it is not (a MixedBits offset).
+    #[test]
+    fn a_register_fragment_of_a_swizzled_tile_is_its_layout_bs() {
+        const MMAS: &[(&str, &str)] = &[
+            ("SM80_16x8x16_F32F16F16F32_TN", "half_t"),
+            ("SM80_16x8x8_F32TF32TF32F32_TN", "tfloat32_t"),
+            ("SM80_16x8x32_S32S8S8S32_TN", "int8_t"),
+        ];
+        let mut r = super::super::runner(3);
+        let draw = (
+            prop::sample::select(MMAS.to_vec()),
+            any::<bool>(),
+            1i64..=3,
+            (0u32..=2, 0u32..=1, 1i64..=3, any::<u32>(), any::<bool>()),
+        );
+        let mut fallbacks = 0;
+        for _ in 0..60 {
+            let ((mma, ty), k_major, b, (mm, mk, stages, t, which_a)) = draw.new_tree(&mut r).expect("tree").current();
+            let bits = super::TYPES.iter().find(|(n, _)| *n == ty).map_or(16, |x| x.1);
+            let a = atom(ty, bits, None, k_major, b);
+            let (m, k) = (a.m << (mm + 1), a.k << mk);
+            let plain =
+                a.short.split_once(',').map(|(_, l)| l.trim_end_matches(')').to_string()).expect("composition(Sw,L)");
+            let tiled = |atom: &str| format!("tile_to_shape({atom},(_{m},_{k},_{stages}))(_,_,0)");
+            let op = if which_a { "mma_fragment_a" } else { "mma_fragment_b" };
+            let tiled_mma = format!("make_tiled_mma({mma},(_2,_2,_1))");
+            let thread = t % 128;
+            let sw = crate::expr::eval_str(&format!("{op}({tiled_mma},{},{thread})", tiled(&a.short)));
+            let lb = crate::expr::eval_str(&format!("{op}({tiled_mma},{},{thread})", tiled(&plain)));
+            match (sw, lb) {
+                (Ok(x), Ok(y)) => assert_eq!(x.to_string(), y.to_string(), "{} / {plain}", a.short),
+                (Err(e), _) | (_, Err(e)) => {
+                    // A tile the MMA does not divide is refused for both.
+                    assert!(!e.to_string().contains("not modelled"), "{}: {e}", a.short);
+                }
+            }
+            // Where the swizzled partition itself is not modelled, the fragment took layout_b's.
+            let part = if which_a { "mma_partition_a" } else { "mma_partition_b" };
+            let p = crate::expr::eval_str(&format!("{part}({tiled_mma},{},{thread})", tiled(&a.short)));
+            fallbacks += usize::from(p.is_err_and(|e| e.to_string().contains("MixedBits")));
+        }
+        assert!(fallbacks > 0, "no drawn tile needed the layout_b fragment");
+    }
 }
