@@ -1,9 +1,10 @@
 //! `cargo xtask atom-releases [--check] [--cutlass-git REPO | --cutlass-dir DIR...]`: which modelled
 //! CUTLASS release first declares each atom the engine knows. For every modelled release it reads
-//! the headers of the tag `vMAJOR.MINOR.PATCH` in the CUTLASS git repository `--cutlass-git` (a
-//! bare clone will do), or else provisions the wheel (or reads the `--cutlass-dir` whose version.h
-//! names a release no wheel ships), reads the identifiers
+//! the include/ of the tag `vMAJOR.MINOR.PATCH` of the CUTLASS git repository `--cutlass-git` (a
+//! bare clone will do; `git archive` into a temporary directory), or else provisions the wheel (or
+//! reads the `--cutlass-dir` whose version.h names a release no wheel ships), reads the identifiers
 //! declared as `struct NAME` in `cute/arch/*.hpp` that `cute/atom/*.hpp` (the traits) also name,
+//! both among the headers `cute/tensor.hpp` includes,
 //! and writes harness/engine/atom/since.rs: the
 //! atoms that are not in the oldest modelled release, each with the first release that has it
 //! (facts read from the headers; no CuTe code is copied). `--check` fails when the file is stale.
@@ -13,69 +14,64 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{bail, Context, Result};
 use cutecheck::engine::atom::{
     copy::copy_atom_cases, mma::mma_atom_names, name::AtomName, sm120::sm120_atom_names, tmem::tmem_copy_ops,
-    umma::umma_atom_names,
+    tmem::utccp_ops, umma::umma_atom_names,
 };
 use cutecheck::engine::release::{registry_source, Release, MODELLED};
 use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner};
 
 const OUT: &str = "harness/engine/atom/since.rs";
 
-/// Where a release's headers are read: an include directory (a wheel's or a checkout's), or a tag
-/// of a CUTLASS git repository (`git show TAG:include/...`).
-enum Headers {
-    Dir(std::path::PathBuf),
-    Tag { git: std::path::PathBuf, tag: String },
-}
-
-impl Headers {
-    /// The text of every .hpp file directly in `include/<sub>`.
-    fn hpp_texts(&self, sub: &str) -> Result<Vec<String>> {
-        match self {
-            Headers::Dir(include) => {
-                let dir = include.join(sub);
-                let mut out = Vec::new();
-                for e in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
-                    let p = e?.path();
-                    if p.extension().is_some_and(|x| x == "hpp") {
-                        out.push(std::fs::read_to_string(&p)?);
-                    }
-                }
-                Ok(out)
-            }
-            Headers::Tag { git, tag } => {
-                let run = |args: &[&str]| -> Result<String> {
-                    let o = std::process::Command::new("git")
-                        .arg("--git-dir")
-                        .arg(git)
-                        .args(args)
-                        .output()
-                        .context("running git")?;
-                    if !o.status.success() {
-                        bail!("git {}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr).trim());
-                    }
-                    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
-                };
-                let list = run(&["ls-tree", "--name-only", tag, &format!("include/{sub}/")])?;
-                list.lines().filter(|p| p.ends_with(".hpp")).map(|p| run(&["show", &format!("{tag}:{p}")])).collect()
+/// The headers under `include/` that `cute/tensor.hpp` includes, directly or through others (what
+/// a CuTe user's translation unit sees; `#include <cute/...>`, `<cutlass/...>` and quoted
+/// includes relative to the including file; conditional ones included, as the extended GMMA
+/// shapes' are, since their names are refused apart).
+fn reachable(include: &std::path::Path) -> Result<BTreeSet<std::path::PathBuf>> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![include.join("cute/tensor.hpp")];
+    while let Some(p) = todo.pop() {
+        if !seen.insert(p.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("#include") else { continue };
+            let rest = rest.trim();
+            let target = if let Some(r) = rest.strip_prefix('<') {
+                r.split('>').next().map(|t| include.join(t))
+            } else if let Some(r) = rest.strip_prefix('"') {
+                r.split('"').next().and_then(|t| p.parent().map(|d| d.join(t)))
+            } else {
+                None
+            };
+            if let Some(t) = target.filter(|t| t.exists()) {
+                todo.push(t);
             }
         }
     }
+    Ok(seen)
 }
 
-/// The words of every .hpp file in `include/<sub>`, and the identifiers declared there as
+/// The words of the reachable .hpp files under `dir`, and the identifiers declared there as
 /// `struct NAME`.
-fn words_of(h: &Headers, sub: &str) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+fn words_of(
+    dir: &std::path::Path,
+    reach: &BTreeSet<std::path::PathBuf>,
+) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
     let (mut words, mut structs) = (BTreeSet::new(), BTreeSet::new());
-    for text in h.hpp_texts(sub)? {
-        let mut it = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-        while let Some(w) = it.next() {
-            if w == "struct" {
-                if let Some(n) = it.next() {
-                    structs.insert(n.to_string());
-                    words.insert(n.to_string());
+    for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let p = e?.path();
+        if p.extension().is_some_and(|x| x == "hpp") && reach.contains(&p) {
+            let text = std::fs::read_to_string(&p)?;
+            let mut it = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+            while let Some(w) = it.next() {
+                if w == "struct" {
+                    if let Some(n) = it.next() {
+                        structs.insert(n.to_string());
+                        words.insert(n.to_string());
+                    }
+                } else {
+                    words.insert(w.to_string());
                 }
-            } else {
-                words.insert(w.to_string());
             }
         }
     }
@@ -84,10 +80,13 @@ fn words_of(h: &Headers, sub: &str) -> Result<(BTreeSet<String>, BTreeSet<String
 
 /// The atoms a release can use: declared as `struct NAME` in cute/arch/ and named in cute/atom/
 /// (where its MMA_Traits / Copy_Traits are; an operation without traits is refused by CuTe too:
-/// "MMA_Traits not implemented for this MMA_Operation").
-fn declared(h: &Headers) -> Result<BTreeSet<String>> {
-    let (_, arch) = words_of(h, "cute/arch")?;
-    let (atom, _) = words_of(h, "cute/atom")?;
+/// "MMA_Traits not implemented for this MMA_Operation"), in headers `cute/tensor.hpp` reaches
+/// (the SM90 sparse GMMA traits exist from 3.6 but are included only from 3.8, by
+/// mma_traits_sm100.hpp).
+fn declared(include: &std::path::Path) -> Result<BTreeSet<String>> {
+    let reach = reachable(include)?;
+    let (_, arch) = words_of(&include.join("cute").join("arch"), &reach)?;
+    let (atom, _) = words_of(&include.join("cute").join("atom"), &reach)?;
     Ok(arch.intersection(&atom).cloned().collect())
 }
 
@@ -103,6 +102,7 @@ fn engine_atoms() -> BTreeSet<String> {
         .chain(&umma_atom_names())
         .chain(&sm120_atom_names())
         .chain(&tmem_copy_ops())
+        .chain(&utccp_ops())
         .map(|n| base(n))
         .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
         .collect()
@@ -120,27 +120,52 @@ fn render(since: &BTreeMap<String, Release>) -> String {
     s
 }
 
-/// Where release `r`'s headers are read: with `--cutlass-git`, the repository's tag
-/// `vMAJOR.MINOR.PATCH`; else its wheel when a registry ships it, else the `--cutlass-dir` whose
-/// version.h names it.
-fn headers_of(
+/// The include directory of release `r`: with `--cutlass-git`, the tag `vMAJOR.MINOR.PATCH`'s
+/// include/ written into `tmp` by `git archive`; else its wheel when a registry ships it, else the
+/// `--cutlass-dir` whose version.h names it.
+fn include_of(
     prov: &Provisioner,
     r: Release,
     dirs: &[std::path::PathBuf],
     git: Option<&std::path::Path>,
-) -> Result<Headers> {
+    tmp: &std::path::Path,
+) -> Result<std::path::PathBuf> {
     if let Some(git) = git {
         let [a, b, c, _] = r.0;
-        return Ok(Headers::Tag { git: git.to_path_buf(), tag: format!("v{a}.{b}.{c}") });
+        let tag = format!("v{a}.{b}.{c}");
+        let dest = tmp.join(&tag);
+        std::fs::create_dir_all(&dest)?;
+        let archive = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(git)
+            .args(["archive", "--format=tar", &tag, "include"])
+            .output()
+            .context("running git archive")?;
+        if !archive.status.success() {
+            bail!("git archive {tag}: {}", String::from_utf8_lossy(&archive.stderr).trim());
+        }
+        let mut tar = std::process::Command::new("tar")
+            .arg("-x")
+            .arg("-C")
+            .arg(&dest)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .context("running tar")?;
+        std::io::Write::write_all(tar.stdin.as_mut().context("tar's stdin")?, &archive.stdout)?;
+        drop(tar.stdin.take());
+        if !tar.wait()?.success() {
+            bail!("tar -x of {tag}'s include/ failed");
+        }
+        return Ok(dest.join("include"));
     }
     if registry_source(r).is_some() {
-        return Ok(Headers::Dir(prov.cutlass(&r.to_string())?.include_dir));
+        return Ok(prov.cutlass(&r.to_string())?.include_dir);
     }
     for d in dirs {
         let include = resolve_cutlass_dir(d)?;
         let vh = std::fs::read_to_string(include.join("cutlass/version.h")).unwrap_or_default();
         if Release::from_version_h(&vh) == Some(r) {
-            return Ok(Headers::Dir(include));
+            return Ok(include);
         }
     }
     bail!("CUTLASS {r}: no wheel ships it; give a checkout of that tag with --cutlass-dir DIR, or the repository with --cutlass-git")
@@ -148,11 +173,12 @@ fn headers_of(
 
 pub fn run(check: bool, dirs: &[std::path::PathBuf], git: Option<&std::path::Path>) -> Result<bool> {
     let prov = Provisioner::new()?;
+    let tmp = tempfile::tempdir()?;
     let atoms = engine_atoms();
     let mut first: BTreeMap<String, Release> = BTreeMap::new();
     let mut missing: BTreeSet<String> = atoms.clone();
     for &r in MODELLED {
-        let names = declared(&headers_of(&prov, r, dirs, git)?)?;
+        let names = declared(&include_of(&prov, r, dirs, git, tmp.path())?)?;
         for a in &atoms {
             if names.contains(a) && missing.remove(a) && r != MODELLED[0] {
                 first.insert(a.clone(), r);
