@@ -2,7 +2,7 @@
 //!
 //! CuTe's algebra changed between releases; the engine models each PyPI release of
 //! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, and the CUTLASS tags where CuTe's behaviour changed
-//! (3.9.0, 4.5.0, 4.5.1 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
+//! (3.9.0, 4.1.0, 4.5.0, 4.5.1, 4.6.0 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
 //! The default is 4.2.0.0. A run selects a release with
 //! [`with_release`] (the CLI's and xtask's `--cutlass-version`, or the version a checkout's
 //! `include/cutlass/version.h` names, through [`Release::model`]); the operations read it through
@@ -73,11 +73,11 @@ impl FromStr for Release {
 }
 
 /// The releases the engine models, oldest first: every `nvidia-cutlass` wheel on PyPI from 3.5.1
-/// (3.3.0.0's algebra differs in more places and is not modelled: a run on it uses 3.5.1.0's model
-/// and reports what differs as news; tests/releases.rs lists its problems), then the CUTLASS tags
-/// whose include/cute differs in something the engine models (each tag from 3.9 to 4.7 recorded
-/// under snapshots/versions/ by `cargo xtask bless --cutlass-dir`, and judged by its model in
-/// tests/releases.rs):
+/// (3.3.0.0's and 3.4.1.0's algebra differ in more places and are not modelled: a run on them uses
+/// 3.5.1.0's model and reports what differs as news; tests/releases.rs lists their problems), then
+/// the CUTLASS tags whose include/cute differs in something the engine models (a tag of each model
+/// from 3.9 to 4.7 recorded under snapshots/versions/ by `cargo xtask bless --cutlass-dir`, and
+/// every recorded release judged by its model in tests/releases.rs):
 ///
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
@@ -88,16 +88,17 @@ impl FromStr for Release {
 ///   complement ([`TILED_MMA_THREADS_WITH_COMPLEMENT`]).
 /// - 4.2.0: SM100 `_SS` atoms' smaller N ([`SM100_SS_N_RELAXED`]).
 /// - 4.2.1 to 4.4.3: the algebra headers changed in their copyright lines only; their SM100
-///   traits grew families the engine does not model yet. Modelled as 4.2.0.0.
+///   traits grew families the engine does not model yet. Modelled as 4.2.0.0 (tag v4.4.3 recorded
+///   where its bless finished; tag v4.3.6 was not recorded).
 /// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]).
 /// - 4.5.1: `SM100_MMA_F8F6F4_SS` and `_2x1SM_SS` become templates
-///   ([`SM100_F8F6F4_SS_TEMPLATE`]). 4.5.2 to 4.6.2 change only what the engine does not model
-///   (4.6.0 moves the TMEM fragments to mma_traits_sm100_frag.hpp; `for_each` over two tuples is
-///   not an operation here), and one the engine models at the next modelled release: 4.6.0's
-///   pointer_flagged.hpp `slice_and_offset` of a swizzled shared-memory layout (`Sw o
-///   smem_ptr_flag o L`) folds a non-zero slice offset into the layout's offset and returns `_0`
-///   (4.2: the offset apart): [`SMEM_FLAG_SLICE_KEEPS_OFFSET`], since 4.7.0.0 because 4.6 is not
-///   modelled (swizzled_slice.cases:16-17). Modelled as 4.5.1.0.
+///   ([`SM100_F8F6F4_SS_TEMPLATE`]). 4.5.2 and 4.5.3 change only what the engine does not model.
+/// - 4.6.0 (recorded: tag v4.6.2; 4.6.1 and 4.6.2 change nothing in include/cute): pointer_flagged.hpp's
+///   `slice_and_offset` of a swizzled shared-memory layout (`Sw o smem_ptr_flag o L`) folds a
+///   non-zero slice offset into the layout's offset and returns `_0` (4.2: the offset apart):
+///   [`SMEM_FLAG_SLICE_KEEPS_OFFSET`] (swizzled_slice.cases:16-17). It also moves the TMEM
+///   fragments to mma_traits_sm100_frag.hpp (the same layouts) and adds `for_each` over two
+///   tuples, not an operation here.
 /// - 4.7.0: ScaledBasis equality forms the value comparison only for equal bases (a compile fix
 ///   for bases of incomparable value types; no operation of the expression language compares
 ///   ScaledBasis values, so no switch), the newest tag. Modelled so that a 4.7 checkout is judged
@@ -115,6 +116,7 @@ pub const MODELLED: &[Release] = &[
     Release::new(4, 2, 0, 0),
     Release::new(4, 5, 0, 0),
     Release::new(4, 5, 1, 0),
+    Release::new(4, 6, 0, 0),
     Release::new(4, 7, 0, 0),
 ];
 
@@ -345,14 +347,14 @@ pub const SM100_F8F6F4_SS_TEMPLATE: Switch = Switch {
 };
 
 /// `slice_and_offset` of a shared-memory swizzled layout `Sw o smem_ptr[B] o L` (a GMMA layout):
-/// from 4.6.0 (the first modelled release with it is 4.7.0.0; 4.6 is not modelled) an overload of its own (pointer_flagged.hpp) slices L alone and keeps the offset in the
+/// from 4.6.0 (tag v4.6.2 recorded) an overload of its own (pointer_flagged.hpp) slices L alone and keeps the offset in the
 /// layout, `(Sw o smem_ptr[B] o slice(c, L), _0)` when L's offset is a static 0 and `(Sw o (0 +
 /// offset) o slice(c, L), _0)` otherwise; before, the swizzled slice of swizzle_layout.hpp
 /// (`(Sw o _0 o slice(c, L), offset)` for a stage).
 pub const SMEM_FLAG_SLICE_KEEPS_OFFSET: Switch = Switch {
     name: "smem swizzled slices keep their offset",
-    since: Release::new(4, 7, 0, 0),
-    what: "before 4.7 slice_and_offset(c, Sw o smem_ptr[B] o L) was swizzle_layout.hpp's (Sw o _0 o slice(c, L), offset); from 4.7 pointer_flagged.hpp's overload returns (Sw o smem_ptr[B] o slice(c, L), _0) for a static zero offset, else (Sw o offset o slice(c, L), _0)",
+    since: Release::new(4, 6, 0, 0),
+    what: "before 4.6 slice_and_offset(c, Sw o smem_ptr[B] o L) was swizzle_layout.hpp's (Sw o _0 o slice(c, L), offset); from 4.6 pointer_flagged.hpp's overload returns (Sw o smem_ptr[B] o slice(c, L), _0) for a static zero offset, else (Sw o offset o slice(c, L), _0)",
     fixture: "slice_and_offset((_,_,_2),tile_to_shape(GMMA::Layout_MN_SW64_Atom<float>{},make_shape(Int<64>{},Int<32>{},Int<4>{})))",
 };
 
@@ -402,6 +404,7 @@ mod tests {
         assert_eq!(r("4.5.0").model(), Some(r("4.5.0.0")));
         assert_eq!(r("4.5.3").model(), Some(r("4.5.1.0")));
         assert_eq!(r("4.7.0").model(), Some(r("4.7.0.0")));
+        assert_eq!(r("4.6.2").model(), Some(r("4.6.0.0")));
         assert_eq!(r("4.8.0").model(), Some(r("4.7.0.0")));
         assert_eq!(registry_source(r("4.2.0.0")), Some(("nvidia-cutlass", "4.2.0.0".to_string())));
         assert_eq!(registry_source(r("4.5.0.0")), Some(("flashinfer-python", "0.6.11".to_string())));

@@ -70,7 +70,7 @@ fn diced_coord(c: &Coord) -> IntTuple {
 /// CuTe's `slice_and_offset(c, Sw o O o L)`, where modelled (see the module doc).
 pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout, Int)> {
     if let (Offset::SmemPtr(_), true) = (x.offset, super::release::SMEM_FLAG_SLICE_KEEPS_OFFSET.on()) {
-        // From 4.7 (pointer_flagged.hpp): slice L alone; the offset stays in the layout (the flag
+        // From 4.6 (pointer_flagged.hpp): slice L alone; the offset stays in the layout (the flag
         // is Int<0>, so flag + offset is the offset, static only when it is).
         let (sliced, off) = super::slice::slice_and_offset(c, &x.layout)?;
         let offset = if off.is_static_value(0) { x.offset } else { Offset::Int(off) };
