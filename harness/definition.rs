@@ -242,6 +242,16 @@ pub fn max_common_layout(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(max_common::check_layout(&a, &lay(vals, 1)?, &r))
 }
 
+/// The definition of a sparse or block-scaled atom's metadata or scale-factor layout
+/// (`mma_layout_e/sfa/sfb`, `which` = 'E', 'S', 'T') on a printed layout `result`.
+pub fn atom_extra(which: char, vals: &[Value], result: &Value) -> Option<Checked> {
+    use crate::engine::atom::{definition as atom_def, mma};
+    let r = result.to_layout().ok()?;
+    let Some(Value::Atom(AtomValue::Name(n))) = vals.first() else { return None };
+    let atom = mma::mma_atom(n).ok()?;
+    Some(atom_def::check_mma_extra(&atom, which, &r))
+}
+
 /// The definitions of the atom operations (`op`: mma_layout_a/b/c, tiled_mma_tv_a/b/c,
 /// tiled_copy_tv) on a printed TV layout `result`: the MMA atom's operand (the printed layout in
 /// place of the engine's) and, for tilings, inside-and-covering the tile.
@@ -408,6 +418,10 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MmaLayoutC => Has(|v, r| definition::atom(Op::MmaLayoutC, v, r)),
         Op::MmaShape => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
         Op::MmaThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTmemCopy => Absent("no definition of a whole TiledCopy's print; its TV layout is checked by engine::atom::tiled_copy's tests"),
+        Op::MmaLayoutE => Has(|v, r| definition::atom_extra('E', v, r)),
+        Op::MmaLayoutSfa => Has(|v, r| definition::atom_extra('S', v, r)),
+        Op::MmaLayoutSfb => Has(|v, r| definition::atom_extra('T', v, r)),
         Op::CopyAtomSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
         Op::CopyAtomDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
         Op::CopyAtomRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),

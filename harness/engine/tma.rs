@@ -768,7 +768,7 @@ fn build(a: &TmaArgs, tiled_copy: bool) -> Result<TmaCopy> {
     };
     let tiled = if tiled_copy {
         match tiled_layouts(slayout, num_elems, &cta_v_map, &cta_t_map, multicast, &mut statics) {
-            Ok(tv) => Some(TiledCopy { atom: atom.clone(), tiler: product_each(&cta_v_map.shape)?, tv }),
+            Ok(tv) => Some(TiledCopy { atom: atom.clone(), tiler: product_each(&cta_v_map.shape)?, tv, cotiler: None }),
             Err(e) => {
                 statics.push(e);
                 None

@@ -184,6 +184,10 @@ operations! {
     MmaLayoutC = "mma_layout_c", Atoms, (1, 1), None, "(MMA atom name)";
     MmaShape = "mma_shape", Atoms, (1, 1), None, "(MMA atom name)";
     MmaThrId = "mma_thr_id", Atoms, (1, 1), None, "(MMA atom name)";
+    MmaLayoutE = "mma_layout_e", Atoms, (1, 1), None, "(sparse MMA atom name): its traits' ELayout, the metadata's (thread, value) -> (M,K)";
+    MmaLayoutSfa = "mma_layout_sfa", Atoms, (1, 1), None, "(block-scaled MMA atom name): its traits' SFALayout, (thread, value) -> (M,K)";
+    MmaLayoutSfb = "mma_layout_sfb", Atoms, (1, 1), None, "(block-scaled MMA atom name): its traits' SFBLayout, (thread, value) -> (N,K)";
+    MakeTmemCopy = "make_tmem_copy", Atoms, (3, 3), None, "(TMEM load or store op, value type, TMEM layout): make_tmem_copy(OP{}, make_tensor(make_tmem_ptr<T>(0), L)), a TiledCopy";
     CopyAtomSrc = "copy_atom_src", Atoms, (2, 2), None, "(copy op, value type)";
     CopyAtomDst = "copy_atom_dst", Atoms, (2, 2), None, "(copy op, value type)";
     CopyAtomRef = "copy_atom_ref", Atoms, (2, 2), None, "(copy op, value type)";
