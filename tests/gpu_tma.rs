@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use cutecheck::gpu::tma::{self, Smem, TmaCase};
 
@@ -33,11 +34,20 @@ fn observed(run: &str, name: &str) -> BTreeMap<usize, tma::Observed> {
     tma::read_results(&read(run, name)).unwrap()
 }
 
-fn verdicts(run: &str) -> (Vec<TmaCase>, Vec<tma::Verdict>, Vec<tma::Verdict>) {
-    let cases = cases(run);
-    let v = tma::compare(&cases, &observed(run, "results.txt"), false).unwrap();
-    let cv = tma::compare(&cases, &observed(run, "results_corrupt.txt"), true).unwrap();
-    (cases, v, cv)
+type Run = (Vec<TmaCase>, Vec<tma::Verdict>, Vec<tma::Verdict>);
+
+/// Each recorded run's cases and verdicts (run and twin), computed once for all tests.
+fn verdicts(run: &str) -> Run {
+    static MAIN_RUN: OnceLock<Run> = OnceLock::new();
+    static FIRST_RUN: OnceLock<Run> = OnceLock::new();
+    let cell = if run == MAIN { &MAIN_RUN } else { &FIRST_RUN };
+    cell.get_or_init(|| {
+        let cases = cases(run);
+        let v = tma::compare(&cases, &observed(run, "results.txt"), false).unwrap();
+        let cv = tma::compare(&cases, &observed(run, "results_corrupt.txt"), true).unwrap();
+        (cases, v, cv)
+    })
+    .clone()
 }
 
 #[test]
@@ -88,7 +98,7 @@ fn every_finding_is_seen_and_predicted_by_its_rule() {
 
 #[test]
 fn the_run_covers_every_kind_of_copy() {
-    let cases = cases(MAIN);
+    let cases = verdicts(MAIN).0;
     let t = tma::tally(&cases);
     let at_least = |k: &str, n: usize| assert!(t.get(k).copied().unwrap_or(0) >= n, "{k}: {t:?}");
     at_least("load", 400);
@@ -158,7 +168,7 @@ fn field(args: &str, key: &str) -> Vec<u64> {
 #[test]
 fn every_case_recorded_the_descriptor_cute_encoded() {
     for run in [MAIN, FIRST] {
-        let cases = cases(run);
+        let cases = verdicts(run).0;
         let ran = observed(run, "results.txt");
         let twin = observed(run, "results_corrupt.txt");
         let mut with_args = 0;

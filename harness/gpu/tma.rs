@@ -237,7 +237,11 @@ pub fn smem_offsets(case: &TmaCase) -> Result<Vec<i64>> {
 /// What the engine says the device must observe: per element of the reported array, the index
 /// +1 it holds, 0 (zero fill) or -1 (untouched).
 pub fn predict(case: &TmaCase) -> Result<Vec<i64>> {
-    let m = tile_maps(case)?;
+    predict_from(case, &tile_maps(case)?)
+}
+
+/// [`predict`] from the case's [`tile_maps`].
+pub fn predict_from(case: &TmaCase, m: &TileMaps) -> Result<Vec<i64>> {
     let (gt, so, inside) = (&m.global, &m.smem, &m.inside);
     let inb = |k: usize| inside[k];
     if case.store {
@@ -414,13 +418,14 @@ fn usable(c: &TmaCase) -> bool {
     if size * c.elem() > 48 * 1024 {
         return false;
     }
+    let Ok(m) = tile_maps(c) else { return false };
     // Compact smem: S's values are exactly 0..size.
-    let Ok(mut so) = smem_offsets(c) else { return false };
+    let mut so = m.smem.clone();
     so.sort_unstable();
     if so.iter().enumerate().any(|(i, &v)| v != i as i64) {
         return false;
     }
-    predict(c).is_ok()
+    predict_from(c, &m).is_ok()
 }
 
 /// `n` random cases from `seed`.
@@ -823,8 +828,8 @@ pub fn compare(cases: &[TmaCase], obs: &BTreeMap<usize, Observed>, corrupt: bool
         if want_error.is_some() {
             v.unexplained += 1; // an error was predicted and the copy ran
         }
-        let p = predict(c)?;
         let maps = tile_maps(c)?;
+        let p = predict_from(c, &maps)?;
         v.total = p.len();
         for i in 0..p.len().max(values.len()) {
             let (a, b) = (p.get(i).copied().unwrap_or(i64::MIN), values.get(i).copied().unwrap_or(i64::MIN));
