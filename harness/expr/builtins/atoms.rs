@@ -137,7 +137,18 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
     let m = tiled_mma_arg(n, &args[0])?;
     let atom = &m.atom.name;
     let smem = atom.starts_with("SM90") && (atom.contains("_SS") || (which == 'b' && atom.contains("_RS")));
-    let p = partition::mma_partition_of(m, which, &tensor_layout(&args[1])?, thread_arg(n, &args[2])?)?;
+    let (t, thr) = (tensor_layout(&args[1])?, thread_arg(n, &args[2])?);
+    let p = match (partition::mma_partition_of(m, which, &t, thr), &t) {
+        (Ok(p), _) => p,
+        // A register fragment takes only the partition's layout_b (swizzle_layout.hpp:
+        // make_fragment_like(ComposedLayout) is make_fragment_like(layout.layout_b())), and
+        // layout_b of a slice of `Sw o O o L` is the slice of L: where the swizzled slice itself is
+        // not modelled (a MixedBits offset), the fragment is still CuTe's.
+        (Err(_), SwizzledLayout::Composed(x)) if !smem => {
+            partition::mma_partition_of(m, which, &SwizzledLayout::Plain(x.layout.clone()), thr)?
+        }
+        (Err(e), _) => return Err(e),
+    };
     if which != 'c' && smem {
         let bits = copy::type_bits(&m.atom.val_types[if which == 'a' { 1 } else { 2 }])?;
         return Ok(Value::Layout(partition::gmma_descriptor_fragment(&p, bits)?));
@@ -215,7 +226,7 @@ pub fn composition(args: &[Value]) -> Option<Result<Value>> {
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
 fn bare_name(name: &Name) -> Option<Result<Value>> {
     let text = name.to_string();
-    if warp_access::Space::parse(&text).is_some() {
+    if warp_access::Space::parse(&text).is_some() || crate::engine::tma::TmaOp::by_name(&text).is_some() {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
     }
     if let Some(r) = recast::gmma_smem_atom(&text) {
@@ -271,6 +282,28 @@ pub fn mma_member(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     })
 }
 
+/// `mma_layout_e/sfa/sfb(ATOM)`: the `ELayout`, `SFALayout` or `SFBLayout` of `MMA_Traits<ATOM>`
+/// (`'E'`, `'S'`, `'T'`), refused where the traits declare no such member (CuTe: "no type named
+/// 'ELayout'").
+pub fn mma_extra(which: char, name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let text = name_arg(n, &args[0])?;
+    let atom = mma::mma_atom(&text)?;
+    let extra = mma::mma_extra(&text)?;
+    let (member, l) = match which {
+        'E' => ("ELayout", extra.e),
+        'S' => ("SFALayout", extra.sfa),
+        _ => ("SFBLayout", extra.sfb),
+    };
+    let l = l.ok_or_else(|| {
+        Error::Type(format!(
+            "MMA_Traits<{text}> has no {member} (only the SM90 sparse GMMA and SM120 sparse atoms declare ELayout, the SM120 block-scaled ones SFALayout/SFBLayout; the SM100 UMMA atoms keep metadata and scale factors in tensor memory)"
+        ))
+    })?;
+    crate::engine::atom::definition::enforce_mma_extra(&atom, which, &l)?;
+    Ok(Value::Layout(l))
+}
+
 /// `copy_atom_src/dst/ref/thr_id(OP, T)`: members of `Copy_Atom<OP,T>`.
 pub fn copy_atom_member(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
@@ -317,6 +350,15 @@ pub fn make_tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
     let thr = layout_arg(n, &args[1])?;
     let val = args.get(2).map(|a| layout_arg(n, a)).transpose()?.unwrap_or_else(one);
     let tc = tiled_copy::make_tiled_copy(atom, &thr, &val)?;
+    Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+}
+
+/// `make_tmem_copy(OP, T, L)`: CuTe's `make_tmem_copy(OP{}, make_tensor(make_tmem_ptr<T>(0), L))`.
+pub fn make_tmem_copy(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    let l = layout_arg(n, &args[2])?;
+    let tc = tiled_copy::make_tmem_copy(&atom, &l)?;
     Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
 }
 
