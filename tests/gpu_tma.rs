@@ -229,3 +229,30 @@ fn the_summary_is_what_the_report_writes_now() {
         assert_eq!(read(run, "summary.txt"), tma::summary(&cases, &v, Some(&cv)), "{run}");
     }
 }
+
+/// The engine's TMA model (`engine::tma`, `tma_desc_args(make_tma_copy(...))`) gives, for every
+/// case of both recorded runs, exactly the `cuTensorMapEncodeTiled` arguments CuTe 4.2 passed on
+/// the H200; for the cases whose descriptor the driver refused (finding 5), a box wider than the
+/// swizzle span.
+#[test]
+fn the_engine_descriptor_equals_what_cute_passed_on_the_h200() {
+    for run in [MAIN, FIRST] {
+        let cases = verdicts(run).0;
+        let ran = observed(run, "results.txt");
+        let mut equal = 0;
+        for c in &cases {
+            let engine = tma::engine_args(c).unwrap_or_else(|e| panic!("{run}: case {}: {e}", c.id));
+            match ran[&c.id].args.as_deref() {
+                Some(a) => {
+                    assert_eq!(engine, a, "{run}: case {}: {}", c.id, c.line());
+                    equal += 1;
+                }
+                None => {
+                    let (boxes, sw) = (field(&engine, "box="), field(&engine, "swizzle=")[0]);
+                    assert!(sw > 0 && boxes[0] * c.elem() as u64 > 16 << sw, "{run}: case {}: {engine}", c.id);
+                }
+            }
+        }
+        assert!(equal >= cases.len() - 5, "{run}: {equal}");
+    }
+}

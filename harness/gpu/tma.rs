@@ -304,6 +304,55 @@ pub fn tile_maps(case: &TmaCase) -> Result<TileMaps> {
     Ok(TileMaps { global: gt.iter().map(|x| go + x).collect(), smem: so, inside })
 }
 
+/// The engine's `cuTensorMapEncodeTiled` arguments for a case (`engine::tma`, through
+/// `tma_desc_args(make_tma_copy(OP, T, G, S, tiler, _1))`), spelled as the device's `args` line
+/// after the case id: the line CuTe's call printed must equal it.
+pub fn engine_args(case: &TmaCase) -> Result<String> {
+    let op = if case.store { "SM90_TMA_STORE" } else { "SM90_TMA_LOAD" };
+    let ty = case.type_name().trim_start_matches("cute::");
+    let text = format!(
+        "tma_desc_args(make_tma_copy({op}, {ty}, {}, {}, {}, _1))",
+        case.g_expr(),
+        case.s_expr(),
+        case.tiler_expr()
+    );
+    let Value::Atom(AtomValue::TmaDesc(d)) = eval(&text)? else { bail!("{text}: not a descriptor") };
+    let code = |v: &str, names: &[&str]| -> Result<usize> {
+        names.iter().position(|n| *n == v).with_context(|| format!("{text}: no cuda.h code for {v}"))
+    };
+    let dtype = code(
+        d.data_type,
+        &[
+            "UINT8",
+            "UINT16",
+            "UINT32",
+            "INT32",
+            "UINT64",
+            "INT64",
+            "FLOAT16",
+            "FLOAT32",
+            "FLOAT64",
+            "BFLOAT16",
+            "FLOAT32_FTZ",
+            "TFLOAT32",
+        ],
+    )?;
+    let list = |v: &[u64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
+    let list32 = |v: &[u32]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
+    Ok(format!(
+        "dtype={dtype} rank={} addr=0 dims={} strides={} box={} estr={} interleave={} swizzle={} l2={} oob={} result=0",
+        d.rank,
+        list(&d.global_dim),
+        list(&d.global_strides),
+        list32(&d.box_dim),
+        list32(&d.element_strides),
+        code(d.interleave, &["NONE", "16B", "32B"])?,
+        code(d.swizzle, &["NONE", "32B", "64B", "128B"])?,
+        code(d.l2_promotion, &["NONE", "L2_64B", "L2_128B", "L2_256B"])?,
+        code(d.oob_fill, &["NONE", "NAN_REQUEST_ZERO_FMA"])?,
+    ))
+}
+
 /// GMMA atom (rows, cols) for a major, a swizzle kind and an element size: K-major atoms are
 /// 8 rows of `bytes/e` elements, MN-major their transpose.
 fn atom_dims(major: &str, kind: &str, e: i64) -> (i64, i64) {
