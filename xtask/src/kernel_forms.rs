@@ -239,7 +239,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
                 None => by_reason.push((r, 1)),
             }
         }
-        by_reason.sort_by(|a, b| b.1.cmp(&a.1));
+        by_reason.sort_by_key(|r| std::cmp::Reverse(r.1));
         let _ = writeln!(body, "#   | skipped because | forms |");
         let _ = writeln!(body, "#   |---|---:|");
         for (r, n) in by_reason {
@@ -1028,6 +1028,12 @@ const COLLECTIVES: &[&str] = &[
 /// The configurations' struct file.
 const CONFIGURATIONS: &str = "test/unit/gemm/device/default_gemm_configuration.hpp";
 
+/// Template parameters bound to their arguments' tokens.
+type Bound = HashMap<String, Vec<Tok>>;
+
+/// A template's arguments, each as tokens.
+type Args = Vec<Vec<Tok>>;
+
 /// A struct template's definition or specialization.
 struct StructDef {
     name: String,
@@ -1207,7 +1213,7 @@ fn specialization<'a>(
     head: &str,
     args: &[Vec<Tok>],
 ) -> Option<(&'a StructDef, HashMap<String, Vec<Tok>>)> {
-    let mut best: Option<(usize, &StructDef, HashMap<String, Vec<Tok>>)> = None;
+    let mut best: Option<(usize, &StructDef, Bound)> = None;
     for d in defs.iter().filter(|d| d.name == head) {
         let Some(pat) = &d.pattern else { continue };
         if pat.len() != args.len() {
@@ -1569,7 +1575,7 @@ fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
         }
     }
     // Each configuration: (where, the arguments of its CollectiveMma) or why none.
-    let mut configs: Vec<(String, std::result::Result<Vec<Vec<Tok>>, String>)> = Vec::new();
+    let mut configs: Vec<(String, std::result::Result<Args, String>)> = Vec::new();
     if let Ok(conf_text) = src.read(CONFIGURATIONS) {
         let conf_toks = tokenize(&conf_text);
         let conf_plain: Vec<Tok> = conf_toks.iter().map(|t| t.0.clone()).collect();
