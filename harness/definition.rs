@@ -60,6 +60,13 @@ pub fn make_identity_layout(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(check_postconditions(Checkable::IdentityLayout(&s), r.as_basis_layout()?))
 }
 
+/// `tma_gbasis(X)`: the printed gbasis maps each box coordinate to the gmem coordinate of the smem
+/// element it fills (engine::tma postcondition 2).
+pub fn tma_gbasis(vals: &[Value], r: &Value) -> Option<Checked> {
+    let Value::Atom(crate::expr::value::AtomValue::Tma(t, _)) = vals.first()? else { return None };
+    Some(crate::engine::tma::check_gbasis(t, r.as_basis_layout()?))
+}
+
 // The definition checks of the operations (named by the arms of this layer's match on `expr::op::Op`): operands
 // as the engine evaluates them, the result one side printed, read back as a value.
 
@@ -235,6 +242,16 @@ pub fn max_common_layout(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(max_common::check_layout(&a, &lay(vals, 1)?, &r))
 }
 
+/// The definition of a sparse or block-scaled atom's metadata or scale-factor layout
+/// (`mma_layout_e/sfa/sfb`, `which` = 'E', 'S', 'T') on a printed layout `result`.
+pub fn atom_extra(which: char, vals: &[Value], result: &Value) -> Option<Checked> {
+    use crate::engine::atom::{definition as atom_def, mma};
+    let r = result.to_layout().ok()?;
+    let Some(Value::Atom(AtomValue::Name(n))) = vals.first() else { return None };
+    let atom = mma::mma_atom(n).ok()?;
+    Some(atom_def::check_mma_extra(&atom, which, &r))
+}
+
 /// The definitions of the atom operations (`op`: mma_layout_a/b/c, tiled_mma_tv_a/b/c,
 /// tiled_copy_tv) on a printed TV layout `result`: the MMA atom's operand (the printed layout in
 /// place of the engine's) and, for tilings, inside-and-covering the tile.
@@ -367,6 +384,11 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Slice => Has(|v, r| definition::slice(Op::Slice, v, r)),
         Op::Dice => Has(|v, r| definition::slice(Op::Dice, v, r)),
         Op::SliceAndOffset => Has(|v, r| definition::slice(Op::SliceAndOffset, v, r)),
+        Op::MakeTmaCopy => Absent("a TiledCopy printed in several lines, compared with CuTe's print as text; its gbasis is checked by tma_gbasis's definition and the engine's own postconditions (engine::tma)"),
+        Op::MakeTmaAtom => Absent("a Copy_Atom printed in several lines, compared with CuTe's print as text; its gbasis is checked by tma_gbasis's definition"),
+        Op::TmaGbasis => Has(definition::tma_gbasis),
+        Op::TmaGStride => Absent("strides with basis elements whose scales CuTe computes from byte strides: compared with CuTe's print as text"),
+        Op::TmaDescArgs => Absent("the arguments of a driver call, compared with what CuTe passed as text; their ranges are the engine's postcondition 3 (engine::tma)"),
         Op::WarpAccess => Absent("a cost, not a layout: its figures are checked against ncu's counters (tests/gpu_access.rs), not by a definition"),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),
@@ -396,6 +418,10 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MmaLayoutC => Has(|v, r| definition::atom(Op::MmaLayoutC, v, r)),
         Op::MmaShape => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
         Op::MmaThrId => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
+        Op::MakeTmemCopy => Absent("no definition of a whole TiledCopy's print; its TV layout is checked by engine::atom::tiled_copy's tests"),
+        Op::MmaLayoutE => Has(|v, r| definition::atom_extra('E', v, r)),
+        Op::MmaLayoutSfa => Has(|v, r| definition::atom_extra('S', v, r)),
+        Op::MmaLayoutSfb => Has(|v, r| definition::atom_extra('T', v, r)),
         Op::CopyAtomSrc => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
         Op::CopyAtomDst => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),
         Op::CopyAtomRef => Absent("no atom definition for this member yet (engine::atom::definition covers MMA operands and TV layouts)"),

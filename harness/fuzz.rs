@@ -32,6 +32,7 @@
 
 mod basis;
 mod kernel;
+mod tma;
 
 pub use kernel::kernel_partition;
 
@@ -679,10 +680,11 @@ fn atoms() -> BoxedStrategy<Case> {
             }
         });
     let names = mma::mma_atom_names();
-    let mut warp: Vec<String> = names.iter().filter(|n| !n.starts_with("SM90_64x")).cloned().collect();
+    let warpgroup = |n: &str| n.starts_with("SM90_64x") || n.starts_with("SM90::GMMA::SPARSE::");
+    let mut warp: Vec<String> = names.iter().filter(|n| !warpgroup(n)).cloned().collect();
     // The SM120 warp-level F8F6F4 and block-scaled atoms (engine::atom::sm120).
     warp.extend(crate::engine::atom::sm120::sm120_atom_names());
-    let gmma: Vec<String> = names.iter().filter(|n| n.starts_with("SM90_64x")).cloned().collect();
+    let gmma: Vec<String> = names.iter().filter(|n| warpgroup(n)).cloned().collect();
     // The SM100 UMMA atoms (engine::atom::umma), one issuing thread (or SM pair) per tile.
     let umma = crate::engine::atom::umma::umma_atom_names();
     let atom = prop_oneof![prop::sample::select(warp), prop::sample::select(gmma), prop::sample::select(umma)];
@@ -698,7 +700,8 @@ fn atoms() -> BoxedStrategy<Case> {
         .prop_map(|(atom, m, n, n_major, f, pm, pk)| {
             // A warpgroup atom alone already has up to 2^20 (thread, value) pairs: the engine's
             // walk limit (limits::WALK); no larger tilings of it.
-            let gmma = atom.starts_with("SM90_64x") || atom.starts_with("SM100_");
+            let gmma =
+                atom.starts_with("SM90_64x") || atom.starts_with("SM90::GMMA::SPARSE::") || atom.starts_with("SM100_");
             let (m, n, pm, pk) = if gmma { (1, 1, 1, 1) } else { (m, n, pm, pk) };
             let layout = if n_major { format!("(_{m},_{n},_1):(_{n},_1,_0)") } else { format!("(_{m},_{n},_1)") };
             // Permutations: multiples of the tiled atom's M and K, `_` for N.
@@ -736,6 +739,48 @@ fn atoms() -> BoxedStrategy<Case> {
             }
         });
     prop_oneof![copy, mma].boxed()
+}
+
+/// The Blackwell and sparse atoms on their own arm, so that a run of a few hundred cases meets
+/// them: the SM100 UMMA atoms of every family and form (dense, `_SCALED`, `_SS_SPARSE`,
+/// interleaved complex; engine::atom::umma) and the SM120 and SM90 sparse atoms, each with one
+/// member (`mma_layout_e/sfa/sfb` where the traits declare them), and the SM100 TMEM and UTCCP
+/// copy atoms' members. Every name is one the tables accept: admissible (where the release
+/// declares the atom: a release without it refuses on both sides).
+fn blackwell() -> BoxedStrategy<Case> {
+    use crate::engine::atom::{sm120, tmem, umma};
+    let mma_names: Vec<String> = umma::umma_atom_names()
+        .into_iter()
+        .chain(sm120::sm120_atom_names())
+        .chain(mma::sparse_gmma_names().into_iter().step_by(7))
+        .collect();
+    let mma = (prop::sample::select(mma_names), 0usize..8).prop_map(|(atom, k)| {
+        let extra = mma::mma_extra(&atom).unwrap_or_default();
+        let has = [extra.e.is_some(), extra.sfa.is_some(), extra.sfb.is_some()];
+        let ops = [Op::MmaLayoutE, Op::MmaLayoutSfa, Op::MmaLayoutSfb];
+        let op = match k {
+            0..=2 if has[k] => ops[k],
+            0 | 6 => Op::MmaLayoutA,
+            1 => Op::MmaLayoutB,
+            2 => Op::MmaLayoutC,
+            3 => Op::MmaShape,
+            4 => Op::MmaThrId,
+            5 => Op::MmaAtom,
+            _ => return Case::new("tiled_mma_tv_c", format!("tiled_mma_tv_c({atom})"), true),
+        };
+        Case::new("mma_atom", format!("{op}({atom})"), true)
+    });
+    let copies: Vec<(String, String)> = tmem::tmem_copy_cases()
+        .into_iter()
+        .chain(
+            tmem::utccp_ops().into_iter().flat_map(|o| [(o.clone(), "float".to_string()), (o, "half_t".to_string())]),
+        )
+        .collect();
+    let copy = (prop::sample::select(copies), 0usize..5).prop_map(|((op, ty), k)| {
+        let f = [Op::CopyAtomSrc, Op::CopyAtomDst, Op::CopyAtomRef, Op::CopyAtomThrId, Op::CopyAtom][k];
+        Case::new("copy_atom", format!("{f}({op},{ty})"), true)
+    });
+    prop_oneof![3 => mma, 1 => copy].boxed()
 }
 
 /// local_tile and local_partition of a compact layout (some strides negated), each with its
@@ -1231,10 +1276,19 @@ pub fn tiled_mma(op: Op) -> BoxedStrategy<Case> {
 
 /// The forms the fuzzer generates besides the table's operation generators, with their weights:
 /// `L(c)`, `print_layout`, local_tile / local_partition with their offsets, swizzles and composed
-/// layouts, every MMA and copy atom the engine knows in tiled MMAs / copies, and kernels'
-/// swizzled shared-memory tiles partitioned by tiled copies ([`kernel_partition`]).
+/// layouts, every MMA and copy atom the engine knows in tiled MMAs / copies, the Blackwell and
+/// sparse atoms' members ([`blackwell`]), and kernels' swizzled shared-memory tiles partitioned by
+/// tiled copies ([`kernel_partition`]).
 fn forms() -> Vec<(u32, BoxedStrategy<Case>)> {
-    vec![(4, evaluate()), (2, print_layout()), (6, local()), (6, swizzled()), (16, atoms()), (4, kernel_partition())]
+    vec![
+        (4, evaluate()),
+        (2, print_layout()),
+        (6, local()),
+        (6, swizzled()),
+        (16, atoms()),
+        (4, blackwell()),
+        (4, kernel_partition()),
+    ]
 }
 
 /// Random cases: every operation that has a generator ([`generator`]), drawn with its weight, plus the forms of [`forms`].
@@ -1569,6 +1623,11 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::TileToShape => Has((2, fuzz::tile_to_shape)),
+        Op::MakeTmaCopy => Has((6, tma::tma_case)),
+        Op::MakeTmaAtom => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaGbasis => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaGStride => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaDescArgs => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::WarpAccess => Absent("not generated: CuTe has no warp_access to compare with; its random cases are the GPU check's (cutecheck::gpu::access)"),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),
         Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
@@ -1599,6 +1658,10 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaLayoutC => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
         Op::MmaShape => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
         Op::MmaThrId => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MakeTmemCopy => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_tmem_copy.cases"),
+        Op::MmaLayoutE => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MmaLayoutSfa => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
+        Op::MmaLayoutSfb => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
         Op::CopyAtomSrc => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
         Op::CopyAtomDst => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),
         Op::CopyAtomRef => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/atoms_*.cases"),

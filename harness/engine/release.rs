@@ -304,6 +304,18 @@ pub const SMEM_FLAG_SLICE_KEEPS_OFFSET: Switch = Switch {
     fixture: "slice_and_offset((_,_,_2),tile_to_shape(GMMA::Layout_MN_SW64_Atom<float>{},make_shape(Int<64>{},Int<32>{},Int<4>{})))",
 };
 
+/// The SM100 `_SCALED` F16BF16 traits' partial specialization for interleaved complex (emulated)
+/// operands, `SM100_MMA_F16BF16_{SS,TS}_SCALED<cutlass::complex<T>, cutlass::complex<T>, float,
+/// ...>` (and the 2x1SM forms): from CUTLASS 4.4 (first modelled: 4.5.0) K is 256 bits of
+/// `complex<T>` and T must be 16 bits ("Only supports 16bit base types"); before, only the generic
+/// traits exist, which refuse a 32-bit complex<half_t> ("... supports 16bit types").
+pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
+    name: "SM100 scaled UMMA traits take complex operands",
+    since: Release::new(4, 5, 0, 0),
+    what: "before 4.4 (modelled: 4.5.0) MMA_Traits<SM100_MMA_F16BF16_SS_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,...>> was the generic traits, whose static_assert refuses 32-bit A and B; from 4.4 a partial specialization for complex 16-bit types (K = 8)",
+    fixture: "mma_shape(SM100_MMA_F16BF16_SS_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,128,64,UMMA::Major::K,UMMA::Major::K,0>)",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &COPY_OP_SIZE_ASSERTS,
@@ -317,6 +329,7 @@ pub const SWITCHES: &[&Switch] = &[
     &COSHAPE_INNER_PRODUCT,
     &SM100_SS_N_RELAXED,
     &SM80_INT4_B_LAYOUT_ONE_TO_ONE,
+    &SM100_COMPLEX_SCALED_TRAITS,
     &SM100_F8F6F4_SS_TEMPLATE,
     &SMEM_FLAG_SLICE_KEEPS_OFFSET,
 ];

@@ -184,6 +184,10 @@ operations! {
     MmaLayoutC = "mma_layout_c", Atoms, (1, 1), None, "(MMA atom name)";
     MmaShape = "mma_shape", Atoms, (1, 1), None, "(MMA atom name)";
     MmaThrId = "mma_thr_id", Atoms, (1, 1), None, "(MMA atom name)";
+    MmaLayoutE = "mma_layout_e", Atoms, (1, 1), None, "(sparse MMA atom name): its traits' ELayout, the metadata's (thread, value) -> (M,K)";
+    MmaLayoutSfa = "mma_layout_sfa", Atoms, (1, 1), None, "(block-scaled MMA atom name): its traits' SFALayout, (thread, value) -> (M,K)";
+    MmaLayoutSfb = "mma_layout_sfb", Atoms, (1, 1), None, "(block-scaled MMA atom name): its traits' SFBLayout, (thread, value) -> (N,K)";
+    MakeTmemCopy = "make_tmem_copy", Atoms, (3, 3), None, "(TMEM load or store op, value type, TMEM layout): make_tmem_copy(OP{}, make_tensor(make_tmem_ptr<T>(0), L)), a TiledCopy";
     CopyAtomSrc = "copy_atom_src", Atoms, (2, 2), None, "(copy op, value type)";
     CopyAtomDst = "copy_atom_dst", Atoms, (2, 2), None, "(copy op, value type)";
     CopyAtomRef = "copy_atom_ref", Atoms, (2, 2), None, "(copy op, value type)";
@@ -230,6 +234,11 @@ operations! {
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
     MakeIdentityLayout = "make_identity_layout", Core, (1, 1), None, "(shape): the layout shape:make_basis_like(shape)";
     MakeBasisLike = "make_basis_like", Core, (1, 1), None, "(shape): E<i,j,...> at each leaf";
+    MakeTmaCopy = "make_tma_copy", Atoms, (4, 6), None, "(SM90_TMA_LOAD|SM90_TMA_LOAD_MULTICAST|SM90_TMA_STORE|SM90_TMA_REDUCE_ADD, value type, gmem layout, smem layout or swizzled layout[, cluster size]) or (..., smem layout, CTA tiler, cluster size), as CuTe's overloads: CuTe's TiledCopy";
+    MakeTmaAtom = "make_tma_atom", Atoms, (5, 6), None, "(TMA op, value type, gmem layout, smem layout, CTA tiler[, cluster size]): CuTe's Copy_Atom";
+    TmaGbasis = "tma_gbasis", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): AuxParams::TmaGmemBasis, box coordinate -> gmem mode";
+    TmaGStride = "tma_g_stride", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): aux_params_.g_stride_, gmem mode -> TMA coordinate";
+    TmaDescArgs = "tma_desc_args", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): the arguments CuTe passes to cuTensorMapEncodeTiled";
     WarpAccess = "warp_access", Atoms, (5, 6), None, "(instruction: global, shared, st_shared, ldmatrix_xN[_trans], stmatrix_xN[_trans], cp_async[_cg]; element bytes, vector bytes, data layout or swizzled layout (cp.async: source, then destination), thread layout of 32)";
 }
 

@@ -38,6 +38,7 @@ pub mod ptx;
 pub mod report;
 pub mod results;
 pub mod tables;
+pub mod tma;
 pub mod vector;
 pub mod work;
 

@@ -2,6 +2,7 @@
 //! first declares each atom the engine knows. For every modelled release it provisions the wheel
 //! (or reads the `--cutlass-dir` whose version.h names a release no wheel ships), reads the identifiers
 //! declared as `struct NAME` in `cute/arch/*.hpp` that `cute/atom/*.hpp` (the traits) also name,
+//! both among the headers `cute/tensor.hpp` includes,
 //! and writes harness/engine/atom/since.rs: the
 //! atoms that are not in the oldest modelled release, each with the first release that has it
 //! (facts read from the headers; no CuTe code is copied). `--check` fails when the file is stale.
@@ -11,19 +12,53 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{bail, Context, Result};
 use cutecheck::engine::atom::{
     copy::copy_atom_cases, mma::mma_atom_names, name::AtomName, sm120::sm120_atom_names, tmem::tmem_copy_ops,
-    umma::umma_atom_names,
+    tmem::utccp_ops, umma::umma_atom_names,
 };
 use cutecheck::engine::release::{registry_source, Release, MODELLED};
 use cutecheck::oracle::provision::{resolve_cutlass_dir, Provisioner};
 
 const OUT: &str = "harness/engine/atom/since.rs";
 
-/// The words of every .hpp file in `dir`, and the identifiers declared there as `struct NAME`.
-fn words_of(dir: &std::path::Path) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+/// The headers under `include/` that `cute/tensor.hpp` includes, directly or through others (what
+/// a CuTe user's translation unit sees; `#include <cute/...>`, `<cutlass/...>` and quoted
+/// includes relative to the including file; conditional ones included, as the extended GMMA
+/// shapes' are, since their names are refused apart).
+fn reachable(include: &std::path::Path) -> Result<BTreeSet<std::path::PathBuf>> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![include.join("cute/tensor.hpp")];
+    while let Some(p) = todo.pop() {
+        if !seen.insert(p.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("#include") else { continue };
+            let rest = rest.trim();
+            let target = if let Some(r) = rest.strip_prefix('<') {
+                r.split('>').next().map(|t| include.join(t))
+            } else if let Some(r) = rest.strip_prefix('"') {
+                r.split('"').next().and_then(|t| p.parent().map(|d| d.join(t)))
+            } else {
+                None
+            };
+            if let Some(t) = target.filter(|t| t.exists()) {
+                todo.push(t);
+            }
+        }
+    }
+    Ok(seen)
+}
+
+/// The words of the reachable .hpp files under `dir`, and the identifiers declared there as
+/// `struct NAME`.
+fn words_of(
+    dir: &std::path::Path,
+    reach: &BTreeSet<std::path::PathBuf>,
+) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
     let (mut words, mut structs) = (BTreeSet::new(), BTreeSet::new());
     for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let p = e?.path();
-        if p.extension().is_some_and(|x| x == "hpp") {
+        if p.extension().is_some_and(|x| x == "hpp") && reach.contains(&p) {
             let text = std::fs::read_to_string(&p)?;
             let mut it = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
             while let Some(w) = it.next() {
@@ -43,10 +78,13 @@ fn words_of(dir: &std::path::Path) -> Result<(BTreeSet<String>, BTreeSet<String>
 
 /// The atoms a release can use: declared as `struct NAME` in cute/arch/ and named in cute/atom/
 /// (where its MMA_Traits / Copy_Traits are; an operation without traits is refused by CuTe too:
-/// "MMA_Traits not implemented for this MMA_Operation").
+/// "MMA_Traits not implemented for this MMA_Operation"), in headers `cute/tensor.hpp` reaches
+/// (the SM90 sparse GMMA traits exist from 3.6 but are included only from 3.8, by
+/// mma_traits_sm100.hpp).
 fn declared(include: &std::path::Path) -> Result<BTreeSet<String>> {
-    let (_, arch) = words_of(&include.join("cute").join("arch"))?;
-    let (atom, _) = words_of(&include.join("cute").join("atom"))?;
+    let reach = reachable(include)?;
+    let (_, arch) = words_of(&include.join("cute").join("arch"), &reach)?;
+    let (atom, _) = words_of(&include.join("cute").join("atom"), &reach)?;
     Ok(arch.intersection(&atom).cloned().collect())
 }
 
@@ -62,6 +100,7 @@ fn engine_atoms() -> BTreeSet<String> {
         .chain(&umma_atom_names())
         .chain(&sm120_atom_names())
         .chain(&tmem_copy_ops())
+        .chain(&utccp_ops())
         .map(|n| base(n))
         .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
         .collect()

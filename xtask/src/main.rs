@@ -12,6 +12,7 @@
 //! - `cargo xtask coverage`: line coverage of CuTe's headers, random run vs CUTLASS's tests.
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 //! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
+//! - `cargo xtask gpu-tma`: random TMA copies on a real GPU against the engine (gpu_tma.rs).
 
 mod atom_releases;
 mod bench;
@@ -25,6 +26,7 @@ mod dynamic;
 mod extract;
 mod fuzz_cli;
 mod gpu;
+mod gpu_tma;
 mod kernel_forms;
 mod pycute;
 mod random;
@@ -57,6 +59,10 @@ enum Cmd {
     },
     /// Check the MMA register layouts on a real GPU (exit 3: no GPU here).
     Gpu(gpu::GpuArgs),
+    /// The TMA proof on silicon: random TMA copies built by CuTe's make_tma_copy on the GPU, every
+    /// element against the engine's layouts, and a corrupted twin that must fail (gpu_tma.rs).
+    #[command(name = "gpu-tma")]
+    GpuTma(gpu_tma::TmaArgs),
     /// Provision a CUTLASS version (headers from the PyPI wheel) and print its include directory.
     Cutlass {
         #[arg(long, default_value = provision::DEFAULT_CUTLASS)]
@@ -136,6 +142,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Test => test(),
         Cmd::Gpu(args) => return gpu::main(args),
+        Cmd::GpuTma(args) => return gpu_tma::main(args),
         Cmd::Dsl { cmd } => dsl::main(cmd),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Bless(a) => bless::run(&a),

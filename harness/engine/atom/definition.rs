@@ -24,6 +24,16 @@
 //!    warp (SM70's quad-pairs, `ThrID = (_4,_2):(_1,_16)`) are covered by 1: the TV layouts are
 //!    over the 8 *logical* threads of one quad-pair, `ThrID` maps them to the lanes.
 //!
+//! Metadata and scale-factor layouts of a sparse or block-scaled MMA atom (`ELayout`, `SFALayout`,
+//! `SFBLayout`; [`check_mma_extra`]):
+//! 1. `(thread, value)` over `ThrID`'s threads [CuTe: mma_traits_sm90_gmma_sparse.hpp, "ELayout",
+//!    mma_traits_sm120.hpp "(T32,V64) -> (M16,K64)" for SFA, "(T32,V64) -> (N8,K64)" for SFB].
+//! 2. Its image is exactly its tile, `[0, M*K)` for E and SFA, `[0, N*K)` for SFB: every element
+//!    of A (of B) has its metadata (its scale factor) held by some thread, and no thread names an
+//!    element outside the tile; threads may share one (SFA's `2:0` mode, "effectively 16
+//!    threads"; the GMMA E layouts' stride-0 mode) [CuTe: the same comments; the SM120
+//!    `mma_unpack` checks `size(SFA) == size<2>(Shape_MNK)` per thread's K slice].
+//!
 //! Copy atom `Copy_Atom<Op,T>` ([`check_copy`]):
 //! 1. `size<0>` of the source, destination and reference value layouts is `size(ThrID)` [CuTe:
 //!    copy_atom.hpp, `CUTE_STATIC_ASSERT_V(size<0>(ValLayoutSrc{}) == size(ThrID{}), "CopyOperation
@@ -89,8 +99,10 @@ pub fn check_mma_operand(atom: &MmaAtom, which: char) -> Checked {
         ));
     }
     let tile = rows * cols;
-    inside(l, tile).map_err(|v| v.context(format!("2: {which}Layout of {name}: ")))?;
+    // filter drops only the modes of stride _0 (and size 1): the same image, without the
+    // replicas (a 64x256x64 sparse GMMA's B names 2^21 coordinates, 2^14 of them distinct).
     let f = filter(l)?;
+    inside(&f, tile).map_err(|v| v.context(format!("2: {which}Layout {l} of {name} (filtered): ")))?;
     let mut vals = f.values()?;
     let n = vals.len();
     vals.sort_unstable();
@@ -128,6 +140,37 @@ fn inside(l: &Layout, tile: i64) -> Checked {
         return Err(Violation::cute(CITE_MMA_TILE, format!("{l}({i}) = {x} lies outside the tile of {tile} elements")));
     }
     Ok(())
+}
+
+const CITE_EXTRA: &str = "mma_traits_sm90_gmma_sparse.hpp ELayout_64xK, mma_traits_sm120.hpp / mma_traits_sm120_sparse.hpp: SFALayout (T32,V) -> (M16,K), SFBLayout (T32,V) -> (N8,K), ELayout (T32,V) -> (M16,K)";
+
+/// A metadata (`'E'`) or scale-factor (`'S'` for SFA, `'T'` for SFB) layout of an MMA atom against
+/// its definition (module doc).
+pub fn check_mma_extra(atom: &MmaAtom, which: char, l: &Layout) -> Checked {
+    let [m, n, k] = atom.mnk()?;
+    let (member, tile) = match which {
+        'E' => ("ELayout", m * k),
+        'S' => ("SFALayout", m * k),
+        _ => ("SFBLayout", n * k),
+    };
+    let thr = atom.thr_id.size()?.value;
+    let name = &atom.name;
+    if l.rank() != 2 || l.mode(0)?.size()?.value != thr || !l.shape.congruent(&l.stride) {
+        return Err(Violation::cute(
+            CITE_EXTRA,
+            format!("1: {member} {l} of {name} is not a congruent (thread, value) layout over the {thr} threads of ThrID {}", atom.thr_id),
+        ));
+    }
+    check_tv_covers(l, tile).map_err(|v| v.context(format!("2: {member} of {name}: ")))
+}
+
+/// The engine's refusal of an extra layout that violates its definition (nothing when the
+/// definition checks are off).
+pub fn enforce_mma_extra(atom: &MmaAtom, which: char, l: &Layout) -> Result<()> {
+    if !crate::runtime::checks_on() {
+        return Ok(());
+    }
+    enforce("mma_atom", check_mma_extra(atom, which, l))
 }
 
 /// All three operands of an MMA atom.

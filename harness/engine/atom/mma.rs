@@ -443,7 +443,8 @@ fn gmma_a_regs(k: i64) -> Result<Layout> {
     lit::layout(match k {
         8 => "((_4,_8,_4),(_2,_2)):((_64,_1,_16),(_8,_256))",
         16 => "((_4,_8,_4),(_2,_2,_2)):((_128,_1,_16),(_64,_8,_512))",
-        _ => "((_4,_8,_4),(_4,_2,_2)):((_256,_1,_16),(_64,_8,_1024))",
+        32 => "((_4,_8,_4),(_4,_2,_2)):((_256,_1,_16),(_64,_8,_1024))",
+        _ => "((_4,_8,_4),(_8,_2,_2)):((_512,_1,_16),(_64,_8,_2048))",
     })
 }
 
@@ -498,6 +499,9 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     if let Some(rest) = n.base.strip_prefix("SM90_64x") {
         return gmma(&n, rest);
     }
+    if let Some(rest) = n.base.strip_prefix(SPARSE_GMMA) {
+        return Ok(gmma_sparse(&n, rest)?.0);
+    }
     let t = match super::umma::umma_traits(&n)? {
         Some(t) => Some(t),
         None => super::sm120::sm120_traits(&n)?,
@@ -505,7 +509,7 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     if let Some(t) = t {
         return Ok(MmaAtom {
             name: n.canonical(),
-            shape_mnk: t.shape_mnk,
+            shape_mnk: t.shape_mnk.clone(),
             thr_id: t.thr_id,
             a: t.a,
             b: t.b,
@@ -608,6 +612,162 @@ fn gmma(n: &AtomName, rest: &str) -> Result<MmaAtom> {
     })
 }
 
+/// The namespace and prefix of the SM90 sparse GMMA atoms (cute/arch/mma_sm90_gmma_sparse.hpp).
+const SPARSE_GMMA: &str = "SM90::GMMA::SPARSE::GMMA_64x";
+
+/// An SM90 sparse GMMA atom, `SM90::GMMA::SPARSE::GMMA_64xNxK_<CODE>_{SS,RS}[_TN][_SATURATE]<...>`
+/// (cute/atom/mma_traits_sm90_gmma_sparse.hpp; reachable through cute/tensor.hpp from CUTLASS
+/// 3.8, where mma_traits_sm100.hpp includes it): each dense GMMA family with twice its K (2:4
+/// structured-sparse A), `ValTypeA = sparse_elem<2, A>`, the dense atom's A (by K: `ABLayout<64,K>`
+/// from shared memory, `ALayout_64xK` from registers), B `ABLayout<N,K>` and C `CLayout_64xN`, and
+/// the metadata layout `ELayout_64xK` (K = 16, 32, 64): (thread, value) -> index of the 64 x K
+/// tile of A, onto that tile. Template arguments: the dense ones and a trailing defaulted
+/// `GMMA::SparseSel`; the integer atoms become templates (`<[GMMA::SparseSel]>`).
+fn gmma_sparse(n: &AtomName, rest: &str) -> Result<(MmaAtom, Layout)> {
+    let unknown = || Error::Type(format!("unknown MMA atom '{}'", n.canonical()));
+    let (nk, tail) = rest.split_once('_').ok_or_else(unknown)?;
+    let (ns, ks) = nk.split_once('x').ok_or_else(unknown)?;
+    let (nn, kk): (i64, i64) = (ns.parse().map_err(|_| unknown())?, ks.parse().map_err(|_| unknown())?);
+    let parts: Vec<&str> = tail.split('_').collect();
+    let (code, src) = match parts.as_slice() {
+        [c, s, ..] => (*c, *s),
+        _ => return Err(unknown()),
+    };
+    let fam = gmma_families().iter().find(|f| f.code == code).ok_or_else(unknown)?;
+    if src != "SS" && src != "RS" || kk != 2 * fam.k {
+        return Err(unknown());
+    }
+    let mut suffix: &[&str] = &parts[2..];
+    if fam.tn {
+        match suffix.split_first() {
+            Some((&"TN", r)) => suffix = r,
+            _ => return Err(unknown()),
+        }
+    }
+    match suffix {
+        [] => {}
+        ["SATURATE"] if fam.saturate => {}
+        _ => return Err(unknown()),
+    }
+    if !(8..=256).contains(&nn) || nn % 8 != 0 {
+        return Err(unknown());
+    }
+    check_sparse_gmma_targs(n, fam.targs)?;
+    if !GMMA_N.contains(&nn) {
+        return Err(Error::Rejected {
+            condition: "declared only when CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED is defined",
+            detail: n.canonical(),
+        });
+    }
+    let a = if src == "SS" { gmma_smem_operand(64, kk) } else { gmma_a_regs(kk)? };
+    let e = lit::layout(match kk {
+        16 => "((_2,_2,_8,_4),(_8,_2)):((_512,_0,_1,_16),(_64,_8))",
+        32 => "((_2,_2,_8,_4),(_16,_2)):((_1024,_0,_1,_16),(_64,_8))",
+        _ => "((_2,_2,_8,_4),(_32)):((_8,_2048,_1,_16),(_64))",
+    })?;
+    let [d, ta, tb, c] = fam.types;
+    Ok((
+        MmaAtom {
+            name: n.canonical(),
+            shape_mnk: tup([st(64), st(nn), st(kk)]),
+            thr_id: Layout { shape: st(128), stride: st(1) },
+            a,
+            b: gmma_smem_operand(nn, kk),
+            c: gmma_c(nn),
+            val_types: [d.to_string(), format!("sparse_elem<2,{ta}>"), tb.to_string(), c.to_string()],
+        },
+        e,
+    ))
+}
+
+/// The sparse GMMA atoms' template arguments: the dense atom's, then an optional
+/// `GMMA::SparseSel::Zero|One` (after the scales, which must then be given).
+fn check_sparse_gmma_targs(n: &AtomName, kind: Targs) -> Result<()> {
+    let bad = |why: &str| Error::Type(format!("{}: {why}", n.canonical()));
+    let t =
+        n.targs.as_deref().ok_or_else(|| bad("this sparse GMMA atom is a template: write its arguments (or <>)"))?;
+    let is_enum = |arg: &str, ty: &str, vals: &[&str]| {
+        let parts: Vec<&str> = arg.split("::").collect();
+        let parts = parts.strip_prefix(&["cute"]).unwrap_or(&parts);
+        matches!(parts, ["GMMA", t, v] if *t == ty && vals.contains(v))
+    };
+    let scale = |a: &String| is_enum(a, "ScaleIn", &["One", "Neg"]);
+    let sel = |a: &String| is_enum(a, "SparseSel", &["Zero", "One"]);
+    let ok = match kind {
+        Targs::None => t.is_empty() || (t.len() == 1 && sel(&t[0])),
+        Targs::Scales => match t.len() {
+            0 => true,
+            2 => t.iter().all(scale),
+            3 => t[..2].iter().all(scale) && sel(&t[2]),
+            _ => false,
+        },
+        Targs::Majors => {
+            t.len() >= 2
+                && t[..2].iter().all(|a| is_enum(a, "Major", &["K", "MN"]))
+                && match t.len() {
+                    2 => true,
+                    4 => t[2..].iter().all(scale),
+                    5 => t[2..4].iter().all(scale) && sel(&t[4]),
+                    _ => false,
+                }
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(bad("expected the dense GMMA atom's arguments, then an optional GMMA::SparseSel::Zero|One"))
+    }
+}
+
+/// The metadata and scale-factor layouts of an MMA atom's traits (`ELayout`, `SFALayout`,
+/// `SFBLayout`): the SM90 sparse GMMA atoms' E, the SM120 sparse and block-scaled atoms'. Every
+/// other atom's traits declare none of them (the SM100 UMMA atoms keep metadata and scale
+/// factors in tensor memory, as fragments: no layout member), and CuTe fails to compile
+/// `typename MMA_Traits<X>::ELayout`; the fields are `None` then. Call after [`mma_atom`].
+pub fn mma_extra(name: &str) -> Result<super::umma::Extra> {
+    let n = AtomName::parse(name)?;
+    if let Some(rest) = n.base.strip_prefix(SPARSE_GMMA) {
+        let (_, e) = gmma_sparse(&n, rest)?;
+        return Ok(super::umma::Extra { e: Some(e), sfa: None, sfb: None });
+    }
+    Ok(match super::sm120::sm120_traits(&n)? {
+        Some(t) => t.extra,
+        None => super::umma::Extra::default(),
+    })
+}
+
+/// The sparse GMMA atom names the engine lists: every family of the base header's N, both
+/// sources, both majors where the atom takes them (`RS` only with K-major A).
+pub fn sparse_gmma_names() -> Vec<String> {
+    let mut out = Vec::new();
+    for fam in gmma_families() {
+        for n in GMMA_N {
+            for src in ["SS", "RS"] {
+                let base =
+                    format!("{SPARSE_GMMA}{n}x{}_{}_{src}{}", 2 * fam.k, fam.code, if fam.tn { "_TN" } else { "" });
+                match fam.targs {
+                    Targs::None => {
+                        out.push(format!("{base}<>"));
+                        out.push(format!("{base}_SATURATE<GMMA::SparseSel::One>"));
+                    }
+                    Targs::Scales => out.push(format!("{base}<>")),
+                    Targs::Majors => {
+                        for a in ["K", "MN"] {
+                            if src == "RS" && a == "MN" {
+                                continue;
+                            }
+                            for b in ["K", "MN"] {
+                                out.push(format!("{base}<GMMA::Major::{a},GMMA::Major::{b}>"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 fn check_gmma_targs(n: &AtomName, kind: Targs) -> Result<()> {
     let bad = |why: &str| Error::Type(format!("{}: {why}", n.canonical()));
     // Exactly `GMMA::<ty>::<val>` or `cute::GMMA::<ty>::<val>`: the allow-list.
@@ -644,7 +804,7 @@ fn check_gmma_targs(n: &AtomName, kind: Targs) -> Result<()> {
 /// `static_assert(tnspA == GMMA::Major::K, "Register source operand A must have K major layout.")`.
 pub fn rs_with_mn_major_a(name: &str) -> bool {
     AtomName::parse(name).is_ok_and(|n| {
-        n.base.starts_with("SM90_64x")
+        (n.base.starts_with("SM90_64x") || n.base.starts_with(SPARSE_GMMA))
             && n.base.contains("_RS")
             && n.targs.as_ref().and_then(|t| t.first()).is_some_and(|a| a.ends_with("Major::MN"))
     })
@@ -680,6 +840,7 @@ pub fn mma_atom_names() -> Vec<String> {
             }
         }
     }
+    out.extend(sparse_gmma_names());
     out
 }
 

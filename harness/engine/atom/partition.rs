@@ -206,6 +206,9 @@ fn zip2(l: &Layout) -> Result<Layout> {
 
 /// `tidfrg_S` (`src == true`) or `tidfrg_D` of a TiledCopy applied to the layout `l`.
 pub fn tidfrg(tc: &TiledCopy, l: &Layout, src: bool) -> Result<Layout> {
+    if tc.cotiler.is_some() {
+        return Err(Error::Type("partitions of a co-tiled copy (make_tmem_copy) are not modelled".into()));
+    }
     let atom = &tc.atom;
     let trg = if src { &atom.src } else { &atom.dst };
     let ref2trg = composition(&right_inverse(&atom.ref_)?, trg)?;
@@ -241,6 +244,9 @@ pub fn copy_partition_of(tc: &TiledCopy, t: &SwizzledLayout, thr: i64, src: bool
 /// `frg_v = zipped_divide(logical_product(make_layout(V), right_inverse(frg_mn)), AtomNumVal)`,
 /// then `zipped_divide(L, (V, product_each(shape(frg_mn))...)).compose(frg_v, _)(_, (_0, _, ...))`.
 pub fn retile(tc: &TiledCopy, l: &Layout) -> Result<Layout> {
+    if tc.cotiler.is_some() {
+        return Err(Error::Type("retiling a co-tiled copy (make_tmem_copy) is not modelled".into()));
+    }
     let v = l.mode(0)?.size()?;
     let nthr = tc.tv.mode(0)?.size()?;
     let shaped = composition(&right_inverse(&tc.tv)?, &Layout::col_major(tc.tiler.clone())?)?;

@@ -22,21 +22,29 @@ use super::copy::CopyAtom;
 use crate::composition::composition;
 use crate::raked_product::raked_product;
 use crate::right_inverse::right_inverse;
-use crate::{Error, IntTuple, Layout, Result, Tup, View};
+use crate::{Error, IntTuple, Layout, Result, Tiler, Tup, View};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TiledCopy {
     pub atom: CopyAtom,
-    /// `Tiler_MN`, a shape such as `(_16,_64)`.
+    /// `Tiler_MN`, a shape such as `(_16,_64)` (for a co-tiled copy, the sizes of its tiler's
+    /// layouts).
     pub tiler: IntTuple,
     /// `TiledLayout_TV`.
     pub tv: Layout,
+    /// A co-tiled copy's (`make_cotiled_copy`, `make_tmem_copy`) `Tiler_MN`: a layout per mode of
+    /// the data, which the partitions here do not model.
+    pub cotiler: Option<Tiler>,
 }
 
 impl TiledCopy {
     /// CuTe's `print(TiledCopy)`, without the final newline.
     pub fn print(&self) -> String {
-        format!("TiledCopy\n  Tiler_MN:       {}\n  TiledLayout_TV: {}\n{}", self.tiler, self.tv, self.atom.print())
+        let tiler = match &self.cotiler {
+            Some(t) => t.to_string(),
+            None => self.tiler.to_string(),
+        };
+        format!("TiledCopy\n  Tiler_MN:       {tiler}\n  TiledLayout_TV: {}\n{}", self.tv, self.atom.print())
     }
 }
 
@@ -89,7 +97,88 @@ fn make_tiled_copy_impl(atom: &CopyAtom, tv: Layout, tiler: IntTuple) -> Result<
             detail: detail(),
         });
     }
-    Ok(TiledCopy { atom: atom.clone(), tiler, tv })
+    Ok(TiledCopy { atom: atom.clone(), tiler, tv, cotiler: None })
+}
+
+/// `make_cotiled_copy(copy_atom, atom_tv_layout, data_layout)` (atom/copy_atom.hpp, CuTe's
+/// algorithm): `atom_tv_layout` maps an atom's (thread, value) to a data address, `data_layout`
+/// a coordinate of the data to its address.
+/// 1. `layout_tv_data = composition(make_layout(left_inverse(data_layout), _1:_0), atom_tv_layout)`:
+///    (thread, value) -> data coordinate (addresses past the end go to the stride-0 mode);
+/// 2. refused unless `coalesce(composition(make_layout(data_layout, _1:_0), layout<1>(layout_tv_data)))
+///    == coalesce(layout<1>(atom_tv_layout))` ("The memory pointed to by AtomTVLayout does not
+///    exist in the DataLayout."): every value address is one the data layout reaches;
+/// 3. the tiler: for each mode i of `flat = product_each(shape(data_layout))`,
+///    `filter(composition(make_layout(flat, e_i), layout_tv_data))` (e_i: `_1` at i, `_0`
+///    elsewhere): the data coordinates of mode i the atom touches;
+/// 4. `TiledLayout_TV = composition(left_inverse(composition(make_layout(flat), tiler)),
+///    layout_tv_data)`: (thread, value) -> coordinate in the tile; then `make_tiled_copy_impl`.
+///
+/// Postcondition: (a) every (thread, value) of `TiledLayout_TV` lands in the tile (the product of
+/// the tiler's sizes), checked by `definition::check_tv_covers`'s first half in the tests.
+pub fn make_cotiled_copy(atom: &CopyAtom, atom_tv: &Layout, data: &Layout) -> Result<TiledCopy> {
+    use crate::coalesce::coalesce;
+    use crate::composition::composition_tiler;
+    use crate::filter::filter;
+    use crate::left_inverse::left_inverse;
+    let zero_one = Layout::leaf(crate::Int::st(1), crate::Int::st(0));
+    if !atom_tv.shape.is_static() || !data.shape.is_static() || !data.stride.is_static() {
+        return Err(Error::Rejected {
+            condition: "static_assert(is_static<DataLayout>::value)",
+            detail: format!("make_cotiled_copy needs static layouts: {data}"),
+        });
+    }
+    let inv = Layout::concat(&[left_inverse(data)?, zero_one.clone()]);
+    let tv_data = composition(&inv, atom_tv)?;
+    let reached = coalesce(&composition(&Layout::concat(&[data.clone(), zero_one]), &tv_data.mode(1)?)?)?;
+    if reached != coalesce(&atom_tv.mode(1)?)? {
+        return Err(Error::Rejected {
+            condition: "The memory pointed to by AtomTVLayout does not exist in the DataLayout.",
+            detail: format!("atom (thread, value) -> address {atom_tv}, data {data}"),
+        });
+    }
+    let flat = product_each(&data.shape)?;
+    let r = flat.modes().len().max(1);
+    let mut parts = Vec::new();
+    for i in 0..r {
+        let e = if flat.modes().is_empty() {
+            IntTuple::st(1)
+        } else {
+            IntTuple::tuple((0..r).map(|k| IntTuple::st(i64::from(k == i))))
+        };
+        parts.push(filter(&composition(&Layout::new(flat.clone(), e)?, &tv_data)?)?);
+    }
+    let tiler = Tiler::Tuple(parts.iter().cloned().map(Tiler::Layout).collect());
+    let tile2data = composition_tiler(&Layout::col_major(flat)?, &tiler)?;
+    let tv = composition(&left_inverse(&tile2data)?, &tv_data)?;
+    let sizes = IntTuple::tuple(parts.iter().map(|l| l.size().map(IntTuple::leaf)).collect::<Result<Vec<_>>>()?);
+    let mut tc = make_tiled_copy_impl(atom, tv, sizes)?;
+    tc.cotiler = Some(tiler);
+    Ok(tc)
+}
+
+/// `make_tmem_copy(OP{}, make_tensor(make_tmem_ptr<T>(0), L))` (atom/copy_traits_sm100.hpp): the
+/// co-tiled copy of `Copy_Atom<OP,T>` over the TMEM tensor `L`, with the atom's threads as four
+/// warps, each at the same place of its own 32-lane subpartition (`(_32,_4):(_0, 32 DP<T>)`, `DP<T>
+/// = 2^16 * 32 / sizeof_bits<T>`: a lane in T-addressing) and its values `coalesce(upcast<bits>(ValID))`
+/// ([`super::tmem::tmem_val_id`]). CuTe requires a TMEM load or store (their traits have a
+/// `ValID`).
+pub fn make_tmem_copy(atom: &CopyAtom, data: &Layout) -> Result<TiledCopy> {
+    use crate::coalesce::coalesce;
+    let base = super::name::AtomName::parse(&atom.op)?.base;
+    let val_id = super::tmem::tmem_val_id(&base)?.ok_or_else(|| {
+        Error::Type(format!("make_tmem_copy needs a TMEM load or store (Copy_Traits with a ValID), not {}", atom.op))
+    })?;
+    let bits = atom.val_bits;
+    if ![8, 16, 32].contains(&bits) {
+        return Err(Error::Type(format!(
+            "make_tmem_copy of {bits}-bit values: TMEM addresses 8-, 16- or 32-bit types"
+        )));
+    }
+    let dp = (1i64 << 16) * (32 / bits);
+    let t = crate::atom::lit::layout(&format!("(_32,_4):(_0,_{})", 32 * dp))?;
+    let v = coalesce(&super::copy::upcast(&val_id, bits)?)?;
+    make_cotiled_copy(atom, &Layout::concat(&[t, v]), data)
 }
 
 #[cfg(test)]

@@ -16,6 +16,20 @@
 //!
 //! (a mode of size 1 dropped: x = 1 leaves `(_32)` and `(_32,_2)`), and `RefLayout = SrcLayout`.
 //! A store is the load's traits with Src and Dst swapped (`RefLayout` stays the load's).
+//!
+//! `ValID` (logical bit -> TMEM bit address, what `make_tmem_copy` tiles with): `(W x, dp):(_1,
+//! DP_b)` with `W` = 32 (32dp32b), 64 (16dp32b, 16dp64b), 128, 256, `dp` 32 or 16 lanes and `DP_b =
+//! 2^21` (arch/tmem_allocator_sm100.hpp: a lane's bit stride); the `_16b` forms use half of each
+//! 32-bit word: `((_16, W x/16), dp):((_1,_32), DP_b)`.
+//!
+//! The UTCCP copies (`tcgen05.cp`, shared memory -> TMEM; `SM100::TMEM::UTCCP::SM100_UTCCP_*`,
+//! copy_traits_sm100.hpp, 3.8 to 4.7) are data: one issuing thread (`_1cta`) or one per CTA of a
+//! pair (`_2cta`, `ThrID = _2`, each naming the same bits: thread stride `_0`); Src and Dst
+//! `(T, bits):(_0, _1)` over 128 lanes x 256 or 128 bits, the 4-lane refresh `4dp256bit`
+//! `(T,(_4,_256)):(_0,(_32,_128))`, the broadcasts `4x32dp128bit` (Src `(T,(_32,_128,_4)):(_0,(_1,
+//! _32,_0))`, the fourth mode the broadcast) and `2x64dp128bitlw0213` / `lw0123`; `RefLayout =
+//! DstLayout`. Definition: Src and Dst name the same number of bits (checked by
+//! `atom::definition::check_copy`).
 
 use super::lit;
 use crate::{Layout, Result};
@@ -49,9 +63,69 @@ fn layout(thr: (&str, &str), vals: &[(i64, i64)]) -> Result<Layout> {
     lit::layout(&format!("({},{vs}):({},{vd})", thr.0, thr.1))
 }
 
+/// The UTCCP operations: (name without `SM100_UTCCP_` and `_Ncta`, Src per thread, Dst per thread),
+/// bits.
+const UTCCP: &[(&str, &str, &str)] = &[
+    ("128dp256bit", "_32768:_1", "_32768:_1"),
+    ("128dp128bit", "_16384:_1", "_16384:_1"),
+    ("4dp256bit", "(_4,_256):(_32,_128)", "(_4,_256):(_32,_128)"),
+    ("4x32dp128bit", "(_32,_128,_4):(_1,_32,_0)", "_16384:_1"),
+    ("2x64dp128bitlw0213", "(_64,_128,_2):(_1,_64,_0)", "_16384:_1"),
+    ("2x64dp128bitlw0123", "(_32,_128,_2,_2):(_1,_32,_4096,_0)", "_16384:_1"),
+];
+
+/// The `Copy_Traits` of a UTCCP operation (module doc), `None` for other names.
+fn utccp_traits(base: &str) -> Result<Option<(Layout, Layout, Layout, Layout)>> {
+    let base = base.strip_prefix("SM100::TMEM::UTCCP::").unwrap_or(base);
+    let Some(rest) = base.strip_prefix("SM100_UTCCP_") else { return Ok(None) };
+    let (shape, t) = match (rest.strip_suffix("_1cta"), rest.strip_suffix("_2cta")) {
+        (Some(s), _) => (s, 1),
+        (_, Some(s)) => (s, 2),
+        _ => return Ok(None),
+    };
+    let Some((_, src, dst)) = UTCCP.iter().find(|(n, _, _)| *n == shape) else { return Ok(None) };
+    let with_thr = |l: &str| -> Result<Layout> {
+        let (s, d) = l.split_once(':').unwrap_or((l, "_1"));
+        lit::layout(&format!("(_{t},{s}):(_0,{d})"))
+    };
+    let thr = lit::layout(&format!("_{t}:{}", if t == 1 { "_0" } else { "_1" }))?;
+    let dst = with_thr(dst)?;
+    Ok(Some((thr, with_thr(src)?, dst.clone(), dst)))
+}
+
+/// Every UTCCP operation name (the random mix and `atom-releases` read them).
+pub fn utccp_ops() -> Vec<String> {
+    UTCCP.iter().flat_map(|(n, _, _)| ["1cta", "2cta"].map(|c| format!("SM100_UTCCP_{n}_{c}"))).collect()
+}
+
+/// `ValID` of a TMEM load or store (module doc): logical bit -> TMEM bit address. `None` when
+/// `base` names none.
+pub fn tmem_val_id(base: &str) -> Result<Option<Layout>> {
+    let Some((_, shape, x)) = parse(base) else { return Ok(None) };
+    let (w, dp) = match shape {
+        "32dp32b" => (32, 32),
+        "16dp32b" | "16dp64b" => (64, 16),
+        "16dp128b" => (128, 16),
+        _ => (256, 16),
+    };
+    let bits = w * x;
+    let l = if base.ends_with("_16b") {
+        format!("((_16,_{}),_{dp}):((_1,_32),_{DP_B})", bits / 16)
+    } else {
+        format!("(_{bits},_{dp}):(_1,_{DP_B})")
+    };
+    lit::layout(&l).map(Some)
+}
+
+/// `TMEM::DP_b`: the bit stride between TMEM lanes (arch/tmem_allocator_sm100.hpp).
+pub const DP_B: i64 = 1 << 21;
+
 /// The `Copy_Traits` of a TMEM copy operation: (ThrID, Src, Dst, Ref) in bits; `None` when `base`
 /// names none.
 pub fn tmem_copy_traits(base: &str) -> Result<Option<(Layout, Layout, Layout, Layout)>> {
+    if let Some(t) = utccp_traits(base)? {
+        return Ok(Some(t));
+    }
     let Some((load, shape, x)) = parse(base) else { return Ok(None) };
     let tmem_bits = match shape {
         "16dp128b" => 2048,

@@ -42,7 +42,7 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
 use super::name::AtomName;
-use crate::release::{SM100_F8F6F4_SS_TEMPLATE, SM100_SS_N_RELAXED};
+use crate::release::{SM100_COMPLEX_SCALED_TRAITS, SM100_F8F6F4_SS_TEMPLATE, SM100_SS_N_RELAXED};
 use crate::{Error, IntTuple, Layout, Result};
 
 /// What the traits' static_assert requires of A's and B's widths.
@@ -70,6 +70,12 @@ struct Family {
     ts: bool,
     /// A, B, C (and SF) of the listed atoms.
     sample: [&'static str; 4],
+    /// The family has `_SS_SPARSE` forms, and K of them (`None`: 512 bits of A).
+    sparse: Option<Option<i64>>,
+    /// The family has `_SCALED` forms with traits (`_SS` and `_TS`: F16BF16; `_TS`: TF32).
+    scaled_c: &'static [&'static str],
+    /// The family exists only in its sparse form (MXF4NVF4).
+    sparse_only: bool,
 }
 
 const FAMILIES: &[Family] = &[
@@ -81,6 +87,9 @@ const FAMILIES: &[Family] = &[
         vs: false,
         ts: true,
         sample: ["half_t", "half_t", "float", ""],
+        sparse: Some(None),
+        scaled_c: &["SS", "TS"],
+        sparse_only: false,
     },
     Family {
         code: "TF32",
@@ -90,6 +99,9 @@ const FAMILIES: &[Family] = &[
         vs: false,
         ts: true,
         sample: ["tfloat32_t", "tfloat32_t", "float", ""],
+        sparse: Some(None),
+        scaled_c: &["TS"],
+        sparse_only: false,
     },
     Family {
         code: "S8",
@@ -99,6 +111,9 @@ const FAMILIES: &[Family] = &[
         vs: false,
         ts: true,
         sample: ["int8_t", "uint8_t", "int32_t", ""],
+        sparse: Some(None),
+        scaled_c: &[],
+        sparse_only: false,
     },
     Family {
         code: "F8F6F4",
@@ -108,6 +123,9 @@ const FAMILIES: &[Family] = &[
         vs: false,
         ts: true,
         sample: ["float_e4m3_t", "float_e5m2_t", "float", ""],
+        sparse: Some(Some(64)),
+        scaled_c: &[],
+        sparse_only: false,
     },
     Family {
         code: "MXF8F6F4",
@@ -117,6 +135,9 @@ const FAMILIES: &[Family] = &[
         vs: false,
         ts: false,
         sample: ["float_e4m3_t", "float_e4m3_t", "float", "float_ue8m0_t"],
+        sparse: Some(Some(64)),
+        scaled_c: &[],
+        sparse_only: false,
     },
     Family {
         code: "MXF4",
@@ -126,8 +147,40 @@ const FAMILIES: &[Family] = &[
         vs: true,
         ts: false,
         sample: ["float_e2m1_t", "float_e2m1_t", "float", "float_ue8m0_t"],
+        sparse: None,
+        scaled_c: &[],
+        sparse_only: false,
+    },
+    Family {
+        code: "MXF4NVF4",
+        width: Width::Eq(4),
+        k: Some(128),
+        scaled: true,
+        vs: true,
+        ts: false,
+        sample: ["float_e2m1_t", "float_e2m1_t", "float", "float_ue8m0_t"],
+        sparse: Some(Some(128)),
+        scaled_c: &[],
+        sparse_only: true,
     },
 ];
+
+/// The form of a UMMA operation beyond its family, SM count and A's source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// `SM100_MMA_<F>_[2x1SM_]{SS,TS}`.
+    Dense,
+    /// `_SCALED`: a `uint32_t ScaleC` after the majors (the accumulator scaled by 2^-ScaleC).
+    Scaled,
+    /// `_SS_SPARSE`: 2:4 structured-sparse A, K twice the dense one (metadata in TMEM).
+    Sparse,
+    /// `SM100_MMA_TF32_[2x1SM_]TS_INTERLEAVED_CF32CTF32CTF32CF32_TN<M,N,a_major,b_major,...>`:
+    /// interleaved complex TF32 (A and B `complex<tfloat32_t>`, C `float`).
+    Interleaved,
+}
+
+/// The interleaved complex forms' name tail.
+const INTERLEAVED: &str = "_INTERLEAVED_CF32CTF32CTF32CF32_TN";
 
 /// The A/B types `to_UMMAFormat` accepts (mma_sm100_desc.hpp, the same from 3.8 to 4.7; the
 /// `detail::` unpacked forms are not spelled here).
@@ -167,7 +220,11 @@ fn value_type(t: &str) -> String {
 /// `sizeof_bits` of a value type: the narrow floating-point types of the UMMA formats, else
 /// [`super::copy::type_bits`].
 fn bits(ty: &str) -> Result<i64> {
-    Ok(match value_type(ty).as_str() {
+    let t = value_type(ty);
+    if let Some(inner) = t.strip_prefix("complex<").and_then(|r| r.strip_suffix('>')) {
+        return Ok(2 * bits(inner)?);
+    }
+    Ok(match t.as_str() {
         "float_e2m1_t" | "type_erased_dynamic_float4_t" => 4,
         "float_e2m3_t" | "float_e3m2_t" | "type_erased_dynamic_float6_t" => 6,
         "float_ue8m0_t" | "float_ue4m3_t" | "type_erased_dynamic_float8_t" => 8,
@@ -187,6 +244,7 @@ pub struct Umma {
     pair: bool,
     /// `_TS`: A in tensor memory.
     ts: bool,
+    form: Form,
     a: String,
     b: String,
     c: String,
@@ -205,17 +263,30 @@ pub fn is_umma(base: &str) -> bool {
     parse_base(base).is_some()
 }
 
-fn parse_base(base: &str) -> Option<(&'static Family, bool, bool)> {
+fn parse_base(base: &str) -> Option<(&'static Family, bool, bool, Form)> {
     let rest = base.strip_prefix("SM100_MMA_")?;
     let family = FAMILIES.iter().find(|f| rest.starts_with(f.code) && rest[f.code.len()..].starts_with('_'))?;
-    let (pair, ts) = match &rest[family.code.len() + 1..] {
-        "SS" => (false, false),
-        "TS" => (false, true),
-        "2x1SM_SS" => (true, false),
-        "2x1SM_TS" => (true, true),
+    let rest = &rest[family.code.len() + 1..];
+    let (pair, rest) = match rest.strip_prefix("2x1SM_") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let (ts, form) = match rest {
+        "SS" => (false, Form::Dense),
+        "TS" => (true, Form::Dense),
+        "SS_SCALED" => (false, Form::Scaled),
+        "TS_SCALED" => (true, Form::Scaled),
+        "SS_SPARSE" => (false, Form::Sparse),
+        r if r.strip_prefix("TS") == Some(INTERLEAVED) => (true, Form::Interleaved),
         _ => return None,
     };
-    (!ts || family.ts).then_some((family, pair, ts))
+    let ok = match form {
+        Form::Dense => !family.sparse_only && (!ts || family.ts),
+        Form::Scaled => family.scaled_c.contains(&if ts { "TS" } else { "SS" }),
+        Form::Sparse => family.sparse.is_some(),
+        Form::Interleaved => family.code == "TF32",
+    };
+    ok.then_some((family, pair, ts, form))
 }
 
 /// `GROUP::TYPE::VALUE` or `cute::GROUP::TYPE::VALUE` with VALUE in `vals`: the allow-list of
@@ -244,52 +315,64 @@ fn intern(s: String) -> &'static str {
 
 impl Umma {
     fn parse(n: &AtomName) -> Result<Option<Umma>> {
-        let Some((family, pair, ts)) = parse_base(&n.base) else { return Ok(None) };
+        let Some((family, pair, ts, form)) = parse_base(&n.base) else { return Ok(None) };
         let base = &n.base;
         let optional: &[&str] = match (family.code, ts) {
             ("S8", false) => &["Saturate"],
             (_, false) => &["ScaleIn", "ScaleIn"],
             (_, true) => &["ScaleIn", "ScaleIn", "Saturate"],
         };
-        let types = if family.scaled { "A,B,C,SF" } else { "A,B,C" };
+        // The interleaved complex forms fix their types (no type arguments).
+        let nt = match (form, family.scaled) {
+            (Form::Interleaved, _) => 0,
+            (_, true) => 4,
+            (_, false) => 3,
+        };
+        let types = ["", "", "", "A,B,C,", "A,B,C,SF,"][nt];
         let vs = if family.vs { ",VS" } else { "" };
+        let scale_c = if form == Form::Scaled { ",ScaleC" } else { "" };
         let tail: String =
             optional.iter().map(|o| format!("[,UMMA::{o}")).collect::<String>() + &"]".repeat(optional.len());
-        let form = format!("<{types},M,N{vs},UMMA::Major,UMMA::Major{tail}>");
-        let bad = |why: &str| Error::Type(format!("{base} takes {form}: {why} in {}", n.canonical()));
+        let shape = format!("<{types}M,N{vs},UMMA::Major,UMMA::Major{scale_c}{tail}>");
+        let bad = |why: &str| Error::Type(format!("{base} takes {shape}: {why} in {}", n.canonical()));
         let t = n.targs.as_deref().ok_or_else(|| bad("no template arguments"))?;
-        let nt = if family.scaled { 4 } else { 3 };
-        let fixed = nt + 4 + usize::from(family.vs);
+        let fixed = nt + 4 + usize::from(family.vs) + usize::from(form == Form::Scaled);
         if t.len() < fixed || t.len() > fixed + optional.len() {
             return Err(bad("wrong number of template arguments"));
         }
         for ty in &t[..nt] {
             bits(ty).map_err(|_| bad(&format!("unknown value type '{ty}'")))?;
         }
-        let int = |s: &str, what: &str, max: i64| -> Result<i64> {
+        let int = |s: &str, what: &str, lo: i64, max: i64| -> Result<i64> {
             match s.parse::<i64>() {
-                Ok(v) if (1..=max).contains(&v) => Ok(v),
-                _ => Err(bad(&format!("{what} must be an integer from 1 to {max}, got '{s}'"))),
+                Ok(v) if (lo..=max).contains(&v) => Ok(v),
+                _ => Err(bad(&format!("{what} must be an integer from {lo} to {max}, got '{s}'"))),
             }
         };
-        let m = int(&t[nt], "M", MAX_MN)?;
-        let nn = int(&t[nt + 1], "N", MAX_MN)?;
-        let vs = if family.vs { Some(int(&t[nt + 2], "VS", 256)?) } else { None };
+        let m = int(&t[nt], "M", 1, MAX_MN)?;
+        let nn = int(&t[nt + 1], "N", 1, MAX_MN)?;
+        let vs = if family.vs { Some(int(&t[nt + 2], "VS", 1, 256)?) } else { None };
+        let majors = nt + 2 + usize::from(family.vs);
         let major =
             |s: &str| enum_arg(s, "Major", &["K", "MN"]).ok_or_else(|| bad(&format!("'{s}' is not a UMMA::Major")));
-        let a_major = major(&t[fixed - 2])?;
-        let b_major = major(&t[fixed - 1])?;
+        let a_major = major(&t[majors])?;
+        let b_major = major(&t[majors + 1])?;
+        if form == Form::Scaled {
+            int(&t[majors + 2], "ScaleC", 0, 31)?;
+        }
         for (s, ty) in t[fixed..].iter().zip(optional) {
             let vals: &[&str] = if *ty == "ScaleIn" { &["One", "Neg"] } else { &["False", "True"] };
             enum_arg(s, ty, vals).ok_or_else(|| bad(&format!("'{s}' is not a UMMA::{ty}")))?;
         }
+        let ty = |i: usize, fixed: &str| if nt == 0 { fixed.to_string() } else { value_type(&t[i]) };
         Ok(Some(Umma {
             family,
             pair,
             ts,
-            a: value_type(&t[0]),
-            b: value_type(&t[1]),
-            c: value_type(&t[2]),
+            form,
+            a: ty(0, "complex<tfloat32_t>"),
+            b: ty(1, "complex<tfloat32_t>"),
+            c: ty(2, "float"),
             sf: family.scaled.then(|| value_type(&t[3])),
             m,
             n: nn,
@@ -299,12 +382,34 @@ impl Umma {
         }))
     }
 
+    /// `ValTypeA`: the sparse forms' `sparse_elem<2, a>` (MXF4NVF4: `sparse_elem<4, uint8_t>`).
+    fn val_type_a(&self) -> String {
+        match (self.form, self.family.code) {
+            (Form::Sparse, "MXF4NVF4") => "sparse_elem<4,uint8_t>".to_string(),
+            (Form::Sparse, _) => format!("sparse_elem<2,{}>", self.a),
+            _ => self.a.clone(),
+        }
+    }
+
+    /// K of the traits (`Shape_MNK`'s third mode).
+    fn k(&self) -> Result<i64> {
+        Ok(match (self.form, self.family.k, self.family.sparse) {
+            // "SparseMma consume double mma-k bits": 512 bits of A, or fixed (F8F6F4, MXF8F6F4: 64;
+            // MXF4NVF4: 128).
+            (Form::Sparse, _, Some(Some(k))) => k,
+            (Form::Sparse, _, _) => 512 / bits(&self.a)?,
+            (Form::Dense, Some(k), _) => k,
+            // "Logical shape-K is always 256bits" (complex types count both halves).
+            _ => 256 / bits(&self.a)?,
+        })
+    }
+
     /// The traits' `static_assert`s, in the order of the traits' body.
     fn check_traits(&self, n: &AtomName) -> Result<()> {
         let base = &n.base;
         let rejected =
             |condition: String, detail: String| Err(Error::Rejected { condition: intern(condition), detail });
-        let f16_ss = self.family.code == "F8F6F4" && !self.ts;
+        let f16_ss = self.family.code == "F8F6F4" && !self.ts && self.form == Form::Dense;
         if f16_ss && !SM100_F8F6F4_SS_TEMPLATE.on() {
             // g++ says "'X' is not a template" and goes on with the primary MMA_Traits, whose
             // static_assert is what the oracle reports.
@@ -319,6 +424,41 @@ impl Umma {
         }
         let (a, b) = (bits(&self.a)?, bits(&self.b)?);
         let detail = || format!("A {} ({a} bits), B {} ({b} bits)", self.a, self.b);
+        if self.form == Form::Interleaved {
+            // The interleaved complex traits fix the types and check the majors.
+            let name = base.as_str();
+            if !self.a_k_major {
+                return rejected(format!("{name} A from TMEM can't be transposed"), n.canonical());
+            }
+            if !self.b_k_major {
+                return rejected(format!("{name} B from SMEM requires non-transpose"), n.canonical());
+            }
+            return Ok(());
+        }
+        let complex = |t: &str| t.strip_prefix("complex<").and_then(|r| r.strip_suffix('>')).map(str::to_string);
+        if self.form == Form::Scaled && self.c == "float" && SM100_COMPLEX_SCALED_TRAITS.on() {
+            // The partial specialization for interleaved complex (emulated): A and B
+            // `cutlass::complex<T>` of one T, C `float`; no width check of its own.
+            if let (Some(x), Some(y)) = (complex(&self.a), complex(&self.b)) {
+                if x == y {
+                    if bits(&x)? != 16 {
+                        return rejected("Only supports 16bit base types".to_string(), detail());
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        // Complex A or B in the generic traits (no complex specialization applies): the descriptor's
+        // static_assert fails too, and `MMA_Atom` reports it first (recorded:
+        // atoms_sm100_sparse.cases:66-67 on 4.2.0.0); the refusal names both.
+        let complex = self.a.starts_with("complex<") || self.b.starts_with("complex<");
+        let detail = || {
+            if complex {
+                format!("{} (and the instruction descriptor's: Unknown type for UMMAFormat)", detail())
+            } else {
+                detail()
+            }
+        };
         match self.family.width {
             Width::Eq(w) if a != b || b != w => return rejected(format!("{base} supports {w}bit types"), detail()),
             Width::Leq8 if a > 8 || b > 8 => {
@@ -357,8 +497,18 @@ impl Umma {
                 );
             }
         }
+        let e2m1 = |t: &str| t == "float_e2m1_t" || t == "type_erased_dynamic_float4_t";
+        if self.family.code == "MXF4NVF4" {
+            let two_x =
+                self.vs == Some(64) && e2m1(&self.a) && e2m1(&self.b) && self.sf.as_deref() == Some("float_ue8m0_t");
+            if !(two_x || self.vs == Some(32)) {
+                return rejected(
+                    "2x mode (VectorSize=64) only supports a_type and b_type=float_e2m1_t or cutlass::type_erased_dynamic_float4_t and sf_type=ue8m0_t".to_string(),
+                    format!("{} (VS {}, A {}, B {}, SF {})", n.canonical(), self.vs.unwrap_or(0), self.a, self.b, self.sf.as_deref().unwrap_or("")),
+                );
+            }
+        }
         if self.family.code == "MXF4" && !self.pair {
-            let e2m1 = |t: &str| t == "float_e2m1_t" || t == "type_erased_dynamic_float4_t";
             let two_x =
                 self.vs == Some(32) && e2m1(&self.a) && e2m1(&self.b) && self.sf.as_deref() == Some("float_ue8m0_t");
             if !(two_x || self.vs == Some(16)) {
@@ -374,6 +524,9 @@ impl Umma {
     /// The operation's static_asserts (cute/arch/mma_sm100_umma.hpp), in order: the first that
     /// fails, as its message.
     fn operation_refusal(&self, base: &str) -> Option<String> {
+        if self.form != Form::Dense {
+            return self.form_refusal(base);
+        }
         let (m, nn) = (self.m, self.n);
         let code = self.family.code;
         let mult = |step: i64| nn % step == 0 && (step..=256).contains(&nn);
@@ -493,6 +646,66 @@ impl Umma {
     }
 }
 
+impl Umma {
+    /// [`Umma::operation_refusal`] of the `_SCALED`, `_SPARSE` and interleaved complex operations
+    /// (cute/arch/mma_sm100_umma.hpp, 4.7): M, then N, then the majors, then the vector size.
+    fn form_refusal(&self, base: &str) -> Option<String> {
+        let (m, nn) = (self.m, self.n);
+        let code = self.family.code;
+        let mult = |step: i64| nn % step == 0 && (step..=256).contains(&nn);
+        // SM100_MMA_S8_2x1SM_SS_SPARSE names the family only.
+        let name = if code == "S8" && self.pair { "SM100_MMA_S8" } else { base };
+        let m_text = |ms: &str, ctas: u8| format!("{name} M-mode size should be {ms} for {ctas} CTA cluster MMA.");
+        let mult_text =
+            |step: i64| format!("{name} N-mode size should be a multiple of {step} between {step} and 256.");
+        if code == "S8" && !self.pair && self.c != "int32_t" {
+            return Some(format!("{base} result type can only be int32_t."));
+        }
+        let (ms, ms_text): (&[i64], &str) = match (code, self.pair) {
+            ("MXF8F6F4" | "MXF4NVF4", false) => (&[128], "128"),
+            ("MXF8F6F4", true) => (&[256], "256"),
+            // The pair's sparse MXF4NVF4 operation checks no M.
+            ("MXF4NVF4", true) => (&[], ""),
+            (_, false) => (&[64, 128], "64 or 128"),
+            (_, true) => (&[128, 256], "128 or 256"),
+        };
+        if !ms.is_empty() && !ms.contains(&m) {
+            return Some(m_text(ms_text, if self.pair { 2 } else { 1 }));
+        }
+        // N: by M (one SM, A in TMEM, and F8F6F4's sparse form), 8 or a multiple of 16 (S8), else a
+        // multiple of a step.
+        let by_m = !self.pair && (self.ts || code == "F8F6F4");
+        if by_m {
+            if !((m == 64 && mult(8)) || (m == 128 && mult(16))) {
+                return Some(format!("{name} N-mode size should be a multiple of 8 between 8 and 256 for M=64,                 or a multiple of 16 between 16 and 256 for M=128."));
+            }
+        } else if code == "S8" && !self.pair {
+            if nn != 8 && !mult(16) {
+                return Some(format!("{name} N-mode size should be 8 or a multiple of 16 between 16 and 256."));
+            }
+        } else {
+            let step = match (self.pair, self.ts || code == "S8" || code == "F8F6F4") {
+                (false, _) => 8,
+                (true, false) => 16,
+                (true, true) => 32,
+            };
+            if !mult(step) {
+                return Some(mult_text(step));
+            }
+        }
+        if self.ts && !self.a_k_major {
+            return Some(format!("{base} A from TMEM can't be transposed"));
+        }
+        if self.form == Form::Interleaved && !self.b_k_major {
+            return Some(format!("{base} B from SMEM requires non-transpose"));
+        }
+        if code == "MXF4NVF4" && self.pair && !matches!(self.vs, Some(32 | 64)) {
+            return Some(format!("{base} Vector size can only be 32 or 64."));
+        }
+        None
+    }
+}
+
 /// The name the "A from TMEM can't be transposed" message gives a `_TS` operation: the one-SM
 /// F16BF16 and TF32 ones say the family (`SM100_MMA_F16BF16`), every other the operation.
 fn ts_name(base: &str, code: &str, pair: bool) -> String {
@@ -531,16 +744,26 @@ pub struct UmmaTraits {
     pub c: Layout,
     /// `ValTypeD`, `ValTypeA`, `ValTypeB`, `ValTypeC`.
     pub val_types: [String; 4],
+    /// `ELayout`, `SFALayout`, `SFBLayout` where the traits declare them (the SM120 sparse and
+    /// block-scaled atoms; the SM100 ones keep metadata and scale factors in tensor memory and
+    /// declare none).
+    pub extra: Extra,
+}
+
+/// The metadata (`ELayout`) and scale-factor (`SFALayout`, `SFBLayout`) layouts of an MMA atom's
+/// traits, each `None` where the traits declare no such member.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extra {
+    pub e: Option<Layout>,
+    pub sfa: Option<Layout>,
+    pub sfb: Option<Layout>,
 }
 
 /// The traits of a UMMA atom, or `None` when `n` names none of this module's families.
 pub fn umma_traits(n: &AtomName) -> Result<Option<UmmaTraits>> {
     let Some(u) = Umma::parse(n)? else { return Ok(None) };
     u.check_traits(n)?;
-    let k = match u.family.k {
-        Some(k) => k,
-        None => 256 / bits(&u.a)?,
-    };
+    let k = u.k()?;
     let (m, nn) = (u.m, u.n);
     let (t, mh, nh) = if u.pair { (2, m / 2, nn / 2) } else { (1, m, nn) };
     Ok(Some(UmmaTraits {
@@ -549,7 +772,8 @@ pub fn umma_traits(n: &AtomName) -> Result<Option<UmmaTraits>> {
         a: operand(t, mh, k, m),
         b: operand(t, nh, k, nn),
         c: operand(t, mh, nn, m),
-        val_types: [u.c.clone(), u.a.clone(), u.b.clone(), u.c.clone()],
+        val_types: [u.c.clone(), u.val_type_a(), u.b.clone(), u.c.clone()],
+        extra: Extra::default(),
     }))
 }
 
@@ -568,7 +792,9 @@ pub fn check_atom(n: &AtomName) -> Result<()> {
         return rejected(why);
     }
     for ty in [&u.a, &u.b] {
-        if !UMMA_FORMATS.contains(&ty.as_str()) {
+        // The interleaved complex forms describe their element type.
+        let ty = ty.strip_prefix("complex<").and_then(|r| r.strip_suffix('>')).unwrap_or(ty);
+        if !UMMA_FORMATS.contains(&ty) {
             return rejected("Unknown type for UMMAFormat".to_string());
         }
     }
@@ -585,7 +811,7 @@ pub fn check_atom(n: &AtomName) -> Result<()> {
 /// `_SS`, of A (MXF4: K-major A and B, vector sizes 16 and 32).
 pub fn umma_atom_names() -> Vec<String> {
     let mut out = Vec::new();
-    for f in FAMILIES {
+    for f in FAMILIES.iter().filter(|f| !f.sparse_only) {
         let [a, b, c, sf] = f.sample;
         let types = if f.scaled { format!("{a},{b},{c},{sf}") } else { format!("{a},{b},{c}") };
         let one_m: &[i64] = if f.scaled { &[128] } else { &[64, 128] };
@@ -614,6 +840,60 @@ pub fn umma_atom_names() -> Vec<String> {
                                 }
                             }
                         }
+                    }
+                }
+            }
+        }
+    }
+    out.extend(umma_form_names());
+    out
+}
+
+/// The `_SCALED`, `_SS_SPARSE` and interleaved complex atoms the engine lists: each operation on
+/// one SM and on a pair, with the M CuTe accepts, N 64 and 256, K-major A with both majors of B
+/// (A in TMEM: K-major B too for the interleaved forms); sparse MXF4NVF4 with VS 32 and 64;
+/// F16BF16's SCALED also with `cutlass::complex<half_t>` (the emulated interleaved complex).
+fn umma_form_names() -> Vec<String> {
+    let mut out = Vec::new();
+    for f in FAMILIES {
+        let [a, b, c, sf] = f.sample;
+        let types = if f.scaled { format!("{a},{b},{c},{sf}") } else { format!("{a},{b},{c}") };
+        for pair in [false, true] {
+            let p = if pair { "2x1SM_" } else { "" };
+            let ms: &[i64] = match (f.code, pair) {
+                ("MXF8F6F4" | "MXF4NVF4", false) => &[128],
+                ("MXF8F6F4", true) => &[256],
+                (_, false) => &[64, 128],
+                (_, true) => &[128, 256],
+            };
+            for &m in ms {
+                for n in [64, 256] {
+                    if f.sparse.is_some() {
+                        let vss: &[&str] = if f.vs { &[",32", ",64"] } else { &[""] };
+                        for vs in vss {
+                            for bm in ["K", "MN"] {
+                                out.push(format!(
+                                    "SM100_MMA_{}_{p}SS_SPARSE<{types},{m},{n}{vs},UMMA::Major::K,UMMA::Major::{bm}>",
+                                    f.code
+                                ));
+                            }
+                        }
+                    }
+                    for src in f.scaled_c {
+                        for bm in ["K", "MN"] {
+                            out.push(format!(
+                                "SM100_MMA_{}_{p}{src}_SCALED<{types},{m},{n},UMMA::Major::K,UMMA::Major::{bm},3>",
+                                f.code
+                            ));
+                        }
+                        if f.code == "F16BF16" {
+                            out.push(format!(
+                                "SM100_MMA_F16BF16_{p}{src}_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,{m},{n},UMMA::Major::K,UMMA::Major::K,0>"
+                            ));
+                        }
+                    }
+                    if f.code == "TF32" {
+                        out.push(format!("SM100_MMA_TF32_{p}TS{INTERLEAVED}<{m},{n},UMMA::Major::K,UMMA::Major::K>"));
                     }
                 }
             }

@@ -226,7 +226,7 @@ pub fn composition(args: &[Value]) -> Option<Result<Value>> {
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
 fn bare_name(name: &Name) -> Option<Result<Value>> {
     let text = name.to_string();
-    if warp_access::Space::parse(&text).is_some() {
+    if warp_access::Space::parse(&text).is_some() || crate::engine::tma::TmaOp::by_name(&text).is_some() {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
     }
     if let Some(r) = recast::gmma_smem_atom(&text) {
@@ -282,6 +282,28 @@ pub fn mma_member(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     })
 }
 
+/// `mma_layout_e/sfa/sfb(ATOM)`: the `ELayout`, `SFALayout` or `SFBLayout` of `MMA_Traits<ATOM>`
+/// (`'E'`, `'S'`, `'T'`), refused where the traits declare no such member (CuTe: "no type named
+/// 'ELayout'").
+pub fn mma_extra(which: char, name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let text = name_arg(n, &args[0])?;
+    let atom = mma::mma_atom(&text)?;
+    let extra = mma::mma_extra(&text)?;
+    let (member, l) = match which {
+        'E' => ("ELayout", extra.e),
+        'S' => ("SFALayout", extra.sfa),
+        _ => ("SFBLayout", extra.sfb),
+    };
+    let l = l.ok_or_else(|| {
+        Error::Type(format!(
+            "MMA_Traits<{text}> has no {member} (only the SM90 sparse GMMA and SM120 sparse atoms declare ELayout, the SM120 block-scaled ones SFALayout/SFBLayout; the SM100 UMMA atoms keep metadata and scale factors in tensor memory)"
+        ))
+    })?;
+    crate::engine::atom::definition::enforce_mma_extra(&atom, which, &l)?;
+    Ok(Value::Layout(l))
+}
+
 /// `copy_atom_src/dst/ref/thr_id(OP, T)`: members of `Copy_Atom<OP,T>`.
 pub fn copy_atom_member(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
@@ -328,6 +350,15 @@ pub fn make_tiled_copy(name: &Name, args: &[Value]) -> Result<Value> {
     let thr = layout_arg(n, &args[1])?;
     let val = args.get(2).map(|a| layout_arg(n, a)).transpose()?.unwrap_or_else(one);
     let tc = tiled_copy::make_tiled_copy(atom, &thr, &val)?;
+    Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
+}
+
+/// `make_tmem_copy(OP, T, L)`: CuTe's `make_tmem_copy(OP{}, make_tensor(make_tmem_ptr<T>(0), L))`.
+pub fn make_tmem_copy(name: &Name, args: &[Value]) -> Result<Value> {
+    let n = name.base();
+    let atom = copy::copy_atom(&name_arg(n, &args[0])?, &name_arg(n, &args[1])?)?;
+    let l = layout_arg(n, &args[2])?;
+    let tc = tiled_copy::make_tmem_copy(&atom, &l)?;
     Ok(Value::Atom(AtomValue::TiledCopy(Box::new(tc))))
 }
 

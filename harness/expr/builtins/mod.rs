@@ -14,6 +14,7 @@ pub mod algebra;
 pub mod atoms;
 pub mod basis;
 pub mod core;
+pub mod tma;
 
 /// Call the builtin `name` with evaluated arguments; `called` is false for a bare name.
 pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
@@ -118,6 +119,11 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Slice => Has(builtins::algebra::slice),
         Op::Dice => Has(builtins::algebra::dice),
         Op::SliceAndOffset => Has(builtins::algebra::slice_and_offset),
+        Op::MakeTmaCopy => Has(builtins::tma::make_tma_copy),
+        Op::MakeTmaAtom => Has(builtins::tma::make_tma_atom),
+        Op::TmaGbasis => Has(builtins::tma::tma_gbasis),
+        Op::TmaGStride => Has(builtins::tma::tma_g_stride),
+        Op::TmaDescArgs => Has(builtins::tma::tma_desc_args),
         Op::WarpAccess => Has(builtins::atoms::warp_access),
         Op::Coalesce => Has(builtins::algebra::coalesce),
         Op::Filter => Has(builtins::algebra::filter),
@@ -151,6 +157,10 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::MmaLayoutC => Has(|n, a| builtins::atoms::mma_member(Op::MmaLayoutC, n, a)),
         Op::MmaShape => Has(|n, a| builtins::atoms::mma_member(Op::MmaShape, n, a)),
         Op::MmaThrId => Has(|n, a| builtins::atoms::mma_member(Op::MmaThrId, n, a)),
+        Op::MakeTmemCopy => Has(builtins::atoms::make_tmem_copy),
+        Op::MmaLayoutE => Has(|n, a| builtins::atoms::mma_extra('E', n, a)),
+        Op::MmaLayoutSfa => Has(|n, a| builtins::atoms::mma_extra('S', n, a)),
+        Op::MmaLayoutSfb => Has(|n, a| builtins::atoms::mma_extra('T', n, a)),
         Op::CopyAtomSrc => Has(|n, a| builtins::atoms::copy_atom_member(Op::CopyAtomSrc, n, a)),
         Op::CopyAtomDst => Has(|n, a| builtins::atoms::copy_atom_member(Op::CopyAtomDst, n, a)),
         Op::CopyAtomRef => Has(|n, a| builtins::atoms::copy_atom_member(Op::CopyAtomRef, n, a)),

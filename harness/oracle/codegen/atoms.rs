@@ -165,6 +165,13 @@ pub fn make_tiled_copy(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result
     Ok(Cpp::new(code, Kind::Other))
 }
 
+/// `make_tmem_copy(OP, T, L)`: `make_tmem_copy(OP{}, make_tensor(make_tmem_ptr<T>(0), L))`.
+pub fn make_tmem_copy(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let (op, t) = (name_arg(&args[0], NameKind::CopyOp)?, name_arg(&args[1], NameKind::ValueType)?);
+    let l = g.layout(&args[2])?;
+    Ok(Cpp::new(format!("make_tmem_copy({op}{{}}, make_tensor(make_tmem_ptr<{t}>(0), {}))", l.code), Kind::Other))
+}
+
 /// `make_tiled_copy_A/B/C(copy_atom(OP,T), MMA)`.
 pub fn make_tiled_copy_for(op: Op, g: &mut Gen, name: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let n = name.base();
@@ -223,6 +230,9 @@ pub fn mma_member(op: Op, _: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Res
         Op::MmaLayoutB => ("BLayout", Kind::Layout),
         Op::MmaLayoutC => ("CLayout", Kind::Layout),
         Op::MmaShape => ("Shape_MNK", Kind::IntTuple),
+        Op::MmaLayoutE => ("ELayout", Kind::Layout),
+        Op::MmaLayoutSfa => ("SFALayout", Kind::Layout),
+        Op::MmaLayoutSfb => ("SFBLayout", Kind::Layout),
         _ => ("ThrID", Kind::Layout),
     };
     Ok(Cpp::new(format!("typename MMA_Traits<{x}>::{member}{{}}"), kind))
