@@ -25,6 +25,7 @@ mod dynamic;
 mod extract;
 mod fuzz_cli;
 mod gpu;
+mod gpu_sm100;
 mod kernel_forms;
 mod pycute;
 mod random;
@@ -57,6 +58,9 @@ enum Cmd {
     },
     /// Check the MMA register layouts on a real GPU (exit 3: no GPU here).
     Gpu(gpu::GpuArgs),
+    /// The SM100/SM120 atom programs built for sm_100a / sm_120a with the provisioned nvcc, their
+    /// SASS read back with cuobjdump (no GPU; built, not run): gpu_sm100.rs
+    GpuSm100(gpu_sm100::Args),
     /// Provision a CUTLASS version (headers from the PyPI wheel) and print its include directory.
     Cutlass {
         #[arg(long, default_value = provision::DEFAULT_CUTLASS)]
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Test => test(),
         Cmd::Gpu(args) => return gpu::main(args),
+        Cmd::GpuSm100(a) => gpu_sm100::main(&a),
         Cmd::Dsl { cmd } => dsl::main(cmd),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Bless(a) => bless::run(&a),
