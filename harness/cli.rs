@@ -160,7 +160,7 @@ pub fn printed(status: std::io::Result<ExitCode>) -> ExitCode {
 
 fn svg_cmd(expr: &str, file: &std::path::Path, tile: Option<&str>) -> ExitCode {
     let picture =
-        eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::svg_of(&v, tile).map_err(|e| e.to_string()));
+        eval_str(expr).map_err(|e| e.to_string()).and_then(|v| crate::svg::draw(&v, tile).map_err(|e| e.to_string()));
     match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -706,7 +706,7 @@ fn oracle_cmd(
     let mut ok = true;
     if !both {
         let parsed: Vec<&crate::expr::Expr> = cases.iter().filter_map(|c| c.as_ref().ok()).map(|c| &c.expr).collect();
-        let mut results = oracle.run_parsed(&parsed, table).into_iter();
+        let mut results = cute_answers(&oracle, &parsed, table).into_iter();
         for case in &cases {
             if let Err(why) = case {
                 writeln!(out, "error: {why}")?;
@@ -748,6 +748,30 @@ fn oracle_cmd(
         ok &= j.agreement.agrees();
     }
     Ok(interrupted().unwrap_or(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }))
+}
+
+/// CuTe's answers to `eval --cute`'s cases, in order. Many cases off a terminal (a CI log, a
+/// pipe) are asked in chunks with a progress line every few seconds on stderr (done/total, an
+/// estimate: `oracle::progress`), as `cargo xtask conformance` does; one case, or a terminal, asks
+/// at once.
+fn cute_answers(oracle: &crate::oracle::Oracle, parsed: &[&crate::expr::Expr], table: bool) -> Vec<Outcome> {
+    use crate::oracle::progress;
+    if parsed.len() < 2 || !progress::stderr_is_log() {
+        return oracle.run_parsed(parsed, table);
+    }
+    // A chunk is many batches: the compiles within it still run in parallel.
+    let chunk = 64 * std::thread::available_parallelism().map_or(1, |n| n.get());
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut out = Vec::with_capacity(parsed.len());
+    std::thread::scope(|s| {
+        let ticking = progress::ticker(s, "eval --cute", &done, parsed.len());
+        for part in parsed.chunks(chunk) {
+            out.extend(oracle.run_parsed(part, table));
+            done.fetch_add(part.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+        drop(ticking);
+    });
+    out
 }
 
 /// After a SIGINT: one line on stderr and status 130 (what was done is printed above; the

@@ -60,6 +60,13 @@ pub fn make_identity_layout(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(check_postconditions(Checkable::IdentityLayout(&s), r.as_basis_layout()?))
 }
 
+/// `tma_gbasis(X)`: the printed gbasis maps each box coordinate to the gmem coordinate of the smem
+/// element it fills (engine::tma postcondition 2).
+pub fn tma_gbasis(vals: &[Value], r: &Value) -> Option<Checked> {
+    let Value::Atom(crate::expr::value::AtomValue::Tma(t, _)) = vals.first()? else { return None };
+    Some(crate::engine::tma::check_gbasis(t, r.as_basis_layout()?))
+}
+
 // The definition checks of the operations (named by the arms of this layer's match on `expr::op::Op`): operands
 // as the engine evaluates them, the result one side printed, read back as a value.
 
@@ -377,6 +384,11 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Slice => Has(|v, r| definition::slice(Op::Slice, v, r)),
         Op::Dice => Has(|v, r| definition::slice(Op::Dice, v, r)),
         Op::SliceAndOffset => Has(|v, r| definition::slice(Op::SliceAndOffset, v, r)),
+        Op::MakeTmaCopy => Absent("a TiledCopy printed in several lines, compared with CuTe's print as text; its gbasis is checked by tma_gbasis's definition and the engine's own postconditions (engine::tma)"),
+        Op::MakeTmaAtom => Absent("a Copy_Atom printed in several lines, compared with CuTe's print as text; its gbasis is checked by tma_gbasis's definition"),
+        Op::TmaGbasis => Has(definition::tma_gbasis),
+        Op::TmaGStride => Absent("strides with basis elements whose scales CuTe computes from byte strides: compared with CuTe's print as text"),
+        Op::TmaDescArgs => Absent("the arguments of a driver call, compared with what CuTe passed as text; their ranges are the engine's postcondition 3 (engine::tma)"),
         Op::WarpAccess => Absent("a cost, not a layout: its figures are checked against ncu's counters (tests/gpu_access.rs), not by a definition"),
         Op::Coalesce => Has(definition::coalesce),
         Op::Filter => Has(definition::filter),

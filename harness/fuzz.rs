@@ -31,6 +31,10 @@
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 mod basis;
+mod kernel;
+mod tma;
+
+pub use kernel::kernel_partition;
 
 use crate::expr::op::{Op, Part};
 pub use crate::gen::boundaries;
@@ -1272,10 +1276,19 @@ pub fn tiled_mma(op: Op) -> BoxedStrategy<Case> {
 
 /// The forms the fuzzer generates besides the table's operation generators, with their weights:
 /// `L(c)`, `print_layout`, local_tile / local_partition with their offsets, swizzles and composed
-/// layouts, every MMA and copy atom the engine knows in tiled MMAs / copies, and the Blackwell and
-/// sparse atoms' members ([`blackwell`]).
+/// layouts, every MMA and copy atom the engine knows in tiled MMAs / copies, the Blackwell and
+/// sparse atoms' members ([`blackwell`]), and kernels' swizzled shared-memory tiles partitioned by
+/// tiled copies ([`kernel_partition`]).
 fn forms() -> Vec<(u32, BoxedStrategy<Case>)> {
-    vec![(4, evaluate()), (2, print_layout()), (6, local()), (6, swizzled()), (16, atoms()), (4, blackwell())]
+    vec![
+        (4, evaluate()),
+        (2, print_layout()),
+        (6, local()),
+        (6, swizzled()),
+        (16, atoms()),
+        (4, blackwell()),
+        (4, kernel_partition()),
+    ]
 }
 
 /// Random cases: every operation that has a generator ([`generator`]), drawn with its weight, plus the forms of [`forms`].
@@ -1610,6 +1623,11 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::TileToShape => Has((2, fuzz::tile_to_shape)),
+        Op::MakeTmaCopy => Has((6, tma::tma_case)),
+        Op::MakeTmaAtom => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaGbasis => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaGStride => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::TmaDescArgs => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::WarpAccess => Absent("not generated: CuTe has no warp_access to compare with; its random cases are the GPU check's (cutecheck::gpu::access)"),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),
         Op::Coalesce => Has((4, || fuzz::simplify(Op::Coalesce))),
@@ -1663,8 +1681,8 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::PartitionShapeA => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
         Op::PartitionShapeB => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
         Op::PartitionShapeC => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
-        Op::CopyPartitionS => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
-        Op::CopyPartitionD => Absent("not generated: partitions print tensors of several lines; cases in fixtures/cases/atoms_partition.cases"),
+        Op::CopyPartitionS => Absent("drawn by the kernel_partition form of the mix (fuzz::kernel_partition: swizzled smem tiles partitioned by gmem tiled copies), not by an operation generator; more cases in fixtures/cases/atoms_partition.cases and kernel_forms.cases"),
+        Op::CopyPartitionD => Absent("drawn by the kernel_partition form of the mix (fuzz::kernel_partition: swizzled smem tiles partitioned by gmem tiled copies), not by an operation generator; more cases in fixtures/cases/atoms_partition.cases and kernel_forms.cases"),
         Op::MakeTiledMma => Absent("not generated: prints an object of several lines; cases in fixtures/cases/atoms_print.cases"),
         Op::TiledCopyTv => Has((4, || fuzz::tiled_copy(Op::TiledCopyTv))),
         Op::TiledCopyTiler => Has((2, || fuzz::tiled_copy(Op::TiledCopyTiler))),

@@ -23,7 +23,9 @@ pub struct Discrepancy {
     pub versions: Vec<String>,
     /// The triage class (`same-function`, `different-function`, `one-rejects`, `cute-crashed`).
     pub class: String,
-    /// Why the disagreement is accepted.
+    /// Why the disagreement is accepted (also spelt `reason`): required and not blank, an entry
+    /// without one is refused ([`KnownDiscrepancies::parse`]).
+    #[serde(alias = "reason")]
     pub explanation: String,
     /// Optional: the family of cases this entry stands for -- every case of one of the operations
     /// `ops` whose triage signature (`triage::Verdict::signature`) equals `signature` and whose
@@ -482,6 +484,12 @@ impl KnownDiscrepancies {
             if d.versions.is_empty() {
                 anyhow::bail!("entry `{}` lists no versions", d.expr);
             }
+            if d.explanation.trim().is_empty() {
+                anyhow::bail!(
+                    "entry `{}` gives no reason: an accepted discrepancy says why it is accepted (explanation = \"...\")",
+                    d.expr
+                );
+            }
             if let Some(f) = &d.family {
                 if predicate(&f.predicate).is_none() {
                     let names: Vec<&str> = PREDICATES.iter().map(|p| p.0).collect();
@@ -554,6 +562,35 @@ mod tests {
             "[[discrepancy]]\nexpr = \"((\"\nversions=[\"*\"]\nclass=\"x\"\nexplanation=\"\""
         )
         .is_err());
+    }
+
+    /// An accepted discrepancy needs a reason: an entry without `explanation` (or `reason`), or
+    /// with a blank one, is refused; the user's list says where.
+    #[test]
+    fn an_entry_without_a_reason_is_refused() {
+        let entry = |reason: &str| {
+            format!(
+                "[[discrepancy]]\nexpr = \"coalesce(_2:_1)\"\nversions = [\"*\"]\nclass = \"one-rejects\"\n{reason}"
+            )
+        };
+        let missing = format!("{:#}", KnownDiscrepancies::parse(&entry("")).unwrap_err());
+        assert!(missing.contains("missing field `explanation`"), "{missing}");
+        for blank in ["explanation = \"\"\n", "explanation = \"  \"\n", "reason = \"\"\n"] {
+            let e = format!("{:#}", KnownDiscrepancies::parse(&entry(blank)).unwrap_err());
+            assert!(e.contains("entry `coalesce(_2:_1)` gives no reason"), "{blank}: {e}");
+        }
+        let k = KnownDiscrepancies::parse(&entry("reason = \"CuTe 4.2 prints it so; our kernels never use it\"\n"))
+            .unwrap();
+        assert_eq!(k.entries[0].explanation, "CuTe 4.2 prints it so; our kernels never use it");
+        // A user's file: the error names it.
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("known.toml");
+        std::fs::write(&f, entry("explanation = \"\"\n")).unwrap();
+        let e = format!("{:#}", KnownDiscrepancies::load(&f).unwrap_err());
+        assert!(e.starts_with(&format!("{}: ", f.display())) && e.contains("gives no reason"), "{e}");
+        // The project's own list: every entry has one.
+        let project = KnownDiscrepancies::load_default().unwrap();
+        assert!(project.entries.iter().all(|d| !d.explanation.trim().is_empty()));
     }
 
     #[test]

@@ -16,6 +16,8 @@ use std::fmt::Write;
 
 use crate::engine::atom::table::{operand_table, OperandTable};
 use crate::engine::layout::MAX_WALK;
+#[cfg(test)]
+use crate::engine::swizzle::Swizzle;
 use crate::engine::{Error, IntTuple, Layout, Result};
 
 const CELL: i64 = 20;
@@ -260,6 +262,241 @@ pub fn layout_svg(layout: &Layout) -> Result<String> {
     Ok(out)
 }
 
+/// What a layout picture shows: `rows x cols` cells in column-major order, each with the label
+/// of the layout's value there and the value's shade (CuTe's `TSVGColor_BWx8`, value modulo 8).
+///
+/// Any layout is drawn, whatever its rank: a rank-2 layout as CuTe's `print_layout` does (rows
+/// are mode 0, columns mode 1); rank 1 as one row; rank 0 as one cell; rank 3 and up as mode 0
+/// against the rest (cell `(r, c)` holds `L(r + rows * c)`, CuTe's colexicographic 1-D index, so
+/// that the columns run over modes 1.. in CuTe's order). A swizzled layout (`Sw<B,M,S> o OFF o L`)
+/// shows `swizzle(OFF + L(i))`; a layout with basis strides shows the coordinate `L(i)` it maps to
+/// (an `ArithmeticTuple` such as `(2,3)`), shaded by the sum of its components.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub rows: i64,
+    pub cols: i64,
+    /// Column-major: cell `(r, c)` is `cells[r + rows * c]`.
+    pub cells: Vec<GridCell>,
+    /// What is drawn, as CuTe prints it.
+    pub title: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GridCell {
+    pub label: String,
+    pub shade: i64,
+}
+
+/// `(rows, cols)` of a layout of this shape (see [`Grid`]).
+fn grid_dims(shape: &IntTuple) -> Result<(i64, i64)> {
+    let size = shape.product()?.value;
+    let rows = match shape.is_tuple() && shape.rank() > 1 {
+        true => shape.mode(0)?.product()?.value,
+        false => 1,
+    };
+    let cols = if rows == 0 { 0 } else { size / rows };
+    check_cells(rows, cols)?;
+    if size > MAX_WALK {
+        return Err(Error::TooLarge(format!("a layout of {size} cells (limit {MAX_WALK})")));
+    }
+    Ok((rows, cols))
+}
+
+/// The sum of an arithmetic tuple's components (a basis element counts its value).
+fn basis_shade(b: &crate::engine::scaled_basis::BasisValue) -> i64 {
+    use crate::engine::scaled_basis::BasisValue;
+    match b {
+        BasisValue::Int(i) => i.value,
+        BasisValue::Basis(s) => s.value.value,
+        BasisValue::Tuple(v) => v.iter().map(basis_shade).sum(),
+    }
+}
+
+/// The [`Grid`] of a layout, swizzled layout or layout with basis strides; `None` for any other
+/// value.
+pub fn grid_of(v: &crate::expr::Value) -> Option<Result<Grid>> {
+    use crate::expr::value::AtomValue;
+    use crate::expr::Value;
+    let cell = |label: String, shade: i64| GridCell { label, shade };
+    let build = |shape: &IntTuple, title: String, at: &dyn Fn(i64) -> Result<GridCell>| -> Result<Grid> {
+        let (rows, cols) = grid_dims(shape)?;
+        let cells = (0..rows * cols).map(at).collect::<Result<Vec<_>>>()?;
+        Ok(Grid { rows, cols, cells, title })
+    };
+    Some(match v {
+        Value::Layout(l) => build(&l.shape, l.to_string(), &|i| {
+            let x = l.call_int(crate::engine::Int::dy(i))?.value;
+            Ok(cell(x.to_string(), x))
+        }),
+        Value::Atom(AtomValue::Composed(c)) => build(&c.layout.shape, c.to_string(), &|i| {
+            let x = c.call(&IntTuple::leaf(crate::engine::Int::dy(i)))?.value;
+            Ok(cell(x.to_string(), x))
+        }),
+        Value::Atom(AtomValue::BasisLayout(b)) => build(&b.shape, b.to_string(), &|i| {
+            let x = b.call(&IntTuple::leaf(crate::engine::Int::dy(i)))?.as_arithmetic_tuple();
+            Ok(cell(x.to_string(), basis_shade(&x)))
+        }),
+        _ => return None,
+    })
+}
+
+/// Text for inside an SVG element or comment: `<`, `>`, `&` escaped, and no `--` (which would
+/// end a comment).
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace("--", "- -")
+}
+
+/// A centred label whose middle sits at `(cx, cy)`: `dominant-baseline="central"` puts the
+/// text's centre on `cy` in every renderer (`alignment-baseline`, which CuTe's pictures use, does
+/// not apply to `<text>` and leaves the text on its alphabetic baseline, above the middle).
+fn centred(out: &mut String, cx: i64, cy: i64, size: i64, fill: &str, text: &str) {
+    let _ = writeln!(
+        out,
+        "<text x=\"{cx}\" y=\"{cy}\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"monospace\" font-size=\"{size}\" fill=\"{fill}\">{}</text>",
+        escape(text)
+    );
+}
+
+/// The width a monospace label of `chars` characters needs at `size` (0.6 em a character, and a
+/// margin of 2 on each side).
+fn text_width(chars: usize, size: i64) -> i64 {
+    (chars as i64 * size * 6 + 9) / 10 + 4
+}
+
+/// The geometry of a drawn grid: cell width (wide enough for the longest label), the margin for
+/// the row numbers, the band for the column numbers.
+struct GridBox {
+    cell_w: i64,
+    margin: i64,
+    w: i64,
+    h: i64,
+}
+
+const LABEL: i64 = 8;
+const INDEX: i64 = 10;
+const TITLE: i64 = 12;
+
+fn grid_box(g: &Grid) -> GridBox {
+    let longest = g.cells.iter().map(|c| c.label.chars().count()).max().unwrap_or(1);
+    let cell_w = CELL.max(text_width(longest, LABEL)).max(text_width(g.cols.max(1).to_string().len(), INDEX));
+    let margin = CELL.max(text_width((g.rows - 1).max(0).to_string().len(), INDEX));
+    GridBox { cell_w, margin, w: margin + g.cols * cell_w, h: CELL + g.rows * CELL }
+}
+
+/// Draw a grid with its top-left corner at `(x0, y0)`: row and column numbers, one rect per cell
+/// with its label; `marked[i]` cells get a thick red border and a red label.
+fn draw_grid(out: &mut String, g: &Grid, b: &GridBox, x0: i64, y0: i64, marked: &[bool]) {
+    for c in 0..g.cols {
+        centred(out, x0 + b.margin + c * b.cell_w + b.cell_w / 2, y0 + CELL / 2, INDEX, "black", &c.to_string());
+    }
+    for r in 0..g.rows {
+        centred(out, x0 + b.margin / 2, y0 + (r + 1) * CELL + CELL / 2, INDEX, "black", &r.to_string());
+    }
+    for c in 0..g.cols {
+        for r in 0..g.rows {
+            let i = (r + g.rows * c) as usize;
+            let cell = &g.cells[i];
+            let (x, y) = (x0 + b.margin + c * b.cell_w, y0 + (r + 1) * CELL);
+            let mark = marked.get(i).copied().unwrap_or(false);
+            // A dark shade gets white text.
+            let dark = cell.shade.rem_euclid(8) >= 5;
+            let (stroke, width) = if mark { ("red", 3) } else { ("black", 1) };
+            let _ = writeln!(
+                out,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{CELL}\" fill=\"rgb({})\" stroke=\"{stroke}\" stroke-width=\"{width}\"/>",
+                b.cell_w,
+                bw_color(cell.shade)
+            );
+            let fill = match (mark, dark) {
+                (true, _) => "red",
+                (false, true) => "white",
+                (false, false) => "black",
+            };
+            centred(out, x + b.cell_w / 2, y + CELL / 2, LABEL, fill, &cell.label);
+        }
+    }
+}
+
+/// Any layout as a grid of its values ([`Grid`]): plain, swizzled, with basis strides, of any
+/// rank; every label inside its cell on the cell's middle line.
+pub fn grid_svg(g: &Grid) -> String {
+    let b = grid_box(g);
+    let mut out = String::new();
+    let _ = writeln!(out, "<!-- Layout: {} -->", escape(&g.title));
+    header(&mut out, b.w, b.h);
+    draw_grid(&mut out, g, &b, 0, 0, &[]);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Two layouts side by side, `left` and `right` with their captions, and every cell where they
+/// differ marked (a red border and label): a cell whose labels differ, or that only one of them
+/// has (the grids' shapes differ). `heading` is written above both. Returns the picture and the
+/// number of marked cells of each side.
+pub fn side_by_side_svg(heading: &str, left: (&str, &Grid), right: (&str, &Grid)) -> (String, usize) {
+    let differs = |g: &Grid, other: &Grid| -> Vec<bool> {
+        (0..g.cells.len())
+            .map(|i| {
+                let (r, c) = (i as i64 % g.rows.max(1), i as i64 / g.rows.max(1));
+                let same = r < other.rows
+                    && c < other.cols
+                    && other.cells[(r + other.rows * c) as usize].label == g.cells[i].label;
+                !same
+            })
+            .collect()
+    };
+    let (ml, mr) = (differs(left.1, right.1), differs(right.1, left.1));
+    let (bl, br) = (grid_box(left.1), grid_box(right.1));
+    let gap = 2 * CELL;
+    // Heading, then one caption line per side over its grid.
+    let top = 3 * CELL;
+    let caption = |name: &str, g: &Grid| format!("{name}: {}", g.title);
+    let text_w = [
+        text_width(heading.chars().count(), TITLE),
+        text_width(caption(left.0, left.1).chars().count(), LABEL + 2),
+        text_width(caption(right.0, right.1).chars().count(), LABEL + 2),
+    ];
+    let xr = bl.w.max(text_w[1]) + gap;
+    let w = (xr + br.w.max(text_w[2])).max(text_w[0]);
+    let h = top + bl.h.max(br.h);
+    let marked = ml.iter().filter(|m| **m).count() + mr.iter().filter(|m| **m).count();
+    let mut out = String::new();
+    let _ = writeln!(out, "<!-- {} -->", escape(heading));
+    let _ = writeln!(out, "<!-- {} -->", escape(&caption(left.0, left.1)));
+    let _ = writeln!(out, "<!-- {} -->", escape(&caption(right.0, right.1)));
+    let _ = writeln!(out, "<!-- differing cells (red): {marked} -->");
+    header(&mut out, w, h);
+    let _ = writeln!(
+        out,
+        "<text x=\"0\" y=\"{}\" dominant-baseline=\"central\" font-family=\"monospace\" font-size=\"{TITLE}\" font-weight=\"bold\">{}</text>",
+        CELL / 2,
+        escape(heading)
+    );
+    for (x, name, g) in [(0, left.0, left.1), (xr, right.0, right.1)] {
+        let _ = writeln!(
+            out,
+            "<text x=\"{x}\" y=\"{}\" dominant-baseline=\"central\" font-family=\"monospace\" font-size=\"{}\">{}</text>",
+            CELL + CELL / 2,
+            LABEL + 2,
+            escape(&caption(name, g))
+        );
+    }
+    draw_grid(&mut out, left.1, &bl, 0, top - CELL + CELL / 2, &ml);
+    draw_grid(&mut out, right.1, &br, xr, top - CELL + CELL / 2, &mr);
+    out.push_str("</svg>\n");
+    (out, marked)
+}
+
+/// The picture `cutecheck eval --svg` draws: what [`svg_of`] draws (CuTe's `print_svg` of an MMA
+/// atom or tiled MMA, a TiledCopy, a TV layout with `tile`), and any other layout, swizzled or with
+/// basis strides, of any rank, as a [`Grid`].
+pub fn draw(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
+    match (tile, grid_of(v)) {
+        (None, Some(g)) => Ok(grid_svg(&g?)),
+        _ => svg_of(v, tile),
+    }
+}
+
 /// The picture of an evaluated expression: an MMA atom name, a layout, or (with `tile` =
 /// `"ROWS,COLS"`) a TV layout.
 pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
@@ -357,6 +594,147 @@ pub fn access_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::eval_str;
+    use proptest::prelude::*;
+
+    /// Every `<text>` of a picture: (x, y, font size, anchor middle?, text).
+    fn texts(svg: &str) -> Vec<(i64, i64, i64, bool, String)> {
+        let attr = |l: &str, name: &str| -> Option<String> {
+            let at = l.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(l[at..].split('"').next()?.to_string())
+        };
+        svg.lines()
+            .filter(|l| l.starts_with("<text "))
+            .map(|l| {
+                let n = |k: &str| attr(l, k).and_then(|v| v.parse::<i64>().ok()).unwrap_or(-1);
+                let body = l.split_once('>').unwrap().1.rsplit_once("</text>").unwrap().0.to_string();
+                (n("x"), n("y"), n("font-size"), attr(l, "text-anchor").as_deref() == Some("middle"), body)
+            })
+            .collect()
+    }
+
+    fn view_box(svg: &str) -> (i64, i64) {
+        let v = svg.split("viewBox=\"0 0 ").nth(1).unwrap().split('"').next().unwrap();
+        let (w, h) = v.split_once(' ').unwrap();
+        (w.parse().unwrap(), h.parse().unwrap())
+    }
+
+    /// The labels are drawn on their middle line (`dominant-baseline="central"`, never CuTe's
+    /// `alignment-baseline`, which `<text>` ignores) and every label lies inside the picture
+    /// (monospace, 0.6 em a character) and, for a cell's label, inside its cell.
+    fn assert_clean(svg: &str) {
+        assert!(!svg.contains("alignment-baseline"), "a label off its baseline");
+        let (w, h) = view_box(svg);
+        for l in svg.lines().filter(|l| l.starts_with("<text ")) {
+            assert!(l.contains("dominant-baseline=\"central\""), "{l}");
+        }
+        let num = |l: &str, k: &str| -> i64 {
+            let at = l.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+            l[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        let lines: Vec<&str> = svg.lines().collect();
+        for (i, l) in lines.iter().enumerate().filter(|(_, l)| l.starts_with("<text ")) {
+            let (x, y, size, middle, t) = texts(l).remove(0);
+            let tw = (t.chars().count() as i64 * size * 6 + 9) / 10;
+            let (left, right) = if middle { (x - tw / 2, x + tw / 2) } else { (x, x + tw) };
+            assert!(left >= 0 && right <= w, "label {t:?} at x={x} clips the picture's width {w}");
+            assert!(y - size / 2 >= 0 && y + size / 2 <= h, "label {t:?} at y={y} clips the height {h}");
+            // A cell's label (the text after its rect) is centred in it and fits it.
+            if let Some(r) = i.checked_sub(1).map(|j| lines[j]).filter(|r| r.starts_with("<rect ")) {
+                let (rx, ry, rw, rh) = (num(r, "x"), num(r, "y"), num(r, "width"), num(r, "height"));
+                assert_eq!((x, y), (rx + rw / 2, ry + rh / 2), "label {t:?} is off its cell's middle");
+                assert!(tw <= rw, "label {t:?} ({tw} wide) overflows its cell ({rw})");
+            }
+        }
+    }
+
+    /// The cell labels of a grid picture, column-major as drawn.
+    fn cell_labels(svg: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        let mut lines = svg.lines().peekable();
+        while let Some(l) = lines.next() {
+            if l.starts_with("<rect ") {
+                let t = lines.next().unwrap();
+                v.push(t.split_once('>').unwrap().1.rsplit_once("</text>").unwrap().0.to_string());
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn every_kind_of_layout_is_drawn_with_its_values() {
+        // (expression, rows, cols, the values at L(0), L(1), ... as CuTe prints them)
+        let cases: [(&str, i64, i64, Vec<String>); 6] = [
+            ("_8:_2", 1, 8, (0..8).map(|i| (2 * i).to_string()).collect()),
+            ("_1:_0", 1, 1, vec!["0".into()]),
+            ("(_2,_3,_4):(_1,_2,_6)", 2, 12, (0..24).map(|i| i.to_string()).collect()),
+            ("(4,(2,4)):(2,(1,8))", 4, 8, {
+                let l = crate::engine::atom::lit::layout("(4,(2,4)):(2,(1,8))").unwrap();
+                (0..32).map(|i| l.call_int(crate::engine::Int::dy(i)).unwrap().value.to_string()).collect()
+            }),
+            ("composition(Swizzle<3,4,3>,(_8,_64):(_64,_1))", 8, 64, {
+                let sw = Swizzle::new(3, 4, 3).unwrap();
+                let l = crate::engine::atom::lit::layout("(_8,_64):(_64,_1)").unwrap();
+                (0..512).map(|i| sw.apply(l.call_int(crate::engine::Int::dy(i)).unwrap().value).to_string()).collect()
+            }),
+            ("make_identity_layout((_4,_3))", 4, 3, (0..12).map(|i| format!("({},{})", i % 4, i / 4)).collect()),
+        ];
+        for (e, rows, cols, values) in cases {
+            let v = eval_str(e).unwrap();
+            let g = grid_of(&v).expect("a layout").unwrap();
+            assert_eq!((g.rows, g.cols), (rows, cols), "{e}");
+            let svg = draw(&v, None).unwrap();
+            assert_eq!(cell_labels(&svg), values, "{e}");
+            assert_clean(&svg);
+        }
+        // The swizzle moves values: the picture is not the unswizzled layout's.
+        let plain = draw(&eval_str("(_8,_64):(_64,_1)").unwrap(), None).unwrap();
+        let swizzled = draw(&eval_str("composition(Swizzle<3,4,3>,(_8,_64):(_64,_1))").unwrap(), None).unwrap();
+        assert_ne!(cell_labels(&plain), cell_labels(&swizzled));
+        // A value that is not a layout is not a grid.
+        assert!(grid_of(&eval_str("(_2,_3)").unwrap()).is_none());
+    }
+
+    #[test]
+    fn wide_labels_widen_their_cells_and_margins() {
+        // Four-digit values, three-digit row numbers, seven-character coordinates.
+        for e in ["(_4,_4):(_1000,_1)", "(_200,_2):(_1,_200)", "make_identity_layout((_12,_100))"] {
+            assert_clean(&draw(&eval_str(e).unwrap(), None).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_side_by_side_picture_marks_exactly_the_differing_cells() {
+        let g = |e: &str| grid_of(&eval_str(e).unwrap()).unwrap().unwrap();
+        // Same shape: (4,2):(1,4) against (4,2):(2,1) differ where i != j of the two.
+        let (a, b) = (g("(_4,_2):(_1,_4)"), g("(_4,_2):(_2,_1)"));
+        let differing = a.cells.iter().zip(&b.cells).filter(|(x, y)| x.label != y.label).count();
+        let (svg, marked) = side_by_side_svg("case", ("engine", &a), ("CuTe", &b));
+        assert_eq!(marked, 2 * differing);
+        assert_eq!(svg.matches("stroke=\"red\"").count(), 2 * differing);
+        assert!(svg.contains("engine: (_4,_2):(_1,_4)") && svg.contains("CuTe: (_4,_2):(_2,_1)"));
+        assert_clean(&svg);
+        // Different shapes: the cells only one side has are marked too.
+        let (c, d) = (g("_8:_1"), g("_4:_1"));
+        let (_, marked) = side_by_side_svg("case", ("engine", &c), ("CuTe", &d));
+        assert_eq!(marked, 4);
+        // Equal grids: nothing marked.
+        assert_eq!(side_by_side_svg("case", ("engine", &a), ("CuTe", &a)).1, 0);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Any layout the generator makes (ranks 1 to 3, nested) is drawn, one cell per element
+        /// with its value L(i), every label clean.
+        #[test]
+        fn any_layout_is_drawn(l in crate::engine::gen::small_layout(6, 40, crate::engine::gen::Staticness::Mixed)) {
+            let svg = draw(&crate::expr::Value::Layout(l.clone()), None).unwrap();
+            let size = l.size().unwrap().value;
+            let want: Vec<String> = (0..size).map(|i| l.call_int(crate::engine::Int::dy(i)).unwrap().value.to_string()).collect();
+            prop_assert_eq!(cell_labels(&svg), want);
+            assert_clean(&svg);
+        }
+    }
 
     #[test]
     fn pictures_have_one_cell_per_element() {

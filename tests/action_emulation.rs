@@ -11,7 +11,10 @@
 //! of the log are the annotations. A `uses:` step (actions/cache) is not run: a cache miss, which
 //! is the cold first run. What is not emulated: the runner's image, `GITHUB_PATH` and `GITHUB_ENV`
 //! taking effect in later steps, and the Action's outputs seen by the caller (the test reads the
-//! step's outputs directly).
+//! step's outputs directly). nektos/act, which runs workflows in Docker images, could not stand in
+//! for this on the machines this was written on: no Docker daemon runs there, act is not packaged
+//! in the registries they reach (the npm wrapper `@kie/act-js` fetches act's binary from GitHub at
+//! install), and Docker Hub's runner images are out of reach.
 //!
 //! The user's repository is a temporary directory with a case file and a known list (from
 //! examples/ci/, plus one entry this user accepted that no longer reproduces); the Action runs on
@@ -211,23 +214,33 @@ fn the_action_runs_on_a_users_repository_with_their_cases_and_known_list() {
     );
     std::fs::write(ci.join("known.toml"), &known).unwrap();
     assert!(known.lines().nth(stale_line - 1).unwrap().starts_with("expr = \"coalesce"), "{known}");
-    let run = run_action(
-        ws.path(),
-        &[
-            ("cutlass-version", "4.2.0.0"),
-            ("case-file", "ci/kernel.cases"),
-            ("known", "ci/known.toml"),
-            ("seed", "1"),
-            ("cases", "20"),
-            ("jobs", "2"),
-        ],
-    );
+    let with = [
+        ("cutlass-version", "4.2.0.0"),
+        ("case-file", "ci/kernel.cases"),
+        ("known", "ci/known.toml"),
+        ("seed", "1"),
+        ("cases", "20"),
+        ("jobs", "2"),
+    ];
+    let run = run_action(ws.path(), &with);
+    // What GitHub would show: the step summary (the job's summary page) and the annotations (the
+    // marks on the files' lines), printed here (`--nocapture` shows them) and, with
+    // CUTECHECK_ACTION_OUT=DIR, kept (docs/action-run/ is one such run's, written by this test).
+    println!("== step summary ==\n{}\n== annotations ==\n{}", run.summary, run.annotations.join("\n"));
     if let Some(d) = std::env::var_os("CUTECHECK_ACTION_OUT") {
         let d = PathBuf::from(d);
         std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("step-summary.md"), &run.summary).unwrap();
+        let inputs: Vec<String> = with.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let head = format!(
+            "<!-- Written by tests/action_emulation.rs (CUTECHECK_ACTION_OUT): the step summary the Action wrote on a user's repository (ci/kernel.cases, ci/known.toml) with {} -->\n",
+            inputs.join(", ")
+        );
+        std::fs::write(d.join("step-summary.md"), head + &run.summary).unwrap();
         std::fs::write(d.join("annotations.txt"), run.annotations.join("\n") + "\n").unwrap();
-        std::fs::write(d.join("log.txt"), &run.log).unwrap();
+        // The log names this machine's paths: kept beside, not in docs.
+        if std::env::var_os("CUTECHECK_ACTION_LOG").is_some() {
+            std::fs::write(d.join("log.txt"), &run.log).unwrap();
+        }
     }
     let log = &run.log;
     // The stale entry fails the step (exit 1), and nothing else does.
@@ -259,7 +272,35 @@ fn the_action_runs_on_a_users_repository_with_their_cases_and_known_list() {
     assert!(junit.contains("ci/kernel.cases:5 coalesce((_8,_4):(_1,_8))"), "{junit}");
     let report = std::fs::read_to_string(&outputs["report"]).expect("the report output names a file");
     assert!(report.contains("complement(1:4)"), "{report}");
+    // The pictures' folder is an output, beside the report; no NEW case printed two layouts here,
+    // so it holds no picture (report::picture; tests/disagreement_pictures.rs draws a real one).
+    let pictures = PathBuf::from(&outputs["pictures"]);
+    assert_eq!(pictures.parent(), PathBuf::from(&outputs["report"]).parent(), "{outputs:?}");
+    assert!(pictures.ends_with("disagreements"), "{outputs:?}");
+    let drawn = std::fs::read_dir(&pictures).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(drawn, 0, "pictures of a run without a NEW disagreement");
     // The summary line closes the log; the cache key was computed from Cargo.lock and the pins.
     assert!(log.lines().any(|l| l.starts_with("FAIL: ") && l.contains("1 STALE")), "{log}");
     assert!(run.outputs["key"]["key"].starts_with("cutecheck-Linux-"), "{:?}", run.outputs);
+}
+
+/// README's copy of the step summary and the annotation is what the emulated run wrote into
+/// docs/action-run/ (not written by hand).
+#[test]
+fn the_readme_shows_the_recorded_run() {
+    let root = repo_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let summary = std::fs::read_to_string(root.join("docs/action-run/step-summary.md")).unwrap();
+    let (head, body) = summary.split_once('\n').unwrap();
+    assert!(head.starts_with("<!-- Written by tests/action_emulation.rs"), "{head}");
+    assert!(
+        readme.contains(&format!("```markdown\n{}```", body.trim_end_matches('\n').to_string() + "\n")),
+        "README's step summary is not docs/action-run/step-summary.md's"
+    );
+    let annotations = std::fs::read_to_string(root.join("docs/action-run/annotations.txt")).unwrap();
+    assert!(annotations.starts_with("::error file=ci/known.toml,line="), "{annotations}");
+    assert!(
+        readme.contains(&format!("```text\n{annotations}```")),
+        "README's annotation is not docs/action-run/annotations.txt's"
+    );
 }

@@ -311,3 +311,125 @@ fn two_runs_sharing_one_cache_both_finish_right() {
     }
     assert!(entries >= 6, "{entries} cache entries");
 }
+
+/// Expressions no earlier run asked (so CuTe compiles them: no cached answer), `n` of them.
+fn unasked_layouts(n: usize) -> Vec<String> {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    // About 2^30 expressions (CuTe's int arithmetic bounds the values: cosize < 2^31).
+    let h = (t.as_nanos() as u64 ^ (std::process::id() as u64) << 20).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let (x, y) = ((h >> 44) as i64 % (1 << 20) + 1, (h >> 8) as i64 % 1000 + 2);
+    (0..n as i64).map(|i| format!("(_{},{y}):(_1,{})", 2 + i % 7, x + i)).collect()
+}
+
+/// Every file under `dir` with its modification time.
+fn mtimes(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, std::time::SystemTime> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() => {
+                    if let Ok(m) = e.metadata().and_then(|m| m.modified()) {
+                        out.insert(p, m);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// `cutecheck eval --cute` never builds CuTe again once it is built: a second run on a case no
+/// run asked before compiles that case only. The oracle's driver object and precompiled header
+/// (`<state>/build/*/driver.o`, `pch/*`), the in-process CuTe library (`<state>/ffi/`) and the
+/// binary keep their files and times, and cargo afterwards finds the crate fresh (no build
+/// script rerun, no relink: `cargo build --message-format=json` reports `fresh` for every
+/// cutecheck artifact).
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE), or this test with --ignored"
+)]
+fn eval_never_rebuilds_cute() {
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_cutecheck"));
+    let state = cutecheck::oracle::state_dir();
+    let eval = |expr: &str| {
+        let o = Command::new(&bin).args(["eval", "--cute", expr]).output().expect("cutecheck runs");
+        assert!(o.status.success(), "{expr}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    // Built once (the driver and its precompiled header, if this state had none yet).
+    let [first, second] = <[String; 2]>::try_from(unasked_layouts(2)).unwrap();
+    assert_eq!(eval(&first), first);
+    let shared = |m: std::collections::BTreeMap<std::path::PathBuf, std::time::SystemTime>| {
+        m.into_iter()
+            .filter(|(p, _)| {
+                let s = p.to_string_lossy();
+                !s.contains("/tu-") && !s.contains("/results/") && !s.contains(".tmp")
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let before = (shared(mtimes(&state.join("build"))), mtimes(&state.join("ffi")), mtimes(bin.parent().unwrap()));
+    assert!(
+        before.0.keys().any(|p| p.ends_with("driver.o")),
+        "no driver object under {}: {:?}",
+        state.display(),
+        before.0.keys().collect::<Vec<_>>()
+    );
+    // A case no run asked: CuTe compiles it, against what is built.
+    assert_eq!(eval(&second), second);
+    let after = (shared(mtimes(&state.join("build"))), mtimes(&state.join("ffi")), mtimes(bin.parent().unwrap()));
+    assert_eq!(before.0, after.0, "eval --cute rebuilt the driver or its precompiled header");
+    assert_eq!(before.1, after.1, "eval --cute touched the in-process CuTe library");
+    assert_eq!(before.2.get(&bin), after.2.get(&bin), "the binary changed");
+    // cargo finds nothing to do: nothing is recompiled or relinked (a build script that ran again
+    // would make the library's artifact stale too).
+    let o = Command::new(env!("CARGO"))
+        .args(["build", "--message-format=json", "--bin", "cutecheck"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo build");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut seen = 0;
+    for l in String::from_utf8_lossy(&o.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let ours = v["manifest_path"].as_str() == Some(manifest);
+        if v["reason"] == "compiler-artifact" && ours {
+            seen += 1;
+            assert_eq!(v["fresh"], true, "cargo rebuilt {} after eval --cute", v["target"]["name"]);
+        }
+    }
+    assert!(seen >= 2, "cargo named the cutecheck library and binary:\n{}", String::from_utf8_lossy(&o.stdout));
+}
+
+/// `eval --cute -` on many cases with stderr a log (not a terminal): a progress line every few
+/// seconds with done/total and an estimate, the answers on stdout in order.
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE), or this test with --ignored"
+)]
+fn eval_cute_on_a_long_input_reports_progress_in_a_log() {
+    let cases = unasked_layouts(24);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
+        .args(["eval", "--cute", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cutecheck runs");
+    child.stdin.take().unwrap().write_all((cases.join("\n") + "\n").as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{err}");
+    assert_eq!(out.lines().collect::<Vec<_>>(), cases, "{err}");
+    let progress: Vec<&str> = err.lines().filter(|l| l.starts_with("eval --cute: ")).collect();
+    assert!(!progress.is_empty(), "no progress line in the log:\n{err}");
+    for l in &progress {
+        assert!(l.contains("/24 cases (") && (l.contains(" left") || l.ends_with("estimating")), "{l}");
+    }
+}

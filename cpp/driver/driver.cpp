@@ -8,8 +8,90 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+namespace {
+
+cutecheck::TmaEncodeArgs recorded{};
+
+const char* name_of(int v, const char* const* names, int n) { return v >= 0 && v < n ? names[v] : "?"; }
+
+void print_list(const char* key, const std::uint64_t* v, unsigned n) {
+  std::printf(",%s=(", key);
+  for (unsigned k = 0; k < n; ++k) std::printf(k ? ",%llu" : "%llu", static_cast<unsigned long long>(v[k]));
+  std::printf(")");
+}
+
+void print_list(const char* key, const unsigned* v, unsigned n) {
+  std::printf(",%s=(", key);
+  for (unsigned k = 0; k < n; ++k) std::printf(k ? ",%u" : "%u", v[k]);
+  std::printf(")");
+}
+
+}  // namespace
+
+cutecheck::TmaEncodeArgs cutecheck::tma_encode_args() { return recorded; }
+
+void cutecheck::print(TmaEncodeArgs const& a) {
+  if (a.calls == 0) {
+    std::printf("no cuTensorMapEncodeTiled call");
+    return;
+  }
+  // cuda.h's enumerators in the order of their values.
+  static const char* const types[] = {"UINT8",   "UINT16",      "UINT32",       "INT32",         "UINT64",       "INT64",
+                                      "FLOAT16", "FLOAT32",     "FLOAT64",      "BFLOAT16",      "FLOAT32_FTZ",  "TFLOAT32",
+                                      "TFLOAT32_FTZ", "16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"};
+  static const char* const interleaves[] = {"NONE", "16B", "32B"};
+  static const char* const swizzles[] = {"NONE", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"};
+  static const char* const l2[] = {"NONE", "L2_64B", "L2_128B", "L2_256B"};
+  static const char* const oob[] = {"NONE", "NAN_REQUEST_ZERO_FMA"};
+  unsigned r = a.rank <= 5 ? a.rank : 5;
+  std::printf("cuTensorMapEncodeTiled(dataType=%s,rank=%u", name_of(a.data_type, types, 16), a.rank);
+  print_list("globalDim", a.global_dim, r);
+  print_list("globalStrides", a.global_strides, r > 0 ? r - 1 : 0);
+  print_list("boxDim", a.box_dim, r);
+  print_list("elementStrides", a.element_strides, r);
+  std::printf(",interleave=%s,swizzle=%s,l2Promotion=%s,oobFill=%s)", name_of(a.interleave, interleaves, 3),
+              name_of(a.swizzle, swizzles, 7), name_of(a.l2_promotion, l2, 4), name_of(a.oob_fill, oob, 2));
+  if (a.calls > 1) std::printf(" (%d calls)", a.calls);
+}
+
+// CuTe's host code calls this (CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL, driver.hpp) to build a TMA
+// descriptor; no GPU driver is linked: record the arguments, leave the descriptor zero.
+extern "C" CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                                   void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                                   const cuuint32_t* box, const cuuint32_t* element_strides,
+                                                   CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                                   CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  (void)map;
+  (void)address;
+  recorded.calls += 1;
+  recorded.data_type = static_cast<int>(type);
+  recorded.rank = rank;
+  for (unsigned k = 0; k < 5; ++k) {
+    bool in = k < rank;
+    recorded.global_dim[k] = in ? dims[k] : 0;
+    recorded.global_strides[k] = in && k + 1 < rank ? strides[k] : 0;
+    recorded.box_dim[k] = in ? box[k] : 0;
+    recorded.element_strides[k] = in ? element_strides[k] : 0;
+  }
+  recorded.interleave = static_cast<int>(interleave);
+  recorded.swizzle = static_cast<int>(swizzle);
+  recorded.l2_promotion = static_cast<int>(l2);
+  recorded.oob_fill = static_cast<int>(oob);
+  return CUDA_SUCCESS;
+}
+
+// CUTLASS 4.7's make_tma_copy_desc asks the driver's version (and then edits the descriptor it
+// got for drivers <= 13010); without a CUDA runtime linked, answer a newer one. Weak: a linked
+// runtime's own definition wins.
+extern "C" __attribute__((weak)) cudaError_t CUDARTAPI cudaDriverGetVersion(int* version) {
+  *version = 13020;
+  return cudaSuccess;
+}
 
 namespace {
 

@@ -11,7 +11,43 @@
 // Nothing in this file or driver.cpp depends on the cases; the generator only emits case bodies.
 #pragma once
 
+// Host-only compiles (g++, clang++) let CuTe's TMA code encode its descriptors as under nvcc 12.9:
+// copy_traits_sm90_tma.hpp calls cuTensorMapEncodeTiled only when __CUDACC_VER_MAJOR__ >= 12, and
+// CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL makes it call the function directly, which driver.cpp
+// defines: it records the arguments (cutecheck::tma_encode_args) instead of building a descriptor.
+#if !defined(__CUDACC_VER_MAJOR__)
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 9
+#endif
+#if !defined(CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL)
+#define CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL 1
+#endif
+
+#include <cstdint>
+
 namespace cutecheck {
+
+// The arguments of the last cuTensorMapEncodeTiled call (the tensor map and address left out).
+struct TmaEncodeArgs {
+  int calls;  // how many calls the case made
+  int data_type;
+  unsigned rank;
+  std::uint64_t global_dim[5];
+  std::uint64_t global_strides[5];
+  unsigned box_dim[5];
+  unsigned element_strides[5];
+  int interleave;
+  int swizzle;
+  int l2_promotion;
+  int oob_fill;
+};
+
+// What the case's cuTensorMapEncodeTiled calls recorded so far.
+TmaEncodeArgs tma_encode_args();
+
+// One line: cuTensorMapEncodeTiled(dataType=FLOAT16,rank=2,globalDim=(256,1024),...), the
+// enumerators named as cuda.h names them without their common prefix.
+void print(TmaEncodeArgs const& a);
 
 using CaseFn = void (*)();
 

@@ -41,6 +41,7 @@ pub mod tile_to_shape;
 pub mod tiled_divide;
 pub mod tiled_product;
 pub mod tiler;
+pub mod tma;
 pub(crate) mod walk;
 pub mod warp_access;
 pub mod zipped_divide;

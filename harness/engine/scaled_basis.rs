@@ -770,7 +770,7 @@ fn components(v: &BasisValue, path: &mut Vec<usize>, out: &mut std::collections:
 
 /// Two values are the same point: the same nonzero components (an integer is component `()`,
 /// a zero anywhere is no component, so `_0`, `0@1` and `(0,_0)` are one point).
-fn same_point(a: &BasisValue, b: &BasisValue) -> bool {
+pub fn same_point(a: &BasisValue, b: &BasisValue) -> bool {
     let (mut x, mut y) = (Default::default(), Default::default());
     components(a, &mut Vec::new(), &mut x);
     components(b, &mut Vec::new(), &mut y);

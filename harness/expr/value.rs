@@ -150,6 +150,18 @@ pub enum AtomValue {
     Basis(scaled_basis::BasisValue),
     /// A layout whose strides hold basis elements (`make_identity_layout(S)`, `(_4,_8):(_1@0,_1@1)`).
     BasisLayout(scaled_basis::BasisLayout),
+    /// A TMA copy (`make_tma_copy`, printed as its TiledCopy; `make_tma_atom`, printed as its
+    /// Copy_Atom) with what CuTe computed on the host (see `builtins/tma.rs`).
+    Tma(Box<crate::engine::tma::TmaCopy>, TmaView),
+    /// The `cuTensorMapEncodeTiled` arguments of a TMA (`tma_desc_args`).
+    TmaDesc(Box<crate::engine::tma::TmaDescriptor>),
+}
+
+/// What a TMA value is in CuTe: the TiledCopy of `make_tma_copy` or the Copy_Atom of `make_tma_atom`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmaView {
+    TiledCopy,
+    Atom,
 }
 
 impl AtomValue {
@@ -166,6 +178,9 @@ impl AtomValue {
             AtomValue::Access(_) => "a warp access's cost",
             AtomValue::Basis(_) => "a basis element or arithmetic tuple",
             AtomValue::BasisLayout(_) => "a layout with basis strides",
+            AtomValue::Tma(_, TmaView::TiledCopy) => "a TMA tiled copy",
+            AtomValue::Tma(_, TmaView::Atom) => "a TMA copy atom",
+            AtomValue::TmaDesc(_) => "a TMA descriptor's arguments",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -197,6 +212,12 @@ impl fmt::Display for AtomValue {
             AtomValue::Access(c) => write!(f, "{c}"),
             AtomValue::Basis(b) => write!(f, "{b}"),
             AtomValue::BasisLayout(l) => write!(f, "{l}"),
+            AtomValue::Tma(t, TmaView::TiledCopy) => match &t.tiled {
+                Some(tc) => f.write_str(&tc.print()),
+                None => f.write_str(&t.atom.print()),
+            },
+            AtomValue::Tma(t, TmaView::Atom) => f.write_str(&t.atom.print()),
+            AtomValue::TmaDesc(d) => write!(f, "{d}"),
         }
     }
 }

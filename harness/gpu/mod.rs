@@ -39,6 +39,7 @@ pub mod report;
 pub mod results;
 pub mod sm100;
 pub mod tables;
+pub mod tma;
 pub mod vector;
 pub mod work;
 

@@ -1,5 +1,13 @@
 //! The C++ compiler the oracle uses: which one, its version, its flags, and running it with a
 //! time limit (a hanging compiler is killed with its whole process group).
+//!
+//! The process control is std's (`Command`, `process_group`, piped output, `try_wait`) except two
+//! parts no kept crate covers, kept hand-written with their SAFETY notes: the pre-exec supervisor
+//! ([`supervise`]: a fork that waits for the compiler and kills its whole group when cutecheck
+//! dies, even by SIGKILL: `PR_SET_PDEATHSIG` on the compiler, the supervisor polling its parent;
+//! `command-group` kills a group only when its handle is dropped, which a SIGKILLed process never
+//! does) with the compile's memory limit (`setrlimit`, which std does not expose), and `killpg` of
+//! the group on a timeout, an output cap or SIGINT.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -911,6 +911,55 @@ mod tests {
         assert_eq!(tofu_lookup(&l, "nvidia-cutlass", "9.9.9.8"), Some("b".repeat(64)));
     }
 
+    /// A malicious wheel: entries whose names leave the directory (`../`, deeper `a/../../`, an
+    /// absolute path) are refused, nothing is written outside, and the wheel fails to unpack; a
+    /// symlink entry pointing outside is not followed by a later entry written through it.
+    #[test]
+    fn a_wheel_whose_names_escape_is_refused() {
+        use std::io::Write;
+        let t = tempfile::tempdir().unwrap();
+        let make = |name: &str, entries: &[(&str, &str)]| {
+            let path = t.path().join(name);
+            let mut w = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+            for (n, body) in entries {
+                w.start_file(*n, zip::write::SimpleFileOptions::default()).unwrap();
+                w.write_all(body.as_bytes()).unwrap();
+            }
+            w.finish().unwrap();
+            path
+        };
+        for (i, evil) in ["../escaped.txt", "pkg/../../escaped.txt", "/tmp/cutecheck-escaped.txt"].iter().enumerate() {
+            let wheel = make(&format!("evil{i}.whl"), &[("pkg/ok.txt", "fine"), (evil, "pwned")]);
+            let into = t.path().join(format!("into{i}"));
+            std::fs::create_dir_all(&into).unwrap();
+            let e = unzip(&wheel, &into).expect_err(&format!("{evil}: unpacked"));
+            assert!(format!("{e:#}").contains("unpacking"), "{e:#}");
+            assert!(!t.path().join("escaped.txt").exists(), "{evil} escaped");
+            assert!(!into.parent().unwrap().join("escaped.txt").exists(), "{evil} escaped");
+        }
+        assert!(!Path::new("/tmp/cutecheck-escaped.txt").exists());
+        // A symlink to outside, then a file through it.
+        let outside = t.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        let wheel = t.path().join("link.whl");
+        {
+            let mut w = zip::ZipWriter::new(std::fs::File::create(&wheel).unwrap());
+            w.add_symlink("pkg/link", outside.to_str().unwrap(), zip::write::SimpleFileOptions::default()).unwrap();
+            w.start_file("pkg/link/escaped.txt", zip::write::SimpleFileOptions::default()).unwrap();
+            w.write_all(b"pwned").unwrap();
+            w.finish().unwrap();
+        }
+        let into = t.path().join("into-link");
+        std::fs::create_dir_all(&into).unwrap();
+        let _ = unzip(&wheel, &into);
+        assert!(!outside.join("escaped.txt").exists(), "a file was written through a symlink to outside");
+        // A well-formed wheel still unpacks.
+        let good = make("good.whl", &[("pkg/ok.txt", "fine")]);
+        let into = t.path().join("into-good");
+        unzip(&good, &into).unwrap();
+        assert_eq!(std::fs::read_to_string(into.join("pkg/ok.txt")).unwrap(), "fine");
+    }
+
     /// Provision a small local "wheel" (no network: it sits in the download directory), then
     /// damage the cache entry in several ways; each time it must be detected and redone.
     #[test]

@@ -478,7 +478,8 @@ impl Oracle {
         if !obj.is_file() {
             let tmp = b.join(format!("driver.o.{}", unique_suffix()));
             let mut c = self.base_command(b);
-            c.arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
+            // The CUDA headers: driver.cpp defines cuTensorMapEncodeTiled (CuTe's TMA descriptors).
+            c.args(self.include_flags()).arg("-c").arg("driver.cpp").arg("-o").arg(&tmp);
             let r = run_with(c, &self.compile_limits())?;
             if r.interrupted {
                 bail!("{}", super::interrupt::INTERRUPTED);

@@ -143,6 +143,9 @@ pub fn failing_listing(r: &Report) -> String {
         if let Status::ChangedInRelease(model) = &c.status {
             let _ = writeln!(out, "  release-diff: {}", release_diff_command(&r.version, model));
         }
+        if let Some(p) = &c.picture {
+            let _ = writeln!(out, "  picture: {p}");
+        }
         if let Some(s) = &c.shrunk {
             let _ =
                 writeln!(out, "  shrunk: {}  (CuTe {} / engine {})", s.expr, s.cute.join(" | "), s.engine.join(" | "));
@@ -207,6 +210,9 @@ pub fn junit(r: &Report, summary: &Summary) -> String {
                 if let Some(s) = &c.shrunk {
                     let _ = write!(body, "\nshrunk: {}\nreproduce shrunk: {}", s.expr, reproducer(&s.expr));
                 }
+                if let Some(p) = &c.picture {
+                    let _ = write!(body, "\npicture: {p}");
+                }
                 let _ = writeln!(
                     out,
                     ">\n      <failure message=\"{} {}\" type=\"{}\">{}</failure>\n    </testcase>",
@@ -244,6 +250,15 @@ pub fn step_summary(r: &Report, summary: &Summary, files: &[(&str, &str)]) -> St
         r.seed
     );
     let failing: Vec<&CaseReport> = r.cases.iter().filter(|c| listed(c)).collect();
+    let pictures = failing.iter().filter(|c| c.picture.is_some()).count();
+    if let Some(dir) = failing.iter().find_map(|c| Some(std::path::Path::new(c.picture.as_ref()?).parent()?.to_owned()))
+    {
+        let _ = writeln!(
+            out,
+            "\n{pictures} picture(s) of the disagreements (engine and CuTe side by side, differing cells in red) in `{}`",
+            dir.display()
+        );
+    }
     if !failing.is_empty() {
         out.push_str("\n| status | location | case | CuTe | engine | reproduce |\n|---|---|---|---|---|---|\n");
         for c in failing {
@@ -253,6 +268,11 @@ pub fn step_summary(r: &Report, summary: &Summary, files: &[(&str, &str)]) -> St
             }
             if let Status::ChangedInRelease(model) = &c.status {
                 let _ = write!(repro, "<br>release-diff: `{}`", release_diff_command(&r.version, model));
+            }
+            if let Some(p) = &c.picture {
+                // The file's name: the Action's output `pictures` is their folder.
+                let name = std::path::Path::new(p).file_name().map_or(p.clone(), |n| n.to_string_lossy().into_owned());
+                let _ = write!(repro, "<br>picture: `{name}`");
             }
             let _ = writeln!(
                 out,

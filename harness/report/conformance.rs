@@ -44,6 +44,10 @@ pub struct CaseReport {
     /// the shrunk case's.
     pub reproduce: Option<String>,
     pub reproduce_shrunk: Option<String>,
+    /// The picture of a NEW or CHANGED IN RELEASE case whose outputs are both layouts: engine and
+    /// CuTe side by side, differing cells marked (`<state>/disagreements/new-N.svg`, written by
+    /// [`super::picture::write_pictures`]).
+    pub picture: Option<String>,
 }
 
 pub use crate::run::shrink::Shrunk;
@@ -265,6 +269,7 @@ pub fn build(
             explained,
             shrunk,
             pycute: opinion,
+            picture: None,
         });
     }
     let elapsed = start.elapsed().as_secs_f64();

@@ -131,13 +131,53 @@ pub fn case_lines(text: &str, file: &str) -> Result<Vec<Planned>> {
             continue;
         }
         let location = format!("{file}:{}", i + 1);
-        let case = Case::parse(expr, &location).with_context(|| format!("{location}: cannot parse `{expr}`"))?;
+        // Columns count in the line as written (its indentation included), from 1.
+        let indent = line.len() - line.trim_start().len();
+        let at = |col: usize, msg: &str| {
+            let col = indent + col.max(1);
+            anyhow::anyhow!("{location}:{col}: {msg}\n  {line}\n  {}^", " ".repeat(col - 1))
+        };
+        let case = match Case::parse(expr, &location) {
+            Ok(c) => c,
+            Err(e) => return Err(at(e.col, &format!("cannot parse the case: {}", e.msg))),
+        };
+        if let Some((col, name, near)) = misspelled_call(&case.expr) {
+            return Err(at(col, &format!("unknown function '{name}' (did you mean '{near}'?)")));
+        }
         cases.push(Planned { group: group.clone(), case, origin: Origin::Fixed, random: None });
     }
     if cases.is_empty() {
         anyhow::bail!("{file}: no cases (one expression a line; `#` starts a comment)");
     }
     Ok(cases)
+}
+
+/// The first call `name(...)` of `e` whose name is no operation, no atom form and no CuTe name the
+/// engine knows, but is near an operation's name ([`crate::expr::builtins::did_you_mean`]): a typo
+/// in a user's case file, refused with the name it is near. A called name near none is left to
+/// the run (CuTe may know a function the engine has not modelled: the engine refuses it and the
+/// judge says so), as is every bare name (an atom the engine lacks).
+pub fn misspelled_call(e: &crate::expr::Expr) -> Option<(usize, String, &'static str)> {
+    use crate::expr::Expr;
+    match e {
+        Expr::Call { name, args, called, col } => {
+            if *called && name.targs.is_none() && crate::expr::op::Op::lookup(name).is_none() {
+                let text = name.to_string();
+                let unknown = matches!(
+                    crate::expr::builtins::call(name, &[], true),
+                    Err(crate::engine::Error::Type(m)) if m.starts_with("unknown function or name")
+                );
+                if let Some(near) = crate::expr::builtins::did_you_mean(&text).filter(|_| unknown) {
+                    return Some((*col, text, near));
+                }
+            }
+            args.iter().find_map(misspelled_call)
+        }
+        Expr::Tuple { items, .. } => items.iter().find_map(misspelled_call),
+        Expr::Layout { shape, stride, .. } => misspelled_call(shape).or_else(|| misspelled_call(stride)),
+        Expr::Apply { target, args, .. } => misspelled_call(target).or_else(|| args.iter().find_map(misspelled_call)),
+        Expr::Int { .. } | Expr::Basis { .. } | Expr::Underscore { .. } => None,
+    }
 }
 
 /// One case per expression the known discrepancies list for the judge's version (and, on a

@@ -199,3 +199,27 @@ fn the_json_report_carries_every_case_and_a_new_one_with_its_reproducer() {
     assert_eq!(new[0]["reproduce"], "cargo xtask repro 'composition((_6,_2):(_8,_2),_4:_4)'");
     assert_eq!(new[0]["cute"][0], "(_2,_2):(_32,_2)");
 }
+
+/// A case file's error names FILE:LINE:COL (the column in the line as written), shows the line
+/// with a caret under the column, and a misspelt operation gets the name it is near; a name near
+/// no operation, and a bare name (an atom the engine may lack), are left to the run.
+#[test]
+fn a_case_file_error_has_its_column_a_caret_and_a_did_you_mean() {
+    let err = |text: &str| format!("{:#}", plan::case_lines(text, "ci/k.cases").err().expect("an error"));
+    let e = err("coalesce(_2:_1)\n  coalesce((_2,_4):(_1,\n");
+    let lines: Vec<&str> = e.lines().collect();
+    assert!(lines[0].starts_with("ci/k.cases:2:24: cannot parse the case: "), "{e}");
+    assert_eq!(lines[1], "    coalesce((_2,_4):(_1,");
+    assert_eq!(lines[2], format!("  {}^", " ".repeat(23)), "{e}");
+    let e = err("# mine\ncomposition(_8:_1, coalesc(_4:_2))\n");
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines[0], "ci/k.cases:2:20: unknown function 'coalesc' (did you mean 'coalesce'?)", "{e}");
+    assert_eq!(lines[1], "  composition(_8:_1, coalesc(_4:_2))");
+    assert_eq!(lines[2].find('^'), Some(2 + 19), "{e}");
+    let e = err("logical_divde(_24:_1,_4:_2)\n");
+    assert!(e.starts_with("ci/k.cases:1:1: unknown function 'logical_divde' (did you mean 'logical_divide'?)"), "{e}");
+    // Left to the run: a function near no operation, a bare name, an atom form.
+    for fine in ["make_ordered_layout((_2,_4),(_1,_0))", "mma_layout_a(SM999_16x8x8_NEW)", "Swizzle<3,4,3>"] {
+        assert!(plan::case_lines(fine, "ci/k.cases").is_ok(), "{fine}");
+    }
+}

@@ -210,6 +210,16 @@ pub fn run(args: &OracleArgs, ra: &RunArgs) -> Result<bool> {
     let summary = ci::Summary::of(&report, ok);
     report.summary = Some(summary.clone());
     let tables = report::tables(&report, &judge);
+    // The pictures of the NEW disagreements whose outputs are layouts, named in what follows.
+    let pictures = cutecheck::report::picture::write_pictures(&mut report, &state_dir())
+        .context("writing the pictures of the disagreements")?;
+    if !pictures.is_empty() {
+        eprintln!(
+            "xtask: {} picture(s) of disagreements (engine and CuTe side by side) in {}",
+            pictures.len(),
+            state_dir().join(cutecheck::report::picture::FOLDER).display()
+        );
+    }
     let listing = ci::failing_listing(&report);
     if ra.json {
         eprint!("{tables}{listing}");

@@ -20,7 +20,16 @@
 //! become the language's `copy_partition_s(...)`, `mma_fragment_a(...)`, `retile_D(...)` at thread
 //! [`THREAD`]. A form the language or the oracle cannot express (run-time values such as
 //! `int(m)`, global-memory tensors, template parameters) is listed as skipped with the reason, in
-//! the case file's header.
+//! the case file's header, with a table of the forms found, cased and skipped per source and per
+//! reason. Every case is written in both spellings (the C++ as read, then the short one).
+//!
+//! The collective mainloops are templates: they are read instantiated. The SM50/SM61/SM80 unit
+//! tests' `DefaultGemmConfigurationToCutlass3Types<...>` are matched to the specializations of
+//! default_gemm_configuration.hpp, whose `CollectiveMainloop` selects a `CollectiveMma`
+//! specialization of sm70_mma_twostage.hpp / sm80_mma_multistage.hpp; the SM90 unit tests' and
+//! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses go through the builder's selectors
+//! ([`sm90_builder`]) to sm90_mma_tma_gmma_ss_warpspecialized.hpp. The mainloop's body is then read
+//! like a launched kernel's, its template parameters bound (see "The collective mainloops" below).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -61,11 +70,7 @@ const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "
 
 /// The files read besides the tutorials (examples/cute/tutorial/**): the SM80 and SM90 collective
 /// mainloops and the unit tests' default SM80 configurations (their `using X = decltype(...)`).
-const MAINLOOPS: &[&str] = &[
-    "include/cutlass/gemm/collective/sm80_mma_multistage.hpp",
-    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
-    "test/unit/gemm/device/default_gemm_configuration.hpp",
-];
+const MAINLOOPS: &[&str] = &["test/unit/gemm/device/default_gemm_configuration.hpp"];
 
 /// The thread whose partitions the kernel forms take (`threadIdx.x` in the kernels).
 const THREAD: i64 = 37;
@@ -188,9 +193,17 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     let mut body = String::new();
     body.push_str(
         "# The layouts, tiled copies, tiled MMAs and per-thread partitions that CUTLASS's CuTe tutorials\n\
-         # (examples/cute/tutorial/**), its SM80/SM90 collective mainloops and the unit tests' default SM80\n\
-         # configurations build on the host, with each file's bindings substituted (a kernel's parameters\n\
-         # bound to its launch's arguments; threadIdx.x is thread 37), in CuTe's C++ spelling.\n\
+         # (examples/cute/tutorial/**) build on the host, and those of its SM70/SM80 collective mainloops\n\
+         # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
+         # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
+         # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 TMA warp-specialized\n\
+         # mainloop (sm90_mma_tma_gmma_ss_warpspecialized.hpp) for every SM90 CollectiveBuilder use of the\n\
+         # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
+         # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
+         # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
+         # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
+         # mainloop's template parameters to the configuration's). Each form is written twice: in CuTe's\n\
+         # C++ spelling as read, then in the language's short spelling of the same expression.\n\
          # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
          # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n",
     );
@@ -206,14 +219,48 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         for m in &e.missing {
             let _ = writeln!(body, "#   not in this release: {m}");
         }
+        let _ = writeln!(body, "#   | source | forms found | cases | skipped |");
+        let _ = writeln!(body, "#   |---|---:|---:|---:|");
+        for (g, c, k) in &e.groups {
+            let _ = writeln!(body, "#   | {g} | {} | {c} | {k} |", c + k);
+        }
+        let (c, k) = (e.cases.len(), e.skipped.len());
+        let _ = writeln!(
+            body,
+            "#   | total | {} | {c} (each in both spellings: {} lines) | {k} |",
+            c + k,
+            e.cases.iter().map(|(a, b, _)| 1 + usize::from(a != b)).sum::<usize>()
+        );
+        let mut by_reason: Vec<(&str, usize)> = Vec::new();
+        for s in &e.skipped {
+            let r = reason_class(s);
+            match by_reason.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, n)) => *n += 1,
+                None => by_reason.push((r, 1)),
+            }
+        }
+        by_reason.sort_by(|a, b| b.1.cmp(&a.1));
+        let _ = writeln!(body, "#   | skipped because | forms |");
+        let _ = writeln!(body, "#   |---|---:|");
+        for (r, n) in by_reason {
+            let _ = writeln!(body, "#   | {r} | {n} |");
+        }
         for s in &e.skipped {
             let _ = writeln!(body, "#   skipped {s}");
         }
     }
-    for (_, text, from) in &first.cases {
-        let _ = writeln!(body, "\n# {}", from.join(", "));
+    // Each form in both spellings: as the C++ reads (what a kernel writer pastes) and as the
+    // language's short spelling of the same expression (the parser's canonical text).
+    for (canon, text, from) in &first.cases {
+        // Where the form was found (a mainloop's line with each configuration): the first three.
+        let more = if from.len() > 3 { format!(" (and {} more)", from.len() - 3) } else { String::new() };
+        let _ = writeln!(body, "\n# {}{more}", from[..from.len().min(3)].join(", "));
         body.push_str(text);
         body.push('\n');
+        if canon != text {
+            body.push_str(canon);
+            body.push('\n');
+        }
     }
     let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
     std::fs::write(&out, &body).with_context(|| format!("writing {}", out.display()))?;
@@ -232,6 +279,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
 struct Extraction {
     cases: Vec<(String, String, Vec<String>)>,
     skipped: Vec<String>,
+    /// Per source group: (cases first found there, forms skipped there).
+    groups: Vec<(&'static str, usize, usize)>,
     files: usize,
     missing: Vec<&'static str>,
 }
@@ -250,41 +299,101 @@ fn extract(src: &Source) -> Result<Extraction> {
             _ => missing.push(*m),
         }
     }
-    let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
-    let mut skipped = Vec::new();
+    // Every form with where it was found (the configuration too) and where a skip is listed.
+    let mut all: Vec<(String, String, Form)> = Vec::new();
     for rel in &files {
         let text = src.read(rel)?;
         for (line, form) in forms(&text) {
-            let text = match form {
-                Form::Case(t) => t,
-                Form::Skip(why) => {
-                    skipped.push(format!("{rel}:{line}: {why}"));
-                    continue;
-                }
-            };
-            match admit(&text) {
-                Ok(canon) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
-                    Some((_, _, from)) => {
-                        let at = format!("{rel}:{line}");
-                        if !from.contains(&at) {
-                            from.push(at);
-                        }
+            all.push((format!("{rel}:{line}"), format!("{rel}:{line}"), form));
+        }
+    }
+    for m in COLLECTIVES {
+        if !src.list(m).is_ok_and(|v| !v.is_empty()) {
+            missing.push(*m);
+        }
+    }
+    for (at, _, form) in collective_forms(src)? {
+        let listed = at.split(" [").next().unwrap_or(&at).to_string();
+        all.push((at, listed, form));
+    }
+    let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut groups: Vec<(&'static str, usize, usize)> = GROUPS.iter().map(|g| (*g, 0, 0)).collect();
+    for (at, listed, form) in all {
+        let g = group_of(&at);
+        let before = (cases.len(), skipped.len());
+        let admitted = match form {
+            Form::Case(text) => admit(&text).map(|c| (c, text.clone())).map_err(|why| (why, Some(text))),
+            Form::Skip(why) => Err((why, None)),
+        };
+        match admitted {
+            Ok((canon, text)) => match cases.iter_mut().find(|(c, _, _)| *c == canon) {
+                Some((_, _, from)) => {
+                    if !from.contains(&at) {
+                        from.push(at);
                     }
-                    None => cases.push((canon, text, vec![format!("{rel}:{line}")])),
-                },
-                Err(why) => {
-                    if std::env::var_os("CUTECHECK_KERNEL_FORMS_DEBUG").is_some() {
-                        eprintln!("{rel}:{line}: {text}");
-                    }
-                    skipped.push(format!("{rel}:{line}: {why}"))
                 }
+                None => cases.push((canon, text, vec![at])),
+            },
+            Err((why, text)) => {
+                if let (Some(text), true) = (text, std::env::var_os("CUTECHECK_KERNEL_FORMS_DEBUG").is_some()) {
+                    eprintln!("{at}: {text}");
+                }
+                skipped.push(format!("{listed}: {why}"))
             }
         }
+        groups[g].1 += cases.len() - before.0;
+        // (A skip listed twice, as the same kernel launched twice, is counted once below.)
+        if skipped.len() > before.1 && skipped[..before.1].contains(skipped.last().expect("pushed")) {
+            skipped.pop();
+        }
+        groups[g].2 += skipped.len() - before.1;
     }
     // A kernel launched twice skips its forms twice.
     let mut seen = std::collections::HashSet::new();
     skipped.retain(|s| seen.insert(s.clone()));
-    Ok(Extraction { cases, skipped, files: files.len(), missing })
+    Ok(Extraction { cases, skipped, groups, files: files.len(), missing })
+}
+
+/// The source groups of the header's table.
+const GROUPS: &[&str] = &[
+    "CuTe tutorials (examples/cute/tutorial/**)",
+    "default_gemm_configuration.hpp, its operand structs read alone",
+    "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
+    "SM90 TMA warp-specialized mainloop x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+];
+
+fn group_of(at: &str) -> usize {
+    if at.starts_with("examples/cute/tutorial") {
+        0
+    } else if at.starts_with(CONFIGURATIONS) {
+        1
+    } else if at.contains("sm90") || at.starts_with("examples/4") {
+        3
+    } else {
+        2
+    }
+}
+
+/// The class of a skip's reason, for the header's table.
+fn reason_class(why: &str) -> &'static str {
+    const CLASSES: &[(&str, &str)] = &[
+        (
+            "run-time global-memory tensor",
+            "a global-memory tensor (its extents are run-time values): not a host-side form",
+        ),
+        ("identity tensor", "an identity tensor's partition (ArithTuple iterator, E<i> strides): not modelled"),
+        ("position-independent swizzle", "a position-independent swizzle tensor's partition: not modelled"),
+        ("MixedBits", "a swizzled partition keeping the swizzle with a MixedBits offset: not modelled"),
+        ("not in the expression language", "template code read uninstantiated (a template parameter in an expression)"),
+        ("unknown", "a template parameter or run-time value (unbound name)"),
+        ("schedule", "an SM90 builder schedule whose mainloop is not read (cp.async, KernelTma, FP8)"),
+        ("stage count", "an SM90 stage count carving out the epilogue's shared storage (its size not modelled)"),
+        ("value types", "SM90 FP8 inputs (the FP8 mainloop, not read)"),
+        ("MN-major operand", "SM90 32/8-bit MN-major inputs (the register-sourced mainloop, not read)"),
+        ("mixed inputs", "SM90 mixed inputs (the register-sourced mainloop, not read)"),
+    ];
+    CLASSES.iter().find(|(k, _)| why.contains(k)).map_or("other", |(_, c)| c)
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -427,14 +536,16 @@ fn substitute(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>) -> Vec<Tok> {
         let qualified = k > 0 && matches!(rhs[k - 1], Tok::Punct(':' | '.'));
         let qualifies = matches!(rhs.get(k + 1), Some(Tok::Punct(':')));
         match t {
-            Tok::Word(w) if !qualified && !qualifies => match env.get(w) {
-                Some(v) => out.extend(v.iter().cloned()),
-                None => out.push(t.clone()),
+            // A bound name; one that qualifies (`DispatchPolicy::Stages`) only where it stands for
+            // a template-id, whose members `normalize` knows.
+            Tok::Word(w) if !qualified => match env.get(w) {
+                Some(v) if !qualifies || v.last() == Some(&Tok::Punct('>')) => out.extend(v.iter().cloned()),
+                _ => out.push(t.clone()),
             },
             _ => out.push(t.clone()),
         }
     }
-    out
+    normalize(&out)
 }
 
 /// What the extractor makes of one binding: a case, or a form it skips and why.
@@ -564,6 +675,7 @@ fn kernel_forms(
     // The MMA partitions of shared-memory tensors: name -> (operand, the tensor's layout).
     let mut partitions: HashMap<String, (char, Vec<Tok>)> = HashMap::new();
     let mut independent = std::collections::HashSet::new();
+    let mut identity = std::collections::HashSet::new();
     let word = |t: &Tok, w: &str| matches!(t, Tok::Word(x) if x == w);
     for b in body {
         let r = &b.rhs;
@@ -578,6 +690,10 @@ fn kernel_forms(
         }
         if r.first().is_some_and(|t| word(t, "as_position_independent_swizzle_tensor")) {
             independent.insert(b.name.clone());
+            continue;
+        }
+        if r.first().is_some_and(|t| word(t, "make_identity_tensor")) {
+            identity.insert(b.name.clone());
             continue;
         }
         // make_tensor(make_smem_ptr(...), L)
@@ -614,8 +730,17 @@ fn kernel_forms(
                 let arg = &r[4..close];
                 // ThrMMA::make_fragment_A/B(partition_A/B(T)) is partition_fragment_A/B(T).
                 if let Some(x) = m.strip_prefix("make_fragment_") {
+                    let inline; // `make_fragment_A(thr_mma.partition_A(sA))`
                     let known = match arg {
                         [Tok::Word(p)] => partitions.get(p).filter(|(w, _)| w.to_string() == x.to_lowercase()),
+                        [Tok::Word(s2), Tok::Punct('.'), Tok::Word(pm), Tok::Punct('('), Tok::Word(t), Tok::Punct(')')]
+                            if slices.contains_key(s2)
+                                && *pm == format!("partition_{x}")
+                                && tensors.contains_key(t) =>
+                        {
+                            inline = (x.to_lowercase().chars().next().unwrap_or('c'), tensors[t].clone());
+                            Some(&inline)
+                        }
                         _ => None,
                     };
                     let form = match known {
@@ -658,6 +783,9 @@ fn kernel_forms(
                                 Some(Tok::Word(t)) if independent.contains(t) => {
                                     "a position-independent swizzle tensor (as_position_independent_swizzle_tensor) is not modelled"
                                 }
+                                Some(Tok::Word(t)) if identity.contains(t) => {
+                                    "an identity tensor (make_identity_tensor: ArithTuple iterator and E<i> strides) is not modelled in partitions"
+                                }
                                 _ => "not a shared-memory tensor or fragment (a run-time global-memory tensor)",
                             }
                         )),
@@ -687,11 +815,19 @@ fn kernel_forms(
             continue;
         }
         let v = substitute(r, &env);
-        if r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) && !v.is_empty() {
-            out.push((b.line, Form::Case(render(&v))));
+        // A declaration `TiledMma tiled_mma;` of a mainloop is a case when its type builds one.
+        let declared = b.keyword == "declared" && v.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)));
+        if (declared || r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)))) && !v.is_empty() {
+            out.push((b.line, Form::Case(render(decltype_inner(&v).unwrap_or(&v)))));
         }
         env.insert(b.name.clone(), v);
     }
+}
+
+/// `E` of `decltype(E)`.
+fn decltype_inner(v: &[Tok]) -> Option<&[Tok]> {
+    let is = matches!(v.first(), Some(Tok::Word(w)) if w == "decltype") && v.get(1) == Some(&Tok::Punct('('));
+    (is && closing(v, 1) == Some(v.len() - 1)).then(|| &v[2..v.len() - 1])
 }
 
 /// The cases of one file: (line, form) of each binding that builds a layout or an object, each
@@ -787,6 +923,860 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
     out
 }
 
+// ---------------------------------------------------------------------------------------------
+// The collective mainloops, instantiated for the unit tests' concrete configurations.
+//
+// `test/unit/gemm/device/sm{50,61,80}_gemm_*.cu` name their configurations as
+// `DefaultGemmConfigurationToCutlass3Types<OpClass, Arch, ElementA, LayoutA, ..., ElementAccumulator>`;
+// default_gemm_configuration.hpp holds the (partial) specializations of that struct, whose
+// `CollectiveMainloop` is a `CollectiveMma<DispatchPolicy, TileShape, ..., SmemCopyAtomB, TransformB>`;
+// the mainloop headers hold the `CollectiveMma` specializations (per dispatch policy), whose
+// bodies build the shared-memory layouts (`tile_to_shape` of the atom to the CTA tile with its
+// stages) and partition them (`partition_D`, `partition_fragment_A`, `make_tiled_copy_A`,
+// `partition_S`, `retile_D`). The extractor matches each configuration to its most specialized
+// struct (C++'s partial ordering, approximated by the number of fixed arguments), evaluates its
+// `using` members (members of other specializations, e.g. `typename DefaultOperandA::SmemLayoutAtom`,
+// by the same matching, a base class's members first), and reads the matching mainloop's body with
+// its template parameters bound, exactly as a launched kernel's body is read.
+
+/// The mainloop headers whose `CollectiveMma` specializations the configurations instantiate.
+const COLLECTIVES: &[&str] = &[
+    "include/cutlass/gemm/collective/sm70_mma_twostage.hpp",
+    "include/cutlass/gemm/collective/sm80_mma_multistage.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
+];
+
+/// The configurations' struct file.
+const CONFIGURATIONS: &str = "test/unit/gemm/device/default_gemm_configuration.hpp";
+
+/// A struct template's definition or specialization.
+struct StructDef {
+    name: String,
+    /// Its template parameters' names.
+    params: Vec<String>,
+    /// A specialization's arguments (None: the primary template).
+    pattern: Option<Vec<Vec<Tok>>>,
+    /// A base class `: Base<args>`.
+    base: Option<Vec<Tok>>,
+    /// Its body's token range (inside the braces).
+    body: std::ops::Range<usize>,
+}
+
+/// The index of the `>` closing the `<` at `i` (angle brackets only, parentheses skipped).
+fn angle_close(toks: &[Tok], i: usize) -> Option<usize> {
+    let (mut depth, mut paren) = (0i32, 0i32);
+    for (j, t) in toks.iter().enumerate().skip(i) {
+        match t {
+            Tok::Punct('(') => paren += 1,
+            Tok::Punct(')') => paren -= 1,
+            Tok::Punct('<') if paren == 0 => depth += 1,
+            Tok::Punct('>') if paren == 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            Tok::Punct(';' | '{') if paren == 0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The struct templates (and their specializations) of a file.
+fn struct_defs(toks: &[(Tok, usize)]) -> Vec<StructDef> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < plain.len() {
+        let is_template = plain[i] == Tok::Word("template".into()) && plain[i + 1] == Tok::Punct('<');
+        if !is_template {
+            i += 1;
+            continue;
+        }
+        let Some(pc) = angle_close(&plain, i + 1) else {
+            i += 1;
+            continue;
+        };
+        let params: Vec<String> = split_commas(&plain[i + 2..pc])
+            .iter()
+            .filter_map(|p| {
+                let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
+                p[..until].iter().rev().find_map(|t| match t {
+                    Tok::Word(w) => Some(w.clone()),
+                    _ => None,
+                })
+            })
+            .collect();
+        let mut j = pc + 1;
+        if !matches!(plain.get(j), Some(Tok::Word(w)) if w == "struct" || w == "class") {
+            i = pc + 1;
+            continue;
+        }
+        j += 1;
+        let Some(Tok::Word(name)) = plain.get(j).cloned() else {
+            i = j;
+            continue;
+        };
+        j += 1;
+        let mut pattern = None;
+        if plain.get(j) == Some(&Tok::Punct('<')) {
+            let Some(c) = angle_close(&plain, j) else {
+                i = j;
+                continue;
+            };
+            pattern = Some(split_commas(&plain[j + 1..c]));
+            j = c + 1;
+        }
+        let mut base = None;
+        if plain.get(j) == Some(&Tok::Punct(':')) {
+            let open = (j..plain.len()).find(|&k| matches!(plain[k], Tok::Punct('{' | ';')));
+            let Some(open) = open else { break };
+            let b: Vec<Tok> =
+                plain[j + 1..open].iter().filter(|t| !matches!(t, Tok::Word(w) if w == "public")).cloned().collect();
+            base = Some(b);
+            j = open;
+        }
+        if plain.get(j) != Some(&Tok::Punct('{')) {
+            i = j;
+            continue;
+        }
+        let Some(end) = closing(&plain, j) else { break };
+        out.push(StructDef { name, params, pattern, base, body: j + 1..end });
+        // Nested templates (member functions) are inside the body: keep scanning after the head.
+        i = j + 1;
+    }
+    out
+}
+
+/// A name without its namespace qualifiers and `typename`/`class` keywords: `cutlass::layout::RowMajor`
+/// -> `RowMajor`.
+fn unqualified(toks: &[Tok]) -> Vec<Tok> {
+    let mut out: Vec<Tok> = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if let Tok::Word(w) = &toks[k] {
+            if w == "typename" || w == "struct" || w == "class" {
+                k += 1;
+                continue;
+            }
+            if toks.get(k + 1) == Some(&Tok::Punct(':')) && toks.get(k + 2) == Some(&Tok::Punct(':')) {
+                k += 3;
+                continue;
+            }
+        }
+        if toks[k] == Tok::Punct(':') && toks.get(k + 1) == Some(&Tok::Punct(':')) {
+            k += 2;
+            continue;
+        }
+        out.push(toks[k].clone());
+        k += 1;
+    }
+    out
+}
+
+/// A template-id `Head<args>` as (head, args).
+fn template_id(toks: &[Tok]) -> Option<(String, Vec<Vec<Tok>>)> {
+    let t = unqualified(toks);
+    let Some(Tok::Word(h)) = t.first() else { return None };
+    if t.len() == 1 {
+        return Some((h.clone(), Vec::new()));
+    }
+    if t.get(1) != Some(&Tok::Punct('<')) || angle_close(&t, 1)? != t.len() - 1 {
+        return None;
+    }
+    Some((h.clone(), split_commas(&t[2..t.len() - 1])))
+}
+
+/// Whether `arg` matches `pat` (template parameters `params` bound in `bind`); the number of fixed
+/// tokens matched (how specialized the match is), or None.
+fn match_arg(pat: &[Tok], arg: &[Tok], params: &[String], bind: &mut HashMap<String, Vec<Tok>>) -> Option<usize> {
+    let (p, a) = (unqualified(pat), unqualified(arg));
+    if let [Tok::Word(w)] = p.as_slice() {
+        if params.contains(w) {
+            return match bind.get(w) {
+                Some(b) if unqualified(b) != a => None,
+                _ => {
+                    bind.insert(w.clone(), arg.to_vec());
+                    Some(0)
+                }
+            };
+        }
+    }
+    if p == a {
+        return Some(p.len());
+    }
+    let ((ph, pa), (ah, aa)) = (template_id(&p)?, template_id(&a)?);
+    if ph != ah || pa.len() < aa.len() {
+        return None;
+    }
+    let mut n = 1;
+    for (k, pk) in pa.iter().enumerate() {
+        match aa.get(k) {
+            Some(ak) => n += match_arg(pk, ak, params, bind)?,
+            // A defaulted parameter the argument list leaves out.
+            None if matches!(unqualified(pk).as_slice(), [Tok::Word(w)] if params.contains(w)) => {}
+            None => return None,
+        }
+    }
+    Some(n)
+}
+
+/// The most specialized struct `head` matching `args`, with its parameters bound.
+fn specialization<'a>(
+    defs: &'a [StructDef],
+    head: &str,
+    args: &[Vec<Tok>],
+) -> Option<(&'a StructDef, HashMap<String, Vec<Tok>>)> {
+    let mut best: Option<(usize, &StructDef, HashMap<String, Vec<Tok>>)> = None;
+    for d in defs.iter().filter(|d| d.name == head) {
+        let Some(pat) = &d.pattern else { continue };
+        if pat.len() != args.len() {
+            continue;
+        }
+        let mut bind = HashMap::new();
+        let score: Option<usize> =
+            pat.iter().zip(args).map(|(p, a)| match_arg(p, a, &d.params, &mut bind)).sum::<Option<usize>>();
+        if let Some(s) = score {
+            if best.as_ref().is_none_or(|(b, _, _)| s > *b) {
+                best = Some((s, d, bind));
+            }
+        }
+    }
+    best.map(|(_, d, b)| (d, b))
+}
+
+/// The `using` members (and `static constexpr` integers) of a struct instantiated with `bind`,
+/// a base class's first; `typename X::M` resolved through the specializations of X's template.
+fn members(
+    defs: &[StructDef],
+    toks: &[Tok],
+    d: &StructDef,
+    bind: HashMap<String, Vec<Tok>>,
+    depth: usize,
+) -> HashMap<String, Vec<Tok>> {
+    let mut env = bind;
+    if depth > 8 {
+        return env;
+    }
+    if let Some(b) = &d.base {
+        if let Some((h, args)) = template_id(&substitute(b, &env)) {
+            if let Some((bd, bb)) = specialization(defs, &h, &args) {
+                for (k, v) in members(defs, toks, bd, bb, depth + 1) {
+                    env.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+    let body = &toks[d.body.clone()];
+    let mut k = 0;
+    let mut level = 0i32;
+    while k < body.len() {
+        match &body[k] {
+            Tok::Punct('{') => level += 1,
+            Tok::Punct('}') => level -= 1,
+            _ => {}
+        }
+        // Only the struct's own members (not those of nested structs or functions).
+        let member = level == 0 && (k == 0 || matches!(body[k - 1], Tok::Punct(';' | '{' | '}' | ':')));
+        let using = member && body[k] == Tok::Word("using".into());
+        let constexpr =
+            member && body[k] == Tok::Word("static".into()) && body.get(k + 1) == Some(&Tok::Word("constexpr".into()));
+        if !(using || constexpr) {
+            k += 1;
+            continue;
+        }
+        let end = (k..body.len()).find(|&e| body[e] == Tok::Punct(';')).unwrap_or(body.len());
+        let stmt = &body[k..end];
+        k = end + 1;
+        let Some(eq) = stmt.iter().position(|t| *t == Tok::Punct('=')) else { continue };
+        let Some(Tok::Word(name)) = stmt[..eq].last().cloned() else { continue };
+        let rhs = &stmt[eq + 1..];
+        // `typename X::M`: a member of another instantiation.
+        let un = unqualified(rhs);
+        let member_of = match (rhs.iter().rposition(|t| *t == Tok::Punct(':')), un.last()) {
+            (Some(c), Some(Tok::Word(m))) if c + 2 == rhs.len() && c >= 2 => {
+                let owner: Vec<Tok> =
+                    rhs[..c - 1].iter().filter(|t| !matches!(t, Tok::Word(w) if w == "typename")).cloned().collect();
+                let owner = substitute(&owner, &env);
+                template_id(&owner)
+                    .and_then(|(h, a)| specialization(defs, &h, &a))
+                    .and_then(|(od, ob)| members(defs, toks, od, ob, depth + 1).remove(m))
+            }
+            _ => None,
+        };
+        let v = match member_of {
+            Some(v) => v,
+            None => normalize(&substitute(rhs, &env)),
+        };
+        env.insert(name, v);
+    }
+    env
+}
+
+/// Rewrites of substituted tokens into the language's forms, each CuTe's definition of the form:
+/// - `decltype(E){}` is `E`;
+/// - `shape<N>(Shape<a0,a1,...>{})` and `get<N>(...)` are `aN`;
+/// - `P<S, C, ...>::Stages` of a mainloop dispatch policy `P` is its first argument `S`, and
+///   `P<S, C, ...>::ClusterShape` its second `C`;
+/// - `TiledMMA<MMA_Atom<OP>, L, P>{}` is `make_tiled_mma(OP{}, L{}, P{})` (CuTe's make_tiled_mma
+///   appends nothing to a rank-3 atom layout and a rank-3 permutation, so it builds that type);
+/// - `conditional_t<is_major<0,StrideX>(), T, F>{}` is `T{}` where operand X's layout tag makes its
+///   mode 0 (M or N) the unit-stride one (A `ColumnMajor`, B `RowMajor`), else `F{}`.
+fn normalize(toks: &[Tok]) -> Vec<Tok> {
+    let mut t = toks.to_vec();
+    loop {
+        let before = t.len();
+        t = normalize_once(&t);
+        if t.len() == before {
+            return t;
+        }
+    }
+}
+
+fn normalize_once(t: &[Tok]) -> Vec<Tok> {
+    let w = |k: usize, s: &str| matches!(t.get(k), Some(Tok::Word(x)) if x == s);
+    let p = |k: usize, c: char| t.get(k) == Some(&Tok::Punct(c));
+    let splice = |a: usize, b: usize, mid: Vec<Tok>| {
+        let mut out = t[..a].to_vec();
+        out.extend(mid);
+        out.extend(t[b..].iter().cloned());
+        out
+    };
+    for i in 0..t.len() {
+        // static_cast<int>(E) is E; sizeof(T) of a value type is its bytes.
+        if w(i, "static_cast") && p(i + 1, '<') {
+            if let Some(c) = angle_close(t, i + 1) {
+                if p(c + 1, '(') {
+                    if let Some(e) = closing(t, c + 1) {
+                        let mut v = vec![Tok::Punct('(')];
+                        v.extend(t[c + 2..e].iter().cloned());
+                        v.push(Tok::Punct(')'));
+                        return splice(i, e + 1, v);
+                    }
+                }
+            }
+        }
+        if w(i, "sizeof") && p(i + 1, '(') {
+            if let Some(c) = closing(t, i + 1) {
+                let ty = render(&unqualified(&t[i + 2..c]));
+                if let Some(b) = type_bytes(&ty) {
+                    return splice(i, c + 1, vec![Tok::Word(b.to_string())]);
+                }
+            }
+        }
+        // Integer arithmetic on literals: (a), a*b, a+b.
+        if p(i, '(') && p(i + 2, ')') {
+            if let Some(Tok::Word(a)) = t.get(i + 1) {
+                if a.parse::<i64>().is_ok() {
+                    return splice(i, i + 3, vec![Tok::Word(a.clone())]);
+                }
+            }
+        }
+        if let (Some(Tok::Word(a)), Some(Tok::Punct(op @ ('*' | '+'))), Some(Tok::Word(b))) =
+            (t.get(i), t.get(i + 1), t.get(i + 2))
+        {
+            let before_ok = i == 0 || matches!(t[i - 1], Tok::Punct('<' | ',' | '('));
+            let after_ok = matches!(t.get(i + 3), Some(Tok::Punct('>' | ',' | ')')));
+            if let (Ok(x), Ok(y), true, true) = (a.parse::<i64>(), b.parse::<i64>(), before_ok, after_ok) {
+                let v = if *op == '*' { x * y } else { x + y };
+                return splice(i, i + 3, vec![Tok::Word(v.to_string())]);
+            }
+        }
+        // uint_byte_t<N> is the unsigned type of N bytes.
+        if w(i, "uint_byte_t") && p(i + 1, '<') && p(i + 3, '>') {
+            let ty = match t.get(i + 2) {
+                Some(Tok::Word(n)) => match n.as_str() {
+                    "1" => Some("uint8_t"),
+                    "2" => Some("uint16_t"),
+                    "4" => Some("uint32_t"),
+                    "8" => Some("uint64_t"),
+                    "16" => Some("uint128_t"),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(ty) = ty {
+                let start = if i >= 3 && w(i - 3, "cute") && p(i - 2, ':') { i - 3 } else { i };
+                return splice(start, i + 4, vec![Tok::Word(ty.into())]);
+            }
+        }
+        // decltype(E){}
+        if w(i, "decltype") && p(i + 1, '(') {
+            if let Some(c) = closing(t, i + 1) {
+                if p(c + 1, '{') && p(c + 2, '}') {
+                    return splice(i, c + 3, t[i + 2..c].to_vec());
+                }
+            }
+        }
+        // shape<N>(Shape<...>{}) / get<N>(...)
+        if (w(i, "shape") || w(i, "get")) && p(i + 1, '<') && p(i + 3, '>') && p(i + 4, '(') {
+            if let (Some(Tok::Word(n)), Some(c)) = (t.get(i + 2), closing(t, i + 4)) {
+                let inner = &t[i + 5..c];
+                let n: usize = match n.parse() {
+                    Ok(n) => n,
+                    Err(_) => continue,
+                };
+                let value = if inner.ends_with(&[Tok::Punct('{'), Tok::Punct('}')]) {
+                    template_id(&inner[..inner.len() - 2]).filter(|(h, _)| h == "Shape" || h == "Tile")
+                } else {
+                    None
+                };
+                if let Some((_, args)) = value {
+                    if let Some(a) = args.get(n) {
+                        let mut v = a.clone();
+                        v.extend([Tok::Punct('{'), Tok::Punct('}')]);
+                        return splice(i, c + 1, v);
+                    }
+                }
+            }
+        }
+        // Policy<S, ...>::Stages
+        if let Some(Tok::Word(h)) = t.get(i) {
+            if h.starts_with("Mainloop") && p(i + 1, '<') {
+                if let Some(c) = angle_close(t, i + 1) {
+                    if p(c + 1, ':') && p(c + 2, ':') && w(c + 3, "ClusterShape") {
+                        if let Some(s) = split_commas(&t[i + 2..c]).into_iter().nth(1) {
+                            let start = if i >= 1 && w(i - 1, "typename") { i - 1 } else { i };
+                            return splice(start, c + 4, s);
+                        }
+                    }
+                    if p(c + 1, ':') && p(c + 2, ':') && w(c + 3, "Stages") {
+                        if let Some(s) = split_commas(&t[i + 2..c]).into_iter().next() {
+                            return splice(i, c + 4, s);
+                        }
+                    }
+                }
+            }
+        }
+        // TiledMMA<MMA_Atom<OP>, L, P>{}
+        if w(i, "TiledMMA") && p(i + 1, '<') {
+            if let Some(c) = angle_close(t, i + 1) {
+                if p(c + 1, '{') && p(c + 2, '}') {
+                    let args = split_commas(&t[i + 2..c]);
+                    let atom = args.first().and_then(|a| template_id(a)).filter(|(h, _)| h == "MMA_Atom");
+                    if let Some((_, op)) = atom {
+                        if let [op] = op.as_slice() {
+                            let mut v = vec![Tok::Word("make_tiled_mma".into()), Tok::Punct('(')];
+                            for (k, a) in std::iter::once(op).chain(&args[1..]).enumerate() {
+                                if k > 0 {
+                                    v.push(Tok::Punct(','));
+                                }
+                                v.extend(a.iter().cloned());
+                                v.extend([Tok::Punct('{'), Tok::Punct('}')]);
+                            }
+                            v.push(Tok::Punct(')'));
+                            let start = if i >= 3 && w(i - 3, "cute") && p(i - 2, ':') { i - 3 } else { i };
+                            return splice(start, c + 3, v);
+                        }
+                    }
+                }
+            }
+        }
+        // conditional_t<is_major<0,Stride>(), T, F>{}
+        if w(i, "conditional_t") && p(i + 1, '<') {
+            if let Some(c) = angle_close(t, i + 1) {
+                let args = split_commas(&t[i + 2..c]);
+                if let [cond, yes, no] = args.as_slice() {
+                    let cond = unqualified(cond);
+                    let major0 = if cond.first() == Some(&Tok::Word("is_major".into())) {
+                        let text = render(&cond);
+                        match (text.contains("TagToStrideA"), text.contains("TagToStrideB")) {
+                            (true, _) => Some(text.contains("ColumnMajor")),
+                            (_, true) => Some(text.contains("RowMajor")),
+                            _ => None,
+                        }
+                    } else {
+                        None
+                    };
+                    if let Some(m) = major0 {
+                        let start = if i >= 3 && w(i - 3, "cute") && p(i - 2, ':') { i - 3 } else { i };
+                        return splice(start, c + 1, if m { yes.clone() } else { no.clone() });
+                    }
+                }
+            }
+        }
+    }
+    t.to_vec()
+}
+
+/// The bytes of a value type (`sizeof`), for the ones the configurations use.
+fn type_bytes(ty: &str) -> Option<usize> {
+    Some(match ty {
+        "int8_t" | "uint8_t" => 1,
+        "half_t" | "bfloat16_t" | "int16_t" | "uint16_t" => 2,
+        "float" | "tfloat32_t" | "int32_t" | "uint32_t" | "int" => 4,
+        "double" | "int64_t" | "uint64_t" => 8,
+        "uint128_t" => 16,
+        _ => return None,
+    })
+}
+
+/// The concrete configurations the unit tests instantiate: (where, the struct's arguments).
+fn test_configurations(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
+    let mut out: Vec<(String, Vec<Vec<Tok>>)> = Vec::new();
+    let files = match src.list("test/unit/gemm/device") {
+        Ok(f) => f,
+        Err(_) => return Ok(out),
+    };
+    for f in files {
+        let name = f.rsplit('/').next().unwrap_or(&f);
+        if !(name.ends_with(".cu")
+            && ["sm50_gemm_", "sm61_gemm_", "sm70_gemm_", "sm80_gemm_"].iter().any(|p| name.starts_with(p)))
+        {
+            continue;
+        }
+        let toks = tokenize(&src.read(&f)?);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        for i in 0..plain.len() {
+            if plain[i] != Tok::Word("DefaultGemmConfigurationToCutlass3Types".into())
+                || plain.get(i + 1) != Some(&Tok::Punct('<'))
+            {
+                continue;
+            }
+            let Some(c) = angle_close(&plain, i + 1) else { continue };
+            let args = split_commas(&plain[i + 2..c]);
+            if !out.iter().any(|(_, a)| unqualified_all(a) == unqualified_all(&args)) {
+                out.push((format!("{f}:{}", toks[i].1), args));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn unqualified_all(a: &[Vec<Tok>]) -> Vec<Vec<Tok>> {
+    a.iter().map(|x| unqualified(x)).collect()
+}
+
+/// The forms of each configuration's mainloop: the configuration resolved in CONFIGURATIONS, its
+/// `CollectiveMainloop` matched to a `CollectiveMma` specialization of COLLECTIVES, whose body is
+/// read with its parameters bound. Each form is attributed to `mainloop:line [configuration]`.
+fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
+    let mut out = Vec::new();
+    let mut mainloops = Vec::new();
+    for m in COLLECTIVES {
+        if let Ok(text) = src.read(m) {
+            let toks = tokenize(&text);
+            let defs = struct_defs(&toks);
+            mainloops.push((*m, toks, defs));
+        }
+    }
+    // Each configuration: (where, the arguments of its CollectiveMma) or why none.
+    let mut configs: Vec<(String, std::result::Result<Vec<Vec<Tok>>, String>)> = Vec::new();
+    if let Ok(conf_text) = src.read(CONFIGURATIONS) {
+        let conf_toks = tokenize(&conf_text);
+        let conf_plain: Vec<Tok> = conf_toks.iter().map(|t| t.0.clone()).collect();
+        let conf_defs = struct_defs(&conf_toks);
+        for (at, args) in test_configurations(src)? {
+            let margs = match specialization(&conf_defs, "DefaultGemmConfigurationToCutlass3Types", &args) {
+                None => Err(format!(
+                    "no DefaultGemmConfigurationToCutlass3Types specialization matches {}",
+                    render(&args.concat())
+                )),
+                Some((d, bind)) => members(&conf_defs, &conf_plain, d, bind, 0)
+                    .get("CollectiveMainloop")
+                    .and_then(|ml| template_id(ml))
+                    .map(|(_, a)| a)
+                    .ok_or_else(|| "the configuration has no CollectiveMainloop".to_string()),
+            };
+            configs.push((at, margs));
+        }
+    }
+    let mut seen: Vec<Vec<Vec<Tok>>> = Vec::new();
+    for (at, args) in builder_uses(src)? {
+        if seen.contains(&unqualified_all(&args)) {
+            continue;
+        }
+        seen.push(unqualified_all(&args));
+        configs.push((at, sm90_builder(&args)));
+    }
+    for (at, margs) in configs {
+        let margs = match margs {
+            Ok(m) => m,
+            Err(why) => {
+                out.push((at, 0, Form::Skip(why)));
+                continue;
+            }
+        };
+        let short = at.rsplit('/').next().unwrap_or(&at).to_string();
+        let mut found = false;
+        for (file, toks, defs) in &mainloops {
+            let Some((md, mbind)) = specialization(defs, "CollectiveMma", &margs) else { continue };
+            found = true;
+            for (line, f) in mainloop_forms(toks, md, mbind) {
+                out.push((format!("{file}:{line} [{short}]"), line, f));
+            }
+        }
+        if !found {
+            out.push((
+                at.clone(),
+                0,
+                Form::Skip(format!(
+                    "no CollectiveMma specialization of {} matches {}",
+                    COLLECTIVES.join(", "),
+                    render(&margs[0])
+                )),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The forms of one `CollectiveMma` specialization's body, its template parameters bound.
+fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, Vec<Tok>>) -> Vec<(usize, Form)> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let mut inside: Vec<Binding> = bindings(toks).into_iter().filter(|b| md.body.contains(&b.pos)).collect();
+    // `TYPE NAME;` declarations of the body whose type is a member: `TiledMma tiled_mma;`.
+    for k in md.body.clone() {
+        if let (Some(Tok::Word(ty)), Some(Tok::Word(n)), Some(Tok::Punct(';'))) =
+            (plain.get(k), plain.get(k + 1), plain.get(k + 2))
+        {
+            let known = ["TiledMma", "GmemTiledCopyA", "GmemTiledCopyB"].contains(&ty.as_str());
+            if known && matches!(plain.get(k.wrapping_sub(1)), Some(Tok::Punct(';' | '{' | '}'))) {
+                inside.push(Binding {
+                    pos: k,
+                    line: toks[k].1,
+                    keyword: "declared".into(),
+                    name: n.clone(),
+                    rhs: vec![Tok::Word(ty.clone()), Tok::Punct('{'), Tok::Punct('}')],
+                });
+            }
+        }
+    }
+    inside.sort_by_key(|b| b.pos);
+    let mut forms = Vec::new();
+    kernel_forms(&inside, mbind, &HashMap::new(), &mut forms);
+    forms
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SM90 collective builder, for the TMA warp-specialized SS mainloop.
+//
+// `CollectiveBuilder<Sm90, OpClassTensorOp, EA, LayoutA, AlignA, EB, LayoutB, AlignB, EAcc, TileShape,
+// ClusterShape, StageCount, Schedule>::CollectiveOp` (sm90_gmma_builder.inl, its first
+// specialization: KernelTmaWarpSpecialized / Pingpong / Cooperative, A not from registers) builds
+// `CollectiveMma<MainloopSm90TmaGmmaWarpSpecialized<Stages, ClusterShape, Schedule>, TileShape, EA,
+// TagToStrideA_t<LayoutA>, EB, TagToStrideB_t<LayoutB>, TiledMma, ..., SmemLayoutAtomA, ...>` with
+// - the operand majors from the layout tags (A RowMajor and B ColumnMajor are K-major);
+// - `TiledMma = make_tiled_mma(ss_op_selector<EAMma, EBMma, EAcc, TileShape, MajorA, MajorB>(),
+//   Layout<Shape<_2,_1,_1>> for Cooperative, else <_1,_1,_1>)`, float read as tfloat32_t, the
+//   selector's N the largest of 256, 192, 128, 96, 64, 32, 16, 8 dividing the tile's N (the shapes
+//   it has without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED);
+// - `SmemLayoutAtomA = ss_smem_selector<MajorA, EAMma, BLK_M, BLK_K>()` (sm90_common.inl): the
+//   widest of the SW128, SW64, SW32, INTER atoms whose extent along the major mode divides the tile's;
+// - Stages from compute_stage_count_or_override: `StageCount<N>` is N; `StageCountAuto` (carveout 0)
+//   is `(232448 / 128 * 128) / (round_up(bytes(A tile) + bytes(B tile), 128) + 16)` (16 bytes: the
+//   two 8-byte barriers of PipelineTmaAsync<1>::SharedStorage).
+
+/// The 13 arguments of an SM90 builder use, as the mainloop's `CollectiveMma` arguments, or why not.
+fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String> {
+    let word = |a: &Vec<Tok>| match unqualified(a).as_slice() {
+        [Tok::Word(w)] => w.clone(),
+        other => render(other),
+    };
+    if args.len() != 13 {
+        return Err(format!("a builder of {} arguments (13 read)", args.len()));
+    }
+    if word(&args[0]) != "Sm90" || word(&args[1]) != "OpClassTensorOp" {
+        return Err(format!("{} / {}: only the SM90 tensor-op builder is read", word(&args[0]), word(&args[1])));
+    }
+    let mut schedule = word(&args[12]);
+    let (ea, eb) = (word(&args[2]), word(&args[5]));
+    let bits = |t: &str| type_bytes(t).map(|b| 8 * b as i64);
+    let (Some(abits), Some(bbits)) = (bits(&ea), bits(&eb)) else {
+        return Err(format!("value types {ea} x {eb}: FP8 and other types use other mainloops (not read)"));
+    };
+    if schedule == "KernelScheduleAuto" {
+        // The KernelScheduleAuto builder (CUDA >= 12.1): TMA warp-specialized, Pingpong for a tile
+        // M of 64, else Cooperative, where both alignments are whole 16-byte TMA units; else the
+        // cp.async warp-specialized schedule.
+        let tile_m = template_id(&args[9])
+            .and_then(|(_, a)| a.first().map(word))
+            .and_then(|w| w.strip_prefix('_').and_then(|n| n.parse::<i64>().ok()));
+        let tma = [(&args[4], &ea), (&args[7], &eb)].iter().all(|(al, e)| {
+            let b = type_bytes(e).map(|b| 8 * b as i64);
+            matches!((alignment(al), b), (Some(a), Some(b)) if a * b % 128 == 0)
+        });
+        schedule = match (tma, tile_m) {
+            (true, Some(64)) => "KernelTmaWarpSpecializedPingpong".into(),
+            (true, Some(_)) => "KernelTmaWarpSpecializedCooperative".into(),
+            _ => return Err("schedule KernelScheduleAuto: picks KernelCpAsyncWarpSpecialized (an alignment below 16 bytes, or not read), whose mainloop is not read".into()),
+        };
+    }
+    let cooperative = schedule == "KernelTmaWarpSpecializedCooperative";
+    if !["KernelTmaWarpSpecialized", "KernelTmaWarpSpecializedPingpong"].contains(&schedule.as_str()) && !cooperative {
+        return Err(format!("schedule {schedule}: only the TMA warp-specialized SS builder is read"));
+    }
+    let acc = word(&args[8]);
+    if abits != bbits || ea != eb {
+        return Err(format!("mixed inputs {ea} x {eb}: the register-sourced (RS) mixed-input builder is not read"));
+    }
+    let (la, lb) = (word(&args[3]), word(&args[6]));
+    let major = |tag: &str, k_tag: &str| if tag == k_tag { "K" } else { "MN" };
+    let (ma, mb) = (major(&la, "RowMajor"), major(&lb, "ColumnMajor"));
+    if !["RowMajor", "ColumnMajor"].contains(&la.as_str()) || !["RowMajor", "ColumnMajor"].contains(&lb.as_str()) {
+        return Err(format!("layout tags {la} / {lb}: only RowMajor and ColumnMajor are read"));
+    }
+    if abits != 16 && (ma == "MN" || mb == "MN") {
+        return Err(format!(
+            "{ea} with an MN-major operand: the builder takes the register-sourced (RS) mainloop (not read)"
+        ));
+    }
+    let tile = template_id(&args[9]).filter(|(h, _)| h == "Shape").map(|(_, a)| a).unwrap_or_default();
+    let ext: Vec<i64> = tile.iter().filter_map(|a| word(a).strip_prefix('_').and_then(|n| n.parse().ok())).collect();
+    let [m, n, k] = ext[..] else {
+        return Err(format!("tile shape {}: not a static Shape<_M,_N,_K>", render(&args[9])));
+    };
+    let emma = if ea == "float" { "tfloat32_t".to_string() } else { ea.clone() };
+    let stages = match template_id(&args[11]).map(|(h, a)| (h, a.iter().map(word).collect::<Vec<_>>())) {
+        Some((h, a)) if h == "StageCountAuto" && a.is_empty() => {
+            let bytes = abits * m * k / 8 + bbits * n * k / 8;
+            let stage = (bytes + 127) / 128 * 128 + 16;
+            (232448 / 128 * 128) / stage
+        }
+        Some((h, a)) if h == "StageCount" && a.len() == 1 => {
+            a[0].parse().map_err(|_| format!("stage count {}: not an integer", a[0]))?
+        }
+        _ => {
+            return Err(format!(
+                "stage count {}: a carveout of the epilogue's shared storage (its size is not modelled)",
+                render(&args[11])
+            ))
+        }
+    };
+    // ss_op_selector.
+    let (shape, kind, tn) = match (emma.as_str(), acc.as_str()) {
+        ("half_t", "half_t") => (16, "F16F16F16", false),
+        ("half_t", "float") => (16, "F32F16F16", false),
+        ("bfloat16_t", "float") => (16, "F32BF16BF16", false),
+        ("tfloat32_t", "float") => (8, "F32TF32TF32", true),
+        ("int8_t", "int32_t") => (32, "S32S8S8", true),
+        _ => return Err(format!("{ea} x {eb} -> {acc}: not one of the selector's cases read here")),
+    };
+    let Some(atom_n) = [256, 192, 128, 96, 64, 32, 16, 8].into_iter().find(|a| n % a == 0) else {
+        return Err(format!("tile N {n}: no GMMA N divides it"));
+    };
+    if m % 64 != 0 || k % shape != 0 {
+        return Err(format!("tile {m}x{n}x{k}: the selector's static_asserts (M % 64, K % {shape})"));
+    }
+    let op = match (kind, tn) {
+        ("S32S8S8", _) => format!("SM90_64x{atom_n}x{shape}_{kind}_SS_TN"),
+        (_, true) => format!("SM90_64x{atom_n}x{shape}_{kind}_SS_TN<>"),
+        _ => format!("SM90_64x{atom_n}x{shape}_{kind}_SS<GMMA::Major::{ma}, GMMA::Major::{mb}>"),
+    };
+    let atom_layout = if cooperative { "Layout<Shape<_2,_1,_1>>" } else { "Layout<Shape<_1,_1,_1>>" };
+    // ss_smem_selector.
+    let smem = |major: &str, mn: i64| -> std::result::Result<String, String> {
+        let along = if major == "K" { k } else { mn };
+        ["SW128", "SW64", "SW32", "INTER"]
+            .iter()
+            .zip([1024, 512, 256, 128])
+            .find(|(_, w)| along % (w / abits) == 0)
+            .map(|(sw, _)| format!("GMMA::Layout_{major}_{sw}_Atom<{emma}>"))
+            .ok_or_else(|| format!("tile extent {along}: no GMMA atom divides it"))
+    };
+    let (sa, sb) = (smem(ma, m)?, smem(mb, n)?);
+    let text = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+    let policy = format!("MainloopSm90TmaGmmaWarpSpecialized<{stages}, {}, {schedule}>", render(&args[10]));
+    Ok(vec![
+        text(&policy),
+        args[9].clone(),
+        args[2].clone(),
+        text(&format!("TagToStrideA_t<cutlass::layout::{la}>")),
+        args[5].clone(),
+        text(&format!("TagToStrideB_t<cutlass::layout::{lb}>")),
+        text(&format!("decltype(make_tiled_mma({op}{{}}, {atom_layout}{{}}))")),
+        text("SM90_TMA_LOAD"),
+        text(&sa),
+        text("void"),
+        text("cute::identity"),
+        text("SM90_TMA_LOAD"),
+        text(&sb),
+        text("void"),
+        text("cute::identity"),
+    ])
+}
+
+/// An alignment argument: an integer, or `BITS / sizeof_bits<T>::value`.
+fn alignment(a: &[Tok]) -> Option<i64> {
+    let t = unqualified(a);
+    match t.as_slice() {
+        [Tok::Word(n)] => n.parse().ok(),
+        [Tok::Word(n), Tok::Punct('/'), Tok::Word(sb), Tok::Punct('<'), ty @ .., Tok::Punct('>'), Tok::Word(v)]
+            if sb == "sizeof_bits" && v == "value" =>
+        {
+            let bits = 8 * type_bytes(&render(ty))? as i64;
+            Some(n.parse::<i64>().ok()? / bits)
+        }
+        _ => None,
+    }
+}
+
+/// The SM90 builder uses of the SM90 unit tests and the Hopper examples: (where, arguments with the
+/// file's `using` aliases before the use substituted).
+fn builder_uses(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
+    let mut files = Vec::new();
+    for dir in [
+        "test/unit/gemm/device",
+        "examples/48_hopper_warp_specialized_gemm",
+        "examples/49_hopper_gemm_with_collective_builder",
+    ] {
+        if let Ok(v) = src.list(dir) {
+            files.extend(v.into_iter().filter(|f| {
+                let name = f.rsplit('/').next().unwrap_or(f);
+                name.ends_with(".cu") && (!f.starts_with("test/") || name.starts_with("sm90_gemm_"))
+            }));
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let toks = tokenize(&src.read(&f)?);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let usings = bindings(&toks);
+        for i in 0..plain.len() {
+            if plain[i] != Tok::Word("CollectiveBuilder".into()) || plain.get(i + 1) != Some(&Tok::Punct('<')) {
+                continue;
+            }
+            // The GEMM builder (gemm::collective), not the epilogue's.
+            let mut q = i;
+            let mut epilogue = false;
+            while q >= 3 && plain[q - 1] == Tok::Punct(':') && plain[q - 2] == Tok::Punct(':') {
+                epilogue |= plain[q - 3] == Tok::Word("epilogue".into());
+                q -= 3;
+            }
+            if epilogue {
+                continue;
+            }
+            let Some(c) = angle_close(&plain, i + 1) else { continue };
+            let mut env: HashMap<String, Vec<Tok>> = HashMap::new();
+            for b in usings.iter().filter(|b| b.pos < i && (b.keyword == "using" || b.keyword == "auto")) {
+                let v = substitute(&b.rhs, &env);
+                env.insert(b.name.clone(), v);
+            }
+            // `constexpr int NAME = EXPR;` (the examples' alignments).
+            for k in 0..i.saturating_sub(3) {
+                if let (Tok::Word(c), Tok::Word(ty), Tok::Word(n), Tok::Punct('=')) =
+                    (&plain[k], &plain[k + 1], &plain[k + 2], &plain[k + 3])
+                {
+                    if c == "constexpr" && ty == "int" {
+                        let end = (k + 4..i).find(|&e| plain[e] == Tok::Punct(';')).unwrap_or(i);
+                        let v = substitute(&plain[k + 4..end], &env);
+                        env.insert(n.clone(), v);
+                    }
+                }
+            }
+            // `constexpr int AlignmentA = ...;` and other non-type arguments stay as written.
+            let args: Vec<Vec<Tok>> = split_commas(&plain[i + 2..c]).iter().map(|a| substitute(a, &env)).collect();
+            if !args.iter().any(|a| a.iter().any(|t| matches!(t, Tok::Word(w) if w == "Sm90"))) {
+                continue;
+            }
+            out.push((format!("{f}:{}", toks[i].1), args));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -863,5 +1853,91 @@ mod tests {
         for c in &cases {
             assert!(admit(c).is_ok(), "{c}: {:?}", admit(c));
         }
+    }
+
+    #[test]
+    fn a_configuration_instantiates_its_mainloop() {
+        // A configuration whose operand struct is picked by the layout tag (a full and a partial
+        // specialization), and a mainloop specialization whose dispatch policy defaults a parameter.
+        let conf = "namespace detail { template <class E, class L, int A> struct Op;\n\
+            template <> struct Op<half_t, layout::RowMajor, 8> { using SmemLayoutAtom = decltype(\n\
+            composition(Swizzle<3,3,3>{}, Layout<Shape<_8,_64>,Stride<_64,_1>>{})); };\n\
+            template <int A> struct Op<half_t, layout::ColumnMajor, A> { using SmemLayoutAtom = Layout<Shape<_64,_8>>; }; }\n\
+            template <class LA> struct Config<half_t, LA> { using TileShape = Shape<_128,_128,_64>;\n\
+            static constexpr int kAlignmentA = 8; using D = detail::Op<half_t, LA, kAlignmentA>;\n\
+            using SmemLayoutAtomA = typename D::SmemLayoutAtom;\n\
+            using TiledMma = TiledMMA<MMA_Atom<SM80_16x8x16_F32F16F16F32_TN>, Layout<Shape<_2,_2,_1>>, Tile<_32,_32,_16>>;\n\
+            using CollectiveMainloop = CollectiveMma<MainloopSm80CpAsync<3>, TileShape, SmemLayoutAtomA, TiledMma>; };";
+        let ml = "template <int Stages, class ClusterShape_, class TileShape_, class SmemLayoutAtomA_, class TiledMma_>\n\
+            struct CollectiveMma<MainloopSm80CpAsync<Stages, ClusterShape_>, TileShape_, SmemLayoutAtomA_, TiledMma_> {\n\
+            using DispatchPolicy = MainloopSm80CpAsync<Stages, ClusterShape_>; using TileShape = TileShape_;\n\
+            using SmemLayoutAtomA = SmemLayoutAtomA_; using TiledMma = TiledMma_;\n\
+            using SmemLayoutA = decltype(tile_to_shape(SmemLayoutAtomA{},\n\
+              make_shape(shape<0>(TileShape{}), shape<2>(TileShape{}), Int<DispatchPolicy::Stages>{})));\n\
+            void operator()() { Tensor sA = make_tensor(make_smem_ptr(p), SmemLayoutA{}); TiledMma tiled_mma;\n\
+            auto thr_mma = tiled_mma.get_thread_slice(thread_idx);\n\
+            Tensor tCrA = thr_mma.partition_fragment_A(sA(_,_,0)); } };";
+        let (ct, mt) = (tokenize(conf), tokenize(ml));
+        let cplain: Vec<Tok> = ct.iter().map(|t| t.0.clone()).collect();
+        let (cdefs, mdefs) = (struct_defs(&ct), struct_defs(&mt));
+        let tag = |t: &str| {
+            vec![
+                tokenize("cutlass::half_t").into_iter().map(|t| t.0).collect(),
+                tokenize(t).into_iter().map(|t| t.0).collect(),
+            ]
+        };
+        let run = |layout: &str| -> Vec<String> {
+            let (d, bind) = specialization(&cdefs, "Config", &tag(layout)).expect("a specialization");
+            let env = members(&cdefs, &cplain, d, bind, 0);
+            let (_, margs) = template_id(&env["CollectiveMainloop"]).expect("a template-id");
+            let (md, mbind) = specialization(&mdefs, "CollectiveMma", &margs).expect("the mainloop");
+            mainloop_forms(&mt, md, mbind)
+                .into_iter()
+                .map(|(_, f)| match f {
+                    Form::Case(t) | Form::Skip(t) => t,
+                })
+                .collect()
+        };
+        let sa = "tile_to_shape(composition(Swizzle<3, 3, 3>{}, Layout<Shape<_8, _64>, Stride<_64, _1>>{}), make_shape(_128{}, _64{}, Int<3>{}))";
+        let mma = "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2, _2, _1>>{}, Tile<_32, _32, _16>{})";
+        assert_eq!(
+            run("cutlass::layout::RowMajor"),
+            vec![sa.to_string(), mma.to_string(), format!("mma_fragment_a({mma}, {sa}(_, _, 0), 37)")]
+        );
+        let col = run("cutlass::layout::ColumnMajor");
+        assert_eq!(col[0], "tile_to_shape(Layout<Shape<_64, _8>>{}, make_shape(_128{}, _64{}, Int<3>{}))");
+        for c in run("cutlass::layout::RowMajor").iter().chain(&col) {
+            assert!(admit(c).is_ok(), "{c}: {:?}", admit(c));
+        }
+    }
+
+    #[test]
+    fn the_sm90_builder_selects_as_cutlass_does() {
+        let args: Vec<Vec<Tok>> = split_commas(
+            &tokenize(
+                "cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, cutlass::half_t, cutlass::layout::RowMajor, 8, \
+                       cutlass::half_t, cutlass::layout::RowMajor, 8, float, Shape<_128,_128,_64>, Shape<_2,_1,_1>, \
+                       cutlass::gemm::collective::StageCountAuto, cutlass::gemm::KernelScheduleAuto",
+            )
+            .into_iter()
+            .map(|t| t.0)
+            .collect::<Vec<_>>(),
+        );
+        let m = sm90_builder(&args).expect("a TMA warp-specialized SS mainloop");
+        let text: Vec<String> = m.iter().map(|a| render(a)).collect();
+        // Auto with 16-byte alignments and M = 128: Cooperative; 232448 / (2 * 128*64*2 + 16) = 7 stages.
+        assert_eq!(
+            text[0],
+            "MainloopSm90TmaGmmaWarpSpecialized<7, Shape<_2, _1, _1>, KernelTmaWarpSpecializedCooperative>"
+        );
+        assert_eq!(
+            text[6],
+            "decltype(make_tiled_mma(SM90_64x128x16_F32F16F16_SS<GMMA::Major::K, GMMA::Major::MN>{}, Layout<Shape<_2, _1, _1>>{}))"
+        );
+        assert_eq!(text[8], "GMMA::Layout_K_SW128_Atom<half_t>");
+        assert_eq!(text[12], "GMMA::Layout_MN_SW128_Atom<half_t>");
+        let mut fp8 = args.clone();
+        fp8[2] = vec![Tok::Word("float_e4m3_t".into())];
+        assert!(sm90_builder(&fp8).unwrap_err().contains("FP8"));
     }
 }

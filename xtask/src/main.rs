@@ -12,6 +12,8 @@
 //! - `cargo xtask coverage`: line coverage of CuTe's headers, random run vs CUTLASS's tests.
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 //! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
+//! - `cargo xtask gpu-tma`: random TMA copies on a real GPU against the engine (gpu_tma.rs).
+//! - `cargo xtask gpu-sm100`: the Blackwell atom programs built for sm_100a / sm_120a, SASS read back, not run (gpu_sm100.rs).
 
 mod atom_releases;
 mod bench;
@@ -26,6 +28,7 @@ mod extract;
 mod fuzz_cli;
 mod gpu;
 mod gpu_sm100;
+mod gpu_tma;
 mod kernel_forms;
 mod pycute;
 mod random;
@@ -61,6 +64,10 @@ enum Cmd {
     /// The SM100/SM120 atom programs built for sm_100a / sm_120a with the provisioned nvcc, their
     /// SASS read back with cuobjdump (no GPU; built, not run): gpu_sm100.rs
     GpuSm100(gpu_sm100::Args),
+    /// The TMA proof on silicon: random TMA copies built by CuTe's make_tma_copy on the GPU, every
+    /// element against the engine's layouts, and a corrupted twin that must fail (gpu_tma.rs).
+    #[command(name = "gpu-tma")]
+    GpuTma(gpu_tma::TmaArgs),
     /// Provision a CUTLASS version (headers from the PyPI wheel) and print its include directory.
     Cutlass {
         #[arg(long, default_value = provision::DEFAULT_CUTLASS)]
@@ -141,6 +148,7 @@ fn main() -> ExitCode {
         Cmd::Test => test(),
         Cmd::Gpu(args) => return gpu::main(args),
         Cmd::GpuSm100(a) => gpu_sm100::main(&a),
+        Cmd::GpuTma(args) => return gpu_tma::main(args),
         Cmd::Dsl { cmd } => dsl::main(cmd),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Bless(a) => bless::run(&a),

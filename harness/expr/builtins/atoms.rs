@@ -137,7 +137,18 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
     let m = tiled_mma_arg(n, &args[0])?;
     let atom = &m.atom.name;
     let smem = atom.starts_with("SM90") && (atom.contains("_SS") || (which == 'b' && atom.contains("_RS")));
-    let p = partition::mma_partition_of(m, which, &tensor_layout(&args[1])?, thread_arg(n, &args[2])?)?;
+    let (t, thr) = (tensor_layout(&args[1])?, thread_arg(n, &args[2])?);
+    let p = match (partition::mma_partition_of(m, which, &t, thr), &t) {
+        (Ok(p), _) => p,
+        // A register fragment takes only the partition's layout_b (swizzle_layout.hpp:
+        // make_fragment_like(ComposedLayout) is make_fragment_like(layout.layout_b())), and
+        // layout_b of a slice of `Sw o O o L` is the slice of L: where the swizzled slice itself is
+        // not modelled (a MixedBits offset), the fragment is still CuTe's.
+        (Err(_), SwizzledLayout::Composed(x)) if !smem => {
+            partition::mma_partition_of(m, which, &SwizzledLayout::Plain(x.layout.clone()), thr)?
+        }
+        (Err(e), _) => return Err(e),
+    };
     if which != 'c' && smem {
         let bits = copy::type_bits(&m.atom.val_types[if which == 'a' { 1 } else { 2 }])?;
         return Ok(Value::Layout(partition::gmma_descriptor_fragment(&p, bits)?));
@@ -215,7 +226,7 @@ pub fn composition(args: &[Value]) -> Option<Result<Value>> {
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
 fn bare_name(name: &Name) -> Option<Result<Value>> {
     let text = name.to_string();
-    if warp_access::Space::parse(&text).is_some() {
+    if warp_access::Space::parse(&text).is_some() || crate::engine::tma::TmaOp::by_name(&text).is_some() {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
     }
     if let Some(r) = recast::gmma_smem_atom(&text) {

@@ -14,6 +14,7 @@ pub mod algebra;
 pub mod atoms;
 pub mod basis;
 pub mod core;
+pub mod tma;
 
 /// Call the builtin `name` with evaluated arguments; `called` is false for a bare name.
 pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
@@ -118,6 +119,11 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Slice => Has(builtins::algebra::slice),
         Op::Dice => Has(builtins::algebra::dice),
         Op::SliceAndOffset => Has(builtins::algebra::slice_and_offset),
+        Op::MakeTmaCopy => Has(builtins::tma::make_tma_copy),
+        Op::MakeTmaAtom => Has(builtins::tma::make_tma_atom),
+        Op::TmaGbasis => Has(builtins::tma::tma_gbasis),
+        Op::TmaGStride => Has(builtins::tma::tma_g_stride),
+        Op::TmaDescArgs => Has(builtins::tma::tma_desc_args),
         Op::WarpAccess => Has(builtins::atoms::warp_access),
         Op::Coalesce => Has(builtins::algebra::coalesce),
         Op::Filter => Has(builtins::algebra::filter),

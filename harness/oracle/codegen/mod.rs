@@ -26,6 +26,7 @@ use crate::expr::parse::{Expr, Name};
 pub mod algebra;
 pub mod atoms;
 pub mod core;
+pub mod tma;
 
 /// What a generated C++ expression denotes; used to pick `make_shape` vs `make_tile` for tuples
 /// and to check arguments before the compiler sees them.
@@ -412,6 +413,11 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Slice => Has(|g, _, a, at| codegen::algebra::slice(g, Op::Slice, a, at)),
         Op::Dice => Has(|g, _, a, at| codegen::algebra::slice(g, Op::Dice, a, at)),
         Op::SliceAndOffset => Has(|g, _, a, at| codegen::algebra::slice(g, Op::SliceAndOffset, a, at)),
+        Op::MakeTmaCopy => Has(|g, n, a, e| codegen::tma::make(Op::MakeTmaCopy, g, n, a, e)),
+        Op::MakeTmaAtom => Has(|g, n, a, e| codegen::tma::make(Op::MakeTmaAtom, g, n, a, e)),
+        Op::TmaGbasis => Has(|g, n, a, e| codegen::tma::part(Op::TmaGbasis, g, n, a, e)),
+        Op::TmaGStride => Has(|g, n, a, e| codegen::tma::part(Op::TmaGStride, g, n, a, e)),
+        Op::TmaDescArgs => Has(|g, n, a, e| codegen::tma::part(Op::TmaDescArgs, g, n, a, e)),
         Op::WarpAccess => Part::Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),

@@ -221,6 +221,11 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::TileToShape => Absent(
             "not in the in-process ABI: cpp/ffi has no tile_to_shape entry; its cases run through the compiled driver",
         ),
+        Op::MakeTmaCopy => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
+        Op::MakeTmaAtom => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
+        Op::TmaGbasis => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
+        Op::TmaGStride => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
+        Op::TmaDescArgs => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::WarpAccess => Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::ProductEach => Absent(
             "not in the in-process ABI: cpp/ffi has no product_each entry; its cases run through the compiled driver",

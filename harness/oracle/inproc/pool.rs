@@ -14,10 +14,19 @@
 //! stderr) while the others are answered. In the child only async-signal-safe system calls and
 //! the C++ library run (glibc's malloc and stdio are fork-safe); every descriptor but the worker's
 //! own three is closed, so one worker's death is seen as end-of-file by the parent at once.
+//!
+//! What is hand-written here, and why: the pipes are std's (`std::io::pipe`). The worker is a
+//! `fork()` without `exec` (it is this process, with the FFI library loaded and CuTe's statics
+//! set up), which neither `std::process` (it only spawns by exec) nor a process crate offers
+//! (`nix::unistd::fork` is the same unsafe call behind another name); so are its `waitpid`, its
+//! `kill` and the non-blocking stderr (`fcntl`), each a one-line system call on our own child or
+//! descriptor with its SAFETY note. The child side (`child_main`, `read_exact`, `write_all`) uses
+//! raw `read`/`write` because between fork and `_exit` only async-signal-safe calls are allowed
+//! (std's buffered I/O may lock or allocate).
 
 use crate::oracle::runner::signal_name;
 use std::io::Read;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Mutex;
 
 use super::ffi;
@@ -52,14 +61,10 @@ pub struct Pool {
     workers: Vec<Mutex<Option<Worker>>>,
 }
 
+/// A pipe (std's `std::io::pipe`: close-on-exec, owned descriptors), read end first.
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two descriptors into `fds`, which we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just created and are owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    let (r, w) = std::io::pipe()?;
+    Ok((r.into(), w.into()))
 }
 
 impl Worker {

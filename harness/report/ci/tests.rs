@@ -24,6 +24,7 @@ fn case(group: &str, location: &str, expr: &str, status: Status) -> CaseReport {
         features: Vec::new(),
         reproduce: None,
         reproduce_shrunk: None,
+        picture: None,
     }
 }
 

@@ -1,0 +1,80 @@
+//! The TMA operations (`engine::tma`): `make_tma_copy(OP, T, GMEM, SMEM[, CLUSTER])`,
+//! `make_tma_copy(OP, T, GMEM, SMEM, TILER, CLUSTER)` and `make_tma_atom(OP, T, GMEM, SMEM,
+//! TILER[, CLUSTER])`, CuTe's functions and overloads of the same names with
+//! the global tensor written as its element type and layout, and the parts of the result CuTe's
+//! host code computed: `tma_gbasis(X)` (`AuxParams::TmaGmemBasis`), `tma_g_stride(X)`
+//! (`aux_params_.g_stride_`) and `tma_desc_args(X)` (what CuTe passed to `cuTensorMapEncodeTiled`).
+
+use crate::engine::tma::{self, SmemLayout, TmaArgs, TmaOp};
+use crate::engine::{Error, Result};
+use crate::expr::parse::Name;
+use crate::expr::value::{AtomValue, TmaView, Value};
+
+use super::algebra::to_tiler;
+
+fn name_of<'a>(f: &str, v: &'a Value) -> Result<&'a str> {
+    match v {
+        Value::Atom(AtomValue::Name(n)) => Ok(n),
+        other => Err(Error::Type(format!("{f} expects a TMA operation and a value type name, found {}", other.kind()))),
+    }
+}
+
+/// The operands of `make_tma_copy` / `make_tma_atom`.
+pub fn args_of(f: &str, args: &[Value], atom: bool) -> Result<TmaArgs> {
+    let op_name = name_of(f, &args[0])?;
+    let op = TmaOp::by_name(op_name)
+        .ok_or_else(|| Error::Type(format!("{f}: {op_name} is not an SM90 TMA operation (SM90_TMA_LOAD, ...)")))?;
+    let val_type = name_of(f, &args[1])?.to_string();
+    let gmem = args[2].to_layout().map_err(|_| Error::Type(format!("{f}: the gmem operand must be a layout")))?;
+    let smem = match &args[3] {
+        Value::Layout(l) => SmemLayout::Plain(l.clone()),
+        Value::Atom(AtomValue::Composed(c)) => SmemLayout::Swizzled(c.clone()),
+        other => return Err(Error::Type(format!("{f}: the smem operand must be a layout, found {}", other.kind()))),
+    };
+    // CuTe's overloads: make_tma_copy(op, g, s[, cluster]) and (op, g, s, tiler, cluster);
+    // make_tma_atom(op, g, s, tiler[, cluster]).
+    let (tiler, cluster) = match (atom, args.len()) {
+        (false, 5) => (None, args.get(4)),
+        _ => (args.get(4), args.get(5)),
+    };
+    let cta_tiler = tiler.map(to_tiler).transpose()?;
+    let cluster = cluster.map(Value::to_int_tuple).transpose()?;
+    Ok(TmaArgs { op, val_type, gmem, smem, cta_tiler, cluster })
+}
+
+/// `make_tma_copy(...)`: the TiledCopy.
+pub fn make_tma_copy(name: &Name, args: &[Value]) -> Result<Value> {
+    let a = args_of(name.base(), args, false)?;
+    Ok(Value::Atom(AtomValue::Tma(Box::new(tma::make_tma_copy(&a)?), TmaView::TiledCopy)))
+}
+
+/// `make_tma_atom(...)`: the Copy_Atom (the same host computation, the multicast count
+/// `size(cluster)`).
+pub fn make_tma_atom(name: &Name, args: &[Value]) -> Result<Value> {
+    let a = args_of(name.base(), args, true)?;
+    Ok(Value::Atom(AtomValue::Tma(Box::new(tma::make_tma_atom(&a)?), TmaView::Atom)))
+}
+
+fn the_tma<'a>(f: &str, v: &'a Value) -> Result<&'a tma::TmaCopy> {
+    match v {
+        Value::Atom(AtomValue::Tma(t, _)) => Ok(t),
+        other => {
+            Err(Error::Type(format!("{f} expects make_tma_copy(...) or make_tma_atom(...), found {}", other.kind())))
+        }
+    }
+}
+
+/// `tma_gbasis(X)`: `AuxParams::TmaGmemBasis{}`.
+pub fn tma_gbasis(name: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Atom(AtomValue::BasisLayout(the_tma(name.base(), &args[0])?.gbasis.clone())))
+}
+
+/// `tma_g_stride(X)`: `aux_params_.g_stride_`.
+pub fn tma_g_stride(name: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::from_basis(the_tma(name.base(), &args[0])?.g_stride.clone()))
+}
+
+/// `tma_desc_args(X)`: the arguments of `cuTensorMapEncodeTiled`.
+pub fn tma_desc_args(name: &Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Atom(AtomValue::TmaDesc(Box::new(the_tma(name.base(), &args[0])?.desc.clone()))))
+}

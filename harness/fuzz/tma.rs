@@ -1,0 +1,233 @@
+//! Random TMA cases (`engine::tma`), built by construction:
+//! - an element type TMA has a format for;
+//! - a shared-memory tile: a GMMA shared-memory atom (K- or MN-major, INTER/SW32/SW64/SW128) tiled
+//!   by `tile_to_shape` to a multiple of the atom, or a plain static compact tile (2-D row- or
+//!   column-major, or 3-D), each mode at most 256 elements so the box fits;
+//! - a global layout whose contiguous mode is the smem tile's contiguous mode (stride `_1` or `1`),
+//!   its other strides padded to a multiple of 16 bytes, extents static or dynamic, sometimes a
+//!   batch mode or a static size-1 mode the tile takes one of (tiler `(TM,TK,_1)`);
+//! - the operation (load, multicast load, store, reduce-add), the cluster (`_1`, or 2 or 4 CTAs that
+//!   split the box), CuTe's overload (no tiler, the cluster alone, or tiler and cluster), and what
+//!   is printed: the TiledCopy, the Copy_Atom (`make_tma_atom`), the gbasis, the coordinate strides
+//!   or the `cuTensorMapEncodeTiled` arguments.
+//!
+//! Inadmissible variants (CuTe refuses; the engine must too): the global layout's majorness
+//! flipped against the tile's, a stride that is no multiple of 16 bytes.
+
+use proptest::prelude::*;
+
+use super::{case_of, Case};
+
+/// Element types TMA takes, with their width in bytes (sub-byte types are not drawn).
+const TYPES: &[(&str, i64)] = &[
+    ("half_t", 2),
+    ("bfloat16_t", 2),
+    ("float", 4),
+    ("tfloat32_t", 4),
+    ("int8_t", 1),
+    ("uint8_t", 1),
+    ("float_e4m3_t", 1),
+    ("double", 8),
+    ("int32_t", 4),
+    ("uint64_t", 8),
+];
+
+/// The GMMA atom's (M, K) extents for an element of `bytes` bytes (CuTe's atoms hold 8 rows of
+/// 16/32/64/128 bytes: INTER, SW32, SW64, SW128).
+fn atom_extents(sw: &str, major: &str, bytes: i64) -> (i64, i64) {
+    let row = match sw {
+        "INTER" => 16,
+        "SW32" => 32,
+        "SW64" => 64,
+        _ => 128,
+    } / bytes;
+    if major == "K" {
+        (8, row)
+    } else {
+        (row, 8)
+    }
+}
+
+/// One drawn TMA case's parts before they are written as text.
+#[derive(Clone, Debug)]
+struct Draw {
+    ty: usize,
+    gmma: bool,
+    sw: usize,
+    k_major: bool,
+    mult: (i64, i64),
+    plain: (i64, i64),
+    batch: bool,
+    size_one: bool,
+    dynamic: (bool, bool),
+    pad: (i64, i64),
+    op: usize,
+    cluster: usize,
+    form: usize,
+    query: usize,
+    bad: usize,
+}
+
+fn draw() -> impl Strategy<Value = Draw> {
+    (
+        (0..TYPES.len(), any::<bool>(), 0usize..4, any::<bool>(), (1i64..=4, 1i64..=4)),
+        ((2u32..=7, 2u32..=7), any::<bool>(), 0u32..8, (any::<bool>(), any::<bool>()), (0i64..4, 0i64..4)),
+        (0usize..4, 0usize..5, 0usize..3, 0usize..5, 0usize..12),
+    )
+        .prop_map(|(a, b, c)| Draw {
+            ty: a.0,
+            gmma: a.1,
+            sw: a.2,
+            k_major: a.3,
+            mult: a.4,
+            plain: (1 << b.0 .0, 1 << b.0 .1),
+            batch: b.1,
+            size_one: b.2 == 0,
+            dynamic: b.3,
+            pad: b.4,
+            op: c.0,
+            cluster: c.1,
+            form: c.2,
+            query: c.3,
+            bad: c.4,
+        })
+}
+
+fn int(v: i64, dynamic: bool) -> String {
+    if dynamic {
+        v.to_string()
+    } else {
+        format!("_{v}")
+    }
+}
+
+/// The case text of a draw, and whether CuTe accepts it by construction.
+fn write(d: &Draw) -> (String, bool) {
+    let (ty, bytes) = TYPES[d.ty];
+    let sw = ["INTER", "SW32", "SW64", "SW128"][d.sw];
+    // The smem tile (TM, TK) and its text; `contiguous_m`: its first contiguous run is along M.
+    let (tm, tk, smem, contiguous_m) = if d.gmma {
+        let major = if d.k_major { "K" } else { "MN" };
+        let (am, ak) = atom_extents(sw, major, bytes);
+        let (tm, tk) = (am * d.mult.0, ak * d.mult.1);
+        (tm, tk, format!("tile_to_shape(GMMA::Layout_{major}_{sw}_Atom<{ty}>,(_{tm},_{tk}))"), !d.k_major)
+    } else {
+        let (mut tm, mut tk) = d.plain;
+        while tm * tk > 8192 {
+            tm = (tm / 2).max(1);
+            tk = (tk / 2).max(1);
+        }
+        if d.k_major {
+            (tm, tk, format!("(_{tm},_{tk}):(_{tk},_1)"), false)
+        } else {
+            (tm, tk, format!("(_{tm},_{tk}):(_1,_{tm})"), true)
+        }
+    };
+    // The gmem tensor: a multiple of the tile plus a little, its leading dimension padded to 16 bytes.
+    let align = (16 / bytes).max(1);
+    let mg = tm * (1 + d.pad.0) + if d.dynamic.0 { d.pad.1 } else { 0 };
+    let kg = tk * (1 + d.pad.1) + if d.dynamic.1 { d.pad.0 } else { 0 };
+    let (flip, mut misalign) = (d.bad == 0, d.bad == 1);
+    let lead = |n: i64| {
+        let p = (n + align - 1) / align * align;
+        if misalign && p > 1 {
+            p + 1
+        } else {
+            p
+        }
+    };
+    // Contiguous along M (MN-major) or K (K-major), as the tile; flipped when inadmissible.
+    let gm_contig = contiguous_m != flip;
+    let (m_txt, k_txt) = (int(mg, d.dynamic.0), int(kg, d.dynamic.1));
+    let (ld, m_stride, k_stride) = if gm_contig {
+        let ld = lead(mg);
+        (ld, "_1".to_string(), int(ld, true))
+    } else {
+        let ld = lead(kg);
+        (ld, int(ld, true), "_1".to_string())
+    };
+    if ld % align == 0 {
+        misalign = false;
+    }
+    let plane = ld * if gm_contig { kg } else { mg };
+    let (mut gmem, mut tiler) = (format!("({m_txt},{k_txt}):({m_stride},{k_stride})"), None);
+    if d.batch {
+        let l = 2 + d.pad.0;
+        gmem = format!("({m_txt},{k_txt},{l}):({m_stride},{k_stride},{plane})");
+        tiler = Some(format!("(_{tm},_{tk},_1)"));
+    } else if d.size_one {
+        gmem = format!("({m_txt},{k_txt},_1):({m_stride},{k_stride},_0)");
+        tiler = Some(format!("(_{tm},_{tk},_1)"));
+    }
+    let op = ["SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST", "SM90_TMA_STORE", "SM90_TMA_REDUCE_ADD"][d.op];
+    // A cluster of 2 or 4 CTAs only where it splits the box's last mode: the tile's K extent
+    // (or M for a K-contiguous box whose one mode is K) is a power of two of at least 8.
+    let cluster = match d.cluster {
+        3 if tk >= 8 && tm >= 8 => "_2",
+        4 if tk >= 8 && tm >= 8 => "_4",
+        _ => "_1",
+    };
+    let args = match (tiler, d.form) {
+        (Some(t), _) => format!("{op}, {ty}, {gmem}, {smem}, {t}, {cluster}"),
+        (None, 0) if cluster == "_1" => format!("{op}, {ty}, {gmem}, {smem}"),
+        (None, 0 | 1) => format!("{op}, {ty}, {gmem}, {smem}, {cluster}"),
+        (None, _) => format!("{op}, {ty}, {gmem}, {smem}, (_{tm},_{tk}), {cluster}"),
+    };
+    let tiled = format!("make_tma_copy({args})");
+    let text = match d.query {
+        0 => tiled,
+        1 => {
+            // make_tma_atom(op, g, s, tiler[, cluster]): the tiler always given.
+            let t = if d.batch || d.size_one { format!("(_{tm},_{tk},_1)") } else { format!("(_{tm},_{tk})") };
+            format!("make_tma_atom({op}, {ty}, {gmem}, {smem}, {t}, {cluster})")
+        }
+        2 => format!("tma_gbasis({tiled})"),
+        3 => format!("tma_g_stride({tiled})"),
+        _ => format!("tma_desc_args({tiled})"),
+    };
+    (text, !flip && !misalign)
+}
+
+/// One random TMA case (see the module doc).
+pub fn tma_case() -> BoxedStrategy<Case> {
+    draw()
+        .prop_map(|d| {
+            let (text, admissible) = write(&d);
+            let op = match d.query {
+                1 => "make_tma_atom",
+                2 => "tma_gbasis",
+                3 => "tma_g_stride",
+                4 => "tma_desc_args",
+                _ => "make_tma_copy",
+            };
+            case_of(op, text, admissible)
+        })
+        .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::strategy::{Strategy, ValueTree};
+
+    /// Every admissible drawn case is answered by the engine, and every case flipped or misaligned
+    /// is refused by it (as real CuTe 4.2 and 4.7 did in the random runs of the commit that added
+    /// this generator).
+    #[test]
+    fn the_engine_answers_admissible_cases_and_refuses_the_others() {
+        let mut r = super::super::runner(5);
+        let s = super::tma_case();
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..300 {
+            let c = s.new_tree(&mut r).expect("by construction").current();
+            let v = crate::expr::eval::eval_str(&c.expr);
+            if c.admissible {
+                assert!(v.is_ok(), "{}: {:?}", c.expr, v);
+                yes += 1;
+            } else {
+                assert!(v.is_err(), "{}: {:?}", c.expr, v);
+                no += 1;
+            }
+        }
+        assert!(yes > 150 && no > 10, "{yes} admissible, {no} not");
+    }
+}

@@ -1,0 +1,796 @@
+//! The TMA proof on silicon (`cargo xtask gpu-tma`): random TMA copies built by CuTe's own
+//! `make_tma_copy` on the H200, each moving a tile whose elements carry their own index, and every
+//! element checked against where the engine's layouts say it lands.
+//!
+//! A case ([`TmaCase`]) is an element type (1, 2, 4 or 8 bytes), a global layout `G` (rank 1 to 4,
+//! one contiguous mode, the others padded to 16-byte strides in a random order; static or dynamic),
+//! a static shared-memory layout `S` (a compact plain layout whose stride-1 mode is G's contiguous
+//! one, or a GMMA atom `GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>` tiled by
+//! `tile_to_shape`), a CTA tiler (per mode an extent or a strided `N:_2` layout) whose sizes are S's
+//! `product_each(shape)`, a tile coordinate (partial tiles included) and a direction (load 80 %,
+//! store 20 %). [`random_cases`] draws them by construction from a seed.
+//!
+//! The device (`cpp/gpu/tma_check.cu{,h}`, `cpp/gpu/tma_run.sh`, no Rust) builds the copy with
+//! `make_tma_copy(SM90_TMA_{LOAD,STORE}, G, S, tiler, Int<1>)` and moves the tile at the coordinate
+//! (`local_tile(tma.get_tma_tensor(shape(G)), tiler, coord)`, `partition_S/D`, `copy`). A load
+//! reports every shared-memory element (global element `j` carries `j+1`; 0 is the zero fill, -1
+//! untouched), a store every element of the global allocation (shared element `i` carries `i+1`).
+//! The engine's prediction ([`predict`]): for each index `k` of the tile, `local_tile(G, tiler,
+//! coord)` and `local_tile_offset` give the global element, the same tiling of `shape(G)` with
+//! stride 1 on mode `i` and 0 elsewhere its coordinate `i` (in bounds or not), and `S(k)` (for a
+//! swizzled atom: the swizzle applied to the byte address, `smem_ptr_flag`) the shared element.
+//!
+//! The device also records the `cuTensorMapEncodeTiled` arguments CuTe passed (`args` lines), and a
+//! corrupted twin (`--corrupt`: the descriptor's stride of TMA dimension 1 grows by 16 bytes, or
+//! for a rank-1 descriptor the global address moves by 16 bytes) must fail.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use anyhow::{bail, Context, Result};
+
+use crate::engine::swizzle::Offset;
+use crate::expr::eval::eval_str;
+use crate::expr::value::{AtomValue, Value};
+use crate::gpu::access::Rng;
+
+/// Element types: C++ name, bytes, the name the expression language uses for its GMMA atom.
+pub const TYPES: [(&str, i64, &str); 13] = [
+    ("uint8_t", 1, "uint8_t"),
+    ("int8_t", 1, "uint8_t"),
+    ("cute::float_e4m3_t", 1, "uint8_t"),
+    ("cute::float_e5m2_t", 1, "uint8_t"),
+    ("uint16_t", 2, "half_t"),
+    ("cute::half_t", 2, "half_t"),
+    ("cute::bfloat16_t", 2, "half_t"),
+    ("uint32_t", 4, "float"),
+    ("int32_t", 4, "float"),
+    ("float", 4, "float"),
+    ("double", 8, "double"),
+    ("int64_t", 8, "double"),
+    ("uint64_t", 8, "double"),
+];
+
+/// The device's limits (tma_check.cuh): global allocation and shared memory.
+pub const GLOBAL_ALLOC: i64 = 96 << 20;
+pub const GLOBAL_SLACK: i64 = 1 << 20;
+pub const SMEM_LIMIT: i64 = 160 * 1024;
+
+/// The shared-memory layout of a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Smem {
+    /// A compact static layout.
+    Plain { shape: Vec<i64>, stride: Vec<i64> },
+    /// `tile_to_shape(GMMA::Layout_{major}_{kind}_Atom<T>, shape)`.
+    Gmma { major: &'static str, kind: &'static str, shape: Vec<i64> },
+}
+
+/// One TMA copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TmaCase {
+    pub id: usize,
+    pub store: bool,
+    /// Index into [`TYPES`].
+    pub ty: usize,
+    pub gshape: Vec<i64>,
+    pub gstride: Vec<i64>,
+    /// Static (`Int<N>`) global shape and strides, else dynamic (the contiguous stride is `_1`).
+    pub gstatic: bool,
+    pub smem: Smem,
+    /// Per mode (extent, stride): stride 1 is the plain extent `_N`, else the layout `_N:_s`.
+    pub tiler: Vec<(i64, i64)>,
+    pub coord: Vec<i64>,
+}
+
+fn join(v: &[i64], f: impl Fn(i64) -> String) -> String {
+    v.iter().map(|&x| f(x)).collect::<Vec<_>>().join(",")
+}
+
+impl TmaCase {
+    pub fn elem(&self) -> i64 {
+        TYPES[self.ty].1
+    }
+    pub fn type_name(&self) -> &'static str {
+        TYPES[self.ty].0
+    }
+    /// The contiguous (stride-1) global mode.
+    pub fn contiguous(&self) -> usize {
+        self.gstride.iter().position(|&d| d == 1).unwrap_or(0)
+    }
+    /// `G` as the expression language spells it.
+    pub fn g_expr(&self) -> String {
+        let s = |x: i64| if self.gstatic { format!("_{x}") } else { x.to_string() };
+        let d = |x: i64| if self.gstatic || x == 1 { format!("_{x}") } else { x.to_string() };
+        format!("({}):({})", join(&self.gshape, s), join(&self.gstride, d))
+    }
+    pub fn s_expr(&self) -> String {
+        match &self.smem {
+            Smem::Plain { shape, stride } => {
+                format!("({}):({})", join(shape, |x| format!("_{x}")), join(stride, |x| format!("_{x}")))
+            }
+            Smem::Gmma { major, kind, shape } => format!(
+                "tile_to_shape(GMMA::Layout_{major}_{kind}_Atom<{}>, ({}))",
+                TYPES[self.ty].2,
+                join(shape, |x| format!("_{x}"))
+            ),
+        }
+    }
+    pub fn tiler_expr(&self) -> String {
+        let m: Vec<String> =
+            self.tiler.iter().map(|&(n, s)| if s == 1 { format!("_{n}") } else { format!("_{n}:_{s}") }).collect();
+        format!("({})", m.join(","))
+    }
+    pub fn coord_expr(&self) -> String {
+        format!("({})", join(&self.coord, |x| x.to_string()))
+    }
+    /// The layout of G's coordinate `i`: `shape(G)` with stride 1 on mode `i`, 0 elsewhere.
+    fn coord_layout(&self, i: usize) -> String {
+        let strides: Vec<i64> = (0..self.gshape.len()).map(|j| (i == j) as i64).collect();
+        format!("({}):({})", join(&self.gshape, |x| x.to_string()), join(&strides, |x| x.to_string()))
+    }
+    /// The plan line (`cases.txt`).
+    pub fn line(&self) -> String {
+        format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            self.id,
+            if self.store { "store" } else { "load" },
+            self.type_name(),
+            self.g_expr(),
+            if self.gstatic { "static" } else { "dynamic" },
+            self.s_expr(),
+            self.tiler_expr(),
+            self.coord_expr()
+        )
+    }
+    /// The case's C++ (a function `run_ID` in a part file).
+    pub fn cuda(&self) -> String {
+        let t = self.type_name();
+        let sh = |x: i64| if self.gstatic { format!("Int<{x}>{{}}") } else { x.to_string() };
+        let st = |x: i64| {
+            if x == 1 {
+                "_1{}".to_string()
+            } else if self.gstatic {
+                format!("Int<{x}>{{}}")
+            } else {
+                x.to_string()
+            }
+        };
+        let g = format!(
+            "make_layout(make_shape({}), make_stride({}))",
+            self.gshape.iter().map(|&x| sh(x)).collect::<Vec<_>>().join(", "),
+            self.gstride.iter().map(|&x| st(x)).collect::<Vec<_>>().join(", ")
+        );
+        let ints = |v: &[i64]| v.iter().map(|x| format!("Int<{x}>")).collect::<Vec<_>>().join(",");
+        let sl = match &self.smem {
+            Smem::Plain { shape, stride } => format!("Layout<Shape<{}>, Stride<{}>>", ints(shape), ints(stride)),
+            Smem::Gmma { major, kind, shape } => {
+                format!(
+                    "decltype(tile_to_shape(GMMA::Layout_{major}_{kind}_Atom<{t}>{{}}, Shape<{}>{{}}))",
+                    ints(shape)
+                )
+            }
+        };
+        let tiler: Vec<String> = self
+            .tiler
+            .iter()
+            .map(|&(n, s)| if s == 1 { format!("Int<{n}>{{}}") } else { format!("Layout<Int<{n}>,Int<{s}>>{{}}") })
+            .collect();
+        let mut o = String::new();
+        let _ = writeln!(o, "// case {}: {}", self.id, self.line().replace('\t', " "));
+        let _ = writeln!(o, "int tma_case_{}(tma_check::Ctx& ctx) {{", self.id);
+        let _ = writeln!(o, "  auto g = {g};");
+        let _ = writeln!(o, "  using SL = {sl};");
+        let _ = writeln!(
+            o,
+            "  return tma_check::run_case<{t}, {}, SL>(ctx, {}, g, make_tile({}), make_coord({}));",
+            self.store,
+            self.id,
+            tiler.join(", "),
+            join(&self.coord, |x| x.to_string()).replace(',', ", ")
+        );
+        o += "}\n";
+        o
+    }
+    /// Elements of the global allocation the device makes (and reports for a store).
+    pub fn global_elems(&self) -> Result<i64> {
+        let cos = 1 + self.gshape.iter().zip(&self.gstride).map(|(s, d)| (s - 1) * d).sum::<i64>();
+        Ok(((cos * self.elem() + 15) / 16 * 16 + GLOBAL_SLACK) / self.elem())
+    }
+}
+
+fn eval(text: &str) -> Result<Value> {
+    eval_str(text).map_err(|e| anyhow::anyhow!("{text}: {e}"))
+}
+
+fn layout_values(text: &str) -> Result<Vec<i64>> {
+    let l = eval(text)?.to_layout().map_err(|e| anyhow::anyhow!("{text}: {e}"))?;
+    l.values().map_err(|e| anyhow::anyhow!("{text}: {e}"))
+}
+
+fn int_of(text: &str) -> Result<i64> {
+    Ok(eval(text)?.to_int().map_err(|e| anyhow::anyhow!("{text}: {e}"))?.value)
+}
+
+/// The shared-memory element of each tile index `k` (S evaluated at `k`; a layout over
+/// `smem_ptr_flag_bits<B>` swizzles the byte address).
+pub fn smem_offsets(case: &TmaCase) -> Result<Vec<i64>> {
+    let text = case.s_expr();
+    match eval(&text)? {
+        Value::Layout(l) => l.values().map_err(|e| anyhow::anyhow!("{text}: {e}")),
+        Value::Atom(AtomValue::Composed(c)) => {
+            let e = case.elem();
+            match c.offset {
+                Offset::SmemPtr(bits) => {
+                    if bits != 8 * e {
+                        bail!("{text}: smem_ptr flag of {bits} bits for a {e}-byte element");
+                    }
+                    let v = c.layout.values().map_err(|x| anyhow::anyhow!("{text}: {x}"))?;
+                    Ok(v.into_iter().map(|i| c.swizzle.apply(i * e) / e).collect())
+                }
+                Offset::Int(_) => c.values().map_err(|x| anyhow::anyhow!("{text}: {x}")),
+            }
+        }
+        other => bail!("{text}: not a layout ({})", other.kind()),
+    }
+}
+
+/// What the engine says the device must observe: per element of the reported array, the index
+/// +1 it holds, 0 (zero fill) or -1 (untouched).
+pub fn predict(case: &TmaCase) -> Result<Vec<i64>> {
+    let (g, t, c) = (case.g_expr(), case.tiler_expr(), case.coord_expr());
+    let gt = layout_values(&format!("local_tile({g}, {t}, {c})"))?;
+    let go = int_of(&format!("local_tile_offset({g}, {t}, {c})"))?;
+    let so = smem_offsets(case)?;
+    if gt.len() != so.len() {
+        bail!("case {}: tile of {} elements, smem of {}", case.id, gt.len(), so.len());
+    }
+    // In bounds: every coordinate below its extent (coordinate i from the same tiling of the
+    // coordinate layout of mode i).
+    let mut inside = vec![true; so.len()];
+    for (i, &extent) in case.gshape.iter().enumerate() {
+        let d = case.coord_layout(i);
+        let dt = layout_values(&format!("local_tile({d}, {t}, {c})"))?;
+        let dof = int_of(&format!("local_tile_offset({d}, {t}, {c})"))?;
+        if dt.len() != so.len() {
+            bail!("case {}: coordinate tile of {} elements", case.id, dt.len());
+        }
+        for (k, x) in dt.iter().enumerate() {
+            inside[k] &= dof + x < extent;
+        }
+    }
+    let inb = |k: usize| inside[k];
+    if case.store {
+        let n = case.global_elems()? as usize;
+        let mut out = vec![-1i64; n];
+        for k in 0..so.len() {
+            if inb(k) {
+                let gi = (go + gt[k]) as usize;
+                if gi >= n {
+                    bail!("case {}: global index {gi} beyond the allocation", case.id);
+                }
+                out[gi] = so[k] + 1;
+            }
+        }
+        Ok(out)
+    } else {
+        let mut out = vec![-1i64; so.len()];
+        for k in 0..so.len() {
+            let s = so[k] as usize;
+            if s >= out.len() {
+                bail!("case {}: smem index {s} beyond the tile", case.id);
+            }
+            out[s] = if inb(k) { go + gt[k] + 1 } else { 0 };
+        }
+        Ok(out)
+    }
+}
+
+/// GMMA atom (rows, cols) for a major, a swizzle kind and an element size: K-major atoms are
+/// 8 rows of `bytes/e` elements, MN-major their transpose.
+fn atom_dims(major: &str, kind: &str, e: i64) -> (i64, i64) {
+    let bytes = match kind {
+        "INTER" => 16,
+        "SW32" => 32,
+        "SW64" => 64,
+        _ => 128,
+    };
+    if major == "K" {
+        (8, bytes / e)
+    } else {
+        (bytes / e, 8)
+    }
+}
+
+fn draw(r: &mut Rng, id: usize) -> TmaCase {
+    let ty = r.below(TYPES.len() as u64) as usize;
+    let e = TYPES[ty].1;
+    let vec16 = 16 / e; // elements in 16 bytes
+    let store = r.chance(20);
+    let gmma = r.chance(45);
+    let rank = if gmma { 2 + r.below(2) as usize } else { r.pick(&[1usize, 2, 2, 2, 3, 3, 4]) };
+    // Tile extents and smem.
+    let (contig, tile, smem) = if gmma {
+        let major = r.pick(&["K", "MN"]);
+        let kind = r.pick(&["INTER", "SW32", "SW64", "SW128"]);
+        let (ar, ac) = atom_dims(major, kind, e);
+        let mut tile = vec![ar * r.pick(&[1i64, 1, 2, 4]), ac * r.pick(&[1i64, 1, 2])];
+        while tile.len() < rank {
+            tile.push(r.pick(&[1i64, 2, 3]));
+        }
+        let contig = if major == "K" { 1 } else { 0 };
+        (contig, tile.clone(), Smem::Gmma { major, kind, shape: tile })
+    } else {
+        let contig = r.below(rank as u64) as usize;
+        let mut tile = vec![0i64; rank];
+        for (i, t) in tile.iter_mut().enumerate() {
+            *t = if i == contig {
+                vec16 * r.pick(&[1i64, 1, 2, 4, 8, 16])
+            } else {
+                r.pick(&[1i64, 2, 3, 4, 5, 8, 8, 16, 32])
+            };
+        }
+        let tile: Vec<i64> = tile.iter().map(|&t| t.min(256)).collect();
+        // Compact strides: the contiguous mode first, the others in a random order.
+        let mut order: Vec<usize> = (0..rank).filter(|&i| i != contig).collect();
+        for i in (1..order.len()).rev() {
+            let j = r.below(i as u64 + 1) as usize;
+            order.swap(i, j);
+        }
+        let mut stride = vec![0i64; rank];
+        let mut cur = 1;
+        for &m in std::iter::once(&contig).chain(order.iter()) {
+            stride[m] = cur;
+            cur *= tile[m];
+        }
+        (contig, tile.clone(), Smem::Plain { shape: tile, stride })
+    };
+    // Tiler: strided modes only on non-contiguous modes of a plain-or-GMMA tile.
+    let tiler: Vec<(i64, i64)> =
+        (0..rank).map(|i| (tile[i], if i != contig && tile[i] > 1 && r.chance(12) { 2 } else { 1 })).collect();
+    // Global shape: per mode a few tiles, often a partial last one.
+    let gshape: Vec<i64> = (0..rank)
+        .map(|i| {
+            let (t, s) = tiler[i];
+            if s != 1 {
+                2 * t * (1 + r.below(3) as i64)
+            } else {
+                match r.below(4) {
+                    0 => t * (1 + r.below(3) as i64),
+                    1 => (1 + r.below(t as u64 * 3) as i64).max(1),
+                    _ => t * r.below(3) as i64 + 1 + r.below(t as u64) as i64,
+                }
+            }
+        })
+        .collect();
+    // Global strides: the contiguous mode 1, the others in a random order, each padded to 16 bytes
+    // and sometimes by more.
+    let mut order: Vec<usize> = (0..rank).filter(|&i| i != contig).collect();
+    for i in (1..order.len()).rev() {
+        let j = r.below(i as u64 + 1) as usize;
+        order.swap(i, j);
+    }
+    let mut gstride = vec![0i64; rank];
+    gstride[contig] = 1;
+    let mut extent = gshape[contig];
+    for &m in &order {
+        let padded = (extent + vec16 - 1) / vec16 * vec16 + vec16 * r.pick(&[0i64, 0, 0, 1, 2, 5]);
+        gstride[m] = padded;
+        extent = padded * gshape[m];
+    }
+    let gstatic = r.chance(25);
+    // Tile coordinate: any tile (strided modes: the rest mode is (2, S/(2T))).
+    let coord: Vec<i64> = (0..rank)
+        .map(|i| {
+            let (t, s) = tiler[i];
+            let n = if s == 1 { (gshape[i] + t - 1) / t } else { gshape[i] / t };
+            r.below(n.max(1) as u64) as i64
+        })
+        .collect();
+    TmaCase { id, store, ty, gshape, gstride, gstatic, smem, tiler, coord }
+}
+
+/// Whether a drawn case fits the device and the engine takes it (the prediction exists).
+fn usable(c: &TmaCase) -> bool {
+    let Ok(n) = c.global_elems() else { return false };
+    if n * c.elem() > GLOBAL_ALLOC {
+        return false;
+    }
+    let size: i64 = c.tiler.iter().map(|t| t.0).product();
+    if size * c.elem() > 48 * 1024 {
+        return false;
+    }
+    // Compact smem: S's values are exactly 0..size.
+    let Ok(mut so) = smem_offsets(c) else { return false };
+    so.sort_unstable();
+    if so.iter().enumerate().any(|(i, &v)| v != i as i64) {
+        return false;
+    }
+    predict(c).is_ok()
+}
+
+/// `n` random cases from `seed`.
+pub fn random_cases(seed: u64, n: usize) -> Result<Vec<TmaCase>> {
+    let mut r = Rng(seed);
+    let mut out = Vec::with_capacity(n);
+    let mut tries = 0;
+    while out.len() < n {
+        tries += 1;
+        if tries > 20 * n + 100 {
+            bail!("only {} of {n} cases drawn in {tries} tries", out.len());
+        }
+        let c = draw(&mut r, out.len());
+        if usable(&c) {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// `cases.txt`: a header and one line per case.
+pub fn cases_file(seed: u64, cases: &[TmaCase]) -> String {
+    let mut s = format!(
+        "# seed {seed}, {} cases (cargo xtask gpu-tma --seed {seed} --cases {})\n# id\tdir\ttype\tG\tG kind\tS\ttiler\tcoord\n",
+        cases.len(),
+        cases.len()
+    );
+    for c in cases {
+        s += &c.line();
+        s.push('\n');
+    }
+    s
+}
+
+/// Cases per generated part file.
+pub const PARTS: usize = 16;
+
+/// The generated CUDA: `tma_parts.cuh` (the case table, weak declarations) and
+/// `tma_part{K}.cu` (case `N` in part `N % PARTS`, each under `#if !defined(ONLY_CASE) ||
+/// ONLY_CASE == N` so that tma_run.sh can build the cases of a part one by one when it fails).
+pub fn cuda_files(cases: &[TmaCase]) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut head =
+        String::from("// Generated by cargo xtask gpu-tma (harness/gpu/tma.rs): the case table.\n#pragma once\n");
+    let _ = writeln!(head, "#define TMA_NCASES {}", cases.len());
+    for c in cases {
+        let _ = writeln!(head, "extern int tma_case_{}(tma_check::Ctx&) __attribute__((weak));", c.id);
+    }
+    let names: Vec<String> = cases.iter().map(|c| format!("tma_case_{}", c.id)).collect();
+    let _ = writeln!(head, "static int (*const TMA_CASES[])(tma_check::Ctx&) = {{{}}};", names.join(", "));
+    files.push(("tma_parts.cuh".to_string(), head));
+    for k in 0..PARTS {
+        let mut s = String::from("// Generated by cargo xtask gpu-tma (harness/gpu/tma.rs).\n#include \"tma_check.cuh\"\nusing namespace cute;\n");
+        for c in cases.iter().filter(|c| c.id % PARTS == k) {
+            let _ = writeln!(s, "#if !defined(ONLY_CASE) || ONLY_CASE == {}", c.id);
+            s += &c.cuda();
+            s += "#endif\n";
+        }
+        files.push((format!("tma_part{k}.cu"), s));
+    }
+    files
+}
+
+/// The seed and case count of a plan (`cases.txt`'s first line).
+pub fn plan_seed(text: &str) -> Result<(u64, usize)> {
+    let head = text.lines().next().context("empty plan")?;
+    let w: Vec<&str> = head.split_whitespace().collect();
+    // "# seed S, N cases ..."
+    if w.len() < 4 || w[1] != "seed" {
+        bail!("plan header: {head}");
+    }
+    Ok((w[2].trim_end_matches(',').parse()?, w[3].parse()?))
+}
+
+/// Why the corrupted descriptor cannot change what a case moves, if it cannot. The twin adds 16
+/// bytes to the stride of TMA dimension 1 (rank 1: to the address), so an element moves unless its
+/// coordinate along dimension 1 is 0. The coordinates are read from CuTe's recorded descriptor
+/// (`args`: the byte strides) and the engine's global element of every in-bounds element of the
+/// tile (nested strides: the largest first). None when some element moves.
+pub fn corrupt_cannot_fail(case: &TmaCase, args: &str) -> Option<String> {
+    let field = |k: &str| -> Option<Vec<i64>> {
+        let v = args.split_whitespace().find_map(|w| w.strip_prefix(k))?;
+        v.split(',').filter(|x| !x.is_empty()).map(|x| x.parse().ok()).collect()
+    };
+    let strides = field("strides=")?;
+    if strides.is_empty() {
+        return None; // rank 1: the address moves every element
+    }
+    let e = case.elem();
+    // TMA dimensions 1.. by element stride, largest first.
+    let mut dims: Vec<(i64, usize)> = strides.iter().enumerate().map(|(i, s)| (s / e, i + 1)).collect();
+    dims.sort_unstable_by(|a, b| b.cmp(a));
+    let p = predict(case).ok()?;
+    let globals: Vec<i64> = if case.store {
+        (0..p.len() as i64).filter(|&g| p[g as usize] > 0).collect()
+    } else {
+        p.iter().filter(|&&v| v > 0).map(|v| v - 1).collect()
+    };
+    for g in &globals {
+        let mut rest = *g;
+        for &(st, d) in &dims {
+            let x = rest / st;
+            rest %= st;
+            if d == 1 && x != 0 {
+                return None;
+            }
+        }
+    }
+    Some(format!(
+        "every one of its {} in-bounds elements has coordinate 0 along TMA dimension 1 (strides {strides:?} bytes), so the perturbed stride never enters an address",
+        globals.len()
+    ))
+}
+
+/// Whether a run is as it must be: every case ran and agrees with the engine, and (when the
+/// corrupted twin ran) every twin case fails but those [`corrupt_cannot_fail`] explains.
+pub fn run_is_sound(cases: &[TmaCase], v: &[Verdict], corrupt: Option<&[Verdict]>) -> bool {
+    let _ = cases;
+    v.iter().all(Verdict::pass) && corrupt.is_none_or(|cv| cv.iter().all(|x| !x.pass() || x.explained.is_some()))
+}
+
+/// What the device printed for a case.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Observed {
+    /// The `args` line's fields after the id (CuTe's cuTensorMapEncodeTiled arguments).
+    pub args: Option<String>,
+    /// `ok`, `timeout`, or the error text.
+    pub status: String,
+    pub passes: u32,
+    pub values: Option<Vec<i64>>,
+}
+
+/// Decodes the `start:step:count` runs.
+pub fn decode_runs(tokens: &[&str]) -> Result<Vec<i64>> {
+    let mut v = Vec::new();
+    for t in tokens {
+        let p: Vec<&str> = t.split(':').collect();
+        if p.len() != 3 {
+            bail!("bad run {t}");
+        }
+        let (a, s, n): (i64, i64, usize) = (p[0].parse()?, p[1].parse()?, p[2].parse()?);
+        for i in 0..n {
+            v.push(a + s * i as i64);
+        }
+    }
+    Ok(v)
+}
+
+/// Reads a results file (`tma_check` output, possibly several runs after restarts).
+pub fn read_results(text: &str) -> Result<BTreeMap<usize, Observed>> {
+    let mut out: BTreeMap<usize, Observed> = BTreeMap::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("args") => {
+                let id: usize = it.next().context("args id")?.parse()?;
+                out.entry(id).or_default().args = Some(it.collect::<Vec<_>>().join(" "));
+            }
+            Some("case") => {
+                let id: usize = it.next().context("case id")?.parse()?;
+                let rest: Vec<&str> = it.collect();
+                let o = out.entry(id).or_default();
+                if rest.first().is_some_and(|w| *w == "load" || *w == "store") {
+                    o.passes = rest.get(1).and_then(|p| p.strip_prefix("passes=")).context("passes")?.parse()?;
+                    o.status = rest.get(2).context("status")?.to_string();
+                    let n: usize = rest.get(3).and_then(|p| p.strip_prefix("n=")).context("n=")?.parse()?;
+                    let v = decode_runs(&rest[4..])?;
+                    if v.len() != n {
+                        bail!("case {id}: {} values for n={n}", v.len());
+                    }
+                    o.values = Some(v);
+                } else {
+                    o.status = rest.join(" ");
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// One case's verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub id: usize,
+    pub ran: bool,
+    /// Elements that differ from the engine's prediction.
+    pub wrong: usize,
+    pub total: usize,
+    /// The first few differences: (element, engine, device).
+    pub first: Vec<(usize, i64, i64)>,
+    pub status: String,
+    /// Corrupted twin only: why this case cannot fail, when it passes ([`corrupt_cannot_fail`]).
+    pub explained: Option<String>,
+}
+
+impl Verdict {
+    pub fn pass(&self) -> bool {
+        self.ran && self.wrong == 0 && self.status == "ok"
+    }
+}
+
+/// Compares every case with what the device observed.
+pub fn compare(cases: &[TmaCase], obs: &BTreeMap<usize, Observed>, corrupt: bool) -> Result<Vec<Verdict>> {
+    let mut out = Vec::with_capacity(cases.len());
+    for c in cases {
+        let o = obs.get(&c.id);
+        let Some(values) = o.and_then(|o| o.values.as_ref()) else {
+            out.push(Verdict {
+                id: c.id,
+                ran: false,
+                wrong: 0,
+                total: 0,
+                first: vec![],
+                status: o.map(|o| o.status.clone()).unwrap_or_else(|| "missing".into()),
+                explained: None,
+            });
+            continue;
+        };
+        let p = predict(c)?;
+        let mut wrong = 0;
+        let mut first = Vec::new();
+        for i in 0..p.len().max(values.len()) {
+            let (a, b) = (p.get(i).copied().unwrap_or(i64::MIN), values.get(i).copied().unwrap_or(i64::MIN));
+            if a != b {
+                wrong += 1;
+                if first.len() < 4 {
+                    first.push((i, a, b));
+                }
+            }
+        }
+        let status = o.map(|o| o.status.clone()).unwrap_or_default();
+        let explained = if corrupt && wrong == 0 && status == "ok" {
+            o.and_then(|o| o.args.as_deref()).and_then(|a| corrupt_cannot_fail(c, a))
+        } else {
+            None
+        };
+        out.push(Verdict { id: c.id, ran: true, wrong, total: p.len(), first, status, explained });
+    }
+    Ok(out)
+}
+
+/// The summary text of a run (and of its corrupted twin when given).
+pub fn summary(cases: &[TmaCase], v: &[Verdict], corrupt: Option<&[Verdict]>) -> String {
+    let mut s = String::new();
+    let pass = v.iter().filter(|x| x.pass()).count();
+    let loads = cases.iter().filter(|c| !c.store).count();
+    let _ = writeln!(
+        s,
+        "cases {} (loads {loads}, stores {}), pass {pass}, fail {}",
+        cases.len(),
+        cases.len() - loads,
+        v.len() - pass
+    );
+    for x in v.iter().filter(|x| !x.pass()) {
+        let _ = writeln!(
+            s,
+            "FAIL case {} ({}): {} of {} elements differ, first {:?}",
+            x.id, x.status, x.wrong, x.total, x.first
+        );
+    }
+    if let Some(cv) = corrupt {
+        let failed = cv.iter().filter(|x| !x.pass()).count();
+        let _ = writeln!(s, "corrupted twin: {} cases, {failed} fail, {} pass", cv.len(), cv.len() - failed);
+        for x in cv.iter().filter(|x| x.pass()) {
+            let why = x.explained.as_deref().unwrap_or("NOT EXPLAINED");
+            let _ = writeln!(s, "corrupt PASS case {}: {} ({why})", x.id, cases[x.id].line().replace('\t', " "));
+        }
+    }
+    s
+}
+
+/// Tallies for the record: by element size, smem kind, direction, rank.
+pub fn tally(cases: &[TmaCase]) -> BTreeMap<String, usize> {
+    let mut t = BTreeMap::new();
+    for c in cases {
+        *t.entry(format!("elem {}B", c.elem())).or_insert(0) += 1;
+        *t.entry(format!("type {}", c.type_name())).or_insert(0) += 1;
+        *t.entry(format!("rank {}", c.gshape.len())).or_insert(0) += 1;
+        *t.entry((if c.store { "store" } else { "load" }).to_string()).or_insert(0) += 1;
+        let k = match &c.smem {
+            Smem::Plain { .. } => "smem plain".to_string(),
+            Smem::Gmma { major, kind, .. } => format!("smem {major} {kind}"),
+        };
+        *t.entry(k).or_insert(0) += 1;
+        if c.tiler.iter().any(|t| t.1 != 1) {
+            *t.entry("strided tiler".into()).or_insert(0) += 1;
+        }
+        if c.gstatic {
+            *t.entry("static G".into()).or_insert(0) += 1;
+        }
+        let partial = c.gshape.iter().zip(&c.tiler).zip(&c.coord).any(|((s, t), k)| t.1 == 1 && (k + 1) * t.0 > *s);
+        if partial {
+            *t.entry("partial tile".into()).or_insert(0) += 1;
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive model of a case with plain (extent) tilers: tile index `k` is the colexicographic
+    /// coordinate `c` of the tile, the global coordinate `coord*T + c`, in bounds when every mode
+    /// is below G's extent, global element `sum(g_i * d_i)`.
+    fn naive_global(c: &TmaCase, k: i64) -> (i64, bool) {
+        let mut rest = k;
+        let (mut off, mut inb) = (0, true);
+        for i in 0..c.gshape.len() {
+            let t = c.tiler[i].0;
+            let ci = rest % t;
+            rest /= t;
+            let g = c.coord[i] * t + ci;
+            inb &= g < c.gshape[i];
+            off += g * c.gstride[i];
+        }
+        (off, inb)
+    }
+
+    #[test]
+    fn predictions_equal_the_naive_model_for_plain_tilers() {
+        let cases = random_cases(7, 120).unwrap();
+        let mut checked = 0;
+        for c in cases.iter().filter(|c| c.tiler.iter().all(|t| t.1 == 1)) {
+            let p = predict(c).unwrap();
+            let so = smem_offsets(c).unwrap();
+            for (k, &s) in so.iter().enumerate() {
+                let (g, inb) = naive_global(c, k as i64);
+                if c.store {
+                    if inb {
+                        assert_eq!(p[g as usize], s + 1, "case {} k {k}", c.line());
+                    }
+                } else {
+                    assert_eq!(p[s as usize], if inb { g + 1 } else { 0 }, "case {} k {k}", c.line());
+                }
+            }
+            if c.store {
+                let written = p.iter().filter(|&&v| v >= 0).count();
+                let inb = (0..so.len() as i64).filter(|&k| naive_global(c, k).1).count();
+                assert_eq!(written, inb, "case {}", c.line());
+            }
+            checked += 1;
+        }
+        assert!(checked > 80, "{checked}");
+    }
+
+    #[test]
+    fn drawn_cases_cover_every_kind_and_are_reproducible() {
+        let a = random_cases(1, 200).unwrap();
+        assert_eq!(a, random_cases(1, 200).unwrap());
+        let t = tally(&a);
+        for k in ["elem 1B", "elem 2B", "elem 4B", "elem 8B", "load", "store", "smem plain", "partial tile", "static G"]
+        {
+            assert!(t.get(k).copied().unwrap_or(0) > 5, "{k}: {t:?}");
+        }
+        for kind in ["INTER", "SW32", "SW64", "SW128"] {
+            assert!(t.keys().any(|k| k.starts_with("smem") && k.ends_with(kind)), "{kind}");
+        }
+    }
+
+    #[test]
+    fn results_round_trip_and_differences_are_counted() {
+        let c = &random_cases(3, 1).unwrap()[0];
+        let p = predict(c).unwrap();
+        let mut runs = String::new();
+        for v in &p {
+            runs += &format!(" {v}:0:1");
+        }
+        let text = format!(
+            "begin 0\nargs 0 dtype=0 rank=1 dims=5 box=4\ncase 0 {} passes=1 ok n={}{runs}\n",
+            if c.store { "store" } else { "load" },
+            p.len()
+        );
+        let obs = read_results(&text).unwrap();
+        let v = compare(std::slice::from_ref(c), &obs, false).unwrap();
+        assert!(v[0].pass(), "{v:?}");
+        let mut bad = p.clone();
+        let i = bad.iter().position(|&x| x > 0).unwrap();
+        bad[i] += 1;
+        let runs: String = bad.iter().map(|v| format!(" {v}:0:1")).collect();
+        let text = format!("case 0 load passes=1 ok n={}{runs}\n", bad.len());
+        let v = compare(std::slice::from_ref(c), &read_results(&text).unwrap(), false).unwrap();
+        assert!(!v[0].pass());
+        assert_eq!(v[0].wrong, 1);
+        assert_eq!(decode_runs(&["3:2:4", "7:0:1"]).unwrap(), vec![3, 5, 7, 9, 7]);
+    }
+}

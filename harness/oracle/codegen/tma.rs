@@ -1,0 +1,78 @@
+//! C++ for the TMA operations (see `expr/builtins/tma.rs`):
+//!
+//! - `make_tma_copy(OP, T, GMEM, SMEM[, TILER[, CLUSTER]])` is CuTe's `make_tma_copy(OP{},
+//!   make_tensor(make_gmem_ptr(reinterpret_cast<T*>(std::uintptr_t(65536))), GMEM), SMEM[, TILER[,
+//!   CLUSTER]])` (a 16-byte aligned address CuTe never reads: the driver records the
+//!   `cuTensorMapEncodeTiled` call instead of making a descriptor), and `make_tma_atom` likewise;
+//! - `tma_gbasis(X)` is `typename decltype(X)::AuxParams::TmaGmemBasis{}`, `tma_g_stride(X)` is
+//!   `X.aux_params_.g_stride_`, and `tma_desc_args(X)` the arguments the driver recorded while X was
+//!   made (`cutecheck::tma_encode_args()`, printed by the driver's `cutecheck::print`).
+
+use crate::engine::atom::copy;
+use crate::engine::tma::TmaOp;
+use crate::expr::op::Op;
+use crate::expr::parse::{Expr, Name};
+
+use super::{err, CodegenError, Cpp, Gen, Kind, Role};
+
+fn name_text(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Call { name, called: false, .. } => Some(name.to_string()),
+        _ => None,
+    }
+}
+
+/// `make_tma_copy(...)` / `make_tma_atom(...)`.
+pub fn make(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let Some(tma_op) = name_text(&args[0]).and_then(|n| TmaOp::by_name(&n)) else {
+        return err(&args[0], "expected an SM90 TMA operation (SM90_TMA_LOAD, ...)");
+    };
+    // A type the tables know, TMA's format or not (CuTe refuses the others: "Unknown TMA Format!").
+    let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
+        return err(&args[1], "expected a value type");
+    };
+    let gmem = g.layout(&args[2])?;
+    let smem = g.layout(&args[3])?;
+    let mut code = format!(
+        "{}({}{{}}, make_tensor(make_gmem_ptr(reinterpret_cast<{t}*>(std::uintptr_t(65536))), {}), {}",
+        op.name(),
+        tma_op.name(),
+        gmem.code,
+        smem.code
+    );
+    if let Some(tiler) = args.get(4) {
+        code.push_str(", ");
+        code.push_str(&g.tiler(tiler)?.code);
+    }
+    if let Some(cluster) = args.get(5) {
+        code.push_str(", ");
+        code.push_str(&g.int_like(cluster, Role::Shape)?.code);
+    }
+    code.push(')');
+    Ok(Cpp::new(code, Kind::Other))
+}
+
+/// The TMA operand of `tma_gbasis` / `tma_g_stride` / `tma_desc_args`.
+fn tma_operand(g: &mut Gen, e: &Expr) -> Result<String, CodegenError> {
+    match e {
+        Expr::Call { name, called: true, .. }
+            if matches!(Op::lookup(name), Some(Op::MakeTmaCopy | Op::MakeTmaAtom)) =>
+        {
+            Ok(g.emit(e, Role::Shape)?.code)
+        }
+        _ => err(e, "expected make_tma_copy(...) or make_tma_atom(...)"),
+    }
+}
+
+/// `tma_gbasis(X)`, `tma_g_stride(X)`, `tma_desc_args(X)`.
+pub fn part(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let x = tma_operand(g, &args[0])?;
+    let code = match op {
+        Op::TmaGbasis => {
+            format!("[&] {{ auto cutecheck_tma = {x}; return typename decltype(cutecheck_tma)::AuxParams::TmaGmemBasis{{}}; }}()")
+        }
+        Op::TmaGStride => format!("[&] {{ auto cutecheck_tma = {x}; return cutecheck_tma.aux_params_.g_stride_; }}()"),
+        _ => format!("[&] {{ auto cutecheck_tma = {x}; (void)cutecheck_tma; return cutecheck::tma_encode_args(); }}()"),
+    };
+    Ok(Cpp::new(code, if op == Op::TmaGbasis { Kind::Layout } else { Kind::Other }))
+}
