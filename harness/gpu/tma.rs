@@ -813,7 +813,7 @@ impl Verdict {
 }
 
 /// Classifies one differing element (None: no finding explains it).
-fn classify(case: &TmaCase, m: &TileMaps, desc: Option<&Desc>, i: usize, engine: i64, device: i64) -> Option<Finding> {
+fn finding_for(case: &TmaCase, m: &TileMaps, desc: Option<&Desc>, i: usize, engine: i64, device: i64) -> Option<Finding> {
     let d = desc?;
     let e = case.elem();
     if device <= 0 {
@@ -888,7 +888,7 @@ pub fn compare(cases: &[TmaCase], obs: &BTreeMap<usize, Observed>, corrupt: bool
                     v.first.push((i, a, b));
                 }
                 if !corrupt {
-                    match classify(c, &maps, desc.as_ref(), i, a, b) {
+                    match finding_for(c, &maps, desc.as_ref(), i, a, b) {
                         Some(f) => *v.findings.entry(f).or_insert(0) += 1,
                         None => v.unexplained += 1,
                     }
