@@ -813,7 +813,14 @@ impl Verdict {
 }
 
 /// Classifies one differing element (None: no finding explains it).
-fn finding_for(case: &TmaCase, m: &TileMaps, desc: Option<&Desc>, i: usize, engine: i64, device: i64) -> Option<Finding> {
+fn finding_for(
+    case: &TmaCase,
+    m: &TileMaps,
+    desc: Option<&Desc>,
+    i: usize,
+    engine: i64,
+    device: i64,
+) -> Option<Finding> {
     let d = desc?;
     let e = case.elem();
     if device <= 0 {
