@@ -256,3 +256,26 @@ fn the_engine_descriptor_equals_what_cute_passed_on_the_h200() {
         assert!(equal >= cases.len() - 5, "{run}: {equal}");
     }
 }
+
+/// CuTe's host side alone (`tma_run.sh host`: g++, CuTe 4.2's headers, the driver call recorded
+/// and not made, no GPU) computed for seed 1 the same descriptor arguments as the H200 run, case by
+/// case; the two cases the driver refused on the device (finding 5) are there too, and equal the
+/// engine's.
+#[test]
+fn the_host_only_build_records_the_same_descriptors_without_a_gpu() {
+    let cases = verdicts(FIRST).0;
+    let host = observed(FIRST, "host_args.txt");
+    let ran = observed(FIRST, "results.txt");
+    let mut refused = 0;
+    for c in &cases {
+        let h = host[&c.id].args.as_deref().unwrap_or_else(|| panic!("case {} not in host_args.txt", c.id));
+        match ran[&c.id].args.as_deref() {
+            Some(a) => assert_eq!(h, a, "case {}", c.id),
+            None => {
+                refused += 1;
+                assert_eq!(h, tma::engine_args(c).unwrap(), "case {}", c.id);
+            }
+        }
+    }
+    assert_eq!(refused, 2);
+}

@@ -813,7 +813,7 @@ impl Verdict {
 }
 
 /// Classifies one differing element (None: no finding explains it).
-fn finding_for(
+fn finding_of(
     case: &TmaCase,
     m: &TileMaps,
     desc: Option<&Desc>,
@@ -895,7 +895,7 @@ pub fn compare(cases: &[TmaCase], obs: &BTreeMap<usize, Observed>, corrupt: bool
                     v.first.push((i, a, b));
                 }
                 if !corrupt {
-                    match finding_for(c, &maps, desc.as_ref(), i, a, b) {
+                    match finding_of(c, &maps, desc.as_ref(), i, a, b) {
                         Some(f) => *v.findings.entry(f).or_insert(0) += 1,
                         None => v.unexplained += 1,
                     }
