@@ -37,6 +37,7 @@ pub mod plan;
 pub mod ptx;
 pub mod report;
 pub mod results;
+pub mod sm100;
 pub mod tables;
 pub mod tma;
 pub mod vector;

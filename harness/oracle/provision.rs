@@ -293,21 +293,36 @@ pub const NVCC13_WHEELS: &[(&str, &str)] = &[
     ("nvidia-nvvm", "13.0.88"),
 ];
 
+/// The SASS tools (`cuobjdump`, `nvdisasm`) for `cargo xtask gpu-sm100`: the CUDA 13.2 wheels, which
+/// read sm_100a / sm_120a cubins (unpacked into their own `nvidia/cu13/bin`).
+pub const SASS_TOOL_WHEELS: &[(&str, &str)] =
+    &[("nvidia-cuda-cuobjdump", "13.2.78"), ("nvidia-cuda-nvdisasm", "13.2.78")];
+
 impl Provisioner {
     /// The nvcc tree (`.../nvidia/cu13`) unpacked from [`NVCC13_WHEELS`] into one cache entry.
     pub fn nvcc13(&self) -> Result<PathBuf> {
-        let dir = self.cache.join("nvcc-13.0.88-tree");
+        self.wheel_tree("nvcc-13.0.88-tree", NVCC13_WHEELS, "bin/nvcc")
+    }
+
+    /// The SASS tools' tree (`.../nvidia/cu13`, `bin/cuobjdump` and `bin/nvdisasm`) unpacked from
+    /// [`SASS_TOOL_WHEELS`].
+    pub fn sass_tools(&self) -> Result<PathBuf> {
+        self.wheel_tree("sass-tools-13.2.78-tree", SASS_TOOL_WHEELS, "bin/cuobjdump")
+    }
+
+    /// The `nvidia/cu13` tree of `wheels` unpacked together into the cache entry `entry` (sha256
+    /// pinned, atomic, verified by its manifest; `probe` a file the tree must have).
+    fn wheel_tree(&self, entry: &str, wheels: &[(&str, &str)], probe: &str) -> Result<PathBuf> {
+        let dir = self.cache.join(entry);
         let tree = dir.join("nvidia").join("cu13");
         let shas: Vec<Option<String>> =
-            NVCC13_WHEELS.iter().map(|(n, v)| self.pins.sha256(n, v).map(str::to_string)).collect();
+            wheels.iter().map(|(n, v)| self.pins.sha256(n, v).map(str::to_string)).collect();
         if let Some(m) = read_marker(&dir) {
             match verify_manifest(&dir) {
-                Ok(Verified::Intact(_)) if tree.join("bin").join("nvcc").is_file() => return Ok(tree),
+                Ok(Verified::Intact(_)) if tree.join(probe).is_file() => return Ok(tree),
                 // A tree unpacked before manifests: adopted as it is when its file count holds
                 // (the check it had before), from then on checked by content.
-                Ok(Verified::Missing)
-                    if count_files(&dir) == Some(m.files) && tree.join("bin").join("nvcc").is_file() =>
-                {
+                Ok(Verified::Missing) if count_files(&dir) == Some(m.files) && tree.join(probe).is_file() => {
                     write_manifest_file(&dir, &manifest_of(&dir)?)?;
                     return Ok(tree);
                 }
@@ -323,7 +338,7 @@ impl Provisioner {
         std::fs::create_dir_all(&self.cache)?;
         let tmp = tempfile::Builder::new().prefix(".tmp-unpack-").tempdir_in(&self.cache)?;
         let mut all = String::new();
-        for ((name, version), pin) in NVCC13_WHEELS.iter().zip(&shas) {
+        for ((name, version), pin) in wheels.iter().zip(&shas) {
             let wheel = self.fetch(name, version)?;
             let sha = sha256_hex(&std::fs::read(&wheel)?);
             match pin {
@@ -345,7 +360,7 @@ impl Provisioner {
                 }
             }
         }
-        let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list the nvcc tree"))?;
+        let files = count_files(tmp.path()).ok_or_else(|| anyhow!("cannot list the unpacked tree"))?;
         let manifest = manifest_of(tmp.path())?;
         write_atomic(
             &tmp.path().join(MARKER),
@@ -355,7 +370,7 @@ impl Provisioner {
         if std::fs::rename(&p, &dir).map(|()| sync_dir(&self.cache)).is_err() {
             let _ = std::fs::remove_dir_all(&p);
             if read_marker(&dir).is_none() {
-                bail!("could not move the nvcc tree into {}", dir.display());
+                bail!("could not move the unpacked tree into {}", dir.display());
             }
         } else {
             write_manifest_file(&dir, &manifest)?;

@@ -13,6 +13,7 @@
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 //! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
 //! - `cargo xtask gpu-tma`: random TMA copies on a real GPU against the engine (gpu_tma.rs).
+//! - `cargo xtask gpu-sm100`: the Blackwell atom programs built for sm_100a / sm_120a, SASS read back, not run (gpu_sm100.rs).
 
 mod atom_releases;
 mod bench;
@@ -26,6 +27,7 @@ mod dynamic;
 mod extract;
 mod fuzz_cli;
 mod gpu;
+mod gpu_sm100;
 mod gpu_tma;
 mod kernel_forms;
 mod pycute;
@@ -59,6 +61,9 @@ enum Cmd {
     },
     /// Check the MMA register layouts on a real GPU (exit 3: no GPU here).
     Gpu(gpu::GpuArgs),
+    /// The SM100/SM120 atom programs built for sm_100a / sm_120a with the provisioned nvcc, their
+    /// SASS read back with cuobjdump (no GPU; built, not run): gpu_sm100.rs
+    GpuSm100(gpu_sm100::Args),
     /// The TMA proof on silicon: random TMA copies built by CuTe's make_tma_copy on the GPU, every
     /// element against the engine's layouts, and a corrupted twin that must fail (gpu_tma.rs).
     #[command(name = "gpu-tma")]
@@ -146,6 +151,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Test => test(),
         Cmd::Gpu(args) => return gpu::main(args),
+        Cmd::GpuSm100(a) => gpu_sm100::main(&a),
         Cmd::GpuTma(args) => return gpu_tma::main(args),
         Cmd::Dsl { cmd } => dsl::main(cmd),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),

@@ -179,13 +179,20 @@ fn umma(name: &Name) -> Result<Json, String> {
     let none = |why: &str| Err(format!("cute.nvgpu.tcgen05 has no form of {name}: {why}"));
     let rest = name.base().strip_prefix("SM100_MMA_").unwrap_or("");
     let (family, form) = rest.split_once('_').unwrap_or((rest, ""));
+    let (form, sparse) = match form.strip_suffix("_SPARSE") {
+        Some(f) => (f, true),
+        None => (form, false),
+    };
     let (cta, src) = match form {
         "SS" => ("CtaGroup.ONE", "OperandSource.SMEM"),
         "TS" => ("CtaGroup.ONE", "OperandSource.TMEM"),
         "2x1SM_SS" => ("CtaGroup.TWO", "OperandSource.SMEM"),
         "2x1SM_TS" => ("CtaGroup.TWO", "OperandSource.TMEM"),
-        _ => return none("a form other than SS, TS and their 2x1SM twins"),
+        _ => return none("a form other than SS, TS, their 2x1SM twins and SS_SPARSE"),
     };
+    if matches!(family, "MXF8F6F4" | "MXF4") {
+        return block_scaled(name, family, cta, src);
+    }
     let Some(t) = name.targs.as_deref().filter(|t| t.len() == 7) else {
         return none("template arguments other than <A,B,C,M,N,a_major,b_major>");
     };
@@ -211,6 +218,18 @@ fn umma(name: &Name) -> Result<Json, String> {
         return none("types, M, N or majors the DSL oracle does not read");
     };
     let k = if family == "F8F6F4" { 32 } else { 256 / a_bits };
+    if sparse {
+        // MmaF16BF16SparseOp / MmaFP8SparseOp (A = B; K twice the dense one; metadata format TID).
+        let tail =
+            [json!([m, n, 2 * k]), enum_value(cta), enum_value(src), am, bm, enum_value("SparseMetadataFormat.TID")];
+        let op = match family {
+            "F16BF16" if a == b => "tcgen05.MmaF16BF16SparseOp",
+            "F8F6F4" if a == b && a_bits == 8 => "tcgen05.MmaFP8SparseOp",
+            _ => return none("the DSL's sparse tcgen05 operations are F16BF16 and FP8 with A = B"),
+        };
+        let args: Vec<Json> = [dtype_of(a), dtype_of(c)].into_iter().chain(tail).collect();
+        return Ok(json!({"op": op, "args": args}));
+    }
     let tail = [json!([m, n, k]), enum_value(cta), enum_value(src), am, bm];
     let args: Vec<Json> = match family {
         "F16BF16" if a == b => [dtype_of(a), dtype_of(c)].into_iter().chain(tail).collect(),
@@ -226,6 +245,75 @@ fn umma(name: &Name) -> Result<Json, String> {
         _ => "tcgen05.MmaF8F6F4Op",
     };
     Ok(json!({"op": op, "args": args}))
+}
+
+/// The block-scaled families as `cute.nvgpu.tcgen05` operations, which fix C as `float`:
+/// `SM100_MMA_MXF8F6F4_*<a,b,float,float_ue8m0_t,M,N,am,bm>` is `MmaMXF8F6F4Op(a, b, (M,N,32), cta,
+/// src, am, bm)`; `SM100_MMA_MXF4_*<float_e2m1_t,float_e2m1_t,float,sf,M,N,VS,K,K>` is
+/// `MmaMXF4Op((M,N,64), cta, src)` for VS 32 with `float_ue8m0_t`, `MmaMXF4NVF4Op(sf, (M,N,64),
+/// cta, src)` for VS 16.
+fn block_scaled(name: &Name, family: &str, cta: &str, src: &str) -> Result<Json, String> {
+    let none = |why: &str| Err(format!("cute.nvgpu.tcgen05 has no form of {name}: {why}"));
+    let t = name.targs.as_deref().unwrap_or_default();
+    let ty = |i: usize| match t.get(i) {
+        Some(TemplateArg::Name(n)) if n.path.len() == 1 || (n.path.len() == 2 && n.path[0] == "cutlass") => {
+            umma_type(n.path.last().map(|p| p.as_ref()).unwrap_or(""))
+        }
+        _ => None,
+    };
+    let int = |i: usize| match t.get(i) {
+        Some(TemplateArg::Int(v)) => Some(*v),
+        _ => None,
+    };
+    let major = |i: usize| match t.get(i) {
+        Some(TemplateArg::Name(m)) if m.path.len() == 3 && m.path[0] == "UMMA" && m.path[1] == "Major" => {
+            Some(enum_value(&format!("OperandMajorMode.{}", m.path[2])))
+        }
+        _ => None,
+    };
+    let (cta, src) = (enum_value(cta), enum_value(src));
+    match family {
+        "MXF8F6F4" if t.len() == 8 => {
+            let (
+                Some((a, _)),
+                Some((b, _)),
+                Some(("Float32", _)),
+                Some(("Float8E8M0FNU", _)),
+                Some(m),
+                Some(n),
+                Some(am),
+                Some(bm),
+            ) = (ty(0), ty(1), ty(2), ty(3), int(4), int(5), major(6), major(7))
+            else {
+                return none("MmaMXF8F6F4Op fixes C float and ue8m0 scale factors");
+            };
+            Ok(json!({"op": "tcgen05.MmaMXF8F6F4Op", "args": [dtype_of(a), dtype_of(b), [m, n, 32], cta, src, am, bm]}))
+        }
+        "MXF4" if t.len() == 9 => {
+            let k_major = |i: usize| major(i) == Some(enum_value("OperandMajorMode.K"));
+            let (
+                Some(("Float4E2M1FN", _)),
+                Some(("Float4E2M1FN", _)),
+                Some(("Float32", _)),
+                Some((sf, _)),
+                Some(m),
+                Some(n),
+                Some(vs),
+            ) = (ty(0), ty(1), ty(2), ty(3), int(4), int(5), int(6))
+            else {
+                return none("MmaMXF4Op / MmaMXF4NVF4Op fix e2m1 A and B and C float");
+            };
+            if !(k_major(7) && k_major(8)) {
+                return none("the DSL's MXF4 operations are K-major only");
+            }
+            match (vs, sf) {
+                (32, "Float8E8M0FNU") => Ok(json!({"op": "tcgen05.MmaMXF4Op", "args": [[m, n, 64], cta, src]})),
+                (16, _) => Ok(json!({"op": "tcgen05.MmaMXF4NVF4Op", "args": [dtype_of(sf), [m, n, 64], cta, src]})),
+                _ => none("vector size 32 with a scale factor other than ue8m0"),
+            }
+        }
+        _ => none("block-scaled template arguments the DSL oracle does not read"),
+    }
 }
 
 fn dtype_of(t: &str) -> Json {
@@ -244,6 +332,11 @@ fn umma_type(t: &str) -> Option<(&'static str, i64)> {
         "uint8_t" => ("Uint8", 8),
         "float_e4m3_t" => ("Float8E4M3FN", 8),
         "float_e5m2_t" => ("Float8E5M2", 8),
+        "float_e2m3_t" => ("Float6E2M3FN", 6),
+        "float_e3m2_t" => ("Float6E3M2FN", 6),
+        "float_e2m1_t" => ("Float4E2M1FN", 4),
+        "float_ue8m0_t" => ("Float8E8M0FNU", 8),
+        "float_ue4m3_t" => ("Float8E4M3FN", 8),
         _ => return None,
     })
 }
@@ -402,6 +495,31 @@ mod tests {
 
     #[test]
     fn umma_names() {
+        // The sparse and block-scaled tcgen05 operations.
+        let sp = mma(&name(
+            "SM100_MMA_F16BF16_2x1SM_SS_SPARSE<bfloat16_t,bfloat16_t,float,256,64,UMMA::Major::K,UMMA::Major::K>",
+        ))
+        .unwrap();
+        assert_eq!(
+            (sp["op"].as_str(), &sp["args"][2], &sp["args"][7]),
+            (Some("tcgen05.MmaF16BF16SparseOp"), &json!([256, 64, 32]), &json!({"enum": "SparseMetadataFormat.TID"}))
+        );
+        let f8 = mma(&name(
+            "SM100_MMA_F8F6F4_SS_SPARSE<float_e4m3_t,float_e4m3_t,half_t,128,64,UMMA::Major::K,UMMA::Major::K>",
+        ))
+        .unwrap();
+        assert_eq!((f8["op"].as_str(), &f8["args"][2]), (Some("tcgen05.MmaFP8SparseOp"), &json!([128, 64, 64])));
+        let mx = mma(&name("SM100_MMA_MXF8F6F4_SS<float_e2m1_t,float_e4m3_t,float,float_ue8m0_t,128,64,UMMA::Major::K,UMMA::Major::MN>")).unwrap();
+        assert_eq!(
+            (mx["op"].as_str(), &mx["args"][0], &mx["args"][2]),
+            (Some("tcgen05.MmaMXF8F6F4Op"), &json!({"dtype": "Float4E2M1FN"}), &json!([128, 64, 32]))
+        );
+        let f4 = |vs: i64, sf: &str| {
+            mma(&name(&format!("SM100_MMA_MXF4_2x1SM_SS<float_e2m1_t,float_e2m1_t,float,{sf},256,64,{vs},UMMA::Major::K,UMMA::Major::K>")))
+        };
+        assert_eq!(f4(32, "float_ue8m0_t").unwrap()["op"], json!("tcgen05.MmaMXF4Op"));
+        assert_eq!(f4(16, "float_ue4m3_t").unwrap()["args"][0], json!({"dtype": "Float8E4M3FN"}));
+        assert!(f4(32, "float_ue4m3_t").is_err());
         let u = mma(&name("SM100_MMA_F16BF16_2x1SM_TS<half_t,half_t,float,256,64,UMMA::Major::K,UMMA::Major::MN>"))
             .unwrap();
         assert_eq!(u["op"], json!("tcgen05.MmaF16BF16Op"));
@@ -423,7 +541,9 @@ mod tests {
         );
         for no in [
             "SM100_MMA_S8_SS<int8_t,uint8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>",
-            "SM100_MMA_MXF4_SS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,128,64,32,UMMA::Major::K,UMMA::Major::K>",
+            "SM100_MMA_MXF4_SS<float_e2m1_t,float_e2m1_t,float,float_ue8m0_t,128,64,32,UMMA::Major::MN,UMMA::Major::K>",
+            "SM100_MMA_MXF8F6F4_SS<float_e4m3_t,float_e4m3_t,half_t,float_ue8m0_t,128,64,UMMA::Major::K,UMMA::Major::K>",
+            "SM100_MMA_S8_SS_SPARSE<int8_t,int8_t,int32_t,128,64,UMMA::Major::K,UMMA::Major::K>",
             "SM100_MMA_F16BF16_SS<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K,UMMA::ScaleIn::Neg,UMMA::ScaleIn::One>",
             "SM100_MMA_F16BF16_SS_SCALED<half_t,half_t,float,128,64,UMMA::Major::K,UMMA::Major::K>",
         ] {

@@ -268,6 +268,11 @@ MMA_OPS = {
     "tcgen05.MmaTF32Op": lambda: tcgen05.MmaTF32Op,
     "tcgen05.MmaI8Op": lambda: tcgen05.MmaI8Op,
     "tcgen05.MmaF8F6F4Op": lambda: tcgen05.MmaF8F6F4Op,
+    "tcgen05.MmaF16BF16SparseOp": lambda: tcgen05.MmaF16BF16SparseOp,
+    "tcgen05.MmaFP8SparseOp": lambda: tcgen05.MmaFP8SparseOp,
+    "tcgen05.MmaMXF8F6F4Op": lambda: tcgen05.MmaMXF8F6F4Op,
+    "tcgen05.MmaMXF4Op": lambda: tcgen05.MmaMXF4Op,
+    "tcgen05.MmaMXF4NVF4Op": lambda: tcgen05.MmaMXF4NVF4Op,
 }
 COPY_OPS = {
     "warp.LdMatrix8x8x16bOp": lambda: warp.LdMatrix8x8x16bOp,
@@ -278,7 +283,8 @@ COPY_OPS = {
 DTYPES = {
     n: (lambda n=n: getattr(cutlass, n))
     for n in ["Float16", "BFloat16", "Float32", "Float64", "TFloat32", "Float8E4M3FN", "Float8E5M2", "Int4", "Int8",
-              "Uint8", "Int16", "Uint16", "Int32", "Uint32", "Int64", "Uint64", "Uint128"]
+              "Uint8", "Int16", "Uint16", "Int32", "Uint32", "Int64", "Uint64", "Uint128", "Float6E2M3FN",
+              "Float6E3M2FN", "Float4E2M1FN", "Float8E8M0FNU"]
 }
 ENUMS = {
     "OperandSource.SMEM": lambda: warpgroup.OperandSource.SMEM,
@@ -290,6 +296,7 @@ ENUMS = {
     "CtaGroup.ONE": lambda: tcgen05.CtaGroup.ONE,
     "CtaGroup.TWO": lambda: tcgen05.CtaGroup.TWO,
     "OperandSource.TMEM": lambda: tcgen05.OperandSource.TMEM,
+    "SparseMetadataFormat.TID": lambda: tcgen05.SparseMetadataFormat.TID,
 }
 
 
