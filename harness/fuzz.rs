@@ -31,6 +31,7 @@
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 mod basis;
+mod issues;
 mod kernel;
 mod tma;
 
@@ -1590,6 +1591,12 @@ mod breadth {
     }
 }
 
+/// The TMA cases (fuzz::tma) and, one in seven, the forms of CuTe users' reports (fuzz::issues:
+/// coalesce after prepend, slices of swizzled tiles, left inverses of TMEM-like layouts).
+fn tma_and_reported_forms() -> BoxedStrategy<Case> {
+    prop_oneof![6 => tma::tma_case(), 1 => issues::issue_case()].boxed()
+}
+
 /// A random-case generator.
 pub type Generate = fn() -> BoxedStrategy<Case>;
 
@@ -1623,7 +1630,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::TileToShape => Has((2, fuzz::tile_to_shape)),
-        Op::MakeTmaCopy => Has((6, tma::tma_case)),
+        Op::MakeTmaCopy => Has((7, tma_and_reported_forms)),
         Op::MakeTmaAtom => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaGbasis => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaGStride => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),

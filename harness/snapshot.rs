@@ -1,5 +1,11 @@
 //! The body of a snapshot file (insta's format: a header between `---` lines, then one case per
 //! line with its result lines prefixed `=> `). A leaf module: it uses no other module of the crate.
+//!
+//! The files are insta's own (its parser reads every one: `tests::every_snapshot_is_in_insta_s_own_format`),
+//! written only by `cargo xtask bless` from what real CuTe printed. The tests compare them without
+//! insta's assertion macros, so `cargo insta review` has nothing to accept (no review may turn the
+//! engine's output into CuTe's) and `cargo insta test` calls every file "unreferenced": never run
+//! it with `--unreferenced=delete`.
 
 /// The body of an insta snapshot file (everything after the header's closing `---`).
 pub fn snapshot_body_of(file: &str) -> Option<&str> {

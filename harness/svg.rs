@@ -198,68 +198,59 @@ pub fn tiled_mma_svg(m: &crate::engine::atom::tiled_mma::TiledMma) -> Result<Str
     )
 }
 
-/// A (thread, value) -> index layout over a rows x cols tile (index column-major in the tile).
+/// A (thread, value) -> index layout over a rows x cols tile (index column-major in the tile):
+/// each cell reached coloured by its thread (CuTe's `SVGColor_TV`) and labelled `T<thread>` over
+/// `V<value>`, the first (thread, value) to reach it kept. Not one of CuTe's pictures, so its
+/// labels are drawn clean: on their half-cell's middle line, cells and margins as wide as the
+/// longest label needs.
 pub fn tv_svg(tv: &Layout, rows: i64, cols: i64) -> Result<String> {
     check_cells(rows, cols)?;
     let t = operand_table(tv, rows, cols)?;
-    let mut out = String::new();
-    let _ = writeln!(out, "<!-- TV layout: {tv} over a {rows}x{cols} tile -->");
-    header(&mut out, (cols + 1) * CELL, (rows + 1) * CELL);
-    let mut filled = vec![false; (rows * cols) as usize];
+    let mut first: Vec<Option<(i64, i64)>> = vec![None; (rows * cols) as usize];
     for (tid, vals) in t.map.iter().enumerate() {
         for (vid, [r, c]) in vals.iter().enumerate() {
-            let f = &mut filled[(r + c * rows) as usize];
-            if !*f {
-                *f = true;
-                tv_cell(&mut out, (c + 1) * CELL, (r + 1) * CELL, tid as i64, vid as i64, "/>");
-            }
+            first[(r + c * rows) as usize].get_or_insert((tid as i64, vid as i64));
         }
     }
-    finish_grid(&mut out, rows, cols);
-    Ok(out)
-}
-
-/// Row and column indices around a grid of cells, and the end of the picture.
-fn finish_grid(out: &mut String, rows: i64, cols: i64) {
-    for r in 0..rows {
-        label(out, 0, (r + 1) * CELL, 12, r);
-    }
-    for c in 0..cols {
-        label(out, (c + 1) * CELL, 0, 12, c);
-    }
-    out.push_str("</svg>\n");
-}
-
-/// A rank-2 layout as a grid of its values.
-pub fn layout_svg(layout: &Layout) -> Result<String> {
-    if layout.rank() != 2 {
-        return Err(Error::Rejected {
-            condition: "a layout picture needs rank(layout) == 2",
-            detail: layout.to_string(),
-        });
-    }
-    let (rows, cols) = (layout.mode(0)?.size()?.value, layout.mode(1)?.size()?.value);
-    check_cells(rows, cols)?;
-    if rows * cols > MAX_WALK {
-        return Err(Error::TooLarge(layout.to_string()));
-    }
+    let longest = first.iter().flatten().map(|(t, v)| 1 + t.max(v).to_string().len()).max().unwrap_or(2);
+    let cell_w = CELL.max(text_width(longest, LABEL)).max(text_width(cols.max(1).to_string().len(), INDEX));
+    let margin = CELL.max(text_width((rows - 1).max(0).to_string().len(), INDEX));
     let mut out = String::new();
-    let _ = writeln!(out, "<!-- Layout: {layout} -->");
-    header(&mut out, (cols + 1) * CELL, (rows + 1) * CELL);
-    for r in 0..rows {
-        for c in 0..cols {
-            let v = layout.call(&IntTuple::tuple([IntTuple::dy(r), IntTuple::dy(c)]))?.value;
-            let (x, y) = ((c + 1) * CELL, (r + 1) * CELL);
+    let _ = writeln!(out, "<!-- TV layout: {} over a {rows}x{cols} tile -->", comment(&tv.to_string()));
+    header(&mut out, margin + cols * cell_w, CELL + rows * CELL);
+    index_labels(&mut out, rows, cols, margin, cell_w);
+    for c in 0..cols {
+        for r in 0..rows {
+            let Some((tid, vid)) = first[(r + c * rows) as usize] else { continue };
+            let (x, y) = (margin + c * cell_w, (r + 1) * CELL);
             let _ = writeln!(
                 out,
-                "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"rgb({})\" stroke=\"black\"/>",
-                bw_color(v)
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cell_w}\" height=\"{CELL}\" fill=\"rgb({})\" stroke=\"black\"/>",
+                tv_color(tid)
             );
-            label(&mut out, x, y, 8, v);
+            centred(&mut out, x + cell_w / 2, y + CELL / 4, LABEL, "black", &format!("T{tid}"));
+            centred(&mut out, x + cell_w / 2, y + 3 * CELL / 4, LABEL, "black", &format!("V{vid}"));
         }
     }
-    finish_grid(&mut out, rows, cols);
+    out.push_str("</svg>\n");
     Ok(out)
+}
+
+/// The row numbers (in a margin `margin` wide) and column numbers (over cells `cell_w` wide) of
+/// a grid whose cells start at `(margin, CELL)`.
+fn index_labels(out: &mut String, rows: i64, cols: i64, margin: i64, cell_w: i64) {
+    for c in 0..cols {
+        centred(out, margin + c * cell_w + cell_w / 2, CELL / 2, INDEX, "black", &c.to_string());
+    }
+    for r in 0..rows {
+        centred(out, margin / 2, (r + 1) * CELL + CELL / 2, INDEX, "black", &r.to_string());
+    }
+}
+
+/// A layout as a grid of its values: [`grid_svg`] of its [`Grid`] (any rank).
+pub fn layout_svg(layout: &Layout) -> Result<String> {
+    let g = grid_of(&crate::expr::Value::Layout(layout.clone())).expect("a layout has a grid")?;
+    Ok(grid_svg(&g))
 }
 
 /// What a layout picture shows: `rows x cols` cells in column-major order, each with the label
@@ -340,10 +331,18 @@ pub fn grid_of(v: &crate::expr::Value) -> Option<Result<Grid>> {
     })
 }
 
-/// Text for inside an SVG element or comment: `<`, `>`, `&` escaped, and no `--` (which would
-/// end a comment).
+/// Text for inside an SVG element: `<`, `>`, `&` escaped.
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace("--", "- -")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// Text for inside a comment: no `--` (which would end it), as written otherwise.
+fn comment(s: &str) -> String {
+    let mut s = s.replace("--", "- -");
+    while s.contains("--") {
+        s = s.replace("--", "- -");
+    }
+    s
 }
 
 /// A centred label whose middle sits at `(cx, cy)`: `dominant-baseline="central"` puts the
@@ -422,7 +421,7 @@ fn draw_grid(out: &mut String, g: &Grid, b: &GridBox, x0: i64, y0: i64, marked: 
 pub fn grid_svg(g: &Grid) -> String {
     let b = grid_box(g);
     let mut out = String::new();
-    let _ = writeln!(out, "<!-- Layout: {} -->", escape(&g.title));
+    let _ = writeln!(out, "<!-- Layout: {} -->", comment(&g.title));
     header(&mut out, b.w, b.h);
     draw_grid(&mut out, g, &b, 0, 0, &[]);
     out.push_str("</svg>\n");
@@ -461,9 +460,9 @@ pub fn side_by_side_svg(heading: &str, left: (&str, &Grid), right: (&str, &Grid)
     let h = top + bl.h.max(br.h);
     let marked = ml.iter().filter(|m| **m).count() + mr.iter().filter(|m| **m).count();
     let mut out = String::new();
-    let _ = writeln!(out, "<!-- {} -->", escape(heading));
-    let _ = writeln!(out, "<!-- {} -->", escape(&caption(left.0, left.1)));
-    let _ = writeln!(out, "<!-- {} -->", escape(&caption(right.0, right.1)));
+    let _ = writeln!(out, "<!-- {} -->", comment(heading));
+    let _ = writeln!(out, "<!-- {} -->", comment(&caption(left.0, left.1)));
+    let _ = writeln!(out, "<!-- {} -->", comment(&caption(right.0, right.1)));
     let _ = writeln!(out, "<!-- differing cells (red): {marked} -->");
     header(&mut out, w, h);
     let _ = writeln!(
@@ -553,41 +552,42 @@ pub fn access_svg(
             detail: format!("{} for {rows}x{cols}", addr.len()),
         });
     }
+    let tag = if shared { "B" } else { "S" };
+    let group_of = |a: i64| if shared { (a / 4).rem_euclid(32) } else { a.div_euclid(32) };
+    let longest = addr
+        .iter()
+        .map(|&a| 1 + group_of(a).to_string().len())
+        .chain([1 + lanes.len().saturating_sub(1).to_string().len()])
+        .max()
+        .unwrap_or(2);
+    const SMALL: i64 = 7;
+    let cell_w = CELL.max(text_width(longest, SMALL)).max(text_width(cols.max(1).to_string().len(), INDEX));
+    let margin = CELL.max(text_width((rows - 1).max(0).to_string().len(), INDEX));
     let mut out = String::new();
-    let _ = writeln!(out, "<!-- {title} -->");
-    header(&mut out, (cols + 1) * CELL, (rows + 1) * CELL);
+    let _ = writeln!(out, "<!-- {} -->", comment(title));
+    header(&mut out, margin + cols * cell_w, CELL + rows * CELL);
+    index_labels(&mut out, rows, cols, margin, cell_w);
     for c in 0..cols {
         for r in 0..rows {
             let a = addr[(r + c * rows) as usize];
-            let group = if shared { (a / 4).rem_euclid(32) } else { a.div_euclid(32) };
+            let group = group_of(a);
             let hue = if shared { group * 360 / 32 } else { (group * 137).rem_euclid(360) };
             let starts = lanes.iter().position(|&o| o == a);
             let covered = lanes.iter().any(|&o| (o..o + vector).contains(&a));
-            let (x, y) = ((c + 1) * CELL, (r + 1) * CELL);
+            let (x, y) = (margin + c * cell_w, (r + 1) * CELL);
             let _ = writeln!(
                 out,
-                "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"hsl({hue},70%,{}%)\" stroke=\"black\" stroke-width=\"{}\"/>",
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cell_w}\" height=\"{CELL}\" fill=\"hsl({hue},70%,{}%)\" stroke=\"black\" stroke-width=\"{}\"/>",
                 if covered { 70 } else { 92 },
                 if covered { 2 } else { 1 }
             );
-            let tag = if shared { "B" } else { "S" };
-            let _ = writeln!(
-                out,
-                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" alignment-baseline=\"central\" font-size=\"7\">{tag}{group}</text>",
-                x + CELL / 2,
-                y + 3 * CELL / 4
-            );
+            centred(&mut out, x + cell_w / 2, y + 3 * CELL / 4, SMALL, "black", &format!("{tag}{group}"));
             if let Some(t) = starts {
-                let _ = writeln!(
-                    out,
-                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" alignment-baseline=\"central\" font-size=\"7\">T{t}</text>",
-                    x + CELL / 2,
-                    y + CELL / 4
-                );
+                centred(&mut out, x + cell_w / 2, y + CELL / 4, SMALL, "black", &format!("T{t}"));
             }
         }
     }
-    finish_grid(&mut out, rows, cols);
+    out.push_str("</svg>\n");
     Ok(out)
 }
 
@@ -623,6 +623,11 @@ mod tests {
     /// `alignment-baseline`, which `<text>` ignores) and every label lies inside the picture
     /// (monospace, 0.6 em a character) and, for a cell's label, inside its cell.
     fn assert_clean(svg: &str) {
+        assert_clean_labels(svg, true)
+    }
+
+    /// [`assert_clean`] for pictures with two labels a cell (`single_on_middle` false).
+    fn assert_clean_labels(svg: &str, single_on_middle: bool) {
         assert!(!svg.contains("alignment-baseline"), "a label off its baseline");
         let (w, h) = view_box(svg);
         for l in svg.lines().filter(|l| l.starts_with("<text ")) {
@@ -639,11 +644,19 @@ mod tests {
             let (left, right) = if middle { (x - tw / 2, x + tw / 2) } else { (x, x + tw) };
             assert!(left >= 0 && right <= w, "label {t:?} at x={x} clips the picture's width {w}");
             assert!(y - size / 2 >= 0 && y + size / 2 <= h, "label {t:?} at y={y} clips the height {h}");
-            // A cell's label (the text after its rect) is centred in it and fits it.
-            if let Some(r) = i.checked_sub(1).map(|j| lines[j]).filter(|r| r.starts_with("<rect ")) {
+            // A cell's labels (texts after its rect, drawn within it) are centred across it and lie
+            // inside it; a cell's only label sits on its middle line (grids: `single_on_middle`).
+            let rect = (0..i).rev().map(|j| lines[j]).find(|l| !l.starts_with("<text "));
+            if let Some(r) = rect.filter(|r| r.starts_with("<rect ")) {
                 let (rx, ry, rw, rh) = (num(r, "x"), num(r, "y"), num(r, "width"), num(r, "height"));
-                assert_eq!((x, y), (rx + rw / 2, ry + rh / 2), "label {t:?} is off its cell's middle");
-                assert!(tw <= rw, "label {t:?} ({tw} wide) overflows its cell ({rw})");
+                if (rx..rx + rw).contains(&x) && (ry..ry + rh).contains(&y) {
+                    assert_eq!(x, rx + rw / 2, "label {t:?} is off its cell's middle");
+                    assert!(y - size / 2 >= ry && y + size / 2 <= ry + rh, "label {t:?} leaves its cell");
+                    if single_on_middle {
+                        assert_eq!(y, ry + rh / 2, "label {t:?} is off its cell's middle line");
+                    }
+                    assert!(tw <= rw, "label {t:?} ({tw} wide) overflows its cell ({rw})");
+                }
             }
         }
     }
@@ -703,6 +716,34 @@ mod tests {
         }
     }
 
+    /// The pictures that are not CuTe's (a TV layout over a tile, a warp's access) are clean too,
+    /// with four-digit threads, values and sectors; CuTe's MMA picture stays CuTe's, byte for
+    /// byte (tests/atoms_svg.rs), `alignment-baseline` and all.
+    #[test]
+    fn tv_and_access_pictures_have_clean_labels() {
+        let tv = crate::engine::atom::lit::layout("((_8,_16),_8):((_128,_1),_16)").unwrap();
+        let s = tv_svg(&tv, 16, 64).unwrap();
+        assert_eq!(s.matches("<rect").count(), 16 * 64);
+        assert_clean_labels(&s, false);
+        // 1024 threads of one value over a 32x32 tile: labels up to T1023, rows up to 31.
+        let wide = crate::engine::atom::lit::layout("(_1024,_1):(_1,_0)").unwrap();
+        let s = tv_svg(&wide, 32, 32).unwrap();
+        assert!(s.contains(">T1023</text>"));
+        assert_clean_labels(&s, false);
+        // Global sectors past 999 and shared banks, 32 lanes of 16 bytes.
+        let (rows, cols) = (8, 160);
+        let addr: Vec<i64> = (0..rows * cols).map(|i| 4 * i + 40_000).collect();
+        let lanes: Vec<i64> = (0..32).map(|t| 40_000 + 64 * t).collect();
+        for shared in [false, true] {
+            let s = access_svg("a <load> & its --cost", rows, cols, &addr, &lanes, 16, shared).unwrap();
+            assert!(s.contains(if shared { ">B0</text>" } else { ">S1250</text>" }), "{shared}");
+            assert!(s.contains(">T31</text>"));
+            assert!(s.starts_with("<!-- a <load> & its - -cost -->"), "{}", &s[..60]);
+            assert_clean_labels(&s, false);
+        }
+        assert!(atom_svg("SM80_16x8x16_F32F16F16F32_TN").unwrap().contains("alignment-baseline"));
+    }
+
     #[test]
     fn a_side_by_side_picture_marks_exactly_the_differing_cells() {
         let g = |e: &str| grid_of(&eval_str(e).unwrap()).unwrap().unwrap();
@@ -748,5 +789,6 @@ mod tests {
         let s = tv_svg(&tv, 16, 64).unwrap();
         assert_eq!(s.matches("<rect").count(), 16 * 64);
         assert!(s.contains(">T9</text>"));
+        assert_clean_labels(&s, false);
     }
 }

@@ -304,3 +304,87 @@ fn the_readme_shows_the_recorded_run() {
         "README's annotation is not docs/action-run/annotations.txt's"
     );
 }
+
+/// A copy of `include` whose cutlass/version.h says 4.2.0 (a fork that bumped its version and
+/// not its CuTe; as tests/disagreement_pictures.rs).
+fn relabelled_as_4_2(include: &Path, to: &Path) {
+    let status = Command::new("cp").arg("-r").arg(include).arg(to.join("include")).status().unwrap();
+    assert!(status.success());
+    let vh = to.join("include/cutlass/version.h");
+    let text = std::fs::read_to_string(&vh).unwrap();
+    let relabelled: String = text
+        .lines()
+        .map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            ["#define", "CUTLASS_MAJOR", _] => "#define CUTLASS_MAJOR 4\n".to_string(),
+            ["#define", "CUTLASS_MINOR", _] => "#define CUTLASS_MINOR 2\n".to_string(),
+            ["#define", "CUTLASS_PATCH", _] => "#define CUTLASS_PATCH 0\n".to_string(),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    assert_ne!(text, relabelled);
+    std::fs::write(&vh, relabelled).unwrap();
+}
+
+/// The Action on a user's CUTLASS checkout (`cutlass-dir`) with their case file, the fixed
+/// suites left out (`fixed-suites: "false"`): a real NEW disagreement of two layouts fails the
+/// step, the step summary tables it at the case file's line with its picture, an `::error`
+/// annotation marks that line, and the `pictures` output holds `new-1.svg`. The checkout is
+/// CUTLASS 3.5.1.0's headers whose version.h says 4.2.0 (the engine models 4.2; CuTe computes as
+/// 3.5.1), so the project's accepted 4.2 entries that 3.5.1 does not reproduce are STALE too (at
+/// fixtures/known-discrepancies.toml, not annotated: not the user's files). With
+/// CUTECHECK_ACTION_OUT=DIR, the summary, the annotations and the picture are kept there
+/// (docs/action-run-new/ is one such run's).
+#[test]
+#[cfg_attr(
+    not(cutecheck_cute),
+    ignore = "needs real CuTe: run `cargo xtask test` (provisions CUTLASS 4.2 and sets CUTECHECK_CUTE), or this test with --ignored"
+)]
+fn the_action_draws_a_new_disagreement_at_the_users_line() {
+    let ws = tempfile::tempdir().unwrap();
+    let prov = cutecheck::oracle::provision::Provisioner::new().expect("the provisioner");
+    let headers = prov.cutlass("3.5.1.0").expect("CUTLASS 3.5.1.0 from PyPI");
+    std::fs::create_dir_all(ws.path().join("cutlass")).unwrap();
+    relabelled_as_4_2(&headers.include_dir, &ws.path().join("cutlass"));
+    std::fs::create_dir_all(ws.path().join("ci")).unwrap();
+    let cases = "# the layouts of my kernel\ncoalesce((_2,_4):(_1,_2))\nleft_inverse((_2,_4):(_1,_4))\n";
+    std::fs::write(ws.path().join("ci/kernel.cases"), cases).unwrap();
+    let with = [
+        ("cutlass-dir", "cutlass"),
+        ("case-file", "ci/kernel.cases"),
+        ("fixed-suites", "false"),
+        ("seed", "1"),
+        ("cases", "0"),
+        ("jobs", "2"),
+    ];
+    let run = run_action(ws.path(), &with);
+    println!("== step summary ==\n{}\n== annotations ==\n{}", run.summary, run.annotations.join("\n"));
+    let log = &run.log;
+    assert_eq!(run.status, 1, "{log}");
+    assert!(run.summary.starts_with("## cutecheck conformance: FAIL\n"), "{}", run.summary);
+    let row = run.summary.lines().find(|l| l.starts_with("| NEW |")).unwrap_or_else(|| panic!("{}", run.summary));
+    assert!(row.starts_with("| NEW | ci/kernel.cases:3 | `left_inverse((_2,_4):(_1,_4))` |"), "{row}");
+    assert!(row.contains("picture: `new-1.svg`"), "{row}");
+    assert_eq!(run.summary.matches("\n| NEW |").count(), 1, "{}", run.summary);
+    let errors: Vec<&String> = run.annotations.iter().filter(|a| a.starts_with("::error")).collect();
+    assert_eq!(errors.len(), 1, "{:?}", run.annotations);
+    assert!(
+        errors[0].starts_with("::error file=ci/kernel.cases,line=3::NEW left_inverse((_2,_4):(_1,_4))"),
+        "{}",
+        errors[0]
+    );
+    let pictures = PathBuf::from(&run.outputs["conformance"]["pictures"]);
+    let svg = std::fs::read_to_string(pictures.join("new-1.svg")).expect("the picture in the pictures output");
+    assert!(svg.contains("engine: (_4,_4):(_1,_2)") && svg.contains("<!-- differing cells (red): 28 -->"), "{svg}");
+    if let Some(d) = std::env::var_os("CUTECHECK_ACTION_OUT") {
+        let d = PathBuf::from(d);
+        std::fs::create_dir_all(&d).unwrap();
+        let inputs: Vec<String> = with.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let head = format!(
+            "<!-- Written by tests/action_emulation.rs (CUTECHECK_ACTION_OUT): the step summary the Action wrote on a user's repository (ci/kernel.cases; cutlass/: CUTLASS 3.5.1.0's headers, version.h relabelled 4.2.0) with {} -->\n",
+            inputs.join(", ")
+        );
+        std::fs::write(d.join("step-summary.md"), head + &run.summary).unwrap();
+        std::fs::write(d.join("annotations.txt"), run.annotations.join("\n") + "\n").unwrap();
+        std::fs::write(d.join("new-1.svg"), &svg).unwrap();
+    }
+}

@@ -52,11 +52,21 @@ fn cli_writes_the_picture() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let svg = std::fs::read_to_string(&file).unwrap();
-    // The chapter's exercise: thread 9 holds row 1, columns 8-15 (value v at column 8 + v).
+    // The chapter's exercise: thread 9 holds row 1, columns 8-15 (value v at column 8 + v). The
+    // cells are as wide as their longest label needs (T127), the first column after the row
+    // numbers' margin.
+    let num = |l: &str, k: &str| -> i64 {
+        let at = l.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+        l[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let rects: Vec<&str> = svg.lines().filter(|l| l.starts_with("<rect ")).collect();
+    assert_eq!(rects.len(), 16 * 64);
+    let (margin, w) = (rects.iter().map(|r| num(r, "x")).min().unwrap(), num(rects[0], "width"));
+    assert!(w >= 20 && rects.iter().all(|r| num(r, "width") == w && num(r, "height") == 20));
     for v in 0..8 {
-        let (x, y) = ((8 + v + 1) * 20, 2 * 20);
+        let (x, y) = (margin + (8 + v) * w, 2 * 20);
         let rect = format!(
-            "<rect x=\"{x}\" y=\"{y}\" width=\"20\" height=\"20\" fill=\"rgb(175,255,175)\" stroke=\"black\"/>"
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"20\" fill=\"rgb(175,255,175)\" stroke=\"black\"/>"
         );
         let pos = svg.find(&rect).unwrap_or_else(|| panic!("no cell at row 1 column {}", 8 + v));
         let after = &svg[pos..];

@@ -10,44 +10,95 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use cutecheck::gpu::tma::{self, Smem, TmaCase};
 
-fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gpu/h200-tma")
+const MAIN: &str = "h200-tma";
+const FIRST: &str = "h200-tma-seed1";
+
+fn read(run: &str, name: &str) -> String {
+    let p: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gpu").join(run).join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn read(name: &str) -> String {
-    std::fs::read_to_string(dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn cases() -> Vec<TmaCase> {
-    let plan = read("cases.txt");
+fn cases(run: &str) -> Vec<TmaCase> {
+    let plan = read(run, "cases.txt");
     let (seed, n) = tma::plan_seed(&plan).unwrap();
     let cases = tma::random_cases(seed, n).unwrap();
-    assert_eq!(tma::cases_file(seed, &cases), plan, "cases.txt is not what seed {seed} draws now");
+    assert_eq!(tma::cases_file(seed, &cases), plan, "{run}: cases.txt is not what seed {seed} draws now");
     cases
 }
 
-fn observed(name: &str) -> BTreeMap<usize, tma::Observed> {
-    tma::read_results(&read(name)).unwrap()
+fn observed(run: &str, name: &str) -> BTreeMap<usize, tma::Observed> {
+    tma::read_results(&read(run, name)).unwrap()
+}
+
+type Run = (Vec<TmaCase>, Vec<tma::Verdict>, Vec<tma::Verdict>);
+
+/// Each recorded run's cases and verdicts (run and twin), computed once for all tests.
+fn verdicts(run: &str) -> Run {
+    static MAIN_RUN: OnceLock<Run> = OnceLock::new();
+    static FIRST_RUN: OnceLock<Run> = OnceLock::new();
+    let cell = if run == MAIN { &MAIN_RUN } else { &FIRST_RUN };
+    cell.get_or_init(|| {
+        let cases = cases(run);
+        let v = tma::compare(&cases, &observed(run, "results.txt"), false).unwrap();
+        let cv = tma::compare(&cases, &observed(run, "results_corrupt.txt"), true).unwrap();
+        (cases, v, cv)
+    })
+    .clone()
 }
 
 #[test]
-fn the_recorded_run_moves_every_element_where_the_engine_says() {
-    let cases = cases();
-    let v = tma::compare(&cases, &observed("results.txt"), false).unwrap();
-    let ran = v.iter().filter(|x| x.ran).count();
-    assert!(ran >= 500, "only {ran} copies ran");
-    let bad: Vec<_> = v.iter().filter(|x| !x.pass()).collect();
-    assert!(bad.is_empty(), "{} cases differ from the engine: {:?}", bad.len(), &bad[..bad.len().min(5)]);
-    let elements: usize = v.iter().map(|x| x.total).sum();
-    assert!(elements > 1_000_000, "{elements} elements checked");
+fn the_recorded_run_moves_every_element_where_the_engine_says_or_a_finding_explains() {
+    for (run, at_least) in [(MAIN, 500), (FIRST, 490)] {
+        let (cases, v, _) = verdicts(run);
+        let exact = v.iter().filter(|x| x.pass()).count();
+        assert!(exact >= at_least, "{run}: only {exact} copies moved every element where the engine says");
+        let bad: Vec<_> = v.iter().filter(|x| !x.pass() && !x.explained_by_findings()).collect();
+        assert!(bad.is_empty(), "{run}: {} cases differ unexplained: {:?}", bad.len(), &bad[..bad.len().min(3)]);
+        // The exact cases hold every kind of copy, not only the easy ones.
+        let kinds = tma::tally(&v.iter().filter(|x| x.pass()).map(|x| cases[x.id].clone()).collect::<Vec<_>>());
+        for k in [
+            "store",
+            "load",
+            "elem 1B",
+            "elem 8B",
+            "rank 4",
+            "smem K SW128",
+            "smem MN SW32",
+            "partial tile",
+            "strided tiler",
+            "static G",
+        ] {
+            assert!(kinds.get(k).copied().unwrap_or(0) >= 5, "{run}: {k}: {kinds:?}");
+        }
+    }
+}
+
+#[test]
+fn every_finding_is_seen_and_predicted_by_its_rule() {
+    // A finding's rule that predicts an error the device did not show, or misses one it showed,
+    // makes the case unexplained (the test above); here each rule must also have been exercised.
+    for f in tma::Finding::ALL {
+        let mut seen = 0;
+        for run in [MAIN, FIRST] {
+            let (_, v, _) = verdicts(run);
+            seen += v.iter().filter(|x| x.findings.contains_key(&f)).count();
+        }
+        assert!(seen > 0, "finding {} never seen", f.name());
+    }
+    // The store granule: only stores, only past dimension 0, never 16 bytes or more.
+    let (cases, v, _) = verdicts(MAIN);
+    for x in v.iter().filter(|x| x.findings.contains_key(&tma::Finding::StoreGranule16)) {
+        assert!(cases[x.id].store, "case {}", x.id);
+    }
 }
 
 #[test]
 fn the_run_covers_every_kind_of_copy() {
-    let cases = cases();
+    let cases = verdicts(MAIN).0;
     let t = tma::tally(&cases);
     let at_least = |k: &str, n: usize| assert!(t.get(k).copied().unwrap_or(0) >= n, "{k}: {t:?}");
     at_least("load", 400);
@@ -72,16 +123,24 @@ fn the_run_covers_every_kind_of_copy() {
 
 #[test]
 fn the_corrupted_twin_fails_but_where_the_perturbation_cannot_reach_an_address() {
-    let cases = cases();
-    let cv = tma::compare(&cases, &observed("results_corrupt.txt"), true).unwrap();
-    assert_eq!(cv.len(), cases.len());
-    assert!(cv.iter().all(|x| x.ran), "every twin case ran");
-    let passed: Vec<_> = cv.iter().filter(|x| x.pass()).collect();
-    for x in &passed {
-        assert!(x.explained.is_some(), "corrupted case {} passes unexplained: {}", x.id, cases[x.id].line());
+    for run in [MAIN, FIRST] {
+        let (cases, v, cv) = verdicts(run);
+        assert_eq!(cv.len(), cases.len());
+        let exact: Vec<usize> = v.iter().filter(|x| x.pass()).map(|x| x.id).collect();
+        let passed: Vec<usize> = exact.iter().copied().filter(|&i| cv[i].pass()).collect();
+        for &i in &passed {
+            assert!(cv[i].explained.is_some(), "{run}: corrupted case {i} passes unexplained: {}", cases[i].line());
+        }
+        assert!(
+            passed.len() * 100 <= exact.len() * 6,
+            "{run}: {} of {} corrupted cases pass",
+            passed.len(),
+            exact.len()
+        );
+        // No twin case passes that the run did not move exactly.
+        assert!(cv.iter().filter(|x| x.pass()).all(|x| v[x.id].pass()), "{run}");
+        assert!(tma::run_is_sound(&cases, &v, Some(&cv)), "{run}");
     }
-    assert!(passed.len() * 50 <= cases.len(), "{} of {} corrupted cases pass", passed.len(), cases.len());
-    assert!(tma::run_is_sound(&cases, &tma::compare(&cases, &observed("results.txt"), false).unwrap(), Some(&cv)));
 }
 
 /// CUtensorMapDataType of each element type (cuda.h), as CuTe's `to_CUtensorMapDataType` maps them.
@@ -108,45 +167,115 @@ fn field(args: &str, key: &str) -> Vec<u64> {
 
 #[test]
 fn every_case_recorded_the_descriptor_cute_encoded() {
-    let cases = cases();
-    let run = observed("results.txt");
-    let twin = observed("results_corrupt.txt");
-    let host = observed("host_args.txt");
-    for c in &cases {
-        let a = run[&c.id].args.as_deref().unwrap_or_else(|| panic!("case {} has no args", c.id));
-        assert_eq!(Some(a), twin[&c.id].args.as_deref(), "case {}: the twin's CuTe arguments differ", c.id);
-        // The host-only build (g++, no GPU) computed the same arguments but the result code.
-        let h = host[&c.id].args.as_deref().unwrap_or_else(|| panic!("case {} not in host_args.txt", c.id));
-        assert_eq!(a.replace(" result=0", ""), h.replace(" result=0", ""), "case {}", c.id);
-        assert!(a.ends_with("result=0"), "case {}: {a}", c.id);
-        assert_eq!(field(a, "dtype="), [dtype(c.type_name()) as u64], "case {}: {a}", c.id);
-        let rank = field(a, "rank=")[0] as usize;
-        assert!((1..=5).contains(&rank), "case {}: {a}", c.id);
-        let (dims, strides, boxes, estr) =
-            (field(a, "dims="), field(a, "strides="), field(a, "box="), field(a, "estr="));
-        assert_eq!((dims.len(), strides.len(), boxes.len(), estr.len()), (rank, rank - 1, rank, rank), "case {}", c.id);
-        assert!(strides.iter().all(|s| s % 16 == 0), "case {}: {a}", c.id);
-        assert!(boxes.iter().all(|&b| (1..=256).contains(&b)) && estr.iter().all(|&e| e == 1), "case {}: {a}", c.id);
-        assert_eq!(field(a, "addr="), [0], "case {}", c.id);
-        let swizzle = field(a, "swizzle=")[0];
-        let want = match &c.smem {
-            Smem::Plain { .. } => 0,
-            Smem::Gmma { kind, .. } => {
-                ["INTER", "SW32", "SW64", "SW128"].iter().position(|k| k == kind).unwrap() as u64
+    for run in [MAIN, FIRST] {
+        let cases = verdicts(run).0;
+        let ran = observed(run, "results.txt");
+        let twin = observed(run, "results_corrupt.txt");
+        let mut with_args = 0;
+        for c in &cases {
+            let refused = tma::expected_error(c, None) == Some(tma::Finding::SwizzleBoxRefused);
+            let Some(a) = ran[&c.id].args.as_deref() else {
+                // Only the cases whose descriptor cuTensorMapEncodeTiled refuses stop before it.
+                assert!(refused, "{run}: case {} has no args", c.id);
+                continue;
+            };
+            assert!(!refused, "{run}: case {}", c.id);
+            with_args += 1;
+            assert_eq!(Some(a), twin[&c.id].args.as_deref(), "{run}: case {}: the twin's CuTe arguments differ", c.id);
+            assert!(a.ends_with("result=0"), "{run}: case {}: {a}", c.id);
+            assert_eq!(field(a, "dtype="), [dtype(c.type_name()) as u64], "case {}: {a}", c.id);
+            let rank = field(a, "rank=")[0] as usize;
+            assert!((1..=5).contains(&rank) && rank <= c.gshape.len(), "case {}: {a}", c.id);
+            let (dims, strides, boxes, estr) =
+                (field(a, "dims="), field(a, "strides="), field(a, "box="), field(a, "estr="));
+            assert_eq!(
+                (dims.len(), strides.len(), boxes.len(), estr.len()),
+                (rank, rank - 1, rank, rank),
+                "case {}",
+                c.id
+            );
+            assert!(strides.iter().all(|s| s % 16 == 0), "case {}: {a}", c.id);
+            assert!(
+                boxes.iter().all(|&b| (1..=256).contains(&b)) && estr.iter().all(|&e| e == 1),
+                "case {}: {a}",
+                c.id
+            );
+            assert_eq!(field(a, "addr="), [0], "case {}", c.id);
+            let swizzle = field(a, "swizzle=")[0];
+            let want = match &c.smem {
+                Smem::Plain { .. } => 0,
+                Smem::Gmma { kind, .. } => {
+                    ["INTER", "SW32", "SW64", "SW128"].iter().position(|k| k == kind).unwrap() as u64
+                }
+            };
+            assert_eq!(swizzle, want, "case {}: {a}", c.id);
+            // The inner box is a whole number of 16 bytes, within the swizzle span when swizzled.
+            assert_eq!(boxes[0] * c.elem() as u64 % 16, 0, "case {}: {a}", c.id);
+            if swizzle > 0 {
+                assert!(boxes[0] * c.elem() as u64 <= 16 << swizzle, "case {}: {a}", c.id);
             }
-        };
-        assert_eq!(swizzle, want, "case {}: {a}", c.id);
-        // The box is a whole number of 16-byte rows and fits in the tile.
-        assert_eq!(boxes[0] * c.elem() as u64 % 16, 0, "case {}: {a}", c.id);
-        let tile: i64 = c.tiler.iter().map(|t| t.0).product();
-        assert_eq!(tile as u64 % boxes.iter().product::<u64>(), 0, "case {}: {a}", c.id);
+            // The descriptor's global extents hold every element of G.
+            let elems: u64 = c.gshape.iter().map(|&x| x as u64).product();
+            assert!(dims.iter().product::<u64>() >= elems, "case {}: {a}", c.id);
+        }
+        assert!(with_args >= cases.len() - 5, "{run}");
     }
 }
 
 #[test]
 fn the_summary_is_what_the_report_writes_now() {
-    let cases = cases();
-    let v = tma::compare(&cases, &observed("results.txt"), false).unwrap();
-    let cv = tma::compare(&cases, &observed("results_corrupt.txt"), true).unwrap();
-    assert_eq!(read("summary.txt"), tma::summary(&cases, &v, Some(&cv)));
+    for run in [MAIN, FIRST] {
+        let (cases, v, cv) = verdicts(run);
+        assert_eq!(read(run, "summary.txt"), tma::summary(&cases, &v, Some(&cv)), "{run}");
+    }
+}
+
+/// The engine's TMA model (`engine::tma`, `tma_desc_args(make_tma_copy(...))`) gives, for every
+/// case of both recorded runs, exactly the `cuTensorMapEncodeTiled` arguments CuTe 4.2 passed on
+/// the H200; for the cases whose descriptor the driver refused (finding 5), a box wider than the
+/// swizzle span.
+#[test]
+fn the_engine_descriptor_equals_what_cute_passed_on_the_h200() {
+    for run in [MAIN, FIRST] {
+        let cases = verdicts(run).0;
+        let ran = observed(run, "results.txt");
+        let mut equal = 0;
+        for c in &cases {
+            let engine = tma::engine_args(c).unwrap_or_else(|e| panic!("{run}: case {}: {e}", c.id));
+            match ran[&c.id].args.as_deref() {
+                Some(a) => {
+                    assert_eq!(engine, a, "{run}: case {}: {}", c.id, c.line());
+                    equal += 1;
+                }
+                None => {
+                    let (boxes, sw) = (field(&engine, "box="), field(&engine, "swizzle=")[0]);
+                    assert!(sw > 0 && boxes[0] * c.elem() as u64 > 16 << sw, "{run}: case {}: {engine}", c.id);
+                }
+            }
+        }
+        assert!(equal >= cases.len() - 5, "{run}: {equal}");
+    }
+}
+
+/// CuTe's host side alone (`tma_run.sh host`: g++, CuTe 4.2's headers, the driver call recorded
+/// and not made, no GPU) computed for seed 1 the same descriptor arguments as the H200 run, case by
+/// case; the two cases the driver refused on the device (finding 5) are there too, and equal the
+/// engine's.
+#[test]
+fn the_host_only_build_records_the_same_descriptors_without_a_gpu() {
+    let cases = verdicts(FIRST).0;
+    let host = observed(FIRST, "host_args.txt");
+    let ran = observed(FIRST, "results.txt");
+    let mut refused = 0;
+    for c in &cases {
+        let h = host[&c.id].args.as_deref().unwrap_or_else(|| panic!("case {} not in host_args.txt", c.id));
+        match ran[&c.id].args.as_deref() {
+            Some(a) => assert_eq!(h, a, "case {}", c.id),
+            None => {
+                refused += 1;
+                assert_eq!(h, tma::engine_args(c).unwrap(), "case {}", c.id);
+            }
+        }
+    }
+    assert_eq!(refused, 2);
 }

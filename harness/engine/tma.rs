@@ -509,14 +509,13 @@ pub fn descriptor(
                 let stride_j = value(&e.modes, &gmem.stride)? as u64;
                 let old = stride[i];
                 stride[i] = gcd(stride[i], stride_j);
-                if stride[i] != 0 {
+                shape[i] = match (old.checked_div(stride[i]), stride_j.checked_div(stride[i])) {
                     // Recurrence: g_shape = (s_i - 1) * (d_i / gcd_j d_j) + 1
-                    shape[i] = (shape[i].wrapping_sub(1)).wrapping_mul(old / stride[i])
-                        + (shape_j.wrapping_sub(1)).wrapping_mul(stride_j / stride[i])
-                        + 1;
-                } else {
-                    shape[i] = shape_j;
-                }
+                    (Some(a), Some(b)) => {
+                        shape[i].wrapping_sub(1).wrapping_mul(a) + shape_j.wrapping_sub(1).wrapping_mul(b) + 1
+                    }
+                    _ => shape_j,
+                };
             }
         }
     }
@@ -554,7 +553,7 @@ pub fn descriptor(
             return Err(refuse(TmaRefusal::MulticastSplit, format!("multicast {multicast} over box {boxd:?}")));
         }
         let b = boxd[i as usize];
-        if b % m != 0 && m % b != 0 {
+        if !b.is_multiple_of(m) && !m.is_multiple_of(b) {
             return Err(refuse(TmaRefusal::MulticastSplit, format!("box extent {b}, multicast {m}")));
         }
         let new_m = m.div_ceil(b);

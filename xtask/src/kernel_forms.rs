@@ -66,7 +66,7 @@ fn builds(w: &str) -> bool {
 }
 
 /// The keywords that start a binding.
-const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "ThrCopy", "ThrMMA"];
+const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "ThrCopy", "ThrMMA", "Layout"];
 
 /// The files read besides the tutorials (examples/cute/tutorial/**): the SM80 and SM90 collective
 /// mainloops and the unit tests' default SM80 configurations (their `using X = decltype(...)`).
@@ -239,7 +239,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
                 None => by_reason.push((r, 1)),
             }
         }
-        by_reason.sort_by(|a, b| b.1.cmp(&a.1));
+        by_reason.sort_by_key(|r| std::cmp::Reverse(r.1));
         let _ = writeln!(body, "#   | skipped because | forms |");
         let _ = writeln!(body, "#   |---|---:|");
         for (r, n) in by_reason {
@@ -385,7 +385,10 @@ fn reason_class(why: &str) -> &'static str {
         ("identity tensor", "an identity tensor's partition (ArithTuple iterator, E<i> strides): not modelled"),
         ("position-independent swizzle", "a position-independent swizzle tensor's partition: not modelled"),
         ("MixedBits", "a swizzled partition keeping the swizzle with a MixedBits offset: not modelled"),
-        ("not in the expression language", "template code read uninstantiated (a template parameter in an expression)"),
+        (
+            "not in the expression language",
+            "an expression the language cannot read: template code read uninstantiated, a member type (`typename X::M`), run-time sizes",
+        ),
         ("unknown", "a template parameter or run-time value (unbound name)"),
         ("schedule", "an SM90 builder schedule whose mainloop is not read (cp.async, KernelTma, FP8)"),
         ("stage count", "an SM90 stage count carving out the epilogue's shared storage (its size not modelled)"),
@@ -660,6 +663,57 @@ fn kernel(toks: &[Tok], name: &str) -> Option<Kernel> {
     None
 }
 
+/// Where a kernel's definition `NAME(params) {` starts.
+fn kernel_position(toks: &[Tok], name: &str) -> Option<usize> {
+    (0..toks.len().saturating_sub(2)).find(|&i| {
+        toks[i] == Tok::Word(name.to_string())
+            && toks[i + 1] == Tok::Punct('(')
+            && closing(toks, i + 1).is_some_and(|c| toks.get(c + 1) == Some(&Tok::Punct('{')))
+    })
+}
+
+/// The template parameters' names of the declaration ending at `pos` (`template <class A, int B>
+/// ... NAME`): none when no `template <...>` heads it.
+fn template_params_before(toks: &[Tok], pos: usize) -> Vec<String> {
+    let mut k = pos;
+    while k > 0 {
+        k -= 1;
+        match &toks[k] {
+            // Skip a parenthesized attribute (`__launch_bounds__(size(TiledMma{}))`).
+            Tok::Punct(')') => {
+                let mut depth = 0i32;
+                while k > 0 {
+                    match toks[k] {
+                        Tok::Punct(')') => depth += 1,
+                        Tok::Punct('(') => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    k -= 1;
+                }
+            }
+            Tok::Punct(';' | '{' | '}') => return Vec::new(),
+            Tok::Word(w) if w == "template" && toks.get(k + 1) == Some(&Tok::Punct('<')) => {
+                let Some(c) = angle_close(toks, k + 1) else { return Vec::new() };
+                return split_commas(&toks[k + 2..c])
+                    .iter()
+                    .filter_map(|p| {
+                        let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
+                        p[..until].iter().rev().find_map(|t| match t {
+                            Tok::Word(w) => Some(w.clone()),
+                            _ => None,
+                        })
+                    })
+                    .collect();
+            }
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
 /// The per-thread forms a kernel body builds (with `env` holding its parameters' arguments):
 /// `OBJ.get_slice(threadIdx.x)` slices, shared-memory tensors `make_tensor(make_smem_ptr(..), L)`,
 /// and their `partition_S/D/A/B/C`, `partition_fragment_A/B/C`, `retile_S/D` as the language's
@@ -839,21 +893,40 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
     let all = bindings(&toks);
     let launched = launches(&plain);
     let mut kernels: HashMap<String, Kernel> = HashMap::new();
+    let mut explicit: HashMap<String, Vec<(String, Vec<Tok>)>> = HashMap::new();
     for (_, name, _) in &launched {
         // A launch through a pointer (`auto kernel_fptr = gemm_device<...>;`) launches its kernel.
         // ... or `kernel_ptr = reinterpret_cast<void const*>(&gemm_device<...>)`: the first name
         // up to the `;` that a definition in the file has.
+        // Its explicit template arguments (`&gemm_device<decltype(sA), ...>`) bind the kernel's
+        // template parameters (`SmemLayoutA{}` in its body).
         let alias = (0..plain.len().saturating_sub(3)).rev().find_map(|i| {
             if plain[i] != Tok::Word(name.clone()) || plain[i + 1] != Tok::Punct('=') {
                 return None;
             }
-            plain[i + 2..].iter().take_while(|t| **t != Tok::Punct(';')).find_map(|t| match t {
-                Tok::Word(w) => kernel(&plain, w),
+            let end = (i + 2..plain.len()).find(|&j| plain[j] == Tok::Punct(';')).unwrap_or(plain.len());
+            (i + 2..end).find_map(|j| match &plain[j] {
+                Tok::Word(w) => kernel(&plain, w).map(|k| {
+                    let args = match (plain.get(j + 1), angle_close(&plain, j + 1)) {
+                        (Some(Tok::Punct('<')), Some(c)) => split_commas(&plain[j + 2..c]),
+                        _ => Vec::new(),
+                    };
+                    let params =
+                        kernel_position(&plain, w).map(|d| template_params_before(&plain, d)).unwrap_or_default();
+                    (k, params.into_iter().zip(args).collect::<Vec<_>>())
+                }),
                 _ => None,
             })
         });
-        if let Some(k) = kernel(&plain, name).or(alias) {
-            kernels.insert(name.clone(), k);
+        match (kernel(&plain, name), alias) {
+            (Some(k), _) => {
+                kernels.insert(name.clone(), k);
+            }
+            (None, Some((k, targs))) => {
+                kernels.insert(name.clone(), k);
+                explicit.insert(name.clone(), targs);
+            }
+            _ => {}
         }
     }
     let in_kernel = |pos: usize| kernels.values().any(|(_, r)| r.contains(&pos));
@@ -873,6 +946,9 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
             next_launch += 1;
             let Some((params, body)) = kernels.get(name) else { continue };
             let mut kenv = env.clone();
+            for (p, a) in explicit.get(name).into_iter().flatten() {
+                kenv.insert(p.clone(), substitute(a, env));
+            }
             // A parameter's type names its argument's type too: `ASmemLayout{}` is the argument.
             let mut types = HashMap::new();
             for ((ty, p), a) in params.iter().zip(args) {
@@ -907,6 +983,9 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
                     out.push((b.line, Form::Case(render(&substitute(inner, &env)))));
                 }
             }
+            // Read again in order: an alias of a value bound before it (`sizeof(T) * size(val_layout)`).
+            let v = substitute(&b.rhs, &env);
+            env.insert(b.name.clone(), v);
             continue;
         }
         if matches!(b.keyword.as_str(), "Tensor" | "ThrCopy" | "ThrMMA") {
@@ -948,6 +1027,12 @@ const COLLECTIVES: &[&str] = &[
 
 /// The configurations' struct file.
 const CONFIGURATIONS: &str = "test/unit/gemm/device/default_gemm_configuration.hpp";
+
+/// Template parameters bound to their arguments' tokens.
+type Bound = HashMap<String, Vec<Tok>>;
+
+/// A template's arguments, each as tokens.
+type Args = Vec<Vec<Tok>>;
 
 /// A struct template's definition or specialization.
 struct StructDef {
@@ -1128,7 +1213,7 @@ fn specialization<'a>(
     head: &str,
     args: &[Vec<Tok>],
 ) -> Option<(&'a StructDef, HashMap<String, Vec<Tok>>)> {
-    let mut best: Option<(usize, &StructDef, HashMap<String, Vec<Tok>>)> = None;
+    let mut best: Option<(usize, &StructDef, Bound)> = None;
     for d in defs.iter().filter(|d| d.name == head) {
         let Some(pat) = &d.pattern else { continue };
         if pat.len() != args.len() {
@@ -1281,6 +1366,34 @@ fn normalize_once(t: &[Tok]) -> Vec<Tok> {
             if let (Ok(x), Ok(y), true, true) = (a.parse::<i64>(), b.parse::<i64>(), before_ok, after_ok) {
                 let v = if *op == '*' { x * y } else { x + y };
                 return splice(i, i + 3, vec![Tok::Word(v.to_string())]);
+            }
+        }
+        // size(make_layout(make_shape(Int<a>{}, Int<b>{}, ...))) is a*b*...
+        if w(i, "size")
+            && p(i + 1, '(')
+            && w(i + 2, "make_layout")
+            && p(i + 3, '(')
+            && w(i + 4, "make_shape")
+            && p(i + 5, '(')
+        {
+            if let Some(c) = closing(t, i + 1) {
+                let inner = closing(t, i + 5).filter(|&e| e + 2 == c && p(e + 1, ')'));
+                let leaves = inner.map(|e| split_commas(&t[i + 6..e]));
+                let value = leaves.and_then(|ls| {
+                    ls.iter()
+                        .map(|l| match l.as_slice() {
+                            [Tok::Word(int), Tok::Punct('<'), Tok::Word(n), Tok::Punct('>'), Tok::Punct('{'), Tok::Punct('}')]
+                                if int == "Int" =>
+                            {
+                                n.parse::<i64>().ok()
+                            }
+                            _ => None,
+                        })
+                        .product::<Option<i64>>()
+                });
+                if let Some(v) = value {
+                    return splice(i, c + 1, vec![Tok::Word(v.to_string())]);
+                }
             }
         }
         // uint_byte_t<N> is the unsigned type of N bytes.
@@ -1462,7 +1575,7 @@ fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
         }
     }
     // Each configuration: (where, the arguments of its CollectiveMma) or why none.
-    let mut configs: Vec<(String, std::result::Result<Vec<Vec<Tok>>, String>)> = Vec::new();
+    let mut configs: Vec<(String, std::result::Result<Args, String>)> = Vec::new();
     if let Ok(conf_text) = src.read(CONFIGURATIONS) {
         let conf_toks = tokenize(&conf_text);
         let conf_plain: Vec<Tok> = conf_toks.iter().map(|t| t.0.clone()).collect();

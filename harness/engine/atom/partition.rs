@@ -70,6 +70,11 @@ impl fmt::Display for Partition {
         match &self.over {
             Over::Counting => write!(f, "counting_iter({}) o {}", self.offset.value, self.layout),
             Over::Composed(sw, o) => write!(f, "counting_iter({}) o {sw} o {o} o {}", self.offset.value, self.layout),
+            // pointer_swizzle.hpp: make_swizzle_ptr(ptr, Swizzle<0,M,S>) is ptr itself (an INTER
+            // atom's swizzle moves no bits): the pointer prints without it.
+            Over::SmemSwizzle(sw, bits) if sw.b == 0 => {
+                write!(f, "smem_ptr[{bits}b]({:#x}) o {}", SMEM_BASE + self.offset.value * bits / 8, self.layout)
+            }
             Over::SmemSwizzle(sw, bits) => {
                 write!(f, "{sw}_smem_ptr[{bits}b]({:#x}) o {}", SMEM_BASE + self.offset.value * bits / 8, self.layout)
             }
