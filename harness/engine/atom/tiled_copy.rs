@@ -178,13 +178,52 @@ pub fn make_tmem_copy(atom: &CopyAtom, data: &Layout) -> Result<TiledCopy> {
     let dp = (1i64 << 16) * (32 / bits);
     let t = crate::atom::lit::layout(&format!("(_32,_4):(_0,_{})", 32 * dp))?;
     let v = coalesce(&super::copy::upcast(&val_id, bits)?)?;
-    make_cotiled_copy(atom, &Layout::concat(&[t, v]), data)
+    let atom_tv = Layout::concat(&[t, v]);
+    check_tmem_lanes(&atom_tv, dp)?;
+    make_cotiled_copy(atom, &atom_tv, data)
+}
+
+/// TMEM has 128 lanes (datapaths), `DP<T>` apart in T-addressing, and 2^16 columns' worth of T
+/// within a lane: every address of the atom's (thread, value) layout must name lane 0..127
+/// (copy_traits_sm100.hpp: "4warps where each warp points to the same position within it's own
+/// subpartition"; tmem_allocator_sm100.hpp: 128 DP x 512 COL). A definition of the construction,
+/// refused if broken (the listed TMEM operations all keep it: the tests).
+pub fn check_tmem_lanes(atom_tv: &Layout, dp: i64) -> Result<()> {
+    let vals = atom_tv.values()?;
+    if let Some(a) = vals.iter().find(|&&a| a < 0 || a / dp >= 128) {
+        return Err(Error::Rejected {
+            condition: "a TMEM address outside the 128 datapaths",
+            detail: format!("{atom_tv}: address {a} is lane {} (DP {dp})", a / dp),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::{copy::copy_atom, lit};
     use super::*;
+
+    #[test]
+    fn tmem_copies_stay_within_the_128_lanes_and_cover_their_tile() {
+        // Every TMEM load and store (one and two repetitions of each datapath shape) over the
+        // accumulator layout of a 128 x 64 tile: the atom's addresses stay in the 128 lanes
+        // (check_tmem_lanes inside make_tmem_copy) and the TiledLayout_TV lands in its tile.
+        let mut n = 0;
+        for (op, t) in super::super::tmem::tmem_copy_cases() {
+            let atom = copy_atom(&op, &t).unwrap();
+            let dp = (1i64 << 16) * (32 / atom.val_bits);
+            let data = lit::layout(&format!("(_128,_64):(_{dp},_1)")).unwrap();
+            let tc = make_tmem_copy(&atom, &data).unwrap_or_else(|e| panic!("{op}: {e}"));
+            let tile = tc.tiler.product().unwrap().value;
+            assert!(tc.tv.values().unwrap().iter().all(|&x| (0..tile).contains(&x)), "{op}: {}", tc.tv);
+            n += 1;
+        }
+        assert!(n >= 40, "{n}");
+        // A thread layout past the 128th lane is refused.
+        let bad = lit::layout("((_32,_5),_32):((_0,_2097152),_65536)").unwrap();
+        assert!(check_tmem_lanes(&bad, 65536).is_err());
+    }
 
     #[test]
     fn chapter_tiled_copy() {

@@ -20,6 +20,10 @@
 //! Template arguments: `<a,b,c[,sf],M,N[,VS],a_major,b_major` then the defaulted ones: `_SS`
 //! `[,a_neg,b_neg]` (S8's `_SS`: `[,c_sat]`), `_TS` `[,a_neg,b_neg[,c_sat]]`.
 //!
+//! - TMEM: each CTA's accumulator rows (M on one SM, M/2 per SM of a pair) lie along the 128 TMEM
+//!   lanes, so every atom `MMA_Atom` accepts holds at most 128 rows per thread of `CLayout` (the
+//!   operation's M checks; a property test over every listed atom);
+//!
 //! Refusals, where CuTe makes them:
 //! - the traits (every member, so `mma_layout_a` too): the width of A and B ("`BASE` supports
 //!   16bit types", 32 for TF32, 8 for S8, 4 for MXF4; "supports types with leq 8bit types" for
@@ -943,6 +947,24 @@ mod tests {
                 check(&n).unwrap_or_else(|e| panic!("{n}: {e}"));
             }
         });
+    }
+
+    #[test]
+    fn accumulators_of_valid_atoms_fit_the_128_tmem_lanes() {
+        // The accumulator lives in TMEM, M along the 128 lanes of each CTA's tensor memory: for
+        // every atom MMA_Atom accepts, each thread (CTA) of CLayout holds at most 128 rows
+        // (mma_sm100_umma.hpp's M checks: 64 or 128 on one SM, 128 or 256 over two).
+        with_release(Release::new(4, 7, 0, 0), || {
+            for n in umma_atom_names() {
+                let t = atom(&n).unwrap();
+                let threads = t.c.mode(0).unwrap().size().unwrap().value;
+                let rows = t.c.mode(1).unwrap().mode(0).unwrap().size().unwrap().value;
+                assert!(rows <= 128 && rows * threads == t.shape_mnk.mode(0).unwrap().product().unwrap().value, "{n}");
+            }
+        });
+        // M = 256 on one SM: its traits print, its operation is refused.
+        let m256 = "SM100_MMA_F16BF16_SS<half_t,half_t,float,256,64,UMMA::Major::K,UMMA::Major::K>";
+        assert!(atom(m256).is_ok() && check(m256).is_err());
     }
 
     #[test]

@@ -191,6 +191,9 @@ fn umma(name: &Name) -> Result<Json, String> {
         _ => return none("a form other than SS, TS, their 2x1SM twins and SS_SPARSE"),
     };
     if matches!(family, "MXF8F6F4" | "MXF4") {
+        if sparse {
+            return none("the DSL has no sparse block-scaled tcgen05 operation");
+        }
         return block_scaled(name, family, cta, src);
     }
     let Some(t) = name.targs.as_deref().filter(|t| t.len() == 7) else {
@@ -520,6 +523,9 @@ mod tests {
         assert_eq!(f4(32, "float_ue8m0_t").unwrap()["op"], json!("tcgen05.MmaMXF4Op"));
         assert_eq!(f4(16, "float_ue4m3_t").unwrap()["args"][0], json!({"dtype": "Float8E4M3FN"}));
         assert!(f4(32, "float_ue4m3_t").is_err());
+        // A sparse block-scaled atom is no dense DSL operation (the first three-way run mapped
+        // MXF8F6F4_SS_SPARSE to MmaMXF8F6F4Op: K 32 against 64).
+        assert!(mma(&name("SM100_MMA_MXF8F6F4_SS_SPARSE<float_e4m3_t,float_e4m3_t,float,float_ue8m0_t,128,64,UMMA::Major::K,UMMA::Major::K>")).is_err());
         let u = mma(&name("SM100_MMA_F16BF16_2x1SM_TS<half_t,half_t,float,256,64,UMMA::Major::K,UMMA::Major::MN>"))
             .unwrap();
         assert_eq!(u["op"], json!("tcgen05.MmaF16BF16Op"));
