@@ -746,8 +746,8 @@ fn atoms() -> BoxedStrategy<Case> {
 /// them: the SM100 UMMA atoms of every family and form (dense, `_SCALED`, `_SS_SPARSE`,
 /// interleaved complex; engine::atom::umma) and the SM120 and SM90 sparse atoms, each with one
 /// member (`mma_layout_e/sfa/sfb` where the traits declare them), and the SM100 TMEM and UTCCP
-/// copy atoms' members. Every name is one the tables accept: admissible (where the release
-/// declares the atom: a release without it refuses on both sides).
+/// copy atoms' members. Every name is one the tables accept; a case is admissible where the
+/// drawing release declares the atom (a release without it refuses on both sides).
 fn blackwell() -> BoxedStrategy<Case> {
     use crate::engine::atom::{sm120, tmem, umma};
     let mma_names: Vec<String> = umma::umma_atom_names()
@@ -756,6 +756,10 @@ fn blackwell() -> BoxedStrategy<Case> {
         .chain(mma::sparse_gmma_names().into_iter().step_by(7))
         .collect();
     let mma = (prop::sample::select(mma_names), 0usize..8).prop_map(|(atom, k)| {
+        // Admissible where the release declares the atom (its traits resolve) and, for the whole
+        // atom and its tilings, MMA_Atom accepts it.
+        let traits_ok = mma::mma_atom(&atom).is_ok();
+        let atom_ok = traits_ok && mma::check_atom(&atom).is_ok();
         let extra = mma::mma_extra(&atom).unwrap_or_default();
         let has = [extra.e.is_some(), extra.sfa.is_some(), extra.sfb.is_some()];
         let ops = [Op::MmaLayoutE, Op::MmaLayoutSfa, Op::MmaLayoutSfb];
@@ -767,9 +771,10 @@ fn blackwell() -> BoxedStrategy<Case> {
             3 => Op::MmaShape,
             4 => Op::MmaThrId,
             5 => Op::MmaAtom,
-            _ => return Case::new("tiled_mma_tv_c", format!("tiled_mma_tv_c({atom})"), true),
+            _ => return Case::new("tiled_mma_tv_c", format!("tiled_mma_tv_c({atom})"), atom_ok),
         };
-        Case::new("mma_atom", format!("{op}({atom})"), true)
+        let ok = if op == Op::MmaAtom { atom_ok } else { traits_ok };
+        Case::new("mma_atom", format!("{op}({atom})"), ok)
     });
     let copies: Vec<(String, String)> = tmem::tmem_copy_cases()
         .into_iter()
@@ -779,7 +784,8 @@ fn blackwell() -> BoxedStrategy<Case> {
         .collect();
     let copy = (prop::sample::select(copies), 0usize..5).prop_map(|((op, ty), k)| {
         let f = [Op::CopyAtomSrc, Op::CopyAtomDst, Op::CopyAtomRef, Op::CopyAtomThrId, Op::CopyAtom][k];
-        Case::new("copy_atom", format!("{f}({op},{ty})"), true)
+        let ok = copy::copy_atom(&op, &ty).is_ok();
+        Case::new("copy_atom", format!("{f}({op},{ty})"), ok)
     });
     prop_oneof![3 => mma, 1 => copy].boxed()
 }
