@@ -55,7 +55,7 @@ pub fn main(a: &Args) -> Result<bool> {
     std::fs::create_dir_all(&work)?;
     let version = |p: &Path| -> Result<String> {
         let v = run(Command::new(p).arg("--version"))?;
-        Ok(v.lines().filter(|l| !l.trim().is_empty()).next_back().unwrap_or("").trim().to_string())
+        Ok(v.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string())
     };
     let vh = std::fs::read_to_string(include.join("cutlass/version.h")).unwrap_or_default();
     let release = cutecheck::engine::release::Release::from_version_h(&vh)
