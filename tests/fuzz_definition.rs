@@ -18,7 +18,9 @@ fn engine_results_satisfy_the_dispatched_definitions() {
     let own: Vec<_> = own
         .flat_map(|g| {
             let s = g();
-            (0..200).map(|_| proptest::strategy::ValueTree::current(&s.new_tree(&mut runner).unwrap())).collect::<Vec<_>>()
+            (0..200)
+                .map(|_| proptest::strategy::ValueTree::current(&s.new_tree(&mut runner).unwrap()))
+                .collect::<Vec<_>>()
         })
         .collect();
     for c in mix.chain(own) {
