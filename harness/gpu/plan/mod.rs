@@ -136,7 +136,10 @@ pub fn plan() -> Result<Vec<Plan>> {
     let fixes = corrections()?;
     let mut out = Vec::new();
     let mut gmma_index = 0usize;
-    for (i, name) in mma_atom_names().into_iter().enumerate() {
+    // The sparse GMMA atoms (listed last) are not in the recorded H200 run: their metadata operand
+    // needs a kernel of its own, which the run does not have yet.
+    let dense = mma_atom_names().into_iter().filter(|n| !n.starts_with("SM90::GMMA::SPARSE::"));
+    for (i, name) in dense.enumerate() {
         if name.starts_with("UniversalFMA") {
             out.push(Plan::Skip {
                 atom: name,
