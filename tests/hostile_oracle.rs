@@ -158,8 +158,12 @@ fn a_broken_cutlass_dir_stops_the_run() {
     })
     .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
+    // The driver includes <cuda.h> (it records the cuTensorMapEncodeTiled arguments CuTe passes),
+    // so a tree whose CUDA headers are stand-ins stops at the driver's build, before the sanity
+    // case; either way the run says why and judges nothing.
+    let stopped = |s: &str| s.contains("sanity case") || s.contains("compiling the oracle driver failed");
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("sanity case"), "{text}");
+    assert!(stopped(&text), "{text}");
     assert!(!text.contains("agree"), "no verdict may come from a broken CuTe: {text}");
     // Through the library: every case is an oracle error, nothing is cached.
     let opts = OracleOptions {
@@ -170,9 +174,9 @@ fn a_broken_cutlass_dir_stops_the_run() {
     };
     let o = Oracle::new(opts).unwrap();
     let e = o.check().unwrap_err();
-    assert!(e.contains("sanity case") && e.contains("stopping"), "{e}");
+    assert!(stopped(&e), "{e}");
     let r = o.run(&["make_layout((_4,_8))".to_string()]);
-    assert!(matches!(&r[0], Outcome::Error(m) if m.contains("sanity case")), "{r:?}");
+    assert!(matches!(&r[0], Outcome::Error(m) if stopped(m)), "{r:?}");
     assert!(!t.path().join("work/results").exists(), "an oracle error is never cached");
 }
 
