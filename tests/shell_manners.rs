@@ -417,6 +417,8 @@ fn eval_cute_on_a_long_input_reports_progress_in_a_log() {
     let cases = unasked_layouts(24);
     let mut child = Command::new(env!("CARGO_BIN_EXE_cutecheck"))
         .args(["eval", "--cute", "-"])
+        // A short period: the 24 compiles may take less than the default 5 s on a fast machine.
+        .env("CUTECHECK_PROGRESS_SECS", "0.2")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -32,7 +32,8 @@ pub fn stderr_is_log() -> bool {
 pub struct Stop(#[allow(dead_code)] Sender<()>);
 
 /// Spawn, in `scope`, a thread that prints [`progress_line`] of `done` (read every
-/// [`PROGRESS_EVERY_SECS`]) out of `total` on stderr until the returned [`Stop`] is dropped.
+/// [`PROGRESS_EVERY_SECS`], or `CUTECHECK_PROGRESS_SECS` when set to a positive number) out of
+/// `total` on stderr until the returned [`Stop`] is dropped.
 pub fn ticker<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     label: &'scope str,
@@ -42,7 +43,7 @@ pub fn ticker<'scope>(
     let (stop, stopped): (Sender<()>, Receiver<()>) = std::sync::mpsc::channel();
     let start = Instant::now();
     scope.spawn(move || {
-        let every = Duration::from_secs_f64(PROGRESS_EVERY_SECS);
+        let every = Duration::from_secs_f64(every_secs());
         while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
             let n = done.load(Ordering::Relaxed);
             eprintln!("{}", progress_line(label, n, total, start.elapsed().as_secs_f64()));
@@ -68,4 +69,15 @@ mod tests {
         assert!(t.elapsed() < Duration::from_secs_f64(PROGRESS_EVERY_SECS / 2.0), "{:?}", t.elapsed());
         assert_eq!(progress_line("pycute", 250, 5000, 10.0), "pycute: 250/5000 cases (5%), 10 s, about 190 s left");
     }
+}
+
+/// The ticker's period: `CUTECHECK_PROGRESS_SECS` when it is a positive number (tests use a short
+/// one, so that a progress line does not depend on how fast the machine is), else
+/// [`PROGRESS_EVERY_SECS`].
+fn every_secs() -> f64 {
+    std::env::var("CUTECHECK_PROGRESS_SECS")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .unwrap_or(PROGRESS_EVERY_SECS)
 }
