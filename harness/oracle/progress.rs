@@ -52,6 +52,17 @@ pub fn ticker<'scope>(
     Stop(stop)
 }
 
+/// The ticker's period: `CUTECHECK_PROGRESS_SECS` when it is a positive number (tests use a short
+/// one, so that a progress line does not depend on how fast the machine is), else
+/// [`PROGRESS_EVERY_SECS`].
+fn every_secs() -> f64 {
+    std::env::var("CUTECHECK_PROGRESS_SECS")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .unwrap_or(PROGRESS_EVERY_SECS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,15 +80,4 @@ mod tests {
         assert!(t.elapsed() < Duration::from_secs_f64(PROGRESS_EVERY_SECS / 2.0), "{:?}", t.elapsed());
         assert_eq!(progress_line("pycute", 250, 5000, 10.0), "pycute: 250/5000 cases (5%), 10 s, about 190 s left");
     }
-}
-
-/// The ticker's period: `CUTECHECK_PROGRESS_SECS` when it is a positive number (tests use a short
-/// one, so that a progress line does not depend on how fast the machine is), else
-/// [`PROGRESS_EVERY_SECS`].
-fn every_secs() -> f64 {
-    std::env::var("CUTECHECK_PROGRESS_SECS")
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok())
-        .filter(|v| *v > 0.0 && v.is_finite())
-        .unwrap_or(PROGRESS_EVERY_SECS)
 }
