@@ -128,6 +128,8 @@ fn the_matrix_runs_every_modelled_release_on_pypi() {
     let mut want: Vec<String> = cutecheck::engine::release::MODELLED
         .iter()
         .filter(|r| cutecheck::engine::release::registry_source(**r).is_some_and(|(name, v)| pinned(name, &v)))
+        // A model not complete yet (tests/releases.rs lists its problems) is left out.
+        .filter(|r| !cutecheck::engine::release::PARTIAL.contains(r))
         .map(|r| r.to_string())
         .collect();
     want.sort_by_key(|v| key(v));

@@ -364,10 +364,10 @@ mod tests {
         let dir = Judge::for_release(&known, "dir:/x", Some(release::DEFAULT));
         assert_eq!((dir.version.as_str(), dir.carried.clone()), ("4.2.0.0", None));
         assert!(matches!(dir.judge(&c, Origin::Known, &e, &wrong).status, Status::Explained(_)));
-        // Older than every model: the oldest model, entries of 3.5.1 carry over.
-        let old = Judge::new(&known, "3.3.0.0");
-        assert_eq!(old.release.to_string(), "3.5.1.0");
-        assert_eq!(old.carried.as_deref(), Some("3.5.1.0"));
+        // Older than every model: the oldest model, entries of 3.3.0 carry over.
+        let old = Judge::new(&known, "3.2.0.0");
+        assert_eq!(old.release.to_string(), "3.3.0.0");
+        assert_eq!(old.carried.as_deref(), Some("3.3.0.0"));
     }
 
     #[test]
