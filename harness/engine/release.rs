@@ -229,6 +229,24 @@ impl Switch {
     }
 }
 
+/// `print(MMA_Atom)` (mma_atom.hpp): from 3.5 (3.5.0; first modelled 3.5.1.0) a `Shape_MNK` line
+/// after `ThrID`; before, ThrID and the three TV layouts only.
+pub const MMA_ATOM_PRINTS_SHAPE_MNK: Switch = Switch {
+    name: "MMA_Atom prints its Shape_MNK",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 print(MMA_Atom) printed ThrID, LayoutA_TV, LayoutB_TV and LayoutC_TV; from 3.5 a Shape_MNK line follows ThrID",
+    fixture: "mma_atom(SM80_16x8x16_F32F16F16F32_TN)",
+};
+
+/// `print(MMA_Atom)`'s labels: before 3.4 padded to 15 columns (`ThrID:         `), from 3.4 to
+/// 12 (`ThrID:      `).
+pub const MMA_ATOM_PRINT_LABELS_NARROW: Switch = Switch {
+    name: "MMA_Atom print labels padded to 12 columns",
+    since: Release::new(3, 4, 0, 0),
+    what: "before 3.4 print(MMA_Atom) padded ThrID:/LayoutA_TV:/LayoutB_TV:/LayoutC_TV: to 15 columns; from 3.4 to 12",
+    fixture: "mma_atom(SM80_16x8x16_F32F16F16F32_TN)",
+};
+
 /// The copy operations' size checks added in 3.6: `UniversalCopy` requires `sizeof_bits >= 8` of
 /// its types, and cp.async's CACHEGLOBAL variants 16-byte values only.
 pub const COPY_OP_SIZE_ASSERTS: Switch = Switch {
@@ -382,6 +400,8 @@ pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
 
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
+    &MMA_ATOM_PRINT_LABELS_NARROW,
+    &MMA_ATOM_PRINTS_SHAPE_MNK,
     &COPY_OP_SIZE_ASSERTS,
     &GMMA_C_64X8_THIRD_MODE,
     &PRODUCTS_KEEP_MODES,

@@ -41,10 +41,18 @@ pub struct MmaAtom {
 
 impl MmaAtom {
     /// CuTe's `print(MMA_Atom<Op>{})`, without the final newline.
+    /// Before 3.5 the print has no `Shape_MNK` line ([`crate::release::MMA_ATOM_PRINTS_SHAPE_MNK`]).
     pub fn print(&self) -> String {
+        let shape = if crate::release::MMA_ATOM_PRINTS_SHAPE_MNK.on() {
+            format!("\n  Shape_MNK:  {}", self.shape_mnk)
+        } else {
+            String::new()
+        };
+        // Before 3.4 the labels are padded to 15 columns ([`crate::release::MMA_ATOM_PRINT_LABELS_NARROW`]).
+        let pad = if crate::release::MMA_ATOM_PRINT_LABELS_NARROW.on() { 12 } else { 15 };
         format!(
-            "MMA_Atom\n  ThrID:      {}\n  Shape_MNK:  {}\n  LayoutA_TV: {}\n  LayoutB_TV: {}\n  LayoutC_TV: {}",
-            self.thr_id, self.shape_mnk, self.a, self.b, self.c
+            "MMA_Atom\n  {:pad$}{}{shape}\n  {:pad$}{}\n  {:pad$}{}\n  {:pad$}{}",
+            "ThrID:", self.thr_id, "LayoutA_TV:", self.a, "LayoutB_TV:", self.b, "LayoutC_TV:", self.c
         )
     }
     /// M, N and K as plain numbers.
