@@ -247,6 +247,15 @@ pub const MMA_ATOM_PRINT_LABELS_NARROW: Switch = Switch {
     fixture: "mma_atom(SM80_16x8x16_F32F16F16F32_TN)",
 };
 
+/// `print(counting_iterator)` (pointer_base.hpp), the iterator of a partitioned counting tensor:
+/// `counting_iter_N` before 3.4, `counting_iter(N)` from 3.4.
+pub const COUNTING_ITER_PRINTS_PARENS: Switch = Switch {
+    name: "counting_iter prints its count in parentheses",
+    since: Release::new(3, 4, 0, 0),
+    what: "before 3.4 a counting iterator printed as counting_iter_N; from 3.4 as counting_iter(N)",
+    fixture: "mma_partition_c(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1)),(_64,_32):(_1,_64),1)",
+};
+
 /// The copy operations' size checks added in 3.6: `UniversalCopy` requires `sizeof_bits >= 8` of
 /// its types, and cp.async's CACHEGLOBAL variants 16-byte values only.
 pub const COPY_OP_SIZE_ASSERTS: Switch = Switch {
@@ -401,6 +410,7 @@ pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
+    &COUNTING_ITER_PRINTS_PARENS,
     &MMA_ATOM_PRINTS_SHAPE_MNK,
     &COPY_OP_SIZE_ASSERTS,
     &GMMA_C_64X8_THIRD_MODE,

@@ -67,9 +67,15 @@ pub const SMEM_BASE: i64 = 0x10000;
 impl fmt::Display for Partition {
     /// CuTe's `print` of the tensor.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // pointer_base.hpp: `counting_iter_N` before 3.4, `counting_iter(N)` from 3.4.
+        let it = if crate::release::COUNTING_ITER_PRINTS_PARENS.on() {
+            format!("counting_iter({})", self.offset.value)
+        } else {
+            format!("counting_iter_{}", self.offset.value)
+        };
         match &self.over {
-            Over::Counting => write!(f, "counting_iter({}) o {}", self.offset.value, self.layout),
-            Over::Composed(sw, o) => write!(f, "counting_iter({}) o {sw} o {o} o {}", self.offset.value, self.layout),
+            Over::Counting => write!(f, "{it} o {}", self.layout),
+            Over::Composed(sw, o) => write!(f, "{it} o {sw} o {o} o {}", self.layout),
             // pointer_swizzle.hpp: make_swizzle_ptr(ptr, Swizzle<0,M,S>) is ptr itself (an INTER
             // atom's swizzle moves no bits): the pointer prints without it.
             Over::SmemSwizzle(sw, bits) if sw.b == 0 => {
