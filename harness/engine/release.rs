@@ -2,7 +2,7 @@
 //!
 //! CuTe's algebra changed between releases; the engine models each PyPI release of
 //! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0 (3.3.0 and 3.4.0 in part: [`PARTIAL`]), and the CUTLASS tags where CuTe's behaviour changed
-//! (3.9.0, 4.1.0, 4.5.0, 4.5.1, 4.6.0 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
+//! (3.9.0, 4.1.0, 4.4.0, 4.5.0, 4.5.1, 4.6.0 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
 //! The default is 4.2.0.0. A run selects a release with
 //! [`with_release`] (the CLI's and xtask's `--cutlass-version`, or the version a checkout's
 //! `include/cutlass/version.h` names, through [`Release::model`]); the operations read it through
@@ -89,9 +89,12 @@ impl FromStr for Release {
 ///   a checkout of it is judged by its version.h, as 4.0): the tiled MMA thread map through the
 ///   complement ([`TILED_MMA_THREADS_WITH_COMPLEMENT`]).
 /// - 4.2.0: SM100 `_SS` atoms' smaller N ([`SM100_SS_N_RELAXED`]).
-/// - 4.2.1 to 4.4.3: the algebra headers changed in their copyright lines only; their SM100
-///   traits grew families the engine does not model yet. Modelled as 4.2.0.0 (tag v4.4.3 recorded: its
-///   29 suites pass on the 4.2.0.0 model; tag v4.3.6 is not recorded).
+/// - 4.2.1 to 4.3.6: the algebra headers changed in their copyright lines only; their SM100
+///   traits grew families the engine does not model yet. Modelled as 4.2.0.0 (tag v4.3.6
+///   recorded).
+/// - 4.4.0 (recorded: tag v4.4.3; 4.4.1 to 4.4.3 change nothing in include/cute): the SM100
+///   `_SCALED` traits for interleaved complex operands ([`SM100_COMPLEX_SCALED_TRAITS`]) and the
+///   TF32 `_TS_SCALED` and `_TS_INTERLEAVED` operations (atom/since.rs).
 /// - 4.5.0: the SM80 int4 m16n8k32 BLayout fix ([`SM80_INT4_B_LAYOUT_ONE_TO_ONE`]).
 /// - 4.5.1: `SM100_MMA_F8F6F4_SS` and `_2x1SM_SS` become templates
 ///   ([`SM100_F8F6F4_SS_TEMPLATE`]). 4.5.2 and 4.5.3 change only what the engine does not model.
@@ -118,6 +121,7 @@ pub const MODELLED: &[Release] = &[
     Release::new(3, 9, 0, 0),
     Release::new(4, 1, 0, 0),
     Release::new(4, 2, 0, 0),
+    Release::new(4, 4, 0, 0),
     Release::new(4, 5, 0, 0),
     Release::new(4, 5, 1, 0),
     Release::new(4, 6, 0, 0),
@@ -397,13 +401,13 @@ pub const SMEM_FLAG_SLICE_KEEPS_OFFSET: Switch = Switch {
 
 /// The SM100 `_SCALED` F16BF16 traits' partial specialization for interleaved complex (emulated)
 /// operands, `SM100_MMA_F16BF16_{SS,TS}_SCALED<cutlass::complex<T>, cutlass::complex<T>, float,
-/// ...>` (and the 2x1SM forms): from CUTLASS 4.4 (first modelled: 4.5.0) K is 256 bits of
+/// ...>` (and the 2x1SM forms): from CUTLASS 4.4 (tag v4.4.3 recorded) K is 256 bits of
 /// `complex<T>` and T must be 16 bits ("Only supports 16bit base types"); before, only the generic
 /// traits exist, which refuse a 32-bit complex<half_t> ("... supports 16bit types").
 pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
     name: "SM100 scaled UMMA traits take complex operands",
-    since: Release::new(4, 5, 0, 0),
-    what: "before 4.4 (modelled: 4.5.0) MMA_Traits<SM100_MMA_F16BF16_SS_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,...>> was the generic traits, whose static_assert refuses 32-bit A and B; from 4.4 a partial specialization for complex 16-bit types (K = 8)",
+    since: Release::new(4, 4, 0, 0),
+    what: "before 4.4 MMA_Traits<SM100_MMA_F16BF16_SS_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,...>> was the generic traits, whose static_assert refuses 32-bit A and B; from 4.4 a partial specialization for complex 16-bit types (K = 8)",
     fixture: "mma_shape(SM100_MMA_F16BF16_SS_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,128,64,UMMA::Major::K,UMMA::Major::K,0>)",
 };
 
@@ -441,6 +445,8 @@ mod tests {
         assert_eq!(r("4.0.0").model(), Some(r("3.9.0.0")));
         assert_eq!(r("3.9.2").model(), Some(r("3.9.0.0")));
         assert_eq!(r("4.3.0").model(), Some(r("4.2.0.0")));
+        assert_eq!(r("4.3.6").model(), Some(r("4.2.0.0")));
+        assert_eq!(r("4.4.3").model(), Some(r("4.4.0.0")));
         assert_eq!(r("4.5.0").model(), Some(r("4.5.0.0")));
         assert_eq!(r("4.5.3").model(), Some(r("4.5.1.0")));
         assert_eq!(r("4.7.0").model(), Some(r("4.7.0.0")));

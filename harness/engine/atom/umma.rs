@@ -678,7 +678,10 @@ impl Umma {
         }
         // N: by M (one SM, A in TMEM, and F8F6F4's sparse form), 8 or a multiple of 16 (S8), else a
         // multiple of a step.
-        let by_m = !self.pair && (self.ts || code == "F8F6F4");
+        // F16BF16 and TF32 `_SS` forms (SCALED, SPARSE) relax N from 4.2 as the dense ones do
+        // ([`SM100_SS_N_RELAXED`]); before, as their `_TS` forms.
+        let old_ss = !self.ts && matches!(code, "F16BF16" | "TF32") && !SM100_SS_N_RELAXED.on();
+        let by_m = !self.pair && (self.ts || code == "F8F6F4" || old_ss);
         if by_m {
             if !((m == 64 && mult(8)) || (m == 128 && mult(16))) {
                 return Some(format!("{name} N-mode size should be a multiple of 8 between 8 and 256 for M=64,                 or a multiple of 16 between 16 and 256 for M=128."));
@@ -688,7 +691,7 @@ impl Umma {
                 return Some(format!("{name} N-mode size should be 8 or a multiple of 16 between 16 and 256."));
             }
         } else {
-            let step = match (self.pair, self.ts || code == "S8" || code == "F8F6F4") {
+            let step = match (self.pair, self.ts || code == "S8" || code == "F8F6F4" || old_ss) {
                 (false, _) => 8,
                 (true, false) => 16,
                 (true, true) => 32,
