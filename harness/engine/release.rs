@@ -352,6 +352,38 @@ pub const COSHAPE_INNER_PRODUCT: Switch = Switch {
     fixture: "cosize((4,_2):(_0,_1))",
 };
 
+/// `ScaledBasis<T,Ns...>` (numeric/arithmetic_tuple.hpp), flat from 4.1: a basis of several modes
+/// is spelled `ScaledBasis<V,0,1>` (before, `ScaledBasis<T,N>` took one mode: the spelling is a
+/// compile error, "wrong number of template arguments", and `E<0,1>` nested two), and print
+/// writes `Ns` in order, outermost first (`E<0,1>` as `_1@0@1`; the nested basis before printed
+/// innermost first, `_1@1@0`).
+pub const FLAT_SCALED_BASIS: Switch = Switch {
+    name: "flat ScaledBasis of several modes, printed outermost first",
+    since: Release::new(4, 1, 0, 0),
+    what: "before 4.1 ScaledBasis<T,N> took one mode (ScaledBasis<Int<2>,0,1> did not compile) and a nested basis printed innermost first (E<0,1> as _1@1@0); 4.1's flat ScaledBasis<T,Ns...> takes several and prints them in order (_1@0@1)",
+    fixture: "make_identity_layout((_4,(_2,_3)))",
+};
+
+/// `print(ScaledBasis)` from 4.2: the modes in reverse (a fold over assignments), innermost first
+/// again (`E<0,1>` as `_1@1@0`), undoing the print order of [`FLAT_SCALED_BASIS`].
+pub const SCALED_BASIS_PRINTS_INNER_FIRST: Switch = Switch {
+    name: "ScaledBasis prints its modes innermost first again",
+    since: Release::new(4, 2, 0, 0),
+    what: "in 4.1 print(ScaledBasis<T,Ns...>) printed Ns in order (E<0,1> as _1@0@1); from 4.2 in reverse (_1@1@0), as the nested bases before 4.1 did",
+    fixture: "make_identity_layout((_4,(_2,_3)))",
+};
+
+/// make_cotiled_copy's validity check (copy_atom.hpp), `coalesce(composition(D, layout<1>(tv_data)))
+/// == coalesce(layout<1>(atom_tv))`: from 4.2 D is `make_layout(data_layout, _1:_0)`, so an address
+/// past the data's end maps to stride 0 and is refused; before, `data_layout` alone, whose last mode
+/// extrapolates past the end (`make_tmem_copy` of a 16dp256b load over 4 of its 8 columns passes).
+pub const COTILED_CHECK_PAST_END_STRIDE_0: Switch = Switch {
+    name: "make_cotiled_copy checks past-the-end addresses at stride 0",
+    since: Release::new(4, 2, 0, 0),
+    what: "before 4.2 make_cotiled_copy's check composed data_layout with the atom's data coordinates (past-the-end coordinates extrapolate); from 4.2 make_layout(data_layout, _1:_0) (they go to stride 0)",
+    fixture: "make_tmem_copy(SM100_TMEM_LOAD_16dp256b1x,float,(_128,_4):(_65536,_1))",
+};
+
 /// The SM80 int4 m16n8k32 atoms' BLayout (every signedness and `_SATURATE` variant derives from
 /// `MMA_Traits<SM80_16x8x32_S32S4S4S32_TN>`): before 4.5 `((_4,_8),(_8)):((_32,_1),(_8))`, which
 /// names element 32 of the 8 x 32 tile twice (the atom's definition refuses it); from 4.5
@@ -422,10 +454,13 @@ pub const SWITCHES: &[&Switch] = &[
     &COMPOSITION_WEAK_DIVISIBILITY,
     &INVERSES_SORTED,
     &TILED_MMA_THREADS_WITH_COMPLEMENT,
+    &FLAT_SCALED_BASIS,
     &UPCAST_DIVISIBILITY_CONDITION,
     &DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE,
     &COSHAPE_INNER_PRODUCT,
     &SM100_SS_N_RELAXED,
+    &SCALED_BASIS_PRINTS_INNER_FIRST,
+    &COTILED_CHECK_PAST_END_STRIDE_0,
     &SM80_INT4_B_LAYOUT_ONE_TO_ONE,
     &SM100_COMPLEX_SCALED_TRAITS,
     &SM100_F8F6F4_SS_TEMPLATE,

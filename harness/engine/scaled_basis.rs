@@ -68,10 +68,21 @@ impl fmt::Display for ScaledBasis {
     /// CuTe's print: the value, then `@N` for each mode, innermost first: CuTe prints the modes
     /// with the fold `(dummy = ... = (printf("@%d", Ns), 0))`, whose assignments evaluate their
     /// right operand first, so `E<0,1>` (mode 1 of mode 0) prints `_1@1@0`.
+    /// CUTLASS 4.1 (the first flat `ScaledBasis<T,Ns...>`) printed the modes outermost first
+    /// ([`crate::release::FLAT_SCALED_BASIS`], undone in 4.2 by
+    /// [`crate::release::SCALED_BASIS_PRINTS_INNER_FIRST`]); before 4.1 the nested
+    /// `ScaledBasis<ScaledBasis<T,1>,0>` printed innermost first as 4.2 does.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::release::{FLAT_SCALED_BASIS, SCALED_BASIS_PRINTS_INNER_FIRST};
         self.value.write_to(f)?;
-        for m in self.modes.iter().rev() {
-            write!(f, "@{m}")?;
+        if FLAT_SCALED_BASIS.on() && !SCALED_BASIS_PRINTS_INNER_FIRST.on() {
+            for m in &self.modes {
+                write!(f, "@{m}")?;
+            }
+        } else {
+            for m in self.modes.iter().rev() {
+                write!(f, "@{m}")?;
+            }
         }
         Ok(())
     }

@@ -28,7 +28,7 @@ pub fn eval(e: &Expr) -> Result<Value> {
         Expr::Int { value, is_static, .. } => Ok(Value::Int(Int::new(*value, *is_static))),
         Expr::Underscore { .. } => Ok(Value::Underscore),
         Expr::Tuple { items, .. } => Ok(Value::Tuple(items.iter().map(eval).collect::<Result<_>>()?)),
-        Expr::Basis { value, is_static, modes, .. } => Ok(basis(*value, *is_static, modes)),
+        Expr::Basis { value, is_static, modes, .. } => basis(*value, *is_static, modes),
         Expr::Layout { shape, stride, .. } => {
             let s = int_tuple(shape)?;
             match literal(stride) {
@@ -50,14 +50,26 @@ pub fn eval(e: &Expr) -> Result<Value> {
     }
 }
 
-/// The basis element `value@modes` (`modes` as written: innermost first).
-fn basis(value: i64, is_static: bool, modes: &[u32]) -> Value {
+/// The basis element `value@modes` (`modes` as written: innermost first). Its C++ spelling is
+/// `E<...>` for a static `_1`, else `ScaledBasis<V,modes...>`, which takes one mode only before
+/// CUTLASS 4.1 ([`crate::engine::release::FLAT_SCALED_BASIS`]): refused there as g++ refuses it.
+fn basis(value: i64, is_static: bool, modes: &[u32]) -> Result<Value> {
     use crate::engine::scaled_basis::{BasisValue, ScaledBasis};
-    Value::Atom(crate::expr::value::AtomValue::Basis(BasisValue::Basis(ScaledBasis {
+    if modes.len() > 1 && !(is_static && value == 1) && !crate::engine::release::FLAT_SCALED_BASIS.on() {
+        return Err(Error::Rejected {
+            condition: "wrong number of template arguments",
+            detail: format!(
+                "ScaledBasis<V,N> takes one mode before CUTLASS 4.1 (modelled: {}): {} modes",
+                crate::engine::release::current(),
+                modes.len()
+            ),
+        });
+    }
+    Ok(Value::Atom(crate::expr::value::AtomValue::Basis(BasisValue::Basis(ScaledBasis {
         value: Int::new(value, is_static),
         // The text names the modes innermost first, as CuTe prints them.
         modes: modes.iter().rev().copied().collect(),
-    })))
+    }))))
 }
 
 /// The int tuple `e` evaluates to (an error if it is no int tuple). A literal of integers and
@@ -364,7 +376,11 @@ impl Build for Fused {
         self.stack.push(Node::Val(Value::Underscore));
     }
     fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, _: usize) {
-        self.stack.push(Node::Val(basis(value, is_static, &modes)));
+        if self.stopped() {
+            return self.stack.push(Node::Failed);
+        }
+        let r = basis(value, is_static, &modes).map(Node::Val);
+        self.push_result(r);
     }
     /// The item is on the stack already.
     fn push(&mut self, _: ()) {}

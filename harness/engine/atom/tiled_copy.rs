@@ -106,6 +106,7 @@ fn make_tiled_copy_impl(atom: &CopyAtom, tv: Layout, tiler: IntTuple) -> Result<
 /// 1. `layout_tv_data = composition(make_layout(left_inverse(data_layout), _1:_0), atom_tv_layout)`:
 ///    (thread, value) -> data coordinate (addresses past the end go to the stride-0 mode);
 /// 2. refused unless `coalesce(composition(make_layout(data_layout, _1:_0), layout<1>(layout_tv_data)))
+///    (from 4.2; before, `data_layout` without the `_1:_0`)
 ///    == coalesce(layout<1>(atom_tv_layout))` ("The memory pointed to by AtomTVLayout does not
 ///    exist in the DataLayout."): every value address is one the data layout reaches;
 /// 3. the tiler: for each mode i of `flat = product_each(shape(data_layout))`,
@@ -130,7 +131,14 @@ pub fn make_cotiled_copy(atom: &CopyAtom, atom_tv: &Layout, data: &Layout) -> Re
     }
     let inv = Layout::concat(&[left_inverse(data)?, zero_one.clone()]);
     let tv_data = composition(&inv, atom_tv)?;
-    let reached = coalesce(&composition(&Layout::concat(&[data.clone(), zero_one]), &tv_data.mode(1)?)?)?;
+    // Before 4.2 the check composes with data_layout alone (an address past the data's end
+    // extrapolates its last mode): [`crate::release::COTILED_CHECK_PAST_END_STRIDE_0`].
+    let checked = if crate::release::COTILED_CHECK_PAST_END_STRIDE_0.on() {
+        Layout::concat(&[data.clone(), zero_one])
+    } else {
+        data.clone()
+    };
+    let reached = coalesce(&composition(&checked, &tv_data.mode(1)?)?)?;
     if reached != coalesce(&atom_tv.mode(1)?)? {
         return Err(Error::Rejected {
             condition: "The memory pointed to by AtomTVLayout does not exist in the DataLayout.",
