@@ -260,6 +260,17 @@ pub const COUNTING_ITER_PRINTS_PARENS: Switch = Switch {
     fixture: "mma_partition_c(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1)),(_64,_32):(_1,_64),1)",
 };
 
+/// TiledMMA's permutation (mma_atom.hpp): from 3.5 (3.5.0; first modelled 3.5.1.0)
+/// `permutation_mnk<I>` is the permutation or, for `_`, the atoms' extent, and the tile is its size;
+/// before, `thrfrg_X` divided by the permutation as given (`_` keeps the mode) and the tile was
+/// `max(atom extent x threads, size(permutation))`.
+pub const PERMUTATION_IS_THE_TILE: Switch = Switch {
+    name: "a tiled MMA's permutation is its tile",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 tile_size_mnk was max(atom extent x threads, size(permutation)) and thrfrg divided by the permutation as given; from 3.5 the tile is size(permutation_mnk) (the atoms' extent for _)",
+    fixture: "tiled_mma_tile(SM80_16x8x32_S32S8S8S32_TN,(_2,_2,_1),(_32,_32,_16))",
+};
+
 /// The copy operations' size checks added in 3.6: `UniversalCopy` requires `sizeof_bits >= 8` of
 /// its types, and cp.async's CACHEGLOBAL variants 16-byte values only.
 pub const COPY_OP_SIZE_ASSERTS: Switch = Switch {
@@ -447,6 +458,7 @@ pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
     &COUNTING_ITER_PRINTS_PARENS,
+    &PERMUTATION_IS_THE_TILE,
     &MMA_ATOM_PRINTS_SHAPE_MNK,
     &COPY_OP_SIZE_ASSERTS,
     &GMMA_C_64X8_THIRD_MODE,

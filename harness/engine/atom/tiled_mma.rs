@@ -24,7 +24,7 @@ use super::mma::{check_atom, mma_atom, MmaAtom};
 use crate::complement::complement;
 use crate::composition::composition_tiler;
 use crate::logical_divide::logical_divide;
-use crate::release::TILED_MMA_THREADS_WITH_COMPLEMENT;
+use crate::release::{PERMUTATION_IS_THE_TILE, TILED_MMA_THREADS_WITH_COMPLEMENT};
 use crate::right_inverse::right_inverse;
 use crate::tiled_product::tiled_product;
 use crate::zipped_divide::zipped_divide;
@@ -67,12 +67,28 @@ impl TiledMma {
             t => Ok(t.clone()),
         }
     }
-    /// `tile_size_mnk<I>()`.
+    /// The tiler `thrfrg_X` divides by: `permutation_mnk<I>()`; before 3.5 the permutation as
+    /// given, `_` kept ([`PERMUTATION_IS_THE_TILE`]).
+    fn divide_by(&self, i: usize) -> Result<Tiler> {
+        if PERMUTATION_IS_THE_TILE.on() {
+            self.perm(i)
+        } else {
+            Ok(self.permutation_mnk[i].clone())
+        }
+    }
+    /// `tile_size_mnk<I>()`: `size(permutation_mnk<I>())`; before 3.5
+    /// `max(size<I>(Shape_MNK) * size<I+1>(ThrLayoutVMNK), size(perm))` ([`PERMUTATION_IS_THE_TILE`]).
     pub fn tile_size(&self, i: usize) -> Result<Int> {
-        match self.perm(i)? {
+        let size = |t: Tiler| match t {
             Tiler::Int(n) => Ok(n),
             t => t.to_layout()?.size(),
+        };
+        let n = size(self.perm(i)?)?;
+        if PERMUTATION_IS_THE_TILE.on() || matches!(self.permutation_mnk[i], Tiler::Underscore) {
+            return Ok(n);
         }
+        let core = self.atom.shape_mnk.mode(i)?.product()?.mul(sz(&self.thr_layout_vmnk, i + 1)?)?;
+        Ok(if core.value > n.value { core } else { n })
     }
     /// `tile_shape(mma)`: `(tile_M, tile_N, tile_K)`.
     pub fn tile_shape(&self) -> Result<IntTuple> {
@@ -91,7 +107,7 @@ impl TiledMma {
             1 => (0, 2, &self.atom.a, 1, 3),
             _ => (1, 2, &self.atom.b, 2, 3),
         };
-        let t_tensor = logical_divide(l, &tup(vec![self.perm(m0)?, self.perm(m1)?]))?;
+        let t_tensor = logical_divide(l, &tup(vec![self.divide_by(m0)?, self.divide_by(m1)?]))?;
         let ext = |i: usize| -> Result<Tiler> {
             Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(self.atom.shape_mnk.mode(i)?.product()?))?))
         };
