@@ -33,6 +33,7 @@ use super::int::{int32, Int};
 use super::int_tuple::{Builder, IntTuple, Tup, View};
 use super::layout::Layout;
 use super::postcondition::{Checked, Violation};
+use super::release::COALESCE_FRONT_MUST_BE_STATIC;
 
 /// A list of flat (extent, stride) modes. (An inline stack buffer was tried here and measured
 /// slower than the allocator's small-object path on the bench; see BENCHMARKS.md.)
@@ -204,7 +205,9 @@ fn bw_walk(modes: &mut [(Int, Int)]) -> Result<(usize, bool)> {
         }
         let (fs, fd) = *front;
         let prod = s.mul(d)?;
-        if fs.is_static && prod.is_static && fd.is_static && prod.value == fd.value {
+        // Before 3.5 a dynamic front extent merges too ([`COALESCE_FRONT_MUST_BE_STATIC`]).
+        let front_ok = fs.is_static || !COALESCE_FRONT_MUST_BE_STATIC.on();
+        if front_ok && prod.is_static && fd.is_static && prod.value == fd.value {
             *front = (s.mul(fs)?, d);
         } else {
             w -= 1;

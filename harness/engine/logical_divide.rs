@@ -36,7 +36,7 @@ use super::int::Int;
 use super::int_tuple::IntTuple;
 use super::layout::{Eval1d, Layout};
 use super::postcondition::{cite, enforce, Checked, Violation};
-use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
+use super::release::{COMPLEMENT_TAKES_A_SHAPE, DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE};
 use super::runtime::{certified_or_checked, checks_on, Mode};
 use super::tile::{by_tiler, check_by_tiler};
 use super::tiler::{Tiler, TilerView};
@@ -50,7 +50,8 @@ pub fn logical_divide_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 }
 
 /// The cotarget of the complement: `shape(coalesce(A))`, or before 3.9 `shape(A)` as it is
-/// ([`DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE`]; a nested shape folds `ceil_div` through its modes).
+/// ([`DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE`]; a nested shape folds `ceil_div` through its modes),
+/// before 3.5 `size(A)` ([`COMPLEMENT_TAKES_A_SHAPE`]).
 fn cotarget(a: &Layout) -> Result<IntTuple> {
     with_cotarget_and_coalesce_x(a, |cot, _| Ok(cot))
 }
@@ -61,6 +62,10 @@ fn with_cotarget_and_coalesce_x<T>(
     a: &Layout,
     f: impl FnOnce(IntTuple, Option<ModesRef<'_>>) -> Result<T>,
 ) -> Result<T> {
+    if !COMPLEMENT_TAKES_A_SHAPE.on() {
+        // Before 3.5: complement(B, size(A)).
+        return f(IntTuple::leaf(a.size()?), None);
+    }
     if !DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
         return f(a.shape.clone(), None);
     }

@@ -271,6 +271,26 @@ pub const PERMUTATION_IS_THE_TILE: Switch = Switch {
     fixture: "tiled_mma_tile(SM80_16x8x32_S32S8S8S32_TN,(_2,_2,_1),(_32,_32,_16))",
 };
 
+/// complement's cotarget (layout.hpp): from 3.5 (3.5.0; first modelled 3.5.1.0) an int tuple (a
+/// shape; logical_divide passes `shape(A)`); before, an integer only (`static_assert`
+/// "Expected integral codomain size in complement.") and logical_divide passed `size(A)`.
+pub const COMPLEMENT_TAKES_A_SHAPE: Switch = Switch {
+    name: "complement takes a shape as its cotarget",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 complement(L, cotarget) required an integral cotarget and logical_divide(A, B) took complement(B, size(A)); from 3.5 the cotarget may be a shape and logical_divide takes complement(B, shape(A))",
+    fixture: "complement(_4:_2,(_4,_6))",
+};
+
+/// coalesce's backward walk (layout.hpp `bw_coalesce`): from 3.5 (3.5.0; first modelled 3.5.1.0)
+/// a mode merges into the front only when the front's extent is static too; before, whenever
+/// `s * d == front stride` statically (`(_2,4):(_1,_2)` coalesces to `8:_1`).
+pub const COALESCE_FRONT_MUST_BE_STATIC: Switch = Switch {
+    name: "coalesce merges into a static front only",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 bw_coalesce merged a mode into the front whenever s*d equalled the front's stride statically (a dynamic front extent too); from 3.5 the front's extent must be static",
+    fixture: "coalesce((_2,4):(_1,_2))",
+};
+
 /// The copy operations' size checks added in 3.6: `UniversalCopy` requires `sizeof_bits >= 8` of
 /// its types, and cp.async's CACHEGLOBAL variants 16-byte values only.
 pub const COPY_OP_SIZE_ASSERTS: Switch = Switch {
@@ -459,6 +479,8 @@ pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
     &COUNTING_ITER_PRINTS_PARENS,
     &PERMUTATION_IS_THE_TILE,
+    &COMPLEMENT_TAKES_A_SHAPE,
+    &COALESCE_FRONT_MUST_BE_STATIC,
     &MMA_ATOM_PRINTS_SHAPE_MNK,
     &COPY_OP_SIZE_ASSERTS,
     &GMMA_C_64X8_THIRD_MODE,

@@ -119,6 +119,15 @@ pub fn complement(name: &Name, args: &[Value]) -> Result<Value> {
             return Ok(Value::Layout(r));
         }
     }
+    // Before 3.5 the cotarget is an integer only ([`crate::engine::release::COMPLEMENT_TAKES_A_SHAPE`]).
+    if let Some(v) = args.get(1) {
+        if !matches!(v, Value::Int(_)) && !crate::engine::release::COMPLEMENT_TAKES_A_SHAPE.on() {
+            return Err(crate::engine::Error::Rejected {
+                condition: "Expected integral codomain size in complement.",
+                detail: format!("a cotarget that is not an integer (modelled: {})", crate::engine::release::current()),
+            });
+        }
+    }
     // CuTe takes shape(cotarget): an int tuple, or a layout's shape.
     let cot = match args.get(1) {
         None => None,
