@@ -260,6 +260,17 @@ pub const COUNTING_ITER_PRINTS_PARENS: Switch = Switch {
     fixture: "mma_partition_c(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1)),(_64,_32):(_1,_64),1)",
 };
 
+/// make_tiled_mma's arguments (mma_atom.hpp): from 3.4 `(atom, thr_layout, permutations)`;
+/// in 3.3 `(atom, thr_layout, val_layout, permutations)`, the third a `ValLayoutMNK` whose sizes
+/// multiply the tile (`TiledShape_MNK = atom x threads x values`), and print(TiledMMA) shows
+/// TiledThr, TiledVal, TiledPerm and TiledShape_MNK.
+pub const VALUE_LAYOUT_ARGUMENT_GONE: Switch = Switch {
+    name: "make_tiled_mma's third argument is the permutation",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 make_tiled_mma(atom, thr, val, perm) took a ValLayoutMNK third (the tile is atom x thr x val); from 3.4 the third argument is the PermutationMNK",
+    fixture: "tiled_mma_tile(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1),(_32,_32,_16))",
+};
+
 /// TiledMMA's permutation (mma_atom.hpp): from 3.5 (3.5.0; first modelled 3.5.1.0)
 /// `permutation_mnk<I>` is the permutation or, for `_`, the atoms' extent, and the tile is its size;
 /// before, `thrfrg_X` divided by the permutation as given (`_` keeps the mode) and the tile was
@@ -478,6 +489,7 @@ pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
     &COUNTING_ITER_PRINTS_PARENS,
+    &VALUE_LAYOUT_ARGUMENT_GONE,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
     &COALESCE_FRONT_MUST_BE_STATIC,

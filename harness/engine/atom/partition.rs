@@ -195,7 +195,7 @@ pub fn mma_partition_of(mma: &TiledMma, which: char, t: &SwizzledLayout, thr: i6
 /// `partition_shape_X(mma, shape)`.
 pub fn mma_partition_shape(mma: &TiledMma, which: char, shape: &Tup) -> Result<IntTuple> {
     let (sel, _, _) = operand(which)?;
-    let f = mma.thrfrg(&Layout::col_major(shape.to_owned())?, sel)?;
+    let f = mma.thrfrg_shape(&Layout::col_major(shape.to_owned())?, sel)?;
     let coord = Coord::Tuple(vec![Coord::Int(Int::st(0)), Coord::Tuple(vec![Coord::Under, under_tuple(shape.rank())])]);
     Ok(slice(&coord, &f)?.shape)
 }

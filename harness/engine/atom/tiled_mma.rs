@@ -24,7 +24,7 @@ use super::mma::{check_atom, mma_atom, MmaAtom};
 use crate::complement::complement;
 use crate::composition::composition_tiler;
 use crate::logical_divide::logical_divide;
-use crate::release::{PERMUTATION_IS_THE_TILE, TILED_MMA_THREADS_WITH_COMPLEMENT};
+use crate::release::{PERMUTATION_IS_THE_TILE, TILED_MMA_THREADS_WITH_COMPLEMENT, VALUE_LAYOUT_ARGUMENT_GONE};
 use crate::right_inverse::right_inverse;
 use crate::tiled_product::tiled_product;
 use crate::zipped_divide::zipped_divide;
@@ -37,6 +37,9 @@ pub struct TiledMma {
     pub thr_layout_vmnk: Layout,
     /// The permutations as given, padded to rank 3 (`_` where none was given).
     pub permutation_mnk: Vec<Tiler>,
+    /// Before 3.4 ([`VALUE_LAYOUT_ARGUMENT_GONE`] off): `AtomLayoutMNK` padded to rank 3 and the
+    /// third argument, CuTe 3.3's `ValLayoutMNK` (`None`: its default `Layout<Shape<_1,_1,_1>>`).
+    pub old: Option<(Layout, Option<Vec<Tiler>>)>,
 }
 
 fn sz(l: &Layout, i: usize) -> Result<Int> {
@@ -48,8 +51,22 @@ fn tup(items: Vec<Tiler>) -> Tiler {
 }
 
 impl TiledMma {
-    /// CuTe's `print(TiledMMA)`, without the final newline.
+    /// CuTe's `print(TiledMMA)`, without the final newline (before 3.4: TiledThr, TiledVal,
+    /// TiledPerm, TiledShape_MNK and ThrLayoutVMNK).
     pub fn print(&self) -> String {
+        if let Some((thr, val)) = &self.old {
+            let val = match val {
+                Some(v) => Tiler::Tuple(v.clone()).to_string(),
+                None => "(_1,_1,_1):(_0,_0,_0)".to_string(),
+            };
+            let shape = self.tile_shape().map(|t| t.to_string()).unwrap_or_default();
+            return format!(
+                "TiledMMA\n  TiledThr:  {thr}\n  TiledVal:  {val}\n  TiledPerm: {}\n  TiledShape_MNK: {shape}\n  ThrLayoutVMNK:  {}\n{}",
+                Tiler::Tuple(self.permutation_mnk.clone()),
+                self.thr_layout_vmnk,
+                self.atom.print()
+            );
+        }
         format!(
             "TiledMMA\n  ThrLayoutVMNK:  {}\n  PermutationMNK: {}\n{}",
             self.thr_layout_vmnk,
@@ -83,6 +100,17 @@ impl TiledMma {
             Tiler::Int(n) => Ok(n),
             t => t.to_layout()?.size(),
         };
+        if let Some((_, val)) = &self.old {
+            // CuTe 3.3: TiledShape_MNK = atom extent x threads x size(ValLayoutMNK mode).
+            let core = self.atom.shape_mnk.mode(i)?.product()?.mul(sz(&self.thr_layout_vmnk, i + 1)?)?;
+            let v = match val.as_ref().map(|v| &v[i]) {
+                None => Int::st(1),
+                // size(_) is _0 in CuTe 3.3 (a permutation tile passed as the ValLayoutMNK).
+                Some(Tiler::Underscore) => Int::st(0),
+                Some(t) => size(t.clone())?,
+            };
+            return Ok(core.mul(v)?);
+        }
         let n = size(self.perm(i)?)?;
         if PERMUTATION_IS_THE_TILE.on() || matches!(self.permutation_mnk[i], Tiler::Underscore) {
             return Ok(n);
@@ -101,12 +129,35 @@ impl TiledMma {
 
     /// `thrfrg_X` for operand `which` (0: C over (M,N), 1: A over (M,K), 2: B over (N,K)).
     pub(crate) fn thrfrg(&self, l: &Layout, which: usize) -> Result<Layout> {
+        self.thrfrg_impl(l, which, true)
+    }
+
+    /// [`TiledMma::thrfrg`] without CuTe 3.3's divisibility assert of `thrfrg_C` (its
+    /// `partition_shape_C` computes the shape apart, without it).
+    pub(crate) fn thrfrg_shape(&self, l: &Layout, which: usize) -> Result<Layout> {
+        self.thrfrg_impl(l, which, false)
+    }
+
+    fn thrfrg_impl(&self, l: &Layout, which: usize, assert_c: bool) -> Result<Layout> {
         // (tile modes, atom layout, thread modes of VMNK)
         let (m0, m1, atom_tv, t0, t1) = match which {
             0 => (0, 1, &self.atom.c, 1, 2),
             1 => (0, 2, &self.atom.a, 1, 3),
             _ => (1, 2, &self.atom.b, 2, 3),
         };
+        if assert_c && self.old.is_some() && which == 0 {
+            // CuTe 3.3's thrfrg_C: CUTE_STATIC_ASSERT_V(size<I>(ctensor) % size<I>(TiledShape_MNK) == 0)
+            // for M and N (a zero extent fails to compile).
+            for i in [0, 1] {
+                let (n, t) = (sz(l, i)?, self.tile_size(i)?);
+                if t.value == 0 || n.value % t.value != 0 {
+                    return Err(Error::Rejected {
+                        condition: "static_assert(size<I>(ctensor) % size<I>(TiledShape_MNK{}) == Int<0>{})",
+                        detail: format!("mode {i} of {l}: extent {n}, tile {t} (CuTe 3.3's thrfrg_C)"),
+                    });
+                }
+            }
+        }
         let t_tensor = logical_divide(l, &tup(vec![self.divide_by(m0)?, self.divide_by(m1)?]))?;
         let ext = |i: usize| -> Result<Tiler> {
             Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(self.atom.shape_mnk.mode(i)?.product()?))?))
@@ -211,8 +262,19 @@ pub fn make_tiled_mma(atom: &str, atom_layout: Option<&Layout>, permutations: &[
             });
         }
     }
-    let vmnk = tiled_product(&atom_v.thr_id, &Tiler::Layout(thr))?;
-    Ok(TiledMma { atom: atom_v, thr_layout_vmnk: vmnk, permutation_mnk: perm })
+    let vmnk = tiled_product(&atom_v.thr_id, &Tiler::Layout(thr.clone()))?;
+    if !VALUE_LAYOUT_ARGUMENT_GONE.on() {
+        // CuTe 3.3: make_tiled_mma(atom, thr_layout, val_layout, permutations); the third
+        // argument is the ValLayoutMNK (append<3> with _1:_0), the permutations stay `_`.
+        let val = (!permutations.is_empty()).then(|| {
+            let mut v = permutations.to_vec();
+            v.resize(3, Tiler::Layout(Layout::leaf(Int::st(1), Int::st(0))));
+            v
+        });
+        let perm = vec![Tiler::Underscore; 3];
+        return Ok(TiledMma { atom: atom_v, thr_layout_vmnk: vmnk, permutation_mnk: perm, old: Some((thr, val)) });
+    }
+    Ok(TiledMma { atom: atom_v, thr_layout_vmnk: vmnk, permutation_mnk: perm, old: None })
 }
 
 fn tiler_is_static(t: &Tiler) -> bool {
