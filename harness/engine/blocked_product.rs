@@ -25,7 +25,7 @@ use super::int_tuple::IntTuple;
 use super::layout::Layout;
 use super::logical_product::{logical_product_layout, product_layout};
 use super::postcondition::{Checked, Violation};
-use super::release::PRODUCTS_KEEP_MODES;
+use super::release::{PRODUCTS_COALESCE_BY_A_TUPLE, PRODUCTS_KEEP_MODES};
 use super::runtime::{deferred, Mode};
 const CITE_BLOCKED: &str = "layout.hpp blocked_product/raked_product: @post rank(result) == max(rank(block), rank(tiler)); defined as zip of the block and logical_product(block, tiler)'s mode 1 (raked: the other order)";
 
@@ -64,6 +64,11 @@ pub(crate) fn block_raked(a: &Layout, b: &Layout, raked: bool) -> Result<Layout>
     if PRODUCTS_KEEP_MODES.on() {
         return Ok(out);
     }
+    // Before 3.4 the profile was repeat<R>(_1), an integer for R = 1: the whole result coalesced
+    // ([`PRODUCTS_COALESCE_BY_A_TUPLE`]).
+    if r == 1 && !PRODUCTS_COALESCE_BY_A_TUPLE.on() {
+        return super::coalesce::coalesce(&out);
+    }
     // Before 3.8: coalesce(zip(...), tuple_repeat<R>(_1)), each mode coalesced on its own.
     coalesce_by(&out, &IntTuple::tuple(vec![IntTuple::st(1); r]))
 }
@@ -78,7 +83,9 @@ pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 pub fn check_blocked(a: &Layout, b: &Layout, r: &Layout, raked: bool) -> Checked {
     let rank = a.rank().max(b.rank());
     let keeps_modes = PRODUCTS_KEEP_MODES.on();
-    if r.rank() != rank || (keeps_modes && r.modes().iter().any(|m| m.rank() != 2)) {
+    // Before 3.4 a rank-1 product is coalesced whole: any rank.
+    let whole = rank == 1 && !PRODUCTS_COALESCE_BY_A_TUPLE.on();
+    if (r.rank() != rank && !whole) || (keeps_modes && r.modes().iter().any(|m| m.rank() != 2)) {
         return Err(Violation::cute(CITE_BLOCKED, format!("1: {r} is not {rank} rank-2 modes")));
     }
     let ap = pad(a, rank);

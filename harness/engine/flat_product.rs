@@ -21,6 +21,13 @@ use super::zipped_product::zipped_product;
 
 /// `flat_product(A, tiler)`.
 pub fn flat_product(a: &Layout, t: &Tiler) -> Result<Layout> {
+    // layout.hpp declares flat_product from 3.4 ([`crate::release::FLAT_PRODUCT_DECLARED`]).
+    if !crate::release::FLAT_PRODUCT_DECLARED.on() {
+        return Err(crate::Error::Rejected {
+            condition: "'flat_product' was not declared in this scope",
+            detail: format!("flat_product is new in CUTLASS 3.4 (modelled: {})", crate::release::current()),
+        });
+    }
     unpack(&zipped_product(a, t)?, true)
 }
 

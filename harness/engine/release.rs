@@ -260,6 +260,25 @@ pub const COUNTING_ITER_PRINTS_PARENS: Switch = Switch {
     fixture: "mma_partition_c(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1)),(_64,_32):(_1,_64),1)",
 };
 
+/// blocked_product / raked_product's coalesce profile (layout.hpp): from 3.4 `tuple_repeat<R>(_1)`,
+/// a tuple for every R; in 3.3 `repeat<R>(_1)`, the integer `_1` for R = 1, so a rank-1 product is
+/// coalesced whole (`blocked_product(_2:_1,_3:_1)` is `_6:_1`, not `(_6):(_1)`).
+pub const PRODUCTS_COALESCE_BY_A_TUPLE: Switch = Switch {
+    name: "rank-1 blocked/raked products coalesce by a tuple profile",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 a rank-1 blocked_product/raked_product was coalesced whole (profile repeat<1>(_1) = _1); from 3.4 by the tuple (_1), keeping one mode",
+    fixture: "blocked_product(_2:_1,_3:_1)",
+};
+
+/// `flat_product` (layout.hpp) is declared from 3.4 (v3.3.0 has no `flat_product`; git log -S
+/// names the 3.4 release commit).
+pub const FLAT_PRODUCT_DECLARED: Switch = Switch {
+    name: "flat_product exists",
+    since: Release::new(3, 4, 0, 0),
+    what: "before 3.4 layout.hpp had no flat_product (\"'flat_product' was not declared in this scope\"); from 3.4 flat_product(A, B) flattens zipped_product's modes",
+    fixture: "flat_product((_2,_2):(_1,_2),(_3,_4))",
+};
+
 /// make_tiled_mma's arguments (mma_atom.hpp): from 3.4 `(atom, thr_layout, permutations)`;
 /// in 3.3 `(atom, thr_layout, val_layout, permutations)`, the third a `ValLayoutMNK` whose sizes
 /// multiply the tile (`TiledShape_MNK = atom x threads x values`), and print(TiledMMA) shows
@@ -490,6 +509,8 @@ pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
     &COUNTING_ITER_PRINTS_PARENS,
     &VALUE_LAYOUT_ARGUMENT_GONE,
+    &PRODUCTS_COALESCE_BY_A_TUPLE,
+    &FLAT_PRODUCT_DECLARED,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
     &COALESCE_FRONT_MUST_BE_STATIC,
