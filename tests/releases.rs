@@ -97,10 +97,9 @@ const UNMODELLED: &[Unmodelled] = &[
     Unmodelled {
         release: "3.3.0.0",
         why: "CUTLASS 3.3 is modelled in part (model 3.3.0.0: the 3.4 switches and before them its ValLayoutMNK \
-          tiled MMAs, print forms and atom set): AutoVectorizingCopyWithAssumedAlignment does not exist \
-          in the 3.3.0.0 wheel (the tag v3.3.0 that since.rs reads declares it: atoms_copy, atoms_print), complement \
-          without its injectivity check (oracle_batch), and composition and logical_divide as in 3.4",
-        problems: &[("atoms_copy", 7), ("atoms_print", 1), ("oracle_batch", 1), ("probes_modules", 2), ("releases", 1)],
+          tiled MMAs, print forms, products and atom set): complement without its injectivity check \
+          (oracle_batch), and composition and logical_divide as in 3.4 (probes_modules, releases)",
+        problems: &[("oracle_batch", 1), ("probes_modules", 2), ("releases", 1)],
     },
     Unmodelled {
         release: "3.4.1.0",

@@ -171,6 +171,14 @@ fn include_of(
     bail!("CUTLASS {r}: no wheel ships it; give a checkout of that tag with --cutlass-dir DIR, or the repository with --cutlass-git")
 }
 
+/// Atoms a release's PyPI wheel lacks although the release's tag declares them (the wheel was
+/// built from an earlier commit), with the first modelled release whose published headers declare
+/// them. The `nvidia-cutlass` 3.3.0.0 wheel predates commit e9e30c230 ("Updates and Bug fixes to
+/// CUTLASS 3.3", in tag v3.3.0), which declares `AutoVectorizingCopyWithAssumedAlignment`: its CuTe
+/// answers "'AutoVectorizingCopyWithAssumedAlignment' was not declared in this scope"
+/// (snapshots/versions/3.3.0.0/atoms_copy.snap).
+const WHEEL_LACKS: &[(&str, Release)] = &[("AutoVectorizingCopyWithAssumedAlignment", Release::new(3, 4, 0, 0))];
+
 pub fn run(check: bool, dirs: &[std::path::PathBuf], git: Option<&std::path::Path>) -> Result<bool> {
     let prov = Provisioner::new()?;
     let tmp = tempfile::tempdir()?;
@@ -183,6 +191,13 @@ pub fn run(check: bool, dirs: &[std::path::PathBuf], git: Option<&std::path::Pat
             if names.contains(a) && missing.remove(a) && r != MODELLED[0] {
                 first.insert(a.clone(), r);
             }
+        }
+    }
+    // A release's wheel that lacks what its tag declares: the wheel's headers are what that
+    // release's users (and its recorded snapshots) have.
+    for (a, r) in WHEEL_LACKS {
+        if atoms.contains(*a) && first.get(*a).is_none_or(|f| f < r) {
+            first.insert(a.to_string(), *r);
         }
     }
     // Atoms no header declares as a struct (UniversalCopy's aliases, templates declared otherwise)

@@ -6,6 +6,7 @@ use crate::release::Release;
 
 /// (atom base name, first release that declares it), sorted by name.
 pub const SINCE: &[(&str, Release)] = &[
+    ("AutoVectorizingCopyWithAssumedAlignment", Release::new(3, 4, 0, 0)),
     ("GMMA_64x128x16_F32TF32TF32_RS_TN", Release::new(3, 8, 0, 0)),
     ("GMMA_64x128x16_F32TF32TF32_SS_TN", Release::new(3, 8, 0, 0)),
     ("GMMA_64x128x32_F16F16F16_RS", Release::new(3, 8, 0, 0)),
