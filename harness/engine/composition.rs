@@ -57,7 +57,7 @@ use super::int::{int32, Int, IntResult};
 use super::int_tuple::{compatible, IntTuple, TreeWriter, Tup, View};
 use super::layout::{Layout, MAX_WALK};
 use super::postcondition::{cite, enforce, Checked, Violation};
-use super::release::COMPOSITION_WEAK_DIVISIBILITY;
+use super::release::{COMPOSITION_COALESCES_LHS, COMPOSITION_WEAK_DIVISIBILITY, INTEGER_TILER_COMPOSES_AT_STRIDE_1};
 use super::runtime::{checks_on, deferred, rt};
 use super::tiler::Tiler;
 
@@ -121,6 +121,11 @@ fn compose_tuple(a: ModesRef<'_>, rs: &Tup, rd: &Tup, out: &mut Out) -> Result<(
 fn compose_leaf(a: ModesRef<'_>, s: Int, t: Int, out: &mut Out) -> Result<()> {
     if t.is_static_value(0) {
         out.leaf(s, t);
+        return Ok(());
+    }
+    if !COMPOSITION_COALESCES_LHS.on() && !a.tuple {
+        // Before 3.5 the integral-lhs shortcut tests `flatten(lhs.shape())`, a value: it fires.
+        out.leaf(s, t.mul(a.modes[0].1)?);
         return Ok(());
     }
     if !COMPOSITION_WEAK_DIVISIBILITY.on() {
@@ -298,7 +303,17 @@ pub fn composition_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
 
 /// [`composition_unchecked`] without the small path.
 fn general_unchecked(a: &Layout, b: &Layout) -> Result<Layout> {
-    with_coalesce(a, Walk::CoalesceX, |ax| composition_impl(ax, &b.shape, &b.stride))
+    with_lhs(a, |ax| composition_impl(ax, &b.shape, &b.stride))
+}
+
+/// `f` on the left-hand side as composition_impl reads it: `coalesce_x(A)`, before 3.5
+/// `flatten(A)` ([`COMPOSITION_COALESCES_LHS`]).
+fn with_lhs<T>(a: &Layout, f: impl FnOnce(ModesRef<'_>) -> Result<T>) -> Result<T> {
+    if COMPOSITION_COALESCES_LHS.on() {
+        return with_coalesce(a, Walk::CoalesceX, f);
+    }
+    let leaves = a.leaf_pairs();
+    f(ModesRef { modes: &leaves, tuple: a.shape.is_tuple() })
 }
 
 /// `composition(A, B)` for two layouts; refuses results that violate the definition.
@@ -619,9 +634,12 @@ pub fn composition_tiler_unchecked(a: &Layout, t: &Tiler) -> Result<Layout> {
     match t {
         Tiler::Layout(b) => composition_unchecked(a, b),
         Tiler::Underscore => Ok(a.clone()),
-        Tiler::Int(n) => {
-            with_coalesce(a, Walk::CoalesceX, |ax| composition_impl(ax, &IntTuple::leaf(*n), &IntTuple::st(1)))
+        // Before 3.4 an integer composes as make_layout(n) (`_1:_0` for `_1`):
+        // [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`].
+        Tiler::Int(n) if !INTEGER_TILER_COMPOSES_AT_STRIDE_1.on() => {
+            composition_unchecked(a, &Layout::col_major(IntTuple::leaf(*n))?)
         }
+        Tiler::Int(n) => with_lhs(a, |ax| composition_impl(ax, &IntTuple::leaf(*n), &IntTuple::st(1))),
         Tiler::Tuple(items) => {
             let modes = a.modes();
             if items.len() > modes.len() {

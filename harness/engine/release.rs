@@ -1,7 +1,7 @@
 //! Which CUTLASS release the engine models.
 //!
 //! CuTe's algebra changed between releases; the engine models each PyPI release of
-//! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0 (3.3.0 and 3.4.0 in part: [`PARTIAL`]), and the CUTLASS tags where CuTe's behaviour changed
+//! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, 3.4.0 and 3.3.0 (in part: [`PARTIAL`]), and the CUTLASS tags where CuTe's behaviour changed
 //! (3.9.0, 4.1.0, 4.4.0, 4.5.0, 4.5.1, 4.6.0 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
 //! The default is 4.2.0.0. A run selects a release with
 //! [`with_release`] (the CLI's and xtask's `--cutlass-version`, or the version a checkout's
@@ -72,15 +72,21 @@ impl FromStr for Release {
     }
 }
 
-/// The releases the engine models, oldest first: 3.3.0 and 3.4.0 (in part, see [`PARTIAL`]), every
+/// The releases the engine models, oldest first: 3.3.0 (in part, see [`PARTIAL`]) and 3.4.0, every
 /// `nvidia-cutlass` wheel on PyPI from 3.5.1, then
 /// the CUTLASS tags whose include/cute differs in something the engine models (a tag of each model
 /// from 3.9 to 4.7 recorded under snapshots/versions/ by `cargo xtask bless --cutlass-dir`, and
 /// every recorded release judged by its model in tests/releases.rs):
 ///
-/// - 3.3.0 (recorded: the 3.3.0.0 wheel) and 3.4.0 (recorded: the 3.4.1.0 wheel; 3.4.1 changes
-///   only print(signed char) and a comment): their atom sets (the SM90 int8 `_SATURATE` GMMA
-///   operations are declared without traits, refused as CuTe refuses them: atom/since.rs).
+/// - 3.3.0 (recorded: the 3.3.0.0 wheel, which predates tag v3.3.0's last commits) and 3.4.0
+///   (recorded: tag v3.4.1; 3.4.1 changes only print(signed char) and a comment): their atom sets
+///   (the SM90 int8 `_SATURATE` GMMA operations are declared without traits, refused as CuTe
+///   refuses them: atom/since.rs), and the switches before 3.5.1 ([`MMA_ATOM_PRINTS_SHAPE_MNK`],
+///   [`PERMUTATION_IS_THE_TILE`], [`COMPLEMENT_TAKES_A_SHAPE`], [`COALESCE_FRONT_MUST_BE_STATIC`],
+///   [`COMPOSITION_COALESCES_LHS`]) and before 3.4 ([`VALUE_LAYOUT_ARGUMENT_GONE`]: 3.3's
+///   ValLayoutMNK, [`MMA_ATOM_PRINT_LABELS_NARROW`], [`COUNTING_ITER_PRINTS_PARENS`],
+///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`],
+///   [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`]).
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
 ///   complement and cosize's inner product ([`COMPOSITION_WEAK_DIVISIBILITY`] and the four after
@@ -132,7 +138,7 @@ pub const MODELLED: &[Release] = &[
 /// problems per suite (`UNMODELLED`, with the reason), and the nightly conformance matrix
 /// (.github/workflows/conformance.yml, checked by tests/ci_workflow.rs) leaves them out until
 /// they have none.
-pub const PARTIAL: &[Release] = &[Release::new(3, 3, 0, 0), Release::new(3, 4, 0, 0)];
+pub const PARTIAL: &[Release] = &[Release::new(3, 3, 0, 0)];
 
 /// Where a release's CuTe headers come from on a package registry: `(package, version)` of a PyPI
 /// wheel that ships them, pinned by sha256 in fixtures/cutlass-pins.toml. `None`: a checkout only
@@ -279,6 +285,16 @@ pub const FLAT_PRODUCT_DECLARED: Switch = Switch {
     fixture: "flat_product((_2,_2):(_1,_2),(_3,_4))",
 };
 
+/// composition(A, n) for an integer n (layout.hpp): from 3.4 `composition_impl(A, n, _1)`, the
+/// layout `n:_1` even for `_1`; in 3.3 `composition(A, make_layout(n))`, `_1:_0` for `_1` (so
+/// `composition((4,2):(_1,4),_1)` is `_1:_0`).
+pub const INTEGER_TILER_COMPOSES_AT_STRIDE_1: Switch = Switch {
+    name: "an integer composes as n:_1",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 composition(A, n) was composition(A, make_layout(n)) (_1:_0 for _1); from 3.4 composition_impl(A, n, _1)",
+    fixture: "composition((4,2):(_1,4),_1)",
+};
+
 /// make_tiled_mma's arguments (mma_atom.hpp): from 3.4 `(atom, thr_layout, permutations)`;
 /// in 3.3 `(atom, thr_layout, val_layout, permutations)`, the third a `ValLayoutMNK` whose sizes
 /// multiply the tile (`TiledShape_MNK = atom x threads x values`), and print(TiledMMA) shows
@@ -309,6 +325,16 @@ pub const COMPLEMENT_TAKES_A_SHAPE: Switch = Switch {
     since: Release::new(3, 5, 1, 0),
     what: "before 3.5 complement(L, cotarget) required an integral cotarget and logical_divide(A, B) took complement(B, size(A)); from 3.5 the cotarget may be a shape and logical_divide takes complement(B, shape(A))",
     fixture: "complement(_4:_2,(_4,_6))",
+};
+
+/// composition's left-hand side (layout.hpp): from 3.5 (3.5.0; first modelled 3.5.1.0)
+/// `composition_impl` reads `coalesce_x(lhs, coprofile(rhs))`; before, `flatten(lhs)`, and its
+/// integral-lhs shortcut (`is_integral<decltype(flat_shape)>`, a value) fired for a one-leaf lhs.
+pub const COMPOSITION_COALESCES_LHS: Switch = Switch {
+    name: "composition coalesces its left-hand side",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 composition walked flatten(A) (composition((_16,_8):(_1,_16),4) is (4,1):(_1,_16)); from 3.5 coalesce_x(A) (4:_1)",
+    fixture: "composition((_16,_8):(_1,_16),4)",
 };
 
 /// coalesce's backward walk (layout.hpp `bw_coalesce`): from 3.5 (3.5.0; first modelled 3.5.1.0)
@@ -511,9 +537,11 @@ pub const SWITCHES: &[&Switch] = &[
     &VALUE_LAYOUT_ARGUMENT_GONE,
     &PRODUCTS_COALESCE_BY_A_TUPLE,
     &FLAT_PRODUCT_DECLARED,
+    &INTEGER_TILER_COMPOSES_AT_STRIDE_1,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
     &COALESCE_FRONT_MUST_BE_STATIC,
+    &COMPOSITION_COALESCES_LHS,
     &MMA_ATOM_PRINTS_SHAPE_MNK,
     &COPY_OP_SIZE_ASSERTS,
     &GMMA_C_64X8_THIRD_MODE,
