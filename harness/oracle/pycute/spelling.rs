@@ -36,6 +36,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
     use Part::{Absent, Has};
     match op {
         Op::MakeIdentityLayout => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
+        Op::MakeIdentityTensor => Absent("pycute (the nvidia-cutlass wheel) has no tensors nor ScaledBasis strides"),
         Op::MakeBasisLike => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
         Op::MakeLayout => {
             Absent("not translated: pycute's make_layout is not cross-checked by the conformance run yet")
