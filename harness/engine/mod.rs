@@ -9,6 +9,7 @@ pub mod coalesce;
 pub mod complement;
 pub mod composition;
 pub mod dice;
+pub mod equality;
 pub mod error;
 pub mod fast;
 pub mod filter;
