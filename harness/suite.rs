@@ -189,10 +189,10 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
     }
 }
 
-/// The options of [`record`]'s `alone` oracle, made from the main oracle's: no results cache, one
-/// case per translation unit, quiet.
-pub fn alone_options(opts: &crate::oracle::OracleOptions) -> crate::oracle::OracleOptions {
-    crate::oracle::OracleOptions { cache: false, verbose: false, batch: 1, ..opts.clone() }
+/// The oracle that [`record`] asks again alone: `opts` without the results cache (quiet), one case
+/// per translation unit (`batch: 1`).
+pub fn alone_oracle(opts: &crate::oracle::OracleOptions) -> Result<crate::oracle::Oracle> {
+    crate::oracle::Oracle::new(crate::oracle::OracleOptions { cache: false, verbose: false, batch: 1, ..opts.clone() })
 }
 
 /// Real CuTe's result lines for every case of every suite, as `cargo xtask bless` records them.

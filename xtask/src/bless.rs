@@ -153,7 +153,7 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
             opts.cutlass_version = Some(label(&v).to_string());
         }
         // One case per translation unit (suite::record).
-        let alone = Oracle::new(suite::alone_options(&opts))?;
+        let alone = suite::alone_oracle(&opts)?;
         let oracle = Oracle::new(opts)?;
         eprintln!("xtask: oracle is {}", oracle.describe());
         let started = std::time::Instant::now();

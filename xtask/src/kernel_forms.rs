@@ -594,6 +594,21 @@ fn closing(toks: &[Tok], i: usize) -> Option<usize> {
     None
 }
 
+/// The parameter names of a template parameter list (the tokens between `template <` and its
+/// `>`): each parameter's last word before its default (`class T = int` -> `T`).
+fn template_param_names(list: &[Tok]) -> Vec<String> {
+    split_commas(list)
+        .iter()
+        .filter_map(|p| {
+            let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
+            p[..until].iter().rev().find_map(|t| match t {
+                Tok::Word(w) => Some(w.clone()),
+                _ => None,
+            })
+        })
+        .collect()
+}
+
 /// The comma-separated pieces of `toks` (outside brackets, template argument lists included: a
 /// parameter or argument list holds no comparisons).
 fn split_commas(toks: &[Tok]) -> Vec<Vec<Tok>> {
@@ -715,16 +730,7 @@ fn template_params_before(toks: &[Tok], pos: usize) -> Vec<String> {
             Tok::Punct(';' | '{' | '}') => return Vec::new(),
             Tok::Word(w) if w == "template" && toks.get(k + 1) == Some(&Tok::Punct('<')) => {
                 let Some(c) = angle_close(toks, k + 1) else { return Vec::new() };
-                return split_commas(&toks[k + 2..c])
-                    .iter()
-                    .filter_map(|p| {
-                        let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
-                        p[..until].iter().rev().find_map(|t| match t {
-                            Tok::Word(w) => Some(w.clone()),
-                            _ => None,
-                        })
-                    })
-                    .collect();
+                return template_param_names(&toks[k + 2..c]);
             }
             _ => {}
         }
@@ -1164,16 +1170,7 @@ fn struct_defs(toks: &[(Tok, usize)]) -> Vec<StructDef> {
             i += 1;
             continue;
         };
-        let params: Vec<String> = split_commas(&plain[i + 2..pc])
-            .iter()
-            .filter_map(|p| {
-                let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
-                p[..until].iter().rev().find_map(|t| match t {
-                    Tok::Word(w) => Some(w.clone()),
-                    _ => None,
-                })
-            })
-            .collect();
+        let params = template_param_names(&plain[i + 2..pc]);
         let mut j = pc + 1;
         if !matches!(plain.get(j), Some(Tok::Word(w)) if w == "struct" || w == "class") {
             i = pc + 1;
