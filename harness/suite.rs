@@ -189,6 +189,12 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
     }
 }
 
+/// The options of [`record`]'s `alone` oracle, made from the main oracle's: no results cache, one
+/// case per translation unit, quiet.
+pub fn alone_options(opts: &crate::oracle::OracleOptions) -> crate::oracle::OracleOptions {
+    crate::oracle::OracleOptions { cache: false, verbose: false, batch: 1, ..opts.clone() }
+}
+
 /// Real CuTe's result lines for every case of every suite, as `cargo xtask bless` records them.
 ///
 /// The cases go to `oracle` in one run (batched into translation units). g++ reports a failing
