@@ -327,6 +327,11 @@ pub fn grid_of(v: &crate::expr::Value) -> Option<Result<Grid>> {
             let x = b.call(&IntTuple::leaf(crate::engine::Int::dy(i)))?.as_arithmetic_tuple();
             Ok(cell(x.to_string(), basis_shade(&x)))
         }),
+        // An identity tensor or its partition: each element's coordinate (iterator + L(i)).
+        Value::Atom(AtomValue::CoordTensor(t)) => build(&t.layout.shape, t.to_string(), &|i| {
+            let x = t.at_index(i)?.as_arithmetic_tuple();
+            Ok(cell(x.to_string(), basis_shade(&x)))
+        }),
         _ => return None,
     })
 }
@@ -1136,6 +1141,28 @@ mod tests {
     fn svg_first_rect_x(svg: &str) -> i64 {
         let r = svg.lines().find(|l| l.starts_with("<rect ")).unwrap();
         r.split(" x=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+    }
+
+    /// `eval --svg` of one thread's partition of an identity tensor draws each element's
+    /// coordinate (the iterator's offset plus `L(i)`), as `T(i)` evaluates it.
+    #[test]
+    fn a_coordinate_tensor_is_drawn_with_its_coordinates() {
+        use crate::expr::value::AtomValue;
+        use crate::expr::Value;
+        let e = "copy_partition_s(make_tiled_copy(copy_atom(UniversalCopy<uint32_t>,float),(_4,_2):(_2,_1),(_2,_2)),make_identity_tensor((_10,_12)),5)";
+        let v = eval_value(e);
+        let Value::Atom(AtomValue::CoordTensor(t)) = &v else { panic!("{e} is not a coordinate tensor") };
+        let g = grid_of(&v).expect("drawn").unwrap();
+        assert_eq!(g.title, t.to_string());
+        assert_eq!(g.cells.len() as i64, t.size().unwrap().value);
+        for (i, c) in g.cells.iter().enumerate() {
+            assert_eq!(c.label, t.at_index(i as i64).unwrap().as_arithmetic_tuple().to_string());
+        }
+        // Thread 5 of (_4,_2):(_2,_1) is thread coordinate (2,1): values (2x2) at rows 4,5 and
+        // columns 2,3 of the first 8x4 tile.
+        let labels: Vec<&str> = g.cells.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(&labels[..4], &["(4,2)", "(5,2)", "(4,3)", "(5,3)"]);
+        assert_clean_labels(&draw(&v, None).unwrap(), true);
     }
 
     /// An identity-tensor partition picture (issue 28) shows, for each coordinate, the thread and
