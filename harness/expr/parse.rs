@@ -29,6 +29,9 @@ pub enum Expr {
     /// `v@N@...`: a basis element (`_1@0`, `3@1`), as CuTe prints it: the modes innermost first
     /// (`_1@0@1` is `E<1,0>`), kept here in the order written.
     Basis { value: i64, is_static: bool, modes: Vec<u32>, col: usize },
+    /// `_a/_b@N@...`: CuTe's static ratio `R<a,b>` (as written, unreduced, as CuTe prints it),
+    /// along the basis modes when any follow (`ScaledBasis<R<a,b>,N...>`), modes as for `Basis`.
+    Ratio { num: i64, den: i64, modes: Vec<u32>, col: usize },
     /// `_`, CuTe's Underscore (a mode left alone in a tiler or a slice).
     Underscore { col: usize },
     /// `(a,b,...)`: an int tuple or a tuple of layouts.
@@ -96,6 +99,7 @@ impl Expr {
         match self {
             Expr::Int { col, .. }
             | Expr::Basis { col, .. }
+            | Expr::Ratio { col, .. }
             | Expr::Underscore { col }
             | Expr::Tuple { col, .. }
             | Expr::Layout { col, .. }
@@ -114,6 +118,10 @@ impl fmt::Display for Expr {
             Expr::Int { value, .. } => write!(f, "{value}"),
             Expr::Basis { value, is_static, modes, .. } => {
                 write!(f, "{}{value}", if *is_static { "_" } else { "" })?;
+                modes.iter().try_for_each(|m| write!(f, "@{m}"))
+            }
+            Expr::Ratio { num, den, modes, .. } => {
+                write!(f, "_{num}/_{den}")?;
                 modes.iter().try_for_each(|m| write!(f, "@{m}"))
             }
             Expr::Underscore { .. } => f.write_str("_"),
@@ -164,6 +172,8 @@ pub trait Build {
     fn underscore(&mut self, col: usize) -> Self::Node;
     /// `v@N@...`: a basis element.
     fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, col: usize) -> Self::Node;
+    /// `_a/_b@N@...`: a static ratio, a basis element when `modes` is not empty.
+    fn ratio(&mut self, num: i64, den: i64, modes: Vec<u32>, col: usize) -> Self::Node;
     /// One item of the list being read.
     fn push(&mut self, item: Self::Node);
     /// `(items)`: the last `n` items pushed.
@@ -210,6 +220,9 @@ impl Build for ExprBuild {
     }
     fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, col: usize) -> Expr {
         Expr::Basis { value, is_static, modes, col }
+    }
+    fn ratio(&mut self, num: i64, den: i64, modes: Vec<u32>, col: usize) -> Expr {
+        Expr::Ratio { num, den, modes, col }
     }
     fn push(&mut self, item: Expr) {
         self.items.push(item);
@@ -414,6 +427,17 @@ impl<B: Build> Parser<'_, B> {
 
     /// An integer just read, or the basis element `value@N@...` when `@` follows.
     fn int_or_basis(&mut self, value: i64, is_static: bool, col: usize) -> Result<B::Node, ParseError> {
+        // `_a/_b`: CuTe's print of `R<a,b>` (static only, as `R` is).
+        let den = if is_static && self.peek() == Some(b'/') && self.peek_at(1) == Some(b'_') {
+            self.pos += 2;
+            let d = self.number()?;
+            if d == 0 {
+                return Err(self.err("a ratio _a/_b needs b != 0 (CuTe's R<a,b> static_asserts it)"));
+            }
+            Some(d)
+        } else {
+            None
+        };
         let mut modes = Vec::new();
         while self.peek() == Some(b'@') {
             self.pos += 1;
@@ -426,7 +450,9 @@ impl<B: Build> Parser<'_, B> {
             }
             modes.push(m as u32);
         }
-        if modes.is_empty() {
+        if let Some(den) = den {
+            Ok(self.build.ratio(value, den, modes, col))
+        } else if modes.is_empty() {
             Ok(self.build.int(value, is_static, col))
         } else {
             Ok(self.build.basis(value, is_static, modes, col))

@@ -148,8 +148,13 @@ pub enum AtomValue {
     Access(crate::engine::warp_access::Cost),
     /// A basis element (`_1@0`, `3@1`) or an arithmetic tuple (`L(c)` of a basis layout).
     Basis(scaled_basis::BasisValue),
+    /// CuTe's static ratio `R<a,b>`, or a basis element with one as its value (`_1/_16@1`).
+    Ratio(crate::engine::equality::RatioBasis),
     /// A layout whose strides hold basis elements (`make_identity_layout(S)`, `(_4,_8):(_1@0,_1@1)`).
     BasisLayout(scaled_basis::BasisLayout),
+    /// A tensor over an arithmetic-tuple iterator (`make_identity_tensor(S)` and its partitions,
+    /// `ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)`).
+    CoordTensor(crate::engine::coord_tensor::CoordTensor),
     /// A TMA copy (`make_tma_copy`, printed as its TiledCopy; `make_tma_atom`, printed as its
     /// Copy_Atom) with what CuTe computed on the host (see `builtins/tma.rs`).
     Tma(Box<crate::engine::tma::TmaCopy>, TmaView),
@@ -177,7 +182,9 @@ impl AtomValue {
             AtomValue::Partition(_) => "a partitioned tensor",
             AtomValue::Access(_) => "a warp access's cost",
             AtomValue::Basis(_) => "a basis element or arithmetic tuple",
+            AtomValue::Ratio(_) => "a ratio R<a,b> or a basis element with one as its value",
             AtomValue::BasisLayout(_) => "a layout with basis strides",
+            AtomValue::CoordTensor(_) => "an identity (coordinate) tensor",
             AtomValue::Tma(_, TmaView::TiledCopy) => "a TMA tiled copy",
             AtomValue::Tma(_, TmaView::Atom) => "a TMA copy atom",
             AtomValue::TmaDesc(_) => "a TMA descriptor's arguments",
@@ -193,6 +200,7 @@ impl AtomValue {
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
             AtomValue::BasisLayout(l) => Ok(Value::from_basis(l.call(coord)?)),
+            AtomValue::CoordTensor(t) => Ok(Value::from_basis(t.at(coord)?)),
             other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
         }
     }
@@ -211,7 +219,9 @@ impl fmt::Display for AtomValue {
             AtomValue::Partition(p) => write!(f, "{p}"),
             AtomValue::Access(c) => write!(f, "{c}"),
             AtomValue::Basis(b) => write!(f, "{b}"),
+            AtomValue::Ratio(r) => write!(f, "{r}"),
             AtomValue::BasisLayout(l) => write!(f, "{l}"),
+            AtomValue::CoordTensor(t) => write!(f, "{t}"),
             AtomValue::Tma(t, TmaView::TiledCopy) => match &t.tiled {
                 Some(tc) => f.write_str(&tc.print()),
                 None => f.write_str(&t.atom.print()),

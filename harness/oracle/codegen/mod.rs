@@ -40,6 +40,8 @@ pub enum Kind {
     /// A tuple that holds a layout or `_` (a tiler).
     Tile,
     Underscore,
+    /// A tensor (`make_identity_tensor(S)` and its partitions): printed whole.
+    Tensor,
     /// Anything else an area produces (an atom, a tiled MMA, ...).
     Other,
 }
@@ -106,6 +108,16 @@ fn basis_code(value: i64, is_static: bool, modes: &[u32]) -> String {
     }
 }
 
+/// A ratio as C++: `R<1,16>{}` for `_1/_16`, `ScaledBasis<R<1,16>,1>{}` for `_1/_16@1` (modes as
+/// [`basis_code`] writes them).
+fn ratio_code(num: i64, den: i64, modes: &[u32]) -> String {
+    if modes.is_empty() {
+        return format!("R<{num},{den}>{{}}");
+    }
+    let ms: Vec<String> = modes.iter().rev().map(u32::to_string).collect();
+    format!("ScaledBasis<R<{num},{den}>,{}>{{}}", ms.join(","))
+}
+
 /// Signature of an operation's C++ emitter (the `emit` part of its entry in `harness/expr/op.rs`):
 /// the generator, the called name (with its template arguments), the argument expressions and the
 /// whole call (for error columns). The argument count is checked before it is called.
@@ -130,12 +142,14 @@ pub struct Gen {
 pub fn has_basis(e: &Expr) -> bool {
     match e {
         Expr::Basis { .. } => true,
+        Expr::Ratio { modes, .. } => !modes.is_empty(),
         Expr::Int { .. } | Expr::Underscore { .. } => false,
         Expr::Tuple { items, .. } => items.iter().any(has_basis),
         Expr::Layout { shape, stride, .. } => has_basis(shape) || has_basis(stride),
         Expr::Apply { target, args, .. } => has_basis(target) || args.iter().any(has_basis),
         Expr::Call { name, args, .. } => {
-            matches!(Op::lookup(name), Some(Op::MakeIdentityLayout | Op::MakeBasisLike)) || args.iter().any(has_basis)
+            matches!(Op::lookup(name), Some(Op::MakeIdentityLayout | Op::MakeIdentityTensor | Op::MakeBasisLike))
+                || args.iter().any(has_basis)
         }
     }
 }
@@ -162,10 +176,11 @@ impl Gen {
             Expr::Basis { value, is_static, modes, .. } => {
                 Ok(Cpp::new(basis_code(*value, *is_static, modes), Kind::Int))
             }
+            Expr::Ratio { num, den, modes, .. } => Ok(Cpp::new(ratio_code(*num, *den, modes), Kind::Int)),
             Expr::Tuple { items, .. } => {
                 let parts: Vec<Cpp> = items.iter().map(|x| self.emit(x, role)).collect::<Result<_, _>>()?;
                 let tile = parts.iter().any(|p| matches!(p.kind, Kind::Layout | Kind::Tile | Kind::Underscore));
-                if let Some(bad) = parts.iter().position(|p| p.kind == Kind::Other) {
+                if let Some(bad) = parts.iter().position(|p| matches!(p.kind, Kind::Other | Kind::Tensor)) {
                     return err(&items[bad], "a tuple may hold only integers, layouts and _");
                 }
                 let (maker, kind) = if tile { ("make_tile", Kind::Tile) } else { (role.maker(), Kind::IntTuple) };
@@ -184,6 +199,14 @@ impl Gen {
             }
             Expr::Apply { target, args, .. } => {
                 let t = self.emit(target, Role::Shape)?;
+                if t.kind == Kind::Tensor {
+                    // Tensor::operator(): a slice is a tensor, a coordinate its element.
+                    if let Some(c) = self.slicing_coord(args)? {
+                        return Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Tensor));
+                    }
+                    let c = self.coord(args, e)?;
+                    return Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Other));
+                }
                 if t.kind != Kind::Layout {
                     return err(target, "only a layout can be evaluated at a coordinate");
                 }
@@ -283,7 +306,7 @@ impl Gen {
     /// Write `e`, which must be a layout, a tiler (tuple of layouts/`_`) or an int tuple.
     pub fn tiler(&mut self, e: &Expr) -> Result<Cpp, CodegenError> {
         let c = self.emit(e, Role::Shape)?;
-        if matches!(c.kind, Kind::Other | Kind::Underscore) {
+        if matches!(c.kind, Kind::Other | Kind::Underscore | Kind::Tensor) {
             return err(e, "expected a layout, a tiler or a shape");
         }
         Ok(c)
@@ -388,7 +411,9 @@ pub fn emitter(op: Op) -> Part<Emit> {
     use Part::Has;
     match op {
         Op::MakeIdentityLayout => Has(codegen::core::make_identity_layout),
+        Op::MakeIdentityTensor => Has(codegen::core::make_identity_tensor),
         Op::MakeBasisLike => Has(codegen::core::make_basis_like),
+        Op::Equal => Has(codegen::core::equal),
         Op::MakeLayout => Has(codegen::core::make_layout),
         Op::MakeLayoutRight => Has(codegen::core::make_layout_right),
         Op::Size => Has(codegen::core::size),
