@@ -60,6 +60,14 @@ pub fn make_identity_layout(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(check_postconditions(Checkable::IdentityLayout(&s), r.as_basis_layout()?))
 }
 
+/// `equal(a, b)`: symmetric, reflexive, a static true only for equal values (engine::equality
+/// postconditions 1-3).
+pub fn equal(vals: &[Value], r: &Value) -> Option<Checked> {
+    use crate::expr::builtins::basis::operand;
+    let (a, b) = (operand(vals.first()?).ok()?, operand(vals.get(1)?).ok()?);
+    Some(crate::engine::equality::check(&a, &b, &Ok(r.to_int().ok()?)))
+}
+
 /// `tma_gbasis(X)`: the printed gbasis maps each box coordinate to the gmem coordinate of the smem
 /// element it fills (engine::tma postcondition 2).
 pub fn tma_gbasis(vals: &[Value], r: &Value) -> Option<Checked> {
@@ -363,6 +371,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MakeLayoutRight => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
         Op::MakeIdentityLayout => Has(definition::make_identity_layout),
         Op::MakeIdentityTensor => Absent("its result is a tensor, which triage does not read back from a print; engine::coord_tensor's postconditions are property tests (tests/identity_tensor.rs)"),
+        Op::Equal => Has(definition::equal),
         Op::MakeBasisLike => Absent("a constructor of strides: the result is compared with CuTe's print as text; make_identity_layout's check covers the same E<...>"),
         Op::Size => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Cosize => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),

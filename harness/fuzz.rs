@@ -206,6 +206,7 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
                 walk(a, out);
             }
         }
+        Expr::Ratio { .. } => add("ratio"),
         Expr::Int { .. } | Expr::Underscore { .. } => {}
     }
 }
@@ -1620,6 +1621,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MakeLayoutRight => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
         Op::MakeIdentityLayout => Has((10, basis::basis_case)),
         Op::MakeIdentityTensor => Has((6, fuzz::identity::identity_tensor_case)),
+        Op::Equal => Has((2, basis::equality_case)),
         Op::MakeBasisLike => Absent("its strides are drawn inside the basis-stride cases (fuzz::basis, make_identity_layout's arm): identity layouts and literal strides along random axes"),
         Op::Size => Has((1, || fuzz::unary(Op::Size))),
         Op::Cosize => Has((1, || fuzz::unary(Op::Cosize))),

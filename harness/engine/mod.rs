@@ -10,6 +10,7 @@ pub mod complement;
 pub mod composition;
 pub mod coord_tensor;
 pub mod dice;
+pub mod equality;
 pub mod error;
 pub mod fast;
 pub mod filter;

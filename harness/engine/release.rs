@@ -460,6 +460,17 @@ pub const SCALED_BASIS_PRINTS_INNER_FIRST: Switch = Switch {
     fixture: "make_identity_layout((_4,(_2,_3)))",
 };
 
+/// `ScaledBasis == ScaledBasis` (numeric/arithmetic_tuple.hpp) from 4.7 forms the value comparison
+/// only when the modes match, else `false_type`; before, `bool_constant<(N==M && ...)>{} && v == w`
+/// needed `v == w` to compile even for different modes (CUTLASS PR #3427, issue #3393). See
+/// `equality.rs`, definition 4.
+pub const BASIS_EQUALITY_FORMS_VALUES_ONLY_WHEN_MATCHED: Switch = Switch {
+    name: "ScaledBasis equality compares the values only when the modes match",
+    since: Release::new(4, 7, 0, 0),
+    what: "before 4.7 2@0 == _1/_16@1 does not compile (no operator== for int and R<1,16>, formed although the modes differ); from 4.7 it is false_type (_0)",
+    fixture: "equal(2@0,_1/_16@1)",
+};
+
 /// make_cotiled_copy's validity check (copy_atom.hpp), `coalesce(composition(D, layout<1>(tv_data)))
 /// == coalesce(layout<1>(atom_tv))`: from 4.2 D is `make_layout(data_layout, _1:_0)`, so an address
 /// past the data's end maps to stride 0 and is refused; before, `data_layout` alone, whose last mode
@@ -560,6 +571,7 @@ pub const SWITCHES: &[&Switch] = &[
     &SM100_COMPLEX_SCALED_TRAITS,
     &SM100_F8F6F4_SS_TEMPLATE,
     &SMEM_FLAG_SLICE_KEEPS_OFFSET,
+    &BASIS_EQUALITY_FORMS_VALUES_ONLY_WHEN_MATCHED,
 ];
 
 #[cfg(test)]

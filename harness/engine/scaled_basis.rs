@@ -73,19 +73,26 @@ impl fmt::Display for ScaledBasis {
     /// [`crate::release::SCALED_BASIS_PRINTS_INNER_FIRST`]); before 4.1 the nested
     /// `ScaledBasis<ScaledBasis<T,1>,0>` printed innermost first as 4.2 does.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::release::{FLAT_SCALED_BASIS, SCALED_BASIS_PRINTS_INNER_FIRST};
         self.value.write_to(f)?;
-        if FLAT_SCALED_BASIS.on() && !SCALED_BASIS_PRINTS_INNER_FIRST.on() {
-            for m in &self.modes {
-                write!(f, "@{m}")?;
-            }
-        } else {
-            for m in self.modes.iter().rev() {
-                write!(f, "@{m}")?;
-            }
-        }
-        Ok(())
+        write_modes(f, &self.modes)
     }
+}
+
+/// The `@N` suffixes of a basis element of modes `modes` (outermost first), as CuTe prints them
+/// (see [`ScaledBasis`]'s `Display`): shared with the ratio-valued elements of
+/// [`crate::equality`].
+pub fn write_modes(f: &mut fmt::Formatter<'_>, modes: &[u32]) -> fmt::Result {
+    use crate::release::{FLAT_SCALED_BASIS, SCALED_BASIS_PRINTS_INNER_FIRST};
+    if FLAT_SCALED_BASIS.on() && !SCALED_BASIS_PRINTS_INNER_FIRST.on() {
+        for m in modes {
+            write!(f, "@{m}")?;
+        }
+    } else {
+        for m in modes.iter().rev() {
+            write!(f, "@{m}")?;
+        }
+    }
+    Ok(())
 }
 
 /// A value of the basis arithmetic: an integer, a basis element, or a tuple of them (a stride

@@ -29,6 +29,7 @@ pub fn eval(e: &Expr) -> Result<Value> {
         Expr::Underscore { .. } => Ok(Value::Underscore),
         Expr::Tuple { items, .. } => Ok(Value::Tuple(items.iter().map(eval).collect::<Result<_>>()?)),
         Expr::Basis { value, is_static, modes, .. } => basis(*value, *is_static, modes),
+        Expr::Ratio { num, den, modes, .. } => ratio(*num, *den, modes),
         Expr::Layout { shape, stride, .. } => {
             let s = int_tuple(shape)?;
             match literal(stride) {
@@ -48,6 +49,12 @@ pub fn eval(e: &Expr) -> Result<Value> {
             builtins::call(name, &vals, *called)
         }
     }
+}
+
+/// The ratio `_num/_den`, along `modes` when any (as written: innermost first, like [`basis`]).
+fn ratio(num: i64, den: i64, modes: &[u32]) -> Result<Value> {
+    let modes = modes.iter().rev().copied().collect();
+    Ok(Value::Atom(crate::expr::value::AtomValue::Ratio(crate::engine::equality::RatioBasis::new(num, den, modes)?)))
 }
 
 /// The basis element `value@modes` (`modes` as written: innermost first). Its C++ spelling is
@@ -384,6 +391,13 @@ impl Build for Fused {
             return self.stack.push(Node::Failed);
         }
         let r = basis(value, is_static, &modes).map(Node::Val);
+        self.push_result(r);
+    }
+    fn ratio(&mut self, num: i64, den: i64, modes: Vec<u32>, _: usize) {
+        if self.stopped() {
+            return self.stack.push(Node::Failed);
+        }
+        let r = ratio(num, den, &modes).map(Node::Val);
         self.push_result(r);
     }
     /// The item is on the stack already.

@@ -29,6 +29,9 @@ pub enum Expr {
     /// `v@N@...`: a basis element (`_1@0`, `3@1`), as CuTe prints it: the modes innermost first
     /// (`_1@0@1` is `E<1,0>`), kept here in the order written.
     Basis { value: i64, is_static: bool, modes: Vec<u32>, col: usize },
+    /// `_a/_b@N@...`: CuTe's static ratio `R<a,b>` (as written, unreduced, as CuTe prints it),
+    /// along the basis modes when any follow (`ScaledBasis<R<a,b>,N...>`), modes as for `Basis`.
+    Ratio { num: i64, den: i64, modes: Vec<u32>, col: usize },
     /// `_`, CuTe's Underscore (a mode left alone in a tiler or a slice).
     Underscore { col: usize },
     /// `(a,b,...)`: an int tuple or a tuple of layouts.
@@ -96,6 +99,7 @@ impl Expr {
         match self {
             Expr::Int { col, .. }
             | Expr::Basis { col, .. }
+            | Expr::Ratio { col, .. }
             | Expr::Underscore { col }
             | Expr::Tuple { col, .. }
             | Expr::Layout { col, .. }
@@ -114,6 +118,10 @@ impl fmt::Display for Expr {
             Expr::Int { value, .. } => write!(f, "{value}"),
             Expr::Basis { value, is_static, modes, .. } => {
                 write!(f, "{}{value}", if *is_static { "_" } else { "" })?;
+                modes.iter().try_for_each(|m| write!(f, "@{m}"))
+            }
+            Expr::Ratio { num, den, modes, .. } => {
+                write!(f, "_{num}/_{den}")?;
                 modes.iter().try_for_each(|m| write!(f, "@{m}"))
             }
             Expr::Underscore { .. } => f.write_str("_"),
@@ -164,6 +172,8 @@ pub trait Build {
     fn underscore(&mut self, col: usize) -> Self::Node;
     /// `v@N@...`: a basis element.
     fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, col: usize) -> Self::Node;
+    /// `_a/_b@N@...`: a static ratio, a basis element when `modes` is not empty.
+    fn ratio(&mut self, num: i64, den: i64, modes: Vec<u32>, col: usize) -> Self::Node;
     /// One item of the list being read.
     fn push(&mut self, item: Self::Node);
     /// `(items)`: the last `n` items pushed.
@@ -210,6 +220,9 @@ impl Build for ExprBuild {
     }
     fn basis(&mut self, value: i64, is_static: bool, modes: Vec<u32>, col: usize) -> Expr {
         Expr::Basis { value, is_static, modes, col }
+    }
+    fn ratio(&mut self, num: i64, den: i64, modes: Vec<u32>, col: usize) -> Expr {
+        Expr::Ratio { num, den, modes, col }
     }
     fn push(&mut self, item: Expr) {
         self.items.push(item);
@@ -414,6 +427,17 @@ impl<B: Build> Parser<'_, B> {
 
     /// An integer just read, or the basis element `value@N@...` when `@` follows.
     fn int_or_basis(&mut self, value: i64, is_static: bool, col: usize) -> Result<B::Node, ParseError> {
+        // `_a/_b`: CuTe's print of `R<a,b>` (static only, as `R` is).
+        let den = if is_static && self.peek() == Some(b'/') && self.peek_at(1) == Some(b'_') {
+            self.pos += 2;
+            let d = self.number()?;
+            if d == 0 {
+                return Err(self.err("a ratio _a/_b needs b != 0 (CuTe's R<a,b> static_asserts it)"));
+            }
+            Some(d)
+        } else {
+            None
+        };
         let mut modes = Vec::new();
         while self.peek() == Some(b'@') {
             self.pos += 1;
@@ -426,7 +450,9 @@ impl<B: Build> Parser<'_, B> {
             }
             modes.push(m as u32);
         }
-        if modes.is_empty() {
+        if let Some(den) = den {
+            Ok(self.build.ratio(value, den, modes, col))
+        } else if modes.is_empty() {
             Ok(self.build.int(value, is_static, col))
         } else {
             Ok(self.build.basis(value, is_static, modes, col))
@@ -637,6 +663,21 @@ impl<B: Build> Parser<'_, B> {
                 let node = self.targ_node(name, col)?;
                 self.value_of_type()?;
                 Ok(Some(node))
+            }
+            cpp::Form::Moded(op, i) => {
+                // `size<I>(x)` is `size(get(x, I))` (CuTe's `size<I...>(x)` is
+                // `size(get<I...>(x))`, layout.hpp / int_tuple.hpp).
+                if self.peek() != Some(b'(') {
+                    return Ok(None);
+                }
+                if self.args()? != 1 {
+                    return Err(self.err_at_col(col, &format!("{}<I>(x) takes one argument", name.base())));
+                }
+                let idx = self.build.int(i, false, col);
+                self.build.push(idx);
+                let got = self.build.call(cpp::op_name(super::op::Op::Get), 2, true, col);
+                self.build.push(got);
+                Ok(Some(self.build.call(cpp::op_name(op), 1, true, col)))
             }
             cpp::Form::Atom(op) => {
                 let targs = name.targs.as_deref().unwrap_or(&[]);
@@ -884,6 +925,7 @@ fn scan_into(b: &[u8], mut pos: usize, depth: usize, buf: &mut LitBuf) -> Option
 /// - `Layout<Shape<...>,Stride<...>>{}` is `S:D`, `Layout<Shape<...>>{}` is `make_layout(S)`;
 /// - `MMA_Atom<OP>{}` is `mma_atom(OP)`, `Copy_Atom<OP,T>{}` is `copy_atom(OP,T)`;
 /// - `T{}` for any other type (a swizzle, an atom, a mode order such as `LayoutRight{}`) is `T`;
+/// - `size<I>(x)` (and `shape`, `stride`, `cosize`, `rank`, `depth`) is `size(get(x,I))`;
 /// - a leading `cute::` is dropped.
 pub mod cpp {
     use super::{Ident, Name, TemplateArg};
@@ -897,6 +939,9 @@ pub mod cpp {
         Type,
         /// `MMA_Atom<OP>` / `Copy_Atom<OP,T>`: the operation's call on the template arguments.
         Atom(Op),
+        /// `size<I>(x)`, `shape<I>(x)`, `stride<I>(x)`, `cosize<I>(x)`, `rank<I>(x)`,
+        /// `depth<I>(x)`: the operation on `get(x, I)`.
+        Moded(Op, i64),
     }
 
     /// What a type's value is.
@@ -920,6 +965,9 @@ pub mod cpp {
         Name { path: smallvec::smallvec![Ident::Borrowed(op.name())], targs: None }
     }
 
+    /// The queries CuTe also spells with a mode index, `size<I>(x)`.
+    const MODED: [Op; 6] = [Op::Size, Op::Shape, Op::Stride, Op::Cosize, Op::Rank, Op::Depth];
+
     pub fn form(n: &Name) -> Option<Form> {
         if n.path.len() != 1 {
             return None;
@@ -931,6 +979,10 @@ pub mod cpp {
             }
             ("MMA_Atom", true) => Some(Form::Atom(Op::MmaAtom)),
             ("Copy_Atom", true) => Some(Form::Atom(Op::CopyAtom)),
+            (_, true) if Op::by_name(id).is_some_and(|op| MODED.contains(&op)) => match n.targs.as_deref() {
+                Some([super::TemplateArg::Int(i)]) => Op::by_name(id).map(|op| Form::Moded(op, *i)),
+                _ => None,
+            },
             _ => value_type(n).is_some_and(|t| !matches!(t, ValueType::Underscore) || id != "_").then_some(Form::Type),
         }
     }
@@ -993,6 +1045,11 @@ pub(crate) mod tests {
         assert_eq!(round_trip("cute::Layout<cute::Shape<cute::_8>, cute::Stride<Int<2>>>{}"), "(_8):(_2)");
         assert_eq!(round_trip("Layout<Shape<_4,_8>>{}"), "make_layout((_4,_8))");
         assert_eq!(round_trip("Layout<_4,_2>{}"), "_4:_2");
+        // CuTe's `size<I>(x)` is `size(get<I>(x))` (the sm80 mainloop's
+        // `make_identity_tensor(make_shape(size<0>(sA), size<1>(sA)))`).
+        assert_eq!(round_trip("size<0>(Layout<_4,_2>{})"), "size(get(_4:_2,0))");
+        assert_eq!(round_trip("make_shape(size<0>(x), shape<1>(x))"), "(size(get(x,0)),shape(get(x,1)))");
+        assert!(parse("size<0>(x, y)").is_err());
         assert_eq!(
             round_trip("make_layout(make_shape(Int<128>{}, 64), make_stride(_1{}, C<128>()))"),
             "make_layout((_128,64),(_1,_128))"

@@ -148,6 +148,8 @@ pub enum AtomValue {
     Access(crate::engine::warp_access::Cost),
     /// A basis element (`_1@0`, `3@1`) or an arithmetic tuple (`L(c)` of a basis layout).
     Basis(scaled_basis::BasisValue),
+    /// CuTe's static ratio `R<a,b>`, or a basis element with one as its value (`_1/_16@1`).
+    Ratio(crate::engine::equality::RatioBasis),
     /// A layout whose strides hold basis elements (`make_identity_layout(S)`, `(_4,_8):(_1@0,_1@1)`).
     BasisLayout(scaled_basis::BasisLayout),
     /// A tensor over an arithmetic-tuple iterator (`make_identity_tensor(S)` and its partitions,
@@ -180,6 +182,7 @@ impl AtomValue {
             AtomValue::Partition(_) => "a partitioned tensor",
             AtomValue::Access(_) => "a warp access's cost",
             AtomValue::Basis(_) => "a basis element or arithmetic tuple",
+            AtomValue::Ratio(_) => "a ratio R<a,b> or a basis element with one as its value",
             AtomValue::BasisLayout(_) => "a layout with basis strides",
             AtomValue::CoordTensor(_) => "an identity (coordinate) tensor",
             AtomValue::Tma(_, TmaView::TiledCopy) => "a TMA tiled copy",
@@ -216,6 +219,7 @@ impl fmt::Display for AtomValue {
             AtomValue::Partition(p) => write!(f, "{p}"),
             AtomValue::Access(c) => write!(f, "{c}"),
             AtomValue::Basis(b) => write!(f, "{b}"),
+            AtomValue::Ratio(r) => write!(f, "{r}"),
             AtomValue::BasisLayout(l) => write!(f, "{l}"),
             AtomValue::CoordTensor(t) => write!(f, "{t}"),
             AtomValue::Tma(t, TmaView::TiledCopy) => match &t.tiled {

@@ -137,3 +137,37 @@ mod tests {
         }
     }
 }
+
+/// One operand of `equal` as the language spells it: an integer (static or not), a ratio `_n/_d`,
+/// a basis element with an integer or ratio value along 1-2 modes, or a tuple of them.
+fn equality_operand() -> impl Strategy<Value = String> {
+    let int = (0i64..3, any::<bool>()).prop_map(|(v, s)| if s { format!("_{v}") } else { v.to_string() });
+    let ratio = (1i64..5, 1i64..5).prop_map(|(n, d)| format!("_{n}/_{d}"));
+    let value = prop_oneof![2 => int.clone(), 1 => ratio.clone()];
+    let modes = prop::collection::vec(0u32..2, 1..3);
+    let basis = (value, modes).prop_map(|(v, m)| {
+        let m: Vec<String> = m.iter().map(|x| format!("@{x}")).collect();
+        format!("{v}{}", m.join(""))
+    });
+    let leaf = prop_oneof![2 => int, 1 => ratio, 3 => basis];
+    leaf.prop_recursive(2, 6, 3, |inner| prop::collection::vec(inner, 1..3).prop_map(|v| format!("({})", v.join(","))))
+}
+
+/// `equal(a, b)`: two drawn operands, or one compared with itself (a true result, static or not),
+/// or with a copy whose first mode index or ratio is changed. Admissible where the modelled release's
+/// CuTe compiles the comparison (an `int` against a ratio does not; before 4.7 not even under
+/// different modes).
+pub fn equality_case() -> BoxedStrategy<Case> {
+    (equality_operand(), equality_operand(), 0u8..3)
+        .prop_map(|(a, b, pick)| {
+            let b = match pick {
+                0 => b,
+                1 => a.clone(),
+                _ => a.replacen("@0", "@1", 1).replacen("/_1", "/_2", 1),
+            };
+            let expr = format!("equal({a},{b})");
+            let admissible = crate::expr::eval_str(&expr).is_ok();
+            case_of(Op::Equal.name(), expr, admissible)
+        })
+        .boxed()
+}

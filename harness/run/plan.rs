@@ -176,7 +176,7 @@ pub fn misspelled_call(e: &crate::expr::Expr) -> Option<(usize, String, &'static
         Expr::Tuple { items, .. } => items.iter().find_map(misspelled_call),
         Expr::Layout { shape, stride, .. } => misspelled_call(shape).or_else(|| misspelled_call(stride)),
         Expr::Apply { target, args, .. } => misspelled_call(target).or_else(|| args.iter().find_map(misspelled_call)),
-        Expr::Int { .. } | Expr::Basis { .. } | Expr::Underscore { .. } => None,
+        Expr::Int { .. } | Expr::Basis { .. } | Expr::Ratio { .. } | Expr::Underscore { .. } => None,
     }
 }
 

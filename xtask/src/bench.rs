@@ -12,7 +12,7 @@ use cutecheck::oracle::{Oracle, OracleArgs, Outcome};
 pub fn all_static(e: &Expr) -> bool {
     match e {
         Expr::Int { is_static, .. } | Expr::Basis { is_static, .. } => *is_static,
-        Expr::Underscore { .. } => true,
+        Expr::Underscore { .. } | Expr::Ratio { .. } => true,
         Expr::Tuple { items, .. } => items.iter().all(all_static),
         Expr::Layout { shape, stride, .. } => all_static(shape) && all_static(stride),
         Expr::Call { args, .. } => args.iter().all(all_static),

@@ -110,7 +110,7 @@ fn thread_slice(coord: &Coord, t: &SwizzledLayout, frag: impl Fn(&Layout) -> Res
                 let (layout, offset) = slice_and_offset(coord, &frag(&x.layout)?)?;
                 Ok(Partition { offset, layout, over: Over::SmemSwizzle(x.swizzle, bits) })
             }
-            Offset::Int(_) => {
+            Offset::Int(_) | Offset::Mixed { .. } => {
                 let f = ComposedLayout { layout: frag(&x.layout)?, ..x.clone() };
                 let (r, offset) = crate::swizzle_slice::slice_and_offset(coord, &f)?;
                 Ok(match r {

@@ -162,7 +162,9 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
         let bits = copy::type_bits(&m.atom.val_types[if which == 'a' { 1 } else { 2 }])?;
         return Ok(Value::Layout(partition::gmma_descriptor_fragment(&p, bits)?));
     }
-    if !matches!(p.over, partition::Over::Counting) {
+    // make_fragment_like(ComposedLayout) is make_fragment_like(layout_b()) (swizzle_layout.hpp):
+    // a partition that kept its swizzle (with a static or a MixedBits offset) gives its layout.
+    if !matches!(p.over, partition::Over::Counting | partition::Over::Composed(..)) {
         return Err(Error::Type(format!("{n}: a fragment of a swizzled tensor ({p}) is not modelled")));
     }
     let l = if which == 'c' {

@@ -112,6 +112,27 @@ pub fn make_identity_layout(_: &crate::expr::parse::Name, args: &[Value]) -> Res
     Ok(layout(sb::make_identity_layout(&args[0].to_int_tuple()?)))
 }
 
+/// A value as an operand of CuTe's `==` (`engine::equality`): integers, ratios, basis elements and
+/// tuples of them.
+pub fn operand(v: &Value) -> Result<crate::engine::equality::Operand> {
+    use crate::engine::equality::Operand;
+    match v {
+        Value::Int(i) => Ok(Operand::Int(*i)),
+        Value::Tuple(t) => Ok(Operand::Tuple(t.iter().map(operand).collect::<Result<_>>()?)),
+        Value::Atom(AtomValue::Basis(b)) => Ok(Operand::from_basis(b)),
+        Value::Atom(AtomValue::Ratio(r)) => Ok(Operand::from_ratio(r)),
+        other => Err(Error::Type(format!(
+            "equal takes integers, ratios, basis elements and tuples of them, not {}",
+            other.kind()
+        ))),
+    }
+}
+
+/// `equal(a, b)`: CuTe's `a == b`.
+pub fn equal(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
+    Ok(Value::Int(crate::engine::equality::equal(&operand(&args[0])?, &operand(&args[1])?)?))
+}
+
 /// `make_basis_like(shape)`.
 pub fn make_basis_like(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
     Ok(Value::from_basis(sb::make_basis_like(&args[0].to_int_tuple()?)))

@@ -105,6 +105,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::MakeIdentityLayout => Has(builtins::basis::make_identity_layout),
         Op::MakeIdentityTensor => Has(builtins::basis::make_identity_tensor),
         Op::MakeBasisLike => Has(builtins::basis::make_basis_like),
+        Op::Equal => Has(builtins::basis::equal),
         Op::TileToShape => Has(builtins::algebra::tile_to_shape),
         Op::MakeLayoutLike => {
             Has(|n, a| builtins::algebra::of_layout(n, a, crate::engine::make_fragment_like::make_layout_like))

@@ -122,6 +122,13 @@ pub fn make_identity_tensor(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
     Ok(Cpp::new(call_code(Op::MakeIdentityTensor.name(), &[c]), Kind::Tensor))
 }
 
+/// `equal(a, b)`: CuTe's `a == b` (tuples as `make_coord`, a `cute::tuple`).
+pub fn equal(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let a = g.int_like(&args[0], Role::Coord)?;
+    let b = g.int_like(&args[1], Role::Coord)?;
+    Ok(Cpp::new(format!("({} == {})", a.code, b.code), Kind::Int))
+}
+
 /// `make_basis_like(shape)`: a stride of basis elements.
 pub fn make_basis_like(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let c = g.int_like(&args[0], Role::Shape)?;

@@ -108,6 +108,16 @@ fn basis_code(value: i64, is_static: bool, modes: &[u32]) -> String {
     }
 }
 
+/// A ratio as C++: `R<1,16>{}` for `_1/_16`, `ScaledBasis<R<1,16>,1>{}` for `_1/_16@1` (modes as
+/// [`basis_code`] writes them).
+fn ratio_code(num: i64, den: i64, modes: &[u32]) -> String {
+    if modes.is_empty() {
+        return format!("R<{num},{den}>{{}}");
+    }
+    let ms: Vec<String> = modes.iter().rev().map(u32::to_string).collect();
+    format!("ScaledBasis<R<{num},{den}>,{}>{{}}", ms.join(","))
+}
+
 /// Signature of an operation's C++ emitter (the `emit` part of its entry in `harness/expr/op.rs`):
 /// the generator, the called name (with its template arguments), the argument expressions and the
 /// whole call (for error columns). The argument count is checked before it is called.
@@ -132,6 +142,7 @@ pub struct Gen {
 pub fn has_basis(e: &Expr) -> bool {
     match e {
         Expr::Basis { .. } => true,
+        Expr::Ratio { modes, .. } => !modes.is_empty(),
         Expr::Int { .. } | Expr::Underscore { .. } => false,
         Expr::Tuple { items, .. } => items.iter().any(has_basis),
         Expr::Layout { shape, stride, .. } => has_basis(shape) || has_basis(stride),
@@ -165,6 +176,7 @@ impl Gen {
             Expr::Basis { value, is_static, modes, .. } => {
                 Ok(Cpp::new(basis_code(*value, *is_static, modes), Kind::Int))
             }
+            Expr::Ratio { num, den, modes, .. } => Ok(Cpp::new(ratio_code(*num, *den, modes), Kind::Int)),
             Expr::Tuple { items, .. } => {
                 let parts: Vec<Cpp> = items.iter().map(|x| self.emit(x, role)).collect::<Result<_, _>>()?;
                 let tile = parts.iter().any(|p| matches!(p.kind, Kind::Layout | Kind::Tile | Kind::Underscore));
@@ -401,6 +413,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::MakeIdentityLayout => Has(codegen::core::make_identity_layout),
         Op::MakeIdentityTensor => Has(codegen::core::make_identity_tensor),
         Op::MakeBasisLike => Has(codegen::core::make_basis_like),
+        Op::Equal => Has(codegen::core::equal),
         Op::MakeLayout => Has(codegen::core::make_layout),
         Op::MakeLayoutRight => Has(codegen::core::make_layout_right),
         Op::Size => Has(codegen::core::size),

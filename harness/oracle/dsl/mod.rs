@@ -63,6 +63,7 @@ pub fn ast(e: &Expr) -> Result<Json, String> {
         Expr::Int { value, is_static, .. } => json!(["i", value, is_static]),
         Expr::Underscore { .. } => json!(["u"]),
         Expr::Basis { .. } => return Err("the DSL oracle has no basis-element strides".into()),
+        Expr::Ratio { .. } => return Err("the DSL oracle has no cute::R ratios".into()),
         Expr::Tuple { items, .. } => json!(["t", items.iter().map(ast).collect::<Result<Vec<_>, _>>()?]),
         Expr::Layout { shape, stride, .. } => json!(["l", ast(shape)?, ast(stride)?]),
         Expr::Call { name, args, called: true, .. } => {

@@ -36,6 +36,7 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::MakeIdentityLayout => Absent("not translated: the DSL worker sends integer layouts only, no basis strides"),
         Op::MakeIdentityTensor => Absent("not translated: the DSL worker sends integer layouts only, no tensors over arithmetic-tuple iterators"),
         Op::MakeBasisLike => Absent("not translated: the DSL worker sends integer layouts only, no basis strides"),
+        Op::Equal => Absent("not translated: the DSL's == is Python's or an MLIR predicate, not CuTe C++'s operator== with its static results"),
         Op::Size => Has(Call),
         Op::Cosize => Has(Call),
         Op::Rank => Has(Call),

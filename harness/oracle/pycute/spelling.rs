@@ -38,6 +38,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::MakeIdentityLayout => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
         Op::MakeIdentityTensor => Absent("pycute (the nvidia-cutlass wheel) has no tensors nor ScaledBasis strides"),
         Op::MakeBasisLike => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
+        Op::Equal => Absent("pycute's == is Python's on its tuples: it has no ScaledBasis, no R<a,b> and no static/dynamic bool to print"),
         Op::MakeLayout => {
             Absent("not translated: pycute's make_layout is not cross-checked by the conformance run yet")
         }
