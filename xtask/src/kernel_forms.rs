@@ -28,7 +28,9 @@
 //! default_gemm_configuration.hpp, whose `CollectiveMainloop` selects a `CollectiveMma`
 //! specialization of sm70_mma_twostage.hpp / sm80_mma_multistage.hpp; the SM90 unit tests' and
 //! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses go through the builder's selectors
-//! ([`sm90_builder`]) to sm90_mma_tma_gmma_ss_warpspecialized.hpp. The mainloop's body is then read
+//! ([`sm90_builder`]) to sm90_mma_tma_gmma_ss_warpspecialized.hpp (its `_fp8` variant for FP8
+//! inputs), sm90_mma_tma_gmma_ss.hpp (KernelTma) or sm90_mma_multistage_gmma_ss_warpspecialized.hpp
+//! (the cp.async schedules, and KernelScheduleAuto below 16-byte alignments). The mainloop's body is then read
 //! like a launched kernel's, its template parameters bound (see "The collective mainloops" below).
 
 use std::collections::HashMap;
@@ -196,8 +198,9 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # (examples/cute/tutorial/**) build on the host, and those of its SM70/SM80 collective mainloops\n\
          # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
          # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
-         # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 TMA warp-specialized\n\
-         # mainloop (sm90_mma_tma_gmma_ss_warpspecialized.hpp) for every SM90 CollectiveBuilder use of the\n\
+         # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 SS mainloops (TMA\n\
+         # warp-specialized, its FP8 variant, KernelTma, cp.async warp-specialized: sm90_mma_*.hpp) for\n\
+         # every SM90 CollectiveBuilder use of the\n\
          # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
          # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
          # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
@@ -360,7 +363,7 @@ const GROUPS: &[&str] = &[
     "CuTe tutorials (examples/cute/tutorial/**)",
     "default_gemm_configuration.hpp, its operand structs read alone",
     "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
-    "SM90 TMA warp-specialized mainloop x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+    "SM90 SS mainloops (TMA WS, FP8, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
 ];
 
 fn group_of(at: &str) -> usize {
@@ -390,9 +393,9 @@ fn reason_class(why: &str) -> &'static str {
             "an expression the language cannot read: template code read uninstantiated, a member type (`typename X::M`), run-time sizes",
         ),
         ("unknown", "a template parameter or run-time value (unbound name)"),
-        ("schedule", "an SM90 builder schedule whose mainloop is not read (cp.async, KernelTma, FP8)"),
+        ("schedule", "an SM90 builder schedule whose mainloop is not read (pointer-array, MainloopScheduleType)"),
         ("stage count", "an SM90 stage count carving out the epilogue's shared storage (its size not modelled)"),
-        ("value types", "SM90 FP8 inputs (the FP8 mainloop, not read)"),
+        ("value types", "SM90 value types not read"),
         ("MN-major operand", "SM90 32/8-bit MN-major inputs (the register-sourced mainloop, not read)"),
         ("mixed inputs", "SM90 mixed inputs (the register-sourced mainloop, not read)"),
     ];
@@ -1110,6 +1113,9 @@ const COLLECTIVES: &[&str] = &[
     "include/cutlass/gemm/collective/sm70_mma_twostage.hpp",
     "include/cutlass/gemm/collective/sm80_mma_multistage.hpp",
     "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp",
 ];
 
 /// The configurations' struct file.
@@ -1762,7 +1768,11 @@ fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The SM90 collective builder, for the TMA warp-specialized SS mainloop.
+// The SM90 collective builder, for its SS mainloops (sm90_gmma_builder.inl: GMMA_TMA_WS_SS with
+// MainloopSm90TmaGmmaWarpSpecialized or, for FP8 inputs, ...FP8; GMMA_TMA_SS (KernelTma) with
+// MainloopSm90TmaGmma<Stages, ClusterShape> and make_tiled_mma(op) alone; GMMA_CpAsync_WS_SS with
+// MainloopSm90CpAsyncGmmaWarpSpecialized, a Cooperative atom layout of 2x1x1 only for a tile M of
+// 128 or more, and gmem tiled copies of detail::make_simt_gmem_tiled_copy).
 //
 // `CollectiveBuilder<Sm90, OpClassTensorOp, EA, LayoutA, AlignA, EB, LayoutB, AlignB, EAcc, TileShape,
 // ClusterShape, StageCount, Schedule>::CollectiveOp` (sm90_gmma_builder.inl, its first
@@ -1794,33 +1804,47 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     }
     let mut schedule = word(&args[12]);
     let (ea, eb) = (word(&args[2]), word(&args[5]));
-    let bits = |t: &str| type_bytes(t).map(|b| 8 * b as i64);
+    let fp8 = |t: &str| ["float_e4m3_t", "float_e5m2_t"].contains(&t);
+    let bits = |t: &str| if fp8(t) { Some(8) } else { type_bytes(t).map(|b| 8 * b as i64) };
     let (Some(abits), Some(bbits)) = (bits(&ea), bits(&eb)) else {
-        return Err(format!("value types {ea} x {eb}: FP8 and other types use other mainloops (not read)"));
+        return Err(format!(
+            "value types {ea} x {eb}: not one of the types read (16/32/8-bit integers, FP8, half, bfloat16, float)"
+        ));
     };
+    let is_fp8 = fp8(&ea) && fp8(&eb);
+    let tile_m = template_id(&args[9])
+        .and_then(|(_, a)| a.first().map(word))
+        .and_then(|w| w.strip_prefix('_').and_then(|n| n.parse::<i64>().ok()));
+    let (al_a, al_b) = (alignment(&args[4]), alignment(&args[7]));
     if schedule == "KernelScheduleAuto" {
         // The KernelScheduleAuto builder (CUDA >= 12.1): TMA warp-specialized, Pingpong for a tile
-        // M of 64, else Cooperative, where both alignments are whole 16-byte TMA units; else the
-        // cp.async warp-specialized schedule.
-        let tile_m = template_id(&args[9])
-            .and_then(|(_, a)| a.first().map(word))
-            .and_then(|w| w.strip_prefix('_').and_then(|n| n.parse::<i64>().ok()));
-        let tma = [(&args[4], &ea), (&args[7], &eb)].iter().all(|(al, e)| {
-            let b = type_bytes(e).map(|b| 8 * b as i64);
-            matches!((alignment(al), b), (Some(a), Some(b)) if a * b % 128 == 0)
-        });
+        // M of 64, else Cooperative, where both alignments are whole 16-byte TMA units; else
+        // KernelCpAsyncWarpSpecialized (non-persistent).
+        let tma = [(al_a, abits), (al_b, bbits)].iter().all(|(al, b)| matches!(al, Some(a) if a * b % 128 == 0));
         schedule = match (tma, tile_m) {
             (true, Some(64)) => "KernelTmaWarpSpecializedPingpong".into(),
             (true, Some(_)) => "KernelTmaWarpSpecializedCooperative".into(),
-            _ => return Err("schedule KernelScheduleAuto: picks KernelCpAsyncWarpSpecialized (an alignment below 16 bytes, or not read), whose mainloop is not read".into()),
+            (false, _) if al_a.is_some() && al_b.is_some() => "KernelCpAsyncWarpSpecialized".into(),
+            _ => return Err("schedule KernelScheduleAuto: alignments not read".into()),
         };
     }
-    let cooperative = schedule == "KernelTmaWarpSpecializedCooperative";
-    if !["KernelTmaWarpSpecialized", "KernelTmaWarpSpecializedPingpong"].contains(&schedule.as_str()) && !cooperative {
-        return Err(format!("schedule {schedule}: only the TMA warp-specialized SS builder is read"));
+    // The builder specializations read: GMMA_TMA_WS_SS (its FP8 mainloop for FP8 inputs),
+    // GMMA_TMA_SS (KernelTma), GMMA_CpAsync_WS_SS.
+    let tma_ws =
+        ["KernelTmaWarpSpecialized", "KernelTmaWarpSpecializedPingpong", "KernelTmaWarpSpecializedCooperative"]
+            .contains(&schedule.as_str());
+    let cp_async = [
+        "KernelCpAsyncWarpSpecialized",
+        "KernelCpAsyncWarpSpecializedPingpong",
+        "KernelCpAsyncWarpSpecializedCooperative",
+    ]
+    .contains(&schedule.as_str());
+    let kernel_tma = schedule == "KernelTma";
+    if !(tma_ws || cp_async || kernel_tma) {
+        return Err(format!("schedule {schedule}: only the TMA warp-specialized, KernelTma and cp.async warp-specialized SS builders are read"));
     }
     let acc = word(&args[8]);
-    if abits != bbits || ea != eb {
+    if abits != bbits || (ea != eb && !is_fp8) {
         return Err(format!("mixed inputs {ea} x {eb}: the register-sourced (RS) mixed-input builder is not read"));
     }
     let (la, lb) = (word(&args[3]), word(&args[6]));
@@ -1829,6 +1853,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     if !["RowMajor", "ColumnMajor"].contains(&la.as_str()) || !["RowMajor", "ColumnMajor"].contains(&lb.as_str()) {
         return Err(format!("layout tags {la} / {lb}: only RowMajor and ColumnMajor are read"));
     }
+    // detail::is_use_rmem_A: inputs not 2 bytes wide and not both K-major.
     if abits != 16 && (ma == "MN" || mb == "MN") {
         return Err(format!(
             "{ea} with an MN-major operand: the builder takes the register-sourced (RS) mainloop (not read)"
@@ -1840,6 +1865,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         return Err(format!("tile shape {}: not a static Shape<_M,_N,_K>", render(&args[9])));
     };
     let emma = if ea == "float" { "tfloat32_t".to_string() } else { ea.clone() };
+    let ebmma = if eb == "float" { "tfloat32_t".to_string() } else { eb.clone() };
     let stages = match template_id(&args[11]).map(|(h, a)| (h, a.iter().map(word).collect::<Vec<_>>())) {
         Some((h, a)) if h == "StageCountAuto" && a.is_empty() => {
             let bytes = abits * m * k / 8 + bbits * n * k / 8;
@@ -1857,12 +1883,17 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         }
     };
     // ss_op_selector.
+    let fp8_name = |t: &str| if t == "float_e4m3_t" { "E4M3" } else { "E5M2" };
     let (shape, kind, tn) = match (emma.as_str(), acc.as_str()) {
-        ("half_t", "half_t") => (16, "F16F16F16", false),
-        ("half_t", "float") => (16, "F32F16F16", false),
-        ("bfloat16_t", "float") => (16, "F32BF16BF16", false),
-        ("tfloat32_t", "float") => (8, "F32TF32TF32", true),
-        ("int8_t", "int32_t") => (32, "S32S8S8", true),
+        ("half_t", "half_t") => (16, "F16F16F16".to_string(), false),
+        ("half_t", "float") => (16, "F32F16F16".to_string(), false),
+        ("bfloat16_t", "float") => (16, "F32BF16BF16".to_string(), false),
+        ("tfloat32_t", "float") => (8, "F32TF32TF32".to_string(), true),
+        ("int8_t", "int32_t") => (32, "S32S8S8".to_string(), true),
+        (_, "float" | "half_t") if is_fp8 => {
+            let c = if acc == "float" { "F32" } else { "F16" };
+            (32, format!("{c}{}{}", fp8_name(&emma), fp8_name(&ebmma)), true)
+        }
         _ => return Err(format!("{ea} x {eb} -> {acc}: not one of the selector's cases read here")),
     };
     let Some(atom_n) = [256, 192, 128, 96, 64, 32, 16, 8].into_iter().find(|a| n % a == 0) else {
@@ -1871,12 +1902,23 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     if m % 64 != 0 || k % shape != 0 {
         return Err(format!("tile {m}x{n}x{k}: the selector's static_asserts (M % 64, K % {shape})"));
     }
-    let op = match (kind, tn) {
+    let op = match (kind.as_str(), tn) {
         ("S32S8S8", _) => format!("SM90_64x{atom_n}x{shape}_{kind}_SS_TN"),
         (_, true) => format!("SM90_64x{atom_n}x{shape}_{kind}_SS_TN<>"),
         _ => format!("SM90_64x{atom_n}x{shape}_{kind}_SS<GMMA::Major::{ma}, GMMA::Major::{mb}>"),
     };
-    let atom_layout = if cooperative { "Layout<Shape<_2,_1,_1>>" } else { "Layout<Shape<_1,_1,_1>>" };
+    // The atom layouts: TMA Cooperative 2x1x1; cp.async Cooperative 2x1x1 for a tile M of 128 or
+    // more, else 1x1x1; KernelTma make_tiled_mma(op) alone.
+    let tiled_mma = match (schedule.as_str(), m) {
+        (_, _) if kernel_tma => format!("decltype(make_tiled_mma({op}{{}}))"),
+        ("KernelTmaWarpSpecializedCooperative", _) => {
+            format!("decltype(make_tiled_mma({op}{{}}, Layout<Shape<_2,_1,_1>>{{}}))")
+        }
+        ("KernelCpAsyncWarpSpecializedCooperative", m) if m >= 128 => {
+            format!("decltype(make_tiled_mma({op}{{}}, Layout<Shape<_2,_1,_1>>{{}}))")
+        }
+        _ => format!("decltype(make_tiled_mma({op}{{}}, Layout<Shape<_1,_1,_1>>{{}}))"),
+    };
     // ss_smem_selector.
     let smem = |major: &str, mn: i64| -> std::result::Result<String, String> {
         let along = if major == "K" { k } else { mn };
@@ -1889,7 +1931,50 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     };
     let (sa, sb) = (smem(ma, m)?, smem(mb, n)?);
     let text = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
-    let policy = format!("MainloopSm90TmaGmmaWarpSpecialized<{stages}, {}, {schedule}>", render(&args[10]));
+    let cluster = render(&args[10]);
+    let policy = if kernel_tma {
+        format!("MainloopSm90TmaGmma<{stages}, {cluster}, 1>")
+    } else if cp_async {
+        format!("MainloopSm90CpAsyncGmmaWarpSpecialized<{stages}, {cluster}, {schedule}>")
+    } else if is_fp8 {
+        format!("MainloopSm90TmaGmmaWarpSpecializedFP8<{stages}, {cluster}, {schedule}>")
+    } else {
+        format!("MainloopSm90TmaGmmaWarpSpecialized<{stages}, {cluster}, {schedule}>")
+    };
+    // The gmem tiled copies: TMA atoms, or for cp.async detail::make_simt_gmem_tiled_copy
+    // (sm90_common.inl) of Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint_byte_t<sizeof(E) *
+    // Alignment>>, E> with 128 threads per load warp group (two for KernelCpAsyncWarpSpecialized),
+    // the most threads along the major mode that the tile allows.
+    let gmem = |e: &str, al: Option<i64>, bits: i64, major: &str, mn: i64| -> std::result::Result<String, String> {
+        if !cp_async {
+            return Ok("SM90_TMA_LOAD".into());
+        }
+        let al = al.ok_or_else(|| format!("alignment of {e}: not read"))?;
+        let unit = match bits * al / 8 {
+            1 => "uint8_t",
+            2 => "uint16_t",
+            4 => "uint32_t",
+            8 => "uint64_t",
+            16 => "uint128_t",
+            b => return Err(format!("a {b}-byte cp.async unit: no uint_byte_t")),
+        };
+        let threads = if schedule == "KernelCpAsyncWarpSpecialized" { 256 } else { 128 };
+        let along = if major == "K" { k } else { mn };
+        let tmajor = if threads >= along / al { along / al } else { threads };
+        if tmajor <= 0 || threads % tmajor != 0 {
+            return Err(format!("{threads} threads over {along}/{al}: the copy builder's static_asserts"));
+        }
+        let tminor = threads / tmajor;
+        let (thr, val) = if major == "K" {
+            (format!("Layout<Shape<_{tminor},_{tmajor}>, Stride<_{tmajor},_1>>"), format!("Layout<Shape<_1,_{al}>>"))
+        } else {
+            (format!("Layout<Shape<_{tmajor},_{tminor}>, Stride<_1,_{tmajor}>>"), format!("Layout<Shape<_{al},_1>>"))
+        };
+        Ok(format!(
+            "decltype(make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS_ZFILL<{unit}>, {e}>{{}}, {thr}{{}}, {val}{{}}))"
+        ))
+    };
+    let (ga, gb) = (gmem(&ea, al_a, abits, ma, m)?, gmem(&eb, al_b, bbits, mb, n)?);
     Ok(vec![
         text(&policy),
         args[9].clone(),
@@ -1897,12 +1982,12 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         text(&format!("TagToStrideA_t<cutlass::layout::{la}>")),
         args[5].clone(),
         text(&format!("TagToStrideB_t<cutlass::layout::{lb}>")),
-        text(&format!("decltype(make_tiled_mma({op}{{}}, {atom_layout}{{}}))")),
-        text("SM90_TMA_LOAD"),
+        text(&tiled_mma),
+        text(&ga),
         text(&sa),
         text("void"),
         text("cute::identity"),
-        text("SM90_TMA_LOAD"),
+        text(&gb),
         text(&sb),
         text("void"),
         text("cute::identity"),
@@ -2170,8 +2255,43 @@ mod tests {
         );
         assert_eq!(text[8], "GMMA::Layout_K_SW128_Atom<half_t>");
         assert_eq!(text[12], "GMMA::Layout_MN_SW128_Atom<half_t>");
+        // FP8 (both K-major): the FP8 mainloop, a 32-deep TN atom.
         let mut fp8 = args.clone();
         fp8[2] = vec![Tok::Word("float_e4m3_t".into())];
-        assert!(sm90_builder(&fp8).unwrap_err().contains("FP8"));
+        fp8[5] = vec![Tok::Word("float_e4m3_t".into())];
+        fp8[6] = tokenize("cutlass::layout::ColumnMajor").into_iter().map(|t| t.0).collect();
+        fp8[4] = vec![Tok::Word("16".into())];
+        fp8[7] = vec![Tok::Word("16".into())];
+        let f: Vec<String> = sm90_builder(&fp8).expect("the FP8 mainloop").iter().map(|a| render(a)).collect();
+        // 232448 / (128*64 + 128*64 + 16) = 14 stages.
+        assert_eq!(
+            f[0],
+            "MainloopSm90TmaGmmaWarpSpecializedFP8<14, Shape<_2, _1, _1>, KernelTmaWarpSpecializedCooperative>"
+        );
+        assert!(f[6].contains("SM90_64x128x32_F32E4M3E4M3_SS_TN<>"), "{}", f[6]);
+        // FP8 with an MN-major B: detail::is_use_rmem_A, the RS builder.
+        fp8[6] = args[6].clone();
+        assert!(sm90_builder(&fp8).unwrap_err().contains("register-sourced"));
+        // Auto with 8-byte alignments: KernelCpAsyncWarpSpecialized, two load warp groups (256
+        // threads): A K-major 64/4 = 16 threads along K, B MN-major 128/4 = 32 along N.
+        let mut cp = args.clone();
+        cp[4] = vec![Tok::Word("4".into())];
+        cp[7] = vec![Tok::Word("4".into())];
+        let c: Vec<String> = sm90_builder(&cp).expect("the cp.async mainloop").iter().map(|a| render(a)).collect();
+        assert_eq!(c[0], "MainloopSm90CpAsyncGmmaWarpSpecialized<7, Shape<_2, _1, _1>, KernelCpAsyncWarpSpecialized>");
+        assert_eq!(
+            c[7],
+            "decltype(make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint64_t>, half_t>{}, Layout<Shape<_16, _16>, Stride<_16, _1>>{}, Layout<Shape<_1, _4>>{}))"
+        );
+        assert_eq!(
+            c[11],
+            "decltype(make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint64_t>, half_t>{}, Layout<Shape<_32, _8>, Stride<_1, _32>>{}, Layout<Shape<_4, _1>>{}))"
+        );
+        // KernelTma: MainloopSm90TmaGmma, the TiledMma of the atom alone.
+        let mut kt = args.clone();
+        kt[12] = tokenize("cutlass::gemm::KernelTma").into_iter().map(|t| t.0).collect();
+        let t: Vec<String> = sm90_builder(&kt).expect("the KernelTma mainloop").iter().map(|a| render(a)).collect();
+        assert_eq!(t[0], "MainloopSm90TmaGmma<7, Shape<_2, _1, _1>, 1>");
+        assert_eq!(t[6], "decltype(make_tiled_mma(SM90_64x128x16_F32F16F16_SS<GMMA::Major::K, GMMA::Major::MN>{}))");
     }
 }
