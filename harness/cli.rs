@@ -54,6 +54,10 @@ enum Cmd {
         /// With --svg: read the layout as (thread,value) -> index over an ROWS x COLS tile.
         #[arg(long, value_name = "ROWS,COLS")]
         tile: Option<String>,
+        /// With --svg: EXPR is an identity-tensor partition whose thread index is written THR;
+        /// draw which of threads 0..N holds which coordinate (T<thread> V<element>).
+        #[arg(long, value_name = "N", requires = "svg", conflicts_with = "tile")]
+        threads: Option<i64>,
     },
     /// Explain one warp-wide load, `warp_access(SPACE, ELEM_BYTES, VECTOR_BYTES, DATA, THREADS)`:
     /// each thread's byte offset, the sectors (global) or the phases and colliding banks (shared).
@@ -111,6 +115,7 @@ pub fn main() -> ExitCode {
         Cmd::Eval { expr, cute, both, oracle, table, .. } if cute || both => {
             oracle_cmd(&expr, both, table, &oracle, &mut out)
         }
+        Cmd::Eval { expr, svg: Some(file), threads: Some(n), .. } => Ok(write_svg(&file, owners_picture(&expr, n))),
         Cmd::Eval { expr, svg: Some(file), tile, .. } => Ok(svg_cmd(&expr, &file, tile.as_deref())),
         // The engine alone models the release `--cutlass-version` / `--cutlass-dir` names (the
         // nearest older modelled release for one it does not model).
@@ -153,6 +158,33 @@ pub fn printed(status: std::io::Result<ExitCode>) -> ExitCode {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             say!("error: writing stdout: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The picture of `--svg FILE --threads N`: each thread's identity-tensor partition (EXPR with
+/// `THR` replaced by the thread index) over the coordinates it holds.
+pub fn owners_picture(expr: &str, n: i64) -> Result<String, String> {
+    if !expr.contains("THR") || !(1..=4096).contains(&n) {
+        return Err("--threads N (1..=4096) needs THR in the expression where the thread index goes".into());
+    }
+    let mut parts = Vec::new();
+    for t in 0..n {
+        let text = expr.replace("THR", &t.to_string());
+        match eval_str(&text).map_err(|e| format!("{text}: {e}"))? {
+            crate::expr::Value::Atom(crate::expr::value::AtomValue::CoordTensor(p)) => parts.push(p),
+            other => return Err(format!("{text}: expected an identity-tensor partition, got {}", other.kind())),
+        }
+    }
+    crate::svg::owners_svg(&expr.replace("THR", "t"), &parts).map_err(|e| e.to_string())
+}
+
+fn write_svg(file: &std::path::Path, picture: Result<String, String>) -> ExitCode {
+    match picture.and_then(|s| std::fs::write(file, s).map_err(|e| format!("writing {}: {e}", file.display()))) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            say!("error: {e}");
             ExitCode::FAILURE
         }
     }

@@ -336,6 +336,70 @@ pub fn grid_of(v: &crate::expr::Value) -> Option<Result<Grid>> {
     })
 }
 
+/// Which thread holds which coordinate: `parts[t]` is thread `t`'s partition of an identity tensor
+/// (rank-2 coordinates); each coordinate `(r, c)` its elements hold is a cell at row `r`, column `c`,
+/// coloured by the thread (CuTe's `SVGColor_TV`) and labelled `T<t>` over `V<j>` (the element
+/// index in the thread's partition; the first thread and element where several hold it). The
+/// grid spans the coordinates held; a cell no thread holds is white.
+pub fn owners_svg(title: &str, parts: &[crate::engine::coord_tensor::CoordTensor]) -> Result<String> {
+    use crate::engine::scaled_basis::BasisValue;
+    let mut held: Vec<(i64, i64, i64, i64)> = Vec::new();
+    for (t, p) in parts.iter().enumerate() {
+        for j in 0..p.size()?.value {
+            let c = p.at_index(j)?.as_arithmetic_tuple();
+            let BasisValue::Tuple(v) = &c else {
+                return Err(Error::Type(format!("element {j} of thread {t} is {c}, not a rank-2 coordinate")));
+            };
+            let comp = |k: usize| match v.get(k) {
+                Some(BasisValue::Int(i)) => Ok(i.value),
+                None => Ok(0),
+                _ => Err(Error::Type(format!("element {j} of thread {t} is {c}, not a flat coordinate"))),
+            };
+            if v.len() > 2 {
+                return Err(Error::Type(format!("element {j} of thread {t} is {c}, not a rank-2 coordinate")));
+            }
+            held.push((comp(0)?, comp(1)?, t as i64, j));
+        }
+    }
+    let rows = held.iter().map(|h| h.0 + 1).max().unwrap_or(1);
+    let cols = held.iter().map(|h| h.1 + 1).max().unwrap_or(1);
+    check_cells(rows, cols)?;
+    let mut owner: Vec<Option<(i64, i64)>> = vec![None; (rows * cols) as usize];
+    for &(r, c, t, j) in &held {
+        if r < 0 || c < 0 {
+            return Err(Error::Type(format!("thread {t} holds a negative coordinate ({r},{c})")));
+        }
+        let cell = &mut owner[(r * cols + c) as usize];
+        if cell.is_none() {
+            *cell = Some((t, j));
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "<!-- Identity-tensor partition: {} -->", comment(title));
+    let _ = writeln!(out, "<!-- {} threads over {rows}x{cols} coordinates -->", parts.len());
+    header(&mut out, (cols + 1) * CELL, (rows + 1) * CELL);
+    for c in 0..cols {
+        centred(&mut out, (c + 1) * CELL + CELL / 2, CELL / 2, INDEX, "black", &c.to_string());
+    }
+    for r in 0..rows {
+        centred(&mut out, CELL / 2, (r + 1) * CELL + CELL / 2, INDEX, "black", &r.to_string());
+        for c in 0..cols {
+            let (x, y) = ((c + 1) * CELL, (r + 1) * CELL);
+            match owner[(r * cols + c) as usize] {
+                Some((t, j)) => tv_cell(&mut out, x, y, t, j, "/>"),
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"white\" stroke=\"black\"/>"
+                    );
+                }
+            }
+        }
+    }
+    out.push_str("</svg>\n");
+    Ok(out)
+}
+
 /// Text for inside an SVG element: `<`, `>`, `&` escaped.
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")

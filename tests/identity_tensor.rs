@@ -197,3 +197,33 @@ proptest! {
         }
     }
 }
+
+/// The picture of `cutecheck eval --svg FILE --threads N` (svg::owners_svg) puts thread `t`'s
+/// element `j` on the cell of the coordinate the engine's counting partition gives it (each
+/// coordinate held by one thread here), and the committed docs/identity_partition_mma_c.svg is
+/// what the CLI draws today.
+#[test]
+fn the_partition_picture_puts_each_thread_on_its_coordinates() {
+    let expr = "mma_partition_c(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_1,_1,_1>>{}), make_identity_tensor(make_shape(Int<16>{}, Int<16>{})), THR)";
+    let svg = cutecheck::cli::owners_picture(expr, 32).unwrap();
+    let lines: Vec<&str> = svg.lines().collect();
+    let mut cells = 0;
+    for t in 0..32 {
+        let idx = counting(&expr.replace("THR", &t.to_string()).replace("make_identity_tensor", "make_layout"));
+        for (j, k) in idx.into_iter().enumerate() {
+            let (r, c) = (k % 16, k / 16);
+            let rect = format!("<rect x=\"{}\" y=\"{}\" width=\"20\" height=\"20\"", (c + 1) * 20, (r + 1) * 20);
+            let at = lines.iter().position(|l| l.starts_with(&rect)).unwrap_or_else(|| panic!("no cell for ({r},{c})"));
+            assert!(lines[at + 1].contains(&format!(">T{t}<")), "({r},{c}): {}", lines[at + 1]);
+            assert!(lines[at + 2].contains(&format!(">V{j}<")), "({r},{c}): {}", lines[at + 2]);
+            cells += 1;
+        }
+    }
+    assert_eq!(cells, 256);
+    let committed =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/identity_partition_mma_c.svg")).unwrap();
+    assert_eq!(
+        committed, svg,
+        "docs/identity_partition_mma_c.svg is stale: redraw it with cutecheck eval --svg ... --threads 32"
+    );
+}
