@@ -378,6 +378,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MakeLayout => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
         Op::MakeLayoutRight => Absent("a constructor: the result is the layout its operands spell, compared with CuTe's print as text"),
         Op::MakeIdentityLayout => Has(definition::make_identity_layout),
+        Op::MakeIdentityTensor => Absent("its result is a tensor, which triage does not read back from a print; engine::coord_tensor's postconditions are property tests (tests/identity_tensor.rs)"),
         Op::Equal => Has(definition::equal),
         Op::MakeBasisLike => Absent("a constructor of strides: the result is compared with CuTe's print as text; make_identity_layout's check covers the same E<...>"),
         Op::Size => Absent("a query: its result is a number or tuple compared with CuTe's print as text; there is no weaker definition to check"),

@@ -31,6 +31,7 @@
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 mod basis;
+pub mod identity;
 mod issues;
 mod kernel;
 mod tma;
@@ -141,6 +142,9 @@ fn walk(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         Expr::Call { name, args, .. } => {
             if Op::lookup(name) == Some(Op::MakeIdentityLayout) {
                 add("basis-stride");
+            }
+            if Op::lookup(name) == Some(Op::MakeIdentityTensor) {
+                add("identity-tensor");
             }
             let n = name.to_string();
             let simple = name.simple().unwrap_or("");
@@ -1616,6 +1620,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MakeLayout => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
         Op::MakeLayoutRight => Absent("a constructor: the literals of every generated case already build layouts; its cases are in fixtures/cases"),
         Op::MakeIdentityLayout => Has((10, basis::basis_case)),
+        Op::MakeIdentityTensor => Has((6, fuzz::identity::identity_tensor_case)),
         Op::Equal => Has((2, basis::equality_case)),
         Op::MakeBasisLike => Absent("its strides are drawn inside the basis-stride cases (fuzz::basis, make_identity_layout's arm): identity layouts and literal strides along random axes"),
         Op::Size => Has((1, || fuzz::unary(Op::Size))),

@@ -189,6 +189,12 @@ pub fn snapshot_path(name: &str, version: Option<&str>) -> PathBuf {
     }
 }
 
+/// The oracle that [`record`] asks again alone: `opts` without the results cache (quiet), one case
+/// per translation unit (`batch: 1`).
+pub fn alone_oracle(opts: &crate::oracle::OracleOptions) -> Result<crate::oracle::Oracle> {
+    crate::oracle::Oracle::new(crate::oracle::OracleOptions { cache: false, verbose: false, batch: 1, ..opts.clone() })
+}
+
 /// Real CuTe's result lines for every case of every suite, as `cargo xtask bless` records them.
 ///
 /// The cases go to `oracle` in one run (batched into translation units). g++ reports a failing

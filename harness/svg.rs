@@ -327,6 +327,11 @@ pub fn grid_of(v: &crate::expr::Value) -> Option<Result<Grid>> {
             let x = b.call(&IntTuple::leaf(crate::engine::Int::dy(i)))?.as_arithmetic_tuple();
             Ok(cell(x.to_string(), basis_shade(&x)))
         }),
+        // An identity tensor or its partition: each element's coordinate (iterator + L(i)).
+        Value::Atom(AtomValue::CoordTensor(t)) => build(&t.layout.shape, t.to_string(), &|i| {
+            let x = t.at_index(i)?.as_arithmetic_tuple();
+            Ok(cell(x.to_string(), basis_shade(&x)))
+        }),
         _ => return None,
     })
 }
@@ -497,7 +502,9 @@ pub fn draw(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
 }
 
 /// The picture of an evaluated expression: an MMA atom name, a layout, or (with `tile` =
-/// `"ROWS,COLS"`) a TV layout.
+/// `"ROWS,COLS"`) a TV layout; with `tile`, a TiledCopy or TiledMMA draws which thread holds
+/// which coordinate of a ROWS x COLS identity tensor ([`partition_svg`]); a TMA copy draws its
+/// boxes over a window of its global tensor ([`box_svg`], ROWS x COLS with `tile`).
 pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
     use crate::expr::value::AtomValue;
     use crate::expr::Value;
@@ -516,16 +523,14 @@ pub fn svg_of(v: &crate::expr::Value, tile: Option<&str>) -> Result<String> {
             }
         }
         (Value::Layout(l), Some(t)) => {
-            let dims: Vec<i64> = t
-                .split(',')
-                .map(|x| x.trim().parse::<i64>())
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|_| Error::Type(format!("--tile wants ROWS,COLS, got {t}")))?;
-            match dims[..] {
-                [r, c] => tv_svg(l, r, c),
-                _ => Err(Error::Type(format!("--tile wants ROWS,COLS, got {t}"))),
-            }
+            let (r, c) = tile_dims(t)?;
+            tv_svg(l, r, c)
         }
+        (Value::Atom(AtomValue::TiledCopy(_) | AtomValue::TiledMma(_)), Some(t)) => {
+            let (r, c) = tile_dims(t)?;
+            Ok(partition_svg(&identity_partition_of(v, r, c)?))
+        }
+        (Value::Atom(AtomValue::Tma(r, _)), t) => Ok(box_svg(&box_picture(r, t.map(tile_dims).transpose()?)?)),
         (Value::Layout(l), None) => layout_svg(l),
         (other, _) => Err(Error::Type(format!("cannot draw {}", other.kind()))),
     }
@@ -589,6 +594,254 @@ pub fn access_svg(
     }
     out.push_str("</svg>\n");
     Ok(out)
+}
+
+/// Which (thread, value) of a partition holds each coordinate of a `rows x cols` identity tensor
+/// (`make_identity_tensor((rows,cols))` partitioned once per thread): `first[r + rows * c]` is
+/// the first (thread, value) whose element is the coordinate `(r,c)`, `holders` how many hold it,
+/// `outside` how many elements lie outside the tensor (a tile that does not divide the shape:
+/// what a kernel predicates off with `elem_less(tXcX(i), shape(X))`). Not one of CuTe's pictures
+/// (CuTe 4.2 and 4.7 have `print_svg` for MMAs only and `print_latex` for layouts, MMAs and copies,
+/// util/print_svg.hpp, util/print_latex.hpp).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionPicture {
+    pub rows: i64,
+    pub cols: i64,
+    pub first: Vec<Option<(i64, i64)>>,
+    pub holders: Vec<u32>,
+    pub outside: i64,
+    /// What is drawn: the partition of thread 0, as CuTe prints it.
+    pub title: String,
+}
+
+/// Component `k` of an arithmetic tuple (a missing component is 0; a leaf is component 0).
+fn coord_component(v: &crate::engine::scaled_basis::BasisValue, k: usize) -> Result<i64> {
+    use crate::engine::scaled_basis::BasisValue as V;
+    let leaf = |x: &V| match x.as_arithmetic_tuple() {
+        V::Int(i) => Ok(i.value),
+        other => Err(Error::Type(format!("a coordinate component {other} is not an integer"))),
+    };
+    match v.as_arithmetic_tuple() {
+        V::Tuple(t) => t.get(k).map_or(Ok(0), leaf),
+        V::Int(i) => Ok(if k == 0 { i.value } else { 0 }),
+        other => Err(Error::Type(format!("a coordinate {other} is not an arithmetic tuple"))),
+    }
+}
+
+/// The [`PartitionPicture`] of `threads` parts of `make_identity_tensor((rows,cols))`, part `t`
+/// being `part(identity, t)`.
+pub fn partition_picture(
+    rows: i64,
+    cols: i64,
+    threads: i64,
+    part: &dyn Fn(&crate::engine::coord_tensor::CoordTensor, i64) -> Result<crate::engine::coord_tensor::CoordTensor>,
+) -> Result<PartitionPicture> {
+    check_cells(rows, cols)?;
+    let shape = IntTuple::of_leaves([crate::engine::Int::st(rows), crate::engine::Int::st(cols)]);
+    let id = crate::engine::coord_tensor::make_identity_tensor(&shape)?;
+    let n = (rows * cols) as usize;
+    let (mut first, mut holders, mut outside) = (vec![None; n], vec![0u32; n], 0);
+    let mut title = String::new();
+    for t in 0..threads {
+        let p = part(&id, t)?;
+        if t == 0 {
+            title = p.to_string();
+        }
+        let size = p.size()?.value;
+        if size.saturating_mul(threads) > MAX_WALK {
+            return Err(Error::TooLarge(format!("{threads} parts of {size} elements (limit {MAX_WALK})")));
+        }
+        for v in 0..size {
+            let c = p.at_index(v)?;
+            let (r, k) = (coord_component(&c, 0)?, coord_component(&c, 1)?);
+            if !(0..rows).contains(&r) || !(0..cols).contains(&k) {
+                outside += 1;
+                continue;
+            }
+            let at = (r + rows * k) as usize;
+            first[at].get_or_insert((t, v));
+            holders[at] += 1;
+        }
+    }
+    Ok(PartitionPicture { rows, cols, first, holders, outside, title })
+}
+
+/// The [`PartitionPicture`] of a TiledCopy's `get_slice(t).partition_S` (every thread `t`) or a
+/// TiledMMA's `get_slice(t).partition_C` over a `rows x cols` identity tensor.
+pub fn identity_partition_of(v: &crate::expr::Value, rows: i64, cols: i64) -> Result<PartitionPicture> {
+    use crate::engine::coord_tensor::{copy_partition, mma_partition};
+    use crate::expr::value::AtomValue;
+    use crate::expr::Value;
+    match v {
+        Value::Atom(AtomValue::TiledCopy(tc)) => {
+            let threads = tc.tv.mode(0)?.size()?.value;
+            partition_picture(rows, cols, threads, &|id, t| copy_partition(tc, id, t, true))
+        }
+        Value::Atom(AtomValue::TiledMma(m)) => {
+            let threads = m.layout_c_tv()?.mode(0)?.size()?.value;
+            partition_picture(rows, cols, threads, &|id, t| mma_partition(m, 'C', id, t))
+        }
+        other => Err(Error::Type(format!(
+            "an identity-tensor partition needs a TiledCopy or TiledMMA, found {}",
+            other.kind()
+        ))),
+    }
+}
+
+/// The picture of a [`PartitionPicture`]: each coordinate's cell coloured by the first thread
+/// holding it (CuTe's `SVGColor_TV`) and labelled `T<thread>` over `V<value>` (its index in that
+/// thread's partition), a thick border where more than one (thread, value) holds it, an empty
+/// white cell where none does; row and column numbers are the coordinates.
+pub fn partition_svg(p: &PartitionPicture) -> String {
+    let longest = p.first.iter().flatten().map(|(t, v)| 1 + t.max(v).to_string().len()).max().unwrap_or(2);
+    let cell_w = CELL.max(text_width(longest, LABEL)).max(text_width(p.cols.max(1).to_string().len(), INDEX));
+    let margin = CELL.max(text_width((p.rows - 1).max(0).to_string().len(), INDEX));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<!-- which thread holds which coordinate of a {}x{} identity tensor; thread 0: {} -->",
+        p.rows,
+        p.cols,
+        comment(&p.title)
+    );
+    if p.outside > 0 {
+        let _ = writeln!(out, "<!-- {} elements lie outside the tensor (predicated off) -->", p.outside);
+    }
+    header(&mut out, margin + p.cols * cell_w, CELL + p.rows * CELL);
+    index_labels(&mut out, p.rows, p.cols, margin, cell_w);
+    for c in 0..p.cols {
+        for r in 0..p.rows {
+            let at = (r + c * p.rows) as usize;
+            let (x, y) = (margin + c * cell_w, (r + 1) * CELL);
+            let Some((tid, vid)) = p.first[at] else {
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{x}\" y=\"{y}\" width=\"{cell_w}\" height=\"{CELL}\" fill=\"rgb(255,255,255)\" stroke=\"black\"/>"
+                );
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cell_w}\" height=\"{CELL}\" fill=\"rgb({})\" stroke=\"black\" stroke-width=\"{}\"/>",
+                tv_color(tid),
+                if p.holders[at] > 1 { 2 } else { 1 }
+            );
+            centred(&mut out, x + cell_w / 2, y + CELL / 4, LABEL, "black", &format!("T{tid}"));
+            centred(&mut out, x + cell_w / 2, y + 3 * CELL / 4, LABEL, "black", &format!("V{vid}"));
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Where one TMA copy puts its boxes over a `rows x cols` window of its global tensor (origin at
+/// the global coordinate `(0,0)`): `cells[r + rows * c]` is `Some((s, box))` when shared-memory
+/// offset `s` of the CTA tile at the origin is the global element `(r,c)` (`cta_v_map` after
+/// `right_inverse(smem)`, the engine's `make_tma_copy`), `box = s / box_elems` the TMA box (the
+/// multicast slice or repeated issue) that moves it; other cells are `None`, `tile` the tile
+/// extents (the largest coordinate of the origin tile plus one, in each mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoxPicture {
+    pub rows: i64,
+    pub cols: i64,
+    pub cells: Vec<Option<(i64, i64)>>,
+    pub tile: (i64, i64),
+    pub box_elems: i64,
+    /// The gbasis, box and global dimensions, as the engine computed them.
+    pub title: String,
+}
+
+/// The [`BoxPicture`] of a TMA copy over a `rows x cols` window (`None`: two tiles by two).
+pub fn box_picture(r: &crate::engine::tma::TmaCopy, window: Option<(i64, i64)>) -> Result<BoxPicture> {
+    let inv = crate::engine::right_inverse::right_inverse(r.smem.nonswizzle())?;
+    let n = r.smem.nonswizzle().size()?.value;
+    if n > MAX_WALK {
+        return Err(Error::TooLarge(format!("a shared-memory tile of {n} elements (limit {MAX_WALK})")));
+    }
+    let box_elems: i64 = r.desc.box_dim.iter().map(|&b| i64::from(b)).product::<i64>().max(1);
+    let mut at = Vec::with_capacity(n as usize);
+    for s in 0..n {
+        let i = inv.call_int(crate::engine::Int::dy(s))?.value;
+        let g = r.cta_v_map.call(&IntTuple::leaf(crate::engine::Int::dy(i)))?;
+        at.push((coord_component(&g, 0)?, coord_component(&g, 1)?, s));
+    }
+    let tile = (at.iter().map(|a| a.0).max().unwrap_or(-1) + 1, at.iter().map(|a| a.1).max().unwrap_or(-1) + 1);
+    let (rows, cols) = window.unwrap_or((2 * tile.0, 2 * tile.1));
+    check_cells(rows, cols)?;
+    let mut cells = vec![None; (rows * cols) as usize];
+    for &(gr, gc, s) in &at {
+        if (0..rows).contains(&gr) && (0..cols).contains(&gc) {
+            cells[(gr + rows * gc) as usize] = Some((s, s / box_elems));
+        }
+    }
+    let title = format!(
+        "TMA {} {}: gbasis {} box {:?} global {:?} multicast {}",
+        r.op.name(),
+        r.val_type,
+        r.gbasis,
+        r.desc.box_dim,
+        r.desc.global_dim,
+        r.multicast
+    );
+    Ok(BoxPicture { rows, cols, cells, tile, box_elems, title })
+}
+
+/// The picture of a [`BoxPicture`]: the global window's cells, those the origin tile's boxes
+/// move coloured by box (`SVGColor_TV` of the box number) and labelled `S<offset>` (where in
+/// shared memory the element lands) over `B<box>`; the other tiles of the window shaded
+/// alternately (CuTe's `TSVGColor_BWx8` greys 0 and 1), with row and column numbers.
+pub fn box_svg(p: &BoxPicture) -> String {
+    let longest = p.cells.iter().flatten().map(|(s, b)| 1 + s.max(b).to_string().len()).max().unwrap_or(2);
+    let cell_w = CELL.max(text_width(longest, LABEL)).max(text_width(p.cols.max(1).to_string().len(), INDEX));
+    let margin = CELL.max(text_width((p.rows - 1).max(0).to_string().len(), INDEX));
+    let mut out = String::new();
+    let _ = writeln!(out, "<!-- {} -->", comment(&p.title));
+    let _ = writeln!(
+        out,
+        "<!-- a {}x{} window of the global tensor; tile {}x{}; {} elements a box -->",
+        p.rows, p.cols, p.tile.0, p.tile.1, p.box_elems
+    );
+    header(&mut out, margin + p.cols * cell_w, CELL + p.rows * CELL);
+    index_labels(&mut out, p.rows, p.cols, margin, cell_w);
+    let (tr, tc) = (p.tile.0.max(1), p.tile.1.max(1));
+    for c in 0..p.cols {
+        for r in 0..p.rows {
+            let (x, y) = (margin + c * cell_w, (r + 1) * CELL);
+            match p.cells[(r + c * p.rows) as usize] {
+                Some((s, b)) => {
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{x}\" y=\"{y}\" width=\"{cell_w}\" height=\"{CELL}\" fill=\"rgb({})\" stroke=\"black\" stroke-width=\"2\"/>",
+                        tv_color(b)
+                    );
+                    centred(&mut out, x + cell_w / 2, y + CELL / 4, LABEL, "black", &format!("S{s}"));
+                    centred(&mut out, x + cell_w / 2, y + 3 * CELL / 4, LABEL, "black", &format!("B{b}"));
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{x}\" y=\"{y}\" width=\"{cell_w}\" height=\"{CELL}\" fill=\"rgb({})\" stroke=\"black\"/>",
+                        bw_color((r / tr + c / tc) % 2)
+                    );
+                }
+            }
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// `--tile ROWS,COLS` as a pair.
+fn tile_dims(t: &str) -> Result<(i64, i64)> {
+    let dims: Vec<i64> = t
+        .split(',')
+        .map(|x| x.trim().parse::<i64>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| Error::Type(format!("--tile wants ROWS,COLS, got {t}")))?;
+    match dims[..] {
+        [r, c] => Ok((r, c)),
+        _ => Err(Error::Type(format!("--tile wants ROWS,COLS, got {t}"))),
+    }
 }
 
 #[cfg(test)]
@@ -790,5 +1043,199 @@ mod tests {
         assert_eq!(s.matches("<rect").count(), 16 * 64);
         assert!(s.contains(">T9</text>"));
         assert_clean_labels(&s, false);
+    }
+
+    /// The cell of a picture whose labels sit at `(x, y_top)` and `(x, y_bottom)`: both labels.
+    fn labels_at(svg: &str) -> std::collections::HashMap<(i64, i64), String> {
+        let mut m: std::collections::HashMap<(i64, i64), String> = std::collections::HashMap::new();
+        for (x, y, _, _, t) in texts(svg) {
+            // A cell's two labels share x, at y = top + CELL/4 and top + 3*CELL/4.
+            let top = (y - CELL / 4).div_euclid(CELL) * CELL;
+            m.entry((x, top)).and_modify(|s| *s = format!("{s} {t}")).or_insert(t);
+        }
+        m
+    }
+
+    fn eval_value(e: &str) -> crate::expr::Value {
+        eval_str(e).unwrap_or_else(|err| panic!("{e}: {err}"))
+    }
+
+    /// Postconditions of [`partition_picture`], checked against the engine's partitions one
+    /// thread at a time: every element of every thread's part of the identity tensor is a
+    /// coordinate (coord_tensor postcondition 2), the cell of coordinate `(r,c)` is drawn with the
+    /// first (thread, value) whose element is `(r,c)` and counts every holder, and an element
+    /// outside the tensor is counted, never drawn.
+    fn check_partition_picture(e: &str, rows: i64, cols: i64, copy_exactly_once: bool) {
+        use crate::engine::coord_tensor::{copy_partition, make_identity_tensor, mma_partition};
+        use crate::expr::value::AtomValue;
+        use crate::expr::Value;
+        let v = eval_value(e);
+        let p = identity_partition_of(&v, rows, cols).unwrap();
+        let id =
+            make_identity_tensor(&IntTuple::of_leaves([crate::engine::Int::st(rows), crate::engine::Int::st(cols)]))
+                .unwrap();
+        let (threads, part): (i64, Box<dyn Fn(i64) -> crate::engine::coord_tensor::CoordTensor>) = match &v {
+            Value::Atom(AtomValue::TiledCopy(tc)) => {
+                let tc = tc.clone();
+                let id = id.clone();
+                (
+                    tc.tv.mode(0).unwrap().size().unwrap().value,
+                    Box::new(move |t| copy_partition(&tc, &id, t, true).unwrap()),
+                )
+            }
+            Value::Atom(AtomValue::TiledMma(m)) => {
+                let m = m.clone();
+                let id = id.clone();
+                (
+                    m.layout_c_tv().unwrap().mode(0).unwrap().size().unwrap().value,
+                    Box::new(move |t| mma_partition(&m, 'C', &id, t).unwrap()),
+                )
+            }
+            _ => unreachable!(),
+        };
+        let mut holders = vec![0u32; (rows * cols) as usize];
+        let mut first: Vec<Option<(i64, i64)>> = vec![None; (rows * cols) as usize];
+        let mut outside = 0;
+        for t in 0..threads {
+            let part = part(t);
+            for j in 0..part.size().unwrap().value {
+                let c = part.at_index(j).unwrap();
+                let (r, k) = (coord_component(&c, 0).unwrap(), coord_component(&c, 1).unwrap());
+                assert!(r >= 0 && k >= 0, "{e}: thread {t} element {j} is {c}, not a coordinate");
+                if r >= rows || k >= cols {
+                    outside += 1;
+                    continue;
+                }
+                let at = (r + rows * k) as usize;
+                holders[at] += 1;
+                first[at].get_or_insert((t, j));
+            }
+        }
+        assert_eq!(p.holders, holders, "{e}");
+        assert_eq!(p.first, first, "{e}");
+        assert_eq!(p.outside, outside, "{e}");
+        if copy_exactly_once {
+            assert!(holders.iter().all(|&h| h == 1), "{e}: a copy's threads hold each coordinate once: {holders:?}");
+        }
+        let svg = partition_svg(&p);
+        assert_eq!(svg.matches("<rect").count() as i64, rows * cols, "{e}");
+        let labels = labels_at(&svg);
+        let drawn = labels.values().filter(|s| s.starts_with('T')).count();
+        assert_eq!(drawn, first.iter().flatten().count(), "{e}");
+        for (at, f) in first.iter().enumerate() {
+            let Some((t, j)) = f else { continue };
+            let (r, c) = (at as i64 % rows, at as i64 / rows);
+            let cell_w = svg_cell_width(&svg);
+            let margin = svg_first_rect_x(&svg);
+            let key = (margin + c * cell_w + cell_w / 2, (r + 1) * CELL);
+            assert_eq!(labels.get(&key), Some(&format!("T{t} V{j}")), "{e}: cell ({r},{c})");
+        }
+        assert_clean_labels(&svg, false);
+    }
+
+    fn svg_cell_width(svg: &str) -> i64 {
+        let r = svg.lines().find(|l| l.starts_with("<rect ")).unwrap();
+        r.split(" width=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+    }
+
+    fn svg_first_rect_x(svg: &str) -> i64 {
+        let r = svg.lines().find(|l| l.starts_with("<rect ")).unwrap();
+        r.split(" x=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+    }
+
+    /// `eval --svg` of one thread's partition of an identity tensor draws each element's
+    /// coordinate (the iterator's offset plus `L(i)`), as `T(i)` evaluates it.
+    #[test]
+    fn a_coordinate_tensor_is_drawn_with_its_coordinates() {
+        use crate::expr::value::AtomValue;
+        use crate::expr::Value;
+        let e = "copy_partition_s(make_tiled_copy(copy_atom(UniversalCopy<uint32_t>,float),(_4,_2):(_2,_1),(_2,_2)),make_identity_tensor((_10,_12)),5)";
+        let v = eval_value(e);
+        let Value::Atom(AtomValue::CoordTensor(t)) = &v else { panic!("{e} is not a coordinate tensor") };
+        let g = grid_of(&v).expect("drawn").unwrap();
+        assert_eq!(g.title, t.to_string());
+        assert_eq!(g.cells.len() as i64, t.size().unwrap().value);
+        for (i, c) in g.cells.iter().enumerate() {
+            assert_eq!(c.label, t.at_index(i as i64).unwrap().as_arithmetic_tuple().to_string());
+        }
+        // Thread 5 of (_4,_2):(_2,_1) is thread coordinate (2,1): values (2x2) at rows 4,5 and
+        // columns 2,3 of the first 8x4 tile.
+        let labels: Vec<&str> = g.cells.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(&labels[..4], &["(4,2)", "(5,2)", "(4,3)", "(5,3)"]);
+        assert_clean_labels(&draw(&v, None).unwrap(), true);
+    }
+
+    /// An identity-tensor partition picture (issue 28) shows, for each coordinate, the thread and
+    /// value that `get_slice(t).partition_S(make_identity_tensor(shape))` (a TiledCopy) or
+    /// `partition_C` (a TiledMMA) gives it: the sm80 mainloop's `tAcA`, the tiled_copy_if
+    /// tutorial's ragged tensor (elements outside it counted, as the predicate drops them).
+    #[test]
+    fn identity_partition_picture_shows_the_engine_partitions() {
+        let cp =
+            "make_tiled_copy(copy_atom(SM80_CP_ASYNC_CACHEALWAYS<uint128_t>,half_t),(_16,_8):(_8,_1),(_1,_8):(_0,_1))";
+        check_partition_picture(cp, 16, 64, true);
+        check_partition_picture(cp, 32, 128, true);
+        check_partition_picture(cp, 20, 70, false);
+        let small = "make_tiled_copy(copy_atom(UniversalCopy<uint32_t>,float),(_4,_2):(_2,_1),(_2,_2))";
+        check_partition_picture(small, 8, 4, true);
+        check_partition_picture(small, 10, 12, false);
+        check_partition_picture("make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1))", 32, 16, true);
+        check_partition_picture("make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN)", 20, 12, false);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// For a random thread-major TiledCopy (threads (tm,tn), values (vm,vn)) over a tensor
+        /// that is a whole number of its tiles, every coordinate is held by exactly one
+        /// (thread, value), and the picture draws that one.
+        #[test]
+        fn identity_partitions_of_random_copies_cover_each_coordinate_once(
+            (tm, tn, vm, vn, km, kn, col) in (0u32..3, 0u32..3, 0u32..2, 0u32..3, 1i64..3, 1i64..3, any::<bool>())
+        ) {
+            let (tm, tn, vm, vn) = (1i64 << tm, 1i64 << tn, 1i64 << vm, 1i64 << vn);
+            let thr = if col { format!("(_{tm},_{tn})") } else { format!("(_{tm},_{tn}):(_{tn},_1)") };
+            let e = format!("make_tiled_copy(copy_atom(UniversalCopy<uint32_t>,float),{thr},(_{vm},_{vn}))");
+            check_partition_picture(&e, tm * vm * km, tn * vn * kn, true);
+        }
+    }
+
+    /// A TMA box picture (issue 28) puts shared-memory offset `i` of the origin tile at the global
+    /// coordinate `gbasis(i)` (the engine's `make_tma_copy` box basis, an independent path from
+    /// the `cta_v_map` and `right_inverse(smem)` the picture is drawn from), each box coloured
+    /// apart, and nothing outside the origin tile.
+    #[test]
+    fn tma_box_picture_puts_each_element_at_its_gbasis_coordinate() {
+        use crate::expr::value::AtomValue;
+        use crate::expr::Value;
+        for (e, boxes) in [
+            ("make_tma_copy(SM90_TMA_LOAD, half_t, (1024,256):(256,_1), (_8,_16):(_16,_1))", 1),
+            ("make_tma_copy(SM90_TMA_LOAD, half_t, (1024,256):(_1,1024), (_8,_16):(_1,_8))", 1),
+            ("make_tma_copy(SM90_TMA_LOAD, float, (1024,256):(_1,1024), tile_to_shape(GMMA::Layout_MN_SW128_Atom<float>,(_64,_16)))", 1),
+            ("make_tma_copy(SM90_TMA_LOAD_MULTICAST, half_t, (1024,256):(256,_1), (_16,_16):(_16,_1), (_16,_16), _2)", 2),
+        ] {
+            let Value::Atom(AtomValue::Tma(r, _)) = eval_value(e) else { panic!("{e} is not a TMA") };
+            let p = box_picture(&r, None).unwrap();
+            let n = r.smem.nonswizzle().size().unwrap().value;
+            assert_eq!(p.cells.iter().flatten().count() as i64, n, "{e}: one cell per smem element");
+            let g = r.gbasis.size().unwrap().value;
+            assert_eq!(p.box_elems * boxes, g, "{e}: {boxes} boxes a gbasis");
+            for i in 0..g {
+                let c = r.gbasis.call(&IntTuple::leaf(crate::engine::Int::dy(i))).unwrap();
+                let (gr, gc) = (coord_component(&c, 0).unwrap(), coord_component(&c, 1).unwrap());
+                assert!(gr < p.tile.0 && gc < p.tile.1, "{e}: gbasis({i}) = {c} leaves the tile {:?}", p.tile);
+                assert_eq!(p.cells[(gr + p.rows * gc) as usize], Some((i, i / p.box_elems)), "{e}: gbasis({i}) = {c}");
+            }
+            let svg = box_svg(&p);
+            assert_eq!(svg.matches("<rect").count() as i64, p.rows * p.cols, "{e}");
+            let labels = labels_at(&svg);
+            let (cell_w, margin) = (svg_cell_width(&svg), svg_first_rect_x(&svg));
+            for (at, cell) in p.cells.iter().enumerate() {
+                let (r, c) = (at as i64 % p.rows, at as i64 / p.rows);
+                let key = (margin + c * cell_w + cell_w / 2, (r + 1) * CELL);
+                let want = cell.map(|(s, b)| format!("S{s} B{b}"));
+                assert_eq!(labels.get(&key).cloned(), want, "{e}: cell ({r},{c})");
+            }
+            assert_clean_labels(&svg, false);
+        }
     }
 }

@@ -5,7 +5,8 @@
 //!   (`UPDATE_ATOM_CASES=1 cargo test --test atoms` rewrites them). Real CuTe's output for them
 //!   (and for `atoms_tiled.cases`, `atoms_swizzle.cases`) is in `snapshots/atoms_*.snap`, recorded by
 //!   `cargo xtask bless` and compared with the engine by tests/fixed_suites.rs.
-//! - The value types of every MMA atom are checked against CuTe by the ignored test
+//! - The value types of every MMA atom (dense, SM90 sparse GMMA, SM120 sparse and block-scaled) are
+//!   checked against CuTe by the ignored test
 //!   `value_types_match_cute` (compiles host-only against the provisioned CuTe; runs under
 //!   `cargo xtask test`, which sets CUTECHECK_CUTE).
 
@@ -124,8 +125,14 @@ fn value_types_match_cute() {
     includes.extend(cuda.include_dirs);
     let dir = tempfile::tempdir().unwrap();
     let mut body = String::new();
-    for n in dense_mma_atom_names() {
-        let a = mma_atom(&n).unwrap();
+    // Every atom: the dense ones, the SM90 sparse GMMA atoms (ValTypeA `sparse_elem<2,T>`) and
+    // the SM120 sparse and block-scaled atoms.
+    let mut names = mma_atom_names();
+    names.extend(cutecheck::engine::atom::sm120::sm120_atom_names());
+    assert!(names.iter().any(|n| n.starts_with("SM90::GMMA::SPARSE::")));
+    assert!(names.iter().any(|n| n.contains("BLOCKSCALED")) && names.iter().any(|n| n.contains("SM120::SPARSE")));
+    for n in &names {
+        let a = mma_atom(n).unwrap();
         let [d, ta, tb, c] = a.val_types.clone().map(|t| cpp_type(&t));
         writeln!(
             body,
@@ -134,8 +141,8 @@ fn value_types_match_cute() {
         .unwrap();
     }
     let out = compile_and_run(&includes, dir.path(), "valtypes", &body);
-    assert_eq!(out.lines().count(), dense_mma_atom_names().len());
-    for (n, l) in dense_mma_atom_names().iter().zip(out.lines()) {
+    assert_eq!(out.lines().count(), names.len());
+    for (n, l) in names.iter().zip(out.lines()) {
         assert_eq!(l, "1111", "value types of {n}");
     }
 }

@@ -141,8 +141,7 @@ impl Recording {
             let suites = self.wanted.get().expect("set before the trials run");
             let version = option_env!("CUTECHECK_CUTE").unwrap_or(DEFAULT_CUTLASS);
             let opts = OracleOptions { cutlass_version: Some(version.to_string()), ..OracleOptions::default() };
-            let alone = Oracle::new(OracleOptions { cache: false, batch: 1, ..opts.clone() })
-                .map_err(|e| format!("real CuTe: {e:#}"))?;
+            let alone = cutecheck::suite::alone_oracle(&opts).map_err(|e| format!("real CuTe: {e:#}"))?;
             let oracle =
                 Oracle::new(opts).map_err(|e| format!("CUTECHECK_CUTE is set but real CuTe is not usable: {e:#}"))?;
             // Recorded exactly as `cargo xtask bless` records (a batch's compile errors asked again alone).

@@ -19,6 +19,10 @@ fn read(name: &str) -> String {
 
 #[test]
 fn the_recorded_sources_are_what_the_generator_writes() {
+    assert_eq!(sm100::call_header(), read(sm100::CALL_HEADER));
+    for stem in ["sm100_atoms.cu", "sm120_atoms.cu"] {
+        assert!(read(stem).contains(&format!("#include \"{}\"", sm100::CALL_HEADER)), "{stem}");
+    }
     assert_eq!(sm100::source("sm_100a", &sm100::sm100_programs()), read("sm100_atoms.cu"));
     assert_eq!(sm100::source("sm_120a", &sm100::sm120_programs()), read("sm120_atoms.cu"));
     let build = read("build.txt");

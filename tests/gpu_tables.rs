@@ -45,6 +45,7 @@ fn plan_atom(p: &gpu::Plan) -> String {
         gpu::Plan::Mma(c) => c[0].op.clone(),
         gpu::Plan::Gmma(c) => c.name.clone(),
         gpu::Plan::Copy(c) => format!("Copy_Atom<{},{}>", c.op, c.val_type),
+        gpu::Plan::Sparse(c) => c.name.clone(),
         gpu::Plan::Skip { atom, .. } => atom.clone(),
     }
 }
@@ -60,8 +61,8 @@ fn every_engine_atom_is_checked_or_skipped_with_a_reason() {
     let names: Vec<String> = p.iter().map(plan_atom).collect();
     let unique: BTreeSet<&String> = names.iter().collect();
     assert_eq!(unique.len(), names.len(), "an atom appears twice in the plan");
-    // The sparse GMMA atoms are outside the recorded run (gpu::plan says why).
-    for n in mma_atom_names().into_iter().filter(|n| !n.starts_with("SM90::GMMA::SPARSE::")) {
+    // The sparse GMMA atoms too (their run is `cargo xtask gpu-sparse`, tests/gpu_sparse.rs).
+    for n in mma_atom_names() {
         assert!(unique.contains(&n), "{n} is neither checked nor skipped");
     }
     let mut mma = 0;
@@ -77,14 +78,14 @@ fn every_engine_atom_is_checked_or_skipped_with_a_reason() {
             gpu::Plan::Skip { atom, reason } => {
                 assert!(reason.len() > 20, "{atom}: skip reason '{reason}'");
                 // Only these warp-level atoms are skipped: the rest must run.
-                if !atom.starts_with("SM90_64x") {
+                if !atom.starts_with("SM90_64x") && !atom.starts_with("SM90::GMMA::SPARSE::") {
                     assert!(
                         atom.starts_with("UniversalFMA") || atom.contains("C64") || atom == "SM61_DP2A",
                         "{atom} skipped: {reason}"
                     );
                 }
             }
-            gpu::Plan::Copy(_) => {}
+            gpu::Plan::Copy(_) | gpu::Plan::Sparse(_) => {}
         }
     }
     assert!(mma >= 85, "{mma} mma.sync atoms checked");
@@ -372,9 +373,10 @@ fn recorded_h200_run_shows_what_it_must() {
     );
     assert_eq!(count("corrupt", "table", "PASS"), 0);
     assert_eq!(count("corrupt", "table", "FAIL"), sound);
-    // Every atom of the plan has rows in the summary (checked, or a SKIP with its reason).
+    // Every atom of the plan has rows in the summary (checked, or a SKIP with its reason); the
+    // sparse GMMA atoms have theirs in fixtures/gpu/h200-sparse/ (tests/gpu_sparse.rs).
     let atoms: BTreeSet<String> = rows.iter().map(|r| r.atom.replace("(corrected)", "")).collect();
-    for x in p {
+    for x in p.iter().filter(|x| !plan_atom(x).starts_with("SM90::GMMA::SPARSE::")) {
         let name = plan_atom(x).replace("(corrected)", "");
         assert!(atoms.contains(&name), "{name} has no row in the recorded run");
     }
@@ -399,6 +401,18 @@ fn recorded_run_used_the_engine_tables() {
     let dir = tempfile::tempdir().unwrap();
     prepare(dir.path());
     let rec = root().join("fixtures/gpu/h200");
+    // The recorded run predates the sparse GMMA atoms' own run (fixtures/gpu/h200-sparse/,
+    // tests/gpu_sparse.rs): its plan.json is the plan without them.
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("plan.json")).unwrap()).unwrap();
+    let dense: Vec<&serde_json::Value> = plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["atom"].as_str().unwrap().starts_with("SM90::GMMA::SPARSE::"))
+        .collect();
+    assert!(dense.len() < plan.as_array().unwrap().len(), "the plan lists the sparse GMMA atoms");
+    std::fs::write(dir.path().join("plan.json"), serde_json::to_string_pretty(&dense).unwrap() + "\n").unwrap();
     for f in ["tables.txt", "tables_corrupt.txt", "copy_tables.txt", "plan.json"] {
         let now = std::fs::read_to_string(dir.path().join(f)).unwrap();
         assert!(now.len() > 1000, "{f}");

@@ -95,10 +95,13 @@ struct Unmodelled {
 
 const UNMODELLED: &[Unmodelled] = &[Unmodelled {
     release: "3.3.0.0",
-    why: "CUTLASS 3.3 is modelled in part (model 3.3.0.0: the 3.4 switches and before them its ValLayoutMNK \
-          tiled MMAs, print forms, products, composition and atom set): its complement has no injectivity \
-          check (oracle_batch: complement((_2,_2):(_1,_1),_24) prints (_0,_12):(_2,_2))",
-    problems: &[("oracle_batch", 1)],
+    why: "CUTLASS 3.3 is modelled in part (model 3.3.0.0): its fixed suites pass (ValLayoutMNK tiled MMAs, print \
+          forms, products, composition, atom set: the switches before 3.4; complement((_2,_2):(_1,_1),_24) a known \
+          discrepancy), but `cargo xtask conformance --cutlass-version 3.3.0.0 --cases 150 --seed 1 --no-fixed` finds \
+          4 random cases it does not model: complement without its injectivity check (complement, logical_divide), \
+          make_tma_atom not declared, a TMA TiledCopy's TV layout without its inner tuple; so the nightly matrix \
+          leaves it out (release::PARTIAL)",
+    problems: &[],
 }];
 
 /// An unmodelled release's suite: ignored with the reason when its problems are as many as listed,

@@ -157,6 +157,13 @@ extern "C" __attribute__((weak)) cudaError_t CUDARTAPI cudaDriverGetVersion(int*
   return cudaSuccess;
 }
 
+// CUTLASS 4.3's make_tma_copy_desc asks the same through the driver API (cuDriverGetVersion);
+// the same answer. Weak: a linked driver's own definition wins.
+extern "C" __attribute__((weak)) CUresult CUDAAPI cuDriverGetVersion(int* version) {
+  *version = 13020;
+  return CUDA_SUCCESS;
+}
+
 namespace {
 
 bool selected(int id, int argc, char** argv) {

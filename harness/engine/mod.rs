@@ -8,6 +8,7 @@ pub mod blocked_product;
 pub mod coalesce;
 pub mod complement;
 pub mod composition;
+pub mod coord_tensor;
 pub mod dice;
 pub mod equality;
 pub mod error;

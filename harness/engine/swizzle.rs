@@ -83,6 +83,14 @@ impl fmt::Display for Swizzle {
 pub enum Offset {
     Int(Int),
     SmemPtr(i64),
+    /// `MixedBits<S,F>{d}` (swizzle.hpp): the offset a slice through a kept swizzle's bits at a
+    /// run-time coordinate leaves (swizzle_layout.hpp slice_and_offset); bits `f` dynamic (`d`,
+    /// within `f`), the rest static (`s`). Its value is `s | d`.
+    Mixed {
+        s: u32,
+        f: u32,
+        d: u32,
+    },
 }
 
 impl fmt::Display for Offset {
@@ -90,6 +98,8 @@ impl fmt::Display for Offset {
         match self {
             Offset::Int(i) => write!(f, "{i}"),
             Offset::SmemPtr(b) => write!(f, "smem_ptr[{b}b](unset)"),
+            // swizzle.hpp print(MixedBits): "M_%u|(%u&%u)=%u", S, dynamic_int_, F, uint32_t(m).
+            Offset::Mixed { s, f: m, d } => write!(f, "M_{s}|({d}&{m})={}", s | d),
         }
     }
 }
@@ -106,6 +116,8 @@ impl ComposedLayout {
     fn int_offset(&self) -> Result<Int> {
         match self.offset {
             Offset::Int(i) => Ok(i),
+            // MixedBits converts to uint32_t as `S | dynamic_int_`, a run-time value.
+            Offset::Mixed { s, d, .. } => Ok(Int::dy((s | d) as i64)),
             Offset::SmemPtr(_) => Err(Error::Rejected {
                 condition: "a layout over smem_ptr_flag is applied to a pointer, not evaluated",
                 detail: self.to_string(),

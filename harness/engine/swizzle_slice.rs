@@ -16,8 +16,9 @@
 //! Modelled: the coordinate of `_` only, and the slice that consumes no swizzle bit (`only_zy o
 //! diced` has zero strides, so the new offset is CuTe's `_0 ^ _0 = _0` for a static zero offset or
 //! a shared-memory `smem_ptr_flag_bits<B>`, which derives from `Int<0>`) of a layout that keeps
-//! hitting Y and Z; the rest (a MixedBits offset, the decay to a plain layout) is refused as not
-//! modelled.
+//! hitting Y and Z, keeping the swizzle with a static or a `MixedBits` offset (a run-time
+//! coordinate through the swizzle's bits: `Offset::Mixed`, printed `M_S|(d&F)=v`), and the decay
+//! to a plain layout; slicing again a layout whose offset is MixedBits is refused as not modelled.
 //!
 //! Postconditions (checked by [`check_postconditions`]): for every `i < size(R)`, with `full(i)`
 //! the coordinate made of `i`'s coordinates at the `_` positions of `c` and `c`'s integers
@@ -108,6 +109,7 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
         // smem_ptr_flag_bits<B> derives from Int<0>.
         Offset::SmemPtr(_) => Mixed::St(0),
         Offset::Int(_) => return Err(not_modelled("a slice with a dynamic offset", x)),
+        Offset::Mixed { .. } => return Err(not_modelled("a slice of a layout with a MixedBits offset", x)),
     };
     let offset_only_zy = base.xor(to_mixed_bits(&only_diced, &coord, x)?);
     let anti_diced = composition(&anti, &diced)?;
@@ -117,10 +119,10 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
     let active = only_sliced.call_int(n.sub(Int::st(1))?)?;
     if active.is_static && active.value & !x.swizzle.apply(active.value) != 0 {
         // Hits Y and Z: the swizzle stays, with the new offset.
-        let Mixed::St(o) = offset_only_zy else {
-            return Err(not_modelled("a kept swizzle with a MixedBits offset", x));
+        let offset = match offset_only_zy {
+            Mixed::St(o) => Offset::Int(Int::st(o as i32 as i64)),
+            Mixed::Mb { s, f, d } => Offset::Mixed { s, f, d },
         };
-        let offset = Offset::Int(Int::st(o as i32 as i64));
         return Ok((
             SwizzledLayout::Composed(ComposedLayout { swizzle: x.swizzle, offset, layout: sliced }),
             offset_anti_zy,
@@ -364,6 +366,26 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_swizzle_takes_a_mixed_bits_offset() {
+        // sm80_mma_multistage.hpp's tf32 B operand: the stage slice (_,_,0) of
+        // Sw<3,2,3> o _0 o ((_4,_16,_2),(_1,(_2,_2)),(_4,_4,(_1,_3))) at a dynamic thread coordinate
+        // keeps the swizzle with a MixedBits offset (what CuTe prints as `M_S|(d&F)=v`).
+        let x = ComposedLayout {
+            swizzle: Swizzle { b: 3, m: 2, s: 3 },
+            offset: Offset::Int(Int::st(0)),
+            layout: l(
+                "((_4,_16,_2),(_1,(_2,_2)),(_4,_4,(_1,_3))):((_32,_1,_0),(_0,(_128,_16)),(_256,_1024,(_0,_4096)))",
+            ),
+        };
+        let c = Coord::from_tiler(&t("((1,5,_),(_,_),(_,_,_))")).unwrap();
+        let (r, off) = slice_and_offset(&c, &x).unwrap();
+        let SwizzledLayout::Composed(k) = &r else { panic!("decayed to a plain layout") };
+        assert!(matches!(k.offset, Offset::Mixed { .. }), "{k}");
+        assert!(k.to_string().starts_with("Sw<3,2,3> o M_"), "{k}");
+        check_postconditions(&c, &x, &r, off).unwrap();
+    }
+
+    #[test]
     fn mixed_bits_follow_cutes_truth_tables() {
         // A dynamic bit XOR a static one stays dynamic; static bits take precedence in make.
         let m = Mixed::make(0, 0b1010, 0b1110);
@@ -395,10 +417,14 @@ mod tests {
                 Some((v, st)) => format!("{}{}", if *st { "_" } else { "" }, v % n),
             }).collect();
             let c = Coord::from_tiler(&t(&format!("({})", modes.join(",")))).unwrap();
-            match slice_and_offset(&c, &x) {
-                Ok((r, off)) => check_postconditions(&c, &x, &r, off).unwrap(),
-                // The one form refused: a kept swizzle whose new offset is MixedBits.
-                Err(e) => proptest::prop_assert!(e.to_string().contains("a kept swizzle with a MixedBits offset"), "{e}"),
+            // Every such slice is modelled (a kept swizzle with a MixedBits offset included).
+            let (r, off) = slice_and_offset(&c, &x).unwrap();
+            check_postconditions(&c, &x, &r, off).unwrap();
+            // A MixedBits offset is CuTe's make_mixed_bits: its dynamic bits lie within F, F and
+            // the static bits S are disjoint, and it prints `M_S|(d&F)=S|d`.
+            if let SwizzledLayout::Composed(ComposedLayout { offset: Offset::Mixed { s, f, d }, .. }) = &r {
+                proptest::prop_assert!(*f != 0 && d & !f == 0 && s & f == 0, "M_{s}|({d}&{f})");
+                proptest::prop_assert_eq!(Offset::Mixed { s: *s, f: *f, d: *d }.to_string(), format!("M_{s}|({d}&{f})={}", s | d));
             }
         }
     }

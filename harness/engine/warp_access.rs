@@ -150,6 +150,9 @@ pub fn byte_offset(elem_bytes: i64, data: Data<'_>, i: i64) -> Result<i64> {
         Data::Plain(l) => elem_bytes * l.call_int(Int::dy(i))?.value,
         Data::Swizzled(c) => match c.offset {
             Offset::Int(o) => elem_bytes * c.swizzle.apply(o.value + c.layout.call_int(Int::dy(i))?.value),
+            Offset::Mixed { s, d, .. } => {
+                elem_bytes * c.swizzle.apply((s | d) as i64 + c.layout.call_int(Int::dy(i))?.value)
+            }
             Offset::SmemPtr(bits) => {
                 if bits != 8 * elem_bytes {
                     return Err(Error::Rejected {

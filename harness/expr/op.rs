@@ -233,6 +233,7 @@ operations! {
     RetileD = "retile_D", Atoms, (2, 2), None, "(make_tiled_copy(...), fragment layout): ThrCopy::retile_D's layout";
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
     MakeIdentityLayout = "make_identity_layout", Core, (1, 1), None, "(shape): the layout shape:make_basis_like(shape)";
+    MakeIdentityTensor = "make_identity_tensor", Core, (1, 1), None, "(shape): the tensor make_coord_tensor(make_identity_layout(shape)), each element its coordinate; its partitions (local_tile, local_partition, copy_partition_s/d, mma_partition_a/b/c, T(_,i)) are tensors";
     MakeBasisLike = "make_basis_like", Core, (1, 1), None, "(shape): E<i,j,...> at each leaf";
     Equal = "equal", Core, (2, 2), None, "(a, b): CuTe's a == b on integers, ratios _a/_b, basis elements v@N (integer or ratio v), int tuples and arithmetic tuples: _1/_0 static, 1/0 a bool";
     MakeTmaCopy = "make_tma_copy", Atoms, (4, 6), None, "(SM90_TMA_LOAD|SM90_TMA_LOAD_MULTICAST|SM90_TMA_STORE|SM90_TMA_REDUCE_ADD, value type, gmem layout, smem layout or swizzled layout[, cluster size]) or (..., smem layout, CTA tiler, cluster size), as CuTe's overloads: CuTe's TiledCopy";

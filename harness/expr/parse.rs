@@ -664,6 +664,21 @@ impl<B: Build> Parser<'_, B> {
                 self.value_of_type()?;
                 Ok(Some(node))
             }
+            cpp::Form::Moded(op, i) => {
+                // `size<I>(x)` is `size(get(x, I))` (CuTe's `size<I...>(x)` is
+                // `size(get<I...>(x))`, layout.hpp / int_tuple.hpp).
+                if self.peek() != Some(b'(') {
+                    return Ok(None);
+                }
+                if self.args()? != 1 {
+                    return Err(self.err_at_col(col, &format!("{}<I>(x) takes one argument", name.base())));
+                }
+                let idx = self.build.int(i, false, col);
+                self.build.push(idx);
+                let got = self.build.call(cpp::op_name(super::op::Op::Get), 2, true, col);
+                self.build.push(got);
+                Ok(Some(self.build.call(cpp::op_name(op), 1, true, col)))
+            }
             cpp::Form::Atom(op) => {
                 let targs = name.targs.as_deref().unwrap_or(&[]);
                 let n = targs.len();
@@ -910,6 +925,7 @@ fn scan_into(b: &[u8], mut pos: usize, depth: usize, buf: &mut LitBuf) -> Option
 /// - `Layout<Shape<...>,Stride<...>>{}` is `S:D`, `Layout<Shape<...>>{}` is `make_layout(S)`;
 /// - `MMA_Atom<OP>{}` is `mma_atom(OP)`, `Copy_Atom<OP,T>{}` is `copy_atom(OP,T)`;
 /// - `T{}` for any other type (a swizzle, an atom, a mode order such as `LayoutRight{}`) is `T`;
+/// - `size<I>(x)` (and `shape`, `stride`, `cosize`, `rank`, `depth`) is `size(get(x,I))`;
 /// - a leading `cute::` is dropped.
 pub mod cpp {
     use super::{Ident, Name, TemplateArg};
@@ -923,6 +939,9 @@ pub mod cpp {
         Type,
         /// `MMA_Atom<OP>` / `Copy_Atom<OP,T>`: the operation's call on the template arguments.
         Atom(Op),
+        /// `size<I>(x)`, `shape<I>(x)`, `stride<I>(x)`, `cosize<I>(x)`, `rank<I>(x)`,
+        /// `depth<I>(x)`: the operation on `get(x, I)`.
+        Moded(Op, i64),
     }
 
     /// What a type's value is.
@@ -946,6 +965,9 @@ pub mod cpp {
         Name { path: smallvec::smallvec![Ident::Borrowed(op.name())], targs: None }
     }
 
+    /// The queries CuTe also spells with a mode index, `size<I>(x)`.
+    const MODED: [Op; 6] = [Op::Size, Op::Shape, Op::Stride, Op::Cosize, Op::Rank, Op::Depth];
+
     pub fn form(n: &Name) -> Option<Form> {
         if n.path.len() != 1 {
             return None;
@@ -957,6 +979,10 @@ pub mod cpp {
             }
             ("MMA_Atom", true) => Some(Form::Atom(Op::MmaAtom)),
             ("Copy_Atom", true) => Some(Form::Atom(Op::CopyAtom)),
+            (_, true) if Op::by_name(id).is_some_and(|op| MODED.contains(&op)) => match n.targs.as_deref() {
+                Some([super::TemplateArg::Int(i)]) => Op::by_name(id).map(|op| Form::Moded(op, *i)),
+                _ => None,
+            },
             _ => value_type(n).is_some_and(|t| !matches!(t, ValueType::Underscore) || id != "_").then_some(Form::Type),
         }
     }
@@ -1019,6 +1045,11 @@ pub(crate) mod tests {
         assert_eq!(round_trip("cute::Layout<cute::Shape<cute::_8>, cute::Stride<Int<2>>>{}"), "(_8):(_2)");
         assert_eq!(round_trip("Layout<Shape<_4,_8>>{}"), "make_layout((_4,_8))");
         assert_eq!(round_trip("Layout<_4,_2>{}"), "_4:_2");
+        // CuTe's `size<I>(x)` is `size(get<I>(x))` (the sm80 mainloop's
+        // `make_identity_tensor(make_shape(size<0>(sA), size<1>(sA)))`).
+        assert_eq!(round_trip("size<0>(Layout<_4,_2>{})"), "size(get(_4:_2,0))");
+        assert_eq!(round_trip("make_shape(size<0>(x), shape<1>(x))"), "(size(get(x,0)),shape(get(x,1)))");
+        assert!(parse("size<0>(x, y)").is_err());
         assert_eq!(
             round_trip("make_layout(make_shape(Int<128>{}, 64), make_stride(_1{}, C<128>()))"),
             "make_layout((_128,64),(_1,_128))"

@@ -154,6 +154,9 @@ pub enum AtomValue {
     Ratio(crate::engine::equality::RatioBasis),
     /// A layout whose strides hold basis elements (`make_identity_layout(S)`, `(_4,_8):(_1@0,_1@1)`).
     BasisLayout(scaled_basis::BasisLayout),
+    /// A tensor over an arithmetic-tuple iterator (`make_identity_tensor(S)` and its partitions,
+    /// `ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)`).
+    CoordTensor(crate::engine::coord_tensor::CoordTensor),
     /// A TMA copy (`make_tma_copy`, printed as its TiledCopy; `make_tma_atom`, printed as its
     /// Copy_Atom) with what CuTe computed on the host (see `builtins/tma.rs`).
     Tma(Box<crate::engine::tma::TmaCopy>, TmaView),
@@ -184,6 +187,7 @@ impl AtomValue {
             AtomValue::Ratio(_) => "a ratio R<a,b> or a basis element with one as its value",
             AtomValue::Im2colDesc(_) => "the arguments of cuTensorMapEncodeIm2col",
             AtomValue::BasisLayout(_) => "a layout with basis strides",
+            AtomValue::CoordTensor(_) => "an identity (coordinate) tensor",
             AtomValue::Tma(_, TmaView::TiledCopy) => "a TMA tiled copy",
             AtomValue::Tma(_, TmaView::Atom) => "a TMA copy atom",
             AtomValue::TmaDesc(_) => "a TMA descriptor's arguments",
@@ -199,6 +203,7 @@ impl AtomValue {
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
             AtomValue::BasisLayout(l) => Ok(Value::from_basis(l.call(coord)?)),
+            AtomValue::CoordTensor(t) => Ok(Value::from_basis(t.at(coord)?)),
             other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
         }
     }
@@ -220,6 +225,7 @@ impl fmt::Display for AtomValue {
             AtomValue::Ratio(r) => write!(f, "{r}"),
             AtomValue::Im2colDesc(d) => write!(f, "{d}"),
             AtomValue::BasisLayout(l) => write!(f, "{l}"),
+            AtomValue::CoordTensor(t) => write!(f, "{t}"),
             AtomValue::Tma(t, TmaView::TiledCopy) => match &t.tiled {
                 Some(tc) => f.write_str(&tc.print()),
                 None => f.write_str(&t.atom.print()),

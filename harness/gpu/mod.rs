@@ -38,6 +38,7 @@ pub mod ptx;
 pub mod report;
 pub mod results;
 pub mod sm100;
+pub mod sparse;
 pub mod tables;
 pub mod tma;
 pub mod vector;
@@ -54,7 +55,9 @@ pub use cuda::{CUTE_GMMA_PARTS, CUTE_PARTS, GMMA_PARTS};
 pub use plan::copy::{copy_cases, CopyCase};
 pub use plan::gmma::{gmma_case, smem_operand, GmmaCase, SmemOperand, GMMA_RUN_N, SMEM_KINDS};
 pub use plan::mma_sync::{corrupt, mma_cases, predicted_owners, MmaCase};
-pub use plan::{copy_of, corrections, gmma_of, mma_of, plan, plan_json, tv_table, Correction, Plan, TvTable};
+pub use plan::{
+    copy_of, corrections, gmma_of, mma_of, plan, plan_json, sparse_of, tv_table, Correction, Plan, TvTable,
+};
 pub use ptx::{elem_bits, elem_of};
 pub use report::{counts, expected, finding_atoms, summary_json, summary_table, verdict};
 pub use results::{read_results, Row, RESULT_RUNS};

@@ -227,7 +227,7 @@ pub fn smem_offsets(case: &TmaCase) -> Result<Vec<i64>> {
                     let v = c.layout.values().map_err(|x| anyhow::anyhow!("{text}: {x}"))?;
                     Ok(v.into_iter().map(|i| c.swizzle.apply(i * e) / e).collect())
                 }
-                Offset::Int(_) => c.values().map_err(|x| anyhow::anyhow!("{text}: {x}")),
+                Offset::Int(_) | Offset::Mixed { .. } => c.values().map_err(|x| anyhow::anyhow!("{text}: {x}")),
             }
         }
         other => bail!("{text}: not a layout ({})", other.kind()),

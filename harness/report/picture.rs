@@ -129,15 +129,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_new_disagreement_of_two_layouts_gets_its_picture_named_everywhere() {
-        let known = KnownDiscrepancies::default();
-        let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
+    /// The conformance report of the fixed cases `text` (as `ci/my.cases`) judged by `judge`
+    /// against the [`Disagreeing`] oracle: what the NEW and the CHANGED picture tests draw from.
+    fn disagreeing_report(judge: &Judge<'_>, text: &str) -> crate::report::conformance::Report {
         let spec = crate::run::PlanSpec { cases: 0, seed: 1, shard: (0, 1), fixed: false, known: false };
-        let mut p = crate::run::plan(&judge, &spec).expect("the plan");
-        let text = "coalesce((_2,_4):(_1,_2))\ncomposition(_8:_1,_4:_2)\nlogical_divide(_24:_1,_4:_2)\n";
+        let mut p = crate::run::plan(judge, &spec).expect("the plan");
         p.cases.extend(crate::run::plan::case_lines(text, "ci/my.cases").unwrap());
-        let r = crate::run::run_planned(&judge, p, &[&Disagreeing], false, |_, _| Ok(())).expect("the run");
+        let r = crate::run::run_planned(judge, p, &[&Disagreeing], false, |_, _| Ok(())).expect("the run");
         let about = crate::report::conformance::About {
             oracle: "test".into(),
             seed: 1,
@@ -146,7 +144,15 @@ mod tests {
             pycute: false,
             start: std::time::Instant::now(),
         };
-        let mut report = crate::report::conformance::build(r, &judge, about, None, |_, _| None);
+        crate::report::conformance::build(r, judge, about, None, |_, _| None)
+    }
+
+    #[test]
+    fn a_new_disagreement_of_two_layouts_gets_its_picture_named_everywhere() {
+        let known = KnownDiscrepancies::default();
+        let judge = Judge::new(&known, crate::oracle::provision::DEFAULT_CUTLASS);
+        let text = "coalesce((_2,_4):(_1,_2))\ncomposition(_8:_1,_4:_2)\nlogical_divide(_24:_1,_4:_2)\n";
+        let mut report = disagreeing_report(&judge, text);
         let state = tempfile::tempdir().unwrap();
         // A picture of an earlier run is removed.
         std::fs::create_dir_all(state.path().join(FOLDER)).unwrap();
@@ -189,19 +195,7 @@ mod tests {
         let known = KnownDiscrepancies::default();
         let newer = crate::engine::release::Release::new(9, 0, 0, 0);
         let judge = Judge::for_release(&known, "9.0.0.0", Some(newer));
-        let spec = crate::run::PlanSpec { cases: 0, seed: 1, shard: (0, 1), fixed: false, known: false };
-        let mut p = crate::run::plan(&judge, &spec).expect("the plan");
-        p.cases.extend(crate::run::plan::case_lines("coalesce((_2,_4):(_1,_2))\n", "ci/my.cases").unwrap());
-        let r = crate::run::run_planned(&judge, p, &[&Disagreeing], false, |_, _| Ok(())).expect("the run");
-        let about = crate::report::conformance::About {
-            oracle: "test".into(),
-            seed: 1,
-            shard: (0, 1),
-            random_cases: 0,
-            pycute: false,
-            start: std::time::Instant::now(),
-        };
-        let mut report = crate::report::conformance::build(r, &judge, about, None, |_, _| None);
+        let mut report = disagreeing_report(&judge, "coalesce((_2,_4):(_1,_2))\n");
         let c = &report.cases[0];
         assert!(matches!(c.status, Status::ChangedInRelease(_)), "{}: {:?}", c.verdict, c.status);
         let state = tempfile::tempdir().unwrap();

@@ -105,6 +105,7 @@ fn engine_atoms() -> BTreeSet<String> {
         .chain(&utccp_ops())
         .map(|n| base(n))
         .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
+        .chain(cutecheck::engine::tma::TmaOp::ALL.iter().map(|op| op.name().to_string()))
         .collect()
 }
 

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use cutecheck::engine::release::{self, Release};
-use cutecheck::oracle::{provision, repo_root, Oracle, OracleArgs, OracleOptions};
+use cutecheck::oracle::{provision, repo_root, Oracle, OracleArgs};
 use cutecheck::suite::{self, Suite};
 
 #[derive(Debug, clap::Args)]
@@ -153,7 +153,7 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
             opts.cutlass_version = Some(label(&v).to_string());
         }
         // One case per translation unit (suite::record).
-        let alone = Oracle::new(OracleOptions { cache: false, verbose: false, batch: 1, ..opts.clone() })?;
+        let alone = suite::alone_oracle(&opts)?;
         let oracle = Oracle::new(opts)?;
         eprintln!("xtask: oracle is {}", oracle.describe());
         let started = std::time::Instant::now();

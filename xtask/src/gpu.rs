@@ -146,7 +146,7 @@ fn run(args: GpuArgs) -> Result<u8> {
     }
     if let Some(dir) = &args.prepare {
         let plan = prepare(dir, &src)?;
-        let (mut m, mut g, mut c, mut s) = (0, 0, 0, 0);
+        let (mut m, mut g, mut c, mut s, mut sp) = (0, 0, 0, 0, 0);
         for p in &plan {
             match p {
                 Plan::Mma(cs) => {
@@ -157,10 +157,14 @@ fn run(args: GpuArgs) -> Result<u8> {
                 }
                 Plan::Gmma(_) => g += 1,
                 Plan::Copy(_) => c += 1,
+                Plan::Sparse(_) => sp += 1,
                 Plan::Skip { .. } => s += 1,
             }
         }
-        println!("plan: {m} mma.sync atoms, {g} GMMA atoms, {c} copy atoms checked; {s} skipped (plan.json says why)");
+        println!(
+            "plan: {m} mma.sync atoms, {g} GMMA atoms, {c} copy atoms checked; {sp} sparse GMMA atoms (cargo xtask \
+             gpu-sparse); {s} skipped (plan.json says why)"
+        );
         println!("wrote tables and sources to {}", dir.display());
         return Ok(0);
     }

@@ -74,6 +74,7 @@ pub fn main(a: &Args) -> Result<bool> {
         "# kernel  expected-family  SASS mnemonics of the family (built, not run; cuobjdump --dump-sass)\n",
     );
     let mut ok = true;
+    std::fs::write(work.join(sm100::CALL_HEADER), sm100::call_header())?;
     for (arch, stem, programs) in builds() {
         let src = sm100::source(arch, &programs);
         let cu = work.join(format!("{stem}.cu"));
@@ -122,6 +123,7 @@ pub fn main(a: &Args) -> Result<bool> {
     if a.record {
         let dir = root.join(RECORD);
         std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(sm100::CALL_HEADER), sm100::call_header())?;
         for (arch, stem, programs) in builds() {
             std::fs::write(dir.join(format!("{stem}.cu")), sm100::source(arch, &programs))?;
         }

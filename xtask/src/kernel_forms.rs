@@ -506,7 +506,18 @@ fn bindings(toks: &[(Tok, usize)]) -> Vec<Binding> {
             i += 1;
             continue;
         };
-        if !BINDERS.contains(&k.as_str()) {
+        // `int NAME = 512;` (a host function's run-time size, e.g. the Blackwell tutorials'
+        // `int Gemm_M = 512;` in main): bound to the literal, a dynamic integer as in CuTe. Not a
+        // for-loop's counter (`for (int k = 0; ...)`).
+        // Also `constexpr int NAME = EXPR;` (folded to its value where the engine evaluates it,
+        // see [`fold_int`]: the SM90 mainloop's `MmaWarpGroups = size(TiledMma{}) / 128`).
+        let int_literal = k == "int"
+            && i > 0
+            && toks[i - 1].0 != Tok::Punct('(')
+            && (toks[i - 1].0 == Tok::Word("constexpr".into())
+                || (matches!(toks.get(i + 3).map(|t| &t.0), Some(Tok::Word(v)) if v.parse::<i64>().is_ok())
+                    && toks.get(i + 4).map(|t| &t.0) == Some(&Tok::Punct(';'))));
+        if !BINDERS.contains(&k.as_str()) && !int_literal {
             i += 1;
             continue;
         }
@@ -542,7 +553,14 @@ fn substitute(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>) -> Vec<Tok> {
             // A bound name; one that qualifies (`DispatchPolicy::Stages`) only where it stands for
             // a template-id, whose members `normalize` knows.
             Tok::Word(w) if !qualified => match env.get(w) {
-                Some(v) if !qualifies || v.last() == Some(&Tok::Punct('>')) => out.extend(v.iter().cloned()),
+                Some(v)
+                    if !qualifies
+                        || v.last() == Some(&Tok::Punct('>'))
+                        || (v.first() == Some(&Tok::Word("decltype".into()))
+                            && matches!(rhs.get(k + 3), Some(Tok::Word(m)) if m == "AtomThrID")) =>
+                {
+                    out.extend(v.iter().cloned())
+                }
                 _ => out.push(t.clone()),
             },
             _ => out.push(t.clone()),
@@ -574,6 +592,21 @@ fn closing(toks: &[Tok], i: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// The parameter names of a template parameter list (the tokens between `template <` and its
+/// `>`): each parameter's last word before its default (`class T = int` -> `T`).
+fn template_param_names(list: &[Tok]) -> Vec<String> {
+    split_commas(list)
+        .iter()
+        .filter_map(|p| {
+            let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
+            p[..until].iter().rev().find_map(|t| match t {
+                Tok::Word(w) => Some(w.clone()),
+                _ => None,
+            })
+        })
+        .collect()
 }
 
 /// The comma-separated pieces of `toks` (outside brackets, template argument lists included: a
@@ -697,16 +730,7 @@ fn template_params_before(toks: &[Tok], pos: usize) -> Vec<String> {
             Tok::Punct(';' | '{' | '}') => return Vec::new(),
             Tok::Word(w) if w == "template" && toks.get(k + 1) == Some(&Tok::Punct('<')) => {
                 let Some(c) = angle_close(toks, k + 1) else { return Vec::new() };
-                return split_commas(&toks[k + 2..c])
-                    .iter()
-                    .filter_map(|p| {
-                        let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
-                        p[..until].iter().rev().find_map(|t| match t {
-                            Tok::Word(w) => Some(w.clone()),
-                            _ => None,
-                        })
-                    })
-                    .collect();
+                return template_param_names(&toks[k + 2..c]);
             }
             _ => {}
         }
@@ -869,12 +893,62 @@ fn kernel_forms(
             continue;
         }
         let v = substitute(r, &env);
+        if b.keyword == "int" {
+            if let Some(n) = fold_int(&v) {
+                env.insert(b.name.clone(), vec![Tok::Word(n.to_string())]);
+            }
+            continue;
+        }
         // A declaration `TiledMma tiled_mma;` of a mainloop is a case when its type builds one.
         let declared = b.keyword == "declared" && v.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)));
         if (declared || r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)))) && !v.is_empty() {
             out.push((b.line, Form::Case(render(decltype_inner(&v).unwrap_or(&v)))));
         }
         env.insert(b.name.clone(), v);
+    }
+}
+
+/// The value of an `int` binding's expression: a literal, an expression the engine evaluates to
+/// an integer (`size(make_tiled_mma(...))`), or the C++ quotient `A / B` of two such.
+fn fold_int(v: &[Tok]) -> Option<i64> {
+    let value = |t: &[Tok]| -> Option<i64> {
+        let text = render(t);
+        if let Ok(n) = text.trim().parse::<i64>() {
+            return Some(n);
+        }
+        use cutecheck::expr::{AtomValue, Value};
+        // `size(TiledMma{})` (mma_atom.hpp): the size of its ThrLayoutVMNK, the thread count.
+        if let Some(inner) = text.strip_prefix("size(").and_then(|x| x.strip_suffix(')')) {
+            if let Ok(Value::Atom(AtomValue::TiledMma(m))) = cutecheck::expr::eval_str(inner) {
+                return m.thr_layout_vmnk.size().ok().map(|n| n.value);
+            }
+        }
+        match cutecheck::expr::eval_str(&text).ok()? {
+            Value::Int(i) => Some(i.value),
+            _ => None,
+        }
+    };
+    let mut depth = 0i32;
+    let mut slash = None;
+    for (k, t) in v.iter().enumerate() {
+        match t {
+            Tok::Punct('(' | '<' | '{') => depth += 1,
+            Tok::Punct(')' | '>' | '}') => depth -= 1,
+            Tok::Punct('/') if depth == 0 => {
+                if slash.is_some() {
+                    return None;
+                }
+                slash = Some(k);
+            }
+            _ => {}
+        }
+    }
+    match slash {
+        Some(k) => {
+            let (a, b) = (value(&v[..k])?, value(&v[k + 1..])?);
+            (b != 0).then(|| a / b)
+        }
+        None => value(v),
     }
 }
 
@@ -954,6 +1028,13 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
             for ((ty, p), a) in params.iter().zip(args) {
                 let a = substitute(a, env);
                 types.insert(ty.clone(), a.clone());
+                // A TiledMMA's type (`typename TiledMMA::AtomThrID{}`) is its argument's decltype.
+                if a.first() == Some(&Tok::Word("make_tiled_mma".into())) && !kenv.contains_key(ty) {
+                    let mut d = vec![Tok::Word("decltype".into()), Tok::Punct('(')];
+                    d.extend(a.iter().cloned());
+                    d.push(Tok::Punct(')'));
+                    kenv.insert(ty.clone(), d);
+                }
                 kenv.insert(p.clone(), a);
             }
             let inside: Vec<Binding> = all
@@ -992,6 +1073,12 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
             continue;
         }
         let v = substitute(&b.rhs, &env);
+        if b.keyword == "int" {
+            if let Some(n) = fold_int(&v) {
+                env.insert(b.name.clone(), vec![Tok::Word(n.to_string())]);
+            }
+            continue;
+        }
         let case = b.rhs.iter().any(|t| matches!(t, Tok::Word(w) if builds(w)));
         if case && !v.is_empty() {
             out.push((b.line, Form::Case(render(&v))));
@@ -1083,16 +1170,7 @@ fn struct_defs(toks: &[(Tok, usize)]) -> Vec<StructDef> {
             i += 1;
             continue;
         };
-        let params: Vec<String> = split_commas(&plain[i + 2..pc])
-            .iter()
-            .filter_map(|p| {
-                let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
-                p[..until].iter().rev().find_map(|t| match t {
-                    Tok::Word(w) => Some(w.clone()),
-                    _ => None,
-                })
-            })
-            .collect();
+        let params = template_param_names(&plain[i + 2..pc]);
         let mut j = pc + 1;
         if !matches!(plain.get(j), Some(Tok::Word(w)) if w == "struct" || w == "class") {
             i = pc + 1;
@@ -1329,6 +1407,24 @@ fn normalize_once(t: &[Tok]) -> Vec<Tok> {
         out
     };
     for i in 0..t.len() {
+        // `typename decltype(make_tiled_mma(ATOM{}, ...))::AtomThrID{}` (the Blackwell tutorials'
+        // cluster layout, mma_atom.hpp: TiledMMA::AtomThrID is the atom's ThrID) is
+        // `mma_thr_id(ATOM)`.
+        if w(i, "typename") && w(i + 1, "decltype") && p(i + 2, '(') && w(i + 3, "make_tiled_mma") && p(i + 4, '(') {
+            if let (Some(c), Some(e)) = (closing(t, i + 2), closing(t, i + 4)) {
+                let atom_end = t[i + 5..e].iter().position(|x| *x == Tok::Punct('{')).map(|k| i + 5 + k);
+                if let Some(a) = atom_end {
+                    let member =
+                        p(c + 1, ':') && p(c + 2, ':') && w(c + 3, "AtomThrID") && p(c + 4, '{') && p(c + 5, '}');
+                    if member && p(a + 1, '}') {
+                        let mut v = vec![Tok::Word("mma_thr_id".into()), Tok::Punct('(')];
+                        v.extend(t[i + 5..a].iter().cloned());
+                        v.push(Tok::Punct(')'));
+                        return splice(i, c + 6, v);
+                    }
+                }
+            }
+        }
         // static_cast<int>(E) is E; sizeof(T) of a value type is its bytes.
         if w(i, "static_cast") && p(i + 1, '<') {
             if let Some(c) = angle_close(t, i + 1) {
@@ -1658,6 +1754,9 @@ fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, 
     }
     inside.sort_by_key(|b| b.pos);
     let mut forms = Vec::new();
+    // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
+    let mut mbind = mbind;
+    mbind.entry("NumThreadsPerWarpGroup".into()).or_insert_with(|| vec![Tok::Word("128".into())]);
     kernel_forms(&inside, mbind, &HashMap::new(), &mut forms);
     forms
 }
@@ -1893,6 +1992,28 @@ fn builder_uses(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_ints_and_atom_thr_ids_are_bound() {
+        // `int Gemm_M = 512;` binds a dynamic 512 (a loop counter does not); `constexpr int` folds
+        // through the engine; `typename decltype(make_tiled_mma(A{}))::AtomThrID{}` is mma_thr_id(A).
+        let src = "int main() {\n  for (int k = 0; k < 4; ++k) {}\n  int Gemm_M = 512;\n  int Gemm_K = 256;\n\
+                   Layout la = make_layout(make_shape(Gemm_M, Gemm_K), make_stride(Gemm_K, Int<1>{}));\n\
+                   auto t = make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN{}, Layout<Shape<_2,_2,_1>>{});\n\
+                   constexpr int G = size(t) / 128;\n  auto w = make_layout(Int<G>{}, Int<k>{});\n\
+                   auto c = tiled_divide(make_layout(make_shape(Int<2>{})), make_tile(typename decltype(t)::AtomThrID{}));\n}\n";
+        let f: Vec<String> = forms(src)
+            .into_iter()
+            .map(|(_, f)| match f {
+                Form::Case(t) | Form::Skip(t) => t,
+            })
+            .collect();
+        assert_eq!(f[0], "make_layout(make_shape(512, 256), make_stride(256, Int<1>{}))");
+        assert!(f.contains(&"make_layout(Int<1>{}, Int<k>{})".to_string()), "{f:?}");
+        assert!(f.iter().any(|x| x.contains("make_tile(mma_thr_id(SM80_16x8x8_F32TF32TF32F32_TN))")), "{f:?}");
+        assert_eq!(fold_int(&tokenize("14 / 4").into_iter().map(|t| t.0).collect::<Vec<_>>()), Some(3));
+        assert!(admit(&f[0]).is_ok());
+    }
 
     #[test]
     fn bindings_are_substituted_in_order() {

@@ -12,6 +12,7 @@
 //! - `cargo xtask coverage`: line coverage of CuTe's headers, random run vs CUTLASS's tests.
 //! - `cargo xtask bench`: the oracle's speed (BENCHMARKS.md).
 //! - `cargo xtask gpu`: the MMA register layouts on a real GPU (gpu.rs; exit 3 without one).
+//! - `cargo xtask gpu-sparse`: CuTe's SM90 sparse GMMA atoms on a real GPU against the engine (gpu_sparse.rs).
 //! - `cargo xtask gpu-tma`: random TMA copies on a real GPU against the engine (gpu_tma.rs).
 //! - `cargo xtask gpu-sm100`: the Blackwell atom programs built for sm_100a / sm_120a, SASS read back, not run (gpu_sm100.rs).
 
@@ -28,6 +29,7 @@ mod extract;
 mod fuzz_cli;
 mod gpu;
 mod gpu_sm100;
+mod gpu_sparse;
 mod gpu_tma;
 mod kernel_forms;
 mod pycute;
@@ -64,6 +66,9 @@ enum Cmd {
     /// The SM100/SM120 atom programs built for sm_100a / sm_120a with the provisioned nvcc, their
     /// SASS read back with cuobjdump (no GPU; built, not run): gpu_sm100.rs
     GpuSm100(gpu_sm100::Args),
+    /// CuTe's SM90 sparse GMMA atoms on an sm_90a GPU, laid out by the engine (gpu_sparse.rs).
+    #[command(name = "gpu-sparse")]
+    GpuSparse(gpu_sparse::Args),
     /// The TMA proof on silicon: random TMA copies built by CuTe's make_tma_copy on the GPU, every
     /// element against the engine's layouts, and a corrupted twin that must fail (gpu_tma.rs).
     #[command(name = "gpu-tma")]
@@ -153,6 +158,12 @@ fn main() -> ExitCode {
         Cmd::Gpu(args) => return gpu::main(args),
         Cmd::GpuSm100(a) => gpu_sm100::main(&a),
         Cmd::GpuTma(args) => return gpu_tma::main(args),
+        Cmd::GpuSparse(args) => {
+            return gpu_sparse::main(args).unwrap_or_else(|e| {
+                eprintln!("xtask gpu-sparse: {e:#}");
+                ExitCode::from(2)
+            })
+        }
         Cmd::Dsl { cmd } => dsl::main(cmd),
         Cmd::Cutlass { version, nvcc } => cutlass(&version, nvcc),
         Cmd::Bless(a) => bless::run(&a),

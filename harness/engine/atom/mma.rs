@@ -591,9 +591,11 @@ fn universal_fma(n: &AtomName) -> Result<MmaAtom> {
     })
 }
 
-fn gmma(n: &AtomName, rest: &str) -> Result<MmaAtom> {
+/// The name of a GMMA atom after its prefix, `{N}x{K}_{CODE}_{SS|RS}[_TN][_SATURATE]`, for the
+/// dense atoms (`k_factor` 1) and the sparse ones (`k_factor` 2: K is twice the family's): N, K,
+/// the family and the source (`SS` or `RS`), or the unknown-atom error.
+fn parse_gmma_name<'a>(n: &AtomName, rest: &'a str, k_factor: i64) -> Result<(i64, i64, &'static GmmaFamily, &'a str)> {
     let unknown = || Error::Type(format!("unknown MMA atom '{}'", n.canonical()));
-    // rest = "{N}x{K}_{CODE}_{SS|RS}[_TN][_SATURATE]"
     let (nk, tail) = rest.split_once('_').ok_or_else(unknown)?;
     let (ns, ks) = nk.split_once('x').ok_or_else(unknown)?;
     let (nn, kk): (i64, i64) = (ns.parse().map_err(|_| unknown())?, ks.parse().map_err(|_| unknown())?);
@@ -603,7 +605,7 @@ fn gmma(n: &AtomName, rest: &str) -> Result<MmaAtom> {
         _ => return Err(unknown()),
     };
     let fam = gmma_families().iter().find(|f| f.code == code).ok_or_else(unknown)?;
-    if src != "SS" && src != "RS" || kk != fam.k {
+    if src != "SS" && src != "RS" || kk != k_factor * fam.k {
         return Err(unknown());
     }
     let mut suffix: &[&str] = &parts[2..];
@@ -621,6 +623,11 @@ fn gmma(n: &AtomName, rest: &str) -> Result<MmaAtom> {
     if !(8..=256).contains(&nn) || nn % 8 != 0 {
         return Err(unknown());
     }
+    Ok((nn, kk, fam, src))
+}
+
+fn gmma(n: &AtomName, rest: &str) -> Result<MmaAtom> {
+    let (nn, kk, fam, src) = parse_gmma_name(n, rest, 1)?;
     // The template arguments are checked first: a name refused by a CuTe rule below still goes
     // to the oracle's C++ (so CuTe's own verdict is recorded), so its arguments must already be
     // on the allow-list.
@@ -655,34 +662,7 @@ const SPARSE_GMMA: &str = "SM90::GMMA::SPARSE::GMMA_64x";
 /// tile of A, onto that tile. Template arguments: the dense ones and a trailing defaulted
 /// `GMMA::SparseSel`; the integer atoms become templates (`<[GMMA::SparseSel]>`).
 fn gmma_sparse(n: &AtomName, rest: &str) -> Result<(MmaAtom, Layout)> {
-    let unknown = || Error::Type(format!("unknown MMA atom '{}'", n.canonical()));
-    let (nk, tail) = rest.split_once('_').ok_or_else(unknown)?;
-    let (ns, ks) = nk.split_once('x').ok_or_else(unknown)?;
-    let (nn, kk): (i64, i64) = (ns.parse().map_err(|_| unknown())?, ks.parse().map_err(|_| unknown())?);
-    let parts: Vec<&str> = tail.split('_').collect();
-    let (code, src) = match parts.as_slice() {
-        [c, s, ..] => (*c, *s),
-        _ => return Err(unknown()),
-    };
-    let fam = gmma_families().iter().find(|f| f.code == code).ok_or_else(unknown)?;
-    if src != "SS" && src != "RS" || kk != 2 * fam.k {
-        return Err(unknown());
-    }
-    let mut suffix: &[&str] = &parts[2..];
-    if fam.tn {
-        match suffix.split_first() {
-            Some((&"TN", r)) => suffix = r,
-            _ => return Err(unknown()),
-        }
-    }
-    match suffix {
-        [] => {}
-        ["SATURATE"] if fam.saturate => {}
-        _ => return Err(unknown()),
-    }
-    if !(8..=256).contains(&nn) || nn % 8 != 0 {
-        return Err(unknown());
-    }
+    let (nn, kk, fam, src) = parse_gmma_name(n, rest, 2)?;
     check_sparse_gmma_targs(n, fam.targs)?;
     if !GMMA_N.contains(&nn) {
         return Err(Error::Rejected {

@@ -110,7 +110,7 @@ fn thread_slice(coord: &Coord, t: &SwizzledLayout, frag: impl Fn(&Layout) -> Res
                 let (layout, offset) = slice_and_offset(coord, &frag(&x.layout)?)?;
                 Ok(Partition { offset, layout, over: Over::SmemSwizzle(x.swizzle, bits) })
             }
-            Offset::Int(_) => {
+            Offset::Int(_) | Offset::Mixed { .. } => {
                 let f = ComposedLayout { layout: frag(&x.layout)?, ..x.clone() };
                 let (r, offset) = crate::swizzle_slice::slice_and_offset(coord, &f)?;
                 Ok(match r {
@@ -212,20 +212,25 @@ fn zip2(l: &Layout) -> Result<Layout> {
 
 /// `tidfrg_S` (`src == true`) or `tidfrg_D` of a TiledCopy applied to the layout `l`.
 pub fn tidfrg(tc: &TiledCopy, l: &Layout, src: bool) -> Result<Layout> {
+    let thrval2mn = tidfrg_thrval2mn(tc, src)?;
+    let z = zipped_divide(l, &Tiler::from_shape(&tc.tiler))?;
+    let tv_tensor = composition_tiler(&z, &Tiler::Tuple(vec![Tiler::Layout(thrval2mn), Tiler::Underscore]))?;
+    slice(&Coord::Tuple(vec![Coord::Tuple(vec![Coord::Under, Coord::Under]), Coord::Under]), &tv_tensor)
+}
+
+/// The (thread, value) -> tile map `tidfrg_S` (or `tidfrg_D`) composes the zipped tile with.
+pub fn tidfrg_thrval2mn(tc: &TiledCopy, src: bool) -> Result<Layout> {
     if tc.cotiler.is_some() {
         return Err(Error::Type("partitions of a co-tiled copy (make_tmem_copy) are not modelled".into()));
     }
     let atom = &tc.atom;
     let trg = if src { &atom.src } else { &atom.dst };
     let ref2trg = composition(&right_inverse(&atom.ref_)?, trg)?;
-    let z = zipped_divide(l, &Tiler::from_shape(&tc.tiler))?;
     let (nthr, nval) = (atom.ref_.mode(0)?.size()?, atom.ref_.mode(1)?.size()?);
     let atom_tv = zipped_divide(&tc.tv, &Tiler::Tuple(vec![Tiler::Int(nthr), Tiler::Int(nval)]))?;
     let trg_tv = composition_tiler(&atom_tv, &Tiler::Tuple(vec![Tiler::Layout(ref2trg), Tiler::Underscore]))?;
     let profile = IntTuple::tuple([IntTuple::st(1), IntTuple::tuple([IntTuple::st(1), IntTuple::st(1)])]);
-    let thrval2mn = coalesce_by(&zip2(&trg_tv)?, &profile)?;
-    let tv_tensor = composition_tiler(&z, &Tiler::Tuple(vec![Tiler::Layout(thrval2mn), Tiler::Underscore]))?;
-    slice(&Coord::Tuple(vec![Coord::Tuple(vec![Coord::Under, Coord::Under]), Coord::Under]), &tv_tensor)
+    coalesce_by(&zip2(&trg_tv)?, &profile)
 }
 
 /// `tiled_copy.get_slice(thr).partition_S(tensor with layout L)` (or `partition_D`).

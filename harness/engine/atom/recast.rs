@@ -96,6 +96,7 @@ pub fn upcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
                 ),
                 layout: upcast(&c.layout, n)?,
             })),
+            Offset::Mixed { .. } => Err(Error::Type(format!("upcast of {c} (a MixedBits offset) is not modelled"))),
             Offset::Int(o) => {
                 if !o.is_static_value(0) {
                     return Err(Error::Rejected {
@@ -123,6 +124,7 @@ pub fn downcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
                 offset: Offset::SmemPtr(b / n),
                 layout: downcast_layout(&c.layout, n)?,
             })),
+            Offset::Mixed { .. } => Err(Error::Type(format!("downcast of {c} (a MixedBits offset) is not modelled"))),
             Offset::Int(o) => {
                 if !o.is_static_value(0) {
                     return Err(Error::Rejected {
@@ -151,7 +153,7 @@ pub fn print_layout_composed(c: &ComposedLayout) -> Result<String> {
             }
             ComposedLayout { swizzle: sw, offset: Offset::Int(Int::st(0)), layout: c.layout.clone() }
         }
-        Offset::Int(_) => c.clone(),
+        Offset::Int(_) | Offset::Mixed { .. } => c.clone(),
     };
     crate::layout::print_grid(&c.to_string(), &c.layout, &|x| c.call(x))
 }

@@ -635,4 +635,5 @@ pub const SINCE: &[(&str, Release)] = &[
     ("SM90_64x96x32_S32U8S8_SS_TN_SATURATE", Release::new(3, 5, 1, 0)),
     ("SM90_64x96x32_S32U8U8_RS_TN_SATURATE", Release::new(3, 5, 1, 0)),
     ("SM90_64x96x32_S32U8U8_SS_TN_SATURATE", Release::new(3, 5, 1, 0)),
+    ("SM90_TMA_REDUCE_ADD", Release::new(3, 5, 1, 0)),
 ];

@@ -86,7 +86,7 @@ impl TiledMma {
     }
     /// The tiler `thrfrg_X` divides by: `permutation_mnk<I>()`; before 3.5 the permutation as
     /// given, `_` kept ([`PERMUTATION_IS_THE_TILE`]).
-    fn divide_by(&self, i: usize) -> Result<Tiler> {
+    pub(crate) fn divide_by(&self, i: usize) -> Result<Tiler> {
         if PERMUTATION_IS_THE_TILE.on() {
             self.perm(i)
         } else {

@@ -200,7 +200,7 @@ pub fn dice_value(proj: &Value, t: &Value) -> Result<Value> {
 
 /// The tiler and coordinate of `local_tile(L, tiler, coord[, proj])`: with a projection (a Step such
 /// as `(_1,_,_1)`, CuTe's `Step<_1,X,_1>`), `dice(proj, tiler)` and `dice(proj, coord)` (tensor_impl.hpp).
-fn projected_tile(args: &[Value]) -> Result<(Value, Value)> {
+pub(crate) fn projected_tile(args: &[Value]) -> Result<(Value, Value)> {
     match args.get(3) {
         None => Ok((args[1].clone(), args[2].clone())),
         Some(p) => Ok((dice_value(p, &args[1])?, dice_value(p, &args[2])?)),
@@ -208,7 +208,7 @@ fn projected_tile(args: &[Value]) -> Result<(Value, Value)> {
 }
 
 /// The thread layout of `local_partition(L, thr, index[, proj])`: `dice(proj, thr)` with a projection.
-fn projected_threads(args: &[Value], n: &str) -> Result<Layout> {
+pub(crate) fn projected_threads(args: &[Value], n: &str) -> Result<Layout> {
     let thr = layout(&args[1], n)?;
     match args.get(3) {
         None => Ok(thr.clone()),

@@ -110,6 +110,15 @@ pub fn make_tiled_copy_for(name: &Name, args: &[Value]) -> Result<Value> {
 pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let which = n.chars().last().unwrap_or('c');
+    if let Value::Atom(AtomValue::CoordTensor(t)) = &args[1] {
+        let r = crate::engine::coord_tensor::mma_partition(
+            tiled_mma_arg(n, &args[0])?,
+            which,
+            t,
+            thread_arg(n, &args[2])?,
+        )?;
+        return Ok(Value::Atom(AtomValue::CoordTensor(r)));
+    }
     let p = partition::mma_partition_of(
         tiled_mma_arg(n, &args[0])?,
         which,
@@ -153,7 +162,9 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
         let bits = copy::type_bits(&m.atom.val_types[if which == 'a' { 1 } else { 2 }])?;
         return Ok(Value::Layout(partition::gmma_descriptor_fragment(&p, bits)?));
     }
-    if !matches!(p.over, partition::Over::Counting) {
+    // make_fragment_like(ComposedLayout) is make_fragment_like(layout_b()) (swizzle_layout.hpp):
+    // a partition that kept its swizzle (with a static or a MixedBits offset) gives its layout.
+    if !matches!(p.over, partition::Over::Counting | partition::Over::Composed(..)) {
         return Err(Error::Type(format!("{n}: a fragment of a swizzled tensor ({p}) is not modelled")));
     }
     let l = if which == 'c' {
@@ -181,6 +192,10 @@ pub fn copy_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
         return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
     };
+    if let Value::Atom(AtomValue::CoordTensor(t)) = &args[1] {
+        let r = crate::engine::coord_tensor::copy_partition(tc, t, thread_arg(n, &args[2])?, n.ends_with('s'))?;
+        return Ok(Value::Atom(AtomValue::CoordTensor(r)));
+    }
     let p = partition::copy_partition_of(tc, &tensor_layout(&args[1])?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
     Ok(Value::Atom(AtomValue::Partition(p)))
 }

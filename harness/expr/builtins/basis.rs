@@ -3,6 +3,7 @@
 //! is such a layout; an operation CuTe has for them is answered by the engine's basis module, one
 //! it refuses (complement) by its typed error, and one not modelled here is a type error.
 
+use crate::engine::coord_tensor::{self, CoordTensor};
 use crate::engine::scaled_basis::{self as sb, BasisLayout, BasisValue};
 use crate::engine::slice::Coord;
 use crate::engine::{Error, Int, Result};
@@ -22,8 +23,36 @@ pub fn call(op: Op, args: &[Value]) -> Option<Result<Value>> {
         let b = b.as_basis_layout()?;
         return Some(sb::composition_by_basis(a, b).map(Value::Layout));
     }
+    if let Some(Value::Atom(AtomValue::CoordTensor(t))) = args.first() {
+        return Some(on_tensor(op, t, args));
+    }
     let a = args.first()?.as_basis_layout()?;
     Some(on(op, a, args))
+}
+
+fn tensor(t: CoordTensor) -> Value {
+    Value::Atom(AtomValue::CoordTensor(t))
+}
+
+/// `op(args)` on an identity (coordinate) tensor: its tiles and parts, as tensors
+/// (`engine::coord_tensor`); a projection Step dices the tiler and coordinate (or the thread
+/// layout) first, as tensor_impl.hpp's overloads do.
+fn on_tensor(op: Op, t: &CoordTensor, args: &[Value]) -> Result<Value> {
+    match op {
+        Op::Size => Ok(Value::Int(t.size()?)),
+        Op::Rank => Ok(Value::Int(Int::st(t.layout.shape.rank() as i64))),
+        Op::Shape => Ok(Value::from_int_tuple(&t.layout.shape)),
+        Op::Stride => Ok(Value::from_basis(t.layout.stride.clone())),
+        Op::LocalTile => {
+            let (tiler, coord) = super::algebra::projected_tile(args)?;
+            Ok(tensor(t.local_tile(&to_tiler(&tiler)?, &Coord::from_tiler(&to_tiler(&coord)?)?)?))
+        }
+        Op::LocalPartition => {
+            let thr = super::algebra::projected_threads(args, op.name())?;
+            Ok(tensor(t.local_partition(&thr, args[2].to_int()?)?))
+        }
+        _ => Err(Error::Type(format!("{op} of an identity tensor is not modelled"))),
+    }
 }
 
 fn on(op: Op, a: &BasisLayout, args: &[Value]) -> Result<Value> {
@@ -107,4 +136,9 @@ pub fn equal(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
 /// `make_basis_like(shape)`.
 pub fn make_basis_like(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
     Ok(Value::from_basis(sb::make_basis_like(&args[0].to_int_tuple()?)))
+}
+
+/// `make_identity_tensor(shape)`.
+pub fn make_identity_tensor(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
+    Ok(tensor(coord_tensor::make_identity_tensor(&args[0].to_int_tuple()?)?))
 }

@@ -103,6 +103,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Flatten => Has(builtins::core::flatten),
         Op::ProductEach => Has(builtins::core::product_each),
         Op::MakeIdentityLayout => Has(builtins::basis::make_identity_layout),
+        Op::MakeIdentityTensor => Has(builtins::basis::make_identity_tensor),
         Op::MakeBasisLike => Has(builtins::basis::make_basis_like),
         Op::Equal => Has(builtins::basis::equal),
         Op::TileToShape => Has(builtins::algebra::tile_to_shape),

@@ -24,6 +24,8 @@ pub fn args_of(f: &str, args: &[Value], atom: bool) -> Result<TmaArgs> {
     let op_name = name_of(f, &args[0])?;
     let op = TmaOp::by_name(op_name)
         .ok_or_else(|| Error::Type(format!("{f}: {op_name} is not an SM90 TMA operation (SM90_TMA_LOAD, ...)")))?;
+    // An operation newer than the modelled release (atom/since.rs: SM90_TMA_REDUCE_ADD from 3.5).
+    crate::engine::atom::check_declared(op.name(), "not declared in this release")?;
     let val_type = name_of(f, &args[1])?.to_string();
     let gmem = args[2].to_layout().map_err(|_| Error::Type(format!("{f}: the gmem operand must be a layout")))?;
     let smem = match &args[3] {

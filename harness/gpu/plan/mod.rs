@@ -15,6 +15,7 @@ use self::copy::{copy_cases, CopyCase};
 use self::gmma::{gmma_case, GmmaCase, GMMA_RUN_N};
 use self::mma_sync::{mma_cases, MmaCase};
 use super::ptx::gmma_parts;
+use super::sparse::{skip_reason as sparse_skip, sparse_case, SparseCase};
 
 /// The corrections and known disagreements (`fixtures/gpu/corrections.txt`).
 const CORRECTIONS: &str = include_str!("../../../fixtures/gpu/corrections.txt");
@@ -125,6 +126,9 @@ pub enum Plan {
     Mma(Vec<MmaCase>),
     Gmma(Box<GmmaCase>),
     Copy(CopyCase),
+    /// An SM90 sparse GMMA atom (SS): run by `cargo xtask gpu-sparse` (`gpu::sparse`), recorded
+    /// in `fixtures/gpu/h200-sparse/`, not by `cargo xtask gpu`.
+    Sparse(Box<SparseCase>),
     Skip {
         atom: String,
         reason: String,
@@ -136,10 +140,11 @@ pub fn plan() -> Result<Vec<Plan>> {
     let fixes = corrections()?;
     let mut out = Vec::new();
     let mut gmma_index = 0usize;
-    // The sparse GMMA atoms (listed last) are not in the recorded H200 run: their metadata operand
-    // needs a kernel of its own, which the run does not have yet.
-    let dense = mma_atom_names().into_iter().filter(|n| !n.starts_with("SM90::GMMA::SPARSE::"));
-    for (i, name) in dense.enumerate() {
+    // The sparse GMMA atoms (listed last): their metadata operand needs a kernel of its own
+    // (`gpu::sparse`, `cargo xtask gpu-sparse`); the SS ones run there, the RS ones are skipped.
+    let (sparse, dense): (Vec<String>, Vec<String>) =
+        mma_atom_names().into_iter().partition(|n| n.starts_with("SM90::GMMA::SPARSE::"));
+    for (i, name) in dense.into_iter().enumerate() {
         if name.starts_with("UniversalFMA") {
             out.push(Plan::Skip {
                 atom: name,
@@ -179,6 +184,16 @@ pub fn plan() -> Result<Vec<Plan>> {
     for c in copy_cases()? {
         out.push(Plan::Copy(c));
     }
+    let mut sparse_index = 0usize;
+    for name in sparse {
+        match sparse_skip(&name) {
+            None => {
+                out.push(Plan::Sparse(Box::new(sparse_case(&name, sparse_index)?)));
+                sparse_index += 1;
+            }
+            Some(reason) => out.push(Plan::Skip { atom: name, reason }),
+        }
+    }
     Ok(out)
 }
 
@@ -190,6 +205,11 @@ pub fn mma_of(plan: &[Plan]) -> Vec<MmaCase> {
 /// The GMMA cases of a plan.
 pub fn gmma_of(plan: &[Plan]) -> Vec<GmmaCase> {
     plan.iter().filter_map(|p| if let Plan::Gmma(c) = p { Some((**c).clone()) } else { None }).collect()
+}
+
+/// The sparse GMMA cases of a plan.
+pub fn sparse_of(plan: &[Plan]) -> Vec<SparseCase> {
+    plan.iter().filter_map(|p| if let Plan::Sparse(c) = p { Some((**c).clone()) } else { None }).collect()
 }
 
 /// The copy cases of a plan.
@@ -210,6 +230,8 @@ pub fn plan_json(plan: &[Plan]) -> Result<String> {
                 "smem_a": c.a.as_ref().map(|a| a.atom.clone()), "smem_b": c.b.atom, "ktot": c.ktot}),
             Plan::Copy(c) => serde_json::json!({"atom": format!("Copy_Atom<{},{}>", c.op, c.val_type), "check": c.kind,
                 "src": c.src_layout, "dst": c.dst_layout}),
+            Plan::Sparse(c) => serde_json::json!({"atom": c.name, "check": "sparse", "run": "cargo xtask gpu-sparse",
+                "layout_e": c.e_layout, "layout_c": c.c_layout, "smem_a": c.a.atom, "smem_b": c.b.atom}),
             Plan::Skip { atom, reason } => serde_json::json!({"atom": atom, "check": "skip", "reason": reason}),
         })
         .collect();

@@ -65,7 +65,16 @@ fn counting_tensor(g: &Gen, l: &Cpp) -> String {
 /// `local_tile(L, tiler, coord)`: the layout of the tile of a tensor with layout L.
 /// A fourth argument is the projection (CuTe's `Step<_1,X,_1>{}`, written `make_coord(_1{}, _, _1{})`).
 pub fn local_tile(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
-    let l = g.layout(&args[0])?;
+    let l = g.emit(&args[0], super::Role::Shape)?;
+    if l.kind == Kind::Tensor {
+        let t = g.tiler(&args[1])?;
+        let c = g.slice_coord(&args[2])?;
+        let p = projection(g, args)?;
+        return Ok(Cpp::new(format!("local_tile({}, {}, {}{p})", l.code, t.code, c.code), Kind::Tensor));
+    }
+    if l.kind != Kind::Layout {
+        return super::err(&args[0], "expected a layout or a tensor");
+    }
     let t = g.tiler(&args[1])?;
     let c = g.slice_coord(&args[2])?;
     let p = projection(g, args)?;
@@ -97,7 +106,16 @@ pub fn local_partition_offset(g: &mut Gen, n: &Name, args: &[Expr], at: &Expr) -
 
 /// `local_partition(L, thr_layout, idx)`: the layout of thread idx's part of a tensor with layout L.
 pub fn local_partition(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
-    let l = g.layout(&args[0])?;
+    let l = g.emit(&args[0], super::Role::Shape)?;
+    if l.kind == Kind::Tensor {
+        let t = g.layout(&args[1])?;
+        let i = g.int_like(&args[2], Role::Coord)?;
+        let p = projection(g, args)?;
+        return Ok(Cpp::new(format!("local_partition({}, {}, {}{p})", l.code, t.code, i.code), Kind::Tensor));
+    }
+    if l.kind != Kind::Layout {
+        return super::err(&args[0], "expected a layout or a tensor");
+    }
     let t = g.layout(&args[1])?;
     let i = g.int_like(&args[2], Role::Coord)?;
     let p = projection(g, args)?;

@@ -276,10 +276,17 @@ pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
         _ => (copy_maker, "partition_D"),
     };
     let x = made_by(g, &args[0], maker)?;
-    let l = g.layout(&args[1])?;
+    let l = g.emit(&args[1], Role::Shape)?;
     let i = g.emit(&args[2], Role::Coord)?;
     if i.kind != Kind::Int {
         return err(&args[2], "expected a thread index");
+    }
+    if l.kind == Kind::Tensor {
+        // A tensor (an identity tensor or its part) is partitioned itself.
+        return Ok(Cpp::new(format!("{x}.get_slice({}).{method}({})", i.code, l.code), Kind::Tensor));
+    }
+    if l.kind != Kind::Layout {
+        return err(&args[1], "expected a layout or a tensor");
     }
     Ok(Cpp::new(format!("{x}.get_slice({}).{method}({})", i.code, tensor_of(&l.code)), Kind::Other))
 }

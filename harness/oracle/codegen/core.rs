@@ -116,6 +116,12 @@ pub fn make_identity_layout(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
     Ok(Cpp::new(call_code(Op::MakeIdentityLayout.name(), &[c]), Kind::Layout))
 }
 
+/// `make_identity_tensor(shape)`: a tensor over an arithmetic-tuple iterator.
+pub fn make_identity_tensor(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.int_like(&args[0], Role::Shape)?;
+    Ok(Cpp::new(call_code(Op::MakeIdentityTensor.name(), &[c]), Kind::Tensor))
+}
+
 /// `equal(a, b)`: CuTe's `a == b` (tuples as `make_coord`, a `cute::tuple`).
 pub fn equal(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let a = g.int_like(&args[0], Role::Coord)?;

@@ -40,6 +40,8 @@ pub enum Kind {
     /// A tuple that holds a layout or `_` (a tiler).
     Tile,
     Underscore,
+    /// A tensor (`make_identity_tensor(S)` and its partitions): printed whole.
+    Tensor,
     /// Anything else an area produces (an atom, a tiled MMA, ...).
     Other,
 }
@@ -146,7 +148,8 @@ pub fn has_basis(e: &Expr) -> bool {
         Expr::Layout { shape, stride, .. } => has_basis(shape) || has_basis(stride),
         Expr::Apply { target, args, .. } => has_basis(target) || args.iter().any(has_basis),
         Expr::Call { name, args, .. } => {
-            matches!(Op::lookup(name), Some(Op::MakeIdentityLayout | Op::MakeBasisLike)) || args.iter().any(has_basis)
+            matches!(Op::lookup(name), Some(Op::MakeIdentityLayout | Op::MakeIdentityTensor | Op::MakeBasisLike))
+                || args.iter().any(has_basis)
         }
     }
 }
@@ -177,7 +180,7 @@ impl Gen {
             Expr::Tuple { items, .. } => {
                 let parts: Vec<Cpp> = items.iter().map(|x| self.emit(x, role)).collect::<Result<_, _>>()?;
                 let tile = parts.iter().any(|p| matches!(p.kind, Kind::Layout | Kind::Tile | Kind::Underscore));
-                if let Some(bad) = parts.iter().position(|p| p.kind == Kind::Other) {
+                if let Some(bad) = parts.iter().position(|p| matches!(p.kind, Kind::Other | Kind::Tensor)) {
                     return err(&items[bad], "a tuple may hold only integers, layouts and _");
                 }
                 let (maker, kind) = if tile { ("make_tile", Kind::Tile) } else { (role.maker(), Kind::IntTuple) };
@@ -196,6 +199,14 @@ impl Gen {
             }
             Expr::Apply { target, args, .. } => {
                 let t = self.emit(target, Role::Shape)?;
+                if t.kind == Kind::Tensor {
+                    // Tensor::operator(): a slice is a tensor, a coordinate its element.
+                    if let Some(c) = self.slicing_coord(args)? {
+                        return Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Tensor));
+                    }
+                    let c = self.coord(args, e)?;
+                    return Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Other));
+                }
                 if t.kind != Kind::Layout {
                     return err(target, "only a layout can be evaluated at a coordinate");
                 }
@@ -295,7 +306,7 @@ impl Gen {
     /// Write `e`, which must be a layout, a tiler (tuple of layouts/`_`) or an int tuple.
     pub fn tiler(&mut self, e: &Expr) -> Result<Cpp, CodegenError> {
         let c = self.emit(e, Role::Shape)?;
-        if matches!(c.kind, Kind::Other | Kind::Underscore) {
+        if matches!(c.kind, Kind::Other | Kind::Underscore | Kind::Tensor) {
             return err(e, "expected a layout, a tiler or a shape");
         }
         Ok(c)
@@ -400,6 +411,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
     use Part::Has;
     match op {
         Op::MakeIdentityLayout => Has(codegen::core::make_identity_layout),
+        Op::MakeIdentityTensor => Has(codegen::core::make_identity_tensor),
         Op::MakeBasisLike => Has(codegen::core::make_basis_like),
         Op::Equal => Has(codegen::core::equal),
         Op::MakeLayout => Has(codegen::core::make_layout),

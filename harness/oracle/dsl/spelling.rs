@@ -34,6 +34,7 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::MakeLayout => Has(Call),
         Op::MakeLayoutRight => Has(Call),
         Op::MakeIdentityLayout => Absent("not translated: the DSL worker sends integer layouts only, no basis strides"),
+        Op::MakeIdentityTensor => Absent("not translated: the DSL worker sends integer layouts only, no tensors over arithmetic-tuple iterators"),
         Op::MakeBasisLike => Absent("not translated: the DSL worker sends integer layouts only, no basis strides"),
         Op::Equal => Absent("not translated: the DSL's == is Python's or an MLIR predicate, not CuTe C++'s operator== with its static results"),
         Op::Size => Has(Call),

@@ -197,6 +197,7 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
     match op {
         Op::MakeLayout => Absent(CORE),
         Op::MakeLayoutRight => Absent(CORE),
+        Op::MakeIdentityTensor => Absent("not instantiated in cpp/ffi: its result is a tensor over an arithmetic-tuple iterator, which the ABI cannot return; the compiled driver covers it"),
         Op::MakeIdentityLayout => Absent("not instantiated in cpp/ffi: its operands are int tuples only and its result has basis strides, which the ABI cannot return; the compiled driver covers it"),
         Op::Equal => Absent("not instantiated in cpp/ffi: its operands are basis elements and ratios, static types the ABI cannot pass; the compiled driver covers it"),
         Op::MakeBasisLike => Absent("not instantiated in cpp/ffi: its result is a tuple of basis elements, which the ABI cannot return; the compiled driver covers it"),

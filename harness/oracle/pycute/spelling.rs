@@ -36,6 +36,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
     use Part::{Absent, Has};
     match op {
         Op::MakeIdentityLayout => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
+        Op::MakeIdentityTensor => Absent("pycute (the nvidia-cutlass wheel) has no tensors nor ScaledBasis strides"),
         Op::MakeBasisLike => Absent("pycute (the nvidia-cutlass wheel) has no ScaledBasis strides"),
         Op::Equal => Absent("pycute's == is Python's on its tuples: it has no ScaledBasis, no R<a,b> and no static/dynamic bool to print"),
         Op::MakeLayout => {
