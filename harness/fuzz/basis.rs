@@ -120,24 +120,6 @@ pub fn basis_case() -> BoxedStrategy<Case> {
     .boxed()
 }
 
-#[cfg(test)]
-mod tests {
-    use proptest::strategy::{Strategy, ValueTree};
-
-    /// Every drawn case is admissible: the engine answers it (no refusal), as real CuTe 4.2 did
-    /// for 597 distinct cases of seed 11 (the commit that added this generator).
-    #[test]
-    fn the_engine_answers_every_drawn_case() {
-        let mut r = super::super::runner(11);
-        let s = super::basis_case();
-        for _ in 0..300 {
-            let c = s.new_tree(&mut r).expect("by construction").current();
-            let v = crate::expr::eval::eval_str(&c.expr);
-            assert!(v.is_ok(), "{}: {:?}", c.expr, v);
-        }
-    }
-}
-
 /// One operand of `equal` as the language spells it: an integer (static or not), a ratio `_n/_d`,
 /// a basis element with an integer or ratio value along 1-2 modes, or a tuple of them.
 fn equality_operand() -> impl Strategy<Value = String> {
@@ -170,4 +152,22 @@ pub fn equality_case() -> BoxedStrategy<Case> {
             case_of(Op::Equal.name(), expr, admissible)
         })
         .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::strategy::{Strategy, ValueTree};
+
+    /// Every drawn case is admissible: the engine answers it (no refusal), as real CuTe 4.2 did
+    /// for 597 distinct cases of seed 11 (the commit that added this generator).
+    #[test]
+    fn the_engine_answers_every_drawn_case() {
+        let mut r = super::super::runner(11);
+        let s = super::basis_case();
+        for _ in 0..300 {
+            let c = s.new_tree(&mut r).expect("by construction").current();
+            let v = crate::expr::eval::eval_str(&c.expr);
+            assert!(v.is_ok(), "{}: {:?}", c.expr, v);
+        }
+    }
 }

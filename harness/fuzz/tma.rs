@@ -205,33 +205,6 @@ pub fn tma_case() -> BoxedStrategy<Case> {
         .boxed()
 }
 
-#[cfg(test)]
-mod tests {
-    use proptest::strategy::{Strategy, ValueTree};
-
-    /// Every admissible drawn case is answered by the engine, and every case flipped or misaligned
-    /// is refused by it (as real CuTe 4.2 and 4.7 did in the random runs of the commit that added
-    /// this generator).
-    #[test]
-    fn the_engine_answers_admissible_cases_and_refuses_the_others() {
-        let mut r = super::super::runner(5);
-        let s = super::tma_case();
-        let (mut yes, mut no) = (0, 0);
-        for _ in 0..300 {
-            let c = s.new_tree(&mut r).expect("by construction").current();
-            let v = crate::expr::eval::eval_str(&c.expr);
-            if c.admissible {
-                assert!(v.is_ok(), "{}: {:?}", c.expr, v);
-                yes += 1;
-            } else {
-                assert!(v.is_err(), "{}: {:?}", c.expr, v);
-                no += 1;
-            }
-        }
-        assert!(yes > 150 && no > 10, "{yes} admissible, {no} not");
-    }
-}
-
 /// `tma_im2col_desc_args(...)`: an NHWC activation tensor `((W,H[,D],N),C)` with the channels
 /// contiguous (dynamic extents), a K-major smem tile `(_M,_K):(_K,_1)` (plain, or a GMMA K-major
 /// swizzle atom tiled to it), the default tiler or the smem's shape, and a multicast of 1, 2 or 4
@@ -283,4 +256,31 @@ pub fn im2col_case() -> BoxedStrategy<Case> {
             case_of(crate::expr::op::Op::TmaIm2colDescArgs.name(), expr, admissible)
         })
         .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::strategy::{Strategy, ValueTree};
+
+    /// Every admissible drawn case is answered by the engine, and every case flipped or misaligned
+    /// is refused by it (as real CuTe 4.2 and 4.7 did in the random runs of the commit that added
+    /// this generator).
+    #[test]
+    fn the_engine_answers_admissible_cases_and_refuses_the_others() {
+        let mut r = super::super::runner(5);
+        let s = super::tma_case();
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..300 {
+            let c = s.new_tree(&mut r).expect("by construction").current();
+            let v = crate::expr::eval::eval_str(&c.expr);
+            if c.admissible {
+                assert!(v.is_ok(), "{}: {:?}", c.expr, v);
+                yes += 1;
+            } else {
+                assert!(v.is_err(), "{}: {:?}", c.expr, v);
+                no += 1;
+            }
+        }
+        assert!(yes > 150 && no > 10, "{yes} admissible, {no} not");
+    }
 }
