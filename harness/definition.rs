@@ -68,6 +68,14 @@ pub fn equal(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(crate::engine::equality::check(&a, &b, &Ok(r.to_int().ok()?)))
 }
 
+/// `tma_im2col_desc_args(...)`: the box fills the truncated smem vector, the extents are the
+/// gmem's, the channels contiguous (engine::tma_im2col postconditions 1-3).
+pub fn tma_im2col_desc_args(vals: &[Value], r: &Value) -> Option<Checked> {
+    let Value::Atom(crate::expr::value::AtomValue::Im2colDesc(d)) = r else { return None };
+    let a = crate::expr::builtins::tma::im2col_args_of("tma_im2col_desc_args", vals).ok()?;
+    Some(crate::engine::tma_im2col::check(&a, d))
+}
+
 /// `tma_gbasis(X)`: the printed gbasis maps each box coordinate to the gmem coordinate of the smem
 /// element it fills (engine::tma postcondition 2).
 pub fn tma_gbasis(vals: &[Value], r: &Value) -> Option<Checked> {
@@ -398,6 +406,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MakeTmaAtom => Absent("a Copy_Atom printed in several lines, compared with CuTe's print as text; its gbasis is checked by tma_gbasis's definition"),
         Op::TmaGbasis => Has(definition::tma_gbasis),
         Op::TmaGStride => Absent("strides with basis elements whose scales CuTe computes from byte strides: compared with CuTe's print as text"),
+        Op::TmaIm2colDescArgs => Has(definition::tma_im2col_desc_args),
         Op::TmaDescArgs => Absent("the arguments of a driver call, compared with what CuTe passed as text; their ranges are the engine's postcondition 3 (engine::tma)"),
         Op::WarpAccess => Absent("a cost, not a layout: its figures are checked against ncu's counters (tests/gpu_access.rs), not by a definition"),
         Op::Coalesce => Has(definition::coalesce),

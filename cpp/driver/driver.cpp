@@ -16,6 +16,7 @@
 namespace {
 
 cutecheck::TmaEncodeArgs recorded{};
+cutecheck::Im2colEncodeArgs recorded_im2col{};
 
 const char* name_of(int v, const char* const* names, int n) { return v >= 0 && v < n ? names[v] : "?"; }
 
@@ -82,6 +83,69 @@ extern "C" CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMap
   recorded.swizzle = static_cast<int>(swizzle);
   recorded.l2_promotion = static_cast<int>(l2);
   recorded.oob_fill = static_cast<int>(oob);
+  return CUDA_SUCCESS;
+}
+
+cutecheck::Im2colEncodeArgs cutecheck::im2col_encode_args() { return recorded_im2col; }
+
+void cutecheck::print(Im2colEncodeArgs const& a) {
+  if (a.calls == 0) {
+    std::printf("no cuTensorMapEncodeIm2col call");
+    return;
+  }
+  static const char* const types[] = {"UINT8",   "UINT16",      "UINT32",       "INT32",         "UINT64",       "INT64",
+                                      "FLOAT16", "FLOAT32",     "FLOAT64",      "BFLOAT16",      "FLOAT32_FTZ",  "TFLOAT32",
+                                      "TFLOAT32_FTZ", "16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"};
+  static const char* const interleaves[] = {"NONE", "16B", "32B"};
+  static const char* const swizzles[] = {"NONE", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"};
+  static const char* const l2[] = {"NONE", "L2_64B", "L2_128B", "L2_256B"};
+  static const char* const oob[] = {"NONE", "NAN_REQUEST_ZERO_FMA"};
+  unsigned r = a.rank <= 5 ? a.rank : 5;
+  unsigned spatial = r >= 2 ? r - 2 : 0;
+  std::printf("cuTensorMapEncodeIm2col(dataType=%s,rank=%u", name_of(a.data_type, types, 16), a.rank);
+  print_list("globalDim", a.global_dim, r);
+  print_list("globalStrides", a.global_strides, r > 0 ? r - 1 : 0);
+  std::printf(",pixelBoxLowerCorner=(");
+  for (unsigned k = 0; k < spatial; ++k) std::printf(k ? ",%d" : "%d", a.lower_corner[k]);
+  std::printf("),pixelBoxUpperCorner=(");
+  for (unsigned k = 0; k < spatial; ++k) std::printf(k ? ",%d" : "%d", a.upper_corner[k]);
+  std::printf("),channelsPerPixel=%u,pixelsPerColumn=%u", a.channels_per_pixel, a.pixels_per_column);
+  print_list("elementStrides", a.element_strides, r);
+  std::printf(",interleave=%s,swizzle=%s,l2Promotion=%s,oobFill=%s)", name_of(a.interleave, interleaves, 3),
+              name_of(a.swizzle, swizzles, 7), name_of(a.l2_promotion, l2, 4), name_of(a.oob_fill, oob, 2));
+  if (a.calls > 1) std::printf(" (%d calls)", a.calls);
+}
+
+// CuTe's im2col host code (copy_traits_sm90_im2col.hpp, make_im2col_tma_copy_desc) calls this:
+// record the arguments, as cuTensorMapEncodeTiled above.
+extern "C" CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                                    void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                                    const int* lower, const int* upper, cuuint32_t channels,
+                                                    cuuint32_t pixels, const cuuint32_t* element_strides,
+                                                    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                                    CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  (void)map;
+  (void)address;
+  recorded_im2col.calls += 1;
+  recorded_im2col.data_type = static_cast<int>(type);
+  recorded_im2col.rank = rank;
+  for (unsigned k = 0; k < 5; ++k) {
+    bool in = k < rank;
+    recorded_im2col.global_dim[k] = in ? dims[k] : 0;
+    recorded_im2col.global_strides[k] = in && k + 1 < rank ? strides[k] : 0;
+    recorded_im2col.element_strides[k] = in ? element_strides[k] : 0;
+  }
+  for (unsigned k = 0; k < 3; ++k) {
+    bool in = k + 2 < rank;
+    recorded_im2col.lower_corner[k] = in ? lower[k] : 0;
+    recorded_im2col.upper_corner[k] = in ? upper[k] : 0;
+  }
+  recorded_im2col.channels_per_pixel = channels;
+  recorded_im2col.pixels_per_column = pixels;
+  recorded_im2col.interleave = static_cast<int>(interleave);
+  recorded_im2col.swizzle = static_cast<int>(swizzle);
+  recorded_im2col.l2_promotion = static_cast<int>(l2);
+  recorded_im2col.oob_fill = static_cast<int>(oob);
   return CUDA_SUCCESS;
 }
 

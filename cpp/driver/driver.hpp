@@ -49,6 +49,30 @@ TmaEncodeArgs tma_encode_args();
 // enumerators named as cuda.h names them without their common prefix.
 void print(TmaEncodeArgs const& a);
 
+// The arguments of the last cuTensorMapEncodeIm2col call (CuTe's make_im2col_tma_copy_desc).
+struct Im2colEncodeArgs {
+  int calls;
+  int data_type;
+  unsigned rank;
+  std::uint64_t global_dim[5];
+  std::uint64_t global_strides[5];
+  int lower_corner[3];
+  int upper_corner[3];
+  unsigned channels_per_pixel;
+  unsigned pixels_per_column;
+  unsigned element_strides[5];
+  int interleave;
+  int swizzle;
+  int l2_promotion;
+  int oob_fill;
+};
+
+// What the case's cuTensorMapEncodeIm2col calls recorded so far.
+Im2colEncodeArgs im2col_encode_args();
+
+// One line: cuTensorMapEncodeIm2col(dataType=FLOAT16,rank=4,globalDim=(...),...,channelsPerPixel=64,...).
+void print(Im2colEncodeArgs const& a);
+
 using CaseFn = void (*)();
 
 struct Case {

@@ -44,6 +44,7 @@ pub mod tiled_divide;
 pub mod tiled_product;
 pub mod tiler;
 pub mod tma;
+pub mod tma_im2col;
 pub(crate) mod walk;
 pub mod warp_access;
 pub mod zipped_divide;

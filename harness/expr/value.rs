@@ -148,6 +148,8 @@ pub enum AtomValue {
     Access(crate::engine::warp_access::Cost),
     /// A basis element (`_1@0`, `3@1`) or an arithmetic tuple (`L(c)` of a basis layout).
     Basis(scaled_basis::BasisValue),
+    /// The arguments of CuTe's `cuTensorMapEncodeIm2col` call (`tma_im2col_desc_args`).
+    Im2colDesc(Box<crate::engine::tma_im2col::Im2colDescriptor>),
     /// CuTe's static ratio `R<a,b>`, or a basis element with one as its value (`_1/_16@1`).
     Ratio(crate::engine::equality::RatioBasis),
     /// A layout whose strides hold basis elements (`make_identity_layout(S)`, `(_4,_8):(_1@0,_1@1)`).
@@ -183,6 +185,7 @@ impl AtomValue {
             AtomValue::Access(_) => "a warp access's cost",
             AtomValue::Basis(_) => "a basis element or arithmetic tuple",
             AtomValue::Ratio(_) => "a ratio R<a,b> or a basis element with one as its value",
+            AtomValue::Im2colDesc(_) => "the arguments of cuTensorMapEncodeIm2col",
             AtomValue::BasisLayout(_) => "a layout with basis strides",
             AtomValue::CoordTensor(_) => "an identity (coordinate) tensor",
             AtomValue::Tma(_, TmaView::TiledCopy) => "a TMA tiled copy",
@@ -220,6 +223,7 @@ impl fmt::Display for AtomValue {
             AtomValue::Access(c) => write!(f, "{c}"),
             AtomValue::Basis(b) => write!(f, "{b}"),
             AtomValue::Ratio(r) => write!(f, "{r}"),
+            AtomValue::Im2colDesc(d) => write!(f, "{d}"),
             AtomValue::BasisLayout(l) => write!(f, "{l}"),
             AtomValue::CoordTensor(t) => write!(f, "{t}"),
             AtomValue::Tma(t, TmaView::TiledCopy) => match &t.tiled {

@@ -205,6 +205,59 @@ pub fn tma_case() -> BoxedStrategy<Case> {
         .boxed()
 }
 
+/// `tma_im2col_desc_args(...)`: an NHWC activation tensor `((W,H[,D],N),C)` with the channels
+/// contiguous (dynamic extents), a K-major smem tile `(_M,_K):(_K,_1)` (plain, or a GMMA K-major
+/// swizzle atom tiled to it), the default tiler or the smem's shape, and a multicast of 1, 2 or 4
+/// for the multicast load. Admissible where the engine's model accepts it; CuTe's refusals (a
+/// multicast not dividing the tile, more channels in the tile than the tensor has) stay in.
+pub fn im2col_case() -> BoxedStrategy<Case> {
+    let ty = prop::sample::select(vec![("half_t", 16i64), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)]);
+    let spatial = prop::collection::vec(1i64..6, 2..=3);
+    let c = prop::sample::select(vec![8i64, 16, 32, 64, 128]);
+    let m = prop::sample::select(vec![8i64, 16, 32, 64]);
+    let k = prop::sample::select(vec![8i64, 16, 32, 64]);
+    let mc = prop::sample::select(vec![0i64, 1, 2, 4]);
+    let swizzled = any::<bool>();
+    let tiler = any::<bool>();
+    (ty, spatial, c, m, k, mc, swizzled, tiler)
+        .prop_map(|((t, bits), sp, c, m, k, mc, swz, tiler)| {
+            // Pixels: spatial extents (the last is N), each at least one; strides in elements.
+            let mut shape = Vec::new();
+            let mut stride = Vec::new();
+            let mut s = c;
+            for e in &sp {
+                shape.push(e.to_string());
+                stride.push(s.to_string());
+                s *= e;
+            }
+            let gmem = format!("(({}),{c}):(({}),_1)", shape.join(","), stride.join(","));
+            // A 128-byte swizzle atom spans 64 half_t: take it when the tile's K holds whole atoms.
+            let atom_k = 1024 / bits;
+            let smem = if swz && k % atom_k == 0 && m % 8 == 0 {
+                let name = match bits {
+                    8 => "int8_t",
+                    32 => "float",
+                    _ => t,
+                };
+                format!("tile_to_shape(GMMA::Layout_K_SW128_Atom<{name}>,(_{m},_{k}))")
+            } else {
+                format!("(_{m},_{k}):(_{k},_1)")
+            };
+            let op = if mc == 0 { "SM90_TMA_LOAD_IM2COL" } else { "SM90_TMA_LOAD_IM2COL_MULTICAST" };
+            let mut expr = format!("tma_im2col_desc_args({op},{t},{gmem},{smem}");
+            if mc > 0 || tiler {
+                expr.push_str(&format!(",(_{m},_{k})"));
+            }
+            if mc > 0 {
+                expr.push_str(&format!(",_{mc}"));
+            }
+            expr.push(')');
+            let admissible = crate::expr::eval_str(&expr).is_ok();
+            case_of(crate::expr::op::Op::TmaIm2colDescArgs.name(), expr, admissible)
+        })
+        .boxed()
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::strategy::{Strategy, ValueTree};

@@ -682,6 +682,14 @@ fn translation_unit(cases: &[(usize, String)]) -> (String, Ranges) {
          #endif\n\
          using namespace cute;\n",
     );
+    // The im2col TMA (tma_im2col_desc_args) is in a header cute/tensor.hpp does not include; only
+    // the translation units that call it include it, so every other one stays as it was.
+    if cases.iter().any(|(_, body)| body.contains("make_im2col_tma_copy(")) {
+        src = src.replace(
+            "using namespace cute;\n",
+            "#include <cute/atom/copy_traits_sm90_im2col.hpp>\nusing namespace cute;\n",
+        );
+    }
     let mut ranges = Vec::new();
     for (id, body) in cases {
         let first = src.lines().count() + 1;

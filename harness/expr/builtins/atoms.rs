@@ -241,7 +241,10 @@ pub fn composition(args: &[Value]) -> Option<Result<Value>> {
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
 fn bare_name(name: &Name) -> Option<Result<Value>> {
     let text = name.to_string();
-    if warp_access::Space::parse(&text).is_some() || crate::engine::tma::TmaOp::by_name(&text).is_some() {
+    if warp_access::Space::parse(&text).is_some()
+        || crate::engine::tma::TmaOp::by_name(&text).is_some()
+        || crate::engine::tma_im2col::Im2colOp::by_name(&text).is_some()
+    {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
     }
     if let Some(r) = recast::gmma_smem_atom(&text) {

@@ -126,6 +126,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::TmaGbasis => Has(builtins::tma::tma_gbasis),
         Op::TmaGStride => Has(builtins::tma::tma_g_stride),
         Op::TmaDescArgs => Has(builtins::tma::tma_desc_args),
+        Op::TmaIm2colDescArgs => Has(builtins::tma::tma_im2col_desc_args),
         Op::WarpAccess => Has(builtins::atoms::warp_access),
         Op::Coalesce => Has(builtins::algebra::coalesce),
         Op::Filter => Has(builtins::algebra::filter),

@@ -76,6 +76,32 @@ pub fn tma_g_stride(name: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::from_basis(the_tma(name.base(), &args[0])?.g_stride.clone()))
 }
 
+/// The operands of `tma_im2col_desc_args` (`make_im2col_tma_copy`'s).
+pub fn im2col_args_of(f: &str, args: &[Value]) -> Result<crate::engine::tma_im2col::Im2colArgs> {
+    use crate::engine::tma_im2col::{Im2colArgs, Im2colOp};
+    let op_name = name_of(f, &args[0])?;
+    let op = Im2colOp::by_name(op_name).ok_or_else(|| {
+        Error::Type(format!("{f}: {op_name} is not an SM90 im2col TMA load (SM90_TMA_LOAD_IM2COL[_MULTICAST])"))
+    })?;
+    let val_type = name_of(f, &args[1])?.to_string();
+    let gmem = args[2].to_layout().map_err(|_| Error::Type(format!("{f}: the gmem operand must be a layout")))?;
+    let smem = match &args[3] {
+        Value::Layout(l) => SmemLayout::Plain(l.clone()),
+        Value::Atom(AtomValue::Composed(c)) => SmemLayout::Swizzled(c.clone()),
+        other => return Err(Error::Type(format!("{f}: the smem operand must be a layout, found {}", other.kind()))),
+    };
+    let cta_tiler = args.get(4).map(to_tiler).transpose()?;
+    let multicast = args.get(5).map(Value::to_int).transpose()?;
+    Ok(Im2colArgs { op, val_type, gmem, smem, cta_tiler, multicast })
+}
+
+/// `tma_im2col_desc_args(...)`: the arguments of `cuTensorMapEncodeIm2col`.
+pub fn tma_im2col_desc_args(name: &Name, args: &[Value]) -> Result<Value> {
+    let a = im2col_args_of(name.base(), args)?;
+    let d = crate::engine::tma_im2col::im2col_descriptor(&a)?;
+    Ok(Value::Atom(AtomValue::Im2colDesc(Box::new(d))))
+}
+
 /// `tma_desc_args(X)`: the arguments of `cuTensorMapEncodeTiled`.
 pub fn tma_desc_args(name: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Atom(AtomValue::TmaDesc(Box::new(the_tma(name.base(), &args[0])?.desc.clone()))))

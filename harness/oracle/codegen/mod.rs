@@ -442,6 +442,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::MakeTmaAtom => Has(|g, n, a, e| codegen::tma::make(Op::MakeTmaAtom, g, n, a, e)),
         Op::TmaGbasis => Has(|g, n, a, e| codegen::tma::part(Op::TmaGbasis, g, n, a, e)),
         Op::TmaGStride => Has(|g, n, a, e| codegen::tma::part(Op::TmaGStride, g, n, a, e)),
+        Op::TmaIm2colDescArgs => Has(codegen::tma::im2col_desc_args),
         Op::TmaDescArgs => Has(|g, n, a, e| codegen::tma::part(Op::TmaDescArgs, g, n, a, e)),
         Op::WarpAccess => Part::Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),

@@ -52,6 +52,42 @@ pub fn make(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cp
     Ok(Cpp::new(code, Kind::Other))
 }
 
+/// `tma_im2col_desc_args(OP, T, GMEM, SMEM[, TILER[, MULTICAST]])`: CuTe's
+/// `make_im2col_tma_copy(OP{}, make_tensor(make_gmem_ptr(...), GMEM), SMEM[, TILER[, MULTICAST]])`
+/// made, then the arguments the driver recorded (`cutecheck::im2col_encode_args()`).
+pub fn im2col_desc_args(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    use crate::engine::tma_im2col::Im2colOp;
+    let Some(op) = name_text(&args[0]).and_then(|n| Im2colOp::by_name(&n)) else {
+        return err(&args[0], "expected SM90_TMA_LOAD_IM2COL or SM90_TMA_LOAD_IM2COL_MULTICAST");
+    };
+    let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
+        return err(&args[1], "expected a value type");
+    };
+    let gmem = g.layout(&args[2])?;
+    let smem = g.layout(&args[3])?;
+    let mut code = format!(
+        "make_im2col_tma_copy({}{{}}, make_tensor(make_gmem_ptr(reinterpret_cast<{t}*>(std::uintptr_t(65536))), {}), {}",
+        op.name(),
+        gmem.code,
+        smem.code
+    );
+    if let Some(tiler) = args.get(4) {
+        code.push_str(", ");
+        code.push_str(&g.tiler(tiler)?.code);
+    }
+    if let Some(mc) = args.get(5) {
+        code.push_str(", ");
+        code.push_str(&g.int_like(mc, Role::Shape)?.code);
+    }
+    code.push(')');
+    Ok(Cpp::new(
+        format!(
+            "[&] {{ auto cutecheck_tma = {code}; (void)cutecheck_tma; return cutecheck::im2col_encode_args(); }}()"
+        ),
+        Kind::Other,
+    ))
+}
+
 /// The TMA operand of `tma_gbasis` / `tma_g_stride` / `tma_desc_args`.
 fn tma_operand(g: &mut Gen, e: &Expr) -> Result<String, CodegenError> {
     match e {
