@@ -316,7 +316,7 @@ pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup
         let idx = modes.iter().zip(&used).position(|(p, &u)| !u && p.1.value == min.value).expect("present");
         let new_shape = rt(min.div(last), min, last)?;
         let new_stride = min.mul(modes[idx].0)?;
-        if new_shape.is_static_value(0) {
+        if new_shape.is_static_value(0) && injectivity_checked() {
             return Err(Error::NonInjectiveComplement { detail: format!("stride {min} of {a} after {last}") });
         }
         used[idx] = true;
@@ -325,7 +325,7 @@ pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup
     }
     let (n, d) = modes[used.iter().position(|&u| !u).expect("one mode left")];
     let new_shape = rt(d.div(last), d, last)?;
-    if new_shape.is_static_value(0) {
+    if new_shape.is_static_value(0) && injectivity_checked() {
         return Err(Error::NonInjectiveComplement { detail: format!("stride {d} of {a} after {last}") });
     }
     leaves.push((new_shape, last));
@@ -335,6 +335,13 @@ pub(crate) fn complement_impl(a: &Layout, f: ModesRef<'_>, cotarget: Option<&Tup
     // coalesce(((res_s),rest_shape):((res_d),rest_stride)) reads only the leaves, in this order.
     leaves.extend(rest_shape.leaf_iter().zip(rest_stride.leaf_iter()));
     Ok(coalesce_slice(&mut leaves)?.to_layout())
+}
+
+/// Whether the modelled release refuses a static zero extent ("Non-injective Layout detected in
+/// complement."): from 3.4 ([`crate::release::COMPLEMENT_CHECKS_INJECTIVITY`]); 3.3 emits the `_0`
+/// mode, and the result (size 0) is then refused by the postconditions as undefined.
+fn injectivity_checked() -> bool {
+    crate::release::COMPLEMENT_CHECKS_INJECTIVITY.on()
 }
 
 /// `complement(A, cotarget)`; refuses results that violate the definition.

@@ -85,7 +85,7 @@ impl FromStr for Release {
 ///   [`PERMUTATION_IS_THE_TILE`], [`COMPLEMENT_TAKES_A_SHAPE`], [`COALESCE_FRONT_MUST_BE_STATIC`],
 ///   [`COMPOSITION_COALESCES_LHS`]) and before 3.4 ([`VALUE_LAYOUT_ARGUMENT_GONE`]: 3.3's
 ///   ValLayoutMNK, [`MMA_ATOM_PRINT_LABELS_NARROW`], [`COUNTING_ITER_PRINTS_PARENS`],
-///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`],
+///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`], [`COMPLEMENT_CHECKS_INJECTIVITY`],
 ///   [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`]).
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
@@ -274,6 +274,19 @@ pub const PRODUCTS_COALESCE_BY_A_TUPLE: Switch = Switch {
     since: Release::new(3, 4, 0, 0),
     what: "in 3.3 a rank-1 blocked_product/raked_product was coalesced whole (profile repeat<1>(_1) = _1); from 3.4 by the tuple (_1), keeping one mode",
     fixture: "blocked_product(_2:_1,_3:_1)",
+};
+
+/// complement's injectivity check (layout.hpp `detail::complement`): from 3.4 each new extent
+/// `min_stride / last_stride` is `static_assert`ed non-zero ("Non-injective Layout detected in
+/// complement.", `git diff v3.3.0 v3.4.0 -- include/cute/layout.hpp`); in 3.3 the integer division
+/// yields a `_0` extent and complement returns a layout of size 0 (`(_0,_12):(_2,_2)` for
+/// `complement((_2,_2):(_1,_1),_24)`), which the engine then refuses as undefined (complement's
+/// `@post` size bound), so logical_divide by a non-injective tiler is refused in both.
+pub const COMPLEMENT_CHECKS_INJECTIVITY: Switch = Switch {
+    name: "complement checks injectivity",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 complement divided each stride by the running one without a check (a non-injective layout gave a _0 extent and a result of size 0); from 3.4 a static zero extent is static_assert \"Non-injective Layout detected in complement.\"",
+    fixture: "complement((_2,_2):(_1,_1),_24)",
 };
 
 /// `flat_product` (layout.hpp) is declared from 3.4 (v3.3.0 has no `flat_product`; git log -S
@@ -548,6 +561,7 @@ pub const SWITCHES: &[&Switch] = &[
     &VALUE_LAYOUT_ARGUMENT_GONE,
     &PRODUCTS_COALESCE_BY_A_TUPLE,
     &FLAT_PRODUCT_DECLARED,
+    &COMPLEMENT_CHECKS_INJECTIVITY,
     &INTEGER_TILER_COMPOSES_AT_STRIDE_1,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
