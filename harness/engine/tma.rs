@@ -160,7 +160,8 @@ pub struct TmaDescriptor {
     pub oob_fill: &'static str,
 }
 
-fn write_list<T: fmt::Display>(f: &mut fmt::Formatter<'_>, v: &[T]) -> fmt::Result {
+/// `(a,b,c)`, as the compiled driver prints a captured argument array.
+pub(crate) fn write_list<T: fmt::Display>(f: &mut fmt::Formatter<'_>, v: &[T]) -> fmt::Result {
     f.write_str("(")?;
     for (k, x) in v.iter().enumerate() {
         if k > 0 {

@@ -41,6 +41,7 @@ use super::postcondition::{Checked, Violation};
 use super::right_inverse::right_inverse;
 use super::scaled_basis::{self as sb, BasisValue};
 use super::tiler::Tiler;
+use super::tma::write_list;
 use super::tma::{swizzle_name, tensor_map_data_type, SmemLayout};
 
 /// The im2col load operations.
@@ -96,30 +97,19 @@ pub struct Im2colDescriptor {
     pub cwhdn_stride: Vec<i64>,
 }
 
-fn list<T: fmt::Display>(f: &mut fmt::Formatter<'_>, v: &[T]) -> fmt::Result {
-    f.write_str("(")?;
-    for (k, x) in v.iter().enumerate() {
-        if k > 0 {
-            f.write_str(",")?;
-        }
-        write!(f, "{x}")?;
-    }
-    f.write_str(")")
-}
-
 impl fmt::Display for Im2colDescriptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "cuTensorMapEncodeIm2col(dataType={},rank={},globalDim=", self.data_type, self.rank)?;
-        list(f, &self.global_dim)?;
+        write_list(f, &self.global_dim)?;
         f.write_str(",globalStrides=")?;
-        list(f, &self.global_strides)?;
+        write_list(f, &self.global_strides)?;
         f.write_str(",pixelBoxLowerCorner=")?;
-        list(f, &self.lower_corner)?;
+        write_list(f, &self.lower_corner)?;
         f.write_str(",pixelBoxUpperCorner=")?;
-        list(f, &self.upper_corner)?;
+        write_list(f, &self.upper_corner)?;
         write!(f, ",channelsPerPixel={},pixelsPerColumn={}", self.channels_per_pixel, self.pixels_per_column)?;
         f.write_str(",elementStrides=")?;
-        list(f, &self.element_strides)?;
+        write_list(f, &self.element_strides)?;
         write!(f, ",interleave=NONE,swizzle={},l2Promotion=NONE,oobFill=NONE)", self.swizzle)
     }
 }
