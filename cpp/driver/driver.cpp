@@ -32,6 +32,15 @@ void print_list(const char* key, const unsigned* v, unsigned n) {
   std::printf(")");
 }
 
+// cuda.h's enumerators in the order of their values (both encoders' arguments).
+const char* const types[] = {"UINT8",   "UINT16",      "UINT32",       "INT32",         "UINT64",       "INT64",
+                                      "FLOAT16", "FLOAT32",     "FLOAT64",      "BFLOAT16",      "FLOAT32_FTZ",  "TFLOAT32",
+                                      "TFLOAT32_FTZ", "16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"};
+const char* const interleaves[] = {"NONE", "16B", "32B"};
+const char* const swizzles[] = {"NONE", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"};
+const char* const l2[] = {"NONE", "L2_64B", "L2_128B", "L2_256B"};
+const char* const oob[] = {"NONE", "NAN_REQUEST_ZERO_FMA"};
+
 }  // namespace
 
 cutecheck::TmaEncodeArgs cutecheck::tma_encode_args() { return recorded; }
@@ -41,14 +50,6 @@ void cutecheck::print(TmaEncodeArgs const& a) {
     std::printf("no cuTensorMapEncodeTiled call");
     return;
   }
-  // cuda.h's enumerators in the order of their values.
-  static const char* const types[] = {"UINT8",   "UINT16",      "UINT32",       "INT32",         "UINT64",       "INT64",
-                                      "FLOAT16", "FLOAT32",     "FLOAT64",      "BFLOAT16",      "FLOAT32_FTZ",  "TFLOAT32",
-                                      "TFLOAT32_FTZ", "16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"};
-  static const char* const interleaves[] = {"NONE", "16B", "32B"};
-  static const char* const swizzles[] = {"NONE", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"};
-  static const char* const l2[] = {"NONE", "L2_64B", "L2_128B", "L2_256B"};
-  static const char* const oob[] = {"NONE", "NAN_REQUEST_ZERO_FMA"};
   unsigned r = a.rank <= 5 ? a.rank : 5;
   std::printf("cuTensorMapEncodeTiled(dataType=%s,rank=%u", name_of(a.data_type, types, 16), a.rank);
   print_list("globalDim", a.global_dim, r);
@@ -93,13 +94,6 @@ void cutecheck::print(Im2colEncodeArgs const& a) {
     std::printf("no cuTensorMapEncodeIm2col call");
     return;
   }
-  static const char* const types[] = {"UINT8",   "UINT16",      "UINT32",       "INT32",         "UINT64",       "INT64",
-                                      "FLOAT16", "FLOAT32",     "FLOAT64",      "BFLOAT16",      "FLOAT32_FTZ",  "TFLOAT32",
-                                      "TFLOAT32_FTZ", "16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"};
-  static const char* const interleaves[] = {"NONE", "16B", "32B"};
-  static const char* const swizzles[] = {"NONE", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"};
-  static const char* const l2[] = {"NONE", "L2_64B", "L2_128B", "L2_256B"};
-  static const char* const oob[] = {"NONE", "NAN_REQUEST_ZERO_FMA"};
   unsigned r = a.rank <= 5 ? a.rank : 5;
   unsigned spatial = r >= 2 ? r - 2 : 0;
   std::printf("cuTensorMapEncodeIm2col(dataType=%s,rank=%u", name_of(a.data_type, types, 16), a.rank);
