@@ -1605,7 +1605,7 @@ mod breadth {
 /// The TMA cases (fuzz::tma) and, one in seven, the forms of CuTe users' reports (fuzz::issues:
 /// coalesce after prepend, slices of swizzled tiles, left inverses of TMEM-like layouts).
 fn tma_and_reported_forms() -> BoxedStrategy<Case> {
-    prop_oneof![6 => tma::tma_case(), 1 => issues::issue_case()].boxed()
+    prop_oneof![6 => tma::tma_case(), 2 => tma::sm100_case(), 1 => issues::issue_case()].boxed()
 }
 
 /// A random-case generator.

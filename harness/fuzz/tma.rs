@@ -284,3 +284,125 @@ mod tests {
         assert!(yes > 150 && no > 10, "{yes} admissible, {no} not");
     }
 }
+
+/// SM100 TMA cases (`engine::tma_sm100`), by construction: a half/bf16 UMMA (one SM, M 64 or 128,
+/// or two SMs, M 128 or 256; N 64..256; K-major or MN-major operands), an MMA tile of 1, 2 or 4
+/// K-blocks of 16, operand A or B, a gmem matrix (dynamic extents, a multiple of the tile plus
+/// some, the leading dimension padded to 16 bytes, sometimes a batch mode) contiguous like the
+/// operand, a smem tile of the CTA's operand extent (plain compact, or the GMMA swizzle atom of the
+/// major tiled to it when it fits), an operation the function takes (1-SM loads/stores or the 2-SM
+/// loads, multicast over a VMNK cluster of 1, 2 or 4 CTAs), and what is printed: the atom
+/// (`make_tma_atom_A/B_sm100`), the tiled copy (`make_tma_copy_A/B_sm100`), its gbasis, its
+/// coordinate strides or its `cuTensorMapEncodeTiled` arguments. Inadmissible variants (CuTe
+/// refuses; the engine must too): the gmem's majorness flipped against the smem tile's, and
+/// `SM90_TMA_REDUCE_ADD`, which neither function takes.
+pub fn sm100_case() -> BoxedStrategy<Case> {
+    (
+        (
+            any::<bool>(),
+            any::<bool>(),
+            prop::sample::select(vec![64i64, 128, 256]),
+            prop::sample::select(vec![1i64, 2, 4]),
+        ),
+        (any::<bool>(), any::<bool>(), any::<bool>(), 0usize..3, (1i64..3, 0i64..9)),
+        (0usize..3, 0usize..5, any::<bool>(), 0usize..16, any::<bool>()),
+    )
+        .prop_map(|((two, big, n, kb), (a_op, k_major, bf16, op, (mult, extra)), (cl, query, swz, bad, batch))| {
+            let m = match (two, big) {
+                (false, false) => 64,
+                (false, true) | (true, false) => 128,
+                (true, true) => 256,
+            };
+            let ty = if bf16 { "bfloat16_t" } else { "half_t" };
+            let major = if k_major { "K" } else { "MN" };
+            let atom = format!(
+                "SM100_MMA_F16BF16_{}SS<{ty},{ty},float,{m},{n},UMMA::Major::{major},UMMA::Major::{major}>",
+                if two { "2x1SM_" } else { "" }
+            );
+            let tk = 16 * kb;
+            let rows = if a_op { m } else { n } / if two { 2 } else { 1 };
+            let (gr, gk) = (rows * 2 * mult + extra, tk * mult + extra);
+            // The gmem's majorness flipped against the smem's (1 in 16): CuTe refuses.
+            let flip = bad == 0;
+            let gk_major = k_major != flip;
+            let (stride, plane) = if gk_major {
+                let ld = (gk + 7) / 8 * 8;
+                (format!("{ld},_1"), ld * gr)
+            } else {
+                let ld = (gr + 7) / 8 * 8;
+                (format!("_1,{ld}"), ld * gk)
+            };
+            let gmem =
+                if batch { format!("({gr},{gk},2):({stride},{plane})") } else { format!("({gr},{gk}):({stride})") };
+            // GMMA atoms: K-major SW128 rows of 64 halves, MN-major SW128 columns of 64.
+            let fits = if k_major { tk % 64 == 0 } else { rows % 64 == 0 };
+            let smem = if swz && fits {
+                format!("tile_to_shape(GMMA::Layout_{major}_SW128_Atom<{ty}>,(_{rows},_{tk}))")
+            } else if k_major {
+                format!("(_{rows},_{tk}):(_{tk},_1)")
+            } else {
+                format!("(_{rows},_{tk}):(_1,_{rows})")
+            };
+            let reduce = bad == 1;
+            let opname = if reduce {
+                "SM90_TMA_REDUCE_ADD"
+            } else if two {
+                ["SM100_TMA_2SM_LOAD", "SM100_TMA_2SM_LOAD_MULTICAST", "SM100_TMA_2SM_LOAD"][op]
+            } else {
+                ["SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST", "SM90_TMA_STORE"][op]
+            };
+            let c = [1, 2, 4][cl];
+            let cluster = format!("(_{},_{c},_{c},_1)", if two { 2 } else { 1 });
+            let mma = format!("make_tiled_mma({atom})");
+            let letter = if a_op { 'A' } else { 'B' };
+            let tiler = format!("(_{m},_{n},_{tk})");
+            let atom_call =
+                format!("make_tma_atom_{letter}_sm100({opname}, {ty}, {gmem}, {smem}, {tiler}, {mma}, {cluster})");
+            let copy_call = format!("make_tma_copy_{letter}_sm100({opname}, {ty}, {gmem}, {smem}, {tiler}, {mma})");
+            let (op_name, text) = match (query, a_op) {
+                (0, true) => ("make_tma_atom_A_sm100", atom_call),
+                (0, false) => ("make_tma_atom_B_sm100", atom_call),
+                (1, true) => ("make_tma_copy_A_sm100", copy_call),
+                (1, false) => ("make_tma_copy_B_sm100", copy_call),
+                (2, _) => ("tma_gbasis", format!("tma_gbasis({atom_call})")),
+                (3, _) => ("tma_g_stride", format!("tma_g_stride({atom_call})")),
+                _ => ("tma_desc_args", format!("tma_desc_args({atom_call})")),
+            };
+            case_of(op_name, text, !flip && !reduce)
+        })
+        .boxed()
+}
+
+#[cfg(test)]
+mod sm100_tests {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+
+    /// The drawn SM100 cases are what their admissibility says: the admissible ones the engine
+    /// answers, the others it refuses (CuTe refuses them too: majorness, an unsupported op).
+    #[test]
+    fn sm100_cases_are_answered_when_admissible_and_refused_otherwise() {
+        let mut runner = TestRunner::deterministic();
+        let mut out = String::new();
+        let (mut ok, mut refused) = (0, 0);
+        for _ in 0..96 {
+            let c = super::sm100_case().new_tree(&mut runner).unwrap().current();
+            let r = crate::expr::eval::eval_str(&c.expr);
+            if std::env::var_os("CUTECHECK_PRINT_SM100").is_some() {
+                out.push_str(&c.expr);
+                out.push('\n');
+            }
+            if c.admissible {
+                assert!(r.is_ok(), "{}: {:?}", c.expr, r.err());
+                ok += 1;
+            } else {
+                assert!(r.is_err(), "{} should be refused", c.expr);
+                refused += 1;
+            }
+        }
+        if let Some(p) = std::env::var_os("CUTECHECK_PRINT_SM100") {
+            std::fs::write(p, out).unwrap();
+        }
+        assert!(ok >= 60 && refused >= 1, "{ok} admissible, {refused} refused");
+    }
+}
