@@ -215,7 +215,13 @@ fn the_twin_simulation_agrees_with_the_device_both_ways() {
         if cv[x.id].status != "ok" {
             continue;
         }
-        assert_eq!(cv[x.id].pass(), s, "case {}: the simulation says {s} ({why}), the device {}", x.id, cv[x.id].pass());
+        assert_eq!(
+            cv[x.id].pass(),
+            s,
+            "case {}: the simulation says {s} ({why}), the device {}",
+            x.id,
+            cv[x.id].pass()
+        );
         if s {
             same += 1;
         } else {

@@ -246,7 +246,7 @@ operations! {
     TmaGbasis = "tma_gbasis", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): AuxParams::TmaGmemBasis, box coordinate -> gmem mode";
     TmaGStride = "tma_g_stride", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): aux_params_.g_stride_, gmem mode -> TMA coordinate";
     TmaDescArgs = "tma_desc_args", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): the arguments CuTe passes to cuTensorMapEncodeTiled";
-    TmaIm2colDescArgs = "tma_im2col_desc_args", Atoms, (4, 6), None, "(SM90_TMA_LOAD_IM2COL|SM90_TMA_LOAD_IM2COL_MULTICAST, value type, gmem layout ((W,H,...,N),C), smem layout or swizzled layout[, CTA tiler[, multicast]]): the arguments CuTe's make_im2col_tma_copy (no corner offsets) passes to cuTensorMapEncodeIm2col";
+    TmaIm2colDescArgs = "tma_im2col_desc_args", Atoms, (4, 13), None, "(SM90_TMA_LOAD_IM2COL|SM90_TMA_LOAD_IM2COL_MULTICAST|SM90_TMA_STORE_IM2COL, value type, gmem layout ((W,H,...,N),C), smem layout or swizzled layout[, CTA tiler[, multicast]][, lower_corner_whd, upper_corner_whd, lower_padding_whd, upper_padding_whd, stride_whd, lower_srt, stride_srt]): the arguments CuTe's make_im2col_tma_copy passes to cuTensorMapEncodeIm2col";
     WarpAccess = "warp_access", Atoms, (5, 6), None, "(instruction: global, shared, st_shared, ldmatrix_xN[_trans], stmatrix_xN[_trans], cp_async[_cg]; element bytes, vector bytes, data layout or swizzled layout (cp.async: source, then destination), thread layout of 32)";
 }
 

@@ -208,8 +208,10 @@ pub fn tma_case() -> BoxedStrategy<Case> {
 /// `tma_im2col_desc_args(...)`: an NHWC activation tensor `((W,H[,D],N),C)` with the channels
 /// contiguous (dynamic extents), a K-major smem tile `(_M,_K):(_K,_1)` (plain, or a GMMA K-major
 /// swizzle atom tiled to it), the default tiler or the smem's shape, and a multicast of 1, 2 or 4
-/// for the multicast load. Admissible where the engine's model accepts it; CuTe's refusals (a
-/// multicast not dividing the tile, more channels in the tile than the tensor has) stay in.
+/// for the multicast load, or the store (`SM90_TMA_STORE_IM2COL`); sometimes the seven convolution
+/// offsets of CuTe's long overloads (corners in -3..=3, paddings 0..=2, traversal strides and
+/// dilations 1..=3, one per spatial mode). Admissible where the engine's model accepts it; CuTe's
+/// refusals (a multicast not dividing the tile, more channels in the tile than the tensor has) stay in.
 pub fn im2col_case() -> BoxedStrategy<Case> {
     let ty = prop::sample::select(vec![("half_t", 16i64), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)]);
     let spatial = prop::collection::vec(1i64..6, 2..=3);
@@ -219,8 +221,14 @@ pub fn im2col_case() -> BoxedStrategy<Case> {
     let mc = prop::sample::select(vec![0i64, 1, 2, 4]);
     let swizzled = any::<bool>();
     let tiler = any::<bool>();
-    (ty, spatial, c, m, k, mc, swizzled, tiler)
-        .prop_map(|((t, bits), sp, c, m, k, mc, swz, tiler)| {
+    // (store, offsets): the offsets drawn for each of three spatial modes, the extra ones unused.
+    let extra = (
+        0usize..5,
+        any::<bool>(),
+        prop::collection::vec((-3i64..=3, -3i64..=3, 0i64..=2, 0i64..=2, 1i64..=3, 0i64..=1, 1i64..=3), 3),
+    );
+    (ty, spatial, c, m, k, mc, swizzled, tiler, extra)
+        .prop_map(|((t, bits), sp, c, m, k, mc, swz, tiler, (store, with_offsets, offs))| {
             // Pixels: spatial extents (the last is N), each at least one; strides in elements.
             let mut shape = Vec::new();
             let mut stride = Vec::new();
@@ -243,13 +251,37 @@ pub fn im2col_case() -> BoxedStrategy<Case> {
             } else {
                 format!("(_{m},_{k}):(_{k},_1)")
             };
-            let op = if mc == 0 { "SM90_TMA_LOAD_IM2COL" } else { "SM90_TMA_LOAD_IM2COL_MULTICAST" };
+            let store = store == 0 && mc == 0;
+            let op = match (store, mc) {
+                (true, _) => "SM90_TMA_STORE_IM2COL",
+                (false, 0) => "SM90_TMA_LOAD_IM2COL",
+                _ => "SM90_TMA_LOAD_IM2COL_MULTICAST",
+            };
             let mut expr = format!("tma_im2col_desc_args({op},{t},{gmem},{smem}");
             if mc > 0 || tiler {
                 expr.push_str(&format!(",(_{m},_{k})"));
             }
             if mc > 0 {
                 expr.push_str(&format!(",_{mc}"));
+            }
+            if with_offsets {
+                // One value per spatial mode (the pixel modes but N).
+                let n = sp.len() - 1;
+                let col = |f: &dyn Fn(&(i64, i64, i64, i64, i64, i64, i64)) -> i64| -> String {
+                    format!("({})", offs[..n].iter().map(|o| f(o).to_string()).collect::<Vec<_>>().join(","))
+                };
+                for part in [
+                    col(&|o| o.0),
+                    col(&|o| o.1),
+                    col(&|o| o.2),
+                    col(&|o| o.3),
+                    col(&|o| o.4),
+                    col(&|o| o.5),
+                    col(&|o| o.6),
+                ] {
+                    expr.push(',');
+                    expr.push_str(&part);
+                }
             }
             expr.push(')');
             let admissible = crate::expr::eval_str(&expr).is_ok();
@@ -404,5 +436,25 @@ mod sm100_tests {
             std::fs::write(p, out).unwrap();
         }
         assert!(ok >= 60 && refused >= 1, "{ok} admissible, {refused} refused");
+    }
+
+    /// The im2col generator draws the long overloads (seven offsets) and the store, and the engine
+    /// answers most of what it draws.
+    #[test]
+    fn im2col_cases_draw_offsets_and_stores() {
+        let mut runner = TestRunner::deterministic();
+        let (mut offsets, mut stores, mut ok, mut out) = (0, 0, 0, String::new());
+        for _ in 0..96 {
+            let c = super::im2col_case().new_tree(&mut runner).unwrap().current();
+            offsets += usize::from(c.expr.matches(",(").count() >= 7);
+            stores += usize::from(c.expr.contains("SM90_TMA_STORE_IM2COL"));
+            ok += usize::from(c.admissible);
+            out.push_str(&c.expr);
+            out.push('\n');
+        }
+        if let Some(p) = std::env::var_os("CUTECHECK_PRINT_IM2COL") {
+            std::fs::write(p, out).unwrap();
+        }
+        assert!(offsets >= 20 && stores >= 5 && ok >= 40, "{offsets} with offsets, {stores} stores, {ok} admissible");
     }
 }

@@ -661,7 +661,8 @@ pub fn simulate_twin(case: &TmaCase, args: &str, twin: &str) -> Option<(bool, St
             let ext = if d.dims[dd] == 1 && (dd == 0 || bstride[dd] == 0) {
                 1
             } else {
-                let i = (0..case.gshape.len()).find(|&i| case.gstride[i] * e == bstride[dd] && case.gshape[i] == d.dims[dd])?;
+                let i = (0..case.gshape.len())
+                    .find(|&i| case.gstride[i] * e == bstride[dd] && case.gshape[i] == d.dims[dd])?;
                 if case.tiler[i].1 != 1 {
                     return None;
                 }

@@ -127,7 +127,9 @@ pub fn im2col_args_of(f: &str, args: &[Value]) -> Result<crate::engine::tma_im2c
     use crate::engine::tma_im2col::{Im2colArgs, Im2colOp};
     let op_name = name_of(f, &args[0])?;
     let op = Im2colOp::by_name(op_name).ok_or_else(|| {
-        Error::Type(format!("{f}: {op_name} is not an SM90 im2col TMA load (SM90_TMA_LOAD_IM2COL[_MULTICAST])"))
+        Error::Type(format!(
+            "{f}: {op_name} is not an SM90 im2col TMA (SM90_TMA_LOAD_IM2COL[_MULTICAST], SM90_TMA_STORE_IM2COL)"
+        ))
     })?;
     let val_type = name_of(f, &args[1])?.to_string();
     let gmem = args[2].to_layout().map_err(|_| Error::Type(format!("{f}: the gmem operand must be a layout")))?;
@@ -136,9 +138,34 @@ pub fn im2col_args_of(f: &str, args: &[Value]) -> Result<crate::engine::tma_im2c
         Value::Atom(AtomValue::Composed(c)) => SmemLayout::Swizzled(c.clone()),
         other => return Err(Error::Type(format!("{f}: the smem operand must be a layout, found {}", other.kind()))),
     };
-    let cta_tiler = args.get(4).map(to_tiler).transpose()?;
-    let multicast = args.get(5).map(Value::to_int).transpose()?;
-    Ok(Im2colArgs { op, val_type, gmem, smem, cta_tiler, multicast })
+    // CuTe's overloads: (op, t, s[, tiler[, multicast]]) and the same followed by the seven
+    // offsets (lower_corner_whd, upper_corner_whd, lower_padding_whd, upper_padding_whd,
+    // stride_whd, lower_srt, stride_srt).
+    let (head, offsets) = match args.len() {
+        n @ 4..=6 => (n, None),
+        n @ 11..=13 => (n - 7, Some(&args[n - 7..])),
+        n => {
+            return Err(Error::Type(format!("{f}: {n} operands; CuTe's overloads take 4 to 6, or those and 7 offsets")))
+        }
+    };
+    let cta_tiler = if head > 4 { Some(to_tiler(&args[4])?) } else { None };
+    let multicast = if head > 5 { Some(args[5].to_int()?) } else { None };
+    let offsets = match offsets {
+        None => None,
+        Some(o) => {
+            let v = |k: usize| -> Result<Vec<crate::engine::Int>> { Ok(o[k].to_int_tuple()?.leaf_iter().collect()) };
+            Some(crate::engine::tma_im2col::Im2colOffsets {
+                lower_corner: v(0)?,
+                upper_corner: v(1)?,
+                lower_padding: v(2)?,
+                upper_padding: v(3)?,
+                stride_whd: v(4)?,
+                lower_srt: v(5)?,
+                stride_srt: v(6)?,
+            })
+        }
+    };
+    Ok(Im2colArgs { op, val_type, gmem, smem, cta_tiler, multicast, offsets })
 }
 
 /// `tma_im2col_desc_args(...)`: the arguments of `cuTensorMapEncodeIm2col`.

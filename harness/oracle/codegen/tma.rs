@@ -93,7 +93,7 @@ pub fn make_sm100(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Res
 pub fn im2col_desc_args(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     use crate::engine::tma_im2col::Im2colOp;
     let Some(op) = name_text(&args[0]).and_then(|n| Im2colOp::by_name(&n)) else {
-        return err(&args[0], "expected SM90_TMA_LOAD_IM2COL or SM90_TMA_LOAD_IM2COL_MULTICAST");
+        return err(&args[0], "expected SM90_TMA_LOAD_IM2COL, SM90_TMA_LOAD_IM2COL_MULTICAST or SM90_TMA_STORE_IM2COL");
     };
     let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
         return err(&args[1], "expected a value type");
@@ -106,13 +106,19 @@ pub fn im2col_desc_args(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resul
         gmem.code,
         smem.code
     );
-    if let Some(tiler) = args.get(4) {
+    let head = if args.len() >= 11 { args.len() - 7 } else { args.len() };
+    if head > 4 {
         code.push_str(", ");
-        code.push_str(&g.tiler(tiler)?.code);
+        code.push_str(&g.tiler(&args[4])?.code);
     }
-    if let Some(mc) = args.get(5) {
+    if head > 5 {
         code.push_str(", ");
-        code.push_str(&g.int_like(mc, Role::Shape)?.code);
+        code.push_str(&g.int_like(&args[5], Role::Shape)?.code);
+    }
+    // The seven convolution offsets, each a tuple of one value per spatial mode.
+    for o in &args[head..] {
+        code.push_str(", ");
+        code.push_str(&g.int_like(o, Role::Shape)?.code);
     }
     code.push(')');
     Ok(Cpp::new(
