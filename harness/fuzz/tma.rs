@@ -213,6 +213,9 @@ pub fn tma_case() -> BoxedStrategy<Case> {
 /// dilations 1..=3, one per spatial mode). Admissible where the engine's model accepts it; CuTe's
 /// refusals (a multicast not dividing the tile, more channels in the tile than the tensor has) stay in.
 pub fn im2col_case() -> BoxedStrategy<Case> {
+    /// One spatial mode's (lower corner, upper corner, lower padding, upper padding, traversal
+    /// stride, lower_srt, dilation).
+    type Offsets = (i64, i64, i64, i64, i64, i64, i64);
     let ty = prop::sample::select(vec![("half_t", 16i64), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)]);
     let spatial = prop::collection::vec(1i64..6, 2..=3);
     let c = prop::sample::select(vec![8i64, 16, 32, 64, 128]);
@@ -267,7 +270,7 @@ pub fn im2col_case() -> BoxedStrategy<Case> {
             if with_offsets {
                 // One value per spatial mode (the pixel modes but N).
                 let n = sp.len() - 1;
-                let col = |f: &dyn Fn(&(i64, i64, i64, i64, i64, i64, i64)) -> i64| -> String {
+                let col = |f: &dyn Fn(&Offsets) -> i64| -> String {
                     format!("({})", offs[..n].iter().map(|o| f(o).to_string()).collect::<Vec<_>>().join(","))
                 };
                 for part in [
