@@ -89,6 +89,13 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
             }
         }
     }
+    // The releases recorded for the suite are facts of snapshots/versions/, not of the extraction:
+    // a re-extraction keeps the file's `# recorded-for:` line (default: the release the suite was
+    // first recorded for).
+    let releases = std::fs::read_to_string(&out)
+        .ok()
+        .and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix("# recorded-for:").map(|v| v.trim().to_string())))
+        .unwrap_or_else(|| "4.2.0.0".to_string());
     let mut body = String::new();
     body.push_str(
         &"# CUTLASS's own unit tests of the layout algebra (NVIDIA/cutlass test/unit/cute/core/*.cpp) as cases:\n\
@@ -97,7 +104,7 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
          # Expected output: snapshots/NAME_.snap, recorded from real CuTe by `cargo xtask bless --suite NAME_`.\n\
          # recorded-for: RELEASES_\n"
             .replace("NAME_", name)
-            .replace("RELEASES_", if args.basis { "4.2.0.0 4.7.0.0" } else { "4.2.0.0" }),
+            .replace("RELEASES_", &releases),
     );
     let _ =
         writeln!(body, "# {} cases; {} calls not expressible in the expression language:", cases.len(), skipped.len());
