@@ -76,6 +76,13 @@ const UTCCP: &[(&str, &str, &str)] = &[
 
 /// The `Copy_Traits` of a UTCCP operation (module doc), `None` for other names.
 fn utccp_traits(base: &str) -> Result<Option<(Layout, Layout, Layout, Layout)>> {
+    if base.starts_with("SM100::") && !crate::release::SM100_TMEM_NAMESPACES.on() {
+        // Before 3.9 the UTCCP operations are declared in namespace cute itself.
+        return Err(crate::Error::Rejected {
+            condition: "'SM100' was not declared in this scope",
+            detail: format!("{base}: the SM100::TMEM::UTCCP namespace is new in CUTLASS 3.9"),
+        });
+    }
     let base = base.strip_prefix("SM100::TMEM::UTCCP::").unwrap_or(base);
     let Some(rest) = base.strip_prefix("SM100_UTCCP_") else { return Ok(None) };
     let (shape, t) = match (rest.strip_suffix("_1cta"), rest.strip_suffix("_2cta")) {

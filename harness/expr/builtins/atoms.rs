@@ -254,6 +254,16 @@ fn bare_name(name: &Name) -> Option<Result<Value>> {
     if known {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
     }
+    // An operation declared without traits in this release (atom/since.rs; CUTLASS 3.7 declares
+    // the SM90 sparse GMMAs, 3.8 their traits): the operation's own static_asserts (a register
+    // A that is MN-major) come first (atoms_sparse.cases:60 on 3.7).
+    if let Err(Error::Rejected { condition: "MMA_Traits not implemented for this MMA_Operation", .. }) =
+        mma::mma_atom(&text)
+    {
+        if let Err(e) = mma::check_atom(&text) {
+            return Some(Err(e));
+        }
+    }
     // A name the tables know but CuTe's rules refuse (e.g. a GMMA N that needs the extended shapes).
     for r in [mma::mma_atom(&text).map(|_| ()), copy::copy_traits(&text).map(|_| ())] {
         if let Err(e @ Error::Rejected { .. }) = r {
