@@ -53,6 +53,7 @@ use super::int::Int;
 use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
 use super::postcondition::{enforce, Checked, Violation};
+use super::release::{TMA_128B_ATOM_SWIZZLES, TMA_SWIZZLE_BASE_CHECKED, TMA_TILE_CHECKS_SIZE_ONLY};
 use super::right_inverse::right_inverse;
 use super::scaled_basis::{self as sb, BasisLayout, BasisValue, ScaledBasis};
 use super::swizzle::{ComposedLayout, Swizzle};
@@ -241,6 +242,9 @@ impl fmt::Display for TmaDescriptor {
 pub enum TmaRefusal {
     /// `static_assert`: "TMA requires CTA_Tile and SLayout top-level size equivalence."
     TileSize,
+    /// Before 3.6 ([`TMA_TILE_CHECKS_SIZE_ONLY`] off), `static_assert`: "TMA requires CTA_Tile
+    /// and SLayout top-level shape equivalence." (`product_each` of both shapes equal).
+    TileShape,
     /// `static_assert(smem_rank > 0)`: "Could not find a common tile-gmem vectorization. Does the
     /// Tile select out major GMEM modes?"
     NoVectorization,
@@ -268,6 +272,7 @@ impl TmaRefusal {
     pub fn condition(&self) -> &'static str {
         match self {
             TmaRefusal::TileSize => "TMA requires CTA_Tile and SLayout top-level size equivalence.",
+            TmaRefusal::TileShape => "TMA requires CTA_Tile and SLayout top-level shape equivalence.",
             TmaRefusal::NoVectorization => {
                 "Could not find a common tile-gmem vectorization. Does the Tile select out major GMEM modes?"
             }
@@ -418,9 +423,33 @@ pub fn coalesce_256(l: &Layout) -> Result<Layout> {
     Layout::new(IntTuple::of_leaves(shape), IntTuple::of_leaves(stride))
 }
 
+/// `product_each(shape)`: the size of each top mode (a leaf shape is its own one mode).
+fn top_products(shape: &Tup) -> Result<Vec<Int>> {
+    match shape.view() {
+        View::Leaf(i) => Ok(vec![i]),
+        View::Tuple(v) => v.iter().map(|m| m.product()).collect(),
+    }
+}
+
 /// `detail::construct_tma_gbasis<T>(gtensor, slayout, cta_v_map)`: the TMA's box coordinate ->
 /// gmem mode layout (step 2 of the module doc).
 pub fn construct_tma_gbasis(gmem: &Layout, slayout: &Layout, cta_v_map: &BasisLayout) -> Result<BasisLayout> {
+    if !TMA_TILE_CHECKS_SIZE_ONLY.on() {
+        // Before 3.6: "TMA requires CTA_Tile and SLayout top-level shape equivalence."
+        let (sp, vp) = (top_products(&slayout.shape)?, top_products(&cta_v_map.shape)?);
+        let equal = sp.len() == vp.len() && sp.iter().zip(&vp).all(|(a, b)| a.value == b.value);
+        if !equal || !sp.iter().chain(&vp).all(|i| i.is_static) {
+            let show = |v: &[Int]| v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+            return Err(refuse(
+                TmaRefusal::TileShape,
+                format!(
+                    "product_each(shape({slayout})) = ({}), product_each(shape({cta_v_map})) = ({})",
+                    show(&sp),
+                    show(&vp)
+                ),
+            ));
+        }
+    }
     // "TMA requires CTA_Tile and SLayout top-level size equivalence."
     let (ss, vs) = (slayout.size()?, cta_v_map.size()?);
     if ss.value != vs.value || !(ss.is_static && vs.is_static) {
@@ -629,13 +658,16 @@ pub fn descriptor(
 
 /// `TMA::to_CUtensorMapSwizzle(get_tma_swizzle_bits(sw), get_tma_swizzle_base(sw))`
 /// (atom/copy_traits_sm90_tma_swizzle.hpp): `Swizzle<B,4,3>` is NONE, 32B, 64B, 128B for B = 0..3;
-/// `Swizzle<2,5,2>` and `Swizzle<2,6,S>` are the 128B swizzles with 32B and 64B atoms. Any other
+/// `Swizzle<2,5,2>` and `Swizzle<2,6,S>` are the 128B swizzles with 32B and 64B atoms (from 3.8:
+/// [`TMA_128B_ATOM_SWIZZLES`]). Any other
 /// swizzle fails the first of the two functions' static_asserts, whose message is the refusal.
 pub fn swizzle_name(sw: Swizzle) -> Result<&'static str> {
     let bad = |condition: &'static str| Err(Error::Rejected { condition, detail: format!("{sw}") });
     let (b, m, s) = (sw.b, sw.m, sw.s);
     // get_tma_swizzle_bits
     match m {
+        // Before 3.8 only M == 4 has a mode: the 128B swizzles with 32B and 64B atoms are new there.
+        5 | 6 if !TMA_128B_ATOM_SWIZZLES.on() => return bad(TmaRefusal::Swizzle.condition()),
         4 if !(0..=3).contains(&b) => return bad("Expected B = 0,1,2, or 3 when M == 4. Unsupported layout swizzle."),
         5 | 6 if b != 2 => return bad("Expected B = 2 when M == 5 or 6. Unsupported layout swizzle."),
         4..=6 => {}
@@ -644,6 +676,8 @@ pub fn swizzle_name(sw: Swizzle) -> Result<&'static str> {
     // get_tma_swizzle_base
     match (m, s) {
         (4, 3) => Ok(["NONE", "32B", "64B", "128B"][b as usize]),
+        // Before 3.6 there is no get_tma_swizzle_base: the bits alone name the mode.
+        (4, _) if !TMA_SWIZZLE_BASE_CHECKED.on() => Ok(["NONE", "32B", "64B", "128B"][b as usize]),
         (4, _) => bad("Expected S = 3 when M == 4. Unsupported layout swizzle."),
         (5, 2) => Ok("128B_ATOM_32B"),
         (5, _) => bad("Expected S = 2 when M == 5. Unsupported layout swizzle."),
