@@ -95,6 +95,11 @@ pub struct KernelFormsArgs {
     /// Where to write the cases (default fixtures/cases/kernel_forms.cases).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Compile each SM90 builder use whose stage count carves out the epilogue's shared storage
+    /// with g++ against the tag's headers ($CUTECHECK_DIR/cutlass-TAG/include) and record the
+    /// stage count CUTLASS computes in fixtures/kernel_forms_stages.txt (kernel_stages.rs).
+    #[arg(long, requires = "git_dir")]
+    pub probe_stages: bool,
 }
 
 /// The release a tag names, as the suites spell releases: v4.7.0 -> 4.7.0.0.
@@ -175,9 +180,28 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
             vec![(Source::Dir(d), provision::DEFAULT_CUTLASS.to_string())]
         }
     };
+    // The carveout stage counts: probed with real CUTLASS (--probe-stages), else as recorded.
+    if args.probe_stages {
+        let mut all = Vec::new();
+        for (src, release) in &sources {
+            let Source::Git(_, tag) = src else { bail!("--probe-stages needs --git-dir and --tag") };
+            let (uses, includes) = builder_uses(src)?;
+            let probes: Vec<_> = uses.into_iter().filter_map(|u| u.2).collect();
+            let t0 = std::time::Instant::now();
+            let got = crate::kernel_stages::run_probes(tag, &includes, &probes)?;
+            let n = got.iter().filter(|g| g.1.is_ok()).count();
+            println!("{release}: {n} of {} carveout stage counts from nvcc in {:.0?}", got.len(), t0.elapsed());
+            all.push((release.clone(), got));
+        }
+        let tags: Vec<String> = args.tag.iter().map(|t| format!("--tag {t}")).collect();
+        let command = format!("cargo xtask extract-kernel-forms --probe-stages --git-dir MIRROR {}", tags.join(" "));
+        crate::kernel_stages::write(&root, &all, &command)?;
+    }
+    let stage_facts: HashMap<String, HashMap<String, std::result::Result<i64, String>>> =
+        sources.iter().map(|(_, r)| (r.clone(), crate::kernel_stages::recorded(&root, r))).collect();
     let mut per_release = Vec::new();
     for (src, release) in &sources {
-        per_release.push((release.clone(), src.describe(), extract(src)?));
+        per_release.push((release.clone(), src.describe(), extract(src, &stage_facts[release])?));
     }
     let (_, _, first) = &per_release[0];
     for (release, _, e) in &per_release[1..] {
@@ -207,7 +231,11 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
          # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
          # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
-         # mainloop's template parameters to the configuration's). Each form is written twice: in CuTe's\n\
+         # host function's to what main() passes it when run without arguments, blockIdx to 0, a\n\
+         # mainloop's template parameters to the configuration's); global-memory tensors are their layouts\n\
+         # (run-time extents as dynamic integers), identity tensors CuTe's; an SM90 stage count that carves\n\
+         # out the epilogue's storage is the one real CUTLASS computes (fixtures/kernel_forms_stages.txt,\n\
+         # `--probe-stages`). Each form is written twice: in CuTe's\n\
          # C++ spelling as read, then in the language's short spelling of the same expression.\n\
          # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
          # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n",
@@ -290,7 +318,7 @@ struct Extraction {
     missing: Vec<&'static str>,
 }
 
-fn extract(src: &Source) -> Result<Extraction> {
+fn extract(src: &Source, stages: &HashMap<String, std::result::Result<i64, String>>) -> Result<Extraction> {
     let mut files: Vec<String> =
         src.list("examples/cute/tutorial")?.into_iter().filter(|f| f.ends_with(".cu") || f.ends_with(".hpp")).collect();
     if files.is_empty() {
@@ -317,7 +345,7 @@ fn extract(src: &Source) -> Result<Extraction> {
             missing.push(*m);
         }
     }
-    for (at, _, form) in collective_forms(src)? {
+    for (at, _, form) in collective_forms(src, stages)? {
         let listed = at.split(" [").next().unwrap_or(&at).to_string();
         all.push((at, listed, form));
     }
@@ -365,7 +393,7 @@ const GROUPS: &[&str] = &[
     "CuTe tutorials (examples/cute/tutorial/**)",
     "default_gemm_configuration.hpp, its operand structs read alone",
     "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
-    "SM90 SS mainloops (TMA WS, FP8, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+    "SM90 SS mainloops (TMA WS, FP8, FP8FastAccum, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
 ];
 
 fn group_of(at: &str) -> usize {
@@ -384,6 +412,10 @@ fn group_of(at: &str) -> usize {
 fn reason_class(why: &str) -> &'static str {
     const CLASSES: &[(&str, &str)] = &[
         (
+            "make_tmem_copy takes",
+            "a TMEM copy of the accumulator fragment (make_tmem_copy(op, tmem tensor)): the language's make_tmem_copy takes (op, value type, TMEM layout)",
+        ),
+        (
             "does not call",
             "a global-memory tensor of a host function main() does not reach when run without arguments (its sizes come from argv)",
         ),
@@ -398,7 +430,7 @@ fn reason_class(why: &str) -> &'static str {
         ),
         ("found a partitioned tensor", "make_fragment_like or a `_` slice of a partitioned tensor: not in the language"),
         ("a register tensor", "a register tensor shaped by a partition's modes (size<I> of a partition): no C++ in the oracle"),
-        ("a tensor expression the language cannot write", "a tensor expression the language cannot write (cute::lazy::transform)"),
+        ("a tensor expression the language cannot write", "a tensor expression the language cannot write (cute::lazy::transform, a run-time pipe index)"),
         ("identity tensor", "an identity tensor's partition (ArithTuple iterator, E<i> strides): not modelled"),
         ("position-independent swizzle", "a position-independent swizzle tensor's partition: not modelled"),
         ("MixedBits", "a swizzled partition keeping the swizzle with a MixedBits offset: not modelled"),
@@ -407,8 +439,8 @@ fn reason_class(why: &str) -> &'static str {
             "an expression the language cannot read: template code read uninstantiated, a member type (`typename X::M`), run-time sizes",
         ),
         ("unknown", "a template parameter or run-time value (unbound name)"),
-        ("schedule", "an SM90 builder schedule whose mainloop is not read (pointer-array, MainloopScheduleType)"),
-        ("stage count", "an SM90 stage count carving out the epilogue's shared storage (its size not modelled)"),
+        ("schedule", "an SM90 builder schedule whose mainloop is not read (pointer-array, FP8 blockwise-scaled, a MainloopScheduleType template parameter)"),
+        ("stage count", "an SM90 stage count carving out an epilogue's shared storage whose declarations nvcc cannot compile alone (the test's own EVT helpers, function-template parameters)"),
         ("value types", "SM90 value types not read"),
         ("MN-major operand", "SM90 32/8-bit MN-major inputs (the register-sourced mainloop, not read)"),
         ("mixed inputs", "SM90 mixed inputs (the register-sourced mainloop, not read)"),
@@ -768,6 +800,7 @@ fn kernel_forms(
     out: &mut Vec<(usize, Form)>,
 ) {
     let mut slices: HashMap<String, Vec<Tok>> = HashMap::new();
+    let mut slice_thr: HashMap<String, i64> = HashMap::new();
     // The tensors as their layouts: shared-memory tiles, the global-memory tensors (a kernel's
     // parameters bound to the host's `make_tensor(make_gmem_ptr(p), ...)`, with run-time extents
     // as dynamic integers), their tiles, partitions and fragments.
@@ -812,7 +845,12 @@ fn kernel_forms(
             && (word(&r[2], "get_slice") || word(&r[2], "get_thread_slice"))
             && r[3] == Tok::Punct('(')
         {
+            // The slice's index: a value the body binds (the Blackwell tutorials' peer-CTA index
+            // `mma_v`, 0 at the first CTA; `threadIdx.x` is THREAD), else THREAD (a mainloop's
+            // run-time `thread_idx`).
+            let thr = closing(r, 3).and_then(|c| fold_int(&substitute(&r[4..c], &env))).unwrap_or(THREAD);
             slices.insert(b.name.clone(), substitute(&r[..1], &env));
+            slice_thr.insert(b.name.clone(), thr);
             continue;
         }
         if r.first().is_some_and(|t| word(t, "as_position_independent_swizzle_tensor")) {
@@ -837,6 +875,7 @@ fn kernel_forms(
             (r.first(), r.get(1), r.get(2), r.get(3))
         {
             if let Some(obj) = slices.get(s) {
+                let thread = slice_thr.get(s).copied().unwrap_or(THREAD);
                 // The ThrCopy/ThrMMA method and the operation that says it.
                 let op = match (m.strip_prefix("partition_fragment_"), m.strip_prefix("partition_")) {
                     (Some("A"), _) => Some(Op::MmaFragmentA),
@@ -877,7 +916,7 @@ fn kernel_forms(
                                 'b' => Op::MmaFragmentB,
                                 _ => Op::MmaFragmentC,
                             };
-                            let text = format!("{}({}, {}, {THREAD})", op.name(), render(obj), render(l));
+                            let text = format!("{}({}, {}, {thread})", op.name(), render(obj), render(l));
                             tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
                             Form::Case(text)
                         }
@@ -911,7 +950,7 @@ fn kernel_forms(
                     continue;
                 };
                 let retile = matches!(op, Op::RetileS | Op::RetileD);
-                let thr = if retile { String::new() } else { format!(", {THREAD}") };
+                let thr = if retile { String::new() } else { format!(", {thread}") };
                 let text = format!("{}({}, {}{thr})", op.name(), render(obj), render(&layout));
                 tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
                 let operand = match op {
@@ -962,7 +1001,14 @@ fn kernel_forms(
         if b.keyword == "ThrCopy" || b.keyword == "ThrMMA" {
             continue;
         }
-        let v = substitute(r, &env);
+        // A binding of a tensor (`make_tmem_copy(ATOM{}, tCtAcc)`) reads the tensor's layout.
+        let v = if r.iter().any(|t| matches!(t, Tok::Word(w) if tensors.contains_key(w))) {
+            let mut with_tensors = env.clone();
+            with_tensors.extend(tensors.iter().map(|(k, v)| (k.clone(), v.clone())));
+            substitute(r, &with_tensors)
+        } else {
+            substitute(r, &env)
+        };
         if b.keyword == "int" {
             if let Some(n) = fold_int(&v) {
                 env.insert(b.name.clone(), vec![Tok::Word(n.to_string())]);
@@ -1131,6 +1177,56 @@ fn fold_int(v: &[Tok]) -> Option<i64> {
         }
         None => value(v),
     }
+}
+
+/// A host `auto` value that is a static integer the language cannot write, folded to `Int<N>{}`:
+/// `tile_size<I>(make_tiled_mma(ARGS))` (mma_atom.hpp: the size of mode I of the TiledMMA's tile,
+/// which the language's `tiled_mma_tile(ARGS)` is), and the product `A * B` of two static integers (the Blackwell
+/// tutorials' `tile_size<2>(tiled_mma) * Int<4>{}`).
+fn fold_static(v: &[Tok]) -> Option<Vec<Tok>> {
+    use cutecheck::expr::{eval_str, Value};
+    let stat = |t: &[Tok]| -> Option<i64> {
+        let text = render(t);
+        let text = match (text.strip_prefix("tile_size<"), t.get(2), t.get(3), t.get(4)) {
+            (Some(_), Some(Tok::Word(i)), Some(Tok::Punct('>')), Some(Tok::Punct('('))) => {
+                // tile_size<I>(make_tiled_mma(ARGS)): tiled_mma_tile takes make_tiled_mma's arguments.
+                let c = closing(t, 4)?;
+                let inner = (t.get(5) == Some(&Tok::Word("make_tiled_mma".into()))).then(|| closing(t, 6)).flatten()?;
+                (c == t.len() - 1 && inner + 1 == c)
+                    .then(|| format!("size(get(tiled_mma_tile({}), {i}))", render(&t[7..inner])))?
+            }
+            _ => text,
+        };
+        match eval_str(&text).ok()? {
+            Value::Int(i) if i.is_static => Some(i.value),
+            _ => None,
+        }
+    };
+    let product = |t: &[Tok]| -> Option<i64> {
+        let mut depth = 0i32;
+        let mut parts = vec![Vec::new()];
+        for x in t {
+            match x {
+                Tok::Punct('(' | '<' | '{') => depth += 1,
+                Tok::Punct(')' | '>' | '}') => depth -= 1,
+                Tok::Punct('*') if depth == 0 => {
+                    parts.push(Vec::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(p) = parts.last_mut() {
+                p.push(x.clone());
+            }
+        }
+        parts.iter().map(|p| stat(p)).product()
+    };
+    let named = v.iter().any(|t| matches!(t, Tok::Word(w) if w == "tile_size")) || v.contains(&Tok::Punct('*'));
+    if !named {
+        return None;
+    }
+    let n = product(v)?;
+    Some(tokenize(&format!("Int<{n}>{{}}")).into_iter().map(|t| t.0).collect())
 }
 
 /// `E` of `decltype(E)`.
@@ -1317,6 +1413,7 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
         if case && !v.is_empty() {
             out.push((b.line, Form::Case(render(&v))));
         }
+        let v = fold_static(&v).unwrap_or(v);
         env.insert(b.name.clone(), v);
     }
     launch(usize::MAX, &env, &host_tensors, &mut out);
@@ -1840,6 +1937,17 @@ fn normalize_once(t: &[Tok]) -> Vec<Tok> {
             return splice(i + 1, k, Vec::new());
         }
         // `select<I...>(make_X(a0, a1, ...))` (cute/container/tuple.hpp's select) is `make_X(aI...)`.
+        // `get<I>(make_X(a0, a1, ...))` is aI.
+        if w(i, "get") && p(i + 1, '<') && num(i + 2) && p(i + 3, '>') && p(i + 4, '(') && !(i > 0 && p(i - 1, '.')) {
+            let maker = ["make_shape", "make_coord", "make_stride", "make_tuple"].iter().any(|m| w(i + 5, m));
+            if let (true, true, Some(e), Some(ie)) = (maker, p(i + 6, '('), closing(t, i + 4), closing(t, i + 6)) {
+                let args = split_commas(&t[i + 7..ie]);
+                let k: usize = render(&t[i + 2..i + 3]).parse().unwrap_or(usize::MAX);
+                if ie + 1 == e && k < args.len() {
+                    return splice(i, e + 1, args[k].clone());
+                }
+            }
+        }
         if w(i, "select") && p(i + 1, '<') && !(i > 0 && p(i - 1, '.')) {
             if let Some(c) = angle_close(t, i + 1) {
                 let idx: Option<Vec<usize>> =
@@ -1941,7 +2049,10 @@ fn unqualified_all(a: &[Vec<Tok>]) -> Vec<Vec<Tok>> {
 /// The forms of each configuration's mainloop: the configuration resolved in CONFIGURATIONS, its
 /// `CollectiveMainloop` matched to a `CollectiveMma` specialization of COLLECTIVES, whose body is
 /// read with its parameters bound. Each form is attributed to `mainloop:line [configuration]`.
-fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
+fn collective_forms(
+    src: &Source,
+    stages: &HashMap<String, std::result::Result<i64, String>>,
+) -> Result<Vec<(String, usize, Form)>> {
     let mut out = Vec::new();
     let mut mainloops = Vec::new();
     for m in COLLECTIVES {
@@ -1973,7 +2084,18 @@ fn collective_forms(src: &Source) -> Result<Vec<(String, usize, Form)>> {
         }
     }
     let mut seen: Vec<Vec<Vec<Tok>>> = Vec::new();
-    for (at, args) in builder_uses(src)? {
+    for (at, mut args, probe) in builder_uses(src)?.0 {
+        // A carveout's stage count as real CUTLASS computed it (kernel_stages::FACTS).
+        match (&probe, stages.get(&at)) {
+            (Some(_), Some(Ok(n))) => {
+                args[11] = tokenize(&format!("StageCount<{n}>")).into_iter().map(|t| t.0).collect();
+            }
+            (Some(_), Some(Err(why))) => {
+                out.push((at, 0, Form::Skip(format!("stage count {}: {why}", render(&args[11])))));
+                continue;
+            }
+            _ => {}
+        }
         if seen.contains(&unqualified_all(&args)) {
             continue;
         }
@@ -2105,9 +2227,14 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     }
     // The builder specializations read: GMMA_TMA_WS_SS (its FP8 mainloop for FP8 inputs),
     // GMMA_TMA_SS (KernelTma), GMMA_CpAsync_WS_SS.
+    // GMMA_TMA_WS_FP8_FAST_ACCUM_SS (FP8 inputs): the TMA warp-specialized builder with the
+    // plain (not the FP8) mainloop, MainloopSm90TmaGmmaWarpSpecialized<Stages, Cluster, Schedule>;
+    // its pointer-array schedules are not read.
+    let fast_accum = schedule.ends_with("FP8FastAccum") && !schedule.contains("PtrArray") && is_fp8;
     let tma_ws =
         ["KernelTmaWarpSpecialized", "KernelTmaWarpSpecializedPingpong", "KernelTmaWarpSpecializedCooperative"]
-            .contains(&schedule.as_str());
+            .contains(&schedule.as_str())
+            || fast_accum;
     let cp_async = [
         "KernelCpAsyncWarpSpecialized",
         "KernelCpAsyncWarpSpecializedPingpong",
@@ -2116,7 +2243,9 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     .contains(&schedule.as_str());
     let kernel_tma = schedule == "KernelTma";
     if !(tma_ws || cp_async || kernel_tma) {
-        return Err(format!("schedule {schedule}: only the TMA warp-specialized, KernelTma and cp.async warp-specialized SS builders are read"));
+        return Err(format!(
+            "schedule {schedule}: not read (the pointer-array, blockwise-scaled and MainloopScheduleType-parameterized builders; read are the TMA warp-specialized (FP8FastAccum too), KernelTma and cp.async warp-specialized SS builders)"
+        ));
     }
     let acc = word(&args[8]);
     if abits != bbits || (ea != eb && !is_fp8) {
@@ -2152,7 +2281,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         }
         _ => {
             return Err(format!(
-                "stage count {}: a carveout of the epilogue's shared storage (its size is not modelled)",
+                "stage count {}: a carveout of the epilogue's shared storage, and no stage count recorded from CUTLASS for it (fixtures/kernel_forms_stages.txt)",
                 render(&args[11])
             ))
         }
@@ -2186,7 +2315,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     // more, else 1x1x1; KernelTma make_tiled_mma(op) alone.
     let tiled_mma = match (schedule.as_str(), m) {
         (_, _) if kernel_tma => format!("decltype(make_tiled_mma({op}{{}}))"),
-        ("KernelTmaWarpSpecializedCooperative", _) => {
+        ("KernelTmaWarpSpecializedCooperative" | "KernelTmaWarpSpecializedCooperativeFP8FastAccum", _) => {
             format!("decltype(make_tiled_mma({op}{{}}, Layout<Shape<_2,_1,_1>>{{}}))")
         }
         ("KernelCpAsyncWarpSpecializedCooperative", m) if m >= 128 => {
@@ -2211,7 +2340,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         format!("MainloopSm90TmaGmma<{stages}, {cluster}, 1>")
     } else if cp_async {
         format!("MainloopSm90CpAsyncGmmaWarpSpecialized<{stages}, {cluster}, {schedule}>")
-    } else if is_fp8 {
+    } else if is_fp8 && !fast_accum {
         format!("MainloopSm90TmaGmmaWarpSpecializedFP8<{stages}, {cluster}, {schedule}>")
     } else {
         format!("MainloopSm90TmaGmmaWarpSpecialized<{stages}, {cluster}, {schedule}>")
@@ -2286,7 +2415,9 @@ fn alignment(a: &[Tok]) -> Option<i64> {
 
 /// The SM90 builder uses of the SM90 unit tests and the Hopper examples: (where, arguments with the
 /// file's `using` aliases before the use substituted).
-fn builder_uses(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
+type BuilderUse = (String, Vec<Vec<Tok>>, Option<crate::kernel_stages::Probe>);
+
+fn builder_uses(src: &Source) -> Result<(Vec<BuilderUse>, Vec<String>)> {
     let mut files = Vec::new();
     for dir in [
         "test/unit/gemm/device",
@@ -2302,9 +2433,14 @@ fn builder_uses(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
     }
     files.sort();
     let mut out = Vec::new();
+    let mut includes: Vec<String> = Vec::new();
     for f in files {
-        let toks = tokenize(&src.read(&f)?);
+        let text = src.read(&f)?;
+        let toks = tokenize(&text);
         let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let lines: Vec<&str> = text.lines().collect();
+        let tok_lines: Vec<usize> = toks.iter().map(|t| t.1).collect();
+        let mut probed = false;
         let usings = bindings(&toks);
         for i in 0..plain.len() {
             if plain[i] != Tok::Word("CollectiveBuilder".into()) || plain.get(i + 1) != Some(&Tok::Punct('<')) {
@@ -2343,10 +2479,27 @@ fn builder_uses(src: &Source) -> Result<Vec<(String, Vec<Vec<Tok>>)>> {
             if !args.iter().any(|a| a.iter().any(|t| matches!(t, Tok::Word(w) if w == "Sm90"))) {
                 continue;
             }
-            out.push((format!("{f}:{}", toks[i].1), args));
+            let at = format!("{f}:{}", toks[i].1);
+            // A stage count carving out the epilogue's storage: what real CUTLASS computes
+            // (kernel_stages.rs).
+            let probe = args
+                .get(11)
+                .filter(|a| a.iter().any(|t| matches!(t, Tok::Word(w) if w == "StageCountAutoCarveout")))
+                .and_then(|_| crate::kernel_stages::probe(&at, &plain, &tok_lines, &lines, i));
+            probed |= probe.is_some();
+            out.push((at, args, probe));
+        }
+        if probed {
+            for l in &lines {
+                let l = l.trim();
+                let header = l.starts_with("#include \"cutlass/") || l.starts_with("#include \"cute/");
+                if header && !l.contains("cutlass/util/") && !includes.iter().any(|x| x == l) {
+                    includes.push(l.to_string());
+                }
+            }
         }
     }
-    Ok(out)
+    Ok((out, includes))
 }
 
 // ---------------------------------------------------------------------------------------------
