@@ -413,7 +413,7 @@ fn reason_class(why: &str) -> &'static str {
     const CLASSES: &[(&str, &str)] = &[
         (
             "make_tmem_copy takes",
-            "a TMEM copy of the accumulator fragment (make_tmem_copy(op, tmem tensor)): the language's make_tmem_copy takes (op, value type, TMEM layout)",
+            "a TMEM copy of the accumulator fragment (make_tmem_copy(op, tmem tensor)) and its partitions: the language's make_tmem_copy takes (op, value type, TMEM layout); co-tiled copy partitions are not modelled",
         ),
         (
             "does not call",
