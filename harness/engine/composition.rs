@@ -240,7 +240,7 @@ pub(crate) fn shape_div(a: Int, b: Int) -> Result<Int> {
 }
 
 /// CuTe before 3.9: `shape_min(a, b)`: a static `_1` on either side wins, else the minimum.
-fn shape_min(a: Int, b: Int) -> Int {
+pub(crate) fn shape_min(a: Int, b: Int) -> Int {
     if a.is_static_value(1) || b.is_static_value(1) {
         Int::st(1)
     } else {

@@ -369,6 +369,27 @@ pub const COPY_OP_SIZE_ASSERTS: Switch = Switch {
     fixture: "tiled_copy_tv(SM80_CP_ASYNC_CACHEGLOBAL<uint32_t>,float,(_32,_1),(_1,_1))",
 };
 
+/// make_tma_copy's tile check (atom/copy_traits_sm90_tma.hpp `construct_tma_gbasis`): from 3.6
+/// `size(slayout) == size(cta_v_map)` ("TMA requires CTA_Tile and SLayout top-level size
+/// equivalence."); before, `product_each(shape(slayout)) == product_each(shape(cta_v_map))`
+/// ("... top-level shape equivalence."), which also refuses equal sizes split differently.
+pub const TMA_TILE_CHECKS_SIZE_ONLY: Switch = Switch {
+    name: "TMA tile check compares sizes",
+    since: Release::new(3, 6, 0, 0),
+    what: "before 3.6 construct_tma_gbasis required product_each(shape(slayout)) == product_each(shape(cta_v_map)) (\"top-level shape equivalence\"); from 3.6 only size(slayout) == size(cta_v_map) (\"top-level size equivalence\")",
+    fixture: "make_tma_copy(SM90_TMA_LOAD, half_t, (1024,256):(_1,1024), (_64,_32):(_1,_64), (_64,_64), _1)",
+};
+
+/// The TMA swizzle base (atom/copy_traits_sm90_tma_swizzle.hpp `get_tma_swizzle_base`, new in
+/// 3.6): from 3.6 a `Swizzle<B,4,S>` shared-memory layout needs S = 3 ("Expected S = 3 when M ==
+/// 4. Unsupported layout swizzle."); before, `get_tma_swizzle_bits` alone named the mode, by B.
+pub const TMA_SWIZZLE_BASE_CHECKED: Switch = Switch {
+    name: "TMA checks the swizzle base",
+    since: Release::new(3, 6, 0, 0),
+    what: "before 3.6 make_tma_copy took any Swizzle<B,4,S> (B in 0..3) by its bits alone; from 3.6 get_tma_swizzle_base static_asserts S == 3",
+    fixture: "make_tma_copy(SM90_TMA_LOAD, half_t, (1024,256):(_1,1024), composition(Swizzle<1,4,2>,(_64,_32):(_1,_64)))",
+};
+
 /// The 64 x 8 GMMA accumulator layout: from 3.6 it has a third value mode `_1:_512` like every
 /// other 64 x N one; before, `CLayout_64x8` had two value modes.
 pub const GMMA_C_64X8_THIRD_MODE: Switch = Switch {
@@ -376,6 +397,18 @@ pub const GMMA_C_64X8_THIRD_MODE: Switch = Switch {
     since: Release::new(3, 6, 0, 0),
     what: "before 3.6 GMMA::CLayout_64x8 was ((_4,_8,_4),(_2,_2)):((_128,_1,_16),(_64,_8)); from 3.6 it is the general 64xN form with a (_1):(_512) third value mode",
     fixture: "mma_layout_c(SM90_64x8x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::K>)",
+};
+
+/// The TMA swizzle modes of a `Swizzle<2,5,2>` and a `Swizzle<2,6,S>` shared-memory layout
+/// (atom/copy_traits_sm90_tma_swizzle.hpp `get_tma_swizzle_bits` / `get_tma_swizzle_base`, and
+/// arch/copy_sm90_desc.hpp's `SWIZZLE_BASE_32B` / `_64B`): from 3.8 the 128B swizzles with 32B and
+/// 64B atoms (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B` / `_64B`); before, only M == 4 had a mode and
+/// every other swizzle failed `static_assert(M < 0, "Unsupported layout swizzle.")`.
+pub const TMA_128B_ATOM_SWIZZLES: Switch = Switch {
+    name: "TMA 128B swizzles with 32B and 64B atoms",
+    since: Release::new(3, 8, 0, 0),
+    what: "before 3.8 make_tma_copy of a Swizzle<B,5,S> or Swizzle<B,6,S> shared-memory layout failed \"Unsupported layout swizzle.\"; from 3.8 Swizzle<2,5,2> is SWIZZLE_128B_ATOM_32B and Swizzle<2,6,S> SWIZZLE_128B_ATOM_64B",
+    fixture: "tma_desc_args(make_tma_copy(SM90_TMA_LOAD, half_t, (1024,256):(_1,1024), composition(Swizzle<2,5,2>,(_64,_32):(_1,_64))))",
 };
 
 /// blocked_product / raked_product return the zipped modes as they are; before 3.8 the result
@@ -569,8 +602,11 @@ pub const SWITCHES: &[&Switch] = &[
     &COMPOSITION_COALESCES_LHS,
     &MMA_ATOM_PRINTS_SHAPE_MNK,
     &COPY_OP_SIZE_ASSERTS,
+    &TMA_TILE_CHECKS_SIZE_ONLY,
+    &TMA_SWIZZLE_BASE_CHECKED,
     &GMMA_C_64X8_THIRD_MODE,
     &PRODUCTS_KEEP_MODES,
+    &TMA_128B_ATOM_SWIZZLES,
     &COMPOSITION_WEAK_DIVISIBILITY,
     &INVERSES_SORTED,
     &TILED_MMA_THREADS_WITH_COMPLEMENT,

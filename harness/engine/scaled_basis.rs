@@ -46,7 +46,7 @@ use super::int::Int;
 use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
 use super::postcondition::{cite, enforce, Checked, Violation};
-use super::release::DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE;
+use super::release::{COMPOSITION_COALESCES_LHS, COMPOSITION_WEAK_DIVISIBILITY, DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE};
 use super::slice::Coord;
 use super::tiler::Tiler;
 
@@ -291,6 +291,26 @@ impl BasisLayout {
     /// `L(c)`: CuTe's `crd2idx(c, shape, stride)` with the basis arithmetic.
     pub fn call(&self, coord: &Tup) -> Result<BasisValue> {
         crd2idx(coord, &self.shape, &self.stride)
+    }
+
+    /// Mode `i` as a layout of its own (CuTe's `layout<i>`; a leaf layout is its own mode 0).
+    pub fn mode(&self, i: usize) -> Result<BasisLayout> {
+        match (self.shape.view(), &self.stride) {
+            (View::Tuple(s), BasisValue::Tuple(d)) => {
+                let shape = s.get(i).ok_or_else(|| Error::OutOfRange(format!("mode {i} of {self}")))?;
+                Ok(BasisLayout { shape: shape.to_owned(), stride: d[i].clone() })
+            }
+            _ if i == 0 => Ok(self.clone()),
+            _ => Err(Error::OutOfRange(format!("mode {i} of {self}"))),
+        }
+    }
+
+    /// `make_layout(L0, L1, ...)`: the layouts side by side as the modes of a new layout.
+    pub fn concat(layouts: &[BasisLayout]) -> BasisLayout {
+        BasisLayout {
+            shape: IntTuple::tuple_of(layouts.iter().map(|l| &*l.shape)),
+            stride: BasisValue::Tuple(layouts.iter().map(|l| l.stride.clone()).collect()),
+        }
     }
 
     /// `L(i)` for a 1-D index.
@@ -548,6 +568,15 @@ fn compose_leaf(a: &[(Int, BasisValue)], a_tuple: bool, s: Int, t: Int) -> Resul
     if t.is_static_value(0) {
         return Ok(leaf(s, BasisValue::Int(t)));
     }
+    if !COMPOSITION_COALESCES_LHS.on() && !a_tuple {
+        // Before 3.5 the integral-lhs shortcut tests `flatten(lhs.shape())`, a value: it fires.
+        return Ok(leaf(s, a[0].1.scale(t)?));
+    }
+    if !COMPOSITION_WEAK_DIVISIBILITY.on() {
+        // Before 3.9 (and from 3.5) the integral-lhs shortcut never fires (`is_integral` of a
+        // reference type): a one-mode A takes the general walk too.
+        return compose_leaf_shape_div(a, s, t);
+    }
     if !a_tuple {
         return Ok(leaf(s, a[0].1.scale(t)?));
     }
@@ -595,6 +624,40 @@ fn compose_leaf(a: &[(Int, BasisValue)], a_tuple: bool, s: Int, t: Int) -> Resul
         return Ok(leaf(shape[0], stride.pop().expect("one")));
     }
     Ok(BasisLayout { shape: IntTuple::of_leaves(shape), stride: BasisValue::Tuple(stride) })
+}
+
+/// `composition_impl` for one leaf `s:t` of B before 3.9 ([`COMPOSITION_WEAK_DIVISIBILITY`] off),
+/// as for integer strides (`composition::composition_leaf_shape_div`): B's stride is divided out
+/// of A's extents with `shape_div` (A's strides scaled by `shape_div(extent, new extent)`, dynamic
+/// wherever either extent is: `composition(make_identity_layout((4,8)),_8:_2)` is
+/// `(2,4):(2@0,1@1)` in 3.8, scaled_basis.cases:48), B's extent modded out with `shape_min`, and the
+/// modes coalesced backwards from `(rest extent, rest stride * last stride)`.
+fn compose_leaf_shape_div(a: &[(Int, BasisValue)], s: Int, t: Int) -> Result<BasisLayout> {
+    use super::composition::{shape_div, shape_min};
+    let r = a.len();
+    let (init, last) = (&a[..r - 1], &a[r - 1]);
+    // Divide out B's stride (skipped when it is a static _1).
+    let mut rest_d = t;
+    let mut modes: Vec<(Int, BasisValue)> = Vec::with_capacity(r);
+    for (c, d) in init {
+        if t.is_static_value(1) {
+            modes.push((*c, d.clone()));
+            continue;
+        }
+        let c1 = shape_div(*c, rest_d)?;
+        rest_d = shape_div(rest_d, *c)?;
+        modes.push((c1, d.scale(shape_div(*c, c1)?)?));
+    }
+    // Mod out B's extent.
+    let mut rest_s = s;
+    let mut leaves = Vec::with_capacity(r);
+    for (c, d) in modes {
+        let c = c.abs()?;
+        leaves.push((shape_min(c, rest_s), d));
+        rest_s = shape_div(rest_s, c)?;
+    }
+    leaves.push((rest_s, last.1.scale(rest_d)?));
+    bw_coalesce(&leaves, false)
 }
 
 /// `composition(A, B)` for an integer layout A and a layout B with basis strides (CUTLASS

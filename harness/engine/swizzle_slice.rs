@@ -103,7 +103,23 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
     let sliced = slice(c, &x.layout)?;
     let diced = dice(c, &x.layout)?;
     let coord = diced_coord(c);
-    let only_diced = composition(&only, &diced)?;
+    // The projections `only_zy o diced`, `anti_zy o diced` and `only_zy o sliced` are steps of
+    // CuTe's algorithm, read at one coordinate each: CuTe's composition as it computes it. Where
+    // one is not the composition by definition (a diced or sliced layout whose leaves carry past a
+    // mode of the projection: CUTLASS 3.5-3.7 coalesce tile_to_shape's result, so a thread's
+    // (_8,_16):(_8,_32) walks columns past the row, partition_swizzled.cases:16), the slice
+    // itself is checked against its definition before it is returned.
+    let mut exact = true;
+    let mut project = |a: &Layout, b: &Layout| -> Result<Layout> {
+        match composition(a, b) {
+            Err(Error::Undefined { .. }) => {
+                exact = false;
+                super::composition::composition_unchecked(a, b)
+            }
+            r => r,
+        }
+    };
+    let only_diced = project(&only, &diced)?;
     let base = match x.offset {
         Offset::Int(o) if o.is_static => Mixed::St(o.value as u32),
         // smem_ptr_flag_bits<B> derives from Int<0>.
@@ -112,9 +128,15 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
         Offset::Mixed { .. } => return Err(not_modelled("a slice of a layout with a MixedBits offset", x)),
     };
     let offset_only_zy = base.xor(to_mixed_bits(&only_diced, &coord, x)?);
-    let anti_diced = composition(&anti, &diced)?;
+    let anti_diced = project(&anti, &diced)?;
     let offset_anti_zy = crd2idx(&coord, &anti_diced.shape, &anti_diced.stride)?;
-    let only_sliced = composition(&only, &sliced)?;
+    let only_sliced = project(&only, &sliced)?;
+    let verified = |r: (SwizzledLayout, Int)| -> Result<(SwizzledLayout, Int)> {
+        if !exact && super::runtime::checks_on() {
+            super::postcondition::enforce("slice_and_offset", check_postconditions(c, x, &r.0, r.1))?;
+        }
+        Ok(r)
+    };
     let n = only_sliced.size()?;
     let active = only_sliced.call_int(n.sub(Int::st(1))?)?;
     if active.is_static && active.value & !x.swizzle.apply(active.value) != 0 {
@@ -123,7 +145,7 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
             Mixed::St(o) => Offset::Int(Int::st(o as i32 as i64)),
             Mixed::Mb { s, f, d } => Offset::Mixed { s, f, d },
         };
-        return Ok((
+        return verified((
             SwizzledLayout::Composed(ComposedLayout { swizzle: x.swizzle, offset, layout: sliced }),
             offset_anti_zy,
         ));
@@ -178,7 +200,7 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
     } else {
         Int::dy(swizzled.value).add(offset_anti_zy)?
     };
-    Ok((SwizzledLayout::Plain(layout), offset))
+    verified((SwizzledLayout::Plain(layout), offset))
 }
 
 /// A value of CuTe's bit arithmetic on offsets (swizzle.hpp): a static integer `C<s>`, or a

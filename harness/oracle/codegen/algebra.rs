@@ -107,10 +107,12 @@ fn projection(g: &mut Gen, args: &[Expr]) -> Result<String, CodegenError> {
 }
 
 /// `local_tile_offset(...)` / `local_partition_offset(...)`: where the partition's pointer moved,
-/// `*T.data()` of the counting tensor T (a plain `int`).
+/// `*T.data()` of the counting tensor T (a plain `int`), copied out while T lives: before 3.6
+/// `ArithmeticTupleIterator::operator*` returns a reference into the iterator, which `auto&& r`
+/// would keep past the temporary tensor (CUTLASS 3.5.1 printed `(0,44146354)`).
 fn offset(layout_of_tensor: Cpp) -> Result<Cpp, CodegenError> {
     let tensor = layout_of_tensor.code.strip_suffix(".layout()").unwrap_or(&layout_of_tensor.code);
-    Ok(Cpp::new(format!("*({tensor}.data())"), Kind::Int))
+    Ok(Cpp::new(format!("[&]() {{ auto v = *({tensor}.data()); return v; }}()"), Kind::Int))
 }
 
 pub fn local_tile_offset(g: &mut Gen, n: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
