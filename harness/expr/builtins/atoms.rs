@@ -167,7 +167,13 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
     if !matches!(p.over, partition::Over::Counting | partition::Over::Composed(..)) {
         return Err(Error::Type(format!("{n}: a fragment of a swizzled tensor ({p}) is not modelled")));
     }
-    let l = if which == 'c' {
+    // A UMMA's accumulator lives in tensor memory (FrgTypeC = UMMA::tmem_frg_1sm/2sm, not the
+    // weight-stationary `_WS` atoms' tmem_frg_ws).
+    let umma = atom.starts_with("SM100_MMA_") && !atom.contains("_WS");
+    let l = if which == 'c' && umma {
+        let c = copy::type_bits(&m.atom.val_types[3])?;
+        crate::engine::atom::tmem::umma_accumulator_fragment(&p.layout, c)?
+    } else if which == 'c' {
         crate::engine::Layout::col_major(p.layout.shape.clone())?
     } else {
         crate::engine::make_fragment_like::make_fragment_like(&p.layout)?
