@@ -1605,7 +1605,7 @@ mod breadth {
 /// The TMA cases (fuzz::tma) and, one in seven, the forms of CuTe users' reports (fuzz::issues:
 /// coalesce after prepend, slices of swizzled tiles, left inverses of TMEM-like layouts).
 fn tma_and_reported_forms() -> BoxedStrategy<Case> {
-    prop_oneof![6 => tma::tma_case(), 1 => issues::issue_case()].boxed()
+    prop_oneof![6 => tma::tma_case(), 2 => tma::sm100_case(), 1 => issues::issue_case()].boxed()
 }
 
 /// A random-case generator.
@@ -1644,6 +1644,11 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::TileToShape => Has((2, fuzz::tile_to_shape)),
         Op::MakeTmaCopy => Has((7, tma_and_reported_forms)),
+        Op::MakeTmaAtomASm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),
+        Op::MakeTmaAtomBSm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),
+        Op::MakeTmaCopyASm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),
+        Op::MakeTmaCopyBSm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),
+        Op::MakeTmaCopyCSm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),
         Op::MakeTmaAtom => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaGbasis => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaGStride => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),

@@ -1,7 +1,7 @@
 // tma_check.cu: main of the TMA check (see tma_check.cuh). The cases are generated into the work
 // folder by `cargo xtask gpu-tma` (tma_parts.cuh, tma_part*.cu; a part built with -DONLY_CASE=N holds case N alone).
 //
-//   tma_check [--corrupt] [--from K] [--out FILE]
+//   tma_check [--corrupt | --corrupt-stride1] [--from K] [--out FILE]
 //
 // Runs cases K.. in order, printing per case its `args` line (CuTe's cuTensorMapEncodeTiled
 // arguments) and its `case` line (what the copy moved). Exit 0 when every case ran, 2 after a
@@ -13,13 +13,14 @@ int main(int argc, char** argv) {
   tma_check::Ctx ctx;
   int from = 0;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--corrupt")) ctx.corrupt = true;
+    if (!strcmp(argv[i], "--corrupt")) ctx.corrupt = 2;
+    else if (!strcmp(argv[i], "--corrupt-stride1")) ctx.corrupt = 1;
     else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
       ctx.out = fopen(argv[++i], "a");
       if (!ctx.out) { perror("--out"); return 2; }
     } else {
-      fprintf(stderr, "usage: tma_check [--corrupt] [--from K] [--out FILE]\n");
+      fprintf(stderr, "usage: tma_check [--corrupt | --corrupt-stride1] [--from K] [--out FILE]\n");
       return 2;
     }
   }
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 #endif
-  fprintf(ctx.out, "run cases=%d from=%d corrupt=%d\n", TMA_NCASES, from, int(ctx.corrupt));
+  fprintf(ctx.out, "run cases=%d from=%d corrupt=%d\n", TMA_NCASES, from, ctx.corrupt);
   fflush(ctx.out);
   for (int id = from; id < TMA_NCASES; ++id) {
     auto f = TMA_CASES[id];

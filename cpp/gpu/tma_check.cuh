@@ -17,8 +17,14 @@
 //
 // The cuTensorMapEncodeTiled arguments CuTe passes are captured by redirecting CUTLASS's driver
 // wrapper macro to tma_capture::call_cuTensorMapEncodeTiled, which records them (the `args`
-// line) and, with --corrupt, perturbs the descriptor before encoding it: the stride of TMA
-// dimension 1 grows by 16 bytes (rank >= 2), or the global address moves by 16 bytes (rank 1).
+// line) and, with --corrupt, perturbs the descriptor before encoding it, one of four ways chosen
+// from the case id (the first that applies of kind id % 4, then the next kinds), each printed as a
+// `twin` line: `stride` (the byte stride of TMA dimension d >= 1 grows by 16; rank 1: the global
+// address moves by 16 bytes, kind `address`), `box` (two box extents, one doubled and one halved:
+// the same bytes, so a load's mbarrier still completes), `swizzle` (another swizzle mode the box's
+// inner extent allows, for a tile of 256 bytes or more) and `estride` (dimension d >= 1 traversed
+// with element stride 2 over a doubled box extent: again the same bytes). --corrupt-stride1 is the
+// first runs' twin: always the stride of TMA dimension 1 (rank 1: the address).
 //
 // Built with -DTMA_HOST_ONLY by g++ (no GPU, no nvcc), the program runs CuTe's host side only:
 // it prints the `args` lines (CuTe's descriptor arguments) and no observation.
@@ -47,7 +53,80 @@ struct Args {
 };
 
 inline Args& last() { static Args a; return a; }
-inline bool& corrupt() { static bool c = false; return c; }
+// 0: no perturbation, 1: --corrupt-stride1, 2: --corrupt (the four kinds).
+inline int& corrupt() { static int c = 0; return c; }
+inline int& case_id() { static int c = 0; return c; }
+inline long long& tile_bytes() { static long long b = 0; return b; }
+// The perturbation applied to the last descriptor (the `twin` line), empty when none.
+inline std::string& twin() { static std::string t; return t; }
+
+// Bytes of an element of CUtensorMapDataType `dtype` (cuda.h order: UINT8, UINT16, UINT32, INT32,
+// UINT64, INT64, FLOAT16, FLOAT32, FLOAT64, BFLOAT16, ...).
+inline int dtype_bytes(int dtype) {
+  static const int b[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  return dtype >= 0 && dtype < 13 ? b[dtype] : 1;
+}
+
+// Span in bytes of CUtensorMapSwizzle `sw` (NONE: no limit).
+inline int swizzle_span(int sw) { return sw == 1 ? 32 : sw == 2 ? 64 : sw == 0 ? 1 << 30 : 128; }
+
+// Applies perturbation `kind` (0 stride, 1 box, 2 swizzle, 3 estride) to the arrays; false when
+// it does not apply to this descriptor.
+inline bool perturb(int kind, int id, int rank, int elem, unsigned long long* s, unsigned* b, unsigned* e, int& sw,
+                    long long& addr_shift, std::string& what) {
+  char buf[96];
+  if (kind == 0) {
+    if (rank >= 2) {
+      int d = 1 + (id / 4) % (rank - 1);
+      s[d - 1] += 16;
+      snprintf(buf, sizeof buf, "kind=stride dim=%d", d);
+    } else {
+      addr_shift = 16;
+      snprintf(buf, sizeof buf, "kind=address dim=0");
+    }
+    what = buf;
+    return true;
+  }
+  if (kind == 1) {
+    for (int j = rank - 1; j >= 0; --j) {
+      if (b[j] < 2 || b[j] % 2) continue;
+      if (j == 0 && ((b[0] / 2) * elem) % 16) continue;
+      for (int i = 0; i < rank; ++i) {
+        if (i == j || b[i] * 2 > 256) continue;
+        if (i == 0 && (long long)b[0] * 2 * elem > swizzle_span(sw)) continue;
+        b[i] *= 2;
+        b[j] /= 2;
+        snprintf(buf, sizeof buf, "kind=box dim=%d,%d", i, j);
+        what = buf;
+        return true;
+      }
+    }
+    return false;
+  }
+  if (kind == 2) {
+    if (tile_bytes() < 256) return false;
+    long long inner = (long long)b[0] * elem;
+    int to = -1;
+    if (sw != 0) to = 0;
+    else
+      for (int c = 1; c <= 3 && to < 0; ++c)
+        if (inner <= swizzle_span(c)) to = c;
+    if (to < 0) return false;
+    snprintf(buf, sizeof buf, "kind=swizzle dim=%d,%d", sw, to);
+    sw = to;
+    what = buf;
+    return true;
+  }
+  for (int d = rank - 1; d >= 1; --d) {
+    if (b[d] * 2 > 256 || b[d] < 2) continue;
+    b[d] *= 2;
+    e[d] = 2;
+    snprintf(buf, sizeof buf, "kind=estride dim=%d", d);
+    what = buf;
+    return true;
+  }
+  return false;
+}
 inline char*& base() { static char* b = nullptr; return b; }
 
 template <class Map, class Fmt, class Rank, class Addr, class Dims, class Strides, class Box, class EStr,
@@ -83,11 +162,49 @@ CUresult call_cuTensorMapEncodeTiled(Map* map, Fmt fmt, Rank rank, Addr addr, Di
     if (i + 1 < a.rank) s[i] = a.strides[i];
   }
   void* gaddr = (void*)addr;
-  if (corrupt()) {
+  twin().clear();
+  auto swz = sw;
+  if (corrupt() == 1) {
     if (a.rank >= 2) s[0] += 16;
     else gaddr = (void*)((char*)addr + 16);
+    twin() = a.rank >= 2 ? "kind=stride dim=1" : "kind=address dim=0";
+  } else if (corrupt() == 2) {
+    unsigned long long ss[4] = {};
+    unsigned bb[5] = {}, ee[5] = {};
+    for (int i = 0; i < a.rank; ++i) {
+      bb[i] = b[i];
+      ee[i] = e[i];
+      if (i + 1 < a.rank) ss[i] = s[i];
+    }
+    int swi = int(sw);
+    long long shift = 0;
+    std::string what;
+    int want = case_id() % 4;
+    for (int k = 0; k < 4; ++k) {
+      int kind = (want + k) % 4;
+      if (perturb(kind, case_id(), a.rank, dtype_bytes(a.dtype), ss, bb, ee, swi, shift, what)) break;
+    }
+    for (int i = 0; i < a.rank; ++i) {
+      b[i] = bb[i];
+      e[i] = ee[i];
+      if (i + 1 < a.rank) s[i] = ss[i];
+    }
+    gaddr = (void*)((char*)addr + shift);
+    swz = decltype(sw)(swi);
+    twin() = what;
   }
-  CUresult r = cutlass::call_cuTensorMapEncodeTiled(map, fmt, (cuuint32_t)a.rank, gaddr, d, s, b, e, il, sw, l2, oob);
+  if (corrupt()) {
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, " strides=");
+    for (int i = 0; i + 1 < a.rank; ++i) n += snprintf(buf + n, sizeof buf - n, "%s%llu", i ? "," : "", (unsigned long long)s[i]);
+    n += snprintf(buf + n, sizeof buf - n, " box=");
+    for (int i = 0; i < a.rank; ++i) n += snprintf(buf + n, sizeof buf - n, "%s%u", i ? "," : "", (unsigned)b[i]);
+    n += snprintf(buf + n, sizeof buf - n, " estr=");
+    for (int i = 0; i < a.rank; ++i) n += snprintf(buf + n, sizeof buf - n, "%s%u", i ? "," : "", (unsigned)e[i]);
+    snprintf(buf + n, sizeof buf - n, " swizzle=%d", int(swz));
+    twin() += buf;
+  }
+  CUresult r = cutlass::call_cuTensorMapEncodeTiled(map, fmt, (cuuint32_t)a.rank, gaddr, d, s, b, e, il, swz, l2, oob);
   a.result = int(r);
   return r;
 #endif
@@ -115,7 +232,7 @@ constexpr size_t SMEM_LIMIT = 160 * 1024;
 
 struct Ctx {
   FILE* out = stdout;
-  bool corrupt = false;
+  int corrupt = 0;
   char* dglobal = nullptr;  // device allocation (or a fake aligned address host-only)
   uint8_t* dsmem = nullptr;  // device buffer: shared memory in (store) / out (load)
   int* dstatus = nullptr;
@@ -137,6 +254,7 @@ inline void print_args(Ctx& ctx, int id) {
   for (int i = 0; i < a.rank; ++i) fprintf(ctx.out, "%s%u", i ? "," : "", a.estr[i]);
   fprintf(ctx.out, " interleave=%d swizzle=%d l2=%d oob=%d result=%d\n", a.interleave, a.swizzle, a.l2, a.oob,
           a.result);
+  if (!tma_capture::twin().empty()) fprintf(ctx.out, "twin %d %s\n", id, tma_capture::twin().c_str());
 }
 
 // Arithmetic runs: `start:step:count` tokens.
@@ -259,6 +377,9 @@ int run_case(Ctx& ctx, int id, GLayout const& g, Tiler const& tiler, Coord const
   fflush(ctx.out);
   tma_capture::base() = ctx.dglobal;
   tma_capture::last() = tma_capture::Args{};
+  tma_capture::twin().clear();
+  tma_capture::case_id() = id;
+  tma_capture::tile_bytes() = (long long)sbytes;
   Tensor gtensor = make_tensor(make_gmem_ptr(reinterpret_cast<T*>(ctx.dglobal)), g);
   using Op = conditional_t<Store, SM90_TMA_STORE, SM90_TMA_LOAD>;
   auto tma = make_tma_copy(Op{}, gtensor, SL{}, tiler, Int<1>{});

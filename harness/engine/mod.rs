@@ -45,6 +45,7 @@ pub mod tiled_product;
 pub mod tiler;
 pub mod tma;
 pub mod tma_im2col;
+pub mod tma_sm100;
 pub(crate) mod walk;
 pub mod warp_access;
 pub mod zipped_divide;

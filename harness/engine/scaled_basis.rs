@@ -293,6 +293,26 @@ impl BasisLayout {
         crd2idx(coord, &self.shape, &self.stride)
     }
 
+    /// Mode `i` as a layout of its own (CuTe's `layout<i>`; a leaf layout is its own mode 0).
+    pub fn mode(&self, i: usize) -> Result<BasisLayout> {
+        match (self.shape.view(), &self.stride) {
+            (View::Tuple(s), BasisValue::Tuple(d)) => {
+                let shape = s.get(i).ok_or_else(|| Error::OutOfRange(format!("mode {i} of {self}")))?;
+                Ok(BasisLayout { shape: shape.to_owned(), stride: d[i].clone() })
+            }
+            _ if i == 0 => Ok(self.clone()),
+            _ => Err(Error::OutOfRange(format!("mode {i} of {self}"))),
+        }
+    }
+
+    /// `make_layout(L0, L1, ...)`: the layouts side by side as the modes of a new layout.
+    pub fn concat(layouts: &[BasisLayout]) -> BasisLayout {
+        BasisLayout {
+            shape: IntTuple::tuple_of(layouts.iter().map(|l| &*l.shape)),
+            stride: BasisValue::Tuple(layouts.iter().map(|l| l.stride.clone()).collect()),
+        }
+    }
+
     /// `L(i)` for a 1-D index.
     fn call_int(&self, i: i64) -> Result<BasisValue> {
         self.call(&IntTuple::leaf(Int::dy(i)))

@@ -39,8 +39,9 @@
 //! 3. The descriptor's box and extents are in range (`1 <= boxDim <= 256`, `1 <= globalDim <=
 //!    2^32`), the byte strides multiples of 16 below 2^40, the first gmem stride of the box one
 //!    element (else CuTe refuses, and so does the engine).
-//! 4. `TiledLayout_TV` has `size(cluster)` threads and `size(cta_v_map)` values, and its value mode
-//!    maps onto smem coordinates `0..size(smem)` injectively.
+//! 4. `TiledLayout_TV` has `size(cta_t_map)` threads (`size(cluster)` for `make_tma_copy`), a
+//!    multiple of the atom's `ThrID` (2 for SM100's 2-SM loads), and `size(cta_v_map)` values, and
+//!    its value mode maps onto smem coordinates `0..size(smem)` injectively.
 
 use std::fmt;
 
@@ -59,17 +60,28 @@ use super::swizzle::{ComposedLayout, Swizzle};
 use super::tile_to_shape::{tile_to_shape, Order};
 use super::tiler::Tiler;
 
-/// The SM90 TMA copy operations CuTe's `make_tma_copy` takes here.
+/// The TMA copy operations CuTe's `make_tma_copy` takes here: SM90's, and SM100's 2-SM loads
+/// (atom/copy_traits_sm100_tma.hpp, from CUTLASS 3.8), whose Copy_Traits have two threads (the
+/// two peer CTAs of a 2-SM MMA): `ThrID _2`, every layout `(_2,bits):(bits,_1)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TmaOp {
     Load,
     LoadMulticast,
     Store,
     ReduceAdd,
+    TwoSmLoad,
+    TwoSmLoadMulticast,
 }
 
 impl TmaOp {
-    pub const ALL: [TmaOp; 4] = [TmaOp::Load, TmaOp::LoadMulticast, TmaOp::Store, TmaOp::ReduceAdd];
+    pub const ALL: [TmaOp; 6] = [
+        TmaOp::Load,
+        TmaOp::LoadMulticast,
+        TmaOp::Store,
+        TmaOp::ReduceAdd,
+        TmaOp::TwoSmLoad,
+        TmaOp::TwoSmLoadMulticast,
+    ];
 
     /// CuTe's name of the operation.
     pub fn name(self) -> &'static str {
@@ -78,7 +90,22 @@ impl TmaOp {
             TmaOp::LoadMulticast => "SM90_TMA_LOAD_MULTICAST",
             TmaOp::Store => "SM90_TMA_STORE",
             TmaOp::ReduceAdd => "SM90_TMA_REDUCE_ADD",
+            TmaOp::TwoSmLoad => "SM100_TMA_2SM_LOAD",
+            TmaOp::TwoSmLoadMulticast => "SM100_TMA_2SM_LOAD_MULTICAST",
         }
+    }
+
+    /// The Copy_Traits' thread count (`size(ThrID)`): 2 for SM100's 2-SM loads, else 1.
+    pub fn atom_threads(self) -> i64 {
+        match self {
+            TmaOp::TwoSmLoad | TmaOp::TwoSmLoadMulticast => 2,
+            _ => 1,
+        }
+    }
+
+    /// A multicast operation (the SM100 atoms' `num_multicast` is a cluster extent for these).
+    pub fn is_multicast(self) -> bool {
+        matches!(self, TmaOp::LoadMulticast | TmaOp::TwoSmLoadMulticast)
     }
 
     pub fn by_name(n: &str) -> Option<TmaOp> {
@@ -269,6 +296,9 @@ pub struct TmaCopy {
     pub cta_v_map: BasisLayout,
     /// The number of CTAs multicast to.
     pub multicast: i64,
+    /// `size(cta_t_map)`: the TiledCopy's threads (`size(cluster)` for `make_tma_copy`; 0 for an
+    /// atom).
+    pub cta_threads: i64,
     /// The smem layout it was made for.
     pub smem: SmemLayout,
 }
@@ -760,40 +790,80 @@ fn build(a: &TmaArgs, tiled_copy: bool) -> Result<TmaCopy> {
     }
     // Step 1.
     let cta_v_map = sb::composition_tiler(&sb::make_identity_layout(&a.gmem.shape), &tiler)?;
+    // make_tma_copy: cta_t_map = make_layout(cluster_size), num_multicast = cosize(cta_t_map);
+    // make_tma_atom: num_multicast = size(cluster_size).
+    let cta_t_map = Layout::col_major(cluster.clone())?;
+    let multicast = if tiled_copy { cta_t_map.cosize()?.value } else { cluster.product()?.value };
+    let r = assemble(&a.parts(), cta_v_map, tiled_copy.then_some(&cta_t_map), multicast)?;
+    if super::runtime::checks_on() {
+        enforce("make_tma_copy", check_postconditions(a, &r))?;
+    }
+    Ok(r)
+}
+
+/// The operands every TMA constructor shares: the operation, the element type, the gmem layout and
+/// the smem layout.
+pub(crate) struct Parts<'a> {
+    pub op: TmaOp,
+    pub val_type: &'a str,
+    pub gmem: &'a Layout,
+    pub smem: &'a SmemLayout,
+}
+
+impl TmaArgs {
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        Parts { op: self.op, val_type: &self.val_type, gmem: &self.gmem, smem: &self.smem }
+    }
+}
+
+/// `detail::make_tma_copy_atom` and, with `cta_t_map`, `detail::make_tma_copy_tiled`: steps 2 to
+/// 5 of the module doc from the CTA value map and the multicast count.
+pub(crate) fn assemble(
+    p: &Parts<'_>,
+    cta_v_map: BasisLayout,
+    cta_t_map: Option<&Layout>,
+    multicast: i64,
+) -> Result<TmaCopy> {
+    let slayout = p.smem.nonswizzle();
+    static_layout(slayout, "smem layout")?;
     if cta_v_map.shape.leaf_iter().any(|i| !i.is_static) {
         return Err(Error::Rejected {
             condition: "TMA needs a static smem layout and tile (constexpr num_bits_per_tma)",
             detail: format!("cta_v_map {cta_v_map}"),
         });
     }
-    // make_tma_copy: cta_t_map = make_layout(cluster_size), num_multicast = cosize(cta_t_map);
-    // make_tma_atom: num_multicast = size(cluster_size).
-    let cta_t_map = Layout::col_major(cluster.clone())?;
-    let multicast = if tiled_copy { cta_t_map.cosize()?.value } else { cluster.product()?.value };
     // Step 2 (its static_asserts end the computation).
-    let gbasis = construct_tma_gbasis(&a.gmem, slayout, &cta_v_map)?;
+    let gbasis = construct_tma_gbasis(p.gmem, slayout, &cta_v_map)?;
     // The other compile-time checks, all of them.
     let mut statics = Vec::new();
-    let swizzle = a.smem.swizzle();
+    let swizzle = p.smem.swizzle();
     if let Err(e) = swizzle_name(swizzle) {
         statics.push(e);
     }
-    if let Err(e) = tensor_map_data_type(&a.val_type) {
+    if let Err(e) = tensor_map_data_type(p.val_type) {
         statics.push(e);
     }
-    let bits = type_bits(&a.val_type)?;
+    let bits = type_bits(p.val_type)?;
     // Step 5: the atom.
     let num_elems = gbasis.size()?.value;
-    let bits_layout = Layout::new(
-        IntTuple::of_leaves([Int::st(1), Int::st(num_elems * bits)]),
-        IntTuple::of_leaves([Int::st(0), Int::st(1)]),
-    )?;
+    let threads = p.op.atom_threads();
+    let bits_layout = if threads == 1 {
+        Layout::new(
+            IntTuple::of_leaves([Int::st(1), Int::st(num_elems * bits)]),
+            IntTuple::of_leaves([Int::st(0), Int::st(1)]),
+        )?
+    } else {
+        Layout::new(
+            IntTuple::of_leaves([Int::st(threads), Int::st(num_elems * bits)]),
+            IntTuple::of_leaves([Int::st(num_elems * bits), Int::st(1)]),
+        )?
+    };
     let vals = upcast(&bits_layout, bits)?;
     let atom = CopyAtom {
-        op: a.op.name().to_string(),
-        val_type: a.val_type.clone(),
+        op: p.op.name().to_string(),
+        val_type: p.val_type.to_string(),
         val_bits: bits,
-        thr_id: Layout::leaf(Int::st(1), Int::st(0)),
+        thr_id: Layout::leaf(Int::st(threads), Int::st(if threads == 1 { 0 } else { 1 })),
         bits_src: bits_layout.clone(),
         bits_dst: bits_layout.clone(),
         bits_ref: bits_layout,
@@ -801,26 +871,29 @@ fn build(a: &TmaArgs, tiled_copy: bool) -> Result<TmaCopy> {
         dst: vals.clone(),
         ref_: vals,
     };
-    let tiled = if tiled_copy {
-        match tiled_layouts(slayout, num_elems, &cta_v_map, &cta_t_map, multicast, &mut statics) {
-            Ok(tv) => Some(TiledCopy { atom: atom.clone(), tiler: product_each(&cta_v_map.shape)?, tv, cotiler: None }),
-            Err(e) => {
-                statics.push(e);
-                None
+    let tiled = match cta_t_map {
+        Some(cta_t_map) => {
+            match tiled_layouts(slayout, num_elems, &cta_v_map, cta_t_map, multicast, threads, &mut statics) {
+                Ok(tv) => {
+                    Some(TiledCopy { atom: atom.clone(), tiler: product_each(&cta_v_map.shape)?, tv, cotiler: None })
+                }
+                Err(e) => {
+                    statics.push(e);
+                    None
+                }
             }
         }
-    } else {
-        None
+        None => None,
     };
     if !statics.is_empty() {
         return Err(all_of(statics));
     }
     // Steps 3 and 4: the descriptor (CuTe's run-time asserts) and the coordinate strides.
-    let desc = descriptor(&a.gmem, &gbasis, swizzle, &a.val_type, multicast)?;
-    let g_stride = g_stride(&a.gmem, &gbasis, &desc, bits)?;
-    let r = TmaCopy {
-        op: a.op,
-        val_type: a.val_type.clone(),
+    let desc = descriptor(p.gmem, &gbasis, swizzle, p.val_type, multicast)?;
+    let g_stride = g_stride(p.gmem, &gbasis, &desc, bits)?;
+    Ok(TmaCopy {
+        op: p.op,
+        val_type: p.val_type.to_string(),
         gbasis,
         g_stride,
         desc,
@@ -828,12 +901,12 @@ fn build(a: &TmaArgs, tiled_copy: bool) -> Result<TmaCopy> {
         tiled,
         cta_v_map,
         multicast,
-        smem: a.smem.clone(),
-    };
-    if super::runtime::checks_on() {
-        enforce("make_tma_copy", check_postconditions(a, &r))?;
-    }
-    Ok(r)
+        cta_threads: match cta_t_map {
+            Some(t) => t.size()?.value,
+            None => 0,
+        },
+        smem: p.smem.clone(),
+    })
 }
 
 /// `make_tma_copy_tiled`'s TiledLayout_TV: `(layout_T, layout_V)`. A failed `safe_div` (the
@@ -845,6 +918,7 @@ fn tiled_layouts(
     cta_v_map: &BasisLayout,
     cta_t_map: &Layout,
     multicast: i64,
+    atom_threads: i64,
     statics: &mut Vec<Error>,
 ) -> Result<Layout> {
     let inv_smem = right_inverse(slayout)?;
@@ -860,6 +934,13 @@ fn tiled_layouts(
     let layout_big_t = composition(&inv_smem, &composition(&layout_t, cta_t_map)?)?;
     let tv = Layout::concat(&[layout_big_t, layout_big_v]);
     // TiledCopy's own checks.
+    let threads = tv.mode(0)?.size()?.value;
+    if threads % atom_threads != 0 {
+        statics.push(Error::Rejected {
+            condition: "TiledCopy uses too few thrs for selected CopyAtom",
+            detail: format!("{tv}: {threads} threads for an atom of {atom_threads}"),
+        });
+    }
     if tv.mode(1)?.size()?.value % num_elems != 0 {
         return Err(Error::Rejected {
             condition: "TiledCopy uses too few vals for selected CopyAtom",
@@ -899,11 +980,16 @@ pub fn check_gbasis(r: &TmaCopy, gbasis: &BasisLayout) -> Checked {
 }
 
 /// The module doc's postconditions for `make_tma_copy(a) == r`.
-pub fn check_postconditions(a: &TmaArgs, r: &TmaCopy) -> Checked {
+pub fn check_postconditions(_: &TmaArgs, r: &TmaCopy) -> Checked {
+    check_copy(r)
+}
+
+/// The module doc's postconditions for a TMA copy or atom `r` (its smem layout in it).
+pub fn check_copy(r: &TmaCopy) -> Checked {
     let ours = |m: String| Err(Violation::ours("make_tma_copy", m));
     let box_elems: u64 = r.desc.box_dim.iter().map(|&b| b as u64).product();
     let gsize = r.gbasis.size().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?.value;
-    let ssize = a.smem.nonswizzle().size().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?.value;
+    let ssize = r.smem.nonswizzle().size().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?.value;
     // 1.
     if gsize % r.multicast == 0 && box_elems * r.multicast as u64 != gsize as u64 {
         return ours(format!("box {:?} x {} CTAs is not size(gbasis) = {gsize}", r.desc.box_dim, r.multicast));
@@ -922,8 +1008,11 @@ pub fn check_postconditions(a: &TmaArgs, r: &TmaCopy) -> Checked {
     let tv = &tiled.tv;
     let threads = tv.mode(0).and_then(|m| m.size()).map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
     let vals = tv.mode(1).map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?;
-    if threads.value != r.multicast {
-        return ours(format!("TiledLayout_TV {tv} has {threads} threads for {} CTAs", r.multicast));
+    if threads.value != r.cta_threads || threads.value % r.atom.thr_id.size().map_or(1, |s| s.value) != 0 {
+        return ours(format!(
+            "TiledLayout_TV {tv} has {threads} threads for {} CTAs and an atom of {}",
+            r.cta_threads, r.atom.thr_id
+        ));
     }
     let mut seen = vec![false; ssize as usize];
     for v in vals.values().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))? {

@@ -1,8 +1,9 @@
 //! SM90 im2col TMA (atom/copy_traits_sm90_im2col.hpp, CUTLASS 4.2 and 4.7, which agree on every
 //! argument modelled here): the host-computable part of `make_im2col_tma_copy(op, tensor, slayout[,
-//! cta_tiler[, multicast]])`, the overloads with no corner or padding offsets, for
-//! `SM90_TMA_LOAD_IM2COL` and `SM90_TMA_LOAD_IM2COL_MULTICAST`: the arguments CuTe passes to
-//! `cuTensorMapEncodeIm2col`.
+//! cta_tiler[, multicast]][, lower_corner_whd, upper_corner_whd, lower_padding_whd,
+//! upper_padding_whd, stride_whd, lower_srt, stride_srt])`, for `SM90_TMA_LOAD_IM2COL`,
+//! `SM90_TMA_LOAD_IM2COL_MULTICAST` and `SM90_TMA_STORE_IM2COL` (whose Copy_Traits CuTe's host code
+//! builds the same way): the arguments CuTe passes to `cuTensorMapEncodeIm2col`.
 //!
 //! What CuTe derives (`make_tma_atom_im2col`, then `make_im2col_tma_copy_desc`):
 //! 1. `cta_v_map = make_identity_layout(product_each(shape(gtensor))).compose(cta_tiler)` (the tiler
@@ -17,8 +18,10 @@
 //!    size<0,0>(vt)` (channelsPerPixel), `range_whdn = size<0,1>(vt)` (pixelsPerColumn).
 //! 5. `tensor_cwhdn`: the gmem mode that `stride<0,0>(vt)` names (the channels), then the one
 //!    `stride<0,1>(vt)` names (the pixels), flattened; its extents are `globalDim`, its strides
-//!    in bytes from the second on `globalStrides`; the pixel box corners are zero (rank - 2 of
-//!    them), element strides one; swizzle from the smem layout's swizzle, L2 promotion NONE (the default
+//!    in bytes from the second on `globalStrides`; the pixel box corners `pixelBoxLowerCorner` /
+//!    `pixelBoxUpperCorner` are `lower_corner_whd` / `upper_corner_whd` (zero in the overloads
+//!    without offsets; rank - 2 of them), the element strides `(1, stride_whd..., 1)` (the
+//!    traversal strides; one without offsets); swizzle from the smem layout's swizzle, L2 promotion NONE (the default
 //!    `DescriptorAuxParams`, unlike the tiled TMA's 128B), no OOB fill, no interleave.
 //!
 //! Postconditions (checked by [`check`], property tests below):
@@ -29,6 +32,8 @@
 //!    channels). `channelsPerPixel` may exceed the channel extent `globalDim[0]`: CuTe 4.2 encodes
 //!    `((5,2),16):((16,80),_1)` under a `(_32,_32)` tile with channelsPerPixel=32 over 16 channels
 //!    (the TMA fills past the extent), found by tests/fuzz_definition.
+//! 4. The pixel box corners are the offsets' `lower_corner_whd` / `upper_corner_whd` (zero without
+//!    offsets) and the element strides `(1, stride_whd..., 1)` (one without).
 
 use std::fmt;
 
@@ -44,11 +49,12 @@ use super::tiler::Tiler;
 use super::tma::write_list;
 use super::tma::{swizzle_name, tensor_map_data_type, SmemLayout};
 
-/// The im2col load operations.
+/// The im2col operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Im2colOp {
     Load,
     LoadMulticast,
+    Store,
 }
 
 impl Im2colOp {
@@ -56,12 +62,28 @@ impl Im2colOp {
         match self {
             Im2colOp::Load => "SM90_TMA_LOAD_IM2COL",
             Im2colOp::LoadMulticast => "SM90_TMA_LOAD_IM2COL_MULTICAST",
+            Im2colOp::Store => "SM90_TMA_STORE_IM2COL",
         }
     }
     pub fn by_name(n: &str) -> Option<Im2colOp> {
         let n = n.strip_prefix("cute::").unwrap_or(n);
-        [Im2colOp::Load, Im2colOp::LoadMulticast].into_iter().find(|o| o.name() == n)
+        [Im2colOp::Load, Im2colOp::LoadMulticast, Im2colOp::Store].into_iter().find(|o| o.name() == n)
     }
+}
+
+/// The convolution offsets of `make_im2col_tma_copy`'s long overloads, one value per spatial mode
+/// (W, H[, D]) each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Im2colOffsets {
+    pub lower_corner: Vec<Int>,
+    pub upper_corner: Vec<Int>,
+    pub lower_padding: Vec<Int>,
+    pub upper_padding: Vec<Int>,
+    /// The traversal strides.
+    pub stride_whd: Vec<Int>,
+    pub lower_srt: Vec<Int>,
+    /// The dilation.
+    pub stride_srt: Vec<Int>,
 }
 
 /// The operands of `make_im2col_tma_copy`.
@@ -73,6 +95,8 @@ pub struct Im2colArgs {
     pub smem: SmemLayout,
     pub cta_tiler: Option<Tiler>,
     pub multicast: Option<Int>,
+    /// The offsets of the long overloads; None: the overloads without (zero corners, unit strides).
+    pub offsets: Option<Im2colOffsets>,
 }
 
 /// The arguments of `cuTensorMapEncodeIm2col` (the tensor map and address left out), printed as
@@ -219,21 +243,90 @@ pub fn im2col_descriptor(a: &Im2colArgs) -> Result<Im2colDescriptor> {
     let data_type = tensor_map_data_type(&a.val_type)?;
     let swizzle = swizzle_name(a.smem.swizzle())?;
     let spatial = rank - 2;
+    let (lower_corner, upper_corner, element_strides) = match &a.offsets {
+        None => (vec![0; spatial], vec![0; spatial], vec![1; rank]),
+        Some(o) => {
+            let r = offsets_arguments(o, spatial, rank)?;
+            output_extents(o, &shape[1..=spatial])?;
+            r
+        }
+    };
     Ok(Im2colDescriptor {
         data_type,
         rank: rank as u32,
         global_dim: shape.iter().map(|s| s.value as u64).collect(),
         global_strides: stride[1..].iter().map(|d| (d.value as u64).wrapping_mul(bits as u64) / 8).collect(),
-        lower_corner: vec![0; spatial],
-        upper_corner: vec![0; spatial],
+        lower_corner,
+        upper_corner,
         channels_per_pixel: range_c as u32,
         pixels_per_column: range_whdn as u32,
-        element_strides: vec![1; rank],
+        element_strides,
         swizzle,
         trunc_size,
         multicast: multicast.value,
         cwhdn_stride: stride.iter().map(|d| d.value).collect(),
     })
+}
+
+/// The corners and element strides CuTe passes for the offsets `o` of an im2col tensor with
+/// `spatial` spatial modes (`make_im2col_tma_copy_desc`: `get<i>` of each tuple for `i <
+/// spatial`, cast to `int32_t` / `uint32_t`), and CuTe's refusals: a tuple with fewer values than
+/// spatial modes (`get<i>` out of range does not compile), a zero traversal or dilation stride (the
+/// coordinate tensor's extents divide by them: `(w + upper - lower - 1) / stride_whd + 1`, `1 +
+/// padding / stride_srt`).
+fn offsets_arguments(o: &Im2colOffsets, spatial: usize, rank: usize) -> Result<(Vec<i32>, Vec<i32>, Vec<u32>)> {
+    let all = [
+        ("lower_corner_whd", &o.lower_corner),
+        ("upper_corner_whd", &o.upper_corner),
+        ("lower_padding_whd", &o.lower_padding),
+        ("upper_padding_whd", &o.upper_padding),
+        ("stride_whd", &o.stride_whd),
+        ("lower_srt", &o.lower_srt),
+        ("stride_srt", &o.stride_srt),
+    ];
+    for (name, v) in all {
+        if v.len() < spatial {
+            return Err(refuse(
+                "tuple index out of range: get<I> of an im2col offset",
+                format!("{name} has {} values for {spatial} spatial modes", v.len()),
+            ));
+        }
+    }
+    for (name, v) in [("stride_whd", &o.stride_whd), ("stride_srt", &o.stride_srt)] {
+        if let Some(z) = v[..spatial].iter().find(|x| x.value == 0) {
+            return Err(refuse(
+                "division by zero: the im2col coordinate tensor divides by the traversal and dilation strides",
+                format!("{name} = {z}"),
+            ));
+        }
+    }
+    let lower = o.lower_corner[..spatial].iter().map(|x| x.value as i32).collect();
+    let upper = o.upper_corner[..spatial].iter().map(|x| x.value as i32).collect();
+    let mut estr = vec![1u32; rank];
+    for (k, s) in o.stride_whd[..spatial].iter().enumerate() {
+        estr[k + 1] = s.value as u32;
+    }
+    Ok((lower, upper, estr))
+}
+
+/// The output extents `q/p/z = (w + upper_corner - lower_corner - 1) / stride_whd + 1` (C++'s
+/// truncating division) CuTe's coordinate tensor is made of (`make_im2col_tma_copy_desc`): each
+/// dynamic one becomes a `cutlass::FastDivmod`, which divides by zero for 0 (SIGFPE) and asserts
+/// `divisor_ >= 0` for a negative one: refused.
+fn output_extents(o: &Im2colOffsets, whd: &[Int]) -> Result<Vec<i64>> {
+    let mut q = Vec::new();
+    for (k, w) in whd.iter().enumerate() {
+        let num = w.value + o.upper_corner[k].value - o.lower_corner[k].value - 1;
+        let e = num / o.stride_whd[k].value + 1;
+        if e <= 0 {
+            return Err(refuse(
+                "cutlass::FastDivmod of a non-positive extent: the im2col output extent (w + upper_corner - lower_corner - 1) / stride_whd + 1",
+                format!("spatial mode {k}: ({w} + {} - {} - 1) / {} + 1 = {e}", o.upper_corner[k], o.lower_corner[k], o.stride_whd[k]),
+            ));
+        }
+        q.push(e);
+    }
+    Ok(q)
 }
 
 /// Postconditions 1-3 of `d = im2col_descriptor(a)`.
@@ -254,6 +347,21 @@ pub fn check(a: &Im2colArgs, d: &Im2colDescriptor) -> Checked {
     }
     if d.cwhdn_stride[0] != 1 {
         return Err(Violation::cute(SRC, format!("3: the channels at stride {}, not 1", d.cwhdn_stride[0])));
+    }
+    // 4.
+    let rank = d.rank as usize;
+    let (lower, upper, estr) = match &a.offsets {
+        None => (vec![0; rank - 2], vec![0; rank - 2], vec![1; rank]),
+        Some(o) => offsets_arguments(o, rank - 2, rank).map_err(Violation::from)?,
+    };
+    if d.lower_corner != lower || d.upper_corner != upper || d.element_strides != estr {
+        return Err(Violation::cute(
+            SRC,
+            format!(
+                "4: corners {:?}/{:?} and element strides {:?}, the offsets say {lower:?}/{upper:?} and {estr:?}",
+                d.lower_corner, d.upper_corner, d.element_strides
+            ),
+        ));
     }
     Ok(())
 }
@@ -287,6 +395,7 @@ mod tests {
             smem: SmemLayout::Plain(s),
             cta_tiler: None,
             multicast: mc.map(Int::st),
+            offsets: None,
         }
     }
 
@@ -325,6 +434,45 @@ mod tests {
             match im2col_descriptor(&a) {
                 Ok(d) => prop_assert!(check(&a, &d).is_ok(), "{d}: {:?}", check(&a, &d)),
                 Err(e) => prop_assert!(!matches!(e, Error::Rejected { .. }) || e.to_string().contains("CTA"), "{e}"),
+            }
+        }
+    }
+
+    fn ints(v: &[i64]) -> Vec<Int> {
+        v.iter().map(|&x| Int::dy(x)).collect()
+    }
+
+    proptest! {
+        /// Postcondition 4: with random convolution offsets the descriptor carries the corners and
+        /// the traversal strides CuTe passes (or CuTe's FastDivmod refusal of a non-positive output
+        /// extent), and a descriptor whose corner is moved fails the check.
+        #[test]
+        fn offsets_reach_the_descriptor(lo in prop::collection::vec(-3i64..=3, 2), up in prop::collection::vec(-3i64..=3, 2),
+                                        sw in prop::collection::vec(1i64..=3, 2), store in any::<bool>()) {
+            let mut a = args(nhwc(8, 8, 2, 64), l(&[64, 64], &[64, 1], true), None);
+            if store {
+                a.op = Im2colOp::Store;
+            }
+            a.offsets = Some(Im2colOffsets {
+                lower_corner: ints(&lo),
+                upper_corner: ints(&up),
+                lower_padding: ints(&[1, 1]),
+                upper_padding: ints(&[1, 1]),
+                stride_whd: ints(&sw),
+                lower_srt: ints(&[0, 0]),
+                stride_srt: ints(&[1, 1]),
+            });
+            let q: Vec<i64> = (0..2).map(|k| (8 + up[k] - lo[k] - 1) / sw[k] + 1).collect();
+            match im2col_descriptor(&a) {
+                Ok(d) => {
+                    prop_assert!(q.iter().all(|&x| x > 0));
+                    prop_assert!(check(&a, &d).is_ok(), "{d}: {:?}", check(&a, &d));
+                    prop_assert_eq!(&d.element_strides, &vec![1, sw[0] as u32, sw[1] as u32, 1]);
+                    let mut moved = d.clone();
+                    moved.lower_corner[1] += 1;
+                    prop_assert!(check(&a, &moved).is_err());
+                }
+                Err(e) => prop_assert!(q.iter().any(|&x| x <= 0) && e.to_string().contains("FastDivmod"), "{e}"),
             }
         }
     }

@@ -208,9 +208,14 @@ pub fn tma_case() -> BoxedStrategy<Case> {
 /// `tma_im2col_desc_args(...)`: an NHWC activation tensor `((W,H[,D],N),C)` with the channels
 /// contiguous (dynamic extents), a K-major smem tile `(_M,_K):(_K,_1)` (plain, or a GMMA K-major
 /// swizzle atom tiled to it), the default tiler or the smem's shape, and a multicast of 1, 2 or 4
-/// for the multicast load. Admissible where the engine's model accepts it; CuTe's refusals (a
-/// multicast not dividing the tile, more channels in the tile than the tensor has) stay in.
+/// for the multicast load, or the store (`SM90_TMA_STORE_IM2COL`); sometimes the seven convolution
+/// offsets of CuTe's long overloads (corners in -3..=3, paddings 0..=2, traversal strides and
+/// dilations 1..=3, one per spatial mode). Admissible where the engine's model accepts it; CuTe's
+/// refusals (a multicast not dividing the tile, more channels in the tile than the tensor has) stay in.
 pub fn im2col_case() -> BoxedStrategy<Case> {
+    /// One spatial mode's (lower corner, upper corner, lower padding, upper padding, traversal
+    /// stride, lower_srt, dilation).
+    type Offsets = (i64, i64, i64, i64, i64, i64, i64);
     let ty = prop::sample::select(vec![("half_t", 16i64), ("bfloat16_t", 16), ("float", 32), ("int8_t", 8)]);
     let spatial = prop::collection::vec(1i64..6, 2..=3);
     let c = prop::sample::select(vec![8i64, 16, 32, 64, 128]);
@@ -219,8 +224,14 @@ pub fn im2col_case() -> BoxedStrategy<Case> {
     let mc = prop::sample::select(vec![0i64, 1, 2, 4]);
     let swizzled = any::<bool>();
     let tiler = any::<bool>();
-    (ty, spatial, c, m, k, mc, swizzled, tiler)
-        .prop_map(|((t, bits), sp, c, m, k, mc, swz, tiler)| {
+    // (store, offsets): the offsets drawn for each of three spatial modes, the extra ones unused.
+    let extra = (
+        0usize..5,
+        any::<bool>(),
+        prop::collection::vec((-3i64..=3, -3i64..=3, 0i64..=2, 0i64..=2, 1i64..=3, 0i64..=1, 1i64..=3), 3),
+    );
+    (ty, spatial, c, m, k, mc, swizzled, tiler, extra)
+        .prop_map(|((t, bits), sp, c, m, k, mc, swz, tiler, (store, with_offsets, offs))| {
             // Pixels: spatial extents (the last is N), each at least one; strides in elements.
             let mut shape = Vec::new();
             let mut stride = Vec::new();
@@ -243,13 +254,37 @@ pub fn im2col_case() -> BoxedStrategy<Case> {
             } else {
                 format!("(_{m},_{k}):(_{k},_1)")
             };
-            let op = if mc == 0 { "SM90_TMA_LOAD_IM2COL" } else { "SM90_TMA_LOAD_IM2COL_MULTICAST" };
+            let store = store == 0 && mc == 0;
+            let op = match (store, mc) {
+                (true, _) => "SM90_TMA_STORE_IM2COL",
+                (false, 0) => "SM90_TMA_LOAD_IM2COL",
+                _ => "SM90_TMA_LOAD_IM2COL_MULTICAST",
+            };
             let mut expr = format!("tma_im2col_desc_args({op},{t},{gmem},{smem}");
             if mc > 0 || tiler {
                 expr.push_str(&format!(",(_{m},_{k})"));
             }
             if mc > 0 {
                 expr.push_str(&format!(",_{mc}"));
+            }
+            if with_offsets {
+                // One value per spatial mode (the pixel modes but N).
+                let n = sp.len() - 1;
+                let col = |f: &dyn Fn(&Offsets) -> i64| -> String {
+                    format!("({})", offs[..n].iter().map(|o| f(o).to_string()).collect::<Vec<_>>().join(","))
+                };
+                for part in [
+                    col(&|o| o.0),
+                    col(&|o| o.1),
+                    col(&|o| o.2),
+                    col(&|o| o.3),
+                    col(&|o| o.4),
+                    col(&|o| o.5),
+                    col(&|o| o.6),
+                ] {
+                    expr.push(',');
+                    expr.push_str(&part);
+                }
             }
             expr.push(')');
             let admissible = crate::expr::eval_str(&expr).is_ok();
@@ -282,5 +317,147 @@ mod tests {
             }
         }
         assert!(yes > 150 && no > 10, "{yes} admissible, {no} not");
+    }
+}
+
+/// SM100 TMA cases (`engine::tma_sm100`), by construction: a half/bf16 UMMA (one SM, M 64 or 128,
+/// or two SMs, M 128 or 256; N 64..256; K-major or MN-major operands), an MMA tile of 1, 2 or 4
+/// K-blocks of 16, operand A or B, a gmem matrix (dynamic extents, a multiple of the tile plus
+/// some, the leading dimension padded to 16 bytes, sometimes a batch mode) contiguous like the
+/// operand, a smem tile of the CTA's operand extent (plain compact, or the GMMA swizzle atom of the
+/// major tiled to it when it fits), an operation the function takes (1-SM loads/stores or the 2-SM
+/// loads, multicast over a VMNK cluster of 1, 2 or 4 CTAs), and what is printed: the atom
+/// (`make_tma_atom_A/B_sm100`), the tiled copy (`make_tma_copy_A/B_sm100`), its gbasis, its
+/// coordinate strides or its `cuTensorMapEncodeTiled` arguments. Inadmissible variants (CuTe
+/// refuses; the engine must too): the gmem's majorness flipped against the smem tile's, and
+/// `SM90_TMA_REDUCE_ADD`, which neither function takes.
+pub fn sm100_case() -> BoxedStrategy<Case> {
+    (
+        (
+            any::<bool>(),
+            any::<bool>(),
+            prop::sample::select(vec![64i64, 128, 256]),
+            prop::sample::select(vec![1i64, 2, 4]),
+        ),
+        (any::<bool>(), any::<bool>(), any::<bool>(), 0usize..3, (1i64..3, 0i64..9)),
+        (0usize..3, 0usize..5, any::<bool>(), 0usize..16, any::<bool>()),
+    )
+        .prop_map(|((two, big, n, kb), (a_op, k_major, bf16, op, (mult, extra)), (cl, query, swz, bad, batch))| {
+            let m = match (two, big) {
+                (false, false) => 64,
+                (false, true) | (true, false) => 128,
+                (true, true) => 256,
+            };
+            let ty = if bf16 { "bfloat16_t" } else { "half_t" };
+            let major = if k_major { "K" } else { "MN" };
+            let atom = format!(
+                "SM100_MMA_F16BF16_{}SS<{ty},{ty},float,{m},{n},UMMA::Major::{major},UMMA::Major::{major}>",
+                if two { "2x1SM_" } else { "" }
+            );
+            let tk = 16 * kb;
+            let rows = if a_op { m } else { n } / if two { 2 } else { 1 };
+            let (gr, gk) = (rows * 2 * mult + extra, tk * mult + extra);
+            // The gmem's majorness flipped against the smem's (1 in 16): CuTe refuses.
+            let flip = bad == 0;
+            let gk_major = k_major != flip;
+            let (stride, plane) = if gk_major {
+                let ld = (gk + 7) / 8 * 8;
+                (format!("{ld},_1"), ld * gr)
+            } else {
+                let ld = (gr + 7) / 8 * 8;
+                (format!("_1,{ld}"), ld * gk)
+            };
+            let gmem =
+                if batch { format!("({gr},{gk},2):({stride},{plane})") } else { format!("({gr},{gk}):({stride})") };
+            // GMMA atoms: K-major SW128 rows of 64 halves, MN-major SW128 columns of 64.
+            let fits = if k_major { tk % 64 == 0 } else { rows % 64 == 0 };
+            let smem = if swz && fits {
+                format!("tile_to_shape(GMMA::Layout_{major}_SW128_Atom<{ty}>,(_{rows},_{tk}))")
+            } else if k_major {
+                format!("(_{rows},_{tk}):(_{tk},_1)")
+            } else {
+                format!("(_{rows},_{tk}):(_1,_{rows})")
+            };
+            let reduce = bad == 1;
+            let opname = if reduce {
+                "SM90_TMA_REDUCE_ADD"
+            } else if two {
+                ["SM100_TMA_2SM_LOAD", "SM100_TMA_2SM_LOAD_MULTICAST", "SM100_TMA_2SM_LOAD"][op]
+            } else {
+                ["SM90_TMA_LOAD", "SM90_TMA_LOAD_MULTICAST", "SM90_TMA_STORE"][op]
+            };
+            let c = [1, 2, 4][cl];
+            let cluster = format!("(_{},_{c},_{c},_1)", if two { 2 } else { 1 });
+            let mma = format!("make_tiled_mma({atom})");
+            let letter = if a_op { 'A' } else { 'B' };
+            let tiler = format!("(_{m},_{n},_{tk})");
+            let atom_call =
+                format!("make_tma_atom_{letter}_sm100({opname}, {ty}, {gmem}, {smem}, {tiler}, {mma}, {cluster})");
+            let copy_call = format!("make_tma_copy_{letter}_sm100({opname}, {ty}, {gmem}, {smem}, {tiler}, {mma})");
+            let (op_name, text) = match (query, a_op) {
+                (0, true) => ("make_tma_atom_A_sm100", atom_call),
+                (0, false) => ("make_tma_atom_B_sm100", atom_call),
+                (1, true) => ("make_tma_copy_A_sm100", copy_call),
+                (1, false) => ("make_tma_copy_B_sm100", copy_call),
+                (2, _) => ("tma_gbasis", format!("tma_gbasis({atom_call})")),
+                (3, _) => ("tma_g_stride", format!("tma_g_stride({atom_call})")),
+                _ => ("tma_desc_args", format!("tma_desc_args({atom_call})")),
+            };
+            case_of(op_name, text, !flip && !reduce)
+        })
+        .boxed()
+}
+
+#[cfg(test)]
+mod sm100_tests {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+
+    /// The drawn SM100 cases are what their admissibility says: the admissible ones the engine
+    /// answers, the others it refuses (CuTe refuses them too: majorness, an unsupported op).
+    #[test]
+    fn sm100_cases_are_answered_when_admissible_and_refused_otherwise() {
+        let mut runner = TestRunner::deterministic();
+        let mut out = String::new();
+        let (mut ok, mut refused) = (0, 0);
+        for _ in 0..96 {
+            let c = super::sm100_case().new_tree(&mut runner).unwrap().current();
+            let r = crate::expr::eval::eval_str(&c.expr);
+            if std::env::var_os("CUTECHECK_PRINT_SM100").is_some() {
+                out.push_str(&c.expr);
+                out.push('\n');
+            }
+            if c.admissible {
+                assert!(r.is_ok(), "{}: {:?}", c.expr, r.err());
+                ok += 1;
+            } else {
+                assert!(r.is_err(), "{} should be refused", c.expr);
+                refused += 1;
+            }
+        }
+        if let Some(p) = std::env::var_os("CUTECHECK_PRINT_SM100") {
+            std::fs::write(p, out).unwrap();
+        }
+        assert!(ok >= 60 && refused >= 1, "{ok} admissible, {refused} refused");
+    }
+
+    /// The im2col generator draws the long overloads (seven offsets) and the store, and the engine
+    /// answers most of what it draws.
+    #[test]
+    fn im2col_cases_draw_offsets_and_stores() {
+        let mut runner = TestRunner::deterministic();
+        let (mut offsets, mut stores, mut ok, mut out) = (0, 0, 0, String::new());
+        for _ in 0..96 {
+            let c = super::im2col_case().new_tree(&mut runner).unwrap().current();
+            offsets += usize::from(c.expr.matches(",(").count() >= 7);
+            stores += usize::from(c.expr.contains("SM90_TMA_STORE_IM2COL"));
+            ok += usize::from(c.admissible);
+            out.push_str(&c.expr);
+            out.push('\n');
+        }
+        if let Some(p) = std::env::var_os("CUTECHECK_PRINT_IM2COL") {
+            std::fs::write(p, out).unwrap();
+        }
+        assert!(offsets >= 20 && stores >= 5 && ok >= 40, "{offsets} with offsets, {stores} stores, {ok} admissible");
     }
 }

@@ -21,8 +21,11 @@
 //! swizzled atom: the swizzle applied to the byte address, `smem_ptr_flag`) the shared element.
 //!
 //! The device also records the `cuTensorMapEncodeTiled` arguments CuTe passed (`args` lines), and a
-//! corrupted twin (`--corrupt`: the descriptor's stride of TMA dimension 1 grows by 16 bytes, or
-//! for a rank-1 descriptor the global address moves by 16 bytes) must fail.
+//! corrupted twin must fail: `--corrupt` perturbs each case's descriptor one of four ways, chosen
+//! on the device from the case id and printed as its `twin` line ([`twin_kind`]): the byte stride
+//! of a TMA dimension `d >= 1` (rank 1: the global address), a box reshaped to the same bytes, the
+//! swizzle mode, or an element stride of 2 over a doubled box extent. (The first runs' twin,
+//! `--corrupt-stride1`, always perturbed the stride of dimension 1.)
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -549,12 +552,30 @@ pub fn plan_seed(text: &str) -> Result<(u64, usize)> {
     Ok((w[2].trim_end_matches(',').parse()?, w[3].parse()?))
 }
 
-/// Why the corrupted descriptor cannot change what a case moves, if it cannot. The twin adds 16
-/// bytes to the stride of TMA dimension 1 (rank 1: to the address), so an element moves unless its
-/// coordinate along dimension 1 is 0. The coordinates are read from CuTe's recorded descriptor
-/// (`args`: the byte strides) and the engine's global element of every in-bounds element of the
-/// tile (nested strides: the largest first). None when some element moves.
-pub fn corrupt_cannot_fail(case: &TmaCase, args: &str) -> Option<String> {
+/// The kind of a twin's perturbation (its `twin` line's `kind=`; `stride` of dimension 1 for the
+/// first runs, which have no `twin` line) and the dimension(s) it names.
+pub fn twin_kind(twin: Option<&str>) -> (String, Vec<i64>) {
+    let Some(t) = twin else { return ("stride".into(), vec![1]) };
+    let get = |k: &str| t.split_whitespace().find_map(|w| w.strip_prefix(k)).unwrap_or("");
+    let dims = get("dim=").split(',').filter_map(|x| x.parse().ok()).collect();
+    (get("kind=").to_string(), dims)
+}
+
+/// Why the corrupted descriptor cannot change what a case moves, if it cannot. A `stride` twin
+/// adds 16 bytes to the stride of TMA dimension `d` (the first runs: always 1), so an element
+/// moves unless its coordinate along dimension `d` is 0; the other kinds (`address`, `box`,
+/// `swizzle`, `estride`) are not excused. The coordinates are read from CuTe's recorded
+/// descriptor (`args`: the byte strides) and the engine's global element of every in-bounds
+/// element of the tile (nested strides: the largest first). None when some element moves.
+pub fn corrupt_cannot_fail(case: &TmaCase, args: &str, twin: Option<&str>) -> Option<String> {
+    let (kind, dims_of) = twin_kind(twin);
+    if matches!(kind.as_str(), "box" | "estride" | "swizzle") {
+        return twin_moves_the_same(case, args, twin?);
+    }
+    if kind != "stride" {
+        return None;
+    }
+    let dim = *dims_of.first()? as usize;
     let field = |k: &str| -> Option<Vec<i64>> {
         let v = args.split_whitespace().find_map(|w| w.strip_prefix(k))?;
         v.split(',').filter(|x| !x.is_empty()).map(|x| x.parse().ok()).collect()
@@ -578,15 +599,137 @@ pub fn corrupt_cannot_fail(case: &TmaCase, args: &str) -> Option<String> {
         for &(st, d) in &dims {
             let x = rest / st;
             rest %= st;
-            if d == 1 && x != 0 {
+            if d == dim && x != 0 {
                 return None;
             }
         }
     }
     Some(format!(
-        "every one of its {} in-bounds elements has coordinate 0 along TMA dimension 1 (strides {strides:?} bytes), so the perturbed stride never enters an address",
+        "every one of its {} in-bounds elements has coordinate 0 along TMA dimension {dim} (strides {strides:?} bytes), so the perturbed stride never enters an address",
         globals.len()
     ))
+}
+
+/// A `box`, `estride` or `swizzle` twin that moves exactly what the true descriptor moves, by
+/// simulating both as the TMA defines them: the box at the tile's origin `o` (TMA coordinates of the
+/// tile's first element; for a tile of several boxes, with the same swizzle in both, the grid of
+/// boxes from `o` when each TMA dimension is one G mode tiled by a plain extent), slot `s` of the traversal
+/// (dimension 0 fastest, `ceil(box[d] / elementStrides[d])` elements along `d`, each `elementStrides[d]`
+/// apart) at shared byte `swizzle(s * bytes)` (CU_TENSOR_MAP_SWIZZLE_{32,64,128}B: bits 4.. XORed
+/// with bits 7..), holding global element `o + r` when it is inside `globalDim`, else zero (a load),
+/// or written there (a store). The reason when both moves are the same map; None otherwise (a twin
+/// that passes then is NOT EXPLAINED).
+pub fn twin_moves_the_same(case: &TmaCase, args: &str, twin: &str) -> Option<String> {
+    simulate_twin(case, args, twin).and_then(|(same, why)| same.then_some(why))
+}
+
+/// [`twin_moves_the_same`]'s simulation: `Some((whether the twin moves the same, the reason))`,
+/// None when the case is not simulated (several boxes under a changed swizzle, a merged or
+/// strided dimension, a swizzle with a 128B atom of another size).
+pub fn simulate_twin(case: &TmaCase, args: &str, twin: &str) -> Option<(bool, String)> {
+    let field = |t: &str, k: &str| -> Option<Vec<i64>> {
+        let v = t.split_whitespace().find_map(|w| w.strip_prefix(k))?;
+        v.split(',').filter(|x| !x.is_empty()).map(|x| x.parse().ok()).collect()
+    };
+    let d = Desc::parse(args)?;
+    let e = case.elem();
+    let (box_t, estr_t) = (field(args, "box=")?, field(args, "estr=")?);
+    let (box_w, estr_w) = (field(twin, "box=")?, field(twin, "estr=")?);
+    let (sw_t, sw_w) = (field(args, "swizzle=")?[0], field(twin, "swizzle=")?[0]);
+    if field(twin, "strides=")? != d.strides || sw_t > 3 || sw_w > 3 {
+        return None;
+    }
+    let tile: i64 = case.tiler.iter().map(|t| t.0).product();
+    let per_box: i64 = box_t.iter().product();
+    let m = tile_maps(case).ok()?;
+    let o = d.coords(*m.global.first()?, e);
+    let rank = d.dims.len();
+    // Byte strides of every dimension (dimension 0: one element).
+    let mut bstride = vec![e];
+    bstride.extend(d.strides.iter().copied());
+    // The boxes' origins: the tile's origin alone, or (the same swizzle in both, so a slot's
+    // shared byte is the same function of its box and index) the grid of boxes over the tile when
+    // each TMA dimension is one G mode tiled by a plain extent.
+    let origins: Vec<Vec<i64>> = if tile == per_box {
+        vec![o.clone()]
+    } else {
+        if sw_t != sw_w {
+            return None; // several boxes under another swizzle: their bases are CuTe's order
+        }
+        let mut counts = Vec::new();
+        for dd in 0..rank {
+            let ext = if d.dims[dd] == 1 && (dd == 0 || bstride[dd] == 0) {
+                1
+            } else {
+                let i = (0..case.gshape.len())
+                    .find(|&i| case.gstride[i] * e == bstride[dd] && case.gshape[i] == d.dims[dd])?;
+                if case.tiler[i].1 != 1 {
+                    return None;
+                }
+                case.tiler[i].0
+            };
+            counts.push((ext + box_t[dd] - 1) / box_t[dd]);
+        }
+        if counts.iter().product::<i64>() * per_box != tile {
+            return None;
+        }
+        let n: i64 = counts.iter().product();
+        (0..n)
+            .map(|mut j| {
+                (0..rank)
+                    .map(|dd| {
+                        let x = o[dd] + (j % counts[dd]) * box_t[dd];
+                        j /= counts[dd];
+                        x
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    // Per slot: (box, shared byte address, Some(global element) or None out of bounds).
+    let moves = |boxd: &[i64], estr: &[i64], sw: i64| -> Option<Vec<(usize, i64, Option<i64>)>> {
+        let counts: Vec<i64> = boxd.iter().zip(estr).map(|(b, s)| (b + s - 1) / s).collect();
+        let n: i64 = counts.iter().product();
+        if n != per_box {
+            return None;
+        }
+        let mask = [0, 1, 3, 7][sw as usize];
+        let mut out = Vec::with_capacity(tile as usize);
+        for (b, org) in origins.iter().enumerate() {
+            for slot in 0..n {
+                let (mut rest, mut inside, mut g) = (slot, true, 0i64);
+                for dd in 0..rank {
+                    let x = org[dd] + (rest % counts[dd]) * estr[dd];
+                    rest /= counts[dd];
+                    inside &= x < d.dims[dd];
+                    g += x * bstride[dd] / e;
+                }
+                let a = slot * e;
+                out.push((b, a ^ (((a >> 7) & mask) << 4), inside.then_some(g)));
+            }
+        }
+        out.sort_unstable();
+        Some(out)
+    };
+    let (t, w) = (moves(&box_t, &estr_t, sw_t)?, moves(&box_w, &estr_w, sw_w)?);
+    let same = if case.store {
+        // What reaches global memory: each in-bounds element and the shared byte it comes from.
+        let keep = |v: &[(usize, i64, Option<i64>)]| {
+            let mut k: Vec<(i64, usize, i64)> = v.iter().filter_map(|&(b, a, g)| g.map(|g| (g, b, a))).collect();
+            k.sort_unstable();
+            k
+        };
+        keep(&t) == keep(&w)
+    } else {
+        t == w
+    };
+    Some((same, {
+        format!(
+            "{} box(es) from TMA coordinate {o:?}: the twin's box {box_w:?} (element strides {estr_w:?}, swizzle {sw_w}) moves every in-bounds element to the shared byte the true box {box_t:?} (swizzle {sw_t}) does, and the rest out of bounds in both (globalDim {:?})",
+            origins.len(),
+            d.dims
+        )
+    }))
 }
 
 /// Whether a run is as it must be: every case agrees with the engine or differs only by the
@@ -603,6 +746,10 @@ pub fn run_is_sound(cases: &[TmaCase], v: &[Verdict], corrupt: Option<&[Verdict]
 pub struct Observed {
     /// The `args` line's fields after the id (CuTe's cuTensorMapEncodeTiled arguments).
     pub args: Option<String>,
+    /// The corrupted twin only: the `twin` line's fields after the id (`kind=K dim=D` and the
+    /// perturbed strides, box, element strides and swizzle); none in the first runs' twin, which
+    /// always perturbed the stride of TMA dimension 1.
+    pub twin: Option<String>,
     /// `ok`, `timeout`, or the error text.
     pub status: String,
     pub passes: u32,
@@ -634,6 +781,10 @@ pub fn read_results(text: &str) -> Result<BTreeMap<usize, Observed>> {
             Some("args") => {
                 let id: usize = it.next().context("args id")?.parse()?;
                 out.entry(id).or_default().args = Some(it.collect::<Vec<_>>().join(" "));
+            }
+            Some("twin") => {
+                let id: usize = it.next().context("twin id")?.parse()?;
+                out.entry(id).or_default().twin = Some(it.collect::<Vec<_>>().join(" "));
             }
             Some("case") => {
                 let id: usize = it.next().context("case id")?.parse()?;
@@ -799,6 +950,8 @@ pub struct Verdict {
     pub unexplained: usize,
     /// Corrupted twin only: why this case cannot fail, when it passes ([`corrupt_cannot_fail`]).
     pub explained: Option<String>,
+    /// Corrupted twin only: the perturbation's kind ([`twin_kind`]).
+    pub twin_kind: Option<String>,
 }
 
 impl Verdict {
@@ -869,6 +1022,7 @@ pub fn compare(cases: &[TmaCase], obs: &BTreeMap<usize, Observed>, corrupt: bool
             findings: BTreeMap::new(),
             unexplained: 0,
             explained: None,
+            twin_kind: corrupt.then(|| twin_kind(o.and_then(|o| o.twin.as_deref())).0),
         };
         let Some(values) = o.and_then(|o| o.values.as_ref()) else {
             match want_error {
@@ -906,7 +1060,10 @@ pub fn compare(cases: &[TmaCase], obs: &BTreeMap<usize, Observed>, corrupt: bool
             v.unexplained += 1;
         }
         if corrupt && v.pass() {
-            v.explained = o.and_then(|o| o.args.as_deref()).and_then(|a| corrupt_cannot_fail(c, a));
+            v.explained = o.and_then(|o| {
+                let a = o.args.as_deref()?;
+                corrupt_cannot_fail(c, a, o.twin.as_deref())
+            });
         }
         out.push(v);
     }
@@ -961,6 +1118,15 @@ pub fn summary(cases: &[TmaCase], v: &[Verdict], corrupt: Option<&[Verdict]>) ->
             cv.len(),
             cv.iter().filter(|x| !x.pass()).count()
         );
+        let mut kinds: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        for &i in &exact {
+            let e = kinds.entry(cv[i].twin_kind.clone().unwrap_or_default()).or_default();
+            e.0 += 1;
+            e.1 += usize::from(!cv[i].pass());
+        }
+        for (k, (n, f)) in &kinds {
+            let _ = writeln!(s, "twin kind {k}: {n} cases the run moved exactly, {f} fail");
+        }
         for x in cv.iter().filter(|x| x.pass()) {
             let why = x.explained.as_deref().unwrap_or("NOT EXPLAINED");
             let _ = writeln!(s, "corrupt PASS case {}: {} ({why})", x.id, cases[x.id].line().replace('\t', " "));

@@ -367,6 +367,8 @@ pub const SINCE: &[(&str, Release)] = &[
     ("SM100_MMA_TF32_TS", Release::new(3, 8, 0, 0)),
     ("SM100_MMA_TF32_TS_INTERLEAVED_CF32CTF32CTF32CF32_TN", Release::new(4, 4, 0, 0)),
     ("SM100_MMA_TF32_TS_SCALED", Release::new(4, 4, 0, 0)),
+    ("SM100_TMA_2SM_LOAD", Release::new(3, 8, 0, 0)),
+    ("SM100_TMA_2SM_LOAD_MULTICAST", Release::new(3, 8, 0, 0)),
     ("SM100_TMEM_LOAD_16dp128b16x", Release::new(3, 8, 0, 0)),
     ("SM100_TMEM_LOAD_16dp128b16x_16b", Release::new(3, 8, 0, 0)),
     ("SM100_TMEM_LOAD_16dp128b1x", Release::new(3, 8, 0, 0)),

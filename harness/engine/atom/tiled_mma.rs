@@ -172,6 +172,31 @@ impl TiledMma {
         zipped_divide(&tv_tensor, &tup(vec![Tiler::Underscore, tup(vec![thr(t0)?, thr(t1)?])]))
     }
 
+    /// `thrfrg_X` of a layout with basis strides (an identity layout composed with a tiler, as
+    /// CuTe's SM100 TMA atoms pass it, atom/copy_traits_sm100_tma.hpp): the same divides and the
+    /// same composition with the atom's TV layout as [`TiledMma::thrfrg`], in the basis algebra.
+    pub fn thrfrg_basis(
+        &self,
+        l: &crate::scaled_basis::BasisLayout,
+        which: usize,
+    ) -> Result<crate::scaled_basis::BasisLayout> {
+        use crate::scaled_basis::{self as sb, BasisLayout};
+        let (m0, m1, atom_tv, t0, t1) = match which {
+            0 => (0, 1, &self.atom.c, 1, 2),
+            1 => (0, 2, &self.atom.a, 1, 3),
+            _ => (1, 2, &self.atom.b, 2, 3),
+        };
+        let t_tensor = sb::logical_divide(l, &tup(vec![self.divide_by(m0)?, self.divide_by(m1)?]))?;
+        let ext = |i: usize| -> Result<Tiler> {
+            Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(self.atom.shape_mnk.mode(i)?.product()?))?))
+        };
+        let a_tensor = sb::zipped_divide(&t_tensor, &tup(vec![ext(m0)?, ext(m1)?]))?;
+        let tv_tensor = BasisLayout::concat(&[sb::composition(&a_tensor.mode(0)?, atom_tv)?, a_tensor.mode(1)?]);
+        let v = &self.thr_layout_vmnk;
+        let thr = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(IntTuple::leaf(sz(v, i)?))?)) };
+        sb::zipped_divide(&tv_tensor, &tup(vec![Tiler::Underscore, tup(vec![thr(t0)?, thr(t1)?])]))
+    }
+
     /// `thridx_2_thrid`: thread index -> (ThrV, ThrM, ThrN, ThrK) position.
     fn thridx_2_thrid(&self) -> Result<Layout> {
         let v = &self.thr_layout_vmnk;

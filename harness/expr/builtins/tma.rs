@@ -7,6 +7,7 @@
 
 use crate::engine::tma::{self, SmemLayout, TmaArgs, TmaOp};
 use crate::engine::{Error, Result};
+use crate::expr::op::Op;
 use crate::expr::parse::Name;
 use crate::expr::value::{AtomValue, TmaView, Value};
 
@@ -23,7 +24,7 @@ fn name_of<'a>(f: &str, v: &'a Value) -> Result<&'a str> {
 pub fn args_of(f: &str, args: &[Value], atom: bool) -> Result<TmaArgs> {
     let op_name = name_of(f, &args[0])?;
     let op = TmaOp::by_name(op_name)
-        .ok_or_else(|| Error::Type(format!("{f}: {op_name} is not an SM90 TMA operation (SM90_TMA_LOAD, ...)")))?;
+        .ok_or_else(|| Error::Type(format!("{f}: {op_name} is not a TMA operation (SM90_TMA_LOAD, ...)")))?;
     // An operation newer than the modelled release (atom/since.rs: SM90_TMA_REDUCE_ADD from 3.5).
     crate::engine::atom::check_declared(op.name(), "not declared in this release")?;
     let val_type = name_of(f, &args[1])?.to_string();
@@ -51,6 +52,51 @@ pub fn args_of(f: &str, args: &[Value], atom: bool) -> Result<TmaArgs> {
     let cta_tiler = tiler.map(to_tiler).transpose()?;
     let cluster = cluster.map(Value::to_int_tuple).transpose()?;
     Ok(TmaArgs { op, val_type, gmem, smem, cta_tiler, cluster })
+}
+
+/// The operands of `make_tma_atom_A/B_sm100` (7) and `make_tma_copy_A/B/C_sm100` (6):
+/// `(OP, T, GMEM, SMEM, TILER, MMA[, CLUSTER_VMNK])`.
+pub fn sm100_args_of(op: Op, args: &[Value]) -> Result<crate::engine::tma_sm100::Sm100Args> {
+    use crate::engine::tma_sm100::{Operand, Sm100Args};
+    let f = op.name();
+    let base = args_of(f, &args[..4], false)?;
+    let operand = match op {
+        Op::MakeTmaAtomASm100 | Op::MakeTmaCopyASm100 => Operand::A,
+        Op::MakeTmaAtomBSm100 | Op::MakeTmaCopyBSm100 => Operand::B,
+        _ => Operand::C,
+    };
+    let tiler = to_tiler(&args[4])?;
+    let mma = match &args[5] {
+        Value::Atom(AtomValue::TiledMma(m)) => (**m).clone(),
+        other => return Err(Error::Type(format!("{f} expects make_tiled_mma(...) sixth, found {}", other.kind()))),
+    };
+    let cluster = match args.get(6) {
+        None => None,
+        Some(Value::Layout(l)) => Some(l.shape.clone()),
+        Some(v) => Some(v.to_int_tuple()?),
+    };
+    Ok(Sm100Args {
+        op: base.op,
+        val_type: base.val_type,
+        gmem: base.gmem,
+        smem: base.smem,
+        operand,
+        tiler,
+        mma,
+        cluster,
+    })
+}
+
+/// `make_tma_atom_A/B_sm100(...)` (the Copy_Atom) and `make_tma_copy_A/B/C_sm100(...)` (the
+/// TiledCopy).
+pub fn make_sm100(op: Op, _: &Name, args: &[Value]) -> Result<Value> {
+    let a = sm100_args_of(op, args)?;
+    let atom = matches!(op, Op::MakeTmaAtomASm100 | Op::MakeTmaAtomBSm100);
+    Ok(if atom {
+        Value::Atom(AtomValue::Tma(Box::new(crate::engine::tma_sm100::make_tma_atom_sm100(&a)?), TmaView::Atom))
+    } else {
+        Value::Atom(AtomValue::Tma(Box::new(crate::engine::tma_sm100::make_tma_copy_sm100(&a)?), TmaView::TiledCopy))
+    })
 }
 
 /// `make_tma_copy(...)`: the TiledCopy.
@@ -99,7 +145,9 @@ pub fn im2col_args_of(f: &str, args: &[Value]) -> Result<crate::engine::tma_im2c
     use crate::engine::tma_im2col::{Im2colArgs, Im2colOp};
     let op_name = name_of(f, &args[0])?;
     let op = Im2colOp::by_name(op_name).ok_or_else(|| {
-        Error::Type(format!("{f}: {op_name} is not an SM90 im2col TMA load (SM90_TMA_LOAD_IM2COL[_MULTICAST])"))
+        Error::Type(format!(
+            "{f}: {op_name} is not an SM90 im2col TMA (SM90_TMA_LOAD_IM2COL[_MULTICAST], SM90_TMA_STORE_IM2COL)"
+        ))
     })?;
     let val_type = name_of(f, &args[1])?.to_string();
     let gmem = args[2].to_layout().map_err(|_| Error::Type(format!("{f}: the gmem operand must be a layout")))?;
@@ -108,9 +156,34 @@ pub fn im2col_args_of(f: &str, args: &[Value]) -> Result<crate::engine::tma_im2c
         Value::Atom(AtomValue::Composed(c)) => SmemLayout::Swizzled(c.clone()),
         other => return Err(Error::Type(format!("{f}: the smem operand must be a layout, found {}", other.kind()))),
     };
-    let cta_tiler = args.get(4).map(to_tiler).transpose()?;
-    let multicast = args.get(5).map(Value::to_int).transpose()?;
-    Ok(Im2colArgs { op, val_type, gmem, smem, cta_tiler, multicast })
+    // CuTe's overloads: (op, t, s[, tiler[, multicast]]) and the same followed by the seven
+    // offsets (lower_corner_whd, upper_corner_whd, lower_padding_whd, upper_padding_whd,
+    // stride_whd, lower_srt, stride_srt).
+    let (head, offsets) = match args.len() {
+        n @ 4..=6 => (n, None),
+        n @ 11..=13 => (n - 7, Some(&args[n - 7..])),
+        n => {
+            return Err(Error::Type(format!("{f}: {n} operands; CuTe's overloads take 4 to 6, or those and 7 offsets")))
+        }
+    };
+    let cta_tiler = if head > 4 { Some(to_tiler(&args[4])?) } else { None };
+    let multicast = if head > 5 { Some(args[5].to_int()?) } else { None };
+    let offsets = match offsets {
+        None => None,
+        Some(o) => {
+            let v = |k: usize| -> Result<Vec<crate::engine::Int>> { Ok(o[k].to_int_tuple()?.leaf_iter().collect()) };
+            Some(crate::engine::tma_im2col::Im2colOffsets {
+                lower_corner: v(0)?,
+                upper_corner: v(1)?,
+                lower_padding: v(2)?,
+                upper_padding: v(3)?,
+                stride_whd: v(4)?,
+                lower_srt: v(5)?,
+                stride_srt: v(6)?,
+            })
+        }
+    };
+    Ok(Im2colArgs { op, val_type, gmem, smem, cta_tiler, multicast, offsets })
 }
 
 /// `tma_im2col_desc_args(...)`: the arguments of `cuTensorMapEncodeIm2col`.

@@ -52,13 +52,48 @@ pub fn make(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cp
     Ok(Cpp::new(code, Kind::Other))
 }
 
+/// `make_tma_atom_A/B_sm100(OP, T, GMEM, SMEM, TILER, MMA, CLUSTER)` and
+/// `make_tma_copy_A/B/C_sm100(OP, T, GMEM, SMEM, TILER, MMA)`: CuTe's functions of the same names
+/// over `make_tensor(make_gmem_ptr(...), GMEM)` and `make_tiled_mma(...)`.
+pub fn make_sm100(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let Some(tma_op) = name_text(&args[0]).and_then(|n| TmaOp::by_name(&n)) else {
+        return err(&args[0], "expected a TMA operation (SM90_TMA_LOAD, SM100_TMA_2SM_LOAD, ...)");
+    };
+    let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
+        return err(&args[1], "expected a value type");
+    };
+    let gmem = g.layout(&args[2])?;
+    let smem = g.layout(&args[3])?;
+    let tiler = g.tiler(&args[4])?;
+    let mma = match &args[5] {
+        Expr::Call { name, called: true, .. } if Op::lookup(name) == Some(Op::MakeTiledMma) => {
+            g.emit(&args[5], Role::Shape)?.code
+        }
+        other => return err(other, "expected make_tiled_mma(...)"),
+    };
+    let mut code = format!(
+        "{}({}{{}}, make_tensor(make_gmem_ptr(reinterpret_cast<{t}*>(std::uintptr_t(65536))), {}), {}, {}, {mma}",
+        op.name(),
+        tma_op.name(),
+        gmem.code,
+        smem.code,
+        tiler.code
+    );
+    if let Some(cluster) = args.get(6) {
+        code.push_str(", ");
+        code.push_str(&g.emit(cluster, Role::Shape)?.code);
+    }
+    code.push(')');
+    Ok(Cpp::new(code, Kind::Other))
+}
+
 /// `tma_im2col_desc_args(OP, T, GMEM, SMEM[, TILER[, MULTICAST]])`: CuTe's
 /// `make_im2col_tma_copy(OP{}, make_tensor(make_gmem_ptr(...), GMEM), SMEM[, TILER[, MULTICAST]])`
 /// made, then the arguments the driver recorded (`cutecheck::im2col_encode_args()`).
 pub fn im2col_desc_args(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     use crate::engine::tma_im2col::Im2colOp;
     let Some(op) = name_text(&args[0]).and_then(|n| Im2colOp::by_name(&n)) else {
-        return err(&args[0], "expected SM90_TMA_LOAD_IM2COL or SM90_TMA_LOAD_IM2COL_MULTICAST");
+        return err(&args[0], "expected SM90_TMA_LOAD_IM2COL, SM90_TMA_LOAD_IM2COL_MULTICAST or SM90_TMA_STORE_IM2COL");
     };
     let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
         return err(&args[1], "expected a value type");
@@ -71,13 +106,19 @@ pub fn im2col_desc_args(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resul
         gmem.code,
         smem.code
     );
-    if let Some(tiler) = args.get(4) {
+    let head = if args.len() >= 11 { args.len() - 7 } else { args.len() };
+    if head > 4 {
         code.push_str(", ");
-        code.push_str(&g.tiler(tiler)?.code);
+        code.push_str(&g.tiler(&args[4])?.code);
     }
-    if let Some(mc) = args.get(5) {
+    if head > 5 {
         code.push_str(", ");
-        code.push_str(&g.int_like(mc, Role::Shape)?.code);
+        code.push_str(&g.int_like(&args[5], Role::Shape)?.code);
+    }
+    // The seven convolution offsets, each a tuple of one value per spatial mode.
+    for o in &args[head..] {
+        code.push_str(", ");
+        code.push_str(&g.int_like(o, Role::Shape)?.code);
     }
     code.push(')');
     Ok(Cpp::new(
@@ -92,7 +133,18 @@ pub fn im2col_desc_args(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resul
 fn tma_operand(g: &mut Gen, e: &Expr) -> Result<String, CodegenError> {
     match e {
         Expr::Call { name, called: true, .. }
-            if matches!(Op::lookup(name), Some(Op::MakeTmaCopy | Op::MakeTmaAtom)) =>
+            if matches!(
+                Op::lookup(name),
+                Some(
+                    Op::MakeTmaCopy
+                        | Op::MakeTmaAtom
+                        | Op::MakeTmaAtomASm100
+                        | Op::MakeTmaAtomBSm100
+                        | Op::MakeTmaCopyASm100
+                        | Op::MakeTmaCopyBSm100
+                        | Op::MakeTmaCopyCSm100
+                ),
+            ) =>
         {
             Ok(g.emit(e, Role::Shape)?.code)
         }
