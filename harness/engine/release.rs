@@ -350,6 +350,49 @@ pub const COMPOSITION_COALESCES_LHS: Switch = Switch {
     fixture: "composition((_16,_8):(_1,_16),4)",
 };
 
+/// `compact_order(shape, order)` (stride.hpp), behind tile_to_shape's order (modelled there; the
+/// fragments' own orders changed with make_layout_like, not modelled before 3.5): from 3.5 (3.5.0; first modelled 3.5.1.0) a dynamic order leaf is replaced by a static
+/// one above every static leaf; before, each leaf's start stride was
+/// `conditional_return(o < order, product(s), Int<1>{})`, whose two branches differ in type when
+/// the comparison is dynamic, so an order with a dynamic leaf does not compile.
+pub const DYNAMIC_MODE_ORDER: Switch = Switch {
+    name: "a mode order may hold dynamic leaves",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 compact_order's conditional_return(o < order, product(s), _1) did not compile for a dynamic order leaf; from 3.5 dynamic leaves are ordered after every static one",
+    fixture: "tile_to_shape((_8,_64):(_64,_1),(_128,_64),(_2,5))",
+};
+
+/// `AuxTmaParams` (atom/copy_traits_sm90_tma.hpp): from 3.4 it carries `TmaGmemBasis`, the TMA box
+/// coordinate -> gmem mode layout (`typename decltype(make_tma_copy(...))::AuxParams::TmaGmemBasis`);
+/// in 3.3 only the gmem strides and the smem swizzle, so the name does not compile.
+pub const TMA_GMEM_BASIS_TYPE: Switch = Switch {
+    name: "TMA AuxParams name their TmaGmemBasis",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 AuxTmaParams had no TmaGmemBasis ('TmaGmemBasis' ... does not name a type); from 3.4 it is the static box coordinate -> gmem mode layout",
+    fixture: "tma_gbasis(make_tma_copy(SM90_TMA_LOAD, half_t, ((_8,_8),64):((_1,_8),64), ((_8,_8),_4):((_1,_8),_64), ((_8,_8),_4), _1))",
+};
+
+/// `print_layout` of a shared-memory swizzled layout `Sw o smem_ptr[B] o L` (a GMMA layout atom):
+/// from 3.5 (3.5.0; first modelled 3.5.1.0) pointer_flagged.hpp's overload prints it position
+/// independent (the swizzle recast to elements, over a `_0` offset); before, the generic
+/// print_layout drew `Sw(L(m,n))` (the byte swizzle on element offsets) under the flagged header.
+pub const PRINT_LAYOUT_SMEM_POSITION_INDEPENDENT: Switch = Switch {
+    name: "print_layout of a GMMA layout atom is position independent",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 print_layout(Sw o smem_ptr[B] o L) printed that header and the grid of Sw(L(m,n)); from 3.5 it prints as_position_independent_swizzle_layout (the swizzle recast to the element type over _0)",
+    fixture: "print_layout(GMMA::Layout_K_SW32_Atom<half_t>)",
+};
+
+/// `make_tma_atom(op, gtensor, slayout, cta_tiler[, cluster_size])` (atom/copy_traits_sm90_tma.hpp):
+/// from 3.5.1 the cluster size defaults to `Int<1>`; in 3.4 and 3.5.0 it must be given (four
+/// operands after the operation: "no matching function for call to 'make_tma_atom'").
+pub const MAKE_TMA_ATOM_CLUSTER_DEFAULT: Switch = Switch {
+    name: "make_tma_atom's cluster size defaults to 1",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5.1 make_tma_atom took (op, gtensor, slayout, cta_tiler, cluster_size) with no default; from 3.5.1 cluster_size = Int<1> by default",
+    fixture: "make_tma_atom(SM90_TMA_STORE, half_t, (256,512):(512,_1), tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>,(_64,_64)), (_64,_64))",
+};
+
 /// coalesce's backward walk (layout.hpp `bw_coalesce`): from 3.5 (3.5.0; first modelled 3.5.1.0)
 /// a mode merges into the front only when the front's extent is static too; before, whenever
 /// `s * d == front stride` statically (`(_2,4):(_1,_2)` coalesces to `8:_1`).
@@ -430,6 +473,17 @@ pub const COMPOSITION_WEAK_DIVISIBILITY: Switch = Switch {
     since: Release::new(3, 9, 0, 0),
     what: "before 3.9 composition divided with shape_div (static_assert \"Static shape_div failure\") and coalesced its result; from 3.9 it walks with ceil_div and checks the weak Stride/Shape Divisibility Conditions only where static",
     fixture: "composition((_6,_2):(_8,_2),_4:_4)",
+};
+
+/// The SM100 TMEM copy operations' namespaces (cute/arch/copy_sm100.hpp): from 3.9 the UTCCP
+/// operations are declared in `namespace SM100::TMEM::UTCCP` (the TMEM loads and stores in
+/// `SM100::TMEM::LOAD` / `STORE`), brought into `cute` by using-declarations; in 3.8 in `cute`
+/// only, so the qualified spelling does not compile.
+pub const SM100_TMEM_NAMESPACES: Switch = Switch {
+    name: "SM100 TMEM copy operations in SM100::TMEM namespaces",
+    since: Release::new(3, 9, 0, 0),
+    what: "in 3.8 SM100_UTCCP_* were declared in namespace cute only ('SM100' was not declared in this scope for SM100::TMEM::UTCCP::...); from 3.9 in namespace SM100::TMEM::UTCCP",
+    fixture: "copy_traits_src(SM100::TMEM::UTCCP::SM100_UTCCP_4x32dp128bit_1cta)",
 };
 
 /// right_inverse / left_inverse: from 3.9, right_inverse takes the static-stride modes sorted by
@@ -596,10 +650,14 @@ pub const SWITCHES: &[&Switch] = &[
     &FLAT_PRODUCT_DECLARED,
     &COMPLEMENT_CHECKS_INJECTIVITY,
     &INTEGER_TILER_COMPOSES_AT_STRIDE_1,
+    &TMA_GMEM_BASIS_TYPE,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
     &COALESCE_FRONT_MUST_BE_STATIC,
     &COMPOSITION_COALESCES_LHS,
+    &DYNAMIC_MODE_ORDER,
+    &PRINT_LAYOUT_SMEM_POSITION_INDEPENDENT,
+    &MAKE_TMA_ATOM_CLUSTER_DEFAULT,
     &MMA_ATOM_PRINTS_SHAPE_MNK,
     &COPY_OP_SIZE_ASSERTS,
     &TMA_TILE_CHECKS_SIZE_ONLY,
@@ -609,6 +667,7 @@ pub const SWITCHES: &[&Switch] = &[
     &TMA_128B_ATOM_SWIZZLES,
     &COMPOSITION_WEAK_DIVISIBILITY,
     &INVERSES_SORTED,
+    &SM100_TMEM_NAMESPACES,
     &TILED_MMA_THREADS_WITH_COMPLEMENT,
     &FLAT_SCALED_BASIS,
     &UPCAST_DIVISIBILITY_CONDITION,

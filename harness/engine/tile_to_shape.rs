@@ -142,6 +142,16 @@ fn parts(block: &Layout, trg: &Tup, order: &Order) -> Result<(Layout, Layout)> {
             detail: format!("{block} to {trg}"),
         });
     }
+    if let (Order::Steps(o), false) = (order, super::release::DYNAMIC_MODE_ORDER.on()) {
+        // Before 3.5 compact_order's conditional_return(o < order, product(s), _1) with a dynamic
+        // comparison returns two types: an order with a dynamic leaf does not compile.
+        if o.leaves().iter().any(|x| !x.is_static) {
+            return Err(Error::Rejected {
+                condition: "inconsistent deduction for auto return type (conditional_return of a dynamic mode order)",
+                detail: format!("tile_to_shape's order {o} before CUTLASS 3.5"),
+            });
+        }
+    }
     let padded = pad(block, r);
     let block_shape = product_each(&padded.shape)?;
     let target_shape = product_each(trg)?;

@@ -71,16 +71,24 @@ pub enum TmaOp {
     ReduceAdd,
     TwoSmLoad,
     TwoSmLoadMulticast,
+    /// SM100's 2-D gather of four rows (CUTLASS 4.5+): the box one row of the gbasis's first mode,
+    /// the atom four of them.
+    Gather4,
+    Gather4Multicast,
+    Scatter4,
 }
 
 impl TmaOp {
-    pub const ALL: [TmaOp; 6] = [
+    pub const ALL: [TmaOp; 9] = [
         TmaOp::Load,
         TmaOp::LoadMulticast,
         TmaOp::Store,
         TmaOp::ReduceAdd,
         TmaOp::TwoSmLoad,
         TmaOp::TwoSmLoadMulticast,
+        TmaOp::Gather4,
+        TmaOp::Gather4Multicast,
+        TmaOp::Scatter4,
     ];
 
     /// CuTe's name of the operation.
@@ -92,7 +100,15 @@ impl TmaOp {
             TmaOp::ReduceAdd => "SM90_TMA_REDUCE_ADD",
             TmaOp::TwoSmLoad => "SM100_TMA_2SM_LOAD",
             TmaOp::TwoSmLoadMulticast => "SM100_TMA_2SM_LOAD_MULTICAST",
+            TmaOp::Gather4 => "SM100_TMA_LOAD_2D_GATHER4",
+            TmaOp::Gather4Multicast => "SM100_TMA_LOAD_MULTICAST_2D_GATHER4",
+            TmaOp::Scatter4 => "SM100_TMA_STORE_2D_SCATTER4",
         }
+    }
+
+    /// The 2-D gather/scatter of four rows (`make_tma_copy_atom`'s `tma_gbasis_g4`).
+    pub fn is_gather(self) -> bool {
+        matches!(self, TmaOp::Gather4 | TmaOp::Gather4Multicast | TmaOp::Scatter4)
     }
 
     /// The Copy_Traits' thread count (`size(ThrID)`): 2 for SM100's 2-SM loads, else 1.
@@ -105,7 +121,7 @@ impl TmaOp {
 
     /// A multicast operation (the SM100 atoms' `num_multicast` is a cluster extent for these).
     pub fn is_multicast(self) -> bool {
-        matches!(self, TmaOp::LoadMulticast | TmaOp::TwoSmLoadMulticast)
+        matches!(self, TmaOp::LoadMulticast | TmaOp::TwoSmLoadMulticast | TmaOp::Gather4Multicast)
     }
 
     pub fn by_name(n: &str) -> Option<TmaOp> {
@@ -834,6 +850,9 @@ pub(crate) fn assemble(
     }
     // Step 2 (its static_asserts end the computation).
     let gbasis = construct_tma_gbasis(p.gmem, slayout, &cta_v_map)?;
+    // The gather/scatter of four rows: the gbasis's first mode by one row (`tma_gbasis.compose(
+    // make_identity_layout((shape<0>(tma_gbasis), _1)))`), four of them per TMA.
+    let (gbasis, rows) = if p.op.is_gather() { (gather4_gbasis(&gbasis)?, 4) } else { (gbasis, 1) };
     // The other compile-time checks, all of them.
     let mut statics = Vec::new();
     let swizzle = p.smem.swizzle();
@@ -845,7 +864,7 @@ pub(crate) fn assemble(
     }
     let bits = type_bits(p.val_type)?;
     // Step 5: the atom.
-    let num_elems = gbasis.size()?.value;
+    let num_elems = gbasis.size()?.value * rows;
     let threads = p.op.atom_threads();
     let bits_layout = if threads == 1 {
         Layout::new(
@@ -907,6 +926,29 @@ pub(crate) fn assemble(
         },
         smem: p.smem.clone(),
     })
+}
+
+/// `tma_gbasis_g4` of `make_tma_copy_atom` (CUTLASS 4.5+): "TMA Gather/Scatter only supports 2D
+/// tensors", then the first mode kept and the second cut to one row (`_1` with its basis).
+fn gather4_gbasis(gbasis: &BasisLayout) -> Result<BasisLayout> {
+    let modes = top_modes(gbasis);
+    if modes.len() != 2 {
+        return Err(Error::Rejected {
+            condition: "TMA Gather/Scatter only supports 2D tensors",
+            detail: format!("TMA gbasis {gbasis}"),
+        });
+    }
+    let (s0, d0) = modes[0].clone();
+    let d1 = match &modes[1].1 {
+        BasisValue::Tuple(_) => {
+            return Err(Error::Type(format!("TMA gather of a merged second mode {gbasis}: not modelled")))
+        }
+        leaf => leaf.clone(),
+    };
+    if s0.is_tuple() {
+        return Err(Error::Type(format!("TMA gather of a merged first mode {gbasis}: not modelled")));
+    }
+    Ok(basis_layout_of(vec![(s0, d0), (IntTuple::st(1), d1)]))
 }
 
 /// `make_tma_copy_tiled`'s TiledLayout_TV: `(layout_T, layout_V)`. A failed `safe_div` (the

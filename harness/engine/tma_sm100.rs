@@ -147,11 +147,11 @@ pub fn make_tma_atom_sm100(a: &Sm100Args) -> Result<TmaCopy> {
     check_release(&f)?;
     let cluster = a.cluster.clone().ok_or_else(|| Error::Type(format!("{f} takes a VMNK cluster shape")))?;
     let multicast = match a.op {
-        TmaOp::LoadMulticast | TmaOp::TwoSmLoadMulticast => {
+        TmaOp::LoadMulticast | TmaOp::TwoSmLoadMulticast | TmaOp::Gather4Multicast => {
             size_of_mode(&cluster, if a.operand == Operand::A { 2 } else { 1 })?
         }
-        TmaOp::Load | TmaOp::Store | TmaOp::TwoSmLoad => Int::st(1),
-        TmaOp::ReduceAdd => return Err(unsupported("Unsupported TMA", a.op, &f)),
+        TmaOp::Load | TmaOp::Store | TmaOp::TwoSmLoad | TmaOp::Gather4 => Int::st(1),
+        TmaOp::ReduceAdd | TmaOp::Scatter4 => return Err(unsupported("Unsupported TMA", a.op, &f)),
     };
     if multicast.value < 1 {
         return Err(Error::Rejected {
@@ -178,7 +178,9 @@ pub fn cta_t_map(a: &Sm100Args) -> Result<Layout> {
     let strides: [i64; 4] = match (a.operand, a.op) {
         (Operand::C, TmaOp::Load | TmaOp::Store | TmaOp::TwoSmLoad) => return Ok(Layout::leaf(Int::st(1), Int::st(0))),
         (Operand::C, _) => return Err(unsupported("Unsupported TMA Op, expected a non-multicast TMA", a.op, &f)),
-        (_, TmaOp::ReduceAdd) => return Err(unsupported("Unsupported TMA", a.op, &f)),
+        (_, TmaOp::ReduceAdd | TmaOp::Gather4 | TmaOp::Gather4Multicast | TmaOp::Scatter4) => {
+            return Err(unsupported("Unsupported TMA", a.op, &f))
+        }
         (Operand::A, _) if multicast => [0, 0, 1, 0],
         (Operand::B, _) if multicast => [0, 1, 0, 0],
         _ => [0, 0, 0, 0],

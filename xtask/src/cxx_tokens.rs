@@ -11,6 +11,16 @@ pub enum Tok {
 
 /// Tokens with their lines; comments, strings, character literals and preprocessor lines dropped.
 pub fn tokenize(text: &str) -> Vec<(Tok, usize)> {
+    tokenize_opts(text, false)
+}
+
+/// As [`tokenize`], but a character literal is kept as one word, quotes included (`'N'`): the
+/// kernel-forms extractor reads `if (transA == 'N')` in a tutorial's host code.
+pub fn tokenize_with_chars(text: &str) -> Vec<(Tok, usize)> {
+    tokenize_opts(text, true)
+}
+
+fn tokenize_opts(text: &str, keep_chars: bool) -> Vec<(Tok, usize)> {
     let b: Vec<char> = text.chars().collect();
     let (mut i, mut line, mut out) = (0, 1, Vec::new());
     let mut at_line_start = true;
@@ -44,6 +54,9 @@ pub fn tokenize(text: &str) -> Vec<(Tok, usize)> {
                 i += 1;
             }
             i += 2;
+        } else if keep_chars && c == '\'' && b.get(i + 2) == Some(&'\'') && b.get(i + 1) != Some(&'\\') {
+            out.push((Tok::Word(b[i..i + 3].iter().collect()), line));
+            i += 3;
         } else if c == '"' || c == '\'' {
             i += 1;
             while i < b.len() && b[i] != c {

@@ -32,6 +32,7 @@ mod gpu_sm100;
 mod gpu_sparse;
 mod gpu_tma;
 mod kernel_forms;
+mod kernel_stages;
 mod pycute;
 mod random;
 mod release_diff;

@@ -145,6 +145,12 @@ pub fn downcast_any(x: &Recastable, n: i64) -> Result<Recastable> {
 /// `uint8_t` to B-bit elements, offset `Int<0>`, which for a zero-bit swizzle is the layout itself).
 pub fn print_layout_composed(c: &ComposedLayout) -> Result<String> {
     let c = match c.offset {
+        Offset::SmemPtr(_) if !crate::release::PRINT_LAYOUT_SMEM_POSITION_INDEPENDENT.on() => {
+            // Before 3.5 the generic print_layout: the grid of Sw(_0 + L(m,n)), the swizzle on
+            // element offsets as it stands (in bytes), under the flagged header.
+            let plain = ComposedLayout { offset: Offset::Int(Int::st(0)), ..c.clone() };
+            return crate::layout::print_grid(&c.to_string(), &c.layout, &|x| plain.call(x));
+        }
         Offset::SmemPtr(b) => {
             let sw =
                 if b >= 8 { upcast_swizzle(c.swizzle, b / 8)? } else { downcast_swizzle(c.swizzle, 8 / b.max(1))? };

@@ -71,6 +71,20 @@ pub fn of_layout(name: &Name, args: &[Value], op: fn(&Layout) -> Result<Layout>)
     Ok(Value::Layout(op(layout(&args[0], name.base())?)?))
 }
 
+/// An operation on the layout of a layout or of a tensor: CuTe's `make_fragment_like(T)` and
+/// `make_tensor_like(T)` of a tensor T are the layout operations on `T.layout()`
+/// (tensor_impl.hpp). A partition's tensor layout is its layout, unless its counting tensor kept a
+/// swizzle (`Sw o off o L`, a ComposedLayout, refused here).
+pub fn of_tensor_layout(name: &Name, args: &[Value], op: fn(&Layout) -> Result<Layout>) -> Result<Value> {
+    use crate::engine::atom::partition::Over;
+    match &args[0] {
+        Value::Atom(AtomValue::Partition(p)) if !matches!(p.over, Over::Composed(..)) => {
+            Ok(Value::Layout(op(&p.layout)?))
+        }
+        v => Ok(Value::Layout(op(layout(v, name.base())?)?)),
+    }
+}
+
 pub fn of_layouts(name: &Name, args: &[Value], op: fn(&Layout, &Layout) -> Result<Layout>) -> Result<Value> {
     let n = name.base();
     Ok(Value::Layout(op(layout(&args[0], n)?, layout(&args[1], n)?)?))

@@ -167,7 +167,13 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
     if !matches!(p.over, partition::Over::Counting | partition::Over::Composed(..)) {
         return Err(Error::Type(format!("{n}: a fragment of a swizzled tensor ({p}) is not modelled")));
     }
-    let l = if which == 'c' {
+    // A UMMA's accumulator lives in tensor memory (FrgTypeC = UMMA::tmem_frg_1sm/2sm, not the
+    // weight-stationary `_WS` atoms' tmem_frg_ws).
+    let umma = atom.starts_with("SM100_MMA_") && !atom.contains("_WS");
+    let l = if which == 'c' && umma {
+        let c = copy::type_bits(&m.atom.val_types[3])?;
+        crate::engine::atom::tmem::umma_accumulator_fragment(&p.layout, c)?
+    } else if which == 'c' {
         crate::engine::Layout::col_major(p.layout.shape.clone())?
     } else {
         crate::engine::make_fragment_like::make_fragment_like(&p.layout)?
@@ -253,6 +259,16 @@ fn bare_name(name: &Name) -> Option<Result<Value>> {
     let known = mma::mma_atom(&text).is_ok() || copy::copy_traits(&text).is_ok() || copy::type_bits(&text).is_ok();
     if known {
         return Some(Ok(Value::Atom(AtomValue::Name(text))));
+    }
+    // An operation declared without traits in this release (atom/since.rs; CUTLASS 3.7 declares
+    // the SM90 sparse GMMAs, 3.8 their traits): the operation's own static_asserts (a register
+    // A that is MN-major) come first (atoms_sparse.cases:60 on 3.7).
+    if let Err(Error::Rejected { condition: "MMA_Traits not implemented for this MMA_Operation", .. }) =
+        mma::mma_atom(&text)
+    {
+        if let Err(e) = mma::check_atom(&text) {
+            return Some(Err(e));
+        }
     }
     // A name the tables know but CuTe's rules refuse (e.g. a GMMA N that needs the extended shapes).
     for r in [mma::mma_atom(&text).map(|_| ()), copy::copy_traits(&text).map(|_| ())] {

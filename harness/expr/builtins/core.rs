@@ -11,20 +11,34 @@ use crate::expr::value::Value;
 pub fn make_layout_right(_: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Layout(Layout::row_major(args[0].to_int_tuple()?)?))
 }
+/// A tensor's layout where the queries read it: a partition's (CuTe's `size<I>(T)`, `shape(T)`,
+/// `get<I>(T)` of a tensor T are those of `T.layout()`, tensor_impl.hpp), unless its counting
+/// tensor kept a swizzle (a ComposedLayout, left as it is).
+fn of_tensor(v: &Value) -> std::borrow::Cow<'_, Value> {
+    use crate::engine::atom::partition::Over;
+    use crate::expr::value::AtomValue;
+    match v {
+        Value::Atom(AtomValue::Partition(p)) if !matches!(p.over, Over::Composed(..)) => {
+            std::borrow::Cow::Owned(Value::Layout(p.layout.clone()))
+        }
+        v => std::borrow::Cow::Borrowed(v),
+    }
+}
+
 pub fn size(_: &Name, args: &[Value]) -> Result<Value> {
-    Ok(Value::Int(size_of(&args[0])?))
+    Ok(Value::Int(size_of(&of_tensor(&args[0]))?))
 }
 pub fn cosize(_: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Int(args[0].to_layout()?.cosize()?))
 }
 pub fn rank(_: &Name, args: &[Value]) -> Result<Value> {
-    Ok(Value::Int(Int::st(rank_of(&args[0]) as i64)))
+    Ok(Value::Int(Int::st(rank_of(&of_tensor(&args[0])) as i64)))
 }
 pub fn depth(_: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::Int(Int::st(depth_of(&args[0]) as i64)))
 }
 pub fn shape(_: &Name, args: &[Value]) -> Result<Value> {
-    Ok(Value::from_int_tuple(&args[0].to_layout()?.shape))
+    Ok(Value::from_int_tuple(&of_tensor(&args[0]).to_layout()?.shape))
 }
 pub fn stride(_: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::from_int_tuple(&args[0].to_layout()?.stride))
@@ -85,7 +99,7 @@ fn depth_of(v: &Value) -> usize {
 
 /// `get(x, i, j, ...)` (and `layout(L, i, ...)`): mode i of a layout or tuple, then mode j of that, and so on.
 pub fn get(_: &Name, args: &[Value]) -> Result<Value> {
-    let mut cur = args[0].clone();
+    let mut cur = of_tensor(&args[0]).into_owned();
     for idx in &args[1..] {
         let i = idx.to_int()?.value;
         let i = usize::try_from(i).map_err(|_| Error::OutOfRange(format!("mode {i}")))?;

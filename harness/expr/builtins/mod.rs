@@ -108,10 +108,10 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Equal => Has(builtins::basis::equal),
         Op::TileToShape => Has(builtins::algebra::tile_to_shape),
         Op::MakeLayoutLike => {
-            Has(|n, a| builtins::algebra::of_layout(n, a, crate::engine::make_fragment_like::make_layout_like))
+            Has(|n, a| builtins::algebra::of_tensor_layout(n, a, crate::engine::make_fragment_like::make_layout_like))
         }
         Op::MakeFragmentLike => {
-            Has(|n, a| builtins::algebra::of_layout(n, a, crate::engine::make_fragment_like::make_fragment_like))
+            Has(|n, a| builtins::algebra::of_tensor_layout(n, a, crate::engine::make_fragment_like::make_fragment_like))
         }
         Op::PartitionFragmentC => Has(builtins::atoms::partition_fragment_c),
         Op::MmaFragmentA => Has(builtins::atoms::mma_fragment),

@@ -36,6 +36,15 @@ pub fn args_of(f: &str, args: &[Value], atom: bool) -> Result<TmaArgs> {
     };
     // CuTe's overloads: make_tma_copy(op, g, s[, cluster]) and (op, g, s, tiler, cluster);
     // make_tma_atom(op, g, s, tiler[, cluster]).
+    if atom && args.len() == 5 && !crate::engine::release::MAKE_TMA_ATOM_CLUSTER_DEFAULT.on() {
+        return Err(Error::Rejected {
+            condition: "no matching function for call to 'make_tma_atom'",
+            detail: format!(
+                "make_tma_atom takes a cluster size before CUTLASS 3.5.1 (modelled: {})",
+                crate::engine::release::current()
+            ),
+        });
+    }
     let (tiler, cluster) = match (atom, args.len()) {
         (false, 5) => (None, args.get(4)),
         _ => (args.get(4), args.get(5)),
@@ -114,6 +123,15 @@ fn the_tma<'a>(f: &str, v: &'a Value) -> Result<&'a tma::TmaCopy> {
 
 /// `tma_gbasis(X)`: `AuxParams::TmaGmemBasis{}`.
 pub fn tma_gbasis(name: &Name, args: &[Value]) -> Result<Value> {
+    if !crate::engine::release::TMA_GMEM_BASIS_TYPE.on() {
+        return Err(Error::Rejected {
+            condition: "'TmaGmemBasis' in 'using AuxParams = struct cute::AuxTmaParams<...>' does not name a type",
+            detail: format!(
+                "AuxTmaParams has no TmaGmemBasis before CUTLASS 3.4 (modelled: {})",
+                crate::engine::release::current()
+            ),
+        });
+    }
     Ok(Value::Atom(AtomValue::BasisLayout(the_tma(name.base(), &args[0])?.gbasis.clone())))
 }
 

@@ -5,6 +5,7 @@
 //! counting iterator with the given layout and prints the result's layout (`.layout()`), which is
 //! what the engine's builtins of the same names return.
 
+use crate::expr::op::Op;
 use crate::expr::parse::{Expr, Name};
 
 use super::{call_code, CodegenError, Cpp, Gen, Kind, Role};
@@ -24,6 +25,22 @@ pub fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, 
 pub fn unary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let l = g.layout(&args[0])?;
     Ok(Cpp::new(call_code(f, &[l]), Kind::Layout))
+}
+
+/// `f(L)` of a layout, or of a partition of one: CuTe's `make_fragment_like(T)` /
+/// `make_tensor_like(T)` of a tensor are the layout operations on `T.layout()` (tensor_impl.hpp),
+/// written so (a register tensor's own print would show its stack address).
+pub fn of_tensor_layout(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
+    let l = g.emit(&args[0], super::Role::Shape)?;
+    let partition = matches!(&args[0], Expr::Call { name, .. } if matches!(
+        Op::lookup(name),
+        Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
+    ));
+    match l.kind {
+        Kind::Layout => Ok(Cpp::new(call_code(f, &[l]), Kind::Layout)),
+        Kind::Other if partition => Ok(Cpp::new(format!("{f}(({}).layout())", l.code), Kind::Layout)),
+        _ => super::err(&args[0], "expected a layout or the partition of one"),
+    }
 }
 
 /// `f(L, tiler)`: the second argument is a layout, a tiler or a shape.

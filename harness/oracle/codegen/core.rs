@@ -64,9 +64,20 @@ pub fn make_layout_right(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Re
     Ok(Cpp::new(format!("make_layout({}, LayoutRight{{}})", s.code), Kind::Layout))
 }
 
+/// `e` written, a partition of a layout as its tensor's `.layout()` (CuTe's queries of a tensor
+/// are those of its layout; the engine's builtins read a partition so).
+fn emit_tensor_layout(g: &mut Gen, e: &Expr) -> Result<Cpp, CodegenError> {
+    let c = g.emit(e, Role::Shape)?;
+    let partition = matches!(e, Expr::Call { name, .. } if matches!(
+        Op::lookup(name),
+        Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
+    ));
+    Ok(if c.kind == Kind::Other && partition { Cpp::new(format!("({}).layout()", c.code), Kind::Layout) } else { c })
+}
+
 /// A query on a layout or an int tuple.
 fn query(g: &mut Gen, f: &'static str, a: &Expr, kind: Kind) -> Result<Cpp, CodegenError> {
-    let c = g.emit(a, Role::Shape)?;
+    let c = emit_tensor_layout(g, a)?;
     if !(c.kind.is_int_like() || c.kind == Kind::Layout) {
         return err(a, format!("{f} takes a layout or an int tuple"));
     }
@@ -97,7 +108,7 @@ pub fn product_each(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cp
 /// `get(x, i, j, ...)` is `get<i,j,...>(x)`; `layout(L, i, ...)` is `layout<i,...>(L)`.
 fn mode(g: &mut Gen, op: Op, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let f = op.name();
-    let x = g.emit(&args[0], Role::Shape)?;
+    let x = emit_tensor_layout(g, &args[0])?;
     if !(x.kind.is_int_like() || x.kind == Kind::Layout) {
         return err(&args[0], format!("{f} takes a layout or an int tuple"));
     }
