@@ -240,7 +240,13 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
          # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n",
     );
-    let _ = writeln!(body, "# recorded-for: {}", releases.join(" "));
+    // The releases recorded for the suite are facts of snapshots/versions/, not only of the
+    // extraction: a re-extraction keeps every release the file's `# recorded-for:` line already
+    // names (the forms of the extracted tags recorded on other releases too) and adds the
+    // extracted ones.
+    let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
+    let recorded_for = recorded_for_union(std::fs::read_to_string(&out).ok().as_deref(), &releases);
+    let _ = writeln!(body, "# recorded-for: {}", recorded_for.join(" "));
     for (release, from, e) in &per_release {
         let _ = writeln!(
             body,
@@ -295,7 +301,6 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
             body.push('\n');
         }
     }
-    let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
     std::fs::write(&out, &body).with_context(|| format!("writing {}", out.display()))?;
     println!(
         "wrote {} ({} cases, {} skipped, for {})",
@@ -305,6 +310,19 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         releases.join(" ")
     );
     Ok(true)
+}
+
+/// The releases of an existing case file's `# recorded-for:` line together with `extracted`,
+/// oldest first (releases compare by their numbers: 4.10 after 4.9).
+fn recorded_for_union(existing: Option<&str>, extracted: &[&str]) -> Vec<String> {
+    let old = existing
+        .and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix("# recorded-for:")))
+        .unwrap_or("");
+    let mut all: Vec<String> = old.split_whitespace().chain(extracted.iter().copied()).map(str::to_string).collect();
+    let num = |v: &String| v.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+    all.sort_by_key(num);
+    all.dedup();
+    all
 }
 
 /// What one release's sources hold: the cases (canonical text, text as written first, where
@@ -2755,6 +2773,16 @@ fn host_bindings(text: &str) -> HashMap<String, HashMap<String, Vec<Tok>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn re_extraction_keeps_the_releases_already_recorded() {
+        let file = "# header\n# recorded-for: 4.2.0.0 4.6.2.0 4.7.0.0\nsize(_4:_1)\n";
+        assert_eq!(
+            recorded_for_union(Some(file), &["4.10.0.0", "4.2.0.0", "4.7.0.0"]),
+            ["4.2.0.0", "4.6.2.0", "4.7.0.0", "4.10.0.0"]
+        );
+        assert_eq!(recorded_for_union(None, &["4.7.0.0", "4.2.0.0"]), ["4.2.0.0", "4.7.0.0"]);
+    }
 
     #[test]
     fn main_binds_the_host_function_it_reaches_and_gmem_tensors_become_layouts() {
