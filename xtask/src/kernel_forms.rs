@@ -315,9 +315,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
 /// The releases of an existing case file's `# recorded-for:` line together with `extracted`,
 /// oldest first (releases compare by their numbers: 4.10 after 4.9).
 fn recorded_for_union(existing: Option<&str>, extracted: &[&str]) -> Vec<String> {
-    let old = existing
-        .and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix("# recorded-for:")))
-        .unwrap_or("");
+    let old = existing.and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix("# recorded-for:"))).unwrap_or("");
     let mut all: Vec<String> = old.split_whitespace().chain(extracted.iter().copied()).map(str::to_string).collect();
     let num = |v: &String| v.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
     all.sort_by_key(num);
