@@ -181,6 +181,36 @@ pub fn tmem_copy_cases() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The TMEM accumulator fragment of a UMMA (`ThrMMA::make_fragment_C` of an `SM100_MMA_*` atom,
+/// whose `FrgTypeC` is `UMMA::tmem_frg_1sm/2sm<c_type>`, cute/atom/mma_traits_sm100.hpp): for the
+/// post-partitioned shape `((M_MMA, N_MMA), rest...)` with `M_MMA = 128` (every datapath
+/// occupied, the 1-SM and the 2-SM allocator alike), the logical layout `tiled_product((_128,
+/// N_MMA):(_1,_128), make_layout(rest))` composed with the restride `(_128,_16384):(DP<C>,
+/// COL_ADDR)`, `DP<C> = 2^16 << log2(32 / bits(C))` (arch/tmem_allocator_sm100.hpp, pointer.hpp's
+/// tmem_ptr OffsetShift) and `COL_ADDR = 32 / bits(C)` (a uint32_t storage word). Other `M_MMA`
+/// (64 and 32: the interleaved and duplicated allocations) are refused, not modelled.
+pub fn umma_accumulator_fragment(tmem_shape: &Layout, c_bits: i64) -> Result<Layout> {
+    use crate::{Error, Tiler};
+    let modes = tmem_shape.modes();
+    let mn = modes.first().map(|m| m.modes()).unwrap_or_default();
+    let (Some(m), Some(n)) = (mn.first(), mn.get(1)) else {
+        return Err(Error::Type(format!("a UMMA accumulator shape ((M,N),...), found {}", tmem_shape.shape)));
+    };
+    let (m, n) = (m.size()?, n.size()?);
+    if m.value != 128 || !m.is_static || !n.is_static || !(1..=32).contains(&c_bits) || 32 % c_bits != 0 {
+        return Err(Error::Rejected {
+            condition: "a UMMA accumulator fragment modelled for M_MMA = 128 and a 32-bit-word value type",
+            detail: format!("M_MMA {m}, {c_bits}-bit values"),
+        });
+    }
+    let ratio = 32 / c_bits;
+    let atom = lit::layout(&format!("(_128,_{}):(_1,_128)", n.value))?;
+    let rest = crate::IntTuple::tuple(modes[1..].iter().map(|l| l.shape.clone()));
+    let logical = crate::tiled_product::tiled_product(&atom, &Tiler::Layout(Layout::col_major(rest)?))?;
+    let restride = lit::layout(&format!("(_128,_16384):(_{},_{ratio})", 65536 * ratio))?;
+    crate::composition::composition(&restride, &logical)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,34 +249,4 @@ mod tests {
             assert!(tmem_copy_traits(bad).unwrap().is_none(), "{bad}");
         }
     }
-}
-
-/// The TMEM accumulator fragment of a UMMA (`ThrMMA::make_fragment_C` of an `SM100_MMA_*` atom,
-/// whose `FrgTypeC` is `UMMA::tmem_frg_1sm/2sm<c_type>`, cute/atom/mma_traits_sm100.hpp): for the
-/// post-partitioned shape `((M_MMA, N_MMA), rest...)` with `M_MMA = 128` (every datapath
-/// occupied, the 1-SM and the 2-SM allocator alike), the logical layout `tiled_product((_128,
-/// N_MMA):(_1,_128), make_layout(rest))` composed with the restride `(_128,_16384):(DP<C>,
-/// COL_ADDR)`, `DP<C> = 2^16 << log2(32 / bits(C))` (arch/tmem_allocator_sm100.hpp, pointer.hpp's
-/// tmem_ptr OffsetShift) and `COL_ADDR = 32 / bits(C)` (a uint32_t storage word). Other `M_MMA`
-/// (64 and 32: the interleaved and duplicated allocations) are refused, not modelled.
-pub fn umma_accumulator_fragment(tmem_shape: &Layout, c_bits: i64) -> Result<Layout> {
-    use crate::{Error, Tiler};
-    let modes = tmem_shape.modes();
-    let mn = modes.first().map(|m| m.modes()).unwrap_or_default();
-    let (Some(m), Some(n)) = (mn.first(), mn.get(1)) else {
-        return Err(Error::Type(format!("a UMMA accumulator shape ((M,N),...), found {}", tmem_shape.shape)));
-    };
-    let (m, n) = (m.size()?, n.size()?);
-    if m.value != 128 || !m.is_static || !n.is_static || !(1..=32).contains(&c_bits) || 32 % c_bits != 0 {
-        return Err(Error::Rejected {
-            condition: "a UMMA accumulator fragment modelled for M_MMA = 128 and a 32-bit-word value type",
-            detail: format!("M_MMA {m}, {c_bits}-bit values"),
-        });
-    }
-    let ratio = 32 / c_bits;
-    let atom = lit::layout(&format!("(_128,_{}):(_1,_128)", n.value))?;
-    let rest = crate::IntTuple::tuple(modes[1..].iter().map(|l| l.shape.clone()));
-    let logical = crate::tiled_product::tiled_product(&atom, &Tiler::Layout(Layout::col_major(rest)?))?;
-    let restride = lit::layout(&format!("(_128,_16384):(_{},_{ratio})", 65536 * ratio))?;
-    crate::composition::composition(&restride, &logical)
 }
