@@ -728,15 +728,20 @@ fn atoms() -> BoxedStrategy<Case> {
                 && crate::known::mma_atom_meets_definition(&atom)
                 && !crate::known::mma_thr_id_not_compact_before_4_2(&atom);
             match f % 5 {
-                _ if f == 9 => Case::new(
-                    "mma_atom",
-                    format!(
-                        "{}({atom})",
+                _ if f == 9 => {
+                    // One member of the atom: admissible where the release declares traits that
+                    // take these operand types (a complex SM100 _SCALED atom has them only from
+                    // 4.4), the whole atom where `MMA_Atom` accepts it too, an operand layout
+                    // where it meets the atom's definition.
+                    let member =
                         [Op::MmaLayoutA, Op::MmaLayoutB, Op::MmaLayoutC, Op::MmaShape, Op::MmaThrId, Op::MmaAtom]
-                            [(m + n) as usize % 6]
-                    ),
-                    true,
-                ),
+                            [(m + n) as usize % 6];
+                    let member_ok = declared
+                        && (member != Op::MmaAtom || crate::engine::atom::mma::check_atom(&atom).is_ok())
+                        && (![Op::MmaLayoutA, Op::MmaLayoutB, Op::MmaLayoutC].contains(&member)
+                            || crate::known::mma_atom_meets_definition(&atom));
+                    Case::new("mma_atom", format!("{member}({atom})"), member_ok)
+                }
                 0 => Case::new("tiled_mma_tv_a", format!("tiled_mma_tv_a({atom},{layout}{perms})"), ok),
                 1 => Case::new("tiled_mma_tv_b", format!("tiled_mma_tv_b({atom},{layout}{perms})"), ok),
                 2 => Case::new("tiled_mma_tv_c", format!("tiled_mma_tv_c({atom},{layout}{perms})"), ok),
