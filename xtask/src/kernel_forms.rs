@@ -231,7 +231,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
          # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
          # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
-         # host function's to what main() passes it when run without arguments, blockIdx to 0, a\n\
+         # host function's to what main() passes it when run without arguments (a host function only its\n\
+         # argv dispatch reaches, gemm_tn: with the transposes' characters that reach it), blockIdx to 0, a\n\
          # mainloop's template parameters to the configuration's); global-memory tensors are their layouts\n\
          # (run-time extents as dynamic integers), identity tensors CuTe's; an SM90 stage count that carves\n\
          # out the epilogue's storage is the one real CUTLASS computes (fixtures/kernel_forms_stages.txt,\n\
@@ -433,7 +434,7 @@ fn reason_class(why: &str) -> &'static str {
         ),
         (
             "does not call",
-            "a global-memory tensor of a host function main() does not reach when run without arguments (its sizes come from argv)",
+            "a global-memory tensor of a host function main() does not reach (without arguments, nor with the characters its argv parsing reads)",
         ),
         (
             "operator() argument",
@@ -742,11 +743,13 @@ fn kernel(toks: &[Tok], name: &str) -> Option<Kernel> {
             continue;
         }
         let end = closing(toks, close + 1)?;
-        // Each parameter as (type, name): its first and last words.
+        // Each parameter as (type, name): its first and last words before a default argument
+        // (`cudaStream_t stream = 0` is `stream`).
         let params = split_commas(&toks[i + 2..close])
             .iter()
             .map(|p| {
-                let words: Vec<String> = p
+                let until = p.iter().position(|t| *t == Tok::Punct('=')).unwrap_or(p.len());
+                let words: Vec<String> = p[..until]
                     .iter()
                     .filter_map(|t| match t {
                         Tok::Word(w) => Some(w.clone()),
@@ -1357,13 +1360,13 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
                     rhs: b.rhs.clone(),
                 })
                 .collect();
-            // The host function that launches it, when main() (run without arguments) does not
-            // reach it: its sizes are the program's run-time arguments.
+            // The host function that launches it, when main() does not reach it (run without
+            // arguments nor with any characters its argv parsing reads): its sizes are unknown.
             let host_fn = defs.iter().find(|(_, (_, r))| r.contains(&launched[next_launch - 1].0)).map(|d| &d.0);
             let why = match host_fn {
                 Some(f) if f != "main" && !host.contains_key(f) => format!(
-                    "a global-memory tensor whose extents are run-time values: {f}() launches it, and main() run without \
-                     arguments does not call {f}()"
+                    "a global-memory tensor whose extents are run-time values: {f}() launches it, and main() does not \
+                     call {f}() (run without arguments, nor with the characters its argv parsing reads)"
                 ),
                 _ => GMEM_WHY.to_string(),
             };
@@ -1375,6 +1378,8 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
         if in_kernel(b.pos) {
             continue;
         }
+        // The launches before this binding, with the environment of the function they are in.
+        launch(b.pos, &env, &host_tensors, &mut out);
         let within = defs.iter().position(|(_, (_, r))| r.contains(&b.pos));
         if within != current {
             current = within;
@@ -1387,7 +1392,6 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
                 }
             }
         }
-        launch(b.pos, &env, &host_tensors, &mut out);
         if b.keyword == "using" {
             // using X = decltype(EXPR): EXPR is a case when it builds one.
             if b.rhs.len() > 3 && b.rhs[0] == Tok::Word("decltype".into()) && b.rhs[1] == Tok::Punct('(') {
@@ -2522,7 +2526,8 @@ fn builder_uses(src: &Source) -> Result<(Vec<BuilderUse>, Vec<String>)> {
 // Host-side binding: the values a tutorial's main() passes down to the host function that
 // launches a kernel (`int m = 5120;`, `char transA = 'N';`, `ldA = m;` under `if (transA == 'N')`,
 // then `gemm(transA, transB, m, n, k, ...)` -> `gemm_nt(m, n, k, ...)`). main() runs as the program
-// runs without arguments (`argc` is 1, so `if (argc >= 2) sscanf(...)` keeps the default); an `if`
+// runs without arguments (`argc` is 1, so `if (argc >= 2) sscanf(...)` keeps the default), then
+// with arguments for the functions only its argv dispatch reaches (see [`host_bindings`]); an `if`
 // whose condition is not a comparison of known integers or characters is not entered. Only the
 // statements that bind values are read: declarations with an initializer, assignments, if/else
 // chains, blocks and calls of the file's functions (a function's parameters bound to its call's
@@ -2650,6 +2655,12 @@ struct HostRun<'a> {
     toks: &'a [Tok],
     defs: HashMap<String, Kernel>,
     reached: HashMap<String, HashMap<String, Vec<Tok>>>,
+    /// The characters this run's argv gives the variables main()'s argv parsing assigns
+    /// (`sscanf(argv[4], "%c", &transA)`), as literals (`'T'`); empty for the run without arguments.
+    argv: HashMap<String, String>,
+    /// The character variables an argv parsing `sscanf(argv[i], FMT, &NAME)` assigns (those whose
+    /// value there is a character literal): the ones a run with arguments varies.
+    scanned: Vec<String>,
 }
 
 impl HostRun<'_> {
@@ -2704,6 +2715,27 @@ impl HostRun<'_> {
     /// A declaration or assignment binds its names; a call of a file function runs it.
     fn statement(&mut self, s: &[Tok], vars: &mut HashMap<String, Vec<Tok>>, depth: usize) {
         let s = s.strip_suffix(&[Tok::Punct(';')]).unwrap_or(s);
+        // `sscanf(argv[i], "%c", &NAME)` (the format string is not a token): a character
+        // variable takes this run's argument; any other (a size, `%d`) keeps its default.
+        if let [Tok::Word(f), Tok::Punct('('), ..] = s {
+            if f == "sscanf" && closing(s, 1) == Some(s.len() - 1) {
+                let args = split_commas(&s[2..s.len() - 1]);
+                let from_argv = args.first().is_some_and(|a| a.first() == Some(&Tok::Word("argv".into())));
+                if let (true, Some([Tok::Punct('&'), Tok::Word(name)])) = (from_argv, args.last().map(Vec::as_slice)) {
+                    let is_char =
+                        matches!(vars.get(name).map(Vec::as_slice), Some([Tok::Word(v)]) if v.starts_with('\''));
+                    if is_char {
+                        if !self.scanned.contains(name) {
+                            self.scanned.push(name.clone());
+                        }
+                        if let Some(c) = self.argv.get(name) {
+                            vars.insert(name.clone(), vec![Tok::Word(c.clone())]);
+                        }
+                    }
+                }
+                return;
+            }
+        }
         let pieces = split_commas(s);
         for (n, piece) in pieces.iter().enumerate() {
             // `TYPE NAME = EXPR` (or `NAME = EXPR` after the first, or an assignment).
@@ -2756,21 +2788,86 @@ impl HostRun<'_> {
     }
 }
 
-/// The parameters' values of each function that main() reaches, run without arguments.
+/// The most runs with arguments tried per file (the product of the character choices).
+const ARGV_RUNS: usize = 64;
+
+/// The parameters' values of each function that main() reaches: run without arguments first,
+/// then, for a function only an argv-driven dispatch reaches (`gemm(transA, transB, ...)` ->
+/// `gemm_tn` for `T N`), run with arguments: each character variable its argv parsing assigns
+/// (`sscanf(argv[4], "%c", &transA)`) given each character literal the file compares with `==`
+/// (`'N'`, `'T'`), every combination; the sizes (`%d`) keep their defaults, as a user who
+/// passes only the transposes' characters would. A function keeps the bindings of the first run
+/// that reaches it (the run without arguments first).
 fn host_bindings(text: &str) -> HashMap<String, HashMap<String, Vec<Tok>>> {
     let toks: Vec<Tok> = crate::cxx_tokens::tokenize_with_chars(text).into_iter().map(|t| t.0).collect();
     let defs: HashMap<String, Kernel> = function_defs(&toks).into_iter().rev().collect();
-    let mut run = HostRun { toks: &toks, defs, reached: HashMap::new() };
-    if let Some((_, body)) = run.defs.get("main").cloned() {
-        let mut vars = HashMap::from([("argc".to_string(), vec![Tok::Word("1".into())])]);
-        run.exec(body, &mut vars, 0);
+    let Some((_, main)) = defs.get("main").cloned() else { return HashMap::new() };
+    let run = |argc: i64, argv: HashMap<String, String>| {
+        let mut run = HostRun { toks: &toks, defs: defs.clone(), reached: HashMap::new(), argv, scanned: Vec::new() };
+        let mut vars = HashMap::from([("argc".to_string(), vec![Tok::Word(argc.to_string())])]);
+        run.exec(main.clone(), &mut vars, 0);
+        (run.reached, run.scanned)
+    };
+    // Without arguments, then with all of them (argc past every `argc >= N`) to learn which
+    // character variables the parsing assigns.
+    let (mut reached, _) = run(1, HashMap::new());
+    let (_, scanned) = run(i64::MAX, HashMap::new());
+    // The character literals compared with `==` anywhere in the file.
+    let mut chars: Vec<String> = Vec::new();
+    for k in 1..toks.len().saturating_sub(1) {
+        let eq =
+            (toks[k] == Tok::Punct('=') && toks[k - 1] == Tok::Punct('=')).then(|| toks.get(k + 1)).flatten().or_else(
+                || (toks[k] == Tok::Punct('=') && toks[k + 1] == Tok::Punct('=')).then(|| toks.get(k - 1)).flatten(),
+            );
+        if let Some(Tok::Word(c)) = eq {
+            if c.starts_with('\'') && !chars.contains(c) {
+                chars.push(c.clone());
+            }
+        }
     }
-    run.reached
+    if scanned.is_empty() || chars.is_empty() {
+        return reached;
+    }
+    let runs = chars.len().checked_pow(scanned.len() as u32).unwrap_or(usize::MAX).min(ARGV_RUNS);
+    for r in 0..runs {
+        let mut argv = HashMap::new();
+        let mut x = r;
+        for v in &scanned {
+            argv.insert(v.clone(), chars[x % chars.len()].clone());
+            x /= chars.len();
+        }
+        for (f, b) in run(i64::MAX, argv).0 {
+            reached.entry(f).or_insert(b);
+        }
+    }
+    reached
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cases and the skips of `forms(src)`, as texts.
+    fn cases_and_skips(src: &str) -> (Vec<String>, Vec<String>) {
+        let (mut cases, mut skips) = (Vec::new(), Vec::new());
+        for (_, f) in forms(src) {
+            match f {
+                Form::Case(t) => cases.push(t),
+                Form::Skip(t) => skips.push(t),
+            }
+        }
+        (cases, skips)
+    }
+
+    /// Each form of `forms(src)` as its text (a case's expression, a skip's reason), in order.
+    fn form_texts(src: &str) -> Vec<String> {
+        forms(src)
+            .into_iter()
+            .map(|(_, f)| match f {
+                Form::Case(t) | Form::Skip(t) => t,
+            })
+            .collect()
+    }
 
     #[test]
     fn re_extraction_keeps_the_releases_already_recorded() {
@@ -2806,14 +2903,8 @@ mod tests {
         assert!(!h.contains_key("gemm_tn"), "{:?}", h.keys());
         assert_eq!(render(&h["gemm_nt"]["ldA"]), "5120");
         assert_eq!(render(&h["gemm_nt"]["k"]), "4096");
-        let f = forms(src);
-        let cases: Vec<&str> = f
-            .iter()
-            .filter_map(|(_, x)| match x {
-                Form::Case(t) => Some(t.as_str()),
-                Form::Skip(_) => None,
-            })
-            .collect();
+        let (cases, skips) = cases_and_skips(src);
+        let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
         let m_a = "make_layout(make_shape(5120, 4096), make_stride(Int<1>{}, 5120))";
         assert!(cases.contains(&m_a), "{cases:?}");
         let g = format!("local_tile({m_a}, make_shape(Int<128>{{}}, Int<8>{{}}), make_coord(0, _))");
@@ -2821,18 +2912,49 @@ mod tests {
         let p = format!("local_partition({g}, make_layout(make_shape(Int<32>{{}}, Int<8>{{}})), 37)");
         assert!(cases.contains(&p.as_str()), "{cases:?}");
         assert!(cases.contains(&format!("make_layout_like({p})").as_str()), "{cases:?}");
-        let skips: Vec<&str> = f
-            .iter()
-            .filter_map(|(_, x)| match x {
-                Form::Skip(t) => Some(t.as_str()),
-                Form::Case(_) => None,
-            })
-            .collect();
         assert!(skips.iter().any(|s| s.contains("does not call gemm_tn()")), "{skips:?}");
         assert_eq!(
             condition(&tokenize_with_chars("'N' == 'N' && 1 >= 2").into_iter().map(|t| t.0).collect::<Vec<_>>()),
             Some(false)
         );
+    }
+
+    #[test]
+    fn a_host_function_only_argv_reaches_is_run_with_the_characters_that_reach_it() {
+        // gemm_tn is reached only for `T N`: main()'s argv parsing assigns transA and transB
+        // (`sscanf(argv[4], "%c", &transA)`), the file compares with 'N' and 'T', and the run with
+        // `T N` binds gemm_tn's parameters (ldA = k under `transA == 'T'`); sizes keep defaults.
+        // gemm_tt, which no characters reach, stays unbound.
+        let src = "template <class S, class D>\n__global__ void k(S shape_MNK, D dA) {\n\
+                   Tensor mA = make_tensor(make_gmem_ptr(A), select<0,2>(shape_MNK), dA);\n}\n\
+                   void gemm_nt(int m, int k, int ldA) {\n  auto dA = make_stride(Int<1>{}, ldA);\n\
+                   k<<<1, 256>>>(make_shape(int(m), 8, int(k)), dA);\n}\n\
+                   void gemm_tn(int m, int k, int ldA) {\n  auto dA = make_stride(ldA, Int<1>{});\n\
+                   k<<<1, 256>>>(make_shape(int(m), 8, int(k)), dA);\n}\n\
+                   void gemm_tt(int m, int k, int ldA) {\n  auto dA = make_stride(ldA, Int<1>{});\n\
+                   k<<<1, 256>>>(make_shape(int(m), 8, int(k)), dA);\n}\n\
+                   void gemm(char tA, char tB, int m, int k, int ldA) {\n\
+                   if (tA == 'N' && tB == 'T') { return gemm_nt(m, k, ldA); }\n\
+                   else if (tA == 'T' && tB == 'N') { return gemm_tn(m, k, ldA); }\n}\n\
+                   int main(int argc, char** argv) {\n  int m = 5120;\n  if (argc >= 2) sscanf(argv[1], \"%d\", &m);\n\
+                   int k = 4096;\n  char transA = 'N';\n  if (argc >= 3) sscanf(argv[2], \"%c\", &transA);\n\
+                   char transB = 'T';\n  if (argc >= 4) sscanf(argv[3], \"%c\", &transB);\n  int ldA = 0;\n\
+                   if (transA == 'N') { ldA = m; } else if (transA == 'T') { ldA = k; }\n\
+                   gemm(transA, transB, m, k, ldA);\n}\n";
+        let h = host_bindings(src);
+        assert_eq!(render(&h["gemm_nt"]["ldA"]), "5120");
+        assert_eq!(render(&h["gemm_tn"]["ldA"]), "4096");
+        assert_eq!(render(&h["gemm_tn"]["m"]), "5120");
+        assert!(!h.contains_key("gemm_tt"), "{:?}", h.keys());
+        let (cases, skips) = cases_and_skips(src);
+        for want in [
+            "make_layout(make_shape(5120, 4096), make_stride(Int<1>{}, 5120))",
+            "make_layout(make_shape(5120, 4096), make_stride(4096, Int<1>{}))",
+        ] {
+            assert!(cases.iter().any(|c| c == want), "{want} not in {cases:#?}");
+        }
+        assert_eq!(skips.len(), 1, "{skips:?}");
+        assert!(skips[0].contains("does not call gemm_tt()"), "{skips:?}");
     }
 
     #[test]
@@ -2844,12 +2966,7 @@ mod tests {
                    auto t = make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN{}, Layout<Shape<_2,_2,_1>>{});\n\
                    constexpr int G = size(t) / 128;\n  auto w = make_layout(Int<G>{}, Int<k>{});\n\
                    auto c = tiled_divide(make_layout(make_shape(Int<2>{})), make_tile(typename decltype(t)::AtomThrID{}));\n}\n";
-        let f: Vec<String> = forms(src)
-            .into_iter()
-            .map(|(_, f)| match f {
-                Form::Case(t) | Form::Skip(t) => t,
-            })
-            .collect();
+        let f = form_texts(src);
         assert_eq!(f[0], "make_layout(make_shape(512, 256), make_stride(256, Int<1>{}))");
         assert!(f.contains(&"make_layout(Int<1>{}, Int<k>{})".to_string()), "{f:?}");
         assert!(f.iter().any(|x| x.contains("make_tile(mma_thr_id(SM80_16x8x8_F32TF32TF32F32_TN))")), "{f:?}");
@@ -2904,12 +3021,7 @@ mod tests {
                    TiledMMA mmaC = make_tiled_mma(UniversalFMA<float, float, float>{}, Layout<Shape<_16, _8, _1>>{});\n\
                    auto* kernel_ptr = &k<decltype(sA), decltype(copyA), decltype(mmaC)>;\n\
                    kernel_ptr<<<1, 128>>>(A, sA, copyA, mmaC);\n}\n";
-        let f = forms(src);
-        let (cases, skips): (Vec<_>, Vec<_>) = f.into_iter().partition(|(_, f)| matches!(f, Form::Case(_)));
-        let text = |f: &Form| match f {
-            Form::Case(t) | Form::Skip(t) => t.clone(),
-        };
-        let cases: Vec<String> = cases.iter().map(|(_, f)| text(f)).collect();
+        let (cases, skips) = cases_and_skips(src);
         let (l, c, m) = (
             "make_layout(make_shape(Int<64>{}, Int<8>{}))",
             "make_tiled_copy(Copy_Atom<UniversalCopy<float>, float>{}, Layout<Shape<_32, _4>>{})",
