@@ -218,6 +218,25 @@ pub fn tile_to_shape(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(tts::check_postconditions(&a, &trg, &order, &r))
 }
 
+/// `tile_to_mma_shape(atom, S[, order])` (`engine::tile_to_mma_shape`'s postconditions).
+pub fn tile_to_mma_shape(vals: &[Value], r: &Value) -> Option<Checked> {
+    use crate::engine::tile_to_shape::Order;
+    let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
+    let s = vals.get(1)?.to_int_tuple().ok()?;
+    let order = match vals.get(2) {
+        None => Order::ColMajor,
+        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) => {
+            if crate::expr::builtins::atoms::is_row_major(tag) {
+                Order::RowMajor
+            } else {
+                Order::ColMajor
+            }
+        }
+        Some(v) => Order::Steps(v.to_int_tuple().ok()?),
+    };
+    Some(crate::engine::tile_to_mma_shape::check_postconditions(&a, &s, &order, &r))
+}
+
 /// slice / slice_and_offset (`engine::slice`'s postconditions) and dice (`engine::dice`'s).
 pub fn slice(op: Op, vals: &[Value], r: &Value) -> Option<Checked> {
     let c = crate::expr::builtins::algebra::to_coord(vals.first()?).ok()?;
@@ -392,6 +411,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
         Op::ProductEach => Has(definition::product_each),
         Op::TileToShape => Has(definition::tile_to_shape),
+        Op::TileToMmaShape => Has(definition::tile_to_mma_shape),
         Op::MakeLayoutLike => Has(|v, r| definition::fragment_like(v, r, false)),
         Op::MakeFragmentLike => Has(|v, r| definition::fragment_like(v, r, true)),
         Op::PartitionFragmentC => Absent("no atom definition for fragments yet: the layout is compared with CuTe's print as text"),

@@ -1648,6 +1648,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MmaFragmentB => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::MmaFragmentC => Absent("not generated yet: its cases are in fixtures/cases/fragments.cases"),
         Op::TileToShape => Has((2, fuzz::tile_to_shape)),
+        Op::TileToMmaShape => Absent("not generated: cases from the Blackwell tutorials (fixtures/cases/kernel_forms.cases) and the engine's property test"),
         Op::MakeTmaCopy => Has((7, tma_and_reported_forms)),
         Op::MakeTmaAtomASm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),
         Op::MakeTmaAtomBSm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),

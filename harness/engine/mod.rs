@@ -39,6 +39,7 @@ pub mod slice;
 pub mod swizzle;
 pub mod swizzle_slice;
 pub mod tile;
+pub mod tile_to_mma_shape;
 pub mod tile_to_shape;
 pub mod tiled_divide;
 pub mod tiled_product;

@@ -174,6 +174,10 @@ fn slice(target: Value, c: &Value) -> Result<Value> {
         Value::Atom(crate::expr::value::AtomValue::CoordTensor(t)) => {
             Ok(Value::Atom(crate::expr::value::AtomValue::CoordTensor(t.slice(&builtins::algebra::to_coord(c)?)?)))
         }
+        // A partitioned tensor's Tensor::operator() with `_`: the sliced tensor at data() + offset.
+        Value::Atom(crate::expr::value::AtomValue::Partition(p)) => {
+            Ok(Value::Atom(crate::expr::value::AtomValue::Partition(p.slice(&builtins::algebra::to_coord(c)?)?)))
+        }
         // ComposedLayout::operator() with `_` is slice(c, L): the layout part of slice_and_offset.
         Value::Atom(crate::expr::value::AtomValue::Composed(x)) => {
             let (r, _) = crate::engine::swizzle_slice::slice_and_offset(&builtins::algebra::to_coord(c)?, &x)?;

@@ -232,6 +232,7 @@ operations! {
     RetileS = "retile_S", Atoms, (2, 2), None, "(make_tiled_copy(...), fragment layout): ThrCopy::retile_S's layout";
     RetileD = "retile_D", Atoms, (2, 2), None, "(make_tiled_copy(...), fragment layout): ThrCopy::retile_D's layout";
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
+    TileToMmaShape = "tile_to_mma_shape", Algebra, (2, 3), None, "(L or swizzled layout (an SM100 smem atom), MMA tile shape ((MMA_M,MMA_K),M_MMAs,K_MMAs,...)[, Step tuple or GenColMajor/GenRowMajor]): CUTLASS 4's UMMA::tile_to_mma_shape";
     MakeIdentityLayout = "make_identity_layout", Core, (1, 1), None, "(shape): the layout shape:make_basis_like(shape)";
     MakeIdentityTensor = "make_identity_tensor", Core, (1, 1), None, "(shape): the tensor make_coord_tensor(make_identity_layout(shape)), each element its coordinate; its partitions (local_tile, local_partition, copy_partition_s/d, mma_partition_a/b/c, T(_,i)) are tensors";
     MakeBasisLike = "make_basis_like", Core, (1, 1), None, "(shape): E<i,j,...> at each leaf";

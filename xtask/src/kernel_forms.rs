@@ -48,7 +48,9 @@ use crate::cxx_tokens::{tokenize, Tok};
 /// The operations whose presence makes a binding a case (besides the type `Layout<...>`).
 const BUILDERS: &[Op] = &[
     Op::MakeLayout,
+    Op::MakeTmemCopy,
     Op::TileToShape,
+    Op::TileToMmaShape,
     Op::Composition,
     Op::MakeTiledCopy,
     Op::MakeTiledCopyA,
@@ -430,7 +432,7 @@ fn reason_class(why: &str) -> &'static str {
     const CLASSES: &[(&str, &str)] = &[
         (
             "make_tmem_copy takes",
-            "a TMEM copy of the accumulator fragment (make_tmem_copy(op, tmem tensor)) and its partitions: the language's make_tmem_copy takes (op, value type, TMEM layout); co-tiled copy partitions are not modelled",
+            "a TMEM copy of a tensor other than a UMMA accumulator fragment (make_tmem_copy(op, tmem tensor) is read as make_tmem_copy(op, ValTypeC, fragment) only for ThrMMA::make_fragment_C)",
         ),
         (
             "does not call",
@@ -442,12 +444,20 @@ fn reason_class(why: &str) -> &'static str {
         ),
         ("not bound from main()", "a global-memory tensor whose extents main() does not bind"),
         (
+            "shared_storage.tensor_s",
+            "a SharedStorage member tensor (tensor_sA(): make_tensor(make_smem_ptr(..), ASmemLayout{}) of the Blackwell tutorials) and the UMMA fragments of it: its layout, UMMA::tile_to_mma_shape of an SM100 smem atom, and ThrMMA::make_fragment_A/B of an already partitioned smem tensor (UMMA descriptors) are not in the language",
+        ),
+        (
             "a tensor the extractor does not read",
-            "a tensor built by a member call (a TMA coordinate tensor, SharedStorage::tensor_sA()): not read",
+            "a tensor built by a member call (the Blackwell tutorials' TMA coordinate tensors, tma_atom.get_tma_tensor(shape), and their tiles): get_tma_tensor, make_tma_atom(op, gmem tensor, ...) and its UMMA::tile_to_mma_shape smem layout are not read",
         ),
         ("found a partitioned tensor", "make_fragment_like or a `_` slice of a partitioned tensor: not in the language"),
+        (
+            "a slice with an offset other than _0",
+            "a `_` slice of a partition that keeps its swizzle with a MixedBits offset (Sw o M_0|(a&b) o L, an SM80 mainloop's tCsA(_,_,_,pipe)): not modelled",
+        ),
         ("a register tensor", "a register tensor shaped by a partition's modes (size<I> of a partition): no C++ in the oracle"),
-        ("a tensor expression the language cannot write", "a tensor expression the language cannot write (cute::lazy::transform, a run-time pipe index)"),
+        ("a tensor expression the language cannot write", "a tensor expression the language cannot write (cute::lazy::transform of a lambda)"),
         ("identity tensor", "an identity tensor's partition (ArithTuple iterator, E<i> strides): not modelled"),
         ("position-independent swizzle", "a position-independent swizzle tensor's partition: not modelled"),
         ("MixedBits", "a swizzled partition keeping the swizzle with a MixedBits offset: not modelled"),
@@ -1028,6 +1038,7 @@ fn kernel_forms(
         } else {
             substitute(r, &env)
         };
+        let v = tmem_copy_typed(&v).unwrap_or(v);
         if b.keyword == "int" {
             if let Some(n) = fold_int(&v) {
                 env.insert(b.name.clone(), vec![Tok::Word(n.to_string())]);
@@ -1041,6 +1052,40 @@ fn kernel_forms(
         }
         env.insert(b.name.clone(), v);
     }
+}
+
+/// `make_tmem_copy(OP{}, T)` of the TMEM accumulator `T = mma_fragment_c(MMA, ...)` (the
+/// kernels' `make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{}, tCtAcc)` of `ThrMMA::make_fragment_C`) as
+/// the language's `make_tmem_copy(OP{}, V, T)`: copy_traits_sm100.hpp's two-argument
+/// `make_tmem_copy(CopyOp, Tensor)` is `make_tmem_copy(Copy_Atom<CopyOp, value_type>{}, tmem)`,
+/// and a UMMA accumulator fragment's value type is the MMA's `ValTypeC`; the co-tiled copy reads
+/// only the tensor's layout and value type (`make_cotiled_copy(atom, ..., tmem.layout())`).
+/// None when `v` is not such a call.
+fn tmem_copy_typed(v: &[Tok]) -> Option<Vec<Tok>> {
+    use cutecheck::expr::{AtomValue, Value};
+    if !(matches!(v.first(), Some(Tok::Word(w)) if w == "make_tmem_copy") && v.get(1) == Some(&Tok::Punct('('))) {
+        return None;
+    }
+    if closing(v, 1) != Some(v.len() - 1) {
+        return None;
+    }
+    let args = split_commas(&v[2..v.len() - 1]);
+    let [op, t] = args.as_slice() else { return None };
+    let is_frag =
+        matches!(t.first(), Some(Tok::Word(w)) if w == "mma_fragment_c") && t.get(1) == Some(&Tok::Punct('('));
+    if !is_frag {
+        return None;
+    }
+    let mma = split_commas(&t[2..closing(t, 1)?]).into_iter().next()?;
+    let Ok(Value::Atom(AtomValue::TiledMma(m))) = cutecheck::expr::eval_str(&render(&mma)) else { return None };
+    let mut out = vec![Tok::Word("make_tmem_copy".into()), Tok::Punct('(')];
+    out.extend(op.iter().cloned());
+    out.push(Tok::Punct(','));
+    out.extend(tokenize(&m.atom.val_types[3]).into_iter().map(|t| t.0));
+    out.push(Tok::Punct(','));
+    out.extend(t.iter().cloned());
+    out.push(Tok::Punct(')'));
+    Some(out)
 }
 
 /// Why a partition of a tensor that no binding of the body built is skipped: it is a parameter
@@ -1746,9 +1791,32 @@ fn normalize(toks: &[Tok]) -> Vec<Tok> {
         let before = t.len();
         t = normalize_once(&t);
         if t.len() == before {
-            return t;
+            break;
         }
     }
+    // The language's names of `partition_shape_A/B/C(tiled_mma, shape)` (ThrMMA-free
+    // mma_atom.hpp functions) and of `UMMA::tile_to_mma_shape` (mma_traits_sm100.hpp).
+    let mut out = Vec::with_capacity(t.len());
+    let mut k = 0;
+    while k < t.len() {
+        if let (Tok::Word(ns), Some(Tok::Punct(':')), Some(Tok::Punct(':')), Some(Tok::Word(f))) =
+            (&t[k], t.get(k + 1), t.get(k + 2), t.get(k + 3))
+        {
+            if ns == "UMMA" && f == "tile_to_mma_shape" {
+                out.push(t[k + 3].clone());
+                k += 4;
+                continue;
+            }
+        }
+        match &t[k] {
+            Tok::Word(w) if matches!(w.as_str(), "partition_shape_A" | "partition_shape_B" | "partition_shape_C") => {
+                out.push(Tok::Word(w.to_lowercase()))
+            }
+            x => out.push(x.clone()),
+        }
+        k += 1;
+    }
+    out
 }
 
 fn normalize_once(t: &[Tok]) -> Vec<Tok> {
@@ -2955,6 +3023,36 @@ mod tests {
         }
         assert_eq!(skips.len(), 1, "{skips:?}");
         assert!(skips[0].contains("does not call gemm_tt()"), "{skips:?}");
+    }
+
+    #[test]
+    fn a_tmem_copy_of_the_accumulator_fragment_takes_its_value_type() {
+        // `make_tmem_copy(OP{}, tCtAcc)` with tCtAcc = cta_mma.make_fragment_C(tCgC): the
+        // fragment's value type is the UMMA's ValTypeC (float); its partitions, of the TMEM
+        // fragment and of the C partition, are cases the engine evaluates.
+        let mma =
+            "make_tiled_mma(SM100_MMA_F16BF16_SS<half_t, half_t, float, 128, 256, UMMA::Major::K, UMMA::Major::K>{})";
+        let c =
+            format!("mma_partition_c({mma}, make_layout(make_shape(Int<128>{{}}, Int<256>{{}}), LayoutRight{{}}), 0)");
+        let frag =
+            format!("mma_fragment_c({mma}, make_layout(make_shape(Int<128>{{}}, Int<256>{{}}), LayoutRight{{}}), 0)");
+        let call = format!("make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{{}}, {frag})");
+        let toks: Vec<Tok> = tokenize(&call).into_iter().map(|t| t.0).collect();
+        let typed = render(&tmem_copy_typed(&toks).expect("a TMEM copy of the fragment"));
+        assert_eq!(typed, format!("make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{{}}, float, {frag})"));
+        for case in [
+            typed.clone(),
+            format!("copy_partition_s({typed}, {frag}, 37)"),
+            format!("copy_partition_d({typed}, {c}, 37)"),
+            format!("make_fragment_like(copy_partition_d({typed}, {c}, 37))"),
+            format!("make_layout(shape(copy_partition_d({typed}, {c}, 37)))"),
+        ] {
+            assert!(admit(&case).is_ok(), "{case}: {:?}", admit(&case));
+        }
+        // Not the fragment of an MMA: left as written (the arity error names it).
+        let other: Vec<Tok> =
+            tokenize("make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{}, tAcc)").into_iter().map(|t| t.0).collect();
+        assert!(tmem_copy_typed(&other).is_none());
     }
 
     #[test]

@@ -92,6 +92,60 @@ impl Partition {
     fn counting((layout, offset): (Layout, Int)) -> Partition {
         Partition { offset, layout, over: Over::Counting }
     }
+
+    /// A partition (`partition_S/D/A/B/C`) of this tensor, a partition itself (the Blackwell
+    /// tutorials' `thr_t2r_copy.partition_D(tCgC)` of `tCgC = cta_mma.partition_C(gC)`): the
+    /// partitions are layout algebra on the tensor's layout (copy_atom.hpp `tidfrg_S/D`,
+    /// mma_atom.hpp `thrfrg_A/B/C`), and the result's iterator is this one's advanced by the
+    /// result's offset — a counting tensor's, or a shared-memory pointer's (its swizzle applies
+    /// when dereferenced). `part` partitions a tensor of the given layout at offset 0.
+    /// Postcondition (tested): the result's elements are this tensor's elements at the
+    /// partition's offsets.
+    pub fn partition(&self, part: impl Fn(&SwizzledLayout) -> Result<Partition>) -> Result<Partition> {
+        let t = match &self.over {
+            Over::Counting => SwizzledLayout::Plain(self.layout.clone()),
+            Over::SmemSwizzle(sw, bits) => SwizzledLayout::Composed(ComposedLayout {
+                swizzle: *sw,
+                offset: Offset::SmemPtr(*bits),
+                layout: self.layout.clone(),
+            }),
+            Over::Composed(..) => {
+                return Err(Error::Type(format!(
+                    "a partition of {self} (a counting tensor over a swizzled layout) is not modelled"
+                )))
+            }
+        };
+        let q = part(&t)?;
+        Ok(Partition { offset: self.offset.add(q.offset)?, ..q })
+    }
+
+    /// `Tensor::operator()(c)` with `_` in `c` (tensor_impl.hpp): `make_tensor(data() + offset,
+    /// sliced)` with `(sliced, offset) = slice_and_offset(c, layout())` — the kernels'
+    /// `tCsA(_,_,_,smem_pipe_read)` of a partitioned tensor. A counting tensor's or a shared-memory
+    /// tensor's iterator (its swizzle on the pointer, applied when dereferenced) moves by the
+    /// offset; a counting tensor over a swizzled layout slices the swizzled layout
+    /// (swizzle_layout.hpp slice_and_offset), whose offset moves the iterator too.
+    /// Postcondition (tested): each element of the slice is the element of the tensor at the
+    /// coordinate with `_` filled in.
+    pub fn slice(&self, c: &Coord) -> Result<Partition> {
+        match &self.over {
+            Over::Counting | Over::SmemSwizzle(..) => {
+                let (layout, off) = slice_and_offset(c, &self.layout)?;
+                Ok(Partition { offset: self.offset.add(off)?, layout, over: self.over.clone() })
+            }
+            Over::Composed(sw, o) => {
+                let x = ComposedLayout { swizzle: *sw, offset: o.clone(), layout: self.layout.clone() };
+                let (r, off) = crate::swizzle_slice::slice_and_offset(c, &x)?;
+                let offset = self.offset.add(off)?;
+                Ok(match r {
+                    SwizzledLayout::Plain(layout) => Partition { offset, layout, over: Over::Counting },
+                    SwizzledLayout::Composed(c) => {
+                        Partition { offset, layout: c.layout, over: Over::Composed(c.swizzle, c.offset) }
+                    }
+                })
+            }
+        }
+    }
 }
 
 /// The thread's slice `coord` of `f` (a thrfrg/tidfrg of the tensor's layout), for a tensor whose
@@ -210,19 +264,23 @@ fn zip2(l: &Layout) -> Result<Layout> {
     Ok(Layout::concat(&modes))
 }
 
-/// `tidfrg_S` (`src == true`) or `tidfrg_D` of a TiledCopy applied to the layout `l`.
+/// `tidfrg_S` (`src == true`) or `tidfrg_D` of a TiledCopy applied to the layout `l`: the data
+/// zipped_divide'd by `Tiler_MN` (a co-tiled copy's, `make_cotiled_copy`/`make_tmem_copy`, is a
+/// layout per mode of the data: copy_atom.hpp's `tidfrg_S` divides by whatever `Tiler_MN` is),
+/// then composed with the (thread, value) -> tile map.
 pub fn tidfrg(tc: &TiledCopy, l: &Layout, src: bool) -> Result<Layout> {
     let thrval2mn = tidfrg_thrval2mn(tc, src)?;
-    let z = zipped_divide(l, &Tiler::from_shape(&tc.tiler))?;
+    let tiler = match &tc.cotiler {
+        Some(t) => t.clone(),
+        None => Tiler::from_shape(&tc.tiler),
+    };
+    let z = zipped_divide(l, &tiler)?;
     let tv_tensor = composition_tiler(&z, &Tiler::Tuple(vec![Tiler::Layout(thrval2mn), Tiler::Underscore]))?;
     slice(&Coord::Tuple(vec![Coord::Tuple(vec![Coord::Under, Coord::Under]), Coord::Under]), &tv_tensor)
 }
 
 /// The (thread, value) -> tile map `tidfrg_S` (or `tidfrg_D`) composes the zipped tile with.
 pub fn tidfrg_thrval2mn(tc: &TiledCopy, src: bool) -> Result<Layout> {
-    if tc.cotiler.is_some() {
-        return Err(Error::Type("partitions of a co-tiled copy (make_tmem_copy) are not modelled".into()));
-    }
     let atom = &tc.atom;
     let trg = if src { &atom.src } else { &atom.dst };
     let ref2trg = composition(&right_inverse(&atom.ref_)?, trg)?;
@@ -367,6 +425,113 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n == 1));
+    }
+
+    #[test]
+    fn a_slice_of_a_partition_holds_the_partitions_elements() {
+        // tXsA(_,_,_,k) of a thread's copy partition of a (16,64,3) tile, plain and with the
+        // swizzle on a shared-memory pointer: element i of the slice is element (i, k) of the
+        // partition (its iterator moved by the slice's offset).
+        let atom = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();
+        let tc =
+            make_tiled_copy(&atom, &lit::layout("(_16,_8):(_8,_1)").unwrap(), &lit::layout("(_1,_8):(_0,_1)").unwrap())
+                .unwrap();
+        let l = lit::layout("(_16,_64,_3):(_64,_1,_1024)").unwrap();
+        let smem = SwizzledLayout::Composed(ComposedLayout {
+            swizzle: crate::swizzle::Swizzle { b: 3, m: 3, s: 3 },
+            offset: Offset::SmemPtr(16),
+            layout: l.clone(),
+        });
+        for t in [SwizzledLayout::Plain(l.clone()), smem] {
+            for thr in [0, 9, 37, 127] {
+                let p = copy_partition_of(&tc, &t, thr, true).unwrap();
+                assert_eq!(p.layout.rank(), 4, "{p}");
+                let all = p.layout.values().unwrap();
+                for k in 0..3 {
+                    let c = Coord::Tuple(vec![Coord::Under, Coord::Under, Coord::Under, Coord::Int(Int::st(k))]);
+                    let s = p.slice(&c).unwrap();
+                    assert_eq!(s.over, p.over);
+                    let v = s.layout.values().unwrap();
+                    let n = v.len();
+                    for (i, x) in v.iter().enumerate() {
+                        assert_eq!(s.offset.value + x, p.offset.value + all[i + k as usize * n], "{p} at {k}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_partition_of_a_partition_holds_its_elements() {
+        // The C partition of a 128x64 tile by an SM80 TiledMMA at thread 5, then partitioned by a
+        // tiled copy at each thread: every element of the second partition is an element of the
+        // first (its offset + the first's layout at the index the copy partition names).
+        let m =
+            make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", Some(&lit::layout("(_2,_2,_1):(_1,_2,_0)").unwrap()), &[])
+                .unwrap();
+        let l = lit::layout("(_128,_64):(_64,_1)").unwrap();
+        let p = mma_partition(&m, 'C', &l, 5).unwrap();
+        let first: std::collections::BTreeSet<i64> =
+            p.layout.values().unwrap().into_iter().map(|v| p.offset.value + v).collect();
+        let atom = copy_atom("UniversalCopy<uint32_t>", "float").unwrap();
+        let tc =
+            make_tiled_copy(&atom, &lit::layout("(_2,_2):(_1,_2)").unwrap(), &lit::layout("(_1,_1):(_0,_0)").unwrap())
+                .unwrap();
+        let mut covered = std::collections::BTreeSet::new();
+        for thr in 0..4 {
+            let q = p.partition(|t| copy_partition_of(&tc, t, thr, false)).unwrap();
+            // The same as partitioning the partition's layout and moving the iterator.
+            let direct = copy_partition(&tc, &p.layout, thr, false).unwrap();
+            assert_eq!(q.layout, direct.layout);
+            assert_eq!(q.offset.value, p.offset.value + direct.offset.value);
+            for v in q.layout.values().unwrap() {
+                assert!(first.contains(&(q.offset.value + v)), "{q} thread {thr}");
+                covered.insert(q.offset.value + v);
+            }
+        }
+        assert_eq!(covered, first);
+    }
+
+    #[test]
+    fn tmem_copy_partitions_cover_the_tmem_tile_once() {
+        // The co-tiled TMEM copies (make_tmem_copy over the accumulator layout of a 128 x 64
+        // tile, each TMEM load and store): the partition of the TMEM tensor (partition_S of a
+        // load, partition_D of a store) by all the copy's threads covers each TMEM address of the data, and the other side's of a
+        // column-major 128 x 64 tensor (the kernels' `partition_D(tCgC)`) each element, exactly once per
+        // thread that holds it.
+        use super::super::{copy::copy_atom, tiled_copy::make_tmem_copy};
+        let mut n = 0;
+        for (op, t) in super::super::tmem::tmem_copy_cases() {
+            let atom = copy_atom(&op, &t).unwrap();
+            let dp = (1i64 << 16) * (32 / atom.val_bits);
+            let data = lit::layout(&format!("(_128,_64):(_{dp},_1)")).unwrap();
+            let tc = make_tmem_copy(&atom, &data).unwrap();
+            let nthr = tc.tv.mode(0).unwrap().size().unwrap().value;
+            let addrs: std::collections::BTreeSet<i64> = data.values().unwrap().into_iter().collect();
+            let gmem = lit::layout("(_128,_64):(_1,_128)").unwrap();
+            // The TMEM side is a load's source and a store's destination.
+            let load = !op.contains("STORE");
+            for (l, tmem) in [(&data, true), (&gmem, false)] {
+                let src = tmem == load;
+                let mut seen = std::collections::BTreeMap::new();
+                for thr in 0..nthr {
+                    let p = copy_partition(&tc, l, thr, src).unwrap_or_else(|e| panic!("{op}: {e}"));
+                    for v in p.layout.values().unwrap() {
+                        *seen.entry(p.offset.value + v).or_insert(0) += 1;
+                    }
+                }
+                let want: std::collections::BTreeSet<i64> = if tmem { addrs.clone() } else { (0..128 * 64).collect() };
+                assert_eq!(seen.keys().copied().collect::<std::collections::BTreeSet<_>>(), want, "{op} src={src}");
+                // A TMEM load's source (a store's destination) is warp-collective: the atom's 32
+                // threads of a warp name the same TMEM addresses (copy_traits_sm100.hpp
+                // `atom_t_layout = (_32,_4):(_0, 32 DP)`), so each address is named by the 32
+                // threads of its warp; the register side's elements, by one thread each.
+                let per = if tmem { 32 } else { 1 };
+                assert!(seen.values().all(|&k| k == per), "{op} src={src}");
+            }
+            n += 1;
+        }
+        assert!(n >= 40, "{n}");
     }
 
     #[test]

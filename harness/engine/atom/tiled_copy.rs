@@ -33,7 +33,7 @@ pub struct TiledCopy {
     /// `TiledLayout_TV`.
     pub tv: Layout,
     /// A co-tiled copy's (`make_cotiled_copy`, `make_tmem_copy`) `Tiler_MN`: a layout per mode of
-    /// the data, which the partitions here do not model.
+    /// the data, by which its partitions divide the data (`partition::tidfrg`).
     pub cotiler: Option<Tiler>,
 }
 

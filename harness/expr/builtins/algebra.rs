@@ -258,9 +258,28 @@ pub fn local_partition(name: &Name, args: &[Value]) -> Result<Value> {
 /// (`GenColMajor`, `GenRowMajor`, `LayoutLeft`, `LayoutRight`); a swizzled layout is the atom
 /// area's (`atoms::on_composed`).
 pub fn tile_to_shape(name: &Name, args: &[Value]) -> Result<Value> {
-    use crate::engine::tile_to_shape::{self as tts, Order};
+    use crate::engine::tile_to_shape as tts;
     let block = layout(&args[0], name.base())?;
-    let order = match args.get(2) {
+    Ok(Value::Layout(tts::tile_to_shape(block, &args[1].to_int_tuple()?, &order_arg(name, args.get(2))?)?))
+}
+
+/// `tile_to_mma_shape(atom, S[, order])` of a layout atom (a swizzled one: `atoms::on_composed`).
+/// cute/atom/mma_traits_sm100.hpp declares it from CUTLASS 3.8 (with the SM100 atoms, whose
+/// first release `atom::since` records: `SM100_MMA_F16BF16_SS`).
+pub fn tile_to_mma_shape(name: &Name, args: &[Value]) -> Result<Value> {
+    crate::engine::atom::check_declared(
+        "SM100_MMA_F16BF16_SS",
+        "namespace \"cute::UMMA\" has no member \"tile_to_mma_shape\"",
+    )?;
+    let block = layout(&args[0], name.base())?;
+    let order = order_arg(name, args.get(2))?;
+    Ok(Value::Layout(crate::engine::tile_to_mma_shape::tile_to_mma_shape(block, &args[1].to_int_tuple()?, &order)?))
+}
+
+/// The mode order of `tile_to_shape` / `tile_to_mma_shape`: a Step (an int tuple) or a tag.
+fn order_arg(name: &Name, o: Option<&Value>) -> Result<crate::engine::tile_to_shape::Order> {
+    use crate::engine::tile_to_shape::Order;
+    Ok(match o {
         None => Order::ColMajor,
         Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) if super::atoms::is_row_major(tag) => {
             Order::RowMajor
@@ -273,12 +292,12 @@ pub fn tile_to_shape(name: &Name, args: &[Value]) -> Result<Value> {
         Some(v @ (Value::Int(_) | Value::Tuple(_))) => Order::Steps(v.to_int_tuple()?),
         Some(other) => {
             return Err(Error::Type(format!(
-                "tile_to_shape: the order must be a Step or GenColMajor/GenRowMajor, found {}",
+                "{}: the order must be a Step or GenColMajor/GenRowMajor, found {}",
+                name.base(),
                 other.kind()
             )))
         }
-    };
-    Ok(Value::Layout(tts::tile_to_shape(block, &args[1].to_int_tuple()?, &order)?))
+    })
 }
 
 /// Whether a value holds CuTe's `_` anywhere (then `L(c)` slices rather than evaluates).

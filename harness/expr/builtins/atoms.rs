@@ -119,12 +119,8 @@ pub fn mma_partition(name: &Name, args: &[Value]) -> Result<Value> {
         )?;
         return Ok(Value::Atom(AtomValue::CoordTensor(r)));
     }
-    let p = partition::mma_partition_of(
-        tiled_mma_arg(n, &args[0])?,
-        which,
-        &tensor_layout(&args[1])?,
-        thread_arg(n, &args[2])?,
-    )?;
+    let (mma, thr) = (tiled_mma_arg(n, &args[0])?, thread_arg(n, &args[2])?);
+    let p = partition_of(&args[1], |t| partition::mma_partition_of(mma, which, t, thr))?;
     Ok(Value::Atom(AtomValue::Partition(p)))
 }
 
@@ -202,8 +198,21 @@ pub fn copy_partition(name: &Name, args: &[Value]) -> Result<Value> {
         let r = crate::engine::coord_tensor::copy_partition(tc, t, thread_arg(n, &args[2])?, n.ends_with('s'))?;
         return Ok(Value::Atom(AtomValue::CoordTensor(r)));
     }
-    let p = partition::copy_partition_of(tc, &tensor_layout(&args[1])?, thread_arg(n, &args[2])?, n.ends_with('s'))?;
+    let (thr, src) = (thread_arg(n, &args[2])?, n.ends_with('s'));
+    let p = partition_of(&args[1], |t| partition::copy_partition_of(tc, t, thr, src))?;
     Ok(Value::Atom(AtomValue::Partition(p)))
+}
+
+/// `part` of the tensor `v`: a layout's (swizzled or not) counting or shared-memory tensor, or a
+/// partition (a tensor itself, `Partition::partition`).
+fn partition_of(
+    v: &Value,
+    part: impl Fn(&crate::engine::swizzle::SwizzledLayout) -> Result<partition::Partition>,
+) -> Result<partition::Partition> {
+    match v {
+        Value::Atom(AtomValue::Partition(p)) => p.partition(part),
+        v => part(&tensor_layout(v)?),
+    }
 }
 
 /// The layout of a tensor to partition: a layout, or a swizzled one (`Sw o _0 o L` is a counting
@@ -569,6 +578,7 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
             | BlockedProduct
             | RakedProduct
             | TileToShape
+            | TileToMmaShape
             | Coalesce
             | Flatten
             | Get

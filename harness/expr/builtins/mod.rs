@@ -107,6 +107,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::MakeBasisLike => Has(builtins::basis::make_basis_like),
         Op::Equal => Has(builtins::basis::equal),
         Op::TileToShape => Has(builtins::algebra::tile_to_shape),
+        Op::TileToMmaShape => Has(builtins::algebra::tile_to_mma_shape),
         Op::MakeLayoutLike => {
             Has(|n, a| builtins::algebra::of_tensor_layout(n, a, crate::engine::make_fragment_like::make_layout_like))
         }

@@ -144,6 +144,13 @@ pub fn local_partition(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Resu
     ))
 }
 
+/// `UMMA::tile_to_mma_shape(L, S[, order])` (cute/atom/mma_traits_sm100.hpp), as tile_to_shape.
+pub fn tile_to_mma_shape(g: &mut Gen, n: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    let c = tile_to_shape(g, n, args, at)?;
+    let code = c.code.replacen(crate::expr::op::Op::TileToShape.name(), "UMMA::tile_to_mma_shape", 1);
+    Ok(Cpp::new(code, Kind::Layout))
+}
+
 /// `tile_to_shape(L, shape[, order])`: the order is a Step (an int tuple, written as a tuple) or
 /// a mode-order tag (`GenRowMajor{}` ...); L may be a swizzled layout (CuTe's ComposedLayout
 /// overload).

@@ -260,10 +260,11 @@ fn made_by(g: &mut Gen, e: &Expr, maker: Op) -> Result<String, CodegenError> {
 
 /// `X.get_slice(i).partition_Y(make_tensor(counting_iterator<int>(0), L))`.
 pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    // A tiled copy made for an MMA operand (make_tiled_copy_A/B/C) or by make_tiled_copy.
+    // A tiled copy made for an MMA operand (make_tiled_copy_A/B/C), a TMEM copy (make_tmem_copy)
+    // or by make_tiled_copy.
     let copy_maker = match &args[0] {
         Expr::Call { name, .. } => match Op::lookup(name) {
-            Some(m @ (Op::MakeTiledCopyA | Op::MakeTiledCopyB | Op::MakeTiledCopyC)) => m,
+            Some(m @ (Op::MakeTiledCopyA | Op::MakeTiledCopyB | Op::MakeTiledCopyC | Op::MakeTmemCopy)) => m,
             _ => Op::MakeTiledCopy,
         },
         _ => Op::MakeTiledCopy,
@@ -281,9 +282,18 @@ pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
     if i.kind != Kind::Int {
         return err(&args[2], "expected a thread index");
     }
+    let of_partition = matches!(&args[1], Expr::Call { name, .. } if matches!(
+        Op::lookup(name),
+        Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
+    ));
     if l.kind == Kind::Tensor {
         // A tensor (an identity tensor or its part) is partitioned itself.
         return Ok(Cpp::new(format!("{x}.get_slice({}).{method}({})", i.code, l.code), Kind::Tensor));
+    }
+    if l.kind == Kind::Other && of_partition {
+        // A partition (a counting or shared-memory tensor) is partitioned itself; the result is
+        // a partition as one of a layout is.
+        return Ok(Cpp::new(format!("{x}.get_slice({}).{method}({})", i.code, l.code), Kind::Other));
     }
     if l.kind != Kind::Layout {
         return err(&args[1], "expected a layout or a tensor");

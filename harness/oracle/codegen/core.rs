@@ -19,8 +19,13 @@ pub fn rank(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenE
 pub fn depth(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     query(g, "depth", &a[0], Kind::Int)
 }
+/// `shape(L)`; of a partition, its tensor's shape (`shape(tDgD)`: `shape(T.layout())`).
 pub fn shape(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    layout_query(g, "shape", &a[0], Kind::IntTuple)
+    let c = emit_tensor_layout(g, &a[0])?;
+    if c.kind != Kind::Layout {
+        return err(&a[0], "expected a layout");
+    }
+    Ok(Cpp::new(call_code("shape", &[c]), Kind::IntTuple))
 }
 pub fn stride(g: &mut Gen, _: &Name, a: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     layout_query(g, "stride", &a[0], Kind::IntTuple)

@@ -199,7 +199,13 @@ impl Gen {
             }
             Expr::Apply { target, args, .. } => {
                 let t = self.emit(target, Role::Shape)?;
-                if t.kind == Kind::Tensor {
+                // A partition of a layout (`copy_partition_s(...)`, `mma_partition_a(...)`) is a
+                // tensor too: sliced with `_` it is a tensor (`tCsA(_,_,_,0)`).
+                let partition = matches!(target.as_ref(), Expr::Call { name, .. } if matches!(
+                    Op::lookup(name),
+                    Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
+                ));
+                if t.kind == Kind::Tensor || (partition && self.slicing_coord(args)?.is_some()) {
                     // Tensor::operator(): a slice is a tensor, a coordinate its element.
                     if let Some(c) = self.slicing_coord(args)? {
                         return Ok(Cpp::new(format!("({})({})", t.code, c.code), Kind::Tensor));
@@ -427,6 +433,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Flatten => Has(codegen::core::flatten),
         Op::ProductEach => Has(codegen::core::product_each),
         Op::TileToShape => Has(codegen::algebra::tile_to_shape),
+        Op::TileToMmaShape => Has(codegen::algebra::tile_to_mma_shape),
         Op::MakeLayoutLike => Has(|g, _, a, _| codegen::algebra::of_tensor_layout(g, Op::MakeLayoutLike.name(), a)),
         Op::MakeFragmentLike => Has(|g, _, a, _| codegen::algebra::of_tensor_layout(g, Op::MakeFragmentLike.name(), a)),
         Op::PartitionFragmentC => Has(codegen::atoms::partition_fragment_c),

@@ -72,6 +72,7 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::TileToShape => Absent(
             "not translated: the DSL worker has no tile_to_shape call yet (cute.tile_to_shape exists in the DSL)",
         ),
+        Op::TileToMmaShape => Absent("not translated: the DSL worker has no UMMA tile_to_mma_shape call"),
         Op::Coalesce => Has(Call),
         Op::Filter => Has(Call),
         Op::FilterZeros => Has(Call),

@@ -223,6 +223,9 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::TileToShape => Absent(
             "not in the in-process ABI: cpp/ffi has no tile_to_shape entry; its cases run through the compiled driver",
         ),
+        Op::TileToMmaShape => Absent(
+            "not in the in-process ABI: cpp/ffi has no tile_to_mma_shape entry; its cases run through the compiled driver",
+        ),
         Op::MakeTmaCopy => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::MakeTmaAtomASm100 => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledMMA, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::MakeTmaAtomBSm100 => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledMMA, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),

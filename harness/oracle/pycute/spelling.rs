@@ -82,6 +82,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::MmaFragmentB => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_b"),
         Op::MmaFragmentC => Absent("pycute (the nvidia-cutlass wheel) has no mma_fragment_c"),
         Op::TileToShape => Absent("pycute (the nvidia-cutlass wheel) has no tile_to_shape"),
+        Op::TileToMmaShape => Absent("pycute (the nvidia-cutlass wheel) has no tile_to_mma_shape"),
         Op::Coalesce => Has("coalesce"),
         Op::Filter => Has("filter"),
         Op::FilterZeros => Absent("pycute (the nvidia-cutlass wheel) has no filter_zeros"),
