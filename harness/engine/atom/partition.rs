@@ -134,7 +134,7 @@ impl Partition {
                 Ok(Partition { offset: self.offset.add(off)?, layout, over: self.over.clone() })
             }
             Over::Composed(sw, o) => {
-                let x = ComposedLayout { swizzle: *sw, offset: o.clone(), layout: self.layout.clone() };
+                let x = ComposedLayout { swizzle: *sw, offset: *o, layout: self.layout.clone() };
                 let (r, off) = crate::swizzle_slice::slice_and_offset(c, &x)?;
                 let offset = self.offset.add(off)?;
                 Ok(match r {
