@@ -1285,12 +1285,56 @@ fn fold_static(v: &[Tok]) -> Option<Vec<Tok>> {
         }
         parts.iter().map(|p| stat(p)).product()
     };
+    // The C++ quotient `A / B` of two static integers (05_mma_tma_epi_sm100.cu's
+    // `size<0,1>(mma_shape_C) / Int<4>{}`): Int<a>{} / Int<b>{} is Int<a/b>{} (integral_constant.hpp).
+    let quotient = |t: &[Tok]| -> Option<i64> {
+        let mut depth = 0i32;
+        let mut at = None;
+        for (k, x) in t.iter().enumerate() {
+            match x {
+                Tok::Punct('(' | '<' | '{') => depth += 1,
+                Tok::Punct(')' | '>' | '}') => depth -= 1,
+                Tok::Punct('/') if depth == 0 => {
+                    if at.is_some() {
+                        return None;
+                    }
+                    at = Some(k);
+                }
+                _ => {}
+            }
+        }
+        let k = at?;
+        let (a, b) = (product(&t[..k])?, product(&t[k + 1..])?);
+        (b != 0).then(|| a / b)
+    };
+    let int = |n: i64| tokenize(&format!("Int<{n}>{{}}")).into_iter().map(|t| t.0).collect::<Vec<_>>();
+    // `make_tile(A, B / C)`: each argument with a quotient folded.
+    if let (Some(Tok::Word(f)), Some(Tok::Punct('('))) = (v.first(), v.get(1)) {
+        if (f == "make_tile" || f == "make_shape") && closing(v, 1) == Some(v.len() - 1) {
+            let args = split_commas(&v[2..v.len() - 1]);
+            if args.iter().any(|a| a.contains(&Tok::Punct('/'))) {
+                let mut out = vec![v[0].clone(), Tok::Punct('(')];
+                for (k, a) in args.iter().enumerate() {
+                    if k > 0 {
+                        out.push(Tok::Punct(','));
+                    }
+                    match a.contains(&Tok::Punct('/')).then(|| quotient(a)).flatten() {
+                        Some(n) => out.extend(int(n)),
+                        None if a.contains(&Tok::Punct('/')) => return None,
+                        None => out.extend(a.iter().cloned()),
+                    }
+                }
+                out.push(Tok::Punct(')'));
+                return Some(out);
+            }
+        }
+    }
     let named = v.iter().any(|t| matches!(t, Tok::Word(w) if w == "tile_size")) || v.contains(&Tok::Punct('*'));
     if !named {
         return None;
     }
     let n = product(v)?;
-    Some(tokenize(&format!("Int<{n}>{{}}")).into_iter().map(|t| t.0).collect())
+    Some(int(n))
 }
 
 /// `E` of `decltype(E)`.
@@ -1806,6 +1850,33 @@ fn normalize(toks: &[Tok]) -> Vec<Tok> {
                 out.push(t[k + 3].clone());
                 k += 4;
                 continue;
+            }
+        }
+        // `size<I,J,...>(X)` (a nested mode's size) is `size(get(X, I, J, ...))`: the language's
+        // `get(X, i, j)` is CuTe's `get<i,j>(X)`.
+        if let (Tok::Word(f), Some(Tok::Punct('<'))) = (&t[k], t.get(k + 1)) {
+            if f == "size" {
+                if let Some(a) = angle_close(&t, k + 1) {
+                    let idx = split_commas(&t[k + 2..a]);
+                    let all_ints = idx.len() > 1
+                        && idx.iter().all(|i| matches!(i.as_slice(), [Tok::Word(n)] if n.parse::<u32>().is_ok()));
+                    if let (true, Some(Tok::Punct('(')), Some(c)) = (all_ints, t.get(a + 1), closing(&t, a + 1)) {
+                        out.extend([
+                            Tok::Word("size".into()),
+                            Tok::Punct('('),
+                            Tok::Word("get".into()),
+                            Tok::Punct('('),
+                        ]);
+                        out.extend(normalize(&t[a + 2..c]));
+                        for i in &idx {
+                            out.push(Tok::Punct(','));
+                            out.extend(i.iter().cloned());
+                        }
+                        out.extend([Tok::Punct(')'), Tok::Punct(')')]);
+                        k = c + 1;
+                        continue;
+                    }
+                }
             }
         }
         match &t[k] {
@@ -3053,6 +3124,24 @@ mod tests {
         let other: Vec<Tok> =
             tokenize("make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{}, tAcc)").into_iter().map(|t| t.0).collect();
         assert!(tmem_copy_typed(&other).is_none());
+    }
+
+    #[test]
+    fn nested_mode_sizes_and_static_quotients_fold() {
+        // 05_mma_tma_epi_sm100.cu's epilogue tile: `make_tile(size<0,0>(S), size<0,1>(S) / Int<4>{})`
+        // of the MMA's C shape ((_128,_256),_1,_1): size<I,J> is size(get(X, I, J)), and the
+        // static quotient folds to Int<64>{}.
+        let toks = |t: &str| tokenize(t).into_iter().map(|t| t.0).collect::<Vec<_>>();
+        let n = normalize(&toks("make_tile(size<0,0>(S), size<0,1>(S) / Int<4>{})"));
+        assert_eq!(render(&n), "make_tile(size(get(S, 0, 0)), size(get(S, 0, 1))/Int<4>{})");
+        let s = "make_shape(make_shape(Int<128>{}, Int<256>{}), Int<1>{}, Int<1>{})";
+        let v = normalize(&toks(&format!("make_tile(size<0,0>({s}), size<0,1>({s}) / Int<4>{{}})")));
+        assert_eq!(
+            render(&fold_static(&v).expect("folded")),
+            "make_tile(size(get(make_shape(make_shape(Int<128>{}, Int<256>{}), Int<1>{}, Int<1>{}), 0, 0)), Int<64>{})"
+        );
+        // A run-time quotient is not folded.
+        assert!(fold_static(&toks("make_tile(Int<4>{}, m / Int<4>{})")).is_none());
     }
 
     #[test]
