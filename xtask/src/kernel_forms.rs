@@ -440,7 +440,7 @@ fn reason_class(why: &str) -> &'static str {
         ),
         (
             "operator() argument",
-            "a mainloop's global-memory tile (an operator() argument: the problem size is a run-time value)",
+            "a mainloop's global-memory tile (an operator() argument: the problem size is a run-time value; the SM90 TMA mainloop's is a TMA coordinate tile)",
         ),
         ("not bound from main()", "a global-memory tensor whose extents main() does not bind"),
         (
@@ -464,6 +464,10 @@ fn reason_class(why: &str) -> &'static str {
         (
             "not in the expression language",
             "an expression the language cannot read: template code read uninstantiated, a member type (`typename X::M`), run-time sizes",
+        ),
+        (
+            "unknown function or name 'tma_load_",
+            "a partition by the mainloop's TMA copy (Params::tma_load_a/b, made on the host from the run-time problem tensor): not read",
         ),
         ("unknown", "a template parameter or run-time value (unbound name)"),
         ("schedule", "an SM90 builder schedule whose mainloop is not read (pointer-array, FP8 blockwise-scaled, a MainloopScheduleType template parameter)"),
@@ -1028,6 +1032,17 @@ fn kernel_forms(
             continue;
         }
         if b.keyword == "ThrCopy" || b.keyword == "ThrMMA" {
+            continue;
+        }
+        // A binding of a tensor the extractor could not write (`make_tmem_copy(ATOM{},
+        // tAcc_epi(_,_0{}))` of a tile of a TMA coordinate tensor) is skipped with that tensor's reason.
+        if let Some(t) = r.iter().find_map(|t| match t {
+            Tok::Word(w) if unknown.contains_key(w) && !tensors.contains_key(w) => Some(w),
+            _ => None,
+        }) {
+            if r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) {
+                out.push((b.line, Form::Skip(format!("{} = {}: {}", b.name, render(r), unknown[t]))));
+            }
             continue;
         }
         // A binding of a tensor (`make_tmem_copy(ATOM{}, tCtAcc)`) reads the tensor's layout.
