@@ -846,6 +846,31 @@ fn kernel_forms(
     let word = |t: &Tok, w: &str| matches!(t, Tok::Word(x) if x == w);
     for b in body {
         let r = &bind_indices(&b.rhs);
+        // With stand-in tiles, `*k_tile_iter` is the first k tile, 0 (the mainloops' prologue
+        // reads `tAgA(_,_,_,*k_tile_iter)` with k_tile_iter = make_coord_iterator(... 0 ...)).
+        let first_k;
+        let r = if env.contains_key(STAND_IN)
+            && r.windows(2).any(|w| w == [Tok::Punct('*'), Tok::Word("k_tile_iter".into())])
+        {
+            let mut o: Vec<Tok> = Vec::with_capacity(r.len());
+            let mut k = 0;
+            while k < r.len() {
+                if r[k] == Tok::Punct('*')
+                    && r.get(k + 1) == Some(&Tok::Word("k_tile_iter".into()))
+                    && matches!(o.last(), Some(Tok::Punct(',' | '(')))
+                {
+                    o.push(Tok::Word("0".into()));
+                    k += 2;
+                    continue;
+                }
+                o.push(r[k].clone());
+                k += 1;
+            }
+            first_k = o;
+            &first_k
+        } else {
+            r
+        };
         // `ThreadLayout{}` of a kernel's parameter type is the launch's argument.
         let typed;
         let r = if r.windows(3).any(|w| {
@@ -1000,6 +1025,17 @@ fn kernel_forms(
             }
         }
         if b.keyword == "Tensor" {
+            // `domain_offset(make_coord(0, get<2>(residue_mnk), 0), gA_in)` of a stand-in tile
+            // (see [`gmem_stand_ins`]): the K residue of a problem whose K the tile divides is 0,
+            // and a domain_offset by the zero coordinate is the tensor itself.
+            if word(&r[0], "domain_offset") && r.iter().any(|t| word(t, "residue_mnk")) {
+                if let Some(Tok::Word(x)) = r.get(r.len().wrapping_sub(2)) {
+                    if let (Some(l), true) = (tensors.get(x).cloned(), env.contains_key(STAND_IN)) {
+                        tensors.insert(b.name.clone(), l);
+                        continue;
+                    }
+                }
+            }
             let mut with_tensors = env.clone();
             with_tensors.extend(tensors.iter().map(|(k, v)| (k.clone(), v.clone())));
             let names = tensors.keys().cloned().collect();
@@ -2334,8 +2370,60 @@ fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, 
     // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
     let mut mbind = mbind;
     mbind.entry("NumThreadsPerWarpGroup".into()).or_insert_with(|| vec![Tok::Word("128".into())]);
-    kernel_forms(&inside, mbind, &HashMap::new(), HashMap::new(), GMEM_WHY, &mut forms);
+    // A TMA mainloop's global-memory tiles are TMA coordinate tiles: no stand-in. The SM90 cp.async
+    // mainloop's load() (`gA_in`) is not stood in yet either (its 180 forms are not recorded).
+    let tma_or_sm90 =
+        md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "tma_load_a" || w == "gA_in"));
+    let gmem = if tma_or_sm90 { HashMap::new() } else { gmem_stand_ins(&mbind) };
+    if !gmem.is_empty() {
+        mbind.insert(STAND_IN.into(), Vec::new());
+    }
+    kernel_forms(&inside, mbind, &HashMap::new(), gmem, GMEM_WHY, &mut forms);
     forms
+}
+
+/// The env key that marks a mainloop read with stand-in global-memory tiles.
+const STAND_IN: &str = "\u{1}stand-in";
+
+/// The problem extent M = N = K of the stand-in global-memory tiles (a dynamic integer).
+const STAND_IN_EXTENT: i64 = 4096;
+
+/// The global-memory tiles a cp.async mainloop's operator() (or load()) takes at run time, `gA`
+/// (BLK_M,BLK_K,k) and `gB` (BLK_N,BLK_K,k), stood in by those of an M = N = K =
+/// [`STAND_IN_EXTENT`] problem (dynamic extents and leading dimensions, as the kernels' `mA_mkl`
+/// has) at the first CTA: `local_tile(make_layout(make_shape(M, K), stride), (BLK_M, BLK_K),
+/// make_coord(0, _))`, the stride of the configuration's `StrideA` (`TagToStrideA_t<RowMajor>` is
+/// K-major `(K, _1)`, `<ColumnMajor>` M-major `(_1, M)`; for B, `TagToStrideB_t<ColumnMajor>` is
+/// K-major and `<RowMajor>` N-major: cutlass/gemm/gemm.h TagToStrideA/B). Also named `gA_in`/
+/// `gB_in` (the SM90 cp.async mainloop's load()). Empty where the strides are not such tags.
+fn gmem_stand_ins(mbind: &HashMap<String, Vec<Tok>>) -> HashMap<String, Vec<Tok>> {
+    let mut out = HashMap::new();
+    let Some(tile) = mbind.get("TileShape_") else { return out };
+    let n = STAND_IN_EXTENT;
+    for (names, stride, modes, k_major_tag) in
+        [(["gA", "gA_in"], "StrideA_", "0, 2", "RowMajor"), (["gB", "gB_in"], "StrideB_", "1, 2", "ColumnMajor")]
+    {
+        let Some(s) = mbind.get(stride) else { continue };
+        let tag = s.iter().find_map(|t| match t {
+            Tok::Word(w) if w == "RowMajor" || w == "ColumnMajor" => Some(w.as_str()),
+            _ => None,
+        });
+        let d = match tag {
+            Some(t) if t == k_major_tag => format!("make_stride({n}, Int<1>{{}})"),
+            Some(_) => format!("make_stride(Int<1>{{}}, {n})"),
+            None => continue,
+        };
+        let (m0, m1) = modes.split_once(", ").unwrap_or(("0", "2"));
+        let t = render(tile);
+        let text = format!(
+            "local_tile(make_layout(make_shape({n}, {n}), {d}), make_shape(size<{m0}>({t}{{}}), size<{m1}>({t}{{}})), make_coord(0, _))"
+        );
+        let l: Vec<Tok> = tokenize(&text).into_iter().map(|t| t.0).collect();
+        for name in names {
+            out.insert(name.to_string(), l.clone());
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3157,6 +3245,36 @@ mod tests {
         );
         // A run-time quotient is not folded.
         assert!(fold_static(&toks("make_tile(Int<4>{}, m / Int<4>{})")).is_none());
+    }
+
+    #[test]
+    fn a_cp_async_mainloops_gmem_tiles_are_stood_in_by_a_4096_problems() {
+        // A configuration's TagToStrideA_t<RowMajor> (K-major A) and TagToStrideB_t<RowMajor>
+        // (N-major B) over a 128x128x32 tile: gA, gB (and the SM90 load()'s gA_in, gB_in) are
+        // (BLK,BLK_K,k) tiles of a 4096^3 problem at the first CTA, which the engine evaluates.
+        let toks = |t: &str| tokenize(t).into_iter().map(|t| t.0).collect::<Vec<_>>();
+        let mbind = HashMap::from([
+            ("TileShape_".to_string(), toks("Shape<_128,_128,_32>")),
+            ("StrideA_".to_string(), toks("TagToStrideA_t<cutlass::layout::RowMajor>")),
+            ("StrideB_".to_string(), toks("TagToStrideB_t<cutlass::layout::RowMajor>")),
+        ]);
+        let g = gmem_stand_ins(&mbind);
+        let (a, b) = (render(&g["gA"]), render(&g["gB"]));
+        assert_eq!(
+            a,
+            "local_tile(make_layout(make_shape(4096, 4096), make_stride(4096, Int<1>{})), make_shape(size<0>(Shape<_128, _128, _32>{}), size<2>(Shape<_128, _128, _32>{})), make_coord(0, _))"
+        );
+        assert!(b.contains("make_stride(Int<1>{}, 4096)") && b.contains("size<1>("), "{b}");
+        assert_eq!(g["gA_in"], g["gA"]);
+        for t in [&a, &b] {
+            assert!(admit(t).is_ok(), "{t}: {:?}", admit(t));
+            let v = cutecheck::expr::eval_str(t).unwrap().to_string();
+            assert!(v.starts_with("(_128,_32,128):"), "{v}");
+        }
+        // Without layout tags (a stride type spelled out): no stand-in.
+        let mut other = mbind.clone();
+        other.insert("StrideA_".into(), toks("cute::Stride<int64_t, cute::Int<1>, int64_t>"));
+        assert!(!gmem_stand_ins(&other).contains_key("gA"));
     }
 
     #[test]
