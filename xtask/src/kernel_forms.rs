@@ -2370,11 +2370,9 @@ fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, 
     // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
     let mut mbind = mbind;
     mbind.entry("NumThreadsPerWarpGroup".into()).or_insert_with(|| vec![Tok::Word("128".into())]);
-    // A TMA mainloop's global-memory tiles are TMA coordinate tiles: no stand-in. The SM90 cp.async
-    // mainloop's load() (`gA_in`) is not stood in yet either (its 180 forms are not recorded).
-    let tma_or_sm90 =
-        md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "tma_load_a" || w == "gA_in"));
-    let gmem = if tma_or_sm90 { HashMap::new() } else { gmem_stand_ins(&mbind) };
+    // A TMA mainloop's global-memory tiles are TMA coordinate tiles: no stand-in.
+    let tma = md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "tma_load_a"));
+    let gmem = if tma { HashMap::new() } else { gmem_stand_ins(&mbind) };
     if !gmem.is_empty() {
         mbind.insert(STAND_IN.into(), Vec::new());
     }
