@@ -236,7 +236,9 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # host function's to what main() passes it when run without arguments (a host function only its\n\
          # argv dispatch reaches, gemm_tn: with the transposes' characters that reach it), blockIdx to 0, a\n\
          # mainloop's template parameters to the configuration's); global-memory tensors are their layouts\n\
-         # (run-time extents as dynamic integers), identity tensors CuTe's; an SM90 stage count that carves\n\
+         # (run-time extents as dynamic integers; a cp.async mainloop's gmem tiles, operator() arguments,\n\
+         # those of an M = N = K = 4096 problem at the first CTA and k tile 0), identity tensors CuTe's;\n\
+         # make_tmem_copy(op, tCtAcc) of the UMMA accumulator takes its ValTypeC; an SM90 stage count that carves\n\
          # out the epilogue's storage is the one real CUTLASS computes (fixtures/kernel_forms_stages.txt,\n\
          # `--probe-stages`). Each form is written twice: in CuTe's\n\
          # C++ spelling as read, then in the language's short spelling of the same expression.\n\
@@ -440,7 +442,7 @@ fn reason_class(why: &str) -> &'static str {
         ),
         (
             "operator() argument",
-            "a mainloop's global-memory tile (an operator() argument: the problem size is a run-time value; the SM90 TMA mainloop's is a TMA coordinate tile)",
+            "the SM90 TMA mainloop's global-memory tile (an operator() argument: a TMA coordinate tile of the run-time problem tensor, not stood in)",
         ),
         ("not bound from main()", "a global-memory tensor whose extents main() does not bind"),
         (
