@@ -6,12 +6,14 @@
 //! or `--from DIR`); they are never committed. Only facts are extracted: for every `test_OP(args)`
 //! call inside a `TEST(...)` body, the operation and its operands, with the `auto x = ...;`
 //! bindings of the enclosing blocks substituted, written in the expression language with a
-//! comment naming the file and line. Calls whose operands the language cannot express (swizzles,
-//! `ComposedLayout`, `E<>` strides, ...) are counted and listed as skipped.
+//! comment naming the file and line. Calls whose operands the language cannot express are counted
+//! and listed as skipped.
 //!
 //! The C++ subset understood is the one these tests use: `Layout<S,D>{}`, `Shape<...>{}`,
 //! `Stride<...>{}`, `_N`, `_mN`, `Int<N>{}`, integer literals (dynamic), `make_shape`,
-//! `make_stride`, `make_layout(s[, d | GenRowMajor{}])` and `filter(l)`.
+//! `make_stride`, `make_layout(s[, d | GenRowMajor{}])`, `filter(l)`, `C<N>`, `E<N...>` (basis
+//! strides, `--basis`), `Swizzle<B,M,S>{}`, `composition(x, y)` and `ComposedLayout<Swizzle<B,M,S>,
+//! _0, L>{}` (the type `composition(Swizzle<B,M,S>{}, L)` returns for B > 0).
 
 use cutecheck::expr::Op;
 use std::collections::HashMap;
@@ -233,9 +235,29 @@ impl Parser<'_> {
         let args = if self.is('<') { self.targs()? } else { Vec::new() };
         let all = |v: &[Tr]| v.iter().cloned().collect::<std::result::Result<Vec<_>, _>>();
         Ok(match name {
-            "Int" => match args.as_slice() {
+            // C<N> is CuTe's integral constant, Int<N> the same for int.
+            "Int" | "C" => match args.as_slice() {
                 [Ok(n)] => Ok(format!("_{n}")),
-                _ => Err("Int<> without one integer".into()),
+                _ => Err(format!("{name}<> without one integer")),
+            },
+            "Swizzle" => match all(&args) {
+                Ok(v) if v.len() == 3 => Ok(format!("Swizzle<{}>", v.join(","))),
+                Ok(_) => Err("Swizzle<> without three integers".into()),
+                Err(e) => Err(e),
+            },
+            // ComposedLayout<Swizzle<B,M,S>,_0,L> is the type composition(Swizzle<B,M,S>{}, L)
+            // returns for B > 0 (swizzle_layout.hpp; a zero-bit swizzle composes to L itself).
+            "ComposedLayout" => match all(&args) {
+                Ok(v)
+                    if v.len() == 3
+                        && v[1] == "_0"
+                        && v[0].starts_with("Swizzle<")
+                        && !v[0].starts_with("Swizzle<0,") =>
+                {
+                    Ok(format!("composition({},{})", v[0], v[2]))
+                }
+                Ok(_) => Err("ComposedLayout<> other than of a swizzle at offset _0 is not expressible".into()),
+                Err(e) => Err(e),
             },
             "Shape" | "Stride" => all(&args).map(|v| format!("({})", v.join(","))),
             // E<N...>: `_1@...` as CuTe prints it, the modes innermost first.
@@ -290,6 +312,7 @@ impl Parser<'_> {
                 }
                 ("make_layout", Ok(v)) if v.len() == 2 => Ok(format!("make_layout({},{})", v[0], v[1])),
                 ("filter", Ok(v)) if v.len() == 1 => Ok(format!("filter({})", v[0])),
+                ("composition", Ok(v)) if v.len() == 2 => Ok(format!("composition({},{})", v[0], v[1])),
                 (_, Err(e)) => Err(e),
                 (f, Ok(_)) => Err(format!("{f}(...) is not extracted")),
             });
@@ -445,12 +468,33 @@ TEST(CuTe_core, X)
             vec![
                 (7, "complement((_2,_4):(_1,_-1),cosize((_2,_4):(_1,_-1)))"),
                 (8, "complement((_2,_4):(_1,_-1),(_2,2))"),
+                (14, "composition(make_layout_right((_2,1)),composition(Swizzle<2,0,-3>,_8:_1))"),
                 (15, "left_inverse(filter(((_1,_1)):((_0,_-1))))"),
                 (16, "coalesce(make_layout(12,_2))"),
             ]
         );
         assert_eq!(got.len(), 5, "{got:?}");
-        assert!(got.iter().any(|(l, c)| *l == 14 && c.is_err()));
+    }
+
+    /// Swizzled layouts: `composition(Swizzle<...>{}, L)`, `ComposedLayout<Swizzle<...>,_0,L>`
+    /// (the same type), `C<N>`; a composed layout with another offset or a zero-bit swizzle is
+    /// skipped (it is not what composition builds).
+    #[test]
+    fn swizzled_and_composed_layouts() {
+        let src = "TEST(a,b) {
+  { auto l = ComposedLayout<Swizzle<1,0,2>, _0, Layout<Shape<_4,_4>, Stride<_1,_4>>>{}; test_left_inverse(l); }
+  { auto a = composition(Swizzle<2,0, 3>{}, Layout<Shape<_8,_8>, Stride<_8,_1>>{}); test_composition(a, a); }
+  test_right_inverse(Layout<Shape<_2,_2>, Stride<C<262144>,C<0>>>{});
+  test_left_inverse(ComposedLayout<Swizzle<1,0,2>, _1, Layout<_4,_1>>{});
+  test_left_inverse(ComposedLayout<Swizzle<0,0,2>, _0, Layout<_4,_1>>{});
+}";
+        let got = extract(src).unwrap();
+        let sw = "composition(Swizzle<2,0,3>,(_8,_8):(_8,_1))";
+        assert_eq!(got[0], (2, Ok("left_inverse(composition(Swizzle<1,0,2>,(_4,_4):(_1,_4)))".to_string())));
+        assert_eq!(got[1], (3, Ok(format!("composition({sw},{sw})"))));
+        assert_eq!(got[2], (4, Ok("right_inverse((_2,_2):(_262144,_0))".to_string())));
+        assert!(got[3].1.is_err() && got[4].1.is_err(), "{got:?}");
+        assert_eq!(got.len(), 5);
     }
 
     #[test]
