@@ -32,7 +32,42 @@ const FILES: &[&str] = &[
     "inverse_right.cpp",
     "logical_divide.cpp",
     "logical_product.cpp",
+    "swizzle_layout.cpp",
 ];
+
+/// `test_<op>` helpers and the cases each call becomes, or why it becomes none.
+fn cases_of(helper: &str, args: &[String]) -> std::result::Result<Vec<String>, String> {
+    if let ("test_swizzle_2d", [l]) = (helper, args) {
+        return swizzle_2d(l);
+    }
+    case_of(helper, args).map(|c| vec![c]).ok_or_else(|| format!("{helper} is not an operation"))
+}
+
+/// swizzle_layout.cpp `test_swizzle_2d(L)`: the tensor `make_tensor(counting_iterator<int>{0}, L)`
+/// sliced at every row `(i,_)` for `i < size<0>(L)` and every column `(_,j)` for `j < size<1>(L)`,
+/// each with a run-time index (its `for (int i ...)` loops) and a static one (its `for_each` over
+/// `make_int_sequence`): `Tensor::operator()` with a `_` is `slice_and_offset(c, L)`, so each slice
+/// is that case. The loop bounds are the engine's `size(get(L,k))`.
+fn swizzle_2d(l: &str) -> std::result::Result<Vec<String>, String> {
+    let size = |k: usize| -> std::result::Result<i64, String> {
+        let text = format!("{}({}({l},{k}))", Op::Size, Op::Get);
+        match cutecheck::expr::eval::eval_str(&text) {
+            Ok(cutecheck::expr::value::Value::Int(n)) if n.is_static => Ok(n.value),
+            other => Err(format!("test_swizzle_2d: {text} is {other:?}, not a static size")),
+        }
+    };
+    let (rows, cols) = (size(0)?, size(1)?);
+    let mut out = Vec::new();
+    for (n, at) in [(rows, "({}{},_)"), (cols, "(_,{}{})")] {
+        for st in ["", "_"] {
+            for i in 0..n {
+                let c = at.replacen("{}", st, 1).replacen("{}", &i.to_string(), 1);
+                out.push(format!("{}({c},{l})", Op::SliceAndOffset));
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// `test_<op>` helpers and the case each call becomes (`None`: the helper is not an operation).
 fn case_of(helper: &str, args: &[String]) -> Option<String> {
@@ -101,7 +136,9 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
     let mut body = String::new();
     body.push_str(
         &"# CUTLASS's own unit tests of the layout algebra (NVIDIA/cutlass test/unit/cute/core/*.cpp) as cases:\n\
-         # each case is the operation and operands of one test_OP(...) call of those files (facts, no code).\n\
+         # each case is the operation and operands of one test_OP(...) call of those files, or one slice that\n\
+         # test_swizzle_2d(L) takes (slice_and_offset of every row and column, run-time and static index)\n\
+         # (facts, no code).\n\
          # Written by `cargo xtask extract-cutlass-tests` (xtask/src/extract.rs); do not edit by hand.\n\
          # Expected output: snapshots/NAME_.snap, recorded from real CuTe by `cargo xtask bless --suite NAME_`.\n\
          # recorded-for: RELEASES_\n"
@@ -404,7 +441,10 @@ fn body(p: &mut Parser, scopes: &mut Vec<Env>, out: &mut Vec<(usize, Tr)>) -> Re
                 }
                 skip_statement(p)?;
                 let args: std::result::Result<Vec<String>, String> = args.into_iter().collect();
-                out.push((line, args.and_then(|a| case_of(&f, &a).ok_or_else(|| format!("{f} is not an operation")))));
+                match args.and_then(|a| cases_of(&f, &a)) {
+                    Ok(cases) => out.extend(cases.into_iter().map(|c| (line, Ok(c)))),
+                    Err(why) => out.push((line, Err(why))),
+                }
             }
             Some(_) => skip_statement(p)?,
         }
@@ -495,6 +535,24 @@ TEST(CuTe_core, X)
         assert_eq!(got[2], (4, Ok("right_inverse((_2,_2):(_262144,_0))".to_string())));
         assert!(got[3].1.is_err() && got[4].1.is_err(), "{got:?}");
         assert_eq!(got.len(), 5);
+    }
+
+    /// swizzle_layout.cpp's test_swizzle_2d(L): every row and column slice, run-time index first,
+    /// then static, rows then columns.
+    #[test]
+    fn swizzle_2d_slices() {
+        let got = extract(
+            "TEST(a,b) { { auto sw_layout = composition(Swizzle<2,1,3>{}, Layout<Shape<Shape<_2,_2>,_4>, Stride<Stride<_8,_1>,_2>>{});\n test_swizzle_2d(sw_layout); } }",
+        )
+        .unwrap();
+        let l = "composition(Swizzle<2,1,3>,((_2,_2),_4):((_8,_1),_2))";
+        let cases: Vec<String> = got.iter().map(|(line, c)| format!("{line}:{}", c.as_ref().unwrap())).collect();
+        assert_eq!(cases.len(), 16, "{cases:?}");
+        assert_eq!(cases[0], format!("2:slice_and_offset((0,_),{l})"));
+        assert_eq!(cases[3], format!("2:slice_and_offset((3,_),{l})"));
+        assert_eq!(cases[4], format!("2:slice_and_offset((_0,_),{l})"));
+        assert_eq!(cases[8], format!("2:slice_and_offset((_,0),{l})"));
+        assert_eq!(cases[15], format!("2:slice_and_offset((_,_3),{l})"));
     }
 
     #[test]
