@@ -294,6 +294,30 @@ pub fn snapshot_file(name: &str, body: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Only a non-static_assert compile error is asked again alone, and the alone answer replaces
+    /// it; the other outcomes are kept and nothing else is asked.
+    #[test]
+    fn a_batched_compile_error_is_asked_again_alone() {
+        use crate::case::Outcome;
+        let cases = vec!["a", "b", "c", "d"];
+        let mut outcomes = vec![
+            Outcome::Printed("1".into()),
+            Outcome::Rejected("compile error: no matching function".into()),
+            Outcome::Rejected("Static shape_div failure".into()),
+            Outcome::Rejected("compile error: secondary".into()),
+        ];
+        let mut asked = Vec::new();
+        ask_again_alone(&cases, &mut outcomes, |again| {
+            asked.extend_from_slice(again);
+            again.iter().map(|c| Outcome::Printed(format!("alone {c}"))).collect()
+        });
+        assert_eq!(asked, vec!["b", "d"]);
+        assert_eq!(outcomes[1], Outcome::Printed("alone b".into()));
+        assert_eq!(outcomes[3], Outcome::Printed("alone d".into()));
+        assert_eq!(outcomes[2], Outcome::Rejected("Static shape_div failure".into()));
+        assert_eq!(outcomes[0], Outcome::Printed("1".into()));
+    }
+
     #[test]
     fn case_files_and_snapshot_bodies_round_trip() {
         let s = Suite::parse("t", Path::new("t.cases"), "# c\n\n_4:_1\n  size(_4:_1) \n");
