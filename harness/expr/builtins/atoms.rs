@@ -590,6 +590,9 @@ fn inverse_composed(op: Op, c: &ComposedLayout) -> Result<Value> {
 /// size, rank, depth, shape, cosize and complement are L's. `None` when the first argument is not
 /// a composed layout or the operation is not one of these.
 pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
+    if let Some(Value::Atom(AtomValue::Nested(n))) = args.first() {
+        return on_nested(name, args, n);
+    }
     let Some(Value::Atom(AtomValue::Composed(c))) = args.first() else { return None };
     use Op::*;
     let op = Op::lookup(name)?;
@@ -621,6 +624,51 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     inner[0] = Value::Layout(c.layout.clone());
     Some(match super::call(name, &inner, true) {
         Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
+        other => other,
+    })
+}
+
+/// The operations of [`on_composed`] on a nested composed layout `Sw o O o X` (X composed):
+/// layout_composed.hpp's generic overloads act on `layout_b()` (here X, recursively) and keep Sw and
+/// O, or answer X's size, rank, depth, shape, cosize and complement. The inverses (whose generic
+/// overload inverts the outer swizzle as a layout) are not modelled: `None`, a type error.
+fn on_nested(name: &Name, args: &[Value], n: &crate::engine::composed_composition::Nested) -> Option<Result<Value>> {
+    use crate::engine::composed_composition::{Composite, Nested};
+    use Op::*;
+    let op = Op::lookup(name)?;
+    let wrap = matches!(
+        op,
+        LogicalDivide
+            | ZippedDivide
+            | TiledDivide
+            | FlatDivide
+            | LogicalProduct
+            | ZippedProduct
+            | TiledProduct
+            | FlatProduct
+            | BlockedProduct
+            | RakedProduct
+            | TileToShape
+            | Coalesce
+            | Flatten
+            | Get
+            | Layout
+    );
+    if !wrap && !matches!(op, Size | Rank | Depth | Shape | Cosize | Complement) {
+        return None;
+    }
+    let mut inner = args.to_vec();
+    inner[0] = from_composite(n.inner.clone());
+    Some(match super::call(name, &inner, true) {
+        Ok(v) if wrap => match composite(&v) {
+            Some(Composite::Plain(layout)) => {
+                Ok(Value::Atom(AtomValue::Composed(ComposedLayout { swizzle: n.swizzle, offset: n.offset, layout })))
+            }
+            Some(inner) => {
+                Ok(Value::Atom(AtomValue::Nested(Box::new(Nested { swizzle: n.swizzle, offset: n.offset, inner }))))
+            }
+            None => Err(Error::Type(format!("{op} of {n}: the inner result is {}", v.kind()))),
+        },
         other => other,
     })
 }
