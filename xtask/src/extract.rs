@@ -3,7 +3,8 @@
 //! `fixtures/cases/cutlass_tests.cases`.
 //!
 //! The test files are read from a local copy (default `target/cutlass-tests/test/unit/cute/core/`,
-//! or `--from DIR`); they are never committed. Only facts are extracted: for every `test_OP(args)`
+//! or `--from DIR`); they are never committed. The committed suite is extracted from tag v4.2.0
+//! (`git --git-dir=CUTLASS.git archive v4.2.0 test/unit/cute/core | tar -x -C target/cutlass-tests`). Only facts are extracted: for every `test_OP(args)`
 //! call inside a `TEST(...)` body, the operation and its operands, with the `auto x = ...;`
 //! bindings of the enclosing blocks substituted, written in the expression language with a
 //! comment naming the file and line. Calls whose operands the language cannot express are counted
