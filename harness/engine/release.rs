@@ -654,6 +654,18 @@ pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
     fixture: "mma_shape(SM100_MMA_F16BF16_SS_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,128,64,UMMA::Major::K,UMMA::Major::K,0>)",
 };
 
+/// The strides a static slice of a swizzled layout decays to (swizzle_layout.hpp
+/// `make_swizzle_strides`): from 3.6 (tag v3.6.0) `(Y-Z) * Int<(1 << I)>{}`; before, `(Y-Z) <<
+/// Int<I>{}`, and a left shift of a negative static value is no constant expression in C++17, so the
+/// shift fell back to `int`'s: each negative `(Y-Z) << I` stride (a swizzle with Z above Y, S < 0)
+/// was a run-time int, and the composition with the slice could not coalesce across it.
+pub const SWIZZLE_STRIDES_MULTIPLY: Switch = Switch {
+    name: "swizzle slice strides stay static",
+    since: Release::new(3, 6, 0, 0),
+    what: "before 3.6 make_swizzle_strides shifted (Y-Z) << Int<I>{}: a negative stride (S < 0) became a run-time int ((_2,_4):(-7,_18)); from 3.6 it multiplies by Int<(1 << I)>{} and stays static ((_2,_4):(_-7,_18))",
+    fixture: "slice_and_offset((_1,_),composition(Swizzle<3,0,-3>,(_8,_8):(_8,_1)))",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
@@ -677,6 +689,7 @@ pub const SWITCHES: &[&Switch] = &[
     &TMA_TILE_CHECKS_SIZE_ONLY,
     &TMA_SWIZZLE_BASE_CHECKED,
     &GMMA_C_64X8_THIRD_MODE,
+    &SWIZZLE_STRIDES_MULTIPLY,
     &PRODUCTS_KEEP_MODES,
     &TMA_128B_ATOM_SWIZZLES,
     &COMPOSITION_WEAK_DIVISIBILITY,
