@@ -49,16 +49,37 @@ pub const COMPILE_MEMORY_MB: u64 = 6 << 10;
 /// Address-space limit of one run of a compiled case batch, in MiB.
 pub const RUN_MEMORY_MB: u64 = 4 << 10;
 
-/// Memory all parallel compiles may use together, in MiB, when not given: half of the machine's
-/// memory (at least one compile). Parallel compile jobs are capped at
-/// `budget / COMPILE_MEMORY_MB`.
+/// Memory all parallel compiles may use together, in MiB, when not given: what the machine has
+/// available now (`MemAvailable`) less [`MEMORY_RESERVE_MB`] for everything else, and at least one
+/// compile. Parallel compile jobs are capped at `budget / COMPILE_MEMORY_MB`, so even runaway
+/// compiles that all reach their limit together fit. (It was half of `MemTotal`: one job on a
+/// 2-core, 23 GiB CI machine, where two fit with room to spare and a fixed-suite check took twice
+/// as long; BENCHMARKS.md, "Real-CuTe checks".)
 pub fn default_memory_budget_mb() -> u64 {
-    let total_kb = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse::<u64>().ok());
-    match total_kb {
-        Some(kb) => (kb / 1024 / 2).max(COMPILE_MEMORY_MB),
-        None => 2 * COMPILE_MEMORY_MB,
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |name: &str| {
+        meminfo
+            .lines()
+            .find(|l| l.starts_with(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+            .map(|kb| kb / 1024)
+    };
+    budget_from(field("MemAvailable:"), field("MemTotal:"))
+}
+
+/// Memory left to everything but the compiles (the test binaries, cargo, the shell), in MiB.
+pub const MEMORY_RESERVE_MB: u64 = 2 << 10;
+
+/// [`default_memory_budget_mb`] from `MemAvailable` and `MemTotal` in MiB (a kernel without
+/// `MemAvailable`: half of `MemTotal`; neither: two compiles).
+fn budget_from(available_mb: Option<u64>, total_mb: Option<u64>) -> u64 {
+    match (available_mb, total_mb) {
+        (Some(a), _) => a.saturating_sub(MEMORY_RESERVE_MB).max(COMPILE_MEMORY_MB),
+        (None, Some(t)) => (t / 2).max(COMPILE_MEMORY_MB),
+        (None, None) => 2 * COMPILE_MEMORY_MB,
     }
 }
 
@@ -85,5 +106,19 @@ mod tests {
         // No per-compile limit: the budget does not bound the jobs.
         assert_eq!(compile_jobs(Some(8), 2, 1, 0), 8);
         assert!(default_memory_budget_mb() >= COMPILE_MEMORY_MB);
+    }
+
+    #[test]
+    fn the_default_budget_is_the_available_memory_less_a_reserve() {
+        // This machine's shape (23 GiB, 21 GiB available, 2 cores): two compiles, where half of
+        // MemTotal allowed one.
+        let b = budget_from(Some(21 << 10), Some(23 << 10));
+        assert_eq!(b, 19 << 10);
+        assert_eq!(compile_jobs(None, 2, b, COMPILE_MEMORY_MB), 2);
+        // A small runner (7 GiB, 5 available): one; nothing available: still one.
+        assert_eq!(compile_jobs(None, 2, budget_from(Some(5 << 10), Some(7 << 10)), COMPILE_MEMORY_MB), 1);
+        assert_eq!(budget_from(Some(0), Some(7 << 10)), COMPILE_MEMORY_MB);
+        assert_eq!(budget_from(None, Some(24 << 10)), 12 << 10);
+        assert_eq!(budget_from(None, None), 2 * COMPILE_MEMORY_MB);
     }
 }

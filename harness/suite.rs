@@ -216,15 +216,59 @@ pub fn record(
 ) -> Vec<Vec<Vec<String>>> {
     let exprs: Vec<String> = suites.iter().flat_map(|s| s.cases.iter().map(|c| c.expr.clone())).collect();
     let mut outcomes = oracle.run(&exprs);
-    let again: Vec<usize> = (0..outcomes.len())
-        .filter(|&k| matches!(&outcomes[k], crate::oracle::Outcome::Rejected(m) if m.starts_with("compile error: ")))
-        .collect();
-    let retried: Vec<String> = again.iter().map(|&k| exprs[k].clone()).collect();
-    for (k, o) in again.into_iter().zip(alone.run(&retried)) {
-        outcomes[k] = o;
-    }
+    ask_again_alone(&exprs, &mut outcomes, |again| alone.run(again));
     let mut it = outcomes.into_iter();
     suites.iter().map(|s| s.cases.iter().map(|_| it.next().map(|o| o.lines()).unwrap_or_default()).collect()).collect()
+}
+
+/// Whether a batched case's outcome is one to ask again alone: refused with a compile error that
+/// is not a static_assert (g++ may have reported another case's failing instantiation; see
+/// [`record`]).
+pub fn asked_again_alone(o: &crate::case::Outcome) -> bool {
+    matches!(o, crate::case::Outcome::Rejected(m) if m.starts_with("compile error: "))
+}
+
+/// The single-case retry of [`record`] (and of every other batched run of real CuTe whose answers
+/// are compared, `cargo xtask release-diff`): every case whose batched outcome
+/// [`asked_again_alone`] is asked again through `alone` (in one call, one case per translation
+/// unit there), and that answer replaces the batched one.
+pub fn ask_again_alone<T: Clone>(
+    cases: &[T],
+    outcomes: &mut [crate::case::Outcome],
+    alone: impl FnOnce(&[T]) -> Vec<crate::case::Outcome>,
+) {
+    let again: Vec<usize> = (0..outcomes.len()).filter(|&k| asked_again_alone(&outcomes[k])).collect();
+    if again.is_empty() {
+        return;
+    }
+    let retried: Vec<T> = again.iter().map(|&k| cases[k].clone()).collect();
+    for (k, o) in again.into_iter().zip(alone(&retried)) {
+        outcomes[k] = o;
+    }
+}
+
+/// A batched oracle whose compile-error refusals are asked again alone ([`ask_again_alone`]), as
+/// [`record`] does for bless: `batched` answers first, `alone` (see [`alone_oracle`]) the retries.
+pub struct RetryAlone<'a> {
+    pub batched: &'a dyn crate::case::Oracle,
+    pub alone: &'a dyn crate::case::Oracle,
+}
+
+impl crate::case::Oracle for RetryAlone<'_> {
+    fn describe(&self) -> String {
+        format!("{}; compile errors asked again alone", self.batched.describe())
+    }
+    fn run(&self, cases: &[&crate::case::Case]) -> Vec<crate::case::Outcome> {
+        let mut outcomes = self.batched.run(cases);
+        ask_again_alone(cases, &mut outcomes, |again| self.alone.run(again));
+        outcomes
+    }
+    fn caps(&self) -> crate::case::Caps {
+        self.batched.caps()
+    }
+    fn name(&self) -> &'static str {
+        self.batched.name()
+    }
 }
 
 /// The older CUTLASS versions with recorded files (`snapshots/versions/<V>/`), sorted.
@@ -249,6 +293,30 @@ pub fn snapshot_file(name: &str, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a non-static_assert compile error is asked again alone, and the alone answer replaces
+    /// it; the other outcomes are kept and nothing else is asked.
+    #[test]
+    fn a_batched_compile_error_is_asked_again_alone() {
+        use crate::case::Outcome;
+        let cases = vec!["a", "b", "c", "d"];
+        let mut outcomes = vec![
+            Outcome::Printed("1".into()),
+            Outcome::Rejected("compile error: no matching function".into()),
+            Outcome::Rejected("Static shape_div failure".into()),
+            Outcome::Rejected("compile error: secondary".into()),
+        ];
+        let mut asked = Vec::new();
+        ask_again_alone(&cases, &mut outcomes, |again| {
+            asked.extend_from_slice(again);
+            again.iter().map(|c| Outcome::Printed(format!("alone {c}"))).collect()
+        });
+        assert_eq!(asked, vec!["b", "d"]);
+        assert_eq!(outcomes[1], Outcome::Printed("alone b".into()));
+        assert_eq!(outcomes[3], Outcome::Printed("alone d".into()));
+        assert_eq!(outcomes[2], Outcome::Rejected("Static shape_div failure".into()));
+        assert_eq!(outcomes[0], Outcome::Printed("1".into()));
+    }
 
     #[test]
     fn case_files_and_snapshot_bodies_round_trip() {

@@ -7,6 +7,7 @@ pub mod atom;
 pub mod blocked_product;
 pub mod coalesce;
 pub mod complement;
+pub mod composed_composition;
 pub mod composition;
 pub mod coord_tensor;
 pub mod dice;

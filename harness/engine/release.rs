@@ -85,7 +85,7 @@ impl FromStr for Release {
 ///   [`PERMUTATION_IS_THE_TILE`], [`COMPLEMENT_TAKES_A_SHAPE`], [`COALESCE_FRONT_MUST_BE_STATIC`],
 ///   [`COMPOSITION_COALESCES_LHS`]) and before 3.4 ([`VALUE_LAYOUT_ARGUMENT_GONE`]: 3.3's
 ///   ValLayoutMNK, [`MMA_ATOM_PRINT_LABELS_NARROW`], [`COUNTING_ITER_PRINTS_PARENS`],
-///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`], [`COMPLEMENT_CHECKS_INJECTIVITY`],
+///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`], [`TILED_PRODUCT_UNPACKS_THE_RESULT_RANK`], [`COMPLEMENT_CHECKS_INJECTIVITY`],
 ///   [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`]).
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
@@ -306,6 +306,19 @@ pub const INTEGER_TILER_COMPOSES_AT_STRIDE_1: Switch = Switch {
     since: Release::new(3, 4, 0, 0),
     what: "in 3.3 composition(A, n) was composition(A, make_layout(n)) (_1:_0 for _1); from 3.4 composition_impl(A, n, _1)",
     fixture: "composition((4,2):(_1,4),_1)",
+};
+
+/// tiled_product (layout.hpp): from 3.4 `result(_, repeat<rank<1>(result)>(_))`, every mode of
+/// the zipped product's second mode unpacked; in 3.3 `div(_, repeat<rank(tile)>(_))`, as many `_`
+/// as the tiler has modes: a tiler of rank 1 (an integer, a layout or a tuple of one element) keeps
+/// the second mode whole (`tiled_product(3:5,5)` is `(3,(5,1)):(5,(_1,15))`, 3.4 `(3,5,1)`), and a
+/// tuple tiler of rank R > 1 over a block of more than R modes slices R underscores against more
+/// modes (static_assert "Mismatched Ranks", stride.hpp).
+pub const TILED_PRODUCT_UNPACKS_THE_RESULT_RANK: Switch = Switch {
+    name: "tiled_product unpacks by the result's rank",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 tiled_product sliced the zipped product with repeat<rank(tile)>(_) (a rank-1 tiler kept the second mode whole; a tuple tiler of rank R over more than R modes was \"Mismatched Ranks\"); from 3.4 with repeat<rank<1>(result)>(_)",
+    fixture: "tiled_product(3:5,5)",
 };
 
 /// make_tiled_mma's arguments (mma_atom.hpp): from 3.4 `(atom, thr_layout, permutations)`;
@@ -641,6 +654,18 @@ pub const SM100_COMPLEX_SCALED_TRAITS: Switch = Switch {
     fixture: "mma_shape(SM100_MMA_F16BF16_SS_SCALED<cutlass::complex<half_t>,cutlass::complex<half_t>,float,128,64,UMMA::Major::K,UMMA::Major::K,0>)",
 };
 
+/// The strides a static slice of a swizzled layout decays to (swizzle_layout.hpp
+/// `make_swizzle_strides`): from 3.6 (tag v3.6.0) `(Y-Z) * Int<(1 << I)>{}`; before, `(Y-Z) <<
+/// Int<I>{}`, and a left shift of a negative static value is no constant expression in C++17, so the
+/// shift fell back to `int`'s: each negative `(Y-Z) << I` stride (a swizzle with Z above Y, S < 0)
+/// was a run-time int, and the composition with the slice could not coalesce across it.
+pub const SWIZZLE_STRIDES_MULTIPLY: Switch = Switch {
+    name: "swizzle slice strides stay static",
+    since: Release::new(3, 6, 0, 0),
+    what: "before 3.6 make_swizzle_strides shifted (Y-Z) << Int<I>{}: a negative stride (S < 0) became a run-time int ((_2,_4):(-7,_18)); from 3.6 it multiplies by Int<(1 << I)>{} and stays static ((_2,_4):(_-7,_18))",
+    fixture: "slice_and_offset((_1,_),composition(Swizzle<3,0,-3>,(_8,_8):(_8,_1)))",
+};
+
 /// Every switch, oldest first.
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
@@ -650,6 +675,7 @@ pub const SWITCHES: &[&Switch] = &[
     &FLAT_PRODUCT_DECLARED,
     &COMPLEMENT_CHECKS_INJECTIVITY,
     &INTEGER_TILER_COMPOSES_AT_STRIDE_1,
+    &TILED_PRODUCT_UNPACKS_THE_RESULT_RANK,
     &TMA_GMEM_BASIS_TYPE,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
@@ -663,6 +689,7 @@ pub const SWITCHES: &[&Switch] = &[
     &TMA_TILE_CHECKS_SIZE_ONLY,
     &TMA_SWIZZLE_BASE_CHECKED,
     &GMMA_C_64X8_THIRD_MODE,
+    &SWIZZLE_STRIDES_MULTIPLY,
     &PRODUCTS_KEEP_MODES,
     &TMA_128B_ATOM_SWIZZLES,
     &COMPOSITION_WEAK_DIVISIBILITY,

@@ -163,7 +163,15 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
                 };
                 // conditional_return: a static condition picks a static value; a dynamic one an int.
                 match cond {
-                    Some(c) => Int::st(if c { t } else { f }),
+                    // Before 3.6 a negative (Y-Z) << I is a run-time int ([`SWIZZLE_STRIDES_MULTIPLY`]).
+                    Some(c) => {
+                        let v = if c { t } else { f };
+                        if !z_first && v < 0 && !super::release::SWIZZLE_STRIDES_MULTIPLY.on() {
+                            Int::dy(v)
+                        } else {
+                            Int::st(v)
+                        }
+                    }
                     None if t == f => Int::st(t),
                     None => Int::dy(if offset_only_zy.value() & ((if z_first { y } else { z } << i) as u32) == 0 {
                         t

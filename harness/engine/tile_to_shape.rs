@@ -183,7 +183,18 @@ fn parts(block: &Layout, trg: &Tup, order: &Order) -> Result<(Layout, Layout)> {
 /// CuTe's `tile_to_shape(block, trg_shape, ord_shape)` for a layout block.
 pub fn tile_to_shape(block: &Layout, trg: &Tup, order: &Order) -> Result<Layout> {
     let (padded, ordered) = parts(block, trg, order)?;
-    blocked_product(&padded, &ordered)
+    let out = blocked_product(&padded, &ordered)?;
+    if trg.rank() == 1 && !super::release::PRODUCTS_COALESCE_BY_A_TUPLE.on() {
+        // CuTe 3.3: the rank-1 blocked product is coalesced whole (an integer profile), and
+        // tile_to_shape's own `coalesce(result, product_shape)`, by the 1-tuple product_each
+        // makes, coalesces its first mode into a mode of its own: `tile_to_shape(_8:_1,_32)` is
+        // `(_32):(_1)` (from 3.4 the blocked product keeps the tuple itself and that coalesce
+        // changes nothing).
+        let mut modes = if out.shape.is_tuple() { out.modes() } else { vec![out] };
+        modes[0] = super::coalesce::coalesce(&modes[0])?;
+        return Ok(Layout::concat(&modes));
+    }
+    Ok(out)
 }
 
 /// Whether the order's leaves are distinct (then the ordered layout is compact).
@@ -288,6 +299,22 @@ mod tests {
         assert_eq!(tts("(_8,_32):(_32,_1)", "(_16,_64)", Order::RowMajor), "((_8,_2),(_32,_2)):((_32,_512),(_1,_256))");
         assert!(tts("(_8,_64):(_64,_1)", "(_100,_64)", Order::ColMajor).contains("does not divide"));
         assert!(tts("(_8,_64,_2):(_64,_1,_0)", "(_128,_64)", Order::ColMajor).contains("Rank of layout"));
+    }
+
+    /// CuTe 3.3 keeps a rank-1 target's result a 1-tuple (tile_to_shape.cases's header:
+    /// `tile_to_shape(_8:_1,_32)` is `(_32):(_1)` on the 3.3.0.0 wheel), as 3.4 does.
+    #[test]
+    fn a_rank_1_target_keeps_its_tuple_in_3_3() {
+        let v33 = crate::release::Release::new(3, 3, 0, 0);
+        let (b, t) = (l("_8:_1"), tup("_32"));
+        let old = crate::release::with_release(v33, || tile_to_shape(&b, &t, &Order::ColMajor)).unwrap();
+        assert_eq!(old.to_string(), "(_32):(_1)");
+        crate::release::with_release(v33, || check_postconditions(&b, &t, &Order::ColMajor, &old)).unwrap();
+        let v34 = crate::release::Release::new(3, 4, 0, 0);
+        let new = crate::release::with_release(v34, || tile_to_shape(&b, &t, &Order::ColMajor)).unwrap();
+        assert_eq!(new.to_string(), "(_32):(_1)");
+        let blocked = crate::release::with_release(v33, || blocked_product(&b, &l("(_4):(_1)"))).unwrap();
+        assert_eq!(blocked.to_string(), "_32:_1", "3.3's blocked product itself is coalesced whole");
     }
 
     proptest! {

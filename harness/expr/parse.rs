@@ -679,6 +679,33 @@ impl<B: Build> Parser<'_, B> {
                 self.build.push(got);
                 Ok(Some(self.build.call(cpp::op_name(op), 1, true, col)))
             }
+            cpp::Form::Composed => {
+                // The type `composition(Swizzle<B,M,S>{}, L)` returns for B > 0 (swizzle_layout.hpp;
+                // a zero-bit swizzle composes to L itself): the only ComposedLayout the language
+                // writes as a value of its type.
+                let targs = name.targs.as_deref().unwrap_or(&[]);
+                let why =
+                    "ComposedLayout<Swizzle<B,M,S>, _0, L> takes a swizzle with B > 0, the offset _0 and a layout";
+                let [TemplateArg::Name(sw), TemplateArg::Name(off), l] = targs else {
+                    return Err(self.err_at_col(col, why));
+                };
+                let sw = cpp::strip_cute(sw.clone());
+                let bits = match sw.targs.as_deref() {
+                    Some([TemplateArg::Int(b), TemplateArg::Int(_), TemplateArg::Int(_)]) if sw.base() == "Swizzle" => {
+                        *b
+                    }
+                    _ => 0,
+                };
+                if bits <= 0 || !matches!(cpp::value_type(off), Some(cpp::ValueType::Int(0))) {
+                    return Err(self.err_at_col(col, why));
+                }
+                let node = self.build.call(sw, 0, false, col);
+                self.build.push(node);
+                let node = self.targ(l, col)?;
+                self.build.push(node);
+                self.value_of_type()?;
+                Ok(Some(self.build.call(cpp::op_name(super::op::Op::Composition), 2, true, col)))
+            }
             cpp::Form::Atom(op) => {
                 let targs = name.targs.as_deref().unwrap_or(&[]);
                 let n = targs.len();
@@ -942,6 +969,8 @@ pub mod cpp {
         /// `size<I>(x)`, `shape<I>(x)`, `stride<I>(x)`, `cosize<I>(x)`, `rank<I>(x)`,
         /// `depth<I>(x)`: the operation on `get(x, I)`.
         Moded(Op, i64),
+        /// `ComposedLayout<Swizzle<B,M,S>, _0, L>`: `composition(Swizzle<B,M,S>, L)`.
+        Composed,
     }
 
     /// What a type's value is.
@@ -979,6 +1008,7 @@ pub mod cpp {
             }
             ("MMA_Atom", true) => Some(Form::Atom(Op::MmaAtom)),
             ("Copy_Atom", true) => Some(Form::Atom(Op::CopyAtom)),
+            ("ComposedLayout", true) => Some(Form::Composed),
             (_, true) if Op::by_name(id).is_some_and(|op| MODED.contains(&op)) => match n.targs.as_deref() {
                 Some([super::TemplateArg::Int(i)]) => Op::by_name(id).map(|op| Form::Moded(op, *i)),
                 _ => None,
@@ -1060,6 +1090,21 @@ pub(crate) mod tests {
         assert_eq!(round_trip("Shape<>{}"), "()");
         assert_eq!(round_trip("Int<-3>{}"), "_-3");
         assert_eq!(round_trip("Swizzle<3,3,3>{}"), "Swizzle<3,3,3>");
+        assert_eq!(
+            round_trip("ComposedLayout<Swizzle<1,0,2>, _0, Layout<Shape<_4,_4>, Stride<_1,_4>>>{}"),
+            "composition(Swizzle<1,0,2>,(_4,_4):(_1,_4))"
+        );
+        assert_eq!(
+            round_trip("cute::ComposedLayout<cute::Swizzle<3,3,3>,Int<0>,Layout<Shape<_8,_64>>>{}"),
+            "composition(Swizzle<3,3,3>,make_layout((_8,_64)))"
+        );
+        for bad in [
+            "ComposedLayout<Swizzle<0,0,2>,_0,Layout<_4,_1>>{}",
+            "ComposedLayout<Swizzle<1,0,2>,_1,Layout<_4,_1>>{}",
+            "ComposedLayout<Swizzle<1,0,2>,_0>{}",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
         assert_eq!(round_trip("MMA_Atom<SM80_16x8x8_F16F16F16F16_TN>{}"), "mma_atom(SM80_16x8x8_F16F16F16F16_TN)");
         assert_eq!(
             round_trip("Copy_Atom<UniversalCopy<uint32_t>,float>{}"),

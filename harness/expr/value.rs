@@ -137,6 +137,9 @@ pub enum AtomValue {
     Name(String),
     Swizzle(Swizzle),
     Composed(ComposedLayout),
+    /// A composed layout whose inner layout is composed (`Sw o _0 o Sw' o _0 o L`: what
+    /// `composition` makes of two swizzled layouts, engine/composed_composition.rs).
+    Nested(Box<crate::engine::composed_composition::Nested>),
     /// `MMA_Atom<Op>{}`, `Copy_Atom<Op,T>{}`, a TiledMMA, a TiledCopy: printed as CuTe prints them.
     Mma(Box<mma::MmaAtom>),
     Copy(Box<copy::CopyAtom>),
@@ -177,6 +180,7 @@ impl AtomValue {
             AtomValue::Name(_) => "a C++ name",
             AtomValue::Swizzle(_) => "a swizzle",
             AtomValue::Composed(_) => "a swizzled layout",
+            AtomValue::Nested(_) => "a composed layout of a composed layout",
             AtomValue::Mma(_) => "an MMA atom",
             AtomValue::Copy(_) => "a copy atom",
             AtomValue::TiledMma(_) => "a tiled MMA",
@@ -202,6 +206,9 @@ impl AtomValue {
                 Ok(Value::Int(Int::new(sw.apply(i.value), i.is_static)))
             }
             AtomValue::Composed(c) => Ok(Value::Int(c.call(coord)?)),
+            AtomValue::Nested(n) => {
+                Ok(Value::Int(crate::engine::composed_composition::Composite::Nested(n.clone()).call(coord)?))
+            }
             AtomValue::BasisLayout(l) => Ok(Value::from_basis(l.call(coord)?)),
             AtomValue::CoordTensor(t) => Ok(Value::from_basis(t.at(coord)?)),
             other => Err(Error::Type(format!("{} cannot be evaluated at a coordinate", other.kind()))),
@@ -215,6 +222,7 @@ impl fmt::Display for AtomValue {
             AtomValue::Name(n) => f.write_str(n),
             AtomValue::Swizzle(s) => write!(f, "{s}"),
             AtomValue::Composed(c) => write!(f, "{c}"),
+            AtomValue::Nested(n) => write!(f, "{n}"),
             AtomValue::Mma(a) => f.write_str(&a.print()),
             AtomValue::Copy(a) => f.write_str(&a.print()),
             AtomValue::TiledMma(m) => f.write_str(&m.print()),

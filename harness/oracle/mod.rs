@@ -104,7 +104,7 @@ pub struct OracleArgs {
     /// Address-space limit of one compile, in MiB (0: none).
     #[arg(long, value_name = "MIB", default_value_t = crate::limits::COMPILE_MEMORY_MB)]
     pub compile_memory: u64,
-    /// Memory all parallel compiles may use together, in MiB (default: half the machine's); the
+    /// Memory all parallel compiles may use together, in MiB (default: what the machine has available, less a reserve); the
     /// compile jobs are capped at this over --compile-memory.
     #[arg(long, value_name = "MIB")]
     pub memory_budget: Option<u64>,

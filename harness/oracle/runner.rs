@@ -53,7 +53,7 @@ pub struct OracleOptions {
     pub compile_timeout: Duration,
     /// Address-space limit of one compile, in MiB (`None`: no limit).
     pub compile_memory_mb: Option<u64>,
-    /// Memory all parallel compiles may use together, in MiB (default: half the machine's);
+    /// Memory all parallel compiles may use together, in MiB (default: what the machine has available, less a reserve);
     /// the compile jobs are capped at `budget / compile_memory_mb`.
     pub memory_budget_mb: Option<u64>,
     /// Time limit of one case at run time.

@@ -3,15 +3,18 @@
 //! `fixtures/cases/cutlass_tests.cases`.
 //!
 //! The test files are read from a local copy (default `target/cutlass-tests/test/unit/cute/core/`,
-//! or `--from DIR`); they are never committed. Only facts are extracted: for every `test_OP(args)`
+//! or `--from DIR`); they are never committed. The committed suite is extracted from tag v4.2.0
+//! (`git --git-dir=CUTLASS.git archive v4.2.0 test/unit/cute/core | tar -x -C target/cutlass-tests`). Only facts are extracted: for every `test_OP(args)`
 //! call inside a `TEST(...)` body, the operation and its operands, with the `auto x = ...;`
 //! bindings of the enclosing blocks substituted, written in the expression language with a
-//! comment naming the file and line. Calls whose operands the language cannot express (swizzles,
-//! `ComposedLayout`, `E<>` strides, ...) are counted and listed as skipped.
+//! comment naming the file and line. Calls whose operands the language cannot express are counted
+//! and listed as skipped.
 //!
 //! The C++ subset understood is the one these tests use: `Layout<S,D>{}`, `Shape<...>{}`,
 //! `Stride<...>{}`, `_N`, `_mN`, `Int<N>{}`, integer literals (dynamic), `make_shape`,
-//! `make_stride`, `make_layout(s[, d | GenRowMajor{}])` and `filter(l)`.
+//! `make_stride`, `make_layout(s[, d | GenRowMajor{}])`, `filter(l)`, `C<N>`, `E<N...>` (basis
+//! strides, `--basis`), `Swizzle<B,M,S>{}`, `composition(x, y)` and `ComposedLayout<Swizzle<B,M,S>,
+//! _0, L>{}` (the type `composition(Swizzle<B,M,S>{}, L)` returns for B > 0).
 
 use cutecheck::expr::Op;
 use std::collections::HashMap;
@@ -30,7 +33,42 @@ const FILES: &[&str] = &[
     "inverse_right.cpp",
     "logical_divide.cpp",
     "logical_product.cpp",
+    "swizzle_layout.cpp",
 ];
+
+/// `test_<op>` helpers and the cases each call becomes, or why it becomes none.
+fn cases_of(helper: &str, args: &[String]) -> std::result::Result<Vec<String>, String> {
+    if let ("test_swizzle_2d", [l]) = (helper, args) {
+        return swizzle_2d(l);
+    }
+    case_of(helper, args).map(|c| vec![c]).ok_or_else(|| format!("{helper} is not an operation"))
+}
+
+/// swizzle_layout.cpp `test_swizzle_2d(L)`: the tensor `make_tensor(counting_iterator<int>{0}, L)`
+/// sliced at every row `(i,_)` for `i < size<0>(L)` and every column `(_,j)` for `j < size<1>(L)`,
+/// each with a run-time index (its `for (int i ...)` loops) and a static one (its `for_each` over
+/// `make_int_sequence`): `Tensor::operator()` with a `_` is `slice_and_offset(c, L)`, so each slice
+/// is that case. The loop bounds are the engine's `size(get(L,k))`.
+fn swizzle_2d(l: &str) -> std::result::Result<Vec<String>, String> {
+    let size = |k: usize| -> std::result::Result<i64, String> {
+        let text = format!("{}({}({l},{k}))", Op::Size, Op::Get);
+        match cutecheck::expr::eval::eval_str(&text) {
+            Ok(cutecheck::expr::value::Value::Int(n)) if n.is_static => Ok(n.value),
+            other => Err(format!("test_swizzle_2d: {text} is {other:?}, not a static size")),
+        }
+    };
+    let (rows, cols) = (size(0)?, size(1)?);
+    let mut out = Vec::new();
+    for (n, at) in [(rows, "({}{},_)"), (cols, "(_,{}{})")] {
+        for st in ["", "_"] {
+            for i in 0..n {
+                let c = at.replacen("{}", st, 1).replacen("{}", &i.to_string(), 1);
+                out.push(format!("{}({c},{l})", Op::SliceAndOffset));
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// `test_<op>` helpers and the case each call becomes (`None`: the helper is not an operation).
 fn case_of(helper: &str, args: &[String]) -> Option<String> {
@@ -99,7 +137,9 @@ pub fn run(args: &ExtractArgs) -> Result<bool> {
     let mut body = String::new();
     body.push_str(
         &"# CUTLASS's own unit tests of the layout algebra (NVIDIA/cutlass test/unit/cute/core/*.cpp) as cases:\n\
-         # each case is the operation and operands of one test_OP(...) call of those files (facts, no code).\n\
+         # each case is the operation and operands of one test_OP(...) call of those files, or one slice that\n\
+         # test_swizzle_2d(L) takes (slice_and_offset of every row and column, run-time and static index)\n\
+         # (facts, no code).\n\
          # Written by `cargo xtask extract-cutlass-tests` (xtask/src/extract.rs); do not edit by hand.\n\
          # Expected output: snapshots/NAME_.snap, recorded from real CuTe by `cargo xtask bless --suite NAME_`.\n\
          # recorded-for: RELEASES_\n"
@@ -233,9 +273,29 @@ impl Parser<'_> {
         let args = if self.is('<') { self.targs()? } else { Vec::new() };
         let all = |v: &[Tr]| v.iter().cloned().collect::<std::result::Result<Vec<_>, _>>();
         Ok(match name {
-            "Int" => match args.as_slice() {
+            // C<N> is CuTe's integral constant, Int<N> the same for int.
+            "Int" | "C" => match args.as_slice() {
                 [Ok(n)] => Ok(format!("_{n}")),
-                _ => Err("Int<> without one integer".into()),
+                _ => Err(format!("{name}<> without one integer")),
+            },
+            "Swizzle" => match all(&args) {
+                Ok(v) if v.len() == 3 => Ok(format!("Swizzle<{}>", v.join(","))),
+                Ok(_) => Err("Swizzle<> without three integers".into()),
+                Err(e) => Err(e),
+            },
+            // ComposedLayout<Swizzle<B,M,S>,_0,L> is the type composition(Swizzle<B,M,S>{}, L)
+            // returns for B > 0 (swizzle_layout.hpp; a zero-bit swizzle composes to L itself).
+            "ComposedLayout" => match all(&args) {
+                Ok(v)
+                    if v.len() == 3
+                        && v[1] == "_0"
+                        && v[0].starts_with("Swizzle<")
+                        && !v[0].starts_with("Swizzle<0,") =>
+                {
+                    Ok(format!("composition({},{})", v[0], v[2]))
+                }
+                Ok(_) => Err("ComposedLayout<> other than of a swizzle at offset _0 is not expressible".into()),
+                Err(e) => Err(e),
             },
             "Shape" | "Stride" => all(&args).map(|v| format!("({})", v.join(","))),
             // E<N...>: `_1@...` as CuTe prints it, the modes innermost first.
@@ -290,6 +350,7 @@ impl Parser<'_> {
                 }
                 ("make_layout", Ok(v)) if v.len() == 2 => Ok(format!("make_layout({},{})", v[0], v[1])),
                 ("filter", Ok(v)) if v.len() == 1 => Ok(format!("filter({})", v[0])),
+                ("composition", Ok(v)) if v.len() == 2 => Ok(format!("composition({},{})", v[0], v[1])),
                 (_, Err(e)) => Err(e),
                 (f, Ok(_)) => Err(format!("{f}(...) is not extracted")),
             });
@@ -381,7 +442,10 @@ fn body(p: &mut Parser, scopes: &mut Vec<Env>, out: &mut Vec<(usize, Tr)>) -> Re
                 }
                 skip_statement(p)?;
                 let args: std::result::Result<Vec<String>, String> = args.into_iter().collect();
-                out.push((line, args.and_then(|a| case_of(&f, &a).ok_or_else(|| format!("{f} is not an operation")))));
+                match args.and_then(|a| cases_of(&f, &a)) {
+                    Ok(cases) => out.extend(cases.into_iter().map(|c| (line, Ok(c)))),
+                    Err(why) => out.push((line, Err(why))),
+                }
             }
             Some(_) => skip_statement(p)?,
         }
@@ -445,12 +509,51 @@ TEST(CuTe_core, X)
             vec![
                 (7, "complement((_2,_4):(_1,_-1),cosize((_2,_4):(_1,_-1)))"),
                 (8, "complement((_2,_4):(_1,_-1),(_2,2))"),
+                (14, "composition(make_layout_right((_2,1)),composition(Swizzle<2,0,-3>,_8:_1))"),
                 (15, "left_inverse(filter(((_1,_1)):((_0,_-1))))"),
                 (16, "coalesce(make_layout(12,_2))"),
             ]
         );
         assert_eq!(got.len(), 5, "{got:?}");
-        assert!(got.iter().any(|(l, c)| *l == 14 && c.is_err()));
+    }
+
+    /// Swizzled layouts: `composition(Swizzle<...>{}, L)`, `ComposedLayout<Swizzle<...>,_0,L>`
+    /// (the same type), `C<N>`; a composed layout with another offset or a zero-bit swizzle is
+    /// skipped (it is not what composition builds).
+    #[test]
+    fn swizzled_and_composed_layouts() {
+        let src = "TEST(a,b) {
+  { auto l = ComposedLayout<Swizzle<1,0,2>, _0, Layout<Shape<_4,_4>, Stride<_1,_4>>>{}; test_left_inverse(l); }
+  { auto a = composition(Swizzle<2,0, 3>{}, Layout<Shape<_8,_8>, Stride<_8,_1>>{}); test_composition(a, a); }
+  test_right_inverse(Layout<Shape<_2,_2>, Stride<C<262144>,C<0>>>{});
+  test_left_inverse(ComposedLayout<Swizzle<1,0,2>, _1, Layout<_4,_1>>{});
+  test_left_inverse(ComposedLayout<Swizzle<0,0,2>, _0, Layout<_4,_1>>{});
+}";
+        let got = extract(src).unwrap();
+        let sw = "composition(Swizzle<2,0,3>,(_8,_8):(_8,_1))";
+        assert_eq!(got[0], (2, Ok("left_inverse(composition(Swizzle<1,0,2>,(_4,_4):(_1,_4)))".to_string())));
+        assert_eq!(got[1], (3, Ok(format!("composition({sw},{sw})"))));
+        assert_eq!(got[2], (4, Ok("right_inverse((_2,_2):(_262144,_0))".to_string())));
+        assert!(got[3].1.is_err() && got[4].1.is_err(), "{got:?}");
+        assert_eq!(got.len(), 5);
+    }
+
+    /// swizzle_layout.cpp's test_swizzle_2d(L): every row and column slice, run-time index first,
+    /// then static, rows then columns.
+    #[test]
+    fn swizzle_2d_slices() {
+        let got = extract(
+            "TEST(a,b) { { auto sw_layout = composition(Swizzle<2,1,3>{}, Layout<Shape<Shape<_2,_2>,_4>, Stride<Stride<_8,_1>,_2>>{});\n test_swizzle_2d(sw_layout); } }",
+        )
+        .unwrap();
+        let l = "composition(Swizzle<2,1,3>,((_2,_2),_4):((_8,_1),_2))";
+        let cases: Vec<String> = got.iter().map(|(line, c)| format!("{line}:{}", c.as_ref().unwrap())).collect();
+        assert_eq!(cases.len(), 16, "{cases:?}");
+        assert_eq!(cases[0], format!("2:slice_and_offset((0,_),{l})"));
+        assert_eq!(cases[3], format!("2:slice_and_offset((3,_),{l})"));
+        assert_eq!(cases[4], format!("2:slice_and_offset((_0,_),{l})"));
+        assert_eq!(cases[8], format!("2:slice_and_offset((_,0),{l})"));
+        assert_eq!(cases[15], format!("2:slice_and_offset((_,_3),{l})"));
     }
 
     #[test]

@@ -12,13 +12,15 @@
 
 use anyhow::Result;
 
+use cutecheck::case::Oracle as CaseOracle;
 use cutecheck::judge::Judge;
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::oracle::{state_dir, Oracle, OracleArgs};
 use cutecheck::report::release_diff as report;
 use cutecheck::run::plan::draw;
-use cutecheck::run::recorded::{recorded_answers, Replay};
+use cutecheck::run::recorded::{recorded_answers, Answers, Replay};
 use cutecheck::run::{Plan, Planned};
+use cutecheck::suite;
 
 use crate::conformance::fresh_seed;
 
@@ -83,6 +85,9 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     };
     let from = Oracle::new(from_args.options())?;
     let to = Oracle::new(to_args.options())?;
+    // Compile errors of batched cases are asked again alone, as bless does (suite::RetryAlone):
+    // g++ can report a case's refusal as a secondary error of another case in its batch.
+    let (from_alone, to_alone) = (suite::alone_oracle(&from_args.options())?, suite::alone_oracle(&to_args.options())?);
     let (from_name, to_name) = (cutecheck::cli::version_of(&from_args), cutecheck::cli::version_of(&to_args));
     eprintln!("xtask: from {}\nxtask: to   {}", from.describe(), to.describe());
     // The same cases on both sides, each asked and judged by the run with the engine modelling its
@@ -94,25 +99,10 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
         Judge::for_release(&none, from_name.clone(), cutecheck::cli::release_of(&from_args)),
         Judge::for_release(&none, to_name.clone(), cutecheck::cli::release_of(&to_args)),
     );
-    let (from_replay, to_replay) = if a.no_fixed {
-        (None, None)
-    } else {
-        (replay(&from_args, &from_name, &from)?, replay(&to_args, &to_name, &to)?)
-    };
-    let side = |judge: &Judge<'_>, oracle: &dyn cutecheck::case::Oracle, cases: Vec<Planned>| {
-        let plan = Plan { cases, trees: Vec::new(), seconds: 0.0 };
-        cutecheck::run::run_planned(judge, plan, &[oracle], false, |_, _| Ok(()))
-    };
-    let from_oracle: &dyn cutecheck::case::Oracle = match &from_replay {
-        Some(r) => r,
-        None => &from,
-    };
-    let to_oracle: &dyn cutecheck::case::Oracle = match &to_replay {
-        Some(r) => r,
-        None => &to,
-    };
-    let old = side(&judge_from, from_oracle, cases.clone())?;
-    let new = side(&judge_to, to_oracle, cases)?;
+    let (from_replay, to_replay) =
+        if a.no_fixed { (None, None) } else { (replay(&from_args, &from_name)?, replay(&to_args, &to_name)?) };
+    let old = run_side(&judge_from, &from, &from_alone, from_replay, cases.clone())?;
+    let new = run_side(&judge_to, &to, &to_alone, to_replay, cases)?;
     let report = report::build(
         &report::Side { version: &from_name, model: judge_from.release, run: &old },
         &report::Side { version: &to_name, model: judge_to.release, run: &new },
@@ -156,10 +146,31 @@ pub fn run(a: &DiffArgs) -> Result<bool> {
     Ok(true)
 }
 
+/// One side of the diff: the cases asked of `batched`, each batched compile error asked again
+/// through `alone` (one case per translation unit: [`suite::RetryAlone`], the retry bless records
+/// with), the fixed suites answered from `replay` (recorded answers and where they come from)
+/// where given; then judged.
+fn run_side(
+    judge: &Judge<'_>,
+    batched: &dyn CaseOracle,
+    alone: &dyn CaseOracle,
+    replay: Option<(Answers, String)>,
+    cases: Vec<Planned>,
+) -> Result<cutecheck::run::Run> {
+    let live = suite::RetryAlone { batched, alone };
+    let replayed = replay.map(|(answers, note)| Replay::new(&live, answers, note));
+    let oracle: &dyn CaseOracle = match &replayed {
+        Some(r) => r,
+        None => &live,
+    };
+    let plan = Plan { cases, trees: Vec::new(), seconds: 0.0 };
+    cutecheck::run::run_planned(judge, plan, &[oracle], false, |_, _| Ok(()))
+}
+
 /// The fixed suites answered from their snapshots where a side's headers are the ones they were
 /// recorded from (a pinned wheel, or a checkout whose cute/ hash a SOURCE names): real CuTe
 /// printed exactly that; only the other cases are compiled.
-fn replay<'a>(args: &OracleArgs, name: &str, oracle: &'a Oracle) -> Result<Option<Replay<'a>>> {
+fn replay(args: &OracleArgs, name: &str) -> Result<Option<(Answers, String)>> {
     let Some((v, whence)) = crate::conformance::recorded_source(args, name)? else { return Ok(None) };
     let default = v == cutecheck::oracle::provision::DEFAULT_CUTLASS;
     let (answers, suites) = recorded_answers((!default).then_some(v.as_str()))?;
@@ -170,5 +181,59 @@ fn replay<'a>(args: &OracleArgs, name: &str, oracle: &'a Oracle) -> Result<Optio
         "xtask: {name}: {} cases of {suites} fixed suites answered from the snapshots of {v} ({whence})",
         answers.len()
     );
-    Ok(Some(Replay::new(oracle, answers, format!("fixed suites from the snapshots of {v}"))))
+    Ok(Some((answers, format!("fixed suites from the snapshots of {v}"))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cutecheck::case::{Case, Outcome};
+
+    /// What real CuTe answers each case alone (here: the engine's own outcome).
+    struct Alone;
+    impl CaseOracle for Alone {
+        fn describe(&self) -> String {
+            "alone".into()
+        }
+        fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+            cases.iter().map(|c| cutecheck::case::engine(c, false).outcome).collect()
+        }
+    }
+
+    /// A batch in which g++ reported the refusal of every other case as a secondary compile error
+    /// (as CUTLASS 4.2 did for `tiled_product((4,5):(1,5),(3,5):(5,2))` batched).
+    struct Batched;
+    impl CaseOracle for Batched {
+        fn describe(&self) -> String {
+            "batched".into()
+        }
+        fn run(&self, cases: &[&Case]) -> Vec<Outcome> {
+            let mut out = Alone.run(cases);
+            for o in out.iter_mut().skip(1).step_by(2) {
+                *o = Outcome::Rejected("compile error: no matching function for call to 'repeat<R1>'".into());
+            }
+            out
+        }
+    }
+
+    /// A side of release-diff answers every case as real CuTe does alone: the batched compile
+    /// errors were asked again (without the retry, half the cases are false changes).
+    #[test]
+    fn a_side_asks_batched_compile_errors_again_alone() {
+        let (cases, _) = draw(12, 7, (0, 1), false).unwrap();
+        let none = KnownDiscrepancies::default();
+        let judge = Judge::new(&none, cutecheck::oracle::provision::DEFAULT_CUTLASS);
+        let r = run_side(&judge, &Batched, &Alone, None, cases.clone()).unwrap();
+        let want = Alone.run(&cases.iter().map(|p| &p.case).collect::<Vec<_>>());
+        let got: Vec<Outcome> = r.asked.peers[0].replies.iter().map(|x| x.outcome.clone()).collect();
+        assert_eq!(got, want);
+        // The fixed suites' recorded answers stay in front of the retry.
+        let recorded: Answers =
+            [((cases[1].case.location.clone(), cases[1].case.text.clone()), Outcome::Printed("x".into()))]
+                .into_iter()
+                .collect();
+        let r = run_side(&judge, &Batched, &Alone, Some((recorded, "recorded".into())), cases).unwrap();
+        assert_eq!(r.asked.peers[0].replies[1].outcome, Outcome::Printed("x".into()));
+        assert_eq!(r.asked.peers[0].replies[3].outcome, want[3]);
+    }
 }

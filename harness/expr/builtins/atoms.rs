@@ -33,6 +33,7 @@
 
 use crate::engine::atom::recast::{self, Recastable};
 use crate::engine::atom::{copy, mma, partition, tiled_copy, tiled_mma};
+use crate::engine::composed_composition::Composite;
 use crate::engine::swizzle::{compose_swizzle, ComposedLayout, Swizzle, SwizzledLayout};
 use crate::engine::warp_access;
 use crate::engine::{Error, Result};
@@ -230,6 +231,9 @@ pub fn retile(name: &Name, args: &[Value]) -> Result<Value> {
 /// L, B)` or `composition(L, Swizzle)`; `None` when neither operand is one (the algebra's
 /// composition then applies).
 pub fn composition(args: &[Value]) -> Option<Result<Value>> {
+    if let Some(r) = composed_composition(args) {
+        return Some(r);
+    }
     if args.first().is_some_and(|a| matches!(a, Value::Atom(AtomValue::Swizzle(_) | AtomValue::Composed(_)))) {
         return Some(compose(args));
     }
@@ -242,6 +246,42 @@ pub fn composition(args: &[Value]) -> Option<Result<Value>> {
         })()),
         _ => None,
     }
+}
+
+/// A layout, composed layout or nested composed layout as the engine's [`Composite`].
+fn composite(v: &Value) -> Option<Composite> {
+    Some(match v {
+        Value::Layout(l) => Composite::Plain(l.clone()),
+        Value::Atom(AtomValue::Composed(c)) => Composite::Composed(c.clone()),
+        Value::Atom(AtomValue::Nested(n)) => Composite::Nested(n.clone()),
+        _ => return None,
+    })
+}
+
+fn from_composite(c: Composite) -> Value {
+    match c {
+        Composite::Plain(l) => Value::Layout(l),
+        Composite::Composed(c) => Value::Atom(AtomValue::Composed(c)),
+        Composite::Nested(n) => Value::Atom(AtomValue::Nested(n)),
+    }
+}
+
+/// `composition(A, B)` with B a (nested) composed layout, or A a nested one
+/// (engine/composed_composition.rs, layout_composed.hpp): `None` otherwise.
+fn composed_composition(args: &[Value]) -> Option<Result<Value>> {
+    let composed_rhs = matches!(args.get(1), Some(Value::Atom(AtomValue::Composed(_) | AtomValue::Nested(_))));
+    let nested_lhs = matches!(args.first(), Some(Value::Atom(AtomValue::Nested(_))));
+    if args.len() != 2 || !(composed_rhs || nested_lhs) {
+        return None;
+    }
+    let (Some(a), Some(b)) = (composite(&args[0]), composite(&args[1])) else {
+        return Some(Err(Error::Type(format!(
+            "composition of {} with {} is not modelled (a layout, composed or nested composed layout on each side is)",
+            args[0].kind(),
+            args[1].kind()
+        ))));
+    };
+    Some(crate::engine::composed_composition::composition(&a, &b).map(from_composite))
 }
 
 /// A bare name: an atom, a copy operation or a value type evaluates to itself.
@@ -550,6 +590,9 @@ fn inverse_composed(op: Op, c: &ComposedLayout) -> Result<Value> {
 /// size, rank, depth, shape, cosize and complement are L's. `None` when the first argument is not
 /// a composed layout or the operation is not one of these.
 pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
+    if let Some(Value::Atom(AtomValue::Nested(n))) = args.first() {
+        return on_nested(name, args, n);
+    }
     let Some(Value::Atom(AtomValue::Composed(c))) = args.first() else { return None };
     use Op::*;
     let op = Op::lookup(name)?;
@@ -581,6 +624,51 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     inner[0] = Value::Layout(c.layout.clone());
     Some(match super::call(name, &inner, true) {
         Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
+        other => other,
+    })
+}
+
+/// The operations of [`on_composed`] on a nested composed layout `Sw o O o X` (X composed):
+/// layout_composed.hpp's generic overloads act on `layout_b()` (here X, recursively) and keep Sw and
+/// O, or answer X's size, rank, depth, shape, cosize and complement. The inverses (whose generic
+/// overload inverts the outer swizzle as a layout) are not modelled: `None`, a type error.
+fn on_nested(name: &Name, args: &[Value], n: &crate::engine::composed_composition::Nested) -> Option<Result<Value>> {
+    use crate::engine::composed_composition::{Composite, Nested};
+    use Op::*;
+    let op = Op::lookup(name)?;
+    let wrap = matches!(
+        op,
+        LogicalDivide
+            | ZippedDivide
+            | TiledDivide
+            | FlatDivide
+            | LogicalProduct
+            | ZippedProduct
+            | TiledProduct
+            | FlatProduct
+            | BlockedProduct
+            | RakedProduct
+            | TileToShape
+            | Coalesce
+            | Flatten
+            | Get
+            | Layout
+    );
+    if !wrap && !matches!(op, Size | Rank | Depth | Shape | Cosize | Complement) {
+        return None;
+    }
+    let mut inner = args.to_vec();
+    inner[0] = from_composite(n.inner.clone());
+    Some(match super::call(name, &inner, true) {
+        Ok(v) if wrap => match composite(&v) {
+            Some(Composite::Plain(layout)) => {
+                Ok(Value::Atom(AtomValue::Composed(ComposedLayout { swizzle: n.swizzle, offset: n.offset, layout })))
+            }
+            Some(inner) => {
+                Ok(Value::Atom(AtomValue::Nested(Box::new(Nested { swizzle: n.swizzle, offset: n.offset, inner }))))
+            }
+            None => Err(Error::Type(format!("{op} of {n}: the inner result is {}", v.kind()))),
+        },
         other => other,
     })
 }

@@ -22,24 +22,48 @@ fn name_text(e: &Expr) -> Option<String> {
     }
 }
 
+/// The operands `make_tma_copy`/`make_tma_atom` and the SM100 makers share, leading theirs: the
+/// TMA operation by name, the value type, the gmem and smem layouts.
+struct Leading {
+    tma_op: TmaOp,
+    t: String,
+    gmem: Cpp,
+    smem: Cpp,
+}
+
+impl Leading {
+    /// `args[0..4]`, each refused as the makers refuse it (`op_expected`: the operation's refusal,
+    /// which names the operations the maker takes).
+    fn of(g: &mut Gen, args: &[Expr], op_expected: &str) -> Result<Leading, CodegenError> {
+        let Some(tma_op) = name_text(&args[0]).and_then(|n| TmaOp::by_name(&n)) else {
+            return err(&args[0], op_expected);
+        };
+        // A type the tables know, TMA's format or not (CuTe refuses the others: "Unknown TMA Format!").
+        let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
+            return err(&args[1], "expected a value type");
+        };
+        let gmem = g.layout(&args[2])?;
+        let smem = g.layout(&args[3])?;
+        Ok(Leading { tma_op, t, gmem, smem })
+    }
+
+    /// `OP_NAME(TMA_OP{}, make_tensor(make_gmem_ptr(...), GMEM), SMEM`, the call left open.
+    fn call(&self, op: Op) -> String {
+        format!(
+            "{}({}{{}}, make_tensor(make_gmem_ptr(reinterpret_cast<{}*>(std::uintptr_t(65536))), {}), {}",
+            op.name(),
+            self.tma_op.name(),
+            self.t,
+            self.gmem.code,
+            self.smem.code
+        )
+    }
+}
+
 /// `make_tma_copy(...)` / `make_tma_atom(...)`.
 pub fn make(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let Some(tma_op) = name_text(&args[0]).and_then(|n| TmaOp::by_name(&n)) else {
-        return err(&args[0], "expected an SM90 TMA operation (SM90_TMA_LOAD, ...)");
-    };
-    // A type the tables know, TMA's format or not (CuTe refuses the others: "Unknown TMA Format!").
-    let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
-        return err(&args[1], "expected a value type");
-    };
-    let gmem = g.layout(&args[2])?;
-    let smem = g.layout(&args[3])?;
-    let mut code = format!(
-        "{}({}{{}}, make_tensor(make_gmem_ptr(reinterpret_cast<{t}*>(std::uintptr_t(65536))), {}), {}",
-        op.name(),
-        tma_op.name(),
-        gmem.code,
-        smem.code
-    );
+    let lead = Leading::of(g, args, "expected an SM90 TMA operation (SM90_TMA_LOAD, ...)")?;
+    let mut code = lead.call(op);
     if let Some(tiler) = args.get(4) {
         code.push_str(", ");
         code.push_str(&g.tiler(tiler)?.code);
@@ -56,14 +80,7 @@ pub fn make(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cp
 /// `make_tma_copy_A/B/C_sm100(OP, T, GMEM, SMEM, TILER, MMA)`: CuTe's functions of the same names
 /// over `make_tensor(make_gmem_ptr(...), GMEM)` and `make_tiled_mma(...)`.
 pub fn make_sm100(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    let Some(tma_op) = name_text(&args[0]).and_then(|n| TmaOp::by_name(&n)) else {
-        return err(&args[0], "expected a TMA operation (SM90_TMA_LOAD, SM100_TMA_2SM_LOAD, ...)");
-    };
-    let Some(t) = name_text(&args[1]).filter(|t| copy::type_bits(t).is_ok()) else {
-        return err(&args[1], "expected a value type");
-    };
-    let gmem = g.layout(&args[2])?;
-    let smem = g.layout(&args[3])?;
+    let lead = Leading::of(g, args, "expected a TMA operation (SM90_TMA_LOAD, SM100_TMA_2SM_LOAD, ...)")?;
     let tiler = g.tiler(&args[4])?;
     let mma = match &args[5] {
         Expr::Call { name, called: true, .. } if Op::lookup(name) == Some(Op::MakeTiledMma) => {
@@ -71,14 +88,7 @@ pub fn make_sm100(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Res
         }
         other => return err(other, "expected make_tiled_mma(...)"),
     };
-    let mut code = format!(
-        "{}({}{{}}, make_tensor(make_gmem_ptr(reinterpret_cast<{t}*>(std::uintptr_t(65536))), {}), {}, {}, {mma}",
-        op.name(),
-        tma_op.name(),
-        gmem.code,
-        smem.code,
-        tiler.code
-    );
+    let mut code = format!("{}, {}, {mma}", lead.call(op), tiler.code);
     if let Some(cluster) = args.get(6) {
         code.push_str(", ");
         code.push_str(&g.emit(cluster, Role::Shape)?.code);
