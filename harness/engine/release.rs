@@ -85,8 +85,9 @@ impl FromStr for Release {
 ///   [`PERMUTATION_IS_THE_TILE`], [`COMPLEMENT_TAKES_A_SHAPE`], [`COALESCE_FRONT_MUST_BE_STATIC`],
 ///   [`COMPOSITION_COALESCES_LHS`]) and before 3.4 ([`VALUE_LAYOUT_ARGUMENT_GONE`]: 3.3's
 ///   ValLayoutMNK, [`MMA_ATOM_PRINT_LABELS_NARROW`], [`COUNTING_ITER_PRINTS_PARENS`],
-///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`], [`TILED_PRODUCT_UNPACKS_THE_RESULT_RANK`], [`COMPLEMENT_CHECKS_INJECTIVITY`],
-///   [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`]).
+///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`],
+///   [`TILED_PRODUCT_UNPACKS_THE_RESULT_RANK`], [`MAKE_TMA_ATOM_DECLARED`],
+///   [`COMPLEMENT_CHECKS_INJECTIVITY`], [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`]).
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
 ///   complement and cosize's inner product ([`COMPOSITION_WEAK_DIVISIBILITY`] and the four after
@@ -319,6 +320,16 @@ pub const TILED_PRODUCT_UNPACKS_THE_RESULT_RANK: Switch = Switch {
     since: Release::new(3, 4, 0, 0),
     what: "in 3.3 tiled_product sliced the zipped product with repeat<rank(tile)>(_) (a rank-1 tiler kept the second mode whole; a tuple tiler of rank R over more than R modes was \"Mismatched Ranks\"); from 3.4 with repeat<rank<1>(result)>(_)",
     fixture: "tiled_product(3:5,5)",
+};
+
+/// `make_tma_atom` (atom/copy_traits_sm90_tma.hpp) is declared from 3.4 (v3.3.0 builds the TMA
+/// Copy_Atom inside make_tma_copy_tiled only; 3.4 splits out make_tma_copy_atom and adds
+/// make_tma_atom on it).
+pub const MAKE_TMA_ATOM_DECLARED: Switch = Switch {
+    name: "make_tma_atom exists",
+    since: Release::new(3, 4, 0, 0),
+    what: "before 3.4 copy_traits_sm90_tma.hpp had no make_tma_atom (\"'make_tma_atom' was not declared in this scope\"); from 3.4 make_tma_atom(op, gtensor, slayout, cta_tiler, cluster_size) returns the TMA Copy_Atom",
+    fixture: "make_tma_atom(SM90_TMA_LOAD_MULTICAST, half_t, (1024,256):(256,_1), (_64,_64):(_64,_1), (_64,_64), _2)",
 };
 
 /// make_tiled_mma's arguments (mma_atom.hpp): from 3.4 `(atom, thr_layout, permutations)`;
@@ -677,6 +688,7 @@ pub const SWITCHES: &[&Switch] = &[
     &INTEGER_TILER_COMPOSES_AT_STRIDE_1,
     &TILED_PRODUCT_UNPACKS_THE_RESULT_RANK,
     &TMA_GMEM_BASIS_TYPE,
+    &MAKE_TMA_ATOM_DECLARED,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
     &COALESCE_FRONT_MUST_BE_STATIC,

@@ -108,6 +108,13 @@ pub fn make_tma_copy(name: &Name, args: &[Value]) -> Result<Value> {
 /// `make_tma_atom(...)`: the Copy_Atom (the same host computation, the multicast count
 /// `size(cluster)`).
 pub fn make_tma_atom(name: &Name, args: &[Value]) -> Result<Value> {
+    // copy_traits_sm90_tma.hpp declares make_tma_atom from 3.4 (MAKE_TMA_ATOM_DECLARED).
+    if !crate::engine::release::MAKE_TMA_ATOM_DECLARED.on() {
+        return Err(Error::Rejected {
+            condition: "'make_tma_atom' was not declared in this scope",
+            detail: format!("make_tma_atom is new in CUTLASS 3.4 (modelled: {})", crate::engine::release::current()),
+        });
+    }
     let a = args_of(name.base(), args, true)?;
     Ok(Value::Atom(AtomValue::Tma(Box::new(tma::make_tma_atom(&a)?), TmaView::Atom)))
 }
