@@ -198,13 +198,11 @@ pub fn product_each(vals: &[Value], r: &Value) -> Option<Checked> {
     Some(crate::engine::product_each::check_postconditions(&t, &r.to_int_tuple().ok()?))
 }
 
-/// tile_to_shape on a plain layout (engine::tile_to_shape's postconditions); a swizzled block is
-/// not checked here (its result is the same swizzle over the tiled layout, compared as text).
-pub fn tile_to_shape(vals: &[Value], r: &Value) -> Option<Checked> {
-    use crate::engine::tile_to_shape::{self as tts, Order};
-    let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
-    let trg = vals.get(1)?.to_int_tuple().ok()?;
-    let order = match vals.get(2) {
+/// The mode order of `tile_to_shape`/`tile_to_mma_shape`'s third operand: none (column-major),
+/// a row/column-major tag, or a `Step` tuple; `None` when it is none of these.
+fn mode_order(v: Option<&Value>) -> Option<crate::engine::tile_to_shape::Order> {
+    use crate::engine::tile_to_shape::Order;
+    Some(match v {
         None => Order::ColMajor,
         Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) => {
             if crate::expr::builtins::atoms::is_row_major(tag) {
@@ -214,26 +212,24 @@ pub fn tile_to_shape(vals: &[Value], r: &Value) -> Option<Checked> {
             }
         }
         Some(v) => Order::Steps(v.to_int_tuple().ok()?),
-    };
+    })
+}
+
+/// tile_to_shape on a plain layout (engine::tile_to_shape's postconditions); a swizzled block is
+/// not checked here (its result is the same swizzle over the tiled layout, compared as text).
+pub fn tile_to_shape(vals: &[Value], r: &Value) -> Option<Checked> {
+    use crate::engine::tile_to_shape as tts;
+    let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
+    let trg = vals.get(1)?.to_int_tuple().ok()?;
+    let order = mode_order(vals.get(2))?;
     Some(tts::check_postconditions(&a, &trg, &order, &r))
 }
 
 /// `tile_to_mma_shape(atom, S[, order])` (`engine::tile_to_mma_shape`'s postconditions).
 pub fn tile_to_mma_shape(vals: &[Value], r: &Value) -> Option<Checked> {
-    use crate::engine::tile_to_shape::Order;
     let (a, r) = (vals.first()?.to_layout().ok()?, r.to_layout().ok()?);
     let s = vals.get(1)?.to_int_tuple().ok()?;
-    let order = match vals.get(2) {
-        None => Order::ColMajor,
-        Some(Value::Atom(crate::expr::value::AtomValue::Name(tag))) => {
-            if crate::expr::builtins::atoms::is_row_major(tag) {
-                Order::RowMajor
-            } else {
-                Order::ColMajor
-            }
-        }
-        Some(v) => Order::Steps(v.to_int_tuple().ok()?),
-    };
+    let order = mode_order(vals.get(2))?;
     Some(crate::engine::tile_to_mma_shape::check_postconditions(&a, &s, &order, &r))
 }
 

@@ -608,7 +608,23 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
     if matches!(op, RightInverse | LeftInverse) {
         return Some(inverse_composed(op, c));
     }
-    let wrap = matches!(
+    let wrap = keeps_the_swizzle(op);
+    if !wrap && !answered_by_the_layout(op) {
+        return None;
+    }
+    let mut inner = args.to_vec();
+    inner[0] = Value::Layout(c.layout.clone());
+    Some(match super::call(name, &inner, true) {
+        Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
+        other => other,
+    })
+}
+
+/// The operations that act on a composed layout's inner layout and keep its swizzle and offset
+/// (layout_composed.hpp's generic overloads).
+fn keeps_the_swizzle(op: Op) -> bool {
+    use Op::*;
+    matches!(
         op,
         LogicalDivide
             | ZippedDivide
@@ -626,16 +642,13 @@ pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
             | Flatten
             | Get
             | Layout
-    );
-    if !wrap && !matches!(op, Size | Rank | Depth | Shape | Cosize | Complement) {
-        return None;
-    }
-    let mut inner = args.to_vec();
-    inner[0] = Value::Layout(c.layout.clone());
-    Some(match super::call(name, &inner, true) {
-        Ok(Value::Layout(l)) if wrap => Ok(Value::Atom(AtomValue::Composed(ComposedLayout { layout: l, ..c.clone() }))),
-        other => other,
-    })
+    )
+}
+
+/// The queries a composed layout answers with its inner layout's answer.
+fn answered_by_the_layout(op: Op) -> bool {
+    use Op::*;
+    matches!(op, Size | Rank | Depth | Shape | Cosize | Complement)
 }
 
 /// The operations of [`on_composed`] on a nested composed layout `Sw o O o X` (X composed):
@@ -646,25 +659,9 @@ fn on_nested(name: &Name, args: &[Value], n: &crate::engine::composed_compositio
     use crate::engine::composed_composition::{Composite, Nested};
     use Op::*;
     let op = Op::lookup(name)?;
-    let wrap = matches!(
-        op,
-        LogicalDivide
-            | ZippedDivide
-            | TiledDivide
-            | FlatDivide
-            | LogicalProduct
-            | ZippedProduct
-            | TiledProduct
-            | FlatProduct
-            | BlockedProduct
-            | RakedProduct
-            | TileToShape
-            | Coalesce
-            | Flatten
-            | Get
-            | Layout
-    );
-    if !wrap && !matches!(op, Size | Rank | Depth | Shape | Cosize | Complement) {
+    // tile_to_mma_shape of a nested composed layout is not modelled: a type error.
+    let wrap = keeps_the_swizzle(op) && op != TileToMmaShape;
+    if !wrap && !answered_by_the_layout(op) {
         return None;
     }
     let mut inner = args.to_vec();
