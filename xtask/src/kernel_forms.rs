@@ -236,7 +236,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
          # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
          # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 SS mainloops (TMA\n\
-         # warp-specialized, its FP8 variant, KernelTma, cp.async warp-specialized: sm90_mma_*.hpp) for\n\
+         # warp-specialized, its FP8 and pointer-array variants, KernelTma, cp.async warp-specialized:\n\
+         # sm90_mma_*.hpp) for\n\
          # every SM90 CollectiveBuilder use of the\n\
          # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
          # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
@@ -244,7 +245,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
          # host function's to what main() passes it when run without arguments (a host function only its\n\
          # argv dispatch reaches, gemm_tn: with the transposes' characters that reach it), blockIdx to 0, a\n\
-         # mainloop's template parameters to the configuration's); global-memory tensors are their layouts\n\
+         # mainloop's template parameters to the configuration's, a SIMT operand struct's Element to each\n\
+         # element type the configurations instantiate it with); global-memory tensors are their layouts\n\
          # (run-time extents as dynamic integers; a cp.async mainloop's gmem tiles, operator() arguments,\n\
          # those of an M = N = K = 4096 problem at the first CTA and k tile 0), identity tensors CuTe's;\n\
          # make_tmem_copy(op, tCtAcc) of the UMMA accumulator takes its ValTypeC; an SM90 stage count that carves\n\
@@ -502,7 +504,7 @@ const GROUPS: &[&str] = &[
     "CuTe tutorials (examples/cute/tutorial/**)",
     "default_gemm_configuration.hpp, its operand structs read alone",
     "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
-    "SM90 SS mainloops (TMA WS, FP8, FP8FastAccum, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+    "SM90 SS mainloops (TMA WS, FP8, FP8FastAccum, pointer-array, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
 ];
 
 fn group_of(at: &str) -> usize {
@@ -562,7 +564,7 @@ fn reason_class(why: &str) -> &'static str {
         ("unknown", "a template parameter or run-time value (unbound name)"),
         ("schedule", "an SM90 builder schedule whose mainloop is not read (FP8 blockwise-scaled, a MainloopScheduleType template parameter)"),
         ("capacity less its tensor maps", "an SM90 pointer-array StageCountAuto (the builder's capacity less its tensor maps): not modelled"),
-        ("stage count", "an SM90 stage count carving out an epilogue's shared storage that real CUTLASS computes neither from the use's declarations alone nor in its own translation unit (a function template instantiated with several)"),
+        ("stage count", "an SM90 stage count carving out an epilogue's shared storage that real CUTLASS gives neither from the use's declarations alone nor from its own translation unit (which includes a header the provisioned CUDA wheels lack)"),
         ("value types", "SM90 value types not read"),
         ("MN-major operand", "SM90 32/8-bit MN-major inputs (the register-sourced mainloop, not read)"),
         ("mixed inputs", "SM90 mixed inputs (the register-sourced mainloop, not read)"),
