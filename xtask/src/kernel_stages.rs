@@ -460,19 +460,7 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
                 t
             }
         };
-        // Every `[with Line=L, Stages=S]` the compiler reports.
-        let mut seen: HashMap<usize, Vec<i64>> = HashMap::new();
-        for w in err.split("cutecheck_stage_probe<Line, Stages> [with Line=").skip(1) {
-            let mut it = w.splitn(2, ", Stages=");
-            let (Some(l), Some(rest)) = (it.next(), it.next()) else { continue };
-            let s: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
-            if let (Ok(l), Ok(s)) = (l.parse::<usize>(), s.parse::<i64>()) {
-                let v = seen.entry(l).or_default();
-                if !v.contains(&s) {
-                    v.push(s);
-                }
-            }
-        }
+        let seen = reported_stages(&err);
         let first_other = err
             .lines()
             .filter(|l| l.contains("error") && !l.contains("cutecheck stage probe"))
@@ -496,4 +484,57 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
         }
     }
     Ok(out)
+}
+
+/// Every `[with Line=L, Stages=S]` that the compiler's report names (the instantiations of
+/// [`UNIT_PROBE`]): line -> the stage counts, each once, in the order reported.
+fn reported_stages(report: &str) -> HashMap<usize, Vec<i64>> {
+    let mut seen: HashMap<usize, Vec<i64>> = HashMap::new();
+    for w in report.split("cutecheck_stage_probe<Line, Stages> [with Line=").skip(1) {
+        let mut it = w.splitn(2, ", Stages=");
+        let (Some(l), Some(rest)) = (it.next(), it.next()) else { continue };
+        let s: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+        if let (Ok(l), Ok(s)) = (l.parse::<usize>(), s.parse::<i64>()) {
+            let v = seen.entry(l).or_default();
+            if !v.contains(&s) {
+                v.push(s);
+            }
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compilers_report_names_each_instantiations_stage_count() {
+        // As nvcc 13.0 reports a failing static_assert in a class template (two instantiations of
+        // a generic lambda at line 577, one at 303 reached twice).
+        let report = "t.cu(1): error: static assertion failed with \"cutecheck stage probe\"\n\
+            detected during instantiation of class \"cutecheck_stage_probe<Line, Stages> [with Line=303, Stages=4]\" at line 319\n\
+            t.cu(1): error: static assertion failed with \"cutecheck stage probe\"\n\
+            detected during instantiation of class \"cutecheck_stage_probe<Line, Stages> [with Line=577, Stages=4]\" at line 593\n\
+            detected during instantiation of class \"cutecheck_stage_probe<Line, Stages> [with Line=577, Stages=3]\" at line 593\n\
+            detected during instantiation of class \"cutecheck_stage_probe<Line, Stages> [with Line=303, Stages=4]\" at line 319\n";
+        let got = reported_stages(report);
+        assert_eq!(got.get(&303), Some(&vec![4]));
+        assert_eq!(got.get(&577), Some(&vec![4, 3]));
+        assert_eq!(got.len(), 2);
+        assert!(reported_stages("t.cu(3): error: identifier \"X\" is undefined").is_empty());
+    }
+
+    #[test]
+    fn a_use_inside_a_lambda_is_probed_after_its_own_using() {
+        let text = "void f() {\n  using E = int;\n  auto k = [](auto c) {\n    using CollectiveMainloop = typename B<\n      E, StageCountAutoCarveout<8>>::CollectiveOp;\n    return 0;\n  };\n}\n";
+        let toks = crate::cxx_tokens::tokenize(text);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let tok_lines: Vec<usize> = toks.iter().map(|t| t.1).collect();
+        let lines: Vec<&str> = text.lines().collect();
+        let i = plain.iter().position(|t| *t == Tok::Word("B".into())).expect("the use");
+        let p = probe("t.cu:4", &plain, &tok_lines, &lines, i).expect("a probe");
+        assert_eq!(p.unit_alias, "CollectiveMainloop");
+        assert_eq!(p.end_line, 5);
+    }
 }
