@@ -24,6 +24,10 @@
 //!   case file.
 //! - `--list`: the recorded files and whether each covers its case file (no CuTe needed).
 //! - `--suite NAME` (repeatable): only these case files.
+//! - `--new-only`: ask real CuTe only for the cases the recorded file does not hold (by expression
+//!   text) and keep the recorded lines of the others, as a results-cache hit would give them back:
+//!   for a case file that gained cases (a re-extraction) while the oracle's C++ for the old cases is
+//!   unchanged (after a parser or codegen change, re-bless in full; `--check` re-runs every case).
 //!
 //! A case file with a `# recorded-for: V ...` line is recorded for those versions only (the probe
 //! suites: CUTLASS 4.2, the release the engine models by default).
@@ -53,6 +57,10 @@ pub struct BlessArgs {
     /// names (tag v4.1.0's version.h says 4.0.0).
     #[arg(long, value_name = "V", requires = "cutlass_dir")]
     pub as_release: Option<String>,
+    /// Ask real CuTe only for the cases the recorded file does not hold (by expression text); keep
+    /// the recorded lines of the others (not with --check).
+    #[arg(long, conflicts_with = "check")]
+    pub new_only: bool,
     #[command(flatten)]
     pub args: OracleArgs,
 }
@@ -157,7 +165,7 @@ pub fn run(a: &BlessArgs) -> Result<bool> {
         let oracle = Oracle::new(opts)?;
         eprintln!("xtask: oracle is {}", oracle.describe());
         let started = std::time::Instant::now();
-        ok &= bless_version(&oracle, &alone, &suites, v.as_deref(), a.check, a.suite.is_empty())?;
+        ok &= bless_version(&oracle, &alone, &suites, v.as_deref(), a.check, a.suite.is_empty(), a.new_only)?;
         if let (Some(d), Some(v), false) = (&a.args.cutlass_dir, &v, a.check) {
             write_source(d, v)?;
         }
@@ -173,11 +181,13 @@ fn bless_version(
     version: Option<&str>,
     check: bool,
     every_suite: bool,
+    new_only: bool,
 ) -> Result<bool> {
     // A suite whose case file says `# recorded-for: ...` without this version is not recorded here.
     let suites: Vec<Suite> = suites.iter().filter(|s| s.is_recorded_for(version)).cloned().collect();
     let suites = &suites[..];
-    let results = suite::record(oracle, alone, suites);
+    let results =
+        if new_only { record_new_only(oracle, alone, suites, version) } else { suite::record(oracle, alone, suites) };
     let mut ok = true;
     for (s, r) in suites.iter().zip(&results) {
         if let Some((k, _)) = r.iter().enumerate().find(|(_, l)| l.first().is_some_and(|x| x.starts_with("error: "))) {
@@ -232,6 +242,42 @@ fn bless_version(
         }
     }
     Ok(ok)
+}
+
+/// `--new-only`: the recorded lines of each case whose expression the recorded file already holds,
+/// real CuTe's (`suite::record`) for the others.
+fn record_new_only(oracle: &Oracle, alone: &Oracle, suites: &[Suite], version: Option<&str>) -> Vec<Vec<Vec<String>>> {
+    let mut fresh: Vec<Suite> = Vec::new();
+    let mut kept: Vec<Vec<Option<Vec<String>>>> = Vec::new();
+    for s in suites {
+        let old = std::fs::read_to_string(suite::snapshot_path(&s.name, version)).ok();
+        let recorded: std::collections::HashMap<String, Vec<String>> = old
+            .as_deref()
+            .and_then(suite::snapshot_body_of)
+            .map(suite::parse_snapshot_body)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let k: Vec<Option<Vec<String>>> = s.cases.iter().map(|c| recorded.get(&c.expr.to_string()).cloned()).collect();
+        let mut sub = s.clone();
+        sub.cases = s.cases.iter().zip(&k).filter(|(_, r)| r.is_none()).map(|(c, _)| c.clone()).collect();
+        eprintln!(
+            "xtask: {}: {} cases recorded already, {} asked of real CuTe (--new-only)",
+            s.name,
+            s.cases.len() - sub.cases.len(),
+            sub.cases.len()
+        );
+        fresh.push(sub);
+        kept.push(k);
+    }
+    let asked = suite::record(oracle, alone, &fresh);
+    kept.into_iter()
+        .zip(asked)
+        .map(|(k, a)| {
+            let mut a = a.into_iter();
+            k.into_iter().map(|r| r.unwrap_or_else(|| a.next().unwrap_or_default())).collect()
+        })
+        .collect()
 }
 
 /// Snapshot files of one version whose case file no longer exists.

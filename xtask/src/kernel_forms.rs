@@ -186,11 +186,20 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     if args.probe_stages {
         let mut all = Vec::new();
         for (src, release) in &sources {
-            let Source::Git(_, tag) = src else { bail!("--probe-stages needs --git-dir and --tag") };
+            let Source::Git(git_dir, tag) = src else { bail!("--probe-stages needs --git-dir and --tag") };
             let (uses, includes) = builder_uses(src)?;
             let probes: Vec<_> = uses.into_iter().filter_map(|u| u.2).collect();
             let t0 = std::time::Instant::now();
-            let got = crate::kernel_stages::run_probes(tag, &includes, &probes)?;
+            let mut got = crate::kernel_stages::run_probes(tag, &includes, &probes)?;
+            // Those whose declarations do not compile alone: in their own translation units.
+            let alone_failed: Vec<&crate::kernel_stages::Probe> =
+                probes.iter().zip(&got).filter(|(_, g)| g.1.is_err()).map(|(p, _)| p).collect();
+            let in_unit = crate::kernel_stages::run_unit_probes(git_dir, tag, &alone_failed)?;
+            for g in &mut got {
+                if let Some(r) = in_unit.get(&g.0) {
+                    g.1 = r.clone();
+                }
+            }
             let n = got.iter().filter(|g| g.1.is_ok()).count();
             println!("{release}: {n} of {} carveout stage counts from nvcc in {:.0?}", got.len(), t0.elapsed());
             all.push((release.clone(), got));
@@ -199,7 +208,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         let command = format!("cargo xtask extract-kernel-forms --probe-stages --git-dir MIRROR {}", tags.join(" "));
         crate::kernel_stages::write(&root, &all, &command)?;
     }
-    let stage_facts: HashMap<String, HashMap<String, std::result::Result<i64, String>>> =
+    let stage_facts: HashMap<String, HashMap<String, crate::kernel_stages::Stages>> =
         sources.iter().map(|(_, r)| (r.clone(), crate::kernel_stages::recorded(&root, r))).collect();
     let mut per_release = Vec::new();
     for (src, release) in &sources {
@@ -227,7 +236,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
          # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
          # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 SS mainloops (TMA\n\
-         # warp-specialized, its FP8 variant, KernelTma, cp.async warp-specialized: sm90_mma_*.hpp) for\n\
+         # warp-specialized, its FP8 and pointer-array variants, KernelTma, cp.async warp-specialized:\n\
+         # sm90_mma_*.hpp) for\n\
          # every SM90 CollectiveBuilder use of the\n\
          # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
          # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
@@ -235,7 +245,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
          # host function's to what main() passes it when run without arguments (a host function only its\n\
          # argv dispatch reaches, gemm_tn: with the transposes' characters that reach it), blockIdx to 0, a\n\
-         # mainloop's template parameters to the configuration's); global-memory tensors are their layouts\n\
+         # mainloop's template parameters to the configuration's, a SIMT operand struct's Element to each\n\
+         # element type the configurations instantiate it with); global-memory tensors are their layouts\n\
          # (run-time extents as dynamic integers; a cp.async mainloop's gmem tiles, operator() arguments,\n\
          # those of an M = N = K = 4096 problem at the first CTA and k tile 0), identity tensors CuTe's;\n\
          # make_tmem_copy(op, tCtAcc) of the UMMA accumulator takes its ValTypeC; an SM90 stage count that carves\n\
@@ -339,7 +350,7 @@ struct Extraction {
     missing: Vec<&'static str>,
 }
 
-fn extract(src: &Source, stages: &HashMap<String, std::result::Result<i64, String>>) -> Result<Extraction> {
+fn extract(src: &Source, stages: &HashMap<String, crate::kernel_stages::Stages>) -> Result<Extraction> {
     let mut files: Vec<String> =
         src.list("examples/cute/tutorial")?.into_iter().filter(|f| f.ends_with(".cu") || f.ends_with(".hpp")).collect();
     if files.is_empty() {
@@ -357,7 +368,19 @@ fn extract(src: &Source, stages: &HashMap<String, std::result::Result<i64, Strin
     let mut all: Vec<(String, String, Form)> = Vec::new();
     for rel in &files {
         let text = src.read(rel)?;
+        let element_of = if rel == CONFIGURATIONS { operand_elements(src, &text)? } else { HashMap::new() };
         for (line, form) in forms(&text) {
+            // An operand struct's form naming its `Element` parameter: once per element type the
+            // unit tests' configurations instantiate that struct with.
+            if let (Form::Case(t), Some(elements)) = (&form, element_of.get(&line)) {
+                if tokenize(t).iter().any(|(w, _)| *w == Tok::Word("Element".into())) {
+                    for e in elements {
+                        let bound = rebind_word(t, "Element", e);
+                        all.push((format!("{rel}:{line} [Element = {e}]"), format!("{rel}:{line}"), Form::Case(bound)));
+                    }
+                    continue;
+                }
+            }
             all.push((format!("{rel}:{line}"), format!("{rel}:{line}"), form));
         }
     }
@@ -409,12 +432,79 @@ fn extract(src: &Source, stages: &HashMap<String, std::result::Result<i64, Strin
     Ok(Extraction { cases, skipped, groups, files: files.len(), missing })
 }
 
+/// `text` with each whole word `name` (not one qualified by `::` or `.`) replaced by `value`.
+fn rebind_word(text: &str, name: &str, value: &str) -> String {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = String::with_capacity(text.len());
+    let mut k = 0;
+    while k < text.len() {
+        let here = text[k..].starts_with(name)
+            && (k == 0 || (!ident(b[k - 1]) && b[k - 1] != b':' && b[k - 1] != b'.'))
+            && b.get(k + name.len()).is_none_or(|&c| !ident(c));
+        if here {
+            out.push_str(value);
+            k += name.len();
+        } else {
+            let c = text[k..].chars().next().expect("in bounds");
+            out.push(c);
+            k += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// For the configurations file's operand structs whose `Element` is a template parameter
+/// (`template <typename Element> struct DefaultGemm_Simt_OperandA<Element, layout::ColumnMajor,
+/// ...>`): each line of such a struct's body -> the element types that the unit tests'
+/// configurations instantiate it with (their `DefaultOperandA` / `DefaultOperandB` members, a
+/// B operand's struct through its base class), in the order first met.
+fn operand_elements(src: &Source, text: &str) -> Result<HashMap<usize, Vec<String>>> {
+    let toks = tokenize(text);
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let defs = struct_defs(&toks);
+    // Each struct with `Element` among its parameters: (its index, the element types).
+    let mut found: Vec<(usize, Vec<String>)> = Vec::new();
+    for (_, args) in test_configurations(src)? {
+        let Some((d, bind)) = specialization(&defs, "DefaultGemmConfigurationToCutlass3Types", &args) else {
+            continue;
+        };
+        let m = members(&defs, &plain, d, bind, 0);
+        for operand in ["DefaultOperandA", "DefaultOperandB"] {
+            let Some((mut head, mut targs)) = m.get(operand).and_then(|t| template_id(t)) else { continue };
+            // The struct the operand resolves to, then its bases.
+            for _ in 0..4 {
+                let Some((od, ob)) = specialization(&defs, &head, &targs) else { break };
+                let idx = defs.iter().position(|x| std::ptr::eq(x, od)).expect("a def of defs");
+                if let Some(e) = ob.get("Element").filter(|_| od.params.iter().any(|p| p == "Element")) {
+                    let e = render(e);
+                    match found.iter_mut().find(|(i, _)| *i == idx) {
+                        Some((_, v)) if !v.contains(&e) => v.push(e),
+                        Some(_) => {}
+                        None => found.push((idx, vec![e])),
+                    }
+                }
+                let Some(b) = &od.base else { break };
+                let Some((h, a)) = template_id(&substitute(b, &ob)) else { break };
+                (head, targs) = (h, a);
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (idx, elements) in found {
+        for k in defs[idx].body.clone() {
+            out.insert(toks[k].1, elements.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// The source groups of the header's table.
 const GROUPS: &[&str] = &[
     "CuTe tutorials (examples/cute/tutorial/**)",
     "default_gemm_configuration.hpp, its operand structs read alone",
     "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
-    "SM90 SS mainloops (TMA WS, FP8, FP8FastAccum, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+    "SM90 SS mainloops (TMA WS, FP8, FP8FastAccum, pointer-array, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
 ];
 
 fn group_of(at: &str) -> usize {
@@ -472,8 +562,9 @@ fn reason_class(why: &str) -> &'static str {
             "a partition by the mainloop's TMA copy (Params::tma_load_a/b, made on the host from the run-time problem tensor): not read",
         ),
         ("unknown", "a template parameter or run-time value (unbound name)"),
-        ("schedule", "an SM90 builder schedule whose mainloop is not read (pointer-array, FP8 blockwise-scaled, a MainloopScheduleType template parameter)"),
-        ("stage count", "an SM90 stage count carving out an epilogue's shared storage whose declarations nvcc cannot compile alone (the test's own EVT helpers, function-template parameters)"),
+        ("schedule", "an SM90 builder schedule whose mainloop is not read (FP8 blockwise-scaled, a MainloopScheduleType template parameter)"),
+        ("capacity less its tensor maps", "an SM90 pointer-array StageCountAuto (the builder's capacity less its tensor maps): not modelled"),
+        ("stage count", "an SM90 stage count carving out an epilogue's shared storage that real CUTLASS gives neither from the use's declarations alone nor from its own translation unit (which includes a header the provisioned CUDA wheels lack)"),
         ("value types", "SM90 value types not read"),
         ("MN-major operand", "SM90 32/8-bit MN-major inputs (the register-sourced mainloop, not read)"),
         ("mixed inputs", "SM90 mixed inputs (the register-sourced mainloop, not read)"),
@@ -1606,6 +1697,8 @@ const COLLECTIVES: &[&str] = &[
     "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp",
     "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss.hpp",
     "include/cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized_fp8.hpp",
 ];
 
 /// The configurations' struct file.
@@ -2263,7 +2356,7 @@ fn unqualified_all(a: &[Vec<Tok>]) -> Vec<Vec<Tok>> {
 /// read with its parameters bound. Each form is attributed to `mainloop:line [configuration]`.
 fn collective_forms(
     src: &Source,
-    stages: &HashMap<String, std::result::Result<i64, String>>,
+    stages: &HashMap<String, crate::kernel_stages::Stages>,
 ) -> Result<Vec<(String, usize, Form)>> {
     let mut out = Vec::new();
     let mut mainloops = Vec::new();
@@ -2296,23 +2389,31 @@ fn collective_forms(
         }
     }
     let mut seen: Vec<Vec<Vec<Tok>>> = Vec::new();
-    for (at, mut args, probe) in builder_uses(src)?.0 {
-        // A carveout's stage count as real CUTLASS computed it (kernel_stages::FACTS).
-        match (&probe, stages.get(&at)) {
-            (Some(_), Some(Ok(n))) => {
-                args[11] = tokenize(&format!("StageCount<{n}>")).into_iter().map(|t| t.0).collect();
-            }
+    for (at, args, probe) in builder_uses(src)?.0 {
+        // A carveout's stage count as real CUTLASS computed it (kernel_stages::FACTS): one per
+        // instantiation of the function template or generic lambda that holds the use.
+        let each: Vec<Vec<Vec<Tok>>> = match (&probe, stages.get(&at)) {
+            (Some(_), Some(Ok(ns))) => ns
+                .iter()
+                .map(|n| {
+                    let mut a = args.clone();
+                    a[11] = tokenize(&format!("StageCount<{n}>")).into_iter().map(|t| t.0).collect();
+                    a
+                })
+                .collect(),
             (Some(_), Some(Err(why))) => {
                 out.push((at, 0, Form::Skip(format!("stage count {}: {why}", render(&args[11])))));
                 continue;
             }
-            _ => {}
+            _ => vec![args],
+        };
+        for args in each {
+            if seen.contains(&unqualified_all(&args)) {
+                continue;
+            }
+            seen.push(unqualified_all(&args));
+            configs.push((at.clone(), sm90_builder(&args)));
         }
-        if seen.contains(&unqualified_all(&args)) {
-            continue;
-        }
-        seen.push(unqualified_all(&args));
-        configs.push((at, sm90_builder(&args)));
     }
     for (at, margs) in configs {
         let margs = match margs {
@@ -2493,10 +2594,17 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     // plain (not the FP8) mainloop, MainloopSm90TmaGmmaWarpSpecialized<Stages, Cluster, Schedule>;
     // its pointer-array schedules are not read.
     let fast_accum = schedule.ends_with("FP8FastAccum") && !schedule.contains("PtrArray") && is_fp8;
+    // The pointer-array schedules of GMMA_TMA_WS_SS: MainloopSm90ArrayTmaGmmaWarpSpecialized (its
+    // FP8 variant for FP8 inputs) with the TMA warp-specialized atom layouts; a stage count from
+    // the builder's capacity less its tensor maps (and a pointer stride's scheduler pipeline) is
+    // read only as CUTLASS printed it (a carveout, kernel_stages.rs).
+    let ptr_array = ["KernelPtrArrayTmaWarpSpecializedCooperative", "KernelPtrArrayTmaWarpSpecializedPingpong"]
+        .contains(&schedule.as_str());
     let tma_ws =
         ["KernelTmaWarpSpecialized", "KernelTmaWarpSpecializedPingpong", "KernelTmaWarpSpecializedCooperative"]
             .contains(&schedule.as_str())
-            || fast_accum;
+            || fast_accum
+            || ptr_array;
     let cp_async = [
         "KernelCpAsyncWarpSpecialized",
         "KernelCpAsyncWarpSpecializedPingpong",
@@ -2506,14 +2614,25 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     let kernel_tma = schedule == "KernelTma";
     if !(tma_ws || cp_async || kernel_tma) {
         return Err(format!(
-            "schedule {schedule}: not read (the pointer-array, blockwise-scaled and MainloopScheduleType-parameterized builders; read are the TMA warp-specialized (FP8FastAccum too), KernelTma and cp.async warp-specialized SS builders)"
+            "schedule {schedule}: not read (the blockwise-scaled and MainloopScheduleType-parameterized builders; read are the TMA warp-specialized (FP8FastAccum and pointer-array too), KernelTma and cp.async warp-specialized SS builders)"
         ));
     }
     let acc = word(&args[8]);
     if abits != bbits || (ea != eb && !is_fp8) {
         return Err(format!("mixed inputs {ea} x {eb}: the register-sourced (RS) mixed-input builder is not read"));
     }
-    let (la, lb) = (word(&args[3]), word(&args[6]));
+    // A pointer-array use's layout tags may be pointers (`LayoutA *`: one stride per group).
+    let tag = |a: &Vec<Tok>| {
+        let w = word(a);
+        let base = w.trim_end_matches(|c: char| c == '*' || c.is_whitespace()).to_string();
+        (base.clone(), if base.len() < w.len() { format!("{base} *") } else { base })
+    };
+    let ((la, la_stride), (lb, lb_stride)) = (tag(&args[3]), tag(&args[6]));
+    if (la_stride != la || lb_stride != lb) && !ptr_array {
+        return Err(format!(
+            "layout tags {la_stride} / {lb_stride}: pointer strides outside the pointer-array builder"
+        ));
+    }
     let major = |tag: &str, k_tag: &str| if tag == k_tag { "K" } else { "MN" };
     let (ma, mb) = (major(&la, "RowMajor"), major(&lb, "ColumnMajor"));
     if !["RowMajor", "ColumnMajor"].contains(&la.as_str()) || !["RowMajor", "ColumnMajor"].contains(&lb.as_str()) {
@@ -2533,6 +2652,12 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     let emma = if ea == "float" { "tfloat32_t".to_string() } else { ea.clone() };
     let ebmma = if eb == "float" { "tfloat32_t".to_string() } else { eb.clone() };
     let stages = match template_id(&args[11]).map(|(h, a)| (h, a.iter().map(word).collect::<Vec<_>>())) {
+        Some((h, _)) if h == "StageCountAuto" && ptr_array => {
+            return Err(format!(
+                "stage count {}: the pointer-array builder's capacity less its tensor maps is not modelled (only a stage count CUTLASS printed is read)",
+                render(&args[11])
+            ))
+        }
         Some((h, a)) if h == "StageCountAuto" && a.is_empty() => {
             let bytes = abits * m * k / 8 + bbits * n * k / 8;
             let stage = (bytes + 127) / 128 * 128 + 16;
@@ -2577,7 +2702,12 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     // more, else 1x1x1; KernelTma make_tiled_mma(op) alone.
     let tiled_mma = match (schedule.as_str(), m) {
         (_, _) if kernel_tma => format!("decltype(make_tiled_mma({op}{{}}))"),
-        ("KernelTmaWarpSpecializedCooperative" | "KernelTmaWarpSpecializedCooperativeFP8FastAccum", _) => {
+        (
+            "KernelTmaWarpSpecializedCooperative"
+            | "KernelTmaWarpSpecializedCooperativeFP8FastAccum"
+            | "KernelPtrArrayTmaWarpSpecializedCooperative",
+            _,
+        ) => {
             format!("decltype(make_tiled_mma({op}{{}}, Layout<Shape<_2,_1,_1>>{{}}))")
         }
         ("KernelCpAsyncWarpSpecializedCooperative", m) if m >= 128 => {
@@ -2602,6 +2732,10 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         format!("MainloopSm90TmaGmma<{stages}, {cluster}, 1>")
     } else if cp_async {
         format!("MainloopSm90CpAsyncGmmaWarpSpecialized<{stages}, {cluster}, {schedule}>")
+    } else if ptr_array && is_fp8 {
+        format!("MainloopSm90ArrayTmaGmmaWarpSpecializedFP8<{stages}, {cluster}, {schedule}>")
+    } else if ptr_array {
+        format!("MainloopSm90ArrayTmaGmmaWarpSpecialized<{stages}, {cluster}, {schedule}>")
     } else if is_fp8 && !fast_accum {
         format!("MainloopSm90TmaGmmaWarpSpecializedFP8<{stages}, {cluster}, {schedule}>")
     } else {
@@ -2645,9 +2779,9 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         text(&policy),
         args[9].clone(),
         args[2].clone(),
-        text(&format!("TagToStrideA_t<cutlass::layout::{la}>")),
+        text(&format!("TagToStrideA_t<cutlass::layout::{la_stride}>")),
         args[5].clone(),
-        text(&format!("TagToStrideB_t<cutlass::layout::{lb}>")),
+        text(&format!("TagToStrideB_t<cutlass::layout::{lb_stride}>")),
         text(&tiled_mma),
         text(&ga),
         text(&sa),
@@ -3484,5 +3618,37 @@ mod tests {
         let t: Vec<String> = sm90_builder(&kt).expect("the KernelTma mainloop").iter().map(|a| render(a)).collect();
         assert_eq!(t[0], "MainloopSm90TmaGmma<7, Shape<_2, _1, _1>, 1>");
         assert_eq!(t[6], "decltype(make_tiled_mma(SM90_64x128x16_F32F16F16_SS<GMMA::Major::K, GMMA::Major::MN>{}))");
+        // Pointer-array (a group GEMM's `LayoutA *` tags): the array mainloop with CUTLASS's stage
+        // count only; the Cooperative atom layout; the pointer kept in the stride.
+        let mut pa = args.clone();
+        pa[3] = tokenize("cutlass::layout::RowMajor *").into_iter().map(|t| t.0).collect();
+        pa[12] =
+            tokenize("cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative").into_iter().map(|t| t.0).collect();
+        let why = sm90_builder(&pa).unwrap_err();
+        assert!(why.contains("capacity less its tensor maps"), "{why}");
+        pa[11] = tokenize("StageCount<6>").into_iter().map(|t| t.0).collect();
+        let a: Vec<String> = sm90_builder(&pa).expect("the pointer-array mainloop").iter().map(|a| render(a)).collect();
+        assert_eq!(
+            a[0],
+            "MainloopSm90ArrayTmaGmmaWarpSpecialized<6, Shape<_2, _1, _1>, KernelPtrArrayTmaWarpSpecializedCooperative>"
+        );
+        assert_eq!(a[3], "TagToStrideA_t<cutlass::layout::RowMajor*>");
+        assert_eq!(a[6], text[6]);
+        // A pointer tag outside the pointer-array builder is refused.
+        let mut bad = args.clone();
+        bad[3] = pa[3].clone();
+        assert!(sm90_builder(&bad).unwrap_err().contains("pointer strides"));
+    }
+
+    #[test]
+    fn an_operand_structs_element_is_bound_as_a_word() {
+        assert_eq!(
+            rebind_word(
+                "Copy_Atom<UniversalCopy<Element>, Element>{}, x.Element, A::Element, ElementA",
+                "Element",
+                "float"
+            ),
+            "Copy_Atom<UniversalCopy<float>, float>{}, x.Element, A::Element, ElementA"
+        );
     }
 }
