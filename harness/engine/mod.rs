@@ -27,6 +27,8 @@ pub mod local_tile;
 pub mod logical_divide;
 pub mod logical_product;
 pub mod make_fragment_like;
+pub mod make_gmma_desc;
+pub mod make_umma_desc;
 pub mod max_alignment;
 pub mod max_common;
 pub mod postcondition;
