@@ -40,7 +40,8 @@
 //!    `base_offset` is 0.
 //!
 //! `print(GmmaDescriptor)` (cute/arch/mma_sm90_desc.hpp:133-145 of v4.7.0; a friend of the union
-//! in 3.3/3.4, the same text in every release) is [`GmmaDescriptor`]'s `Display`.
+//! in 3.3/3.4, the same text in every release) is [`GmmaDescriptor`]'s `Display` (without the
+//! final newline, as the engine prints every value).
 //!
 //! No unit test under CUTLASS's test/unit/cute calls `make_gmma_desc` directly; the SM90 GEMM
 //! tests reach it through `make_tensor<GMMA::smem_desc<Major>>` (mma_traits_sm90_gmma.hpp).
@@ -358,7 +359,7 @@ impl fmt::Display for GmmaDescriptor {
         writeln!(f, "  leading_off:  0x{:04x} ({})", self.leading_byte_offset, self.leading_byte_offset)?;
         writeln!(f, "  stride_off :  0x{:04x} ({})", self.stride_byte_offset, self.stride_byte_offset)?;
         writeln!(f, "  base_offset:  0x{:01x}", self.base_offset)?;
-        writeln!(f, "  layout_type:  0x{:01x} ({})", self.layout_type as u8, self.layout_type.name())
+        write!(f, "  layout_type:  0x{:01x} ({})", self.layout_type as u8, self.layout_type.name())
     }
 }
 
@@ -537,7 +538,7 @@ pub(crate) mod tests {
         let m = make_gmma_desc(Major::K, &t).unwrap();
         assert_eq!(
             OnHost(m.desc).to_string(),
-            "ERROR: cast_smem_ptr_to_uint not supported but used.\nGmmaDescriptor: 0x4000004000010000\n  start_addr :  0x0000\n  leading_off:  0x0001 (1)\n  stride_off :  0x0040 (64)\n  base_offset:  0x0\n  layout_type:  0x1 (B128)\n"
+            "ERROR: cast_smem_ptr_to_uint not supported but used.\nGmmaDescriptor: 0x4000004000010000\n  start_addr :  0x0000\n  leading_off:  0x0001 (1)\n  stride_off :  0x0040 (64)\n  base_offset:  0x0\n  layout_type:  0x1 (B128)"
         );
     }
 

@@ -160,7 +160,7 @@ impl fmt::Display for SmemDescriptor {
         writeln!(f, "  version    :  {}", self.version)?;
         writeln!(f, "  base_offset:  0x{:01x}", self.base_offset)?;
         writeln!(f, "  lbo_mode   :  {}", self.lbo_mode)?;
-        writeln!(f, "  layout_type:  0x{:01x} ({})", self.layout_type as u8, self.layout_type.name())
+        write!(f, "  layout_type:  0x{:01x} ({})", self.layout_type as u8, self.layout_type.name())
     }
 }
 
@@ -270,7 +270,7 @@ mod tests {
             text.starts_with("ERROR: cast_smem_ptr_to_uint not supported but used.\nUMMA::SmemDescriptor: 0x"),
             "{text}"
         );
-        assert!(text.ends_with("  layout_type:  0x2 (SWIZZLE_128B)\n"), "{text}");
+        assert!(text.ends_with("  layout_type:  0x2 (SWIZZLE_128B)"), "{text}");
     }
 
     #[test]
