@@ -430,6 +430,7 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::TmaIm2colDescArgs => Has(definition::tma_im2col_desc_args),
         Op::MakeGmmaDesc => Absent("a descriptor's fields, compared with CuTe's print as text (no layout to read back); its postconditions are the engine's, property-tested (engine::make_gmma_desc)"),
         Op::MakeUmmaDesc => Absent("a descriptor's fields, compared with what the generated C++ prints from CuTe's union as text (no layout to read back); its postconditions are the engine's, property-tested (engine::make_umma_desc)"),
+        Op::MakeInstrDesc => Absent("a descriptor's fields, compared with what the generated C++ prints from CuTe's union as text; its postconditions are the engine's (engine::make_instr_desc)"),
         Op::TmaDescArgs => Absent("the arguments of a driver call, compared with what CuTe passed as text; their ranges are the engine's postcondition 3 (engine::tma)"),
         Op::WarpAccess => Absent("a cost, not a layout: its figures are checked against ncu's counters (tests/gpu_access.rs), not by a definition"),
         Op::Coalesce => Has(definition::coalesce),

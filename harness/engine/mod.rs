@@ -28,6 +28,7 @@ pub mod logical_divide;
 pub mod logical_product;
 pub mod make_fragment_like;
 pub mod make_gmma_desc;
+pub mod make_instr_desc;
 pub mod make_umma_desc;
 pub mod max_alignment;
 pub mod max_common;

@@ -169,6 +169,8 @@ pub enum AtomValue {
     GmmaDesc(crate::engine::make_gmma_desc::OnHost<crate::engine::make_gmma_desc::GmmaDescriptor>),
     /// A `UMMA::SmemDescriptor` made on the host (`make_umma_desc`).
     UmmaDesc(crate::engine::make_gmma_desc::OnHost<crate::engine::make_umma_desc::SmemDescriptor>),
+    /// A UMMA atom's instruction descriptor (`make_instr_desc`).
+    InstrDesc(crate::engine::make_instr_desc::InstrDesc),
 }
 
 /// What a TMA value is in CuTe: the TiledCopy of `make_tma_copy` or the Copy_Atom of `make_tma_atom`.
@@ -201,6 +203,7 @@ impl AtomValue {
             AtomValue::TmaDesc(_) => "a TMA descriptor's arguments",
             AtomValue::GmmaDesc(_) => "a GMMA shared-memory descriptor",
             AtomValue::UmmaDesc(_) => "a UMMA shared-memory descriptor",
+            AtomValue::InstrDesc(_) => "a UMMA instruction descriptor",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -248,6 +251,7 @@ impl fmt::Display for AtomValue {
             AtomValue::TmaDesc(d) => write!(f, "{d}"),
             AtomValue::GmmaDesc(d) => write!(f, "{d}"),
             AtomValue::UmmaDesc(d) => write!(f, "{d}"),
+            AtomValue::InstrDesc(d) => write!(f, "{d}"),
         }
     }
 }

@@ -51,6 +51,14 @@ pub fn operands(op: Op, name: &Name, args: &[Value]) -> Result<(Major, SmemTenso
     Ok((major, tensor))
 }
 
+/// `make_instr_desc(ATOM)`: `MMA_Atom<ATOM>{}.idesc_` (engine::make_instr_desc).
+pub fn make_instr_desc(_: &Name, args: &[Value]) -> Result<Value> {
+    let Some(Value::Atom(AtomValue::Name(atom))) = args.first() else {
+        return Err(Error::Type("make_instr_desc expects an SM100 UMMA atom name".to_string()));
+    };
+    Ok(Value::Atom(AtomValue::InstrDesc(crate::engine::make_instr_desc::make_instr_desc(atom)?)))
+}
+
 /// `make_gmma_desc<M>(T, L)` and `make_umma_desc<M>(T, L)`.
 pub fn make_desc(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
     let r = crate::engine::release::current();

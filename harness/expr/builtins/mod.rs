@@ -135,6 +135,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::TmaDescArgs => Has(builtins::tma::tma_desc_args),
         Op::MakeGmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeGmmaDesc, n, a)),
         Op::MakeUmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeUmmaDesc, n, a)),
+        Op::MakeInstrDesc => Has(builtins::desc::make_instr_desc),
         Op::TmaIm2colDescArgs => Has(builtins::tma::tma_im2col_desc_args),
         Op::WarpAccess => Has(builtins::atoms::warp_access),
         Op::Coalesce => Has(builtins::algebra::coalesce),

@@ -62,3 +62,54 @@ pub fn make_desc(op: Op, g: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> 
     };
     Ok(Cpp::new(code, Kind::Other))
 }
+
+/// The `printf` lines of the instruction descriptors' documented formats (engine::make_instr_desc),
+/// over `d`, whichever union the atom's traits hold.
+const INSTR_PRINT: &str = concat!(
+    "using D = std::decay_t<decltype(d)>; ",
+    "if constexpr (std::is_same_v<D, UMMA::InstrDescriptorBlockScaled>) { ",
+    "printf(\"UMMA::InstrDescriptorBlockScaled: 0x%08x\\n\", static_cast<unsigned>(d.desc_)); ",
+    "printf(\"  sparse     :  id2 %d, flag %d\\n\", d.sparse_id2_, d.sparse_flag_); ",
+    "printf(\"  sf_id      :  a %d, b %d\\n\", d.a_sf_id_, d.b_sf_id_); ",
+    "printf(\"  a_format   :  %d\\n\", d.a_format_); ",
+    "printf(\"  b_format   :  %d\\n\", d.b_format_); ",
+    "printf(\"  negate     :  a %d, b %d\\n\", d.a_negate_, d.b_negate_); ",
+    "printf(\"  major      :  a %d, b %d\\n\", d.a_major_, d.b_major_); ",
+    "printf(\"  n_dim      :  %d\\n\", d.n_dim_); ",
+    "printf(\"  scale_fmt  :  %d\\n\", d.scale_format_); ",
+    "printf(\"  m_dim      :  %d\", d.m_dim_); ",
+    "} else { ",
+    "printf(\"UMMA::InstrDescriptor: 0x%08x\\n\", static_cast<unsigned>(d.desc_)); ",
+    "printf(\"  sparse     :  id2 %d, flag %d\\n\", d.sparse_id2_, d.sparse_flag_); ",
+    "printf(\"  saturate   :  %d\\n\", d.saturate_); ",
+    "printf(\"  c_format   :  %d\\n\", d.c_format_); ",
+    "printf(\"  a_format   :  %d\\n\", d.a_format_); ",
+    "printf(\"  b_format   :  %d\\n\", d.b_format_); ",
+    "printf(\"  negate     :  a %d, b %d\\n\", d.a_negate_, d.b_negate_); ",
+    "printf(\"  major      :  a %d, b %d\\n\", d.a_major_, d.b_major_); ",
+    "printf(\"  n_dim      :  %d\\n\", d.n_dim_); ",
+    "printf(\"  m_dim      :  %d\\n\", d.m_dim_); ",
+    "printf(\"  max_shift  :  %d\", d.max_shift_); ",
+    "} "
+);
+
+/// `make_instr_desc(ATOM)`: `MMA_Atom<ATOM>{}.idesc_`, its fields printed in the documented format.
+pub fn make_instr_desc(_: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let atom = match &args[0] {
+        Expr::Call { name, called: false, .. }
+            if crate::engine::atom::umma::is_umma(
+                &crate::engine::atom::name::AtomName::parse(&name.to_string()).map(|n| n.base).unwrap_or_default(),
+            ) =>
+        {
+            name.to_string()
+        }
+        other => return err(other, "expected an SM100 UMMA atom name"),
+    };
+    Ok(Cpp::new(
+        // A generic lambda, so that only the branch of the union the traits hold is instantiated.
+        format!(
+            "[&] {{ auto cutecheck_print = [](auto const& d) {{ {INSTR_PRINT}}}; cutecheck_print(MMA_Atom<{atom}>{{}}.idesc_); return static_cast<char const*>(\"\"); }}()"
+        ),
+        Kind::Other,
+    ))
+}

@@ -58,6 +58,7 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::TmaIm2colDescArgs => Absent("not translated: the DSL worker sends layouts only; an im2col TMA needs a global tensor and a GPU-side descriptor"),
         Op::MakeGmmaDesc => Absent("not translated: the DSL worker sends layouts only; a GMMA descriptor is made from a shared-memory tensor"),
         Op::MakeUmmaDesc => Absent("not translated: the DSL worker sends layouts only; a UMMA descriptor is made from a shared-memory tensor"),
+        Op::MakeInstrDesc => Absent("not translated: the DSL worker sends layouts only; an instruction descriptor belongs to an SM100 MMA atom"),
         Op::TmaDescArgs => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),
         Op::WarpAccess => Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::ProductEach => Absent("not translated: the DSL worker has no product_each call yet"),

@@ -68,6 +68,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::TmaIm2colDescArgs => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::MakeGmmaDesc => Absent("pycute (the nvidia-cutlass wheel) has no GMMA descriptors"),
         Op::MakeUmmaDesc => Absent("pycute (the nvidia-cutlass wheel) has no UMMA descriptors"),
+        Op::MakeInstrDesc => Absent("pycute (the nvidia-cutlass wheel) has no SM100 MMA atoms"),
         Op::TmaDescArgs => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::WarpAccess => Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::ProductEach => Absent("pycute (the nvidia-cutlass wheel) has no product_each"),
