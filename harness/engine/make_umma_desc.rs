@@ -1,8 +1,8 @@
 //! `UMMA::make_umma_desc<Major>(tensor)`: the SM100 shared-memory matrix descriptor
 //! (`UMMA::SmemDescriptor`) CuTe's host code computes for a shared-memory tensor. Declared from
-//! CUTLASS 3.8 (cute/atom/mma_traits_sm100.hpp:204-300 of v3.8.0 to v4.5.1; moved to
-//! cute/arch/mma_sm100_desc.hpp:734-837 in v4.6.0, the same algorithm); before 3.8 `UMMA` is not
-//! declared.
+//! CUTLASS 3.8 (cute/atom/mma_traits_sm100.hpp:168-278 of v3.8.0, 204-308 of v3.9.2 to v4.5.1;
+//! moved to cute/arch/mma_sm100_desc.hpp:734-837 in v4.6, the same algorithm); before 3.8 `UMMA`
+//! is not declared.
 //!
 //! Definition (the shared steps are [`super::make_gmma_desc`]'s definitions 1, 3, 6-8; in units
 //! of `uint128_t`):
