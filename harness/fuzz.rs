@@ -31,6 +31,7 @@
 //! A run is reproduced exactly by its seed: case `i` of seed `s` is always the same.
 
 mod basis;
+mod desc;
 pub mod identity;
 mod issues;
 mod kernel;
@@ -1607,10 +1608,11 @@ mod breadth {
     }
 }
 
-/// The TMA cases (fuzz::tma) and, one in seven, the forms of CuTe users' reports (fuzz::issues:
-/// coalesce after prepend, slices of swizzled tiles, left inverses of TMEM-like layouts).
+/// The TMA cases (fuzz::tma), one in ten the forms of CuTe users' reports (fuzz::issues:
+/// coalesce after prepend, slices of swizzled tiles, left inverses of TMEM-like layouts), and one in
+/// ten the shared-memory descriptors (fuzz::desc).
 fn tma_and_reported_forms() -> BoxedStrategy<Case> {
-    prop_oneof![6 => tma::tma_case(), 2 => tma::sm100_case(), 1 => issues::issue_case()].boxed()
+    prop_oneof![6 => tma::tma_case(), 2 => tma::sm100_case(), 1 => issues::issue_case(), 1 => desc::desc_case()].boxed()
 }
 
 /// A random-case generator.
@@ -1659,6 +1661,9 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::TmaGbasis => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaGStride => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaIm2colDescArgs => Has((2, tma::im2col_case)),
+        Op::MakeGmmaDesc => Absent("drawn by make_tma_copy's arm (fuzz::desc: canonical and perturbed shared-memory layouts)"),
+        Op::MakeUmmaDesc => Absent("drawn by make_tma_copy's arm (fuzz::desc: canonical and perturbed shared-memory layouts)"),
+        Op::MakeInstrDesc => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/umma_desc.cases and the engine's check over every listed atom (engine::make_instr_desc)"),
         Op::TmaDescArgs => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::WarpAccess => Absent("not generated: CuTe has no warp_access to compare with; its random cases are the GPU check's (cutecheck::gpu::access)"),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),

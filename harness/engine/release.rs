@@ -678,6 +678,28 @@ pub const SWIZZLE_STRIDES_MULTIPLY: Switch = Switch {
 };
 
 /// Every switch, oldest first.
+/// The descriptor makers' canonical check (mma_traits_sm90_gmma.hpp `make_gmma_desc`,
+/// mma_traits_sm100.hpp `make_umma_desc`): before 3.9 `rank<0> == 2 && rank<1> == 2` of the
+/// canonical layout ("No flat offset mode"), so a K-major UMMA layout whose K mode divides into a
+/// nested rest (never read) was accepted; from 3.9 `congruent(canonical, ((_1,_1),(_1,_1)))`
+/// ("Expected profile failure.", `git diff v3.8.0 v3.9.0` of both headers).
+pub const DESC_CANONICAL_PROFILE: Switch = Switch {
+    name: "descriptor makers check the canonical layout's profile",
+    since: Release::new(3, 9, 0, 0),
+    what: "before 3.9 make_gmma_desc/make_umma_desc checked the canonical layout's mode ranks only (a K-major UMMA layout with a nested K rest was accepted); from 3.9 its profile ((_1,_1),(_1,_1)) (\"Expected profile failure.\")",
+    fixture: "make_umma_desc<UMMA::Major::K>(half_t,tile_to_shape(UMMA::Layout_K_SW128_Atom<half_t>,(_128,_128)))",
+};
+
+/// `make_gmma_desc`'s K-size checks (mma_traits_sm90_gmma.hpp): before 3.6 the dense sizes only
+/// (MN-major `256/sizeof_bits<T>`, K-major 2 granules); from 3.6 also the sparse GMMA's
+/// (`128|512 / sizeof_bits<T>`, 4 granules), with longer messages.
+pub const GMMA_DESC_SPARSE_K: Switch = Switch {
+    name: "make_gmma_desc accepts the sparse K sizes",
+    since: Release::new(3, 6, 0, 0),
+    what: "before 3.6 make_gmma_desc required the dense K (256/sizeof_bits<T>, or 2 granules K-major); from 3.6 also the sparse GMMA's (128|512 / sizeof_bits<T>, 4 granules)",
+    fixture: "make_gmma_desc<GMMA::Major::K>(half_t,tile_to_shape(GMMA::Layout_K_SW64_Atom<half_t>,(_64,_32)))",
+};
+
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
     &COUNTING_ITER_PRINTS_PARENS,
@@ -720,6 +742,8 @@ pub const SWITCHES: &[&Switch] = &[
     &SM100_F8F6F4_SS_TEMPLATE,
     &SMEM_FLAG_SLICE_KEEPS_OFFSET,
     &BASIS_EQUALITY_FORMS_VALUES_ONLY_WHEN_MATCHED,
+    &DESC_CANONICAL_PROFILE,
+    &GMMA_DESC_SPARSE_K,
 ];
 
 #[cfg(test)]

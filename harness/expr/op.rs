@@ -248,6 +248,9 @@ operations! {
     TmaGStride = "tma_g_stride", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): aux_params_.g_stride_, gmem mode -> TMA coordinate";
     TmaDescArgs = "tma_desc_args", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): the arguments CuTe passes to cuTensorMapEncodeTiled";
     TmaIm2colDescArgs = "tma_im2col_desc_args", Atoms, (4, 13), None, "(SM90_TMA_LOAD_IM2COL|SM90_TMA_LOAD_IM2COL_MULTICAST|SM90_TMA_STORE_IM2COL, value type, gmem layout ((W,H,...,N),C), smem layout or swizzled layout[, CTA tiler[, multicast]][, lower_corner_whd, upper_corner_whd, lower_padding_whd, upper_padding_whd, stride_whd, lower_srt, stride_srt]): the arguments CuTe's make_im2col_tma_copy passes to cuTensorMapEncodeIm2col";
+    MakeGmmaDesc = "make_gmma_desc", Atoms, (2, 2), Some("<GMMA::Major::K|MN>"), "<GMMA::Major::K|MN>(value type, smem layout: plain, or over smem_ptr_flag such as tile_to_shape(GMMA::Layout_K_SW128_Atom<T>,...)): GMMA::make_gmma_desc of make_tensor(make_smem_ptr(T*), L), the GmmaDescriptor CuTe's host code makes, printed by CuTe's print";
+    MakeUmmaDesc = "make_umma_desc", Atoms, (2, 2), Some("<UMMA::Major::K|MN>"), "<UMMA::Major::K|MN>(value type, smem layout: plain, or over smem_ptr_flag such as layout(tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<T>,...),0)): UMMA::make_umma_desc of make_tensor(make_smem_ptr(T*), L), the SmemDescriptor CuTe's host code makes (CUTLASS 3.8+)";
+    MakeInstrDesc = "make_instr_desc", Atoms, (1, 1), None, "(SM100 UMMA atom name, dense _SS/_TS forms): the instruction descriptor its traits hold (MMA_Atom<Op>{}.idesc_: UMMA::make_instr_desc, or make_instr_desc_block_scaled for MXF8F6F4/MXF4)";
     WarpAccess = "warp_access", Atoms, (5, 6), None, "(instruction: global, shared, st_shared, ldmatrix_xN[_trans], stmatrix_xN[_trans], cp_async[_cg]; element bytes, vector bytes, data layout or swizzled layout (cp.async: source, then destination), thread layout of 32)";
 }
 

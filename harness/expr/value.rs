@@ -165,6 +165,12 @@ pub enum AtomValue {
     Tma(Box<crate::engine::tma::TmaCopy>, TmaView),
     /// The `cuTensorMapEncodeTiled` arguments of a TMA (`tma_desc_args`).
     TmaDesc(Box<crate::engine::tma::TmaDescriptor>),
+    /// A `GmmaDescriptor` made on the host (`make_gmma_desc`).
+    GmmaDesc(crate::engine::make_gmma_desc::OnHost<crate::engine::make_gmma_desc::GmmaDescriptor>),
+    /// A `UMMA::SmemDescriptor` made on the host (`make_umma_desc`).
+    UmmaDesc(crate::engine::make_gmma_desc::OnHost<crate::engine::make_umma_desc::SmemDescriptor>),
+    /// A UMMA atom's instruction descriptor (`make_instr_desc`).
+    InstrDesc(crate::engine::make_instr_desc::InstrDesc),
 }
 
 /// What a TMA value is in CuTe: the TiledCopy of `make_tma_copy` or the Copy_Atom of `make_tma_atom`.
@@ -195,6 +201,9 @@ impl AtomValue {
             AtomValue::Tma(_, TmaView::TiledCopy) => "a TMA tiled copy",
             AtomValue::Tma(_, TmaView::Atom) => "a TMA copy atom",
             AtomValue::TmaDesc(_) => "a TMA descriptor's arguments",
+            AtomValue::GmmaDesc(_) => "a GMMA shared-memory descriptor",
+            AtomValue::UmmaDesc(_) => "a UMMA shared-memory descriptor",
+            AtomValue::InstrDesc(_) => "a UMMA instruction descriptor",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -240,6 +249,9 @@ impl fmt::Display for AtomValue {
             },
             AtomValue::Tma(t, TmaView::Atom) => f.write_str(&t.atom.print()),
             AtomValue::TmaDesc(d) => write!(f, "{d}"),
+            AtomValue::GmmaDesc(d) => write!(f, "{d}"),
+            AtomValue::UmmaDesc(d) => write!(f, "{d}"),
+            AtomValue::InstrDesc(d) => write!(f, "{d}"),
         }
     }
 }

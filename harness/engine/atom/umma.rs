@@ -260,6 +260,11 @@ pub struct Umma {
     vs: Option<i64>,
     a_k_major: bool,
     b_k_major: bool,
+    /// The defaulted enumerators as given: `a_neg`, `b_neg` (`UMMA::ScaleIn::Neg`) and `c_sat`
+    /// (`UMMA::Saturate::True`).
+    a_neg: bool,
+    b_neg: bool,
+    c_sat: bool,
 }
 
 /// Whether `base` names an atom of this module.
@@ -364,9 +369,15 @@ impl Umma {
         if form == Form::Scaled {
             int(&t[majors + 2], "ScaleC", 0, 31)?;
         }
+        let (mut negs, mut c_sat) = (Vec::new(), false);
         for (s, ty) in t[fixed..].iter().zip(optional) {
             let vals: &[&str] = if *ty == "ScaleIn" { &["One", "Neg"] } else { &["False", "True"] };
-            enum_arg(s, ty, vals).ok_or_else(|| bad(&format!("'{s}' is not a UMMA::{ty}")))?;
+            let v = enum_arg(s, ty, vals).ok_or_else(|| bad(&format!("'{s}' is not a UMMA::{ty}")))?;
+            if *ty == "ScaleIn" {
+                negs.push(v == "Neg");
+            } else {
+                c_sat = v == "True";
+            }
         }
         let ty = |i: usize, fixed: &str| if nt == 0 { fixed.to_string() } else { value_type(&t[i]) };
         Ok(Some(Umma {
@@ -383,6 +394,9 @@ impl Umma {
             vs,
             a_k_major: a_major == "K",
             b_k_major: b_major == "K",
+            a_neg: negs.first().copied().unwrap_or(false),
+            b_neg: negs.get(1).copied().unwrap_or(false),
+            c_sat,
         }))
     }
 
@@ -781,6 +795,56 @@ pub fn umma_traits(n: &AtomName) -> Result<Option<UmmaTraits>> {
         c: operand(t, mh, nn, m),
         val_types: [u.c.clone(), u.val_type_a(), u.b.clone(), u.c.clone()],
         extra: Extra::default(),
+    }))
+}
+
+/// The template arguments an atom's traits give `UMMA::make_instr_desc` (or
+/// `make_instr_desc_block_scaled`) for their `idesc_` member (cute/atom/mma_traits_sm100.hpp, the
+/// same in 3.8-4.7): `<a, b, c[, sf], M, N, a_major, b_major, a_neg, b_neg[, c_sat]>` with the
+/// atom's own M and N (a pair of SMs' full M); S8's traits pass `ScaleIn::One` for both negates
+/// (but `SM100_MMA_S8_2x1SM_TS`'s, which pass the atom's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstrArgs {
+    pub a: String,
+    pub b: String,
+    pub c: String,
+    /// The scale-factor type: `make_instr_desc_block_scaled`.
+    pub sf: Option<String>,
+    pub m: i64,
+    pub n: i64,
+    pub a_mn_major: bool,
+    pub b_mn_major: bool,
+    pub a_neg: bool,
+    pub b_neg: bool,
+    pub c_sat: bool,
+}
+
+/// [`InstrArgs`] of a dense UMMA atom (`Ok(None)`: no UMMA family); the sparse, `_SCALED` and
+/// interleaved complex forms are a type error (not modelled).
+pub fn instr_args(n: &AtomName) -> Result<Option<InstrArgs>> {
+    let Some(u) = Umma::parse(n)? else { return Ok(None) };
+    if u.form != Form::Dense {
+        return Err(Error::Type(format!(
+            "the instruction descriptor of the {:?} UMMA forms is not modelled: {}",
+            u.form,
+            n.canonical()
+        )));
+    }
+    // S8's traits pass ScaleIn::One for both negates, but for the two-SM TS form's, which pass the
+    // atom's (3.8 and 4.7 alike).
+    let s8 = u.family.code == "S8" && !(u.pair && u.ts);
+    Ok(Some(InstrArgs {
+        a: u.a.clone(),
+        b: u.b.clone(),
+        c: u.c.clone(),
+        sf: u.sf.clone(),
+        m: u.m,
+        n: u.n,
+        a_mn_major: !u.a_k_major,
+        b_mn_major: !u.b_k_major,
+        a_neg: u.a_neg && !s8,
+        b_neg: u.b_neg && !s8,
+        c_sat: u.c_sat,
     }))
 }
 

@@ -14,6 +14,7 @@ pub mod algebra;
 pub mod atoms;
 pub mod basis;
 pub mod core;
+pub mod desc;
 pub mod tma;
 
 /// Call the builtin `name` with evaluated arguments; `called` is false for a bare name.
@@ -132,6 +133,9 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::TmaGbasis => Has(builtins::tma::tma_gbasis),
         Op::TmaGStride => Has(builtins::tma::tma_g_stride),
         Op::TmaDescArgs => Has(builtins::tma::tma_desc_args),
+        Op::MakeGmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeGmmaDesc, n, a)),
+        Op::MakeUmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeUmmaDesc, n, a)),
+        Op::MakeInstrDesc => Has(builtins::desc::make_instr_desc),
         Op::TmaIm2colDescArgs => Has(builtins::tma::tma_im2col_desc_args),
         Op::WarpAccess => Has(builtins::atoms::warp_access),
         Op::Coalesce => Has(builtins::algebra::coalesce),

@@ -26,6 +26,7 @@ use crate::expr::parse::{Expr, Name};
 pub mod algebra;
 pub mod atoms;
 pub mod core;
+pub mod desc;
 pub mod tma;
 
 /// What a generated C++ expression denotes; used to pick `make_shape` vs `make_tile` for tuples
@@ -456,6 +457,9 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::TmaGStride => Has(|g, n, a, e| codegen::tma::part(Op::TmaGStride, g, n, a, e)),
         Op::TmaIm2colDescArgs => Has(codegen::tma::im2col_desc_args),
         Op::TmaDescArgs => Has(|g, n, a, e| codegen::tma::part(Op::TmaDescArgs, g, n, a, e)),
+        Op::MakeGmmaDesc => Has(|g, n, a, e| codegen::desc::make_desc(Op::MakeGmmaDesc, g, n, a, e)),
+        Op::MakeUmmaDesc => Has(|g, n, a, e| codegen::desc::make_desc(Op::MakeUmmaDesc, g, n, a, e)),
+        Op::MakeInstrDesc => Has(codegen::desc::make_instr_desc),
         Op::WarpAccess => Part::Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),

@@ -236,6 +236,9 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::TmaGbasis => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::TmaGStride => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::TmaIm2colDescArgs => Absent("not instantiated in cpp/ffi: an im2col TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeIm2col capture; the compiled driver covers it"),
+        Op::MakeGmmaDesc => Absent("not instantiated in cpp/ffi: a descriptor needs a shared-memory tensor type per case; the compiled driver covers it"),
+        Op::MakeUmmaDesc => Absent("not instantiated in cpp/ffi: a descriptor needs a shared-memory tensor type per case; the compiled driver covers it"),
+        Op::MakeInstrDesc => Absent("not instantiated in cpp/ffi: an MMA atom type per case; the compiled driver covers it"),
         Op::TmaDescArgs => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::WarpAccess => Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::ProductEach => Absent(
