@@ -374,6 +374,56 @@ pub const COMPOSITION_COALESCES_LHS: Switch = Switch {
     fixture: "composition((_16,_8):(_1,_16),4)",
 };
 
+/// `tuple == tuple` (container/tuple.hpp): from 3.5 (3.5.0; first modelled 3.5.1.0) tuples of
+/// different sizes are `false_type` and tuples of one size the `&&` of their elements' equalities;
+/// before (v3.4.1 and v3.3.0 `detail::equal_impl<I>`), the comparison walked the left tuple,
+/// `true_type` where it ended and `false_type` where only the right one did, so a left tuple that
+/// is a prefix of the right one compared true (`equality.rs`, definition 3).
+pub const TUPLE_EQUALITY_NEEDS_EQUAL_RANKS: Switch = Switch {
+    name: "tuple equality needs equal ranks",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 tuple == tuple compared the elements up to the end of the left tuple (true there) or of the right one (false there): (1,_2) == (1,_2,_3) was 1; from 3.5 tuples of unequal sizes are false_type (_0)",
+    fixture: "equal((1,_2),(1,_2,_3))",
+};
+
+/// `make_layout_like` / `make_fragment_like` (layout.hpp): from 3.5 (3.5.0; first modelled
+/// 3.5.1.0) `make_layout_like` orders the strides by `compact_order(filter_zeros(stride, shape),
+/// stride)`, keeping every static `_0`, and `make_fragment_like` keeps mode 0's `_0` strides and
+/// orders the other modes for any static shape; before (v3.4.1 and v3.3.0), a layout with a
+/// top-level `_0` stride became column-major (its `_0`s kept), another static one
+/// `make_ordered_layout(L)`, a dynamic one column-major, and `make_fragment_like` ordered only a
+/// static shape *and stride*, mode 0 column-major (make_fragment_like.rs).
+pub const MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER: Switch = Switch {
+    name: "make_layout_like orders by compact_order",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 make_layout_like of a layout with a static-0 stride was column-major (make_layout_like((_2,_2,_2,_2):(_0,_2,_4,_1)) = (_2,_2,_2,_2):(_0,_1,_2,_4)) and make_fragment_like ordered only static strides; from 3.5 both follow compact_order of the strides, static-0 strides kept ((_2,_2,_2,_2):(_0,_2,_4,_1))",
+    fixture: "make_layout_like((_2,_2,_2,_2):(_0,_2,_4,_1))",
+};
+
+/// `as_arithmetic_tuple` of a nested basis element (numeric/arithmetic_tuple.hpp), behind `+` of
+/// basis elements (a layout with basis strides called at a coordinate): from 3.5 (3.5.0; first
+/// modelled 3.5.1.0) it recurses into the value, so `E<0,1>` is `((_0,_1))`; before (v3.4.1,
+/// v3.3.0), `ScaledBasis<ScaledBasis<T,M>,N>` became N zeros then the inner basis element itself,
+/// which the element-wise sum keeps where nothing is added to it (scaled_basis.rs, definition 3).
+pub const ARITHMETIC_TUPLE_OF_A_NESTED_BASIS: Switch = Switch {
+    name: "arithmetic tuples of nested bases recurse",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 as_arithmetic_tuple(E<0,1>) was (_1@1), the inner basis element kept (so (_2,_3):(_1@1@0,_1@0@1)(1,2) was (1@1,2@0)); from 3.5 it converts the value too (((_0,1),(2)))",
+    fixture: "(_2,_3):(_1@1@0,_1@0@1)(1,2)",
+};
+
+/// `make_fragment_like(Sw o O o L)` (swizzle_layout.hpp), the register fragment of a swizzled
+/// partition: from 3.5 (3.5.0; first modelled 3.5.1.0) `make_fragment_like(L)`, a plain layout;
+/// before (v3.4.1, v3.3.0), `detail::transfer_swizzle(L, make_fragment_like(L))`, the fragment
+/// composed with the swizzle that carries the bits L reaches over to it (atom/partition.rs
+/// `transfer_swizzle`), which `retile_S/D` then keep.
+pub const MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE: Switch = Switch {
+    name: "make_fragment_like drops the swizzle",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 make_fragment_like of a swizzled layout transferred the swizzle onto the fragment (Sw<1,0,-1> o _0 o ((_2,_2,_2),(_2,_2),_2):((_1,_2,_4),(_8,_16),_32)); from 3.5 the fragment is make_fragment_like(layout_b) alone",
+    fixture: "mma_fragment_a(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,make_layout((_2,_2,_1)),(_32,_32,_16)),tile_to_shape(composition(Swizzle<3,3,3>,(_64,_8):(_1,_64)),(_128,_32,_3))(_,_,0),37)",
+};
+
 /// `compact_order(shape, order)` (stride.hpp), behind tile_to_shape's order (modelled there; the
 /// fragments' own orders changed with make_layout_like, not modelled before 3.5): from 3.5 (3.5.0; first modelled 3.5.1.0) a dynamic order leaf is replaced by a static
 /// one above every static leaf; before, each leaf's start stride was
@@ -694,6 +744,10 @@ pub const SWITCHES: &[&Switch] = &[
     &COALESCE_FRONT_MUST_BE_STATIC,
     &COMPOSITION_COALESCES_LHS,
     &DYNAMIC_MODE_ORDER,
+    &TUPLE_EQUALITY_NEEDS_EQUAL_RANKS,
+    &MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER,
+    &ARITHMETIC_TUPLE_OF_A_NESTED_BASIS,
+    &MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE,
     &PRINT_LAYOUT_SMEM_POSITION_INDEPENDENT,
     &MAKE_TMA_ATOM_CLUSTER_DEFAULT,
     &MMA_ATOM_PRINTS_SHAPE_MNK,
