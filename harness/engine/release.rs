@@ -267,6 +267,17 @@ pub const COUNTING_ITER_PRINTS_PARENS: Switch = Switch {
     fixture: "mma_partition_c(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1)),(_64,_32):(_1,_64),1)",
 };
 
+/// `ThrMMA::partition_fragment_A/B/C` (atom/mma_atom.hpp): in the 3.3.0.0 wheel (which predates
+/// tag v3.3.0's last commits) they call `make_fragment_A/B/C` unqualified, a static member of
+/// ThrMMA's dependent base `TiledMMA`, which two-phase lookup does not find ("'make_fragment_A' was
+/// not declared in this scope"); from 3.4 (and tag v3.3.0) `TiledMMA::make_fragment_A(...)`.
+pub const THR_MMA_FRAGMENTS_QUALIFIED: Switch = Switch {
+    name: "ThrMMA fragments name their TiledMMA",
+    since: Release::new(3, 4, 0, 0),
+    what: "in the 3.3.0.0 wheel ThrMMA::partition_fragment_A/B/C called make_fragment_A/B/C unqualified (a member of a dependent base: not declared); from 3.4 TiledMMA::make_fragment_A/B/C",
+    fixture: "mma_fragment_a(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2)),(_128,_64):(_64,_1),5)",
+};
+
 /// blocked_product / raked_product's coalesce profile (layout.hpp): from 3.4 `tuple_repeat<R>(_1)`,
 /// a tuple for every R; in 3.3 `repeat<R>(_1)`, the integer `_1` for R = 1, so a rank-1 product is
 /// coalesced whole (`blocked_product(_2:_1,_3:_1)` is `_6:_1`, not `(_6):(_1)`).
@@ -731,6 +742,7 @@ pub const SWIZZLE_STRIDES_MULTIPLY: Switch = Switch {
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
     &COUNTING_ITER_PRINTS_PARENS,
+    &THR_MMA_FRAGMENTS_QUALIFIED,
     &VALUE_LAYOUT_ARGUMENT_GONE,
     &PRODUCTS_COALESCE_BY_A_TUPLE,
     &FLAT_PRODUCT_DECLARED,

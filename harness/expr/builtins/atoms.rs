@@ -138,6 +138,21 @@ pub fn partition_fragment_c(name: &Name, args: &[Value]) -> Result<Value> {
 /// `make_tensor<FrgTypeC>(shape(partition_C(T)))` for C. An SM90 GMMA operand read from shared memory
 /// has a descriptor fragment (a view of the tensor), which is not modelled.
 pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
+    let v = mma_fragment_of(name, args)?;
+    if !crate::engine::release::THR_MMA_FRAGMENTS_QUALIFIED.on() {
+        // The 3.3.0.0 wheel's ThrMMA::partition_fragment_X calls make_fragment_X unqualified, a
+        // member of its dependent base TiledMMA: no such name at the point of instantiation (the
+        // static_asserts of the partition and the traits, refused above, come first).
+        let which = name.base().chars().last().unwrap_or('c');
+        return Err(Error::Rejected {
+            condition: "'make_fragment_X' was not declared in this scope",
+            detail: format!("ThrMMA::partition_fragment_{} in CUTLASS 3.3.0.0", which.to_ascii_uppercase()),
+        });
+    }
+    Ok(v)
+}
+
+fn mma_fragment_of(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let which = n.chars().last().unwrap_or('c');
     let m = tiled_mma_arg(n, &args[0])?;
