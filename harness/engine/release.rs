@@ -88,6 +88,9 @@ impl FromStr for Release {
 ///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`],
 ///   [`TILED_PRODUCT_UNPACKS_THE_RESULT_RANK`], [`MAKE_TMA_ATOM_DECLARED`],
 ///   [`COMPLEMENT_CHECKS_INJECTIVITY`], [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`]).
+///   Also before 3.5.1: [`TUPLE_EQUALITY_NEEDS_EQUAL_RANKS`], [`MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER`],
+///   [`ARITHMETIC_TUPLE_OF_A_NESTED_BASIS`], [`MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE`]; before 3.4:
+///   [`THR_MMA_FRAGMENTS_QUALIFIED`].
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
 ///   complement and cosize's inner product ([`COMPOSITION_WEAK_DIVISIBILITY`] and the four after
@@ -436,7 +439,7 @@ pub const MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE: Switch = Switch {
 };
 
 /// `compact_order(shape, order)` (stride.hpp), behind tile_to_shape's order (modelled there; the
-/// fragments' own orders changed with make_layout_like, not modelled before 3.5): from 3.5 (3.5.0; first modelled 3.5.1.0) a dynamic order leaf is replaced by a static
+/// fragments' own orders changed with make_layout_like: [`MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER`]): from 3.5 (3.5.0; first modelled 3.5.1.0) a dynamic order leaf is replaced by a static
 /// one above every static leaf; before, each leaf's start stride was
 /// `conditional_return(o < order, product(s), Int<1>{})`, whose two branches differ in type when
 /// the comparison is dynamic, so an order with a dynamic leaf does not compile.
