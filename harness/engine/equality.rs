@@ -9,7 +9,11 @@
 //! 2. `R<a,b> == R<x,y>` compares the reduced numerators and denominators, `R<a,b> == C<c>` (either
 //!    order) is `bool_constant<num == c && den == 1>`; there is no `R == int`: a compile error.
 //! 3. Two tuples of different sizes are `false_type`; of one size, `(true_type && ... && (a_i ==
-//!    b_i))`, where `C<false> && x` and `x && C<false>` are `C<false>` for any integral `x`,
+//!    b_i))` (before 3.5, [`crate::release::TUPLE_EQUALITY_NEEDS_EQUAL_RANKS`]: v3.4.1
+//!    container/tuple.hpp `detail::equal_impl<I>` walked the left tuple, `(a_I == b_I) &&
+//!    equal_impl<I+1>`, ending in `true_type` where the left tuple ends and in `false_type` where
+//!    only the right one does, so a left tuple that is a prefix of the right one compares true:
+//!    `(1,_2) == (1,_2,_3)` is `1`, `(1,_2,_3) == (1,_2)` is `_0`), where `C<false> && x` and `x && C<false>` are `C<false>` for any integral `x`,
 //!    `C<a> && C<b>` is `C<a && b>`, and anything else is the built-in `bool`. A tuple and a
 //!    non-tuple are `false_type` (an `ArithmeticTuple` is a tuple).
 //! 4. `(v@N...) == (w@M...)` is `false_type` when the mode lists differ in length, else in 4.2
@@ -25,6 +29,9 @@
 //! 2. `a == b` and `b == a` agree: the same truth, the same staticness, or both refused.
 //! 3. A static `true` implies `a` and `b` print the same up to the spelling of ratios
 //!    (`R<2,4>` is `R<1,2>`).
+//!
+//! Before 3.5 postconditions 2 and 3 hold only where every pair of tuples compared has one rank
+//! (definition 3's prefix walk); [`check`] checks them there only.
 
 use std::fmt;
 
@@ -161,15 +168,26 @@ fn no_operator(a: &Operand, b: &Operand) -> Error {
 /// it does not compile. `values_only_when_matched` is definition 4's 4.7 behaviour (the engine
 /// passes [`crate::release::BASIS_EQUALITY_FORMS_VALUES_ONLY_WHEN_MATCHED`]).
 pub fn equal_with(a: &Operand, b: &Operand, values_only_when_matched: bool) -> Result<Int> {
+    equal_in(a, b, values_only_when_matched, true)
+}
+
+/// `a == b` with definition 3's tuple rule of 3.5 and later (`equal_ranks_only`) or before 3.5
+/// (the left tuple's prefix walk).
+pub fn equal_in(a: &Operand, b: &Operand, values_only_when_matched: bool, equal_ranks_only: bool) -> Result<Int> {
     use Operand as O;
+    let eq = |p: &Operand, q: &Operand| equal_in(p, q, values_only_when_matched, equal_ranks_only);
     match (a, b) {
         (O::Tuple(x), O::Tuple(y)) => {
-            if x.len() != y.len() {
+            if x.len() != y.len() && equal_ranks_only {
                 return Ok(Int::st(0));
             }
             let mut acc = Int::st(1);
             for (p, q) in x.iter().zip(y) {
-                acc = and(acc, equal_with(p, q, values_only_when_matched)?);
+                acc = and(acc, eq(p, q)?);
+            }
+            // Before 3.5 the walk ends in false_type where the right tuple ends first.
+            if x.len() > y.len() {
+                acc = and(acc, Int::st(0));
             }
             Ok(acc)
         }
@@ -181,7 +199,7 @@ pub fn equal_with(a: &Operand, b: &Operand, values_only_when_matched: bool) -> R
             if !same && values_only_when_matched {
                 return Ok(Int::st(0));
             }
-            let values = equal_with(v, w, values_only_when_matched)?;
+            let values = eq(v, w)?;
             Ok(and(Int::st(i64::from(same)), values))
         }
         (O::Basis(..), _) | (_, O::Basis(..)) => Ok(Int::st(0)),
@@ -198,17 +216,31 @@ pub fn equal_with(a: &Operand, b: &Operand, values_only_when_matched: bool) -> R
     }
 }
 
-/// `a == b` in the current release (definition 4's switch).
+/// `a == b` in the current release (definitions 3's and 4's switches).
 pub fn equal(a: &Operand, b: &Operand) -> Result<Int> {
-    equal_with(a, b, crate::release::BASIS_EQUALITY_FORMS_VALUES_ONLY_WHEN_MATCHED.on())
+    use crate::release::{BASIS_EQUALITY_FORMS_VALUES_ONLY_WHEN_MATCHED, TUPLE_EQUALITY_NEEDS_EQUAL_RANKS};
+    equal_in(a, b, BASIS_EQUALITY_FORMS_VALUES_ONLY_WHEN_MATCHED.on(), TUPLE_EQUALITY_NEEDS_EQUAL_RANKS.on())
+}
+
+/// Whether every pair of tuples that `a == b` compares has one rank (where definition 3's rule
+/// before 3.5 is that of 3.5 and later).
+fn ranks_agree(a: &Operand, b: &Operand) -> bool {
+    match (a, b) {
+        (Operand::Tuple(x), Operand::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| ranks_agree(p, q)),
+        (Operand::Basis(v, _), Operand::Basis(w, _)) => ranks_agree(v, w),
+        _ => true,
+    }
 }
 
 /// Postconditions 1-3 of `r == equal(a, b)`.
 pub fn check(a: &Operand, b: &Operand, r: &Result<Int>) -> Checked {
     const SRC: &str = "numeric/arithmetic_tuple.hpp, container/tuple.hpp: operator==";
     let mut v: Vec<String> = Vec::new();
+    // Before 3.5 (definition 3) tuples of unequal ranks compare by the left one's prefix.
+    let symmetric = crate::release::TUPLE_EQUALITY_NEEDS_EQUAL_RANKS.on() || ranks_agree(a, b);
     let swapped = equal(b, a);
     match (r, &swapped) {
+        _ if !symmetric => {}
         (Ok(x), Ok(y)) if x == y => {}
         (Err(_), Err(_)) => {}
         _ => v.push(format!("{a} == {b} is {r:?} but {b} == {a} is {swapped:?}")),
@@ -221,7 +253,7 @@ pub fn check(a: &Operand, b: &Operand, r: &Result<Int>) -> Checked {
         }
     }
     if let Ok(t) = r {
-        if t.is_static && t.value == 1 && a.to_string() != b.to_string() {
+        if symmetric && t.is_static && t.value == 1 && a.to_string() != b.to_string() {
             v.push(format!("{a} == {b} is a static true but they differ"));
         }
     }
@@ -284,6 +316,36 @@ mod tests {
         with_release(Release::new(4, 7, 0, 0), || assert_eq!(equal(&a, &b).unwrap(), Int::st(0)));
     }
 
+    #[test]
+    fn tuples_of_unequal_ranks_before_3_5() {
+        // fixtures/cases/basis_equality.cases, recorded on v3.4.1 and the 3.3.0.0 wheel:
+        // equal((1,_2),(1,_2,_3)) prints 1 there, _0 from 3.5.
+        let t = |v: Vec<Operand>| Operand::Tuple(v);
+        let i = |v: i64, s: bool| Operand::Int(Int::new(v, s));
+        let short = t(vec![i(1, false), i(2, true)]);
+        let long = t(vec![i(1, false), i(2, true), i(3, true)]);
+        let st = t(vec![i(1, true), i(2, true)]);
+        let st_long = t(vec![i(1, true), i(2, true), i(3, true)]);
+        for (old, a, b, want) in [
+            (true, &short, &long, Int::dy(1)),
+            (true, &long, &short, Int::st(0)),
+            (true, &st, &st_long, Int::st(1)),
+            (true, &t(vec![]), &long, Int::st(1)),
+            (true, &t(vec![i(2, false)]), &long, Int::dy(0)),
+            (false, &short, &long, Int::st(0)),
+            (false, &st, &st_long, Int::st(0)),
+        ] {
+            let r = with_release(Release::new(if old { 3 } else { 4 }, 4, 0, 0), || equal(a, b));
+            assert_eq!(r.unwrap(), want, "{a} == {b}, old: {old}");
+        }
+        // The postconditions the prefix walk keeps (2 and 3 only where the ranks agree).
+        with_release(Release::new(3, 4, 0, 0), || {
+            assert!(check(&short, &long, &equal(&short, &long)).is_ok());
+            assert!(check(&st, &st_long, &equal(&st, &st_long)).is_ok());
+            assert!(check(&short, &short, &equal(&short, &short)).is_ok());
+        });
+    }
+
     fn leaf() -> impl Strategy<Value = Operand> {
         let int = (0i64..4, any::<bool>()).prop_map(|(v, s)| Operand::Int(Int::new(v, s)));
         let ratio = (1i64..4, 1i64..4).prop_map(|(n, d)| r(n, d, &[]));
@@ -298,8 +360,8 @@ mod tests {
 
     proptest! {
         #[test]
-        fn postconditions_hold_in_both_releases(a in operand(), b in operand(), new in any::<bool>()) {
-            let rel = if new { Release::new(4, 7, 0, 0) } else { Release::new(4, 2, 0, 0) };
+        fn postconditions_hold_in_every_release(a in operand(), b in operand(), k in 0usize..3) {
+            let rel = [Release::new(3, 4, 0, 0), Release::new(4, 2, 0, 0), Release::new(4, 7, 0, 0)][k];
             with_release(rel, || {
                 let res = equal(&a, &b);
                 prop_assert!(check(&a, &b, &res).is_ok(), "{a} == {b}: {res:?}");

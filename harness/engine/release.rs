@@ -88,6 +88,9 @@ impl FromStr for Release {
 ///   [`PRODUCTS_COALESCE_BY_A_TUPLE`], [`FLAT_PRODUCT_DECLARED`],
 ///   [`TILED_PRODUCT_UNPACKS_THE_RESULT_RANK`], [`MAKE_TMA_ATOM_DECLARED`],
 ///   [`COMPLEMENT_CHECKS_INJECTIVITY`], [`INTEGER_TILER_COMPOSES_AT_STRIDE_1`]).
+///   Also before 3.5.1: [`TUPLE_EQUALITY_NEEDS_EQUAL_RANKS`], [`MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER`],
+///   [`ARITHMETIC_TUPLE_OF_A_NESTED_BASIS`], [`MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE`]; before 3.4:
+///   [`THR_MMA_FRAGMENTS_QUALIFIED`].
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
 ///   complement and cosize's inner product ([`COMPOSITION_WEAK_DIVISIBILITY`] and the four after
@@ -267,6 +270,17 @@ pub const COUNTING_ITER_PRINTS_PARENS: Switch = Switch {
     fixture: "mma_partition_c(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2,_1)),(_64,_32):(_1,_64),1)",
 };
 
+/// `ThrMMA::partition_fragment_A/B/C` (atom/mma_atom.hpp): in the 3.3.0.0 wheel (which predates
+/// tag v3.3.0's last commits) they call `make_fragment_A/B/C` unqualified, a static member of
+/// ThrMMA's dependent base `TiledMMA`, which two-phase lookup does not find ("'make_fragment_A' was
+/// not declared in this scope"); from 3.4 (and tag v3.3.0) `TiledMMA::make_fragment_A(...)`.
+pub const THR_MMA_FRAGMENTS_QUALIFIED: Switch = Switch {
+    name: "ThrMMA fragments name their TiledMMA",
+    since: Release::new(3, 4, 0, 0),
+    what: "in the 3.3.0.0 wheel ThrMMA::partition_fragment_A/B/C called make_fragment_A/B/C unqualified (a member of a dependent base: not declared); from 3.4 TiledMMA::make_fragment_A/B/C",
+    fixture: "mma_fragment_a(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,(_2,_2)),(_128,_64):(_64,_1),5)",
+};
+
 /// blocked_product / raked_product's coalesce profile (layout.hpp): from 3.4 `tuple_repeat<R>(_1)`,
 /// a tuple for every R; in 3.3 `repeat<R>(_1)`, the integer `_1` for R = 1, so a rank-1 product is
 /// coalesced whole (`blocked_product(_2:_1,_3:_1)` is `_6:_1`, not `(_6):(_1)`).
@@ -374,8 +388,58 @@ pub const COMPOSITION_COALESCES_LHS: Switch = Switch {
     fixture: "composition((_16,_8):(_1,_16),4)",
 };
 
+/// `tuple == tuple` (container/tuple.hpp): from 3.5 (3.5.0; first modelled 3.5.1.0) tuples of
+/// different sizes are `false_type` and tuples of one size the `&&` of their elements' equalities;
+/// before (v3.4.1 and v3.3.0 `detail::equal_impl<I>`), the comparison walked the left tuple,
+/// `true_type` where it ended and `false_type` where only the right one did, so a left tuple that
+/// is a prefix of the right one compared true (`equality.rs`, definition 3).
+pub const TUPLE_EQUALITY_NEEDS_EQUAL_RANKS: Switch = Switch {
+    name: "tuple equality needs equal ranks",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 tuple == tuple compared the elements up to the end of the left tuple (true there) or of the right one (false there): (1,_2) == (1,_2,_3) was 1; from 3.5 tuples of unequal sizes are false_type (_0)",
+    fixture: "equal((1,_2),(1,_2,_3))",
+};
+
+/// `make_layout_like` / `make_fragment_like` (layout.hpp): from 3.5 (3.5.0; first modelled
+/// 3.5.1.0) `make_layout_like` orders the strides by `compact_order(filter_zeros(stride, shape),
+/// stride)`, keeping every static `_0`, and `make_fragment_like` keeps mode 0's `_0` strides and
+/// orders the other modes for any static shape; before (v3.4.1 and v3.3.0), a layout with a
+/// top-level `_0` stride became column-major (its `_0`s kept), another static one
+/// `make_ordered_layout(L)`, a dynamic one column-major, and `make_fragment_like` ordered only a
+/// static shape *and stride*, mode 0 column-major (make_fragment_like.rs).
+pub const MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER: Switch = Switch {
+    name: "make_layout_like orders by compact_order",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 make_layout_like of a layout with a static-0 stride was column-major (make_layout_like((_2,_2,_2,_2):(_0,_2,_4,_1)) = (_2,_2,_2,_2):(_0,_1,_2,_4)) and make_fragment_like ordered only static strides; from 3.5 both follow compact_order of the strides, static-0 strides kept ((_2,_2,_2,_2):(_0,_2,_4,_1))",
+    fixture: "make_layout_like((_2,_2,_2,_2):(_0,_2,_4,_1))",
+};
+
+/// `as_arithmetic_tuple` of a nested basis element (numeric/arithmetic_tuple.hpp), behind `+` of
+/// basis elements (a layout with basis strides called at a coordinate): from 3.5 (3.5.0; first
+/// modelled 3.5.1.0) it recurses into the value, so `E<0,1>` is `((_0,_1))`; before (v3.4.1,
+/// v3.3.0), `ScaledBasis<ScaledBasis<T,M>,N>` became N zeros then the inner basis element itself,
+/// which the element-wise sum keeps where nothing is added to it (scaled_basis.rs, definition 3).
+pub const ARITHMETIC_TUPLE_OF_A_NESTED_BASIS: Switch = Switch {
+    name: "arithmetic tuples of nested bases recurse",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 as_arithmetic_tuple(E<0,1>) was (_1@1), the inner basis element kept (so (_2,_3):(_1@1@0,_1@0@1)(1,2) was (1@1,2@0)); from 3.5 it converts the value too (((_0,1),(2)))",
+    fixture: "(_2,_3):(_1@1@0,_1@0@1)(1,2)",
+};
+
+/// `make_fragment_like(Sw o O o L)` (swizzle_layout.hpp), the register fragment of a swizzled
+/// partition: from 3.5 (3.5.0; first modelled 3.5.1.0) `make_fragment_like(L)`, a plain layout;
+/// before (v3.4.1, v3.3.0), `detail::transfer_swizzle(L, make_fragment_like(L))`, the fragment
+/// composed with the swizzle that carries the bits L reaches over to it (atom/partition.rs
+/// `transfer_swizzle`), which `retile_S/D` then keep.
+pub const MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE: Switch = Switch {
+    name: "make_fragment_like drops the swizzle",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5 make_fragment_like of a swizzled layout transferred the swizzle onto the fragment (Sw<1,0,-1> o _0 o ((_2,_2,_2),(_2,_2),_2):((_1,_2,_4),(_8,_16),_32)); from 3.5 the fragment is make_fragment_like(layout_b) alone",
+    fixture: "mma_fragment_a(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN,make_layout((_2,_2,_1)),(_32,_32,_16)),tile_to_shape(composition(Swizzle<3,3,3>,(_64,_8):(_1,_64)),(_128,_32,_3))(_,_,0),37)",
+};
+
 /// `compact_order(shape, order)` (stride.hpp), behind tile_to_shape's order (modelled there; the
-/// fragments' own orders changed with make_layout_like, not modelled before 3.5): from 3.5 (3.5.0; first modelled 3.5.1.0) a dynamic order leaf is replaced by a static
+/// fragments' own orders changed with make_layout_like: [`MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER`]): from 3.5 (3.5.0; first modelled 3.5.1.0) a dynamic order leaf is replaced by a static
 /// one above every static leaf; before, each leaf's start stride was
 /// `conditional_return(o < order, product(s), Int<1>{})`, whose two branches differ in type when
 /// the comparison is dynamic, so an order with a dynamic leaf does not compile.
@@ -703,6 +767,7 @@ pub const GMMA_DESC_SPARSE_K: Switch = Switch {
 pub const SWITCHES: &[&Switch] = &[
     &MMA_ATOM_PRINT_LABELS_NARROW,
     &COUNTING_ITER_PRINTS_PARENS,
+    &THR_MMA_FRAGMENTS_QUALIFIED,
     &VALUE_LAYOUT_ARGUMENT_GONE,
     &PRODUCTS_COALESCE_BY_A_TUPLE,
     &FLAT_PRODUCT_DECLARED,
@@ -716,6 +781,10 @@ pub const SWITCHES: &[&Switch] = &[
     &COALESCE_FRONT_MUST_BE_STATIC,
     &COMPOSITION_COALESCES_LHS,
     &DYNAMIC_MODE_ORDER,
+    &TUPLE_EQUALITY_NEEDS_EQUAL_RANKS,
+    &MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER,
+    &ARITHMETIC_TUPLE_OF_A_NESTED_BASIS,
+    &MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE,
     &PRINT_LAYOUT_SMEM_POSITION_INDEPENDENT,
     &MAKE_TMA_ATOM_CLUSTER_DEFAULT,
     &MMA_ATOM_PRINTS_SHAPE_MNK,

@@ -12,7 +12,10 @@
 //! 2. `as_arithmetic_tuple(v@N,M...)` is `N` static zeros then `as_arithmetic_tuple(v@M...)`;
 //!    `as_arithmetic_tuple(v@)` is `v`.
 //! 3. `x + y` of two basis elements or arithmetic tuples is the element-wise sum of their
-//!    arithmetic tuples, the shorter padded with `_0`; `_0 + e` and `e + _0` are `e`; a basis
+//!    arithmetic tuples, the shorter padded with `_0` (before 3.5,
+//!    [`crate::release::ARITHMETIC_TUPLE_OF_A_NESTED_BASIS`]: v3.4.1 `as_arithmetic_tuple<R>(v@N,M...)`
+//!    put the value `v@M...` itself, still a basis element, in mode N, so `1@1@0 + 2@0@1`
+//!    (`E<0,1> + 2 E<1,0>`) is `(1@1,2@0)`, not `((_0,1),(2))`); `_0 + e` and `e + _0` are `e`; a basis
 //!    element with no mode plus an integer is its value plus the integer; any other integer plus
 //!    a basis element or tuple is a compile error ("ScaledBasis op+ error!", "Arithmetic tuple op+
 //!    error!", or no `operator+` at all for a dynamic integer).
@@ -152,6 +155,20 @@ impl BasisValue {
         }
     }
 
+    /// Definition 3's arithmetic tuple of an operand of `+`: [`Self::as_arithmetic_tuple`] from 3.5;
+    /// before, one level only (mode N of `v@N,M...` holds the basis element `v@M...`).
+    fn arithmetic_tuple_to_add(&self) -> BasisValue {
+        match self {
+            BasisValue::Basis(b) if !crate::release::ARITHMETIC_TUPLE_OF_A_NESTED_BASIS.on() && b.modes.len() > 1 => {
+                let inner = ScaledBasis { value: b.value, modes: b.modes[1..].to_vec() };
+                let mut t = vec![BasisValue::Int(Int::st(0)); b.modes[0] as usize];
+                t.push(BasisValue::Basis(inner));
+                BasisValue::Tuple(t)
+            }
+            other => other.as_arithmetic_tuple(),
+        }
+    }
+
     /// Definition 1: `a * self` for an integer `a` (a leaf stride times an integer).
     pub fn scale(&self, a: Int) -> Result<BasisValue> {
         Ok(match self {
@@ -182,9 +199,9 @@ impl BasisValue {
                 }
             }
             (a, b) => {
-                let (V::Tuple(x), V::Tuple(y)) = (a.as_arithmetic_tuple(), b.as_arithmetic_tuple()) else {
+                let (V::Tuple(x), V::Tuple(y)) = (a.arithmetic_tuple_to_add(), b.arithmetic_tuple_to_add()) else {
                     // A basis element with no mode is its value: handled above unless both are.
-                    let (l, r) = (a.as_arithmetic_tuple(), b.as_arithmetic_tuple());
+                    let (l, r) = (a.arithmetic_tuple_to_add(), b.arithmetic_tuple_to_add());
                     return l.add(&r);
                 };
                 let n = x.len().max(y.len());
@@ -965,6 +982,17 @@ mod tests {
         assert_eq!(BasisValue::Int(Int::st(0)).add(&b).unwrap(), b);
         assert!(BasisValue::Int(Int::dy(1)).add(&b).is_err());
         assert!(BasisValue::Int(Int::st(1)).add(&b).is_err());
+    }
+
+    #[test]
+    fn nested_bases_add_one_level_before_3_5() {
+        // scaled_basis.cases: (_2,_3):(_1@1@0,_1@0@1)(1,2) is (1@1,2@0) on v3.4.1 and the 3.3.0.0
+        // wheel; E<0,1> (modes [0,1]) plus 2 E<1,0>.
+        let (a, b) = (e(&[0, 1]), e(&[1, 0]).scale(Int::dy(2)).unwrap());
+        let old = crate::release::with_release(crate::release::Release::new(3, 4, 0, 0), || a.add(&b).unwrap());
+        assert_eq!(old.to_string(), "(_1@1,2@0)");
+        assert_eq!(a.add(&b).unwrap().to_string(), "((_0,_1),(2))");
+        assert!(same_point(&old, &a.add(&b).unwrap()), "the same point either way");
     }
 
     #[test]

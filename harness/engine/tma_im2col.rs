@@ -163,8 +163,22 @@ fn mode_of<'a>(e: &BasisValue, t: &'a Tup) -> Result<&'a Tup> {
     }
 }
 
+/// `make_im2col_tma_copy` is declared from CUTLASS 3.5 (atom/copy_traits_sm90_im2col.hpp is new in
+/// v3.5.0; v3.3.0 and v3.4.1 declare the `SM90_TMA_*_IM2COL` operations of arch/copy_sm90_tma.hpp
+/// but no Copy_Traits for them and no host function to build one).
+pub const MAKE_IM2COL_TMA_COPY_SINCE: super::release::Release = super::release::Release::new(3, 5, 1, 0);
+
 /// `make_im2col_tma_copy(...)`'s `cuTensorMapEncodeIm2col` arguments.
 pub fn im2col_descriptor(a: &Im2colArgs) -> Result<Im2colDescriptor> {
+    let r = super::release::current();
+    if r < MAKE_IM2COL_TMA_COPY_SINCE {
+        return Err(Error::Rejected {
+            condition: "not declared in this release",
+            detail: format!(
+                "make_im2col_tma_copy (atom/copy_traits_sm90_im2col.hpp) first appears in CUTLASS {MAKE_IM2COL_TMA_COPY_SINCE} (modelled: {r})"
+            ),
+        });
+    }
     let slayout = a.smem.nonswizzle();
     if slayout.shape.leaf_iter().chain(slayout.stride.leaf_iter()).any(|i| !i.is_static) {
         return Err(refuse("TMA needs a static smem layout (constexpr num_bits_per_tma)", slayout.to_string()));

@@ -683,11 +683,16 @@ fn translation_unit(cases: &[(usize, String)]) -> (String, Ranges) {
          using namespace cute;\n",
     );
     // The im2col TMA (tma_im2col_desc_args) is in a header cute/tensor.hpp does not include; only
-    // the translation units that call it include it, so every other one stays as it was.
+    // the translation units that call it include it, so every other one stays as it was. The
+    // header is new in CUTLASS 3.5: where it is missing (3.3, 3.4) each case's call is what fails
+    // to compile ('make_im2col_tma_copy' was not declared), CuTe's refusal.
     if cases.iter().any(|(_, body)| body.contains("make_im2col_tma_copy(")) {
         src = src.replace(
             "using namespace cute;\n",
-            "#include <cute/atom/copy_traits_sm90_im2col.hpp>\nusing namespace cute;\n",
+            "#if __has_include(<cute/atom/copy_traits_sm90_im2col.hpp>)\n\
+             #include <cute/atom/copy_traits_sm90_im2col.hpp>\n\
+             #endif\n\
+             using namespace cute;\n",
         );
     }
     let mut ranges = Vec::new();

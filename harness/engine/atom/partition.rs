@@ -313,6 +313,22 @@ pub fn copy_partition_of(tc: &TiledCopy, t: &SwizzledLayout, thr: i64, src: bool
 /// `frg_v = zipped_divide(logical_product(make_layout(V), right_inverse(frg_mn)), AtomNumVal)`,
 /// then `zipped_divide(L, (V, product_each(shape(frg_mn))...)).compose(frg_v, _)(_, (_0, _, ...))`.
 pub fn retile(tc: &TiledCopy, l: &Layout) -> Result<Layout> {
+    let (vt, c) = retile_parts(tc, l)?;
+    slice(&c, &vt)
+}
+
+/// `TiledCopy::retile` of a swizzled fragment `Sw o O o L` (before 3.5 the register fragments of
+/// a swizzled partition keep a swizzle: [`transfer_swizzle`]): CuTe's ComposedLayout divides and
+/// composes its layout_b, and the last step is swizzle_layout.hpp's slice of the composed layout
+/// (which may decay to a plain layout).
+pub fn retile_composed(tc: &TiledCopy, x: &ComposedLayout) -> Result<SwizzledLayout> {
+    let (vt, c) = retile_parts(tc, &x.layout)?;
+    let (r, _) = crate::swizzle_slice::slice_and_offset(&c, &ComposedLayout { layout: vt, ..x.clone() })?;
+    Ok(r)
+}
+
+/// `TiledCopy::retile` before its final slice: the regrouped layout and the slice's coordinate.
+fn retile_parts(tc: &TiledCopy, l: &Layout) -> Result<(Layout, Coord)> {
     if tc.cotiler.is_some() {
         return Err(Error::Type("retiling a co-tiled copy (make_tmem_copy) is not modelled".into()));
     }
@@ -329,7 +345,66 @@ pub fn retile(tc: &TiledCopy, l: &Layout) -> Result<Layout> {
     let vt = composition_tiler(&t, &Tiler::Tuple(vec![Tiler::Layout(frg_v), Tiler::Underscore]))?;
     let mut rest = vec![Coord::Int(Int::st(0))];
     rest.extend((1..l.rank()).map(|_| Coord::Under));
-    slice(&Coord::Tuple(vec![Coord::Under, Coord::Tuple(rest)]), &vt)
+    Ok((vt, Coord::Tuple(vec![Coord::Under, Coord::Tuple(rest)])))
+}
+
+/// `detail::transfer_swizzle<B,M,S>(old, new)` (v3.4.1 and v3.3.0 swizzle_layout.hpp), which
+/// `make_fragment_like(Sw o O o L)` returned before 3.5 (`transfer_swizzle(L,
+/// make_fragment_like(L))`; from 3.5 `make_fragment_like(L)` alone:
+/// [`crate::release::MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE`]). The swizzle's Y and Z bits that
+/// `old` reaches at its last index (the projection `P o old` read at `size(old) - 1`, P keeping
+/// the Y and Z bits), kept where both bits of a Y/Z pair are set, are carried through `old`'s
+/// inverse (`get_1d_coord`) and `new` to a new swizzle, `make_swizzle<Y', Z'>()`, composed with
+/// `new` (a swizzle of no bits is `new` itself).
+pub fn transfer_swizzle(sw: Swizzle, old: &Layout, new: &Layout) -> Result<SwizzledLayout> {
+    let not_static = |what: String| Error::Rejected {
+        condition: "transfer_swizzle needs static swizzle bits (make_swizzle's template arguments)",
+        detail: what,
+    };
+    let (b, m, s) = (i64::from(sw.b), i64::from(sw.m), i64::from(sw.s.abs()));
+    // P: (2^M, 2^B, 2^(|S|-B), 2^B, 1):(0, 2^M, 0, 2^(M+|S|), 0).
+    let p = Layout::new(
+        IntTuple::tuple([1i64 << m, 1 << b, 1 << (s - b), 1 << b, 1].map(IntTuple::st)),
+        IntTuple::tuple([0, 1i64 << m, 0, 1 << (m + s), 0].map(IntTuple::st)),
+    )?;
+    let pl = composition(&p, old)?;
+    let last = pl.size()?.sub(Int::st(1))?;
+    let bits = pl.call_int(last)?;
+    if !bits.is_static {
+        return Err(not_static(format!("(P o {old})({last}) = {bits}")));
+    }
+    let bits = bits.value;
+    let shr = |x: i64, k: i64| if k >= 0 { x >> k } else { x << -k };
+    let sft = i64::from(sw.s);
+    let active_z = bits & shr(bits, sft) & sw.zzz_mask();
+    let active_y = bits & shr(bits, -sft) & sw.yyy_mask();
+    // get_1d_coord(idx): idx2crd(idx, shape, stride) per mode ((idx / d) % s, _0 for an extent
+    // _1), then its column-major index in the shape.
+    let one_d = |idx: i64| -> Result<i64> {
+        let (mut k, mut scale) = (0i64, 1i64);
+        for (e, d) in old.leaf_pairs() {
+            if !e.is_static || !d.is_static {
+                return Err(not_static(format!("{old}.get_1d_coord({idx})")));
+            }
+            if e.value != 1 {
+                if d.value == 0 {
+                    return Err(not_static(format!("{old}.get_1d_coord({idx}) divides by a _0 stride")));
+                }
+                k += (idx / d.value) % e.value * scale;
+            }
+            scale *= e.value;
+        }
+        Ok(k)
+    };
+    let image = |idx: i64| -> Result<i64> {
+        let v = new.call_int(Int::st(one_d(idx)?))?;
+        if !v.is_static {
+            return Err(not_static(format!("{new} at {idx}")));
+        }
+        Ok(v.value)
+    };
+    let sw2 = crate::swizzle::make_swizzle(image(active_y)?, image(active_z)?)?;
+    Ok(crate::swizzle::compose_swizzle(sw2, new))
 }
 
 /// The layout of an SM90 GMMA operand's descriptor fragment, `make_fragment_A/B` of the
@@ -365,6 +440,21 @@ pub fn gmma_descriptor_fragment(p: &Partition, bits: i64) -> Result<Layout> {
 mod tests {
     use super::super::{copy::copy_atom, lit, tiled_copy::make_tiled_copy, tiled_mma::make_tiled_mma};
     use super::*;
+
+    #[test]
+    fn transfer_swizzle_carries_the_reached_bits() {
+        // Sw<1,0,1> over (_2,_2):(_1,_2) reaches both bits (index 3 is 0b11); the fragment
+        // (_2,_2):(_2,_1) swaps them, so Y' = 1, Z' = 2: make_swizzle<1,2>() is Sw<1,0,-1>.
+        let sw = Swizzle::new(1, 0, 1).unwrap();
+        let old = lit::layout("(_2,_2):(_1,_2)").unwrap();
+        let new = lit::layout("(_2,_2):(_2,_1)").unwrap();
+        let Ok(SwizzledLayout::Composed(x)) = transfer_swizzle(sw, &old, &new) else { panic!("no swizzle kept") };
+        assert_eq!(x.to_string(), "Sw<1,0,-1> o _0 o (_2,_2):(_2,_1)");
+        // A layout that reaches the Z bit only keeps no swizzle: the fragment itself.
+        let half = lit::layout("_2:_1").unwrap();
+        let Ok(SwizzledLayout::Plain(p)) = transfer_swizzle(sw, &half, &half) else { panic!("a swizzle kept") };
+        assert_eq!(p, half);
+    }
 
     #[test]
     fn probe_partitions() {

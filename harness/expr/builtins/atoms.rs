@@ -138,19 +138,42 @@ pub fn partition_fragment_c(name: &Name, args: &[Value]) -> Result<Value> {
 /// `make_tensor<FrgTypeC>(shape(partition_C(T)))` for C. An SM90 GMMA operand read from shared memory
 /// has a descriptor fragment (a view of the tensor), which is not modelled.
 pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
+    let v = mma_fragment_of(name, args)?;
+    if !crate::engine::release::THR_MMA_FRAGMENTS_QUALIFIED.on() {
+        // The 3.3.0.0 wheel's ThrMMA::partition_fragment_X calls make_fragment_X unqualified, a
+        // member of its dependent base TiledMMA: no such name at the point of instantiation (the
+        // static_asserts of the partition and the traits, refused above, come first).
+        let which = name.base().chars().last().unwrap_or('c');
+        return Err(Error::Rejected {
+            condition: "'make_fragment_X' was not declared in this scope",
+            detail: format!("ThrMMA::partition_fragment_{} in CUTLASS 3.3.0.0", which.to_ascii_uppercase()),
+        });
+    }
+    Ok(v)
+}
+
+fn mma_fragment_of(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
     let which = n.chars().last().unwrap_or('c');
     let m = tiled_mma_arg(n, &args[0])?;
     let atom = &m.atom.name;
     let smem = atom.starts_with("SM90") && (atom.contains("_SS") || (which == 'b' && atom.contains("_RS")));
     let (t, thr) = (tensor_layout(&args[1])?, thread_arg(n, &args[2])?);
+    // The swizzle a partition kept (before 3.5 its register fragment keeps one too).
+    let mut kept = None;
     let p = match (partition::mma_partition_of(m, which, &t, thr), &t) {
-        (Ok(p), _) => p,
+        (Ok(p), _) => {
+            if let partition::Over::Composed(sw, _) = p.over {
+                kept = Some(sw);
+            }
+            p
+        }
         // A register fragment takes only the partition's layout_b (swizzle_layout.hpp:
         // make_fragment_like(ComposedLayout) is make_fragment_like(layout.layout_b())), and
         // layout_b of a slice of `Sw o O o L` is the slice of L: where the swizzled slice itself is
         // not modelled (a MixedBits offset), the fragment is still CuTe's.
         (Err(_), SwizzledLayout::Composed(x)) if !smem => {
+            kept = Some(x.swizzle);
             partition::mma_partition_of(m, which, &SwizzledLayout::Plain(x.layout.clone()), thr)?
         }
         (Err(e), _) => return Err(e),
@@ -173,7 +196,12 @@ pub fn mma_fragment(name: &Name, args: &[Value]) -> Result<Value> {
     } else if which == 'c' {
         crate::engine::Layout::col_major(p.layout.shape.clone())?
     } else {
-        crate::engine::make_fragment_like::make_fragment_like(&p.layout)?
+        let l = crate::engine::make_fragment_like::make_fragment_like(&p.layout)?;
+        // Before 3.5 make_fragment_like(Sw o O o L) transfers the swizzle (swizzle_layout.hpp).
+        if let (Some(sw), false) = (kept, crate::engine::release::MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE.on()) {
+            return Ok(partition::transfer_swizzle(sw, &p.layout, &l)?.into());
+        }
+        l
     };
     Ok(Value::Layout(l))
 }
@@ -233,6 +261,10 @@ pub fn retile(name: &Name, args: &[Value]) -> Result<Value> {
     let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
         return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
     };
+    // A swizzled fragment (before 3.5, [`mma_fragment`]) is retiled through its layout_b.
+    if let Value::Atom(AtomValue::Composed(x)) = &args[1] {
+        return Ok(partition::retile_composed(tc, x)?.into());
+    }
     Ok(Value::Layout(partition::retile(tc, &args[1].to_layout()?)?))
 }
 
