@@ -14,7 +14,7 @@
 //!   tests/fixed_suites.rs judges the default; it fails with the `file:line` of every case the
 //!   judge fails. A suite recorded alike (the same snapshot file) for an earlier release of the same
 //!   model, or for the default, is judged there once.
-//!   A recorded release whose model is not complete yet (`UNMODELLED`: 3.3.0.0) lists each
+//!   A recorded release whose model is not complete yet (`UNMODELLED`, none now) lists each
 //!   suite's problem count and why; such a trial is reported as ignored with the reason while the
 //!   count holds, and fails when it changes (`CUTECHECK_LIST_PROBLEMS=1 cargo test --test releases
 //!   -- --include-ignored release::3.3.0.0` fails every such trial with its problems listed).
@@ -93,14 +93,10 @@ struct Unmodelled {
     problems: &'static [(&'static str, usize)],
 }
 
-const UNMODELLED: &[Unmodelled] = &[Unmodelled {
-    release: "3.3.0.0",
-    why: "CUTLASS 3.3 is modelled in part (model 3.3.0.0): every fixed suite recorded for it passes (tile_to_shape's \
-          divisibility static_assert and make_tma_copy's multicast split modelled: release switches \
-          TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY, TMA_MULTICAST_SPLITS_THE_BOX), but the random conformance run \
-          on 3.3 has not been re-run with them; so the nightly matrix leaves it out (release::PARTIAL)",
-    problems: &[],
-}];
+/// None now: 3.3.0.0's (tile_to_shape's divisibility static_assert and five TMA copies) are
+/// modelled by release switches (engine::release, TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY and
+/// TMA_MULTICAST_SPLITS_THE_BOX).
+const UNMODELLED: &[Unmodelled] = &[];
 
 /// An unmodelled release's suite: ignored with the reason when its problems are as many as listed,
 /// a failure naming them when not.
