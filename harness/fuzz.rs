@@ -964,8 +964,13 @@ pub fn complement() -> BoxedStrategy<Case> {
 /// right_inverse / left_inverse of compact layouts, and of arbitrary ones.
 pub fn inverse(op: Op) -> BoxedStrategy<Case> {
     prop_oneof![
-        // CuTe: "Left inverse requires static strides."
-        6 => compact().prop_map(move |a| case_of(op.name(), format!("{op}({a})"), op == Op::RightInverse || static_flag(&a))),
+        // CuTe: "Left inverse requires static strides." Before 3.9 left_inverse is the right
+        // inverse of (L, complement(L)), which needs L's sorted strides to nest (a padded
+        // row-major (_128,_192):(_256,_1) has none: known.rs complement-strides-do-not-nest).
+        6 => compact().prop_map(move |a| {
+            let left = static_flag(&a) && (crate::engine::release::INVERSES_SORTED.on() || !crate::known::strides_do_not_nest(&a));
+            case_of(op.name(), format!("{op}({a})"), op == Op::RightInverse || left)
+        }),
         1 => signed_compact().prop_map(move |a| case_of(op.name(), format!("{op}({a})"), false)),
         1 => any_layout().prop_map(move |a| case_of(op.name(), format!("{op}({a})"), false)),
     ]

@@ -114,7 +114,7 @@ fn the_matrix_runs_every_modelled_release_on_pypi() {
     let w = workflow();
     let got = strings(&w["jobs"]["fuzz"]["strategy"]["matrix"]["cutlass"], "matrix.cutlass");
     // The modelled releases a pinned PyPI wheel ships (engine::release::registry_source):
-    // nvidia-cutlass from 3.4.0.0 (3.3.0.0 is release::PARTIAL) to 4.2.0.0, then 4.5.0.0 from
+    // nvidia-cutlass from 3.3.0.0 (a release in release::PARTIAL would be left out) to 4.2.0.0, then 4.5.0.0 from
     // flashinfer-python; each pinned.
     let pins: toml::Table = cutecheck::oracle::provision::PINS_TOML.parse().expect("cutlass-pins.toml");
     let key = |v: &str| v.split('.').map(|x| x.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();

@@ -14,7 +14,7 @@
 //!   tests/fixed_suites.rs judges the default; it fails with the `file:line` of every case the
 //!   judge fails. A suite recorded alike (the same snapshot file) for an earlier release of the same
 //!   model, or for the default, is judged there once.
-//!   A recorded release whose model is not complete yet (`UNMODELLED`: 3.3.0.0) lists each
+//!   A recorded release whose model is not complete yet (`UNMODELLED`, none now) lists each
 //!   suite's problem count and why; such a trial is reported as ignored with the reason while the
 //!   count holds, and fails when it changes (`CUTECHECK_LIST_PROBLEMS=1 cargo test --test releases
 //!   -- --include-ignored release::3.3.0.0` fails every such trial with its problems listed).
@@ -93,21 +93,10 @@ struct Unmodelled {
     problems: &'static [(&'static str, usize)],
 }
 
-const UNMODELLED: &[Unmodelled] = &[Unmodelled {
-    release: "3.3.0.0",
-    why: "CUTLASS 3.3 is modelled in part (model 3.3.0.0): its fixed suites pass (ValLayoutMNK tiled MMAs, print \
-          forms, products, composition, atom set: the switches before 3.4; complement((_2,_2):(_1,_1),_24) a known \
-          discrepancy), but `cargo xtask conformance --cutlass-version 3.3.0.0 --cases 150 --seed 1 --no-fixed` (re-run after the \
-          local_*_offset oracle fix: 197 cases, 69 s) finds 5 random cases it does not model: two TMA copies \
-          (make_tma_copy of a rank-3 gmem), left_inverse((_128,_192):(_256,_1)), a ScaledBasis composition and \
-          flat_divide of a swizzled layout by a tuple tiler; so the nightly matrix \
-          leaves it out (release::PARTIAL). tile_to_shape and tma, recorded on 3.3 since (the rank-1 tile_to_shape \
-          tuple and make_tma_atom's absence modelled), keep 5 problems each: 3.3's tile_to_shape static_asserts \
-          divisibility even for a dynamic target ('value' is not a member of 'bool') with its own message \
-          (\"Layout shape does not divide the target shape.\"), and 5 TMA copies (a rank-3 gmem stride product, \
-          a column-major tile, a multicast of 3) that 3.3 prints or refuses otherwise",
-    problems: &[("tile_to_shape", 5), ("tma", 5)],
-}];
+/// None now: 3.3.0.0's (tile_to_shape's divisibility static_assert and five TMA copies) are
+/// modelled by release switches (engine::release, TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY and
+/// TMA_MULTICAST_SPLITS_THE_BOX).
+const UNMODELLED: &[Unmodelled] = &[];
 
 /// An unmodelled release's suite: ignored with the reason when its problems are as many as listed,
 /// a failure naming them when not.

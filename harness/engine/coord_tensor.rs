@@ -185,8 +185,20 @@ pub fn copy_partition(tc: &TiledCopy, t: &CoordTensor, thr: i64, src: bool) -> R
 /// `thrfrg_X` of a TiledMMA on a basis layout (mma_atom.hpp; `which`: 0 C over (M,N), 1 A over
 /// (M,K), 2 B over (N,K)), as [`TiledMma::thrfrg`] computes it for an integer layout.
 fn mma_thrfrg(mma: &TiledMma, l: &BasisLayout, which: usize) -> Result<BasisLayout> {
-    if mma.old.is_some() {
-        return Err(Error::Type("partitions of an identity tensor by a CuTe 3.3 TiledMMA are not modelled".into()));
+    if mma.old.is_some() && which == 0 {
+        // CuTe 3.3's thrfrg_C: CUTE_STATIC_ASSERT_V(size<I>(ctensor) % size<I>(TiledShape_MNK) == _0)
+        // for M and N, as for an integer layout ([`TiledMma::thrfrg`]).
+        for i in [0, 1] {
+            let (n, t) = (mode(l, i)?.size()?, mma.tile_size(i)?);
+            // A run-time extent makes the remainder a run-time int (unless the tile is `_1`):
+            // CUTE_STATIC_ASSERT_V cannot read it ("'value' is not a member of 'bool'").
+            if t.value == 0 || n.value % t.value != 0 || (!n.is_static && !t.is_static_value(1)) {
+                return Err(Error::Rejected {
+                    condition: "static_assert(size<I>(ctensor) % size<I>(TiledShape_MNK{}) == Int<0>{})",
+                    detail: format!("mode {i} of {l}: extent {n}, tile {t} (CuTe 3.3's thrfrg_C)"),
+                });
+            }
+        }
     }
     let (m0, m1, atom_tv, t0, t1) = match which {
         0 => (0, 1, &mma.atom.c, 1, 2),

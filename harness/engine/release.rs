@@ -1,7 +1,7 @@
 //! Which CUTLASS release the engine models.
 //!
 //! CuTe's algebra changed between releases; the engine models each PyPI release of
-//! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, 3.4.0 and 3.3.0 (in part: [`PARTIAL`]), and the CUTLASS tags where CuTe's behaviour changed
+//! `nvidia-cutlass` from 3.5.1.0 to 4.2.0.0, 3.4.0 and 3.3.0, and the CUTLASS tags where CuTe's behaviour changed
 //! (3.9.0, 4.1.0, 4.4.0, 4.5.0, 4.5.1, 4.6.0 and 4.7.0; the tags between map to the nearest older model, see [`MODELLED`]).
 //! The default is 4.2.0.0. A run selects a release with
 //! [`with_release`] (the CLI's and xtask's `--cutlass-version`, or the version a checkout's
@@ -72,7 +72,7 @@ impl FromStr for Release {
     }
 }
 
-/// The releases the engine models, oldest first: 3.3.0 (in part, see [`PARTIAL`]) and 3.4.0, every
+/// The releases the engine models, oldest first: 3.3.0 and 3.4.0, every
 /// `nvidia-cutlass` wheel on PyPI from 3.5.1, then
 /// the CUTLASS tags whose include/cute differs in something the engine models (a tag of each model
 /// from 3.9 to 4.7 recorded under snapshots/versions/ by `cargo xtask bless --cutlass-dir`, and
@@ -142,7 +142,11 @@ pub const MODELLED: &[Release] = &[
 /// problems per suite (`UNMODELLED`, with the reason), and the nightly conformance matrix
 /// (.github/workflows/conformance.yml, checked by tests/ci_workflow.rs) leaves them out until
 /// they have none.
-pub const PARTIAL: &[Release] = &[Release::new(3, 3, 0, 0)];
+///
+/// None now: 3.3.0 was until its tile_to_shape, TMA and random-case differences were modelled
+/// ([`TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY`], [`TMA_MULTICAST_SPLITS_THE_BOX`],
+/// [`TUPLE_EQUALITY_NEEDS_EQUAL_RANKS`], [`COMPOSED_FLAT_DIVIDE_AND_ZIPPED_PRODUCT`]).
+pub const PARTIAL: &[Release] = &[];
 
 /// Where a release's CuTe headers come from on a package registry: `(package, version)` of a PyPI
 /// wheel that ships them, pinned by sha256 in fixtures/cutlass-pins.toml. `None`: a checkout only
@@ -346,6 +350,47 @@ pub const MAKE_TMA_ATOM_DECLARED: Switch = Switch {
     fixture: "make_tma_atom(SM90_TMA_LOAD_MULTICAST, half_t, (1024,256):(256,_1), (_64,_64):(_64,_1), (_64,_64), _2)",
 };
 
+/// tile_to_shape's divisibility check (layout.hpp): from 3.4 `evenly_divides` (3.4, 3.5:
+/// `weakly_compatible`) of the block and target shapes, checked only when the target is static
+/// ("tile_to_shape: block shape does not divide the target shape."); in 3.3 `sum(transform(target,
+/// block, modulus{})) == _0` static_asserted for every target ("Layout shape does not divide the
+/// target shape."), so a term with a run-time value (a dynamic target or block mode, unless the
+/// block mode is `_1` or the target mode `_0`) does not compile ("'value' is not a member of
+/// 'bool'").
+pub const TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY: Switch = Switch {
+    name: "tile_to_shape checks divisibility of static targets only",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 tile_to_shape static_asserted sum(target % block) == _0 for every target (a run-time remainder did not compile) with \"Layout shape does not divide the target shape.\"; from 3.4 only a static target is checked, with \"tile_to_shape: block shape does not divide the target shape.\"",
+    fixture: "tile_to_shape((_8,_64):(_64,_1),(128,64))",
+};
+
+/// make_tma_copy_tiled's multicast split (atom/copy_traits_sm90_tma.hpp): from 3.4 the whole
+/// box vector makes the gbasis and the descriptor divides its box by the multicast count, last
+/// modes first; in 3.3 `static_assert` "Number of active CTAs in TMA must divide domain size of
+/// slayout." (`size(slayout) % cosize(cta_t_map)`), then the vector is cut to its first
+/// `shape_div(size(vector), cosize(cta_t_map))` elements (`composition(tma_layout_trunc, n)`)
+/// before make_tma_copy_desc builds the gbasis and the box from it; a cut to one element is
+/// `_1:_0`, whose `_0` stride is no basis, and make_tma_copy_desc does not compile
+/// (`basis_get(_0, stride) * sizeof_bits_v`: "no match for 'operator*'").
+pub const TMA_MULTICAST_SPLITS_THE_BOX: Switch = Switch {
+    name: "TMA multicast splits the descriptor's box",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 make_tma_copy_tiled static_asserted size(slayout) % cosize(cta_t_map) == 0 and cut the smem vector to its first size/cosize elements before building the descriptor (a cut to one element did not compile); from 3.4 the gbasis is the whole vector and the descriptor divides the box by the multicast count",
+    fixture: "tma_desc_args(make_tma_copy(SM90_TMA_LOAD, float, (512,512):(_1,512), (_16,_16):(_1,_16), (_16,_16)))",
+};
+
+/// `flat_divide` and `zipped_product` of a `ComposedLayout` (layout_composed.hpp): declared from
+/// 3.4 (acting on the inner layout and keeping the swizzle and offset, as the other divides and
+/// products); v3.3.0's layout_composed.hpp has logical/zipped/tiled_divide and
+/// logical/tiled/blocked/raked_product only, and layout.hpp's flat_divide and zipped_product take
+/// a `Layout`: "no matching function for call to 'flat_divide(cute::ComposedLayout<...>, ...)'".
+pub const COMPOSED_FLAT_DIVIDE_AND_ZIPPED_PRODUCT: Switch = Switch {
+    name: "flat_divide and zipped_product of a composed layout exist",
+    since: Release::new(3, 4, 0, 0),
+    what: "in 3.3 layout_composed.hpp had no flat_divide or zipped_product for ComposedLayout (no matching function); from 3.4 both act on the inner layout and keep the swizzle and offset",
+    fixture: "flat_divide(composition(Swizzle<3,3,3>,(_8,_64):(_64,_1)),(_8,_16))",
+};
+
 /// make_tiled_mma's arguments (mma_atom.hpp): from 3.4 `(atom, thr_layout, permutations)`;
 /// in 3.3 `(atom, thr_layout, val_layout, permutations)`, the third a `ValLayoutMNK` whose sizes
 /// multiply the tile (`TiledShape_MNK = atom x threads x values`), and print(TiledMMA) shows
@@ -448,6 +493,18 @@ pub const DYNAMIC_MODE_ORDER: Switch = Switch {
     since: Release::new(3, 5, 1, 0),
     what: "before 3.5 compact_order's conditional_return(o < order, product(s), _1) did not compile for a dynamic order leaf; from 3.5 dynamic leaves are ordered after every static one",
     fixture: "tile_to_shape((_8,_64):(_64,_1),(_128,_64),(_2,5))",
+};
+
+/// `tuple == tuple` (container/tuple.hpp): from 3.5 (3.5.1; the 3.5.0 wheel still has the old
+/// one) `false_type` for tuples of different ranks, else the modes compared; in 3.3 and 3.4
+/// `detail::equal_impl` compared mode by mode until the left tuple ends (`true_type` then), so a
+/// left tuple that is a prefix of the right one is equal to it (`(_4,_4) == (_4,_4,_1)`), which
+/// make_tma_copy's "top-level shape equivalence" check reads.
+pub const TUPLE_EQUALITY_NEEDS_EQUAL_RANKS: Switch = Switch {
+    name: "tuples of different ranks are unequal",
+    since: Release::new(3, 5, 1, 0),
+    what: "before 3.5.1 tuple == tuple compared modes until the left tuple ended (a prefix of the right tuple was equal to it); from 3.5.1 tuples of different ranks are false_type",
+    fixture: "make_tma_copy(SM90_TMA_LOAD, half_t, (_4,_4,2):(_1,8,32), (_4,_4):(_1,_4), (_4,_4,_1), _1)",
 };
 
 /// `AuxTmaParams` (atom/copy_traits_sm90_tma.hpp): from 3.4 it carries `TmaGmemBasis`, the TMA box
@@ -773,6 +830,9 @@ pub const SWITCHES: &[&Switch] = &[
     &FLAT_PRODUCT_DECLARED,
     &COMPLEMENT_CHECKS_INJECTIVITY,
     &INTEGER_TILER_COMPOSES_AT_STRIDE_1,
+    &TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY,
+    &TMA_MULTICAST_SPLITS_THE_BOX,
+    &COMPOSED_FLAT_DIVIDE_AND_ZIPPED_PRODUCT,
     &TILED_PRODUCT_UNPACKS_THE_RESULT_RANK,
     &TMA_GMEM_BASIS_TYPE,
     &MAKE_TMA_ATOM_DECLARED,
@@ -780,6 +840,7 @@ pub const SWITCHES: &[&Switch] = &[
     &COMPLEMENT_TAKES_A_SHAPE,
     &COALESCE_FRONT_MUST_BE_STATIC,
     &COMPOSITION_COALESCES_LHS,
+    &TUPLE_EQUALITY_NEEDS_EQUAL_RANKS,
     &DYNAMIC_MODE_ORDER,
     &TUPLE_EQUALITY_NEEDS_EQUAL_RANKS,
     &MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER,

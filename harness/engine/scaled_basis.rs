@@ -49,7 +49,10 @@ use super::int::Int;
 use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
 use super::postcondition::{cite, enforce, Checked, Violation};
-use super::release::{COMPOSITION_COALESCES_LHS, COMPOSITION_WEAK_DIVISIBILITY, DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE};
+use super::release::{
+    COALESCE_FRONT_MUST_BE_STATIC, COMPOSITION_COALESCES_LHS, COMPOSITION_WEAK_DIVISIBILITY,
+    DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE,
+};
 use super::slice::Coord;
 use super::tiler::Tiler;
 
@@ -404,7 +407,9 @@ fn bw_coalesce(leaves: &[(Int, BasisValue)], sentinel: bool) -> Result<BasisLayo
             stride[0] = d.clone();
             continue;
         }
-        if shape[0].is_static && d.scale(*s)?.statically_equal(&stride[0]) {
+        // Before 3.5 the front's extent need not be static ([`COALESCE_FRONT_MUST_BE_STATIC`]).
+        let front = shape[0].is_static || !COALESCE_FRONT_MUST_BE_STATIC.on();
+        if front && d.scale(*s)?.statically_equal(&stride[0]) {
             shape[0] = s.mul(shape[0])?;
             stride[0] = d.clone();
             continue;
@@ -505,8 +510,9 @@ fn encoded(l: &BasisLayout, f: impl FnOnce(&Layout, &Table) -> Result<Layout>) -
 /// integer layouts, a result that breaks postcondition 2 (dynamic extents CuTe cannot check) is
 /// refused ([`Error::Undefined`]), never returned.
 pub fn composition(a: &BasisLayout, b: &Layout) -> Result<BasisLayout> {
-    // coprofile(B) of an integer B is an integer: coalesce_x(A) whole.
-    let ax = coalesce_x(a)?;
+    // coprofile(B) of an integer B is an integer: coalesce_x(A) whole; before 3.5 flatten(A)
+    // ([`COMPOSITION_COALESCES_LHS`], as composition.rs's with_lhs).
+    let ax = if COMPOSITION_COALESCES_LHS.on() { coalesce_x(a)? } else { a.clone() };
     let modes = ax.leaf_pairs();
     let r = compose(&modes, ax.shape.is_tuple(), &b.shape, &b.stride)?;
     if super::runtime::checks_on() {

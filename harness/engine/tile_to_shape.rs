@@ -19,6 +19,11 @@
 //! product of the sizes of the parts whose order is smaller; dynamic orders count as larger than
 //! every static one, in their left-to-right order. A static `_1` extent gets stride `_0`.
 //!
+//! CUTLASS 3.3 checks divisibility otherwise: `sum(transform(target_shape, block_shape,
+//! modulus{})) == _0` static_asserted for every target ("Layout shape does not divide the target
+//! shape."), so a run-time remainder does not compile
+//! ([`super::release::TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY`]; v3.3.0 layout.hpp tile_to_shape).
+//!
 //! Before CUTLASS 3.8 the result was coalesced by `product_shape` (each mode coalesced on its own),
 //! which is what the blocked product of those releases did itself
 //! ([`super::release::PRODUCTS_KEEP_MODES`]); a swizzled or composed block
@@ -156,7 +161,27 @@ fn parts(block: &Layout, trg: &Tup, order: &Order) -> Result<(Layout, Layout)> {
     let block_shape = product_each(&padded.shape)?;
     let target_shape = product_each(trg)?;
     let (bs, ts) = (block_shape.leaves(), target_shape.leaves());
-    if target_shape.is_static() {
+    if !super::release::TILE_TO_SHAPE_CHECKS_STATIC_TARGETS_ONLY.on() {
+        // CuTe 3.3: `sum(transform(target_shape, block_shape, modulus{})) == _0` is static_asserted
+        // whatever the target. `t % b` is static when both are, when b is a static `_1` and when t
+        // is a static `_0` (integral_constant.hpp's mixed special cases); any other run-time term
+        // makes the sum a run-time bool, which CUTE_STATIC_ASSERT_V cannot read.
+        let static_term =
+            |b: &Int, t: &Int| (b.is_static && t.is_static) || b.is_static_value(1) || t.is_static_value(0);
+        if let Some((b, t)) = bs.iter().zip(&ts).find(|(b, t)| !static_term(b, t)) {
+            return Err(Error::Rejected {
+                condition:
+                    "tile_to_shape: CUTE_STATIC_ASSERT_V of a run-time divisibility ('value' is not a member of 'bool')",
+                detail: format!("{t} % {b} in {target_shape} % {block_shape} before CUTLASS 3.4"),
+            });
+        }
+        if bs.iter().zip(&ts).any(|(b, t)| b.is_static && t.is_static && (b.value == 0 || t.value % b.value != 0)) {
+            return Err(Error::Rejected {
+                condition: "Layout shape does not divide the target shape.",
+                detail: format!("{block_shape} into {target_shape}"),
+            });
+        }
+    } else if target_shape.is_static() {
         for (b, t) in bs.iter().zip(&ts) {
             if !b.is_static {
                 return Err(Error::Rejected {
@@ -315,6 +340,21 @@ mod tests {
         assert_eq!(new.to_string(), "(_32):(_1)");
         let blocked = crate::release::with_release(v33, || blocked_product(&b, &l("(_4):(_1)"))).unwrap();
         assert_eq!(blocked.to_string(), "_32:_1", "3.3's blocked product itself is coalesced whole");
+    }
+
+    /// CuTe 3.3 static_asserts `sum(target % block) == _0` for every target (tile_to_shape.cases
+    /// lines 25-30 as recorded on the 3.3.0.0 wheel); 3.4 checks static targets only.
+    #[test]
+    fn divisibility_is_static_asserted_for_every_target_in_3_3() {
+        let v33 = crate::release::Release::new(3, 3, 0, 0);
+        let at33 = |b: &str, t: &str| crate::release::with_release(v33, || tts(b, t, Order::ColMajor));
+        assert!(at33("(_8,_64):(_64,_1)", "(128,64)").contains("'value' is not a member of 'bool'"));
+        assert!(at33("(8,_64):(_64,_1)", "(128,_64)").contains("'value' is not a member of 'bool'"));
+        assert!(at33("(_8,_64):(_64,_1)", "(_100,_64)").contains("Layout shape does not divide the target shape."));
+        // A run-time target over a static `_1` block mode has a static remainder `_0`.
+        assert!(!at33("(_8,_1):(_1,_0)", "(_16,16)").starts_with("error"));
+        assert!(!at33("(_8,_64):(_64,_1)", "(_16,_64)").starts_with("error"));
+        assert!(!tts("(_8,_64):(_64,_1)", "(128,64)", Order::ColMajor).starts_with("error"), "3.4 on: not checked");
     }
 
     proptest! {

@@ -53,7 +53,10 @@ use super::int::Int;
 use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
 use super::postcondition::{enforce, Checked, Violation};
-use super::release::{TMA_128B_ATOM_SWIZZLES, TMA_SWIZZLE_BASE_CHECKED, TMA_TILE_CHECKS_SIZE_ONLY};
+use super::release::{
+    TMA_128B_ATOM_SWIZZLES, TMA_MULTICAST_SPLITS_THE_BOX, TMA_SWIZZLE_BASE_CHECKED, TMA_TILE_CHECKS_SIZE_ONLY,
+    TUPLE_EQUALITY_NEEDS_EQUAL_RANKS,
+};
 use super::right_inverse::right_inverse;
 use super::scaled_basis::{self as sb, BasisLayout, BasisValue, ScaledBasis};
 use super::swizzle::{ComposedLayout, Swizzle};
@@ -265,6 +268,9 @@ pub enum TmaRefusal {
     Swizzle,
     /// `num_elems_per_tma` not divisible by the multicast count (`safe_div`).
     MulticastDivide,
+    /// CUTLASS 3.3 ([`TMA_MULTICAST_SPLITS_THE_BOX`] off), `static_assert`: "Number of active
+    /// CTAs in TMA must divide domain size of slayout." (`size(slayout) % cosize(cta_t_map)`).
+    CtasDivideSmem,
 }
 
 impl TmaRefusal {
@@ -286,6 +292,7 @@ impl TmaRefusal {
             TmaRefusal::MulticastSplit => "smem_box_shape[i] % multicast == 0 || multicast % smem_box_shape[i] == 0",
             TmaRefusal::Swizzle => "Unsupported layout swizzle.",
             TmaRefusal::MulticastDivide => "Static safe_div requires t % u == 0",
+            TmaRefusal::CtasDivideSmem => "Number of active CTAs in TMA must divide domain size of slayout.",
         }
     }
 }
@@ -434,10 +441,21 @@ fn top_products(shape: &Tup) -> Result<Vec<Int>> {
 /// `detail::construct_tma_gbasis<T>(gtensor, slayout, cta_v_map)`: the TMA's box coordinate ->
 /// gmem mode layout (step 2 of the module doc).
 pub fn construct_tma_gbasis(gmem: &Layout, slayout: &Layout, cta_v_map: &BasisLayout) -> Result<BasisLayout> {
+    gbasis_of(gmem, slayout, cta_v_map, None)
+}
+
+/// [`construct_tma_gbasis`], or with `cut = Some(multicast)` CUTLASS 3.3's make_tma_copy_tiled
+/// and make_tma_copy_desc ([`TMA_MULTICAST_SPLITS_THE_BOX`] off): "Number of active CTAs in TMA
+/// must divide domain size of slayout." after the shape check, and the box vector cut to its
+/// first `shape_div(size, multicast)` elements before the gbasis is built from it.
+fn gbasis_of(gmem: &Layout, slayout: &Layout, cta_v_map: &BasisLayout, cut: Option<i64>) -> Result<BasisLayout> {
     if !TMA_TILE_CHECKS_SIZE_ONLY.on() {
-        // Before 3.6: "TMA requires CTA_Tile and SLayout top-level shape equivalence."
+        // Before 3.6: "TMA requires CTA_Tile and SLayout top-level shape equivalence." Before 3.5
+        // a left tuple that is a prefix of the right one is equal to it
+        // ([`TUPLE_EQUALITY_NEEDS_EQUAL_RANKS`]).
         let (sp, vp) = (top_products(&slayout.shape)?, top_products(&cta_v_map.shape)?);
-        let equal = sp.len() == vp.len() && sp.iter().zip(&vp).all(|(a, b)| a.value == b.value);
+        let ranks = if TUPLE_EQUALITY_NEEDS_EQUAL_RANKS.on() { sp.len() == vp.len() } else { sp.len() <= vp.len() };
+        let equal = ranks && sp.iter().zip(&vp).all(|(a, b)| a.value == b.value);
         if !equal || !sp.iter().chain(&vp).all(|i| i.is_static) {
             let show = |v: &[Int]| v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
             return Err(refuse(
@@ -450,9 +468,17 @@ pub fn construct_tma_gbasis(gmem: &Layout, slayout: &Layout, cta_v_map: &BasisLa
             ));
         }
     }
-    // "TMA requires CTA_Tile and SLayout top-level size equivalence."
     let (ss, vs) = (slayout.size()?, cta_v_map.size()?);
-    if ss.value != vs.value || !(ss.is_static && vs.is_static) {
+    if let Some(m) = cut {
+        // CUTLASS 3.3: size(slayout) % cosize(cta_t_map) == _0.
+        if ss.value % m != 0 {
+            return Err(refuse(TmaRefusal::CtasDivideSmem, format!("size({slayout}) = {ss}, {m} CTAs")));
+        }
+    }
+    // "TMA requires CTA_Tile and SLayout top-level size equivalence." (from 3.6; before, the
+    // shape check alone, which before 3.5 passes a tile larger than the smem layout when the
+    // smem layout's top products are a prefix of the tile's).
+    if TMA_TILE_CHECKS_SIZE_ONLY.on() && (ss.value != vs.value || !(ss.is_static && vs.is_static)) {
         return Err(refuse(TmaRefusal::TileSize, format!("size({slayout}) = {ss}, size({cta_v_map}) = {vs}")));
     }
     // smem idx -> smem coord, then smem idx -> gmem mode.
@@ -466,7 +492,27 @@ pub fn construct_tma_gbasis(gmem: &Layout, slayout: &Layout, cta_v_map: &BasisLa
         return Err(refuse(TmaRefusal::NoVectorization, format!("smem index -> gmem mode {full}")));
     }
     // take<0,rank>: always a tuple.
-    let sidx2gmode = basis_layout_of(modes[..rank].to_vec());
+    let mut sidx2gmode = basis_layout_of(modes[..rank].to_vec());
+    if let Some(m) = cut {
+        // CUTLASS 3.3: tma_layout_v = composition(tma_layout_trunc, shape_div(size(trunc), m)).
+        let n = sidx2gmode.size()?.value;
+        if n % m != 0 && m % n != 0 {
+            return Err(Error::Rejected {
+                condition: "Static shape_div failure",
+                detail: format!(
+                    "shape_div(size({sidx2gmode}) = {n}, {m} CTAs) in make_tma_copy_tiled before CUTLASS 3.4"
+                ),
+            });
+        }
+        let q = if n % m == 0 { n / m } else { 1 };
+        if q == 1 {
+            return Err(Error::Rejected {
+                condition: "make_tma_copy_desc of a one-element box: composition(tma_layout_trunc, _1) is _1:_0, whose stride is no basis (no match for 'operator*')",
+                detail: format!("{n} elements per TMA over {m} CTAs before CUTLASS 3.4"),
+            });
+        }
+        sidx2gmode = sb::composition(&sidx2gmode, &Layout::leaf(Int::st(q), Int::st(1)))?;
+    }
     // tma_val_idx -> gmem strides, merged up to 256 elements.
     let tile_gstride = sb::composition_by_basis(gmem, &sidx2gmode)?;
     let tma_gstride = coalesce_256(&tile_gstride)?;
@@ -848,8 +894,15 @@ pub(crate) fn assemble(
             detail: format!("cta_v_map {cta_v_map}"),
         });
     }
+    // CUTLASS 3.3: the descriptor and the coordinate strides come from the gbasis of the first
+    // 1/multicast of the box vector, and the box is not divided again (its checks come first).
+    let cut = match cta_t_map {
+        Some(_) if !TMA_MULTICAST_SPLITS_THE_BOX.on() => Some(gbasis_of(p.gmem, slayout, &cta_v_map, Some(multicast))?),
+        _ => None,
+    };
     // Step 2 (its static_asserts end the computation).
     let gbasis = construct_tma_gbasis(p.gmem, slayout, &cta_v_map)?;
+    let cut = cut.filter(|_| multicast > 1);
     // The gather/scatter of four rows: the gbasis's first mode by one row (`tma_gbasis.compose(
     // make_identity_layout((shape<0>(tma_gbasis), _1)))`), four of them per TMA.
     let (gbasis, rows) = if p.op.is_gather() { (gather4_gbasis(&gbasis)?, 4) } else { (gbasis, 1) };
@@ -908,8 +961,18 @@ pub(crate) fn assemble(
         return Err(all_of(statics));
     }
     // Steps 3 and 4: the descriptor (CuTe's run-time asserts) and the coordinate strides.
-    let desc = descriptor(p.gmem, &gbasis, swizzle, p.val_type, multicast)?;
-    let g_stride = g_stride(p.gmem, &gbasis, &desc, bits)?;
+    let (desc, g_stride) = match &cut {
+        Some(cut) => {
+            let desc = descriptor(p.gmem, cut, swizzle, p.val_type, 1)?;
+            let g_stride = g_stride(p.gmem, cut, &desc, bits)?;
+            (desc, g_stride)
+        }
+        None => {
+            let desc = descriptor(p.gmem, &gbasis, swizzle, p.val_type, multicast)?;
+            let g_stride = g_stride(p.gmem, &gbasis, &desc, bits)?;
+            (desc, g_stride)
+        }
+    };
     Ok(TmaCopy {
         op: p.op,
         val_type: p.val_type.to_string(),
@@ -1056,10 +1119,14 @@ pub fn check_copy(r: &TmaCopy) -> Checked {
             r.cta_threads, r.atom.thr_id
         ));
     }
-    let mut seen = vec![false; ssize as usize];
+    // Before 3.5 a tile larger than the smem layout passes the shape check (a prefix of it is
+    // equal to it, [`TUPLE_EQUALITY_NEEDS_EQUAL_RANKS`]): the values then run over the whole tile.
+    let vsize = r.cta_v_map.size().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))?.value;
+    let n = if TUPLE_EQUALITY_NEEDS_EQUAL_RANKS.on() { ssize } else { ssize.max(vsize) };
+    let mut seen = vec![false; n as usize];
     for v in vals.values().map_err(|e| Violation::ours("make_tma_copy", e.to_string()))? {
-        if v < 0 || v >= ssize || seen[v as usize] {
-            return ours(format!("TiledLayout_TV's values {vals} are not a permutation of 0..{ssize}"));
+        if v < 0 || v >= n || seen[v as usize] {
+            return ours(format!("TiledLayout_TV's values {vals} are not a permutation of 0..{n}"));
         }
         seen[v as usize] = true;
     }

@@ -3,7 +3,8 @@
 //!   its complement, for `X = (s):(d)` and `N` a multiple of `s*d`, static or dynamic;
 //! - #3454: a swizzled row-major `(a,b)` tile sliced at `(_,j)` or `(j,_)`, `a` sometimes no
 //!   multiple of the swizzle's period (CuTe then refuses: not drawn as admissible);
-//! - #2094: `left_inverse((M,N):(D,_1))` of a TMEM-like layout, `N` no power of two, `D >= N`.
+//! - #2094: `left_inverse((M,N):(D,_1))` of a TMEM-like layout, `N` no power of two, `D >= N`
+//!   (before 3.9 not admissible: CuTe's left_inverse then is no left inverse).
 
 use proptest::prelude::*;
 
@@ -38,7 +39,10 @@ pub fn issue_case() -> BoxedStrategy<Case> {
         (prop::sample::select(vec![32i64, 64, 128]), prop::sample::select(vec![96i64, 160, 192, 224, 48]), 0u32..3)
             .prop_map(|(m, n, e)| {
                 let d = 1i64 << (8 + 4 * e);
-                case_of("left_inverse", format!("left_inverse((_{m},_{n}):(_{d},_1))"), true)
+                // Before 3.9 left_inverse goes through complement, which needs N to divide D (the
+                // strides to nest: known.rs complement-strides-do-not-nest); N is no power of two.
+                let admissible = crate::engine::release::INVERSES_SORTED.on() || d % n == 0;
+                case_of("left_inverse", format!("left_inverse((_{m},_{n}):(_{d},_1))"), admissible)
             });
     prop_oneof![2 => prepend, 2 => slice, 1 => tmem].boxed()
 }

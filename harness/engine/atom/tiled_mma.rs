@@ -150,7 +150,8 @@ impl TiledMma {
             // for M and N (a zero extent fails to compile).
             for i in [0, 1] {
                 let (n, t) = (sz(l, i)?, self.tile_size(i)?);
-                if t.value == 0 || n.value % t.value != 0 {
+                // A run-time extent: a run-time remainder, which CUTE_STATIC_ASSERT_V cannot read.
+                if t.value == 0 || n.value % t.value != 0 || (!n.is_static && !t.is_static_value(1)) {
                     return Err(Error::Rejected {
                         condition: "static_assert(size<I>(ctensor) % size<I>(TiledShape_MNK{}) == Int<0>{})",
                         detail: format!("mode {i} of {l}: extent {n}, tile {t} (CuTe 3.3's thrfrg_C)"),

@@ -631,6 +631,20 @@ fn inverse_composed(op: Op, c: &ComposedLayout) -> Result<Value> {
 /// size, rank, depth, shape, cosize and complement are L's. `None` when the first argument is not
 /// a composed layout or the operation is not one of these.
 pub fn on_composed(name: &Name, args: &[Value]) -> Option<Result<Value>> {
+    if let (
+        Some(Value::Atom(AtomValue::Composed(_) | AtomValue::Nested(_))),
+        Some(op @ (Op::FlatDivide | Op::ZippedProduct)),
+    ) = (args.first(), Op::lookup(name))
+    {
+        if !crate::engine::release::COMPOSED_FLAT_DIVIDE_AND_ZIPPED_PRODUCT.on() {
+            // CUTLASS 3.3's layout_composed.hpp has no overload of these for ComposedLayout, and
+            // layout.hpp's take a Layout: no function matches.
+            return Some(Err(Error::Rejected {
+                condition: "no matching function (layout_composed.hpp declares no such overload for ComposedLayout before CUTLASS 3.4)",
+                detail: format!("{op}({}, ...)", args[0]),
+            }));
+        }
+    }
     if let Some(Value::Atom(AtomValue::Nested(n))) = args.first() {
         return on_nested(name, args, n);
     }
