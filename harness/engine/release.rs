@@ -437,7 +437,9 @@ pub const COMPOSITION_COALESCES_LHS: Switch = Switch {
 /// different sizes are `false_type` and tuples of one size the `&&` of their elements' equalities;
 /// before (v3.4.1 and v3.3.0 `detail::equal_impl<I>`), the comparison walked the left tuple,
 /// `true_type` where it ended and `false_type` where only the right one did, so a left tuple that
-/// is a prefix of the right one compared true (`equality.rs`, definition 3).
+/// is a prefix of the right one compared true (`equality.rs`, definition 3; make_tma_copy's
+/// "top-level shape equivalence" check reads it: a rank-2 smem layout passes against a rank-3
+/// tile, fixture `tma.cases` / `releases.cases`).
 pub const TUPLE_EQUALITY_NEEDS_EQUAL_RANKS: Switch = Switch {
     name: "tuple equality needs equal ranks",
     since: Release::new(3, 5, 1, 0),
@@ -493,18 +495,6 @@ pub const DYNAMIC_MODE_ORDER: Switch = Switch {
     since: Release::new(3, 5, 1, 0),
     what: "before 3.5 compact_order's conditional_return(o < order, product(s), _1) did not compile for a dynamic order leaf; from 3.5 dynamic leaves are ordered after every static one",
     fixture: "tile_to_shape((_8,_64):(_64,_1),(_128,_64),(_2,5))",
-};
-
-/// `tuple == tuple` (container/tuple.hpp): from 3.5 (3.5.1; the 3.5.0 wheel still has the old
-/// one) `false_type` for tuples of different ranks, else the modes compared; in 3.3 and 3.4
-/// `detail::equal_impl` compared mode by mode until the left tuple ends (`true_type` then), so a
-/// left tuple that is a prefix of the right one is equal to it (`(_4,_4) == (_4,_4,_1)`), which
-/// make_tma_copy's "top-level shape equivalence" check reads.
-pub const TUPLE_EQUALITY_NEEDS_EQUAL_RANKS: Switch = Switch {
-    name: "tuples of different ranks are unequal",
-    since: Release::new(3, 5, 1, 0),
-    what: "before 3.5.1 tuple == tuple compared modes until the left tuple ended (a prefix of the right tuple was equal to it); from 3.5.1 tuples of different ranks are false_type",
-    fixture: "make_tma_copy(SM90_TMA_LOAD, half_t, (_4,_4,2):(_1,8,32), (_4,_4):(_1,_4), (_4,_4,_1), _1)",
 };
 
 /// `AuxTmaParams` (atom/copy_traits_sm90_tma.hpp): from 3.4 it carries `TmaGmemBasis`, the TMA box
@@ -842,7 +832,6 @@ pub const SWITCHES: &[&Switch] = &[
     &COMPOSITION_COALESCES_LHS,
     &TUPLE_EQUALITY_NEEDS_EQUAL_RANKS,
     &DYNAMIC_MODE_ORDER,
-    &TUPLE_EQUALITY_NEEDS_EQUAL_RANKS,
     &MAKE_LAYOUT_LIKE_BY_COMPACT_ORDER,
     &ARITHMETIC_TUPLE_OF_A_NESTED_BASIS,
     &MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE,

@@ -18,7 +18,10 @@
 //! a shared-memory `smem_ptr_flag_bits<B>`, which derives from `Int<0>`) of a layout that keeps
 //! hitting Y and Z, keeping the swizzle with a static or a `MixedBits` offset (a run-time
 //! coordinate through the swizzle's bits: `Offset::Mixed`, printed `M_S|(d&F)=v`), and the decay
-//! to a plain layout; slicing again a layout whose offset is MixedBits is refused as not modelled.
+//! to a plain layout; a layout whose offset is already MixedBits (a slice of such a slice, or a
+//! CUTLASS 3.3 partition of a swizzled layout) enters `O ^ to_mixed_bits(...)` with that offset
+//! (kernel_forms.cases on 3.3.0.0: `Sw<2,3,3> o M_0|(128&200)=128 o ...` sliced at `(_,_,_,0)`
+//! keeps its offset).
 //!
 //! Postconditions (checked by [`check_postconditions`]): for every `i < size(R)`, with `full(i)`
 //! the coordinate made of `i`'s coordinates at the `_` positions of `c` and `c`'s integers
@@ -88,7 +91,11 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
     }
     // CuTe's smem_ptr_flag_bits<B> derives from Int<0>: in `O ^ to_mixed_bits(...)` it is `_0`,
     // and the sliced layout's offset is a plain `_0` (a real-CuTe probe of a tiled GMMA atom).
-    if !matches!(x.offset, Offset::Int(o) if o.is_static_value(0)) && !matches!(x.offset, Offset::SmemPtr(_)) {
+    // A MixedBits offset (a slice of a slice, CUTLASS 3.3's partitions) enters CuTe's
+    // `O ^ to_mixed_bits(...)` as it is.
+    if !matches!(x.offset, Offset::Int(o) if o.is_static_value(0))
+        && !matches!(x.offset, Offset::SmemPtr(_) | Offset::Mixed { .. })
+    {
         return Err(not_modelled("a slice with an offset other than _0", x));
     }
     let (b, m, s) = (x.swizzle.b as i64, x.swizzle.m as i64, x.swizzle.s.abs() as i64);
@@ -125,7 +132,7 @@ pub fn slice_and_offset(c: &Coord, x: &ComposedLayout) -> Result<(SwizzledLayout
         // smem_ptr_flag_bits<B> derives from Int<0>.
         Offset::SmemPtr(_) => Mixed::St(0),
         Offset::Int(_) => return Err(not_modelled("a slice with a dynamic offset", x)),
-        Offset::Mixed { .. } => return Err(not_modelled("a slice of a layout with a MixedBits offset", x)),
+        Offset::Mixed { s, f, d } => Mixed::Mb { s, f, d },
     };
     let offset_only_zy = base.xor(to_mixed_bits(&only_diced, &coord, x)?);
     let anti_diced = project(&anti, &diced)?;
