@@ -18,6 +18,8 @@ pub mod filter;
 pub mod flat_divide;
 pub mod flat_product;
 pub mod gen;
+pub mod get_tma_tensor;
+pub mod group;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;

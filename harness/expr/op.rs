@@ -219,6 +219,7 @@ operations! {
     TiledMmaThrLayout = "tiled_mma_thr_layout", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
     Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
+    Group = "group", Core, (1, 1), Some("<B,E>"), "<B,E>(layout, swizzled layout or int tuple): modes B..E made one mode (E = -1: to the end)";
     ProductEach = "product_each", Core, (1, 1), None, "(int tuple)";
     Slice = "slice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with _ (also L(_,2))";
     Dice = "dice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with an integer";
@@ -246,6 +247,7 @@ operations! {
     MakeTmaCopyCSm100 = "make_tma_copy_C_sm100", Atoms, (6, 6), None, "(SM90_TMA_LOAD|SM90_TMA_STORE|SM100_TMA_2SM_LOAD, value type, gmem layout (M,N,...), smem layout, cluster tiler (TILE_M,TILE_N,TILE_K), make_tiled_mma(...)): CuTe's TiledCopy for a UMMA's C";
     TmaGbasis = "tma_gbasis", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): AuxParams::TmaGmemBasis, box coordinate -> gmem mode";
     TmaGStride = "tma_g_stride", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): aux_params_.g_stride_, gmem mode -> TMA coordinate";
+    GetTmaTensor = "get_tma_tensor", Atoms, (2, 2), None, "(make_tma_atom(...), make_tma_copy(...) or an SM100 TMA maker, gmem shape congruent with its g_stride_): X.get_tma_tensor(shape), the coordinate tensor make_coord_tensor(make_layout(shape, g_stride_)) a TMA kernel partitions; its partitions are tensors";
     TmaDescArgs = "tma_desc_args", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): the arguments CuTe passes to cuTensorMapEncodeTiled";
     TmaIm2colDescArgs = "tma_im2col_desc_args", Atoms, (4, 13), None, "(SM90_TMA_LOAD_IM2COL|SM90_TMA_LOAD_IM2COL_MULTICAST|SM90_TMA_STORE_IM2COL, value type, gmem layout ((W,H,...,N),C), smem layout or swizzled layout[, CTA tiler[, multicast]][, lower_corner_whd, upper_corner_whd, lower_padding_whd, upper_padding_whd, stride_whd, lower_srt, stride_srt]): the arguments CuTe's make_im2col_tma_copy passes to cuTensorMapEncodeIm2col";
     WarpAccess = "warp_access", Atoms, (5, 6), None, "(instruction: global, shared, st_shared, ldmatrix_xN[_trans], stmatrix_xN[_trans], cp_async[_cg]; element bytes, vector bytes, data layout or swizzled layout (cp.async: source, then destination), thread layout of 32)";

@@ -72,7 +72,8 @@ fn builds(w: &str) -> bool {
 }
 
 /// The keywords that start a binding.
-const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "ThrCopy", "ThrMMA", "Layout"];
+const BINDERS: &[&str] =
+    &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "ThrCopy", "ThrMMA", "Layout", "Copy_Atom"];
 
 /// The files read besides the tutorials (examples/cute/tutorial/**): the SM80 and SM90 collective
 /// mainloops and the unit tests' default SM80 configurations (their `using X = decltype(...)`).
@@ -452,6 +453,14 @@ fn reason_class(why: &str) -> &'static str {
         (
             "a tensor the extractor does not read",
             "a tensor built by a member call (the Blackwell tutorials' TMA coordinate tensors, tma_atom.get_tma_tensor(shape), and their tiles): get_tma_tensor, make_tma_atom(op, gmem tensor, ...) and its UMMA::tile_to_mma_shape smem layout are not read",
+        ),
+        (
+            "identity (coordinate) tensor",
+            "a TMA coordinate tensor's tile the language does not take yet (zipped_divide of a coordinate tensor, ThrMMA::make_fragment_C / make_tmem_copy of its partition)",
+        ),
+        (
+            "of an identity tensor is not modelled",
+            "a TMA coordinate tensor's tile the language does not take yet (zipped_divide of a coordinate tensor, ThrMMA::make_fragment_C / make_tmem_copy of its partition)",
         ),
         ("found a partitioned tensor", "make_fragment_like or a `_` slice of a partitioned tensor: not in the language"),
         (
@@ -1069,7 +1078,7 @@ fn kernel_forms(
             }
             continue;
         }
-        if b.keyword == "ThrCopy" || b.keyword == "ThrMMA" {
+        if b.keyword == "ThrCopy" || b.keyword == "ThrMMA" || b.keyword == "Copy_Atom" {
             continue;
         }
         // A binding of a tensor the extractor could not write (`make_tmem_copy(ATOM{},
@@ -1250,6 +1259,56 @@ fn tensor_form(
         r[0] = Tok::Word("make_layout_like".into());
     }
     Some(check(substitute(&r, env), "a tensor expression the language cannot write"))
+}
+
+/// The TMA makers whose second argument is the global-memory tensor (copy_traits_sm90_tma.hpp
+/// `make_tma_atom(CopyOp, Tensor gtensor, SLayout, CTA_Tiler[, ClusterSize])`,
+/// atom/copy_traits_sm100_tma.hpp `make_tma_atom_A/B_sm100(CopyOp, Tensor gtensor, SLayout,
+/// MMA_Tiler, TiledMMA, ClusterShapeVMNK)`): the language writes the tensor as its element type
+/// and layout.
+const TMA_MAKERS: &[&str] = &["make_tma_atom", "make_tma_atom_A_sm100", "make_tma_atom_B_sm100"];
+
+/// `MAKER(OP{}, mA, rest...)` of a host gmem tensor `mA` (element type `elem[mA]`, layout
+/// `env[mA]`) as the language's `MAKER(OP{}, T, L, rest...)`; None when `rhs` is not such a call.
+fn tma_maker(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>, elem: &HashMap<String, Vec<Tok>>) -> Option<Vec<Tok>> {
+    let Some(Tok::Word(maker)) = rhs.first() else { return None };
+    if !TMA_MAKERS.contains(&maker.as_str())
+        || rhs.get(1) != Some(&Tok::Punct('('))
+        || closing(rhs, 1)? != rhs.len() - 1
+    {
+        return None;
+    }
+    let args = split_commas(&rhs[2..rhs.len() - 1]);
+    let [Tok::Word(t)] = args.get(1)?.as_slice() else { return None };
+    let (ty, layout) = (elem.get(t)?, env.get(t)?);
+    let mut out = vec![Tok::Word(maker.clone()), Tok::Punct('(')];
+    out.extend(substitute(&args[0], env));
+    for a in [ty.clone(), layout.clone()].into_iter().chain(args[2..].iter().map(|a| substitute(a, env))) {
+        out.push(Tok::Punct(','));
+        out.extend(a);
+    }
+    out.push(Tok::Punct(')'));
+    Some(out)
+}
+
+/// `X.get_tma_tensor(S)` of a TMA atom `X` bound to a [`TMA_MAKERS`] call as the language's
+/// `get_tma_tensor(X, S)` (copy_traits_sm90_tma.hpp: `make_coord_tensor(make_layout(S,
+/// aux_params_.g_stride_))`); None otherwise.
+fn tma_tensor(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>) -> Option<Vec<Tok>> {
+    let [Tok::Word(x), Tok::Punct('.'), Tok::Word(m), Tok::Punct('('), ..] = rhs else { return None };
+    if m != "get_tma_tensor" || closing(rhs, 3)? != rhs.len() - 1 {
+        return None;
+    }
+    let atom = env.get(x)?;
+    if !matches!(atom.first(), Some(Tok::Word(w)) if TMA_MAKERS.contains(&w.as_str())) {
+        return None;
+    }
+    let mut out = vec![Tok::Word("get_tma_tensor".into()), Tok::Punct('(')];
+    out.extend(atom.iter().cloned());
+    out.push(Tok::Punct(','));
+    out.extend(substitute(&rhs[4..rhs.len() - 1], env));
+    out.push(Tok::Punct(')'));
+    Some(out)
 }
 
 /// The value of an `int` binding's expression: a literal, an expression the engine evaluates to
@@ -1459,6 +1518,8 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
     // The host's global-memory tensors (`Tensor mA = make_tensor(make_gmem_ptr(p), ...)`), bound
     // in env to their layouts.
     let mut host_tensors = std::collections::HashSet::new();
+    // Their element types (the host function's pointer parameter's type).
+    let mut host_elem: HashMap<String, Vec<Tok>> = HashMap::new();
     let mut launch = |upto: usize,
                       env: &HashMap<String, Vec<Tok>>,
                       host_tensors: &std::collections::HashSet<String>,
@@ -1547,7 +1608,34 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
             env.insert(b.name.clone(), v);
             continue;
         }
+        if b.keyword == "Copy_Atom" {
+            // `Copy_Atom X = make_tma_atom(OP{}, mA, SMEM, ...)` of a host gmem tensor.
+            if let Some(v) = tma_maker(&b.rhs, &env, &host_elem) {
+                out.push((b.line, Form::Case(render(&v))));
+                env.insert(b.name.clone(), v);
+            }
+            continue;
+        }
         if b.keyword == "Tensor" {
+            // `Tensor mA_tma = X.get_tma_tensor(shape)` of a TMA atom made above.
+            if let Some(l) = tma_tensor(&b.rhs, &env) {
+                out.push((b.line, Form::Case(render(&l))));
+                env.insert(b.name.clone(), l);
+                host_tensors.insert(b.name.clone());
+                continue;
+            }
+            // The element type of a gmem tensor `make_tensor(make_gmem_ptr(p), ...)` whose
+            // pointer `p` is a parameter `T const* p` of the host function.
+            if let (Some(Tok::Word(m)), Some(Tok::Word(g)), Some(Tok::Word(ptr))) =
+                (b.rhs.first(), b.rhs.get(2), b.rhs.get(4))
+            {
+                if m == "make_tensor" && g == "make_gmem_ptr" {
+                    let ty = within.and_then(|k| defs[k].1 .0.iter().find(|(_, n)| n == ptr)).map(|(t, _)| t.clone());
+                    if let Some(t) = ty {
+                        host_elem.insert(b.name.clone(), substitute(&[Tok::Word(t)], &env));
+                    }
+                }
+            }
             let names = host_tensors.clone();
             if let Some(form) = tensor_form(&b.rhs, &env, &names, &HashMap::new(), GMEM_WHY) {
                 match form {
