@@ -405,6 +405,8 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::Get => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Layout => Absent("mode access: its result is compared with CuTe's print as text; there is no weaker definition to check"),
         Op::Group => Absent("a regrouping: its postconditions are engine::group's (same leaves, modes B..E one mode); compared with CuTe's print as text"),
+        Op::MmaMakeFragmentA => Absent("a descriptor tensor: its definition is checked by engine::make_fragment_a's postconditions; compared with CuTe's print as text"),
+        Op::MmaMakeFragmentB => Absent("a descriptor tensor: its definition is checked by engine::make_fragment_a's postconditions; compared with CuTe's print as text"),
         Op::Flatten => Absent("a regrouping: compared with CuTe's print as text; no definition check yet"),
         Op::ProductEach => Has(definition::product_each),
         Op::TileToShape => Has(definition::tile_to_shape),

@@ -1637,6 +1637,8 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::Get => Has((2, || fuzz::mode_query(Op::Get))),
         Op::Layout => Has((2, || fuzz::mode_query(Op::Layout))),
         Op::Group => Absent("drawn as a kernel form (kernel_forms suite); template arguments are not drawn"),
+        Op::MmaMakeFragmentA => Absent("drawn as a kernel form (kernel_forms suite: the Blackwell tutorials' SharedStorage tensors)"),
+        Op::MmaMakeFragmentB => Absent("drawn as a kernel form (kernel_forms suite: the Blackwell tutorials' SharedStorage tensors)"),
         Op::Flatten => Has((4, || fuzz::unary(Op::Flatten))),
         Op::Slice => Has((1, || fuzz::slicing(Op::Slice))),
         Op::Dice => Has((1, || fuzz::slicing(Op::Dice))),

@@ -28,6 +28,7 @@ pub mod local_partition;
 pub mod local_tile;
 pub mod logical_divide;
 pub mod logical_product;
+pub mod make_fragment_a;
 pub mod make_fragment_like;
 pub mod max_alignment;
 pub mod max_common;

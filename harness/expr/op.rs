@@ -230,6 +230,8 @@ operations! {
     MmaFragmentA = "mma_fragment_a", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_A's layout";
     MmaFragmentB = "mma_fragment_b", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_B's layout";
     MmaFragmentC = "mma_fragment_c", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_C's layout";
+    MmaMakeFragmentA = "mma_make_fragment_a", Atoms, (2, 2), None, "(make_tiled_mma(...) of an SM100/SM90 *_SS MMA, smem swizzled layout in the MMA's partitioned shape ((MMA_M,MMA_K),M,K,...)): ThrMMA::make_fragment_A(make_tensor(make_smem_ptr(p), L)), a tensor of smem descriptors (UMMA::DescriptorIterator o L')";
+    MmaMakeFragmentB = "mma_make_fragment_b", Atoms, (2, 2), None, "(make_tiled_mma(...) of an SM100/SM90 MMA reading B from smem, smem swizzled layout ((MMA_N,MMA_K),N,K,...)): ThrMMA::make_fragment_B of its smem tensor, a tensor of smem descriptors";
     RetileS = "retile_S", Atoms, (2, 2), None, "(make_tiled_copy(...), fragment layout): ThrCopy::retile_S's layout";
     RetileD = "retile_D", Atoms, (2, 2), None, "(make_tiled_copy(...), fragment layout): ThrCopy::retile_D's layout";
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";

@@ -165,6 +165,8 @@ pub enum AtomValue {
     Tma(Box<crate::engine::tma::TmaCopy>, TmaView),
     /// The `cuTensorMapEncodeTiled` arguments of a TMA (`tma_desc_args`).
     TmaDesc(Box<crate::engine::tma::TmaDescriptor>),
+    /// A tensor of MMA smem descriptors (`mma_make_fragment_a/b`: `UMMA::DescriptorIterator o L`).
+    DescTensor(crate::engine::make_fragment_a::DescTensor),
 }
 
 /// What a TMA value is in CuTe: the TiledCopy of `make_tma_copy` or the Copy_Atom of `make_tma_atom`.
@@ -195,6 +197,7 @@ impl AtomValue {
             AtomValue::Tma(_, TmaView::TiledCopy) => "a TMA tiled copy",
             AtomValue::Tma(_, TmaView::Atom) => "a TMA copy atom",
             AtomValue::TmaDesc(_) => "a TMA descriptor's arguments",
+            AtomValue::DescTensor(_) => "a tensor of MMA descriptors",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -240,6 +243,7 @@ impl fmt::Display for AtomValue {
             },
             AtomValue::Tma(t, TmaView::Atom) => f.write_str(&t.atom.print()),
             AtomValue::TmaDesc(d) => write!(f, "{d}"),
+            AtomValue::DescTensor(t) => write!(f, "{t}"),
         }
     }
 }

@@ -854,6 +854,8 @@ fn kernel_forms(
     // The MMA partitions of shared-memory tensors: name -> (operand, the tensor's layout).
     let mut partitions: HashMap<String, (char, Vec<Tok>)> = HashMap::new();
     let mut independent = std::collections::HashSet::new();
+    // The SharedStorage member tensors (already in the MMA's partitioned shape).
+    let mut smem_members = std::collections::HashSet::new();
     let word = |t: &Tok, w: &str| matches!(t, Tok::Word(x) if x == w);
     for b in body {
         let r = &bind_indices(&b.rhs);
@@ -926,6 +928,14 @@ fn kernel_forms(
             independent.insert(b.name.clone());
             continue;
         }
+        // `shared_storage.tensor_sA()`: a SharedStorage member tensor (see [`member_tensors`]).
+        if let [Tok::Word(_), Tok::Punct('.'), Tok::Word(m), Tok::Punct('('), Tok::Punct(')')] = r.as_slice() {
+            if let Some(l) = tensors.get(&format!(".{m}")).cloned() {
+                tensors.insert(b.name.clone(), l);
+                smem_members.insert(b.name.clone());
+                continue;
+            }
+        }
         // make_tensor(make_smem_ptr(...), L)
         if r.len() > 4 && word(&r[0], "make_tensor") && word(&r[2], "make_smem_ptr") {
             if let Some(args) = closing(r, 1).map(|c| split_commas(&r[2..c])) {
@@ -944,6 +954,16 @@ fn kernel_forms(
             (r.first(), r.get(1), r.get(2), r.get(3))
         {
             if let Some(obj) = slices.get(s) {
+                // A slice of a copy or MMA the extractor could not write.
+                if let Some(why) = obj.iter().find_map(|t| match t {
+                    Tok::Word(w) => unknown.get(w).cloned(),
+                    _ => None,
+                }) {
+                    let arg = closing(r, 3).map(|c| render(&r[4..c])).unwrap_or_default();
+                    out.push((b.line, Form::Skip(format!("{}.{m}({arg}): {why}", b.name))));
+                    unknown.insert(b.name.clone(), why);
+                    continue;
+                }
                 let thread = slice_thr.get(s).copied().unwrap_or(THREAD);
                 // The ThrCopy/ThrMMA method and the operation that says it.
                 let op = match (m.strip_prefix("partition_fragment_"), m.strip_prefix("partition_")) {
@@ -978,6 +998,15 @@ fn kernel_forms(
                         Some(Tok::Word(t)) if unknown.contains_key(t) => unknown[t].clone(),
                         _ => UNBOUND_TENSOR.to_string(),
                     };
+                    // ThrMMA::make_fragment_A/B of a SharedStorage member tensor: the descriptor tensor.
+                    if let ([Tok::Word(t)], "A" | "B") = (arg, x) {
+                        if smem_members.contains(t) {
+                            let op = if x == "A" { Op::MmaMakeFragmentA } else { Op::MmaMakeFragmentB };
+                            let text = format!("{}({}, {})", op.name(), render(obj), render(&tensors[t]));
+                            out.push((b.line, Form::Case(text)));
+                            continue;
+                        }
+                    }
                     let form = match known {
                         Some((w, l)) => {
                             let op = match w {
@@ -1090,6 +1119,9 @@ fn kernel_forms(
             if r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) {
                 out.push((b.line, Form::Skip(format!("{} = {}: {}", b.name, render(r), unknown[t]))));
             }
+            // Its partitions (`t2r_copy.get_slice(i).partition_D(sC)`) are skipped for the same reason.
+            let why = unknown[t].clone();
+            unknown.insert(b.name.clone(), why);
             continue;
         }
         // A binding of a tensor (`make_tmem_copy(ATOM{}, tCtAcc)`) reads the tensor's layout.
@@ -1259,6 +1291,44 @@ fn tensor_form(
         r[0] = Tok::Word("make_layout_like".into());
     }
     Some(check(substitute(&r, env), "a tensor expression the language cannot write"))
+}
+
+/// The member tensors of a struct template instantiated by `v` (`SharedStorage<TypeA, TypeB,
+/// decltype(sA_layout), ...>`, a kernel's template argument): each member function `tensor_sX()
+/// { return make_tensor(make_smem_ptr(...), P{}); }` with `P` a template parameter, as (name, the
+/// layout `P` is bound to, `decltype(E)` read as `E`).
+fn member_tensors(structs: &[StructDef], toks: &[Tok], v: &[Tok]) -> Vec<(String, Vec<Tok>)> {
+    // The arguments as written (qualified: `UMMA::Layout_K_SW128_Atom<...>`).
+    let Some((name, _)) = template_id(v) else { return Vec::new() };
+    let Some(open) = v.iter().position(|t| *t == Tok::Punct('<')) else { return Vec::new() };
+    let Some(close) = angle_close(v, open) else { return Vec::new() };
+    let args = split_commas(&v[open + 1..close]);
+    let Some(def) = structs.iter().find(|d| d.name == name && d.pattern.is_none() && d.params.len() == args.len())
+    else {
+        return Vec::new();
+    };
+    let body = &toks[def.body.clone()];
+    let mut out = Vec::new();
+    for i in 0..body.len().saturating_sub(4) {
+        let Tok::Word(m) = &body[i] else { continue };
+        if !m.starts_with("tensor_") || body[i + 1] != Tok::Punct('(') || body[i + 2] != Tok::Punct(')') {
+            continue;
+        }
+        let Some(open) = (i + 3..body.len()).find(|&j| body[j] == Tok::Punct('{')) else { continue };
+        let Some(close) = closing(body, open) else { continue };
+        let f = &body[open + 1..close];
+        let Some(mt) = f.iter().position(|t| *t == Tok::Word("make_tensor".into())) else { continue };
+        if f.get(mt + 2) != Some(&Tok::Word("make_smem_ptr".into())) {
+            continue;
+        }
+        let Some(c) = closing(f, mt + 1) else { continue };
+        let margs = split_commas(&f[mt + 2..c]);
+        let Some([Tok::Word(p), Tok::Punct('{'), Tok::Punct('}')]) = margs.get(1).map(Vec::as_slice) else { continue };
+        let Some(k) = def.params.iter().position(|q| q == p) else { continue };
+        let a = &args[k];
+        out.push((m.clone(), decltype_inner(a).unwrap_or(a).to_vec()));
+    }
+    out
 }
 
 /// The TMA makers whose second argument is the global-memory tensor (copy_traits_sm90_tma.hpp
@@ -1501,6 +1571,7 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
         }
     }
     let in_kernel = |pos: usize| kernels.values().any(|(_, r)| r.contains(&pos));
+    let structs = struct_defs(&toks);
     let mut env: HashMap<String, Vec<Tok>> = HashMap::new();
     // `using` bindings (types) hold for the whole file.
     for b in &all {
@@ -1551,6 +1622,13 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
                     kenv.insert(ty.clone(), d);
                 }
                 kenv.insert(p.clone(), a);
+            }
+            // A SharedStorage template argument's member tensors (`shared_storage.tensor_sA()`),
+            // keyed `VAR.tensor_sA` for any VAR: their layouts.
+            for v in kenv.values() {
+                for (m, l) in member_tensors(&structs, &plain, v) {
+                    gmem.insert(format!(".{m}"), l);
+                }
             }
             let inside: Vec<Binding> = all
                 .iter()
@@ -3246,6 +3324,41 @@ mod tests {
         assert_eq!(
             condition(&tokenize_with_chars("'N' == 'N' && 1 >= 2").into_iter().map(|t| t.0).collect::<Vec<_>>()),
             Some(false)
+        );
+    }
+
+    #[test]
+    fn a_tma_atoms_coordinate_tensor_and_a_shared_storage_tensor_are_read() {
+        // The Blackwell tutorials' shape: make_tma_atom of a host gmem tensor, its get_tma_tensor
+        // passed to the kernel, a SharedStorage member tensor and its UMMA fragment.
+        let src = "template <class TA, class L>\nstruct SharedStorage {\n  ArrayEngine<TA, cosize_v<L>> A;\n\
+                   CUTE_DEVICE constexpr auto tensor_sA() { return make_tensor(make_smem_ptr(A.begin()), L{}); }\n};\n\
+                   template <class SS, class ATensor, class MMA>\n__global__ void k(ATensor mA, MMA tiled_mma) {\n\
+                   Tensor gA = local_tile(mA, make_shape(Int<128>{}, Int<64>{}), make_coord(0, _));\n\
+                   extern __shared__ char smem[];\n  SS& shared_storage = *reinterpret_cast<SS*>(smem);\n\
+                   Tensor tCsA = shared_storage.tensor_sA();\n  ThrMMA cta_mma = tiled_mma.get_slice(0);\n\
+                   Tensor tCrA = cta_mma.make_fragment_A(tCsA);\n}\n\
+                   template <class TypeA>\nvoid host(TypeA const* ptr_A, int m) {\n\
+                   Tensor mA = make_tensor(make_gmem_ptr(ptr_A), make_layout(make_shape(m, 256), make_stride(256, Int<1>{})));\n\
+                   TiledMMA tiled_mma = make_tiled_mma(SM100_MMA_F16BF16_SS<TypeA, TypeA, float, 128, 256, UMMA::Major::K, UMMA::Major::K>{});\n\
+                   auto sA = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<TypeA>{}, partition_shape_A(tiled_mma, make_shape(Int<128>{}, Int<64>{})));\n\
+                   using SMEM = SharedStorage<TypeA, decltype(sA)>;\n\
+                   Copy_Atom tma_atom_A = make_tma_atom(SM90_TMA_LOAD{}, mA, sA, make_shape(Int<128>{}, Int<64>{}));\n\
+                   Tensor mA_tma = tma_atom_A.get_tma_tensor(shape(mA));\n\
+                   auto* kp = &k<SMEM, decltype(mA_tma), decltype(tiled_mma)>;\n\
+                   cutlass::launch_kernel_on_cluster(params, (void const*) kp, mA_tma, tiled_mma);\n}\n\
+                   int main() {\n  using TypeA = cutlass::half_t;\n  host(0, 512);\n}\n";
+        let (cases, skips) = cases_and_skips(src);
+        let tma = cases
+            .iter()
+            .find(|c| c.starts_with("make_tma_atom(SM90_TMA_LOAD{}, cutlass::half_t, make_layout("))
+            .expect("the atom");
+        let t = cases.iter().find(|c| c.starts_with("get_tma_tensor(")).expect("the TMA tensor");
+        assert!(t.starts_with(&format!("get_tma_tensor({tma}, shape(")), "{t}");
+        assert!(cases.iter().any(|c| c.starts_with(&format!("local_tile({t}"))), "{cases:?}");
+        assert!(
+            cases.iter().any(|c| c.starts_with("mma_make_fragment_a(make_tiled_mma(") && c.contains("tile_to_mma_shape(UMMA::")),
+            "{cases:?} {skips:?}"
         );
     }
 

@@ -101,6 +101,8 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::Get => Has(builtins::core::get),
         Op::Layout => Has(builtins::core::get),
         Op::Group => Has(builtins::core::group),
+        Op::MmaMakeFragmentA => Has(|n, a| builtins::atoms::make_fragment_desc('a', n, a)),
+        Op::MmaMakeFragmentB => Has(|n, a| builtins::atoms::make_fragment_desc('b', n, a)),
         Op::Flatten => Has(builtins::core::flatten),
         Op::ProductEach => Has(builtins::core::product_each),
         Op::MakeIdentityLayout => Has(builtins::basis::make_identity_layout),

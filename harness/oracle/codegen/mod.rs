@@ -431,6 +431,8 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::Get => Has(codegen::core::get),
         Op::Layout => Has(codegen::core::layout),
         Op::Group => Has(codegen::core::group),
+        Op::MmaMakeFragmentA => Has(|g, n, a, e| codegen::atoms::make_fragment_desc('a', g, n, a, e)),
+        Op::MmaMakeFragmentB => Has(|g, n, a, e| codegen::atoms::make_fragment_desc('b', g, n, a, e)),
         Op::Flatten => Has(codegen::core::flatten),
         Op::ProductEach => Has(codegen::core::product_each),
         Op::TileToShape => Has(codegen::algebra::tile_to_shape),

@@ -46,6 +46,8 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::Get => Has(Call),
         Op::Layout => Absent("not translated: the worker has no function for layout(L, i, ...), only for get"),
         Op::Group => Absent("not translated: the DSL's group_modes takes run-time indices; not sent"),
+        Op::MmaMakeFragmentA => Absent("not translated: the DSL worker sends layouts only; a descriptor tensor needs an smem tensor"),
+        Op::MmaMakeFragmentB => Absent("not translated: the DSL worker sends layouts only; a descriptor tensor needs an smem tensor"),
         Op::Flatten => Has(Call),
         Op::MakeTmaCopy => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),
         Op::MakeTmaAtomASm100 => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),

@@ -210,6 +210,8 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::Get => Absent(CORE),
         Op::Layout => Absent(CORE),
         Op::Group => Absent("not instantiated in cpp/ffi: a template-argument operation; the compiled driver covers it"),
+        Op::MmaMakeFragmentA => Absent("not instantiated in cpp/ffi: an MMA fragment type of an smem tensor; the compiled driver covers it"),
+        Op::MmaMakeFragmentB => Absent("not instantiated in cpp/ffi: an MMA fragment type of an smem tensor; the compiled driver covers it"),
         Op::Flatten => Has(Unary),
         Op::Slice => Absent("not in the in-process ABI: cpp/ffi has no slice entry; its cases run through the compiled driver"),
         Op::Dice => Absent("not in the in-process ABI: cpp/ffi has no dice entry; its cases run through the compiled driver"),

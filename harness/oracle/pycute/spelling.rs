@@ -56,6 +56,8 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::Get => Absent("not translated: pycute indexes with [] rather than a function"),
         Op::Layout => Absent("not translated: pycute indexes with [] rather than a function"),
         Op::Group => Absent("not translated: pycute has no group<B,E>"),
+        Op::MmaMakeFragmentA => Absent("pycute (the nvidia-cutlass wheel) has no MMA atoms"),
+        Op::MmaMakeFragmentB => Absent("pycute (the nvidia-cutlass wheel) has no MMA atoms"),
         Op::Flatten => Absent("not translated: pycute's flatten is an int-tuple helper, not a layout operation"),
         Op::MakeTmaCopy => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::MakeTmaAtomASm100 => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
