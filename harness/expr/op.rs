@@ -219,6 +219,7 @@ operations! {
     TiledMmaThrLayout = "tiled_mma_thr_layout", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
     Upcast = "upcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
     Downcast = "downcast", Atoms, (1, 1), Some("<N>"), "<N>(layout, swizzle or swizzled layout)";
+    Group = "group", Core, (1, 1), Some("<B,E>"), "<B,E>(layout, swizzled layout or int tuple): modes B..E made one mode (E = -1: to the end)";
     ProductEach = "product_each", Core, (1, 1), None, "(int tuple)";
     Slice = "slice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with _ (also L(_,2))";
     Dice = "dice", Algebra, (2, 2), None, "(coordinate with _, L): the modes c pairs with an integer";
@@ -229,6 +230,8 @@ operations! {
     MmaFragmentA = "mma_fragment_a", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_A's layout";
     MmaFragmentB = "mma_fragment_b", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_B's layout";
     MmaFragmentC = "mma_fragment_c", Atoms, (3, 3), None, "(make_tiled_mma(...), L, thread index): get_slice(i).partition_fragment_C's layout";
+    MmaMakeFragmentA = "mma_make_fragment_a", Atoms, (2, 2), None, "(make_tiled_mma(...) of an SM100/SM90 *_SS MMA, smem swizzled layout in the MMA's partitioned shape ((MMA_M,MMA_K),M,K,...)): ThrMMA::make_fragment_A(make_tensor(make_smem_ptr(p), L)), a tensor of smem descriptors (UMMA::DescriptorIterator o L')";
+    MmaMakeFragmentB = "mma_make_fragment_b", Atoms, (2, 2), None, "(make_tiled_mma(...) of an SM100/SM90 MMA reading B from smem, smem swizzled layout ((MMA_N,MMA_K),N,K,...)): ThrMMA::make_fragment_B of its smem tensor, a tensor of smem descriptors";
     RetileS = "retile_S", Atoms, (2, 2), None, "(make_tiled_copy(...), fragment layout): ThrCopy::retile_S's layout";
     RetileD = "retile_D", Atoms, (2, 2), None, "(make_tiled_copy(...), fragment layout): ThrCopy::retile_D's layout";
     TileToShape = "tile_to_shape", Algebra, (2, 3), None, "(L or swizzled layout, shape[, Step tuple or GenColMajor/GenRowMajor])";
@@ -246,6 +249,7 @@ operations! {
     MakeTmaCopyCSm100 = "make_tma_copy_C_sm100", Atoms, (6, 6), None, "(SM90_TMA_LOAD|SM90_TMA_STORE|SM100_TMA_2SM_LOAD, value type, gmem layout (M,N,...), smem layout, cluster tiler (TILE_M,TILE_N,TILE_K), make_tiled_mma(...)): CuTe's TiledCopy for a UMMA's C";
     TmaGbasis = "tma_gbasis", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): AuxParams::TmaGmemBasis, box coordinate -> gmem mode";
     TmaGStride = "tma_g_stride", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): aux_params_.g_stride_, gmem mode -> TMA coordinate";
+    GetTmaTensor = "get_tma_tensor", Atoms, (2, 2), None, "(make_tma_atom(...), make_tma_copy(...) or an SM100 TMA maker, gmem shape congruent with its g_stride_): X.get_tma_tensor(shape), the coordinate tensor make_coord_tensor(make_layout(shape, g_stride_)) a TMA kernel partitions; its partitions are tensors";
     TmaDescArgs = "tma_desc_args", Atoms, (1, 1), None, "(make_tma_copy(...) or make_tma_atom(...)): the arguments CuTe passes to cuTensorMapEncodeTiled";
     TmaIm2colDescArgs = "tma_im2col_desc_args", Atoms, (4, 13), None, "(SM90_TMA_LOAD_IM2COL|SM90_TMA_LOAD_IM2COL_MULTICAST|SM90_TMA_STORE_IM2COL, value type, gmem layout ((W,H,...,N),C), smem layout or swizzled layout[, CTA tiler[, multicast]][, lower_corner_whd, upper_corner_whd, lower_padding_whd, upper_padding_whd, stride_whd, lower_srt, stride_srt]): the arguments CuTe's make_im2col_tma_copy passes to cuTensorMapEncodeIm2col";
     MakeGmmaDesc = "make_gmma_desc", Atoms, (2, 2), Some("<GMMA::Major::K|MN>"), "<GMMA::Major::K|MN>(value type, smem layout: plain, or over smem_ptr_flag such as tile_to_shape(GMMA::Layout_K_SW128_Atom<T>,...)): GMMA::make_gmma_desc of make_tensor(make_smem_ptr(T*), L), the GmmaDescriptor CuTe's host code makes, printed by CuTe's print";

@@ -171,6 +171,8 @@ pub enum AtomValue {
     UmmaDesc(crate::engine::make_gmma_desc::OnHost<crate::engine::make_umma_desc::SmemDescriptor>),
     /// A UMMA atom's instruction descriptor (`make_instr_desc`).
     InstrDesc(crate::engine::make_instr_desc::InstrDesc),
+    /// A tensor of MMA smem descriptors (`mma_make_fragment_a/b`: `UMMA::DescriptorIterator o L`).
+    DescTensor(crate::engine::make_fragment_a::DescTensor),
 }
 
 /// What a TMA value is in CuTe: the TiledCopy of `make_tma_copy` or the Copy_Atom of `make_tma_atom`.
@@ -204,6 +206,7 @@ impl AtomValue {
             AtomValue::GmmaDesc(_) => "a GMMA shared-memory descriptor",
             AtomValue::UmmaDesc(_) => "a UMMA shared-memory descriptor",
             AtomValue::InstrDesc(_) => "a UMMA instruction descriptor",
+            AtomValue::DescTensor(_) => "a tensor of MMA descriptors",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -252,6 +255,7 @@ impl fmt::Display for AtomValue {
             AtomValue::GmmaDesc(d) => write!(f, "{d}"),
             AtomValue::UmmaDesc(d) => write!(f, "{d}"),
             AtomValue::InstrDesc(d) => write!(f, "{d}"),
+            AtomValue::DescTensor(t) => write!(f, "{t}"),
         }
     }
 }

@@ -72,7 +72,8 @@ fn builds(w: &str) -> bool {
 }
 
 /// The keywords that start a binding.
-const BINDERS: &[&str] = &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "ThrCopy", "ThrMMA", "Layout"];
+const BINDERS: &[&str] =
+    &["auto", "TiledCopy", "TiledMMA", "using", "Tensor", "ThrCopy", "ThrMMA", "Layout", "Copy_Atom"];
 
 /// The files read besides the tutorials (examples/cute/tutorial/**): the SM80 and SM90 collective
 /// mainloops and the unit tests' default SM80 configurations (their `using X = decltype(...)`).
@@ -543,6 +544,14 @@ fn reason_class(why: &str) -> &'static str {
             "a tensor the extractor does not read",
             "a tensor built by a member call (the Blackwell tutorials' TMA coordinate tensors, tma_atom.get_tma_tensor(shape), and their tiles): get_tma_tensor, make_tma_atom(op, gmem tensor, ...) and its UMMA::tile_to_mma_shape smem layout are not read",
         ),
+        (
+            "identity (coordinate) tensor",
+            "a TMA coordinate tensor's tile the language does not take yet (zipped_divide of a coordinate tensor, ThrMMA::make_fragment_C / make_tmem_copy of its partition)",
+        ),
+        (
+            "of an identity tensor is not modelled",
+            "a TMA coordinate tensor's tile the language does not take yet (zipped_divide of a coordinate tensor, ThrMMA::make_fragment_C / make_tmem_copy of its partition)",
+        ),
         ("found a partitioned tensor", "make_fragment_like or a `_` slice of a partitioned tensor: not in the language"),
         (
             "a slice with an offset other than _0",
@@ -936,6 +945,8 @@ fn kernel_forms(
     // The MMA partitions of shared-memory tensors: name -> (operand, the tensor's layout).
     let mut partitions: HashMap<String, (char, Vec<Tok>)> = HashMap::new();
     let mut independent = std::collections::HashSet::new();
+    // The SharedStorage member tensors (already in the MMA's partitioned shape).
+    let mut smem_members = std::collections::HashSet::new();
     let word = |t: &Tok, w: &str| matches!(t, Tok::Word(x) if x == w);
     for b in body {
         let r = &bind_indices(&b.rhs);
@@ -1008,6 +1019,14 @@ fn kernel_forms(
             independent.insert(b.name.clone());
             continue;
         }
+        // `shared_storage.tensor_sA()`: a SharedStorage member tensor (see [`member_tensors`]).
+        if let [Tok::Word(_), Tok::Punct('.'), Tok::Word(m), Tok::Punct('('), Tok::Punct(')')] = r.as_slice() {
+            if let Some(l) = tensors.get(&format!(".{m}")).cloned() {
+                tensors.insert(b.name.clone(), l);
+                smem_members.insert(b.name.clone());
+                continue;
+            }
+        }
         // make_tensor(make_smem_ptr(...), L)
         if r.len() > 4 && word(&r[0], "make_tensor") && word(&r[2], "make_smem_ptr") {
             if let Some(args) = closing(r, 1).map(|c| split_commas(&r[2..c])) {
@@ -1026,6 +1045,16 @@ fn kernel_forms(
             (r.first(), r.get(1), r.get(2), r.get(3))
         {
             if let Some(obj) = slices.get(s) {
+                // A slice of a copy or MMA the extractor could not write.
+                if let Some(why) = obj.iter().find_map(|t| match t {
+                    Tok::Word(w) => unknown.get(w).cloned(),
+                    _ => None,
+                }) {
+                    let arg = closing(r, 3).map(|c| render(&r[4..c])).unwrap_or_default();
+                    out.push((b.line, Form::Skip(format!("{}.{m}({arg}): {why}", b.name))));
+                    unknown.insert(b.name.clone(), why);
+                    continue;
+                }
                 let thread = slice_thr.get(s).copied().unwrap_or(THREAD);
                 // The ThrCopy/ThrMMA method and the operation that says it.
                 let op = match (m.strip_prefix("partition_fragment_"), m.strip_prefix("partition_")) {
@@ -1060,6 +1089,15 @@ fn kernel_forms(
                         Some(Tok::Word(t)) if unknown.contains_key(t) => unknown[t].clone(),
                         _ => UNBOUND_TENSOR.to_string(),
                     };
+                    // ThrMMA::make_fragment_A/B of a SharedStorage member tensor: the descriptor tensor.
+                    if let ([Tok::Word(t)], "A" | "B") = (arg, x) {
+                        if smem_members.contains(t) {
+                            let op = if x == "A" { Op::MmaMakeFragmentA } else { Op::MmaMakeFragmentB };
+                            let text = format!("{}({}, {})", op.name(), render(obj), render(&tensors[t]));
+                            out.push((b.line, Form::Case(text)));
+                            continue;
+                        }
+                    }
                     let form = match known {
                         Some((w, l)) => {
                             let op = match w {
@@ -1160,7 +1198,7 @@ fn kernel_forms(
             }
             continue;
         }
-        if b.keyword == "ThrCopy" || b.keyword == "ThrMMA" {
+        if b.keyword == "ThrCopy" || b.keyword == "ThrMMA" || b.keyword == "Copy_Atom" {
             continue;
         }
         // A binding of a tensor the extractor could not write (`make_tmem_copy(ATOM{},
@@ -1172,6 +1210,9 @@ fn kernel_forms(
             if r.iter().any(|t| matches!(t, Tok::Word(w) if builds(w))) {
                 out.push((b.line, Form::Skip(format!("{} = {}: {}", b.name, render(r), unknown[t]))));
             }
+            // Its partitions (`t2r_copy.get_slice(i).partition_D(sC)`) are skipped for the same reason.
+            let why = unknown[t].clone();
+            unknown.insert(b.name.clone(), why);
             continue;
         }
         // A binding of a tensor (`make_tmem_copy(ATOM{}, tCtAcc)`) reads the tensor's layout.
@@ -1341,6 +1382,94 @@ fn tensor_form(
         r[0] = Tok::Word("make_layout_like".into());
     }
     Some(check(substitute(&r, env), "a tensor expression the language cannot write"))
+}
+
+/// The member tensors of a struct template instantiated by `v` (`SharedStorage<TypeA, TypeB,
+/// decltype(sA_layout), ...>`, a kernel's template argument): each member function `tensor_sX()
+/// { return make_tensor(make_smem_ptr(...), P{}); }` with `P` a template parameter, as (name, the
+/// layout `P` is bound to, `decltype(E)` read as `E`).
+fn member_tensors(structs: &[StructDef], toks: &[Tok], v: &[Tok]) -> Vec<(String, Vec<Tok>)> {
+    // The arguments as written (qualified: `UMMA::Layout_K_SW128_Atom<...>`).
+    let Some((name, _)) = template_id(v) else { return Vec::new() };
+    let Some(open) = v.iter().position(|t| *t == Tok::Punct('<')) else { return Vec::new() };
+    let Some(close) = angle_close(v, open) else { return Vec::new() };
+    let args = split_commas(&v[open + 1..close]);
+    let Some(def) = structs.iter().find(|d| d.name == name && d.pattern.is_none() && d.params.len() == args.len())
+    else {
+        return Vec::new();
+    };
+    let body = &toks[def.body.clone()];
+    let mut out = Vec::new();
+    for i in 0..body.len().saturating_sub(4) {
+        let Tok::Word(m) = &body[i] else { continue };
+        if !m.starts_with("tensor_") || body[i + 1] != Tok::Punct('(') || body[i + 2] != Tok::Punct(')') {
+            continue;
+        }
+        let Some(open) = (i + 3..body.len()).find(|&j| body[j] == Tok::Punct('{')) else { continue };
+        let Some(close) = closing(body, open) else { continue };
+        let f = &body[open + 1..close];
+        let Some(mt) = f.iter().position(|t| *t == Tok::Word("make_tensor".into())) else { continue };
+        if f.get(mt + 2) != Some(&Tok::Word("make_smem_ptr".into())) {
+            continue;
+        }
+        let Some(c) = closing(f, mt + 1) else { continue };
+        let margs = split_commas(&f[mt + 2..c]);
+        let Some([Tok::Word(p), Tok::Punct('{'), Tok::Punct('}')]) = margs.get(1).map(Vec::as_slice) else { continue };
+        let Some(k) = def.params.iter().position(|q| q == p) else { continue };
+        let a = &args[k];
+        out.push((m.clone(), decltype_inner(a).unwrap_or(a).to_vec()));
+    }
+    out
+}
+
+/// The TMA makers whose second argument is the global-memory tensor (copy_traits_sm90_tma.hpp
+/// `make_tma_atom(CopyOp, Tensor gtensor, SLayout, CTA_Tiler[, ClusterSize])`,
+/// atom/copy_traits_sm100_tma.hpp `make_tma_atom_A/B_sm100(CopyOp, Tensor gtensor, SLayout,
+/// MMA_Tiler, TiledMMA, ClusterShapeVMNK)`): the language writes the tensor as its element type
+/// and layout.
+const TMA_MAKERS: &[&str] = &["make_tma_atom", "make_tma_atom_A_sm100", "make_tma_atom_B_sm100"];
+
+/// `MAKER(OP{}, mA, rest...)` of a host gmem tensor `mA` (element type `elem[mA]`, layout
+/// `env[mA]`) as the language's `MAKER(OP{}, T, L, rest...)`; None when `rhs` is not such a call.
+fn tma_maker(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>, elem: &HashMap<String, Vec<Tok>>) -> Option<Vec<Tok>> {
+    let Some(Tok::Word(maker)) = rhs.first() else { return None };
+    if !TMA_MAKERS.contains(&maker.as_str())
+        || rhs.get(1) != Some(&Tok::Punct('('))
+        || closing(rhs, 1)? != rhs.len() - 1
+    {
+        return None;
+    }
+    let args = split_commas(&rhs[2..rhs.len() - 1]);
+    let [Tok::Word(t)] = args.get(1)?.as_slice() else { return None };
+    let (ty, layout) = (elem.get(t)?, env.get(t)?);
+    let mut out = vec![Tok::Word(maker.clone()), Tok::Punct('(')];
+    out.extend(substitute(&args[0], env));
+    for a in [ty.clone(), layout.clone()].into_iter().chain(args[2..].iter().map(|a| substitute(a, env))) {
+        out.push(Tok::Punct(','));
+        out.extend(a);
+    }
+    out.push(Tok::Punct(')'));
+    Some(out)
+}
+
+/// `X.get_tma_tensor(S)` of a TMA atom `X` bound to a [`TMA_MAKERS`] call as the language's
+/// `get_tma_tensor(X, S)` (copy_traits_sm90_tma.hpp: `make_coord_tensor(make_layout(S,
+/// aux_params_.g_stride_))`); None otherwise.
+fn tma_tensor(rhs: &[Tok], env: &HashMap<String, Vec<Tok>>) -> Option<Vec<Tok>> {
+    let [Tok::Word(x), Tok::Punct('.'), Tok::Word(m), Tok::Punct('('), ..] = rhs else { return None };
+    if m != "get_tma_tensor" || closing(rhs, 3)? != rhs.len() - 1 {
+        return None;
+    }
+    let atom = env.get(x)?;
+    if !matches!(atom.first(), Some(Tok::Word(w)) if TMA_MAKERS.contains(&w.as_str())) {
+        return None;
+    }
+    let mut out = vec![Tok::Word("get_tma_tensor".into()), Tok::Punct('(')];
+    out.extend(atom.iter().cloned());
+    out.push(Tok::Punct(','));
+    out.extend(substitute(&rhs[4..rhs.len() - 1], env));
+    out.push(Tok::Punct(')'));
+    Some(out)
 }
 
 /// The value of an `int` binding's expression: a literal, an expression the engine evaluates to
@@ -1533,6 +1662,7 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
         }
     }
     let in_kernel = |pos: usize| kernels.values().any(|(_, r)| r.contains(&pos));
+    let structs = struct_defs(&toks);
     let mut env: HashMap<String, Vec<Tok>> = HashMap::new();
     // `using` bindings (types) hold for the whole file.
     for b in &all {
@@ -1550,6 +1680,8 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
     // The host's global-memory tensors (`Tensor mA = make_tensor(make_gmem_ptr(p), ...)`), bound
     // in env to their layouts.
     let mut host_tensors = std::collections::HashSet::new();
+    // Their element types (the host function's pointer parameter's type).
+    let mut host_elem: HashMap<String, Vec<Tok>> = HashMap::new();
     let mut launch = |upto: usize,
                       env: &HashMap<String, Vec<Tok>>,
                       host_tensors: &std::collections::HashSet<String>,
@@ -1581,6 +1713,13 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
                     kenv.insert(ty.clone(), d);
                 }
                 kenv.insert(p.clone(), a);
+            }
+            // A SharedStorage template argument's member tensors (`shared_storage.tensor_sA()`),
+            // keyed `VAR.tensor_sA` for any VAR: their layouts.
+            for v in kenv.values() {
+                for (m, l) in member_tensors(&structs, &plain, v) {
+                    gmem.insert(format!(".{m}"), l);
+                }
             }
             let inside: Vec<Binding> = all
                 .iter()
@@ -1638,7 +1777,34 @@ fn forms(text: &str) -> Vec<(usize, Form)> {
             env.insert(b.name.clone(), v);
             continue;
         }
+        if b.keyword == "Copy_Atom" {
+            // `Copy_Atom X = make_tma_atom(OP{}, mA, SMEM, ...)` of a host gmem tensor.
+            if let Some(v) = tma_maker(&b.rhs, &env, &host_elem) {
+                out.push((b.line, Form::Case(render(&v))));
+                env.insert(b.name.clone(), v);
+            }
+            continue;
+        }
         if b.keyword == "Tensor" {
+            // `Tensor mA_tma = X.get_tma_tensor(shape)` of a TMA atom made above.
+            if let Some(l) = tma_tensor(&b.rhs, &env) {
+                out.push((b.line, Form::Case(render(&l))));
+                env.insert(b.name.clone(), l);
+                host_tensors.insert(b.name.clone());
+                continue;
+            }
+            // The element type of a gmem tensor `make_tensor(make_gmem_ptr(p), ...)` whose
+            // pointer `p` is a parameter `T const* p` of the host function.
+            if let (Some(Tok::Word(m)), Some(Tok::Word(g)), Some(Tok::Word(ptr))) =
+                (b.rhs.first(), b.rhs.get(2), b.rhs.get(4))
+            {
+                if m == "make_tensor" && g == "make_gmem_ptr" {
+                    let ty = within.and_then(|k| defs[k].1 .0.iter().find(|(_, n)| n == ptr)).map(|(t, _)| t.clone());
+                    if let Some(t) = ty {
+                        host_elem.insert(b.name.clone(), substitute(&[Tok::Word(t)], &env));
+                    }
+                }
+            }
             let names = host_tensors.clone();
             if let Some(form) = tensor_form(&b.rhs, &env, &names, &HashMap::new(), GMEM_WHY) {
                 match form {
@@ -3292,6 +3458,41 @@ mod tests {
         assert_eq!(
             condition(&tokenize_with_chars("'N' == 'N' && 1 >= 2").into_iter().map(|t| t.0).collect::<Vec<_>>()),
             Some(false)
+        );
+    }
+
+    #[test]
+    fn a_tma_atoms_coordinate_tensor_and_a_shared_storage_tensor_are_read() {
+        // The Blackwell tutorials' shape: make_tma_atom of a host gmem tensor, its get_tma_tensor
+        // passed to the kernel, a SharedStorage member tensor and its UMMA fragment.
+        let src = "template <class TA, class L>\nstruct SharedStorage {\n  ArrayEngine<TA, cosize_v<L>> A;\n\
+                   CUTE_DEVICE constexpr auto tensor_sA() { return make_tensor(make_smem_ptr(A.begin()), L{}); }\n};\n\
+                   template <class SS, class ATensor, class MMA>\n__global__ void k(ATensor mA, MMA tiled_mma) {\n\
+                   Tensor gA = local_tile(mA, make_shape(Int<128>{}, Int<64>{}), make_coord(0, _));\n\
+                   extern __shared__ char smem[];\n  SS& shared_storage = *reinterpret_cast<SS*>(smem);\n\
+                   Tensor tCsA = shared_storage.tensor_sA();\n  ThrMMA cta_mma = tiled_mma.get_slice(0);\n\
+                   Tensor tCrA = cta_mma.make_fragment_A(tCsA);\n}\n\
+                   template <class TypeA>\nvoid host(TypeA const* ptr_A, int m) {\n\
+                   Tensor mA = make_tensor(make_gmem_ptr(ptr_A), make_layout(make_shape(m, 256), make_stride(256, Int<1>{})));\n\
+                   TiledMMA tiled_mma = make_tiled_mma(SM100_MMA_F16BF16_SS<TypeA, TypeA, float, 128, 256, UMMA::Major::K, UMMA::Major::K>{});\n\
+                   auto sA = UMMA::tile_to_mma_shape(UMMA::Layout_K_SW128_Atom<TypeA>{}, partition_shape_A(tiled_mma, make_shape(Int<128>{}, Int<64>{})));\n\
+                   using SMEM = SharedStorage<TypeA, decltype(sA)>;\n\
+                   Copy_Atom tma_atom_A = make_tma_atom(SM90_TMA_LOAD{}, mA, sA, make_shape(Int<128>{}, Int<64>{}));\n\
+                   Tensor mA_tma = tma_atom_A.get_tma_tensor(shape(mA));\n\
+                   auto* kp = &k<SMEM, decltype(mA_tma), decltype(tiled_mma)>;\n\
+                   cutlass::launch_kernel_on_cluster(params, (void const*) kp, mA_tma, tiled_mma);\n}\n\
+                   int main() {\n  using TypeA = cutlass::half_t;\n  host(0, 512);\n}\n";
+        let (cases, skips) = cases_and_skips(src);
+        let tma = cases
+            .iter()
+            .find(|c| c.starts_with("make_tma_atom(SM90_TMA_LOAD{}, cutlass::half_t, make_layout("))
+            .expect("the atom");
+        let t = cases.iter().find(|c| c.starts_with("get_tma_tensor(")).expect("the TMA tensor");
+        assert!(t.starts_with(&format!("get_tma_tensor({tma}, shape(")), "{t}");
+        assert!(cases.iter().any(|c| c.starts_with(&format!("local_tile({t}"))), "{cases:?}");
+        assert!(
+            cases.iter().any(|c| c.starts_with("mma_make_fragment_a(make_tiled_mma(") && c.contains("tile_to_mma_shape(UMMA::")),
+            "{cases:?} {skips:?}"
         );
     }
 

@@ -786,3 +786,23 @@ pub fn warp_access(_: &Name, args: &[Value]) -> Result<Value> {
         None => warp_access::cost(space, &offsets, vector)?,
     })))
 }
+
+/// `mma_make_fragment_a/b(MMA, L)`: `ThrMMA::make_fragment_A/B` of the smem tensor
+/// `make_tensor(make_smem_ptr(p), L)` (engine/make_fragment_a.rs); `L` a swizzled layout over
+/// `smem_ptr_flag` (an smem tensor: CuTe's `static_assert(is_smem<TEngine>::value)`).
+pub fn make_fragment_desc(which: char, name: &Name, args: &[Value]) -> Result<Value> {
+    let f = name.base();
+    let m = tiled_mma_arg(f, &args[0])?;
+    let l =
+        match &args[1] {
+            Value::Atom(AtomValue::Composed(c)) if matches!(c.offset, crate::engine::swizzle::Offset::SmemPtr(_)) => {
+                c.layout.clone()
+            }
+            other => return Err(Error::Rejected {
+                condition:
+                    "static_assert(is_smem<TEngine>::value, \"Expected SMEM Tensor to construct a UMMA Desc Tensor\")",
+                detail: format!("{f} takes an smem layout (Sw o smem_ptr o L), found {}", other.kind()),
+            }),
+        };
+    Ok(Value::Atom(AtomValue::DescTensor(crate::engine::make_fragment_a::make_fragment(m, which, &l)?)))
+}

@@ -50,6 +50,26 @@ pub fn flatten(_: &Name, args: &[Value]) -> Result<Value> {
     }
 }
 
+/// `group<B,E>(x)` of a layout, a swizzled layout (its inner layout grouped) or an int tuple
+/// (`engine::group`).
+pub fn group(name: &Name, args: &[Value]) -> Result<Value> {
+    use crate::expr::parse::TemplateArg;
+    use crate::expr::value::AtomValue;
+    let (b, e) = match name.targs.as_deref() {
+        Some([TemplateArg::Int(b), TemplateArg::Int(e)]) => (*b, *e),
+        _ => return Err(crate::engine::Error::Type(format!("expected group<B,E>(x), got {name}"))),
+    };
+    match &args[0] {
+        Value::Layout(l) => Ok(Value::Layout(crate::engine::group::group(l, b, e)?)),
+        Value::Atom(AtomValue::Composed(c)) => {
+            let mut c = c.clone();
+            c.layout = crate::engine::group::group(&c.layout, b, e)?;
+            Ok(Value::Atom(AtomValue::Composed(c)))
+        }
+        v => Ok(Value::from_int_tuple(&crate::engine::group::group_tuple(&v.to_int_tuple()?, b, e)?)),
+    }
+}
+
 /// `product_each(t)`: the product of each mode of an int tuple (`engine::product_each`).
 pub fn product_each(_: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::from_int_tuple(&crate::engine::product_each::product_each(&args[0].to_int_tuple()?)?))

@@ -147,6 +147,13 @@ pub fn tma_g_stride(name: &Name, args: &[Value]) -> Result<Value> {
     Ok(Value::from_basis(the_tma(name.base(), &args[0])?.g_stride.clone()))
 }
 
+/// `get_tma_tensor(X, shape)`: `X.get_tma_tensor(shape)` (engine/get_tma_tensor.rs).
+pub fn get_tma_tensor(name: &Name, args: &[Value]) -> Result<Value> {
+    let t = the_tma(name.base(), &args[0])?;
+    let shape = args[1].to_int_tuple()?;
+    Ok(Value::Atom(AtomValue::CoordTensor(crate::engine::get_tma_tensor::get_tma_tensor(t, &shape)?)))
+}
+
 /// The operands of `tma_im2col_desc_args` (`make_im2col_tma_copy`'s).
 pub fn im2col_args_of(f: &str, args: &[Value]) -> Result<crate::engine::tma_im2col::Im2colArgs> {
     use crate::engine::tma_im2col::{Im2colArgs, Im2colOp};

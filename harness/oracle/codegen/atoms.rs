@@ -381,6 +381,27 @@ else {{ return {frag}.layout(); }} }}(0)"
     ))
 }
 
+/// `mma_make_fragment_a/b(MMA, L)`: the type of `MMA.make_fragment_A(make_tensor(make_smem_ptr(p),
+/// L))` at the fixed smem address, printed from its type as the device prints it:
+/// `make_tensor(typename T_::iterator{}, typename T_::layout_type{})`. The descriptor is never
+/// built on the host (make_umma_desc's cast_smem_ptr_to_uint prints "ERROR:
+/// cast_smem_ptr_to_uint not supported but used." there, arch/util.hpp), and
+/// `print(DescriptorIterator)` prints only its name, so the print holds no address.
+pub fn make_fragment_desc(which: char, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let m = made_by(g, &args[0], Op::MakeTiledMma)?;
+    let l = g.layout(&args[1])?;
+    let (method, elem) = if which == 'a' { ("make_fragment_A", "ValTypeA") } else { ("make_fragment_B", "ValTypeB") };
+    let elem = format!("typename decltype({m})::{elem}");
+    let t = tensor_of_type(&l.code, Some(&elem));
+    Ok(Cpp::new(
+        format!(
+            "[&](auto) {{ auto t_ = {t}; using T_ = decltype({m}.{method}(t_)); \
+return make_tensor(typename T_::iterator{{}}, typename T_::layout_type{{}}); }}(0)"
+        ),
+        Kind::Other,
+    ))
+}
+
 /// `Copy_Atom<OP,T>{}`.
 fn copy_atom_code(n: &str, args: &[Expr], at: &Expr) -> Result<String, CodegenError> {
     arity(n, args, 2, 2, at)?;

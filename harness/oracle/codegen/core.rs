@@ -104,6 +104,21 @@ pub fn flatten(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, 
     Ok(Cpp::new(call_code("flatten", &[c]), kind))
 }
 
+/// `group<B,E>(x)`: a layout (plain or swizzled) or an int tuple in, the same kind out.
+pub fn group(g: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> Result<Cpp, CodegenError> {
+    use crate::expr::parse::TemplateArg;
+    let (b, e) = match name.targs.as_deref() {
+        Some([TemplateArg::Int(b), TemplateArg::Int(e)]) => (*b, *e),
+        _ => return err(at, "expected group<B,E>(x) with two integers"),
+    };
+    let c = g.emit(&args[0], Role::Shape)?;
+    if !(c.kind.is_int_like() || c.kind == Kind::Layout) {
+        return err(&args[0], "group takes a layout or an int tuple");
+    }
+    let kind = c.kind;
+    Ok(Cpp::new(format!("group<{b},{e}>({})", c.code), kind))
+}
+
 /// `product_each(t)`: an int tuple in, an int tuple out.
 pub fn product_each(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let c = g.int_like(&args[0], Role::Shape)?;

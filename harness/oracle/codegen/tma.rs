@@ -174,3 +174,14 @@ pub fn part(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cp
     };
     Ok(Cpp::new(code, if op == Op::TmaGbasis { Kind::Layout } else { Kind::Other }))
 }
+
+/// `get_tma_tensor(X, SHAPE)`: `X.get_tma_tensor(SHAPE)`, a tensor over an arithmetic-tuple
+/// iterator (printed `ArithTuple(_0,_0) o L`; no address).
+pub fn get_tma_tensor(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let x = tma_operand(g, &args[0])?;
+    let shape = g.int_like(&args[1], Role::Shape)?;
+    Ok(Cpp::new(
+        format!("[&] {{ auto cutecheck_tma = {x}; return cutecheck_tma.get_tma_tensor({}); }}()", shape.code),
+        Kind::Tensor,
+    ))
+}
