@@ -108,19 +108,11 @@ fn flat_to_shape(flat: &Tup, shape: &Tup) -> IntTuple {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Layout;
     use crate::tiler::Tiler;
     use crate::tma::{make_tma_atom, make_tma_copy, SmemLayout, TmaArgs, TmaOp};
     use proptest::prelude::*;
 
-    fn l(shape: &[i64], stride: &[i64], dynamic: bool) -> Layout {
-        let int = |v: i64| if dynamic && v != 1 { Int::dy(v) } else { Int::st(v) };
-        Layout::new(
-            IntTuple::of_leaves(shape.iter().map(|&v| int(v))),
-            IntTuple::of_leaves(stride.iter().map(|&v| int(v))),
-        )
-        .unwrap()
-    }
+    use crate::test_util::flat as l;
 
     /// A TMA load of a row- or column-major gmem matrix (leading dimension padded to 16 bytes)
     /// into a compact smem tile of the same major mode.

@@ -140,6 +140,14 @@ fn read(text: &str) -> Item {
     item
 }
 
+/// A flat layout of these extents and strides, every value but 1 dynamic when `dynamic` (the TMA
+/// tests' global-memory tensors).
+pub fn flat(shape: &[i64], stride: &[i64], dynamic: bool) -> Layout {
+    let int = |v: i64| if dynamic && v != 1 { Int::dy(v) } else { Int::st(v) };
+    Layout::new(IntTuple::of_leaves(shape.iter().map(|&v| int(v))), IntTuple::of_leaves(stride.iter().map(|&v| int(v))))
+        .unwrap()
+}
+
 /// A layout from its printed form.
 pub fn l(text: &str) -> Layout {
     match read(text) {

@@ -259,14 +259,7 @@ mod tests {
     use crate::atom::tiled_mma::make_tiled_mma;
     use proptest::prelude::*;
 
-    fn l(shape: &[i64], stride: &[i64], dynamic: bool) -> Layout {
-        let int = |v: i64| if dynamic && v != 1 { Int::dy(v) } else { Int::st(v) };
-        Layout::new(
-            IntTuple::of_leaves(shape.iter().map(|&v| int(v))),
-            IntTuple::of_leaves(stride.iter().map(|&v| int(v))),
-        )
-        .unwrap()
-    }
+    use crate::test_util::flat as l;
 
     /// A random admissible SM100 operand TMA: a half-precision UMMA (one SM, M 64 or 128, or two
     /// SMs, M 128 or 256; N 64..256), an MMA tile of 1, 2 or 4 K-blocks of 16, operand A or B, a
