@@ -30,7 +30,9 @@
 //! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses go through the builder's selectors
 //! ([`sm90_builder`]) to sm90_mma_tma_gmma_ss_warpspecialized.hpp (its `_fp8` variant for FP8
 //! inputs), sm90_mma_tma_gmma_ss.hpp (KernelTma) or sm90_mma_multistage_gmma_ss_warpspecialized.hpp
-//! (the cp.async schedules, and KernelScheduleAuto below 16-byte alignments). The mainloop's body is then read
+//! (the cp.async schedules, and KernelScheduleAuto below 16-byte alignments), and, for tfloat32/float
+//! inputs with an MN-major operand, through the register-sourced builder ([`sm90_rs_builder`]) to
+//! sm90_mma_tma_gmma_rs_warpspecialized.hpp ([`rs_mainloop_bindings`]). The mainloop's body is then read
 //! like a launched kernel's, its template parameters bound (see "The collective mainloops" below).
 
 use std::collections::HashMap;
@@ -237,8 +239,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
          # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
          # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 SS mainloops (TMA\n\
-         # warp-specialized, its FP8 and pointer-array variants, KernelTma, cp.async warp-specialized:\n\
-         # sm90_mma_*.hpp) for\n\
+         # warp-specialized, its FP8 and pointer-array variants, KernelTma, cp.async warp-specialized) and\n\
+         # the RS one (TMA warp-specialized, tfloat32/float with an MN-major operand; sm90_mma_*.hpp) for\n\
          # every SM90 CollectiveBuilder use of the\n\
          # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
          # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
@@ -505,7 +507,7 @@ const GROUPS: &[&str] = &[
     "CuTe tutorials (examples/cute/tutorial/**)",
     "default_gemm_configuration.hpp, its operand structs read alone",
     "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
-    "SM90 SS mainloops (TMA WS, FP8, FP8FastAccum, pointer-array, KernelTma, cp.async WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+    "SM90 mainloops (SS: TMA WS, FP8, FP8FastAccum, pointer-array, KernelTma, cp.async WS; RS: TMA WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
 ];
 
 fn group_of(at: &str) -> usize {
@@ -575,7 +577,10 @@ fn reason_class(why: &str) -> &'static str {
         ("capacity less its tensor maps", "an SM90 pointer-array StageCountAuto (the builder's capacity less its tensor maps): not modelled"),
         ("stage count", "an SM90 stage count carving out an epilogue's shared storage that real CUTLASS gives neither from the use's declarations alone nor from its own translation unit (which includes a header the provisioned CUDA wheels lack)"),
         ("value types", "SM90 value types not read"),
-        ("MN-major operand", "SM90 32/8-bit MN-major inputs (the register-sourced mainloop, not read)"),
+        (
+            "MN-major operand",
+            "SM90 MN-major inputs the register-sourced (RS) builder read does not take (8-bit inputs, the cp.async RS builder)",
+        ),
         ("mixed inputs", "SM90 mixed inputs (the register-sourced mainloop, not read)"),
     ];
     CLASSES.iter().find(|(k, _)| why.contains(k)).map_or("other", |(_, c)| c)
@@ -1865,6 +1870,7 @@ const COLLECTIVES: &[&str] = &[
     "include/cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp",
     "include/cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp",
     "include/cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized_fp8.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized.hpp",
 ];
 
 /// The configurations' struct file.
@@ -2635,6 +2641,7 @@ fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, 
         }
     }
     inside.sort_by_key(|b| b.pos);
+    rs_mainloop_bindings(&plain, md, &mbind, &mut inside);
     let mut forms = Vec::new();
     // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
     let mut mbind = mbind;
@@ -2804,11 +2811,9 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     if !["RowMajor", "ColumnMajor"].contains(&la.as_str()) || !["RowMajor", "ColumnMajor"].contains(&lb.as_str()) {
         return Err(format!("layout tags {la} / {lb}: only RowMajor and ColumnMajor are read"));
     }
-    // detail::is_use_rmem_A: inputs not 2 bytes wide and not both K-major.
+    // detail::is_use_rmem_A: inputs not 2 bytes wide and not both K-major: the RS builder.
     if abits != 16 && (ma == "MN" || mb == "MN") {
-        return Err(format!(
-            "{ea} with an MN-major operand: the builder takes the register-sourced (RS) mainloop (not read)"
-        ));
+        return sm90_rs_builder(args, &schedule);
     }
     let tile = template_id(&args[9]).filter(|(h, _)| h == "Shape").map(|(_, a)| a).unwrap_or_default();
     let ext: Vec<i64> = tile.iter().filter_map(|a| word(a).strip_prefix('_').and_then(|n| n.parse().ok())).collect();
@@ -2958,6 +2963,216 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         text("void"),
         text("cute::identity"),
     ])
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SM90 register-sourced (RS) builder and mainloop, for inputs not 2 bytes wide with an
+// MN-major operand (detail::is_use_rmem_A). sm90_gmma_builder.inl's "GMMA_TMA_WS_RS"
+// specialization (the same in v4.2.0 and v4.7.0 but for the order of compute_stage_count_or_override's
+// template parameters, which gives the same count) builds, for equal-width inputs,
+// `CollectiveMma<MainloopSm90TmaGmmaRmemAWarpSpecialized<Stages, ClusterShape, Schedule>, TileShape,
+// EA, TagToStrideA_t<LayoutA>, EB, TagToStrideB_t<LayoutB>, TiledMma, GmemTiledCopyA,
+// SmemLayoutAtomA, SmemCopyAtomA, identity, GmemTiledCopyB, SmemLayoutAtomB, SmemCopyAtomB, identity>`:
+// - GmmaMajorA/B from the tags (gmma_rs_tag_to_major_A/B: A ColumnMajor, B RowMajor are MN-major);
+//   SwapAB (is_swapAB) when A is K-major and B MN-major; IsWarpSpecializedTransposeB
+//   (is_warpspecialized_transpose_B) when both are MN-major (every TMA warp-specialized schedule);
+// - `TiledMma = make_tiled_mma(rs_op_selector<EAMma, EBMma, EAcc, TileShape, K, K>(), AtomLayout)`,
+//   float read as tfloat32_t, AtomLayout 2x1x1 for Cooperative (else 1x1x1); for tfloat32_t the
+//   selector's `SM90_64xNx8_F32TF32TF32_RS_TN`, N the largest of 256, 192, 128, 96, 64, 32, 16, 8
+//   dividing the tile's N (cute/arch/mma_sm90.hpp rs_op_selector, without
+//   CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED), M % 64 and K % 8 asserted;
+// - `GmemTiledCopyA/B = sm90_cluster_shape_to_tma_atom(shape<1>/<0>(ClusterShape))`: SM90_TMA_LOAD
+//   for a cluster extent of 1, else SM90_TMA_LOAD_MULTICAST (sm90_common.inl);
+// - `SmemLayoutAtomA/B = rs_smem_selector<GmmaMajor, EMma, BLK_MN, BLK_K, IsWarpSpecializedTransposeB>()`
+//   (sm90_common.inl): K-major the widest of the SW128, SW64, SW32, INTER atoms whose K extent
+//   divides BLK_K; MN-major for a whole-word type SW32 where its MN extent (8 for 32 bits) divides
+//   BLK_MN, else INTER (4), INTER not where B is transposed;
+// - `SmemCopyAtomA = SwapAB ? void : Copy_Atom<AutoVectorizingCopy, EA>`, `SmemCopyAtomB` the other way;
+// - Stages: `StageCount<N>` is N; `StageCountAuto` is compute_stage_count_or_override with the
+//   alignment `SmemAlignment = max(alignment_for_swizzle(SmemLayoutAtomA), ...B)` (cutlass/detail/
+//   layout.hpp: `1 << (B + M + |S|)` bytes of the atom's Swizzle<B,M,S>: 1024 for SW128, 512 SW64,
+//   256 SW32, 128 INTER): `(232448 / al * al) / (round_up(bytes(A tile) + bytes(B tile), al) + 16)`;
+//   a carveout's count is the one CUTLASS printed (kernel_stages.rs).
+
+/// An SM90 builder use that takes the RS builder (see above), as its mainloop's `CollectiveMma`
+/// arguments, or why not; `schedule` is the use's schedule with KernelScheduleAuto resolved.
+fn sm90_rs_builder(args: &[Vec<Tok>], schedule: &str) -> std::result::Result<Vec<Vec<Tok>>, String> {
+    let word = |a: &Vec<Tok>| match unqualified(a).as_slice() {
+        [Tok::Word(w)] => w.clone(),
+        other => render(other),
+    };
+    let (ea, eb, acc) = (word(&args[2]), word(&args[5]), word(&args[8]));
+    let tf32 = |t: &str| matches!(t, "float" | "tfloat32_t");
+    if !(tf32(&ea) && tf32(&eb) && acc == "float") {
+        return Err(format!(
+            "{ea} x {eb} -> {acc} with an MN-major operand: the register-sourced (RS) builder is read for tfloat32_t / float inputs only"
+        ));
+    }
+    let tma_ws =
+        ["KernelTmaWarpSpecialized", "KernelTmaWarpSpecializedPingpong", "KernelTmaWarpSpecializedCooperative"];
+    if !tma_ws.contains(&schedule) {
+        return Err(format!(
+            "{ea} with an MN-major operand under {schedule}: of the register-sourced (RS) builders only the TMA warp-specialized one is read"
+        ));
+    }
+    let (la, lb) = (word(&args[3]), word(&args[6]));
+    let (a_k, b_k) = (la == "RowMajor", lb == "ColumnMajor");
+    let swap = a_k && !b_k;
+    let ints = |a: &Vec<Tok>| -> Vec<i64> {
+        let t = template_id(a).filter(|(h, _)| h == "Shape").map(|(_, a)| a).unwrap_or_default();
+        t.iter().filter_map(|x| word(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect()
+    };
+    let [m, n, k] = ints(&args[9])[..] else {
+        return Err(format!("tile shape {}: not a static Shape<_M,_N,_K>", render(&args[9])));
+    };
+    let [cm, cn, _] = ints(&args[10])[..] else {
+        return Err(format!("cluster shape {}: not a static Shape<_M,_N,_K>", render(&args[10])));
+    };
+    let Some(atom_n) = [256, 192, 128, 96, 64, 32, 16, 8].into_iter().find(|a| n % a == 0) else {
+        return Err(format!("tile N {n}: no GMMA N divides it"));
+    };
+    if m % 64 != 0 || k % 8 != 0 {
+        return Err(format!("tile {m}x{n}x{k}: rs_op_selector's static_asserts (M % 64, K % 8)"));
+    }
+    let op = format!("SM90_64x{atom_n}x8_F32TF32TF32_RS_TN<>");
+    let atoms = if schedule == "KernelTmaWarpSpecializedCooperative" { "_2,_1,_1" } else { "_1,_1,_1" };
+    let tiled_mma = format!("decltype(make_tiled_mma({op}{{}}, Layout<Shape<{atoms}>>{{}}))");
+    // rs_smem_selector for a 32-bit type: (the atom, its alignment_for_swizzle in bytes).
+    let smem = |k_major: bool, mn: i64| -> std::result::Result<(String, i64), String> {
+        if mn % 8 != 0 || k % 8 != 0 {
+            return Err(format!("tile {mn}x{k}: rs_smem_selector's static_asserts (BLK_MN0 % 8, BLK_K0 % 8)"));
+        }
+        let (major, sw, al) = if k_major {
+            let (sw, _, al) = [("SW128", 32, 1024), ("SW64", 16, 512), ("SW32", 8, 256), ("INTER", 4, 128)]
+                .into_iter()
+                .find(|(_, w, _)| k % w == 0)
+                .ok_or_else(|| format!("tile K {k}: no GMMA K-major atom divides it"))?;
+            ("K", sw, al)
+        } else {
+            // BLK_MN0 % 8 == 0 was asserted: the SW32 atom's 8 elements divide it.
+            ("MN", "SW32", 256)
+        };
+        Ok((format!("GMMA::Layout_{major}_{sw}_Atom<tfloat32_t>"), al))
+    };
+    let ((sa, al_a), (sb, al_b)) = (smem(a_k, m)?, smem(b_k, n)?);
+    let align = al_a.max(al_b);
+    let stages = match template_id(&args[11]).map(|(h, a)| (h, a.iter().map(word).collect::<Vec<_>>())) {
+        Some((h, a)) if h == "StageCountAuto" && a.is_empty() => {
+            let bytes = 4 * m * k + 4 * n * k;
+            let stage = (bytes + align - 1) / align * align + 16;
+            (232448 / align * align) / stage
+        }
+        Some((h, a)) if h == "StageCount" && a.len() == 1 => {
+            a[0].parse().map_err(|_| format!("stage count {}: not an integer", a[0]))?
+        }
+        _ => {
+            return Err(format!(
+                "stage count {}: a carveout of the epilogue's shared storage, and no stage count recorded from CUTLASS for it (fixtures/kernel_forms_stages.txt)",
+                render(&args[11])
+            ))
+        }
+    };
+    let tma = |extent: i64| if extent == 1 { "SM90_TMA_LOAD" } else { "SM90_TMA_LOAD_MULTICAST" };
+    let copy =
+        |rmem: bool, e: &str| if rmem { format!("Copy_Atom<cute::AutoVectorizingCopy, {e}>") } else { "void".into() };
+    let text = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+    let cluster = render(&args[10]);
+    Ok(vec![
+        text(&format!("MainloopSm90TmaGmmaRmemAWarpSpecialized<{stages}, {cluster}, {schedule}>")),
+        args[9].clone(),
+        args[2].clone(),
+        text(&format!("TagToStrideA_t<cutlass::layout::{la}>")),
+        args[5].clone(),
+        text(&format!("TagToStrideB_t<cutlass::layout::{lb}>")),
+        text(&tiled_mma),
+        text(tma(cn)),
+        text(&sa),
+        text(&copy(!swap, &ea)),
+        text("cute::identity"),
+        text(tma(cm)),
+        text(&sb),
+        text(&copy(swap, &eb)),
+        text("cute::identity"),
+    ])
+}
+
+/// The RS mainloop's (sm90_mma_tma_gmma_rs_warpspecialized.hpp) members that its `static constexpr
+/// bool`s select, resolved in its body's bindings; a no-op for any other mainloop. The mainloop
+/// swaps A and B (`SwapAB`) where A is K-major (`StrideToLayoutTagA_t<StrideA>` RowMajor) and B
+/// MN-major (`StrideToLayoutTagB_t<StrideB>` RowMajor), and transposes B in shared memory
+/// (`TransposeB`) where both are MN-major (A ColumnMajor, B RowMajor), both only for inputs not 2
+/// bytes wide: `conditional_t<!SwapAB, X, Y>` (the Internal* operands), `conditional_t<TransposeB,
+/// ...>` and `conditional_t<ConvertF32toTF32A/B, tfloat32_t, ...>` (`is_same_v<float, ElementA/B>`)
+/// are their chosen arm, `GmmaSmemLayoutAtomB`
+/// (sm90_wgmma_transpose.hpp gmma_smem_transpose_or_passthrough) is the K-major atom of B's swizzle
+/// where B is transposed, else InternalSmemLayoutAtomB; `TransposeOperandB` (the transposition's
+/// device-side functor type) is not a layout and is dropped.
+fn rs_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &HashMap<String, Vec<Tok>>, inside: &mut Vec<Binding>) {
+    if !md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "SwapAB")) {
+        return;
+    }
+    let text = |n: &str| mbind.get(n).map(|v| render(&unqualified(v))).unwrap_or_default();
+    let (sa, sb, ea, eb) = (text("StrideA_"), text("StrideB_"), text("ElementA_"), text("ElementB_"));
+    let two_bytes = type_bytes(&ea) == Some(2) && type_bytes(&eb) == Some(2);
+    let (a_row, a_col, b_row) = (sa.contains("RowMajor"), sa.contains("ColumnMajor"), sb.contains("RowMajor"));
+    let swap = !two_bytes && a_row && b_row;
+    let transpose = !two_bytes && a_col && b_row;
+    let flags: HashMap<&str, bool> = [
+        ("SwapAB", swap),
+        ("TransposeB", transpose),
+        ("ConvertF32toTF32A", ea == "float"),
+        ("ConvertF32toTF32B", eb == "float"),
+    ]
+    .into_iter()
+    .collect();
+    inside.retain(|b| b.name != "TransposeOperandB");
+    for b in inside.iter_mut() {
+        if b.name == "GmmaSmemLayoutAtomB" {
+            b.rhs = match (transpose, mbind.get("SmemLayoutAtomB_")) {
+                (true, Some(atom)) => atom
+                    .iter()
+                    .map(|t| match t {
+                        Tok::Word(w) if w.starts_with("Layout_MN_") => {
+                            Tok::Word(w.replacen("Layout_MN_", "Layout_K_", 1))
+                        }
+                        t => t.clone(),
+                    })
+                    .collect(),
+                _ => vec![Tok::Word("InternalSmemLayoutAtomB".into())],
+            };
+            continue;
+        }
+        b.rhs = resolve_flags(&b.rhs, &flags);
+    }
+}
+
+/// `[cute::]conditional_t<C, X, Y>` with C a flag of `flags` (or its negation `!F`) as its arm.
+fn resolve_flags(toks: &[Tok], flags: &HashMap<&str, bool>) -> Vec<Tok> {
+    let mut t = toks.to_vec();
+    'again: loop {
+        for i in 0..t.len() {
+            if !(t[i] == Tok::Word("conditional_t".into()) && t.get(i + 1) == Some(&Tok::Punct('<'))) {
+                continue;
+            }
+            let Some(c) = angle_close(&t, i + 1) else { continue };
+            let args = split_commas(&t[i + 2..c]);
+            let [cond, yes, no] = args.as_slice() else { continue };
+            let value = match cond.as_slice() {
+                [Tok::Word(f)] => flags.get(f.as_str()).copied(),
+                [Tok::Punct('!'), Tok::Word(f)] => flags.get(f.as_str()).map(|v| !v),
+                _ => None,
+            };
+            let Some(v) = value else { continue };
+            let cute = i >= 3 && t[i - 3] == Tok::Word("cute".into()) && t[i - 2] == Tok::Punct(':');
+            let start = if cute { i - 3 } else { i };
+            let mut out = t[..start].to_vec();
+            out.extend(if v { yes.clone() } else { no.clone() });
+            out.extend(t[c + 1..].iter().cloned());
+            t = out;
+            continue 'again;
+        }
+        return t;
+    }
 }
 
 /// An alignment argument: an integer, or `BITS / sizeof_bits<T>::value`.
@@ -3754,6 +3969,146 @@ mod tests {
         for c in run("cutlass::layout::RowMajor").iter().chain(&col) {
             assert!(admit(c).is_ok(), "{c}: {:?}", admit(c));
         }
+    }
+
+    #[test]
+    fn the_sm90_rs_builder_selects_as_cutlass_does() {
+        let use_of = |ea: &str, la: &str, lb: &str, tile: &str, cluster: &str, sched: &str| -> Vec<Vec<Tok>> {
+            split_commas(
+                &tokenize(&format!(
+                    "cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, {ea}, cutlass::layout::{la}, 4, \
+                     {ea}, cutlass::layout::{lb}, 4, float, {tile}, {cluster}, \
+                     cutlass::gemm::collective::StageCountAuto, {sched}"
+                ))
+                .into_iter()
+                .map(|t| t.0)
+                .collect::<Vec<_>>(),
+            )
+        };
+        let text = |a: Vec<Vec<Tok>>| -> Vec<String> { a.iter().map(|x| render(x)).collect() };
+        // tf32 A ColumnMajor (MN-major), B ColumnMajor, M = 64 under KernelScheduleAuto: Pingpong;
+        // A's atom MN-major SW32 (256-byte aligned), B's K-major SW128 (1024): SmemAlignment 1024,
+        // 232448 / (round_up(64*32*4 + 128*32*4, 1024) + 16) = 9 stages.
+        let nn = use_of(
+            "cutlass::tfloat32_t",
+            "ColumnMajor",
+            "ColumnMajor",
+            "Shape<_64,_128,_32>",
+            "Shape<_1,_1,_1>",
+            "cutlass::gemm::collective::KernelScheduleAuto",
+        );
+        let m = text(sm90_builder(&nn).expect("the RS builder"));
+        assert_eq!(
+            m[0],
+            "MainloopSm90TmaGmmaRmemAWarpSpecialized<9, Shape<_1, _1, _1>, KernelTmaWarpSpecializedPingpong>"
+        );
+        assert_eq!(m[6], "decltype(make_tiled_mma(SM90_64x128x8_F32TF32TF32_RS_TN<>{}, Layout<Shape<_1, _1, _1>>{}))");
+        assert_eq!((m[7].as_str(), m[11].as_str()), ("SM90_TMA_LOAD", "SM90_TMA_LOAD"));
+        assert_eq!(
+            (m[8].as_str(), m[12].as_str()),
+            ("GMMA::Layout_MN_SW32_Atom<tfloat32_t>", "GMMA::Layout_K_SW128_Atom<tfloat32_t>")
+        );
+        assert_eq!((m[9].as_str(), m[13].as_str()), ("Copy_Atom<cute::AutoVectorizingCopy, tfloat32_t>", "void"));
+        // float A RowMajor (K-major), B RowMajor (MN-major): SwapAB, the copy atom on B; a 4x2
+        // cluster multicasts both; Cooperative takes two warp groups along M.
+        let tt = use_of(
+            "float",
+            "RowMajor",
+            "RowMajor",
+            "Shape<_128,_128,_32>",
+            "Shape<_4,_2,_1>",
+            "cutlass::gemm::KernelTmaWarpSpecializedCooperative",
+        );
+        let s = text(sm90_builder(&tt).expect("the RS builder"));
+        // 232448 / (round_up(2 * 128*32*4, 1024) + 16) = 7 stages.
+        assert_eq!(
+            s[0],
+            "MainloopSm90TmaGmmaRmemAWarpSpecialized<7, Shape<_4, _2, _1>, KernelTmaWarpSpecializedCooperative>"
+        );
+        assert_eq!(s[6], "decltype(make_tiled_mma(SM90_64x128x8_F32TF32TF32_RS_TN<>{}, Layout<Shape<_2, _1, _1>>{}))");
+        assert_eq!((s[7].as_str(), s[11].as_str()), ("SM90_TMA_LOAD_MULTICAST", "SM90_TMA_LOAD_MULTICAST"));
+        assert_eq!((s[9].as_str(), s[13].as_str()), ("void", "Copy_Atom<cute::AutoVectorizingCopy, float>"));
+        // Both MN-major (B transposed in shared memory): B's atom is SW32 too; SmemAlignment 256.
+        let nt = use_of(
+            "cutlass::tfloat32_t",
+            "ColumnMajor",
+            "RowMajor",
+            "Shape<_64,_128,_32>",
+            "Shape<_1,_1,_1>",
+            "cutlass::gemm::KernelTmaWarpSpecialized",
+        );
+        let t = text(sm90_builder(&nt).expect("the RS builder"));
+        assert_eq!(t[12], "GMMA::Layout_MN_SW32_Atom<tfloat32_t>");
+        assert_eq!(t[0], "MainloopSm90TmaGmmaRmemAWarpSpecialized<9, Shape<_1, _1, _1>, KernelTmaWarpSpecialized>");
+        // The cp.async RS builder and 8-bit RS inputs are not read.
+        let cp = use_of(
+            "float",
+            "ColumnMajor",
+            "ColumnMajor",
+            "Shape<_64,_128,_32>",
+            "Shape<_1,_1,_1>",
+            "cutlass::gemm::KernelCpAsyncWarpSpecialized",
+        );
+        assert!(sm90_builder(&cp).unwrap_err().contains("only the TMA warp-specialized one"));
+        let i8 = use_of(
+            "int8_t",
+            "ColumnMajor",
+            "ColumnMajor",
+            "Shape<_64,_128,_64>",
+            "Shape<_1,_1,_1>",
+            "cutlass::gemm::KernelTmaWarpSpecialized",
+        );
+        assert!(sm90_builder(&i8).unwrap_err().contains("register-sourced"));
+    }
+
+    #[test]
+    fn the_rs_mainloop_resolves_its_swap_and_transpose() {
+        // The RS mainloop's selections, as sm90_mma_tma_gmma_rs_warpspecialized.hpp writes them.
+        let ml = "template <int Stages, class StrideA_, class StrideB_, class ElementA_, class ElementB_, class SmemLayoutAtomA_, class SmemLayoutAtomB_>\n\
+            struct CollectiveMma<MainloopRs<Stages>, StrideA_, StrideB_, ElementA_, ElementB_, SmemLayoutAtomA_, SmemLayoutAtomB_> {\n\
+            using SmemLayoutAtomA = SmemLayoutAtomA_; using SmemLayoutAtomB = SmemLayoutAtomB_;\n\
+            static constexpr bool SwapAB = !IsInputSizeTwoBytes && IsLayoutAkBmn;\n\
+            using InternalSmemLayoutAtomA = cute::conditional_t<!SwapAB, SmemLayoutAtomA, SmemLayoutAtomB>;\n\
+            using InternalSmemLayoutAtomB = cute::conditional_t<!SwapAB, SmemLayoutAtomB, SmemLayoutAtomA>;\n\
+            using SmemLayoutA = decltype(tile_to_shape(InternalSmemLayoutAtomA{}, make_shape(_64{}, _32{}, Int<Stages>{})));\n\
+            using TransposeOperandB = decltype(make_transpose_operand_b(0, 0, SmemLayoutA{}));\n\
+            using GmmaSmemLayoutAtomB = decltype(transform::collective::detail::gmma_smem_transpose_or_passthrough<\n\
+                TransposeB, InternalSmemLayoutAtomB, ElementB_>());\n\
+            using GmmaSmemLayoutB = decltype(tile_to_shape(GmmaSmemLayoutAtomB{}, make_shape(_128{}, _32{}, Int<Stages>{})));\n\
+            };";
+        let mt = tokenize(ml);
+        let mdefs = struct_defs(&mt);
+        let run = |la: &str, lb: &str| -> Vec<String> {
+            let args: Vec<Vec<Tok>> = split_commas(
+                &tokenize(&format!(
+                    "MainloopRs<9>, TagToStrideA_t<cutlass::layout::{la}>, TagToStrideB_t<cutlass::layout::{lb}>, \
+                     tfloat32_t, tfloat32_t, GMMA::Layout_K_SW128_Atom<tfloat32_t>, GMMA::Layout_MN_SW32_Atom<tfloat32_t>"
+                ))
+                .into_iter()
+                .map(|t| t.0)
+                .collect::<Vec<_>>(),
+            );
+            let (md, mbind) = specialization(&mdefs, "CollectiveMma", &args).expect("the mainloop");
+            mainloop_forms(&mt, md, mbind)
+                .into_iter()
+                .map(|(_, f)| match f {
+                    Form::Case(t) | Form::Skip(t) => t,
+                })
+                .collect()
+        };
+        let (k128, mn32, k32) = (
+            "GMMA::Layout_K_SW128_Atom<tfloat32_t>{}",
+            "GMMA::Layout_MN_SW32_Atom<tfloat32_t>{}",
+            "GMMA::Layout_K_SW32_Atom<tfloat32_t>{}",
+        );
+        let a = |atom: &str| format!("tile_to_shape({atom}, make_shape(_64{{}}, _32{{}}, Int<9>{{}}))");
+        let b = |atom: &str| format!("tile_to_shape({atom}, make_shape(_128{{}}, _32{{}}, Int<9>{{}}))");
+        // A K-major, B MN-major: SwapAB (A's tile takes B's atom, B's A's); no transposition.
+        assert_eq!(run("RowMajor", "RowMajor"), vec![a(mn32), b(k128)]);
+        // A MN-major, B MN-major: B transposed, its GMMA tile K-major with B's swizzle.
+        assert_eq!(run("ColumnMajor", "RowMajor"), vec![a(k128), b(k32)]);
+        // B K-major: neither.
+        assert_eq!(run("ColumnMajor", "ColumnMajor"), vec![a(k128), b(mn32)]);
     }
 
     #[test]
