@@ -2604,6 +2604,9 @@ fn collective_forms(
                 out.push((format!("{file}:{line} [{short}]"), line, f));
             }
         }
+        for (line, f) in rs_transpose_forms(src, &margs) {
+            out.push((format!("{RS_TRANSPOSE}:{line} [{short}]"), line, f));
+        }
         if !found {
             out.push((
                 at.clone(),
@@ -3174,6 +3177,75 @@ fn resolve_flags(toks: &[Tok], flags: &HashMap<&str, bool>) -> Vec<Tok> {
         return t;
     }
 }
+
+/// The B transposition of the RS mainloop (`TransposeB`: both operands MN-major).
+const RS_TRANSPOSE: &str = "include/cutlass/transform/collective/sm90_wgmma_transpose.hpp";
+
+/// The forms of the functor the RS mainloop transposes B with in shared memory (`TransposeOperandB
+/// transpose = make_transpose_operand_b(warp_idx, thread, TiledMma{}, SmemLayoutB{},
+/// InternalSmemLayoutAtomB{}, InternalElementB{}, bool_constant<TransposeB>{})`, called
+/// `transpose(sB, gmma_sB, read_stage, k_block)` in its mma()), instantiated as
+/// [`RS_TRANSPOSE`]'s make_transpose_operand_b picks it: none without TransposeB
+/// (NoTranspositionOperandB), else UniversalTranspositionOperandB where
+/// use_universal_transposition (4-byte B on an SW64 or INTER atom, 1-byte B not on SW128),
+/// AsyncTranspositionOperandB_1BElementB for 1-byte B, else AsyncTranspositionOperandB; its
+/// parameters bound to the mainloop's TiledMma, SmemLayoutB (B's atom tile_to_shape'd to
+/// (BLK_N, BLK_K, Stages), `Step<_2,_1,_3>` as B is N-major), B's atom and InternalElementB
+/// (ConvertedElementB: tfloat32_t for float, else the unsigned integer of its width), and
+/// NumThreadsPerWarp 32 (cutlass/cutlass.h). Its operator()'s tensors are tiles of the
+/// position-independent swizzle tensors sB / gmma_sB it is passed: skipped as those.
+fn rs_transpose_forms(src: &Source, margs: &[Vec<Tok>]) -> Vec<(usize, Form)> {
+    let word = |a: &[Tok]| render(&unqualified(a));
+    let rs = margs.first().and_then(|p| template_id(p)).filter(|(h, _)| h == "MainloopSm90TmaGmmaRmemAWarpSpecialized");
+    let Some((_, policy)) = rs else { return Vec::new() };
+    if margs.len() != 15 {
+        return Vec::new();
+    }
+    let (sa, sb, ea, eb) = (render(&margs[3]), render(&margs[5]), word(&margs[2]), word(&margs[4]));
+    let two_bytes = type_bytes(&ea) == Some(2) && type_bytes(&eb) == Some(2);
+    if two_bytes || !(sa.contains("ColumnMajor") && sb.contains("RowMajor")) {
+        return Vec::new();
+    }
+    let Some(bytes) = type_bytes(&eb) else { return Vec::new() };
+    let element = if eb == "float" { "tfloat32_t".to_string() } else { format!("uint{}_t", 8 * bytes) };
+    let atom = render(&margs[12]);
+    let universal = (bytes == 4 && (atom.contains("_SW64_") || atom.contains("_INTER_")))
+        || (bytes == 1 && !atom.contains("_SW128_"));
+    let class = match (universal, bytes) {
+        (true, _) => "UniversalTranspositionOperandB",
+        (false, 1) => "AsyncTranspositionOperandB_1BElementB",
+        _ => "AsyncTranspositionOperandB",
+    };
+    let tile = template_id(&margs[1]).map(|(_, a)| a).unwrap_or_default();
+    let (Some(n), Some(k), Some(stages)) = (tile.get(1), tile.get(2), policy.first()) else { return Vec::new() };
+    let smem_b = format!(
+        "decltype(tile_to_shape({atom}{{}}, make_shape({}{{}}, {}{{}}, Int<{}>{{}}), Step<_2,_1,_3>{{}}))",
+        render(n),
+        render(k),
+        render(stages)
+    );
+    let Ok(text) = src.read(RS_TRANSPOSE) else { return Vec::new() };
+    let toks = tokenize(&text);
+    let defs = struct_defs(&toks);
+    let Some(d) = defs.iter().find(|d| d.name == class && d.pattern.is_none()) else { return Vec::new() };
+    let toks_of = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+    let values = [margs[6].clone(), toks_of(&smem_b), margs[12].clone(), toks_of(&element)];
+    let mut bind: HashMap<String, Vec<Tok>> = d.params.iter().cloned().zip(values).collect();
+    bind.insert("NumThreadsPerWarp".into(), toks_of("32"));
+    mainloop_forms(&toks, d, bind)
+        .into_iter()
+        .map(|(line, f)| match f {
+            // The functor's tensors are the parameters sB / gmma_sB, which the extractor sees unbound.
+            Form::Skip(why) if why.contains(UNBOUND_TENSOR) => {
+                (line, Form::Skip(why.replace(UNBOUND_TENSOR, RS_TRANSPOSE_WHY)))
+            }
+            f => (line, f),
+        })
+        .collect()
+}
+
+/// Why the transposition's tensors are not read.
+const RS_TRANSPOSE_WHY: &str = "a tile of sB / gmma_sB, the position-independent swizzle tensors (as_position_independent_swizzle_tensor) the RS mainloop passes its B transposition: not modelled";
 
 /// An alignment argument: an integer, or `BITS / sizeof_bits<T>::value`.
 fn alignment(a: &[Tok]) -> Option<i64> {
@@ -4109,6 +4181,62 @@ mod tests {
         assert_eq!(run("ColumnMajor", "RowMajor"), vec![a(k128), b(k32)]);
         // B K-major: neither.
         assert_eq!(run("ColumnMajor", "ColumnMajor"), vec![a(k128), b(mn32)]);
+    }
+
+    #[test]
+    fn the_rs_mainloops_b_transposition_is_read_where_both_operands_are_mn_major() {
+        // The functor as sm90_wgmma_transpose.hpp writes it (its operator()'s tiled copy).
+        let dir = std::env::temp_dir().join(format!("kf-rs-transpose-{}", std::process::id()));
+        let file = dir.join(RS_TRANSPOSE);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            "template<class TiledMma_, class SmemLayoutB_, class SmemLayoutAtomB_, class ElementB_>\n\
+             class AsyncTranspositionOperandB { public: using ElementB = ElementB_;\n\
+             static constexpr int BytesPerSmemSwizzleUnit = 16;\n\
+             static constexpr int WarpThreadShapeN = BytesPerSmemSwizzleUnit / sizeof(ElementB);\n\
+             static constexpr int WarpThreadShapeK = NumThreadsPerWarp / WarpThreadShapeN;\n\
+             template <class TensorSmemB> void operator()(TensorSmemB const& sB, int read_stage) {\n\
+             static constexpr auto WarpThreadLayout = make_layout(make_shape(Int<WarpThreadShapeN>{}, Int<WarpThreadShapeK>{}));\n\
+             auto sB_tiled_copy = make_tiled_copy(Copy_Atom<DefaultCopy, ElementB>{}, WarpThreadLayout, Layout<_1>{});\n\
+             auto sB_thr_copy = sB_tiled_copy.get_thread_slice(5);\n\
+             Tensor tCsB = sB_thr_copy.partition_S(sB(_,_,read_stage)); } };",
+        )
+        .unwrap();
+        let margs = |la: &str, lb: &str, eb: &str| -> Vec<Vec<Tok>> {
+            split_commas(
+                &tokenize(&format!(
+                    "MainloopSm90TmaGmmaRmemAWarpSpecialized<9, Shape<_1,_1,_1>, KernelTmaWarpSpecialized>, \
+                     Shape<_64,_128,_32>, tfloat32_t, TagToStrideA_t<cutlass::layout::{la}>, {eb}, \
+                     TagToStrideB_t<cutlass::layout::{lb}>, decltype(make_tiled_mma(SM90_64x128x8_F32TF32TF32_RS_TN<>{{}})), \
+                     SM90_TMA_LOAD, GMMA::Layout_MN_SW32_Atom<tfloat32_t>, Copy_Atom<cute::AutoVectorizingCopy, tfloat32_t>, \
+                     cute::identity, SM90_TMA_LOAD, GMMA::Layout_MN_SW32_Atom<tfloat32_t>, void, cute::identity"
+                ))
+                .into_iter()
+                .map(|t| t.0)
+                .collect::<Vec<_>>(),
+            )
+        };
+        let src = Source::Dir(dir.clone());
+        let texts = |f: Vec<(usize, Form)>| -> Vec<Form> { f.into_iter().map(|(_, f)| f).collect() };
+        // tfloat32_t B is ConvertedElementB uint32_t: 16 / 4 = 4 threads along N, 32 / 4 = 8 along K.
+        let got = texts(rs_transpose_forms(&src, &margs("ColumnMajor", "RowMajor", "tfloat32_t")));
+        assert_eq!(got[0], Form::Case("make_layout(make_shape(Int<4>{}, Int<8>{}))".into()));
+        assert_eq!(
+            got[1],
+            Form::Case(
+                "make_tiled_copy(Copy_Atom<DefaultCopy, uint32_t>{}, make_layout(make_shape(Int<4>{}, Int<8>{})), Layout<_1>{})"
+                    .into()
+            )
+        );
+        assert!(matches!(&got[2], Form::Skip(w) if w.contains(RS_TRANSPOSE_WHY)), "{:?}", got[2]);
+        // A float B is converted to tfloat32_t.
+        let f = texts(rs_transpose_forms(&src, &margs("ColumnMajor", "RowMajor", "float")));
+        assert!(matches!(&f[1], Form::Case(c) if c.contains("Copy_Atom<DefaultCopy, tfloat32_t>")), "{:?}", f[1]);
+        // B K-major, or A K-major (SwapAB): no transposition.
+        assert!(rs_transpose_forms(&src, &margs("ColumnMajor", "ColumnMajor", "tfloat32_t")).is_empty());
+        assert!(rs_transpose_forms(&src, &margs("RowMajor", "RowMajor", "tfloat32_t")).is_empty());
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
