@@ -7,6 +7,9 @@
 //!    tile, and those parts cover every element of C exactly once; the C TV layout maps into the
 //!    tile.
 //! 3. Swizzle<B,M,S> is an involution that permutes each aligned block of 2^(M+B+|S|) integers.
+//! 4. An SM90 RS atom's register fragment of A from a GMMA shared-memory tile `Sw o smem_ptr[B] o L`
+//!    (the swizzle on the tensor's pointer) is the fragment of the plain tile L, the same for every
+//!    thread (tensor_impl.hpp: make_fragment_like(Tensor) takes only tensor.layout(), which is L).
 
 use proptest::prelude::*;
 
@@ -79,6 +82,34 @@ proptest! {
         for i in m.layout_c_tv().unwrap().values().unwrap() {
             prop_assert!((0..tm * tn).contains(&i));
         }
+    }
+
+    #[test]
+    fn rs_fragment_of_a_gmma_smem_tile_is_its_plain_layouts(
+        which in 0usize..3, k_major in any::<bool>(), sw in 0usize..4, blocks in 1i64..3, t in 0i64..256
+    ) {
+        use cutecheck::expr::{eval_str, Value};
+        let (mma, elem, threads) = [
+            ("make_tiled_mma(SM90_64x128x8_F32TF32TF32_RS_TN<>)", "tfloat32_t", 128),
+            ("make_tiled_mma(SM90_64x128x8_F32TF32TF32_RS_TN<>,(_2,_1,_1))", "tfloat32_t", 256),
+            ("make_tiled_mma(SM90_64x64x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::K>)", "half_t", 128),
+        ][which];
+        let atom = format!(
+            "GMMA::Layout_{}_{}_Atom<{elem}>",
+            if k_major { "K" } else { "MN" },
+            ["SW128", "SW64", "SW32", "INTER"][sw]
+        );
+        let tile = format!("tile_to_shape({atom},(_{},_64))", 64 * blocks * (threads / 128));
+        let printed = eval_str(&tile).unwrap().to_string();
+        let plain = printed.rsplit(" o ").next().unwrap().to_string();
+        prop_assert!(printed.contains("smem_ptr"), "{}", printed);
+        let frag = |l: &str, thr: i64| match eval_str(&format!("mma_fragment_a({mma},{l},{thr})")) {
+            Ok(Value::Layout(f)) => f,
+            other => panic!("mma_fragment_a({mma},{l},{thr}): {other:?}"),
+        };
+        let (t, f) = (t % threads, frag(&tile, t % threads));
+        prop_assert_eq!(&f, &frag(&plain, t));
+        prop_assert_eq!(&f, &frag(&tile, 0));
     }
 
     #[test]

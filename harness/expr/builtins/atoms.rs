@@ -184,7 +184,11 @@ fn mma_fragment_of(name: &Name, args: &[Value]) -> Result<Value> {
     }
     // make_fragment_like(ComposedLayout) is make_fragment_like(layout_b()) (swizzle_layout.hpp):
     // a partition that kept its swizzle (with a static or a MixedBits offset) gives its layout.
-    if !matches!(p.over, partition::Over::Counting | partition::Over::Composed(..)) {
+    // A register fragment of a shared-memory tensor whose swizzle is on its pointer (an SM90 RS
+    // atom's A from a GMMA smem layout) is `make_fragment_like<T>(tensor.layout())`
+    // (tensor_impl.hpp:460-466), and that tensor's layout is the plain L (pointer_flagged.hpp's
+    // make_tensor moves the swizzle onto the pointer): the fragment of its layout.
+    if !matches!(p.over, partition::Over::Counting | partition::Over::Composed(..) | partition::Over::SmemSwizzle(..)) {
         return Err(Error::Type(format!("{n}: a fragment of a swizzled tensor ({p}) is not modelled")));
     }
     // A UMMA's accumulator lives in tensor memory (FrgTypeC = UMMA::tmem_frg_1sm/2sm, not the
