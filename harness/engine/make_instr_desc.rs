@@ -74,7 +74,9 @@
 //! every `tcgen05.mma` (`make_runtime_instr_desc`, its upper 32 bits).
 //!
 //! Postconditions ([`check_postconditions`], checked in `tests` on every UMMA atom the engine
-//! lists, each form):
+//! lists, each form, and by the property test `every_postcondition_holds` on random ones: M, N,
+//! B's major and the negates redrawn, releases 3.8 to 4.7; the random mix draws such cases too,
+//! harness/fuzz/desc.rs):
 //! 1. The union's fields lie in 32 bits without overlapping; the word has no bit outside them,
 //!    and the fields read back from it are the fields.
 //! 2. The fields decode back to the traits' arguments: `m_dim * 16 == M` and `n_dim * 8 == N` (M <
@@ -582,5 +584,51 @@ mod tests {
         good.bits &= !(1 << 6);
         good.set("sparse_flag_", 1).unwrap();
         assert!(check_postconditions(&args, &good).is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Postconditions 1-3 on random atoms of every form: a listed atom with M and N redrawn
+        /// (1 to 511, any), B's major and the negates redrawn, on a release from 3.8 to 4.7; a
+        /// refusal is CuTe's kind of error (never a type error from this module), and an answer
+        /// satisfies the postconditions.
+        #[test]
+        fn every_postcondition_holds(
+            i in 0usize..10_000,
+            m in 1i64..512,
+            n in 1i64..512,
+            b_mn in proptest::prelude::any::<bool>(),
+            negs in 0usize..4,
+            release in 0usize..5,
+        ) {
+            let atoms = crate::atom::umma::umma_atom_names();
+            let name = AtomName::parse(&atoms[i % atoms.len()]).unwrap();
+            let mut t = name.targs.clone().unwrap_or_default();
+            let nt = t.iter().take_while(|a| a.parse::<i64>().is_err()).count();
+            t[nt] = m.to_string();
+            t[nt + 1] = n.to_string();
+            if let Some(b) = t.iter_mut().filter(|a| a.starts_with("UMMA::Major::")).nth(1) {
+                *b = format!("UMMA::Major::{}", if b_mn { "MN" } else { "K" });
+            }
+            let s8_ss = name.base.starts_with("SM100_MMA_S8_") && name.base.contains("_SS");
+            if !s8_ss {
+                let neg = |on: bool| if on { "UMMA::ScaleIn::Neg" } else { "UMMA::ScaleIn::One" };
+                t.push(neg(negs & 1 == 1).to_string());
+                t.push(neg(negs & 2 == 2).to_string());
+            }
+            let atom = format!("{}<{}>", name.base, t.join(","));
+            let r = [Release::new(3, 8, 0, 0), Release::new(3, 9, 2, 0), Release::new(4, 2, 0, 0), Release::new(4, 4, 3, 0), Release::new(4, 7, 0, 0)][release];
+            with_release(r, || -> std::result::Result<(), proptest::test_runner::TestCaseError> {
+                match make_instr_desc(&atom) {
+                    Ok(d) => {
+                        let args = instr_args(&AtomName::parse(&atom).unwrap()).unwrap().unwrap();
+                        proptest::prop_assert_eq!(check_postconditions(&args, &d), Ok(()), "{}", atom);
+                        proptest::prop_assert_eq!(d.get("sparse_flag_"), Some(u32::from(atom.contains("_SPARSE"))));
+                    }
+                    Err(e) => proptest::prop_assert!(matches!(e, Error::Rejected { .. }), "{}: {}", atom, e),
+                }
+                Ok(())
+            })?;
+        }
     }
 }
