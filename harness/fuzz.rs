@@ -1672,7 +1672,7 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::TmaIm2colDescArgs => Has((2, tma::im2col_case)),
         Op::MakeGmmaDesc => Absent("drawn by make_tma_copy's arm (fuzz::desc: canonical and perturbed shared-memory layouts)"),
         Op::MakeUmmaDesc => Absent("drawn by make_tma_copy's arm (fuzz::desc: canonical and perturbed shared-memory layouts)"),
-        Op::MakeInstrDesc => Absent("not generated: atom names come from the atom tables; cases in fixtures/cases/umma_desc.cases and the engine's check over every listed atom (engine::make_instr_desc)"),
+        Op::MakeInstrDesc => Absent("drawn by make_tma_copy's arm (fuzz::desc: listed UMMA atoms of every form, M, N, majors and negates redrawn)"),
         Op::TmaDescArgs => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::WarpAccess => Absent("not generated: CuTe has no warp_access to compare with; its random cases are the GPU check's (cutecheck::gpu::access)"),
         Op::ProductEach => Absent("not generated: a new arm would change the random cases of every seed; its cases are in fixtures/cases/product_each.cases"),

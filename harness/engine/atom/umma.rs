@@ -453,18 +453,13 @@ impl Umma {
             }
             return Ok(());
         }
-        let complex = |t: &str| t.strip_prefix("complex<").and_then(|r| r.strip_suffix('>')).map(str::to_string);
-        if self.form == Form::Scaled && self.c == "float" && SM100_COMPLEX_SCALED_TRAITS.on() {
+        if let Some(x) = self.complex_scaled() {
             // The partial specialization for interleaved complex (emulated): A and B
             // `cutlass::complex<T>` of one T, C `float`; no width check of its own.
-            if let (Some(x), Some(y)) = (complex(&self.a), complex(&self.b)) {
-                if x == y {
-                    if bits(&x)? != 16 {
-                        return rejected("Only supports 16bit base types".to_string(), detail());
-                    }
-                    return Ok(());
-                }
+            if bits(&x)? != 16 {
+                return rejected("Only supports 16bit base types".to_string(), detail());
             }
+            return Ok(());
         }
         // Complex A or B in the generic traits (no complex specialization applies): the descriptor's
         // static_assert fails too, and `MMA_Atom` reports it first (recorded:
@@ -799,10 +794,22 @@ pub fn umma_traits(n: &AtomName) -> Result<Option<UmmaTraits>> {
 }
 
 /// The template arguments an atom's traits give `UMMA::make_instr_desc` (or
-/// `make_instr_desc_block_scaled`) for their `idesc_` member (cute/atom/mma_traits_sm100.hpp, the
-/// same in 3.8-4.7): `<a, b, c[, sf], M, N, a_major, b_major, a_neg, b_neg[, c_sat]>` with the
-/// atom's own M and N (a pair of SMs' full M); S8's traits pass `ScaleIn::One` for both negates
-/// (but `SM100_MMA_S8_2x1SM_TS`'s, which pass the atom's).
+/// `make_instr_desc_block_scaled`) for their `idesc_` member (cute/atom/mma_traits_sm100.hpp; the
+/// same in every release that declares the form, 3.8 to 4.7):
+/// - dense `_SS`/`_TS`: `<a, b, c[, sf], M, N, a_major, b_major, a_neg, b_neg[, c_sat]>` with the
+///   atom's own M and N (a pair of SMs' full M);
+/// - `_SCALED` (v4.7.0 :447, :619, :702, :1386, :1555, :1638): the dense form's arguments; `ScaleC`
+///   is no argument of the descriptor (the operation passes it to `tcgen05.mma` itself);
+/// - the interleaved complex specialization of `_SCALED` (from 4.4; :535, :789, :1473, :1725):
+///   `<ab_vtype, ab_vtype, float, ...>`, the complex operands' element type;
+/// - `_TS_INTERLEAVED_CF32CTF32CTF32CF32_TN` (from 4.4; :1059, :1995): `<tfloat32_t, tfloat32_t,
+///   float, M, N, a_major, b_major, a_neg, b_neg, c_sat>`;
+/// - `_SS_SPARSE` (from 3.9; :877, :965, :1813, :1901, :2829, :3053): `<..., a_neg, b_neg,
+///   Saturate::False, true>` (`is_sparse`); block-scaled sparse (:2672, :3246, :3439, :3634):
+///   `make_instr_desc_block_scaled<..., a_neg, b_neg, true>`.
+///
+/// S8's traits pass `ScaleIn::One` for both negates (dense and sparse; :2195, :2412), but
+/// `SM100_MMA_S8_2x1SM_TS`'s, which pass the atom's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InstrArgs {
     pub a: String,
@@ -817,26 +824,44 @@ pub struct InstrArgs {
     pub a_neg: bool,
     pub b_neg: bool,
     pub c_sat: bool,
+    /// `is_sparse` (the `_SS_SPARSE` forms).
+    pub sparse: bool,
 }
 
-/// [`InstrArgs`] of a dense UMMA atom (`Ok(None)`: no UMMA family); the sparse, `_SCALED` and
-/// interleaved complex forms are a type error (not modelled).
+impl Umma {
+    /// The element type of the interleaved complex `_SCALED` specialization's operands, where it
+    /// applies (from 4.4: A and B `cutlass::complex<T>` of one T, C `float`); `None` where the
+    /// generic traits take the atom.
+    fn complex_scaled(&self) -> Option<String> {
+        if self.form != Form::Scaled || self.c != "float" || !SM100_COMPLEX_SCALED_TRAITS.on() {
+            return None;
+        }
+        let complex = |t: &str| t.strip_prefix("complex<").and_then(|r| r.strip_suffix('>')).map(str::to_string);
+        match (complex(&self.a), complex(&self.b)) {
+            (Some(x), Some(y)) if x == y => Some(x),
+            _ => None,
+        }
+    }
+}
+
+/// [`InstrArgs`] of a UMMA atom, whichever its form (`Ok(None)`: no UMMA family).
 pub fn instr_args(n: &AtomName) -> Result<Option<InstrArgs>> {
     let Some(u) = Umma::parse(n)? else { return Ok(None) };
-    if u.form != Form::Dense {
-        return Err(Error::Type(format!(
-            "the instruction descriptor of the {:?} UMMA forms is not modelled: {}",
-            u.form,
-            n.canonical()
-        )));
-    }
     // S8's traits pass ScaleIn::One for both negates, but for the two-SM TS form's, which pass the
-    // atom's (3.8 and 4.7 alike).
+    // atom's (3.8 and 4.7 alike; the sparse forms are SS).
     let s8 = u.family.code == "S8" && !(u.pair && u.ts);
+    let (a, b, c) = match (u.form, u.complex_scaled()) {
+        (Form::Interleaved, _) => ("tfloat32_t".to_string(), "tfloat32_t".to_string(), "float".to_string()),
+        (_, Some(t)) => (t.clone(), t, "float".to_string()),
+        _ => (u.a.clone(), u.b.clone(), u.c.clone()),
+    };
+    // The non-S8 sparse traits pass Saturate::False (their operations take no c_sat: u.c_sat is
+    // false); S8's pass the atom's.
+    let sparse = u.form == Form::Sparse;
     Ok(Some(InstrArgs {
-        a: u.a.clone(),
-        b: u.b.clone(),
-        c: u.c.clone(),
+        a,
+        b,
+        c,
         sf: u.sf.clone(),
         m: u.m,
         n: u.n,
@@ -844,7 +869,8 @@ pub fn instr_args(n: &AtomName) -> Result<Option<InstrArgs>> {
         b_mn_major: !u.b_k_major,
         a_neg: u.a_neg && !s8,
         b_neg: u.b_neg && !s8,
-        c_sat: u.c_sat,
+        c_sat: u.c_sat && (!sparse || u.family.code == "S8"),
+        sparse,
     }))
 }
 

@@ -15,6 +15,7 @@
 
 use crate::engine::atom::copy;
 use crate::engine::make_gmma_desc::Major;
+use crate::engine::make_instr_desc::{Union, INSTR_DESCRIPTOR, INSTR_DESCRIPTOR_BLOCK_SCALED};
 use crate::expr::op::Op;
 use crate::expr::parse::{Expr, Name, TemplateArg};
 
@@ -63,35 +64,29 @@ pub fn make_desc(op: Op, g: &mut Gen, name: &Name, args: &[Expr], at: &Expr) -> 
     Ok(Cpp::new(code, Kind::Other))
 }
 
+/// The `printf`s of a descriptor union's documented format, over `d`, from the engine's table
+/// ([`Union::lines`]: the format `Display` writes).
+fn union_printf(u: &Union) -> String {
+    let mut out = format!("printf(\"{}: 0x%08x\\n\", static_cast<unsigned>(d.desc_)); ", u.name);
+    for (i, line) in u.lines.iter().enumerate() {
+        let fmt: Vec<String> = line.parts.iter().map(|(prefix, _)| format!("{prefix}%d")).collect();
+        let newline = if i + 1 < u.lines.len() { "\\n" } else { "" };
+        let members: Vec<String> = line.parts.iter().map(|(_, m)| format!(", d.{m}")).collect();
+        out += &format!("printf(\"{}{}{newline}\"{}); ", Union::line_head(line), fmt.join(", "), members.concat());
+    }
+    out
+}
+
 /// The `printf` lines of the instruction descriptors' documented formats (engine::make_instr_desc),
 /// over `d`, whichever union the atom's traits hold.
-const INSTR_PRINT: &str = concat!(
-    "using D = std::decay_t<decltype(d)>; ",
-    "if constexpr (std::is_same_v<D, UMMA::InstrDescriptorBlockScaled>) { ",
-    "printf(\"UMMA::InstrDescriptorBlockScaled: 0x%08x\\n\", static_cast<unsigned>(d.desc_)); ",
-    "printf(\"  sparse     :  id2 %d, flag %d\\n\", d.sparse_id2_, d.sparse_flag_); ",
-    "printf(\"  sf_id      :  a %d, b %d\\n\", d.a_sf_id_, d.b_sf_id_); ",
-    "printf(\"  a_format   :  %d\\n\", d.a_format_); ",
-    "printf(\"  b_format   :  %d\\n\", d.b_format_); ",
-    "printf(\"  negate     :  a %d, b %d\\n\", d.a_negate_, d.b_negate_); ",
-    "printf(\"  major      :  a %d, b %d\\n\", d.a_major_, d.b_major_); ",
-    "printf(\"  n_dim      :  %d\\n\", d.n_dim_); ",
-    "printf(\"  scale_fmt  :  %d\\n\", d.scale_format_); ",
-    "printf(\"  m_dim      :  %d\", d.m_dim_); ",
-    "} else { ",
-    "printf(\"UMMA::InstrDescriptor: 0x%08x\\n\", static_cast<unsigned>(d.desc_)); ",
-    "printf(\"  sparse     :  id2 %d, flag %d\\n\", d.sparse_id2_, d.sparse_flag_); ",
-    "printf(\"  saturate   :  %d\\n\", d.saturate_); ",
-    "printf(\"  c_format   :  %d\\n\", d.c_format_); ",
-    "printf(\"  a_format   :  %d\\n\", d.a_format_); ",
-    "printf(\"  b_format   :  %d\\n\", d.b_format_); ",
-    "printf(\"  negate     :  a %d, b %d\\n\", d.a_negate_, d.b_negate_); ",
-    "printf(\"  major      :  a %d, b %d\\n\", d.a_major_, d.b_major_); ",
-    "printf(\"  n_dim      :  %d\\n\", d.n_dim_); ",
-    "printf(\"  m_dim      :  %d\\n\", d.m_dim_); ",
-    "printf(\"  max_shift  :  %d\", d.max_shift_); ",
-    "} "
-);
+fn instr_print() -> String {
+    format!(
+        "using D = std::decay_t<decltype(d)>; if constexpr (std::is_same_v<D, {}>) {{ {}}} else {{ {}}} ",
+        INSTR_DESCRIPTOR_BLOCK_SCALED.name,
+        union_printf(&INSTR_DESCRIPTOR_BLOCK_SCALED),
+        union_printf(&INSTR_DESCRIPTOR)
+    )
+}
 
 /// `make_instr_desc(ATOM)`: `MMA_Atom<ATOM>{}.idesc_`, its fields printed in the documented format.
 pub fn make_instr_desc(_: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
@@ -108,8 +103,37 @@ pub fn make_instr_desc(_: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result
     Ok(Cpp::new(
         // A generic lambda, so that only the branch of the union the traits hold is instantiated.
         format!(
-            "[&] {{ auto cutecheck_print = [](auto const& d) {{ {INSTR_PRINT}}}; cutecheck_print(MMA_Atom<{atom}>{{}}.idesc_); return static_cast<char const*>(\"\"); }}()"
+            "[&] {{ auto cutecheck_print = [](auto const& d) {{ {}}}; cutecheck_print(MMA_Atom<{atom}>{{}}.idesc_); return static_cast<char const*>(\"\"); }}()",
+            instr_print()
         ),
         Kind::Other,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::make_instr_desc::InstrDesc;
+
+    #[test]
+    fn the_printfs_write_what_display_writes() {
+        // The format strings of the generated printfs, a zero word's values put in, are the
+        // engine's Display of that word, for each union.
+        for u in [&INSTR_DESCRIPTOR, &INSTR_DESCRIPTOR_BLOCK_SCALED] {
+            let code = union_printf(u);
+            let text: String = code
+                .split("printf(\"")
+                .skip(1)
+                .map(|p| {
+                    p.split('"')
+                        .next()
+                        .unwrap_or("")
+                        .replace("\\n", "\n")
+                        .replace("%08x", "00000000")
+                        .replace("%d", "0")
+                })
+                .collect();
+            assert_eq!(text, InstrDesc::zero(u).to_string(), "{}", u.name);
+        }
+    }
 }
