@@ -10,6 +10,10 @@
 //!    predicates `tAcA(0,m,0)` against the residue, the tiled_copy_if tutorial
 //!    `elem_less(c, shape_S)`, and CUTLASS test/unit/cute/cooperative_gemm_common.hpp partitions
 //!    `make_identity_tensor(shape(gC))` with the same thread slice as the data.
+//! 4. A divide of an identity tensor (logical, zipped, tiled, flat; a TMA coordinate tile's in the
+//!    SM100 epilogue) keeps its iterator and is a view: element `j` is the tensor's element at
+//!    the index the same divide of the compact layout of its shape holds at `j`
+//!    (`engine::coord_tensor` postcondition 3), and so is a slice `D(T)(_, k)` of it.
 //! 3. The parts of all threads of a TiledCopy or TiledMMA partition of an identity tensor whose
 //!    shape the tiler divides hold every coordinate of S (each as often as the counting
 //!    partitions hold its index).
@@ -155,6 +159,31 @@ proptest! {
         }
     }
 
+    /// Postcondition 4: the four divides of a tile of an identity tensor, and a tile of the zipped one.
+    #[test]
+    fn divides_of_an_identity_tensor_are_views(tm in 0usize..3, tn in 0usize..3, a in 1i64..4, b in 1i64..4, st in any::<bool>(), i in 0i64..3) {
+        use cutecheck::engine::coord_tensor::{check_divide, Divide};
+        use cutecheck::engine::Tiler;
+        let (tm, tn) = ([1i64, 2, 4][tm], [1i64, 2, 4][tn]);
+        let (m, n) = (tm * a * 2, tn * b);
+        let t = format!("local_tile(make_identity_tensor(({},{})),({},_{n}),({},0))", ext(4 * m, st), ext(n, st), ext(m, true), i % 4);
+        let base = tensor(&t);
+        let tile = format!("(_{tm},_{tn})");
+        let tiler = Tiler::from_shape(&eval_str(&tile).unwrap().to_int_tuple().unwrap());
+        for (f, d) in [("logical_divide", Divide::Logical), ("zipped_divide", Divide::Zipped), ("tiled_divide", Divide::Tiled), ("flat_divide", Divide::Flat)] {
+            let r = tensor(&format!("{f}({t},{tile})"));
+            prop_assert!(same_point(&r.iter, &base.iter), "{}: the iterator moved", f);
+            prop_assert_eq!(check_divide(&base, d, &tiler, &r).unwrap(), None);
+        }
+        // A tile of the zipped divide is the same view as local_tile's.
+        let k = (2 * a * b - 1).min(i);
+        let z = tensor(&format!("zipped_divide({t},{tile})(_,{k})"));
+        let lt = tensor(&format!("local_tile({t},{tile},({},{}))", k % (2 * a), k / (2 * a)));
+        prop_assert_eq!(z.size().unwrap(), lt.size().unwrap());
+        for j in 0..z.size().unwrap().value {
+            prop_assert!(same_point(&z.at_index(j).unwrap(), &lt.at_index(j).unwrap()), "element {}", j);
+        }
+    }
 }
 
 proptest! {

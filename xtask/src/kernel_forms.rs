@@ -1256,12 +1256,7 @@ fn tmem_copy_typed(v: &[Tok]) -> Option<Vec<Tok>> {
     }
     let args = split_commas(&v[2..v.len() - 1]);
     let [op, t] = args.as_slice() else { return None };
-    let is_frag =
-        matches!(t.first(), Some(Tok::Word(w)) if w == "mma_fragment_c") && t.get(1) == Some(&Tok::Punct('('));
-    if !is_frag {
-        return None;
-    }
-    let mma = split_commas(&t[2..closing(t, 1)?]).into_iter().next()?;
+    let mma = accumulator_mma(t)?;
     let Ok(Value::Atom(AtomValue::TiledMma(m))) = cutecheck::expr::eval_str(&render(&mma)) else { return None };
     let mut out = vec![Tok::Word("make_tmem_copy".into()), Tok::Punct('(')];
     out.extend(op.iter().cloned());
@@ -1271,6 +1266,26 @@ fn tmem_copy_typed(v: &[Tok]) -> Option<Vec<Tok>> {
     out.extend(t.iter().cloned());
     out.push(Tok::Punct(')'));
     Some(out)
+}
+
+/// The MMA of the UMMA accumulator `t` is a view of: `mma_fragment_c(MMA, ...)` itself, a divide
+/// of it (`zipped_divide(tCtAcc, epi_tiler)`: tensor_impl.hpp's divides keep the tensor's engine,
+/// so its value type) or a slice of one (`tAcc_epi(_, _0{})`). None for any other tensor.
+fn accumulator_mma(t: &[Tok]) -> Option<Vec<Tok>> {
+    let (Some(Tok::Word(f)), Some(Tok::Punct('('))) = (t.first(), t.get(1)) else { return None };
+    let c = closing(t, 1)?;
+    if c + 1 < t.len() {
+        // A slice `X(coord)` of a view X.
+        return (t[c + 1] == Tok::Punct('(') && closing(t, c + 1) == Some(t.len() - 1))
+            .then(|| accumulator_mma(&t[..=c]))
+            .flatten();
+    }
+    let first = split_commas(&t[2..c]).into_iter().next()?;
+    match f.as_str() {
+        "mma_fragment_c" => Some(first),
+        "zipped_divide" | "logical_divide" | "tiled_divide" | "flat_divide" => accumulator_mma(&first),
+        _ => None,
+    }
 }
 
 /// Why a partition of a tensor that no binding of the body built is skipped: it is a parameter

@@ -205,8 +205,14 @@ pub fn flat_coord(layout: &Layout, idx: i64) -> Result<Vec<Int>> {
     Ok(out)
 }
 
+/// `repeat<r>(_)`: `_` itself for `r == 1` (tuple_algorithms.hpp `repeat<N>(x)` is `x` when
+/// `N == 1`), so a rank-1 tensor's rest mode is kept whole (`((_1,_1),(_64))`, not flattened).
 fn under_tuple(r: usize) -> Coord {
-    Coord::Tuple(vec![Coord::Under; r])
+    if r == 1 {
+        Coord::Under
+    } else {
+        Coord::Tuple(vec![Coord::Under; r])
+    }
 }
 
 fn operand(which: char) -> Result<(usize, usize, usize)> {

@@ -34,7 +34,7 @@ fn tensor(t: CoordTensor) -> Value {
     Value::Atom(AtomValue::CoordTensor(t))
 }
 
-/// `op(args)` on an identity (coordinate) tensor: its tiles and parts, as tensors
+/// `op(args)` on an identity (coordinate) tensor: its tiles, divides and parts, as tensors
 /// (`engine::coord_tensor`); a projection Step dices the tiler and coordinate (or the thread
 /// layout) first, as tensor_impl.hpp's overloads do.
 fn on_tensor(op: Op, t: &CoordTensor, args: &[Value]) -> Result<Value> {
@@ -50,6 +50,15 @@ fn on_tensor(op: Op, t: &CoordTensor, args: &[Value]) -> Result<Value> {
         Op::LocalPartition => {
             let thr = super::algebra::projected_threads(args, op.name())?;
             Ok(tensor(t.local_partition(&thr, args[2].to_int()?)?))
+        }
+        Op::LogicalDivide | Op::ZippedDivide | Op::TiledDivide | Op::FlatDivide => {
+            let d = match op {
+                Op::LogicalDivide => coord_tensor::Divide::Logical,
+                Op::ZippedDivide => coord_tensor::Divide::Zipped,
+                Op::TiledDivide => coord_tensor::Divide::Tiled,
+                _ => coord_tensor::Divide::Flat,
+            };
+            Ok(tensor(t.divide(d, &to_tiler(&args[1])?)?))
         }
         _ => Err(Error::Type(format!("{op} of an identity tensor is not modelled"))),
     }

@@ -356,10 +356,20 @@ pub fn partition_fragment_c(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
 /// `MMA.get_slice(i).partition_fragment_X(make_tensor(counting_iterator<int>(0), L)).layout()`.
 pub fn mma_fragment(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let m = made_by(g, &args[0], Op::MakeTiledMma)?;
-    let l = g.layout(&args[1])?;
+    let l = g.emit(&args[1], Role::Shape)?;
     let i = g.emit(&args[2], Role::Coord)?;
     if i.kind != Kind::Int {
         return err(&args[2], "expected a thread index");
+    }
+    if l.kind == Kind::Tensor && op == Op::MmaFragmentC {
+        // A coordinate tensor is partitioned itself; the accumulator's layout is printed.
+        return Ok(Cpp::new(
+            format!("{m}.get_slice({}).partition_fragment_C({}).layout()", i.code, l.code),
+            Kind::Layout,
+        ));
+    }
+    if l.kind != Kind::Layout {
+        return err(&args[1], "expected a layout");
     }
     let (method, elem) = match op {
         Op::MmaFragmentA => ("partition_fragment_A", "ValTypeA"),
