@@ -3,6 +3,7 @@
 //! One module per CuTe operation (named as in CuTe); each module's doc gives the definition and
 //! numbered postconditions, and `tests/properties.rs` checks every postcondition with proptest.
 
+pub mod as_position_independent_swizzle_tensor;
 pub mod atom;
 pub mod blocked_product;
 pub mod coalesce;

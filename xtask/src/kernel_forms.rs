@@ -1016,7 +1016,12 @@ fn kernel_forms(
             continue;
         }
         if r.first().is_some_and(|t| word(t, "as_position_independent_swizzle_tensor")) {
-            independent.insert(b.name.clone());
+            if let Some(text) = position_independent(r, &tensors) {
+                out.push((b.line, Form::Case(text.clone())));
+                tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
+            } else {
+                independent.insert(b.name.clone());
+            }
             continue;
         }
         // `shared_storage.tensor_sA()`: a SharedStorage member tensor (see [`member_tensors`]).
@@ -1266,6 +1271,15 @@ fn tmem_copy_typed(v: &[Tok]) -> Option<Vec<Tok>> {
     out.extend(t.iter().cloned());
     out.push(Tok::Punct(')'));
     Some(out)
+}
+
+/// `as_position_independent_swizzle_tensor(sA)` of a shared-memory tensor the body built
+/// (`make_tensor(make_smem_ptr(...), L)`, read as its layout L) as the language's operation of
+/// the same name on L (the wgmma_sm90 tutorial's `sA_`); None for any other argument.
+fn position_independent(r: &[Tok], tensors: &HashMap<String, Vec<Tok>>) -> Option<String> {
+    let [_, Tok::Punct('('), Tok::Word(t), Tok::Punct(')')] = r else { return None };
+    let l = tensors.get(t)?;
+    Some(format!("as_position_independent_swizzle_tensor({})", render(l)))
 }
 
 /// The MMA of the UMMA accumulator `t` is a view of: `mma_fragment_c(MMA, ...)` itself, a divide

@@ -831,3 +831,34 @@ pub fn make_fragment_desc(which: char, name: &Name, args: &[Value]) -> Result<Va
         };
     Ok(Value::Atom(AtomValue::DescTensor(crate::engine::make_fragment_a::make_fragment(m, which, &l)?)))
 }
+
+/// `as_position_independent_swizzle_tensor(L)`: of the shared-memory tensor
+/// `make_tensor(make_smem_ptr(p), L)` for a layout over `smem_ptr_flag_bits<B>` (its swizzle moves
+/// onto the pointer), `engine::as_position_independent_swizzle_tensor`; of a partition, of the
+/// partition itself. Any other layout makes a counting tensor, which CuTe refuses.
+pub fn as_position_independent_swizzle_tensor(_: &Name, args: &[Value]) -> Result<Value> {
+    use crate::engine::swizzle::Offset;
+    let t = match &args[0] {
+        Value::Atom(AtomValue::Partition(p)) => p.clone(),
+        Value::Atom(AtomValue::Composed(x)) => match x.offset {
+            Offset::SmemPtr(bits) => partition::Partition {
+                offset: crate::engine::Int::dy(0),
+                layout: x.layout.clone(),
+                over: partition::Over::SmemSwizzle(x.swizzle, bits),
+            },
+            _ => partition::Partition {
+                offset: crate::engine::Int::dy(0),
+                layout: x.layout.clone(),
+                over: partition::Over::Composed(x.swizzle, x.offset),
+            },
+        },
+        v => partition::Partition {
+            offset: crate::engine::Int::dy(0),
+            layout: v.to_layout()?,
+            over: partition::Over::Counting,
+        },
+    };
+    Ok(Value::Atom(AtomValue::Partition(
+        crate::engine::as_position_independent_swizzle_tensor::as_position_independent_swizzle_tensor(&t)?,
+    )))
+}

@@ -136,6 +136,7 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::TmaGbasis => Has(builtins::tma::tma_gbasis),
         Op::TmaGStride => Has(builtins::tma::tma_g_stride),
         Op::GetTmaTensor => Has(builtins::tma::get_tma_tensor),
+        Op::AsPositionIndependentSwizzleTensor => Has(builtins::atoms::as_position_independent_swizzle_tensor),
         Op::TmaDescArgs => Has(builtins::tma::tma_desc_args),
         Op::MakeGmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeGmmaDesc, n, a)),
         Op::MakeUmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeUmmaDesc, n, a)),

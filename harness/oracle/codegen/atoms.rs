@@ -464,6 +464,35 @@ pub fn tiled_mma(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
     })
 }
 
+/// `as_position_independent_swizzle_tensor(make_tensor(make_smem_ptr(p), L))` (pointer_flagged.hpp)
+/// of a layout over `smem_ptr_flag_bits<B>` at the fixed address (as [`tensor_of`] makes the
+/// shared-memory tensors of the partition cases), a tensor; of any other layout a counting
+/// tensor, which CuTe refuses ("Expected smem tensor."). Where the swizzle has bits and the result's
+/// layout is static, the result is printed from its type (CuTe's layout `Sw' o _0 o L`, computed at
+/// compile time) over `T_::iterator` made from the tensor's raw pointer, which is the function's
+/// own pointer ("Strip off everything and create a new smem_ptr for type-T"): called on the host
+/// in a debug build, the function's alignment check runs `cast_smem_ptr_to_uint`, which prints
+/// "ERROR: cast_smem_ptr_to_uint not supported but used." there (arch/util.hpp) before the value.
+pub fn as_position_independent_swizzle_tensor(
+    g: &mut Gen,
+    _: &Name,
+    args: &[Expr],
+    _: &Expr,
+) -> Result<Cpp, CodegenError> {
+    let l = g.layout(&args[0])?;
+    let f = Op::AsPositionIndependentSwizzleTensor.name();
+    Ok(Cpp::new(
+        format!(
+            "[&](auto) {{ auto t_ = {}; using T_ = decltype({f}(t_)); \
+if constexpr (!is_same_v<T_, decltype(t_)> && is_static<typename T_::layout_type>::value) {{ \
+return make_tensor(typename T_::iterator{{raw_pointer_cast(t_.data())}}, typename T_::layout_type{{}}); }} \
+else {{ return {f}(t_); }} }}(0)",
+            tensor_of(&l.code)
+        ),
+        Kind::Tensor,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::expression;
