@@ -14,6 +14,9 @@
 //!    SM100 epilogue) keeps its iterator and is a view: element `j` is the tensor's element at
 //!    the index the same divide of the compact layout of its shape holds at `j`
 //!    (`engine::coord_tensor` postcondition 3), and so is a slice `D(T)(_, k)` of it.
+//! 5. `lazy_transform_elem_less(C, S)` (`engine::lazy_transform`): element `j` of a tile of it is
+//!    `elem_less` of the identity tile's element `j` and `S`, so a block of the tiled_copy_if
+//!    tutorial's predicate tensor holds exactly its in-bounds coordinates as true.
 //! 3. The parts of all threads of a TiledCopy or TiledMMA partition of an identity tensor whose
 //!    shape the tiler divides hold every coordinate of S (each as often as the counting
 //!    partitions hold its index).
@@ -182,6 +185,30 @@ proptest! {
         prop_assert_eq!(z.size().unwrap(), lt.size().unwrap());
         for j in 0..z.size().unwrap().value {
             prop_assert!(same_point(&z.at_index(j).unwrap(), &lt.at_index(j).unwrap()), "element {}", j);
+        }
+    }
+    /// Postcondition 5: each block of the predicate tensor admits exactly its in-bounds coordinates.
+    #[test]
+    fn the_predicate_tensor_admits_the_in_bounds_coordinates(m in 1i64..40, n in 1i64..40, bm in 0usize..3, bn in 0usize..3, st in any::<bool>()) {
+        let (bm, bn) = ([4i64, 8, 16][bm], [4i64, 8, 16][bn]);
+        let s = format!("({},{})", ext(m, st), ext(n, st));
+        for bx in 0..(m + bm - 1) / bm {
+            for by in 0..(n + bn - 1) / bn {
+                let e = format!("local_tile(lazy_transform_elem_less(make_identity_tensor({s}),{s}),(_{bm},_{bn}),({bx},{by}))");
+                let p = match eval_str(&e) {
+                    Ok(Value::Atom(AtomValue::Transform(p))) => p,
+                    other => panic!("{e}: {other:?}"),
+                };
+                let c = tensor(&format!("local_tile(make_identity_tensor({s}),(_{bm},_{bn}),({bx},{by}))"));
+                let mut trues = 0;
+                for j in 0..bm * bn {
+                    let v = p.at_index(j).unwrap();
+                    let want = cutecheck::engine::lazy_transform::elem_less(&c.at_index(j).unwrap(), &shape_of(m, n)).unwrap();
+                    prop_assert_eq!(v, want, "{}: element {}", e, j);
+                    trues += i64::from(v);
+                }
+                prop_assert_eq!(trues, bm.min(m - bx * bm) * bn.min(n - by * bn), "{}", e);
+            }
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod group;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;
+pub mod lazy_transform;
 pub mod left_inverse;
 pub mod local_partition;
 pub mod local_tile;

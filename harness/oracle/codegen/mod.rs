@@ -459,6 +459,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::TmaGbasis => Has(|g, n, a, e| codegen::tma::part(Op::TmaGbasis, g, n, a, e)),
         Op::TmaGStride => Has(|g, n, a, e| codegen::tma::part(Op::TmaGStride, g, n, a, e)),
         Op::GetTmaTensor => Has(codegen::tma::get_tma_tensor),
+        Op::LazyTransformElemLess => Has(codegen::core::lazy_transform_elem_less),
         Op::AsPositionIndependentSwizzleTensor => Has(codegen::atoms::as_position_independent_swizzle_tensor),
         Op::TmaIm2colDescArgs => Has(codegen::tma::im2col_desc_args),
         Op::TmaDescArgs => Has(|g, n, a, e| codegen::tma::part(Op::TmaDescArgs, g, n, a, e)),

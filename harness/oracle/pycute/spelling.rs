@@ -68,6 +68,7 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::MakeTmaAtom => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::TmaGbasis => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::AsPositionIndependentSwizzleTensor => Absent("pycute (the nvidia-cutlass wheel) has no tensors nor swizzled pointers"),
+        Op::LazyTransformElemLess => Absent("pycute (the nvidia-cutlass wheel) has no tensors"),
         Op::GetTmaTensor => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::TmaGStride => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::TmaIm2colDescArgs => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
