@@ -429,6 +429,8 @@ pub fn checker(op: Op) -> Part<Check> {
         Op::MakeTmaCopyCSm100 => Absent("a TiledCopy printed in several lines, compared with CuTe's print as text; its gbasis is checked by tma_gbasis's definition (engine::tma postcondition 2) and the engine's own postconditions (engine::tma_sm100)"),
         Op::MakeTmaAtom => Absent("a Copy_Atom printed in several lines, compared with CuTe's print as text; its gbasis is checked by tma_gbasis's definition"),
         Op::TmaGbasis => Has(definition::tma_gbasis),
+        Op::AsPositionIndependentSwizzleTensor => Absent("a shared-memory tensor: engine::as_position_independent_swizzle_tensor's postcondition (the same bytes addressed) is a property test, its print compared with CuTe's as text"),
+        Op::LazyTransformElemLess => Absent("a transform tensor: its elements (elem_less of the coordinates) are engine::lazy_transform's postcondition, a property test (tests/identity_tensor.rs); its print compared with CuTe's as text"),
         Op::GetTmaTensor => Absent("a coordinate tensor: its definition is checked by engine::get_tma_tensor's postconditions (make_coord_tensor of g_shape:g_stride_), its print compared with CuTe's as text"),
         Op::TmaGStride => Absent("strides with basis elements whose scales CuTe computes from byte strides: compared with CuTe's print as text"),
         Op::TmaIm2colDescArgs => Has(definition::tma_im2col_desc_args),

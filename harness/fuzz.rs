@@ -1667,6 +1667,8 @@ pub fn generator(op: Op) -> Part<(u32, Generate)> {
         Op::MakeTmaCopyCSm100 => Absent("drawn by make_tma_copy's arm (fuzz::tma::sm100_case)"),
         Op::MakeTmaAtom => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaGbasis => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
+        Op::AsPositionIndependentSwizzleTensor => Absent("drawn as a kernel form (kernel_forms suite: wgmma_sm90.cu's sA_); its operand is a GMMA smem layout, which the swizzled-layout arms draw"),
+        Op::LazyTransformElemLess => Absent("drawn as a kernel form (kernel_forms suite: tiled_copy_if.cu's P); its tensor is make_identity_tensor's, which fuzz::identity draws"),
         Op::GetTmaTensor => Absent("drawn as a kernel form (kernel_forms suite); its operand is make_tma_copy's arm's (fuzz::tma)"),
         Op::TmaGStride => Absent("drawn by make_tma_copy's arm (fuzz::tma)"),
         Op::TmaIm2colDescArgs => Has((2, tma::im2col_case)),

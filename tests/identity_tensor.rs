@@ -10,6 +10,13 @@
 //!    predicates `tAcA(0,m,0)` against the residue, the tiled_copy_if tutorial
 //!    `elem_less(c, shape_S)`, and CUTLASS test/unit/cute/cooperative_gemm_common.hpp partitions
 //!    `make_identity_tensor(shape(gC))` with the same thread slice as the data.
+//! 4. A divide of an identity tensor (logical, zipped, tiled, flat; a TMA coordinate tile's in the
+//!    SM100 epilogue) keeps its iterator and is a view: element `j` is the tensor's element at
+//!    the index the same divide of the compact layout of its shape holds at `j`
+//!    (`engine::coord_tensor` postcondition 3), and so is a slice `D(T)(_, k)` of it.
+//! 5. `lazy_transform_elem_less(C, S)` (`engine::lazy_transform`): element `j` of a tile of it is
+//!    `elem_less` of the identity tile's element `j` and `S`, so a block of the tiled_copy_if
+//!    tutorial's predicate tensor holds exactly its in-bounds coordinates as true.
 //! 3. The parts of all threads of a TiledCopy or TiledMMA partition of an identity tensor whose
 //!    shape the tiler divides hold every coordinate of S (each as often as the counting
 //!    partitions hold its index).
@@ -155,6 +162,55 @@ proptest! {
         }
     }
 
+    /// Postcondition 4: the four divides of a tile of an identity tensor, and a tile of the zipped one.
+    #[test]
+    fn divides_of_an_identity_tensor_are_views(tm in 0usize..3, tn in 0usize..3, a in 1i64..4, b in 1i64..4, st in any::<bool>(), i in 0i64..3) {
+        use cutecheck::engine::coord_tensor::{check_divide, Divide};
+        use cutecheck::engine::Tiler;
+        let (tm, tn) = ([1i64, 2, 4][tm], [1i64, 2, 4][tn]);
+        let (m, n) = (tm * a * 2, tn * b);
+        let t = format!("local_tile(make_identity_tensor(({},{})),({},_{n}),({},0))", ext(4 * m, st), ext(n, st), ext(m, true), i % 4);
+        let base = tensor(&t);
+        let tile = format!("(_{tm},_{tn})");
+        let tiler = Tiler::from_shape(&eval_str(&tile).unwrap().to_int_tuple().unwrap());
+        for (f, d) in [("logical_divide", Divide::Logical), ("zipped_divide", Divide::Zipped), ("tiled_divide", Divide::Tiled), ("flat_divide", Divide::Flat)] {
+            let r = tensor(&format!("{f}({t},{tile})"));
+            prop_assert!(same_point(&r.iter, &base.iter), "{}: the iterator moved", f);
+            prop_assert_eq!(check_divide(&base, d, &tiler, &r).unwrap(), None);
+        }
+        // A tile of the zipped divide is the same view as local_tile's.
+        let k = (2 * a * b - 1).min(i);
+        let z = tensor(&format!("zipped_divide({t},{tile})(_,{k})"));
+        let lt = tensor(&format!("local_tile({t},{tile},({},{}))", k % (2 * a), k / (2 * a)));
+        prop_assert_eq!(z.size().unwrap(), lt.size().unwrap());
+        for j in 0..z.size().unwrap().value {
+            prop_assert!(same_point(&z.at_index(j).unwrap(), &lt.at_index(j).unwrap()), "element {}", j);
+        }
+    }
+    /// Postcondition 5: each block of the predicate tensor admits exactly its in-bounds coordinates.
+    #[test]
+    fn the_predicate_tensor_admits_the_in_bounds_coordinates(m in 1i64..40, n in 1i64..40, bm in 0usize..3, bn in 0usize..3, st in any::<bool>()) {
+        let (bm, bn) = ([4i64, 8, 16][bm], [4i64, 8, 16][bn]);
+        let s = format!("({},{})", ext(m, st), ext(n, st));
+        for bx in 0..(m + bm - 1) / bm {
+            for by in 0..(n + bn - 1) / bn {
+                let e = format!("local_tile(lazy_transform_elem_less(make_identity_tensor({s}),{s}),(_{bm},_{bn}),({bx},{by}))");
+                let p = match eval_str(&e) {
+                    Ok(Value::Atom(AtomValue::Transform(p))) => p,
+                    other => panic!("{e}: {other:?}"),
+                };
+                let c = tensor(&format!("local_tile(make_identity_tensor({s}),(_{bm},_{bn}),({bx},{by}))"));
+                let mut trues = 0;
+                for j in 0..bm * bn {
+                    let v = p.at_index(j).unwrap();
+                    let want = cutecheck::engine::lazy_transform::elem_less(&c.at_index(j).unwrap(), &shape_of(m, n)).unwrap();
+                    prop_assert_eq!(v, want, "{}: element {}", e, j);
+                    trues += i64::from(v);
+                }
+                prop_assert_eq!(trues, bm.min(m - bx * bm) * bn.min(n - by * bn), "{}", e);
+            }
+        }
+    }
 }
 
 proptest! {

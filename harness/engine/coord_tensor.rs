@@ -22,6 +22,12 @@
 //!    sliced at the thread's (or tile's) coordinate, `F` the same layout function as for a
 //!    counting tensor ([`crate::atom::partition`]), computed with the basis algebra.
 //!
+//! 5. `logical_divide`, `zipped_divide`, `tiled_divide` and `flat_divide` of a tensor
+//!    (tensor_impl.hpp:919-966, the same in 4.2 and 4.7) are `make_tensor(data(), D(layout(),
+//!    tiler))`, `D` the layout's divide: the iterator does not move (the SM100 epilogue's
+//!    `zipped_divide(tCgC, epi_tiler)` of a TMA coordinate tensor, 05_mma_tma_epi_sm100.cu), a
+//!    slice of the result moves it as in definition 3.
+//!
 //! Postconditions (property tests in this module and in tests/identity_tensor.rs):
 //! 1. Element `i` of an identity tensor is the natural coordinate of `i` in its shape
 //!    (tensor_impl.hpp: "Make a tensor that maps coordinates within a shape to themselves").
@@ -31,6 +37,10 @@
 //!    the parts of all threads (or tiles) together hold each coordinate of a tile the partition
 //!    covers (CUTLASS test/unit/cute/core/tensor_algorithms and the tiled_copy_if tutorial use the
 //!    coordinates for predication: `elem_less(tCcA(i), shape(A))`).
+//! 3. A divide of a tensor (definition 5) is a view of it: element `j` of `D(T, tiler)` is
+//!    `T(D(make_layout(shape(T)), tiler)(j))`, the element of `T` at the index the same divide
+//!    of the compact layout of `T`'s shape holds at `j` (`D(L, t) = L o D(make_layout(shape(L)),
+//!    t)`, composition being associative; layout.hpp's divides are compositions).
 
 use std::fmt;
 
@@ -58,6 +68,15 @@ impl fmt::Display for CoordTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "ArithTuple{} o {}", self.iter, self.layout)
     }
+}
+
+/// tensor_impl.hpp's divides of a tensor (definition 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Divide {
+    Logical,
+    Zipped,
+    Tiled,
+    Flat,
 }
 
 /// `repeat_like(x, _0)`.
@@ -147,6 +166,17 @@ impl CoordTensor {
         self.layout.size()
     }
 
+    /// `D(T, tiler)` for one of the four divides (definition 5): same iterator, divided layout.
+    pub fn divide(&self, d: Divide, t: &Tiler) -> Result<CoordTensor> {
+        let layout = match d {
+            Divide::Logical => sb::logical_divide(&self.layout, t)?,
+            Divide::Zipped => sb::zipped_divide(&self.layout, t)?,
+            Divide::Tiled => sb::tiled_divide(&self.layout, t)?,
+            Divide::Flat => sb::flat_divide(&self.layout, t)?,
+        };
+        Ok(CoordTensor { iter: self.iter.clone(), layout })
+    }
+
     /// `local_tile(T, tiler, coord)` (tensor_impl.hpp: `zipped_divide(T, tiler)(_, coord)`).
     pub fn local_tile(&self, t: &Tiler, c: &Coord) -> Result<CoordTensor> {
         let (l, off) = sb::local_tile_with_offset(&self.layout, t, c)?;
@@ -170,8 +200,14 @@ fn tidfrg(tc: &TiledCopy, l: &BasisLayout, src: bool) -> Result<BasisLayout> {
     sb::slice(&Coord::Tuple(vec![Coord::Tuple(vec![Coord::Under, Coord::Under]), Coord::Under]), &tv)
 }
 
+/// `repeat<r>(_)`: `_` itself for `r == 1` (tuple_algorithms.hpp `repeat<N>(x)` is `x` when
+/// `N == 1`), so a rank-1 tensor's rest mode is kept whole (`((_1,_1),(_64))`, not flattened).
 fn under_tuple(r: usize) -> Coord {
-    Coord::Tuple(vec![Coord::Under; r])
+    if r == 1 {
+        Coord::Under
+    } else {
+        Coord::Tuple(vec![Coord::Under; r])
+    }
 }
 
 /// `tiled_copy.get_slice(thr).partition_S(T)` (or `partition_D`): definition 4.
@@ -270,6 +306,29 @@ pub fn check_identity(shape: &Tup, t: &CoordTensor) -> Result<Option<String>> {
     Ok(None)
 }
 
+/// Postcondition 3 on `r = D(t, tiler)`: `None` when it holds (each element of `r` is the element
+/// of `t` at the index the divide of the compact layout of `t`'s shape holds there).
+pub fn check_divide(t: &CoordTensor, d: Divide, tiler: &Tiler, r: &CoordTensor) -> Result<Option<String>> {
+    let compact = Layout::col_major(t.layout.shape.clone())?;
+    let idx = match d {
+        Divide::Logical => super::logical_divide::logical_divide(&compact, tiler)?,
+        Divide::Zipped => super::zipped_divide::zipped_divide(&compact, tiler)?,
+        Divide::Tiled => super::tiled_divide::tiled_divide(&compact, tiler)?,
+        Divide::Flat => super::flat_divide::flat_divide(&compact, tiler)?,
+    };
+    let n = idx.size()?.value;
+    if r.size()?.value != n {
+        return Ok(Some(format!("{r} has {} elements, the divide of {compact} {n}", r.size()?)));
+    }
+    for j in 0..n {
+        let (got, want) = (r.at_index(j)?, t.at_index(idx.call_int(Int::dy(j))?.value)?);
+        if !sb::same_point(&got, &want) {
+            return Ok(Some(format!("element {j} of {r} is {got}, {t} holds {want} at {}", idx.call_int(Int::dy(j))?)));
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +340,24 @@ mod tests {
         let t = make_identity_tensor(&tup("(_4,_8)")).unwrap();
         assert_eq!(t.to_string(), "ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)");
         assert_eq!(check_identity(&tup("(_4,_8)"), &t).unwrap(), None);
+    }
+
+    #[test]
+    fn a_divide_keeps_the_iterator_and_is_a_view() {
+        // tensor_impl.hpp zipped_divide(Tensor, Tiler): make_tensor(data(), zipped_divide(layout(), tiler)).
+        let tile = Coord::Tuple(vec![Coord::Int(Int::dy(1)), Coord::Int(Int::dy(1))]);
+        let t = make_identity_tensor(&tup("(_8,_12)"))
+            .unwrap()
+            .local_tile(&Tiler::from_shape(&tup("(_4,_6)")), &tile)
+            .unwrap();
+        assert_eq!(t.to_string(), "ArithTuple(4,6) o (_4,_6):(_1@0,_1@1)");
+        for d in [Divide::Logical, Divide::Zipped, Divide::Tiled, Divide::Flat] {
+            let tiler = Tiler::from_shape(&tup("(_2,_3)"));
+            let r = t.divide(d, &tiler).unwrap();
+            assert_eq!(r.iter, t.iter, "{d:?}");
+            assert_eq!(check_divide(&t, d, &tiler, &r).unwrap(), None, "{d:?}");
+        }
+        let z = t.divide(Divide::Zipped, &Tiler::from_shape(&tup("(_2,_3)"))).unwrap();
+        assert_eq!(z.to_string(), "ArithTuple(4,6) o ((_2,_3),(_2,_2)):((_1@0,_1@1),(_2@0,_3@1))");
     }
 }

@@ -3,6 +3,7 @@
 //! One module per CuTe operation (named as in CuTe); each module's doc gives the definition and
 //! numbered postconditions, and `tests/properties.rs` checks every postcondition with proptest.
 
+pub mod as_position_independent_swizzle_tensor;
 pub mod atom;
 pub mod blocked_product;
 pub mod coalesce;
@@ -23,6 +24,7 @@ pub mod group;
 pub mod int;
 pub mod int_tuple;
 pub mod layout;
+pub mod lazy_transform;
 pub mod left_inverse;
 pub mod local_partition;
 pub mod local_tile;

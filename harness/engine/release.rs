@@ -94,7 +94,8 @@ impl FromStr for Release {
 /// - 3.9.0 (recorded: tag v3.9.2; no wheel of 3.9, 4.0 or 4.1): composition's weak divisibility
 ///   walk, the sorted inverses, upcast's own divisibility check, logical_divide's coalesced
 ///   complement and cosize's inner product ([`COMPOSITION_WEAK_DIVISIBILITY`] and the four after
-///   it), and the SM89 FP8 and SM120 atoms. 4.0.0 is modelled as 3.9.0.0 (tag v4.0.0 recorded).
+///   it), and the SM89 FP8 and SM120 atoms.
+/// - 4.0.0 (recorded: tag v4.0.0): `cute::lazy::transform` ([`LAZY_TRANSFORM_DECLARED`]).
 /// - 4.1.0 (recorded from tag v4.1.0, whose version.h says 4.0.0: `bless --as-release 4.1.0.0`;
 ///   a checkout of it is judged by its version.h, as 4.0): the tiled MMA thread map through the
 ///   complement ([`TILED_MMA_THREADS_WITH_COMPLEMENT`]).
@@ -129,6 +130,7 @@ pub const MODELLED: &[Release] = &[
     Release::new(3, 7, 0, 0),
     Release::new(3, 8, 0, 0),
     Release::new(3, 9, 0, 0),
+    Release::new(4, 0, 0, 0),
     Release::new(4, 1, 0, 0),
     Release::new(4, 2, 0, 0),
     Release::new(4, 4, 0, 0),
@@ -338,6 +340,16 @@ pub const TILED_PRODUCT_UNPACKS_THE_RESULT_RANK: Switch = Switch {
     since: Release::new(3, 4, 0, 0),
     what: "in 3.3 tiled_product sliced the zipped product with repeat<rank(tile)>(_) (a rank-1 tiler kept the second mode whole; a tuple tiler of rank R over more than R modes was \"Mismatched Ranks\"); from 3.4 with repeat<rank<1>(result)>(_)",
     fixture: "tiled_product(3:5,5)",
+};
+
+/// `cute::lazy::transform` (algorithm/tensor_algorithms.hpp) and `transform_iter`
+/// (pointer_base.hpp) are declared from 4.0 (tags v3.9.2 and earlier have neither; v4.0.0 adds
+/// both).
+pub const LAZY_TRANSFORM_DECLARED: Switch = Switch {
+    name: "cute::lazy::transform exists",
+    since: Release::new(4, 0, 0, 0),
+    what: "before 4.0 there was no cute::lazy namespace (\"'lazy' is not a member of 'cute'\"); from 4.0 lazy::transform(t, fn) is make_tensor(make_transform_iter(fn, t.data()), t.layout())",
+    fixture: "lazy_transform_elem_less(make_identity_tensor((_8,_6)),(_8,_5))",
 };
 
 /// `make_tma_atom` (atom/copy_traits_sm90_tma.hpp) is declared from 3.4 (v3.3.0 builds the TMA
@@ -826,6 +838,7 @@ pub const SWITCHES: &[&Switch] = &[
     &TILED_PRODUCT_UNPACKS_THE_RESULT_RANK,
     &TMA_GMEM_BASIS_TYPE,
     &MAKE_TMA_ATOM_DECLARED,
+    &LAZY_TRANSFORM_DECLARED,
     &PERMUTATION_IS_THE_TILE,
     &COMPLEMENT_TAKES_A_SHAPE,
     &COALESCE_FRONT_MUST_BE_STATIC,

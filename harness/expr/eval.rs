@@ -162,6 +162,7 @@ fn coord_value(v: Value) -> Result<Coord> {
 
 /// `target(c)` for a coordinate with `_`: CuTe's `Layout::operator()` slices, `slice(c, L)`.
 fn slice(target: Value, c: &Value) -> Result<Value> {
+    let c_ = c;
     match target {
         Value::Layout(l) => Ok(Value::Layout(crate::engine::slice::slice(&builtins::algebra::to_coord(c)?, &l)?)),
         Value::Atom(crate::expr::value::AtomValue::BasisLayout(l)) => {
@@ -174,6 +175,10 @@ fn slice(target: Value, c: &Value) -> Result<Value> {
         Value::Atom(crate::expr::value::AtomValue::CoordTensor(t)) => {
             Ok(Value::Atom(crate::expr::value::AtomValue::CoordTensor(t.slice(&builtins::algebra::to_coord(c)?)?)))
         }
+        // A transform tensor's slice is the transform of its inner tensor's slice (transform_iter + i).
+        Value::Atom(crate::expr::value::AtomValue::Transform(t)) => Ok(Value::Atom(
+            crate::expr::value::AtomValue::Transform(t.map(|c| c.slice(&builtins::algebra::to_coord(c_)?))?),
+        )),
         // A partitioned tensor's Tensor::operator() with `_`: the sliced tensor at data() + offset.
         Value::Atom(crate::expr::value::AtomValue::Partition(p)) => {
             Ok(Value::Atom(crate::expr::value::AtomValue::Partition(p.slice(&builtins::algebra::to_coord(c)?)?)))

@@ -171,6 +171,9 @@ pub enum AtomValue {
     UmmaDesc(crate::engine::make_gmma_desc::OnHost<crate::engine::make_umma_desc::SmemDescriptor>),
     /// A UMMA atom's instruction descriptor (`make_instr_desc`).
     InstrDesc(crate::engine::make_instr_desc::InstrDesc),
+    /// `cute::lazy::transform(T, pred)` of a coordinate tensor (`lazy_transform_elem_less`) and its
+    /// parts: `trans_ArithTuple(...) o L`.
+    Transform(crate::engine::lazy_transform::TransformTensor),
     /// A tensor of MMA smem descriptors (`mma_make_fragment_a/b`: `UMMA::DescriptorIterator o L`).
     DescTensor(crate::engine::make_fragment_a::DescTensor),
 }
@@ -207,6 +210,7 @@ impl AtomValue {
             AtomValue::UmmaDesc(_) => "a UMMA shared-memory descriptor",
             AtomValue::InstrDesc(_) => "a UMMA instruction descriptor",
             AtomValue::DescTensor(_) => "a tensor of MMA descriptors",
+            AtomValue::Transform(_) => "a transform (predicate) tensor",
         }
     }
     /// `X(coord)`: a swizzle applied to an integer, a composed layout evaluated at a coordinate.
@@ -256,6 +260,7 @@ impl fmt::Display for AtomValue {
             AtomValue::UmmaDesc(d) => write!(f, "{d}"),
             AtomValue::InstrDesc(d) => write!(f, "{d}"),
             AtomValue::DescTensor(t) => write!(f, "{t}"),
+            AtomValue::Transform(t) => write!(f, "{t}"),
         }
     }
 }

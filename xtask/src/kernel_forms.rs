@@ -252,7 +252,8 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # element type the configurations instantiate it with); global-memory tensors are their layouts\n\
          # (run-time extents as dynamic integers; a cp.async mainloop's gmem tiles, operator() arguments,\n\
          # those of an M = N = K = 4096 problem at the first CTA and k tile 0), identity tensors CuTe's;\n\
-         # make_tmem_copy(op, tCtAcc) of the UMMA accumulator takes its ValTypeC; an SM90 stage count that carves\n\
+         # make_tmem_copy(op, tCtAcc) of the UMMA accumulator (or of its divide or slice) takes its ValTypeC;\n\
+         # cute::lazy::transform(C, [&](auto c){ return elem_less(c, S); }) is lazy_transform_elem_less(C, S); an SM90 stage count that carves\n\
          # out the epilogue's storage is the one real CUTLASS computes (fixtures/kernel_forms_stages.txt,\n\
          # `--probe-stages`). Each form is written twice: in CuTe's\n\
          # C++ spelling as read, then in the language's short spelling of the same expression.\n\
@@ -1020,8 +1021,18 @@ fn kernel_forms(
             slice_thr.insert(b.name.clone(), thr);
             continue;
         }
+        if let Some(text) = lazy_transform_form(r, &tensors, &env) {
+            out.push((b.line, Form::Case(text.clone())));
+            tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
+            continue;
+        }
         if r.first().is_some_and(|t| word(t, "as_position_independent_swizzle_tensor")) {
-            independent.insert(b.name.clone());
+            if let Some(text) = position_independent(r, &tensors) {
+                out.push((b.line, Form::Case(text.clone())));
+                tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
+            } else {
+                independent.insert(b.name.clone());
+            }
             continue;
         }
         // `shared_storage.tensor_sA()`: a SharedStorage member tensor (see [`member_tensors`]).
@@ -1261,12 +1272,7 @@ fn tmem_copy_typed(v: &[Tok]) -> Option<Vec<Tok>> {
     }
     let args = split_commas(&v[2..v.len() - 1]);
     let [op, t] = args.as_slice() else { return None };
-    let is_frag =
-        matches!(t.first(), Some(Tok::Word(w)) if w == "mma_fragment_c") && t.get(1) == Some(&Tok::Punct('('));
-    if !is_frag {
-        return None;
-    }
-    let mma = split_commas(&t[2..closing(t, 1)?]).into_iter().next()?;
+    let mma = accumulator_mma(t)?;
     let Ok(Value::Atom(AtomValue::TiledMma(m))) = cutecheck::expr::eval_str(&render(&mma)) else { return None };
     let mut out = vec![Tok::Word("make_tmem_copy".into()), Tok::Punct('(')];
     out.extend(op.iter().cloned());
@@ -1276,6 +1282,83 @@ fn tmem_copy_typed(v: &[Tok]) -> Option<Vec<Tok>> {
     out.extend(t.iter().cloned());
     out.push(Tok::Punct(')'));
     Some(out)
+}
+
+/// `cute::lazy::transform(C, [&](auto c) { return elem_less(c, S); })` of a tensor C the body built
+/// (the tiled_copy_if tutorial's predicate tensor `P`) as the language's
+/// `lazy_transform_elem_less(C, S)`, `S` substituted; None for any other form (another lambda
+/// cannot be written).
+fn lazy_transform_form(
+    r: &[Tok],
+    tensors: &HashMap<String, Vec<Tok>>,
+    env: &HashMap<String, Vec<Tok>>,
+) -> Option<String> {
+    let w = |k: usize, s: &str| matches!(r.get(k), Some(Tok::Word(x)) if x == s);
+    let colons = |k: usize| r.get(k) == Some(&Tok::Punct(':')) && r.get(k + 1) == Some(&Tok::Punct(':'));
+    let start = if w(0, "cute") && colons(1) { 3 } else { 0 };
+    if !(w(start, "lazy")
+        && colons(start + 1)
+        && w(start + 3, "transform")
+        && r.get(start + 4) == Some(&Tok::Punct('(')))
+    {
+        return None;
+    }
+    let open = start + 4;
+    if closing(r, open)? != r.len() - 1 {
+        return None;
+    }
+    let args = split_commas(&r[open + 1..r.len() - 1]);
+    let [c, lambda] = args.as_slice() else { return None };
+    let [Tok::Word(c)] = c.as_slice() else { return None };
+    let layout = tensors.get(c)?;
+    // `[..](auto PARAM) { return elem_less(PARAM, S); }`
+    let close_capture = lambda.iter().position(|t| *t == Tok::Punct(']'))?;
+    let params_close = close_capture + 1 + lambda[close_capture + 1..].iter().position(|t| *t == Tok::Punct(')'))?;
+    let Some(Tok::Word(param)) = lambda[..params_close].last() else { return None };
+    let body = &lambda[params_close + 1..];
+    let [Tok::Punct('{'), Tok::Word(ret), Tok::Word(f), Tok::Punct('('), inner @ .., Tok::Punct(')'), Tok::Punct(';'), Tok::Punct('}')] =
+        body
+    else {
+        return None;
+    };
+    if ret != "return" || f != "elem_less" {
+        return None;
+    }
+    let pred = split_commas(inner);
+    let [x, shape] = pred.as_slice() else { return None };
+    if x.as_slice() != [Tok::Word(param.clone())] {
+        return None;
+    }
+    Some(format!("lazy_transform_elem_less({}, {})", render(layout), render(&substitute(shape, env))))
+}
+
+/// `as_position_independent_swizzle_tensor(sA)` of a shared-memory tensor the body built
+/// (`make_tensor(make_smem_ptr(...), L)`, read as its layout L) as the language's operation of
+/// the same name on L (the wgmma_sm90 tutorial's `sA_`); None for any other argument.
+fn position_independent(r: &[Tok], tensors: &HashMap<String, Vec<Tok>>) -> Option<String> {
+    let [_, Tok::Punct('('), Tok::Word(t), Tok::Punct(')')] = r else { return None };
+    let l = tensors.get(t)?;
+    Some(format!("as_position_independent_swizzle_tensor({})", render(l)))
+}
+
+/// The MMA of the UMMA accumulator `t` is a view of: `mma_fragment_c(MMA, ...)` itself, a divide
+/// of it (`zipped_divide(tCtAcc, epi_tiler)`: tensor_impl.hpp's divides keep the tensor's engine,
+/// so its value type) or a slice of one (`tAcc_epi(_, _0{})`). None for any other tensor.
+fn accumulator_mma(t: &[Tok]) -> Option<Vec<Tok>> {
+    let (Some(Tok::Word(f)), Some(Tok::Punct('('))) = (t.first(), t.get(1)) else { return None };
+    let c = closing(t, 1)?;
+    if c + 1 < t.len() {
+        // A slice `X(coord)` of a view X.
+        return (t[c + 1] == Tok::Punct('(') && closing(t, c + 1) == Some(t.len() - 1))
+            .then(|| accumulator_mma(&t[..=c]))
+            .flatten();
+    }
+    let first = split_commas(&t[2..c]).into_iter().next()?;
+    match f.as_str() {
+        "mma_fragment_c" => Some(first),
+        "zipped_divide" | "logical_divide" | "tiled_divide" | "flat_divide" => accumulator_mma(&first),
+        _ => None,
+    }
 }
 
 /// Why a partition of a tensor that no binding of the body built is skipped: it is a parameter
@@ -3849,6 +3932,48 @@ mod tests {
         let other: Vec<Tok> =
             tokenize("make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{}, tAcc)").into_iter().map(|t| t.0).collect();
         assert!(tmem_copy_typed(&other).is_none());
+    }
+
+    #[test]
+    fn the_epilogue_the_position_independent_tile_and_the_predicate_tensor_are_read() {
+        let toks = |s: &str| -> Vec<Tok> { tokenize(s).into_iter().map(|t| t.0).collect() };
+        // make_tmem_copy of a slice of a divide of the accumulator takes its ValTypeC.
+        let mma =
+            "make_tiled_mma(SM100_MMA_F16BF16_SS<half_t, half_t, float, 128, 256, UMMA::Major::K, UMMA::Major::K>{})";
+        let frag = format!("mma_fragment_c({mma}, make_identity_tensor(make_shape(Int<128>{{}}, Int<256>{{}})), 0)");
+        let epi = format!("zipped_divide({frag}, make_tile(make_tile(Int<128>{{}}, Int<64>{{}})))(_, _0{{}})");
+        let typed =
+            render(&tmem_copy_typed(&toks(&format!("make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{{}}, {epi})"))).unwrap());
+        assert_eq!(typed, format!("make_tmem_copy(SM100_TMEM_LOAD_32dp32b1x{{}}, float, {epi})"));
+        assert!(admit(&typed).is_ok(), "{typed}: {:?}", admit(&typed));
+        assert!(accumulator_mma(&toks("local_tile(tAcc, t, c)")).is_none());
+        // as_position_independent_swizzle_tensor(sA) of a tensor read as its layout.
+        let sa = "tile_to_shape(GMMA::Layout_MN_SW128_Atom<half_t>{}, make_shape(Int<128>{}, Int<64>{}, Int<3>{}))";
+        let tensors = HashMap::from([
+            ("sA".to_string(), toks(sa)),
+            ("C".to_string(), toks("make_identity_tensor(make_shape(528, 300))")),
+        ]);
+        let pi = position_independent(&toks("as_position_independent_swizzle_tensor(sA)"), &tensors).unwrap();
+        assert!(admit(&pi).is_ok(), "{pi}: {:?}", admit(&pi));
+        assert!(position_independent(&toks("as_position_independent_swizzle_tensor(sB)"), &tensors).is_none());
+        // lazy::transform with the elem_less predicate, its shape substituted; another lambda is not read.
+        let env = HashMap::from([("shape_S".to_string(), toks("make_shape(528, 300)"))]);
+        let p = lazy_transform_form(
+            &toks("cute::lazy::transform(C, [&](auto c) { return elem_less(c, shape_S); })"),
+            &tensors,
+            &env,
+        )
+        .unwrap();
+        assert_eq!(p, "lazy_transform_elem_less(make_identity_tensor(make_shape(528, 300)), make_shape(528, 300))");
+        assert!(admit(&p).is_ok(), "{p}: {:?}", admit(&p));
+        assert!(lazy_transform_form(
+            &toks("cute::lazy::transform(C, [&](auto c) { return elem_less(shape_S, c); })"),
+            &tensors,
+            &env
+        )
+        .is_none());
+        assert!(lazy_transform_form(&toks("cute::lazy::transform(C, [&](auto c) { return c < 3; })"), &tensors, &env)
+            .is_none());
     }
 
     #[test]

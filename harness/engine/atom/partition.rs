@@ -58,6 +58,11 @@ pub enum Over {
     /// moves onto the pointer, the tensor's layout is L; `p` is [`SMEM_BASE`] as a pointer to
     /// B-bit unsigned integers.
     SmemSwizzle(Swizzle, i64),
+    /// `make_tensor(make_smem_ptr<T>(p), Sw o O o L)`: a plain shared-memory pointer (at
+    /// [`SMEM_BASE`], B-bit elements) over a layout that keeps its swizzle, as
+    /// `as_position_independent_swizzle_tensor` makes one (`Sw o _0 o L`) and its parts keep it;
+    /// `None` where a slice decayed the swizzled layout to a plain one.
+    PlainSmem(i64, Option<(Swizzle, Offset)>),
 }
 
 /// The address the shared-memory tensors of the C++ oracle's partition cases start at (aligned
@@ -84,6 +89,13 @@ impl fmt::Display for Partition {
             Over::SmemSwizzle(sw, bits) => {
                 write!(f, "{sw}_smem_ptr[{bits}b]({:#x}) o {}", SMEM_BASE + self.offset.value * bits / 8, self.layout)
             }
+            Over::PlainSmem(bits, sw) => {
+                write!(f, "smem_ptr[{bits}b]({:#x}) o ", SMEM_BASE + self.offset.value * bits / 8)?;
+                if let Some((sw, o)) = sw {
+                    write!(f, "{sw} o {o} o ")?;
+                }
+                write!(f, "{}", self.layout)
+            }
         }
     }
 }
@@ -109,6 +121,24 @@ impl Partition {
                 offset: Offset::SmemPtr(*bits),
                 layout: self.layout.clone(),
             }),
+            Over::PlainSmem(bits, sw) => {
+                // The layout algebra of a counting tensor over the same layout; the pointer is
+                // the shared-memory one, advanced by the part's offset.
+                let t = match sw {
+                    Some((swizzle, offset)) => SwizzledLayout::Composed(ComposedLayout {
+                        swizzle: *swizzle,
+                        offset: *offset,
+                        layout: self.layout.clone(),
+                    }),
+                    None => SwizzledLayout::Plain(self.layout.clone()),
+                };
+                let q = part(&t)?;
+                return Ok(Partition {
+                    offset: self.offset.add(q.offset)?,
+                    layout: q.layout,
+                    over: q.over.on_smem(*bits)?,
+                });
+            }
             Over::Composed(..) => {
                 return Err(Error::Type(format!(
                     "a partition of {self} (a counting tensor over a swizzled layout) is not modelled"
@@ -144,6 +174,27 @@ impl Partition {
                     }
                 })
             }
+            Over::PlainSmem(bits, sw) => {
+                let counting = Partition {
+                    offset: self.offset,
+                    layout: self.layout.clone(),
+                    over: sw.map_or(Over::Counting, |(s, o)| Over::Composed(s, o)),
+                };
+                let q = counting.slice(c)?;
+                Ok(Partition { over: q.over.on_smem(*bits)?, ..q })
+            }
+        }
+    }
+}
+
+impl Over {
+    /// A counting tensor's part (`Counting` or `Composed`) as the part of a plain shared-memory
+    /// pointer's tensor over the same layout ([`Over::PlainSmem`]).
+    fn on_smem(self, bits: i64) -> Result<Over> {
+        match self {
+            Over::Counting => Ok(Over::PlainSmem(bits, None)),
+            Over::Composed(s, o) => Ok(Over::PlainSmem(bits, Some((s, o)))),
+            other => Err(Error::Type(format!("a part over {other:?} of a shared-memory tensor is not modelled"))),
         }
     }
 }
@@ -205,8 +256,14 @@ pub fn flat_coord(layout: &Layout, idx: i64) -> Result<Vec<Int>> {
     Ok(out)
 }
 
+/// `repeat<r>(_)`: `_` itself for `r == 1` (tuple_algorithms.hpp `repeat<N>(x)` is `x` when
+/// `N == 1`), so a rank-1 tensor's rest mode is kept whole (`((_1,_1),(_64))`, not flattened).
 fn under_tuple(r: usize) -> Coord {
-    Coord::Tuple(vec![Coord::Under; r])
+    if r == 1 {
+        Coord::Under
+    } else {
+        Coord::Tuple(vec![Coord::Under; r])
+    }
 }
 
 fn operand(which: char) -> Result<(usize, usize, usize)> {

@@ -158,6 +158,31 @@ fn mma_fragment_of(name: &Name, args: &[Value]) -> Result<Value> {
     let m = tiled_mma_arg(n, &args[0])?;
     let atom = &m.atom.name;
     let smem = atom.starts_with("SM90") && (atom.contains("_SS") || (which == 'b' && atom.contains("_RS")));
+    // make_fragment_C never reads the tensor's layout, only the shape of its partition_C
+    // (mma_atom.hpp: `make_tensor<FrgTypeC>(shape(ctensor))`): of a coordinate tensor (the SM100
+    // epilogue's TMA coordinate tile, 05_mma_tma_epi_sm100.cu `cta_mma.make_fragment_C(tCgC)`) it
+    // is the fragment of the compact layout of that shape. A and B fragments copy the layout
+    // (make_fragment_like) and are not modelled for one.
+    let coord_c;
+    let args = if let Value::Atom(AtomValue::CoordTensor(t)) = &args[1] {
+        if which != 'c' {
+            return Err(Error::Type(format!("{n} of an identity (coordinate) tensor is not modelled")));
+        }
+        // The coordinate tensor's own partition_C (CuTe instantiates it, with its checks).
+        let p = crate::engine::coord_tensor::mma_partition(m, which, t, thread_arg(n, &args[2])?)?;
+        let compact = crate::engine::Layout::col_major(t.layout.shape.clone())?;
+        coord_c = [args[0].clone(), Value::Layout(compact), args[2].clone()];
+        let q = partition::mma_partition_of(m, which, &tensor_layout(&coord_c[1])?, thread_arg(n, &args[2])?)?;
+        if q.layout.shape != p.layout.shape {
+            return Err(Error::Type(format!(
+                "{n}: partition_C of {t} has shape {}, of its compact layout {}",
+                p.layout.shape, q.layout.shape
+            )));
+        }
+        &coord_c[..]
+    } else {
+        args
+    };
     let (t, thr) = (tensor_layout(&args[1])?, thread_arg(n, &args[2])?);
     // The swizzle a partition kept (before 3.5 its register fragment keeps one too).
     let mut kept = None;
@@ -809,4 +834,35 @@ pub fn make_fragment_desc(which: char, name: &Name, args: &[Value]) -> Result<Va
             }),
         };
     Ok(Value::Atom(AtomValue::DescTensor(crate::engine::make_fragment_a::make_fragment(m, which, &l)?)))
+}
+
+/// `as_position_independent_swizzle_tensor(L)`: of the shared-memory tensor
+/// `make_tensor(make_smem_ptr(p), L)` for a layout over `smem_ptr_flag_bits<B>` (its swizzle moves
+/// onto the pointer), `engine::as_position_independent_swizzle_tensor`; of a partition, of the
+/// partition itself. Any other layout makes a counting tensor, which CuTe refuses.
+pub fn as_position_independent_swizzle_tensor(_: &Name, args: &[Value]) -> Result<Value> {
+    use crate::engine::swizzle::Offset;
+    let t = match &args[0] {
+        Value::Atom(AtomValue::Partition(p)) => p.clone(),
+        Value::Atom(AtomValue::Composed(x)) => match x.offset {
+            Offset::SmemPtr(bits) => partition::Partition {
+                offset: crate::engine::Int::dy(0),
+                layout: x.layout.clone(),
+                over: partition::Over::SmemSwizzle(x.swizzle, bits),
+            },
+            _ => partition::Partition {
+                offset: crate::engine::Int::dy(0),
+                layout: x.layout.clone(),
+                over: partition::Over::Composed(x.swizzle, x.offset),
+            },
+        },
+        v => partition::Partition {
+            offset: crate::engine::Int::dy(0),
+            layout: v.to_layout()?,
+            over: partition::Over::Counting,
+        },
+    };
+    Ok(Value::Atom(AtomValue::Partition(
+        crate::engine::as_position_independent_swizzle_tensor::as_position_independent_swizzle_tensor(&t)?,
+    )))
 }

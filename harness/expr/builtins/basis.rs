@@ -34,7 +34,7 @@ fn tensor(t: CoordTensor) -> Value {
     Value::Atom(AtomValue::CoordTensor(t))
 }
 
-/// `op(args)` on an identity (coordinate) tensor: its tiles and parts, as tensors
+/// `op(args)` on an identity (coordinate) tensor: its tiles, divides and parts, as tensors
 /// (`engine::coord_tensor`); a projection Step dices the tiler and coordinate (or the thread
 /// layout) first, as tensor_impl.hpp's overloads do.
 fn on_tensor(op: Op, t: &CoordTensor, args: &[Value]) -> Result<Value> {
@@ -50,6 +50,19 @@ fn on_tensor(op: Op, t: &CoordTensor, args: &[Value]) -> Result<Value> {
         Op::LocalPartition => {
             let thr = super::algebra::projected_threads(args, op.name())?;
             Ok(tensor(t.local_partition(&thr, args[2].to_int()?)?))
+        }
+        Op::LogicalDivide | Op::ZippedDivide | Op::TiledDivide | Op::FlatDivide => {
+            let d = match op {
+                Op::LogicalDivide => coord_tensor::Divide::Logical,
+                Op::ZippedDivide => coord_tensor::Divide::Zipped,
+                Op::TiledDivide => coord_tensor::Divide::Tiled,
+                _ => coord_tensor::Divide::Flat,
+            };
+            Ok(tensor(t.divide(d, &to_tiler(&args[1])?)?))
+        }
+        Op::LazyTransformElemLess => {
+            use crate::engine::lazy_transform::{lazy_transform, Predicate};
+            Ok(Value::Atom(AtomValue::Transform(lazy_transform(t, Predicate::ElemLess(args[1].to_int_tuple()?))?)))
         }
         _ => Err(Error::Type(format!("{op} of an identity tensor is not modelled"))),
     }
@@ -141,4 +154,33 @@ pub fn make_basis_like(_: &crate::expr::parse::Name, args: &[Value]) -> Result<V
 /// `make_identity_tensor(shape)`.
 pub fn make_identity_tensor(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
     Ok(tensor(coord_tensor::make_identity_tensor(&args[0].to_int_tuple()?)?))
+}
+
+/// `lazy_transform_elem_less(C, S)`: `cute::lazy::transform(C, [&](auto c) { return elem_less(c,
+/// S); })` of a coordinate tensor (`engine::lazy_transform`).
+pub fn lazy_transform_elem_less(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
+    use crate::engine::lazy_transform::{lazy_transform, Predicate};
+    let Value::Atom(AtomValue::CoordTensor(t)) = &args[0] else {
+        return Err(Error::Type(format!(
+            "lazy_transform_elem_less takes an identity or coordinate tensor, found {}",
+            args[0].kind()
+        )));
+    };
+    Ok(Value::Atom(AtomValue::Transform(lazy_transform(t, Predicate::ElemLess(args[1].to_int_tuple()?))?)))
+}
+
+/// `op(args)` where an argument is a transform tensor: the same operation on its inner
+/// coordinate tensor, a tensor result transformed again (`engine::lazy_transform` definition 2:
+/// tiles, thread parts and slices only move the iterator and compute the layout); `None` when no
+/// argument is one. A result that is not a tensor (an element) is not modelled.
+pub fn on_transform(name: &crate::expr::parse::Name, op: Op, args: &[Value]) -> Option<Result<Value>> {
+    let k = args.iter().position(|a| matches!(a, Value::Atom(AtomValue::Transform(_))))?;
+    let Value::Atom(AtomValue::Transform(t)) = &args[k] else { return None };
+    let mut inner = args.to_vec();
+    inner[k] = Value::Atom(AtomValue::CoordTensor(t.inner.clone()));
+    Some((|| match super::call(name, &inner, true)? {
+        Value::Atom(AtomValue::CoordTensor(c)) => Ok(Value::Atom(AtomValue::Transform(t.map(|_| Ok(c))?))),
+        v @ (Value::Int(_) | Value::Tuple(_)) if matches!(op, Op::Size | Op::Rank | Op::Shape | Op::Depth) => Ok(v),
+        v => Err(Error::Type(format!("{op} of a transform tensor giving {} is not modelled", v.kind()))),
+    })())
 }

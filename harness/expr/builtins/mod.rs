@@ -31,6 +31,9 @@ pub fn call(name: &Name, args: &[Value], called: bool) -> Result<Value> {
     };
     let (lo, hi) = op.arity();
     arity(op.name(), args, lo..=hi)?;
+    if let Some(r) = basis::on_transform(name, op, args) {
+        return r;
+    }
     if let Some(r) = basis::call(op, args) {
         return r;
     }
@@ -136,6 +139,8 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::TmaGbasis => Has(builtins::tma::tma_gbasis),
         Op::TmaGStride => Has(builtins::tma::tma_g_stride),
         Op::GetTmaTensor => Has(builtins::tma::get_tma_tensor),
+        Op::LazyTransformElemLess => Has(builtins::basis::lazy_transform_elem_less),
+        Op::AsPositionIndependentSwizzleTensor => Has(builtins::atoms::as_position_independent_swizzle_tensor),
         Op::TmaDescArgs => Has(builtins::tma::tma_desc_args),
         Op::MakeGmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeGmmaDesc, n, a)),
         Op::MakeUmmaDesc => Has(|n, a| builtins::desc::make_desc(Op::MakeUmmaDesc, n, a)),

@@ -52,6 +52,18 @@ pub fn composition(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cp
     binary(g, "composition", args)
 }
 
+/// `logical/zipped/tiled/flat_divide(X, tiler)`: of a layout as [`binary`]; of a tensor (an
+/// identity or TMA coordinate tensor, or its part) the tensor's divide, a tensor
+/// (tensor_impl.hpp: `make_tensor(data(), divide(layout(), tiler))`).
+pub fn divide(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
+    let a = g.emit(&args[0], super::Role::Shape)?;
+    if a.kind == Kind::Tensor {
+        let b = g.tiler(&args[1])?;
+        return Ok(Cpp::new(call_code(f, &[a, b]), Kind::Tensor));
+    }
+    binary(g, f, args)
+}
+
 pub fn binary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let a = g.layout(&args[0])?;
     let b = g.tiler(&args[1])?;

@@ -356,10 +356,20 @@ pub fn partition_fragment_c(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
 /// `MMA.get_slice(i).partition_fragment_X(make_tensor(counting_iterator<int>(0), L)).layout()`.
 pub fn mma_fragment(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let m = made_by(g, &args[0], Op::MakeTiledMma)?;
-    let l = g.layout(&args[1])?;
+    let l = g.emit(&args[1], Role::Shape)?;
     let i = g.emit(&args[2], Role::Coord)?;
     if i.kind != Kind::Int {
         return err(&args[2], "expected a thread index");
+    }
+    if l.kind == Kind::Tensor && op == Op::MmaFragmentC {
+        // A coordinate tensor is partitioned itself; the accumulator's layout is printed.
+        return Ok(Cpp::new(
+            format!("{m}.get_slice({}).partition_fragment_C({}).layout()", i.code, l.code),
+            Kind::Layout,
+        ));
+    }
+    if l.kind != Kind::Layout {
+        return err(&args[1], "expected a layout");
     }
     let (method, elem) = match op {
         Op::MmaFragmentA => ("partition_fragment_A", "ValTypeA"),
@@ -452,6 +462,35 @@ pub fn tiled_mma(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
         Op::MakeTiledMma => Cpp::new(m, Kind::Other),
         _ => Cpp::new(format!("{m}.get_thr_layout_vmnk()"), Kind::Layout),
     })
+}
+
+/// `as_position_independent_swizzle_tensor(make_tensor(make_smem_ptr(p), L))` (pointer_flagged.hpp)
+/// of a layout over `smem_ptr_flag_bits<B>` at the fixed address (as [`tensor_of`] makes the
+/// shared-memory tensors of the partition cases), a tensor; of any other layout a counting
+/// tensor, which CuTe refuses ("Expected smem tensor."). Where the swizzle has bits and the result's
+/// layout is static, the result is printed from its type (CuTe's layout `Sw' o _0 o L`, computed at
+/// compile time) over `T_::iterator` made from the tensor's raw pointer, which is the function's
+/// own pointer ("Strip off everything and create a new smem_ptr for type-T"): called on the host
+/// in a debug build, the function's alignment check runs `cast_smem_ptr_to_uint`, which prints
+/// "ERROR: cast_smem_ptr_to_uint not supported but used." there (arch/util.hpp) before the value.
+pub fn as_position_independent_swizzle_tensor(
+    g: &mut Gen,
+    _: &Name,
+    args: &[Expr],
+    _: &Expr,
+) -> Result<Cpp, CodegenError> {
+    let l = g.layout(&args[0])?;
+    let f = Op::AsPositionIndependentSwizzleTensor.name();
+    Ok(Cpp::new(
+        format!(
+            "[&](auto) {{ auto t_ = {}; using T_ = decltype({f}(t_)); \
+if constexpr (!is_same_v<T_, decltype(t_)> && is_static<typename T_::layout_type>::value) {{ \
+return make_tensor(typename T_::iterator{{raw_pointer_cast(t_.data())}}, typename T_::layout_type{{}}); }} \
+else {{ return {f}(t_); }} }}(0)",
+            tensor_of(&l.code)
+        ),
+        Kind::Tensor,
+    ))
 }
 
 #[cfg(test)]

@@ -153,6 +153,21 @@ pub fn make_identity_tensor(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
     Ok(Cpp::new(call_code(Op::MakeIdentityTensor.name(), &[c]), Kind::Tensor))
 }
 
+/// `lazy_transform_elem_less(C, S)`: `cute::lazy::transform(C, [](auto c_) { return elem_less(c_,
+/// S); })` (tensor_algorithms.hpp), a tensor over a transform_iter (the tiled_copy_if tutorial's
+/// predicate tensor; its lambda captures `shape_S`, here written in place).
+pub fn lazy_transform_elem_less(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
+    let t = g.emit(&args[0], Role::Shape)?;
+    if t.kind != Kind::Tensor {
+        return super::err(&args[0], "expected an identity or coordinate tensor");
+    }
+    let s = g.int_like(&args[1], Role::Shape)?;
+    Ok(Cpp::new(
+        format!("cute::lazy::transform({}, [](auto c_) {{ return elem_less(c_, {}); }})", t.code, s.code),
+        Kind::Tensor,
+    ))
+}
+
 /// `equal(a, b)`: CuTe's `a == b` (tuples as `make_coord`, a `cute::tuple`).
 pub fn equal(g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
     let a = g.int_like(&args[0], Role::Coord)?;

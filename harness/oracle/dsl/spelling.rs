@@ -57,6 +57,8 @@ pub fn dsl_form(op: Op) -> Part<DslForm> {
         Op::MakeTmaCopyCSm100 => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),
         Op::MakeTmaAtom => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),
         Op::TmaGbasis => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),
+        Op::AsPositionIndependentSwizzleTensor => Absent("not translated: the DSL worker sends layouts only, no shared-memory tensors"),
+        Op::LazyTransformElemLess => Absent("not translated: the DSL worker sends integer layouts only, no tensors over iterators"),
         Op::GetTmaTensor => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),
         Op::TmaGStride => Absent("not translated: the DSL worker sends layouts only; TMA atoms need a global tensor and a GPU-side descriptor"),
         Op::TmaIm2colDescArgs => Absent("not translated: the DSL worker sends layouts only; an im2col TMA needs a global tensor and a GPU-side descriptor"),

@@ -237,6 +237,8 @@ pub fn ffi_form(op: Op) -> Part<Ffi> {
         Op::MakeTmaCopyCSm100 => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledMMA, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::MakeTmaAtom => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::TmaGbasis => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
+        Op::AsPositionIndependentSwizzleTensor => Absent("not instantiated in cpp/ffi: its result is a shared-memory tensor, which the ABI cannot return; the compiled driver covers it"),
+        Op::LazyTransformElemLess => Absent("not instantiated in cpp/ffi: its result is a tensor over a transform iterator holding a lambda, which the ABI cannot return; the compiled driver covers it"),
         Op::GetTmaTensor => Absent("not instantiated in cpp/ffi: a TMA needs a tensor and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::TmaGStride => Absent("not instantiated in cpp/ffi: a TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeTiled capture; the compiled driver covers it"),
         Op::TmaIm2colDescArgs => Absent("not instantiated in cpp/ffi: an im2col TMA needs a tensor, a TiledCopy type and the driver's cuTensorMapEncodeIm2col capture; the compiled driver covers it"),

@@ -67,6 +67,8 @@ pub fn spelling(op: Op) -> Part<&'static str> {
         Op::MakeTmaCopyCSm100 => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::MakeTmaAtom => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::TmaGbasis => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
+        Op::AsPositionIndependentSwizzleTensor => Absent("pycute (the nvidia-cutlass wheel) has no tensors nor swizzled pointers"),
+        Op::LazyTransformElemLess => Absent("pycute (the nvidia-cutlass wheel) has no tensors"),
         Op::GetTmaTensor => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::TmaGStride => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
         Op::TmaIm2colDescArgs => Absent("pycute (the nvidia-cutlass wheel) has no TMA atoms"),
