@@ -756,8 +756,8 @@ fn atoms() -> BoxedStrategy<Case> {
 /// The Blackwell and sparse atoms on their own arm, so that a run of a few hundred cases meets
 /// them: the SM100 UMMA atoms of every family and form (dense, `_SCALED`, `_SS_SPARSE`,
 /// interleaved complex; engine::atom::umma) and the SM120 and SM90 sparse atoms, each with one
-/// member (`mma_layout_e/sfa/sfb` where the traits declare them), and the SM100 TMEM and UTCCP
-/// copy atoms' members. Every name is one the tables accept; a case is admissible where the
+/// member (`mma_layout_e/sfa/sfb` where the traits declare them), and the SM100 TMEM, UTCCP,
+/// 8-bit ldmatrix/stmatrix, 256-bit and LOAD_STAT copy atoms' members. Every name is one the tables accept; a case is admissible where the
 /// drawing release declares the atom (a release without it refuses on both sides).
 fn blackwell() -> BoxedStrategy<Case> {
     use crate::engine::atom::{sm120, tmem, umma};
@@ -792,6 +792,8 @@ fn blackwell() -> BoxedStrategy<Case> {
         .chain(
             tmem::utccp_ops().into_iter().flat_map(|o| [(o.clone(), "float".to_string()), (o, "half_t".to_string())]),
         )
+        // The SM100 8-bit ldmatrix/stmatrix, 256-bit and LOAD_STAT copies (issue 27).
+        .chain(copy::sm100_copy_cases())
         .collect();
     let copy = (prop::sample::select(copies), 0usize..5).prop_map(|((op, ty), k)| {
         let f = [Op::CopyAtomSrc, Op::CopyAtomDst, Op::CopyAtomRef, Op::CopyAtomThrId, Op::CopyAtom][k];

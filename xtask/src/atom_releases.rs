@@ -105,6 +105,7 @@ fn engine_atoms() -> BTreeSet<String> {
         .chain(&utccp_ops())
         .map(|n| base(n))
         .chain(copy_atom_cases().iter().map(|(op, _)| base(op)))
+        .chain(cutecheck::engine::atom::copy::sm100_copy_cases().iter().map(|(op, _)| base(op)))
         .chain(cutecheck::engine::tma::TmaOp::ALL.iter().map(|op| op.name().to_string()))
         .collect()
 }
@@ -177,8 +178,14 @@ fn include_of(
 /// them. The `nvidia-cutlass` 3.3.0.0 wheel predates commit e9e30c230 ("Updates and Bug fixes to
 /// CUTLASS 3.3", in tag v3.3.0), which declares `AutoVectorizingCopyWithAssumedAlignment`: its CuTe
 /// answers "'AutoVectorizingCopyWithAssumedAlignment' was not declared in this scope"
-/// (snapshots/versions/3.3.0.0/atoms_copy.snap).
-const WHEEL_LACKS: &[(&str, Release)] = &[("AutoVectorizingCopyWithAssumedAlignment", Release::new(3, 4, 0, 0))];
+/// (snapshots/versions/3.3.0.0/atoms_copy.snap). The `flashinfer-python` 0.6.11 wheel (4.5.0.0)
+/// lacks the `SM100_TMEM_LOAD_STAT_*` loads that tag v4.5.0 declares: its CuTe answers "was not
+/// declared in this scope" (snapshots/versions/4.5.0.0/atoms_sm100_more.snap); tag v4.5.1 has them.
+const WHEEL_LACKS: &[(&str, Release)] = &[
+    ("AutoVectorizingCopyWithAssumedAlignment", Release::new(3, 4, 0, 0)),
+    ("SM100_TMEM_LOAD_STAT_32dp32b32x", Release::new(4, 5, 1, 0)),
+    ("SM100_TMEM_LOAD_STAT_32dp32b128x", Release::new(4, 5, 1, 0)),
+];
 
 pub fn run(check: bool, dirs: &[std::path::PathBuf], git: Option<&std::path::Path>) -> Result<bool> {
     let prov = Provisioner::new()?;

@@ -11,7 +11,9 @@
 //!    per leaf, a static stride 0 stays; a static stride `d` needs `d % n == 0 || n % d == 0`
 //!    (CuTe's "Divisibility condition") and becomes shape `ceil_div(s, ceil_div(n,|d|))`, stride
 //!    `sign(d) * ceil_div(|d|, n)`; a dynamic stride is divided by n.
-//! 4. The SM100 TMEM loads and stores (`tcgen05.ld`/`st`): see [`super::tmem`].
+//! 4. The SM100 TMEM loads and stores (`tcgen05.ld`/`st`): see [`super::tmem`]. The SM100 8-bit
+//!    `ldmatrix`/`stmatrix` forms and the 256-bit no-allocation global copies are the tables
+//!    `SM100_WARP` and `SM100_256BIT` below (cute/atom/copy_traits_sm100.hpp, v4.7.0:46-259).
 //! 5. The atom is valid for `T` only when mode 0 of each ValLayout has `size(ThrID)` threads
 //!    (CuTe: "CopyOperation is not valid for Src of ValType.", and Dst, Ref likewise).
 
@@ -137,6 +139,45 @@ const LDSM: &[(&str, &str, &str)] = &[
     ("SM75_U32x1_MOVM_T", "(_32,_32):(_32,_1)", "(_32,_32):(_32,_1)"),
 ];
 
+/// The SM100 warp-wide shared-memory copies of cute/atom/copy_traits_sm100.hpp (CUTLASS 3.8 to 4.7,
+/// unchanged): name, Src and Dst in bits, and whether `RefLayout` is Src (the `STSM` stores) or
+/// Dst (the `LDSM` loads). The 8-bit transposing `ldmatrix.b8x16` / `stmatrix.b8` forms and the
+/// `SU4`/`SU6` to `U8x16` unpacking loads (`ldmatrix...b8x16.b4x16_p64` / `b6x16_p32`: the source
+/// rows as `SM75_U32xN_LDSM_N`'s, the destination as theirs).
+const SM100_WARP: &[(&str, &str, &str, bool)] = &[
+    (
+        "SM100_U8x8_LDSM_T",
+        "((_2,_2,_4,_2),_128):((_128,_1024,_256,_0),_1)",
+        "((_4,_8),(_8,_2,_2,_2)):((_256,_8),(_1,_128,_64,_1024))",
+        false,
+    ),
+    (
+        "SM100_U8x16_LDSM_T",
+        "((_2,_2,_4,_2),_128):((_128,_1024,_256,_2048),_1)",
+        "((_4,_8),(_8,_2,_2,_4)):((_256,_8),(_1,_128,_64,_1024))",
+        false,
+    ),
+    ("SM100_SU4_DU8x16_x1_LDSM_N", "((_8,_4),_128):((_128,_0),_1)", "(_32,_32):(_32,_1)", false),
+    ("SM100_SU6_DU8x16_x1_LDSM_N", "((_8,_4),_128):((_128,_0),_1)", "(_32,_32):(_32,_1)", false),
+    ("SM100_SU4_DU8x16_x2_LDSM_N", "((_16,_2),_128):((_128,_0),_1)", "(_32,(_32,_2)):(_32,(_1,_1024))", false),
+    ("SM100_SU6_DU8x16_x2_LDSM_N", "((_16,_2),_128):((_128,_0),_1)", "(_32,(_32,_2)):(_32,(_1,_1024))", false),
+    ("SM100_SU4_DU8x16_x4_LDSM_N", "(_32,_128):(_128,_1)", "(_32,(_32,_4)):(_32,(_1,_1024))", false),
+    ("SM100_SU6_DU8x16_x4_LDSM_N", "(_32,_128):(_128,_1)", "(_32,(_32,_4)):(_32,(_1,_1024))", false),
+    ("SM100_U8x4_STSM_T", "((_4,_8),(_8,_2,_2)):((_256,_8),(_1,_128,_64))", "((_8,_4),_128):((_128,_0),_1)", true),
+    (
+        "SM100_U8x8_STSM_T",
+        "((_4,_8),(_8,_2,_2,_2)):((_256,_8),(_1,_128,_64,_1024))",
+        "((_16,_2),_128):((_128,_0),_1)",
+        true,
+    ),
+    ("SM100_U8x16_STSM_T", "((_4,_8),(_8,_2,_2,_4)):((_256,_8),(_1,_128,_64,_1024))", "(_32,_128):(_128,_1)", true),
+];
+
+/// The SM100 one-thread 256-bit global loads and stores without L1 allocation
+/// (`SM100_LOAD_256bit_CACHE_NOALLOCATION`, `SM100_STORE_256bit_CACHE_NOALLOCATION`, from 4.2):
+/// `ThrID = _1`, Src = Dst = Ref = `(_1,_256):(_0,_1)`.
+const SM100_256BIT: &[&str] = &["SM100_LOAD_256bit_CACHE_NOALLOCATION", "SM100_STORE_256bit_CACHE_NOALLOCATION"];
+
 /// The traits of a copy operation: (ThrID, Src, Dst, Ref), all in bits. The operation's own
 /// requirements are not checked here: CuTe reads `Copy_Traits<Op>` (and `Copy_Atom<Op,T>`'s
 /// layouts) without instantiating `Op`; see [`check_copy_op`].
@@ -232,6 +273,14 @@ fn copy_traits_impl(op: &str, check: bool) -> Result<(Layout, Layout, Layout, La
             no_targs()?;
             if let Some(t) = super::tmem::tmem_copy_traits(base)? {
                 return Ok(t);
+            }
+            if let Some((_, s, d, ref_src)) = SM100_WARP.iter().find(|(name, _, _, _)| *name == base) {
+                let (s, d) = (lit::layout(s)?, lit::layout(d)?);
+                let r = if *ref_src { s.clone() } else { d.clone() };
+                return Ok((t32, s, d, r));
+            }
+            if SM100_256BIT.contains(&base) {
+                return Ok((t1, one_value(256), one_value(256), one_value(256)));
             }
             if let Some((_, s, d)) = LDSM.iter().find(|(name, _, _)| *name == base) {
                 let (s, d) = (lit::layout(s)?, lit::layout(d)?);
@@ -337,6 +386,27 @@ pub fn copy_atom_cases() -> Vec<(String, String)> {
     v
 }
 
+/// The SM100 copy operations of this module and of [`super::tmem`]'s `LOAD_STAT` forms, each with
+/// the value types the random mix and fixtures/cases/atoms_sm100_more.cases draw them with. Apart
+/// from [`copy_atom_cases`] (whose atoms_copy suite and device plan are the SM75-SM90 atoms').
+pub fn sm100_copy_cases() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for (op, _, _, _) in SM100_WARP {
+        for t in ["uint8_t", "half_t", "float"] {
+            v.push((op.to_string(), t.to_string()));
+        }
+    }
+    for op in SM100_256BIT {
+        for t in ["float", "half_t", "uint128_t"] {
+            v.push((op.to_string(), t.to_string()));
+        }
+    }
+    for op in super::tmem::tmem_stat_ops() {
+        v.push((op, "float".to_string()));
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,6 +423,39 @@ mod tests {
         let a = copy_atom("SM80_CP_ASYNC_CACHEALWAYS<uint128_t>", "half_t").unwrap();
         assert_eq!(a.ref_.to_string(), "(_1,_8):(_0,_1)");
         assert_eq!(a.thr_id.to_string(), "_1:_0");
+    }
+
+    #[test]
+    fn sm100_copies() {
+        // Recorded on 4.7.0.0 (fixtures/cases/atoms_sm100_more.cases).
+        let a = copy_atom("SM100_U8x8_LDSM_T", "uint8_t").unwrap();
+        assert_eq!(a.src.to_string(), "((_2,_2,_4,_2),_16):((_16,_128,_32,_0),_1)");
+        assert_eq!(a.ref_, a.dst);
+        let s = copy_atom("SM100_U8x16_STSM_T", "uint8_t").unwrap();
+        assert_eq!(s.dst.to_string(), "(_32,_16):(_16,_1)");
+        assert_eq!(s.ref_, s.src);
+        let g = copy_atom("SM100_LOAD_256bit_CACHE_NOALLOCATION", "half_t").unwrap();
+        assert_eq!([g.thr_id.to_string(), g.ref_.to_string()], ["_1:_0", "(_1,_16):(_0,_1)"]);
+        // LOAD_STAT is the 32dp32b load of its repetition.
+        crate::release::with_release(crate::release::Release::new(4, 7, 0, 0), || {
+            for x in ["32", "128"] {
+                assert_eq!(
+                    copy_traits(&format!("SM100_TMEM_LOAD_STAT_32dp32b{x}x")).unwrap(),
+                    copy_traits(&format!("SM100_TMEM_LOAD_32dp32b{x}x")).unwrap()
+                );
+            }
+            assert!(copy_traits("SM100_TMEM_LOAD_STAT_32dp32b64x").is_err());
+        });
+        // A value type the 8-bit layouts do not hold per thread: CuTe's thread-count refusal.
+        assert!(copy_atom("SM100_U8x8_LDSM_T", "half_t").is_err());
+        // Each first release (atom/since.rs): the 256-bit copies from 4.2, LOAD_STAT from 4.5.1.
+        crate::release::with_release(crate::release::Release::new(4, 1, 0, 0), || {
+            assert!(copy_traits("SM100_STORE_256bit_CACHE_NOALLOCATION").is_err());
+            assert!(copy_traits("SM100_U8x4_STSM_T").is_ok());
+        });
+        crate::release::with_release(crate::release::Release::new(4, 5, 0, 0), || {
+            assert!(copy_traits("SM100_TMEM_LOAD_STAT_32dp32b32x").is_err());
+        });
     }
 
     #[test]

@@ -38,9 +38,17 @@
 //! 1. `size<0>` of the source, destination and reference value layouts is `size(ThrID)` [CuTe:
 //!    copy_atom.hpp, `CUTE_STATIC_ASSERT_V(size<0>(ValLayoutSrc{}) == size(ThrID{}), "CopyOperation
 //!    is not valid for Src of ValType.")`, Dst and Ref likewise].
-//! 2. The source and destination layouts agree in size: a copy writes as many values as it reads
-//!    [CuTe: copy_traits.hpp, SrcLayout and DstLayout map (thr, val) to the bits of the same
-//!    copied data].
+//! 2. The source and destination name the same data: the bits DstLayout names (its stride-0 modes
+//!    dropped: threads naming the bits another thread names) are the bits SrcLayout names, times
+//!    the broadcast of Src's value mode (its stride-0 value modes) [CuTe: copy_traits.hpp,
+//!    SrcLayout and DstLayout map (thr, val) to the bits of the same copied data; stride-0 thread
+//!    modes: `ldmatrix`'s lanes that give no row address (copy_traits_sm75.hpp
+//!    `SM75_U32x1_LDSM_N` SrcLayout `((_8,_4),_128):((_128,_0),_1)`, the SM100 8-bit and
+//!    SU4/SU6 forms of copy_traits_sm100.hpp alike) and a TMEM load's threads each naming the
+//!    whole block; the broadcast: the UTCCP `4x32dp128bit` and `2x64dp128bit` copies of
+//!    copy_sm100.hpp, which write each source bit to 4 or 2 lane groups]. (Before issue 27 this
+//!    compared the unfiltered sizes, which every `ldmatrix`/`stmatrix` atom violated; nothing
+//!    enforced it, and only UniversalCopy was tested.)
 //!
 //! TiledMMA / TiledCopy TV layouts ([`check_tv_covers`]): `(thread, value)` lands inside the tile
 //! (`tile_M x tile_K` for A, ..., `Tiler_MN` for a copy) and every element of the tile is reached
@@ -193,12 +201,26 @@ pub fn check_copy(atom: &CopyAtom) -> Checked {
             ));
         }
     }
-    let (s, d) = (atom.bits_src.size()?.value, atom.bits_dst.size()?.value);
-    if s != d {
+    // The bits each side names once (its stride-0 modes dropped), and the broadcast of Src's value
+    // mode (its stride-0 value modes: each source bit written that many times).
+    let named = |l: &Layout| -> Result<i64> { Ok(filter(l)?.size()?.value) };
+    let broadcast: i64 = match atom.bits_src.rank() {
+        2 => atom
+            .bits_src
+            .mode(1)?
+            .leaf_pairs()
+            .iter()
+            .filter(|(_, d)| d.is_static_value(0))
+            .map(|(s, _)| s.value)
+            .product(),
+        _ => 1,
+    };
+    let (s, d) = (named(&atom.bits_src)?, named(&atom.bits_dst)?);
+    if s * broadcast != d {
         return Err(Violation::cute(
             CITE_COPY_SIZE,
             format!(
-                "2: {} reads {s} bits (SrcLayout {}) but writes {d} (DstLayout {})",
+                "2: {} reads {s} bits (SrcLayout {}, broadcast {broadcast}) but writes {d} (DstLayout {})",
                 atom.op, atom.bits_src, atom.bits_dst
             ),
         ));
@@ -336,6 +358,32 @@ mod tests {
         // It prints (CuTe prints it), but nothing evaluates it: CuTe's crd2idx does not compile.
         assert!(matches!(x.a.cosize(), Err(crate::Error::MismatchedRanks { .. })));
         assert!(matches!(x.a.values(), Err(crate::Error::MismatchedRanks { .. })));
+    }
+
+    #[test]
+    fn every_listed_copy_atom_satisfies_it() {
+        // Every copy operation the engine lists with the value types it is drawn with (SM75-SM90,
+        // the SM100 8-bit ldmatrix/stmatrix, 256-bit and LOAD_STAT forms, the TMEM loads and stores
+        // and the UTCCP copies), in the newest modelled release, which has every one.
+        let mut all = crate::atom::copy::copy_atom_cases();
+        all.extend(crate::atom::copy::sm100_copy_cases());
+        all.extend(crate::atom::tmem::tmem_copy_cases());
+        all.extend(crate::atom::tmem::utccp_ops().into_iter().map(|o| (o, "float".to_string())));
+        crate::release::with_release(*crate::release::MODELLED.last().unwrap(), || {
+            let mut checked = 0;
+            for (op, t) in &all {
+                // Copy_Atom's own refusals (a value type the layouts do not divide) are CuTe's.
+                if let Ok(a) = copy_atom(op, t) {
+                    check_copy(&a).unwrap_or_else(|v| panic!("{op}, {t}: {v}"));
+                    checked += 1;
+                }
+            }
+            assert!(checked * 4 > all.len() * 3, "{checked} of {}", all.len());
+        });
+        // A source that names fewer bits than its destination writes is refused.
+        let mut a = copy_atom("SM75_U32x1_LDSM_N", "half_t").unwrap();
+        a.bits_dst = crate::test_util::l("(_32,(_32,_2)):(_32,(_1,_1024))");
+        assert!(check_copy(&a).unwrap_err().is_cute());
     }
 
     #[test]

@@ -322,6 +322,22 @@ fn fixed_table() -> &'static [Fixed] {
                 }
             }
         }
+        // SM100 vectorized FMA (FFMA2; mma_traits_sm100.hpp from 4.1, v4.7.0:3685-3715): one
+        // thread, two multiply-adds along M (A and C hold two values) or along N (B and C).
+        t.push(fixed(
+            "SM100_2x1x1_F32F32F32F32",
+            [F, F, F, F],
+            "(_2,_1,_1)",
+            T1,
+            ["(_1,_2):(_0,_1)", "(_1,_1):(_0,_0)", "(_1,_2):(_0,_1)"],
+        ));
+        t.push(fixed(
+            "SM100_1x2x1_F32F32F32F32",
+            [F, F, F, F],
+            "(_1,_2,_1)",
+            T1,
+            ["(_1,_1):(_0,_0)", "(_1,_2):(_0,_1)", "(_1,_2):(_0,_1)"],
+        ));
         // SM90 warp-level f64 and complex f64.
         for (k, a, b) in [
             ("4", "((_4,_8),_2):((_16,_1),_8)", "((_4,_8),_1):((_8,_1),_0)"),

@@ -22,14 +22,17 @@
 //! 2^21` (arch/tmem_allocator_sm100.hpp: a lane's bit stride); the `_16b` forms use half of each
 //! 32-bit word: `((_16, W x/16), dp):((_1,_32), DP_b)`.
 //!
+//! `SM100_TMEM_LOAD_STAT_32dp32b32x` and `..._128x` (tag v4.5.0; the 4.5.0.0 wheel lacks them: from 4.5.1) have the traits and `ValID` of the
+//! 32dp32b load of the same repetition ([`tmem_stat_ops`]).
+//!
 //! The UTCCP copies (`tcgen05.cp`, shared memory -> TMEM; `SM100::TMEM::UTCCP::SM100_UTCCP_*`,
 //! copy_traits_sm100.hpp, 3.8 to 4.7) are data: one issuing thread (`_1cta`) or one per CTA of a
 //! pair (`_2cta`, `ThrID = _2`, each naming the same bits: thread stride `_0`); Src and Dst
 //! `(T, bits):(_0, _1)` over 128 lanes x 256 or 128 bits, the 4-lane refresh `4dp256bit`
 //! `(T,(_4,_256)):(_0,(_32,_128))`, the broadcasts `4x32dp128bit` (Src `(T,(_32,_128,_4)):(_0,(_1,
 //! _32,_0))`, the fourth mode the broadcast) and `2x64dp128bitlw0213` / `lw0123`; `RefLayout =
-//! DstLayout`. Definition: Src and Dst name the same number of bits (checked by
-//! `atom::definition::check_copy`).
+//! DstLayout`. Definition: Dst names the bits Src names times Src's value broadcast (the stride-0
+//! value mode: 4 or 2 for the broadcasts; checked by `atom::definition::check_copy`).
 
 use super::lit;
 use crate::{Layout, Result};
@@ -40,6 +43,15 @@ const SHAPES: &[(&str, i64)] =
 
 /// (load, shape, x) of an operation name, or `None` when it is none of these.
 fn parse(base: &str) -> Option<(bool, &'static str, i64)> {
+    // `SM100_TMEM_LOAD_STAT_32dp32b{32,128}x` (namespace SM100::TMEM::LOAD_STAT, brought into cute
+    // by a using-declaration): the 32dp32b load's layouts and ValID, plus a row maximum.
+    if let Some(rest) = base.strip_prefix("SM100_TMEM_LOAD_STAT_") {
+        return match rest {
+            "32dp32b32x" => Some((true, "32dp32b", 32)),
+            "32dp32b128x" => Some((true, "32dp32b", 128)),
+            _ => None,
+        };
+    }
     let (load, rest) = match base.strip_prefix("SM100_TMEM_LOAD_") {
         Some(r) => (true, r),
         None => (false, base.strip_prefix("SM100_TMEM_STORE_")?),
@@ -165,6 +177,14 @@ pub fn tmem_copy_ops() -> Vec<String> {
         }
     }
     out
+}
+
+/// The TMEM loads with a row statistic (`SM100_TMEM_LOAD_STAT_*`, copy_traits_sm100.hpp from 4.5:
+/// v4.7.0:3558-3602): `ThrID = _32`, Src `(_32,1024x):(_0,_1)`, Dst `(_32,32x):(32x,_1)`, `Ref =
+/// Src`, ValID `(32x,_32):(_1,DP_b)`: exactly `SM100_TMEM_LOAD_32dp32b<x>x`'s, for x 32 and
+/// 128.
+pub fn tmem_stat_ops() -> Vec<String> {
+    ["32dp32b32x", "32dp32b128x"].iter().map(|s| format!("SM100_TMEM_LOAD_STAT_{s}")).collect()
 }
 
 /// The TMEM copy atoms of the random mix: each operation of one and two repetitions, with `float`

@@ -181,7 +181,13 @@ enum Form {
     /// `SM100_MMA_TF32_[2x1SM_]TS_INTERLEAVED_CF32CTF32CTF32CF32_TN<M,N,a_major,b_major,...>`:
     /// interleaved complex TF32 (A and B `complex<tfloat32_t>`, C `float`).
     Interleaved,
+    /// `SM103::SM103_MXF4_ULTRA_[2x1SM_]SS_VS<a,b,c,sf,M,N,VS,a_major,b_major[,a_neg,b_neg]>`
+    /// (from 4.2; the MXF4 family's arguments): K 96, K-major A and B only.
+    Ultra,
 }
+
+/// The SM103 block-scaled MXF4 "ultra" operations' namespace and name head.
+const ULTRA: &str = "SM103::SM103_MXF4_ULTRA_";
 
 /// The interleaved complex forms' name tail.
 const INTERLEAVED: &str = "_INTERLEAVED_CF32CTF32CTF32CF32_TN";
@@ -273,6 +279,14 @@ pub fn is_umma(base: &str) -> bool {
 }
 
 fn parse_base(base: &str) -> Option<(&'static Family, bool, bool, Form)> {
+    if let Some(rest) = base.strip_prefix(ULTRA) {
+        let family = FAMILIES.iter().find(|f| f.code == "MXF4")?;
+        return match rest {
+            "SS_VS" => Some((family, false, false, Form::Ultra)),
+            "2x1SM_SS_VS" => Some((family, true, false, Form::Ultra)),
+            _ => None,
+        };
+    }
     let rest = base.strip_prefix("SM100_MMA_")?;
     let family = FAMILIES.iter().find(|f| rest.starts_with(f.code) && rest[f.code.len()..].starts_with('_'))?;
     let rest = &rest[family.code.len() + 1..];
@@ -294,6 +308,7 @@ fn parse_base(base: &str) -> Option<(&'static Family, bool, bool, Form)> {
         Form::Scaled => family.scaled_c.contains(&if ts { "TS" } else { "SS" }),
         Form::Sparse => family.sparse.is_some(),
         Form::Interleaved => family.code == "TF32",
+        Form::Ultra => true,
     };
     ok.then_some((family, pair, ts, form))
 }
@@ -412,6 +427,8 @@ impl Umma {
     /// K of the traits (`Shape_MNK`'s third mode).
     fn k(&self) -> Result<i64> {
         Ok(match (self.form, self.family.k, self.family.sparse) {
+            // "Logical shape-K is always 256bits" says the comment; the constant is 96.
+            (Form::Ultra, _, _) => 96,
             // "SparseMma consume double mma-k bits": 512 bits of A, or fixed (F8F6F4, MXF8F6F4: 64;
             // MXF4NVF4: 128).
             (Form::Sparse, _, Some(Some(k))) => k,
@@ -439,6 +456,13 @@ impl Umma {
                     n.canonical()
                 ),
             });
+        }
+        if self.form == Form::Ultra {
+            // The SM103 traits check the majors only (no width, no vector size: the operation's).
+            if !(self.a_k_major && self.b_k_major) {
+                return rejected("This MMA does not support transpose".to_string(), n.canonical());
+            }
+            return Ok(());
         }
         let (a, b) = (bits(&self.a)?, bits(&self.b)?);
         let detail = || format!("A {} ({a} bits), B {} ({b} bits)", self.a, self.b);
@@ -666,6 +690,25 @@ impl Umma {
         let (m, nn) = (self.m, self.n);
         let code = self.family.code;
         let mult = |step: i64| nn % step == 0 && (step..=256).contains(&nn);
+        if self.form == Form::Ultra {
+            // mma_sm100_umma.hpp (v4.7.0:1906-1911, 1975-1980; the same from 4.2): M, N, then the
+            // vector size (32 only with float_e2m1_t A and float_ue8m0_t scale factors; B unchecked).
+            // Their messages name no operation.
+            if self.pair && m != 128 && m != 256 {
+                return Some("MMA M-mode size should be 128 or 256 for 2 CTA cluster MMA.".to_string());
+            }
+            if !self.pair && m != 128 {
+                return Some("MMA M-mode size should be 128 for 1 CTA cluster MMA.".to_string());
+            }
+            if !mult(16) {
+                return Some("MMA N-mode size should be a multiple of 16 between 16 and 256.".to_string());
+            }
+            let two_x = self.vs == Some(32) && self.a == "float_e2m1_t" && self.sf.as_deref() == Some("float_ue8m0_t");
+            if !(two_x || self.vs == Some(16)) {
+                return Some("Vector size can only be 4x mode (VS=16) or 2x mode (VS=32) for MMA. 2x mode only supports float_e2m1_t for a/b types and ue8m0_t for sf type".to_string());
+            }
+            return None;
+        }
         // SM100_MMA_S8_2x1SM_SS_SPARSE names the family only.
         let name = if code == "S8" && self.pair { "SM100_MMA_S8" } else { base };
         let m_text = |ms: &str, ctas: u8| format!("{name} M-mode size should be {ms} for {ctas} CTA cluster MMA.");
@@ -992,6 +1035,16 @@ fn umma_form_names() -> Vec<String> {
                     if f.code == "TF32" {
                         out.push(format!("SM100_MMA_TF32_{p}TS{INTERLEAVED}<{m},{n},UMMA::Major::K,UMMA::Major::K>"));
                     }
+                    if f.code == "MXF4" {
+                        // The SM103 ultra forms: M 128 on one SM, 128 and 256 on a pair.
+                        let sf16 = format!("{a},{b},{c},float_ue4m3_t");
+                        for (vs, types) in [(16, &sf16), (32, &types)] {
+                            if !pair && m != 128 {
+                                continue;
+                            }
+                            out.push(format!("{ULTRA}{p}SS_VS<{types},{m},{n},{vs},UMMA::Major::K,UMMA::Major::K>"));
+                        }
+                    }
                 }
             }
         }
@@ -1179,6 +1232,43 @@ mod tests {
                 refusal(atom(m)),
                 "SM100_MMA_F8F6F4_2x1SM_SS M-mode size should be 64 or 128 for 1 CTA cluster MMA."
             );
+        });
+    }
+
+    #[test]
+    fn sm103_ultra_forms() {
+        // Recorded on 4.7.0.0 (fixtures/cases/atoms_sm100_more.cases): K 96, the MXF4 operands.
+        let u = |pair: bool, ty: &str, m: i64, n: i64, vs: i64, am: &str| {
+            let p = if pair { "2x1SM_" } else { "" };
+            format!("{ULTRA}{p}SS_VS<{ty},{m},{n},{vs},UMMA::Major::{am},UMMA::Major::K>")
+        };
+        let e8 = "float_e2m1_t,float_e2m1_t,float,float_ue8m0_t";
+        with_release(Release::new(4, 7, 0, 0), || {
+            let p = atom(&u(true, e8, 256, 64, 32, "K")).unwrap();
+            assert_eq!(p.shape_mnk.to_string(), "(_256,_64,_96)");
+            assert_eq!(p.a.to_string(), "(_2,(_128,_96)):(_128,(_1,_256))");
+            assert_eq!(p.b.to_string(), "(_2,(_32,_96)):(_32,(_1,_64))");
+            // The traits refuse a transposed operand; the operation M, N and the vector size, in
+            // messages that name no operation; the descriptor the scale factor's format.
+            assert_eq!(refusal(atom(&u(false, e8, 128, 64, 32, "MN"))), "This MMA does not support transpose");
+            assert_eq!(
+                refusal(check(&u(false, e8, 64, 64, 32, "K"))),
+                "MMA M-mode size should be 128 for 1 CTA cluster MMA."
+            );
+            assert!(refusal(check(&u(true, e8, 256, 24, 32, "K"))).starts_with("MMA N-mode size should be"));
+            let e4 = "float_e2m1_t,float_e2m1_t,float,float_ue4m3_t";
+            assert!(refusal(check(&u(false, e4, 128, 64, 32, "K"))).starts_with("Vector size can only be"));
+            assert!(check(&u(false, e4, 128, 64, 16, "K")).is_ok());
+            // No width check: 8-bit A is an answer (its UMMA format exists).
+            assert!(check(&u(false, "float_e4m3_t,float_e4m3_t,float,float_ue8m0_t", 128, 64, 16, "K")).is_ok());
+            assert_eq!(
+                refusal(check(&u(false, "float_e2m1_t,float_e2m1_t,float,float_e4m3_t", 128, 64, 16, "K"))),
+                "Unknown type for ScaleFormat"
+            );
+        });
+        // Before 4.2 the name is not declared (atom/since.rs).
+        with_release(Release::new(4, 1, 0, 0), || {
+            assert!(crate::atom::mma_atom(&u(false, e8, 128, 64, 32, "K")).is_err());
         });
     }
 
