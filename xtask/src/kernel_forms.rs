@@ -249,7 +249,9 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
          # mainloop's template parameters to the configuration's, a SIMT operand struct's Element to each\n\
          # element type the configurations instantiate it with); global-memory tensors are their layouts\n\
          # (run-time extents as dynamic integers; a cp.async mainloop's gmem tiles, operator() arguments,\n\
-         # those of an M = N = K = 4096 problem at the first CTA and k tile 0), identity tensors CuTe's;\n\
+         # those of an M = N = K = 4096 problem at the first CTA and k tile 0; a TMA mainloop's Params\n\
+         # TMA copies made from that problem's tensor, its gmem tiles their get_tma_tensor's local_tile at\n\
+         # the first CTA, sliced by cluster rank 0), identity tensors CuTe's;\n\
          # make_tmem_copy(op, tCtAcc) of the UMMA accumulator takes its ValTypeC; an SM90 stage count that carves\n\
          # out the epilogue's storage is the one real CUTLASS computes (fixtures/kernel_forms_stages.txt,\n\
          # `--probe-stages`). Each form is written twice: in CuTe's\n\
@@ -1001,6 +1003,13 @@ fn kernel_forms(
         } else {
             r
         };
+        // A TMA mainloop's stand-in Params TMA copy (see [`tma_stand_ins`]): a case, and bound.
+        if b.keyword == TMA_COPY {
+            let v = substitute(r, &env);
+            out.push((b.line, Form::Case(render(&v))));
+            env.insert(b.name.clone(), v);
+            continue;
+        }
         // OBJ.get_slice(...) / OBJ.get_thread_slice(...)
         if r.len() >= 4
             && r[1] == Tok::Punct('.')
@@ -1374,7 +1383,7 @@ fn tensor_form(
         return Some(check(l, "a register tensor"));
     }
     let names_tensor = r.iter().any(|t| matches!(t, Tok::Word(w) if tensors.contains(w)));
-    if !names_tensor && !word(0, "make_identity_tensor") {
+    if !names_tensor && !word(0, "make_identity_tensor") && !word(0, "get_tma_tensor") {
         return None;
     }
     let mut r = r.to_vec();
@@ -2639,8 +2648,11 @@ fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, 
     // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
     let mut mbind = mbind;
     mbind.entry("NumThreadsPerWarpGroup".into()).or_insert_with(|| vec![Tok::Word("128".into())]);
-    // A TMA mainloop's global-memory tiles are TMA coordinate tiles: no stand-in.
+    // A TMA mainloop's global-memory tiles are TMA coordinate tiles (see [`tma_stand_ins`]).
     let tma = md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "tma_load_a"));
+    if tma {
+        tma_stand_ins(toks, md, &mut mbind, &mut inside);
+    }
     let gmem = if tma { HashMap::new() } else { gmem_stand_ins(&mbind) };
     if !gmem.is_empty() {
         mbind.insert(STAND_IN.into(), Vec::new());
@@ -2691,6 +2703,177 @@ fn gmem_stand_ins(mbind: &HashMap<String, Vec<Tok>>) -> HashMap<String, Vec<Tok>
         }
     }
     out
+}
+
+/// The keyword of a TMA mainloop's stand-in Params TMA copy binding (see [`tma_stand_ins`]).
+const TMA_COPY: &str = "\u{1}tma-copy";
+
+/// The SM90 TMA mainloops (sm90_mma_tma_gmma_ss.hpp, KernelTma; ..._warpspecialized.hpp and its
+/// FP8 variant) read with what they compute from the run-time problem of an M = N = K =
+/// [`STAND_IN_EXTENT`], L = 1 GEMM (the unit tests' `make_cute_packed_stride`: K-major A
+/// `(K, _1, 0)`, M-major `(_1, M, 0)`, a batch stride of 0 for L = 1) at the first CTA and cluster
+/// rank 0:
+/// - the Params' TMA copies, bound where to_underlying_arguments makes them: `tma_load_a =
+///   make_tma_copy(GmemTiledCopyA{}, tensor_a, SmemLayoutA{}(_,_,Int<0>{}), make_shape(BLK_M,
+///   BLK_K), size<1>(ClusterShape{}))` with `tensor_a = make_tensor(ptr_A, make_layout(make_shape(M,
+///   K, L), dA))` written as its element type (that of `ptr_A`'s `reinterpret_cast`: the
+///   mainloop's InternalElementA, `uint_bit_t` of the element's width or tfloat32_t for float, or
+///   ElementA) and layout; `make_tma_copy_A_sm90(op, t, s, TileShape, Cluster)` is that call
+///   (copy_traits_sm90_tma.hpp: `remove<1>(cta_tiler)` and `size<1>(cluster_size)`, the same
+///   `make_tma_copy_tiled`), likewise B with the tile's N and `size<0>` of the cluster;
+/// - `M`, `N`, `K`, `L` of `auto [M,N,K,L] = problem_shape_MNKL` and the block coordinates of
+///   `auto [m_coord, n_coord, k_coord, l_coord] = blk_coord` (0: the first CTA);
+/// - `X.tma_load_a` is `tma_load_a`, `tma_load_a.get_tma_tensor(S)` the language's
+///   `get_tma_tensor(tma_load_a, S)`, `cluster_local_block_id.x/y` 0 (block rank 0 in the
+///   cluster), `get<i>(load_inputs)` the i-th tensor load_init returns;
+/// - KernelTma's operator() arguments `gA`/`gB`, which its kernel (sm90_gemm_tma.hpp) makes as
+///   `local_tile(tma_load_a.get_tma_tensor(make_shape(M,K,L)), TileShape{}, make_coord(_,_,_),
+///   Step<_1,X,_1>{})(_,_,m_coord,_,l_coord)`, bound to that at the first CTA.
+///
+/// The pointer-array mainloop (per-group tensor maps) is left as it was (not read).
+fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, inside: &mut Vec<Binding>) {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let w = |k: usize, s: &str| matches!(plain.get(k), Some(Tok::Word(x)) if x == s);
+    let p = |k: usize, c: char| plain.get(k) == Some(&Tok::Punct(c));
+    if md.body.clone().any(|k| w(k, "tensormaps")) {
+        return;
+    }
+    let n = STAND_IN_EXTENT;
+    for (name, v) in [("M", n), ("N", n), ("K", n), ("L", 1)] {
+        mbind.insert(name.into(), vec![Tok::Word(v.to_string())]);
+    }
+    for c in ["m_coord", "n_coord", "k_coord", "l_coord"] {
+        mbind.insert(c.into(), vec![Tok::Word("0".into())]);
+    }
+    let text = |s: &str| -> Vec<Tok> { tokenize(s).into_iter().map(|t| t.0).collect() };
+    // The names load_init returns (`return cute::make_tuple(gA_mkl, gB_nkl);`).
+    let mut returned: Vec<String> = Vec::new();
+    if let Some(li) = md.body.clone().find(|&k| w(k, "load_init") && p(k + 1, '(')) {
+        if let Some(r) = (li..md.body.end).find(|&k| w(k, "return")) {
+            if let Some(mt) = (r..r + 6).find(|&k| w(k, "make_tuple") && p(k + 1, '(')) {
+                if let Some(c) = closing(&plain, mt + 1) {
+                    returned = split_commas(&plain[mt + 2..c])
+                        .iter()
+                        .filter_map(|a| match a.as_slice() {
+                            [Tok::Word(x)] => Some(x.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                }
+            }
+        }
+    }
+    // The token rewrites, on every binding of the body.
+    for b in inside.iter_mut() {
+        let r = &b.rhs;
+        let mut o: Vec<Tok> = Vec::with_capacity(r.len());
+        let mut k = 0;
+        while k < r.len() {
+            let at = |j: usize| r.get(k + j);
+            let is = |j: usize, s: &str| matches!(at(j), Some(Tok::Word(x)) if x == s);
+            let tma = |j: usize| is(j, "tma_load_a") || is(j, "tma_load_b");
+            // `mainloop_params.tma_load_a` -> `tma_load_a`
+            if matches!(at(0), Some(Tok::Word(_))) && at(1) == Some(&Tok::Punct('.')) && tma(2) {
+                k += 2;
+                continue;
+            }
+            // `tma_load_a.get_tma_tensor(S)` -> `get_tma_tensor(tma_load_a, S)`
+            if tma(0) && at(1) == Some(&Tok::Punct('.')) && is(2, "get_tma_tensor") && at(3) == Some(&Tok::Punct('(')) {
+                o.extend([Tok::Word("get_tma_tensor".into()), Tok::Punct('('), r[k].clone(), Tok::Punct(',')]);
+                k += 4;
+                continue;
+            }
+            // `cluster_local_block_id.x` -> `0`
+            if is(0, "cluster_local_block_id") && at(1) == Some(&Tok::Punct('.')) && (is(2, "x") || is(2, "y")) {
+                o.push(Tok::Word("0".into()));
+                k += 3;
+                continue;
+            }
+            // `get<i>(load_inputs)` -> the i-th tensor load_init returns
+            if is(0, "get")
+                && at(1) == Some(&Tok::Punct('<'))
+                && is(5, "load_inputs")
+                && at(6) == Some(&Tok::Punct(')'))
+            {
+                let i = match at(2) {
+                    Some(Tok::Word(i)) => i.parse::<usize>().ok(),
+                    _ => None,
+                };
+                if let Some(x) = i.and_then(|i| returned.get(i)) {
+                    o.push(Tok::Word(x.clone()));
+                    k += 7;
+                    continue;
+                }
+            }
+            o.push(r[k].clone());
+            k += 1;
+        }
+        b.rhs = o;
+    }
+    // The Params' TMA copies, where to_underlying_arguments makes them.
+    let word_of = |key: &str| mbind.get(key).map(|v| render(&unqualified(v))).unwrap_or_default();
+    let tags = |key: &str| {
+        mbind.get(key).and_then(|s| {
+            s.iter().find_map(|t| match t {
+                Tok::Word(x) if x == "RowMajor" || x == "ColumnMajor" => Some(x.clone()),
+                _ => None,
+            })
+        })
+    };
+    let ops =
+        [("a", "A", "StrideA_", "RowMajor", ("0", "M"), "1"), ("b", "B", "StrideB_", "ColumnMajor", ("1", "N"), "0")];
+    for (x, big, stride, k_major_tag, (tile_mode, mn), cluster_mode) in ops {
+        let name = format!("tma_load_{x}");
+        let Some(pos) = md.body.clone().find(|&k| w(k, &name) && p(k + 1, '=')) else { continue };
+        let Some(tag) = tags(stride) else { continue };
+        // The element type of `ptr_A = reinterpret_cast<T const*>(args.ptr_A)`.
+        let ptr = format!("ptr_{big}");
+        let cast = md
+            .body
+            .clone()
+            .find(|&k| w(k, &ptr) && p(k + 1, '=') && w(k + 2, "reinterpret_cast") && p(k + 3, '<'))
+            .and_then(|k| match plain.get(k + 4) {
+                Some(Tok::Word(t)) => Some(t.clone()),
+                _ => None,
+            });
+        let element = word_of(&format!("Element{big}_"));
+        let ty = match cast.as_deref() {
+            Some(t) if t == format!("InternalElement{big}") => match element.as_str() {
+                "float" => "tfloat32_t".to_string(),
+                e => match type_bytes(e).map(|b| 8 * b).or(if e.starts_with("float_e") { Some(8) } else { None }) {
+                    Some(bits) => format!("uint{bits}_t"),
+                    None => continue,
+                },
+            },
+            Some(t) if t == format!("Element{big}") => element.clone(),
+            _ => continue,
+        };
+        let d = if tag == k_major_tag {
+            format!("make_stride({n}, Int<1>{{}}, 0)")
+        } else {
+            format!("make_stride(Int<1>{{}}, {n}, 0)")
+        };
+        let rhs = format!(
+            "make_tma_copy(GmemTiledCopy{big}{{}}, {ty}, make_layout(make_shape({mn}, K, L), {d}), SmemLayout{big}{{}}(_, _, Int<0>{{}}), make_shape(size<{tile_mode}>(TileShape{{}}), size<2>(TileShape{{}})), size<{cluster_mode}>(ClusterShape{{}}))"
+        );
+        inside.push(Binding { pos, line: toks[pos].1, keyword: TMA_COPY.into(), name: name.clone(), rhs: text(&rhs) });
+        // KernelTma's operator() argument `gA`: its kernel's TMA coordinate tile.
+        let g = format!("g{big}");
+        let bound = inside.iter().any(|b| b.name == g);
+        let arg = md.body.clone().find(|&k| w(k, &g) && (p(k + 1, ',') || p(k + 1, ')')) && p(k.wrapping_sub(1), '&'));
+        if let (false, Some(at)) = (bound, arg) {
+            let step = if x == "a" { "Step<_1, X, _1>" } else { "Step<X, _1, _1>" };
+            let mk = format!("m{big}_mkl");
+            let rank = if x == "a" { "M" } else { "N" };
+            for (nm, rhs) in [
+                (mk.clone(), format!("get_tma_tensor({name}, make_shape({rank}, K, L))")),
+                (g.clone(), format!("local_tile({mk}, TileShape{{}}, make_coord(_, _, _), {step}{{}})(_, _, 0, _, 0)")),
+            ] {
+                inside.push(Binding { pos: at, line: toks[at].1, keyword: "Tensor".into(), name: nm, rhs: text(&rhs) });
+            }
+        }
+    }
+    inside.sort_by_key(|b| b.pos);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2911,9 +3094,23 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     // (sm90_common.inl) of Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint_byte_t<sizeof(E) *
     // Alignment>>, E> with 128 threads per load warp group (two for KernelCpAsyncWarpSpecialized),
     // the most threads along the major mode that the tile allows.
-    let gmem = |e: &str, al: Option<i64>, bits: i64, major: &str, mn: i64| -> std::result::Result<String, String> {
+    // detail::sm90_cluster_shape_to_tma_atom (sm90_common.inl): A's TMA multicasts along the
+    // cluster's N, B's along its M.
+    let cluster_ext: Vec<i64> = template_id(&args[10])
+        .map(|(_, a)| a.iter().filter_map(|x| word(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
+        .unwrap_or_default();
+    let gmem = |e: &str,
+                al: Option<i64>,
+                bits: i64,
+                major: &str,
+                mn: i64,
+                along: usize|
+     -> std::result::Result<String, String> {
         if !cp_async {
-            return Ok("SM90_TMA_LOAD".into());
+            return Ok(match cluster_ext.get(along) {
+                Some(1) => "SM90_TMA_LOAD".into(),
+                _ => "SM90_TMA_LOAD_MULTICAST".into(),
+            });
         }
         let al = al.ok_or_else(|| format!("alignment of {e}: not read"))?;
         let unit = match bits * al / 8 {
@@ -2940,7 +3137,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
             "decltype(make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS_ZFILL<{unit}>, {e}>{{}}, {thr}{{}}, {val}{{}}))"
         ))
     };
-    let (ga, gb) = (gmem(&ea, al_a, abits, ma, m)?, gmem(&eb, al_b, bbits, mb, n)?);
+    let (ga, gb) = (gmem(&ea, al_a, abits, ma, m, 1)?, gmem(&eb, al_b, bbits, mb, n, 0)?);
     Ok(vec![
         text(&policy),
         args[9].clone(),
