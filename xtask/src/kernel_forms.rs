@@ -526,6 +526,10 @@ fn group_of(at: &str) -> usize {
 fn reason_class(why: &str) -> &'static str {
     const CLASSES: &[(&str, &str)] = &[
         (
+            "CTA shares are not whole rows",
+            "a multicast TMA copy's partition that CuTe composes past the smem tile's size (the engine does not model it)",
+        ),
+        (
             "make_tmem_copy takes",
             "a TMEM copy of a tensor other than a UMMA accumulator fragment (make_tmem_copy(op, tmem tensor) is read as make_tmem_copy(op, ValTypeC, fragment) only for ThrMMA::make_fragment_C)",
         ),
@@ -1150,6 +1154,11 @@ fn kernel_forms(
                 let retile = matches!(op, Op::RetileS | Op::RetileD);
                 let thr = if retile { String::new() } else { format!(", {thread}") };
                 let text = format!("{}({}, {}{thr})", op.name(), render(obj), render(&layout));
+                if let Some(why) = tma_partition_refused(obj, &text) {
+                    out.push((b.line, Form::Skip(format!("{}.{m}({}): {why}", b.name, render(arg)))));
+                    unknown.insert(b.name.clone(), why);
+                    continue;
+                }
                 tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
                 let operand = match op {
                     Op::MmaPartitionA => Some('a'),
@@ -2703,6 +2712,23 @@ fn gmem_stand_ins(mbind: &HashMap<String, Vec<Tok>>) -> HashMap<String, Vec<Tok>
         }
     }
     out
+}
+
+/// Why the partition `text` by the TMA copy `obj` is skipped: a multicast TMA copy whose CTAs'
+/// shares of the box are not whole rows of the smem tile makes a TV layout that runs past the
+/// tile (each CTA's value mode is the whole box, `layout_T` a fraction of it), and CuTe's
+/// composition in `tidfrg_S/D` extends the tile's layout past its size, where the engine refuses
+/// it as not a composition (`lhs(rhs(c))` differs): not modelled. None for any other partition.
+fn tma_partition_refused(obj: &[Tok], text: &str) -> Option<String> {
+    if !matches!(obj.first(), Some(Tok::Word(w)) if w == "make_tma_copy") {
+        return None;
+    }
+    match cutecheck::expr::eval_str(text) {
+        Err(e) if e.to_string().contains("composition is not defined here") => Some(
+            "a multicast TMA copy whose CTA shares are not whole rows of the smem tile: CuTe composes past the tile's size (tidfrg_S/D), which the engine does not model".to_string(),
+        ),
+        _ => None,
+    }
 }
 
 /// The keyword of a TMA mainloop's stand-in Params TMA copy binding (see [`tma_stand_ins`]).
