@@ -888,7 +888,7 @@ mod tests {
         assert_eq!(r("4.2"), r("4.2.0.0"));
         assert!(r("3.5.1.0") < r("3.6.0.0") && r("3.8.0.0") < r("4.2.0.0"));
         assert_eq!(r("4.1.0").model(), Some(r("4.1.0.0")));
-        assert_eq!(r("4.0.0").model(), Some(r("3.9.0.0")));
+        assert_eq!(r("4.0.0").model(), Some(r("4.0.0.0")));
         assert_eq!(r("3.9.2").model(), Some(r("3.9.0.0")));
         assert_eq!(r("4.3.0").model(), Some(r("4.2.0.0")));
         assert_eq!(r("4.3.6").model(), Some(r("4.2.0.0")));

@@ -1195,6 +1195,33 @@ mod tests {
             prop_assert_eq!(tma_descriptor_args(&a).unwrap(), r.desc);
         }
 
+        /// The kernels' `tma.get_slice(cta).partition_D(sA)` (sm90_mma_tma_gmma_ss.hpp): a TMA
+        /// TiledCopy is partitioned as any TiledCopy (copy_atom.hpp ThrCopy::partition_D), its
+        /// threads the cluster's CTAs. Each CTA's part is CTA 0's moved to the start of its share
+        /// of the box: `layout_T` (make_tma_copy_tiled) is `right_inverse(smem)` of the shares'
+        /// starts, `c * size(box) / multicast`, so on a compact smem tile the part of CTA `c`
+        /// starts `c * size(gbasis) / multicast` elements on (each element of mode 0 is one TMA
+        /// instruction's worth, of which the CTA issues its share).
+        #[test]
+        fn each_ctas_part_starts_at_its_share_of_the_box(a in admissible()) {
+            let r = make_tma_copy(&a).unwrap();
+            let tc = r.tiled.clone().unwrap();
+            let smem = a.smem.nonswizzle().clone();
+            let share = r.gbasis.size().unwrap().value / r.multicast;
+            let part = |cta: i64| super::super::atom::partition::copy_partition(&tc, &smem, cta, false);
+            // Where the slice's composition is not admissible (a multicast that splits a
+            // row-major box across its rows) the engine refuses what CuTe computes anyway.
+            let first = part(0);
+            prop_assume!(first.is_ok());
+            let first = first.unwrap();
+            prop_assert_eq!(first.offset.value, 0);
+            for cta in 1..r.cta_threads {
+                let p = part(cta).unwrap();
+                prop_assert_eq!(&p.layout, &first.layout);
+                prop_assert_eq!(p.offset.value, cta * share, "CTA {}", cta);
+            }
+        }
+
         /// The gbasis check can fail: the gbasis of a transposed box is refused.
         #[test]
         fn a_wrong_gbasis_fails_the_check(a in admissible()) {

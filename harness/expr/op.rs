@@ -207,8 +207,8 @@ operations! {
     PartitionShapeA = "partition_shape_a", Atoms, (2, 2), None, "(make_tiled_mma(...), shape)";
     PartitionShapeB = "partition_shape_b", Atoms, (2, 2), None, "(make_tiled_mma(...), shape)";
     PartitionShapeC = "partition_shape_c", Atoms, (2, 2), None, "(make_tiled_mma(...), shape)";
-    CopyPartitionS = "copy_partition_s", Atoms, (3, 3), None, "(make_tiled_copy(...), L, thread index)";
-    CopyPartitionD = "copy_partition_d", Atoms, (3, 3), None, "(make_tiled_copy(...), L, thread index)";
+    CopyPartitionS = "copy_partition_s", Atoms, (3, 3), None, "(make_tiled_copy(...) or make_tma_copy(...), L, thread index (a TMA copy's: the CTA in the cluster))";
+    CopyPartitionD = "copy_partition_d", Atoms, (3, 3), None, "(make_tiled_copy(...) or make_tma_copy(...), L, thread index (a TMA copy's: the CTA in the cluster))";
     MakeTiledMma = "make_tiled_mma", Atoms, (1, 3), None, "(MMA atom name[, atom layout or shape[, permutations]])";
     TiledCopyTv = "tiled_copy_tv", Atoms, (4, 4), None, "(copy op, value type, thread layout, value layout)";
     TiledCopyTiler = "tiled_copy_tiler", Atoms, (4, 4), None, "(copy op, value type, thread layout, value layout)";

@@ -298,7 +298,19 @@ pub const NVCC13_WHEELS: &[(&str, &str)] = &[
 pub const SASS_TOOL_WHEELS: &[(&str, &str)] =
     &[("nvidia-cuda-cuobjdump", "13.2.78"), ("nvidia-cuda-nvdisasm", "13.2.78")];
 
+/// cuRAND's headers for CUDA 13 (`nvidia/cu13/include/curand*.h`): what a CUTLASS example that
+/// includes `curand_kernel.h` (examples/49's helper.h) needs besides [`NVCC13_WHEELS`], for the
+/// kernel-forms stage probes that compile such an example (`cargo xtask extract-kernel-forms
+/// --probe-stages`). Its own cache entry, so that the nvcc tree stays as it is.
+pub const CURAND13_WHEELS: &[(&str, &str)] = &[("nvidia-curand", "10.4.0.35")];
+
 impl Provisioner {
+    /// The cuRAND header tree (`.../nvidia/cu13`, `include/curand_kernel.h`) unpacked from
+    /// [`CURAND13_WHEELS`].
+    pub fn curand13(&self) -> Result<PathBuf> {
+        self.wheel_tree("curand-10.4.0.35-tree", CURAND13_WHEELS, "include/curand_kernel.h")
+    }
+
     /// The nvcc tree (`.../nvidia/cu13`) unpacked from [`NVCC13_WHEELS`] into one cache entry.
     pub fn nvcc13(&self) -> Result<PathBuf> {
         self.wheel_tree("nvcc-13.0.88-tree", NVCC13_WHEELS, "bin/nvcc")

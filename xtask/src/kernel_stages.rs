@@ -422,6 +422,8 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
     }
     let files: Vec<&str> = by_file.iter().map(|(f, _)| f.as_str()).collect();
     let tree = unit_tree(git_dir, tag, &files)?;
+    // cuRAND's headers (examples/49's helper.h includes curand_kernel.h), from the pinned wheel.
+    let curand = cutecheck::oracle::provision::Provisioner::new()?.curand13()?.join("include");
     for (file, ps) in &by_file {
         let text = std::fs::read_to_string(tree.join(file)).with_context(|| format!("reading {file} of {tag}"))?;
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -444,14 +446,18 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
         let inc = |d: &str| format!("-I{}", tree.join(d).display());
         let t0 = std::time::Instant::now();
         // A unit compiled before (same text, nvcc and tree): the compiler's report from the cache.
+        // The cuRAND headers can change only a unit that includes one, and such a unit compiled
+        // without them failed naming the header: its report is asked again, every other one kept.
         let key = cutecheck::oracle::sha256_hex(format!("{text}\0{}\0{}", nvcc.display(), tree.display()).as_bytes());
         let cached = tree.join(format!(".cutecheck-report-{}.txt", &key[..16]));
-        let err = match std::fs::read_to_string(&cached) {
-            Ok(t) => t,
-            Err(_) => {
+        let report = std::fs::read_to_string(&cached).ok().filter(|t| !t.contains("curand_kernel.h: No such file"));
+        let err = match report {
+            Some(t) => t,
+            None => {
                 let res = std::process::Command::new(&nvcc)
                     .args(["-x", "cu", "-std=c++17", "-arch=sm_90a", "-w", "-c", "-o", "/dev/null"])
                     .args([inc("include"), inc("tools/util/include"), inc("examples/common")])
+                    .arg(format!("-I{}", curand.display()))
                     .arg(&probe_file)
                     .output()
                     .context("running nvcc")?;

@@ -23,7 +23,9 @@
 //!   over a counting iterator with layout L, printed as CuTe prints it
 //!   (`counting_iter(OFFSET) o LAYOUT`); `partition_shape_c(MMA, SHAPE)` (and `_a`, `_b`);
 //!   `copy_partition_s(COPY, L, i)` / `copy_partition_d`: `COPY.get_slice(i).partition_S(T)`. MMA is
-//!   a `make_tiled_mma(...)`, COPY a `make_tiled_copy(...)`.
+//!   a `make_tiled_mma(...)`, COPY a `make_tiled_copy(...)` or an SM90 `make_tma_copy(...)` (a
+//!   TiledCopy whose threads are the cluster's CTAs: the SM90 TMA mainloops' `tAgA =
+//!   tma_load_a.get_slice(cta).partition_S(gA)` of a TMA coordinate tile, `tAsA = ...partition_D(sA)`).
 //! - `upcast<N>(X)`, `downcast<N>(X)` for a layout, a swizzle or a swizzled layout; the GMMA
 //!   shared-memory atoms `GMMA::Layout_K_SW128_Atom<half_t>` etc. (bare names).
 //! - `composition(L, Swizzle<B,M,S>)`: the swizzle of L's images of the Y and Z bits, composed
@@ -39,7 +41,7 @@ use crate::engine::warp_access;
 use crate::engine::{Error, Result};
 use crate::expr::op::Op;
 use crate::expr::parse::{Name, TemplateArg};
-use crate::expr::value::{AtomValue, Value};
+use crate::expr::value::{AtomValue, TmaView, Value};
 
 use super::arity;
 
@@ -249,8 +251,20 @@ pub fn partition_shape(name: &Name, args: &[Value]) -> Result<Value> {
 /// `copy_partition_s/d(COPY, L, i)`.
 pub fn copy_partition(name: &Name, args: &[Value]) -> Result<Value> {
     let n = name.base();
-    let Value::Atom(AtomValue::TiledCopy(tc)) = &args[0] else {
-        return Err(Error::Type(format!("{n} expects make_tiled_copy(...) first, found {}", args[0].kind())));
+    let tc = match &args[0] {
+        Value::Atom(AtomValue::TiledCopy(tc)) => tc,
+        // An SM90 TMA copy is a TiledCopy (copy_traits_sm90_tma.hpp make_tma_copy_tiled): its
+        // thread is a CTA of the multicast cluster, its partitions the generic ThrCopy's.
+        Value::Atom(AtomValue::Tma(t, TmaView::TiledCopy)) if t.tiled.is_some() => match &t.tiled {
+            Some(tc) => tc,
+            None => return Err(Error::Type(format!("{n}: the TMA copy has no TiledCopy"))),
+        },
+        _ => {
+            return Err(Error::Type(format!(
+                "{n} expects make_tiled_copy(...) or make_tma_copy(...) first, found {}",
+                args[0].kind()
+            )))
+        }
     };
     if let Value::Atom(AtomValue::CoordTensor(t)) = &args[1] {
         let r = crate::engine::coord_tensor::copy_partition(tc, t, thread_arg(n, &args[2])?, n.ends_with('s'))?;

@@ -260,11 +260,14 @@ fn made_by(g: &mut Gen, e: &Expr, maker: Op) -> Result<String, CodegenError> {
 
 /// `X.get_slice(i).partition_Y(make_tensor(counting_iterator<int>(0), L))`.
 pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Result<Cpp, CodegenError> {
-    // A tiled copy made for an MMA operand (make_tiled_copy_A/B/C), a TMEM copy (make_tmem_copy)
-    // or by make_tiled_copy.
+    // A tiled copy made for an MMA operand (make_tiled_copy_A/B/C), a TMEM copy (make_tmem_copy),
+    // an SM90 TMA copy (make_tma_copy: its slice is a CTA of the multicast cluster) or by
+    // make_tiled_copy.
     let copy_maker = match &args[0] {
         Expr::Call { name, .. } => match Op::lookup(name) {
-            Some(m @ (Op::MakeTiledCopyA | Op::MakeTiledCopyB | Op::MakeTiledCopyC | Op::MakeTmemCopy)) => m,
+            Some(
+                m @ (Op::MakeTiledCopyA | Op::MakeTiledCopyB | Op::MakeTiledCopyC | Op::MakeTmemCopy | Op::MakeTmaCopy),
+            ) => m,
             _ => Op::MakeTiledCopy,
         },
         _ => Op::MakeTiledCopy,
