@@ -44,6 +44,9 @@ pub fn by_tiler_view(
     op: fn(&Layout, &Tiler) -> Result<Layout>,
     small: fn(&Layout, TilerView<'_>) -> Option<Layout>,
 ) -> Result<Value> {
+    if let Some(r) = divide_tensor(args, op) {
+        return r;
+    }
     let a = layout(&args[0], name.base())?;
     fn elem(v: &Value) -> Option<Elem<'_>> {
         match v {
@@ -63,6 +66,19 @@ pub fn by_tiler_view(
         Some(r) => Ok(Value::Layout(r)),
         None => Ok(Value::Layout(op(a, &to_tiler(&args[1])?)?)),
     }
+}
+
+/// A divide of a tensor that is a partition value (a slice of as_position_independent_swizzle_tensor's,
+/// the RS mainloop's B transposition `zipped_divide(sB(_,_,read_stage), WarpTileShape)`,
+/// sm90_wgmma_transpose.hpp): `make_tensor(T.data(), D(T.layout(), tiler))` (tensor_impl.hpp),
+/// [`Partition::with_layout`](crate::engine::atom::partition::Partition::with_layout); `None`
+/// for any other first operand.
+pub fn divide_tensor(args: &[Value], op: fn(&Layout, &Tiler) -> Result<Layout>) -> Option<Result<Value>> {
+    let Value::Atom(AtomValue::Partition(p)) = args.first()? else { return None };
+    Some((|| {
+        let t = to_tiler(&args[1])?;
+        Ok(Value::Atom(AtomValue::Partition(p.with_layout(|l| op(l, &t))?)))
+    })())
 }
 
 /// An operation `f(A, B)` of two layouts: blocked_product, raked_product, max_common_layout.
