@@ -3547,7 +3547,25 @@ fn rs_transpose_forms(src: &Source, margs: &[Vec<Tok>]) -> Vec<(usize, Form)> {
     let values = [margs[6].clone(), toks_of(&smem_b), margs[12].clone(), toks_of(&element)];
     let mut bind: HashMap<String, Vec<Tok>> = d.params.iter().cloned().zip(values).collect();
     bind.insert("NumThreadsPerWarp".into(), toks_of("32"));
-    mainloop_forms(&toks, d, bind)
+    // The tensors the mainloop passes (sm90_mma_tma_gmma_rs_warpspecialized.hpp `transpose(sB,
+    // gmma_sB, read_stage, k_block)`): the position-independent swizzle tensors of SmemLayoutB and
+    // of GmmaSmemLayoutB (B's K-major atom tile_to_shape'd as SmemLayoutB is).
+    let gmma_atom = atom.replacen("Layout_MN_", "Layout_K_", 1);
+    let stage = |a: &str| {
+        format!(
+            "as_position_independent_swizzle_tensor(tile_to_shape({a}{{}}, make_shape({}{{}}, {}{{}}, Int<{}>{{}}), Step<_2,_1,_3>{{}}))",
+            render(n),
+            render(k),
+            render(stages)
+        )
+    };
+    let given: HashMap<String, Vec<Tok>> =
+        [("sB".to_string(), toks_of(&stage(&atom))), ("gmma_sB".to_string(), toks_of(&stage(&gmma_atom)))]
+            .into_iter()
+            .collect();
+    let k_extent =
+        render(k).trim_start_matches("Int<").trim_start_matches('_').trim_end_matches('>').parse::<i64>().ok();
+    rs_transpose_body_forms(&toks, d, bind, given, k_extent)
         .into_iter()
         .map(|(line, f)| match f {
             // The functor's tensors are the parameters sB / gmma_sB, which the extractor sees unbound.
@@ -3557,6 +3575,96 @@ fn rs_transpose_forms(src: &Source, margs: &[Vec<Tok>]) -> Vec<(usize, Form)> {
             f => (line, f),
         })
         .collect()
+}
+
+/// The forms of the transposition functor `d`'s body with its tensor parameters `given` (sB,
+/// gmma_sB) bound, and its run-time integers at a representative value: `read_stage` (the
+/// pipeline stage read) 1, and the warp tile coordinate `warp_tile_coord[warp_tile]` (n, k) =
+/// (1, 0), warp 1's first tile of step 0 in [`RS_TRANSPOSE`]'s coordinate table (inside every
+/// (BLK_N/8, BLK_K/8) grid of 8x8 warp tiles), both as run-time (dynamic) integers, and the lane
+/// `warp_group_thread_idx % NumThreadsPerWarp` that of the thread index the mainloops use. The
+/// functor's `WarpTileSize` (`WarpgroupTileSize / NumWarpTilePerWarpgroupTile`: size<1>(SmemLayoutB)
+/// = BLK_K over NumWarpsPerWarpGroup = 128 / 32 = 4 warp tiles, twice as many where `Steps == 8`)
+/// is computed from `k_extent` (BLK_K) and its `Steps`.
+fn rs_transpose_body_forms(
+    toks: &[(Tok, usize)],
+    d: &StructDef,
+    bind: HashMap<String, Vec<Tok>>,
+    given: HashMap<String, Vec<Tok>>,
+    k_extent: Option<i64>,
+) -> Vec<(usize, Form)> {
+    let w = |s: &str| Tok::Word(s.into());
+    let coord = |i: &str| {
+        vec![
+            w("warp_tile_coord"),
+            Tok::Punct('['),
+            w("warp_tile"),
+            Tok::Punct(']'),
+            Tok::Punct('['),
+            w(i),
+            Tok::Punct(']'),
+        ]
+    };
+    let (n, k) = (coord("0"), coord("1"));
+    // The lane `warp_group_thread_idx % NumThreadsPerWarp`: the functor's warp_group_thread_idx is
+    // the mainloop's thread index modulo the warp group.
+    let lane = [w("warp_group_thread_idx"), Tok::Punct('%'), w("NumThreadsPerWarp")];
+    let mut inside: Vec<Binding> = bindings(toks).into_iter().filter(|b| d.body.contains(&b.pos)).collect();
+    for b in inside.iter_mut() {
+        let mut out = Vec::with_capacity(b.rhs.len());
+        let mut i = 0;
+        while i < b.rhs.len() {
+            if b.rhs[i..].starts_with(&n) || b.rhs[i..].starts_with(&k) {
+                out.push(w(if b.rhs[i..].starts_with(&n) { "1" } else { "0" }));
+                i += n.len();
+                continue;
+            }
+            if b.rhs[i..].starts_with(&lane) {
+                out.push(w(&(THREAD % 128 % 32).to_string()));
+                i += lane.len();
+                continue;
+            }
+            out.push(if b.rhs[i] == w("read_stage") { w("1") } else { b.rhs[i].clone() });
+            i += 1;
+        }
+        b.rhs = out;
+    }
+    // `thr_copy.partition_S(flatten(T(...)))`: the flattened tile is a tensor binding of its own
+    // (`tensor_form` reads it), then partitioned by name.
+    let mut split = Vec::with_capacity(inside.len());
+    for mut b in inside {
+        let r = &b.rhs;
+        let part = matches!(r.get(2), Some(Tok::Word(m)) if m == "partition_S" || m == "partition_D");
+        if part && r.get(1) == Some(&Tok::Punct('.')) && r.get(4) == Some(&w("flatten")) {
+            if let Some(close) = closing(r, 3).filter(|&c| c + 1 == r.len()) {
+                let name = format!("{}_flattened", b.name);
+                split.push(Binding {
+                    pos: b.pos,
+                    line: b.line,
+                    keyword: "Tensor".into(),
+                    name: name.clone(),
+                    rhs: r[4..close].to_vec(),
+                });
+                b.rhs = [r[..4].to_vec(), vec![w(&name), Tok::Punct(')')]].concat();
+            }
+        }
+        split.push(b);
+    }
+    let mut inside = split;
+    let mut bind = bind;
+    bind.entry("NumThreadsPerWarpGroup".into()).or_insert_with(|| vec![w("128")]);
+    let steps = inside.iter().find(|b| b.name == "Steps").and_then(|b| match b.rhs.as_slice() {
+        [Tok::Word(v)] => v.parse::<i64>().ok(),
+        _ => None,
+    });
+    if let (Some(steps), Some(k)) = (steps, k_extent) {
+        let tile = k / (4 * if steps == 8 { 2 } else { 1 });
+        inside.retain(|b| b.name != "WarpTileSize");
+        bind.insert("WarpTileSize".into(), vec![w(&tile.to_string())]);
+    }
+    let mut forms = Vec::new();
+    kernel_forms(&inside, bind, &HashMap::new(), given, RS_TRANSPOSE_WHY, &mut forms);
+    forms
 }
 
 /// Why the transposition's tensors are not read.
@@ -4586,7 +4694,14 @@ mod tests {
                     .into()
             )
         );
-        assert!(matches!(&got[2], Form::Skip(w) if w.contains(RS_TRANSPOSE_WHY)), "{:?}", got[2]);
+        // sB is the position-independent swizzle tensor of SmemLayoutB, read at stage 1.
+        assert_eq!(
+            got[2],
+            Form::Case(
+                "copy_partition_s(make_tiled_copy(Copy_Atom<DefaultCopy, uint32_t>{}, make_layout(make_shape(Int<4>{}, Int<8>{})), Layout<_1>{}), as_position_independent_swizzle_tensor(tile_to_shape(GMMA::Layout_MN_SW32_Atom<tfloat32_t>{}, make_shape(_128{}, _32{}, Int<9>{}), Step<_2, _1, _3>{}))(_, _, 1), 5)"
+                    .into()
+            )
+        );
         // A float B is converted to tfloat32_t.
         let f = texts(rs_transpose_forms(&src, &margs("ColumnMajor", "RowMajor", "float")));
         assert!(matches!(&f[1], Form::Case(c) if c.contains("Copy_Atom<DefaultCopy, tfloat32_t>")), "{:?}", f[1]);

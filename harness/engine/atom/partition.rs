@@ -149,6 +149,16 @@ impl Partition {
         Ok(Partition { offset: self.offset.add(q.offset)?, ..q })
     }
 
+    /// `f(T)` for a layout operation `f` that CuTe applies to a tensor as `make_tensor(T.data(),
+    /// f(T.layout()))` (tensor_impl.hpp: flatten, logical/zipped/tiled_divide): the same iterator,
+    /// `f` of the layout. On a layout that kept its swizzle (`Sw o O o L`, [`Over::Composed`],
+    /// [`Over::PlainSmem`]) CuTe applies `f` to L and keeps Sw and O (layout_composed.hpp:
+    /// `flatten`, `logical_divide`, `zipped_divide`, `tiled_divide` of a ComposedLayout are
+    /// `composition(a.layout_a(), a.offset(), f(a.layout_b()))`); otherwise the tensor's layout is L.
+    pub fn with_layout(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Partition> {
+        Ok(Partition { offset: self.offset, layout: f(&self.layout)?, over: self.over.clone() })
+    }
+
     /// `Tensor::operator()(c)` with `_` in `c` (tensor_impl.hpp): `make_tensor(data() + offset,
     /// sliced)` with `(sliced, offset) = slice_and_offset(c, layout())` — the kernels'
     /// `tCsA(_,_,_,smem_pipe_read)` of a partitioned tensor. A counting tensor's or a shared-memory

@@ -44,6 +44,9 @@ pub fn by_tiler_view(
     op: fn(&Layout, &Tiler) -> Result<Layout>,
     small: fn(&Layout, TilerView<'_>) -> Option<Layout>,
 ) -> Result<Value> {
+    if let Some(r) = divide_tensor(args, op) {
+        return r;
+    }
     let a = layout(&args[0], name.base())?;
     fn elem(v: &Value) -> Option<Elem<'_>> {
         match v {
@@ -63,6 +66,19 @@ pub fn by_tiler_view(
         Some(r) => Ok(Value::Layout(r)),
         None => Ok(Value::Layout(op(a, &to_tiler(&args[1])?)?)),
     }
+}
+
+/// A divide of a tensor that is a partition value (a slice of as_position_independent_swizzle_tensor's,
+/// the RS mainloop's B transposition `zipped_divide(sB(_,_,read_stage), WarpTileShape)`,
+/// sm90_wgmma_transpose.hpp): `make_tensor(T.data(), D(T.layout(), tiler))` (tensor_impl.hpp),
+/// [`Partition::with_layout`](crate::engine::atom::partition::Partition::with_layout); `None`
+/// for any other first operand.
+pub fn divide_tensor(args: &[Value], op: fn(&Layout, &Tiler) -> Result<Layout>) -> Option<Result<Value>> {
+    let Value::Atom(AtomValue::Partition(p)) = args.first()? else { return None };
+    Some((|| {
+        let t = to_tiler(&args[1])?;
+        Ok(Value::Atom(AtomValue::Partition(p.with_layout(|l| op(l, &t))?)))
+    })())
 }
 
 /// An operation `f(A, B)` of two layouts: blocked_product, raked_product, max_common_layout.
@@ -423,6 +439,68 @@ mod tests {
                 let via_builtin = super::super::call(&name, &args, true);
                 prop_assert_eq!(via_builtin, op(&a, &t).map(Value::Layout), "{}({}, {})", text, a, t);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tensor_divide_tests {
+    use crate::engine::atom::partition::{Over, Partition};
+    use crate::engine::swizzle::Offset;
+    use crate::expr::eval::eval_str;
+    use crate::expr::value::{AtomValue, Value};
+    use proptest::prelude::*;
+
+    fn tensor(text: &str) -> Partition {
+        match eval_str(text).unwrap() {
+            Value::Atom(AtomValue::Partition(p)) => p,
+            v => panic!("{text}: not a tensor: {v}"),
+        }
+    }
+
+    /// The element (from the shared-memory pointer the position-independent tensor starts at) the
+    /// tensor `p` reads at coordinate `c`: `data() + Sw(O + L(c))` over a kept swizzle, else
+    /// `data() + L(c)`.
+    fn element(p: &Partition, c: &str) -> i64 {
+        let c = eval_str(c).unwrap().to_int_tuple().unwrap();
+        let l = p.layout.call(&c).unwrap().value;
+        let inner = match &p.over {
+            Over::PlainSmem(_, Some((sw, o))) | Over::Composed(sw, o) => {
+                let o = match o {
+                    Offset::Int(i) => i.value,
+                    Offset::Mixed { s, d, .. } => i64::from(s | d),
+                    Offset::SmemPtr(_) => panic!("a swizzle on the pointer"),
+                };
+                sw.apply(o + l)
+            }
+            _ => l,
+        };
+        p.offset.value + inner
+    }
+
+    proptest! {
+        /// The divides and flatten of a tensor are make_tensor(T.data(), f(T.layout()))
+        /// (tensor_impl.hpp): the same elements at the divided coordinates. For a stage of the
+        /// position-independent swizzle tensor of every GMMA swizzle atom, each element of the
+        /// warp tile (i, j) of `flatten(zipped_divide(T, (_8,_8))(_, (i, j)))` (the RS mainloop's B
+        /// transposition) and of `tiled_divide(T, (_8,_8))` is T's element at (8i + r, 8j + c).
+        #[test]
+        fn a_divided_tensor_reads_the_elements_of_its_tiles(
+            major in prop::sample::select(vec!["K", "MN"]),
+            sw in prop::sample::select(vec!["INTER", "SW32", "SW64", "SW128"]),
+            k in 0i64..2,
+            i in 0i64..8,
+            j in 0i64..4,
+            r in 0i64..8,
+            c in 0i64..8,
+        ) {
+            let t = format!("as_position_independent_swizzle_tensor(tile_to_shape(GMMA::Layout_{major}_{sw}_Atom<tfloat32_t>,(_64,_32,_2)))(_,_,{k})");
+            let whole = element(&tensor(&t), &format!("({},{})", 8 * i + r, 8 * j + c));
+            let tile = tensor(&format!("flatten(zipped_divide({t},(_8,_8))(_,({i},{j})))"));
+            // flatten keeps the 1-D index of the (8,8) tile: (r, c) is r + 8c.
+            prop_assert_eq!(element(&tile, &format!("{}", r + 8 * c)), whole);
+            let tiled = tensor(&format!("tiled_divide({t},(_8,_8))"));
+            prop_assert_eq!(element(&tiled, &format!("({},{i},{j})", r + 8 * c)), whole);
         }
     }
 }

@@ -185,6 +185,9 @@ fn mma_fragment_of(name: &Name, args: &[Value]) -> Result<Value> {
     } else {
         args
     };
+    if let Value::Atom(AtomValue::Partition(pt)) = &args[1] {
+        return tensor_fragment(n, m, which, pt, thread_arg(n, &args[2])?, smem);
+    }
     let (t, thr) = (tensor_layout(&args[1])?, thread_arg(n, &args[2])?);
     // The swizzle a partition kept (before 3.5 its register fragment keeps one too).
     let mut kept = None;
@@ -234,6 +237,44 @@ fn mma_fragment_of(name: &Name, args: &[Value]) -> Result<Value> {
         }
         l
     };
+    Ok(Value::Layout(l))
+}
+
+/// `mma_fragment_a/b/c(MMA, T, i)` of a tensor T that is a partition value (a slice of the
+/// position-independent swizzle tensor, the RS mainloop's `partition_fragment_A(sA(_,_,Int<0>{}))`,
+/// sm90_mma_tma_gmma_rs_warpspecialized.hpp:554): ThrMMA::partition_fragment_X is
+/// `make_fragment_X(partition_X(T))` (mma_atom.hpp); for a value-type FrgTypeA/B that is
+/// `make_fragment_like<FrgType>(partition)`, `make_tensor<T>(make_fragment_like(layout()))`
+/// (tensor_impl.hpp), and make_fragment_like of a `Sw o O o L` layout is make_fragment_like(L)
+/// (swizzle_layout.hpp; before 3.5 it keeps the swizzle); partition_fragment_C is
+/// `make_tensor<FrgTypeC>(shape(partition_C(T)))`, compact column-major. A GMMA descriptor
+/// fragment and a UMMA's tensor-memory accumulator of such a tensor are not modelled.
+fn tensor_fragment(
+    n: &str,
+    m: &tiled_mma::TiledMma,
+    which: char,
+    t: &partition::Partition,
+    thr: i64,
+    smem: bool,
+) -> Result<Value> {
+    let umma = m.atom.name.starts_with("SM100_MMA_") && !m.atom.name.contains("_WS");
+    if (smem && which != 'c') || (umma && which == 'c') {
+        return Err(Error::Type(format!(
+            "{n} of the tensor {t}: a descriptor or tensor-memory fragment is not modelled"
+        )));
+    }
+    let p = t.partition(|l| partition::mma_partition_of(m, which, l, thr))?;
+    if which == 'c' {
+        return Ok(Value::Layout(crate::engine::Layout::col_major(p.layout.shape.clone())?));
+    }
+    let kept = match p.over {
+        partition::Over::Composed(sw, _) | partition::Over::PlainSmem(_, Some((sw, _))) => Some(sw),
+        _ => None,
+    };
+    let l = crate::engine::make_fragment_like::make_fragment_like(&p.layout)?;
+    if let (Some(sw), false) = (kept, crate::engine::release::MAKE_FRAGMENT_LIKE_DROPS_THE_SWIZZLE.on()) {
+        return Ok(partition::transfer_swizzle(sw, &p.layout, &l)?.into());
+    }
     Ok(Value::Layout(l))
 }
 
@@ -879,4 +920,57 @@ pub fn as_position_independent_swizzle_tensor(_: &Name, args: &[Value]) -> Resul
     Ok(Value::Atom(AtomValue::Partition(
         crate::engine::as_position_independent_swizzle_tensor::as_position_independent_swizzle_tensor(&t)?,
     )))
+}
+
+#[cfg(test)]
+mod tensor_fragment_tests {
+    use crate::expr::eval::eval_str;
+    use crate::expr::value::{AtomValue, Value};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// ThrMMA::partition_fragment_A is make_fragment_like of partition_A (mma_atom.hpp), and
+        /// make_fragment_like of `Sw o O o L` is make_fragment_like(L) (swizzle_layout.hpp, from
+        /// 3.5): the register fragment of a stage of the position-independent swizzle tensor is
+        /// make_fragment_like of the layout_b of its partition (mma_partition_a, a separate
+        /// operation), as many elements, each once (compact: cosize == size), for SM90 RS and SM80
+        /// atoms, every GMMA swizzle atom, stage and thread.
+        #[test]
+        fn a_stages_fragment_is_the_compact_fragment_of_its_partition(
+            major in prop::sample::select(vec!["K", "MN"]),
+            sw in prop::sample::select(vec!["INTER", "SW32", "SW64", "SW128"]),
+            stages in 1i64..4,
+            k in 0i64..3,
+            thread in 0i64..256,
+            sm90 in any::<bool>(),
+        ) {
+            let k = k % stages;
+            let (mma, threads) = if sm90 {
+                ("make_tiled_mma(SM90_64x64x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::K>,make_layout((_2,_1,_1)))", 256)
+            } else {
+                ("make_tiled_mma(SM80_16x8x16_F16F16F16F16_TN,make_layout((_2,_2,_1)))", 128)
+            };
+            let thread = thread % threads;
+            let stage = format!(
+                "as_position_independent_swizzle_tensor(tile_to_shape(GMMA::Layout_{major}_{sw}_Atom<half_t>,(_128,_64,_{stages})))(_,_,{k})"
+            );
+            let frag = eval_str(&format!("mma_fragment_a({mma},{stage},{thread})")).unwrap().to_layout().unwrap();
+            let part = eval_str(&format!("mma_partition_a({mma},{stage},{thread})")).unwrap();
+            let Value::Atom(AtomValue::Partition(p)) = part else { panic!("{part}: not a tensor") };
+            let like = eval_str(&format!("make_fragment_like({})", p.layout)).unwrap().to_layout().unwrap();
+            prop_assert_eq!(&frag, &like);
+            prop_assert_eq!(&frag.shape, &p.layout.shape);
+            prop_assert_eq!(frag.cosize().unwrap(), frag.size().unwrap());
+        }
+    }
+
+    #[test]
+    fn a_descriptor_fragment_of_the_position_independent_tensor_is_a_typed_error() {
+        let e = eval_str(
+            "mma_fragment_b(make_tiled_mma(SM90_64x128x8_F32TF32TF32_RS_TN<>,make_layout((_2,_1,_1))),\
+as_position_independent_swizzle_tensor(tile_to_shape(GMMA::Layout_MN_SW32_Atom<tfloat32_t>,(_128,_32,_7),(_2,_1,_3)))(_,_,0),5)",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("not modelled"), "{e}");
+    }
 }

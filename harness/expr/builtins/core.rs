@@ -46,6 +46,10 @@ pub fn stride(_: &Name, args: &[Value]) -> Result<Value> {
 pub fn flatten(_: &Name, args: &[Value]) -> Result<Value> {
     match &args[0] {
         Value::Layout(l) => Ok(Value::Layout(l.flatten())),
+        // flatten(Tensor) is make_tensor(T.data(), flatten(T.layout())) (tensor_impl.hpp).
+        Value::Atom(crate::expr::value::AtomValue::Partition(p)) => {
+            Ok(Value::Atom(crate::expr::value::AtomValue::Partition(p.with_layout(|l| Ok(l.flatten()))?)))
+        }
         v => Ok(Value::from_int_tuple(&v.to_int_tuple()?.flatten())),
     }
 }

@@ -160,7 +160,10 @@ pub fn entry(op: Op) -> Part<Eval> {
         Op::ZippedDivide => {
             Has(|n, a| builtins::algebra::by_tiler_view(n, a, zipped_divide::zipped_divide, zipped_divide::small_view))
         }
-        Op::TiledDivide => Has(|n, a| builtins::algebra::by_tiler(n, a, tiled_divide::tiled_divide)),
+        Op::TiledDivide => Has(|n, a| {
+            builtins::algebra::divide_tensor(a, tiled_divide::tiled_divide)
+                .unwrap_or_else(|| builtins::algebra::by_tiler(n, a, tiled_divide::tiled_divide))
+        }),
         Op::FlatDivide => Has(|n, a| builtins::algebra::by_tiler(n, a, flat_divide::flat_divide)),
         Op::LogicalProduct => Has(|n, a| builtins::algebra::by_tiler(n, a, logical_product::logical_product)),
         Op::ZippedProduct => Has(|n, a| builtins::algebra::by_tiler(n, a, zipped_product::zipped_product)),

@@ -371,8 +371,8 @@ pub fn mma_fragment(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
             Kind::Layout,
         ));
     }
-    if l.kind != Kind::Layout {
-        return err(&args[1], "expected a layout");
+    if l.kind != Kind::Layout && l.kind != Kind::Tensor {
+        return err(&args[1], "expected a layout or a tensor");
     }
     let (method, elem) = match op {
         Op::MmaFragmentA => ("partition_fragment_A", "ValTypeA"),
@@ -380,7 +380,9 @@ pub fn mma_fragment(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> R
         _ => ("partition_fragment_C", "ValTypeC"),
     };
     let elem = format!("typename decltype({m})::{elem}");
-    let (t, frag) = (tensor_of_type(&l.code, Some(&elem)), format!("{m}.get_slice({}).{method}(t_)", i.code));
+    // A tensor (a slice of as_position_independent_swizzle_tensor's) is partitioned itself.
+    let t = if l.kind == Kind::Tensor { l.code.clone() } else { tensor_of_type(&l.code, Some(&elem)) };
+    let frag = format!("{m}.get_slice({}).{method}(t_)", i.code);
     // A static layout is printed from the fragment's type: CuTe's host build of a GMMA descriptor
     // (the fragment's iterator, not its layout) prints "ERROR: cast_smem_ptr_to_uint not
     // supported but used." when run.

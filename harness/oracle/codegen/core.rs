@@ -97,8 +97,8 @@ fn layout_query(g: &mut Gen, f: &'static str, a: &Expr, kind: Kind) -> Result<Cp
 
 pub fn flatten(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Result<Cpp, CodegenError> {
     let c = g.emit(&args[0], Role::Shape)?;
-    if !(c.kind.is_int_like() || c.kind == Kind::Layout) {
-        return err(&args[0], "flatten takes a layout or an int tuple");
+    if !(c.kind.is_int_like() || c.kind == Kind::Layout || c.kind == Kind::Tensor) {
+        return err(&args[0], "flatten takes a layout, a tensor or an int tuple");
     }
     let kind = c.kind;
     Ok(Cpp::new(call_code("flatten", &[c]), kind))
