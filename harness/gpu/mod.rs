@@ -56,7 +56,8 @@ pub use plan::copy::{copy_cases, CopyCase};
 pub use plan::gmma::{gmma_case, smem_operand, GmmaCase, SmemOperand, GMMA_RUN_N, SMEM_KINDS};
 pub use plan::mma_sync::{corrupt, mma_cases, predicted_owners, MmaCase};
 pub use plan::{
-    copy_of, corrections, gmma_of, mma_of, plan, plan_json, sparse_of, tv_table, Correction, Plan, TvTable,
+    copy_of, corrections, gmma_of, is_blackwell_fixed, mma_of, plan, plan_json, sparse_of, tv_table, Correction, Plan,
+    TvTable,
 };
 pub use ptx::{elem_bits, elem_of};
 pub use report::{counts, expected, finding_atoms, summary_json, summary_table, verdict};
