@@ -176,11 +176,7 @@ impl Source {
     }
 }
 
-/// Whether [`tma_stand_ins`] runs (`--tma-stand-ins`), set once by [`run`].
-static TMA_STAND_INS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 pub fn run(args: &KernelFormsArgs) -> Result<bool> {
-    TMA_STAND_INS.store(args.tma_stand_ins, std::sync::atomic::Ordering::Relaxed);
     let root = repo_root();
     let sources: Vec<(Source, String)> = match (&args.from, &args.git_dir) {
         (_, Some(g)) if !args.tag.is_empty() => {
@@ -224,7 +220,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         sources.iter().map(|(_, r)| (r.clone(), crate::kernel_stages::recorded(&root, r))).collect();
     let mut per_release = Vec::new();
     for (src, release) in &sources {
-        per_release.push((release.clone(), src.describe(), extract(src, &stage_facts[release])?));
+        per_release.push((release.clone(), src.describe(), extract(src, &stage_facts[release], args.tma_stand_ins)?));
     }
     let (_, _, first) = &per_release[0];
     for (release, _, e) in &per_release[1..] {
@@ -365,7 +361,12 @@ struct Extraction {
     missing: Vec<&'static str>,
 }
 
-fn extract(src: &Source, stages: &HashMap<String, crate::kernel_stages::Stages>) -> Result<Extraction> {
+/// `tma_stand_ins`: `--tma-stand-ins` (see [`tma_stand_ins`]).
+fn extract(
+    src: &Source,
+    stages: &HashMap<String, crate::kernel_stages::Stages>,
+    tma_stand_ins: bool,
+) -> Result<Extraction> {
     let mut files: Vec<String> =
         src.list("examples/cute/tutorial")?.into_iter().filter(|f| f.ends_with(".cu") || f.ends_with(".hpp")).collect();
     if files.is_empty() {
@@ -404,7 +405,7 @@ fn extract(src: &Source, stages: &HashMap<String, crate::kernel_stages::Stages>)
             missing.push(*m);
         }
     }
-    for (at, _, form) in collective_forms(src, stages)? {
+    for (at, _, form) in collective_forms(src, stages, tma_stand_ins)? {
         let listed = at.split(" [").next().unwrap_or(&at).to_string();
         all.push((at, listed, form));
     }
@@ -2639,6 +2640,7 @@ fn unqualified_all(a: &[Vec<Tok>]) -> Vec<Vec<Tok>> {
 fn collective_forms(
     src: &Source,
     stages: &HashMap<String, crate::kernel_stages::Stages>,
+    tma_stand_ins: bool,
 ) -> Result<Vec<(String, usize, Form)>> {
     let mut out = Vec::new();
     let mut mainloops = Vec::new();
@@ -2710,7 +2712,7 @@ fn collective_forms(
         for (file, toks, defs) in &mainloops {
             let Some((md, mbind)) = specialization(defs, "CollectiveMma", &margs) else { continue };
             found = true;
-            for (line, f) in mainloop_forms(toks, md, mbind) {
+            for (line, f) in mainloop_forms(toks, md, mbind, tma_stand_ins) {
                 out.push((format!("{file}:{line} [{short}]"), line, f));
             }
         }
@@ -2733,7 +2735,12 @@ fn collective_forms(
 }
 
 /// The forms of one `CollectiveMma` specialization's body, its template parameters bound.
-fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, Vec<Tok>>) -> Vec<(usize, Form)> {
+fn mainloop_forms(
+    toks: &[(Tok, usize)],
+    md: &StructDef,
+    mbind: HashMap<String, Vec<Tok>>,
+    with_tma_stand_ins: bool,
+) -> Vec<(usize, Form)> {
     let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
     let mut inside: Vec<Binding> = bindings(toks).into_iter().filter(|b| md.body.contains(&b.pos)).collect();
     // `TYPE NAME;` declarations of the body whose type is a member: `TiledMma tiled_mma;`.
@@ -2761,7 +2768,7 @@ fn mainloop_forms(toks: &[(Tok, usize)], md: &StructDef, mbind: HashMap<String, 
     mbind.entry("NumThreadsPerWarpGroup".into()).or_insert_with(|| vec![Tok::Word("128".into())]);
     // A TMA mainloop's global-memory tiles are TMA coordinate tiles (see [`tma_stand_ins`]).
     let tma = md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "tma_load_a"));
-    if tma && TMA_STAND_INS.load(std::sync::atomic::Ordering::Relaxed) {
+    if tma && with_tma_stand_ins {
         tma_stand_ins(toks, md, &mut mbind, &mut inside);
     }
     let gmem = if tma { HashMap::new() } else { gmem_stand_ins(&mbind) };
@@ -4488,7 +4495,7 @@ mod tests {
             let env = members(&cdefs, &cplain, d, bind, 0);
             let (_, margs) = template_id(&env["CollectiveMainloop"]).expect("a template-id");
             let (md, mbind) = specialization(&mdefs, "CollectiveMma", &margs).expect("the mainloop");
-            mainloop_forms(&mt, md, mbind)
+            mainloop_forms(&mt, md, mbind, false)
                 .into_iter()
                 .map(|(_, f)| match f {
                     Form::Case(t) | Form::Skip(t) => t,
@@ -4626,7 +4633,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             );
             let (md, mbind) = specialization(&mdefs, "CollectiveMma", &args).expect("the mainloop");
-            mainloop_forms(&mt, md, mbind)
+            mainloop_forms(&mt, md, mbind, false)
                 .into_iter()
                 .map(|(_, f)| match f {
                     Form::Case(t) | Form::Skip(t) => t,

@@ -60,10 +60,7 @@ fn on_tensor(op: Op, t: &CoordTensor, args: &[Value]) -> Result<Value> {
             };
             Ok(tensor(t.divide(d, &to_tiler(&args[1])?)?))
         }
-        Op::LazyTransformElemLess => {
-            use crate::engine::lazy_transform::{lazy_transform, Predicate};
-            Ok(Value::Atom(AtomValue::Transform(lazy_transform(t, Predicate::ElemLess(args[1].to_int_tuple()?))?)))
-        }
+        Op::LazyTransformElemLess => elem_less_transform(t, &args[1]),
         _ => Err(Error::Type(format!("{op} of an identity tensor is not modelled"))),
     }
 }
@@ -159,14 +156,20 @@ pub fn make_identity_tensor(_: &crate::expr::parse::Name, args: &[Value]) -> Res
 /// `lazy_transform_elem_less(C, S)`: `cute::lazy::transform(C, [&](auto c) { return elem_less(c,
 /// S); })` of a coordinate tensor (`engine::lazy_transform`).
 pub fn lazy_transform_elem_less(_: &crate::expr::parse::Name, args: &[Value]) -> Result<Value> {
-    use crate::engine::lazy_transform::{lazy_transform, Predicate};
     let Value::Atom(AtomValue::CoordTensor(t)) = &args[0] else {
         return Err(Error::Type(format!(
             "lazy_transform_elem_less takes an identity or coordinate tensor, found {}",
             args[0].kind()
         )));
     };
-    Ok(Value::Atom(AtomValue::Transform(lazy_transform(t, Predicate::ElemLess(args[1].to_int_tuple()?))?)))
+    elem_less_transform(t, &args[1])
+}
+
+/// The transform tensor `lazy_transform_elem_less(t, s)` (reached through [`on_tensor`] when the
+/// first argument is a coordinate tensor, and through the builtin otherwise).
+fn elem_less_transform(t: &CoordTensor, s: &Value) -> Result<Value> {
+    use crate::engine::lazy_transform::{lazy_transform, Predicate};
+    Ok(Value::Atom(AtomValue::Transform(lazy_transform(t, Predicate::ElemLess(s.to_int_tuple()?))?)))
 }
 
 /// `op(args)` where an argument is a transform tensor: the same operation on its inner
