@@ -16,8 +16,8 @@
 //! - `cute::<name>` compiles the cases of the file against real CuTe 4.2 and fails, naming
 //!   `file:line`, where CuTe now prints something other than the snapshot. The files selected in
 //!   one run are recorded in one oracle run, exactly as `cargo xtask bless` records them. Every
-//!   case is asked, but in the suites of [`SAMPLED`] (the kernel forms: 1,118 forms whose tiled
-//!   MMAs and copies took about half of CI's time to compile) only the forms of one stratum of
+//!   case is asked, but in the suites of [`SAMPLED`] (the kernel forms, whose tiled MMAs and
+//!   copies took about half of CI's time to compile, and the TMA mainloops' forms) only the forms of one stratum of
 //!   [`sampled`]: all of them are asked again by `cargo xtask bless --check` and by the nightly
 //!   conformance workflow (`--live-fixed`), on every pinned release.
 //!   `oracle::one_batch_survives_static_asserts_and_crashes` compiles oracle_batch.cases as one
@@ -98,9 +98,10 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// The suites whose `cute::` trial asks real CuTe about a third of the forms (what each stratum
-/// holds: [`sampled`]), and that third.
-const SAMPLED: &[(&str, u8)] = &[("kernel_forms", 3)];
+/// The suites whose `cute::` trial asks real CuTe about one stratum of the forms (what each
+/// stratum holds: [`sampled`]), and how many strata: a third of the kernel forms, an eighth of the
+/// TMA mainloops' forms (each a `make_tma_copy` instantiation, the slowest C++ the oracle compiles).
+const SAMPLED: &[(&str, u8)] = &[("kernel_forms", 3), ("kernel_forms_tma", 8)];
 
 /// Whether the `cute::` trial asks real CuTe about `case` of `suite`: always, but in a suite of
 /// [`SAMPLED`] with `k` strata only where the first byte of the sha256 of the C++ body the oracle

@@ -44,7 +44,7 @@
 
 use std::fmt;
 
-use super::atom::partition::{flat_coord, tidfrg_thrval2mn};
+use super::atom::partition::{compose_tv, flat_coord, tidfrg_thrval2mn, ConcatModes};
 use super::atom::tiled_copy::TiledCopy;
 use super::atom::tiled_mma::TiledMma;
 use super::error::{Error, Result};
@@ -196,7 +196,9 @@ impl CoordTensor {
 fn tidfrg(tc: &TiledCopy, l: &BasisLayout, src: bool) -> Result<BasisLayout> {
     let thrval2mn = tidfrg_thrval2mn(tc, src)?;
     let z = sb::zipped_divide(l, &Tiler::from_shape(&tc.tiler))?;
-    let tv = sb::composition_tiler(&z, &Tiler::Tuple(vec![Tiler::Layout(thrval2mn), Tiler::Underscore]))?;
+    // Mode by mode of the thread-value map, as for an integer layout (partition::compose_tv).
+    let tv0 = compose_tv(&z.mode(0)?, &thrval2mn, sb::composition)?;
+    let tv = BasisLayout::concat(&[tv0, z.mode(1)?]);
     sb::slice(&Coord::Tuple(vec![Coord::Tuple(vec![Coord::Under, Coord::Under]), Coord::Under]), &tv)
 }
 
@@ -327,6 +329,12 @@ pub fn check_divide(t: &CoordTensor, d: Divide, tiler: &Tiler, r: &CoordTensor) 
         }
     }
     Ok(None)
+}
+
+impl ConcatModes for BasisLayout {
+    fn concat_modes(parts: &[Self]) -> Self {
+        BasisLayout::concat(parts)
+    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@
 //! sm90_mma_tma_gmma_rs_warpspecialized.hpp ([`rs_mainloop_bindings`]). The mainloop's body is then read
 //! like a launched kernel's, its template parameters bound (see "The collective mainloops" below).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -97,12 +97,8 @@ pub struct KernelFormsArgs {
     /// The mirror's git directory (the `fetch` of github:NVIDIA/cutlass).
     #[arg(long, value_name = "DIR")]
     pub git_dir: Option<PathBuf>,
-    /// Also read the SM90 TMA mainloops' Params TMA copies, gmem tiles and TMA partitions (stand-ins
-    /// of an M = N = K = 4096 problem): about 800 more cases, not yet recorded on every release, so
-    /// off by default until they are.
-    #[arg(long)]
-    pub tma_stand_ins: bool,
-    /// Where to write the cases (default fixtures/cases/kernel_forms.cases).
+    /// Where to write the cases (default fixtures/cases/kernel_forms.cases; the forms the SM90 TMA
+    /// mainloops' Params TMA copies make go to the file of the same name ending in `_tma.cases`).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Compile each SM90 builder use whose stage count carves out the epilogue's shared storage
@@ -176,6 +172,50 @@ impl Source {
     }
 }
 
+/// The header of kernel_forms.cases.
+const KERNEL_FORMS_INTRO: &str =
+        "# The layouts, tiled copies, tiled MMAs and per-thread partitions that CUTLASS's CuTe tutorials\n\
+         # (examples/cute/tutorial/**) build on the host, and those of its SM70/SM80 collective mainloops\n\
+         # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
+         # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
+         # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 SS mainloops (TMA\n\
+         # warp-specialized, its FP8 and pointer-array variants, KernelTma, cp.async warp-specialized) and\n\
+         # the RS one (TMA warp-specialized, tfloat32/float with an MN-major operand; sm90_mma_*.hpp) for\n\
+         # every SM90 CollectiveBuilder use of the\n\
+         # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
+         # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
+         # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
+         # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
+         # host function's to what main() passes it when run without arguments (a host function only its\n\
+         # argv dispatch reaches, gemm_tn: with the transposes' characters that reach it), blockIdx to 0, a\n\
+         # mainloop's template parameters to the configuration's, a SIMT operand struct's Element to each\n\
+         # element type the configurations instantiate it with); global-memory tensors are their layouts\n\
+         # (run-time extents as dynamic integers; a cp.async mainloop's gmem tiles, operator() arguments,\n\
+         # those of an M = N = K = 4096 problem at the first CTA and k tile 0; the forms a TMA mainloop's\n\
+         # Params TMA copies make are in kernel_forms_tma.cases), identity tensors CuTe's;\n\
+         # make_tmem_copy(op, tCtAcc) of the UMMA accumulator (or of its divide or slice) takes its ValTypeC;\n\
+         # cute::lazy::transform(C, [&](auto c){ return elem_less(c, S); }) is lazy_transform_elem_less(C, S); an SM90 stage count that carves\n\
+         # out the epilogue's storage is the one real CUTLASS computes (fixtures/kernel_forms_stages.txt,\n\
+         # `--probe-stages`). Each form is written twice: in CuTe's\n\
+         # C++ spelling as read, then in the language's short spelling of the same expression.\n\
+         # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
+         # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n";
+
+/// The header of kernel_forms_tma.cases (the forms the TMA stand-ins add: [`tma_stand_ins`]).
+const KERNEL_FORMS_TMA_INTRO: &str =
+    "# The forms of CUTLASS's SM90 TMA collective mainloops (sm90_mma_tma_gmma_ss.hpp (KernelTma),\n\
+         # sm90_mma_tma_gmma_ss_warpspecialized.hpp, its FP8 variant, sm90_mma_tma_gmma_rs_warpspecialized.hpp)\n\
+         # that only their Params TMA copies make, for every SM90 CollectiveBuilder use that\n\
+         # kernel_forms.cases reads: the Params' make_tma_copy of an M = N = K = 4096, L = 1 problem's\n\
+         # tensor (the unit tests' packed strides), its get_tma_tensor, the gmem tiles (local_tile of the\n\
+         # TMA coordinate tensor at the first CTA, sliced by cluster rank 0) and the TMA partitions of the\n\
+         # gmem and smem tiles (partition_S/D of the copy's slice for the CTA's rank in the multicast).\n\
+         # The other forms of these mainloops (smem layouts, tiled MMAs, GMMA fragments) are in\n\
+         # kernel_forms.cases; the skipped list below is that of the whole read. Each form is written\n\
+         # twice: in CuTe's C++ spelling as read, then in the language's short spelling.\n\
+         # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
+         # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n";
+
 pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     let root = repo_root();
     let sources: Vec<(Source, String)> = match (&args.from, &args.git_dir) {
@@ -219,9 +259,40 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     let stage_facts: HashMap<String, HashMap<String, crate::kernel_stages::Stages>> =
         sources.iter().map(|(_, r)| (r.clone(), crate::kernel_stages::recorded(&root, r))).collect();
     let mut per_release = Vec::new();
+    let mut per_release_tma = Vec::new();
     for (src, release) in &sources {
-        per_release.push((release.clone(), src.describe(), extract(src, &stage_facts[release], args.tma_stand_ins)?));
+        let plain = extract(src, &stage_facts[release], false)?;
+        let tma = tma_only(&plain, extract(src, &stage_facts[release], true)?);
+        per_release.push((release.clone(), src.describe(), plain));
+        per_release_tma.push((release.clone(), src.describe(), tma));
     }
+    let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
+    write_suite(&out, KERNEL_FORMS_INTRO, &per_release)?;
+    let tma_out = out.with_file_name(format!(
+        "{}_tma.cases",
+        out.file_stem().and_then(|s| s.to_str()).context("the --out file has no name")?
+    ));
+    write_suite(&tma_out, KERNEL_FORMS_TMA_INTRO, &per_release_tma)?;
+    Ok(true)
+}
+
+/// The cases of `with` (read with the TMA stand-ins) that `plain` (read without) does not hold,
+/// with every form `with` skipped, counted by source group.
+fn tma_only(plain: &Extraction, with: Extraction) -> Extraction {
+    let known: HashSet<&str> = plain.cases.iter().map(|c| c.0.as_str()).collect();
+    let cases: Vec<_> = with.cases.into_iter().filter(|c| !known.contains(c.0.as_str())).collect();
+    let mut groups: Vec<(&'static str, usize, usize)> = with.groups.iter().map(|g| (g.0, 0, g.2)).collect();
+    for c in &cases {
+        if let Some(at) = c.2.first() {
+            groups[group_of(at)].1 += 1;
+        }
+    }
+    Extraction { cases, skipped: with.skipped, groups, files: with.files, missing: with.missing }
+}
+
+/// Writes one case file: `intro`, its `# recorded-for:` line, each release's table of what was
+/// found and skipped, and the cases (those of the first release; every release must agree).
+fn write_suite(out: &Path, intro: &str, per_release: &[(String, String, Extraction)]) -> Result<()> {
     let (_, _, first) = &per_release[0];
     for (release, _, e) in &per_release[1..] {
         let texts = |e: &Extraction| e.cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>();
@@ -237,44 +308,14 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         }
     }
     let releases: Vec<&str> = per_release.iter().map(|(r, _, _)| r.as_str()).collect();
-    let mut body = String::new();
-    body.push_str(
-        "# The layouts, tiled copies, tiled MMAs and per-thread partitions that CUTLASS's CuTe tutorials\n\
-         # (examples/cute/tutorial/**) build on the host, and those of its SM70/SM80 collective mainloops\n\
-         # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
-         # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
-         # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 SS mainloops (TMA\n\
-         # warp-specialized, its FP8 and pointer-array variants, KernelTma, cp.async warp-specialized) and\n\
-         # the RS one (TMA warp-specialized, tfloat32/float with an MN-major operand; sm90_mma_*.hpp) for\n\
-         # every SM90 CollectiveBuilder use of the\n\
-         # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
-         # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
-         # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
-         # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
-         # host function's to what main() passes it when run without arguments (a host function only its\n\
-         # argv dispatch reaches, gemm_tn: with the transposes' characters that reach it), blockIdx to 0, a\n\
-         # mainloop's template parameters to the configuration's, a SIMT operand struct's Element to each\n\
-         # element type the configurations instantiate it with); global-memory tensors are their layouts\n\
-         # (run-time extents as dynamic integers; a cp.async mainloop's gmem tiles, operator() arguments,\n\
-         # those of an M = N = K = 4096 problem at the first CTA and k tile 0; with --tma-stand-ins a TMA\n\
-         # mainloop's Params TMA copies made from that problem's tensor, its gmem tiles their get_tma_tensor's\n\
-         # local_tile at the first CTA, sliced by cluster rank 0), identity tensors CuTe's;\n\
-         # make_tmem_copy(op, tCtAcc) of the UMMA accumulator (or of its divide or slice) takes its ValTypeC;\n\
-         # cute::lazy::transform(C, [&](auto c){ return elem_less(c, S); }) is lazy_transform_elem_less(C, S); an SM90 stage count that carves\n\
-         # out the epilogue's storage is the one real CUTLASS computes (fixtures/kernel_forms_stages.txt,\n\
-         # `--probe-stages`). Each form is written twice: in CuTe's\n\
-         # C++ spelling as read, then in the language's short spelling of the same expression.\n\
-         # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
-         # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n",
-    );
+    let mut body = String::from(intro);
     // The releases recorded for the suite are facts of snapshots/versions/, not only of the
     // extraction: a re-extraction keeps every release the file's `# recorded-for:` line already
     // names (the forms of the extracted tags recorded on other releases too) and adds the
     // extracted ones.
-    let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
-    let recorded_for = recorded_for_union(std::fs::read_to_string(&out).ok().as_deref(), &releases);
+    let recorded_for = recorded_for_union(std::fs::read_to_string(out).ok().as_deref(), &releases);
     let _ = writeln!(body, "# recorded-for: {}", recorded_for.join(" "));
-    for (release, from, e) in &per_release {
+    for (release, from, e) in per_release {
         let _ = writeln!(
             body,
             "# {release} ({from}): {} cases from {} files; {} forms skipped:",
@@ -328,7 +369,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
             body.push('\n');
         }
     }
-    std::fs::write(&out, &body).with_context(|| format!("writing {}", out.display()))?;
+    std::fs::write(out, &body).with_context(|| format!("writing {}", out.display()))?;
     println!(
         "wrote {} ({} cases, {} skipped, for {})",
         out.display(),
@@ -336,7 +377,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         first.skipped.len(),
         releases.join(" ")
     );
-    Ok(true)
+    Ok(())
 }
 
 /// The releases of an existing case file's `# recorded-for:` line together with `extracted`,
@@ -412,11 +453,16 @@ fn extract(
     let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut skipped = Vec::new();
     let mut groups: Vec<(&'static str, usize, usize)> = GROUPS.iter().map(|g| (*g, 0, 0)).collect();
+    let mut admitted_before: HashMap<String, std::result::Result<String, String>> = HashMap::new();
     for (at, listed, form) in all {
         let g = group_of(&at);
         let before = (cases.len(), skipped.len());
         let admitted = match form {
-            Form::Case(text) => admit(&text).map(|c| (c, text.clone())).map_err(|why| (why, Some(text))),
+            Form::Case(text) => {
+                // The same form comes from many builder uses: evaluated once.
+                let verdict = admitted_before.entry(text.clone()).or_insert_with(|| admit(&text)).clone();
+                verdict.map(|c| (c, text.clone())).map_err(|why| (why, Some(text)))
+            }
             Form::Skip(why) => Err((why, None)),
         };
         match admitted {
@@ -443,7 +489,7 @@ fn extract(
         groups[g].2 += skipped.len() - before.1;
     }
     // A kernel launched twice skips its forms twice.
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     skipped.retain(|s| seen.insert(s.clone()));
     Ok(Extraction { cases, skipped, groups, files: files.len(), missing })
 }
@@ -539,10 +585,6 @@ fn group_of(at: &str) -> usize {
 fn reason_class(why: &str) -> &'static str {
     const CLASSES: &[(&str, &str)] = &[
         (
-            "CTA shares are not whole rows",
-            "a multicast TMA copy's partition that CuTe composes past the smem tile's size (the engine does not model it)",
-        ),
-        (
             "make_tmem_copy takes",
             "a TMEM copy of a tensor other than a UMMA accumulator fragment (make_tmem_copy(op, tmem tensor) is read as make_tmem_copy(op, ValTypeC, fragment) only for ThrMMA::make_fragment_C)",
         ),
@@ -552,7 +594,7 @@ fn reason_class(why: &str) -> &'static str {
         ),
         (
             "operator() argument",
-            "the SM90 TMA mainloop's global-memory tile (an operator() argument: a TMA coordinate tile of the run-time problem tensor, not stood in)",
+            "the SM90 TMA mainloop's global-memory tile (an operator() argument: a TMA coordinate tile of the run-time problem tensor; read with the stand-ins of a 4096 problem into kernel_forms_tma.cases)",
         ),
         ("not bound from main()", "a global-memory tensor whose extents main() does not bind"),
         (
@@ -1180,11 +1222,6 @@ fn kernel_forms(
                 let retile = matches!(op, Op::RetileS | Op::RetileD);
                 let thr = if retile { String::new() } else { format!(", {thread}") };
                 let text = format!("{}({}, {}{thr})", op.name(), render(obj), render(&layout));
-                if let Some(why) = tma_partition_refused(obj, &text) {
-                    out.push((b.line, Form::Skip(format!("{}.{m}({}): {why}", b.name, render(arg)))));
-                    unknown.insert(b.name.clone(), why);
-                    continue;
-                }
                 tensors.insert(b.name.clone(), tokenize(&text).into_iter().map(|t| t.0).collect());
                 let operand = match op {
                     Op::MmaPartitionA => Some('a'),
@@ -2821,23 +2858,6 @@ fn gmem_stand_ins(mbind: &HashMap<String, Vec<Tok>>) -> HashMap<String, Vec<Tok>
         }
     }
     out
-}
-
-/// Why the partition `text` by the TMA copy `obj` is skipped: a multicast TMA copy whose CTAs'
-/// shares of the box are not whole rows of the smem tile makes a TV layout that runs past the
-/// tile (each CTA's value mode is the whole box, `layout_T` a fraction of it), and CuTe's
-/// composition in `tidfrg_S/D` extends the tile's layout past its size, where the engine refuses
-/// it as not a composition (`lhs(rhs(c))` differs): not modelled. None for any other partition.
-fn tma_partition_refused(obj: &[Tok], text: &str) -> Option<String> {
-    if !matches!(obj.first(), Some(Tok::Word(w)) if w == "make_tma_copy") {
-        return None;
-    }
-    match cutecheck::expr::eval_str(text) {
-        Err(e) if e.to_string().contains("composition is not defined here") => Some(
-            "a multicast TMA copy whose CTA shares are not whole rows of the smem tile: CuTe composes past the tile's size (tidfrg_S/D), which the engine does not model".to_string(),
-        ),
-        _ => None,
-    }
 }
 
 /// The keyword of a TMA mainloop's stand-in Params TMA copy binding (see [`tma_stand_ins`]).

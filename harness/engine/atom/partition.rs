@@ -342,8 +342,41 @@ pub fn tidfrg(tc: &TiledCopy, l: &Layout, src: bool) -> Result<Layout> {
         None => Tiler::from_shape(&tc.tiler),
     };
     let z = zipped_divide(l, &tiler)?;
-    let tv_tensor = composition_tiler(&z, &Tiler::Tuple(vec![Tiler::Layout(thrval2mn), Tiler::Underscore]))?;
+    let tv = compose_tv(&z.mode(0)?, &thrval2mn, composition)?;
+    let tv_tensor = Layout::concat(&[tv, z.mode(1)?]);
     slice(&Coord::Tuple(vec![Coord::Tuple(vec![Coord::Under, Coord::Under]), Coord::Under]), &tv_tensor)
+}
+
+/// `tile.compose(thrval2mn)` in `tidfrg_S/D` (copy_atom.hpp: `zipped_divide(stensor,
+/// Tiler_MN{}).compose(thrval2mn, _)`), composed mode by mode of `thrval2mn`: CuTe's
+/// `composition_impl` distributes over a tuple right-hand side (layout.hpp, "Right-distributivity
+/// of Layout composition for RHS tuple"), so the thread mode and the value mode are each a
+/// composition (`result_i(c) == tile(thrval2mn_i(c))`, checked by `compose` for each), while
+/// their sum need not be `tile(thrval2mn(t, v))`: a multicast TMA copy's (CTA, value) layout runs
+/// past the tile (every CTA's value mode is the whole box, the CTA mode an offset within it), and
+/// CuTe composes it all the same (test `partition::tests::a_multicast_tma_partition_composes_by_mode`).
+/// The result is the one the whole composition gives (the same coalesced tile, the same modes).
+pub fn compose_tv<L, F>(tile: &L, thrval2mn: &Layout, compose: F) -> Result<L>
+where
+    F: Fn(&L, &Layout) -> Result<L>,
+    L: ConcatModes,
+{
+    if !thrval2mn.shape.is_tuple() {
+        return compose(tile, thrval2mn);
+    }
+    let parts = thrval2mn.modes().iter().map(|m| compose(tile, m)).collect::<Result<Vec<L>>>()?;
+    Ok(L::concat_modes(&parts))
+}
+
+/// Layouts whose modes concatenate into one layout (`make_layout(m0, m1, ...)`).
+pub trait ConcatModes: Sized {
+    fn concat_modes(parts: &[Self]) -> Self;
+}
+
+impl ConcatModes for Layout {
+    fn concat_modes(parts: &[Self]) -> Self {
+        Layout::concat(parts)
+    }
 }
 
 /// The (thread, value) -> tile map `tidfrg_S` (or `tidfrg_D`) composes the zipped tile with.
@@ -507,6 +540,25 @@ pub fn gmma_descriptor_fragment(p: &Partition, bits: i64) -> Result<Layout> {
 mod tests {
     use super::super::{copy::copy_atom, lit, tiled_copy::make_tiled_copy, tiled_mma::make_tiled_mma};
     use super::*;
+    use crate::test_util::l;
+
+    /// A (CTA, value) map whose CTA offset and value box together run past the tile, as a
+    /// multicast TMA copy's: the whole composition is refused (its values are not `tile(tv(c))`),
+    /// the by-mode one is each mode's composition, checked, and concatenated.
+    #[test]
+    fn a_multicast_tma_partition_composes_by_mode() {
+        let tile = l("(_4,_2):(_1,_8)");
+        let tv = l("(_2,_4):(_2,_1)");
+        assert!(composition(&tile, &tv).is_err(), "tile(tv(1,3)) = tile(5) = 9, while the modes sum to 5");
+        let r = compose_tv(&tile, &tv, composition).unwrap();
+        assert_eq!(r.rank(), 2);
+        for (i, m) in tv.modes().iter().enumerate() {
+            assert_eq!(r.mode(i).unwrap(), composition(&tile, m).unwrap(), "mode {i}");
+        }
+        // A leaf map is the plain composition.
+        let leaf = l("_4:_2");
+        assert_eq!(compose_tv(&tile, &leaf, composition).unwrap(), composition(&tile, &leaf).unwrap());
+    }
 
     #[test]
     fn transfer_swizzle_carries_the_reached_bits() {
