@@ -27,7 +27,8 @@
 //! tests' `DefaultGemmConfigurationToCutlass3Types<...>` are matched to the specializations of
 //! default_gemm_configuration.hpp, whose `CollectiveMainloop` selects a `CollectiveMma`
 //! specialization of sm70_mma_twostage.hpp / sm80_mma_multistage.hpp; the SM90 unit tests' and
-//! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses go through the builder's selectors
+//! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses (one inside a class template, examples/49's
+//! runner, once per instantiation main() makes: [`class_instance_uses`]) go through the builder's selectors
 //! ([`sm90_builder`]) to sm90_mma_tma_gmma_ss_warpspecialized.hpp (its `_fp8` variant for FP8
 //! inputs), sm90_mma_tma_gmma_ss.hpp (KernelTma) or sm90_mma_multistage_gmma_ss_warpspecialized.hpp
 //! (the cp.async schedules, and KernelScheduleAuto below 16-byte alignments), and, for tfloat32/float
@@ -3145,8 +3146,13 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
             let stage = (bytes + 127) / 128 * 128 + 16;
             (232448 / 128 * 128) / stage
         }
-        Some((h, a)) if h == "StageCount" && a.len() == 1 => {
+        Some((h, a)) if (h == "StageCount" || h == "Int") && a.len() == 1 => {
             a[0].parse().map_err(|_| format!("stage count {}: not an integer", a[0]))?
+        }
+        // `cute::Int<N>` spelled `_N` (compute_stage_count_or_override's `cute::Int<stages>`
+        // overload, sm90_gmma_builder.inl).
+        Some((h, a)) if a.is_empty() && h.strip_prefix('_').is_some_and(|n| n.parse::<i64>().is_ok()) => {
+            h[1..].parse().map_err(|_| format!("stage count {h}: not an integer"))?
         }
         _ => {
             return Err(format!(
@@ -3677,7 +3683,7 @@ fn rs_transpose_body_forms(
 /// Why the transposition's tensors are not read.
 const RS_TRANSPOSE_WHY: &str = "a tile of sB / gmma_sB, the position-independent swizzle tensors (as_position_independent_swizzle_tensor) the RS mainloop passes its B transposition: not modelled";
 
-/// An alignment argument: an integer, or `BITS / sizeof_bits<T>::value`.
+/// An alignment argument: an integer, `BITS / sizeof_bits<T>::value` or `BYTES / sizeof(T)`.
 fn alignment(a: &[Tok]) -> Option<i64> {
     let t = unqualified(a);
     match t.as_slice() {
@@ -3687,6 +3693,12 @@ fn alignment(a: &[Tok]) -> Option<i64> {
         {
             let bits = 8 * type_bytes(&render(ty))? as i64;
             Some(n.parse::<i64>().ok()? / bits)
+        }
+        // `BYTES / sizeof(T)` (examples/49's `16 / sizeof(ElementA)`), its `sizeof` already the
+        // value type's bytes (`normalize`).
+        [Tok::Word(n), Tok::Punct('/'), Tok::Word(d)] => {
+            let (n, d) = (n.parse::<i64>().ok()?, d.parse::<i64>().ok()?);
+            (d > 0 && n % d == 0).then(|| n / d)
         }
         _ => None,
     }
@@ -3759,6 +3771,20 @@ fn builder_uses(src: &Source) -> Result<(Vec<BuilderUse>, Vec<String>)> {
                 continue;
             }
             let at = format!("{f}:{}", toks[i].1);
+            // A use inside a class template whose arguments name its parameters: one use per
+            // instantiation the file makes (see [`class_instance_uses`]).
+            if let Some(uses) = class_instance_uses(&at, &toks, i, &args) {
+                for (at, args, instance) in uses {
+                    let probe = args
+                        .get(11)
+                        .filter(|a| a.iter().any(|t| matches!(t, Tok::Word(w) if w == "StageCountAutoCarveout")))
+                        .and_then(|_| crate::kernel_stages::probe(&at, &plain, &tok_lines, &lines, i))
+                        .map(|p| crate::kernel_stages::Probe { instance: Some(instance), ..p });
+                    probed |= probe.is_some();
+                    out.push((at, args, probe));
+                }
+                continue;
+            }
             // A stage count carving out the epilogue's storage: what real CUTLASS computes
             // (kernel_stages.rs).
             let probe = args
@@ -3779,6 +3805,148 @@ fn builder_uses(src: &Source) -> Result<(Vec<BuilderUse>, Vec<String>)> {
         }
     }
     Ok((out, includes))
+}
+
+/// An instantiation a file makes of a class template: where, the type as written
+/// (`ExampleRunner<cutlass::gemm::KernelTma>`), and each template parameter bound to its argument
+/// or, past the written ones, its default.
+struct ClassInstance {
+    line: usize,
+    written: String,
+    bind: Bound,
+}
+
+/// A template's parameters with their defaults (`class P = D`).
+type TemplateParams = Vec<(String, Option<Vec<Tok>>)>;
+
+/// A builder use of one instantiation: where (`FILE:LINE@INSTANCE_LINE`), its arguments, and the
+/// instantiation's line and type as written (for the stage probe, kernel_stages::Probe::instance).
+type InstanceUse = (String, Args, (usize, String));
+
+/// The class template (`template <...> struct NAME {`) whose body holds token `i`, innermost
+/// first: its name and its parameters with their defaults (`class P = D`).
+fn enclosing_class_template(plain: &[Tok], i: usize) -> Option<(String, TemplateParams)> {
+    let mut depth = 0i32;
+    for k in (0..i).rev() {
+        match &plain[k] {
+            Tok::Punct('}') => depth += 1,
+            Tok::Punct('{') if depth > 0 => depth -= 1,
+            Tok::Punct('{') => {
+                // The head `template <...> struct NAME [: bases]` before this brace.
+                let head_start =
+                    (0..k).rev().find(|&h| matches!(plain[h], Tok::Punct(';' | '{' | '}'))).map_or(0, |h| h + 1);
+                let head = &plain[head_start..k];
+                let templ = matches!(head.first(), Some(Tok::Word(t)) if t == "template");
+                if let (true, Some(c)) = (templ, angle_close(head, 1)) {
+                    let kw = head[c..].iter().position(|t| matches!(t, Tok::Word(w) if w == "struct" || w == "class"));
+                    if let Some(Tok::Word(name)) = kw.and_then(|kw| head.get(c + kw + 1)) {
+                        let params = split_commas(&head[2..c])
+                            .iter()
+                            .filter_map(|p| {
+                                let eq = p.iter().position(|t| *t == Tok::Punct('='));
+                                let before = &p[..eq.unwrap_or(p.len())];
+                                let n = before.iter().rev().find_map(|t| match t {
+                                    Tok::Word(w) => Some(w.clone()),
+                                    _ => None,
+                                })?;
+                                Some((n, eq.map(|e| p[e + 1..].to_vec())))
+                            })
+                            .collect();
+                        return Some((name.clone(), params));
+                    }
+                }
+                // Not a class template's body: look further out.
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The instantiations `NAME<args> variable;` (also `NAME<> variable;`) that a file's tokens make
+/// of the class template `name` with `params`, each bound with the defaults past its arguments.
+fn class_instances(toks: &[(Tok, usize)], name: &str, params: &[(String, Option<Vec<Tok>>)]) -> Vec<ClassInstance> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let mut out = Vec::new();
+    for k in 0..plain.len() {
+        if !matches!(&plain[k], Tok::Word(w) if w == name) || plain.get(k + 1) != Some(&Tok::Punct('<')) {
+            continue;
+        }
+        let Some(c) = angle_close(&plain, k + 1) else { continue };
+        let (Some(Tok::Word(_)), Some(Tok::Punct(';'))) = (plain.get(c + 1), plain.get(c + 2)) else { continue };
+        let args = split_commas(&plain[k + 2..c]);
+        if args.len() > params.len() {
+            continue;
+        }
+        let mut bind = Bound::new();
+        let mut complete = true;
+        for (n, (p, default)) in params.iter().enumerate() {
+            match (args.get(n), default) {
+                (Some(a), _) => _ = bind.insert(p.clone(), a.clone()),
+                (None, Some(d)) => _ = bind.insert(p.clone(), substitute(d, &bind)),
+                (None, None) => complete = false,
+            }
+        }
+        if complete {
+            out.push(ClassInstance { line: toks[k].1, written: render(&plain[k..=c]), bind });
+        }
+    }
+    out
+}
+
+/// `[cute::|std::]conditional_t<[cute::|std::]is_same_v<A, B>, X, Y>` with A and B written out: X
+/// where they name the same type (namespaces aside), else Y; anything else as it is.
+fn fold_is_same(toks: &[Tok]) -> Vec<Tok> {
+    let mut t = toks.to_vec();
+    'again: loop {
+        for i in 0..t.len() {
+            if t[i] != Tok::Word("conditional_t".into()) || t.get(i + 1) != Some(&Tok::Punct('<')) {
+                continue;
+            }
+            let Some(c) = angle_close(&t, i + 1) else { continue };
+            let args = split_commas(&t[i + 2..c]);
+            let [cond, yes, no] = args.as_slice() else { continue };
+            let Some(("is_same_v", ab)) = template_id(cond).as_ref().map(|(h, a)| (h.as_str(), a.clone())) else {
+                continue;
+            };
+            let [a, b] = ab.as_slice() else { continue };
+            let mut start = i;
+            while start >= 3 && t[start - 1] == Tok::Punct(':') && t[start - 2] == Tok::Punct(':') {
+                start -= 3;
+            }
+            let mut out = t[..start].to_vec();
+            out.extend(if unqualified(a) == unqualified(b) { yes.clone() } else { no.clone() });
+            out.extend(t[c + 1..].iter().cloned());
+            t = out;
+            continue 'again;
+        }
+        return t;
+    }
+}
+
+/// A builder use inside a class template whose arguments name the template's parameters
+/// (examples/49's `ExampleRunner<MainloopScheduleType, EpilogueScheduleType, StageCountType, ...>`
+/// builds its mainloop with `MainloopScheduleType` and a stage count `conditional_t<is_same_v<
+/// StageCountType, StageCountAuto>, StageCountAutoCarveout<...>, StageCountType>`): one use per
+/// instantiation the file makes (`ExampleRunner<cutlass::gemm::KernelTma, ...> runner;` in main()),
+/// the parameters bound to its arguments and defaults and such `conditional_t`s folded, named
+/// `FILE:LINE@INSTANCE_LINE` (the instantiation's line). None when the use is in no class template
+/// or names none of its parameters, or when the file never instantiates it.
+fn class_instance_uses(at: &str, toks: &[(Tok, usize)], i: usize, args: &[Vec<Tok>]) -> Option<Vec<InstanceUse>> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let (name, params) = enclosing_class_template(&plain, i)?;
+    let names = |a: &Vec<Tok>| a.iter().any(|t| matches!(t, Tok::Word(w) if params.iter().any(|(p, _)| p == w)));
+    if !args.iter().any(names) {
+        return None;
+    }
+    let uses: Vec<_> = class_instances(toks, &name, &params)
+        .into_iter()
+        .map(|c| {
+            let args = args.iter().map(|a| fold_is_same(&substitute(a, &c.bind))).collect();
+            (format!("{at}@{}", c.line), args, (c.line, c.written))
+        })
+        .collect();
+    (!uses.is_empty()).then_some(uses)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -4813,5 +4981,57 @@ mod tests {
             ),
             "Copy_Atom<UniversalCopy<float>, float>{}, x.Element, A::Element, ElementA"
         );
+    }
+
+    #[test]
+    fn a_builder_use_in_a_class_template_is_read_per_instantiation() {
+        // As examples/49: the schedule and stage count are the runner's template parameters; main()
+        // instantiates it with defaults, with an explicit `_5`, and with a schedule.
+        let text = "template <class Sched = cutlass::gemm::collective::KernelScheduleAuto, \
+            class Stages = cutlass::gemm::collective::StageCountAuto, bool Evt = false>\n\
+            struct Runner {\n\
+              using E = cutlass::half_t;\n\
+              static constexpr int AlignmentA = 16 / sizeof(E);\n\
+              using M = typename cutlass::gemm::collective::CollectiveBuilder<\n\
+                cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, E, cutlass::layout::RowMajor, AlignmentA,\n\
+                E, cutlass::layout::ColumnMajor, AlignmentA, float, Shape<_128,_128,_64>, Shape<_2,_1,_1>,\n\
+                cute::conditional_t<cute::is_same_v<Stages, cutlass::gemm::collective::StageCountAuto>,\n\
+                  cutlass::gemm::collective::StageCountAutoCarveout<8>, Stages>, Sched>::CollectiveOp;\n\
+            };\n\
+            int main() {\n\
+              Runner<> a;\n\
+              Runner<cutlass::gemm::collective::KernelScheduleAuto, _5> b;\n\
+              Runner<cutlass::gemm::KernelTma> c;\n\
+              return 0;\n\
+            }\n";
+        let toks = tokenize(text);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let i = plain.iter().position(|t| *t == Tok::Word("CollectiveBuilder".into())).expect("the use");
+        let c = angle_close(&plain, i + 1).expect("its arguments");
+        let args = split_commas(&plain[i + 2..c]);
+        let uses = class_instance_uses("t.cu:5", &toks, i, &args).expect("one use per instantiation");
+        let at: Vec<&str> = uses.iter().map(|u| u.0.as_str()).collect();
+        assert_eq!(at, ["t.cu:5@12", "t.cu:5@13", "t.cu:5@14"]);
+        assert_eq!(uses[2].2, (14, "Runner<cutlass::gemm::KernelTma>".to_string()));
+        // The defaults bound; the stage count's conditional_t folded either way.
+        assert_eq!(render(&uses[0].1[12]), "cutlass::gemm::collective::KernelScheduleAuto");
+        assert_eq!(render(&uses[0].1[11]), "cutlass::gemm::collective::StageCountAutoCarveout<8>");
+        assert_eq!(render(&uses[1].1[11]), "_5");
+        assert_eq!(render(&uses[2].1[12]), "cutlass::gemm::KernelTma");
+        // `_5` is compute_stage_count_or_override's `cute::Int<5>`; `16 / sizeof(half_t)` is 8,
+        // which KernelScheduleAuto's TMA choice needs (16-byte units).
+        let mut b = uses[1].1.clone();
+        b[2] = vec![Tok::Word("half_t".into())];
+        b[5] = b[2].clone();
+        b[4] = normalize(&tokenize("16 / sizeof(cutlass::half_t)").into_iter().map(|t| t.0).collect::<Vec<_>>());
+        b[7] = b[4].clone();
+        let m = sm90_builder(&b).expect("the auto-scheduled mainloop");
+        assert_eq!(
+            render(&m[0]),
+            "MainloopSm90TmaGmmaWarpSpecialized<5, Shape<_2, _1, _1>, KernelTmaWarpSpecializedCooperative>"
+        );
+        // A use that names no parameter of its class template is read as it is.
+        let plain_use: Vec<Vec<Tok>> = args.iter().map(|a| substitute(a, &HashMap::new())).take(11).collect();
+        assert!(class_instance_uses("t.cu:5", &toks, i, &plain_use).is_none());
     }
 }
