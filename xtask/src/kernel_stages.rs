@@ -45,10 +45,21 @@ pub struct Probe {
     /// The innermost `using NAME = ...;` holding the use, and the line (1-based) where it ends.
     pub unit_alias: String,
     pub end_line: usize,
-    /// A use inside a class template, probed per instantiation: the line where the file
-    /// instantiates it and the instantiated type as written (`ExampleRunner<cutlass::gemm::KernelTma>`);
-    /// its unit asks `TYPE::ALIAS` at the file's end, not the template's own declaration.
-    pub instance: Option<(usize, String)>,
+    /// A use inside a class or function template, probed per instantiation: the line where the
+    /// file instantiates it (the probe's `Line`) and how its unit asks it ([`Ask`]).
+    pub instance: Option<(usize, Ask)>,
+}
+
+/// How a probe of one instantiation of the template holding a use is asked in its unit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ask {
+    /// A class template's: `TYPE::ALIAS::DispatchPolicy::Stages` at the unit's end, TYPE the
+    /// instantiation as written (`ExampleRunner<cutlass::gemm::KernelTma>`).
+    Type(String),
+    /// A function template's: after the use's `using`, under this condition on the template's
+    /// parameters (`cute::is_same_v` of their tuple and the call's), through `cute::conditional_t`
+    /// so that only that instantiation's probe class is instantiated (and fails).
+    When(String),
 }
 
 /// The probe of a builder use at token `i` of a file (`plain` its tokens, `lines` its text's lines,
@@ -441,12 +452,24 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
         for p in ps {
             // An instantiation of a class template: asked at the file's end, named by the line
             // that instantiates it.
-            if let Some((line, ty)) = &p.instance {
-                lines.push(format!(
-                    "static_assert(cutecheck_stage_probe<{line}, {ty}::{}::DispatchPolicy::Stages>::value, \"\");",
-                    p.unit_alias
-                ));
-                continue;
+            match &p.instance {
+                Some((line, Ask::Type(ty))) => {
+                    lines.push(format!(
+                        "static_assert(cutecheck_stage_probe<{line}, {ty}::{}::DispatchPolicy::Stages>::value, \"\");",
+                        p.unit_alias
+                    ));
+                    continue;
+                }
+                Some((line, Ask::When(cond))) => {
+                    let Some(l) = lines.get_mut(p.end_line.wrapping_sub(1)) else { continue };
+                    let _ = write!(
+                        l,
+                        " static_assert(cute::conditional_t<{cond}, cutecheck_stage_probe<{line}, {}::DispatchPolicy::Stages>, cute::true_type>::value, \"\");",
+                        p.unit_alias
+                    );
+                    continue;
+                }
+                None => {}
             }
             let line: usize = p.at.rsplit_once(':').and_then(|(_, l)| l.parse().ok()).unwrap_or(0);
             let Some(l) = lines.get_mut(p.end_line.wrapping_sub(1)) else { continue };
