@@ -3431,10 +3431,37 @@ fn scale_config(sf: &[Tok]) -> Option<([i64; 3], [String; 2])> {
 /// granularities and scales per tile, the scale factors' element (the accumulator's, float for
 /// the F32 accumulators the builder selects), `SmemLayoutAtomSFA/SFB` as smem_atom_layoutSFA/SFB
 /// build them, and `SmemLayoutSFA/SFB` without `append`; `cute::make_smem_ptr` read as
-/// `make_smem_ptr`.
-fn blockwise_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, inside: &mut [Binding]) {
+/// `make_smem_ptr`; a chained `X.get_slice(i).partition_C(T)` read as its slice, then the partition.
+fn blockwise_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, inside: &mut Vec<Binding>) {
     if !md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "SmemLayoutAtomSFA")) {
         return;
+    }
+    // `tiled_mma.get_slice(thread_idx).partition_C(sSFA)` (the scale factors' partitions, mma())
+    // is the slice bound first, `NAME_slice = tiled_mma.get_slice(thread_idx)`, then its
+    // `partition_C`, as the other mainloops write it.
+    let mut k = 0;
+    while k < inside.len() {
+        let r = inside[k].rhs.clone();
+        let is = |j: usize, w: &str| matches!(r.get(j), Some(Tok::Word(x)) if x == w);
+        if matches!(r.first(), Some(Tok::Word(_))) && r.get(1) == Some(&Tok::Punct('.')) && is(2, "get_slice") {
+            if let Some(c) = closing(&r, 3).filter(|&c| r.get(c + 1) == Some(&Tok::Punct('.'))) {
+                let slice = format!("{}_slice", inside[k].name);
+                let b = &inside[k];
+                let bound = Binding {
+                    pos: b.pos,
+                    line: b.line,
+                    keyword: "auto".into(),
+                    name: slice.clone(),
+                    rhs: r[..=c].to_vec(),
+                };
+                let mut rhs = vec![Tok::Word(slice)];
+                rhs.extend(r[c + 1..].iter().cloned());
+                inside[k].rhs = rhs;
+                inside.insert(k, bound);
+                k += 1;
+            }
+        }
+        k += 1;
     }
     let elems = |key: &str| mbind.get(key).and_then(|v| tuple_pair(v));
     let (Some((stride_a, sf_a)), Some((stride_b, sf_b))) = (elems("StridePairA_"), elems("StridePairB_")) else {
@@ -5439,7 +5466,8 @@ mod tests {
         let body = "struct CollectiveMma { using SmemLayoutAtomSFA = decltype(ScaleConfig::smem_atom_layoutSFA(TileShape{})); \
             using SmemLayoutAtomSFB = decltype(ScaleConfig::smem_atom_layoutSFB(TileShape{})); \
             using SmemLayoutSFA = decltype(make_layout(append(shape(SmemLayoutAtomSFA{}), Int<DispatchPolicy::Stages>{}), x)); \
-            static constexpr int ScaleMsPerTile = size<0>(TileShape{}) / ScaleGranularityM; };";
+            static constexpr int ScaleMsPerTile = size<0>(TileShape{}) / ScaleGranularityM; \
+            void mma() { Tensor tCsSFA = tiled_mma.get_slice(thread_idx).partition_C(sSFA); } };";
         let bt = tokenize(body);
         let bp: Vec<Tok> = bt.iter().map(|t| t.0.clone()).collect();
         let md = StructDef {
@@ -5470,5 +5498,10 @@ mod tests {
             "decltype(make_layout(get<0>(SmemLayoutAtomSFA{}), get<1>(SmemLayoutAtomSFA{}), make_layout(Int<DispatchPolicy::Stages>{}, size(filter_zeros(SmemLayoutAtomSFA{})))))"
         );
         assert_eq!(got["ScaleMsPerTile"], "128");
+        // The chained slice and partition: the slice bound first.
+        assert_eq!(got["tCsSFA_slice"], "tiled_mma.get_slice(thread_idx)");
+        assert_eq!(got["tCsSFA"], "tCsSFA_slice.partition_C(sSFA)");
+        let order: Vec<&str> = inside.iter().map(|b| b.name.as_str()).collect();
+        assert!(order.ends_with(&["tCsSFA_slice", "tCsSFA"]), "{order:?}");
     }
 }
