@@ -676,6 +676,11 @@ impl<B: Build> Parser<'_, B> {
                 let idx = self.build.int(i, false, col);
                 self.build.push(idx);
                 let got = self.build.call(cpp::op_name(super::op::Op::Get), 2, true, col);
+                // `get<I>(x)` itself (cute/container/tuple.hpp; of a layout, layout.hpp's
+                // `get<I>(layout)`, its I-th mode).
+                if op == super::op::Op::Get {
+                    return Ok(Some(got));
+                }
                 self.build.push(got);
                 Ok(Some(self.build.call(cpp::op_name(op), 1, true, col)))
             }
@@ -952,7 +957,7 @@ fn scan_into(b: &[u8], mut pos: usize, depth: usize, buf: &mut LitBuf) -> Option
 /// - `Layout<Shape<...>,Stride<...>>{}` is `S:D`, `Layout<Shape<...>>{}` is `make_layout(S)`;
 /// - `MMA_Atom<OP>{}` is `mma_atom(OP)`, `Copy_Atom<OP,T>{}` is `copy_atom(OP,T)`;
 /// - `T{}` for any other type (a swizzle, an atom, a mode order such as `LayoutRight{}`) is `T`;
-/// - `size<I>(x)` (and `shape`, `stride`, `cosize`, `rank`, `depth`) is `size(get(x,I))`;
+/// - `size<I>(x)` (and `shape`, `stride`, `cosize`, `rank`, `depth`) is `size(get(x,I))`, `get<I>(x)` is `get(x,I)`;
 /// - a leading `cute::` is dropped.
 pub mod cpp {
     use super::{Ident, Name, TemplateArg};
@@ -967,7 +972,7 @@ pub mod cpp {
         /// `MMA_Atom<OP>` / `Copy_Atom<OP,T>`: the operation's call on the template arguments.
         Atom(Op),
         /// `size<I>(x)`, `shape<I>(x)`, `stride<I>(x)`, `cosize<I>(x)`, `rank<I>(x)`,
-        /// `depth<I>(x)`: the operation on `get(x, I)`.
+        /// `depth<I>(x)`: the operation on `get(x, I)`; `get<I>(x)` is `get(x, I)`.
         Moded(Op, i64),
         /// `ComposedLayout<Swizzle<B,M,S>, _0, L>`: `composition(Swizzle<B,M,S>, L)`.
         Composed,
@@ -1009,10 +1014,12 @@ pub mod cpp {
             ("MMA_Atom", true) => Some(Form::Atom(Op::MmaAtom)),
             ("Copy_Atom", true) => Some(Form::Atom(Op::CopyAtom)),
             ("ComposedLayout", true) => Some(Form::Composed),
-            (_, true) if Op::by_name(id).is_some_and(|op| MODED.contains(&op)) => match n.targs.as_deref() {
-                Some([super::TemplateArg::Int(i)]) => Op::by_name(id).map(|op| Form::Moded(op, *i)),
-                _ => None,
-            },
+            (_, true) if Op::by_name(id).is_some_and(|op| MODED.contains(&op) || op == Op::Get) => {
+                match n.targs.as_deref() {
+                    Some([super::TemplateArg::Int(i)]) => Op::by_name(id).map(|op| Form::Moded(op, *i)),
+                    _ => None,
+                }
+            }
             _ => value_type(n).is_some_and(|t| !matches!(t, ValueType::Underscore) || id != "_").then_some(Form::Type),
         }
     }
@@ -1080,6 +1087,9 @@ pub(crate) mod tests {
         assert_eq!(round_trip("size<0>(Layout<_4,_2>{})"), "size(get(_4:_2,0))");
         assert_eq!(round_trip("make_shape(size<0>(x), shape<1>(x))"), "(size(get(x,0)),shape(get(x,1)))");
         assert!(parse("size<0>(x, y)").is_err());
+        // `get<I>(x)` is `get(x, I)` (the FP8 blockwise mainloop's `get<0>(shape(SmemLayoutSFA{}))`).
+        assert_eq!(round_trip("get<1>(shape(Layout<Shape<_4,_2>>{}))"), "get(shape(make_layout((_4,_2))),1)");
+        assert!(parse("get<0>(x, y)").is_err());
         assert_eq!(
             round_trip("make_layout(make_shape(Int<128>{}, 64), make_stride(_1{}, C<128>()))"),
             "make_layout((_128,64),(_1,_128))"

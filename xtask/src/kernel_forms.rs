@@ -27,9 +27,12 @@
 //! tests' `DefaultGemmConfigurationToCutlass3Types<...>` are matched to the specializations of
 //! default_gemm_configuration.hpp, whose `CollectiveMainloop` selects a `CollectiveMma`
 //! specialization of sm70_mma_twostage.hpp / sm80_mma_multistage.hpp; the SM90 unit tests' and
-//! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses go through the builder's selectors
+//! examples 48/49's `CollectiveBuilder<Sm90, ...>` uses (one inside a class template, examples/49's
+//! runner, once per instantiation main() makes: [`class_instance_uses`]; one inside a function
+//! template, the blockwise FP8 test's, once per call: [`function_instance_uses`]) go through the builder's selectors
 //! ([`sm90_builder`]) to sm90_mma_tma_gmma_ss_warpspecialized.hpp (its `_fp8` variant for FP8
-//! inputs), sm90_mma_tma_gmma_ss.hpp (KernelTma) or sm90_mma_multistage_gmma_ss_warpspecialized.hpp
+//! inputs, its `_fp8_blockwise_scaling` variant for the blockwise-scaled schedules:
+//! [`sm90_blockwise_builder`]), sm90_mma_tma_gmma_ss.hpp (KernelTma) or sm90_mma_multistage_gmma_ss_warpspecialized.hpp
 //! (the cp.async schedules, and KernelScheduleAuto below 16-byte alignments), and, for tfloat32/float
 //! inputs with an MN-major operand, through the register-sourced builder ([`sm90_rs_builder`]) to
 //! sm90_mma_tma_gmma_rs_warpspecialized.hpp ([`rs_mainloop_bindings`]). The mainloop's body is then read
@@ -179,10 +182,12 @@ const KERNEL_FORMS_INTRO: &str =
          # (sm70_mma_twostage.hpp, sm80_mma_multistage.hpp) instantiated for every concrete configuration\n\
          # the SM50/SM61/SM80 unit tests name (DefaultGemmConfigurationToCutlass3Types of\n\
          # test/unit/gemm/device/default_gemm_configuration.hpp) and of the SM90 SS mainloops (TMA\n\
-         # warp-specialized, its FP8 and pointer-array variants, KernelTma, cp.async warp-specialized) and\n\
+         # warp-specialized, its FP8, FP8 blockwise-scaled and pointer-array variants, KernelTma, cp.async\n\
+         # warp-specialized) and\n\
          # the RS one (TMA warp-specialized, tfloat32/float with an MN-major operand; sm90_mma_*.hpp) for\n\
          # every SM90 CollectiveBuilder use of the\n\
-         # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs):\n\
+         # sm90_gemm_* unit tests and examples 48/49 (the builder's selectors: xtask/src/kernel_forms.rs; a\n\
+         # use inside a class or function template once per instantiation the file makes):\n\
          # the smem layout atoms tile_to_shape'd to the CTA tile with its stages, the TiledMma, the gmem\n\
          # TiledCopy, the smem copy atoms' tiled copies, and the partitions of the smem tiles at thread 37.\n\
          # Each file's bindings are substituted (a kernel's parameters bound to its launch's arguments, a\n\
@@ -204,7 +209,8 @@ const KERNEL_FORMS_INTRO: &str =
 /// The header of kernel_forms_tma.cases (the forms the TMA stand-ins add: [`tma_stand_ins`]).
 const KERNEL_FORMS_TMA_INTRO: &str =
     "# The forms of CUTLASS's SM90 TMA collective mainloops (sm90_mma_tma_gmma_ss.hpp (KernelTma),\n\
-         # sm90_mma_tma_gmma_ss_warpspecialized.hpp, its FP8 variant, sm90_mma_tma_gmma_rs_warpspecialized.hpp)\n\
+         # sm90_mma_tma_gmma_ss_warpspecialized.hpp, its FP8 and FP8 blockwise-scaled variants,\n\
+         # sm90_mma_tma_gmma_rs_warpspecialized.hpp)\n\
          # that only their Params TMA copies make, for every SM90 CollectiveBuilder use that\n\
          # kernel_forms.cases reads: the Params' make_tma_copy of an M = N = K = 4096, L = 1 problem's\n\
          # tensor (the unit tests' packed strides), its get_tma_tensor, the gmem tiles (local_tile of the\n\
@@ -566,7 +572,7 @@ const GROUPS: &[&str] = &[
     "CuTe tutorials (examples/cute/tutorial/**)",
     "default_gemm_configuration.hpp, its operand structs read alone",
     "SM70/SM80 mainloops x the SM50/SM61/SM80 unit tests' configurations",
-    "SM90 mainloops (SS: TMA WS, FP8, FP8FastAccum, pointer-array, KernelTma, cp.async WS; RS: TMA WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
+    "SM90 mainloops (SS: TMA WS, FP8, FP8FastAccum, FP8 blockwise-scaled, pointer-array, KernelTma, cp.async WS; RS: TMA WS) x the SM90 builder uses (sm90_gemm_* tests, examples 48/49)",
 ];
 
 fn group_of(at: &str) -> usize {
@@ -584,6 +590,21 @@ fn group_of(at: &str) -> usize {
 /// The class of a skip's reason, for the header's table.
 fn reason_class(why: &str) -> &'static str {
     const CLASSES: &[(&str, &str)] = &[
+        (
+            "load_inputs",
+            "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)",
+        ),
+        (
+            "mainloop_params.layout_SF",
+            "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)",
+        ),
+        ("cSF", "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)"),
+        (
+            "filter_zeros needs a layout",
+            "a predicate tensor of a partition's shape (make_tensor<bool>(shape(filter_zeros(partition)))): filter_zeros of a partitioned tensor is not in the language",
+        ),
+        ("make_layout_like<", "make_tensor_like<T>(partition) (a register copy of a partition): not in the language"),
+        ("NumSplitsM", "4.7's FP8 blockwise mma() (NumSplitsM_Scale, its conditional_t and static constexpr members): not read"),
         (
             "make_tmem_copy takes",
             "a TMEM copy of a tensor other than a UMMA accumulator fragment (make_tmem_copy(op, tmem tensor) is read as make_tmem_copy(op, ValTypeC, fragment) only for ThrMMA::make_fragment_C)",
@@ -632,7 +653,7 @@ fn reason_class(why: &str) -> &'static str {
             "a partition by the mainloop's TMA copy (Params::tma_load_a/b, made on the host from the run-time problem tensor): not read",
         ),
         ("unknown", "a template parameter or run-time value (unbound name)"),
-        ("schedule", "an SM90 builder schedule whose mainloop is not read (FP8 blockwise-scaled, a MainloopScheduleType template parameter)"),
+        ("schedule", "an SM90 builder schedule whose mainloop is not read (the pointer-array FP8 blockwise-scaled ones, a template parameter no instantiation binds)"),
         ("capacity less its tensor maps", "an SM90 pointer-array StageCountAuto (the builder's capacity less its tensor maps): not modelled"),
         ("stage count", "an SM90 stage count carving out an epilogue's shared storage that real CUTLASS gives neither from the use's declarations alone nor from its own translation unit (which includes a header the provisioned CUDA wheels lack)"),
         ("value types", "SM90 value types not read"),
@@ -2019,6 +2040,7 @@ const COLLECTIVES: &[&str] = &[
     "include/cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp",
     "include/cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized_fp8.hpp",
     "include/cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized.hpp",
+    "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp",
 ];
 
 /// The configurations' struct file.
@@ -2799,6 +2821,7 @@ fn mainloop_forms(
     }
     inside.sort_by_key(|b| b.pos);
     rs_mainloop_bindings(&plain, md, &mbind, &mut inside);
+    blockwise_mainloop_bindings(&plain, md, &mbind, &mut inside);
     let mut forms = Vec::new();
     // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
     let mut mbind = mbind;
@@ -2904,8 +2927,10 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
     // The names load_init returns (`return cute::make_tuple(gA_mkl, gB_nkl);`).
     let mut returned: Vec<String> = Vec::new();
     if let Some(li) = md.body.clone().find(|&k| w(k, "load_init") && p(k + 1, '(')) {
-        if let Some(r) = (li..md.body.end).find(|&k| w(k, "return")) {
-            if let Some(mt) = (r..r + 6).find(|&k| w(k, "make_tuple") && p(k + 1, '(')) {
+        // The `return` of a make_tuple (the blockwise mainloop's lambdas return first).
+        let tuple_at = |r: usize| (r..r + 6).find(|&k| w(k, "make_tuple") && p(k + 1, '('));
+        if let Some(r) = (li..md.body.end).find(|&k| w(k, "return") && tuple_at(k).is_some()) {
+            if let Some(mt) = tuple_at(r) {
                 if let Some(c) = closing(&plain, mt + 1) {
                     returned = split_commas(&plain[mt + 2..c])
                         .iter()
@@ -2980,7 +3005,8 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
     for (x, big, stride, k_major_tag, (tile_mode, mn), cluster_mode) in ops {
         let name = format!("tma_load_{x}");
         let Some(pos) = md.body.clone().find(|&k| w(k, &name) && p(k + 1, '=')) else { continue };
-        let Some(tag) = tags(stride) else { continue };
+        // The blockwise-scaled mainloop takes (stride, scale-factor layout) pairs: its stride's tag.
+        let Some(tag) = tags(stride).or_else(|| tags(&format!("StridePair{big}_"))) else { continue };
         // The element type of `ptr_A = reinterpret_cast<T const*>(args.ptr_A)`.
         let ptr = format!("ptr_{big}");
         let cast = md
@@ -3116,9 +3142,12 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     ]
     .contains(&schedule.as_str());
     let kernel_tma = schedule == "KernelTma";
+    if let Some(base) = blockwise_base_schedule(&schedule) {
+        return sm90_blockwise_builder(args, &schedule, base);
+    }
     if !(tma_ws || cp_async || kernel_tma) {
         return Err(format!(
-            "schedule {schedule}: not read (the blockwise-scaled and MainloopScheduleType-parameterized builders; read are the TMA warp-specialized (FP8FastAccum and pointer-array too), KernelTma and cp.async warp-specialized SS builders)"
+            "schedule {schedule}: not read (read are the TMA warp-specialized (FP8FastAccum, pointer-array and FP8 blockwise-scaled too), KernelTma and cp.async warp-specialized SS builders)"
         ));
     }
     let acc = word(&args[8]);
@@ -3165,8 +3194,13 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
             let stage = (bytes + 127) / 128 * 128 + 16;
             (232448 / 128 * 128) / stage
         }
-        Some((h, a)) if h == "StageCount" && a.len() == 1 => {
+        Some((h, a)) if (h == "StageCount" || h == "Int") && a.len() == 1 => {
             a[0].parse().map_err(|_| format!("stage count {}: not an integer", a[0]))?
+        }
+        // `cute::Int<N>` spelled `_N` (compute_stage_count_or_override's `cute::Int<stages>`
+        // overload, sm90_gmma_builder.inl).
+        Some((h, a)) if a.is_empty() && h.strip_prefix('_').is_some_and(|n| n.parse::<i64>().is_ok()) => {
+            h[1..].parse().map_err(|_| format!("stage count {h}: not an integer"))?
         }
         _ => {
             return Err(format!(
@@ -3308,6 +3342,238 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         text("void"),
         text("cute::identity"),
     ])
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SM90 FP8 blockwise-scaled builder and mainloop. sm90_gmma_builder.inl's "GMMA_TMA_WS_SS
+// (BlockScaled Builders)" specialization (KernelTmaWarpSpecializedCooperativeFP8Blockwise /
+// ...PingpongFP8Blockwise, also spelled ...FP8BlockScaledAccum, dispatch_policy.hpp; the same in
+// v4.2.0 and v4.7.0 but for compute_stage_count's parameter order) takes each operand's layout as a
+// pair `cute::tuple<LayoutTag, LayoutSF>` and builds `CollectiveMma<
+// MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8<Stages, ClusterShape, Schedule>, TileShape, EA,
+// cute::tuple<TagToStrideA_t<LayoutA>, TagToStrideA_t<LayoutSFA>>, EB, cute::tuple<...B...>,
+// TiledMma, GmemTiledCopyA, SmemLayoutAtomA, void, identity, GmemTiledCopyB, SmemLayoutAtomB, void,
+// identity>` with the TiledMma, TMA atoms and smem atoms of the plain TMA warp-specialized builder
+// (ss_op_selector with the Cooperative 2x1x1 / Pingpong 1x1x1 atom layout, sm90_cluster_shape_to_tma_atom,
+// ss_smem_selector; FP8 inputs, not is_use_rmem_A) and a stage count from
+// compute_stage_count_with_blockwise_scale, whose only overload is a carveout's: read as real
+// CUTLASS computed it (kernel_stages.rs) or from `StageCount<N>`.
+//
+// The mainloop (sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp) reads its scale
+// factors' granularities off the layouts (`size<0,0>(LayoutSFA{})`, `size<1,0>`) and builds
+// `ScaleConfig = Sm90BlockwiseScaleConfig<GM, GN, GK, MajorSFA, MajorSFB>` (an alias of
+// cutlass/detail/blockwise_scale_layout.hpp's Sm1xxBlockwiseScaleConfig), whose
+// `smem_atom_layoutSFA(TileShape{})` is `make_layout(((GM, ceil(TM/GM)), (GK, ceil(TK/GK))),
+// ((_0, _1), (_0, ceil(TM/GM))))` for an MN-major SFA and `((_0, ceil(TK/GK)), (_0, _1))` for a
+// K-major one, and `smem_atom_layoutSFB` the same over N, its strides chosen by **majorSFA** (as the
+// header has it); `SmemLayoutSFA = make_layout(append(shape(Atom), Stages), append(stride(Atom),
+// size(filter_zeros(Atom))))`, which for the rank-2 atom is `make_layout(get<0>(Atom), get<1>(Atom),
+// make_layout(Stages, size(filter_zeros(Atom))))` (the language has no `append`).
+
+/// The plain TMA warp-specialized schedule a blockwise-scaled one derives from, or None.
+fn blockwise_base_schedule(schedule: &str) -> Option<&'static str> {
+    match schedule {
+        "KernelTmaWarpSpecializedCooperativeFP8Blockwise"
+        | "KernelTmaWarpSpecializedCooperativeFP8BlockScaledAccum" => Some("KernelTmaWarpSpecializedCooperative"),
+        "KernelTmaWarpSpecializedPingpongFP8Blockwise" | "KernelTmaWarpSpecializedPingpongFP8BlockScaledAccum" => {
+            Some("KernelTmaWarpSpecializedPingpong")
+        }
+        _ => None,
+    }
+}
+
+/// An SM90 builder use of a blockwise-scaled schedule (see above), as its mainloop's
+/// `CollectiveMma` arguments, or why not.
+fn sm90_blockwise_builder(args: &[Vec<Tok>], schedule: &str, base: &str) -> std::result::Result<Vec<Vec<Tok>>, String> {
+    let text = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+    // Each operand's `cute::tuple<LayoutTag, LayoutSF>`.
+    let pair = |a: &Vec<Tok>| {
+        tuple_pair(a).ok_or_else(|| format!("layout {}: not a (tag, scale-factor layout) pair", render(a)))
+    };
+    let ((tag_a, sf_a), (tag_b, sf_b)) = (pair(&args[3])?, pair(&args[6])?);
+    if scale_config(&sf_a).is_none() || scale_config(&sf_b).is_none() {
+        return Err(format!(
+            "scale-factor layouts {} / {}: not a Sm90BlockwiseScaleConfig's deduce_layoutSFA/SFB() (not read)",
+            render(&sf_a),
+            render(&sf_b)
+        ));
+    }
+    let stages = match template_id(&args[11]) {
+        Some((h, a)) if h == "StageCount" && a.len() == 1 => render(&a[0]),
+        _ => {
+            return Err(format!(
+                "stage count {}: a carveout of the epilogue's shared storage (compute_stage_count_with_blockwise_scale), and no stage count recorded from CUTLASS for it (fixtures/kernel_forms_stages.txt)",
+                render(&args[11])
+            ))
+        }
+    };
+    let mut plain = args.to_vec();
+    plain[3] = tag_a.clone();
+    plain[6] = tag_b.clone();
+    plain[12] = text(base);
+    let mut m = sm90_builder(&plain)?;
+    let canonical = schedule.replace("BlockScaledAccum", "Blockwise");
+    m[0] =
+        text(&format!("MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8<{stages}, {}, {canonical}>", render(&args[10])));
+    m[3] = text(&format!("cute::tuple<{}, TagToStrideA_t<{}>>", render(&m[3]), render(&sf_a)));
+    m[5] = text(&format!("cute::tuple<{}, TagToStrideB_t<{}>>", render(&m[5]), render(&sf_b)));
+    Ok(m)
+}
+
+/// The two elements of `[cute::]tuple<X, Y>`.
+fn tuple_pair(a: &[Tok]) -> Option<(Vec<Tok>, Vec<Tok>)> {
+    let mut t = a.strip_prefix(&[Tok::Punct(':'), Tok::Punct(':')]).unwrap_or(a);
+    while let [Tok::Word(w), Tok::Punct(':'), Tok::Punct(':'), rest @ ..] = t {
+        if w != "cute" && w != "std" {
+            break;
+        }
+        t = rest;
+    }
+    let is_tuple = matches!(t.first(), Some(Tok::Word(w)) if w == "tuple") && t.get(1) == Some(&Tok::Punct('<'));
+    if !is_tuple || angle_close(t, 1)? != t.len() - 1 {
+        return None;
+    }
+    match split_commas(&t[2..t.len() - 1]).as_slice() {
+        [x, y] => Some((x.clone(), y.clone())),
+        _ => None,
+    }
+}
+
+/// The granularities and majors `[GM, GN, GK]`, `[MajorSFA, MajorSFB]` ("MN" or "K") of a
+/// scale-factor layout `decltype(...Sm90BlockwiseScaleConfig<GM, GN, GK, MajorA, MajorB>::deduce_layoutSF?())`.
+fn scale_config(sf: &[Tok]) -> Option<([i64; 3], [String; 2])> {
+    let t = unqualified(sf);
+    let at = t.iter().position(|x| matches!(x, Tok::Word(w) if w == "Sm90BlockwiseScaleConfig"))?;
+    let c = angle_close(&t, at + 1)?;
+    if !t[c + 1..].iter().any(|x| matches!(x, Tok::Word(w) if w == "deduce_layoutSFA" || w == "deduce_layoutSFB")) {
+        return None;
+    }
+    let a = split_commas(&t[at + 2..c]);
+    let int = |v: &Vec<Tok>| match v.as_slice() {
+        [Tok::Word(n)] => n.parse::<i64>().ok(),
+        _ => None,
+    };
+    let major = |v: &Vec<Tok>| match v.as_slice() {
+        [.., Tok::Word(m)] if m == "MN" || m == "K" => Some(m.clone()),
+        _ => None,
+    };
+    match a.as_slice() {
+        [m, n, k, ma, mb] => Some(([int(m)?, int(n)?, int(k)?], [major(ma)?, major(mb)?])),
+        // The defaults of Sm1xxBlockwiseScaleConfig's majors: MN.
+        [m, n, k] => Some(([int(m)?, int(n)?, int(k)?], ["MN".into(), "MN".into()])),
+        _ => None,
+    }
+}
+
+/// The FP8 blockwise-scaled mainloop's bindings (see above) that the extractor computes: the
+/// operands' strides and scale-factor layouts (`tuple_element_t` of the pairs), the
+/// granularities and scales per tile, the scale factors' element (the accumulator's, float for
+/// the F32 accumulators the builder selects), `SmemLayoutAtomSFA/SFB` as smem_atom_layoutSFA/SFB
+/// build them, and `SmemLayoutSFA/SFB` without `append`; `cute::make_smem_ptr` read as
+/// `make_smem_ptr`; a chained `X.get_slice(i).partition_C(T)` read as its slice, then the partition.
+fn blockwise_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, inside: &mut Vec<Binding>) {
+    if !md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "SmemLayoutAtomSFA")) {
+        return;
+    }
+    // `tiled_mma.get_slice(thread_idx).partition_C(sSFA)` (the scale factors' partitions, mma())
+    // is the slice bound first, `NAME_slice = tiled_mma.get_slice(thread_idx)`, then its
+    // `partition_C`, as the other mainloops write it.
+    let mut k = 0;
+    while k < inside.len() {
+        let r = inside[k].rhs.clone();
+        let is = |j: usize, w: &str| matches!(r.get(j), Some(Tok::Word(x)) if x == w);
+        if matches!(r.first(), Some(Tok::Word(_))) && r.get(1) == Some(&Tok::Punct('.')) && is(2, "get_slice") {
+            if let Some(c) = closing(&r, 3).filter(|&c| r.get(c + 1) == Some(&Tok::Punct('.'))) {
+                let slice = format!("{}_slice", inside[k].name);
+                let b = &inside[k];
+                let bound = Binding {
+                    pos: b.pos,
+                    line: b.line,
+                    keyword: "auto".into(),
+                    name: slice.clone(),
+                    rhs: r[..=c].to_vec(),
+                };
+                let mut rhs = vec![Tok::Word(slice)];
+                rhs.extend(r[c + 1..].iter().cloned());
+                inside[k].rhs = rhs;
+                inside.insert(k, bound);
+                k += 1;
+            }
+        }
+        k += 1;
+    }
+    let elems = |key: &str| mbind.get(key).and_then(|v| tuple_pair(v));
+    let (Some((stride_a, sf_a)), Some((stride_b, sf_b))) = (elems("StridePairA_"), elems("StridePairB_")) else {
+        return;
+    };
+    let (Some(([gm, _, gk], [major_a, _])), Some(([_, gn, _], [_, major_b]))) =
+        (scale_config(&sf_a), scale_config(&sf_b))
+    else {
+        return;
+    };
+    let tile: Vec<i64> = mbind
+        .get("TileShape_")
+        .and_then(|t| template_id(t))
+        .map(|(_, a)| a.iter().filter_map(|x| render(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
+        .unwrap_or_default();
+    let [tm, tn, tk] = tile[..] else { return };
+    if gm <= 0 || gn <= 0 || gk <= 0 {
+        return;
+    }
+    let ceil = |a: i64, b: i64| (a + b - 1) / b;
+    let (sm, sn, sk) = (ceil(tm, gm), ceil(tn, gn), ceil(tk, gk));
+    let atom = |g: i64, s: i64| {
+        let stride = if major_a == "MN" {
+            format!("make_stride(make_stride(_0{{}}, _1{{}}), make_stride(_0{{}}, Int<{s}>{{}}))")
+        } else {
+            format!("make_stride(make_stride(_0{{}}, Int<{sk}>{{}}), make_stride(_0{{}}, _1{{}}))")
+        };
+        format!(
+            "decltype(make_layout(make_shape(make_shape(Int<{g}>{{}}, Int<{s}>{{}}), make_shape(Int<{gk}>{{}}, Int<{sk}>{{}})), {stride}))"
+        )
+    };
+    let stacked = |a: &str| {
+        format!(
+            "decltype(make_layout(get<0>({a}{{}}), get<1>({a}{{}}), make_layout(Int<DispatchPolicy::Stages>{{}}, size(filter_zeros({a}{{}})))))"
+        )
+    };
+    let _ = major_b;
+    let words = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+    let accumulates_f32 = mbind
+        .get("TiledMma_")
+        .is_some_and(|t| t.iter().any(|x| matches!(x, Tok::Word(w) if w.starts_with("SM90_") && w.contains("_F32"))));
+    for b in inside.iter_mut() {
+        // `cute::make_smem_ptr` (this mainloop's scale-factor tensors) is `make_smem_ptr`.
+        let mut k = 0;
+        while k + 3 < b.rhs.len() {
+            if b.rhs[k] == Tok::Word("cute".into())
+                && b.rhs[k + 1] == Tok::Punct(':')
+                && b.rhs[k + 2] == Tok::Punct(':')
+                && b.rhs[k + 3] == Tok::Word("make_smem_ptr".into())
+            {
+                b.rhs.drain(k..k + 3);
+            }
+            k += 1;
+        }
+        let rhs = match b.name.as_str() {
+            "StrideA" => stride_a.clone(),
+            "StrideB" => stride_b.clone(),
+            "LayoutSFA" => sf_a.clone(),
+            "LayoutSFB" => sf_b.clone(),
+            "ScaleGranularityM" => words(&gm.to_string()),
+            "ScaleGranularityN" => words(&gn.to_string()),
+            "ScaleGranularityK" => words(&gk.to_string()),
+            "ScaleMsPerTile" if tm % gm == 0 => words(&(tm / gm).to_string()),
+            "ScaleNsPerTile" if tn % gn == 0 => words(&(tn / gn).to_string()),
+            "ElementAccumulator" | "ElementBlockScale" if accumulates_f32 => words("float"),
+            "SmemLayoutAtomSFA" => words(&atom(gm, sm)),
+            "SmemLayoutAtomSFB" => words(&atom(gn, sn)),
+            "SmemLayoutSFA" => words(&stacked("SmemLayoutAtomSFA")),
+            "SmemLayoutSFB" => words(&stacked("SmemLayoutAtomSFB")),
+            _ => continue,
+        };
+        b.rhs = rhs;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3697,7 +3963,7 @@ fn rs_transpose_body_forms(
 /// Why the transposition's tensors are not read.
 const RS_TRANSPOSE_WHY: &str = "a tile of sB / gmma_sB, the position-independent swizzle tensors (as_position_independent_swizzle_tensor) the RS mainloop passes its B transposition: not modelled";
 
-/// An alignment argument: an integer, or `BITS / sizeof_bits<T>::value`.
+/// An alignment argument: an integer, `BITS / sizeof_bits<T>::value` or `BYTES / sizeof(T)`.
 fn alignment(a: &[Tok]) -> Option<i64> {
     let t = unqualified(a);
     match t.as_slice() {
@@ -3707,6 +3973,12 @@ fn alignment(a: &[Tok]) -> Option<i64> {
         {
             let bits = 8 * type_bytes(&render(ty))? as i64;
             Some(n.parse::<i64>().ok()? / bits)
+        }
+        // `BYTES / sizeof(T)` (examples/49's `16 / sizeof(ElementA)`), its `sizeof` already the
+        // value type's bytes (`normalize`).
+        [Tok::Word(n), Tok::Punct('/'), Tok::Word(d)] => {
+            let (n, d) = (n.parse::<i64>().ok()?, d.parse::<i64>().ok()?);
+            (d > 0 && n % d == 0).then(|| n / d)
         }
         _ => None,
     }
@@ -3779,6 +4051,22 @@ fn builder_uses(src: &Source) -> Result<(Vec<BuilderUse>, Vec<String>)> {
                 continue;
             }
             let at = format!("{f}:{}", toks[i].1);
+            // A use inside a class template whose arguments name its parameters: one use per
+            // instantiation the file makes (see [`class_instance_uses`]).
+            if let Some(uses) =
+                class_instance_uses(&at, &toks, i, &args).or_else(|| function_instance_uses(&at, &toks, i, &args))
+            {
+                for (at, args, instance) in uses {
+                    let probe = args
+                        .get(11)
+                        .filter(|a| a.iter().any(|t| matches!(t, Tok::Word(w) if w == "StageCountAutoCarveout")))
+                        .and_then(|_| crate::kernel_stages::probe(&at, &plain, &tok_lines, &lines, i))
+                        .map(|p| crate::kernel_stages::Probe { instance: Some(instance), ..p });
+                    probed |= probe.is_some();
+                    out.push((at, args, probe));
+                }
+                continue;
+            }
             // A stage count carving out the epilogue's storage: what real CUTLASS computes
             // (kernel_stages.rs).
             let probe = args
@@ -3799,6 +4087,265 @@ fn builder_uses(src: &Source) -> Result<(Vec<BuilderUse>, Vec<String>)> {
         }
     }
     Ok((out, includes))
+}
+
+/// An instantiation a file makes of a class template: where, the type as written
+/// (`ExampleRunner<cutlass::gemm::KernelTma>`), and each template parameter bound to its argument
+/// or, past the written ones, its default.
+struct ClassInstance {
+    line: usize,
+    written: String,
+    bind: Bound,
+}
+
+/// A template's parameters with their defaults (`class P = D`).
+type TemplateParams = Vec<(String, Option<Vec<Tok>>)>;
+
+/// A builder use of one instantiation: where (`FILE:LINE@INSTANCE_LINE`), its arguments, and the
+/// instantiation's line and type as written (for the stage probe, kernel_stages::Probe::instance).
+type InstanceUse = (String, Args, (usize, crate::kernel_stages::Ask));
+
+/// The class template (`template <...> struct NAME {`) whose body holds token `i`, innermost
+/// first: its name and its parameters with their defaults (`class P = D`).
+fn enclosing_class_template(plain: &[Tok], i: usize) -> Option<(String, TemplateParams)> {
+    // Not a class template's body: look further out.
+    enclosing_template_heads(plain, i).find_map(|(head, c)| {
+        let kw = head[c..].iter().position(|t| matches!(t, Tok::Word(w) if w == "struct" || w == "class"));
+        let Some(Tok::Word(name)) = kw.and_then(|kw| head.get(c + kw + 1)) else { return None };
+        let params = template_params(&head[2..c]).into_iter().map(|(n, default, _)| (n, default)).collect();
+        Some((name.clone(), params))
+    })
+}
+
+/// The heads `template <...> ...` of the braces enclosing token `i`, innermost first, each with
+/// where its template parameter list's `>` is.
+fn enclosing_template_heads(plain: &[Tok], i: usize) -> impl Iterator<Item = (&[Tok], usize)> {
+    let mut depth = 0i32;
+    (0..i).rev().filter_map(move |k| match &plain[k] {
+        Tok::Punct('}') => {
+            depth += 1;
+            None
+        }
+        Tok::Punct('{') if depth > 0 => {
+            depth -= 1;
+            None
+        }
+        Tok::Punct('{') => {
+            // The head before this brace, from the last `;`, `{` or `}`.
+            let head_start =
+                (0..k).rev().find(|&h| matches!(plain[h], Tok::Punct(';' | '{' | '}'))).map_or(0, |h| h + 1);
+            let head = &plain[head_start..k];
+            let templ = matches!(head.first(), Some(Tok::Word(t)) if t == "template");
+            match (templ, angle_close(head, 1)) {
+                (true, Some(c)) => Some((head, c)),
+                _ => None,
+            }
+        }
+        _ => None,
+    })
+}
+
+/// A template parameter list's parameters: name, default (`class P = D`), whether a type parameter.
+fn template_params(list: &[Tok]) -> Vec<(String, Option<Vec<Tok>>, bool)> {
+    split_commas(list)
+        .iter()
+        .filter_map(|p| {
+            let eq = p.iter().position(|t| *t == Tok::Punct('='));
+            let n = p[..eq.unwrap_or(p.len())].iter().rev().find_map(|t| match t {
+                Tok::Word(w) => Some(w.clone()),
+                _ => None,
+            })?;
+            let is_type = matches!(p.first(), Some(Tok::Word(w)) if w == "class" || w == "typename");
+            Some((n, eq.map(|e| p[e + 1..].to_vec()), is_type))
+        })
+        .collect()
+}
+
+/// The instantiations `NAME<args> variable;` (also `NAME<> variable;`) that a file's tokens make
+/// of the class template `name` with `params`, each bound with the defaults past its arguments.
+fn class_instances(toks: &[(Tok, usize)], name: &str, params: &[(String, Option<Vec<Tok>>)]) -> Vec<ClassInstance> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let mut out = Vec::new();
+    for k in 0..plain.len() {
+        if !matches!(&plain[k], Tok::Word(w) if w == name) || plain.get(k + 1) != Some(&Tok::Punct('<')) {
+            continue;
+        }
+        let Some(c) = angle_close(&plain, k + 1) else { continue };
+        let (Some(Tok::Word(_)), Some(Tok::Punct(';'))) = (plain.get(c + 1), plain.get(c + 2)) else { continue };
+        let args = split_commas(&plain[k + 2..c]);
+        if args.len() > params.len() {
+            continue;
+        }
+        let mut bind = Bound::new();
+        let mut complete = true;
+        for (n, (p, default)) in params.iter().enumerate() {
+            match (args.get(n), default) {
+                (Some(a), _) => _ = bind.insert(p.clone(), a.clone()),
+                (None, Some(d)) => _ = bind.insert(p.clone(), substitute(d, &bind)),
+                (None, None) => complete = false,
+            }
+        }
+        if complete {
+            out.push(ClassInstance { line: toks[k].1, written: render(&plain[k..=c]), bind });
+        }
+    }
+    out
+}
+
+/// `[cute::|std::]conditional_t<[cute::|std::]is_same_v<A, B>, X, Y>` with A and B written out: X
+/// where they name the same type (namespaces aside), else Y; anything else as it is.
+fn fold_is_same(toks: &[Tok]) -> Vec<Tok> {
+    let mut t = toks.to_vec();
+    'again: loop {
+        for i in 0..t.len() {
+            if t[i] != Tok::Word("conditional_t".into()) || t.get(i + 1) != Some(&Tok::Punct('<')) {
+                continue;
+            }
+            let Some(c) = angle_close(&t, i + 1) else { continue };
+            let args = split_commas(&t[i + 2..c]);
+            let [cond, yes, no] = args.as_slice() else { continue };
+            let Some(("is_same_v", ab)) = template_id(cond).as_ref().map(|(h, a)| (h.as_str(), a.clone())) else {
+                continue;
+            };
+            let [a, b] = ab.as_slice() else { continue };
+            let mut start = i;
+            while start >= 3 && t[start - 1] == Tok::Punct(':') && t[start - 2] == Tok::Punct(':') {
+                start -= 3;
+            }
+            let mut out = t[..start].to_vec();
+            out.extend(if unqualified(a) == unqualified(b) { yes.clone() } else { no.clone() });
+            out.extend(t[c + 1..].iter().cloned());
+            t = out;
+            continue 'again;
+        }
+        return t;
+    }
+}
+
+/// A function template's name, template parameters (name, whether a type parameter) and
+/// function parameters' types.
+type FunctionTemplate = (String, Vec<(String, bool)>, Args);
+
+/// The function template (`template <...> RET NAME(PARAMS) {`) whose body holds token `i`: its
+/// name, its template parameters (name, whether a type parameter) and its function parameters'
+/// types.
+fn enclosing_function_template(plain: &[Tok], i: usize) -> Option<FunctionTemplate> {
+    // The innermost template head ending in `)`: a function's (no further out).
+    let (head, c) = enclosing_template_heads(plain, i).find(|(head, _)| head.last() == Some(&Tok::Punct(')')))?;
+    let name_at = (c + 1..head.len().saturating_sub(1)).find(|&j| {
+        matches!(head[j], Tok::Word(_))
+            && head[j + 1] == Tok::Punct('(')
+            && closing(head, j + 1) == Some(head.len() - 1)
+    })?;
+    let Tok::Word(name) = &head[name_at] else { return None };
+    let tparams = template_params(&head[2..c]).into_iter().map(|(n, _, is_type)| (n, is_type)).collect();
+    let fparams = split_commas(&head[name_at + 2..head.len() - 1]);
+    Some((name.clone(), tparams, fparams))
+}
+
+/// Binds the template parameters `params` that the parameter type `pat` names to the parts of the
+/// argument type `arg` (`Int<ScaleGranularityM>` against `Int<1>`: ScaleGranularityM = 1; `LayoutA`
+/// against `cutlass::layout::RowMajor`); false where they do not match.
+fn deduce(pat: &[Tok], arg: &[Tok], params: &[String], bind: &mut Bound) -> bool {
+    if let [Tok::Word(p)] = pat {
+        if params.contains(p) {
+            return match bind.get(p) {
+                Some(v) => unqualified(v) == unqualified(arg),
+                None => {
+                    bind.insert(p.clone(), arg.to_vec());
+                    true
+                }
+            };
+        }
+    }
+    match (template_id(pat), template_id(arg)) {
+        (Some((hp, ap)), Some((ha, aa))) if hp == ha && ap.len() == aa.len() => {
+            ap.iter().zip(&aa).all(|(p, a)| deduce(p, a, params, bind))
+        }
+        _ => unqualified(pat) == unqualified(arg),
+    }
+}
+
+/// A builder use inside a function template whose arguments name its parameters (the blockwise
+/// FP8 unit test's `groupwise_test<SFAMajor, SFBMajor>(Int<1>{}, ..., Shape<_128,_128,_128>{},
+/// Shape<_1,_1,_1>{})`): one use per call the file makes, the explicit template arguments bound
+/// in order and the others deduced from the call's arguments (each a `TYPE{}` temporary), named
+/// `FILE:LINE@CALL_LINE`. Its carveout stage count is probed per call (kernel_stages::Ask::When).
+/// None where the use is in no function template, names none of its parameters, or no call binds
+/// them all.
+fn function_instance_uses(at: &str, toks: &[(Tok, usize)], i: usize, args: &[Vec<Tok>]) -> Option<Vec<InstanceUse>> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let (name, tparams, fparams) = enclosing_function_template(&plain, i)?;
+    let names: Vec<String> = tparams.iter().map(|p| p.0.clone()).collect();
+    if !args.iter().any(|a| a.iter().any(|t| matches!(t, Tok::Word(w) if names.contains(w)))) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for k in 0..plain.len() {
+        if !matches!(&plain[k], Tok::Word(w) if *w == name) || (k > 0 && plain[k - 1] == Tok::Punct('.')) {
+            continue;
+        }
+        let (explicit, open) = match plain.get(k + 1) {
+            Some(Tok::Punct('<')) => match angle_close(&plain, k + 1) {
+                Some(c) => (split_commas(&plain[k + 2..c]), c + 1),
+                None => continue,
+            },
+            _ => (Vec::new(), k + 1),
+        };
+        if plain.get(open) != Some(&Tok::Punct('(')) {
+            continue;
+        }
+        let Some(close) = closing(&plain, open) else { continue };
+        // Not the definition itself (its parameters are types, followed by its body).
+        if plain.get(close + 1) == Some(&Tok::Punct('{')) {
+            continue;
+        }
+        let call = split_commas(&plain[open + 1..close]);
+        let mut bind = Bound::new();
+        for (p, a) in names.iter().zip(&explicit) {
+            bind.insert(p.clone(), a.clone());
+        }
+        let temporaries = call.iter().map(|a| a.strip_suffix(&[Tok::Punct('{'), Tok::Punct('}')]));
+        let deduced = call.len() == fparams.len()
+            && fparams.iter().zip(temporaries).all(|(p, a)| a.is_some_and(|a| deduce(p, a, &names, &mut bind)));
+        if !deduced || names.iter().any(|n| !bind.contains_key(n)) {
+            continue;
+        }
+        // The condition that holds in this instantiation only (non-type parameters as cute::C<V>).
+        let wrap = |is_type: bool, v: String| if is_type { v } else { format!("cute::C<{v}>") };
+        let ps: Vec<String> = tparams.iter().map(|(n, t)| wrap(*t, n.clone())).collect();
+        let vs: Vec<String> = tparams.iter().map(|(n, t)| wrap(*t, render(&bind[n]))).collect();
+        let cond = format!("cute::is_same_v<cute::tuple<{}>, cute::tuple<{}>>", ps.join(", "), vs.join(", "));
+        let line = toks[k].1;
+        let args = args.iter().map(|a| fold_is_same(&substitute(a, &bind))).collect();
+        out.push((format!("{at}@{line}"), args, (line, crate::kernel_stages::Ask::When(cond))));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A builder use inside a class template whose arguments name the template's parameters
+/// (examples/49's `ExampleRunner<MainloopScheduleType, EpilogueScheduleType, StageCountType, ...>`
+/// builds its mainloop with `MainloopScheduleType` and a stage count `conditional_t<is_same_v<
+/// StageCountType, StageCountAuto>, StageCountAutoCarveout<...>, StageCountType>`): one use per
+/// instantiation the file makes (`ExampleRunner<cutlass::gemm::KernelTma, ...> runner;` in main()),
+/// the parameters bound to its arguments and defaults and such `conditional_t`s folded, named
+/// `FILE:LINE@INSTANCE_LINE` (the instantiation's line). None when the use is in no class template
+/// or names none of its parameters, or when the file never instantiates it.
+fn class_instance_uses(at: &str, toks: &[(Tok, usize)], i: usize, args: &[Vec<Tok>]) -> Option<Vec<InstanceUse>> {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let (name, params) = enclosing_class_template(&plain, i)?;
+    let names = |a: &Vec<Tok>| a.iter().any(|t| matches!(t, Tok::Word(w) if params.iter().any(|(p, _)| p == w)));
+    if !args.iter().any(names) {
+        return None;
+    }
+    let uses: Vec<_> = class_instances(toks, &name, &params)
+        .into_iter()
+        .map(|c| {
+            let args = args.iter().map(|a| fold_is_same(&substitute(a, &c.bind))).collect();
+            (format!("{at}@{}", c.line), args, (c.line, crate::kernel_stages::Ask::Type(c.written)))
+        })
+        .collect();
+    (!uses.is_empty()).then_some(uses)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -4833,5 +5380,156 @@ mod tests {
             ),
             "Copy_Atom<UniversalCopy<float>, float>{}, x.Element, A::Element, ElementA"
         );
+    }
+
+    #[test]
+    fn a_builder_use_in_a_class_template_is_read_per_instantiation() {
+        // As examples/49: the schedule and stage count are the runner's template parameters; main()
+        // instantiates it with defaults, with an explicit `_5`, and with a schedule.
+        let text = "template <class Sched = cutlass::gemm::collective::KernelScheduleAuto, \
+            class Stages = cutlass::gemm::collective::StageCountAuto, bool Evt = false>\n\
+            struct Runner {\n\
+              using E = cutlass::half_t;\n\
+              static constexpr int AlignmentA = 16 / sizeof(E);\n\
+              using M = typename cutlass::gemm::collective::CollectiveBuilder<\n\
+                cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, E, cutlass::layout::RowMajor, AlignmentA,\n\
+                E, cutlass::layout::ColumnMajor, AlignmentA, float, Shape<_128,_128,_64>, Shape<_2,_1,_1>,\n\
+                cute::conditional_t<cute::is_same_v<Stages, cutlass::gemm::collective::StageCountAuto>,\n\
+                  cutlass::gemm::collective::StageCountAutoCarveout<8>, Stages>, Sched>::CollectiveOp;\n\
+            };\n\
+            int main() {\n\
+              Runner<> a;\n\
+              Runner<cutlass::gemm::collective::KernelScheduleAuto, _5> b;\n\
+              Runner<cutlass::gemm::KernelTma> c;\n\
+              return 0;\n\
+            }\n";
+        let toks = tokenize(text);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let i = plain.iter().position(|t| *t == Tok::Word("CollectiveBuilder".into())).expect("the use");
+        let c = angle_close(&plain, i + 1).expect("its arguments");
+        let args = split_commas(&plain[i + 2..c]);
+        let uses = class_instance_uses("t.cu:5", &toks, i, &args).expect("one use per instantiation");
+        let at: Vec<&str> = uses.iter().map(|u| u.0.as_str()).collect();
+        assert_eq!(at, ["t.cu:5@12", "t.cu:5@13", "t.cu:5@14"]);
+        assert_eq!(uses[2].2, (14, crate::kernel_stages::Ask::Type("Runner<cutlass::gemm::KernelTma>".to_string())));
+        // The defaults bound; the stage count's conditional_t folded either way.
+        assert_eq!(render(&uses[0].1[12]), "cutlass::gemm::collective::KernelScheduleAuto");
+        assert_eq!(render(&uses[0].1[11]), "cutlass::gemm::collective::StageCountAutoCarveout<8>");
+        assert_eq!(render(&uses[1].1[11]), "_5");
+        assert_eq!(render(&uses[2].1[12]), "cutlass::gemm::KernelTma");
+        // `_5` is compute_stage_count_or_override's `cute::Int<5>`; `16 / sizeof(half_t)` is 8,
+        // which KernelScheduleAuto's TMA choice needs (16-byte units).
+        let mut b = uses[1].1.clone();
+        b[2] = vec![Tok::Word("half_t".into())];
+        b[5] = b[2].clone();
+        b[4] = normalize(&tokenize("16 / sizeof(cutlass::half_t)").into_iter().map(|t| t.0).collect::<Vec<_>>());
+        b[7] = b[4].clone();
+        let m = sm90_builder(&b).expect("the auto-scheduled mainloop");
+        assert_eq!(
+            render(&m[0]),
+            "MainloopSm90TmaGmmaWarpSpecialized<5, Shape<_2, _1, _1>, KernelTmaWarpSpecializedCooperative>"
+        );
+        // A use that names no parameter of its class template is read as it is.
+        let plain_use: Vec<Vec<Tok>> = args.iter().map(|a| substitute(a, &HashMap::new())).take(11).collect();
+        assert!(class_instance_uses("t.cu:5", &toks, i, &plain_use).is_none());
+    }
+
+    #[test]
+    fn a_builder_use_in_a_function_template_is_read_per_call() {
+        // As the blockwise FP8 unit test: explicit majors, granularities, tags and shapes deduced
+        // from the call's temporaries.
+        let text = "template <cute::GMMA::Major SFAMajor, int GM, class LayoutA, class Tile>\n\
+            bool groupwise_test(Int<GM>, LayoutA, Tile) {\n\
+              using Config = cutlass::detail::Sm90BlockwiseScaleConfig<GM, 128, 128, SFAMajor, SFAMajor>;\n\
+              using LayoutSFA = decltype(Config::deduce_layoutSFA());\n\
+              using M = typename cutlass::gemm::collective::CollectiveBuilder<\n\
+                cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, cutlass::float_e4m3_t, cute::tuple<LayoutA, LayoutSFA>, 16,\n\
+                cutlass::float_e4m3_t, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFA>, 16, float, Tile, Shape<_1,_1,_1>,\n\
+                cutlass::gemm::collective::StageCountAutoCarveout<8>,\n\
+                cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8BlockScaledAccum>::CollectiveOp;\n\
+              return true;\n\
+            }\n\
+            TEST(X, Y) {\n\
+              bool passed = groupwise_test<cute::GMMA::Major::MN>(Int<1>{}, cutlass::layout::RowMajor{}, Shape<_128,_128,_128>{});\n\
+            }\n";
+        let toks = tokenize(text);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let i = plain.iter().position(|t| *t == Tok::Word("CollectiveBuilder".into())).expect("the use");
+        let c = angle_close(&plain, i + 1).expect("its arguments");
+        // As builder_uses substitutes the file's aliases before the use.
+        let mut env = Bound::new();
+        for b in bindings(&toks).iter().filter(|b| b.pos < i && b.keyword == "using") {
+            let v = substitute(&b.rhs, &env);
+            env.insert(b.name.clone(), v);
+        }
+        let args: Vec<Vec<Tok>> = split_commas(&plain[i + 2..c]).iter().map(|a| substitute(a, &env)).collect();
+        let uses = function_instance_uses("t.cu:5", &toks, i, &args).expect("one use per call");
+        assert_eq!(uses.len(), 1);
+        assert_eq!(uses[0].0, "t.cu:5@13");
+        let crate::kernel_stages::Ask::When(cond) = &uses[0].2 .1 else { panic!("a condition") };
+        assert_eq!(
+            cond,
+            "cute::is_same_v<cute::tuple<cute::C<SFAMajor>, cute::C<GM>, LayoutA, Tile>, \
+             cute::tuple<cute::C<cute::GMMA::Major::MN>, cute::C<1>, cutlass::layout::RowMajor, Shape<_128, _128, _128>>>"
+        );
+        let mut a = uses[0].1.clone();
+        assert_eq!(render(&a[9]), "Shape<_128, _128, _128>");
+        assert_eq!(
+            scale_config(&tuple_pair(&a[3]).expect("a pair").1),
+            Some(([1, 128, 128], ["MN".into(), "MN".into()]))
+        );
+        // The blockwise builder: the plain Cooperative builder's TiledMma and atoms, the
+        // blockwise policy, the scale-factor layouts kept in the stride pairs.
+        assert!(sm90_builder(&a).unwrap_err().contains("compute_stage_count_with_blockwise_scale"));
+        a[11] = tokenize("StageCount<6>").into_iter().map(|t| t.0).collect();
+        let m: Vec<String> = sm90_builder(&a).expect("the blockwise mainloop").iter().map(|x| render(x)).collect();
+        assert_eq!(
+            m[0],
+            "MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8<6, Shape<_1, _1, _1>, KernelTmaWarpSpecializedCooperativeFP8Blockwise>"
+        );
+        assert!(m[3].starts_with("cute::tuple<TagToStrideA_t<cutlass::layout::RowMajor>, TagToStrideA_t<"), "{}", m[3]);
+        assert!(m[6].contains("SM90_64x128x32_F32E4M3E4M3_SS_TN<>") && m[6].contains("_2, _1, _1"), "{}", m[6]);
+        assert_eq!(m[8], "GMMA::Layout_K_SW128_Atom<float_e4m3_t>");
+        // The mainloop's scale-factor smem layouts as smem_atom_layoutSFA/SFB build them.
+        let body = "struct CollectiveMma { using SmemLayoutAtomSFA = decltype(ScaleConfig::smem_atom_layoutSFA(TileShape{})); \
+            using SmemLayoutAtomSFB = decltype(ScaleConfig::smem_atom_layoutSFB(TileShape{})); \
+            using SmemLayoutSFA = decltype(make_layout(append(shape(SmemLayoutAtomSFA{}), Int<DispatchPolicy::Stages>{}), x)); \
+            static constexpr int ScaleMsPerTile = size<0>(TileShape{}) / ScaleGranularityM; \
+            void mma() { Tensor tCsSFA = tiled_mma.get_slice(thread_idx).partition_C(sSFA); } };";
+        let bt = tokenize(body);
+        let bp: Vec<Tok> = bt.iter().map(|t| t.0.clone()).collect();
+        let md = StructDef {
+            name: "CollectiveMma".into(),
+            params: vec![],
+            pattern: None,
+            base: None,
+            body: 2..bp.len() - 2,
+        };
+        let mut inside = bindings(&bt);
+        let mut mbind = Bound::new();
+        for (k, v) in [("StridePairA_", 3), ("StridePairB_", 5), ("TileShape_", 1), ("TiledMma_", 6)] {
+            mbind.insert(k.to_string(), tokenize(&m[v]).into_iter().map(|t| t.0).collect());
+        }
+        blockwise_mainloop_bindings(&bp, &md, &mbind, &mut inside);
+        let got: HashMap<String, String> = inside.iter().map(|b| (b.name.clone(), render(&b.rhs))).collect();
+        assert_eq!(
+            got["SmemLayoutAtomSFA"],
+            "decltype(make_layout(make_shape(make_shape(Int<1>{}, Int<128>{}), make_shape(Int<128>{}, Int<1>{})), make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, Int<128>{}))))"
+        );
+        // SFB over N (granularity 128: one scale), its strides by SFA's major (MN).
+        assert_eq!(
+            got["SmemLayoutAtomSFB"],
+            "decltype(make_layout(make_shape(make_shape(Int<128>{}, Int<1>{}), make_shape(Int<128>{}, Int<1>{})), make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, Int<1>{}))))"
+        );
+        assert_eq!(
+            got["SmemLayoutSFA"],
+            "decltype(make_layout(get<0>(SmemLayoutAtomSFA{}), get<1>(SmemLayoutAtomSFA{}), make_layout(Int<DispatchPolicy::Stages>{}, size(filter_zeros(SmemLayoutAtomSFA{})))))"
+        );
+        assert_eq!(got["ScaleMsPerTile"], "128");
+        // The chained slice and partition: the slice bound first.
+        assert_eq!(got["tCsSFA_slice"], "tiled_mma.get_slice(thread_idx)");
+        assert_eq!(got["tCsSFA"], "tCsSFA_slice.partition_C(sSFA)");
+        let order: Vec<&str> = inside.iter().map(|b| b.name.as_str()).collect();
+        assert!(order.ends_with(&["tCsSFA_slice", "tCsSFA"]), "{order:?}");
     }
 }

@@ -45,6 +45,21 @@ pub struct Probe {
     /// The innermost `using NAME = ...;` holding the use, and the line (1-based) where it ends.
     pub unit_alias: String,
     pub end_line: usize,
+    /// A use inside a class or function template, probed per instantiation: the line where the
+    /// file instantiates it (the probe's `Line`) and how its unit asks it ([`Ask`]).
+    pub instance: Option<(usize, Ask)>,
+}
+
+/// How a probe of one instantiation of the template holding a use is asked in its unit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ask {
+    /// A class template's: `TYPE::ALIAS::DispatchPolicy::Stages` at the unit's end, TYPE the
+    /// instantiation as written (`ExampleRunner<cutlass::gemm::KernelTma>`).
+    Type(String),
+    /// A function template's: after the use's `using`, under this condition on the template's
+    /// parameters (`cute::is_same_v` of their tuple and the call's), through `cute::conditional_t`
+    /// so that only that instantiation's probe class is instantiated (and fails).
+    When(String),
 }
 
 /// The probe of a builder use at token `i` of a file (`plain` its tokens, `lines` its text's lines,
@@ -131,7 +146,7 @@ pub fn probe(at: &str, plain: &[Tok], tok_lines: &[usize], lines: &[&str], i: us
         unit_alias = Some(name);
         end_line = line;
     }
-    Some(Probe { at: at.to_string(), decls, alias: alias?, end_line, unit_alias: unit_alias? })
+    Some(Probe { at: at.to_string(), decls, alias: alias?, end_line, unit_alias: unit_alias?, instance: None })
 }
 
 /// The recorded stage counts of a release: `file:line` -> stages, or why there is none.
@@ -220,8 +235,15 @@ pub fn run_probes(tag: &str, includes: &[String], probes: &[Probe]) -> Result<Pr
     let nvcc = nvcc()?;
     let dir = std::env::temp_dir().join(format!("cutecheck-stages-{tag}"));
     std::fs::create_dir_all(&dir)?;
-    let mut keep: Vec<usize> = (0..probes.len()).collect();
-    let mut why: HashMap<usize, String> = HashMap::new();
+    // A class template's instantiation is asked only in its own unit (its declarations name the
+    // template's parameters).
+    let mut keep: Vec<usize> = (0..probes.len()).filter(|&n| probes[n].instance.is_none()).collect();
+    let mut why: HashMap<usize, String> = probes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.instance.is_some())
+        .map(|(n, _)| (n, "a class template's instantiation: asked in its own unit".to_string()))
+        .collect();
     for _ in 0..4 {
         let (src, starts) = program(includes, probes, &keep);
         let cpp = dir.join("stages.cu");
@@ -428,6 +450,27 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
         let text = std::fs::read_to_string(tree.join(file)).with_context(|| format!("reading {file} of {tag}"))?;
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         for p in ps {
+            // An instantiation of a class template: asked at the file's end, named by the line
+            // that instantiates it.
+            match &p.instance {
+                Some((line, Ask::Type(ty))) => {
+                    lines.push(format!(
+                        "static_assert(cutecheck_stage_probe<{line}, {ty}::{}::DispatchPolicy::Stages>::value, \"\");",
+                        p.unit_alias
+                    ));
+                    continue;
+                }
+                Some((line, Ask::When(cond))) => {
+                    let Some(l) = lines.get_mut(p.end_line.wrapping_sub(1)) else { continue };
+                    let _ = write!(
+                        l,
+                        " static_assert(cute::conditional_t<{cond}, cutecheck_stage_probe<{line}, {}::DispatchPolicy::Stages>, cute::true_type>::value, \"\");",
+                        p.unit_alias
+                    );
+                    continue;
+                }
+                None => {}
+            }
             let line: usize = p.at.rsplit_once(':').and_then(|(_, l)| l.parse().ok()).unwrap_or(0);
             let Some(l) = lines.get_mut(p.end_line.wrapping_sub(1)) else { continue };
             // On the declaration's last line, so that every line keeps its number.
@@ -474,7 +517,10 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
             .next();
         eprintln!("{tag}: {file}: {} probes answered by its own unit in {:.0?}", seen.len(), t0.elapsed());
         for p in ps {
-            let line: usize = p.at.rsplit_once(':').and_then(|(_, l)| l.parse().ok()).unwrap_or(0);
+            let line: usize = match &p.instance {
+                Some((line, _)) => *line,
+                None => p.at.rsplit_once(':').and_then(|(_, l)| l.parse().ok()).unwrap_or(0),
+            };
             let r = match seen.get(&line) {
                 Some(v) => {
                     let mut v = v.clone();

@@ -62,7 +62,11 @@ pub fn make_tiled_copy(atom: &CopyAtom, thr: &Layout, val: &Layout) -> Result<Ti
     let layout_mn = raked_product(thr, val)?;
     let shape = IntTuple::tuple([IntTuple::leaf(thr.size()?), IntTuple::leaf(val.size()?)]);
     let tv = composition(&right_inverse(&layout_mn)?, &Layout::col_major(shape)?)?;
-    let tiler = product_each(&layout_mn.shape)?;
+    // CuTe's product_each wraps a leaf (`transform(wrap(t), product)`): a one-mode layout_mn is a
+    // leaf only where rank-1 products coalesce whole (3.3: [`PRODUCTS_COALESCE_BY_A_TUPLE`] off),
+    // and real CuTe 3.3 prints that tiler `(_32)` (kernel_forms.cases, the blockwise scale
+    // factors' `make_tiled_copy(.., Layout<Shape<_32>>{}, Layout<Shape<_1>>{})`).
+    let tiler = crate::product_each::product_each(&layout_mn.shape)?;
     make_tiled_copy_impl(atom, tv, tiler)
 }
 
