@@ -589,16 +589,11 @@ fn group_of(at: &str) -> usize {
 
 /// The class of a skip's reason, for the header's table.
 fn reason_class(why: &str) -> &'static str {
+    const SCALE_FACTORS: &str = "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)";
     const CLASSES: &[(&str, &str)] = &[
-        (
-            "load_inputs",
-            "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)",
-        ),
-        (
-            "mainloop_params.layout_SF",
-            "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)",
-        ),
-        ("cSF", "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)"),
+        ("load_inputs", SCALE_FACTORS),
+        ("mainloop_params.layout_SF", SCALE_FACTORS),
+        ("cSF", SCALE_FACTORS),
         (
             "filter_zeros needs a layout",
             "a predicate tensor of a partition's shape (make_tensor<bool>(shape(filter_zeros(partition)))): filter_zeros of a partitioned tensor is not in the language",
