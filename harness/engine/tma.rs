@@ -634,7 +634,12 @@ pub fn descriptor(
                 shape[i] = match (old.checked_div(stride[i]), stride_j.checked_div(stride[i])) {
                     // Recurrence: g_shape = (s_i - 1) * (d_i / gcd_j d_j) + 1
                     (Some(a), Some(b)) => {
-                        shape[i].wrapping_sub(1).wrapping_mul(a) + shape_j.wrapping_sub(1).wrapping_mul(b) + 1
+                        // uint64_t arithmetic, as CuTe's: it wraps where it overflows (then refused below).
+                        shape[i]
+                            .wrapping_sub(1)
+                            .wrapping_mul(a)
+                            .wrapping_add(shape_j.wrapping_sub(1).wrapping_mul(b))
+                            .wrapping_add(1)
                     }
                     _ => shape_j,
                 };
@@ -653,7 +658,7 @@ pub fn descriptor(
         ));
     }
     for s in stride.iter_mut() {
-        *s = (*s * bits) / 8;
+        *s = s.wrapping_mul(bits) / 8;
     }
     for (i, s) in stride.iter().enumerate().skip(1) {
         if *s >= (1u64 << 40) {

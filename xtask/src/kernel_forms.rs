@@ -594,11 +594,6 @@ fn reason_class(why: &str) -> &'static str {
         ("load_inputs", SCALE_FACTORS),
         ("mainloop_params.layout_SF", SCALE_FACTORS),
         ("cSF", SCALE_FACTORS),
-        (
-            "filter_zeros needs a layout",
-            "a predicate tensor of a partition's shape (make_tensor<bool>(shape(filter_zeros(partition)))): filter_zeros of a partitioned tensor is not in the language",
-        ),
-        ("make_layout_like<", "make_tensor_like<T>(partition) (a register copy of a partition): not in the language"),
         ("NumSplitsM", "4.7's FP8 blockwise mma() (NumSplitsM_Scale, its conditional_t and static constexpr members): not read"),
         (
             "make_tmem_copy takes",
@@ -1481,7 +1476,7 @@ fn bind_indices(r: &[Tok]) -> Vec<Tok> {
 ///   strides bound from the host's launch are dynamic integers);
 /// - `make_tensor<T>(args...)` (an owning, register tensor) is `make_layout(args...)`
 ///   (tensor_impl.hpp: make_tensor<T> allocates an ArrayEngine for make_layout(args...));
-/// - `make_tensor_like(X)` is `make_layout_like(X)` (tensor_impl.hpp) and `make_fragment_like(X)`,
+/// - `make_tensor_like(X)` and `make_tensor_like<T>(X)` are `make_layout_like(X)` (tensor_impl.hpp) and `make_fragment_like(X)`,
 ///   `local_tile(X, ...)`, `local_partition(X, ...)`, `X(coord)`, `make_identity_tensor(S)` are
 ///   the language's operations of the same names on the layouts.
 fn tensor_form(
@@ -1549,6 +1544,12 @@ fn tensor_form(
     let mut r = r.to_vec();
     if word(0, "make_tensor_like") {
         r[0] = Tok::Word("make_layout_like".into());
+        // `make_tensor_like<T>(X)`: the element type changes the register tensor's values, not
+        // its layout (tensor_impl.hpp: make_tensor<T>(make_layout_like(X.layout()))).
+        if r.get(1) == Some(&Tok::Punct('<')) {
+            let a = angle_close(&r, 1)?;
+            r.drain(1..=a);
+        }
     }
     Some(check(substitute(&r, env), "a tensor expression the language cannot write"))
 }
@@ -4708,7 +4709,9 @@ mod tests {
                    Tensor mA = make_tensor(make_gmem_ptr(A), select<0,2>(shape_MNK), dA);\n\
                    Tensor gA = local_tile(mA, make_shape(Int<128>{}, Int<8>{}), make_coord(blockIdx.x, _));\n\
                    Tensor tAgA = local_partition(gA, tA, threadIdx.x);\n\
-                   Tensor tCrC = make_tensor_like(tAgA);\n}\n\
+                   Tensor tCrC = make_tensor_like(tAgA);\n\
+                   Tensor tCrS = make_tensor_like<float>(tAgA(_, 0));\n\
+                   Tensor tCpS = make_tensor<bool>(shape(filter_zeros(tAgA(_, 0))));\n}\n\
                    void gemm_nt(int m, int n, int k, int ldA) {\n  auto M = int(m);\n\
                    auto prob = make_shape(M, int(n), int(k));\n  auto dA = make_stride(Int<1>{}, ldA);\n\
                    k<<<1, 256>>>(prob, dA, make_layout(make_shape(Int<32>{}, Int<8>{})));\n}\n\
@@ -4733,6 +4736,9 @@ mod tests {
         let p = format!("local_partition({g}, make_layout(make_shape(Int<32>{{}}, Int<8>{{}})), 37)");
         assert!(cases.contains(&p.as_str()), "{cases:?}");
         assert!(cases.contains(&format!("make_layout_like({p})").as_str()), "{cases:?}");
+        // make_tensor_like<T>: T is the values' type, the layout is make_layout_like's.
+        assert!(cases.contains(&format!("make_layout_like({p}(_, 0))").as_str()), "{cases:?}");
+        assert!(cases.contains(&format!("make_layout(shape(filter_zeros({p}(_, 0))))").as_str()), "{cases:?}");
         assert!(skips.iter().any(|s| s.contains("does not call gemm_tn()")), "{skips:?}");
         assert_eq!(
             condition(&tokenize_with_chars("'N' == 'N' && 1 >= 2").into_iter().map(|t| t.0).collect::<Vec<_>>()),

@@ -125,7 +125,16 @@ pub fn filter(name: &Name, args: &[Value]) -> Result<Value> {
     }))
 }
 
+/// `filter_zeros(L)` of a layout; of a tensor T (a partition, or its slice, over a plain layout)
+/// the tensor `make_tensor(T.data(), filter_zeros(T.layout()))` (tensor_impl.hpp): the kernels'
+/// predicate shape `make_tensor<bool>(shape(filter_zeros(tSFAsSFA(_,_,_,_0{}))))`.
 pub fn filter_zeros(name: &Name, args: &[Value]) -> Result<Value> {
+    use crate::engine::atom::partition::Over;
+    if let Value::Atom(AtomValue::Partition(p)) = &args[0] {
+        if matches!(p.over, Over::Counting | Over::SmemSwizzle(..) | Over::PlainSmem(_, None)) {
+            return Ok(Value::Atom(AtomValue::Partition(p.with_layout(filter::filter_zeros)?)));
+        }
+    }
     Ok(Value::Layout(filter::filter_zeros(layout(&args[0], name.base())?)?))
 }
 

@@ -5,7 +5,6 @@
 //! counting iterator with the given layout and prints the result's layout (`.layout()`), which is
 //! what the engine's builtins of the same names return.
 
-use crate::expr::op::Op;
 use crate::expr::parse::{Expr, Name};
 
 use super::{call_code, CodegenError, Cpp, Gen, Kind, Role};
@@ -15,7 +14,19 @@ use super::{call_code, CodegenError, Cpp, Gen, Kind, Role};
 
 /// `f(L)` or `f(L, x)` where `x` is an int tuple (coalesce's profile, complement's cotarget).
 pub fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
-    let mut parts = vec![g.layout(&args[0])?];
+    let first = g.emit(&args[0], Role::Shape)?;
+    let partition = super::is_partition_call(&args[0]);
+    // filter_zeros of a tensor (a partition or its slice) is a tensor (tensor_impl.hpp).
+    if f == "filter_zeros"
+        && args.len() == 1
+        && (first.kind == Kind::Tensor || (first.kind == Kind::Other && partition))
+    {
+        return Ok(Cpp::new(call_code(f, &[first]), Kind::Tensor));
+    }
+    if first.kind != Kind::Layout {
+        return super::err(&args[0], "expected a layout");
+    }
+    let mut parts = vec![first];
     if let Some(p) = args.get(1) {
         parts.push(g.int_like(p, Role::Shape)?);
     }
@@ -32,13 +43,12 @@ pub fn unary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, Codegen
 /// written so (a register tensor's own print would show its stack address).
 pub fn of_tensor_layout(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let l = g.emit(&args[0], super::Role::Shape)?;
-    let partition = matches!(&args[0], Expr::Call { name, .. } if matches!(
-        Op::lookup(name),
-        Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
-    ));
+    let partition = super::is_partition_call(&args[0]);
     match l.kind {
         Kind::Layout => Ok(Cpp::new(call_code(f, &[l]), Kind::Layout)),
         Kind::Other if partition => Ok(Cpp::new(format!("{f}(({}).layout())", l.code), Kind::Layout)),
+        // A slice of a partition (`make_tensor_like<T>(tCsSFA(_,_,_,_0{}))`).
+        Kind::Tensor => Ok(Cpp::new(format!("{f}(({}).layout())", l.code), Kind::Layout)),
         _ => super::err(&args[0], "expected a layout or the partition of one"),
     }
 }

@@ -285,10 +285,7 @@ pub fn partition(op: Op, g: &mut Gen, _: &Name, args: &[Expr], _: &Expr) -> Resu
     if i.kind != Kind::Int {
         return err(&args[2], "expected a thread index");
     }
-    let of_partition = matches!(&args[1], Expr::Call { name, .. } if matches!(
-        Op::lookup(name),
-        Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
-    ));
+    let of_partition = super::is_partition_call(&args[1]);
     if l.kind == Kind::Tensor {
         // A tensor (an identity tensor or its part) is partitioned itself.
         return Ok(Cpp::new(format!("{x}.get_slice({}).{method}({})", i.code, l.code), Kind::Tensor));

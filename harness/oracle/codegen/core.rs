@@ -73,11 +73,12 @@ pub fn make_layout_right(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Re
 /// are those of its layout; the engine's builtins read a partition so).
 fn emit_tensor_layout(g: &mut Gen, e: &Expr) -> Result<Cpp, CodegenError> {
     let c = g.emit(e, Role::Shape)?;
-    let partition = matches!(e, Expr::Call { name, .. } if matches!(
-        Op::lookup(name),
-        Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
-    ));
-    Ok(if c.kind == Kind::Other && partition { Cpp::new(format!("({}).layout()", c.code), Kind::Layout) } else { c })
+    let partition = super::is_partition_call(e);
+    Ok(if (c.kind == Kind::Other && partition) || c.kind == Kind::Tensor {
+        Cpp::new(format!("({}).layout()", c.code), Kind::Layout)
+    } else {
+        c
+    })
 }
 
 /// A query on a layout or an int tuple.

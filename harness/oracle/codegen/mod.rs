@@ -155,6 +155,16 @@ pub fn has_basis(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` is a call of a partition operation (`copy_partition_s/d`, `mma_partition_a/b/c`):
+/// a tensor the generated C++ holds as a partitioned tensor (Kind::Other), whose `.layout()` the
+/// layout operations take and whose `_` slice is a tensor.
+pub fn is_partition_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call { name, .. } if matches!(
+        Op::lookup(name),
+        Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
+    ))
+}
+
 impl Gen {
     /// Write `e` with the given role for int tuples.
     pub fn emit(&mut self, e: &Expr, role: Role) -> Result<Cpp, CodegenError> {
@@ -202,10 +212,7 @@ impl Gen {
                 let t = self.emit(target, Role::Shape)?;
                 // A partition of a layout (`copy_partition_s(...)`, `mma_partition_a(...)`) is a
                 // tensor too: sliced with `_` it is a tensor (`tCsA(_,_,_,0)`).
-                let partition = matches!(target.as_ref(), Expr::Call { name, .. } if matches!(
-                    Op::lookup(name),
-                    Some(Op::CopyPartitionS | Op::CopyPartitionD | Op::MmaPartitionA | Op::MmaPartitionB | Op::MmaPartitionC)
-                ));
+                let partition = is_partition_call(target.as_ref());
                 if t.kind == Kind::Tensor || (partition && self.slicing_coord(args)?.is_some()) {
                     // Tensor::operator(): a slice is a tensor, a coordinate its element.
                     if let Some(c) = self.slicing_coord(args)? {
