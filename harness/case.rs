@@ -418,7 +418,7 @@ pub fn engine(case: &Case, table: bool) -> EngineAnswer {
         if let Some(inner) = case.print_svg_arg() {
             // print_svg is first declared in CUTLASS 3.6 (3.5.1.0 answers "'print_svg' was not
             // declared in this scope": snapshots/versions/3.5.1.0/atoms_svg.snap).
-            if crate::engine::release::current() < crate::engine::release::Release::new(3, 6, 0, 0) {
+            if !crate::engine::release::since(crate::engine::release::Release::new(3, 6, 0, 0)) {
                 let why = format!(
                     "print_svg is not declared in CUTLASS {} (it is new in 3.6)",
                     crate::engine::release::current()

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use cutecheck::engine::release::{Release, Switch, DEFAULT, MODELLED, PARTIAL, SWITCHES};
-use cutecheck::judge::Judge;
+use cutecheck::judge::{EngineMemo, Judge};
 use cutecheck::known::KnownDiscrepancies;
 use cutecheck::run::judge_recorded;
 use cutecheck::suite::{all_suites, parse_snapshot_body, recorded_versions, snapshot_body_of, snapshot_path, Suite};
@@ -122,6 +122,14 @@ fn unmodelled_problems_as_listed(u: &Unmodelled, version: Release, s: &Suite) ->
 }
 
 /// fixtures/known-discrepancies.toml, loaded once for all trials.
+/// The engine's answers shared by every release's judges: a slow case (a whole make_tma_copy)
+/// whose evaluation asks nothing that two releases answer differently is evaluated once
+/// (`cutecheck::judge::EngineMemo`).
+fn memo() -> &'static EngineMemo {
+    static MEMO: OnceLock<EngineMemo> = OnceLock::new();
+    MEMO.get_or_init(EngineMemo::default)
+}
+
 fn known() -> Result<&'static KnownDiscrepancies, Failed> {
     static KNOWN: OnceLock<Result<KnownDiscrepancies, String>> = OnceLock::new();
     KNOWN
@@ -191,7 +199,7 @@ fn partial_models_are_the_listed_ones() -> Result<(), Failed> {
 /// (itself when modelled) as `cargo xtask conformance --cutlass-version V` judges it.
 fn release_matches_its_recorded_cute(version: Release, s: &Suite) -> Result<(), Failed> {
     let v = version.to_string();
-    let judge = Judge::new(known()?, v.clone());
+    let judge = Judge::new(known()?, v.clone()).sharing(memo());
     if Some(judge.release) != version.model() {
         return Err(format!("{v}: the judge models {}, not {v}'s model {:?}", judge.release, version.model()).into());
     }

@@ -166,8 +166,8 @@ impl fmt::Display for SmemDescriptor {
 
 /// `UMMA::make_umma_desc<major>(make_tensor(make_smem_ptr(T*), t))`.
 pub fn make_umma_desc(major: Major, t: &SmemTensor) -> Result<Made<SmemDescriptor>> {
-    let r = crate::release::current();
-    if r < UMMA_SMEM_ATOMS_SINCE {
+    if !crate::release::since(UMMA_SMEM_ATOMS_SINCE) {
+        let r = crate::release::current();
         return Err(Error::Rejected {
             condition: "'UMMA' has not been declared",
             detail: format!("make_umma_desc first appears in CUTLASS {UMMA_SMEM_ATOMS_SINCE} (modelled: {r})"),

@@ -12,7 +12,7 @@
 //!
 //! The current release is per thread, like the definition checks' switch (`runtime`).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::str::FromStr;
 
@@ -195,11 +195,88 @@ thread_local! {
     static CURRENT: Cell<Release> = const { Cell::new(DEFAULT) };
     /// The name of a switch turned off by [`with_switch_off`] on this thread.
     static OFF: Cell<Option<&'static str>> = const { Cell::new(None) };
+    /// What the evaluations inside [`reading`] on this thread asked of the modelled release.
+    static READS: RefCell<Option<Reads>> = const { RefCell::new(None) };
 }
 
-/// The release the engine models on this thread.
+/// The release the engine models on this thread. Code that only compares it with a release reads
+/// [`since`] instead, so that [`reading`] knows which releases answer alike.
 pub fn current() -> Release {
+    READS.with(|r| {
+        if let Some(r) = r.borrow_mut().as_mut() {
+            r.release = true;
+        }
+    });
     CURRENT.with(Cell::get)
+}
+
+/// Whether the modelled release is `first` or later (a behaviour or declaration new in `first`).
+pub fn since(first: Release) -> bool {
+    let on = CURRENT.with(Cell::get) >= first;
+    READS.with(|r| {
+        if let Some(r) = r.borrow_mut().as_mut() {
+            if !r.since.contains(&(first, on)) {
+                r.since.push((first, on));
+            }
+        }
+    });
+    on
+}
+
+/// What an evaluation asked of the modelled release: each [`since`] and [`Switch::on`] with its
+/// answer, and whether it read the release itself ([`current`]: then its result may differ in
+/// every other release). An evaluation is deterministic given these answers, so its result holds
+/// for every release that answers each of them alike ([`Reads::hold_for`]).
+#[derive(Clone, Debug, Default)]
+pub struct Reads {
+    since: Vec<(Release, bool)>,
+    switches: Vec<(&'static Switch, bool)>,
+    release: bool,
+}
+
+impl Reads {
+    /// Whether `release` answers every question of these reads as the release they were made in
+    /// did (the switches with this thread's [`with_switch_off`] state).
+    pub fn hold_for(&self, release: Release) -> bool {
+        !self.release
+            && self.since.iter().all(|&(first, on)| (release >= first) == on)
+            && with_release(release, || self.switches.iter().all(|&(s, on)| s.on_unread() == on))
+    }
+}
+
+/// Run `f`, and what it asked of the modelled release (nested calls each see their own reads;
+/// the outer one sees the inner's too; restored also on panic).
+pub fn reading<T>(f: impl FnOnce() -> T) -> (T, Reads) {
+    struct Restore(Option<Reads>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            READS.with(|r| {
+                let mut r = r.borrow_mut();
+                let inner = r.take();
+                *r = match (self.0.take(), inner) {
+                    (Some(mut o), Some(i)) => {
+                        for x in i.since {
+                            if !o.since.contains(&x) {
+                                o.since.push(x);
+                            }
+                        }
+                        for x in i.switches {
+                            if !o.switches.iter().any(|(s, _)| s.name == x.0.name) {
+                                o.switches.push(x);
+                            }
+                        }
+                        o.release |= i.release;
+                        Some(o)
+                    }
+                    (o, _) => o,
+                };
+            });
+        }
+    }
+    let _restore = Restore(READS.with(|r| r.borrow_mut().replace(Reads::default())));
+    let out = f();
+    let reads = READS.with(|r| r.borrow().clone()).unwrap_or_default();
+    (out, reads)
 }
 
 /// Run `f` with the engine modelling `release` (restored afterwards, also on panic).
@@ -244,8 +321,19 @@ pub struct Switch {
 
 impl Switch {
     /// Whether the modelled release has the new behaviour.
-    pub fn on(&self) -> bool {
-        current() >= self.since && OFF.with(Cell::get) != Some(self.name)
+    pub fn on(&'static self) -> bool {
+        let on = self.on_unread();
+        READS.with(|r| {
+            // Asked again and again (every `+` of basis values asks one): kept once.
+            if let Some(r) = r.borrow_mut().as_mut().filter(|r| !r.switches.iter().any(|(s, _)| s.name == self.name)) {
+                r.switches.push((self, on));
+            }
+        });
+        on
+    }
+
+    fn on_unread(&self) -> bool {
+        CURRENT.with(Cell::get) >= self.since && OFF.with(Cell::get) != Some(self.name)
     }
 }
 
@@ -881,6 +969,28 @@ pub const SWITCHES: &[&Switch] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What an evaluation read decides which releases its result holds for: a switch read holds
+    /// where the switch answers alike (also with it turned off), a `since` where the comparison
+    /// does, a read of the release itself nowhere else; nested readings are seen by the outer
+    /// one; nothing is recorded outside a reading.
+    #[test]
+    fn reads_hold_for_the_releases_that_answer_alike() {
+        let r = |s: &str| s.parse::<Release>().unwrap();
+        let s = &ARITHMETIC_TUPLE_OF_A_NESTED_BASIS; // since 3.5.1
+        let ((), reads) = with_release(r("4.2.0.0"), || reading(|| assert!(s.on())));
+        assert!(reads.hold_for(r("3.6.0.0")) && reads.hold_for(r("3.5.1.0")) && !reads.hold_for(r("3.4.1.0")));
+        assert!(!with_switch_off(s, || reads.hold_for(r("4.2.0.0"))));
+        let ((), reads) = with_release(r("4.2.0.0"), || reading(|| assert!(!since(r("4.5.0.0")))));
+        assert!(reads.hold_for(r("4.4.3.0")) && !reads.hold_for(r("4.5.0.0")));
+        let (_, reads) = with_release(r("4.2.0.0"), || reading(current));
+        assert!(!reads.hold_for(r("4.2.0.0")));
+        let ((_, inner), outer) = with_release(r("4.2.0.0"), || reading(|| reading(|| since(r("3.8.0.0")))));
+        assert!(inner.hold_for(r("3.9.0.0")) && outer.hold_for(r("3.9.0.0")) && !outer.hold_for(r("3.7.0.0")));
+        assert!(READS.with(|x| x.borrow().is_none()));
+        let ((), none) = reading(|| ());
+        assert!(none.hold_for(r("3.3.0.0")));
+    }
 
     #[test]
     fn versions_parse_order_and_map_to_models() {

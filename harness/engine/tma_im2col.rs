@@ -170,8 +170,8 @@ pub const MAKE_IM2COL_TMA_COPY_SINCE: super::release::Release = super::release::
 
 /// `make_im2col_tma_copy(...)`'s `cuTensorMapEncodeIm2col` arguments.
 pub fn im2col_descriptor(a: &Im2colArgs) -> Result<Im2colDescriptor> {
-    let r = super::release::current();
-    if r < MAKE_IM2COL_TMA_COPY_SINCE {
+    if !super::release::since(MAKE_IM2COL_TMA_COPY_SINCE) {
+        let r = super::release::current();
         return Err(Error::Rejected {
             condition: "not declared in this release",
             detail: format!(

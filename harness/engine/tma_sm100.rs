@@ -98,8 +98,8 @@ fn unsupported(condition: &'static str, op: TmaOp, f: &str) -> Error {
 /// The SM100 TMA functions are declared from CUTLASS 3.8 (atom/copy_traits_sm100_tma.hpp).
 fn check_release(f: &str) -> Result<()> {
     let first = super::release::Release::new(3, 8, 0, 0);
-    let r = super::release::current();
-    if r < first {
+    if !super::release::since(first) {
+        let r = super::release::current();
         return Err(Error::Rejected {
             condition: "not declared in this release",
             detail: format!("{f} first appears in CUTLASS {first} (modelled: {r})"),

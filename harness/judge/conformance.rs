@@ -139,6 +139,39 @@ pub struct Judge<'k> {
     /// The version is newer than every modelled release: a disagreement that does not blame the
     /// engine is [`Status::ChangedInRelease`], not [`Status::New`].
     pub newer: bool,
+    /// Engine answers shared with the judges of other releases ([`Judge::sharing`]).
+    pub memo: Option<&'static EngineMemo>,
+}
+
+/// The engine's answers to slow cases, kept with what each evaluation asked of the modelled
+/// release (`engine::release::reading`): a judge of another release reuses an answer whose reads
+/// that release answers alike, which is the answer the engine would give it (the engine is
+/// deterministic given those reads). tests/releases.rs judges every recorded release with one.
+#[derive(Default)]
+pub struct EngineMemo {
+    answers: std::sync::Mutex<std::collections::HashMap<(String, bool), Vec<Remembered>>>,
+}
+
+/// An answer and what computing it read of the release.
+type Remembered = (release::Reads, EngineAnswer);
+
+impl EngineMemo {
+    /// Answers that took less than this to compute are not kept (computing is as cheap as keeping).
+    const KEEP_OVER: std::time::Duration = std::time::Duration::from_millis(2);
+
+    fn answer(&self, r: Release, case: &Case, table: bool) -> EngineAnswer {
+        let key = (case.text.clone(), table);
+        let lock = || self.answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(a) = lock().get(&key).and_then(|v| v.iter().find(|(reads, _)| reads.hold_for(r))) {
+            return a.1.clone();
+        }
+        let t = std::time::Instant::now();
+        let (a, reads) = release::with_release(r, || release::reading(|| engine(case, table)));
+        if t.elapsed() > Self::KEEP_OVER {
+            lock().entry(key).or_default().push((reads, a.clone()));
+        }
+        a
+    }
 }
 
 impl<'k> Judge<'k> {
@@ -167,12 +200,20 @@ impl<'k> Judge<'k> {
         }
         let newest = release::MODELLED.last().copied();
         let newer = release.zip(newest).is_some_and(|(r, n)| r > n);
-        Judge { known, version, release: model, carried: (!exact).then(|| model.to_string()), newer }
+        Judge { known, version, release: model, carried: (!exact).then(|| model.to_string()), newer, memo: None }
+    }
+
+    /// This judge, sharing the engine's answers with the other judges of `memo`.
+    pub fn sharing(self, memo: &'static EngineMemo) -> Judge<'k> {
+        Judge { memo: Some(memo), ..self }
     }
 
     /// The engine's answer to a case under this judge's release.
     pub fn engine(&self, case: &Case, table: bool) -> EngineAnswer {
-        release::with_release(self.release, || engine(case, table))
+        match self.memo {
+            Some(m) => m.answer(self.release, case, table),
+            None => release::with_release(self.release, || engine(case, table)),
+        }
     }
 
     /// Judge one case from both sides' answers (under this judge's release).

@@ -20,7 +20,7 @@ mod release_blame;
 mod verdict;
 
 pub use compare::{compare, Agreement};
-pub use conformance::{disagreement_line, triage, Judge, Judgement, Status, CHANGED_IN_RELEASE_EXIT};
+pub use conformance::{disagreement_line, triage, EngineMemo, Judge, Judgement, Status, CHANGED_IN_RELEASE_EXIT};
 pub use release_blame::release_blame;
 pub use verdict::{
     blame_name, classify, compare_partial, crash_signal, judge_pair, read_printed, refuses_dynamic, same_function,

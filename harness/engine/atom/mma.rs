@@ -17,7 +17,7 @@
 //!   fixed strides. Only the N of the base header (8,16,32,64,96,128,192,256) exist unless CuTe
 //!   is built with `CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED`, so the others are refused.
 
-use crate::release::{current, Release, GMMA_C_64X8_THIRD_MODE, SM80_INT4_B_LAYOUT_ONE_TO_ONE};
+use crate::release::{Release, GMMA_C_64X8_THIRD_MODE, SM80_INT4_B_LAYOUT_ONE_TO_ONE};
 use std::sync::OnceLock;
 
 use super::lit;
@@ -482,7 +482,7 @@ enum Changed {
 impl Changed {
     fn applies(&self) -> bool {
         match self {
-            Changed::Since(r) => current() >= *r,
+            Changed::Since(r) => crate::release::since(*r),
             Changed::With(s) => s.on(),
         }
     }

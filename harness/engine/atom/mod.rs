@@ -41,13 +41,12 @@ pub use copy::{copy_atom, CopyAtom};
 /// itself is missing and, for an MMA operation declared without traits, with the static_assert
 /// `condition` names ("MMA_Traits not implemented for this MMA_Operation.").
 pub fn check_declared(base: &str, condition: &'static str) -> crate::Result<()> {
-    let r = crate::release::current();
     // The release tables know a struct by its own name, without its namespace.
     let base = base.rsplit("::").next().unwrap_or(base);
     match since::SINCE.iter().find(|(n, _)| *n == base) {
-        Some((_, first)) if r < *first => Err(crate::Error::Rejected {
+        Some((_, first)) if !crate::release::since(*first) => Err(crate::Error::Rejected {
             condition,
-            detail: format!("{base} first appears in CUTLASS {first} (modelled: {r})"),
+            detail: format!("{base} first appears in CUTLASS {first} (modelled: {})", crate::release::current()),
         }),
         _ => Ok(()),
     }

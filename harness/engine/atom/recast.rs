@@ -196,8 +196,8 @@ fn umma_smem_atom(rest: &str) -> Option<Result<Recastable>> {
         (h, Some(_)) if h.ends_with("_Atom") => Some(smem_atom(rest)?),
         _ => return None,
     };
-    let r = crate::release::current();
-    if r < UMMA_SMEM_ATOMS_SINCE {
+    if !crate::release::since(UMMA_SMEM_ATOMS_SINCE) {
+        let r = crate::release::current();
         return Some(Err(Error::Rejected {
             condition: "'UMMA' has not been declared",
             detail: format!(

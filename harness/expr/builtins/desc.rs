@@ -61,9 +61,9 @@ pub fn make_instr_desc(_: &Name, args: &[Value]) -> Result<Value> {
 
 /// `make_gmma_desc<M>(T, L)` and `make_umma_desc<M>(T, L)`.
 pub fn make_desc(op: Op, name: &Name, args: &[Value]) -> Result<Value> {
-    let r = crate::engine::release::current();
     let since = crate::engine::atom::recast::UMMA_SMEM_ATOMS_SINCE;
-    if op == Op::MakeUmmaDesc && r < since {
+    if op == Op::MakeUmmaDesc && !crate::engine::release::since(since) {
+        let r = crate::engine::release::current();
         // 'UMMA' is not declared: nothing of the call compiles.
         return Err(Error::Rejected {
             condition: "'UMMA' has not been declared",

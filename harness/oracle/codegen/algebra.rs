@@ -5,6 +5,7 @@
 //! counting iterator with the given layout and prints the result's layout (`.layout()`), which is
 //! what the engine's builtins of the same names return.
 
+use crate::expr::op::Op;
 use crate::expr::parse::{Expr, Name};
 
 use super::{call_code, CodegenError, Cpp, Gen, Kind, Role};
@@ -17,7 +18,7 @@ pub fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, 
     let first = g.emit(&args[0], Role::Shape)?;
     let partition = super::is_partition_call(&args[0]);
     // filter_zeros of a tensor (a partition or its slice) is a tensor (tensor_impl.hpp).
-    if f == "filter_zeros"
+    if f == Op::FilterZeros.name()
         && args.len() == 1
         && (first.kind == Kind::Tensor || (first.kind == Kind::Other && partition))
     {
