@@ -598,6 +598,7 @@ fn reason_class(why: &str) -> &'static str {
         ("load_inputs", SCALE_FACTORS),
         ("mainloop_params.layout_SF", SCALE_FACTORS),
         ("cSF", SCALE_FACTORS),
+        ("NumSplitsM", "4.7's FP8 blockwise mma() (NumSplitsM_Scale, its conditional_t and static constexpr members): not read (its tiled_divide forms exist only on 4.7, and one case file holds the forms all releases read share)"),
         (
             "make_tmem_copy takes",
             "a TMEM copy of a tensor other than a UMMA accumulator fragment (make_tmem_copy(op, tmem tensor) is read as make_tmem_copy(op, ValTypeC, fragment) only for ThrMMA::make_fragment_C)",
@@ -2821,7 +2822,6 @@ fn mainloop_forms(
     inside.sort_by_key(|b| b.pos);
     rs_mainloop_bindings(&plain, md, &mbind, &mut inside);
     blockwise_mainloop_bindings(&plain, md, &mbind, &mut inside);
-    blockwise_split_bindings(&plain, md, &mbind, &mut inside);
     let mut forms = Vec::new();
     // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
     let mut mbind = mbind;
@@ -3815,48 +3815,6 @@ fn blockwise_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, ins
             _ => continue,
         };
         b.rhs = rhs;
-    }
-}
-
-/// 4.7's FP8 blockwise mainloop splits the tile's M for its mma() (`using NumSplitsM =
-/// cute::C<get<0>(TileShape_{}) / 128>;`, a member, and `using NumSplitsM_Scale =
-/// cute::conditional_t<ScaleMsPerTile == 1, _1, NumSplitsM>;` in mma()): such member types are
-/// evaluated from the configuration, `C<E>` (cute/numeric/integral_constant.hpp: `C<v>` is
-/// `integral_constant<decltype(v), v>`, printed and used as `_v`) as `Int<v>` with `E` folded
-/// ([`fold_int`]) after the template parameters and the member constants already folded (the
-/// `static constexpr int`s [`blockwise_mainloop_bindings`] computes) are bound, and
-/// `conditional_t<C, X, Y>` as its arm where `C` so bound is a comparison of integers
-/// ([`condition`]).
-fn blockwise_split_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, inside: &mut [Binding]) {
-    if !md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "SmemLayoutAtomSFA")) {
-        return;
-    }
-    let mut env: Bound = mbind.clone();
-    for b in inside.iter_mut() {
-        let r = unqualified(&b.rhs);
-        let int_word = |v: &[Tok]| matches!(v, [Tok::Word(n)] if n.parse::<i64>().is_ok());
-        if int_word(&r) {
-            env.insert(b.name.clone(), r);
-            continue;
-        }
-        if b.keyword != "using" {
-            continue;
-        }
-        let head = |h: &str| matches!(r.first(), Some(Tok::Word(w)) if w == h) && r.get(1) == Some(&Tok::Punct('<'));
-        let Some(close) = angle_close(&r, 1).filter(|&c| c == r.len() - 1 && r.len() > 3) else { continue };
-        let inner = &r[2..close];
-        if head("C") {
-            if let Some(n) = fold_int(&substitute(inner, &env)) {
-                b.rhs = tokenize(&format!("Int<{n}>")).into_iter().map(|t| t.0).collect();
-                env.insert(b.name.clone(), b.rhs.clone());
-            }
-        } else if head("conditional_t") {
-            if let [c, yes, no] = split_commas(inner).as_slice() {
-                if let Some(v) = condition(&substitute(c, &env)) {
-                    b.rhs = if v { yes.clone() } else { no.clone() };
-                }
-            }
-        }
     }
 }
 
@@ -5938,34 +5896,12 @@ mod tests {
     }
 
     #[test]
-    fn flag_conditions_and_47s_split_members_are_evaluated() {
+    fn if_constexpr_conditions_over_the_scale_factor_flags_are_evaluated() {
         let flags: HashMap<&str, bool> = [("IsTmaLoadSFA", true), ("IsTmaLoadSFB", false)].into_iter().collect();
         let c = |s: &str| flag_condition(&tokenize(s).into_iter().map(|t| t.0).collect::<Vec<_>>(), &flags);
         assert_eq!(c("IsTmaLoadSFA"), Some(true));
         assert_eq!(c("!IsTmaLoadSFA || !IsTmaLoadSFB"), Some(true));
         assert_eq!(c("(IsTmaLoadSFA && IsTmaLoadSFB)"), Some(false));
         assert_eq!(c("IsTmaLoadSFA && Other"), None);
-        // v4.7.0: NumSplitsM = C<BLK_M / 128>, NumSplitsM_Scale its conditional_t on ScaleMsPerTile.
-        let body = "struct CollectiveMma { using SmemLayoutAtomSFA = X; static constexpr int ScaleMsPerTile = 256; \
-            using NumSplitsM = cute::C<get<0>(TileShape_{}) / 128>; \
-            void mma() { using NumSplitsM_Scale = cute::conditional_t<ScaleMsPerTile == 1, _1, NumSplitsM>; \
-              using One = cute::conditional_t<ScaleMsPerTile == 256, _1, NumSplitsM>; } };";
-        let toks = tokenize(body);
-        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
-        let md = StructDef {
-            name: "CollectiveMma".into(),
-            params: vec![],
-            pattern: None,
-            base: None,
-            body: 2..plain.len() - 2,
-        };
-        let mut inside = bindings(&toks);
-        let mut mbind = Bound::new();
-        mbind.insert("TileShape_".into(), tokenize("Shape<_256, _128, _128>").into_iter().map(|t| t.0).collect());
-        blockwise_split_bindings(&plain, &md, &mbind, &mut inside);
-        let got: HashMap<String, String> = inside.iter().map(|b| (b.name.clone(), render(&b.rhs))).collect();
-        assert_eq!(got["NumSplitsM"], "Int<2>");
-        assert_eq!(got["NumSplitsM_Scale"], "NumSplitsM");
-        assert_eq!(got["One"], "_1");
     }
 }
