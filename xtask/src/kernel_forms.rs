@@ -598,7 +598,6 @@ fn reason_class(why: &str) -> &'static str {
         ("load_inputs", SCALE_FACTORS),
         ("mainloop_params.layout_SF", SCALE_FACTORS),
         ("cSF", SCALE_FACTORS),
-        ("NumSplitsM", "4.7's FP8 blockwise mma() (NumSplitsM_Scale, its conditional_t and static constexpr members): not read (its tiled_divide forms exist only on 4.7, and one case file holds the forms all releases read share)"),
         (
             "make_tmem_copy takes",
             "a TMEM copy of a tensor other than a UMMA accumulator fragment (make_tmem_copy(op, tmem tensor) is read as make_tmem_copy(op, ValTypeC, fragment) only for ThrMMA::make_fragment_C)",
