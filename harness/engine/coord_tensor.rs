@@ -27,6 +27,11 @@
 //!    tiler))`, `D` the layout's divide: the iterator does not move (the SM100 epilogue's
 //!    `zipped_divide(tCgC, epi_tiler)` of a TMA coordinate tensor, 05_mma_tma_epi_sm100.cu), a
 //!    slice of the result moves it as in definition 3.
+//! 6. `filter_zeros(T)` (tensor_impl.hpp:627, the same in 4.7) is `make_tensor(data(),
+//!    filter_zeros(layout()))`: the iterator does not move, and each leaf mode whose stride is the
+//!    static `_0` gets extent `_1` (layout.hpp:917, `crate::filter`), a basis stride never being
+//!    the constant `_0` (the FP8 blockwise mainloop's `filter_zeros(tSFAcSFA_k(_,_,_,k))`, a
+//!    slice of a cp.async copy's partition of the scale factors' coordinate tile).
 //!
 //! Postconditions (property tests in this module and in tests/identity_tensor.rs):
 //! 1. Element `i` of an identity tensor is the natural coordinate of `i` in its shape
@@ -181,6 +186,21 @@ impl CoordTensor {
     pub fn local_tile(&self, t: &Tiler, c: &Coord) -> Result<CoordTensor> {
         let (l, off) = sb::local_tile_with_offset(&self.layout, t, c)?;
         self.moved(l, &off)
+    }
+
+    /// `filter_zeros(T)` (definition 6).
+    pub fn filter_zeros(&self) -> Result<CoordTensor> {
+        let shapes: Vec<Int> = self
+            .layout
+            .leaf_pairs()
+            .iter()
+            .map(|(s, d)| match d {
+                BasisValue::Int(z) if z.is_static_value(0) => Int::st(1),
+                _ => *s,
+            })
+            .collect();
+        let layout = BasisLayout::new(self.layout.shape.unflatten_like(&shapes)?, self.layout.stride.clone())?;
+        Ok(CoordTensor { iter: self.iter.clone(), layout })
     }
 
     /// `local_partition(T, thr_layout, index)` (tensor_impl.hpp: `outer_partition` of the
@@ -367,5 +387,22 @@ mod tests {
         }
         let z = t.divide(Divide::Zipped, &Tiler::from_shape(&tup("(_2,_3)"))).unwrap();
         assert_eq!(z.to_string(), "ArithTuple(4,6) o ((_2,_3),(_2,_2)):((_1@0,_1@1),(_2@0,_3@1))");
+    }
+
+    #[test]
+    fn filter_zeros_keeps_the_iterator_and_shrinks_only_static_zero_strides() {
+        // Definition 6: a static _0 stride's extent becomes _1; a basis stride and a dynamic 0
+        // keep theirs; the iterator and the strides are unchanged.
+        let t = make_identity_tensor(&tup("(_4,_8)")).unwrap();
+        let zero = |st: bool| BasisValue::Int(if st { Int::st(0) } else { Int::dy(0) });
+        let stride = BasisValue::Tuple(vec![BasisValue::Tuple(vec![zero(true), t.layout.stride.clone()]), zero(false)]);
+        let l = BasisLayout::new(tup("((_3,(_4,_8)),_5)"), stride).unwrap();
+        let u = CoordTensor { iter: t.iter.clone(), layout: l };
+        let f = u.filter_zeros().unwrap();
+        assert_eq!(f.to_string(), "ArithTuple(_0,_0) o ((_1,(_4,_8)),_5):((_0,(_1@0,_1@1)),0)");
+        assert_eq!(f.iter, u.iter);
+        assert_eq!(f.layout.stride, u.layout.stride);
+        // Where no stride is the static _0 it is the tensor itself.
+        assert_eq!(t.filter_zeros().unwrap(), t);
     }
 }

@@ -215,7 +215,11 @@ const KERNEL_FORMS_TMA_INTRO: &str =
          # kernel_forms.cases reads: the Params' make_tma_copy of an M = N = K = 4096, L = 1 problem's\n\
          # tensor (the unit tests' packed strides), its get_tma_tensor, the gmem tiles (local_tile of the\n\
          # TMA coordinate tensor at the first CTA, sliced by cluster rank 0) and the TMA partitions of the\n\
-         # gmem and smem tiles (partition_S/D of the copy's slice for the CTA's rank in the multicast).\n\
+         # gmem and smem tiles (partition_S/D of the copy's slice for the CTA's rank in the multicast);\n\
+         # for the FP8 blockwise-scaled mainloop also its scale-factor tensors, made from the layouts\n\
+         # the host passes for that problem (ScaleConfig::tile_atom_to_shape_SFA/SFB, run-time extents):\n\
+         # load_init's tensors (the TMA coordinate tensor of the scale factors' Params TMA copy where\n\
+         # IsTmaLoadSFA/SFB, else the global-memory tensor), their identity tensors, tiles and partitions.\n\
          # The other forms of these mainloops (smem layouts, tiled MMAs, GMMA fragments) are in\n\
          # kernel_forms.cases; the skipped list below is that of the whole read. Each form is written\n\
          # twice: in CuTe's C++ spelling as read, then in the language's short spelling.\n\
@@ -589,12 +593,11 @@ fn group_of(at: &str) -> usize {
 
 /// The class of a skip's reason, for the header's table.
 fn reason_class(why: &str) -> &'static str {
-    const SCALE_FACTORS: &str = "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB)";
+    const SCALE_FACTORS: &str = "the FP8 blockwise mainloop's scale-factor tensors and what load_init returns beside them (get<I>(load_inputs): a lambda's result, made at run time from mainloop_params.layout_SFA/SFB; read with the stand-ins of a 4096 problem, ScaleConfig::tile_atom_to_shape_SFA/SFB, into kernel_forms_tma.cases)";
     const CLASSES: &[(&str, &str)] = &[
         ("load_inputs", SCALE_FACTORS),
         ("mainloop_params.layout_SF", SCALE_FACTORS),
         ("cSF", SCALE_FACTORS),
-        ("NumSplitsM", "4.7's FP8 blockwise mma() (NumSplitsM_Scale, its conditional_t and static constexpr members): not read"),
         (
             "make_tmem_copy takes",
             "a TMEM copy of a tensor other than a UMMA accumulator fragment (make_tmem_copy(op, tmem tensor) is read as make_tmem_copy(op, ValTypeC, fragment) only for ThrMMA::make_fragment_C)",
@@ -2826,6 +2829,7 @@ fn mainloop_forms(
     let tma = md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "tma_load_a"));
     if tma && with_tma_stand_ins {
         tma_stand_ins(toks, md, &mut mbind, &mut inside);
+        blockwise_scale_stand_ins(toks, md, &mut mbind, &mut inside);
     }
     let gmem = if tma { HashMap::new() } else { gmem_stand_ins(&mbind) };
     if !gmem.is_empty() {
@@ -3049,6 +3053,247 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
                 inside.push(Binding { pos: at, line: toks[at].1, keyword: "Tensor".into(), name: nm, rhs: text(&rhs) });
             }
         }
+    }
+    inside.sort_by_key(|b| b.pos);
+}
+
+/// The scale-factor layout `ScaleConfig::tile_atom_to_shape_SFA/SFB(make_shape(M, N, K, L))`
+/// (cutlass/detail/blockwise_scale_layout.hpp, Sm1xxBlockwiseScaleConfig, which
+/// Sm90BlockwiseScaleConfig is, the same in 4.2 and 4.7) of an M = N = K = [`STAND_IN_EXTENT`],
+/// L = 1 problem, as the language writes it with run-time extents (dynamic integers):
+/// `((G, ceil(MN/G)), (GK, ceil(K/GK)), L)` with strides `((_0, _1), (_0, ceil(MN/G)), S)` for
+/// an MN-major scale-factor tensor, `((_0, ceil(K/GK)), (_0, _1), S)` for a K-major one, `S` the
+/// size of the (M|N, K) part without its zero strides, `size(filter_zeros(mk_layout))`. `g` is
+/// the M (or N) granularity, `gk` K's.
+fn scale_layout_stand_in(g: i64, gk: i64, mn_major: bool) -> Option<String> {
+    if g <= 0 || gk <= 0 {
+        return None;
+    }
+    let n = STAND_IN_EXTENT;
+    let (mn, k) = ((n + g - 1) / g, (n + gk - 1) / gk);
+    let stride = if mn_major {
+        format!("make_stride(make_stride(_0{{}}, _1{{}}), make_stride(_0{{}}, {mn}), {})", mn * k)
+    } else {
+        format!("make_stride(make_stride(_0{{}}, {k}), make_stride(_0{{}}, _1{{}}), {})", mn * k)
+    };
+    Some(format!(
+        "make_layout(make_shape(make_shape(Int<{g}>{{}}, {mn}), make_shape(Int<{gk}>{{}}, {k}), 1), {stride})"
+    ))
+}
+
+/// The value of an `if constexpr` condition over boolean `flags`: a flag, `!C`, `(C)`, `A && B`,
+/// `A || B`; None where a word is not a flag.
+fn flag_condition(c: &[Tok], flags: &HashMap<&str, bool>) -> Option<bool> {
+    let split = |op: char| -> Vec<&[Tok]> {
+        let (mut out, mut depth, mut start, mut k) = (Vec::new(), 0i32, 0, 0);
+        while k < c.len() {
+            match &c[k] {
+                Tok::Punct('(') => depth += 1,
+                Tok::Punct(')') => depth -= 1,
+                Tok::Punct(x) if *x == op && depth == 0 && c.get(k + 1) == Some(&Tok::Punct(op)) => {
+                    out.push(&c[start..k]);
+                    start = k + 2;
+                    k += 2;
+                    continue;
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        out.push(&c[start..]);
+        out
+    };
+    for (op, any) in [('|', true), ('&', false)] {
+        let parts = split(op);
+        if parts.len() > 1 {
+            let v = parts.iter().map(|x| flag_condition(x, flags)).collect::<Option<Vec<bool>>>()?;
+            return Some(if any { v.contains(&true) } else { !v.contains(&false) });
+        }
+    }
+    match c {
+        [Tok::Word(f)] => flags.get(f.as_str()).copied(),
+        [Tok::Punct('!'), rest @ ..] => flag_condition(rest, flags).map(|v| !v),
+        [Tok::Punct('('), .., Tok::Punct(')')] if closing(c, 0) == Some(c.len() - 1) => {
+            flag_condition(&c[1..c.len() - 1], flags)
+        }
+        _ => None,
+    }
+}
+
+/// The FP8 blockwise-scaled mainloop read with the TMA stand-ins (after [`tma_stand_ins`]): its
+/// scale-factor tensors, made at run time from `Params::layout_SFA/SFB`, stood in by what the
+/// host passes for the same problem (`ScaleConfig::tile_atom_to_shape_SFA/SFB(make_shape(M, N,
+/// K, L))`, the unit test's and examples 67/68's; see [`scale_layout_stand_in`]), the granularities
+/// and majors those of the use's ScaleConfig (the LayoutSFA/SFB of its StridePairA_/B_):
+/// - `X.layout_SFA` is that layout (`layout_SFA`, bound), `X.tma_load_sfa` is `tma_load_sfa`,
+///   `tma_load_sfa.get_tma_tensor(S)` the language's `get_tma_tensor(tma_load_sfa, S)`;
+/// - `IsTmaLoadSFA = ScaleMsPerTile >= 32 && ScaleNsPerTile < 32 && MMajorSFA` (and B's mirror;
+///   `MMajorSFA` is `size<0,1>(LayoutSFA{}.stride()) == 1`: an MN-major layout's `_1`) decides
+///   each `if constexpr (IsTmaLoadSFA ...)`: the bindings of the branch not taken are dropped (not
+///   instantiated), and load_init's `auto mSFA_mkl = [&]() { if constexpr (..) { return E; } else
+///   { return F; } }();` is the tensor of the branch taken: the TMA coordinate tensor
+///   `get_tma_tensor(tma_load_sfa, shape(filter_zeros(layout_SFA)))` or the global-memory tensor
+///   `make_tensor(make_gmem_ptr(ptr_SFA), layout_SFA)` (its layout);
+/// - where the TMA path is taken, the Params' `tma_load_sfa = make_tma_copy(GmemTiledCopyScaleTMA{},
+///   tensor_sfa, smem, tile, _1{})` of to_underlying_arguments, `tensor_sfa = make_tensor(ptr_SFA,
+///   filter_zeros(args.layout_SFA))` written as its element type (`ptr_SFA`'s reinterpret_cast,
+///   ElementBlockScale) and layout;
+/// - `*k_tile_iter` (load_auxiliary's k loop) is the first k tile, 0.
+fn blockwise_scale_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, inside: &mut Vec<Binding>) {
+    let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+    let w = |k: usize, s: &str| matches!(plain.get(k), Some(Tok::Word(x)) if x == s);
+    let p = |k: usize, c: char| plain.get(k) == Some(&Tok::Punct(c));
+    if !md.body.clone().any(|k| w(k, "IsTmaLoadSFA")) {
+        return;
+    }
+    let pair = |key: &str| mbind.get(key).and_then(|v| tuple_pair(v)).and_then(|(_, sf)| scale_config(&sf));
+    let (Some(([gm, _, gk], [major_a, _])), Some(([_, gn, _], [_, major_b]))) =
+        (pair("StridePairA_"), pair("StridePairB_"))
+    else {
+        return;
+    };
+    let tile: Vec<i64> = mbind
+        .get("TileShape_")
+        .and_then(|t| template_id(t))
+        .map(|(_, a)| a.iter().filter_map(|x| render(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
+        .unwrap_or_default();
+    let [tm, tn, _] = tile[..] else { return };
+    let (Some(sfa), Some(sfb)) =
+        (scale_layout_stand_in(gm, gk, major_a == "MN"), scale_layout_stand_in(gn, gk, major_b == "MN"))
+    else {
+        return;
+    };
+    let (ms, ns) = (tm / gm, tn / gn);
+    let tma_a = ms >= 32 && ns < 32 && major_a == "MN";
+    let tma_b = ns >= 32 && ms < 32 && major_b == "MN";
+    let flags: HashMap<&str, bool> = [("IsTmaLoadSFA", tma_a), ("IsTmaLoadSFB", tma_b)].into_iter().collect();
+    let text = |s: &str| -> Vec<Tok> { tokenize(s).into_iter().map(|t| t.0).collect() };
+    mbind.insert("layout_SFA".into(), text(&sfa));
+    mbind.insert("layout_SFB".into(), text(&sfb));
+    // The branches of `if constexpr (C)` over the flags that are not taken.
+    let mut dropped: Vec<std::ops::Range<usize>> = Vec::new();
+    for k in md.body.clone() {
+        if !(w(k, "if") && w(k + 1, "constexpr") && p(k + 2, '(')) {
+            continue;
+        }
+        let Some(c) = closing(&plain, k + 2) else { continue };
+        let Some(v) = flag_condition(&plain[k + 3..c], &flags) else { continue };
+        let then_end = statement_end(&plain, c + 1);
+        let else_range = if w(then_end, "else") { then_end + 1..statement_end(&plain, then_end + 1) } else { 0..0 };
+        dropped.push(if v { else_range } else { c + 1..then_end });
+    }
+    inside.retain(|b| !dropped.iter().any(|r| r.contains(&b.pos)));
+    // The Params' scale-factor TMA copies, where to_underlying_arguments makes them.
+    for (x, big, taken) in [("a", "A", tma_a), ("b", "B", tma_b)] {
+        let name = format!("tma_load_sf{x}");
+        if !taken {
+            continue;
+        }
+        let Some(k) = md.body.clone().find(|&k| w(k, &name) && p(k + 1, '=') && w(k + 2, "make_tma_copy")) else {
+            continue;
+        };
+        let Some(c) = closing(&plain, k + 3) else { continue };
+        let args = split_commas(&plain[k + 4..c]);
+        let tensor = match args.get(1).map(Vec::as_slice) {
+            Some([Tok::Word(t)]) => t.clone(),
+            _ => continue,
+        };
+        // `Tensor tensor_sfa = make_tensor(ptr_SFA, L)` and `ptr_SFA = reinterpret_cast<T const*>(..)`.
+        let Some(made) = inside.iter().find(|b| b.name == tensor && b.pos < k) else { continue };
+        let r = &made.rhs;
+        if !(matches!(r.first(), Some(Tok::Word(m)) if m == "make_tensor") && closing(r, 1) == Some(r.len() - 1)) {
+            continue;
+        }
+        let margs = split_commas(&r[2..r.len() - 1]);
+        let [Tok::Word(ptr)] = margs[0].as_slice() else { continue };
+        let Some(layout) = margs.get(1).filter(|_| margs.len() == 2) else { continue };
+        let Some(elem) = md
+            .body
+            .clone()
+            .find(|&j| w(j, ptr) && p(j + 1, '=') && w(j + 2, "reinterpret_cast") && p(j + 3, '<'))
+            .and_then(|j| plain.get(j + 4).cloned())
+        else {
+            continue;
+        };
+        let mut rhs = vec![Tok::Word("make_tma_copy".into()), Tok::Punct('(')];
+        rhs.extend(args[0].iter().cloned());
+        for a in [vec![elem], layout.clone()].into_iter().chain(args[2..].iter().cloned()) {
+            rhs.push(Tok::Punct(','));
+            rhs.extend(a);
+        }
+        rhs.push(Tok::Punct(')'));
+        let _ = big;
+        inside.push(Binding { pos: k, line: toks[k].1, keyword: TMA_COPY.into(), name, rhs: unqualified(&rhs) });
+    }
+    for b in inside.iter_mut() {
+        // load_init's `[&]() { if constexpr (C) { return E; } else { return F; } }()`: the tensor taken.
+        if let [Tok::Punct('['), Tok::Punct('&'), Tok::Punct(']'), Tok::Punct('('), Tok::Punct(')'), Tok::Punct('{'), ..] =
+            b.rhs.as_slice()
+        {
+            let r = &b.rhs;
+            let chosen = (|| {
+                let [Tok::Word(i), Tok::Word(ce), Tok::Punct('(')] = r.get(6..9)? else { return None };
+                if i != "if" || ce != "constexpr" {
+                    return None;
+                }
+                let c = closing(r, 8)?;
+                let v = flag_condition(&r[9..c], &flags)?;
+                let then_end = closing(r, c + 1)?;
+                let block = if v {
+                    c + 1..then_end
+                } else {
+                    let e = then_end + 1;
+                    if !matches!(r.get(e), Some(Tok::Word(x)) if x == "else") {
+                        return None;
+                    }
+                    e + 1..closing(r, e + 1)?
+                };
+                match &r[block.start + 1..block.end] {
+                    [Tok::Word(ret), e @ .., Tok::Punct(';')] if ret == "return" => Some(e.to_vec()),
+                    _ => None,
+                }
+            })();
+            if let Some(e) = chosen {
+                b.rhs = e;
+                b.keyword = "Tensor".into();
+            }
+        }
+        let r = &b.rhs;
+        let mut o: Vec<Tok> = Vec::with_capacity(r.len());
+        let mut k = 0;
+        while k < r.len() {
+            let at = |j: usize| r.get(k + j);
+            let is = |j: usize, s: &str| matches!(at(j), Some(Tok::Word(x)) if x == s);
+            let member =
+                |j: usize| ["tma_load_sfa", "tma_load_sfb", "layout_SFA", "layout_SFB"].iter().any(|m| is(j, m));
+            // `mainloop_params.layout_SFA` -> `layout_SFA`, `mainloop_params.tma_load_sfa` -> `tma_load_sfa`
+            if matches!(at(0), Some(Tok::Word(_))) && at(1) == Some(&Tok::Punct('.')) && member(2) {
+                k += 2;
+                continue;
+            }
+            // `tma_load_sfa.get_tma_tensor(S)` -> `get_tma_tensor(tma_load_sfa, S)`
+            if (is(0, "tma_load_sfa") || is(0, "tma_load_sfb"))
+                && at(1) == Some(&Tok::Punct('.'))
+                && is(2, "get_tma_tensor")
+                && at(3) == Some(&Tok::Punct('('))
+            {
+                o.extend([Tok::Word("get_tma_tensor".into()), Tok::Punct('('), r[k].clone(), Tok::Punct(',')]);
+                k += 4;
+                continue;
+            }
+            // `T(_,_,_,*k_tile_iter)` -> `T(_,_,_,0)`
+            if at(0) == Some(&Tok::Punct('*'))
+                && is(1, "k_tile_iter")
+                && matches!(o.last(), Some(Tok::Punct(',' | '(')))
+            {
+                o.push(Tok::Word("0".into()));
+                k += 2;
+                continue;
+            }
+            o.push(r[k].clone());
+            k += 1;
+        }
+        b.rhs = o;
     }
     inside.sort_by_key(|b| b.pos);
 }
@@ -5532,5 +5777,130 @@ mod tests {
         assert_eq!(got["tCsSFA"], "tCsSFA_slice.partition_C(sSFA)");
         let order: Vec<&str> = inside.iter().map(|b| b.name.as_str()).collect();
         assert!(order.ends_with(&["tCsSFA_slice", "tCsSFA"]), "{order:?}");
+    }
+
+    /// A mainloop body with the FP8 blockwise mainloop's scale-factor statements (the 4.2/4.7
+    /// sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp spellings), its bindings
+    /// after [`blockwise_scale_stand_ins`] for the scale-factor layouts `sf_a`/`sf_b`
+    /// (`ScaleConfig<GM, GN, GK, MajorA, MajorB>` arguments) and tile `tile`, with the stand-in
+    /// bindings it adds.
+    fn blockwise_stand_ins(sf: &str, tile: &str) -> (Vec<Binding>, Bound) {
+        let body = "struct CollectiveMma { \
+            static constexpr bool IsTmaLoadSFA = ScaleMsPerTile >= ScaleTmaThreshold && MMajorSFA; \
+            static constexpr Params to_underlying_arguments(Arguments const& args) { \
+              auto ptr_SFA = reinterpret_cast<ElementBlockScale const*>(args.ptr_SFA); \
+              Tensor tensor_sfa = make_tensor(ptr_SFA, filter_zeros(args.layout_SFA)); \
+              typename Params::TMA_SFA tma_load_sfa{}; \
+              if constexpr (IsTmaLoadSFA) { \
+                tma_load_sfa = make_tma_copy(GmemTiledCopyScaleTMA{}, tensor_sfa, \
+                  filter_zeros(SmemLayoutSFA{})(_,_,cute::Int<0>{}), Shape<Int<ScaleMsPerTile>, Int<1>>{}, _1{}); \
+              } } \
+            auto load_init(Params const& mainloop_params) const { \
+              auto mSFA_mkl = [&]() { \
+                if constexpr (IsTmaLoadSFA) { \
+                  return mainloop_params.tma_load_sfa.get_tma_tensor(shape(filter_zeros(mainloop_params.layout_SFA))); } \
+                else { return make_tensor(make_gmem_ptr(mainloop_params.ptr_SFA), mainloop_params.layout_SFA); } }(); \
+              return cute::make_tuple(gA_mkl, gB_nkl, mSFA_mkl); } \
+            void load() { auto [tAgA_SFA, tAsA_SFA] = [&]() { if constexpr (IsTmaLoadSFA) { \
+                auto block_tma_sfa = mainloop_params.tma_load_sfa.get_slice(0); \
+                Tensor tAgA_SFA_ = block_tma_sfa.partition_S(gSFA); \
+                return cute::make_tuple(tAgA_SFA_, tAgA_SFA_); } else { return cute::make_tuple(0, 0); } }(); } \
+            void load_auxiliary() { \
+              Tensor iSFA_mkl = make_identity_tensor(shape(mainloop_params.layout_SFA)); \
+              Tensor tSFAcSFA = tSFAcSFA_k(_,_,_,*k_tile_iter); } };";
+        let toks = tokenize(body);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let md = StructDef {
+            name: "CollectiveMma".into(),
+            params: vec![],
+            pattern: None,
+            base: None,
+            body: 2..plain.len() - 2,
+        };
+        let mut inside = bindings(&toks);
+        let words = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+        let mut mbind = Bound::new();
+        let pair = |ab: &str, sfx: &str| {
+            format!(
+                "cute::tuple<TagToStride{ab}_t<cutlass::layout::RowMajor>, TagToStride{ab}_t<decltype(cutlass::detail::Sm90BlockwiseScaleConfig<{sf}>::deduce_layoutSF{sfx}())>>"
+            )
+        };
+        mbind.insert("StridePairA_".into(), words(&pair("A", "A")));
+        mbind.insert("StridePairB_".into(), words(&pair("B", "B")));
+        mbind.insert("TileShape_".into(), words(tile));
+        blockwise_scale_stand_ins(&toks, &md, &mut mbind, &mut inside);
+        (inside, mbind)
+    }
+
+    #[test]
+    fn the_blockwise_scale_factor_tensors_are_stood_in_by_a_4096_problems() {
+        // tile_atom_to_shape_SFA(make_shape(4096, 4096, 4096, 1)): granularity (1, 128), MN-major
+        // ((_1,4096),(_128,32),1):((_0,_1),(_0,4096),131072); K-major ((_0,32),(_0,_1),...).
+        let mn = "make_layout(make_shape(make_shape(Int<1>{}, 4096), make_shape(Int<128>{}, 32), 1), \
+                  make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, 4096), 131072))";
+        assert_eq!(scale_layout_stand_in(1, 128, true).as_deref(), Some(mn));
+        assert_eq!(
+            scale_layout_stand_in(128, 128, false).as_deref(),
+            Some(
+                "make_layout(make_shape(make_shape(Int<128>{}, 32), make_shape(Int<128>{}, 32), 1), \
+                 make_stride(make_stride(_0{}, 32), make_stride(_0{}, _1{}), 1024))"
+            )
+        );
+        assert_eq!(scale_layout_stand_in(0, 128, true), None);
+        let got = |inside: &[Binding]| -> HashMap<String, (String, String)> {
+            inside.iter().map(|b| (b.name.clone(), (b.keyword.clone(), render(&b.rhs)))).collect()
+        };
+        // SFA MN-major, 128 scales per tile along M, one along N: IsTmaLoadSFA, the TMA path.
+        let (inside, mbind) =
+            blockwise_stand_ins("1, 128, 128, cute::GMMA::Major::MN, cute::GMMA::Major::K", "Shape<_128, _128, _128>");
+        assert_eq!(render(&mbind["layout_SFA"]), mn);
+        let g = got(&inside);
+        assert_eq!(
+            g["tma_load_sfa"],
+            (
+                TMA_COPY.to_string(),
+                "make_tma_copy(GmemTiledCopyScaleTMA{}, ElementBlockScale, filter_zeros(layout_SFA), \
+                 filter_zeros(SmemLayoutSFA{})(_, _, Int<0>{}), Shape<Int<ScaleMsPerTile>, Int<1>>{}, _1{})"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            g["mSFA_mkl"],
+            ("Tensor".to_string(), "get_tma_tensor(tma_load_sfa, shape(filter_zeros(layout_SFA)))".to_string())
+        );
+        assert_eq!(g["block_tma_sfa"].1, "tma_load_sfa.get_slice(0)");
+        assert_eq!(g["tAgA_SFA_"].1, "block_tma_sfa.partition_S(gSFA)");
+        assert_eq!(g["iSFA_mkl"].1, "make_identity_tensor(shape(layout_SFA))");
+        assert_eq!(g["tSFAcSFA"].1, "tSFAcSFA_k(_, _, _, 0)");
+        let order: Vec<&str> = inside.iter().map(|b| b.name.as_str()).collect();
+        assert!(order.windows(2).any(|w| w == ["tensor_sfa", "tma_load_sfa"]), "{order:?}");
+        // SFA K-major: no TMA (MMajorSFA is false): the global-memory tensor, and the TMA
+        // branch's bindings (the Params' copy, load()'s partitions) are not instantiated.
+        let (inside, mbind) =
+            blockwise_stand_ins("1, 128, 128, cute::GMMA::Major::K, cute::GMMA::Major::K", "Shape<_128, _128, _128>");
+        assert!(render(&mbind["layout_SFA"])
+            .ends_with("make_stride(make_stride(_0{}, 32), make_stride(_0{}, _1{}), 131072))"));
+        let g = got(&inside);
+        assert_eq!(
+            g["mSFA_mkl"],
+            ("Tensor".to_string(), "make_tensor(make_gmem_ptr(mainloop_params.ptr_SFA), layout_SFA)".to_string())
+        );
+        for gone in ["tma_load_sfa", "block_tma_sfa", "tAgA_SFA_"] {
+            assert!(!g.contains_key(gone), "{gone}");
+        }
+        // 32 scales per tile along both M and N: no TMA either (IsTmaLoadSFA needs fewer than 32 along N).
+        let (inside, _) =
+            blockwise_stand_ins("4, 4, 128, cute::GMMA::Major::MN, cute::GMMA::Major::MN", "Shape<_128, _128, _128>");
+        assert!(!got(&inside).contains_key("tma_load_sfa"));
+    }
+
+    #[test]
+    fn if_constexpr_conditions_over_the_scale_factor_flags_are_evaluated() {
+        let flags: HashMap<&str, bool> = [("IsTmaLoadSFA", true), ("IsTmaLoadSFB", false)].into_iter().collect();
+        let c = |s: &str| flag_condition(&tokenize(s).into_iter().map(|t| t.0).collect::<Vec<_>>(), &flags);
+        assert_eq!(c("IsTmaLoadSFA"), Some(true));
+        assert_eq!(c("!IsTmaLoadSFA || !IsTmaLoadSFB"), Some(true));
+        assert_eq!(c("(IsTmaLoadSFA && IsTmaLoadSFB)"), Some(false));
+        assert_eq!(c("IsTmaLoadSFA && Other"), None);
     }
 }

@@ -61,6 +61,8 @@ fn on_tensor(op: Op, t: &CoordTensor, args: &[Value]) -> Result<Value> {
             Ok(tensor(t.divide(d, &to_tiler(&args[1])?)?))
         }
         Op::LazyTransformElemLess => elem_less_transform(t, &args[1]),
+        // tensor_impl.hpp:627: make_tensor(data(), filter_zeros(layout())) (coord_tensor def. 6).
+        Op::FilterZeros if args.len() == 1 => Ok(tensor(t.filter_zeros()?)),
         _ => Err(Error::Type(format!("{op} of an identity tensor is not modelled"))),
     }
 }
