@@ -50,7 +50,7 @@ use super::int_tuple::{IntTuple, Tup, View};
 use super::layout::Layout;
 use super::postcondition::{cite, enforce, Checked, Violation};
 use super::release::{
-    COALESCE_FRONT_MUST_BE_STATIC, COMPOSITION_COALESCES_LHS, COMPOSITION_WEAK_DIVISIBILITY,
+    COALESCE_FRONT_MUST_BE_STATIC, COMPLEMENT_TAKES_A_SHAPE, COMPOSITION_COALESCES_LHS, COMPOSITION_WEAK_DIVISIBILITY,
     DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE,
 };
 use super::slice::Coord;
@@ -742,9 +742,18 @@ fn compose_by_basis(a: &Layout, s: &Tup, d: &BasisValue) -> Result<Layout> {
 // The divides (layout.hpp), local_tile and local_partition (tensor_impl.hpp)
 
 /// `logical_divide(A, B)` for a layout B: `composition(A, make_layout(B, complement(B,
-/// shape(coalesce(A)))))`: postcondition 3.
+/// shape(coalesce(A)))))`: postcondition 3. The complement's cotarget is the integer layouts'
+/// (logical_divide.rs): before 3.9 `shape(A)` as it is, before 3.5 `size(A)`
+/// ([`DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE`], [`COMPLEMENT_TAKES_A_SHAPE`]; CuTe 3.4.1 prints
+/// `logical_divide((_1,32):(_0,_1@1),_1)` as `(_1,32):(_0,_1@1)`, 3.5.1 as `(_1,(_1,32)):(_0,(_0,_1@1))`).
 pub fn logical_divide_layout(a: &BasisLayout, b: &Layout) -> Result<BasisLayout> {
-    let cot = if DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() { coalesce(a)?.shape } else { a.shape.clone() };
+    let cot = if !COMPLEMENT_TAKES_A_SHAPE.on() {
+        IntTuple::leaf(a.size()?)
+    } else if DIVIDE_COMPLEMENTS_IN_COALESCED_SHAPE.on() {
+        coalesce(a)?.shape
+    } else {
+        a.shape.clone()
+    };
     let c = super::complement::complement_unchecked(b, Some(&cot))?;
     let bc = Layout { shape: IntTuple::pair(&b.shape, &c.shape), stride: IntTuple::pair(&b.stride, &c.stride) };
     composition(a, &bc)
