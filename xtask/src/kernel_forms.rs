@@ -5743,14 +5743,7 @@ mod tests {
             static constexpr int ScaleMsPerTile = size<0>(TileShape{}) / ScaleGranularityM; \
             void mma() { Tensor tCsSFA = tiled_mma.get_slice(thread_idx).partition_C(sSFA); } };";
         let bt = tokenize(body);
-        let bp: Vec<Tok> = bt.iter().map(|t| t.0.clone()).collect();
-        let md = StructDef {
-            name: "CollectiveMma".into(),
-            params: vec![],
-            pattern: None,
-            base: None,
-            body: 2..bp.len() - 2,
-        };
+        let (bp, md) = collective_mma(&bt);
         let mut inside = bindings(&bt);
         let mut mbind = Bound::new();
         for (k, v) in [("StridePairA_", 3), ("StridePairB_", 5), ("TileShape_", 1), ("TiledMma_", 6)] {
@@ -5777,6 +5770,13 @@ mod tests {
         assert_eq!(got["tCsSFA"], "tCsSFA_slice.partition_C(sSFA)");
         let order: Vec<&str> = inside.iter().map(|b| b.name.as_str()).collect();
         assert!(order.ends_with(&["tCsSFA_slice", "tCsSFA"]), "{order:?}");
+    }
+
+    /// The tokens of a `struct CollectiveMma { ... };` and its definition (no template parameters).
+    fn collective_mma(toks: &[(Tok, usize)]) -> (Vec<Tok>, StructDef) {
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let body = 2..plain.len() - 2;
+        (plain, StructDef { name: "CollectiveMma".into(), params: vec![], pattern: None, base: None, body })
     }
 
     /// A mainloop body with the FP8 blockwise mainloop's scale-factor statements (the 4.2/4.7
@@ -5809,14 +5809,7 @@ mod tests {
               Tensor iSFA_mkl = make_identity_tensor(shape(mainloop_params.layout_SFA)); \
               Tensor tSFAcSFA = tSFAcSFA_k(_,_,_,*k_tile_iter); } };";
         let toks = tokenize(body);
-        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
-        let md = StructDef {
-            name: "CollectiveMma".into(),
-            params: vec![],
-            pattern: None,
-            base: None,
-            body: 2..plain.len() - 2,
-        };
+        let (plain, md) = collective_mma(&toks);
         let mut inside = bindings(&toks);
         let words = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
         let mut mbind = Bound::new();
