@@ -3,8 +3,9 @@
 //! mainloops and the unit tests' default SM80 configurations build on the host, turned into a fixed
 //! suite, `fixtures/cases/kernel_forms.cases`, per release: `--git-dir MIRROR --tag v4.2.0 --tag
 //! v4.7.0` reads each tag of a bare NVIDIA/cutlass mirror (`--from DIR` a source tree, default the
-//! provisioned 4.2 wheel's), and the suite is recorded for every release read (the command fails
-//! when the releases' forms differ).
+//! provisioned 4.2 wheel's), and the suite is recorded for every release read; the forms only some
+//! of the releases read build are written to their own suite, `kernel_forms_since.cases`, recorded
+//! for those releases only ([`take_partial`], [`since_suite`]).
 //!
 //! Only facts are extracted, never code: each `auto NAME = EXPR;` (also `TiledCopy`, `TiledMMA`,
 //! `using NAME = TYPE;` and `using NAME = decltype(EXPR);`) binds NAME to EXPR with the earlier
@@ -94,7 +95,8 @@ pub struct KernelFormsArgs {
     pub from: Option<PathBuf>,
     /// Release tags of a bare CUTLASS mirror to read instead (`git show TAG:path`), e.g. v4.2.0
     /// and v4.7.0 (repeatable): each release is extracted and the suite is recorded for each; the
-    /// command fails, naming the forms, when the releases' forms differ.
+    /// forms only some of them build go to the file of the same name ending in `_since.cases`,
+    /// recorded for those releases only.
     #[arg(long, value_name = "TAG", requires = "git_dir")]
     pub tag: Vec<String>,
     /// The mirror's git directory (the `fetch` of github:NVIDIA/cutlass).
@@ -276,14 +278,116 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         per_release.push((release.clone(), src.describe(), plain));
         per_release_tma.push((release.clone(), src.describe(), tma));
     }
+    // The forms only some of the tags read build go to their own file, recorded for those tags'
+    // releases only; the others stay in the files every release is recorded for.
+    let mut partial = take_partial(&mut per_release);
+    for f in take_partial(&mut per_release_tma) {
+        if !partial.iter().any(|p| p.canon == f.canon) {
+            partial.push(f);
+        }
+    }
     let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
+    let stem = out.file_stem().and_then(|s| s.to_str()).context("the --out file has no name")?.to_string();
     write_suite(&out, KERNEL_FORMS_INTRO, &per_release)?;
-    let tma_out = out.with_file_name(format!(
-        "{}_tma.cases",
-        out.file_stem().and_then(|s| s.to_str()).context("the --out file has no name")?
-    ));
-    write_suite(&tma_out, KERNEL_FORMS_TMA_INTRO, &per_release_tma)?;
+    write_suite(&out.with_file_name(format!("{stem}_tma.cases")), KERNEL_FORMS_TMA_INTRO, &per_release_tma)?;
+    let since_out = out.with_file_name(format!("{stem}_since.cases"));
+    if partial.is_empty() {
+        println!("every form was read from every tag: {} not written", since_out.display());
+    } else {
+        let existing = std::fs::read_to_string(&since_out).ok();
+        let releases: Vec<(String, String)> = per_release.iter().map(|(r, d, _)| (r.clone(), d.clone())).collect();
+        let body = since_suite(existing.as_deref(), &releases, &partial)?;
+        std::fs::write(&since_out, body).with_context(|| format!("writing {}", since_out.display()))?;
+        println!("wrote {} ({} cases, for {})", since_out.display(), partial.len(), partial[0].releases.join(" "));
+    }
     Ok(true)
+}
+
+/// The header of kernel_forms_since.cases (the forms only some of the tags read build).
+const KERNEL_FORMS_SINCE_INTRO: &str =
+    "# The kernel forms that only some of the CUTLASS tags read build (read as kernel_forms.cases and\n\
+         # kernel_forms_tma.cases are, with the TMA stand-ins): a form every tag read builds is in those\n\
+         # files, one that only some build is here, so that each file is recorded only for the releases\n\
+         # whose tag builds all its forms. Its `# recorded-for:` line names those releases (and any a\n\
+         # re-extraction found it already recorded for); the lines below say which tag each form was read\n\
+         # from, and above each form where it was found. Each form is written twice: in CuTe's C++\n\
+         # spelling as read, then in the language's short spelling.\n\
+         # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
+         # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n";
+
+/// A case that not every release read holds: its canonical and C++ texts, where it was found (in
+/// the first release holding it) and the releases holding it, in the order read.
+struct Partial {
+    canon: String,
+    text: String,
+    from: Vec<String>,
+    releases: Vec<String>,
+}
+
+/// Takes out of each release's extraction the cases some other release's does not hold (its table
+/// counts the cases left), and returns them, each with the releases holding it, in the order first
+/// found (release by release).
+fn take_partial(per_release: &mut [(String, String, Extraction)]) -> Vec<Partial> {
+    let on: Vec<HashSet<String>> =
+        per_release.iter().map(|(_, _, e)| e.cases.iter().map(|c| c.0.clone()).collect()).collect();
+    let mut partial: Vec<Partial> = Vec::new();
+    for (release, _, e) in per_release.iter_mut() {
+        let (all, some): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut e.cases).into_iter().partition(|c| on.iter().all(|s| s.contains(&c.0)));
+        e.cases = all;
+        for (canon, text, from) in some {
+            if let Some(at) = from.first() {
+                e.groups[group_of(at)].1 -= 1;
+            }
+            match partial.iter_mut().find(|p| p.canon == canon) {
+                Some(p) => p.releases.push(release.clone()),
+                None => partial.push(Partial { canon, text, from, releases: vec![release.clone()] }),
+            }
+        }
+    }
+    partial
+}
+
+/// The text of the case file of the forms not every release read holds (`releases`: each release
+/// read and where from; `existing`: the file as it was, whose `# recorded-for:` releases are kept).
+/// All its forms must be held by the same releases (one `# recorded-for:` line serves the file).
+fn since_suite(existing: Option<&str>, releases: &[(String, String)], partial: &[Partial]) -> Result<String> {
+    let holders = &partial[0].releases;
+    if let Some(p) = partial.iter().find(|p| p.releases != *holders) {
+        bail!(
+            "the kernel forms read from only some releases are not all read from the same ones ({} from {}, {} from {}): \
+             extract them into one case file per set of releases",
+            partial[0].text,
+            holders.join(" "),
+            p.text,
+            p.releases.join(" ")
+        );
+    }
+    let mut body = String::from(KERNEL_FORMS_SINCE_INTRO);
+    let held: Vec<&str> = holders.iter().map(String::as_str).collect();
+    let _ = writeln!(body, "# recorded-for: {}", recorded_for_union(existing, &held).join(" "));
+    let describe = |want: bool| -> Vec<String> {
+        releases.iter().filter(|(r, _)| holders.contains(r) == want).map(|(r, d)| format!("{r} ({d})")).collect()
+    };
+    let _ = writeln!(
+        body,
+        "# {} cases (each in both spellings: {} lines), each read from {}; not from {}.",
+        partial.len(),
+        partial.iter().map(|p| 1 + usize::from(p.canon != p.text)).sum::<usize>(),
+        describe(true).join(", "),
+        describe(false).join(", ")
+    );
+    for p in partial {
+        let more = if p.from.len() > 3 { format!(" (and {} more)", p.from.len() - 3) } else { String::new() };
+        let _ = writeln!(body, "\n# {}: {}{more}", p.releases.join(" "), p.from[..p.from.len().min(3)].join(", "));
+        body.push_str(&p.text);
+        body.push('\n');
+        if p.canon != p.text {
+            body.push_str(&p.canon);
+            body.push('\n');
+        }
+    }
+    Ok(body)
 }
 
 /// The cases of `with` (read with the TMA stand-ins) that `plain` (read without) does not hold,
@@ -301,19 +405,21 @@ fn tma_only(plain: &Extraction, with: Extraction) -> Extraction {
 }
 
 /// Writes one case file: `intro`, its `# recorded-for:` line, each release's table of what was
-/// found and skipped, and the cases (those of the first release; every release must agree).
+/// found and skipped, and the cases (those of the first release; every release must hold the same
+/// cases in the same order: [`take_partial`] takes out those some release does not hold).
 fn write_suite(out: &Path, intro: &str, per_release: &[(String, String, Extraction)]) -> Result<()> {
     let (_, _, first) = &per_release[0];
     for (release, _, e) in &per_release[1..] {
         let texts = |e: &Extraction| e.cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>();
-        if texts(e) != texts(first) {
-            let only: Vec<String> = texts(e).into_iter().filter(|c| !texts(first).contains(c)).collect();
+        let (a, b) = (texts(e), texts(first));
+        if let Some(k) = (0..a.len().max(b.len())).find(|&k| a.get(k) != b.get(k)) {
             bail!(
-                "the kernel forms of {release} differ from {}'s ({} cases against {}; new in {release}: {only:?}): \
-                 extract them into one case file per release",
+                "the kernel forms of {release} and {} are the same cases in another order (case {}: {:?} against {:?}): \
+                 one case file holds both releases' forms in one order",
                 per_release[0].0,
-                e.cases.len(),
-                first.cases.len()
+                k + 1,
+                a.get(k),
+                b.get(k)
             );
         }
     }
@@ -2821,6 +2927,7 @@ fn mainloop_forms(
     inside.sort_by_key(|b| b.pos);
     rs_mainloop_bindings(&plain, md, &mbind, &mut inside);
     blockwise_mainloop_bindings(&plain, md, &mbind, &mut inside);
+    blockwise_split_bindings(&plain, md, &mbind, &mut inside);
     let mut forms = Vec::new();
     // cutlass/cutlass.h: `static const int NumThreadsPerWarpGroup = 128;`.
     let mut mbind = mbind;
@@ -3814,6 +3921,48 @@ fn blockwise_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, ins
             _ => continue,
         };
         b.rhs = rhs;
+    }
+}
+
+/// 4.7's FP8 blockwise mainloop splits the tile's M for its mma() (`using NumSplitsM =
+/// cute::C<get<0>(TileShape_{}) / 128>;`, a member, and `using NumSplitsM_Scale =
+/// cute::conditional_t<ScaleMsPerTile == 1, _1, NumSplitsM>;` in mma()): such member types are
+/// evaluated from the configuration, `C<E>` (cute/numeric/integral_constant.hpp: `C<v>` is
+/// `integral_constant<decltype(v), v>`, printed and used as `_v`) as `Int<v>` with `E` folded
+/// ([`fold_int`]) after the template parameters and the member constants already folded (the
+/// `static constexpr int`s [`blockwise_mainloop_bindings`] computes) are bound, and
+/// `conditional_t<C, X, Y>` as its arm where `C` so bound is a comparison of integers
+/// ([`condition`]).
+fn blockwise_split_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, inside: &mut [Binding]) {
+    if !md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "SmemLayoutAtomSFA")) {
+        return;
+    }
+    let mut env: Bound = mbind.clone();
+    for b in inside.iter_mut() {
+        let r = unqualified(&b.rhs);
+        let int_word = |v: &[Tok]| matches!(v, [Tok::Word(n)] if n.parse::<i64>().is_ok());
+        if int_word(&r) {
+            env.insert(b.name.clone(), r);
+            continue;
+        }
+        if b.keyword != "using" {
+            continue;
+        }
+        let head = |h: &str| matches!(r.first(), Some(Tok::Word(w)) if w == h) && r.get(1) == Some(&Tok::Punct('<'));
+        let Some(close) = angle_close(&r, 1).filter(|&c| c == r.len() - 1 && r.len() > 3) else { continue };
+        let inner = &r[2..close];
+        if head("C") {
+            if let Some(n) = fold_int(&substitute(inner, &env)) {
+                b.rhs = tokenize(&format!("Int<{n}>")).into_iter().map(|t| t.0).collect();
+                env.insert(b.name.clone(), b.rhs.clone());
+            }
+        } else if head("conditional_t") {
+            if let [c, yes, no] = split_commas(inner).as_slice() {
+                if let Some(v) = condition(&substitute(c, &env)) {
+                    b.rhs = if v { yes.clone() } else { no.clone() };
+                }
+            }
+        }
     }
 }
 
@@ -4946,6 +5095,69 @@ mod tests {
         assert_eq!(recorded_for_union(None, &["4.7.0.0", "4.2.0.0"]), ["4.2.0.0", "4.7.0.0"]);
     }
 
+    /// An extraction holding `cases` (canonical text = C++ text), found at `at`.
+    fn extraction(cases: &[(&str, &str)]) -> Extraction {
+        let mut groups: Vec<(&'static str, usize, usize)> = GROUPS.iter().map(|g| (*g, 0, 0)).collect();
+        for (_, at) in cases {
+            groups[group_of(at)].1 += 1;
+        }
+        let cases = cases.iter().map(|(c, at)| (c.to_string(), c.to_string(), vec![at.to_string()])).collect();
+        Extraction { cases, skipped: vec![], groups, files: 1, missing: vec![] }
+    }
+
+    #[test]
+    fn the_tags_a_form_is_read_from_decide_its_file() {
+        const SM90: &str =
+            "include/cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp:869";
+        const TUTORIAL: &str = "examples/cute/tutorial/sgemm_1.cu:10";
+        let mut per_release = vec![
+            ("4.2.0.0".to_string(), "v4.2.0".to_string(), extraction(&[("_4:_1", TUTORIAL), ("_8:_1", SM90)])),
+            (
+                "4.7.0.0".to_string(),
+                "v4.7.0".to_string(),
+                extraction(&[("_4:_1", TUTORIAL), ("tiled_divide(_8:_1, _2)", SM90), ("_8:_1", SM90)]),
+            ),
+        ];
+        let partial = take_partial(&mut per_release);
+        // Forms on every tag stay, in their order, and are counted in their group's row.
+        for (_, _, e) in &per_release {
+            assert_eq!(e.cases.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), ["_4:_1", "_8:_1"]);
+            assert_eq!((e.groups[0].1, e.groups[3].1), (1, 1));
+        }
+        // The form read from v4.7.0 only leaves 4.7's extraction for the file of its releases.
+        assert_eq!(partial.len(), 1);
+        assert_eq!(
+            (partial[0].canon.as_str(), partial[0].releases.clone()),
+            ("tiled_divide(_8:_1, _2)", vec!["4.7.0.0".to_string()])
+        );
+        let releases: Vec<(String, String)> = per_release.iter().map(|(r, d, _)| (r.clone(), d.clone())).collect();
+        let text = since_suite(None, &releases, &partial).unwrap();
+        let recorded: Vec<&str> = text.lines().filter(|l| l.starts_with("# recorded-for:")).collect();
+        assert_eq!(recorded, ["# recorded-for: 4.7.0.0"]);
+        assert!(text.contains("each read from 4.7.0.0 (v4.7.0); not from 4.2.0.0 (v4.2.0)."), "{text}");
+        assert!(text.contains(&format!("\n# 4.7.0.0: {SM90}\ntiled_divide(_8:_1, _2)\n")), "{text}");
+        // A re-extraction keeps the releases the file was already recorded for.
+        let again = since_suite(Some(&text.replace("4.7.0.0\n", "4.6.2.0 4.7.0.0\n")), &releases, &partial).unwrap();
+        assert!(again.contains("# recorded-for: 4.6.2.0 4.7.0.0\n"), "{again}");
+        // A form on 4.2 only (taken out in 4.7) is not one the 4.7-only forms' file can hold.
+        let mut per_release = vec![
+            ("4.2.0.0".to_string(), "v4.2.0".to_string(), extraction(&[("_2:_1", SM90), ("_4:_1", TUTORIAL)])),
+            ("4.7.0.0".to_string(), "v4.7.0".to_string(), extraction(&[("_4:_1", TUTORIAL), ("_8:_1", SM90)])),
+        ];
+        let partial = take_partial(&mut per_release);
+        assert_eq!(partial.iter().map(|p| p.releases.join(" ")).collect::<Vec<_>>(), ["4.2.0.0", "4.7.0.0"]);
+        assert_eq!(per_release[0].2.cases.len(), 1);
+        let err = since_suite(None, &releases, &partial).unwrap_err().to_string();
+        assert!(err.contains("_2:_1 from 4.2.0.0, _8:_1 from 4.7.0.0"), "{err}");
+        // Every tag reading the same forms: nothing is taken out.
+        let mut same = vec![
+            ("4.2.0.0".to_string(), String::new(), extraction(&[("_4:_1", TUTORIAL)])),
+            ("4.7.0.0".to_string(), String::new(), extraction(&[("_4:_1", TUTORIAL)])),
+        ];
+        assert!(take_partial(&mut same).is_empty());
+        assert_eq!(same[1].2.cases.len(), 1);
+    }
+
     #[test]
     fn main_binds_the_host_function_it_reaches_and_gmem_tensors_become_layouts() {
         // main() run without arguments: `argc >= 2` is false, transA stays 'N', ldA = m; gemm()
@@ -5888,12 +6100,34 @@ mod tests {
     }
 
     #[test]
-    fn if_constexpr_conditions_over_the_scale_factor_flags_are_evaluated() {
+    fn flag_conditions_and_47s_split_members_are_evaluated() {
         let flags: HashMap<&str, bool> = [("IsTmaLoadSFA", true), ("IsTmaLoadSFB", false)].into_iter().collect();
         let c = |s: &str| flag_condition(&tokenize(s).into_iter().map(|t| t.0).collect::<Vec<_>>(), &flags);
         assert_eq!(c("IsTmaLoadSFA"), Some(true));
         assert_eq!(c("!IsTmaLoadSFA || !IsTmaLoadSFB"), Some(true));
         assert_eq!(c("(IsTmaLoadSFA && IsTmaLoadSFB)"), Some(false));
         assert_eq!(c("IsTmaLoadSFA && Other"), None);
+        // v4.7.0: NumSplitsM = C<BLK_M / 128>, NumSplitsM_Scale its conditional_t on ScaleMsPerTile.
+        let body = "struct CollectiveMma { using SmemLayoutAtomSFA = X; static constexpr int ScaleMsPerTile = 256; \
+            using NumSplitsM = cute::C<get<0>(TileShape_{}) / 128>; \
+            void mma() { using NumSplitsM_Scale = cute::conditional_t<ScaleMsPerTile == 1, _1, NumSplitsM>; \
+              using One = cute::conditional_t<ScaleMsPerTile == 256, _1, NumSplitsM>; } };";
+        let toks = tokenize(body);
+        let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
+        let md = StructDef {
+            name: "CollectiveMma".into(),
+            params: vec![],
+            pattern: None,
+            base: None,
+            body: 2..plain.len() - 2,
+        };
+        let mut inside = bindings(&toks);
+        let mut mbind = Bound::new();
+        mbind.insert("TileShape_".into(), tokenize("Shape<_256, _128, _128>").into_iter().map(|t| t.0).collect());
+        blockwise_split_bindings(&plain, &md, &mbind, &mut inside);
+        let got: HashMap<String, String> = inside.iter().map(|b| (b.name.clone(), render(&b.rhs))).collect();
+        assert_eq!(got["NumSplitsM"], "Int<2>");
+        assert_eq!(got["NumSplitsM_Scale"], "NumSplitsM");
+        assert_eq!(got["One"], "_1");
     }
 }

@@ -64,11 +64,12 @@ pub fn composition(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cp
 }
 
 /// `logical/zipped/tiled/flat_divide(X, tiler)`: of a layout as [`binary`]; of a tensor (an
-/// identity or TMA coordinate tensor, or its part) the tensor's divide, a tensor
+/// identity or TMA coordinate tensor, or its part, or a partition: 4.7's blockwise mainloop's
+/// `tiled_divide(tCsSFA, tuple<_1, NumSplitsM_Scale>{})`) the tensor's divide, a tensor
 /// (tensor_impl.hpp: `make_tensor(data(), divide(layout(), tiler))`).
 pub fn divide(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let a = g.emit(&args[0], super::Role::Shape)?;
-    if a.kind == Kind::Tensor {
+    if a.kind == Kind::Tensor || (a.kind == Kind::Other && super::is_partition_call(&args[0])) {
         let b = g.tiler(&args[1])?;
         return Ok(Cpp::new(call_code(f, &[a, b]), Kind::Tensor));
     }
