@@ -6021,7 +6021,7 @@ mod tests {
               Tensor iSFA_mkl = make_identity_tensor(shape(mainloop_params.layout_SFA)); \
               Tensor tSFAcSFA = tSFAcSFA_k(_,_,_,*k_tile_iter); } };";
         let toks = tokenize(body);
-        let (plain, md) = collective_mma(&toks);
+        let (_, md) = collective_mma(&toks);
         let mut inside = bindings(&toks);
         let words = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
         let mut mbind = Bound::new();
