@@ -2938,12 +2938,25 @@ fn mainloop_forms(
         tma_stand_ins(toks, md, &mut mbind, &mut inside);
         blockwise_scale_stand_ins(toks, md, &mut mbind, &mut inside);
     }
-    let gmem = if tma { HashMap::new() } else { gmem_stand_ins(&mbind) };
+    let mut gmem = if tma { HashMap::new() } else { gmem_stand_ins(&mbind) };
     if !gmem.is_empty() {
         mbind.insert(STAND_IN.into(), Vec::new());
     }
+    gmem.extend(accumulators(&mbind));
     kernel_forms(&inside, mbind, &HashMap::new(), gmem, GMEM_WHY, &mut forms);
     forms
+}
+
+/// The accumulators a mainloop's `mma()` takes (`FrgTensorC& accum`), as the SM90 GEMM kernels
+/// make them: `partition_fragment_C(tiled_mma, take<0,2>(blk_shape))` (a register fragment of the
+/// CTA tile; gemm/kernel/sm90_gemm_tma_warpspecialized*.hpp), written with the configuration's
+/// TiledMma and TileShape. Read by 4.7's blockwise mainloop (`tiled_divide(accum, cute::tuple<_1,
+/// NumSplitsM>{})`); empty where either is not bound.
+fn accumulators(mbind: &HashMap<String, Vec<Tok>>) -> HashMap<String, Vec<Tok>> {
+    let (Some(mma), Some(tile)) = (mbind.get("TiledMma_"), mbind.get("TileShape_")) else { return HashMap::new() };
+    let (m, t) = (render(mma), render(tile));
+    let text = format!("partition_fragment_C({m}{{}}, make_shape(size<0>({t}{{}}), size<1>({t}{{}})))");
+    HashMap::from([("accum".to_string(), tokenize(&text).into_iter().map(|t| t.0).collect())])
 }
 
 /// The env key that marks a mainloop read with stand-in global-memory tiles.
@@ -5982,6 +5995,21 @@ mod tests {
         assert_eq!(got["tCsSFA"], "tCsSFA_slice.partition_C(sSFA)");
         let order: Vec<&str> = inside.iter().map(|b| b.name.as_str()).collect();
         assert!(order.ends_with(&["tCsSFA_slice", "tCsSFA"]), "{order:?}");
+    }
+
+    /// mma()'s `accum` is the kernels' accumulator fragment of the CTA tile, written with the
+    /// configuration's TiledMma and TileShape; nothing where either is unbound.
+    #[test]
+    fn the_accumulators_are_the_kernels_fragment_of_the_cta_tile() {
+        let words = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+        let mut mbind = HashMap::new();
+        mbind.insert("TileShape_".to_string(), words("Shape<_128, _64, _32>"));
+        assert!(accumulators(&mbind).is_empty());
+        mbind.insert("TiledMma_".to_string(), words("TiledMMA<MMA_Atom<SM80_16x8x16_F32F16F16F32_TN>>"));
+        assert_eq!(
+            render(&accumulators(&mbind)["accum"]),
+            "partition_fragment_C(TiledMMA<MMA_Atom<SM80_16x8x16_F32F16F16F32_TN>>{}, make_shape(size<0>(Shape<_128, _64, _32>{}), size<1>(Shape<_128, _64, _32>{})))"
+        );
     }
 
     /// The tokens of a `struct CollectiveMma { ... };` and its definition (no template parameters).
