@@ -202,24 +202,23 @@ thread_local! {
 /// The release the engine models on this thread. Code that only compares it with a release reads
 /// [`since`] instead, so that [`reading`] knows which releases answer alike.
 pub fn current() -> Release {
+    record(|r| r.release = true);
+    CURRENT.with(Cell::get)
+}
+
+/// `note` on the reads of the innermost [`reading`] of this thread, if any.
+fn record(note: impl FnOnce(&mut Reads)) {
     READS.with(|r| {
         if let Some(r) = r.borrow_mut().as_mut() {
-            r.release = true;
+            note(r);
         }
     });
-    CURRENT.with(Cell::get)
 }
 
 /// Whether the modelled release is `first` or later (a behaviour or declaration new in `first`).
 pub fn since(first: Release) -> bool {
     let on = CURRENT.with(Cell::get) >= first;
-    READS.with(|r| {
-        if let Some(r) = r.borrow_mut().as_mut() {
-            if !r.since.contains(&(first, on)) {
-                r.since.push((first, on));
-            }
-        }
-    });
+    record(|r| r.note_since(first, on));
     on
 }
 
@@ -235,6 +234,19 @@ pub struct Reads {
 }
 
 impl Reads {
+    fn note_since(&mut self, first: Release, on: bool) {
+        if !self.since.contains(&(first, on)) {
+            self.since.push((first, on));
+        }
+    }
+
+    /// A switch is asked again and again (every `+` of basis values asks one): kept once.
+    fn note_switch(&mut self, s: &'static Switch, on: bool) {
+        if !self.switches.iter().any(|(x, _)| x.name == s.name) {
+            self.switches.push((s, on));
+        }
+    }
+
     /// Whether `release` answers every question of these reads as the release they were made in
     /// did (the switches with this thread's [`with_switch_off`] state).
     pub fn hold_for(&self, release: Release) -> bool {
@@ -255,16 +267,8 @@ pub fn reading<T>(f: impl FnOnce() -> T) -> (T, Reads) {
                 let inner = r.take();
                 *r = match (self.0.take(), inner) {
                     (Some(mut o), Some(i)) => {
-                        for x in i.since {
-                            if !o.since.contains(&x) {
-                                o.since.push(x);
-                            }
-                        }
-                        for x in i.switches {
-                            if !o.switches.iter().any(|(s, _)| s.name == x.0.name) {
-                                o.switches.push(x);
-                            }
-                        }
+                        i.since.into_iter().for_each(|(first, on)| o.note_since(first, on));
+                        i.switches.into_iter().for_each(|(s, on)| o.note_switch(s, on));
                         o.release |= i.release;
                         Some(o)
                     }
@@ -323,12 +327,7 @@ impl Switch {
     /// Whether the modelled release has the new behaviour.
     pub fn on(&'static self) -> bool {
         let on = self.on_unread();
-        READS.with(|r| {
-            // Asked again and again (every `+` of basis values asks one): kept once.
-            if let Some(r) = r.borrow_mut().as_mut().filter(|r| !r.switches.iter().any(|(s, _)| s.name == self.name)) {
-                r.switches.push((self, on));
-            }
-        });
+        record(|r| r.note_switch(self, on));
         on
     }
 

@@ -3272,11 +3272,7 @@ fn blockwise_scale_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut 
     else {
         return;
     };
-    let tile: Vec<i64> = mbind
-        .get("TileShape_")
-        .and_then(|t| template_id(t))
-        .map(|(_, a)| a.iter().filter_map(|x| render(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
-        .unwrap_or_default();
+    let tile = static_tile(mbind);
     let [tm, tn, _] = tile[..] else { return };
     let (Some(sfa), Some(sfb)) =
         (scale_layout_stand_in(gm, gk, major_a == "MN"), scale_layout_stand_in(gn, gk, major_b == "MN"))
@@ -3781,6 +3777,16 @@ fn sm90_blockwise_builder(args: &[Vec<Tok>], schedule: &str, base: &str) -> std:
     Ok(m)
 }
 
+/// The static extents of the configuration's `TileShape_` (`Shape<_128, _128, _64>`: [128, 128,
+/// 64]), in order; empty where it is not bound.
+fn static_tile(mbind: &Bound) -> Vec<i64> {
+    mbind
+        .get("TileShape_")
+        .and_then(|t| template_id(t))
+        .map(|(_, a)| a.iter().filter_map(|x| render(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
+        .unwrap_or_default()
+}
+
 /// The two elements of `[cute::]tuple<X, Y>`.
 fn tuple_pair(a: &[Tok]) -> Option<(Vec<Tok>, Vec<Tok>)> {
     let mut t = a.strip_prefix(&[Tok::Punct(':'), Tok::Punct(':')]).unwrap_or(a);
@@ -3872,11 +3878,7 @@ fn blockwise_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &Bound, ins
     else {
         return;
     };
-    let tile: Vec<i64> = mbind
-        .get("TileShape_")
-        .and_then(|t| template_id(t))
-        .map(|(_, a)| a.iter().filter_map(|x| render(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
-        .unwrap_or_default();
+    let tile = static_tile(mbind);
     let [tm, tn, tk] = tile[..] else { return };
     if gm <= 0 || gn <= 0 || gk <= 0 {
         return;

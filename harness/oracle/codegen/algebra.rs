@@ -16,14 +16,11 @@ use super::{call_code, CodegenError, Cpp, Gen, Kind, Role};
 /// `f(L)` or `f(L, x)` where `x` is an int tuple (coalesce's profile, complement's cotarget).
 pub fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let first = g.emit(&args[0], Role::Shape)?;
-    let partition = super::is_partition_call(&args[0]);
-    // filter_zeros of a tensor (a partition or its slice) is a tensor (tensor_impl.hpp).
-    if f == Op::FilterZeros.name()
-        && args.len() == 1
-        && (first.kind == Kind::Tensor || (first.kind == Kind::Other && partition))
-    {
-        return Ok(Cpp::new(call_code(f, &[first]), Kind::Tensor));
-    }
+    profile_call(g, f, first, args)
+}
+
+/// [`with_profile`] with the first argument written.
+fn profile_call(g: &mut Gen, f: &'static str, first: Cpp, args: &[Expr]) -> Result<Cpp, CodegenError> {
     if first.kind != Kind::Layout {
         return super::err(&args[0], "expected a layout");
     }
@@ -32,6 +29,17 @@ pub fn with_profile(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, 
         parts.push(g.int_like(p, Role::Shape)?);
     }
     Ok(Cpp::new(call_code(f, &parts), Kind::Layout))
+}
+
+/// `filter_zeros(L)` as [`with_profile`]; of a tensor (a partition or its slice) a tensor
+/// (tensor_impl.hpp: `make_tensor(T.data(), filter_zeros(T.layout()))`).
+pub fn filter_zeros(g: &mut Gen, args: &[Expr]) -> Result<Cpp, CodegenError> {
+    let f = Op::FilterZeros.name();
+    let first = g.emit(&args[0], Role::Shape)?;
+    if args.len() == 1 && super::is_tensor(&first, &args[0]) {
+        return Ok(Cpp::new(call_code(f, &[first]), Kind::Tensor));
+    }
+    profile_call(g, f, first, args)
 }
 
 pub fn unary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
@@ -43,15 +51,12 @@ pub fn unary(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, Codegen
 /// `make_tensor_like(T)` of a tensor are the layout operations on `T.layout()` (tensor_impl.hpp),
 /// written so (a register tensor's own print would show its stack address).
 pub fn of_tensor_layout(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
-    let l = g.emit(&args[0], super::Role::Shape)?;
-    let partition = super::is_partition_call(&args[0]);
-    match l.kind {
-        Kind::Layout => Ok(Cpp::new(call_code(f, &[l]), Kind::Layout)),
-        Kind::Other if partition => Ok(Cpp::new(format!("{f}(({}).layout())", l.code), Kind::Layout)),
-        // A slice of a partition (`make_tensor_like<T>(tCsSFA(_,_,_,_0{}))`).
-        Kind::Tensor => Ok(Cpp::new(format!("{f}(({}).layout())", l.code), Kind::Layout)),
-        _ => super::err(&args[0], "expected a layout or the partition of one"),
+    // A partition or its slice (`make_tensor_like<T>(tCsSFA(_,_,_,_0{}))`) as its `.layout()`.
+    let l = super::core::emit_tensor_layout(g, &args[0])?;
+    if l.kind != Kind::Layout {
+        return super::err(&args[0], "expected a layout or the partition of one");
     }
+    Ok(Cpp::new(call_code(f, &[l]), Kind::Layout))
 }
 
 /// `f(L, tiler)`: the second argument is a layout, a tiler or a shape.
@@ -69,7 +74,7 @@ pub fn composition(g: &mut Gen, _: &Name, args: &[Expr], at: &Expr) -> Result<Cp
 /// (tensor_impl.hpp: `make_tensor(data(), divide(layout(), tiler))`).
 pub fn divide(g: &mut Gen, f: &'static str, args: &[Expr]) -> Result<Cpp, CodegenError> {
     let a = g.emit(&args[0], super::Role::Shape)?;
-    if a.kind == Kind::Tensor || (a.kind == Kind::Other && super::is_partition_call(&args[0])) {
+    if super::is_tensor(&a, &args[0]) {
         let b = g.tiler(&args[1])?;
         return Ok(Cpp::new(call_code(f, &[a, b]), Kind::Tensor));
     }

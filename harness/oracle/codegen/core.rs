@@ -71,14 +71,9 @@ pub fn make_layout_right(g: &mut Gen, _: &Name, args: &[Expr], _at: &Expr) -> Re
 
 /// `e` written, a partition of a layout as its tensor's `.layout()` (CuTe's queries of a tensor
 /// are those of its layout; the engine's builtins read a partition so).
-fn emit_tensor_layout(g: &mut Gen, e: &Expr) -> Result<Cpp, CodegenError> {
+pub(super) fn emit_tensor_layout(g: &mut Gen, e: &Expr) -> Result<Cpp, CodegenError> {
     let c = g.emit(e, Role::Shape)?;
-    let partition = super::is_partition_call(e);
-    Ok(if (c.kind == Kind::Other && partition) || c.kind == Kind::Tensor {
-        Cpp::new(format!("({}).layout()", c.code), Kind::Layout)
-    } else {
-        c
-    })
+    Ok(if super::is_tensor(&c, e) { Cpp::new(format!("({}).layout()", c.code), Kind::Layout) } else { c })
 }
 
 /// A query on a layout or an int tuple.

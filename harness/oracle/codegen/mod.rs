@@ -165,6 +165,11 @@ pub fn is_partition_call(e: &Expr) -> bool {
     ))
 }
 
+/// Whether `c`, written for `e`, is a tensor: a tensor expression, or a partition call.
+pub fn is_tensor(c: &Cpp, e: &Expr) -> bool {
+    c.kind == Kind::Tensor || (c.kind == Kind::Other && is_partition_call(e))
+}
+
 impl Gen {
     /// Write `e` with the given role for int tuples.
     pub fn emit(&mut self, e: &Expr, role: Role) -> Result<Cpp, CodegenError> {
@@ -476,7 +481,7 @@ pub fn emitter(op: Op) -> Part<Emit> {
         Op::WarpAccess => Part::Absent("CuTe has no warp_access: it is cutecheck's analysis of a warp's memory access, proven against the H200's ncu counters (fixtures/gpu/h200-access), not against CuTe"),
         Op::Coalesce => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Coalesce.name(), a)),
         Op::Filter => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Filter.name(), a)),
-        Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::FilterZeros.name(), a)),
+        Op::FilterZeros => Has(|g, _, a, _| codegen::algebra::filter_zeros(g, a)),
         Op::Composition => Has(codegen::algebra::composition),
         Op::Complement => Has(|g, _, a, _| codegen::algebra::with_profile(g, Op::Complement.name(), a)),
         Op::RightInverse => Has(|g, _, a, _| codegen::algebra::unary(g, Op::RightInverse.name(), a)),
