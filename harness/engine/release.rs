@@ -197,6 +197,9 @@ thread_local! {
     static OFF: Cell<Option<&'static str>> = const { Cell::new(None) };
     /// What the evaluations inside [`reading`] on this thread asked of the modelled release.
     static READS: RefCell<Option<Reads>> = const { RefCell::new(None) };
+    /// Whether a [`reading`] is under way on this thread: outside one, [`since`] and [`Switch::on`]
+    /// (asked on every `+` of basis values) cost one load, not a `RefCell` borrow.
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The release the engine models on this thread. Code that only compares it with a release reads
@@ -208,6 +211,9 @@ pub fn current() -> Release {
 
 /// `note` on the reads of the innermost [`reading`] of this thread, if any.
 fn record(note: impl FnOnce(&mut Reads)) {
+    if !RECORDING.with(Cell::get) {
+        return;
+    }
     READS.with(|r| {
         if let Some(r) = r.borrow_mut().as_mut() {
             note(r);
@@ -259,9 +265,10 @@ impl Reads {
 /// Run `f`, and what it asked of the modelled release (nested calls each see their own reads;
 /// the outer one sees the inner's too; restored also on panic).
 pub fn reading<T>(f: impl FnOnce() -> T) -> (T, Reads) {
-    struct Restore(Option<Reads>);
+    struct Restore(Option<Reads>, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
+            RECORDING.with(|c| c.set(self.1));
             READS.with(|r| {
                 let mut r = r.borrow_mut();
                 let inner = r.take();
@@ -277,7 +284,8 @@ pub fn reading<T>(f: impl FnOnce() -> T) -> (T, Reads) {
             });
         }
     }
-    let _restore = Restore(READS.with(|r| r.borrow_mut().replace(Reads::default())));
+    let _restore =
+        Restore(READS.with(|r| r.borrow_mut().replace(Reads::default())), RECORDING.with(|c| c.replace(true)));
     let out = f();
     let reads = READS.with(|r| r.borrow().clone()).unwrap_or_default();
     (out, reads)
