@@ -45,7 +45,7 @@ const NEEDS_CUTE: (&str, &str) =
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
-    // A suite whose `# recorded-for:` line leaves the default release out (kernel_forms_since: forms
+    // A suite whose `# recorded-for:` line leaves the default release out (kernel_forms_tags_*: forms
     // CUTLASS 4.2 does not build) has no record here: tests/releases.rs judges it on its releases.
     let suites = match all_suites() {
         Ok(s) => s.into_iter().filter(|s| s.is_recorded_for(None)).collect::<Vec<_>>(),

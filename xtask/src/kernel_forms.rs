@@ -3,9 +3,11 @@
 //! mainloops and the unit tests' default SM80 configurations build on the host, turned into a fixed
 //! suite, `fixtures/cases/kernel_forms.cases`, per release: `--git-dir MIRROR --tag v4.2.0 --tag
 //! v4.7.0` reads each tag of a bare NVIDIA/cutlass mirror (`--from DIR` a source tree, default the
-//! provisioned 4.2 wheel's), and the suite is recorded for every release read; the forms only some
-//! of the releases read build are written to their own suite, `kernel_forms_since.cases`, recorded
-//! for those releases only ([`take_partial`], [`since_suite`]).
+//! provisioned 4.2 wheel's), and the suite is recorded for every release read. `--also-tag` reads
+//! the other modelled releases' tags too (v3.3.0 ... v4.6.2): a form that not every `--tag` builds
+//! goes to the suite of exactly the releases whose tags build it,
+//! `kernel_forms_tags_<releases>.cases`, recorded for those releases only ([`take_partial`],
+//! [`partial_files`], [`since_suite`]).
 //!
 //! Only facts are extracted, never code: each `auto NAME = EXPR;` (also `TiledCopy`, `TiledMMA`,
 //! `using NAME = TYPE;` and `using NAME = decltype(EXPR);`) binds NAME to EXPR with the earlier
@@ -99,6 +101,12 @@ pub struct KernelFormsArgs {
     /// recorded for those releases only.
     #[arg(long, value_name = "TAG", requires = "git_dir")]
     pub tag: Vec<String>,
+    /// Release tags read besides the `--tag`s (repeatable; every other modelled release's, e.g.
+    /// v3.3.0 ... v4.6.2): their forms that every `--tag` builds stay in the suites above, and
+    /// each form some `--tag` does not build goes to the file of the releases whose tags build it
+    /// (`kernel_forms_tags_<releases>.cases`, recorded for those releases).
+    #[arg(long, value_name = "TAG", requires = "tag")]
+    pub also_tag: Vec<String>,
     /// The mirror's git directory (the `fetch` of github:NVIDIA/cutlass).
     #[arg(long, value_name = "DIR")]
     pub git_dir: Option<PathBuf>,
@@ -232,7 +240,7 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     let root = repo_root();
     let sources: Vec<(Source, String)> = match (&args.from, &args.git_dir) {
         (_, Some(g)) if !args.tag.is_empty() => {
-            args.tag.iter().map(|t| (Source::Git(g.clone(), t.clone()), release_of(t))).collect()
+            args.tag.iter().chain(&args.also_tag).map(|t| (Source::Git(g.clone(), t.clone()), release_of(t))).collect()
         }
         (Some(d), _) => vec![(Source::Dir(d.clone()), provision::DEFAULT_CUTLASS.to_string())],
         _ => {
@@ -264,7 +272,12 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
             println!("{release}: {n} of {} carveout stage counts from nvcc in {:.0?}", got.len(), t0.elapsed());
             all.push((release.clone(), got));
         }
-        let tags: Vec<String> = args.tag.iter().map(|t| format!("--tag {t}")).collect();
+        let tags: Vec<String> = args
+            .tag
+            .iter()
+            .map(|t| format!("--tag {t}"))
+            .chain(args.also_tag.iter().map(|t| format!("--also-tag {t}")))
+            .collect();
         let command = format!("cargo xtask extract-kernel-forms --probe-stages --git-dir MIRROR {}", tags.join(" "));
         crate::kernel_stages::write(&root, &all, &command)?;
     }
@@ -278,40 +291,86 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
         per_release.push((release.clone(), src.describe(), plain));
         per_release_tma.push((release.clone(), src.describe(), tma));
     }
-    // The forms only some of the tags read build go to their own file, recorded for those tags'
-    // releases only; the others stay in the files every release is recorded for.
-    let mut partial = take_partial(&mut per_release);
-    for f in take_partial(&mut per_release_tma) {
+    // The forms some `--tag` does not build go to the file of the releases whose tags build them,
+    // recorded for those releases only; the others stay in the files every release is recorded for.
+    let main_tags = sources.len() - args.also_tag.len();
+    let mut partial = take_partial(&mut per_release, main_tags);
+    for f in take_partial(&mut per_release_tma, main_tags) {
         if !partial.iter().any(|p| p.canon == f.canon) {
             partial.push(f);
         }
     }
     let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
     let stem = out.file_stem().and_then(|s| s.to_str()).context("the --out file has no name")?.to_string();
-    write_suite(&out, KERNEL_FORMS_INTRO, &per_release)?;
-    write_suite(&out.with_file_name(format!("{stem}_tma.cases")), KERNEL_FORMS_TMA_INTRO, &per_release_tma)?;
-    let since_out = out.with_file_name(format!("{stem}_since.cases"));
-    if partial.is_empty() {
-        println!("every form was read from every tag: {} not written", since_out.display());
-    } else {
-        let existing = std::fs::read_to_string(&since_out).ok();
-        let releases: Vec<(String, String)> = per_release.iter().map(|(r, d, _)| (r.clone(), d.clone())).collect();
-        let body = since_suite(existing.as_deref(), &releases, &partial)?;
-        std::fs::write(&since_out, body).with_context(|| format!("writing {}", since_out.display()))?;
-        println!("wrote {} ({} cases, for {})", since_out.display(), partial.len(), partial[0].releases.join(" "));
+    write_suite(&out, KERNEL_FORMS_INTRO, &per_release, main_tags)?;
+    write_suite(&out.with_file_name(format!("{stem}_tma.cases")), KERNEL_FORMS_TMA_INTRO, &per_release_tma, main_tags)?;
+    let releases: Vec<(String, String)> = per_release.iter().map(|(r, d, _)| (r.clone(), d.clone())).collect();
+    let mut written = Vec::new();
+    for (name, group) in partial_files(&stem, &releases, partial) {
+        let path = out.with_file_name(format!("{name}.cases"));
+        let existing = std::fs::read_to_string(&path).ok();
+        let body = since_suite(existing.as_deref(), &releases, &group)?;
+        std::fs::write(&path, body).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {} ({} cases, for {})", path.display(), group.len(), group[0].releases.join(" "));
+        written.push(path);
+    }
+    if written.is_empty() {
+        println!("every form was read from every --tag: no {stem}_tags_*.cases written");
+    }
+    // The files of an earlier extraction whose set of releases no form has now.
+    let dir = out.parent().context("the --out file has no directory")?;
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let p = e.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let stale = name == format!("{stem}_since.cases")
+            || (name.starts_with(&format!("{stem}_tags_")) && name.ends_with(".cases") && !written.contains(&p));
+        if stale {
+            std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+            println!(
+                "removed {} (no form is read from its releases now; `cargo xtask bless` drops its snapshots)",
+                p.display()
+            );
+        }
     }
     Ok(true)
 }
 
-/// The header of kernel_forms_since.cases (the forms only some of the tags read build).
+/// The forms some `--tag` does not build, one group per set of releases building them (in the
+/// order first found), each with its file's name: `{stem}_tags_` and the releases, a run of
+/// consecutive releases read as its first and last (`kernel_forms_tags_v4_3_6_to_v4_7_0`).
+fn partial_files(stem: &str, releases: &[(String, String)], partial: Vec<Partial>) -> Vec<(String, Vec<Partial>)> {
+    let num = |v: &str| v.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+    let mut read: Vec<&str> = releases.iter().map(|(r, _)| r.as_str()).collect();
+    read.sort_by_key(|r| num(r));
+    let tag = |r: &str| format!("v{}", r.strip_suffix(".0").unwrap_or(r).replace('.', "_"));
+    let mut groups: Vec<(String, Vec<Partial>)> = Vec::new();
+    for mut p in partial {
+        p.releases.sort_by_key(|r| num(r));
+        let at: Vec<usize> = p.releases.iter().filter_map(|r| read.iter().position(|x| x == r)).collect();
+        let run = at.windows(2).all(|w| w[1] == w[0] + 1);
+        let name = match (p.releases.first(), p.releases.last()) {
+            (Some(a), Some(b)) if a == b => format!("{stem}_tags_{}", tag(a)),
+            (Some(a), Some(b)) if run => format!("{stem}_tags_{}_to_{}", tag(a), tag(b)),
+            _ => format!("{stem}_tags_{}", p.releases.iter().map(|r| tag(r)).collect::<Vec<_>>().join("_")),
+        };
+        match groups.iter_mut().find(|g| g.0 == name) {
+            Some(g) => g.1.push(p),
+            None => groups.push((name, vec![p])),
+        }
+    }
+    groups
+}
+
+/// The header of a kernel_forms_tags_*.cases file (forms that some `--tag` does not build).
 const KERNEL_FORMS_SINCE_INTRO: &str =
-    "# The kernel forms that only some of the CUTLASS tags read build (read as kernel_forms.cases and\n\
-         # kernel_forms_tma.cases are, with the TMA stand-ins): a form every tag read builds is in those\n\
-         # files, one that only some build is here, so that each file is recorded only for the releases\n\
-         # whose tag builds all its forms. Its `# recorded-for:` line names those releases (and any a\n\
-         # re-extraction found it already recorded for); the lines below say which tag each form was read\n\
-         # from, and above each form where it was found. Each form is written twice: in CuTe's C++\n\
-         # spelling as read, then in the language's short spelling.\n\
+    "# Kernel forms that not every release's CUTLASS builds, read from each modelled release's tag as\n\
+         # kernel_forms.cases and kernel_forms_tma.cases are (with the TMA stand-ins). A form that the\n\
+         # tags of CUTLASS 4.2 and 4.7 (the extractor's --tag) both build is in those files, recorded for\n\
+         # every release; any other form is in the file of exactly the releases whose tags build it, named\n\
+         # after them (kernel_forms_tags_<first>_to_<last>.cases for consecutive releases), and recorded\n\
+         # for those. Its `# recorded-for:` line names them (and any release a re-extraction found it\n\
+         # already recorded for); above each form are the releases and where it was found. Each form is\n\
+         # written twice: in CuTe's C++ spelling as read, then in the language's short spelling.\n\
          # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
          # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n";
 
@@ -324,12 +383,12 @@ struct Partial {
     releases: Vec<String>,
 }
 
-/// Takes out of each release's extraction the cases some other release's does not hold (its table
-/// counts the cases left), and returns them, each with the releases holding it, in the order first
-/// found (release by release).
-fn take_partial(per_release: &mut [(String, String, Extraction)]) -> Vec<Partial> {
+/// Takes out of each release's extraction the cases one of the first `main` releases' (the
+/// `--tag`s') does not hold (its table counts the cases left), and returns them, each with the
+/// releases holding it (of all read), in the order first found (release by release).
+fn take_partial(per_release: &mut [(String, String, Extraction)], main: usize) -> Vec<Partial> {
     let on: Vec<HashSet<String>> =
-        per_release.iter().map(|(_, _, e)| e.cases.iter().map(|c| c.0.clone()).collect()).collect();
+        per_release[..main].iter().map(|(_, _, e)| e.cases.iter().map(|c| c.0.clone()).collect()).collect();
     let mut partial: Vec<Partial> = Vec::new();
     for (release, _, e) in per_release.iter_mut() {
         let (all, some): (Vec<_>, Vec<_>) =
@@ -405,22 +464,16 @@ fn tma_only(plain: &Extraction, with: Extraction) -> Extraction {
 }
 
 /// Writes one case file: `intro`, its `# recorded-for:` line, each release's table of what was
-/// found and skipped, and the cases (those of the first release; every release must hold the same
-/// cases in the same order: [`take_partial`] takes out those some release does not hold).
-fn write_suite(out: &Path, intro: &str, per_release: &[(String, String, Extraction)]) -> Result<()> {
+/// found and skipped, and the cases: those of the first release, which each of the first `main`
+/// (the `--tag`s) holds too ([`take_partial`] takes out those one of them does not hold).
+fn write_suite(out: &Path, intro: &str, per_release: &[(String, String, Extraction)], main: usize) -> Result<()> {
     let (_, _, first) = &per_release[0];
-    for (release, _, e) in &per_release[1..] {
-        let texts = |e: &Extraction| e.cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>();
-        let (a, b) = (texts(e), texts(first));
-        if let Some(k) = (0..a.len().max(b.len())).find(|&k| a.get(k) != b.get(k)) {
-            bail!(
-                "the kernel forms of {release} and {} are the same cases in another order (case {}: {:?} against {:?}): \
-                 one case file holds both releases' forms in one order",
-                per_release[0].0,
-                k + 1,
-                a.get(k),
-                b.get(k)
-            );
+    // The `--tag`s hold the same cases ([`take_partial`]), maybe in another order (a mainloop's
+    // bindings reordered between releases): the file keeps the first one's order.
+    let texts = |e: &Extraction| e.cases.iter().map(|c| c.0.clone()).collect::<HashSet<_>>();
+    for (release, _, e) in &per_release[1..main] {
+        if texts(e) != texts(first) {
+            bail!("the kernel forms of {release} and {} are not the same cases", per_release[0].0);
         }
     }
     let releases: Vec<&str> = per_release.iter().map(|(r, _, _)| r.as_str()).collect();
@@ -3459,9 +3512,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         ));
     };
     let is_fp8 = fp8(&ea) && fp8(&eb);
-    let tile_m = template_id(&args[9])
-        .and_then(|(_, a)| a.first().map(word))
-        .and_then(|w| w.strip_prefix('_').and_then(|n| n.parse::<i64>().ok()));
+    let tile_m = template_id(&args[9]).and_then(|(_, a)| a.first().and_then(|x| static_extent(x)));
     let (al_a, al_b) = (alignment(&args[4]), alignment(&args[7]));
     if schedule == "KernelScheduleAuto" {
         // The KernelScheduleAuto builder (CUDA >= 12.1): TMA warp-specialized, Pingpong for a tile
@@ -3533,7 +3584,7 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
         return sm90_rs_builder(args, &schedule);
     }
     let tile = template_id(&args[9]).filter(|(h, _)| h == "Shape").map(|(_, a)| a).unwrap_or_default();
-    let ext: Vec<i64> = tile.iter().filter_map(|a| word(a).strip_prefix('_').and_then(|n| n.parse().ok())).collect();
+    let ext: Vec<i64> = tile.iter().filter_map(|a| static_extent(a)).collect();
     let [m, n, k] = ext[..] else {
         return Err(format!("tile shape {}: not a static Shape<_M,_N,_K>", render(&args[9])));
     };
@@ -3640,9 +3691,8 @@ fn sm90_builder(args: &[Vec<Tok>]) -> std::result::Result<Vec<Vec<Tok>>, String>
     // the most threads along the major mode that the tile allows.
     // detail::sm90_cluster_shape_to_tma_atom (sm90_common.inl): A's TMA multicasts along the
     // cluster's N, B's along its M.
-    let cluster_ext: Vec<i64> = template_id(&args[10])
-        .map(|(_, a)| a.iter().filter_map(|x| word(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
-        .unwrap_or_default();
+    let cluster_ext: Vec<i64> =
+        template_id(&args[10]).map(|(_, a)| a.iter().filter_map(|x| static_extent(x)).collect()).unwrap_or_default();
     let gmem = |e: &str,
                 al: Option<i64>,
                 bits: i64,
@@ -3783,8 +3833,13 @@ fn static_tile(mbind: &Bound) -> Vec<i64> {
     mbind
         .get("TileShape_")
         .and_then(|t| template_id(t))
-        .map(|(_, a)| a.iter().filter_map(|x| render(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect())
+        .map(|(_, a)| a.iter().filter_map(|x| static_extent(x)).collect())
         .unwrap_or_default()
+}
+
+/// The value of a static integer `_N` (also `cute::_N`).
+fn static_extent(x: &[Tok]) -> Option<i64> {
+    render(&unqualified(x)).strip_prefix('_')?.parse().ok()
 }
 
 /// The two elements of `[cute::]tuple<X, Y>`.
@@ -4036,7 +4091,7 @@ fn sm90_rs_builder(args: &[Vec<Tok>], schedule: &str) -> std::result::Result<Vec
     let swap = a_k && !b_k;
     let ints = |a: &Vec<Tok>| -> Vec<i64> {
         let t = template_id(a).filter(|(h, _)| h == "Shape").map(|(_, a)| a).unwrap_or_default();
-        t.iter().filter_map(|x| word(x).strip_prefix('_').and_then(|n| n.parse().ok())).collect()
+        t.iter().filter_map(|x| static_extent(x)).collect()
     };
     let [m, n, k] = ints(&args[9])[..] else {
         return Err(format!("tile shape {}: not a static Shape<_M,_N,_K>", render(&args[9])));
@@ -5133,7 +5188,7 @@ mod tests {
                 extraction(&[("_4:_1", TUTORIAL), ("tiled_divide(_8:_1, _2)", SM90), ("_8:_1", SM90)]),
             ),
         ];
-        let partial = take_partial(&mut per_release);
+        let partial = take_partial(&mut per_release, 2);
         // Forms on every tag stay, in their order, and are counted in their group's row.
         for (_, _, e) in &per_release {
             assert_eq!(e.cases.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), ["_4:_1", "_8:_1"]);
@@ -5154,22 +5209,44 @@ mod tests {
         // A re-extraction keeps the releases the file was already recorded for.
         let again = since_suite(Some(&text.replace("4.7.0.0\n", "4.6.2.0 4.7.0.0\n")), &releases, &partial).unwrap();
         assert!(again.contains("# recorded-for: 4.6.2.0 4.7.0.0\n"), "{again}");
-        // A form on 4.2 only (taken out in 4.7) is not one the 4.7-only forms' file can hold.
+        // A form on 4.2 only (taken out in 4.7) goes to another file than the 4.7-only forms.
         let mut per_release = vec![
             ("4.2.0.0".to_string(), "v4.2.0".to_string(), extraction(&[("_2:_1", SM90), ("_4:_1", TUTORIAL)])),
             ("4.7.0.0".to_string(), "v4.7.0".to_string(), extraction(&[("_4:_1", TUTORIAL), ("_8:_1", SM90)])),
         ];
-        let partial = take_partial(&mut per_release);
+        let partial = take_partial(&mut per_release, 2);
         assert_eq!(partial.iter().map(|p| p.releases.join(" ")).collect::<Vec<_>>(), ["4.2.0.0", "4.7.0.0"]);
         assert_eq!(per_release[0].2.cases.len(), 1);
         let err = since_suite(None, &releases, &partial).unwrap_err().to_string();
         assert!(err.contains("_2:_1 from 4.2.0.0, _8:_1 from 4.7.0.0"), "{err}");
+        let files = partial_files("kf", &releases, partial);
+        assert_eq!(files.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["kf_tags_v4_2_0", "kf_tags_v4_7_0"]);
+        // The other releases' tags (--also-tag): a form both --tags build stays; one of theirs that
+        // a --tag does not build goes to the file of the releases building it, consecutive ones
+        // named as a run, others one by one.
+        let mut per_release = vec![
+            ("4.2.0.0".to_string(), "v4.2.0".to_string(), extraction(&[("_4:_1", TUTORIAL)])),
+            ("4.7.0.0".to_string(), "v4.7.0".to_string(), extraction(&[("_4:_1", TUTORIAL), ("_8:_1", SM90)])),
+            ("3.3.0.0".to_string(), "v3.3.0".to_string(), extraction(&[("_4:_1", TUTORIAL), ("_3:_1", TUTORIAL)])),
+            ("4.3.6.0".to_string(), "v4.3.6".to_string(), extraction(&[("_8:_1", SM90), ("_4:_1", TUTORIAL)])),
+            ("4.0.0.0".to_string(), "v4.0.0".to_string(), extraction(&[("_3:_1", TUTORIAL)])),
+            ("3.5.1.0".to_string(), "v3.5.1".to_string(), extraction(&[("_4:_1", TUTORIAL)])),
+        ];
+        let partial = take_partial(&mut per_release, 2);
+        assert_eq!(per_release.iter().map(|r| r.2.cases.len()).collect::<Vec<_>>(), [1, 1, 1, 1, 0, 1]);
+        let releases: Vec<(String, String)> = per_release.iter().map(|(r, d, _)| (r.clone(), d.clone())).collect();
+        let files = partial_files("kf", &releases, partial);
+        let names: Vec<(&str, Vec<&str>)> =
+            files.iter().map(|f| (f.0.as_str(), f.1.iter().map(|p| p.canon.as_str()).collect())).collect();
+        assert_eq!(names, [("kf_tags_v4_3_6_to_v4_7_0", vec!["_8:_1"]), ("kf_tags_v3_3_0_v4_0_0", vec!["_3:_1"])]);
+        let text = since_suite(None, &releases, &files[0].1).unwrap();
+        assert!(text.contains("# recorded-for: 4.3.6.0 4.7.0.0\n"), "{text}");
         // Every tag reading the same forms: nothing is taken out.
         let mut same = vec![
             ("4.2.0.0".to_string(), String::new(), extraction(&[("_4:_1", TUTORIAL)])),
             ("4.7.0.0".to_string(), String::new(), extraction(&[("_4:_1", TUTORIAL)])),
         ];
-        assert!(take_partial(&mut same).is_empty());
+        assert!(take_partial(&mut same, 2).is_empty());
         assert_eq!(same[1].2.cases.len(), 1);
     }
 

@@ -166,11 +166,16 @@ pub fn recorded(root: &Path, release: &str) -> HashMap<String, Stages> {
         .collect()
 }
 
+/// CUTLASS 3.5-3.9's cuda_host_adapter.hpp names the driver's unversioned `PFN_cuTensorMapEncodeTiled`
+/// when nvcc's minor version is below 5, which CUDA 13 (12 < major, minor 0) no longer declares:
+/// the direct driver calls leave that typedef out, and no stage count depends on them.
+const DIRECT_DRIVER_CALLS: &str = "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL";
+
 /// The release's CUTLASS headers: `$CUTECHECK_DIR/cutlass-vX.Y.Z/include`.
 fn headers(tag: &str) -> Result<PathBuf> {
     let base = std::env::var_os("CUTECHECK_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/work/state"));
     let d = base.join(format!("cutlass-{tag}")).join("include");
-    if !d.join("cutlass/version.h").is_file() {
+    if !d.join("cutlass/cutlass.h").is_file() {
         bail!(
             "{} has no CUTLASS headers: `git --git-dir MIRROR archive {tag} include | tar -x -C {}`",
             d.display(),
@@ -250,14 +255,16 @@ pub fn run_probes(tag: &str, includes: &[String], probes: &[Probe]) -> Result<Pr
         std::fs::write(&cpp, &src)?;
         let exe = dir.join("stages");
         // A program compiled before (same text, nvcc and headers): its answer from the cache.
-        let key = cutecheck::oracle::sha256_hex(format!("{src}\0{}\0{}", nvcc.display(), inc.display()).as_bytes());
+        let key = cutecheck::oracle::sha256_hex(
+            format!("{src}\0{}\0{}\0{DIRECT_DRIVER_CALLS}", nvcc.display(), inc.display()).as_bytes(),
+        );
         let cached = dir.join(format!("answer-{}.txt", &key[..16]));
         let answer: std::result::Result<String, String> = match std::fs::read_to_string(&cached) {
             Ok(t) if t.starts_with("ok\n") => Ok(t[3..].to_string()),
             Ok(t) if t.starts_with("err\n") => Err(t[4..].to_string()),
             _ => {
                 let out = std::process::Command::new(&nvcc)
-                    .args(["-x", "cu", "-std=c++17", "-O0", "-w", "-arch=sm_90a", "-o"])
+                    .args(["-x", "cu", "-std=c++17", "-O0", "-w", "-arch=sm_90a", DIRECT_DRIVER_CALLS, "-o"])
                     .arg(&exe)
                     .arg(&cpp)
                     .arg(format!("-I{}", inc.display()))
@@ -491,14 +498,26 @@ pub fn run_unit_probes(git_dir: &Path, tag: &str, probes: &[&Probe]) -> Result<H
         // A unit compiled before (same text, nvcc and tree): the compiler's report from the cache.
         // The cuRAND headers can change only a unit that includes one, and such a unit compiled
         // without them failed naming the header: its report is asked again, every other one kept.
-        let key = cutecheck::oracle::sha256_hex(format!("{text}\0{}\0{}", nvcc.display(), tree.display()).as_bytes());
+        let key = cutecheck::oracle::sha256_hex(
+            format!("{text}\0{}\0{}\0{DIRECT_DRIVER_CALLS}", nvcc.display(), tree.display()).as_bytes(),
+        );
         let cached = tree.join(format!(".cutecheck-report-{}.txt", &key[..16]));
         let report = std::fs::read_to_string(&cached).ok().filter(|t| !t.contains("curand_kernel.h: No such file"));
         let err = match report {
             Some(t) => t,
             None => {
                 let res = std::process::Command::new(&nvcc)
-                    .args(["-x", "cu", "-std=c++17", "-arch=sm_90a", "-w", "-c", "-o", "/dev/null"])
+                    .args([
+                        "-x",
+                        "cu",
+                        "-std=c++17",
+                        "-arch=sm_90a",
+                        "-w",
+                        DIRECT_DRIVER_CALLS,
+                        "-c",
+                        "-o",
+                        "/dev/null",
+                    ])
                     .args([inc("include"), inc("tools/util/include"), inc("examples/common")])
                     .arg(format!("-I{}", curand.display()))
                     .arg(&probe_file)

@@ -588,7 +588,7 @@ mod tests {
     #[test]
     fn a_partitions_divide_is_the_tensors() {
         // 4.7's blockwise mainloop: tiled_divide(tCsSFA, cute::tuple<_1, NumSplitsM_Scale>{}) of
-        // the scale factors' smem partition (kernel_forms_since.cases, recorded by real CuTe 4.7).
+        // the scale factors' smem partition (kernel_forms_tags_v4_3_6_to_v4_7_0.cases, recorded by real CuTe 4.3.6-4.7).
         let p = "mma_partition_c(make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN),(_16,_8):(_1,_16),37)";
         let c = cpp(&format!("tiled_divide({p},(_1,_2))"));
         assert!(c.starts_with("tiled_divide(") && c.ends_with(", make_shape(Int<1>{}, Int<2>{}))"), "{c}");
