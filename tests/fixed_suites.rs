@@ -104,8 +104,9 @@ fn main() {
 
 /// The suites whose `cute::` trial asks real CuTe about one stratum of the forms (what each
 /// stratum holds: [`sampled`]), and how many strata: a sixth of the kernel forms, a sixteenth of the
-/// TMA mainloops' forms (each a `make_tma_copy` instantiation, the slowest C++ the oracle compiles).
-const SAMPLED: &[(&str, u8)] = &[("kernel_forms", 6), ("kernel_forms_tma", 16)];
+/// TMA mainloops' forms and of the second problem's (each mostly a `make_tma_copy` instantiation, the
+/// slowest C++ the oracle compiles).
+const SAMPLED: &[(&str, u8)] = &[("kernel_forms", 6), ("kernel_forms_tma", 16), ("kernel_forms_residue", 16)];
 
 /// Whether the `cute::` trial asks real CuTe about `case` of `suite`: always, but in a suite of
 /// [`SAMPLED`] with `k` strata only where the first byte of the sha256 of the C++ body the oracle

@@ -90,7 +90,7 @@ const MAINLOOPS: &[&str] = &["test/unit/gemm/device/default_gemm_configuration.h
 /// The thread whose partitions the kernel forms take (`threadIdx.x` in the kernels).
 const THREAD: i64 = 37;
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct KernelFormsArgs {
     /// A CUTLASS source tree (holding examples/cute/tutorial); default the provisioned 4.2 wheel's.
     #[arg(long, value_name = "DIR", conflicts_with = "tag")]
@@ -107,6 +107,10 @@ pub struct KernelFormsArgs {
     /// (`kernel_forms_tags_<releases>.cases`, recorded for those releases).
     #[arg(long, value_name = "TAG", requires = "tag")]
     pub also_tag: Vec<String>,
+    /// Read as `--also-tag` the tag of every other release the suite is recorded for (the
+    /// `# recorded-for:` line of the existing --out file: 3.3.0.0 is v3.3.0).
+    #[arg(long, requires = "tag")]
+    pub also_recorded: bool,
     /// The mirror's git directory (the `fetch` of github:NVIDIA/cutlass).
     #[arg(long, value_name = "DIR")]
     pub git_dir: Option<PathBuf>,
@@ -124,6 +128,11 @@ pub struct KernelFormsArgs {
 /// The release a tag names, as the suites spell releases: v4.7.0 -> 4.7.0.0.
 fn release_of(tag: &str) -> String {
     format!("{}.0", tag.trim_start_matches('v'))
+}
+
+/// The tag of a release as the suites spell it: 4.7.0.0 -> v4.7.0 ([`release_of`]'s inverse).
+fn tag_of(release: &str) -> String {
+    format!("v{}", release.strip_suffix(".0").unwrap_or(release))
 }
 
 /// Where the sources come from: a directory tree or a tag of a bare git mirror.
@@ -236,8 +245,36 @@ const KERNEL_FORMS_TMA_INTRO: &str =
          # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
          # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n";
 
+/// The header of kernel_forms_residue.cases (the forms [`RESIDUE_PROBLEM`]'s stand-ins change).
+const KERNEL_FORMS_RESIDUE_INTRO: &str =
+    "# The forms of CUTLASS's SM90 collective mainloops (the cp.async and TMA ones, with the FP8\n\
+         # blockwise-scaled mainloop's scale factors) read as kernel_forms.cases and kernel_forms_tma.cases\n\
+         # are, for every builder use, but with the stand-ins of a second run-time problem: M = 1040, N = 784,\n\
+         # K = 528, L = 2 (extents that no CTA tile or scale-factor granularity divides, each a multiple of\n\
+         # 16 elements so that every TMA stride is 16-byte aligned; the unit tests' packed strides, a batch\n\
+         # stride of M*K or N*K) at the CTA m = 1, n = 2 of batch 1 (cluster rank 0, k tile 0): the gmem\n\
+         # tiles, the Params' TMA copies and their partitions, the scale-factor layouts the host passes\n\
+         # (ScaleConfig::tile_atom_to_shape_SFA/SFB of that problem) and what load_init makes of them. Only\n\
+         # the forms that differ from the first problem's (M = N = K = 4096, L = 1, the first CTA) are here;\n\
+         # read from the tags of CUTLASS 4.2 and 4.7 (the extractor's --tag) and recorded for those.\n\
+         # Each form is written twice: in CuTe's C++ spelling as read, then in the language's short spelling.\n\
+         # Written by `cargo xtask extract-kernel-forms` (xtask/src/kernel_forms.rs); do not edit by hand.\n\
+         # Expected output: recorded from real CuTe of each release by `cargo xtask bless`.\n";
+
 pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     let root = repo_root();
+    let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
+    let mut also_tag = args.also_tag.clone();
+    if args.also_recorded {
+        let text = std::fs::read_to_string(&out).with_context(|| format!("reading {}", out.display()))?;
+        for r in recorded_for_union(Some(&text), &[]) {
+            let t = tag_of(&r);
+            if !args.tag.contains(&t) && !also_tag.contains(&t) {
+                also_tag.push(t);
+            }
+        }
+    }
+    let args = &KernelFormsArgs { also_tag, out: Some(out.clone()), also_recorded: false, ..args.clone() };
     let sources: Vec<(Source, String)> = match (&args.from, &args.git_dir) {
         (_, Some(g)) if !args.tag.is_empty() => {
             args.tag.iter().chain(&args.also_tag).map(|t| (Source::Git(g.clone(), t.clone()), release_of(t))).collect()
@@ -283,27 +320,43 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
     }
     let stage_facts: HashMap<String, HashMap<String, crate::kernel_stages::Stages>> =
         sources.iter().map(|(_, r)| (r.clone(), crate::kernel_stages::recorded(&root, r))).collect();
+    let main_tags = sources.len() - args.also_tag.len();
     let mut per_release = Vec::new();
     let mut per_release_tma = Vec::new();
-    for (src, release) in &sources {
+    let mut per_release_residue = Vec::new();
+    for (k, (src, release)) in sources.iter().enumerate() {
         let plain = extract(src, &stage_facts[release], false)?;
-        let tma = tma_only(&plain, extract(src, &stage_facts[release], true)?);
+        let with = extract(src, &stage_facts[release], true)?;
+        // The --tags are read again with the stand-ins of a second problem: the forms it changes.
+        if k < main_tags {
+            let residue = with_problem(RESIDUE_PROBLEM, || extract(src, &stage_facts[release], true))?;
+            per_release_residue.push((release.clone(), src.describe(), not_in(&[&plain, &with], residue)));
+        }
+        let tma = tma_only(&plain, with);
         per_release.push((release.clone(), src.describe(), plain));
         per_release_tma.push((release.clone(), src.describe(), tma));
     }
     // The forms some `--tag` does not build go to the file of the releases whose tags build them,
     // recorded for those releases only; the others stay in the files every release is recorded for.
-    let main_tags = sources.len() - args.also_tag.len();
     let mut partial = take_partial(&mut per_release, main_tags);
     for f in take_partial(&mut per_release_tma, main_tags) {
         if !partial.iter().any(|p| p.canon == f.canon) {
             partial.push(f);
         }
     }
-    let out = args.out.clone().unwrap_or_else(|| root.join("fixtures/cases/kernel_forms.cases"));
     let stem = out.file_stem().and_then(|s| s.to_str()).context("the --out file has no name")?.to_string();
     write_suite(&out, KERNEL_FORMS_INTRO, &per_release, main_tags)?;
     write_suite(&out.with_file_name(format!("{stem}_tma.cases")), KERNEL_FORMS_TMA_INTRO, &per_release_tma, main_tags)?;
+    // The second problem's forms: those every --tag builds (the others are named, not recorded).
+    for p in take_partial(&mut per_release_residue, main_tags) {
+        println!("the second problem's form read from {} only is not written: {}", p.releases.join(" "), p.text);
+    }
+    write_suite(
+        &out.with_file_name(format!("{stem}_residue.cases")),
+        KERNEL_FORMS_RESIDUE_INTRO,
+        &per_release_residue,
+        main_tags,
+    )?;
     let releases: Vec<(String, String)> = per_release.iter().map(|(r, d, _)| (r.clone(), d.clone())).collect();
     let mut written = Vec::new();
     for (name, group) in partial_files(&stem, &releases, partial) {
@@ -342,7 +395,7 @@ fn partial_files(stem: &str, releases: &[(String, String)], partial: Vec<Partial
     let num = |v: &str| v.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
     let mut read: Vec<&str> = releases.iter().map(|(r, _)| r.as_str()).collect();
     read.sort_by_key(|r| num(r));
-    let tag = |r: &str| format!("v{}", r.strip_suffix(".0").unwrap_or(r).replace('.', "_"));
+    let tag = |r: &str| tag_of(r).replace('.', "_");
     let mut groups: Vec<(String, Vec<Partial>)> = Vec::new();
     for mut p in partial {
         p.releases.sort_by_key(|r| num(r));
@@ -452,7 +505,13 @@ fn since_suite(existing: Option<&str>, releases: &[(String, String)], partial: &
 /// The cases of `with` (read with the TMA stand-ins) that `plain` (read without) does not hold,
 /// with every form `with` skipped, counted by source group.
 fn tma_only(plain: &Extraction, with: Extraction) -> Extraction {
-    let known: HashSet<&str> = plain.cases.iter().map(|c| c.0.as_str()).collect();
+    not_in(&[plain], with)
+}
+
+/// The cases of `with` that none of `known` holds, with every form `with` skipped, counted by
+/// source group.
+fn not_in(known: &[&Extraction], with: Extraction) -> Extraction {
+    let known: HashSet<&str> = known.iter().flat_map(|e| e.cases.iter().map(|c| c.0.as_str())).collect();
     let cases: Vec<_> = with.cases.into_iter().filter(|c| !known.contains(c.0.as_str())).collect();
     let mut groups: Vec<(&'static str, usize, usize)> = with.groups.iter().map(|g| (g.0, 0, g.2)).collect();
     for c in &cases {
@@ -3015,12 +3074,61 @@ fn accumulators(mbind: &HashMap<String, Vec<Tok>>) -> HashMap<String, Vec<Tok>> 
 /// The env key that marks a mainloop read with stand-in global-memory tiles.
 const STAND_IN: &str = "\u{1}stand-in";
 
-/// The problem extent M = N = K of the stand-in global-memory tiles (a dynamic integer).
-const STAND_IN_EXTENT: i64 = 4096;
+/// The run-time GEMM problem the mainloops' stand-ins are made for (dynamic integers), and the
+/// CTA whose tiles they take (cluster rank 0, k tile 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Problem {
+    m: i64,
+    n: i64,
+    k: i64,
+    l: i64,
+    m_coord: i64,
+    n_coord: i64,
+    l_coord: i64,
+}
+
+/// The problem of kernel_forms.cases and kernel_forms_tma.cases: M = N = K = 4096, L = 1, the
+/// first CTA.
+const FIRST_PROBLEM: Problem = Problem { m: 4096, n: 4096, k: 4096, l: 1, m_coord: 0, n_coord: 0, l_coord: 0 };
+
+/// The problem of kernel_forms_residue.cases: extents no CTA tile (64-256) or scale-factor
+/// granularity (128) divides, each a multiple of 16 elements so that every TMA stride is 16-byte
+/// aligned for 1-, 2- and 4-byte elements (CuTe's make_tma_copy requires it), two batches (a
+/// nonzero batch stride) and the CTA (1, 2) of batch 1 (nonzero coordinates in every tile).
+const RESIDUE_PROBLEM: Problem = Problem { m: 1040, n: 784, k: 528, l: 2, m_coord: 1, n_coord: 2, l_coord: 1 };
+
+thread_local! {
+    static PROBLEM: std::cell::Cell<Problem> = const { std::cell::Cell::new(FIRST_PROBLEM) };
+}
+
+/// The problem the stand-ins are made for on this thread (see [`with_problem`]).
+fn problem() -> Problem {
+    PROBLEM.with(std::cell::Cell::get)
+}
+
+/// Run `f` with the stand-ins made for `p` (restored afterwards).
+fn with_problem<T>(p: Problem, f: impl FnOnce() -> T) -> T {
+    let old = PROBLEM.with(|c| c.replace(p));
+    let out = f();
+    PROBLEM.with(|c| c.set(old));
+    out
+}
+
+impl Problem {
+    /// The batch stride of `make_cute_packed_stride` for an operand of `mn` rows: `mn * K` for
+    /// several batches, else 0.
+    fn batch_stride(&self, mn: i64) -> i64 {
+        if self.l > 1 {
+            mn * self.k
+        } else {
+            0
+        }
+    }
+}
 
 /// The global-memory tiles a cp.async mainloop's operator() (or load()) takes at run time, `gA`
 /// (BLK_M,BLK_K,k) and `gB` (BLK_N,BLK_K,k), stood in by those of an M = N = K =
-/// [`STAND_IN_EXTENT`] problem (dynamic extents and leading dimensions, as the kernels' `mA_mkl`
+/// [`FIRST_PROBLEM`] problem (dynamic extents and leading dimensions, as the kernels' `mA_mkl`
 /// has) at the first CTA: `local_tile(make_layout(make_shape(M, K), stride), (BLK_M, BLK_K),
 /// make_coord(0, _))`, the stride of the configuration's `StrideA` (`TagToStrideA_t<RowMajor>` is
 /// K-major `(K, _1)`, `<ColumnMajor>` M-major `(_1, M)`; for B, `TagToStrideB_t<ColumnMajor>` is
@@ -3029,24 +3137,26 @@ const STAND_IN_EXTENT: i64 = 4096;
 fn gmem_stand_ins(mbind: &HashMap<String, Vec<Tok>>) -> HashMap<String, Vec<Tok>> {
     let mut out = HashMap::new();
     let Some(tile) = mbind.get("TileShape_") else { return out };
-    let n = STAND_IN_EXTENT;
-    for (names, stride, modes, k_major_tag) in
-        [(["gA", "gA_in"], "StrideA_", "0, 2", "RowMajor"), (["gB", "gB_in"], "StrideB_", "1, 2", "ColumnMajor")]
-    {
+    let pr = problem();
+    for (names, stride, modes, k_major_tag, mn, coord) in [
+        (["gA", "gA_in"], "StrideA_", "0, 2", "RowMajor", pr.m, pr.m_coord),
+        (["gB", "gB_in"], "StrideB_", "1, 2", "ColumnMajor", pr.n, pr.n_coord),
+    ] {
+        let k = pr.k;
         let Some(s) = mbind.get(stride) else { continue };
         let tag = s.iter().find_map(|t| match t {
             Tok::Word(w) if w == "RowMajor" || w == "ColumnMajor" => Some(w.as_str()),
             _ => None,
         });
         let d = match tag {
-            Some(t) if t == k_major_tag => format!("make_stride({n}, Int<1>{{}})"),
-            Some(_) => format!("make_stride(Int<1>{{}}, {n})"),
+            Some(t) if t == k_major_tag => format!("make_stride({k}, Int<1>{{}})"),
+            Some(_) => format!("make_stride(Int<1>{{}}, {mn})"),
             None => continue,
         };
         let (m0, m1) = modes.split_once(", ").unwrap_or(("0", "2"));
         let t = render(tile);
         let text = format!(
-            "local_tile(make_layout(make_shape({n}, {n}), {d}), make_shape(size<{m0}>({t}{{}}), size<{m1}>({t}{{}})), make_coord(0, _))"
+            "local_tile(make_layout(make_shape({mn}, {k}), {d}), make_shape(size<{m0}>({t}{{}}), size<{m1}>({t}{{}})), make_coord({coord}, _))"
         );
         let l: Vec<Tok> = tokenize(&text).into_iter().map(|t| t.0).collect();
         for name in names {
@@ -3061,7 +3171,7 @@ const TMA_COPY: &str = "\u{1}tma-copy";
 
 /// The SM90 TMA mainloops (sm90_mma_tma_gmma_ss.hpp, KernelTma; ..._warpspecialized.hpp and its
 /// FP8 variant) read with what they compute from the run-time problem of an M = N = K =
-/// [`STAND_IN_EXTENT`], L = 1 GEMM (the unit tests' `make_cute_packed_stride`: K-major A
+/// [`FIRST_PROBLEM`], L = 1 GEMM (the unit tests' `make_cute_packed_stride`: K-major A
 /// `(K, _1, 0)`, M-major `(_1, M, 0)`, a batch stride of 0 for L = 1) at the first CTA and cluster
 /// rank 0:
 /// - the Params' TMA copies, bound where to_underlying_arguments makes them: `tma_load_a =
@@ -3089,12 +3199,16 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
     if md.body.clone().any(|k| w(k, "tensormaps")) {
         return;
     }
-    let n = STAND_IN_EXTENT;
-    for (name, v) in [("M", n), ("N", n), ("K", n), ("L", 1)] {
+    let pr = problem();
+    // The RS mainloop's SwapAB: its A is the problem's B (N x K, B's stride) and its B the
+    // problem's A, and the kernel gives it the problem with M and N swapped.
+    let swapped = rs_swap_transpose(&plain, md, mbind).is_some_and(|(swap, _)| swap);
+    let (pm, pn) = if swapped { (pr.n, pr.m) } else { (pr.m, pr.n) };
+    for (name, v) in [("M", pm), ("N", pn), ("K", pr.k), ("L", pr.l)] {
         mbind.insert(name.into(), vec![Tok::Word(v.to_string())]);
     }
-    for c in ["m_coord", "n_coord", "k_coord", "l_coord"] {
-        mbind.insert(c.into(), vec![Tok::Word("0".into())]);
+    for (c, v) in [("m_coord", pr.m_coord), ("n_coord", pr.n_coord), ("k_coord", 0), ("l_coord", pr.l_coord)] {
+        mbind.insert(c.into(), vec![Tok::Word(v.to_string())]);
     }
     let text = |s: &str| -> Vec<Tok> { tokenize(s).into_iter().map(|t| t.0).collect() };
     // The names load_init returns (`return cute::make_tuple(gA_mkl, gB_nkl);`).
@@ -3173,9 +3287,13 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
             })
         })
     };
-    let ops =
-        [("a", "A", "StrideA_", "RowMajor", ("0", "M"), "1"), ("b", "B", "StrideB_", "ColumnMajor", ("1", "N"), "0")];
-    for (x, big, stride, k_major_tag, (tile_mode, mn), cluster_mode) in ops {
+    let (a_stride, b_stride) = if swapped {
+        (("StrideB_", "ColumnMajor"), ("StrideA_", "RowMajor"))
+    } else {
+        (("StrideA_", "RowMajor"), ("StrideB_", "ColumnMajor"))
+    };
+    let ops = [("a", "A", a_stride, ("0", "M"), "1"), ("b", "B", b_stride, ("1", "N"), "0")];
+    for (x, big, (stride, k_major_tag), (tile_mode, mn), cluster_mode) in ops {
         let name = format!("tma_load_{x}");
         let Some(pos) = md.body.clone().find(|&k| w(k, &name) && p(k + 1, '=')) else { continue };
         // The blockwise-scaled mainloop takes (stride, scale-factor layout) pairs: its stride's tag.
@@ -3202,10 +3320,12 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
             Some(t) if t == format!("Element{big}") => element.clone(),
             _ => continue,
         };
+        let extent = if x == "a" { pm } else { pn };
+        let batch = pr.batch_stride(extent);
         let d = if tag == k_major_tag {
-            format!("make_stride({n}, Int<1>{{}}, 0)")
+            format!("make_stride({}, Int<1>{{}}, {batch})", pr.k)
         } else {
-            format!("make_stride(Int<1>{{}}, {n}, 0)")
+            format!("make_stride(Int<1>{{}}, {extent}, {batch})")
         };
         let rhs = format!(
             "make_tma_copy(GmemTiledCopy{big}{{}}, {ty}, make_layout(make_shape({mn}, K, L), {d}), SmemLayout{big}{{}}(_, _, Int<0>{{}}), make_shape(size<{tile_mode}>(TileShape{{}}), size<2>(TileShape{{}})), size<{cluster_mode}>(ClusterShape{{}}))"
@@ -3221,7 +3341,14 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
             let rank = if x == "a" { "M" } else { "N" };
             for (nm, rhs) in [
                 (mk.clone(), format!("get_tma_tensor({name}, make_shape({rank}, K, L))")),
-                (g.clone(), format!("local_tile({mk}, TileShape{{}}, make_coord(_, _, _), {step}{{}})(_, _, 0, _, 0)")),
+                (
+                    g.clone(),
+                    format!(
+                        "local_tile({mk}, TileShape{{}}, make_coord(_, _, _), {step}{{}})(_, _, {}, _, {})",
+                        if x == "a" { pr.m_coord } else { pr.n_coord },
+                        pr.l_coord
+                    ),
+                ),
             ] {
                 inside.push(Binding { pos: at, line: toks[at].1, keyword: "Tensor".into(), name: nm, rhs: text(&rhs) });
             }
@@ -3232,25 +3359,26 @@ fn tma_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut Bound, insid
 
 /// The scale-factor layout `ScaleConfig::tile_atom_to_shape_SFA/SFB(make_shape(M, N, K, L))`
 /// (cutlass/detail/blockwise_scale_layout.hpp, Sm1xxBlockwiseScaleConfig, which
-/// Sm90BlockwiseScaleConfig is, the same in 4.2 and 4.7) of an M = N = K = [`STAND_IN_EXTENT`],
+/// Sm90BlockwiseScaleConfig is, the same in 4.2 and 4.7) of an M = N = K = [`FIRST_PROBLEM`],
 /// L = 1 problem, as the language writes it with run-time extents (dynamic integers):
 /// `((G, ceil(MN/G)), (GK, ceil(K/GK)), L)` with strides `((_0, _1), (_0, ceil(MN/G)), S)` for
 /// an MN-major scale-factor tensor, `((_0, ceil(K/GK)), (_0, _1), S)` for a K-major one, `S` the
 /// size of the (M|N, K) part without its zero strides, `size(filter_zeros(mk_layout))`. `g` is
 /// the M (or N) granularity, `gk` K's.
-fn scale_layout_stand_in(g: i64, gk: i64, mn_major: bool) -> Option<String> {
+fn scale_layout_stand_in(g: i64, gk: i64, mn_major: bool, extent: i64) -> Option<String> {
     if g <= 0 || gk <= 0 {
         return None;
     }
-    let n = STAND_IN_EXTENT;
-    let (mn, k) = ((n + g - 1) / g, (n + gk - 1) / gk);
+    let pr = problem();
+    let (mn, k) = ((extent + g - 1) / g, (pr.k + gk - 1) / gk);
     let stride = if mn_major {
         format!("make_stride(make_stride(_0{{}}, _1{{}}), make_stride(_0{{}}, {mn}), {})", mn * k)
     } else {
         format!("make_stride(make_stride(_0{{}}, {k}), make_stride(_0{{}}, _1{{}}), {})", mn * k)
     };
     Some(format!(
-        "make_layout(make_shape(make_shape(Int<{g}>{{}}, {mn}), make_shape(Int<{gk}>{{}}, {k}), 1), {stride})"
+        "make_layout(make_shape(make_shape(Int<{g}>{{}}, {mn}), make_shape(Int<{gk}>{{}}, {k}), {}), {stride})",
+        pr.l
     ))
 }
 
@@ -3327,9 +3455,10 @@ fn blockwise_scale_stand_ins(toks: &[(Tok, usize)], md: &StructDef, mbind: &mut 
     };
     let tile = static_tile(mbind);
     let [tm, tn, _] = tile[..] else { return };
-    let (Some(sfa), Some(sfb)) =
-        (scale_layout_stand_in(gm, gk, major_a == "MN"), scale_layout_stand_in(gn, gk, major_b == "MN"))
-    else {
+    let (Some(sfa), Some(sfb)) = (
+        scale_layout_stand_in(gm, gk, major_a == "MN", problem().m),
+        scale_layout_stand_in(gn, gk, major_b == "MN", problem().n),
+    ) else {
         return;
     };
     let (ms, ns) = (tm / gm, tn / gn);
@@ -4179,15 +4308,9 @@ fn sm90_rs_builder(args: &[Vec<Tok>], schedule: &str) -> std::result::Result<Vec
 /// where B is transposed, else InternalSmemLayoutAtomB; `TransposeOperandB` (the transposition's
 /// device-side functor type) is not a layout and is dropped.
 fn rs_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &HashMap<String, Vec<Tok>>, inside: &mut Vec<Binding>) {
-    if !md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "SwapAB")) {
-        return;
-    }
+    let Some((swap, transpose)) = rs_swap_transpose(plain, md, mbind) else { return };
     let text = |n: &str| mbind.get(n).map(|v| render(&unqualified(v))).unwrap_or_default();
-    let (sa, sb, ea, eb) = (text("StrideA_"), text("StrideB_"), text("ElementA_"), text("ElementB_"));
-    let two_bytes = type_bytes(&ea) == Some(2) && type_bytes(&eb) == Some(2);
-    let (a_row, a_col, b_row) = (sa.contains("RowMajor"), sa.contains("ColumnMajor"), sb.contains("RowMajor"));
-    let swap = !two_bytes && a_row && b_row;
-    let transpose = !two_bytes && a_col && b_row;
+    let (ea, eb) = (text("ElementA_"), text("ElementB_"));
     let flags: HashMap<&str, bool> = [
         ("SwapAB", swap),
         ("TransposeB", transpose),
@@ -4215,6 +4338,19 @@ fn rs_mainloop_bindings(plain: &[Tok], md: &StructDef, mbind: &HashMap<String, V
         }
         b.rhs = resolve_flags(&b.rhs, &flags);
     }
+}
+
+/// The RS mainloop's `SwapAB` and `TransposeB` (see [`rs_mainloop_bindings`]); None for a mainloop
+/// without them.
+fn rs_swap_transpose(plain: &[Tok], md: &StructDef, mbind: &HashMap<String, Vec<Tok>>) -> Option<(bool, bool)> {
+    if !md.body.clone().any(|k| matches!(plain.get(k), Some(Tok::Word(w)) if w == "SwapAB")) {
+        return None;
+    }
+    let text = |n: &str| mbind.get(n).map(|v| render(&unqualified(v))).unwrap_or_default();
+    let (sa, sb, ea, eb) = (text("StrideA_"), text("StrideB_"), text("ElementA_"), text("ElementB_"));
+    let two_bytes = type_bytes(&ea) == Some(2) && type_bytes(&eb) == Some(2);
+    let (a_row, a_col, b_row) = (sa.contains("RowMajor"), sa.contains("ColumnMajor"), sb.contains("RowMajor"));
+    Some((!two_bytes && a_row && b_row, !two_bytes && a_col && b_row))
 }
 
 /// `[cute::]conditional_t<C, X, Y>` with C a flag of `flags` (or its negation `!F`) as its arm.
@@ -5221,6 +5357,9 @@ mod tests {
         assert!(err.contains("_2:_1 from 4.2.0.0, _8:_1 from 4.7.0.0"), "{err}");
         let files = partial_files("kf", &releases, partial);
         assert_eq!(files.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["kf_tags_v4_2_0", "kf_tags_v4_7_0"]);
+        // `--also-recorded` reads the tag of each release of the `# recorded-for:` line.
+        assert_eq!((tag_of("4.7.0.0"), tag_of("4.10.0.0")), ("v4.7.0".to_string(), "v4.10.0".to_string()));
+        assert!(["3.3.0.0", "4.5.1.0"].iter().all(|r| release_of(&tag_of(r)) == *r));
         // The other releases' tags (--also-tag): a form both --tags build stays; one of theirs that
         // a --tag does not build goes to the file of the releases building it, consecutive ones
         // named as a run, others one by one.
@@ -5481,6 +5620,18 @@ mod tests {
             assert!(admit(t).is_ok(), "{t}: {:?}", admit(t));
             let v = cutecheck::expr::eval_str(t).unwrap().to_string();
             assert!(v.starts_with("(_128,_32,128):"), "{v}");
+        }
+        // The second problem's (M, K) = (1040, 528) and (N, K) = (784, 528) at the CTA (1, 2):
+        // 9 k tiles of 32 (the last one past K's 528 in part), the tile of rows 128-255 of A and
+        // of columns 256-383 of B.
+        let g2 = with_problem(RESIDUE_PROBLEM, || gmem_stand_ins(&mbind));
+        let (a2, b2) = (render(&g2["gA"]), render(&g2["gB"]));
+        assert!(a2.starts_with("local_tile(make_layout(make_shape(1040, 528), make_stride(528, Int<1>{})),"), "{a2}");
+        assert!(a2.ends_with("make_coord(1, _))") && b2.ends_with("make_coord(2, _))"), "{a2} {b2}");
+        assert!(b2.contains("make_shape(784, 528), make_stride(Int<1>{}, 784)"), "{b2}");
+        assert_eq!(problem(), FIRST_PROBLEM, "with_problem restores the first problem");
+        for (t, want) in [(&a2, "(_128,_32,17):(528,_1,_32)"), (&b2, "(_128,_32,17):(_1,784,25088)")] {
+            assert_eq!(cutecheck::expr::eval_str(t).unwrap().to_string(), want, "{t}");
         }
         // Without layout tags (a stride type spelled out): no stand-in.
         let mut other = mbind.clone();
@@ -6091,6 +6242,53 @@ mod tests {
         );
     }
 
+    /// The RS mainloop's SwapAB (float A K-major, B MN-major): its Params' A copy is over the
+    /// problem's B, N x K with B's stride, and the kernel gives it the problem with M and N swapped.
+    #[test]
+    fn the_rs_mainloops_swapped_tma_copies_take_the_other_operands_tensor() {
+        let body = "struct CollectiveMma { static constexpr bool SwapAB = !IsInputSizeTwoBytes && IsLayoutAkBmn; \
+            static constexpr Params to_underlying_arguments(Arguments const& args) { \
+              ptr_A = reinterpret_cast<InternalElementA const*>(args.ptr_B); \
+              ptr_B = reinterpret_cast<InternalElementB const*>(args.ptr_A); \
+              typename Params::TMA_A tma_load_a = make_tma_copy_A_sm90(GmemTiledCopyA{}, tensor_a, x); \
+              typename Params::TMA_B tma_load_b = make_tma_copy_B_sm90(GmemTiledCopyB{}, tensor_b, x); } };";
+        let toks = tokenize(body);
+        let (_, md) = collective_mma(&toks);
+        let words = |s: &str| tokenize(s).into_iter().map(|t| t.0).collect::<Vec<Tok>>();
+        let copies = |b_tag: &str| {
+            let mut mbind = Bound::new();
+            for (k, v) in [
+                ("StrideA_", "TagToStrideA_t<cutlass::layout::RowMajor>".to_string()),
+                ("StrideB_", format!("TagToStrideB_t<cutlass::layout::{b_tag}>")),
+                ("ElementA_", "float".to_string()),
+                ("ElementB_", "float".to_string()),
+            ] {
+                mbind.insert(k.to_string(), words(&v));
+            }
+            let mut inside = bindings(&toks);
+            with_problem(RESIDUE_PROBLEM, || tma_stand_ins(&toks, &md, &mut mbind, &mut inside));
+            let got: HashMap<String, String> = inside.iter().map(|b| (b.name.clone(), render(&b.rhs))).collect();
+            (got, render(&mbind["M"]), render(&mbind["N"]))
+        };
+        // Swapped: A is B's (784 x 528, N-major), B is A's (1040 x 528, K-major); M = 784.
+        let (got, m, n) = copies("RowMajor");
+        assert_eq!((m.as_str(), n.as_str()), ("784", "1040"));
+        assert!(
+            got["tma_load_a"].contains("make_layout(make_shape(M, K, L), make_stride(Int<1>{}, 784, 413952))"),
+            "{got:?}"
+        );
+        assert!(
+            got["tma_load_b"].contains("make_layout(make_shape(N, K, L), make_stride(528, Int<1>{}, 549120))"),
+            "{got:?}"
+        );
+        assert!(got["tma_load_a"].starts_with("make_tma_copy(GmemTiledCopyA{}, tfloat32_t,"), "{got:?}");
+        // Both K-major: no swap.
+        let (got, m, _) = copies("ColumnMajor");
+        assert_eq!(m, "1040");
+        assert!(got["tma_load_a"].contains("make_stride(528, Int<1>{}, 549120)"), "{got:?}");
+        assert!(got["tma_load_b"].contains("make_stride(528, Int<1>{}, 413952)"), "{got:?}");
+    }
+
     /// The tokens of a `struct CollectiveMma { ... };` and its definition (no template parameters).
     fn collective_mma(toks: &[(Tok, usize)]) -> (Vec<Tok>, StructDef) {
         let plain: Vec<Tok> = toks.iter().map(|t| t.0.clone()).collect();
@@ -6150,15 +6348,23 @@ mod tests {
         // ((_1,4096),(_128,32),1):((_0,_1),(_0,4096),131072); K-major ((_0,32),(_0,_1),...).
         let mn = "make_layout(make_shape(make_shape(Int<1>{}, 4096), make_shape(Int<128>{}, 32), 1), \
                   make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, 4096), 131072))";
-        assert_eq!(scale_layout_stand_in(1, 128, true).as_deref(), Some(mn));
+        assert_eq!(scale_layout_stand_in(1, 128, true, 4096).as_deref(), Some(mn));
         assert_eq!(
-            scale_layout_stand_in(128, 128, false).as_deref(),
+            scale_layout_stand_in(128, 128, false, 4096).as_deref(),
             Some(
                 "make_layout(make_shape(make_shape(Int<128>{}, 32), make_shape(Int<128>{}, 32), 1), \
                  make_stride(make_stride(_0{}, 32), make_stride(_0{}, _1{}), 1024))"
             )
         );
-        assert_eq!(scale_layout_stand_in(0, 128, true), None);
+        assert_eq!(scale_layout_stand_in(0, 128, true, 4096), None);
+        // The second problem (K = 528: 5 scale blocks of 128, the last in part; L = 2).
+        assert_eq!(
+            with_problem(RESIDUE_PROBLEM, || scale_layout_stand_in(1, 128, true, 1040)).as_deref(),
+            Some(
+                "make_layout(make_shape(make_shape(Int<1>{}, 1040), make_shape(Int<128>{}, 5), 2), \
+                 make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, 1040), 5200))"
+            )
+        );
         let got = |inside: &[Binding]| -> HashMap<String, (String, String)> {
             inside.iter().map(|b| (b.name.clone(), (b.keyword.clone(), render(&b.rhs)))).collect()
         };
