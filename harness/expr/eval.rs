@@ -518,14 +518,14 @@ mod tests {
     #[test]
     fn one_pass_answers_as_parse_then_eval() {
         // Each line with the number of its digits a spoilt pass replaces: the TMA mainloops' forms
-        // (each a whole make_tma_copy, ~20 ms a line) by a stride of 16 and at 2 digits
+        // and the second problem's (mostly a whole make_tma_copy, ~20 ms a line) by a stride of 16 and at 2 digits
         // (fixed_suites evaluates every one of them), every other line at 6.
         let mut lines: Vec<(String, usize)> = Vec::new();
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
         for f in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
             let text = std::fs::read_to_string(f.path()).unwrap();
             let cases = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from);
-            if f.path().file_stem().is_some_and(|n| n == "kernel_forms_tma") {
+            if f.path().file_stem().is_some_and(|n| n == "kernel_forms_tma" || n == "kernel_forms_residue") {
                 lines.extend(cases.step_by(16).map(|l| (l, 2)));
             } else {
                 lines.extend(cases.map(|l| (l, 6)));
