@@ -46,6 +46,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use cutecheck::engine::release::Release;
 use cutecheck::expr::Op;
 use cutecheck::oracle::{provision, repo_root};
 
@@ -392,13 +393,12 @@ pub fn run(args: &KernelFormsArgs) -> Result<bool> {
 /// order first found), each with its file's name: `{stem}_tags_` and the releases, a run of
 /// consecutive releases read as its first and last (`kernel_forms_tags_v4_3_6_to_v4_7_0`).
 fn partial_files(stem: &str, releases: &[(String, String)], partial: Vec<Partial>) -> Vec<(String, Vec<Partial>)> {
-    let num = |v: &str| v.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
     let mut read: Vec<&str> = releases.iter().map(|(r, _)| r.as_str()).collect();
-    read.sort_by_key(|r| num(r));
+    read.sort_by_key(|r| release_order(r));
     let tag = |r: &str| tag_of(r).replace('.', "_");
     let mut groups: Vec<(String, Vec<Partial>)> = Vec::new();
     for mut p in partial {
-        p.releases.sort_by_key(|r| num(r));
+        p.releases.sort_by_key(|r| release_order(r));
         let at: Vec<usize> = p.releases.iter().filter_map(|r| read.iter().position(|x| x == r)).collect();
         let run = at.windows(2).all(|w| w[1] == w[0] + 1);
         let name = match (p.releases.first(), p.releases.last()) {
@@ -613,10 +613,14 @@ fn write_suite(out: &Path, intro: &str, per_release: &[(String, String, Extracti
 fn recorded_for_union(existing: Option<&str>, extracted: &[&str]) -> Vec<String> {
     let old = existing.and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix("# recorded-for:"))).unwrap_or("");
     let mut all: Vec<String> = old.split_whitespace().chain(extracted.iter().copied()).map(str::to_string).collect();
-    let num = |v: &String| v.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
-    all.sort_by_key(num);
+    all.sort_by_key(|r| release_order(r));
     all.dedup();
     all
+}
+
+/// A release as the suites spell it (`4.10.0.0`), ordered by its numbers (4.10 after 4.9).
+fn release_order(release: &str) -> Option<Release> {
+    release.parse().ok()
 }
 
 /// What one release's sources hold: the cases (canonical text, text as written first, where

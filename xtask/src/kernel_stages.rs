@@ -167,8 +167,9 @@ pub fn recorded(root: &Path, release: &str) -> HashMap<String, Stages> {
 }
 
 /// CUTLASS 3.5-3.9's cuda_host_adapter.hpp names the driver's unversioned `PFN_cuTensorMapEncodeTiled`
-/// when nvcc's minor version is below 5, which CUDA 13 (12 < major, minor 0) no longer declares:
-/// the direct driver calls leave that typedef out, and no stage count depends on them.
+/// unless nvcc is 12.5 or later by `major >= 12 && minor >= 5`, which CUDA 13.0 fails, and CUDA 13
+/// no longer declares that typedef: the direct driver calls leave it out, and no stage count
+/// depends on them.
 const DIRECT_DRIVER_CALLS: &str = "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL";
 
 /// The release's CUTLASS headers: `$CUTECHECK_DIR/cutlass-vX.Y.Z/include`.
